@@ -1,0 +1,56 @@
+# gitstrata: `make index` and `make test` set up everything on a fresh machine.
+PYTHON ?= python3
+VENV   ?= .venv
+BIN    := $(VENV)/bin
+REPO   ?= .
+ARGS   ?=
+
+.PHONY: index test bench lint mcp install dev clean-venv
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+
+# Reinstall only when the project's metadata changes.
+$(VENV)/.installed: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e .
+	@touch $@
+
+$(VENV)/.installed-dev: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e ".[dev]"
+	@touch $@ $(VENV)/.installed
+
+$(VENV)/.installed-bench: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e ".[dev,bench]"
+	@touch $@ $(VENV)/.installed-dev $(VENV)/.installed
+
+install: $(VENV)/.installed
+dev: $(VENV)/.installed-dev
+
+## index: create the venv, install gitstrata, index REPO (default: this checkout)
+index: $(VENV)/.installed
+	$(BIN)/gitstrata index $(REPO) $(ARGS)
+	@echo ""
+	@echo "Next, try:"
+	@echo "  $(BIN)/gitstrata -C $(REPO) status"
+	@echo "  $(BIN)/gitstrata -C $(REPO) sql \"SELECT language, count(*) AS n FROM symbols GROUP BY language ORDER BY n DESC\""
+	@echo "  $(BIN)/gitstrata -C $(REPO) --help"
+
+## test: install what the tests need and run the whole suite
+test: $(VENV)/.installed-dev
+	$(BIN)/python -m pytest $(ARGS)
+
+## bench: run the benchmarks and rewrite benchmarks/RESULTS.md
+bench: $(VENV)/.installed-bench
+	$(BIN)/gitstrata benchmark --out benchmarks/RESULTS.md --json benchmarks/results.json $(ARGS)
+
+lint: $(VENV)/.installed-dev
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+## mcp: serve REPO to an MCP client over stdio
+mcp: $(VENV)/.installed
+	$(BIN)/gitstrata -C $(REPO) mcp
+
+clean-venv:
+	rm -rf $(VENV)

@@ -1,0 +1,52 @@
+"""Validation and ordering of the stage graph, done before anything runs.
+
+Every problem is collected and reported in one message, so a broken registry is fixed in one go.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ..store.errors import PipelineGraphError
+from ..store.schemas import ARTIFACTS
+from .stage import Stage
+
+
+def order_stages(stages: Sequence[Stage]) -> list[Stage]:
+    problems: list[str] = []
+    names = [s.name for s in stages]
+    for name in sorted({n for n in names if names.count(n) > 1}):
+        problems.append(f"stage {name!r} is declared twice")
+    producer: dict[str, str] = {}
+    for stage in stages:
+        for out in stage.outputs:
+            if out in producer:
+                problems.append(f"artifact {out!r} is written by both {producer[out]!r} and {stage.name!r}")
+            producer[out] = stage.name
+            if out not in ARTIFACTS:
+                problems.append(f"stage {stage.name!r} writes {out!r}, which has no schema in store/schemas.py")
+        if stage.source not in (None, "tree", "head"):
+            problems.append(f"stage {stage.name!r} has unknown source {stage.source!r}")
+    for stage in stages:
+        for inp in stage.inputs:
+            if inp not in producer:
+                hint = f" (known: {', '.join(sorted(producer))})" if producer else ""
+                problems.append(f"stage {stage.name!r} reads {inp!r}, which no stage writes{hint}")
+    if problems:
+        raise PipelineGraphError("invalid stage graph: " + "; ".join(problems))
+
+    # Kahn's algorithm, keeping declaration order among ready stages (deterministic).
+    deps = {s.name: {producer[i] for i in s.inputs} - {s.name} for s in stages}
+    ordered: list[Stage] = []
+    done: set[str] = set()
+    pending = list(stages)
+    while pending:
+        ready = [s for s in pending if deps[s.name] <= done]
+        if not ready:
+            cycle = ", ".join(s.name for s in pending)
+            raise PipelineGraphError(f"invalid stage graph: a cycle among {cycle}")
+        for s in ready:
+            ordered.append(s)
+            done.add(s.name)
+        pending = [s for s in pending if s.name not in done]
+    return ordered

@@ -1,0 +1,288 @@
+"""The runner: decides what is stale, runs it, and publishes one new generation atomically.
+
+Flow of `run_index`: validate the repository and the stage graph, take the index lock, then for
+each stage in order compute its fingerprint; a stage whose fingerprint equals the previous
+generation's is carried over (hard links), any other runs. Only when every stage succeeded is the
+new generation published; any failure removes the temp folder and leaves the live one untouched.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+
+from .._version import __version__
+from ..store.config import Config
+from ..store.errors import GitstrataError, IndexCorrupt, StageError
+from ..store.generations import Generation, Store, utc_now
+from ..store.manifest import Manifest, StageRecord
+from ..store.schemas import FORMAT_VERSION, artifact
+from .executor import make_executor
+from .gitio import Git
+from .graph import order_stages
+from .progress import Progress
+from .stage import Stage, StageContext
+
+
+@dataclass
+class StageReport:
+    name: str
+    skipped: bool
+    seconds: float
+    rows: dict[str, int | None] = field(default_factory=dict)
+    stats: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class IndexReport:
+    store: Path
+    generation: str
+    path: Path
+    head: str
+    up_to_date: bool
+    shallow: bool
+    seconds: float
+    stages: list[StageReport]
+    warnings: list[str] = field(default_factory=list)
+
+    def stage(self, name: str) -> StageReport | None:
+        return next((s for s in self.stages if s.name == name), None)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "store": str(self.store),
+            "generation": self.generation,
+            "path": str(self.path),
+            "head": self.head,
+            "up_to_date": self.up_to_date,
+            "shallow": self.shallow,
+            "seconds": round(self.seconds, 3),
+            "warnings": self.warnings,
+            "stages": [
+                {
+                    "name": s.name,
+                    "skipped": s.skipped,
+                    "seconds": round(s.seconds, 3),
+                    "rows": s.rows,
+                    "stats": s.stats,
+                }
+                for s in self.stages
+            ],
+        }
+
+
+def fingerprint(stage: Stage, config: Config, source_value: str | None, inputs: dict[str, str], extra: str) -> str:
+    payload = {
+        "stage": stage.name,
+        "version": stage.version,
+        "config": {name: config.section(name).fingerprint_payload() for name in stage.config},
+        "source": source_value,
+        "inputs": dict(sorted(inputs.items())),
+        "extra": extra,
+    }
+    return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
+
+
+def default_store(git: Git) -> Path:
+    return git.root / ".strata"
+
+
+def run_index(
+    repo: str | Path,
+    out: str | Path | None = None,
+    *,
+    rebuild: bool = False,
+    jobs: int | None = None,
+    executor: str = "local",
+    progress: Progress | None = None,
+    stages: Sequence[Stage] | None = None,
+    config: Config | None = None,
+    lock_timeout: float | None = None,
+) -> IndexReport:
+    started = time.perf_counter()
+    progress = progress or Progress()
+    git = Git(repo)
+    head = git.require_head()
+    tree = git.tree_id(head)
+    if stages is None:
+        from .registry import default_stages
+
+        stages = default_stages()
+    ordered = order_stages(stages)
+    store = Store(Path(out) if out is not None else default_store(git))
+    config = config or Config.load(store.root)
+    warnings: list[str] = []
+    shallow = git.is_shallow()
+    if shallow:
+        warnings.append("shallow clone: history before the shallow boundary is not indexed")
+
+    def waiting() -> None:
+        progress.message(f"waiting for another gitstrata index on {store.root} to finish ...")
+
+    with store.lock(timeout=lock_timeout, on_wait=waiting):
+        try:
+            previous = store.live()
+        except IndexCorrupt as exc:
+            warnings.append(f"previous index unusable, rebuilding: {exc}")
+            previous = None
+        writer = store.begin()
+        try:
+            report = _run_stages(
+                ordered, git, head, tree, config, store, writer, previous,
+                rebuild=rebuild, jobs=jobs, executor_kind=executor, progress=progress,
+            )
+        except BaseException:
+            writer.abort()
+            raise
+        records, reports, outputs_sha = report
+        all_skipped = all(r.skipped for r in reports)
+        if previous is not None and all_skipped and previous.manifest.repo_head == head:
+            writer.abort()
+            return IndexReport(
+                store=store.root, generation=previous.name, path=previous.path, head=head,
+                up_to_date=True, shallow=shallow, seconds=time.perf_counter() - started,
+                stages=reports, warnings=warnings,
+            )
+        indexed_range: dict[str, Any] = {"head": head}
+        for rec in records.values():
+            indexed_range.update(rec.state.get("indexed_range", {}))
+        manifest = Manifest(
+            format_version=FORMAT_VERSION,
+            generation=writer.name,
+            created_at=utc_now(),
+            tool_version=__version__,
+            repo_head=head,
+            repo_tree=tree,
+            shallow=shallow,
+            indexed_range=indexed_range,
+            stages=records,
+            config=config.model_dump(mode="json"),
+            timings={r.name: round(r.seconds, 4) for r in reports},
+        )
+        try:
+            gen = writer.publish(manifest)
+        except BaseException:
+            writer.abort()
+            raise
+        store.collect(keep=config.index.keep_generations)
+    return IndexReport(
+        store=store.root, generation=gen.name, path=gen.path, head=head, up_to_date=False,
+        shallow=shallow, seconds=time.perf_counter() - started, stages=reports, warnings=warnings,
+    )
+
+
+def _run_stages(
+    ordered: list[Stage],
+    git: Git,
+    head: str,
+    tree: str,
+    config: Config,
+    store: Store,
+    writer,
+    previous: Generation | None,
+    *,
+    rebuild: bool,
+    jobs: int | None,
+    executor_kind: str,
+    progress: Progress,
+):
+    records: dict[str, StageRecord] = {}
+    reports: list[StageReport] = []
+    sha_of: dict[str, str] = {}  # artifact -> sha256 in this run
+    tables: dict[str, pa.Table] = {}  # artifacts written in this run, kept for later stages
+    executor = make_executor(executor_kind, jobs)
+
+    def load_input(name: str) -> pa.Table:
+        if name not in tables:
+            tables[name] = _read_tmp(writer.tmp, name)
+        return tables[name]
+
+    try:
+        for stage in ordered:
+            source_value = {"tree": tree, "head": head, None: None}[stage.source]
+            inputs_fp = {name: sha_of[name] for name in stage.inputs}
+            ctx = StageContext(
+                stage=stage, git=git, head=head, tree=tree, config=config,
+                jobs=executor.jobs, executor=executor, progress=progress,
+                store_root=store.root, rebuild=rebuild, previous_generation=previous,
+                _inputs=load_input, _output_dir=lambda name: writer.tmp / artifact(name).file,
+            )
+            extra = stage.extra(ctx) if stage.extra is not None else ""
+            fp = fingerprint(stage, config, source_value, inputs_fp, extra)
+            prev_rec = previous.manifest.stages.get(stage.name) if previous is not None else None
+            t0 = time.perf_counter()
+            if (
+                not rebuild
+                and prev_rec is not None
+                and prev_rec.fingerprint == fp
+                and prev_rec.version == stage.version
+                and set(prev_rec.outputs) == set(stage.outputs)
+                and previous is not None
+            ):
+                outputs = {name: writer.carry(previous, name) for name in stage.outputs}
+                rec = StageRecord(
+                    version=stage.version, fingerprint=fp, outputs=outputs,
+                    seconds=0.0, skipped=True, state=prev_rec.state, stats=prev_rec.stats,
+                )
+                skipped = True
+            else:
+                for name in stage.outputs:
+                    if artifact(name).format == "dir":
+                        ctx.output_dir(name).mkdir(parents=True, exist_ok=True)
+                try:
+                    result = stage.run(ctx)
+                except GitstrataError:
+                    raise
+                except Exception as exc:
+                    raise StageError(
+                        f"stage {stage.name!r} failed: {type(exc).__name__}: {exc}",
+                        hint="the previous index is still live; rerun with --rebuild, or report this",
+                    ) from exc
+                missing = [n for n in stage.outputs if artifact(n).format != "dir" and n not in result.tables]
+                if missing:
+                    raise StageError(f"stage {stage.name!r} did not produce {', '.join(missing)}")
+                outputs = {}
+                for name in stage.outputs:
+                    if artifact(name).format == "dir":
+                        outputs[name] = writer.finish_dir(name)
+                    else:
+                        outputs[name] = writer.write_table(name, result.tables[name])
+                        tables[name] = result.tables[name]
+                rec = StageRecord(
+                    version=stage.version, fingerprint=fp, outputs=outputs,
+                    seconds=round(time.perf_counter() - t0, 4), skipped=False,
+                    state=result.state, stats=result.stats,
+                )
+                skipped = False
+            for name, info in outputs.items():
+                sha_of[name] = info.sha256
+            records[stage.name] = rec
+            reports.append(
+                StageReport(
+                    name=stage.name, skipped=skipped, seconds=time.perf_counter() - t0,
+                    rows={n: o.rows for n, o in outputs.items()}, stats=rec.stats,
+                )
+            )
+    finally:
+        executor.close()
+    return records, reports, sha_of
+
+
+def _read_tmp(folder: Path, name: str) -> pa.Table:
+    import pyarrow.ipc as ipc
+    import pyarrow.parquet as pq
+
+    spec = artifact(name)
+    path = folder / spec.file
+    if spec.format == "parquet":
+        return pq.read_table(path)
+    if spec.format == "arrow":
+        return ipc.open_file(pa.memory_map(str(path), "r")).read_all()
+    raise KeyError(f"{name} is a folder artifact; use ctx.input_path()")

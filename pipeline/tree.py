@@ -1,0 +1,102 @@
+"""Adapter of the `chunk` stage: reads HEAD's tree through git and reuses unchanged files.
+
+Only blobs that changed since the previous generation are read and parsed; every other file's
+rows are carried over from the previous `files` / `symbols` tables.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from ..stages.chunk import (
+    FileEntry,
+    build_tables,
+    chunk_file,
+    file_row,
+    resolve_file_imports,
+    skip_reason,
+)
+from ..store.config import ChunkConfig
+from ..store.globs import PathMatcher
+from .gitio import BlobReader
+from .stage import Stage, StageContext, StageResult
+
+REUSABLE = {"indexed", "binary"}
+
+
+def _chunk_task(item: tuple[FileEntry, bytes | None, ChunkConfig]) -> tuple[dict, list[dict]]:
+    entry, data, cfg = item
+    return chunk_file(entry, data, cfg)
+
+
+def run_chunk(ctx: StageContext) -> StageResult:
+    cfg = ctx.config.chunk
+    vendored = PathMatcher(cfg.vendored)
+    entries = [FileEntry(e.path, e.blob, e.mode, e.size) for e in ctx.git.ls_tree(ctx.head)]
+
+    previous_blobs: dict[str, tuple[str, dict]] = {}
+    prev_files = ctx.previous("files")
+    if prev_files is not None:
+        for row in prev_files.to_pylist():
+            if row["status"] in REUSABLE:
+                previous_blobs[row["path"]] = (row["blob"], row)
+
+    file_rows: list[dict] = []
+    todo: list[FileEntry] = []
+    reused_paths: list[str] = []
+    for entry in entries:
+        reason = skip_reason(entry, cfg, vendored)
+        if reason is not None:
+            file_rows.append(file_row(entry, reason))
+            continue
+        prev = previous_blobs.get(entry.path)
+        if prev is not None and prev[0] == entry.blob:
+            file_rows.append(dict(prev[1]))
+            reused_paths.append(entry.path)
+        else:
+            todo.append(entry)
+
+    def items():
+        with BlobReader(ctx.git) as reader:
+            for entry in todo:
+                yield entry, reader.read(entry.blob), cfg
+
+    new_symbols: list[dict] = []
+    for frow, srows in ctx.map(_chunk_task, items(), label="files", total=len(todo)):
+        file_rows.append(frow)
+        new_symbols.extend(srows)
+
+    reused = None
+    prev_symbols = ctx.previous("symbols")
+    if prev_symbols is not None and reused_paths:
+        reused = prev_symbols.filter(pc.is_in(prev_symbols["path"], value_set=pa.array(reused_paths)))
+
+    resolve_file_imports(file_rows, {r["path"] for r in file_rows})
+    tables = build_tables(file_rows, new_symbols, reused)
+
+    status = Counter(r["status"] for r in file_rows)
+    languages = Counter(tables["symbols"]["language"].to_pylist())
+    stats = {
+        "files": len(file_rows),
+        "indexed": status.pop("indexed", 0),
+        "skipped": dict(sorted(status.items())),
+        "parsed": len(todo),
+        "reused": len(reused_paths),
+        "symbols": tables["symbols"].num_rows,
+        "symbols_by_language": {str(k): v for k, v in sorted(languages.items(), key=lambda kv: str(kv[0]))},
+    }
+    return StageResult(tables=tables, stats=stats)
+
+
+CHUNK = Stage(
+    name="chunk",
+    version=1,
+    run=run_chunk,
+    outputs=("files", "symbols"),
+    config=("chunk",),
+    source="tree",
+    description="files of HEAD cut into symbols (functions, classes, methods, types, <module>)",
+)

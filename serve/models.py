@@ -1,0 +1,148 @@
+"""The typed results of search and preflight: one shape for the API, the CLI's `--json` and the
+MCP structured content. Field names and nesting are part of the public contract (a snapshot test
+pins them); add fields, never rename or remove them without bumping `SCHEMA_VERSION`."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field
+
+SCHEMA_VERSION = 1
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class Evidence(_Model):
+    """Why a hit ranks where it does: each path's contribution."""
+
+    bm25_rank: int | None = None
+    bm25_score: float | None = None
+    vec_rank: int | None = None
+    hamming: int | None = None
+    int8_cos: float | None = None
+    graph_rank: int | None = None
+    graph_activation: float | None = None
+    rrf: float = 0.0
+    recency: float = 1.0
+    rerank: float | None = None
+
+
+class CommitRef(_Model):
+    sha: str
+    short: str
+    date: str
+    intent: str
+    subject: str
+
+
+class Hit(_Model):
+    rank: int
+    doc: int  # row of documents.parquet in this generation
+    kind: str  # symbol | commit | failure | invariant | memory
+    key: str  # symbol_id, sha, failure id, ...
+    path: str | None = None
+    symbol: str | None = None
+    title: str
+    snippet: str = ""
+    date: str | None = None
+    intent: str | None = None
+    score: float
+    pinned: bool = False
+    evidence: Evidence = Field(default_factory=Evidence)
+    why: list[CommitRef] = Field(default_factory=list)  # commits that shaped this symbol
+
+
+class FailureWarning(_Model):
+    failure_id: int
+    score: float
+    reasons: list[str]
+    targets: list[str]
+    date: str | None = None
+    occurrences: int = 1
+    exit_code: int | None = None
+    command: str | None = None
+    tried: str = ""  # what was tried (notes)
+    errors: list[str] = Field(default_factory=list)
+    failing_tests: list[str] = Field(default_factory=list)
+    diff_excerpt: str = ""
+    source: str = "journal"  # journal | revert
+
+
+class InvariantHit(_Model):
+    id: str
+    severity: str
+    scope: str
+    description: str
+
+
+class SearchResponse(_Model):
+    schema_version: int = SCHEMA_VERSION
+    query: str
+    mode: str
+    query_class: str
+    fusion_weights: dict[str, float]
+    file_filter: str | None = None
+    hits: list[Hit]
+    warnings: list[FailureWarning] = Field(default_factory=list)
+    invariants: list[InvariantHit] = Field(default_factory=list)
+    latency_ms: dict[str, float] = Field(default_factory=dict)
+    generation: str | None = None
+
+
+class SymbolContext(_Model):
+    path: str
+    qualname: str
+    kind: str
+    start_line: int
+    end_line: int
+    signature: str = ""
+    docstring: str = ""
+    language: str | None = None
+
+
+class Ownership(_Model):
+    commit: CommitRef
+    lines: int
+    share: float  # of the symbol's lines
+    load_bearing: bool
+
+
+class HistoryEntry(_Model):
+    commit: CommitRef
+    added: int
+    removed: int
+    excerpt: list[str] = Field(default_factory=list)
+    files: int = 0
+
+
+class Coupling(_Model):
+    path: str
+    symbol: str | None = None
+    weight: float
+    confidence: float  # P(this changes | target changes)
+    co_commits: int
+    hidden: bool
+
+
+class PreflightReport(_Model):
+    schema_version: int = SCHEMA_VERSION
+    file: str
+    symbol: str | None = None
+    intended_change: str | None = None
+    found: bool
+    message: str | None = None
+    nearest: list[str] = Field(default_factory=list)
+    context: SymbolContext | None = None
+    ownership: list[Ownership] = Field(default_factory=list)
+    load_bearing_share: float = 0.0
+    load_bearing_lines: int = 0
+    total_lines: int = 0
+    history: list[HistoryEntry] = Field(default_factory=list)
+    coupling: list[Coupling] = Field(default_factory=list)
+    symbol_coupling: list[Coupling] = Field(default_factory=list)
+    related: list[Hit] = Field(default_factory=list)
+    invariants: list[InvariantHit] = Field(default_factory=list)
+    warnings: list[FailureWarning] = Field(default_factory=list)
+    latency_ms: float = 0.0
+    generation: str | None = None

@@ -1,0 +1,128 @@
+"""The query router: a deterministic classifier over surface features of the query.
+
+It never looks at the corpus and costs microseconds. Precedence is first match wins, in this
+order: behavioral, causal, change, exact, symptom, general. Each class sets the path weights of
+the fusion, the reranker's preference and the number of commit capsules allowed in the top 5.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Route:
+    query_class: str
+    w_bm25: float
+    w_vec: float
+    w_graph: float
+    prefer: str  # "neutral" | "commits" | "code" | "verbatim" | "fixes" | "auto"
+    commit_slots: int
+    pin: bool  # pin a symbol the query names exactly to rank 1
+    named: tuple[str, ...] = ()  # identifiers the query names
+
+    @property
+    def weights(self) -> dict[str, float]:
+        return {"bm25": self.w_bm25, "vec": self.w_vec, "graph": self.w_graph}
+
+
+# path weights (bm25, vec, graph), reranker preference, default commit slots
+CLASSES: dict[str, tuple[float, float, float, str]] = {
+    "behavioral": (1.2, 1.0, 0.3, "neutral"),
+    "causal": (1.0, 1.0, 0.5, "commits"),
+    "change": (1.0, 1.0, 1.3, "code"),
+    "exact": (2.0, 0.4, 0.2, "verbatim"),
+    "symptom": (1.2, 1.0, 0.0, "fixes"),
+    "general": (1.0, 1.0, 1.0, "auto"),
+}
+
+_WHY = re.compile(r"\b(why|reason|reasons|purpose|rationale|explain|explains|motivation)\b", re.I)
+_HISTORY_CUE = re.compile(
+    r"\b(was|were|did|changed|change[sd]?|introduced|added|removed|reverted|revert|rolled back|"
+    r"commit|commits|history|originally|fix|fixed|incident|regression|ago|used to)\b",
+    re.I,
+)
+_WHY_DOES = re.compile(r"\bwhy\s+(does|is|do|are|would|should|must|can't|cannot|doesn't|isn't)\b", re.I)
+_CHANGE = re.compile(
+    r"^\s*(please\s+)?(add|change|rename|tune|raise|lower|increase|decrease|reduce|bump|remove|"
+    r"delete|drop|make|support|replace|switch|move|extract|refactor|update|extend|implement|allow|"
+    r"introduce|enable|disable|set|limit|cap|expose|split|merge|convert|migrate)\b",
+    re.I,
+)
+_HEX = re.compile(r"\b[0-9a-f]{7,40}\b")
+_CODE_TOKEN = re.compile(
+    r"\b(?:[A-Z][A-Z0-9]*_[A-Z0-9_]+|E\d{3,5}|[A-Z][A-Z0-9]{1,9}-\d+|[A-Z][A-Za-z0-9]*(?:Error|Exception))\b|#\d+\b"
+)
+_QUOTED = re.compile(r"[\"'`][^\"'`]{2,}[\"'`]")
+_PATH = re.compile(r"\b[\w.-]+/[\w./-]+\b|\b\w+\.(?:py|ts|tsx|js|go|rs|java|sql|ya?ml|html|conf)\b")
+_SYMPTOM = re.compile(
+    r"\b(twice|double[- ]?(charged|billed|counted)|duplicate[sd]?|silently|dropped|drops|lost|"
+    r"stale|outdated|kept|keeps|stopped|stops|ended up|never|hangs?|hung|freez\w*|crash\w*|"
+    r"sometimes|intermittent\w*|randomly|after (a|the|an)|customers?|users? (report|see|get)|"
+    r"wrong|missing|broke|broken|fails? to|timed? ?out|logged out|empty|blank|slow(er)?)\b",
+    re.I,
+)
+_PAST_NARRATIVE = re.compile(r"\b\w{3,}ed\b.*\b(and|but|then|after|when)\b", re.I)
+
+# identifiers: snake_case, camelCase / PascalCase with an inner capital, dotted, or followed by ()
+_IDENT = re.compile(
+    r"`?([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+|[a-z][a-z0-9]*(?:_[a-z0-9]+)+|"
+    r"_[A-Za-z0-9_]+|[a-z]+[A-Z][A-Za-z0-9]*|[A-Z][a-z0-9]+[A-Z][A-Za-z0-9]*|[A-Za-z_]\w*(?=\())`?"
+)
+
+
+def named_identifiers(query: str) -> tuple[str, ...]:
+    """Identifier-looking tokens of the query (generic words never match)."""
+    seen: list[str] = []
+    for m in _IDENT.finditer(query):
+        token = m.group(1)
+        if _CODE_TOKEN.fullmatch(token) or "/" in token:
+            continue
+        if token.lower().endswith((".py", ".ts", ".tsx", ".js", ".go", ".rs", ".java")):
+            continue
+        if token not in seen:
+            seen.append(token)
+    return tuple(seen)
+
+
+def is_exact(query: str) -> bool:
+    return bool(
+        _CODE_TOKEN.search(query)
+        or _HEX.search(query)
+        or _QUOTED.search(query)
+        or _PATH.search(query)
+    )
+
+
+def classify(query: str, commit_slots: dict[str, int] | None = None, *, adaptive: bool = True) -> Route:
+    named = named_identifiers(query)
+    if not adaptive:
+        cls = "general"
+    elif _WHY_DOES.search(query) and named and not _HISTORY_CUE.search(query):
+        cls = "behavioral"
+    elif _WHY.search(query):
+        cls = "causal"
+    elif _CHANGE.search(query):
+        cls = "change"
+    elif is_exact(query):
+        cls = "exact"
+    elif _SYMPTOM.search(query) or _PAST_NARRATIVE.search(query):
+        cls = "symptom"
+    else:
+        cls = "general"
+    w_bm25, w_vec, w_graph, prefer = CLASSES[cls]
+    slots = (commit_slots or DEFAULT_SLOTS).get(cls, 2)
+    return Route(
+        query_class=cls,
+        w_bm25=w_bm25,
+        w_vec=w_vec,
+        w_graph=w_graph,
+        prefer=prefer,
+        commit_slots=slots,
+        pin=cls in ("behavioral", "exact", "change"),
+        named=named,
+    )
+
+
+DEFAULT_SLOTS = {"causal": 3, "behavioral": 2, "symptom": 2, "change": 0, "exact": 2, "general": 2}

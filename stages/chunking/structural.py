@@ -1,0 +1,379 @@
+"""Lexer-aware structural chunker for brace languages (and Ruby's `def ... end`).
+
+How it works, on the masked text (strings and comments blanked, see `source.py`):
+1. every `{` is matched with its `}` once (unmatched openers run to the end of the file);
+2. line-anchored declaration patterns (`rules.py`) find keyword declarations anywhere, and
+   keyword-less methods (`foo(a) {`, `int foo(int a) {`) only directly inside a class-like body,
+   which is decided by brace depth, never by indentation;
+3. from a declaration head, the body is the first `{` outside parentheses and brackets; a `;`,
+   a plain `=` or a `}` first means there is no body (prototypes, abstract methods, fields).
+
+Invariants: never raises on any text; a declaration without a body is dropped, except types
+that are complete without one (Rust unit / tuple structs, type aliases, Go named types).
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+
+from . import rules
+from .model import Candidate
+from .source import Source
+
+_BRACES = re.compile(r"[{}]")
+_BODY_SCAN = re.compile(r"[{};()\[\]=]")
+_BODY_SCAN_NL = re.compile(r"[{};()\[\]=\n]")
+_ASYNC = re.compile(r"async\b\s*")
+_FUNCTION = re.compile(r"function\b")
+_STMT_SCAN = re.compile(r"[;\n(){}\[\]]")
+_PARENS = re.compile(r"[()]")
+_ARROW = re.compile(r"=>")
+_WS = re.compile(r"\s*")
+_IDENT = re.compile(r"[\w$]+")
+_SCAN_LIMIT = 10_000
+
+
+class _Braces:
+    """Matched brace pairs and brace depth at any offset (O(log n))."""
+
+    def __init__(self, masked: str) -> None:
+        self.close: dict[int, int] = {}
+        stack: list[int] = []
+        for m in _BRACES.finditer(masked):
+            if m.group() == "{":
+                stack.append(m.start())
+            elif stack:
+                self.close[stack.pop()] = m.start()
+        for o in stack:
+            self.close[o] = len(masked) - 1
+        self._opens = sorted(self.close)
+        self._closes = sorted(self.close.values())
+
+    def depth(self, pos: int) -> int:
+        return bisect.bisect_left(self._opens, pos) - bisect.bisect_left(self._closes, pos)
+
+
+class _Scanner:
+    def __init__(self, src: Source, newline_stops: bool = False) -> None:
+        self.src = src
+        self.newline_stops = newline_stops
+        self.masked = src.masked
+        self.braces = _Braces(src.masked)
+
+    def match_paren(self, pos: int) -> int | None:
+        depth = 0
+        for m in _PARENS.finditer(self.masked, pos, pos + _SCAN_LIMIT):
+            depth += 1 if m.group() == "(" else -1
+            if depth == 0:
+                return m.start()
+        return None
+
+    def find_body(self, pos: int) -> tuple[int | None, int]:
+        """(`{` offset, same) of the body after a head at `pos`, or (None, where it stopped)."""
+        masked = self.masked
+        depth = 0
+        pattern = _BODY_SCAN_NL if self.newline_stops else _BODY_SCAN
+        for m in pattern.finditer(masked, pos, pos + _SCAN_LIMIT):
+            c = m.group()
+            if c in "([":
+                depth += 1
+            elif c in ")]":
+                depth -= 1
+                if depth < 0:
+                    return None, m.start()
+            elif depth == 0:
+                if c == "{":
+                    return m.start(), m.start()
+                nxt = masked[m.end() : m.end() + 200].lstrip()[:1]
+                if c == "=" and (masked[m.end() : m.end() + 1] == ">" or nxt == "{"):
+                    continue
+                if c == "\n" and (nxt in ("{", ":", ".") or self._continues(m.start())):
+                    continue
+                return None, m.start()
+        return None, min(len(masked), pos + _SCAN_LIMIT) - 1
+
+    def statement_end(self, pos: int) -> int:
+        """Offset of the last character of the statement that continues at `pos`."""
+        masked = self.masked
+        depth = 0
+        limit = pos + 4 * _SCAN_LIMIT
+        for m in _STMT_SCAN.finditer(masked, pos, limit):
+            c = m.group()
+            if c in "([{":
+                depth += 1
+            elif c in ")]}":
+                depth -= 1
+                if depth < 0:
+                    return self._last_code(pos, m.start())
+            elif depth == 0:
+                if c == ";":
+                    return m.start()
+                if not self._continues(m.start()):
+                    return self._last_code(pos, m.start())
+        return self._last_code(pos, min(limit, len(masked)))
+
+    def _last_code(self, pos: int, end: int) -> int:
+        seg = self.masked[pos:end].rstrip()
+        return pos + max(len(seg) - 1, 0)
+
+    def _continues(self, nl: int) -> bool:
+        masked = self.masked
+        before = masked[max(0, nl - 200) : nl].rstrip()
+        if not before or before.endswith(("=", "|", "&", ",", "<", "(", "?", ":", "+")):
+            return True
+        after = masked[nl + 1 : nl + 400].lstrip()
+        return after.startswith(("|", "&", ".", "?", ":", "=>", "+"))
+
+    def brace_end(self, open_: int) -> int:
+        return self.braces.close.get(open_, len(self.masked) - 1)
+
+    def function_value(self, pos: int) -> int | None:
+        """End offset of an arrow function / function expression starting at `pos`, else None."""
+        masked = self.masked
+        p = _WS.match(masked, pos).end()
+        a = _ASYNC.match(masked, p)
+        if a is not None:
+            p = a.end()
+        if _FUNCTION.match(masked, p):
+            open_, _ = self.find_body(p)
+            return None if open_ is None else self.brace_end(open_)
+        if masked.startswith("<", p):
+            close = masked.find(">", p, p + 500)
+            if close < 0:
+                return None
+            p = _WS.match(masked, close + 1).end()
+        if masked.startswith("(", p):
+            close = self.match_paren(p)
+            if close is None:
+                return None
+            p = close + 1
+        else:
+            m = _IDENT.match(masked, p)
+            if m is None:
+                return None
+            p = m.end()
+        arrow = _ARROW.search(masked, p, p + 1000)
+        if arrow is None:
+            return None
+        between = masked[p : arrow.start()].strip()
+        if between and (not between.startswith(":") or ";" in between):
+            return None
+        q = _WS.match(masked, arrow.end()).end()
+        if masked.startswith("{", q):
+            return self.brace_end(q)
+        return self.statement_end(q)
+
+
+def candidates(src: Source) -> list[Candidate]:
+    if src.language == "ruby":
+        return _ruby(src)
+    lang_rules = rules.RULES.get(src.language or "")
+    if lang_rules is None:
+        return []
+    sc = _Scanner(src, lang_rules.newline_stops)
+    found: list[Candidate] = []
+    containers: list[tuple[int, int, str, str]] = []  # (body open, close, kind, name)
+    for rule in lang_rules.decls:
+        for m in rule.pattern.finditer(sc.masked):
+            c = _declaration(sc, rule, m, containers)
+            if c is not None:
+                found.append(c)
+    for group in lang_rules.groups:
+        for m in group.finditer(sc.masked):
+            found.extend(_go_type_group(sc, m))
+    if lang_rules.members:
+        found.extend(_members(sc, lang_rules, containers))
+    return found
+
+
+def _candidate(
+    sc: _Scanner, name: str, kind: str, head: int, last: int, **extra: str | None
+) -> Candidate:
+    src = sc.src
+    line = src.line_of(head)
+    return Candidate(
+        name=name,
+        kind=kind,
+        start_line=src.extend_decorators(line),
+        end_line=src.line_of(max(last, head)),
+        sig_line=line,
+        span=(src.line_starts[line], max(last, head) + 1),
+        **extra,
+    )
+
+
+def _declaration(
+    sc: _Scanner,
+    rule: rules.Decl,
+    m: re.Match[str],
+    containers: list[tuple[int, int, str, str]],
+) -> Candidate | None:
+    head = m.start() + len(m.group()) - len(m.group().lstrip())
+    groups = m.groupdict()
+    kw = groups.get("kw")
+    kind = rules.KIND.get(kw or "", rule.kind)
+    name = groups.get("name") or ""
+    extra: dict[str, str | None] = {}
+    if rule.mode == "value":
+        last = sc.function_value(m.end())
+        if last is None:
+            return None
+    elif rule.mode == "statement" or (rule.mode == "go_type" and kw is None):
+        last = sc.statement_end(m.end())
+    else:
+        open_, stop = sc.find_body(m.end())
+        if open_ is None:
+            if rule.mode != "brace_or_semi" or sc.masked[stop : stop + 1] != ";":
+                return None
+            last = stop
+        else:
+            last = sc.brace_end(open_)
+        if rule.mode == "impl":
+            name, prefix = rules.rust_impl_names(sc.masked[m.start("kw") : stop])
+            extra["member_prefix"] = prefix
+        elif kind == "impl":  # Swift extension
+            extra["member_prefix"] = name
+            name = f"{kw} {name}"
+        if open_ is not None:
+            containers.append((open_, last, kind, name))
+        if rule.mode == "scope":
+            return None
+    if not name:
+        return None
+    if "recv" in groups and groups["recv"]:
+        extra["owner"] = rules.go_receiver_type(groups["recv"])
+        kind = "method"
+    if "::" in name:
+        owner, _, name = name.rpartition("::")
+        extra["owner"] = owner.replace("::", ".")
+        kind = "method"
+    return _candidate(sc, name, kind, head, last, **extra)
+
+
+def _go_type_group(sc: _Scanner, m: re.Match[str]) -> list[Candidate]:
+    open_paren = m.end() - 1
+    close = sc.match_paren(open_paren)
+    end = close if close is not None else len(sc.masked)
+    base = sc.braces.depth(open_paren)
+    out = []
+    for spec in rules.GO_SPEC.finditer(sc.masked, open_paren + 1, end):
+        if sc.braces.depth(spec.start()) != base or sc.src.line_of(spec.start()) == sc.src.line_of(
+            open_paren
+        ):
+            continue
+        head = spec.start() + len(spec.group()) - len(spec.group().lstrip())
+        kw = spec.group("kw")
+        if kw:
+            open_, _ = sc.find_body(spec.end())
+            if open_ is None:
+                continue
+            last = sc.brace_end(open_)
+        else:
+            last = min(sc.statement_end(spec.end()), end - 1)
+        out.append(_candidate(sc, spec.group("name"), rules.KIND.get(kw or "", "type"), head, last))
+    return out
+
+
+def _members(
+    sc: _Scanner, lang_rules: rules.LanguageRules, containers: list[tuple[int, int, str, str]]
+) -> list[Candidate]:
+    """Keyword-less methods (and class-field functions) directly inside a class-like body."""
+    scopes = sorted((o, c, name) for o, c, kind, name in containers if kind in lang_rules.scopes)
+    starts = [s[0] for s in scopes]
+    out: list[Candidate] = []
+    for pattern, is_field in lang_rules.members:
+        for m in pattern.finditer(sc.masked):
+            pos = m.start("name")
+            depth = sc.braces.depth(pos)
+            owner_name: str | None = None
+            k = bisect.bisect_left(starts, pos) - 1
+            while k >= 0:
+                o, c, cname = scopes[k]
+                if o < pos <= c and sc.braces.depth(o + 1) == depth:
+                    owner_name = cname
+                    break
+                if o < pos <= c:
+                    break
+                k -= 1
+            if owner_name is None and not (lang_rules.top_level_methods and depth == 0):
+                continue
+            c = _member(sc, lang_rules, m, is_field, owner_name)
+            if c is not None:
+                out.append(c)
+    return out
+
+
+def _member(
+    sc: _Scanner,
+    lang_rules: rules.LanguageRules,
+    m: re.Match[str],
+    is_field: bool,
+    owner_name: str | None,
+) -> Candidate | None:
+    name = m.group("name")
+    head = m.start() + len(m.group()) - len(m.group().lstrip())
+    if is_field:
+        last = sc.function_value(m.end())
+        if last is None:
+            return None
+        return _candidate(sc, name, "function", head, last)
+    if not rules.member_head_ok(lang_rules, m.groupdict().get("pre") or "", name, owner_name):
+        return None
+    close = sc.match_paren(m.end() - 1)
+    if close is None:
+        return None
+    open_, _ = sc.find_body(close + 1)
+    if open_ is None:
+        return None
+    kind = "function"
+    extra: dict[str, str | None] = {}
+    if "::" in name:
+        owner, _, name = name.rpartition("::")
+        extra["owner"] = owner.replace("::", ".")
+        kind = "method"
+    return _candidate(sc, name, kind, head, sc.brace_end(open_), **extra)
+
+
+_RUBY_DECL = re.compile(r"(?m)^([ \t]*)(def|class|module)[ \t]+(?:self\.)?([\w:.]*\w[?!=]?)")
+_RUBY_END = re.compile(r"end\b")
+
+
+def _ruby(src: Source) -> list[Candidate]:
+    """Ruby by indentation: a `def` / `class` / `module` ends at the first `end` at its indent."""
+    masked = src.masked
+    lines = masked.split("\n")[: src.n_lines]
+    out = []
+    for m in _RUBY_DECL.finditer(masked):
+        line = src.line_of(m.start())
+        indent = len(m.group(1).expandtabs(8))
+        rest = masked[m.end() : src.line_span(line)[1]]
+        end_line = None
+        if re.search(r"(?:;\s*end\b|=)", rest) and m.group(2) == "def":
+            end_line = line
+        else:
+            for j in range(line + 1, len(lines)):
+                s = lines[j].lstrip()
+                if not s:
+                    continue
+                ind = len(lines[j][: len(lines[j]) - len(s)].expandtabs(8))
+                if ind < indent or (ind == indent and not _RUBY_END.match(s)):
+                    break
+                if ind == indent:
+                    end_line = j
+                    break
+        if end_line is None:
+            continue
+        name = m.group(3).replace("::", ".").rsplit(".", 1)[-1]
+        kind = "function" if m.group(2) == "def" else "class"
+        out.append(
+            Candidate(
+                name=name,
+                kind=kind,
+                start_line=line,
+                end_line=end_line,
+                sig_line=line,
+                span=(src.line_starts[line], src.line_span(end_line)[1] + 1),
+            )
+        )
+    return out

@@ -1,0 +1,202 @@
+"""Every knob of gitstrata in one typed place, with the defaults.
+
+`Config.load(strata_dir)` reads the optional `config.json` overrides. Unknown keys and bad values
+are rejected with one line naming the key (`ConfigError`). Each stage hashes only the section it
+reads into its fingerprint, so changing a retrieval weight never re-runs history extraction.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from .errors import ConfigError
+
+
+class Section(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    def fingerprint_payload(self) -> dict[str, Any]:
+        return self.model_dump(mode="json")
+
+
+class IndexConfig(Section):
+    max_commits: int | None = Field(default=None, ge=1)  # None: all of history
+    blame: bool = True
+    keep_generations: int = Field(default=2, ge=1)
+
+
+class ChunkConfig(Section):
+    max_file_bytes: int = Field(default=1_000_000, ge=1)
+    tree_sitter: bool = True
+    vendored: tuple[str, ...] = (
+        "vendor/**",
+        "**/vendor/**",
+        "third_party/**",
+        "**/third_party/**",
+        "node_modules/**",
+        "**/node_modules/**",
+        "**/*.min.js",
+        "**/*.min.css",
+    )
+    max_code_chars: int = Field(default=20_000, ge=100)
+
+
+# section: history
+
+
+class HistoryConfig(Section):
+    """History extraction (`capsule`, `blame`)."""
+
+    bulk_files: int = Field(default=40, ge=1)  # a commit touching more files is "bulk"
+    symbol_max_files: int = Field(default=300, ge=0)  # above: file-level touches only
+    max_blob_bytes: int = Field(default=1_000_000, ge=1)  # larger versions are not parsed
+    patch_text_bytes: int = Field(default=65_536, ge=0)  # hunk text kept per file (counts exact)
+    excerpt_chars: int = Field(default=1_500, ge=0)  # commit-level diff excerpt
+    symbol_excerpt_chars: int = Field(default=600, ge=0)  # per-touch diff excerpt
+    parse_cache: int = Field(default=20_000, ge=16)  # parsed file versions kept (LRU)
+    commits_per_worker: int = Field(default=2_000, ge=1)  # below this a range is not split
+
+
+class GraphConfig(Section):
+    """Co-change graph (`cochange`)."""
+
+    half_life_days: float = Field(default=365.0, gt=0)
+    min_support: int = Field(default=2, ge=1)
+    module_symbols: bool = False  # count `<module>` remainders as symbol-level nodes
+    max_symbols_per_commit: int = Field(default=100, ge=2)  # larger commits skip symbol pairs
+    max_edges_per_node: int = Field(default=64, ge=1)  # strongest out-edges kept in `graph`
+
+# section: retrieval
+
+
+class EmbeddingConfig(Section):
+    """The offline embedder and the vector store (stages `embed`, `quantize`)."""
+
+    backend: str = "hashing-lsa"
+    full_dim: Literal[384] = 384  # the width of `vectors_f32` (store/schemas.py)
+    mrl_dim: Literal[256] = 256  # the served prefix; the 1-bit codes are exactly 256 bits
+    seed: int = Field(default=1_234_567, ge=0)
+    refit_fraction: float = Field(default=0.30, gt=0.0, le=1.0)
+    char_ngrams: bool = True  # character 3-grams of each word, for typo tolerance
+    ngram_weight: float = Field(default=0.3, ge=0.0, le=1.0)
+    n_features: int = Field(default=1 << 18, ge=1 << 10, le=1 << 24)  # hashed space size
+    max_vocab: int = Field(default=65_536, ge=256)  # features kept at fit, most frequent first
+    oversample: int = Field(default=16, ge=0)
+    power_iters: int = Field(default=4, ge=0, le=20)
+
+# section: graveyard
+
+
+class GraveyardConfig(Section):
+    """Failed attempts: capture bounds and the matching rule (structural anchor + textual)."""
+
+    semantic_threshold: float = Field(default=0.40, ge=0.0)
+    context_weight: float = Field(default=0.30, ge=0.0)  # targets a retrieved top-k symbol
+    context_top: int = Field(default=3, ge=1)  # "retrieved" means within this rank
+    textual_weight: float = Field(default=0.60, ge=0.0)
+    same_symbol: float = Field(default=0.75, ge=0.0)
+    same_file: float = Field(default=0.5, ge=0.0)
+    sibling_weight: float = Field(default=0.25, ge=0.0)  # another function of the target file
+    commit_gating: bool = True
+    commit_gate: float = Field(default=0.9, ge=0.0, le=1.0)  # x the best score in the top k
+    gate_code_hits: int = Field(default=5, ge=1)
+    bulk_symbols: int = Field(default=8, ge=1)  # a commit touching more symbols is bulk
+    commit_trigger_rank1: bool = True
+    commit_trigger_score: float = Field(default=0.65, ge=0.0)
+    trigger_weight: float = Field(default=0.40, ge=0.0)
+    trigger_intents: tuple[str, ...] = ("bugfix", "security", "revert")
+    max_diff_bytes: int = Field(default=32_768, ge=256)  # stored diff excerpt
+    max_trace_bytes: int = Field(default=16_384, ge=256)  # stored error output (its tail)
+    capture_tail_bytes: int = Field(default=262_144, ge=1024)  # per stream, kept by `exec`
+
+
+class FirewallConfig(Section):
+    """The filter on every string served: invisible Unicode, injections, perplexity."""
+
+    perplexity: bool = True
+    calibration: float = Field(default=1.5, gt=0.0)  # threshold = this x the percentile
+    percentile: float = Field(default=99.5, gt=0.0, le=100.0)
+    min_corpus_chars: int = Field(default=20_000, ge=1_000)  # below: perplexity stays off
+    window: int = Field(default=48, ge=8, le=1024)  # characters per scored window
+    buckets: int = Field(default=1 << 18, ge=1 << 10, le=1 << 24)  # hashed trigram space
+    max_corpus_chars: int = Field(default=8_000_000, ge=1_000)  # training text kept
+
+
+class RetrievalConfig(Section):
+    """Search and preflight (read side): fusion, reranking, slots, rendering."""
+
+    rrf_k: int = Field(default=60, ge=1)
+    w_bm25: float = Field(default=1.0, ge=0)
+    w_vec: float = Field(default=1.0, ge=0)
+    w_graph: float = Field(default=1.0, ge=0)
+    adaptive_routing: bool = True
+    recency_alpha: float = Field(default=0.25, ge=0)
+    recency_half_life_days: float = Field(default=120.0, gt=0)
+    stage1_candidates: int = Field(default=400, ge=10)
+    path_depth: int = Field(default=50, ge=5)  # candidates each path contributes to fusion
+    rerank_top_n: int = Field(default=30, ge=0)
+    reranker: bool = True
+    graph_path: bool = True
+    graph_decay: float = Field(default=0.5, ge=0)  # delta in a(v) = delta * sum a(s) W(s, v) gamma^[import]
+    import_discount: float = Field(default=0.5, ge=0, le=1)  # gamma
+    time_decay: bool = True
+    commit_slots: dict[str, int] = Field(
+        default_factory=lambda: {"causal": 3, "behavioral": 2, "symptom": 2, "change": 0, "exact": 2, "general": 2}
+    )
+    slot_window: int = Field(default=5, ge=1)
+    slot_budget: bool = True
+    pin_position: int = Field(default=1, ge=1)
+    pin_classes: tuple[str, ...] = ("behavioral", "exact", "change")
+    pinning: bool = True
+    attach_commits: int = Field(default=3, ge=0)
+    exact_vectors: bool = False  # float32 brute force instead of 1-bit + int8 (ablation)
+    token_budget: int = Field(default=2000, ge=200)
+    history_limit: int = Field(default=8, ge=1)
+    coupling_limit: int = Field(default=8, ge=0)
+    related_limit: int = Field(default=5, ge=0)
+
+
+class Config(Section):
+    index: IndexConfig = IndexConfig()
+    chunk: ChunkConfig = ChunkConfig()
+    embedding: EmbeddingConfig = EmbeddingConfig()
+    retrieval: RetrievalConfig = RetrievalConfig()
+    # section: config-fields
+    graveyard: GraveyardConfig = GraveyardConfig()
+    firewall: FirewallConfig = FirewallConfig()
+    history: HistoryConfig = HistoryConfig()
+    graph: GraphConfig = GraphConfig()
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any], *, source: str = "config") -> Config:
+        try:
+            return cls.model_validate(data)
+        except ValidationError as exc:
+            err = exc.errors()[0]
+            where = ".".join(str(p) for p in err["loc"]) or "(root)"
+            raise ConfigError(
+                f"{source}: {where}: {err['msg']}",
+                hint="fix or remove that key; `gitstrata config` prints the defaults",
+            ) from None
+
+    @classmethod
+    def load(cls, strata_dir: Path | None) -> Config:
+        if strata_dir is None:
+            return cls()
+        path = Path(strata_dir) / "config.json"
+        if not path.exists():
+            return cls()
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+            raise ConfigError(f"{path.name}: not valid JSON ({exc})") from None
+        if not isinstance(data, dict):
+            raise ConfigError(f"{path.name}: the top level must be an object")
+        return cls.from_dict(data, source=path.name)
+
+    def section(self, name: str) -> Section:
+        return getattr(self, name)

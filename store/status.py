@@ -1,0 +1,67 @@
+"""What `gitstrata status` and the MCP status resource report about a store."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from .generations import Store
+
+
+def read_head(repo: Path) -> str | None:
+    """The commit HEAD points to, read from .git files without a subprocess (None if unknown)."""
+    git = repo / ".git"
+    if git.is_file():  # worktrees and submodules: "gitdir: <path>"
+        text = git.read_text(encoding="utf-8", errors="replace").strip()
+        if not text.startswith("gitdir:"):
+            return None
+        git = (repo / text[7:].strip()).resolve()
+    try:
+        head = (git / "HEAD").read_text(encoding="utf-8").strip()
+    except OSError:
+        return None
+    if not head.startswith("ref:"):
+        return head or None
+    ref = head[4:].strip()
+    common = git
+    commondir = git / "commondir"
+    if commondir.exists():
+        common = (git / commondir.read_text().strip()).resolve()
+    for base in (git, common):
+        try:
+            return (base / ref).read_text(encoding="utf-8").strip()
+        except OSError:
+            pass
+    try:
+        for line in (common / "packed-refs").read_text(encoding="utf-8").splitlines():
+            if line.endswith(" " + ref):
+                return line.split(" ", 1)[0]
+    except OSError:
+        pass
+    return None
+
+
+def index_status(store: Store, repo: Path | None) -> dict[str, Any]:
+    gen = store.require_live()
+    m = gen.manifest
+    tables: dict[str, Any] = {}
+    disk = 0
+    for stage, rec in m.stages.items():
+        for name, info in rec.outputs.items():
+            tables[name] = {"stage": stage, "rows": info.rows, "bytes": info.bytes, "file": info.file}
+            disk += info.bytes
+    head = read_head(repo) if repo is not None else None
+    return {
+        "store": str(store.root),
+        "generation": gen.name,
+        "created_at": m.created_at,
+        "indexed_head": m.repo_head,
+        "repo_head": head,
+        "stale": head is not None and head != m.repo_head,
+        "shallow": m.shallow,
+        "indexed_range": m.indexed_range,
+        "bytes_on_disk": disk,
+        "tables": tables,
+        "timings": m.timings,
+        "generations": store.generations(),
+    }

@@ -1,0 +1,105 @@
+"""Shared test fixtures: real git repositories built in a temp dir.
+
+Authors, committers and dates are fixed so that SHAs are stable from run to run.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+BASE_EPOCH = 1_700_000_000  # 2023-11-14T22:13:20Z
+DAY = 86_400
+
+
+class GitRepo:
+    """A real git repository with deterministic commits."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._tick = 0
+        path.mkdir(parents=True, exist_ok=True)
+        self.git("init", "-q", "-b", "main")
+        self.git("config", "user.name", "Test Author")
+        self.git("config", "user.email", "author@example.com")
+        self.git("config", "commit.gpgsign", "false")
+
+    def env(self, when: int) -> dict[str, str]:
+        stamp = f"{when} +0000"
+        return {
+            **os.environ,
+            "GIT_AUTHOR_NAME": "Test Author",
+            "GIT_AUTHOR_EMAIL": "author@example.com",
+            "GIT_COMMITTER_NAME": "Test Author",
+            "GIT_COMMITTER_EMAIL": "author@example.com",
+            "GIT_AUTHOR_DATE": stamp,
+            "GIT_COMMITTER_DATE": stamp,
+        }
+
+    def git(self, *args: str, when: int | None = None) -> str:
+        out = subprocess.run(
+            ["git", *args],
+            cwd=self.path,
+            check=True,
+            capture_output=True,
+            env=self.env(when if when is not None else BASE_EPOCH),
+        )
+        return out.stdout.decode("utf-8", "replace")
+
+    def write(self, rel: str, content: str | bytes) -> Path:
+        target = self.path / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(content, str):
+            target.write_text(content, encoding="utf-8")
+        else:
+            target.write_bytes(content)
+        return target
+
+    def remove(self, rel: str) -> None:
+        self.git("rm", "-q", rel)
+
+    def commit(
+        self,
+        message: str,
+        files: dict[str, str | bytes] | None = None,
+        *,
+        days: float | None = None,
+        allow_empty: bool = False,
+    ) -> str:
+        """Write `files`, stage everything and commit; returns the new SHA.
+
+        `days` is the commit time as days after BASE_EPOCH; by default each commit is one day
+        after the previous one.
+        """
+        for rel, content in (files or {}).items():
+            self.write(rel, content)
+        self.git("add", "-A")
+        self._tick += 1
+        when = BASE_EPOCH + int((days if days is not None else self._tick) * DAY)
+        args = ["commit", "-q", "-m", message]
+        if allow_empty:
+            args.append("--allow-empty")
+        self.git(*args, when=when)
+        return self.head()
+
+    def head(self) -> str:
+        return self.git("rev-parse", "HEAD").strip()
+
+
+@pytest.fixture
+def git_repo(tmp_path: Path) -> GitRepo:
+    """An empty git repository (no commits yet) in a temp dir."""
+    return GitRepo(tmp_path / "repo")
+
+
+@pytest.fixture
+def make_repo(tmp_path: Path):
+    """Factory: make_repo("name") -> a new empty GitRepo under tmp_path."""
+
+    def _make(name: str = "repo") -> GitRepo:
+        return GitRepo(tmp_path / name)
+
+    return _make

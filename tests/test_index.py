@@ -1,0 +1,236 @@
+"""`gitstrata index` end to end on real repositories: summary, incrementality, failure safety,
+concurrency, and every bad-input case the foundation promises to handle."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from gitstrata.pipeline.graph import order_stages
+from gitstrata.pipeline.runner import run_index
+from gitstrata.pipeline.stage import Stage, StageResult
+from gitstrata.pipeline.tree import CHUNK
+from gitstrata.store.errors import EmptyRepository, NotARepository, PipelineGraphError, StageError
+from gitstrata.store.generations import Store
+
+PY_SRC = '''"""Payments."""
+import os
+
+RETRIES = 3
+
+
+class Gateway:
+    def charge(self, order_id: str) -> str:
+        """Charge once."""
+        return order_id
+
+
+def charge_with_retry(gw: Gateway, order_id: str) -> str:
+    for _ in range(RETRIES):
+        return gw.charge(order_id)
+    raise RuntimeError("unreachable")
+'''
+
+TS_SRC = """export function parseOrder(raw: string): Order {
+  return JSON.parse(raw) as Order;
+}
+
+export class OrderClient {
+  fetch(id: string): Promise<Order> {
+    return fetch(`/orders/${id}`).then((r) => r.json());
+  }
+}
+"""
+
+
+def cli(*args: str, cwd: Path | None = None, env: dict | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "gitstrata", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        env=env,
+    )
+
+
+@pytest.fixture
+def repo(git_repo):
+    git_repo.commit(
+        "feat: payments",
+        {
+            "backend/payments.py": PY_SRC,
+            "web/src/orders.ts": TS_SRC,
+            "README.md": "# demo\n",
+            "assets/logo.png": b"\x89PNG\r\n\x1a\n\0\0\0binary",
+            "vendor/lib.js": "function vendored() {}\n",
+        },
+    )
+    return git_repo
+
+
+def test_index_summary_json(repo) -> None:
+    proc = cli("index", str(repo.path), "--json")
+    assert proc.returncode == 0, proc.stderr
+    report = json.loads(proc.stdout)
+    chunk = report["stages"][0]
+    assert chunk["name"] == "chunk" and not chunk["skipped"]
+    stats = chunk["stats"]
+    assert stats["files"] == 5
+    assert stats["indexed"] == 3
+    assert stats["skipped"] == {"binary": 1, "vendored": 1}
+    assert stats["symbols_by_language"]["python"] == 4  # <module>, Gateway, Gateway.charge, charge_with_retry
+    gen = Path(report["path"])
+    assert gen.name == "gen-000001" and (gen / "symbols.parquet").exists()
+    assert (repo.path / ".strata" / ".gitignore").exists()
+
+
+def test_second_run_skips_everything_then_one_file_reparsed(repo, tmp_path) -> None:
+    out = tmp_path / "index"  # outside the work tree, so commits below do not pick it up
+    first = run_index(repo.path, out, stages=[CHUNK])
+    again = run_index(repo.path, out, stages=[CHUNK])
+    assert again.up_to_date and again.generation == first.generation
+    assert all(s.skipped for s in again.stages)
+
+    repo.commit("fix: retry", {"backend/payments.py": PY_SRC.replace("RETRIES = 3", "RETRIES = 5")})
+    third = run_index(repo.path, out, stages=[CHUNK])
+    assert not third.up_to_date and third.generation == "gen-000002"
+    stats = third.stage("chunk").stats
+    assert stats["parsed"] == 1 and stats["reused"] == 3  # README, orders.ts, the binary logo
+    symbols = Store(out).require_live().table("symbols")
+    module = [r for r in symbols.to_pylist() if r["path"] == "backend/payments.py" and r["qualname"] == "<module>"]
+    assert "RETRIES = 5" in module[0]["code"]
+    assert sorted({r["path"] for r in symbols.to_pylist()}) == ["README.md", "backend/payments.py", "web/src/orders.ts"]
+
+
+def test_failing_stage_leaves_previous_generation_live(repo) -> None:
+    run_index(repo.path, stages=[CHUNK])
+    store = Store(repo.path / ".strata")
+    before = store.current_name()
+
+    def boom(ctx):
+        raise ValueError("disk on fire")
+
+    broken = Stage(name="broken", version=1, run=boom, inputs=("symbols",), outputs=("files_copy",))
+    # An output without a schema is a graph error, reported before anything runs.
+    with pytest.raises(PipelineGraphError, match="files_copy"):
+        run_index(repo.path, stages=[CHUNK, broken], rebuild=True)
+
+    def boom_chunk(ctx):
+        raise ValueError("disk on fire")
+
+    failing = Stage(name="chunk", version=2, run=boom_chunk, outputs=("files", "symbols"), source="tree")
+    with pytest.raises(StageError, match="disk on fire"):
+        run_index(repo.path, stages=[failing], rebuild=True)
+    assert store.current_name() == before
+    assert not list(store.root.glob(".tmp-*"))
+    assert store.require_live().table("files").num_rows == 5
+
+
+def test_graph_validation_reports_every_problem() -> None:
+    def noop(ctx):
+        return StageResult()
+
+    a = Stage(name="a", version=1, run=noop, inputs=("nope",), outputs=("files",))
+    b = Stage(name="b", version=1, run=noop, outputs=("files", "mystery"))
+    with pytest.raises(PipelineGraphError) as exc:
+        order_stages([a, b])
+    msg = str(exc.value)
+    assert "'nope'" in msg and "'files' is written by both" in msg and "'mystery'" in msg
+
+
+def test_concurrent_index_runs_do_not_corrupt(repo) -> None:
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-m", "gitstrata", "index", str(repo.path), "--quiet", "--rebuild"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        for _ in range(3)
+    ]
+    codes = [p.wait(120) for p in procs]
+    assert codes == [0, 0, 0]
+    store = Store(repo.path / ".strata")
+    live = store.require_live()
+    assert live.verify() == []
+    assert live.table("symbols").num_rows > 0
+    assert not list(store.root.glob(".tmp-*"))
+
+
+def test_moved_generation_folder_still_loads(repo, tmp_path) -> None:
+    report = run_index(repo.path, out=tmp_path / "ci-out", stages=[CHUNK])
+    moved = tmp_path / "downloaded"
+    (tmp_path / "ci-out").rename(moved)
+    live = Store(moved).require_live()
+    assert live.name == report.generation
+    assert live.verify() == []
+    assert live.table("files").num_rows == 5
+
+
+# ---------------------------------------------------------------- bad input
+
+
+def _one_line_error(proc: subprocess.CompletedProcess, needle: str) -> None:
+    assert proc.returncode == 1, proc.stderr
+    assert "Traceback" not in proc.stderr
+    first = proc.stderr.strip().splitlines()[0]
+    assert first.startswith("error: ") and needle in first, proc.stderr
+
+
+def test_not_a_repository(tmp_path) -> None:
+    (tmp_path / "plain").mkdir()
+    _one_line_error(cli("index", str(tmp_path / "plain")), "not a git repository")
+    with pytest.raises(NotARepository):
+        run_index(tmp_path / "plain")
+
+
+def test_missing_path(tmp_path) -> None:
+    _one_line_error(cli("index", str(tmp_path / "nope")), "no such directory")
+
+
+def test_bare_repository(tmp_path) -> None:
+    subprocess.run(["git", "init", "-q", "--bare", str(tmp_path / "bare.git")], check=True)
+    _one_line_error(cli("index", str(tmp_path / "bare.git")), "bare repository")
+
+
+def test_empty_repository(git_repo) -> None:
+    _one_line_error(cli("index", str(git_repo.path)), "no commits yet")
+    with pytest.raises(EmptyRepository):
+        run_index(git_repo.path)
+
+
+def test_git_missing_from_path(repo, tmp_path) -> None:
+    env = {**os.environ, "PATH": str(tmp_path / "empty-bin")}
+    proc = subprocess.run(
+        [sys.executable, "-m", "gitstrata", "index", str(repo.path)],
+        capture_output=True,
+        text=True,
+        env=env,
+    )
+    _one_line_error(proc, "git is not installed")
+
+
+def test_usage_error_exits_2(repo) -> None:
+    proc = cli("index", str(repo.path), "--jobs", "0")
+    assert proc.returncode == 2
+
+
+def test_odd_files_do_not_stop_indexing(git_repo) -> None:
+    git_repo.commit(
+        "odd files",
+        {
+            "broken.py": "def f(:\n    return (\n",
+            "latin1.py": "s = '\xe9t\xe9'\n".encode("latin-1"),
+            "caf\u00e9/na\u00efve.ts": "export const x = 1;\n",
+            "big.txt": "x" * 2_000_001,
+        },
+    )
+    report = run_index(git_repo.path, stages=[CHUNK])
+    stats = report.stage("chunk").stats
+    assert stats["skipped"] == {"too_large": 1}
+    assert stats["indexed"] == 3
+    paths = set(Store(git_repo.path / ".strata").require_live().table("files")["path"].to_pylist())
+    assert "caf\u00e9/na\u00efve.ts" in paths

@@ -1,0 +1,158 @@
+"""The artifact store: atomic publish, checks on read, collection, locking, relocation."""
+
+from __future__ import annotations
+
+import json
+import multiprocessing as mp
+import shutil
+from pathlib import Path
+
+import pyarrow as pa
+import pytest
+from gitstrata.store.errors import IndexCorrupt, IndexLocked, IndexMissing
+from gitstrata.store.generations import GITIGNORE, Generation, Store
+from gitstrata.store.manifest import Manifest, StageRecord
+from gitstrata.store.schemas import FILES, FORMAT_VERSION
+
+
+def _files_table(n: int) -> pa.Table:
+    rows = [
+        {
+            "path": f"f{i}.py",
+            "blob": f"{i:040x}",
+            "size": i,
+            "language": "python",
+            "lines": i,
+            "parser": "ast",
+            "status": "indexed",
+            "imports": [],
+            "imports_resolved": [],
+        }
+        for i in range(n)
+    ]
+    return pa.Table.from_pylist(rows, schema=FILES)
+
+
+def _publish(store: Store, n: int) -> Generation:
+    writer = store.begin()
+    info = writer.write_table("files", _files_table(n))
+    manifest = Manifest(
+        format_version=FORMAT_VERSION,
+        generation=writer.name,
+        created_at="2024-01-01T00:00:00Z",
+        tool_version="test",
+        repo_head="a" * 40,
+        repo_tree="b" * 40,
+        stages={"chunk": StageRecord(version=1, fingerprint="x", outputs={"files": info})},
+    )
+    return writer.publish(manifest)
+
+
+def test_publish_and_read_back(tmp_path: Path) -> None:
+    store = Store(tmp_path / ".strata")
+    assert store.live() is None
+    with pytest.raises(IndexMissing):
+        store.require_live()
+    gen = _publish(store, 3)
+    assert gen.name == "gen-000001"
+    assert (store.root / "CURRENT").read_text().strip() == "gen-000001"
+    assert (store.root / ".gitignore").read_text() == GITIGNORE
+    live = store.require_live()
+    assert live.table("files").num_rows == 3
+    assert live.verify() == []
+    manifest = json.loads((live.path / "manifest.json").read_text())
+    assert all(not o["file"].startswith("/") for o in manifest["stages"]["chunk"]["outputs"].values())
+
+
+def test_collect_keeps_live_and_previous(tmp_path: Path) -> None:
+    store = Store(tmp_path / "s")
+    for n in range(1, 5):
+        _publish(store, n)
+    store.collect(keep=2)
+    assert store.generations() == ["gen-000003", "gen-000004"]
+    assert store.require_live().table("files").num_rows == 4
+
+
+def test_checksum_and_size_mismatch_are_clear_errors(tmp_path: Path) -> None:
+    store = Store(tmp_path / "s")
+    gen = _publish(store, 5)
+    target = gen.path / "files.parquet"
+    data = bytearray(target.read_bytes())
+    data[len(data) // 2] ^= 0xFF
+    target.write_bytes(bytes(data))
+    with pytest.raises(IndexCorrupt, match="files.parquet: checksum mismatch"):
+        store.require_live().file("files", check="sha256")
+    assert store.require_live().verify()
+    target.write_bytes(bytes(data[:-10]))
+    with pytest.raises(IndexCorrupt, match="size differs"):
+        store.require_live().table("files")
+    target.unlink()
+    with pytest.raises(IndexCorrupt, match="missing artifact file") as exc:
+        store.require_live().table("files")
+    assert exc.value.hint == "run `gitstrata index --rebuild`"
+
+
+def test_unknown_format_version_is_refused(tmp_path: Path) -> None:
+    store = Store(tmp_path / "s")
+    gen = _publish(store, 1)
+    mpath = gen.path / "manifest.json"
+    raw = json.loads(mpath.read_text())
+    raw["format_version"] = 999
+    mpath.write_text(json.dumps(raw))
+    with pytest.raises(IndexCorrupt, match="index format 999"):
+        store.live()
+
+
+def test_moved_store_still_loads(tmp_path: Path) -> None:
+    store = Store(tmp_path / "a" / ".strata")
+    _publish(store, 2)
+    moved = tmp_path / "elsewhere" / "index"
+    moved.parent.mkdir()
+    shutil.move(str(store.root), moved)
+    live = Store(moved).require_live()
+    assert live.table("files").num_rows == 2
+    assert live.verify() == []
+
+
+def test_aborted_writer_leaves_live_untouched(tmp_path: Path) -> None:
+    store = Store(tmp_path / "s")
+    _publish(store, 2)
+    writer = store.begin()
+    writer.write_table("files", _files_table(7))
+    writer.abort()
+    assert not writer.tmp.exists()
+    assert store.require_live().table("files").num_rows == 2
+
+
+def _hold_lock(root: str, ready, release) -> None:
+    with Store(Path(root)).lock():
+        ready.set()
+        release.wait(10)
+
+
+def test_lock_serialises_and_times_out(tmp_path: Path) -> None:
+    store = Store(tmp_path / "s")
+    ctx = mp.get_context("spawn")
+    ready, release = ctx.Event(), ctx.Event()
+    proc = ctx.Process(target=_hold_lock, args=(str(store.root), ready, release))
+    proc.start()
+    try:
+        assert ready.wait(30)
+        with pytest.raises(IndexLocked, match="another gitstrata index"), store.lock(timeout=0.2):
+            pass
+        waited = []
+        release.set()
+        with store.lock(timeout=30, on_wait=lambda: waited.append(True)):
+            pass
+    finally:
+        release.set()
+        proc.join(10)
+    assert proc.exitcode == 0
+
+
+def test_current_naming_garbage_is_corrupt(tmp_path: Path) -> None:
+    store = Store(tmp_path / "s")
+    store.ensure()
+    (store.root / "CURRENT").write_text("../../etc\n")
+    with pytest.raises(IndexCorrupt, match="names no generation"):
+        store.live()
