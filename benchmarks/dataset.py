@@ -1,0 +1,989 @@
+"""Benchmark queries over the fixture repository, with graded relevance.
+
+Every query has a class (the kind of question), a split, its text, and the answers a good system
+ranks first: `relevant` targets with grades 3 (the answer), 2 (strongly related) or 1 (useful
+context). A target is one of
+
+    symbol:<path>::<qualname>   a function, method, class or type at the fixture's HEAD
+    commit:<NAME>               a fixture commit, by its stable name (see fixture.FixtureInfo)
+    file:<path>                 a whole file (configuration, migrations, module constants)
+
+`expected_warnings` are indexes into `failures.failure_records()`: the failed attempts a good
+system surfaces for the query. `coupled_files` lists the files a co-change discovery query is
+about.
+
+Invariants:
+- Query ids are unique across splits; ids and texts never change once a split is published.
+- Every target exists in the fixture (tests/test_fixture.py checks it against a built repo).
+- The held-out splits were written independently of dev (different wording, partly different
+  facts). Nothing is tuned on them, and no test executes their text
+  (tests/test_dataset.py::test_no_test_file_contains_held_out_query_text).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from ..store.errors import GitstrataError, InputError
+
+__all__ = [
+    "HELDOUT_SPLITS",
+    "QUERY_CLASSES",
+    "SPLITS",
+    "Query",
+    "Relevance",
+    "queries",
+]
+
+QueryClass = Literal["causal", "behavioral", "symptom", "coupled", "exact", "change"]
+QUERY_CLASSES: tuple[str, ...] = ("causal", "behavioral", "symptom", "coupled", "exact", "change")
+SPLITS: tuple[str, ...] = ("dev", "heldout_v1")
+HELDOUT_SPLITS: tuple[str, ...] = ("heldout_v1",)
+
+
+class Relevance(BaseModel):
+    """One graded answer of a query."""
+
+    model_config = ConfigDict(frozen=True)
+
+    target: str
+    grade: int = Field(ge=1, le=3)
+
+    @property
+    def kind(self) -> str:
+        return self.target.split(":", 1)[0]
+
+    @property
+    def path(self) -> str | None:
+        """The file a symbol or file target points at (None for commits)."""
+        if self.kind == "commit":
+            return None
+        return self.target.split(":", 1)[1].split("::", 1)[0]
+
+    @property
+    def qualname(self) -> str | None:
+        return self.target.split("::", 1)[1] if self.kind == "symbol" else None
+
+    @property
+    def commit_name(self) -> str | None:
+        return self.target.split(":", 1)[1] if self.kind == "commit" else None
+
+
+class Query(BaseModel):
+    """A benchmark query; `query_class` is serialised as "class"."""
+
+    model_config = ConfigDict(frozen=True, populate_by_name=True)
+
+    id: str
+    split: str
+    query_class: QueryClass = Field(alias="class")
+    text: str
+    file_filter: str | None = None
+    relevant: tuple[Relevance, ...]
+    expected_warnings: tuple[int, ...] = ()
+    coupled_files: tuple[str, ...] = ()
+
+    def commit_names(self) -> tuple[str, ...]:
+        return tuple(r.commit_name for r in self.relevant if r.commit_name is not None)
+
+
+# --- targets ------------------------------------------------------------------------------------
+
+
+def S(path: str, qualname: str) -> str:
+    return f"symbol:{path}::{qualname}"
+
+
+def C(name: str) -> str:
+    return f"commit:{name}"
+
+
+def F(path: str) -> str:
+    return f"file:{path}"
+
+
+RETRY = "backend/payments/retry.py"
+GATEWAY = "backend/payments/gateway.py"
+IDEMPOTENCY = "backend/payments/idempotency.py"
+REFUNDS = "backend/payments/refunds.py"
+WEBHOOKS = "backend/payments/webhooks.py"
+TOKENS = "backend/auth/tokens.py"
+REFRESH = "backend/auth/refresh.py"
+PASSWORDS = "backend/auth/passwords.py"
+CACHE = "backend/core/ttl_cache.py"
+LIMITER = "backend/core/rate_limiter.py"
+SCHEMAS = "backend/api/schemas.py"
+ORDERS_API = "backend/api/orders.py"
+MIDDLEWARE = "backend/api/middleware.py"
+HEALTH = "backend/api/health.py"
+ERRORS = "backend/api/errors.py"
+MODELS = "backend/orders/models.py"
+REPOSITORY = "backend/orders/repository.py"
+RULES = "backend/promotions/rules.py"
+CODES = "backend/promotions/codes.py"
+CSV_PY = "backend/export/csv_export.py"
+SETTINGS = "backend/config/settings.py"
+CSV_GO = "worker/internal/export/csv.go"
+RUNNER = "worker/internal/jobs/runner.go"
+RUNNER_TEST = "worker/internal/jobs/runner_test.go"
+RECONCILE = "worker/internal/payments/reconcile.go"
+RECONCILE_TEST = "worker/internal/payments/reconcile_test.go"
+BACKOFF = "worker/internal/retry/backoff.go"
+WORKER_MAIN = "worker/cmd/worker/main.go"
+WEB_ORDERS = "web/src/api/orders.ts"
+SESSION = "web/src/auth/session.ts"
+BANNER = "web/src/checkout/promoBanner.ts"
+PARSER = "mobile/src/parsers/orderParser.ts"
+MOBILE_MODELS = "mobile/src/models/order.ts"
+OFFLINE = "mobile/src/storage/offlineQueue.ts"
+ORDER_SCREEN = "mobile/src/screens/OrderDetailScreen.tsx"
+NGINX = "deploy/nginx/api.conf"
+K8S_API = "deploy/k8s/api-deployment.yaml"
+K8S_WORKER = "deploy/k8s/worker-deployment.yaml"
+ADR_CENTS = "docs/adr/0001-money-as-integer-cents.md"
+ADR_IDEMPOTENCY = "docs/adr/0002-one-idempotency-key-per-order.md"
+
+_Row = tuple[str, str, str, dict[str, int], tuple[int, ...], tuple[str, ...], str | None]
+
+
+def _q(
+    qid: str,
+    cls: str,
+    text: str,
+    relevant: dict[str, int],
+    warn: tuple[int, ...] = (),
+    coupled: tuple[str, ...] = (),
+    file_filter: str | None = None,
+) -> _Row:
+    return (qid, cls, text, relevant, warn, coupled, file_filter)
+
+
+# --- dev: every weight and design choice may look at these ----------------------------------------
+
+_DEV: tuple[_Row, ...] = (
+    _q(
+        "dev-causal-01",
+        "causal",
+        "Why was the lock-free read path in TTLCache.get reverted?",
+        {
+            C("cache_perf_revert"): 3,
+            C("cache_perf_lockfree"): 2,
+            S(CACHE, "TTLCache.get"): 2,
+            C("cache_race_test"): 1,
+        },
+        (2,),
+    ),
+    _q(
+        "dev-causal-02",
+        "causal",
+        "Why does token validation allow a 60 second grace period after expiry?",
+        {C("inc2291_clock_skew"): 3, S(TOKENS, "validate_token"): 2},
+        (1,),
+    ),
+    _q(
+        "dev-causal-03",
+        "causal",
+        "Why do declined cards skip the retry loop when charging?",
+        {
+            C("inc2188_declined_fix"): 3,
+            S(GATEWAY, "classify_response"): 2,
+            S(GATEWAY, "GatewayDeclined"): 2,
+            S(RETRY, "charge_with_retry"): 1,
+        },
+        (7,),
+    ),
+    _q(
+        "dev-causal-04",
+        "causal",
+        "Why was running every job of a batch in parallel in the Go worker rolled back?",
+        {
+            C("worker_perf_revert"): 3,
+            C("worker_perf_unbounded"): 2,
+            C("worker_inflight_comment"): 2,
+            S(RUNNER, "Runner.processBatch"): 1,
+        },
+        (6,),
+    ),
+    _q(
+        "dev-causal-05",
+        "causal",
+        "Why did the rate limiter move from fixed windows to a sliding window?",
+        {
+            C("inc2458_sliding_window"): 3,
+            S(LIMITER, "RateLimiter.allow"): 2,
+            S(LIMITER, "RateLimiter._roll"): 1,
+        },
+        (3,),
+    ),
+    _q(
+        "dev-causal-06",
+        "causal",
+        "Why are idempotency records kept for 48 hours instead of 24?",
+        {
+            C("inc2472_idempotency_ttl"): 3,
+            F(IDEMPOTENCY): 2,
+            F(ADR_IDEMPOTENCY): 1,
+            C("idempotency_store"): 1,
+        },
+        (10,),
+    ),
+    _q(
+        "dev-causal-07",
+        "causal",
+        "What was the reason for adding the order id to the pagination cursor?",
+        {
+            C("inc2801_pagination"): 3,
+            S(ORDERS_API, "encode_cursor"): 2,
+            S(REPOSITORY, "OrderRepository.list_before"): 1,
+        },
+        (13,),
+    ),
+    _q(
+        "dev-causal-08",
+        "causal",
+        "Why does the API send money as integer cents instead of floats?",
+        {C("money_cents_refactor"): 3, F(ADR_CENTS): 2, C("inc2333_mobile_cents"): 1},
+    ),
+    _q(
+        "dev-causal-09",
+        "causal",
+        "Why was the refund idempotency key changed to include the running refunded total?",
+        {C("review_comments_refunds"): 3, S(REFUNDS, "issue_refund"): 2},
+    ),
+    _q(
+        "dev-behavioral-01",
+        "behavioral",
+        "Why does charge_with_retry derive the idempotency key before the retry loop?",
+        {
+            S(RETRY, "charge_with_retry"): 3,
+            C("inc2407_idempotency_retry"): 3,
+            F(ADR_IDEMPOTENCY): 1,
+        },
+        (0, 16),
+    ),
+    _q(
+        "dev-behavioral-02",
+        "behavioral",
+        "Why does parseMoney in the mobile order parser throw on decimal amounts?",
+        {S(PARSER, "parseMoney"): 3, C("inc2333_mobile_cents"): 3},
+        (4,),
+        file_filter="mobile/**",
+    ),
+    _q(
+        "dev-behavioral-03",
+        "behavioral",
+        "Why does classifyGatewayStatus return pending for an HTTP 504?",
+        {S(RECONCILE, "classifyGatewayStatus"): 3, C("inc2710_reconcile_timeout"): 3},
+        (12,),
+    ),
+    _q(
+        "dev-behavioral-04",
+        "behavioral",
+        "Why does apply_promotions keep only the best percentage promotion?",
+        {
+            S(RULES, "apply_promotions"): 3,
+            C("inc2655_promo_stacking"): 3,
+            S(BANNER, "stackingNotice"): 1,
+        },
+        (8,),
+    ),
+    _q(
+        "dev-behavioral-05",
+        "behavioral",
+        "Why does escape_cell prefix some CSV cells with a single quote?",
+        {S(CSV_PY, "escape_cell"): 3, C("inc2602_csv_injection"): 3, S(CSV_GO, "escapeCell"): 1},
+        (9, 17),
+    ),
+    _q(
+        "dev-behavioral-06",
+        "behavioral",
+        "Why does rotate_refresh_token revoke the whole token family when an old refresh token comes back?",
+        {
+            S(REFRESH, "rotate_refresh_token"): 3,
+            C("inc2744_refresh_reuse"): 3,
+            S(REFRESH, "RefreshTokenStore.revoke_family"): 1,
+        },
+        (11,),
+    ),
+    _q(
+        "dev-behavioral-07",
+        "behavioral",
+        "Why does TTLCache.get take the lock even though it only reads?",
+        {S(CACHE, "TTLCache.get"): 3, C("cache_perf_revert"): 3, C("cache_race_test"): 1},
+        (2,),
+    ),
+    _q(
+        "dev-behavioral-08",
+        "behavioral",
+        "Why does Runner.processBatch run handlers with context.WithoutCancel?",
+        {S(RUNNER, "Runner.processBatch"): 3, C("worker_shutdown"): 3},
+        (6,),
+    ),
+    _q(
+        "dev-behavioral-09",
+        "behavioral",
+        "Why does verify_webhook_signature use hmac.compare_digest instead of ==?",
+        {S(WEBHOOKS, "verify_webhook_signature"): 3, C("webhook_constant_time"): 3},
+    ),
+    _q(
+        "dev-symptom-01",
+        "symptom",
+        "Customers were billed twice after a gateway timeout",
+        {
+            C("inc2407_idempotency_retry"): 3,
+            S(RETRY, "charge_with_retry"): 3,
+            C("inc2472_idempotency_ttl"): 1,
+        },
+        (0, 16),
+    ),
+    _q(
+        "dev-symptom-02",
+        "symptom",
+        "Android users kept getting signed out in the middle of checkout",
+        {C("inc2291_clock_skew"): 3, S(TOKENS, "validate_token"): 2},
+        (1,),
+    ),
+    _q(
+        "dev-symptom-03",
+        "symptom",
+        "Some orders never showed up in the order history when paging through it",
+        {
+            C("inc2801_pagination"): 3,
+            S(ORDERS_API, "list_orders"): 2,
+            S(REPOSITORY, "OrderRepository.list_before"): 2,
+        },
+        (13,),
+    ),
+    _q(
+        "dev-symptom-04",
+        "symptom",
+        "Paid orders were cancelled overnight although the card had been charged",
+        {C("inc2710_reconcile_timeout"): 3, S(RECONCILE, "classifyGatewayStatus"): 3},
+        (12,),
+    ),
+    _q(
+        "dev-symptom-05",
+        "symptom",
+        "Checkout failed because the database ran out of connections during the monthly export",
+        {
+            C("worker_perf_revert"): 3,
+            S(RUNNER, "Runner.processBatch"): 2,
+            C("worker_inflight_comment"): 1,
+        },
+        (6,),
+    ),
+    _q(
+        "dev-symptom-06",
+        "symptom",
+        "Shoppers saw promotion prices that had already been withdrawn, and some checkouts returned 500",
+        {C("cache_perf_revert"): 3, S(CACHE, "TTLCache.get"): 2},
+        (2,),
+    ),
+    _q(
+        "dev-symptom-07",
+        "symptom",
+        "Two promo codes together took 35% off the order",
+        {C("inc2655_promo_stacking"): 3, S(RULES, "apply_promotions"): 3},
+        (8,),
+    ),
+    _q(
+        "dev-symptom-08",
+        "symptom",
+        "Customers got a 504 while paying and then ended up with two orders",
+        {C("inc2689_nginx_timeout"): 3, F(NGINX): 2, S(SETTINGS, "Settings"): 1},
+        (14,),
+    ),
+    _q(
+        "dev-coupled-01",
+        "coupled",
+        "What else must change when I add a field to OrderOut in backend/api/schemas.py?",
+        {
+            S(PARSER, "parseOrder"): 3,
+            S(WEB_ORDERS, "parseOrderResponse"): 3,
+            S(WEB_ORDERS, "OrderDTO"): 2,
+            S(MOBILE_MODELS, "Order"): 2,
+            S(MODELS, "Order"): 1,
+        },
+        (5,),
+        (PARSER, WEB_ORDERS, MOBILE_MODELS, MODELS),
+    ),
+    _q(
+        "dev-coupled-02",
+        "coupled",
+        "If I add a column to the Python finance CSV export, what else has to change?",
+        {S(CSV_GO, "WriteOrdersCSV"): 3, S(CSV_GO, "Order"): 2, S(CSV_PY, "order_row"): 2},
+        (),
+        (CSV_GO,),
+    ),
+    _q(
+        "dev-coupled-03",
+        "coupled",
+        "Which files usually change together with backend/auth/tokens.py?",
+        {F(SESSION): 3, F("tests/backend/test_tokens.py"): 2},
+        (1, 15),
+        (SESSION, "tests/backend/test_tokens.py"),
+    ),
+    _q(
+        "dev-coupled-04",
+        "coupled",
+        "What needs updating alongside backend/config/settings.py when I add an environment variable?",
+        {F(K8S_API): 3, S(SETTINGS, "get_settings"): 2},
+        (),
+        (K8S_API,),
+    ),
+    _q(
+        "dev-coupled-05",
+        "coupled",
+        "When I change the promotion rules in rules.py, what else usually changes with them?",
+        {
+            S(BANNER, "renderPromoBanner"): 3,
+            S(BANNER, "stackingNotice"): 2,
+            F("tests/backend/test_promotions.py"): 2,
+        },
+        (8,),
+        (BANNER, "tests/backend/test_promotions.py"),
+    ),
+    _q(
+        "dev-coupled-06",
+        "coupled",
+        "What else should I touch when changing the mobile order parser?",
+        {
+            S(SCHEMAS, "OrderOut"): 3,
+            S(MOBILE_MODELS, "Order"): 3,
+            S(WEB_ORDERS, "parseOrderResponse"): 2,
+        },
+        (4,),
+        (SCHEMAS, MOBILE_MODELS, WEB_ORDERS),
+    ),
+    _q(
+        "dev-coupled-07",
+        "coupled",
+        "What changes together with the Go job runner in worker/internal/jobs/runner.go?",
+        {
+            S(WORKER_MAIN, "main"): 3,
+            S(RUNNER_TEST, "TestProcessBatchRespectsMaxInFlight"): 2,
+            F(K8S_WORKER): 1,
+        },
+        (6,),
+        (WORKER_MAIN, RUNNER_TEST),
+    ),
+    _q(
+        "dev-coupled-08",
+        "coupled",
+        "If I change how long the server keeps idempotency records, which client code depends on that?",
+        {S(OFFLINE, "replayQueue"): 3, F(OFFLINE): 2},
+        (10,),
+        (OFFLINE,),
+    ),
+    _q(
+        "dev-exact-01",
+        "exact",
+        "ERR_PAYMENT_DUPLICATE",
+        {
+            C("inc2407_idempotency_retry"): 3,
+            S(RETRY, "charge_with_retry"): 2,
+            S("tests/backend/test_retry.py", "test_retry_does_not_double_charge"): 2,
+            F(ERRORS): 1,
+        },
+        (0, 16),
+    ),
+    _q(
+        "dev-exact-02",
+        "exact",
+        "INC-2519",
+        {C("cache_perf_revert"): 3, C("cache_race_test"): 3, S(CACHE, "TTLCache.get"): 1},
+        (2,),
+    ),
+    _q(
+        "dev-exact-03",
+        "exact",
+        "CLOCK_SKEW_SECONDS",
+        {F(TOKENS): 3, S(TOKENS, "validate_token"): 3, C("inc2291_clock_skew"): 2, F(SESSION): 1},
+        (1,),
+    ),
+    _q(
+        "dev-exact-04",
+        "exact",
+        "ERR_PARSE_AMOUNT",
+        {S(PARSER, "parseMoney"): 3, C("inc2333_mobile_cents"): 2},
+        (4,),
+    ),
+    _q(
+        "dev-exact-05",
+        "exact",
+        "INC-2566",
+        {C("worker_perf_revert"): 3, C("worker_inflight_comment"): 3, S(RUNNER, "Runner"): 1},
+        (6,),
+    ),
+    _q(
+        "dev-exact-06",
+        "exact",
+        "ERR_TOKEN_REUSED",
+        {S(REFRESH, "rotate_refresh_token"): 3, C("inc2744_refresh_reuse"): 3},
+        (11,),
+    ),
+    _q(
+        "dev-exact-07",
+        "exact",
+        "MAX_REPLAY_AGE_MS",
+        {F(OFFLINE): 3, S(OFFLINE, "replayQueue"): 2, C("inc2472_idempotency_ttl"): 2},
+        (10,),
+    ),
+    _q(
+        "dev-exact-08",
+        "exact",
+        "ERR_INVALID_CURSOR",
+        {
+            S(ORDERS_API, "decode_cursor"): 3,
+            C("orders_pagination"): 2,
+            S("tests/backend/test_orders_api.py", "test_malformed_cursor_is_a_client_error"): 1,
+        },
+        (13,),
+    ),
+    _q(
+        "dev-change-01",
+        "change",
+        "Raise the token grace period to 90 seconds",
+        {
+            F(TOKENS): 3,
+            S(TOKENS, "validate_token"): 2,
+            F(SESSION): 1,
+            F("tests/backend/test_tokens.py"): 1,
+        },
+        (1,),
+    ),
+    _q(
+        "dev-change-02",
+        "change",
+        "Let the worker run up to 16 jobs at the same time",
+        {F(K8S_WORKER): 3, S(WORKER_MAIN, "main"): 2, S(RUNNER, "Runner.processBatch"): 1},
+        (6,),
+    ),
+    _q(
+        "dev-change-03",
+        "change",
+        "Add a refunded_cents field to the order response",
+        {
+            S(SCHEMAS, "OrderOut"): 3,
+            S(SCHEMAS, "order_to_out"): 2,
+            S(WEB_ORDERS, "parseOrderResponse"): 2,
+            S(PARSER, "parseOrder"): 2,
+            S(MODELS, "Order"): 1,
+        },
+        (5,),
+    ),
+    _q(
+        "dev-change-04",
+        "change",
+        "Allow 30 requests per minute per client on login and checkout instead of 20",
+        {S(SETTINGS, "Settings"): 3, F(K8S_API): 2, S(MIDDLEWARE, "rate_limit_middleware"): 1},
+    ),
+    _q(
+        "dev-change-05",
+        "change",
+        "Also escape cells that start with a pipe character in the CSV exports",
+        {S(CSV_PY, "escape_cell"): 3, S(CSV_GO, "escapeCell"): 2},
+        (9, 17),
+    ),
+    _q(
+        "dev-change-06",
+        "change",
+        "Change the default payment retry policy to five attempts",
+        {S(RETRY, "RetryPolicy"): 3, F(NGINX): 1, S(SETTINGS, "Settings"): 1},
+    ),
+    _q(
+        "dev-change-07",
+        "change",
+        "Show the sales tax on the mobile order detail screen",
+        {
+            S(ORDER_SCREEN, "OrderDetailScreen"): 3,
+            S(MOBILE_MODELS, "Order"): 1,
+            S(PARSER, "parseOrder"): 1,
+        },
+        file_filter="mobile/**",
+    ),
+    _q(
+        "dev-change-08",
+        "change",
+        "Add NOK as a supported order currency",
+        {
+            F(SCHEMAS): 3,
+            F("web/src/utils/money.ts"): 2,
+            F("db/migrations/0005_add_currency.sql"): 1,
+        },
+    ),
+)
+
+# --- held-out v1: written separately from dev; report it, never tune on it -----------------------
+
+_HELDOUT_V1: tuple[_Row, ...] = (
+    _q(
+        "h1-causal-01",
+        "causal",
+        "What is the story behind interpreting campaign start and end times in Stockholm time?",
+        {C("promo_expiry_tz"): 3, S(RULES, "_as_shop_time"): 2, S(RULES, "is_active"): 2},
+    ),
+    _q(
+        "h1-causal-02",
+        "causal",
+        "Reason for cutting the access token lifetime to a quarter of an hour",
+        {C("access_ttl_15m"): 3, F(TOKENS): 1},
+    ),
+    _q(
+        "h1-causal-03",
+        "causal",
+        "Why was the web session refresh margin increased to two minutes?",
+        {
+            C("inc2390_web_refresh_margin"): 3,
+            S(SESSION, "ensureFresh"): 2,
+            S(SESSION, "shouldRefresh"): 1,
+        },
+        (15,),
+    ),
+    _q(
+        "h1-causal-04",
+        "causal",
+        "Why did order placement start rejecting bodies with no items?",
+        {C("schemas_validation"): 3, S(SCHEMAS, "OrderCreate.items_not_empty"): 3},
+    ),
+    _q(
+        "h1-causal-05",
+        "causal",
+        "Rationale for switching password hashing from PBKDF2 to scrypt",
+        {
+            C("passwords_scrypt"): 3,
+            S(PASSWORDS, "needs_rehash"): 2,
+            S(PASSWORDS, "verify_password"): 2,
+        },
+    ),
+    _q(
+        "h1-causal-06",
+        "causal",
+        "Why did nginx get a 45 second proxy_read_timeout?",
+        {C("inc2689_nginx_timeout"): 3, F(NGINX): 2, S(SETTINGS, "Settings"): 1},
+        (14,),
+    ),
+    _q(
+        "h1-behavioral-01",
+        "behavioral",
+        "Why does normalize_code remove dashes and apply NFKC normalisation?",
+        {S(CODES, "normalize_code"): 3, C("promo_codes_normalize"): 3},
+    ),
+    _q(
+        "h1-behavioral-02",
+        "behavioral",
+        "What is the ceiling <= 0 check in Backoff.Next protecting against?",
+        {
+            S(BACKOFF, "Backoff.Next"): 3,
+            S("worker/internal/retry/backoff_test.go", "TestHugeAttemptDoesNotOverflow"): 2,
+            C("worker_backoff_tests"): 2,
+        },
+        file_filter="worker/**",
+    ),
+    _q(
+        "h1-behavioral-03",
+        "behavioral",
+        "Why does replayQueue keep a queued order when sending it throws?",
+        {S(OFFLINE, "replayQueue"): 3, C("mobile_offline_keep_failed"): 3},
+    ),
+    _q(
+        "h1-behavioral-04",
+        "behavioral",
+        "Why doesn't the healthz endpoint check the database?",
+        {S(HEALTH, "healthz"): 3, C("k8s_probes"): 2, S(HEALTH, "readyz"): 1},
+    ),
+    _q(
+        "h1-behavioral-05",
+        "behavioral",
+        "Why does export_promotions_csv pass promotion codes through escape_cell?",
+        {
+            S(CSV_PY, "export_promotions_csv"): 3,
+            C("promotions_export"): 3,
+            S(CSV_PY, "escape_cell"): 1,
+        },
+        (9,),
+    ),
+    _q(
+        "h1-behavioral-06",
+        "behavioral",
+        "What is the overlap factor in RateLimiter._estimate for?",
+        {
+            S(LIMITER, "RateLimiter._estimate"): 3,
+            C("inc2458_sliding_window"): 3,
+            S(LIMITER, "RateLimiter._roll"): 1,
+        },
+        (3,),
+    ),
+    _q(
+        "h1-symptom-01",
+        "symptom",
+        "The Black Friday discount did not apply for the first hour after midnight",
+        {C("promo_expiry_tz"): 3, S(RULES, "is_active"): 3, S(RULES, "_as_shop_time"): 2},
+    ),
+    _q(
+        "h1-symptom-02",
+        "symptom",
+        "After switching back to a background checkout tab, the first request failed because the token had expired",
+        {C("inc2390_web_refresh_margin"): 3, S(SESSION, "ensureFresh"): 3},
+        (15,),
+    ),
+    _q(
+        "h1-symptom-03",
+        "symptom",
+        "Finance opened the export in Excel and a delivery note turned into a phishing link",
+        {C("inc2602_csv_injection"): 3, S(CSV_PY, "escape_cell"): 3, S(CSV_GO, "escapeCell"): 2},
+        (9, 17),
+    ),
+    _q(
+        "h1-symptom-04",
+        "symptom",
+        "An attacker kept refreshing a copied session for weeks after the victim signed in again",
+        {C("inc2744_refresh_reuse"): 3, S(REFRESH, "rotate_refresh_token"): 3},
+        (11,),
+    ),
+    _q(
+        "h1-symptom-05",
+        "symptom",
+        "An order placed on the phone without signal was charged a second time when the app synced the next day",
+        {C("inc2472_idempotency_ttl"): 3, F(IDEMPOTENCY): 2, S(OFFLINE, "replayQueue"): 2},
+        (10,),
+    ),
+    _q(
+        "h1-symptom-06",
+        "symptom",
+        "The card issuer blocked customer cards after a burst of repeated declined payments",
+        {
+            C("inc2188_declined_fix"): 3,
+            S(GATEWAY, "classify_response"): 3,
+            S(RETRY, "charge_with_retry"): 1,
+        },
+        (7,),
+    ),
+    _q(
+        "h1-coupled-01",
+        "coupled",
+        "Adding a new value to the OrderStatus literal on the server: which client types need it too?",
+        {
+            S(WEB_ORDERS, "OrderStatus"): 3,
+            S(MOBILE_MODELS, "OrderStatus"): 3,
+            S(PARSER, "parseStatus"): 2,
+            S(ORDER_SCREEN, "statusLabel"): 1,
+        },
+        (),
+        (WEB_ORDERS, MOBILE_MODELS, PARSER),
+    ),
+    _q(
+        "h1-coupled-02",
+        "coupled",
+        "The Go nightly export's Order struct gets a new field; which Python code mirrors it?",
+        {S(CSV_PY, "order_row"): 3, F(CSV_PY): 2},
+        (),
+        (CSV_PY,),
+    ),
+    _q(
+        "h1-coupled-03",
+        "coupled",
+        "Editing web/src/checkout/promoBanner.ts: which backend logic does its copy implicitly depend on?",
+        {S(RULES, "apply_promotions"): 3, S(RULES, "discount_for"): 2, S(RULES, "Promotion"): 1},
+        (8,),
+        (RULES,),
+    ),
+    _q(
+        "h1-coupled-04",
+        "coupled",
+        "Hidden dependencies of web/src/api/orders.ts outside the web app",
+        {S(SCHEMAS, "OrderOut"): 3, S(PARSER, "parseOrder"): 3, S(SCHEMAS, "order_to_out"): 1},
+        (5,),
+        (SCHEMAS, PARSER),
+    ),
+    _q(
+        "h1-coupled-05",
+        "coupled",
+        "Bumping gateway_timeout_seconds in settings.py: what deployment config has to move with it?",
+        {F(NGINX): 3, F(K8S_API): 1},
+        (14,),
+        (NGINX, K8S_API),
+    ),
+    _q(
+        "h1-exact-01",
+        "exact",
+        "INC-2710",
+        {
+            C("inc2710_reconcile_timeout"): 3,
+            S(RECONCILE, "classifyGatewayStatus"): 3,
+            S(RECONCILE_TEST, "TestTimeoutStaysPending"): 1,
+        },
+        (12,),
+    ),
+    _q(
+        "h1-exact-02",
+        "exact",
+        "ERR_PROMO_STACKING",
+        {
+            C("inc2655_promo_stacking"): 3,
+            S(RULES, "apply_promotions"): 2,
+            S("tests/backend/test_promotions.py", "test_percentage_codes_do_not_stack"): 2,
+        },
+        (8,),
+    ),
+    _q(
+        "h1-exact-03",
+        "exact",
+        "ERR_ORDER_EMPTY",
+        {S(SCHEMAS, "OrderCreate.items_not_empty"): 3, C("schemas_validation"): 3},
+    ),
+    _q(
+        "h1-exact-04",
+        "exact",
+        "SHOP_TIMEZONE",
+        {F(RULES): 3, S(RULES, "_as_shop_time"): 2, C("promo_expiry_tz"): 2},
+    ),
+    _q(
+        "h1-exact-05",
+        "exact",
+        "INC-2188",
+        {
+            C("inc2188_declined_fix"): 3,
+            S(GATEWAY, "GatewayDeclined"): 2,
+            S(GATEWAY, "classify_response"): 2,
+            S(RETRY, "charge_with_retry"): 1,
+            F("docs/runbooks/payments.md"): 1,
+        },
+        (7,),
+    ),
+    _q(
+        "h1-exact-06",
+        "exact",
+        "ERR_DB_POOL_EXHAUSTED",
+        {C("worker_perf_revert"): 3, C("worker_inflight_comment"): 3, S(RUNNER, "Runner"): 2},
+        (6,),
+    ),
+    _q(
+        "h1-change-01",
+        "change",
+        "Give fixed-amount promotions a default minimum basket of 30 EUR",
+        {S(RULES, "Promotion"): 3, S(RULES, "discount_for"): 2},
+    ),
+    _q(
+        "h1-change-02",
+        "change",
+        "Include a RateLimit-Remaining header in 429 responses",
+        {
+            S(MIDDLEWARE, "rate_limit_middleware"): 3,
+            S(LIMITER, "RateLimiter._estimate"): 1,
+            S(LIMITER, "RateLimiter.retry_after"): 1,
+        },
+    ),
+    _q(
+        "h1-change-03",
+        "change",
+        "Make reconciliation treat an HTTP 502 from the gateway like a timeout",
+        {S(RECONCILE, "classifyGatewayStatus"): 3, F(RECONCILE_TEST): 1},
+        (12,),
+        file_filter="worker/**",
+    ),
+    _q(
+        "h1-change-04",
+        "change",
+        "Put the refresh token family id into the access token claims",
+        {
+            S(TOKENS, "issue_token"): 3,
+            S(REFRESH, "rotate_refresh_token"): 2,
+            S(REFRESH, "start_session"): 2,
+        },
+    ),
+    _q(
+        "h1-change-05",
+        "change",
+        "Forbid mailto links in rendered product descriptions",
+        {
+            S("web/vendor/markdown-lite.js", "safeUrl"): 3,
+            S("web/src/components/ProductDescription.tsx", "ProductDescription"): 2,
+        },
+    ),
+    _q(
+        "h1-change-06",
+        "change",
+        "Raise the worker's retry backoff cap from five to ten minutes",
+        {S(WORKER_MAIN, "main"): 3, S(BACKOFF, "Backoff.Next"): 1},
+    ),
+)
+
+_ROWS: Mapping[str, tuple[_Row, ...]] = {"dev": _DEV, "heldout_v1": _HELDOUT_V1}
+
+
+def queries(split: str) -> list[Query]:
+    """The queries of one split, in a stable order."""
+    if split not in _ROWS:
+        raise InputError(f"unknown split {split!r}; known splits: {', '.join(SPLITS)}")
+    return [
+        Query(
+            id=qid,
+            split=split,
+            query_class=cls,
+            text=text,
+            relevant=tuple(Relevance(target=t, grade=g) for t, g in relevant.items()),
+            expected_warnings=warn,
+            coupled_files=coupled,
+            file_filter=file_filter,
+        )
+        for qid, cls, text, relevant, warn, coupled, file_filter in _ROWS[split]
+    ]
+
+
+def to_json(items: Sequence[Query], commits: Mapping[str, str] | None = None) -> list[dict]:
+    """JSON-ready dicts; with `commits` (name -> sha) commit targets also carry their SHA."""
+    out = []
+    for query in items:
+        data = query.model_dump(by_alias=True, mode="json")
+        if commits is not None:
+            for rel in data["relevant"]:
+                if rel["target"].startswith("commit:"):
+                    rel["sha"] = commits[rel["target"].split(":", 1)[1]]
+        out.append(data)
+    return out
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m gitstrata.benchmarks.dataset", description="Print benchmark queries."
+    )
+    parser.add_argument("--split", default="dev", choices=SPLITS)
+    parser.add_argument("--json", action="store_true", help="print the queries as JSON")
+    parser.add_argument(
+        "--fixture", type=Path, help="a built fixture repository: also resolve commit names to SHAs"
+    )
+    args = parser.parse_args(argv)
+    try:
+        items = queries(args.split)
+        commits = None
+        if args.fixture is not None:
+            from .fixture import load_fixture
+
+            commits = load_fixture(args.fixture).commits
+    except GitstrataError as exc:
+        hint = f" ({exc.hint})" if exc.hint else ""
+        print(f"error: {exc}{hint}", file=sys.stderr)
+        return 1
+    if args.json:
+        print(json.dumps(to_json(items, commits), indent=2, ensure_ascii=False))
+        return 0
+    for query in items:
+        print(f"{query.id:<20} {query.query_class:<10} {query.text}")
+        for rel in query.relevant:
+            sha = ""
+            if commits is not None and rel.commit_name is not None:
+                sha = f"  {commits[rel.commit_name][:10]}"
+            print(f"{'':<20} {rel.grade}  {rel.target}{sha}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,151 @@
+"""The query dataset: split sizes, class coverage, well-formed graded targets, and the guard that
+keeps held-out query text out of every test file."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from fnmatch import fnmatch
+from pathlib import Path
+
+import pytest
+
+from gitstrata.benchmarks import dataset
+from gitstrata.benchmarks.dataset import HELDOUT_SPLITS, QUERY_CLASSES, SPLITS, Query, queries
+from gitstrata.benchmarks.failures import failure_records
+from gitstrata.benchmarks.fixture_content import COMMITS
+from gitstrata.store.errors import InputError
+
+TARGET = re.compile(r"^(?:symbol:[\w./-]+::[\w.<>]+|commit:[a-z0-9_]+|file:[\w./-]+)$")
+WINDOW = 6
+
+
+def _words(text: str) -> list[str]:
+    return re.findall(r"[a-z0-9_]+", text.lower())
+
+
+def _windows(text: str) -> set[str]:
+    words = _words(text)
+    return {" ".join(words[i : i + WINDOW]) for i in range(len(words) - WINDOW + 1)}
+
+
+def test_split_sizes() -> None:
+    assert SPLITS == ("dev", "heldout_v1")
+    assert HELDOUT_SPLITS == ("heldout_v1",)
+    assert len(queries("dev")) == 50
+    assert len(queries("heldout_v1")) == 35
+
+
+@pytest.mark.parametrize("split", SPLITS)
+def test_every_class_is_covered(split: str) -> None:
+    counts = Counter(q.query_class for q in queries(split))
+    assert set(counts) == set(QUERY_CLASSES)
+    assert min(counts.values()) >= 5
+
+
+def test_ids_are_unique_and_prefixed_by_split() -> None:
+    ids = [q.id for split in SPLITS for q in queries(split)]
+    assert len(ids) == len(set(ids))
+    prefixes = {"dev": "dev-", "heldout_v1": "h1-"}
+    for split in SPLITS:
+        for q in queries(split):
+            assert q.split == split
+            assert q.id.startswith(prefixes[split] + q.query_class + "-")
+
+
+def test_unknown_split_is_an_input_error() -> None:
+    with pytest.raises(InputError):
+        queries("test")
+
+
+@pytest.mark.parametrize("split", SPLITS)
+def test_relevance_is_graded_and_well_formed(split: str) -> None:
+    names = {spec.name for spec in COMMITS}
+    for q in queries(split):
+        targets = [r.target for r in q.relevant]
+        assert len(targets) == len(set(targets)), q.id
+        assert all(TARGET.match(t) for t in targets), q.id
+        assert max(r.grade for r in q.relevant) == 3, q.id
+        assert {r.commit_name for r in q.relevant if r.kind == "commit"} <= names, q.id
+        assert q.text == q.text.strip() and q.text, q.id
+
+
+@pytest.mark.parametrize("split", SPLITS)
+def test_warnings_and_coupled_files(split: str) -> None:
+    count = len(failure_records())
+    for q in queries(split):
+        assert all(0 <= i < count for i in q.expected_warnings), q.id
+        assert bool(q.coupled_files) == (q.query_class == "coupled"), q.id
+
+
+@pytest.mark.parametrize("split", SPLITS)
+def test_file_filters_keep_every_answer(split: str) -> None:
+    records = failure_records()
+    filtered = [q for q in queries(split) if q.file_filter is not None]
+    assert filtered
+    for q in filtered:
+        paths = [r.path for r in q.relevant if r.path is not None]
+        paths += [records[i]["file_path"] for i in q.expected_warnings]
+        assert all(fnmatch(p, q.file_filter) for p in paths), q.id
+
+
+def test_dev_expects_every_recorded_failure_somewhere() -> None:
+    expected = {i for q in queries("dev") for i in q.expected_warnings}
+    assert expected == set(range(len(failure_records())))
+
+
+def test_query_model_round_trips_through_json() -> None:
+    q = queries("dev")[0]
+    data = json.loads(q.model_dump_json(by_alias=True))
+    assert data["class"] == "causal"
+    assert Query.model_validate(data) == q
+    assert q.commit_names() == ("cache_perf_revert", "cache_perf_lockfree", "cache_race_test")
+
+
+def test_dataset_cli_prints_dev_as_json(capsys: pytest.CaptureFixture[str]) -> None:
+    assert dataset.main(["--split", "dev", "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert [row["id"] for row in rows] == [q.id for q in queries("dev")]
+    assert set(rows[0]) == {
+        "id",
+        "split",
+        "class",
+        "text",
+        "file_filter",
+        "relevant",
+        "expected_warnings",
+        "coupled_files",
+    }
+
+
+def test_held_out_queries_are_not_paraphrases_of_dev() -> None:
+    dev_texts = {" ".join(_words(q.text)) for q in queries("dev")}
+    dev_windows = set().union(*(_windows(q.text) for q in queries("dev")))
+    for split in HELDOUT_SPLITS:
+        for q in queries(split):
+            assert " ".join(_words(q.text)) not in dev_texts, q.id
+            assert not (_windows(q.text) & dev_windows), q.id
+
+
+def test_no_test_file_contains_held_out_query_text() -> None:
+    """No test may run (or even spell out) a held-out query before its evaluation."""
+    dev_windows = set().union(*(_windows(q.text) for q in queries("dev")))
+    needles: set[str] = set()
+    for split in HELDOUT_SPLITS:
+        for q in queries(split):
+            needles.add(" ".join(_words(q.text)))
+            needles |= _windows(q.text) - dev_windows
+    dataset_module = Path(dataset.__file__).resolve()
+    tests_dir = Path(__file__).resolve().parent
+    offenders = []
+    for path in sorted(tests_dir.rglob("*")):
+        if not path.is_file() or "__pycache__" in path.parts or path.resolve() == dataset_module:
+            continue
+        try:
+            text = path.read_text(encoding="utf-8")
+        except UnicodeDecodeError:
+            continue
+        haystack = f" {' '.join(_words(text))} "
+        offenders += [(path.name, n) for n in sorted(needles) if f" {n} " in haystack]
+    assert offenders == []
