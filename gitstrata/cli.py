@@ -151,6 +151,249 @@ def sql(
         print_frame(frame, limit=limit)
 
 
+@app.command()
+def query(
+    ctx: typer.Context,
+    text: Annotated[str, typer.Argument(help="A question, a bug report, an identifier or an error code.")],
+    file: Annotated[str | None, typer.Option("--file", "-f", help="Only results concerning this file.")] = None,
+    mode: Annotated[str, typer.Option("--mode", help="full | bm25 | dense | hybrid")] = "full",
+    top_k: Annotated[int, typer.Option("--top-k", "-k", min=1, max=100, help="Results to return.")] = 10,
+    raw: Annotated[bool, typer.Option("--raw", help="Print the agent-facing block instead of a table.")] = False,
+    out: OutOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Search code, commit history and failed attempts; shows every path's evidence per hit."""
+    from .facade import Strata
+
+    if mode not in ("full", "bm25", "dense", "hybrid"):
+        raise typer.BadParameter(f"unknown mode {mode!r}: use full, bm25, dense or hybrid", param_hint="--mode")
+    with Strata(ctx.obj.directory, index_dir=out) as strata:
+        resp = strata.search(text, top_k, file_path=file, mode=mode)
+        if as_json:
+            sys.stdout.write(resp.model_dump_json(indent=2) + "\n")
+        elif raw:
+            from .serve.render import render_search
+
+            sys.stdout.write(render_search(resp) + "\n")
+        else:
+            from .render_cli import print_search
+
+            print_search(resp)
+
+
+@app.command()
+def preflight(
+    ctx: typer.Context,
+    file: Annotated[str, typer.Argument(help="The file you are about to edit.")],
+    symbol: Annotated[str | None, typer.Option("--symbol", "-s", help="Function, method or class.")] = None,
+    intent: Annotated[str | None, typer.Option("--intent", "-i", help="What you intend to change.")] = None,
+    out: OutOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Before editing: why the code exists, what changes with it, invariants, failed attempts."""
+    from .facade import Strata
+
+    with Strata(ctx.obj.directory, index_dir=out) as strata:
+        report = strata.preflight(file, symbol, intent)
+        if as_json:
+            sys.stdout.write(report.model_dump_json(indent=2) + "\n")
+        else:
+            from .serve.render import render_preflight
+
+            budget = strata.engine.config.retrieval.token_budget
+            sys.stdout.write(render_preflight(report, budget=budget) + "\n")
+
+
+@app.command()
+def mcp(
+    ctx: typer.Context,
+    index_dir: Annotated[Path | None, typer.Option("--index", help="Index folder (default: REPO/.strata).")] = None,
+    transport: Annotated[str, typer.Option("--transport", help="stdio | streamable-http")] = "stdio",
+    host: Annotated[str, typer.Option("--host", help="Bind address for streamable-http.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option("--port", min=0, max=65535, help="Port for streamable-http.")] = 8765,
+    allow_remote: Annotated[
+        bool, typer.Option("--allow-remote", help="Allow binding streamable-http to a non-loopback host.")
+    ] = False,
+) -> None:
+    """Serve the repository to agents over the Model Context Protocol (stdio by default)."""
+    from .serve.mcp_server import serve
+
+    if transport not in ("stdio", "streamable-http"):
+        raise typer.BadParameter("use stdio or streamable-http", param_hint="--transport")
+    serve(
+        ctx.obj.directory,
+        index_dir=index_dir,
+        transport=transport,
+        host=host,
+        port=port,
+        allow_remote=allow_remote,
+    )
+
+
+def _index_dir(ctx: typer.Context, out: Path | None) -> tuple[Path, Path]:
+    """(repository root, index folder) for commands that write the journal or invariants."""
+    from .pipeline.gitio import Git
+
+    root = Git(ctx.obj.directory).root
+    return root, (out if out is not None else root / ".strata")
+
+
+@app.command(
+    "exec",
+    context_settings={"allow_extra_args": True, "ignore_unknown_options": True},
+)
+def exec_(
+    ctx: typer.Context,
+    command: Annotated[list[str], typer.Argument(help="The command to run, after `--`.")],
+    notes: Annotated[str | None, typer.Option("--notes", "-n", help="What you were trying.")] = None,
+    out: OutOpt = None,
+) -> None:
+    """Run a command transparently; when it fails, record the attempt in the graveyard.
+
+    Output streams live, the exit code is the command's own. Example:
+    gitstrata exec --notes "fresh key per retry" -- pytest -x tests/test_retry.py
+    """
+    from .serve.api import symbols_rows
+    from .serve.capture import exec_and_record
+
+    root, index_dir = _index_dir(ctx, out)
+    code = exec_and_record(root, index_dir / "journal", command, notes, lambda: symbols_rows(index_dir))
+    raise typer.Exit(code)
+
+
+graveyard_app = typer.Typer(help="Failed attempts recorded here (the graveyard).", no_args_is_help=False)
+app.add_typer(graveyard_app, name="graveyard")
+
+
+@graveyard_app.callback(invoke_without_command=True)
+def graveyard_list(ctx: typer.Context, out: OutOpt = None, as_json: JsonOpt = False) -> None:
+    """List failed attempts (newest first)."""
+    if ctx.invoked_subcommand is not None:
+        return
+    from .serve.failures import load_failures
+    from .store.journal import Journal
+
+    _, index_dir = _index_dir(ctx, out)
+    failures = sorted(load_failures(Journal(index_dir / "journal")), key=lambda f: f.id, reverse=True)
+    if as_json:
+        _emit_json([_failure_dict(f) for f in failures])
+        return
+    from .render_cli import print_graveyard
+
+    print_graveyard(failures)
+
+
+def _failure_dict(f) -> dict:
+    return {
+        "id": f.id, "first_seen": f.first_seen, "last_seen": f.last_seen, "occurrences": f.occurrences,
+        "targets": [{"path": p, "qualname": q} for p, q in f.targets], "command": f.command,
+        "exit_code": f.exit_code, "notes": f.notes, "signature": f.signature.to_dict(), "diff": f.diff,
+    }
+
+
+def _find_failure(ctx: typer.Context, out: Path | None, failure_id: int):
+    from .serve.failures import load_failures
+    from .store.errors import InputError
+    from .store.journal import Journal
+
+    _, index_dir = _index_dir(ctx, out)
+    for f in load_failures(Journal(index_dir / "journal")):
+        if f.id == failure_id:
+            return f, index_dir
+    raise InputError(f"no failed attempt #{failure_id}", hint="`gitstrata graveyard` lists them")
+
+
+@graveyard_app.command("show")
+def graveyard_show(
+    ctx: typer.Context,
+    failure_id: Annotated[int, typer.Argument(help="The attempt's id.")],
+    out: OutOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Show one failed attempt with its diff and failure signature."""
+    f, _ = _find_failure(ctx, out, failure_id)
+    if as_json:
+        _emit_json(_failure_dict(f))
+        return
+    from .render_cli import print_failure
+
+    print_failure(f)
+
+
+@graveyard_app.command("forget")
+def graveyard_forget(
+    ctx: typer.Context,
+    failure_id: Annotated[int, typer.Argument(help="The attempt's id.")],
+    out: OutOpt = None,
+) -> None:
+    """Forget a failed attempt (appends a tombstone; nothing is rewritten)."""
+    from .serve.failures import forget_failure
+    from .store.journal import Journal
+
+    _, index_dir = _index_dir(ctx, out)
+    forget_failure(Journal(index_dir / "journal"), failure_id)
+    typer.echo(f"forgot failed attempt #{failure_id}")
+
+
+invariant_app = typer.Typer(help="Team rules that must hold (.strata/invariants.okf.json).", no_args_is_help=True)
+app.add_typer(invariant_app, name="invariant")
+
+SEVERITIES = ("critical", "high", "medium", "low")
+
+
+@invariant_app.command("add")
+def invariant_add(
+    ctx: typer.Context,
+    rule_id: Annotated[str, typer.Argument(help="A stable id, e.g. PAY-001.")],
+    scope: Annotated[str, typer.Option("--scope", help='Glob, optionally ::Symbol*, e.g. "backend/payments/**".')],
+    description: Annotated[str, typer.Option("--description", "-d", help="The rule, in one or two sentences.")],
+    severity: Annotated[str, typer.Option("--severity", help="critical | high | medium | low")] = "high",
+    out: OutOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Add (or replace) an invariant."""
+    from .serve.api import record_invariant
+
+    if severity not in SEVERITIES:
+        raise typer.BadParameter(f"use one of {', '.join(SEVERITIES)}", param_hint="--severity")
+    _, index_dir = _index_dir(ctx, out)
+    inv = record_invariant(index_dir, rule_id, scope, description, severity)
+    if as_json:
+        _emit_json(inv.model_dump())
+    else:
+        typer.echo(f"added {inv.id} [{inv.severity}] {inv.scope}")
+
+
+@invariant_app.command("list")
+def invariant_list(ctx: typer.Context, out: OutOpt = None, as_json: JsonOpt = False) -> None:
+    """List invariants."""
+    from .serve.invariants import InvariantStore
+
+    _, index_dir = _index_dir(ctx, out)
+    rules = InvariantStore.in_strata(index_dir).list()
+    if as_json:
+        _emit_json([r.to_dict() for r in rules])
+        return
+    for r in rules:
+        typer.echo(f"{r.id}  [{r.severity}]  {r.scope}  {r.description}")
+    if not rules:
+        typer.echo("no invariants yet: gitstrata invariant add RULE --scope GLOB --description TEXT")
+
+
+@invariant_app.command("remove")
+def invariant_remove(
+    ctx: typer.Context,
+    rule_id: Annotated[str, typer.Argument(help="The rule's id.")],
+    out: OutOpt = None,
+) -> None:
+    """Remove an invariant."""
+    from .serve.invariants import InvariantStore
+
+    _, index_dir = _index_dir(ctx, out)
+    InvariantStore.in_strata(index_dir).remove(rule_id)
+    typer.echo(f"removed {rule_id}")
+
+
 def main() -> None:
     from .store.errors import GitstrataError
 

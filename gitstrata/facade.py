@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from .pipeline.progress import Progress
     from .pipeline.runner import IndexReport
+    from .serve.engine import Engine
+    from .serve.models import FailureWarning, InvariantHit, PreflightReport, SearchResponse
 
 
 class Strata:
@@ -24,6 +26,31 @@ class Strata:
         self.git = Git(repo)
         self.repo = self.git.root
         self.index_dir = Path(index_dir) if index_dir is not None else self.repo / ".strata"
+        self._engine: Engine | None = None
+
+    @property
+    def engine(self) -> Engine:
+        """The read side over the live generation, opened on first use and refreshed when a
+        newer generation was published."""
+        from .serve.engine import Engine
+
+        if self._engine is None:
+            self._engine = Engine.open(self.index_dir, repo_root=self.repo)
+        else:
+            self._engine.reload()
+        return self._engine
+
+    def search(
+        self, query: str, top_k: int = 10, *, file_path: str | None = None, mode: str = "full"
+    ) -> SearchResponse:
+        """Tri-path search over code, commit capsules and failures (see `serve/search.py`)."""
+        return self.engine.search(query, top_k, file_path=file_path, mode=mode)
+
+    def preflight(
+        self, file_path: str, symbol: str | None = None, intended_change: str | None = None
+    ) -> PreflightReport:
+        """What to know before editing `symbol` in `file_path`."""
+        return self.engine.preflight(file_path, symbol, intended_change)
 
     def index(
         self,
@@ -40,8 +67,42 @@ class Strata:
             self.repo, self.index_dir, rebuild=rebuild, jobs=jobs, progress=progress, executor=executor
         )
 
+    @property
+    def journal_dir(self) -> Path:
+        return self.index_dir / "journal"
+
+    def record_failure(
+        self,
+        file_path: str | None,
+        attempted_diff: str,
+        error_trace: str,
+        notes: str | None = None,
+        symbol_name: str | None = None,
+        command: str | None = None,
+        *,
+        exit_code: int | None = None,
+        recorded_at: str | None = None,
+    ) -> FailureWarning:
+        """Record a failed approach in the journal (durable before returning); searchable at
+        once and folded into the documents by the next index run. A repeat of the same attempt
+        bumps its occurrence count instead of adding a copy."""
+        from .serve.api import record_failure
+
+        return record_failure(
+            self.repo, self.index_dir, file_path, attempted_diff, error_trace, notes, symbol_name,
+            command, exit_code=exit_code, recorded_at=recorded_at,
+        )
+
+    def record_invariant(
+        self, rule_id: str, scope: str, description: str, severity: str = "high"
+    ) -> InvariantHit:
+        """Add (or replace) a team rule in `.strata/invariants.okf.json`."""
+        from .serve.api import record_invariant
+
+        return record_invariant(self.index_dir, rule_id, scope, description, severity)
+
     def close(self) -> None:
-        pass
+        self._engine = None
 
     def __enter__(self) -> Strata:
         return self

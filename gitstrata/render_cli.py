@@ -83,3 +83,69 @@ def print_frame(frame, *, limit: int = 50) -> None:
     console.print(table)
     more = f" (showing {limit})" if frame.height > limit else ""
     console.print(f"{frame.height} rows{more}")
+
+
+def print_search(resp) -> None:
+    console = Console(highlight=False)
+    w = ", ".join(f"{k} {v:g}" for k, v in resp.fusion_weights.items())
+    console.print(f"class [bold]{resp.query_class}[/] (weights: {w}); {resp.latency_ms.get('total', 0):.2f} ms")
+    table = Table(box=None, header_style="bold", pad_edge=False)
+    for col in ("#", "kind", "result", "bm25", "ham", "cos", "graph", "rrf", "rec", "rerank"):
+        table.add_column(col, justify="right" if col not in ("kind", "result") else "left")
+    for h in resp.hits:
+        e = h.evidence
+        name = f"{h.path}::{h.symbol}" if h.kind == "symbol" else f"{h.key[:10]} [{h.intent}] {h.title}"
+        table.add_row(
+            str(h.rank) + ("*" if h.pinned else ""),
+            h.kind,
+            name[:90],
+            "" if e.bm25_rank is None else f"{e.bm25_rank}:{e.bm25_score:.1f}",
+            "" if e.hamming is None else str(e.hamming),
+            "" if e.int8_cos is None else f"{e.int8_cos:.2f}",
+            "" if e.graph_activation is None else f"{e.graph_activation:.3f}",
+            f"{e.rrf:.4f}",
+            f"{e.recency:.2f}",
+            "" if e.rerank is None else f"{e.rerank:.3f}",
+        )
+    console.print(table)
+    for h in resp.hits:
+        for ref in h.why[:2]:
+            console.print(f"  {h.rank}. why: {ref.date} {ref.short} [{ref.intent}] {ref.subject[:80]}")
+    for warn in resp.warnings:
+        console.print(f"[red]! failed attempt #{warn.failure_id}[/]: {warn.tried[:100]} ({'; '.join(warn.reasons)})")
+    stages = ", ".join(f"{k} {v:.2f}" for k, v in resp.latency_ms.items() if k != "total")
+    console.print(f"latency ms: {stages}")
+
+
+def print_graveyard(failures) -> None:
+    console = Console(highlight=False)
+    if not failures:
+        console.print("no failed attempts recorded (run tests through `gitstrata exec -- ...`)")
+        return
+    table = Table(box=None, header_style="bold", pad_edge=False)
+    for col in ("id", "last seen", "times", "exit", "targets", "what was tried / error"):
+        table.add_column(col, overflow="fold")
+    for f in failures:
+        targets = ", ".join(f"{p}::{q}" if q else p for p, q in f.targets[:3])
+        what = f.notes or (f.signature.errors[0] if f.signature.errors else "")
+        table.add_row(str(f.id), f.last_seen[:10], str(f.occurrences), "" if f.exit_code is None else str(f.exit_code), targets, what[:100])
+    console.print(table)
+
+
+def print_failure(f) -> None:
+    from rich.syntax import Syntax
+
+    console = Console(highlight=False)
+    console.print(f"[bold]failed attempt #{f.id}[/] (seen {f.occurrences}x, last {f.last_seen})")
+    for p, q in f.targets:
+        console.print(f"  target: {p}::{q}" if q else f"  target: {p}")
+    if f.command:
+        console.print(f"  command: {f.command} (exit {f.exit_code})")
+    if f.notes:
+        console.print(f"  tried: {f.notes}")
+    for err in f.signature.errors[:5]:
+        console.print(f"  error: {err}")
+    for t in f.signature.failing[:5]:
+        console.print(f"  failing: {t}")
+    if f.diff:
+        console.print(Syntax(f.diff, "diff", theme="ansi_dark", word_wrap=True))

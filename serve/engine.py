@@ -11,12 +11,18 @@ import threading
 import time
 from pathlib import Path
 
-from ..store.config import Config
+from ..store.config import Config, GraveyardConfig, RetrievalConfig
+from ..store.errors import IndexCorrupt, InputError
 from ..store.generations import Store
+from ..store.tokenizer import query_terms
+from .anticontext import AntiContext
+from .graveyard import RetrievedItem
 from .index import ServeIndex
-from .models import PreflightReport
+from .models import PreflightReport, SearchResponse
 from .paths import repo_relative
 from .preflight import build_preflight
+from .safe import scrub_model
+from .search import Ranked, Searcher, SearchResult
 
 
 class Engine:
@@ -25,7 +31,20 @@ class Engine:
         self.repo_root = repo_root
         self.config = config or Config.load(store_root)
         self._lock = threading.Lock()
-        self.index = ServeIndex(self.store.require_live())
+        self.anti = AntiContext(self.store.root)
+        self._set(ServeIndex(self.store.require_live()))
+
+    def _set(self, index: ServeIndex) -> None:
+        # index and searcher are swapped together: a request reads both through one snapshot
+        self._state = (index, Searcher(index.gen, index) if index.has("docmeta") else None)
+
+    @property
+    def index(self) -> ServeIndex:
+        return self._state[0]
+
+    @property
+    def searcher(self) -> Searcher | None:
+        return self._state[1]
 
     @classmethod
     def open(cls, store_root: Path, *, repo_root: Path | None = None, config: Config | None = None) -> Engine:
@@ -42,19 +61,105 @@ class Engine:
             return False
         fresh = ServeIndex(self.store.require_live())
         with self._lock:
-            self.index = fresh
+            self._set(fresh)
         return True
 
     def warm(self) -> None:
-        self.index.warm()
+        index, searcher = self._state
+        index.warm()
+        if searcher is not None:
+            searcher.warm()
+
+    def search_result(
+        self,
+        query: str,
+        top_k: int = 10,
+        *,
+        file_path: str | None = None,
+        mode: str = "full",
+        config: RetrievalConfig | None = None,
+        graveyard: GraveyardConfig | None = None,
+    ) -> SearchResult:
+        index, searcher = self._state
+        if searcher is None:
+            raise IndexCorrupt(f"{index.name}: this index has no documents", hint="run `gitstrata index --rebuild`")
+        if not isinstance(query, str) or not query.strip():
+            raise InputError("the query is empty")
+        path = _filter_path(self.repo_root, file_path) if file_path else None
+        cfg = config or self.config.retrieval
+        result = searcher.search(query, top_k, cfg, file_path=path, mode=mode)
+        if mode == "full":
+            t0 = time.perf_counter()
+            resp = result.response
+            qvec = result.query_vec if result.query_vec is not None else searcher.embedder.embed_query(query)
+            resp.warnings = self.anti.for_search(
+                index, searcher.embedder.embed_query, query_terms(query), qvec, searcher.idf,
+                self._retrieved(index, result.ranked), graveyard or self.config.graveyard,
+            )
+            if path is not None and not any(c in path for c in "*?["):
+                resp.invariants = self.anti.rules(path)
+            resp.latency_ms["anticontext"] = round((time.perf_counter() - t0) * 1000, 3)
+            resp.latency_ms["total"] = round(resp.latency_ms.get("total", 0) + resp.latency_ms["anticontext"], 3)
+        result.response = scrub_model(result.response)
+        return result
+
+    def _retrieved(self, index: ServeIndex, ranked: list[Ranked], depth: int = 10) -> list[RetrievedItem]:
+        head = [x for x in ranked if x.kind in ("symbol", "commit")][:depth]
+        top = max((x.score for x in head), default=0.0) or 1.0
+        out = []
+        for rank, x in enumerate(head, start=1):
+            touched: tuple = ()
+            bulk = False
+            if x.kind == "commit" and x.sha:
+                touched = tuple(dict.fromkeys(
+                    (t["head_path"], t["qualname"]) for t in index.touches_by_sha.get(x.sha, []) if t["qualname"]
+                ))
+                bulk = bool(index.commits.get(x.sha, {}).get("bulk"))
+            out.append(RetrievedItem(
+                kind=x.kind, rank=rank, score=max(0.0, x.score) / top, path=x.path,
+                qualname=None if x.qualname == "<module>" else x.qualname, intent=x.intent,
+                symbols_touched=touched, bulk=bulk, id=(x.sha or "")[:10] or None,
+            ))
+        return out
+
+    def search(self, query: str, top_k: int = 10, *, file_path: str | None = None, mode: str = "full") -> SearchResponse:
+        return self.search_result(query, top_k, file_path=file_path, mode=mode).response
 
     def preflight(
         self, file_path: str, symbol: str | None = None, intended_change: str | None = None
     ) -> PreflightReport:
         t0 = time.perf_counter()
-        index = self.index  # one generation for the whole request
+        index, searcher = self._state  # one generation for the whole request
         path = repo_relative(self.repo_root, file_path)
-        report, _target = build_preflight(index, path, symbol, intended_change, self.config.retrieval)
+        cfg = self.config.retrieval
+        report, target = build_preflight(index, path, symbol, intended_change, cfg)
+        qualname = None if target is None or target.qualname == "<module>" else target.qualname
+        retrieved: list[RetrievedItem] = []
+        if searcher is not None and target is not None:
+            query = " ".join(x for x in (intended_change, qualname or path) if x)
+            result = searcher.search(query, cfg.related_limit + 3, cfg)
+            retrieved = self._retrieved(index, result.ranked)
+            own = {target.symbol_id}
+            report.related = [h for h in result.response.hits if h.key not in own][: cfg.related_limit]
+            for i, h in enumerate(report.related, start=1):
+                h.rank = i
+            if report.found or target is not None:
+                terms = query_terms(intended_change) if intended_change else []
+                qvec = searcher.embedder.embed_query(intended_change) if intended_change else None
+                report.warnings = self.anti.for_preflight(
+                    index, searcher.embedder.embed_query, path, qualname, terms, qvec, searcher.idf,
+                    retrieved, self.config.graveyard,
+                )
+        if index.symbols_by_path.get(path) is not None or report.found:
+            report.invariants = self.anti.rules(path, qualname)
         report.generation = index.name
+        report = scrub_model(report)
         report.latency_ms = round((time.perf_counter() - t0) * 1000, 3)
         return report
+
+
+def _filter_path(repo_root: Path | None, file_path: str) -> str:
+    """A file filter: a repo path, or a glob such as `mobile/**` (checked the same way)."""
+    if any(c in file_path for c in "*?["):
+        return repo_relative(None, file_path)
+    return repo_relative(repo_root, file_path)

@@ -141,6 +141,11 @@ class ServeIndex:
         return dict(out)
 
     @cached_property
+    def touches_by_sha(self) -> dict[str, list[dict[str, Any]]]:
+        """commit sha -> the symbols it touched (head paths)."""
+        return self._touches_grouped("sha")
+
+    @cached_property
     def blame_by_symbol(self) -> dict[str, list[dict[str, Any]]]:
         if not self.has("blame"):
             return {}
@@ -196,7 +201,7 @@ class ServeIndex:
         """Build every lookup now (a server calls this once at start)."""
         for attr in (
             "symbols_by_path", "symbol_by_id", "paths", "file_imports", "commits",
-            "touches_by_symbol", "touches_by_path", "blame_by_symbol", "coupling_files",
+            "touches_by_symbol", "touches_by_path", "touches_by_sha", "blame_by_symbol", "coupling_files",
             "coupling_symbols",
         ):
             getattr(self, attr)

@@ -54,7 +54,7 @@ class Hit(_Model):
 
 
 class FailureWarning(_Model):
-    failure_id: int
+    failure_id: int | str  # journal id, or "revert:<sha>" for a reverted commit
     score: float
     reasons: list[str]
     targets: list[str]

@@ -38,7 +38,22 @@ def _fit(lines: list[Line], budget: int | None) -> str:
                 drop.add(i)
                 total -= estimate_tokens(lines[i].text) + 1
             lines = [line for i, line in enumerate(lines) if i not in drop]
+            lines = _drop_empty_sections(lines)
     return "\n".join(line.text for line in lines)
+
+
+def _drop_empty_sections(lines: list[Line]) -> list[Line]:
+    """Remove `<tag ...>` immediately followed by its `</tag>` (a section emptied by the budget)."""
+    out: list[Line] = []
+    for line in lines:
+        if out and line.text.startswith("</") and out[-1].text.startswith("<"):
+            tag = line.text[2:].rstrip(">")
+            opener = out[-1].text[1:].split(" ", 1)[0].rstrip(">")
+            if opener == tag and not out[-1].text.startswith("<gitstrata_"):
+                out.pop()
+                continue
+        out.append(line)
+    return out
 
 
 def _pct(x: float) -> str:
@@ -143,7 +158,7 @@ def render_preflight(report: PreflightReport, *, budget: int | None = 2000) -> s
                     f"  ! {o.lines} line(s) of {ctx.qualname} ({_pct(o.share)}) were written by "
                     f"{o.commit.short} [{o.commit.intent}] {quoteattr(_one_line(o.commit.subject, 120))}"
                     f" -- removing them may re-open that {o.commit.intent}.",
-                    MUST,
+                    MUST + 5,
                 )
             )
         lines.append(Line("</load_bearing_code>", FRAME))

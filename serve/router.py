@@ -1,7 +1,9 @@
 """The query router: a deterministic classifier over surface features of the query.
 
 It never looks at the corpus and costs microseconds. Precedence is first match wins, in this
-order: behavioral, causal, change, exact, symptom, general. Each class sets the path weights of
+order: behavioral, causal, coupled, change, exact, symptom, general. `coupled` ("what else must
+change with X") is this project's addition to the seed's six classes: its answer lives in other
+files than the one the query names, so the co-change graph leads and the named file steps back. Each class sets the path weights of
 the fusion, the reranker's preference and the number of commit capsules allowed in the top 5.
 """
 
@@ -31,6 +33,7 @@ class Route:
 CLASSES: dict[str, tuple[float, float, float, str]] = {
     "behavioral": (1.2, 1.0, 0.3, "neutral"),
     "causal": (1.0, 1.0, 0.5, "commits"),
+    "coupled": (0.8, 0.8, 2.5, "code"),
     "change": (1.0, 1.0, 1.3, "code"),
     "exact": (2.0, 0.4, 0.2, "verbatim"),
     "symptom": (1.2, 1.0, 0.0, "fixes"),
@@ -44,8 +47,14 @@ _HISTORY_CUE = re.compile(
     re.I,
 )
 _WHY_DOES = re.compile(r"\bwhy\s+(does|is|do|are|would|should|must|can't|cannot|doesn't|isn't)\b", re.I)
+_COUPLED = re.compile(
+    r"\b(what else|which (other )?(files|code|modules)|change[sd]? (together|with (it|them))|"
+    r"changes? along|alongside|usually change|co-?change|coupled|depends? on (that|this|it)|"
+    r"(touch|update|change) (as well|too)|what (needs|has) to change|other side)\b",
+    re.I,
+)
 _CHANGE = re.compile(
-    r"^\s*(please\s+)?(add|change|rename|tune|raise|lower|increase|decrease|reduce|bump|remove|"
+    r"^\s*(please\s+)?(also\s+)?(let|show|display|escape|handle|use|prevent|keep|stop|add|change|rename|tune|raise|lower|increase|decrease|reduce|bump|remove|"
     r"delete|drop|make|support|replace|switch|move|extract|refactor|update|extend|implement|allow|"
     r"introduce|enable|disable|set|limit|cap|expose|split|merge|convert|migrate)\b",
     re.I,
@@ -103,6 +112,8 @@ def classify(query: str, commit_slots: dict[str, int] | None = None, *, adaptive
         cls = "behavioral"
     elif _WHY.search(query):
         cls = "causal"
+    elif _COUPLED.search(query):
+        cls = "coupled"
     elif _CHANGE.search(query):
         cls = "change"
     elif is_exact(query):
@@ -125,4 +136,4 @@ def classify(query: str, commit_slots: dict[str, int] | None = None, *, adaptive
     )
 
 
-DEFAULT_SLOTS = {"causal": 3, "behavioral": 2, "symptom": 2, "change": 0, "exact": 2, "general": 2}
+DEFAULT_SLOTS = {"causal": 3, "behavioral": 2, "symptom": 2, "coupled": 0, "change": 0, "exact": 2, "general": 2}

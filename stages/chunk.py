@@ -82,14 +82,20 @@ def chunk_file(entry: FileEntry, data: bytes | None, cfg: ChunkConfig) -> tuple[
     if lines and lines[-1] == "":
         lines.pop()
     rows = []
+    seen: dict[str, int] = {}
     for sym in parsed.symbols:
+        # overloads, getter/setter pairs and conditional definitions repeat a qualified name;
+        # the first keeps the plain id (history joins on it), later ones get an ordinal
+        n = seen.get(sym.qualname, 0)
+        seen[sym.qualname] = n + 1
+        sid = symbol_id(path, sym.qualname if n == 0 else f"{sym.qualname}#{n}")
         if sym.qualname == MODULE_SYMBOL:
             code = module_remainder(text, parsed.symbols)
         else:
             code = "\n".join(lines[sym.start_line - 1 : sym.end_line])
         rows.append(
             {
-                "symbol_id": symbol_id(path, sym.qualname),
+                "symbol_id": sid,
                 "path": path,
                 "qualname": sym.qualname,
                 "name": sym.name,
@@ -134,9 +140,14 @@ def build_tables(
     symbols = pa.Table.from_pylist(list(symbol_rows), schema=schemas.SYMBOLS)
     if reused_symbols is not None and reused_symbols.num_rows:
         symbols = pa.concat_tables([reused_symbols.cast(schemas.SYMBOLS), symbols])
-    symbols = symbols.append_column(
-        "_neg_end", pa.compute.negate(symbols["end_line"])
-    ).sort_by([("path", "ascending"), ("start_line", "ascending"), ("_neg_end", "ascending"), ("qualname", "ascending")])
+    symbols = symbols.append_column("_neg_end", pa.compute.negate(symbols["end_line"])).sort_by(
+        [
+            ("path", "ascending"),
+            ("start_line", "ascending"),
+            ("_neg_end", "ascending"),
+            ("qualname", "ascending"),
+        ]
+    )
     return {
         "files": pa.Table.from_pylist(files, schema=schemas.FILES),
         "symbols": symbols.drop_columns(["_neg_end"]),

@@ -121,7 +121,7 @@ class FirewallConfig(Section):
     calibration: float = Field(default=1.5, gt=0.0)  # threshold = this x the percentile
     percentile: float = Field(default=99.5, gt=0.0, le=100.0)
     min_corpus_chars: int = Field(default=20_000, ge=1_000)  # below: perplexity stays off
-    window: int = Field(default=48, ge=8, le=1024)  # characters per scored window
+    window: int = Field(default=64, ge=8, le=1024)  # characters per scored window
     buckets: int = Field(default=1 << 18, ge=1 << 10, le=1 << 24)  # hashed trigram space
     max_corpus_chars: int = Field(default=8_000_000, ge=1_000)  # training text kept
 
@@ -143,9 +143,12 @@ class RetrievalConfig(Section):
     graph_path: bool = True
     graph_decay: float = Field(default=0.5, ge=0)  # delta in a(v) = delta * sum a(s) W(s, v) gamma^[import]
     import_discount: float = Field(default=0.5, ge=0, le=1)  # gamma
+    anchor_penalty: float = Field(default=0.6, ge=0, le=1)  # coupled route: the named file steps back
     time_decay: bool = True
     commit_slots: dict[str, int] = Field(
-        default_factory=lambda: {"causal": 3, "behavioral": 2, "symptom": 2, "change": 0, "exact": 2, "general": 2}
+        default_factory=lambda: {
+            "causal": 3, "behavioral": 2, "symptom": 2, "coupled": 0, "change": 0, "exact": 2, "general": 2,
+        }
     )
     slot_window: int = Field(default=5, ge=1)
     slot_budget: bool = True

@@ -33,7 +33,7 @@ def sql_context(gen: Generation) -> pl.SQLContext:
         if spec.format == "parquet":
             frames[name] = pl.scan_parquet(path)
         else:
-            frames[name] = pl.scan_ipc(path, memory_map=True)
+            frames[name] = pl.scan_ipc(path)
     return pl.SQLContext(frames=frames, eager=False)
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 
 import pytest
+
 from gitstrata.serve.fusion import (
     pin,
     rank_by,
@@ -35,7 +36,10 @@ def test_time_decay_by_hand() -> None:
     assert recency_multiplier(-5, 0.25, 120) == pytest.approx(1.25)  # future clamps to now
     ages = {1: 0.0, 2: 240 * 86400.0}
     scores = td_rrf(
-        {"bm25": [2, 1]}, {"bm25": 1.0}, k=60, recency=lambda d: recency_multiplier(ages[d], 0.25, 120)
+        {"bm25": [2, 1]},
+        {"bm25": 1.0},
+        k=60,
+        recency=lambda d: recency_multiplier(ages[d], 0.25, 120),
     )
     assert scores[2] == pytest.approx((1 / 61) * (1 + 0.25 * 0.25))
     assert scores[1] == pytest.approx((1 / 62) * 1.25)

@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
+
 from gitstrata.pipeline.graph import order_stages
 from gitstrata.pipeline.runner import run_index
 from gitstrata.pipeline.stage import Stage, StageResult
@@ -47,7 +48,9 @@ export class OrderClient {
 """
 
 
-def cli(*args: str, cwd: Path | None = None, env: dict | None = None) -> subprocess.CompletedProcess:
+def cli(
+    *args: str, cwd: Path | None = None, env: dict | None = None
+) -> subprocess.CompletedProcess:
     return subprocess.run(
         [sys.executable, "-m", "gitstrata", *args],
         cwd=cwd,
@@ -82,7 +85,9 @@ def test_index_summary_json(repo) -> None:
     assert stats["files"] == 5
     assert stats["indexed"] == 3
     assert stats["skipped"] == {"binary": 1, "vendored": 1}
-    assert stats["symbols_by_language"]["python"] == 4  # <module>, Gateway, Gateway.charge, charge_with_retry
+    assert (
+        stats["symbols_by_language"]["python"] == 4
+    )  # <module>, Gateway, Gateway.charge, charge_with_retry
     gen = Path(report["path"])
     assert gen.name == "gen-000001" and (gen / "symbols.parquet").exists()
     assert (repo.path / ".strata" / ".gitignore").exists()
@@ -101,9 +106,17 @@ def test_second_run_skips_everything_then_one_file_reparsed(repo, tmp_path) -> N
     stats = third.stage("chunk").stats
     assert stats["parsed"] == 1 and stats["reused"] == 3  # README, orders.ts, the binary logo
     symbols = Store(out).require_live().table("symbols")
-    module = [r for r in symbols.to_pylist() if r["path"] == "backend/payments.py" and r["qualname"] == "<module>"]
+    module = [
+        r
+        for r in symbols.to_pylist()
+        if r["path"] == "backend/payments.py" and r["qualname"] == "<module>"
+    ]
     assert "RETRIES = 5" in module[0]["code"]
-    assert sorted({r["path"] for r in symbols.to_pylist()}) == ["README.md", "backend/payments.py", "web/src/orders.ts"]
+    assert sorted({r["path"] for r in symbols.to_pylist()}) == [
+        "README.md",
+        "backend/payments.py",
+        "web/src/orders.ts",
+    ]
 
 
 def test_failing_stage_leaves_previous_generation_live(repo) -> None:
@@ -122,7 +135,9 @@ def test_failing_stage_leaves_previous_generation_live(repo) -> None:
     def boom_chunk(ctx):
         raise ValueError("disk on fire")
 
-    failing = Stage(name="chunk", version=2, run=boom_chunk, outputs=("files", "symbols"), source="tree")
+    failing = Stage(
+        name="chunk", version=2, run=boom_chunk, outputs=("files", "symbols"), source="tree"
+    )
     with pytest.raises(StageError, match="disk on fire"):
         run_index(repo.path, stages=[failing], rebuild=True)
     assert store.current_name() == before
@@ -234,3 +249,15 @@ def test_odd_files_do_not_stop_indexing(git_repo) -> None:
     assert stats["indexed"] == 3
     paths = set(Store(git_repo.path / ".strata").require_live().table("files")["path"].to_pylist())
     assert "caf\u00e9/na\u00efve.ts" in paths
+
+
+def test_repeated_qualnames_get_distinct_ids(git_repo, tmp_path) -> None:
+    git_repo.commit(
+        "overloads",
+        {"Shapes.java": "class Shapes {\n  int area(int a) { return a * a; }\n  int area(int a, int b) { return a * b; }\n}\n"},
+    )
+    run_index(git_repo.path, tmp_path / "idx", stages=[CHUNK])
+    rows = Store(tmp_path / "idx").require_live().table("symbols").to_pylist()
+    areas = [r for r in rows if r["qualname"] == "Shapes.area"]
+    assert len(areas) == 2 and areas[0]["symbol_id"] != areas[1]["symbol_id"]
+    assert len({r["symbol_id"] for r in rows}) == len(rows)

@@ -6,9 +6,10 @@ import json
 import multiprocessing as mp
 from pathlib import Path
 
-from gitstrata.store.journal import Journal
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
+from gitstrata.store.journal import Journal
 
 
 def test_append_assigns_ids_and_reads_back(tmp_path: Path) -> None:

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pyarrow as pa
 import pytest
+
 from gitstrata.store.errors import IndexCorrupt, IndexLocked, IndexMissing
 from gitstrata.store.generations import GITIGNORE, Generation, Store
 from gitstrata.store.manifest import Manifest, StageRecord
@@ -61,7 +62,9 @@ def test_publish_and_read_back(tmp_path: Path) -> None:
     assert live.table("files").num_rows == 3
     assert live.verify() == []
     manifest = json.loads((live.path / "manifest.json").read_text())
-    assert all(not o["file"].startswith("/") for o in manifest["stages"]["chunk"]["outputs"].values())
+    assert all(
+        not o["file"].startswith("/") for o in manifest["stages"]["chunk"]["outputs"].values()
+    )
 
 
 def test_collect_keeps_live_and_previous(tmp_path: Path) -> None:

@@ -14,11 +14,20 @@ from . import imports as _imports
 from . import python_ast, python_structural, structural, treesitter
 from .imports import resolve_imports
 from .languages import CODE, TREE_SITTER, detect_language
-from .model import ParsedFile, Symbol, SymbolIndex, assemble, module_remainder, module_symbol
+from .model import (
+    Candidate,
+    ParsedFile,
+    Symbol,
+    SymbolIndex,
+    assemble,
+    module_remainder,
+    module_symbol,
+)
 from .source import Source
 
 __all__ = [
     "BACKENDS",
+    "CODE",
     "ParsedFile",
     "Symbol",
     "SymbolIndex",
@@ -64,7 +73,7 @@ def parse_source(
     return assemble(src, "structural", _structural(src), _imports.extract(src))
 
 
-def _structural(src: Source) -> list:
+def _structural(src: Source) -> list[Candidate]:
     if src.language == "python":
         return python_structural.candidates(src)
     return structural.candidates(src)

@@ -6,7 +6,8 @@ Rust "crate::a::b" (use trees expanded), Java "com.acme.Foo" / "com.acme.*".
 
 Resolution never touches the file system: it only looks specifiers up in `known_paths`
 (repo-relative POSIX paths). Indexes derived from `known_paths` are cached for the last few
-collections seen, so resolving every file of a repository against the same set is cheap.
+collections seen (by identity and size), so resolving every file of a repository against the
+same set is cheap; do not mutate that collection between calls.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from .source import Source
 
 _PY_IMPORT = re.compile(r"(?m)^[ \t]*import[ \t]+([^\n;]+)")
 _PY_FROM = re.compile(r"(?m)^[ \t]*from[ \t]+(\.*[\w.]*)[ \t]+import[ \t]+(\([^)]*\)?|[^\n;]+)")
-_JS = re.compile(r"(?:\bfrom|\bimport|\brequire[ \t]*\(|\bimport[ \t]*\()[ \t]*(?=[\"'])")
+_JS = re.compile(r"(?=[fir])(?:\bfrom|\bimport|\brequire[ \t]*\(|\bimport[ \t]*\()[ \t]*(?=[\"'])")
 _GO = re.compile(r"(?m)^[ \t]*import[ \t]*(\()?")
 _RUST_USE = re.compile(r"(?m)^[ \t]*(?:pub(?:\([^)\n]*\))?[ \t]+)?use[ \t]+([^;]+);")
 _RUST_CRATE = re.compile(r"(?m)^[ \t]*extern[ \t]+crate[ \t]+(\w+)")
@@ -230,22 +231,33 @@ _JS_EXT = (".ts", ".tsx", ".js", ".jsx", ".mjs", ".cjs", ".mts", ".cts", ".d.ts"
 
 def _resolve_js(path: str, spec: str, idx: _PathIndex) -> list[str]:
     if spec.startswith(("./", "../")) or spec in (".", ".."):
-        target = posixpath.normpath(posixpath.join(posixpath.dirname(path), spec))
+        targets = [posixpath.normpath(posixpath.join(posixpath.dirname(path), spec))]
     elif spec.startswith(("@/", "~/")):
-        target = "src/" + spec[2:]
+        # the common alias for the project's src/ folder; the project may sit in a subfolder
+        targets = []
+        d = posixpath.dirname(path)
+        while True:
+            targets.append(posixpath.join(d, "src", spec[2:]))
+            if not d:
+                break
+            d = posixpath.dirname(d)
     else:
         return []
-    if target.startswith("../"):
-        return []
-    stems = [target]
-    for ext in (".js", ".jsx", ".mjs", ".cjs"):
-        if target.endswith(ext):
-            stems.append(target[: -len(ext)])
-    options = [target]
-    for stem in stems:
-        options += [stem + e for e in _JS_EXT]
-        options += [f"{stem}/index{e}" for e in _JS_EXT[:6]]
-    return _first(idx, options)
+    for target in targets:
+        if target.startswith("../"):
+            continue
+        stems = [target]
+        for ext in (".js", ".jsx", ".mjs", ".cjs"):
+            if target.endswith(ext):
+                stems.append(target[: -len(ext)])
+        options = [target]
+        for stem in stems:
+            options += [stem + e for e in _JS_EXT]
+            options += [f"{stem}/index{e}" for e in _JS_EXT[:6]]
+        hit = _first(idx, options)
+        if hit:
+            return hit
+    return []
 
 
 def _resolve_go(path: str, spec: str, idx: _PathIndex) -> list[str]:

@@ -121,7 +121,9 @@ def assemble(
             parent=parent.qualname if parent else None,
             start_line=start + 1,
             end_line=end + 1,
-            signature=src.signature(min(c.sig_line, src.n_lines - 1), end if kind == "type" else None),
+            signature=src.signature(
+                min(c.sig_line, src.n_lines - 1), end if kind == "type" else None
+            ),
             docstring=doc,
         )
         symbols.append((sym.start_line, -sym.end_line, c.depth, i, sym))

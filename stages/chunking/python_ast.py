@@ -1,8 +1,10 @@
 """Python through the standard library's `ast`: exact symbols and imports.
 
 Invariants: only `def`, `async def` and `class` statements become symbols, wherever they are
-nested (inside `if`, `try`, `with` blocks too); a symbol starts at its first decorator and ends at
-its last statement. `parse` returns None when `ast` rejects the text, so the caller can fall back.
+nested (inside `if`, `try`, `with`, `match` blocks too); a symbol starts at its first decorator
+and ends at its last statement. Only statement bodies are walked (never expressions), which is
+what keeps this fast. `parse` returns None when `ast` rejects the text, so the caller can fall
+back to the structural chunker.
 """
 
 from __future__ import annotations
@@ -15,8 +17,27 @@ from .source import Source
 
 _LONE_CR = re.compile(r"\r(?!\n)")
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
-# nodes whose bodies may hold definitions (expressions never do, except lambdas: not symbols)
-_BLOCKS = (ast.stmt, ast.excepthandler, ast.match_case)
+# statements whose bodies may hold definitions or imports; simple statements never do
+_COMPOUND = frozenset(
+    getattr(ast, name)
+    for name in (
+        [
+            "If",
+            "For",
+            "AsyncFor",
+            "While",
+            "With",
+            "AsyncWith",
+            "Try",
+            "TryStar",
+            "Match",
+            "ExceptHandler",
+            "match_case",
+        ]
+    )
+    if hasattr(ast, name)
+)
+_BODIES = ("body", "orelse", "finalbody", "handlers", "cases")
 
 
 def _python_text(src: Source) -> str:
@@ -26,54 +47,59 @@ def _python_text(src: Source) -> str:
 
 def parse(src: Source) -> ParsedFile | None:
     try:
-        tree = ast.parse(_python_text(src), type_comments=False)
+        tree = ast.parse(_python_text(src))
     except (SyntaxError, ValueError, MemoryError, RecursionError, OverflowError):
         return None
     candidates: list[Candidate] = []
+    imports: list[tuple[int, int, list[str]]] = []
     stack: list[ast.AST] = [tree]
     while stack:
         node = stack.pop()
-        for child in ast.iter_child_nodes(node):
-            if isinstance(child, _DEFS):
-                first = min([d.lineno for d in child.decorator_list] + [child.lineno])
-                kind = "class" if isinstance(child, ast.ClassDef) else "function"
-                end = child.end_lineno or child.lineno
-                candidates.append(
-                    Candidate(
-                        name=child.name,
-                        kind=kind,
-                        start_line=first - 1,
-                        end_line=end - 1,
-                        sig_line=child.lineno - 1,
-                        span=((first, 0), (end, child.end_col_offset or 0)),
-                        docstring=ast.get_docstring(child) or "",
-                    )
-                )
+        for field in _BODIES:
+            children = getattr(node, field, None)
+            if not isinstance(children, list):
+                continue
+            for child in children:
+                kind = type(child)
+                if kind in _DEFS:
+                    candidates.append(_candidate(child))
+                elif kind is ast.Import or kind is ast.ImportFrom:
+                    imports.append((child.lineno, child.col_offset, _specifiers(child)))
+                    continue
+                elif kind not in _COMPOUND:
+                    continue
                 stack.append(child)
-            elif isinstance(child, _BLOCKS):
-                stack.append(child)
-    imports = imports_from_tree(tree)
-    module_doc = ast.get_docstring(tree) or ""
-    return assemble(src, "ast", candidates, imports, module_doc)
+    imports.sort(key=lambda t: (t[0], t[1]))
+    names = [n for _, _, group in imports for n in group if n]
+    return assemble(src, "ast", candidates, names, ast.get_docstring(tree) or "")
 
 
-def imports_from_tree(tree: ast.AST) -> list[str]:
-    """Import specifiers in source order: `import a.b` -> "a.b"; `from m import x` -> "m.x";
-    `from . import x` -> ".x"; `from .m import *` -> ".m"."""
-    found: list[tuple[int, int, list[str]]] = []
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            found.append((node.lineno, node.col_offset, [a.name for a in node.names]))
-        elif isinstance(node, ast.ImportFrom):
-            base = "." * (node.level or 0) + (node.module or "")
-            names = []
-            for a in node.names:
-                if a.name == "*":
-                    names.append(base)
-                elif base.endswith("."):
-                    names.append(base + a.name)
-                else:
-                    names.append(f"{base}.{a.name}")
-            found.append((node.lineno, node.col_offset, names))
-    found.sort(key=lambda t: (t[0], t[1]))
-    return [name for _, _, names in found for name in names if name]
+def _candidate(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) -> Candidate:
+    first = min([d.lineno for d in node.decorator_list] + [node.lineno])
+    end = node.end_lineno or node.lineno
+    return Candidate(
+        name=node.name,
+        kind="class" if isinstance(node, ast.ClassDef) else "function",
+        start_line=first - 1,
+        end_line=end - 1,
+        sig_line=node.lineno - 1,
+        span=((first, 0), (end, node.end_col_offset or 0)),
+        docstring=ast.get_docstring(node) or "",
+    )
+
+
+def _specifiers(node: ast.Import | ast.ImportFrom) -> list[str]:
+    """`import a.b` -> "a.b"; `from m import x` -> "m.x"; `from . import x` -> ".x";
+    `from .m import *` -> ".m"."""
+    if isinstance(node, ast.Import):
+        return [a.name for a in node.names]
+    base = "." * (node.level or 0) + (node.module or "")
+    out = []
+    for a in node.names:
+        if a.name == "*":
+            out.append(base)
+        elif base.endswith(".") or not base:
+            out.append(base + a.name)
+        else:
+            out.append(f"{base}.{a.name}")
+    return out

@@ -1,4 +1,4 @@
-"""Declaration patterns of the structural chunker, per language, and the naming helpers that
+"""Declaration patterns of the structural chunker, per language, and the naming functions that
 the tree-sitter backend shares with it (Rust impl names, Go receiver types, member heads).
 
 Every pattern is line-anchored and runs on masked text (no strings, no comments). The patterns
@@ -20,6 +20,8 @@ class Decl:
     # else statement; "value": `name = <function>`; "impl": Rust impl block; "scope": a
     # namespace whose body may hold keyword-less functions, not a symbol itself
     mode: str = "brace"
+    # JS: a `function` / `class` that continues an expression is not a declaration
+    statement_only: bool = False
 
 
 @dataclass(frozen=True)
@@ -94,53 +96,58 @@ DENY = frozenset(
 
 
 def _p(body: str) -> re.Pattern[str]:
-    return re.compile(r"(?m)^[ \t]*" + body)
+    return re.compile(r"(?m)^[ \t]*+" + body)
 
 
-_ANN = r"(?:@[\w.$]+(?:\([^()\n]*\))?[ \t]+)*"
-_JS_EXPORT = r"(?:export[ \t]+(?:default[ \t]+)?)?(?:declare[ \t]+)?"
+_ANN = r"(?:@[\w.$]+(?:\([^()\n]*\))?[ \t]++)*"
+_JS_EXPORT = r"(?:export[ \t]++(?:default[ \t]++)?)?(?:declare[ \t]++)?"
 _JS_MODS = (
     r"(?:(?:public|private|protected|static|readonly|abstract|override|async|declare|accessor"
-    r"|get|set)[ \t]+)*"
+    r"|get|set)[ \t]++)*"
 )
 _JS_FIELD_MODS = (
-    r"(?:(?:public|private|protected|static|readonly|override|declare|accessor)[ \t]+)*"
+    r"(?:(?:public|private|protected|static|readonly|override|declare|accessor)[ \t]++)*"
 )
 _CSTYLE = _p(
-    r"(?P<pre>(?:@[\w.$]+(?:\([^()\n]*\))?[ \t]+|[\w$.<>\[\]?,&*:~]+[ \t]+)*?)"
-    r"[*&]*[ \t]*(?P<name>(?:[A-Za-z_$][\w$]*::)*~?[A-Za-z_$][\w$]*)[ \t]*\("
+    r"(?P<pre>(?:@[\w.$]+(?:\([^()\n]*\))?[ \t]++|[\w$.<>\[\]?,&*:~]+[ \t]++)*?)"
+    r"[*&]*[ \t]*+(?P<name>(?:[A-Za-z_$][\w$]*::)*~?[A-Za-z_$][\w$]*)[ \t]*+\("
 )
-_RS_VIS = r"(?:pub(?:[ \t]*\([^()\n]*\))?[ \t]+)?"
+_RS_VIS = r"(?:pub(?:[ \t]*+\([^()\n]*\))?[ \t]++)?"
 _CPP_CLASS = _p(
-    r"(?:template[ \t]*<[^\n]*>[ \t]*)?(?:typedef[ \t]+)?"
-    r"(?P<kw>class|struct|union|enum)(?:[ \t]+(?:class|struct))?[ \t]+(?:\w+[ \t]+)*?"
-    r"(?P<name>\w+)(?=[ \t]*(?:final\b[ \t]*)?(?::(?!:)|\{|$))"
+    r"(?:template[ \t]*+<[^\n]*>[ \t]*+)?(?:typedef[ \t]++)?"
+    r"(?P<kw>class|struct|union|enum)(?:[ \t]++(?:class|struct))?[ \t]++(?:\w+[ \t]++)*?"
+    r"(?P<name>\w+)(?=[ \t]*+(?:final\b[ \t]*+)?(?::(?!:)|\{|$))"
 )
 
 _JS = LanguageRules(
     decls=[
         Decl(
-            _p(_JS_EXPORT + r"(?:async[ \t]+)?function\b[ \t]*\*?[ \t]*(?P<name>[\w$]+)"),
+            _p(_JS_EXPORT + r"(?:async[ \t]++)?function\b[ \t]*+\*?[ \t]*+(?P<name>[\w$]+)"),
             "function",
+            statement_only=True,
         ),
-        Decl(
-            _p(_ANN + _JS_EXPORT + r"(?:abstract[ \t]+)?(?P<kw>class)[ \t]+(?P<name>[\w$]+)"),
-            "class",
-        ),
-        Decl(_p(_JS_EXPORT + r"(?P<kw>interface)[ \t]+(?P<name>[\w$]+)"), "interface"),
-        Decl(_p(_JS_EXPORT + r"(?:const[ \t]+)?(?P<kw>enum)[ \t]+(?P<name>[\w$]+)"), "enum"),
         Decl(
             _p(
-                r"(?:export[ \t]+)?(?:declare[ \t]+)?(?P<kw>type)[ \t]+(?P<name>[\w$]+)[ \t]*"
-                r"(?:<[^\n]*?>)?[ \t]*=(?![=>])"
+                _ANN + _JS_EXPORT + r"(?:abstract[ \t]++)?(?P<kw>class)[ \t]++"
+                r"(?!extends\b|implements\b)(?P<name>[\w$]+)"
+            ),
+            "class",
+            statement_only=True,
+        ),
+        Decl(_p(_JS_EXPORT + r"(?P<kw>interface)[ \t]++(?P<name>[\w$]+)"), "interface"),
+        Decl(_p(_JS_EXPORT + r"(?:const[ \t]++)?(?P<kw>enum)[ \t]++(?P<name>[\w$]+)"), "enum"),
+        Decl(
+            _p(
+                r"(?:export[ \t]++)?(?:declare[ \t]++)?(?P<kw>type)[ \t]++(?P<name>[\w$]+)[ \t]*+"
+                r"(?:<[^\n]*?>)?[ \t]*+=(?![=>])"
             ),
             "type",
             "statement",
         ),
         Decl(
             _p(
-                r"(?:export[ \t]+)?(?:declare[ \t]+)?(?:const|let|var)[ \t]+(?P<name>[\w$]+)"
-                r"[ \t]*(?::[^=;\n]*)?=(?![=>])[ \t]*"
+                r"(?:export[ \t]++)?(?:declare[ \t]++)?(?:const|let|var)[ \t]++(?P<name>[\w$]+)"
+                r"[ \t]*+(?::[^=;\n]*)?=(?![=>])[ \t]*+"
             ),
             "function",
             "value",
@@ -149,15 +156,15 @@ _JS = LanguageRules(
     members=[
         (
             _p(
-                _ANN + _JS_MODS + r"\*?[ \t]*(?P<name>#?[\w$]+)[ \t]*[?!]?[ \t]*"
-                r"(?:<[^\n]*?>)?[ \t]*\("
+                _ANN + _JS_MODS + r"(?:\*[ \t]*+)?(?P<name>#?[\w$]+)[ \t]*+[?!]?[ \t]*+"
+                r"(?:<[^\n]*?>)?[ \t]*+\("
             ),
             False,
         ),
         (
             _p(
-                _ANN + _JS_FIELD_MODS + r"(?P<name>#?[\w$]+)[ \t]*[?!]?[ \t]*(?::[^=;\n]*)?"
-                r"=(?![=>])[ \t]*"
+                _ANN + _JS_FIELD_MODS + r"(?P<name>#?[\w$]+)[ \t]*+[?!]?[ \t]*+(?::[^=;\n]*)?"
+                r"=(?![=>])[ \t]*+"
             ),
             True,
         ),
@@ -187,7 +194,7 @@ _JAVA = LanguageRules(
         Decl(
             _p(
                 _ANN + r"(?:(?:public|private|protected|static|final|abstract|sealed|non-sealed"
-                r"|strictfp)[ \t]+)*(?P<kw>class|interface|enum|record|@interface)[ \t]+"
+                r"|strictfp)[ \t]++)*(?P<kw>class|interface|enum|record|@interface)[ \t]++"
                 r"(?P<name>\w+)"
             ),
             "class",
@@ -201,40 +208,40 @@ _JAVA = LanguageRules(
 
 _GO = LanguageRules(
     decls=[
-        Decl(_p(r"func[ \t]+(?P<name>\w+)"), "function"),
-        Decl(_p(r"func[ \t]*(?P<recv>\([^()\n]*\))[ \t]*(?P<name>\w+)"), "method"),
+        Decl(_p(r"func[ \t]++(?P<name>\w+)"), "function"),
+        Decl(_p(r"func[ \t]*+(?P<recv>\([^()\n]*\))[ \t]*+(?P<name>\w+)"), "method"),
         Decl(
             _p(
-                r"type[ \t]+(?P<name>\w+)(?:\[[^\]\n]*\])?[ \t]*(?:=[ \t]*)?"
+                r"type[ \t]++(?P<name>\w+)(?:\[[^\]\n]*\])?[ \t]*+(?:=[ \t]*+)?"
                 r"(?:(?P<kw>struct|interface)\b)?"
             ),
             "type",
             "go_type",
         ),
     ],
-    groups=[_p(r"type[ \t]*\(")],
+    groups=[_p(r"type[ \t]*+\(")],
 )
 GO_SPEC = re.compile(
-    r"(?m)^[ \t]*(?P<name>\w+)(?:\[[^\]\n]*\])?[ \t]+(?:=[ \t]*)?(?:(?P<kw>struct|interface)\b)?"
+    r"(?m)^[ \t]*+(?P<name>\w+)(?:\[[^\]\n]*\])?[ \t]++(?:=[ \t]*+)?(?:(?P<kw>struct|interface)\b)?"
 )
 
 _RUST = LanguageRules(
     decls=[
         Decl(
             _p(
-                _RS_VIS + r"(?:(?:default|const|async|unsafe|extern(?:[ \t]+\"[^\"\n]*\")?)"
-                r"[ \t]+)*fn[ \t]+(?P<name>\w+)"
+                _RS_VIS + r"(?:(?:default|const|async|unsafe|extern(?:[ \t]++\"[^\"\n]*\")?)"
+                r"[ \t]++)*fn[ \t]++(?P<name>\w+)"
             ),
             "function",
         ),
-        Decl(_p(_RS_VIS + r"(?P<kw>struct|union)[ \t]+(?P<name>\w+)"), "struct", "brace_or_semi"),
-        Decl(_p(_RS_VIS + r"(?P<kw>enum)[ \t]+(?P<name>\w+)"), "enum"),
+        Decl(_p(_RS_VIS + r"(?P<kw>struct|union)[ \t]++(?P<name>\w+)"), "struct", "brace_or_semi"),
+        Decl(_p(_RS_VIS + r"(?P<kw>enum)[ \t]++(?P<name>\w+)"), "enum"),
         Decl(
-            _p(_RS_VIS + r"(?:unsafe[ \t]+)?(?:auto[ \t]+)?(?P<kw>trait)[ \t]+(?P<name>\w+)"),
+            _p(_RS_VIS + r"(?:unsafe[ \t]++)?(?:auto[ \t]++)?(?P<kw>trait)[ \t]++(?P<name>\w+)"),
             "trait",
         ),
-        Decl(_p(_RS_VIS + r"(?P<kw>type)[ \t]+(?P<name>\w+)[^;=\n]*="), "type", "statement"),
-        Decl(_p(r"(?:unsafe[ \t]+)?(?:default[ \t]+)?(?P<kw>impl)\b"), "impl", "impl"),
+        Decl(_p(_RS_VIS + r"(?P<kw>type)[ \t]++(?P<name>\w+)[^;=\n]*="), "type", "statement"),
+        Decl(_p(r"(?:unsafe[ \t]++)?(?:default[ \t]++)?(?P<kw>impl)\b"), "impl", "impl"),
     ]
 )
 
@@ -261,14 +268,14 @@ _CSHARP = LanguageRules(
     decls=[
         Decl(
             _p(
-                r"(?:\[[^\n]*\][ \t]*)*(?:(?:public|private|protected|internal|static|abstract"
-                r"|sealed|partial|readonly|unsafe|ref)[ \t]+)*"
-                r"(?P<kw>class|interface|struct|enum|record)(?:[ \t]+(?:struct|class))?[ \t]+"
+                r"(?:\[[^\n]*\][ \t]*+)*(?:(?:public|private|protected|internal|static|abstract"
+                r"|sealed|partial|readonly|unsafe|ref)[ \t]++)*"
+                r"(?P<kw>class|interface|struct|enum|record)(?:[ \t]++(?:struct|class))?[ \t]++"
                 r"(?P<name>\w+)"
             ),
             "class",
         ),
-        Decl(_p(r"namespace[ \t]+(?P<name>[\w.]+)"), "namespace", "scope"),
+        Decl(_p(r"namespace[ \t]++(?P<name>[\w.]+)"), "namespace", "scope"),
     ],
     members=[(_CSTYLE, False)],
     scopes=frozenset({"class", "struct", "interface"}),
@@ -282,8 +289,8 @@ _CPP_MODS = frozenset(
 _C_FAMILY = LanguageRules(
     decls=[
         Decl(_CPP_CLASS, "struct"),
-        Decl(_p(r"namespace[ \t]+(?P<name>[\w:]+)"), "namespace", "scope"),
-        Decl(_p(r"extern[ \t]+\"(?P<name>[^\"\n]*)\""), "namespace", "scope"),
+        Decl(_p(r"namespace[ \t]++(?P<name>[\w:]+)"), "namespace", "scope"),
+        Decl(_p(r"extern[ \t]++\"(?P<name>[^\"\n]*)\""), "namespace", "scope"),
     ],
     members=[(_CSTYLE, False)],
     scopes=frozenset({"class", "struct", "namespace"}),
@@ -295,27 +302,27 @@ _C_FAMILY = LanguageRules(
 _KT_MODS = (
     r"(?:(?:public|private|protected|internal|open|override|abstract|final|suspend|inline"
     r"|operator|infix|tailrec|external|data|sealed|inner|enum|annotation|value|companion"
-    r"|static|mutating|fileprivate|convenience|required|dynamic|lazy|implicit|case|fun)[ \t]+)*"
+    r"|static|mutating|fileprivate|convenience|required|dynamic|lazy|implicit|case|fun)[ \t]++)*"
 )
 _KOTLIN = LanguageRules(
     decls=[
         Decl(
             _p(
-                _ANN + _KT_MODS + r"fun[ \t]+(?:<[^>\n]*>[ \t]*)?(?:[\w.<>?]+\.)?"
+                _ANN + _KT_MODS + r"fun[ \t]++(?:<[^>\n]*>[ \t]*+)?(?:[\w.<>?]+\.)?"
                 r"(?P<name>\w+)"
             ),
             "function",
         ),
-        Decl(_p(_ANN + _KT_MODS + r"(?P<kw>class|interface|object)[ \t]+(?P<name>\w+)"), "class"),
+        Decl(_p(_ANN + _KT_MODS + r"(?P<kw>class|interface|object)[ \t]++(?P<name>\w+)"), "class"),
     ],
     newline_stops=True,
 )
 _SWIFT = LanguageRules(
     decls=[
-        Decl(_p(_ANN + _KT_MODS + r"(?:class[ \t]+)?func[ \t]+(?P<name>\w+)"), "function"),
+        Decl(_p(_ANN + _KT_MODS + r"(?:class[ \t]++)?func[ \t]++(?P<name>\w+)"), "function"),
         Decl(
             _p(
-                _ANN + _KT_MODS + r"(?P<kw>class|struct|enum|protocol|extension|actor)[ \t]+"
+                _ANN + _KT_MODS + r"(?P<kw>class|struct|enum|protocol|extension|actor)[ \t]++"
                 r"(?!func\b|var\b|let\b)(?P<name>[\w.]+)"
             ),
             "class",
@@ -325,8 +332,8 @@ _SWIFT = LanguageRules(
 )
 _SCALA = LanguageRules(
     decls=[
-        Decl(_p(_ANN + _KT_MODS + r"def[ \t]+(?P<name>\w+)"), "function"),
-        Decl(_p(_ANN + _KT_MODS + r"(?P<kw>class|trait|object|enum)[ \t]+(?P<name>\w+)"), "class"),
+        Decl(_p(_ANN + _KT_MODS + r"def[ \t]++(?P<name>\w+)"), "function"),
+        Decl(_p(_ANN + _KT_MODS + r"(?P<kw>class|trait|object|enum)[ \t]++(?P<name>\w+)"), "class"),
     ],
     newline_stops=True,
 )
@@ -334,14 +341,14 @@ _PHP = LanguageRules(
     decls=[
         Decl(
             _p(
-                r"(?:(?:public|private|protected|static|abstract|final)[ \t]+)*"
-                r"function[ \t]+&?(?P<name>\w+)"
+                r"(?:(?:public|private|protected|static|abstract|final)[ \t]++)*"
+                r"function[ \t]++&?(?P<name>\w+)"
             ),
             "function",
         ),
         Decl(
             _p(
-                r"(?:(?:abstract|final|readonly)[ \t]+)*(?P<kw>class|interface|trait|enum)[ \t]+"
+                r"(?:(?:abstract|final|readonly)[ \t]++)*(?P<kw>class|interface|trait|enum)[ \t]++"
                 r"(?P<name>\w+)"
             ),
             "class",

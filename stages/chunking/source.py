@@ -28,19 +28,23 @@ _CHAR = r"'(?:[^'\\\n]|\\[^'\n]{1,10}|\\')'"
 _TRIPLE = r'"""[\s\S]*?(?:"""|\Z)'
 _TEMPLATE = r"`(?:[^`\\]|\\[\s\S])*`?"
 _JS_REGEX = (
-    r"(?:(?<=[=(,:!&|?;{}\[])|(?<=\breturn))[ \t]*/(?![/*])"
+    r"(?:(?<=[=(,:!&|?;{}\[])|(?<=[=(,:!&|?;{}\[] )|(?<=\breturn ))/(?![/*])"
     r"(?:[^/\\\n\[]|\\.|\[(?:[^\]\\\n]|\\.)*\]){1,300}/[a-z]*"
 )
-_PREPROC = r"(?m:^[ \t]*#(?:[^\n\\]|\\[\s\S])*)"
+# a preprocessor line: `#` first on its line (approximated by: at the start or after whitespace)
+_PREPROC = r"(?<!\S)#(?:[^\n\\]|\\[\s\S])*"
 
 
-def _lexer(comments: list[str], strings: list[str]) -> re.Pattern[str]:
-    return re.compile("|".join([f"(?P<c>{'|'.join(comments)})", f"(?P<s>{'|'.join(strings)})"]))
+def _lexer(first: str, comments: list[str], strings: list[str]) -> re.Pattern[str]:
+    # the lookahead on the first character lets the scan skip ordinary code quickly
+    body = f"(?P<c>{'|'.join(comments)})|(?P<s>{'|'.join(strings)})"
+    return re.compile(f"(?=[{first}])(?:{body})")
 
 
 _LINE_C = [r"//[^\n]*", r"/\*[\s\S]*?(?:\*/|\Z)"]
 _LEXERS: dict[str, re.Pattern[str]] = {
     "python": _lexer(
+        "#'\"rbufRBUF",
         [r"#[^\n]*"],
         [
             r"(?<!\w)(?i:[rbuf]{0,2})(?:'''[\s\S]*?(?:'''|\Z)|\"\"\"[\s\S]*?(?:\"\"\"|\Z)|"
@@ -50,21 +54,28 @@ _LEXERS: dict[str, re.Pattern[str]] = {
             + ")"
         ],
     ),
-    "js": _lexer(_LINE_C, [_DQ_LINE, _SQ_LINE, _TEMPLATE, _JS_REGEX]),
-    "go": _lexer(_LINE_C, [_DQ_LINE, r"`[^`]*`?", _CHAR]),
+    "js": _lexer("/\"'`", _LINE_C, [_DQ_LINE, _SQ_LINE, _TEMPLATE, _JS_REGEX]),
+    "go": _lexer("/\"'`", _LINE_C, [_DQ_LINE, r"`[^`]*`?", _CHAR]),
     "rust": _lexer(
+        "/\"'br",
         _LINE_C,
         [r"b?r(?P<h>#*)\"[\s\S]*?(?:\"(?P=h)|\Z)", r"b?" + _DQ_MULTI, r"b?" + _CHAR],
     ),
-    "java": _lexer(_LINE_C, [_TRIPLE, _DQ_LINE, _CHAR]),
+    "java": _lexer("/\"'", _LINE_C, [_TRIPLE, _DQ_LINE, _CHAR]),
     "c": _lexer(
-        [*_LINE_C, _PREPROC], [r'R"(?P<d>[^(\s"]{0,16})\([\s\S]*?\)(?P=d)"', _DQ_LINE, _CHAR]
+        "/\"'R#",
+        [*_LINE_C, _PREPROC],
+        [r'R"(?P<d>[^(\s"]{0,16})\([\s\S]*?\)(?P=d)"', _DQ_LINE, _CHAR],
     ),
-    "csharp": _lexer([*_LINE_C, _PREPROC], [r'\$?@\$?"(?:[^"]|"")*"?', _TRIPLE, _DQ_LINE, _CHAR]),
-    "kotlin": _lexer(_LINE_C, [_TRIPLE, _DQ_LINE, _CHAR]),
-    "php": _lexer([*_LINE_C, r"#(?!\[)[^\n]*"], [_DQ_MULTI, _SQ_MULTI]),
+    "csharp": _lexer(
+        "/\"'@$#", [*_LINE_C, _PREPROC], [r'\$?@\$?"(?:[^"]|"")*"?', _TRIPLE, _DQ_LINE, _CHAR]
+    ),
+    "kotlin": _lexer("/\"'", _LINE_C, [_TRIPLE, _DQ_LINE, _CHAR]),
+    "php": _lexer("/\"'#", [*_LINE_C, r"#(?!\[)[^\n]*"], [_DQ_MULTI, _SQ_MULTI]),
     "ruby": _lexer(
-        [r"#[^\n]*", r"(?m:^=begin\b[\s\S]*?(?:^=end\b[^\n]*|\Z))"], [_DQ_MULTI, _SQ_MULTI]
+        "#\"'=",
+        [r"#[^\n]*", r"(?m:^=begin\b[\s\S]*?(?:^=end\b[^\n]*|\Z))"],
+        [_DQ_MULTI, _SQ_MULTI],
     ),
 }
 _FAMILY = {
@@ -90,11 +101,11 @@ _QUOTE_END = frozenset("\"'`\n")
 _LINE_COMMENT = re.compile(r"^\s*(?://+!?|#+)\s?")
 _HASH_LANGS = frozenset({"python", "ruby", "php"})
 _ANNOTATIONS = re.compile(r"^(?:@[\w.$]+(?:\s*\((?:[^()]|\([^()]*\))*\))?\s*)+")
-_SPACE_AFTER_OPEN = re.compile(r"([(\[])\s+")
-_SPACE_BEFORE_CLOSE = re.compile(r"\s+([)\]])")
-_TRAILING_COMMA = re.compile(r",\s*\)")
+_SPACE_AFTER_OPEN = re.compile(r"([(\[]) ")
+_SPACE_BEFORE_CLOSE = re.compile(r" ([)\]])")
+_TRAILING_COMMA = re.compile(r",\)")
 _HEADER_PY = re.compile(r"[()\[\]{}:\n\\]")
-_HEADER_BRACE = re.compile(r"[()\[\]{};\n]")
+_HEADER_BRACE = re.compile(r"[()\[\]{};\n<>]")
 _BRACKETS = re.compile(r"[()\[\]]")
 _DECORATOR_LINE = re.compile(r"@[\w.$]+(?:\s+@[\w.$]+)*")
 SIGNATURE_MAX = 300
@@ -166,9 +177,6 @@ class Source:
         a, b = self.line_span(line)
         return self.masked[a:b]
 
-    def lines(self) -> list[str]:
-        return self.text.split("\n")[: self.n_lines]
-
     def trim_end(self, start: int, end: int) -> int:
         """Last line in [start, end] with code on it (drops trailing blank and comment lines)."""
         end = min(end, self.n_lines - 1)
@@ -180,11 +188,12 @@ class Source:
 
     def header_end(self, pos: int) -> int:
         """Where a declaration head starting at `pos` ends (exclusive): before the body opener
-        (`:` for Python, `{` or `;` elsewhere) or at a line break outside brackets."""
+        (`:` for Python, `{` or `;` elsewhere) or at a line break outside brackets (generic
+        `<...>` included, except in Python)."""
         masked = self.masked
         limit = min(len(masked), pos + 4 * SIGNATURE_MAX)
         python = self.language == "python"
-        depth = 0
+        depth = angle = 0
         pattern = _HEADER_PY if python else _HEADER_BRACE
         for m in pattern.finditer(masked, pos, limit):
             c = m.group()
@@ -194,7 +203,14 @@ class Source:
                 if depth == 0:
                     return m.start()
                 depth -= 1
-            elif depth == 0:
+            elif depth:
+                continue
+            elif c == "<":
+                angle += 1
+            elif c == ">":
+                if angle and masked[m.start() - 1] not in "=-":
+                    angle -= 1
+            elif angle == 0 or c == "\n":
                 if c == "\\":
                     continue
                 if c == "\n" and python and masked[m.start() - 1 : m.start()] == "\\":
@@ -214,11 +230,15 @@ class Source:
             text = self.text[start : min(stop, start + 4 * SIGNATURE_MAX)].rstrip().rstrip(";")
         else:
             text = self.text[start : self.header_end(start)]
-        text = _ANNOTATIONS.sub("", text.strip())
         text = " ".join(text.split())
-        text = _SPACE_AFTER_OPEN.sub(r"\1", text)
-        text = _SPACE_BEFORE_CLOSE.sub(r"\1", text)
-        text = _TRAILING_COMMA.sub(")", text)
+        if text.startswith("@"):
+            text = _ANNOTATIONS.sub("", text)
+        if "( " in text or "[ " in text:
+            text = _SPACE_AFTER_OPEN.sub(r"\1", text)
+        if " )" in text or " ]" in text:
+            text = _SPACE_BEFORE_CLOSE.sub(r"\1", text)
+        if ",)" in text:
+            text = _TRAILING_COMMA.sub(")", text)
         return text[:SIGNATURE_MAX]
 
     # ------------------------------------------------------------------ decorators and comments

@@ -22,8 +22,8 @@ from .model import Candidate
 from .source import Source
 
 _BRACES = re.compile(r"[{}]")
-_BODY_SCAN = re.compile(r"[{};()\[\]=]")
-_BODY_SCAN_NL = re.compile(r"[{};()\[\]=\n]")
+_BODY_SCAN = re.compile(r"[{};()\[\]=<>]")
+_BODY_SCAN_NL = re.compile(r"[{};()\[\]=<>\n]")
 _ASYNC = re.compile(r"async\b\s*")
 _FUNCTION = re.compile(r"function\b")
 _STMT_SCAN = re.compile(r"[;\n(){}\[\]]")
@@ -32,6 +32,7 @@ _ARROW = re.compile(r"=>")
 _WS = re.compile(r"\s*")
 _IDENT = re.compile(r"[\w$]+")
 _SCAN_LIMIT = 10_000
+_EXPRESSION_CONTINUES = frozenset("(,=:?[!&|+-*/%<>~^")
 
 
 class _Braces:
@@ -70,9 +71,12 @@ class _Scanner:
         return None
 
     def find_body(self, pos: int) -> tuple[int | None, int]:
-        """(`{` offset, same) of the body after a head at `pos`, or (None, where it stopped)."""
+        """(`{` offset, same) of the body after a head at `pos`, or (None, where it stopped).
+
+        Generic brackets (`<T extends {a: 1}>`) count as nesting at the top level of the head;
+        the `>` of `=>` and `->` does not close one."""
         masked = self.masked
-        depth = 0
+        depth = angle = 0
         pattern = _BODY_SCAN_NL if self.newline_stops else _BODY_SCAN
         for m in pattern.finditer(masked, pos, pos + _SCAN_LIMIT):
             c = m.group()
@@ -82,7 +86,14 @@ class _Scanner:
                 depth -= 1
                 if depth < 0:
                     return None, m.start()
-            elif depth == 0:
+            elif depth:
+                continue
+            elif c == "<":
+                angle += 1
+            elif c == ">":
+                if angle and masked[m.start() - 1] not in "=-":
+                    angle -= 1
+            elif angle == 0:
                 if c == "{":
                     return m.start(), m.start()
                 nxt = masked[m.end() : m.end() + 200].lstrip()[:1]
@@ -210,6 +221,10 @@ def _declaration(
     containers: list[tuple[int, int, str, str]],
 ) -> Candidate | None:
     head = m.start() + len(m.group()) - len(m.group().lstrip())
+    if rule.statement_only:
+        before = sc.masked[max(0, head - 200) : head].rstrip()
+        if before and before[-1] in _EXPRESSION_CONTINUES:
+            return None
     groups = m.groupdict()
     kw = groups.get("kw")
     kind = rules.KIND.get(kw or "", rule.kind)
@@ -335,7 +350,7 @@ def _member(
     return _candidate(sc, name, kind, head, sc.brace_end(open_), **extra)
 
 
-_RUBY_DECL = re.compile(r"(?m)^([ \t]*)(def|class|module)[ \t]+(?:self\.)?([\w:.]*\w[?!=]?)")
+_RUBY_DECL = re.compile(r"(?m)^([ \t]*+)(def|class|module)[ \t]+(?:self\.)?([\w:.]*\w[?!=]?)")
 _RUBY_END = re.compile(r"end\b")
 
 

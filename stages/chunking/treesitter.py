@@ -1,6 +1,6 @@
 """tree-sitter backend: Python, JavaScript, TypeScript, TSX, Go, Rust, Java.
 
-Parsers and queries are built on first use per language and cached for the process (never at
+Parsers and queries are built on first use per language and cached per thread (never at
 import). One query per language selects the declaration nodes in C; Python then only touches
 those nodes, never the whole tree, which keeps a 500-line file in the low milliseconds.
 
@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import importlib
 import re
+import threading
 from typing import Any
 
 from . import rules
@@ -110,12 +111,16 @@ _NEEDS_BODY = frozenset(
     }
 )
 
-_cache: dict[str, tuple[Any, Any] | None] = {}
+# parsers are not safe to share between threads: one cache per thread, filled on first use
+_local = threading.local()
 
 
 def _load(language: str) -> tuple[Any, Any] | None:
-    if language in _cache:
-        return _cache[language]
+    cache: dict[str, tuple[Any, Any] | None] | None = getattr(_local, "cache", None)
+    if cache is None:
+        cache = _local.cache = {}
+    if language in cache:
+        return cache[language]
     entry = None
     spec = _GRAMMARS.get(language)
     if spec is not None:
@@ -127,12 +132,8 @@ def _load(language: str) -> tuple[Any, Any] | None:
         if grammar is not None:
             lang = ts.Language(getattr(grammar, spec[1])())
             entry = (ts.Parser(lang), ts.Query(lang, _QUERIES[language]))
-    _cache[language] = entry
+    cache[language] = entry
     return entry
-
-
-def available(language: str | None) -> bool:
-    return language is not None and _load(language) is not None
 
 
 def parse_tree(src: Source) -> tuple[list[Candidate], bool] | None:
@@ -146,7 +147,11 @@ def parse_tree(src: Source) -> tuple[list[Candidate], bool] | None:
     tree = parser.parse(src.raw)
     nodes = QueryCursor(query).captures(tree.root_node).get("d", [])
     ascii_ = src.text.isascii()
-    classes = {(n.start_byte, n.end_byte) for n in nodes if n.type in _CLASS_NODES}
+    classes = {
+        (n.start_byte, n.end_byte)
+        for n in nodes
+        if n.type in _CLASS_NODES and n.child_by_field_name("name") is not None
+    }
     out: list[Candidate] = []
     seen: set[tuple[int, int]] = set()
     for node in nodes:

@@ -1,0 +1,110 @@
+"""Hand-run throughput check: `python -m gitstrata.benchmarks.chunk_speed [--lines 500]`.
+
+Builds deterministic synthetic files (Python, TypeScript, Go, Java, Rust) of about the requested
+length and prints the time of `parse_source` per file for every backend. Not a test:
+timings are machine dependent and never asserted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+
+from ..stages.chunking import parse_source
+
+_PY_UNIT = '''
+class Service{i}(Base):
+    """Service number {i}."""
+
+    def __init__(self, client, retries: int = 3) -> None:
+        self.client = client
+        self.retries = retries
+
+    @property
+    def name(self) -> str:
+        return "service-{i}"
+
+    async def call(self, payload: dict[str, int]) -> dict:
+        for attempt in range(self.retries):
+            result = await self.client.post("/v1/{i}", json=payload)
+            if result.ok:
+                return result.json()
+        raise RuntimeError("failed after retries")
+
+
+def total_{i}(values: list[int]) -> int:
+    total = 0
+    for v in values:
+        total += v * {i}
+    return total
+'''
+
+_TS_UNIT = """
+/** Service number {i}. */
+export class Service{i} extends Base {{
+  private readonly retries = 3;
+
+  constructor(private client: HttpClient) {{
+    super();
+  }}
+
+  get name(): string {{
+    return "service-{i}";
+  }}
+
+  async call(payload: Record<string, number>): Promise<Result> {{
+    for (let attempt = 0; attempt < this.retries; attempt++) {{
+      const result = await this.client.post(`/v1/{i}`, payload);
+      if (result.ok) {{
+        return result.json();
+      }}
+    }}
+    throw new Error("failed after retries");
+  }}
+}}
+
+export const total{i} = (values: number[]): number =>
+  values.reduce((total, v) => total + v * {i}, 0);
+"""
+
+_UNITS = {"module.py": _PY_UNIT, "module.ts": _TS_UNIT}
+
+
+def synthetic(path: str, lines: int) -> bytes:
+    unit = _UNITS[path]
+    per = unit.count("\n")
+    return "".join(unit.format(i=i) for i in range(max(1, lines // per))).encode()
+
+
+def measure(path: str, source: bytes, backend: str, repeat: int) -> tuple[float, float]:
+    """(min, median) seconds of one `parse_source` call; the minimum is the least disturbed by
+    other load on the machine."""
+    parse_source(path, source, backend=backend)  # warm caches (parsers, regexes)
+    times = []
+    for _ in range(repeat):
+        t = time.perf_counter()
+        parse_source(path, source, backend=backend)
+        times.append(time.perf_counter() - t)
+    return min(times), statistics.median(times)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--lines", type=int, default=500)
+    ap.add_argument("--repeat", type=int, default=50)
+    args = ap.parse_args()
+    for path in _UNITS:
+        source = synthetic(path, args.lines)
+        n = source.count(b"\n")
+        backends = ["ast"] if path.endswith(".py") else []
+        for backend in [*backends, "tree-sitter", "structural"]:
+            best, median = measure(path, source, backend, args.repeat)
+            print(
+                f"{path:10} {n:5} lines  {backend:12} min {best * 1000:6.2f} ms  "
+                f"median {median * 1000:6.2f} ms  {1 / median:6.0f} files/s"
+            )
+
+
+if __name__ == "__main__":
+    main()

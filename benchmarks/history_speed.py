@@ -1,0 +1,306 @@
+"""History extraction speed: the `capsule` stage against its floor and its peer, in one run.
+
+    python -m gitstrata.benchmarks.history_speed REPO [--json] [--max-commits N]
+    python -m gitstrata.benchmarks.history_speed --synthetic 20000 OUT
+
+The floor is raw `git log -p -U0 --no-merges -M` read through a pipe (no parsing at all); the peer
+is PyDriller reading the same commits' file diffs (`null` when PyDriller is not installed). The
+capsule stage does strictly more: raw entries, hunk ranges, per-symbol attribution of every hunk
+on both file versions, intent, and the Arrow tables. `--synthetic N OUT` writes a reproducible
+Python repository with N commits through `git fast-import` (co-changing feature clusters,
+bugfixes, renames, bulk reformat commits), for measuring at scale.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import resource
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from ..pipeline.gitio import Git, git_env
+from ..pipeline.history import extract_all, rev_list
+from ..stages import capsule
+from ..store.config import HistoryConfig
+
+RAW_LOG = ("log", "-p", "-U0", "--no-merges", "-M", "--no-color")
+
+
+def _cpu() -> float:
+    """CPU seconds of this process and its finished children (git subprocesses)."""
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
+
+
+def time_git_log(git: Git, max_commits: int | None) -> tuple[float, float]:
+    """(wall, CPU) seconds of the floor: raw `git log -p -U0` read through a pipe."""
+    args = [git.exe, *RAW_LOG] + ([f"--max-count={max_commits}"] if max_commits else [])
+    c0, t0 = _cpu(), time.perf_counter()
+    proc = subprocess.Popen(args, cwd=git.root, stdout=subprocess.PIPE, env=git_env())
+    assert proc.stdout is not None
+    while proc.stdout.read1(1 << 20):
+        pass
+    proc.wait()
+    return time.perf_counter() - t0, _cpu() - c0
+
+
+def time_capsule(git: Git, shas: list[str], workers: int) -> tuple[float, float, dict]:
+    """(wall, CPU, stats) of the capsule stage's extraction and final tables."""
+    cfg = HistoryConfig()
+    c0, t0 = _cpu(), time.perf_counter()
+    cs, ts, stats = extract_all(git, shas, cfg, workers=workers)
+    commits, touches = capsule.finalize(cs, ts)
+    stats["touches"] = touches.num_rows
+    return time.perf_counter() - t0, _cpu() - c0, stats
+
+
+def time_pydriller(root: Path, limit: int) -> tuple[float | None, int]:
+    try:
+        from pydriller import Repository
+    except ImportError:
+        return None, 0
+    n = 0
+    t0 = time.perf_counter()
+    for commit in Repository(str(root), only_no_merge=True).traverse_commits():
+        for m in commit.modified_files:
+            _ = (m.added_lines, m.deleted_lines, m.diff)
+        n += 1
+        if n >= limit:
+            break
+    return time.perf_counter() - t0, n
+
+
+def measure(repo: Path, *, max_commits: int | None = None, pydriller_limit: int = 2000) -> dict:
+    git = Git(repo)
+    head = git.require_head()
+    shas = rev_list(git, head, max_count=max_commits)
+    git_log_s, git_log_cpu = time_git_log(git, max_commits)
+    capsule_s, capsule_cpu, stats = time_capsule(git, shas, workers=1)
+    jobs = os.cpu_count() or 1
+    if jobs > 1 and len(shas) >= 2 * HistoryConfig().commits_per_worker:
+        parallel_s, _, pstats = time_capsule(git, shas, workers=jobs)
+    else:
+        parallel_s, pstats = capsule_s, stats
+    pyd_s, pyd_n = time_pydriller(git.root, pydriller_limit)
+    n = len(shas)
+
+    def ratio(a: float, b: float) -> float | None:
+        return round(a / b, 2) if b else None
+
+    result = {
+        "repo": git.root.name,
+        "commits": n,
+        "git_log_seconds": round(git_log_s, 3),
+        "git_log_cpu_seconds": round(git_log_cpu, 3),
+        "git_log_commits_per_s": round(n / git_log_s, 1) if git_log_s else None,
+        "capsule_seconds": round(capsule_s, 3),
+        "capsule_cpu_seconds": round(capsule_cpu, 3),
+        "capsule_commits_per_s": round(n / capsule_s, 1) if capsule_s else None,
+        "capsule_vs_git_log": ratio(capsule_s, git_log_s),
+        "capsule_vs_git_log_cpu": ratio(capsule_cpu, git_log_cpu),
+        "capsule_parallel_seconds": round(parallel_s, 3),
+        "capsule_parallel_workers": pstats.get("workers", 1),
+        "capsule_parallel_vs_git_log": ratio(parallel_s, git_log_s),
+        "parsed_versions": stats.get("parsed_versions"),
+        "derived_versions": stats.get("derived_versions"),
+        "spliced_versions": stats.get("spliced_versions"),
+        "touches": stats.get("touches"),
+        "pydriller_commits": pyd_n if pyd_s is not None else None,
+        "pydriller_commits_per_s": round(pyd_n / pyd_s, 1) if pyd_s else None,
+        "load_average": round(os.getloadavg()[0], 2),
+    }
+    if pyd_s:
+        result["capsule_vs_pydriller"] = round(
+            result["capsule_commits_per_s"] / result["pydriller_commits_per_s"], 1
+        )
+    return result
+
+
+# ---------------------------------------------------------------- synthetic history
+
+WORDS = [
+    "order",
+    "payment",
+    "retry",
+    "cache",
+    "token",
+    "user",
+    "session",
+    "invoice",
+    "report",
+    "export",
+    "parse",
+    "render",
+]
+INTENT_TEMPLATES = [
+    ("fix({f}): handle empty {w} in {fn} (INC-{n})", 0.22),
+    ("feat({f}): add {w} support to {fn}", 0.25),
+    ("refactor({f}): simplify {fn}", 0.15),
+    ("perf({f}): cache {w} lookups in {fn}", 0.06),
+    ("test({f}): cover {fn}", 0.08),
+    ("docs({f}): explain {w} handling", 0.06),
+    ("Update {fn} for {w} changes", 0.18),
+]
+
+
+class _Module:
+    def __init__(self, path: str, rng: random.Random, serial: list[int]) -> None:
+        self.path = path
+        self.functions: list[tuple[str, list[str]]] = []
+        for _ in range(rng.randint(3, 8)):
+            self.add_function(rng, serial)
+
+    def add_function(self, rng: random.Random, serial: list[int]) -> None:
+        serial[0] += 1
+        name = f"{rng.choice(WORDS)}_{rng.choice(WORDS)}_{serial[0]}"
+        body = [f"    value = {rng.randint(0, 999)}" for _ in range(rng.randint(2, 6))]
+        self.functions.append((name, body + ["    return value"]))
+
+    def edit(self, rng: random.Random, serial: list[int]) -> str:
+        if rng.random() < 0.1:
+            self.add_function(rng, serial)
+            return self.functions[-1][0]
+        name, body = rng.choice(self.functions)
+        op = rng.random()
+        i = rng.randrange(len(body) - 1)
+        if op < 0.5:
+            body[i] = f"    value = {rng.randint(0, 99999)}"
+        elif op < 0.8 or len(body) < 4:
+            body.insert(i, f"    value += {rng.randint(0, 99)}")
+        else:
+            del body[i]
+        return name
+
+    def render(self) -> bytes:
+        parts = [f'"""Module {self.path}."""\nimport os\n\nLIMIT = 10\n']
+        for name, body in self.functions:
+            parts.append(f"\ndef {name}(value):\n" + "\n".join(body) + "\n")
+        return "\n".join(parts).encode()
+
+
+def make_synthetic(out: Path, commits: int, *, seed: int = 7, files: int = 600) -> Path:
+    """Write a repository with `commits` commits to `out` via `git fast-import`."""
+    rng = random.Random(seed)
+    out.mkdir(parents=True, exist_ok=True)
+    subprocess.run(["git", "init", "-q", "-b", "main", str(out)], check=True)
+    proc = subprocess.Popen(
+        ["git", "fast-import", "--quiet", "--done"], cwd=out, stdin=subprocess.PIPE, env=git_env()
+    )
+    assert proc.stdin is not None
+    w = proc.stdin.write
+    serial = [0]
+    modules: list[_Module] = []
+    features: list[list[_Module]] = []
+    popularity: list[float] = []
+    t = 1_546_300_800  # 2019-01-01
+    for k in range(1, commits + 1):
+        t += rng.randint(60, 8 * 3_600)
+        changed: dict[str, _Module] = {}
+        renamed: tuple[str, str] | None = None
+        if k == 1 or (len(modules) < files and rng.random() < 0.04):
+            feat: list[_Module] = []
+            for _ in range(rng.randint(2, 6) if k > 1 else 30):
+                m = _Module(f"pkg{len(modules) % 23}/mod_{len(modules)}.py", rng, serial)
+                modules.append(m)
+                feat.append(m)
+                changed[m.path] = m
+            for i in range(0, len(feat), 5):
+                features.append(feat[i : i + 5])
+                popularity.append(1.0)
+            msg, fn = "feat: add new modules", "-"
+        elif rng.random() < 0.002:
+            for m in rng.sample(modules, min(len(modules), 60)):
+                m.edit(rng, serial)
+                changed[m.path] = m
+            msg, fn = "style: reformat the code base", "-"
+        else:
+            # activity and coupling drift, as in real projects: features heat up and cool
+            # down, and modules move between features when code is reorganised
+            popularity = [max(0.02, p * rng.uniform(0.9, 1.1)) for p in popularity]
+            if rng.random() < 0.01:
+                src, dst = rng.sample(features, 2)
+                if len(src) > 2:
+                    dst.append(src.pop(rng.randrange(len(src))))
+            feat = rng.choices(features, weights=popularity)[0]
+            touched = rng.sample(feat, rng.randint(1, min(4, len(feat))))
+            if rng.random() < 0.1:
+                other = rng.choice(features)
+                touched += [m for m in rng.sample(other, min(2, len(other))) if m not in touched]
+            if rng.random() < 0.15:
+                extra = rng.choice(modules)
+                if extra not in touched:
+                    touched.append(extra)
+            fn = "-"
+            for m in touched:
+                fn = m.edit(rng, serial)
+                changed[m.path] = m
+            if rng.random() < 0.003:
+                m = touched[0]
+                old = m.path
+                m.path = old.replace(".py", f"_v{k}.py")
+                renamed = (old, m.path)
+                changed.pop(old, None)
+                changed[m.path] = m
+            template = rng.choices(
+                [x for x, _ in INTENT_TEMPLATES], [p for _, p in INTENT_TEMPLATES]
+            )[0]
+            msg = template.format(
+                f=f"f{features.index(feat)}", w=rng.choice(WORDS), fn=fn, n=rng.randint(1, 999)
+            )
+        data = msg.encode()
+        w(b"commit refs/heads/main\n")
+        w(f"author Dev {k % 7} <dev{k % 7}@example.com> {t} +0000\n".encode())
+        w(f"committer Dev {k % 7} <dev{k % 7}@example.com> {t} +0000\n".encode())
+        w(b"data %d\n%s\n" % (len(data), data))
+        if renamed:
+            w(f"R {renamed[0]} {renamed[1]}\n".encode())
+        for path, m in sorted(changed.items()):
+            content = m.render()
+            w(b"M 100644 inline %s\ndata %d\n%s\n" % (path.encode(), len(content), content))
+        w(b"\n")
+    w(b"done\n")
+    proc.stdin.close()
+    if proc.wait() != 0:
+        raise RuntimeError("git fast-import failed")
+    subprocess.run(["git", "reset", "-q", "--hard"], cwd=out, check=True, env=git_env())
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="history_speed", description=__doc__.split("\n\n")[0])
+    ap.add_argument("repo", nargs="?", type=Path)
+    ap.add_argument("--json", action="store_true", help="print one JSON object")
+    ap.add_argument("--max-commits", type=int, default=None)
+    ap.add_argument("--pydriller-limit", type=int, default=2000)
+    ap.add_argument(
+        "--synthetic", nargs=2, metavar=("N", "OUT"), help="generate a history and exit"
+    )
+    args = ap.parse_args(argv)
+    if args.synthetic:
+        n, out = int(args.synthetic[0]), Path(args.synthetic[1])
+        make_synthetic(out, n)
+        print(
+            json.dumps({"synthetic": str(out), "commits": n})
+            if args.json
+            else f"wrote {n} commits to {out}"
+        )
+        return 0
+    if args.repo is None:
+        ap.error("REPO is required (or --synthetic N OUT)")
+    result = measure(args.repo, max_commits=args.max_commits, pydriller_limit=args.pydriller_limit)
+    if args.json:
+        print(json.dumps(result))
+    else:
+        for k, v in result.items():
+            print(f"{k:30} {v}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,269 @@
+"""MCP latency: `preflight_check` over stdio against the protocol floor, and start-up time.
+
+    python -m gitstrata.benchmarks.mcp_latency [REPO] [--calls N] [--starts K] [--json]
+
+Two servers run in the same measurement, both as subprocesses over stdio with the SDK's own
+client: `gitstrata mcp` on REPO (default: the benchmark fixture, built in a temp folder, with its
+failed attempts recorded, then indexed), and a minimal MCP server with one trivial `echo` tool
+(this module with `--serve-echo`: the same SDK, the same transport, nothing else).
+
+- Round trip: after `initialize` and after the server reports its engine warm, `preflight_check`
+  on a fixed set of targets and `echo` calls alternate, one at a time; P50 / P95 of each. The
+  target is a preflight P50 within 1 ms of echo's (the protocol floor).
+- Start-up: process spawn to the first answered tool call (`initialize` included): a real
+  `preflight_check` answer on an existing index against echo's first answer; the median of K
+  alternating starts of each. The target is at most 1.3x.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+TARGETS = 7
+INTENT = "change its error handling and retry behaviour"
+
+
+def serve_echo() -> None:
+    """The minimal server: one trivial tool, the SDK's defaults."""
+    from mcp.server.mcpserver import MCPServer
+
+    app = MCPServer("echo", log_level="WARNING")
+
+    @app.tool(description="Return the text unchanged.")
+    async def echo(text: str) -> str:  # a coroutine, like gitstrata's read tools: no thread hop
+        return text
+
+    app.run("stdio")
+
+
+def percentile(xs: list[float], q: float) -> float:
+    s = sorted(xs)
+    pos = (len(s) - 1) * q / 100
+    lo = int(pos)
+    hi = min(lo + 1, len(s) - 1)
+    return s[lo] + (s[hi] - s[lo]) * (pos - lo)
+
+
+def prepare(repo: Path | None, workdir: Path) -> tuple[Path, str]:
+    """The repository to serve (indexed) and what it is."""
+    from gitstrata import Strata
+
+    if repo is None:
+        from .fixture import build_fixture, failure_records
+
+        info = build_fixture(workdir / "fixture", force=True)
+        with Strata(info.path) as strata:
+            for rec in failure_records():
+                strata.record_failure(
+                    **{k: v for k, v in rec.items() if k != "recorded_at"},
+                    recorded_at=rec.get("recorded_at"),
+                )
+            strata.index(jobs=1)
+        return info.path, f"benchmark fixture ({info.commit_count} commits)"
+    from gitstrata.store.generations import Store
+
+    with Strata(repo) as strata:
+        if Store(strata.index_dir).current_name() is None:
+            strata.index()
+        return strata.repo, str(strata.repo)
+
+
+def pick_targets(repo: Path, n: int = TARGETS) -> list[dict[str, str]]:
+    """`n` functions or methods spread evenly over the indexed symbols (deterministic)."""
+    from gitstrata.store.generations import Store
+
+    table = (
+        Store(repo / ".strata")
+        .require_live()
+        .table("symbols", columns=["path", "qualname", "kind"])
+    )
+    rows = sorted(
+        (r["path"], r["qualname"])
+        for r in table.to_pylist()
+        if r["kind"] in ("function", "method") and r["qualname"] != "<module>"
+    )
+    if not rows:
+        raise SystemExit(f"{repo}: the index has no functions to run preflight_check on")
+    step = max(1, len(rows) // n)
+    return [
+        {"file_path": p, "symbol_name": q, "intended_change": INTENT} for p, q in rows[::step][:n]
+    ]
+
+
+def _ours(repo: Path) -> list[str]:
+    return [sys.executable, "-m", "gitstrata", "-C", str(repo), "mcp"]
+
+
+def _echo() -> list[str]:
+    return [sys.executable, "-m", "gitstrata.benchmarks.mcp_latency", "--serve-echo"]
+
+
+async def _session(stack, argv: list[str], errlog):
+    from mcp.client.session import ClientSession
+    from mcp.client.stdio import StdioServerParameters, stdio_client
+
+    params = StdioServerParameters(command=argv[0], args=argv[1:])
+    read, write = await stack.enter_async_context(stdio_client(params, errlog=errlog))
+    session = await stack.enter_async_context(ClientSession(read, write))
+    await session.initialize()
+    return session
+
+
+def _real(result) -> bool:
+    return not result.is_error and "status" not in (result.structured_content or {})
+
+
+async def first_answer(argv: list[str], tool: str, arguments: dict[str, Any], errlog) -> float:
+    """Seconds from spawning the server to its first real answer to `tool`."""
+    from contextlib import AsyncExitStack
+
+    import anyio
+
+    t0 = time.perf_counter()
+    async with AsyncExitStack() as stack:
+        session = await _session(stack, argv, errlog)
+        while not _real(got := await session.call_tool(tool, arguments)):
+            if got.is_error:
+                raise SystemExit(f"{tool} failed: {got.content[0].text}")
+            await anyio.sleep(0.01)
+        return time.perf_counter() - t0
+
+
+async def round_trips(
+    repo: Path, targets: list[dict[str, str]], calls: int, errlog
+) -> dict[str, Any]:
+    from contextlib import AsyncExitStack
+
+    import anyio
+
+    async with AsyncExitStack() as stack:
+        ours = await _session(stack, _ours(repo), errlog)
+        echo = await _session(stack, _echo(), errlog)
+        with anyio.fail_after(300):
+            while True:  # measure the server as it runs all day: engine loaded and warm
+                got = await ours.read_resource("strata://status")
+                if json.loads(got.contents[0].text).get("warm"):
+                    break
+                await anyio.sleep(0.2)
+        for i in range(3 * len(targets)):  # first touches of every target's lookups
+            await ours.call_tool("preflight_check", targets[i % len(targets)])
+            await echo.call_tool("echo", {"text": "warm-up"})
+        pre, flat, engine = [], [], []
+        for i in range(calls):
+            arguments = targets[i % len(targets)]
+            t0 = time.perf_counter()
+            got = await ours.call_tool("preflight_check", arguments)
+            t1 = time.perf_counter()
+            await echo.call_tool("echo", {"text": arguments["symbol_name"]})
+            t2 = time.perf_counter()
+            if not _real(got):
+                raise SystemExit(f"preflight_check did not answer: {got.content[0].text}")
+            pre.append((t1 - t0) * 1000)
+            flat.append((t2 - t1) * 1000)
+            engine.append(float(got.structured_content["latency_ms"]))
+    out = {}
+    for name, xs in (("preflight_ms", pre), ("echo_ms", flat), ("engine_ms", engine)):
+        out[name] = {
+            "p50": percentile(xs, 50),
+            "p95": percentile(xs, 95),
+            "mean": statistics.fmean(xs),
+        }
+    out["p50_over_floor_ms"] = out["preflight_ms"]["p50"] - out["echo_ms"]["p50"]
+    out["p95_over_floor_ms"] = out["preflight_ms"]["p95"] - out["echo_ms"]["p95"]
+    return out
+
+
+def run(repo: Path | None, *, calls: int, starts: int, workdir: Path) -> dict[str, Any]:
+    import anyio
+
+    repo, what = prepare(repo, workdir)
+    targets = pick_targets(repo)
+    log = open(workdir / "servers.log", "a", encoding="utf-8")  # noqa: SIM115 - closed below
+    try:
+        ours_first, echo_first = [], []
+        for _ in range(starts):  # alternate, so drift in machine load hits both alike
+            echo_first.append(anyio.run(first_answer, _echo(), "echo", {"text": "hi"}, log))
+            ours_first.append(
+                anyio.run(first_answer, _ours(repo), "preflight_check", targets[0], log)
+            )
+        trips = anyio.run(round_trips, repo, targets, calls, log)
+    finally:
+        log.close()
+    ours_s, echo_s = statistics.median(ours_first), statistics.median(echo_first)
+    return {
+        "benchmark": "mcp_latency",
+        "repo": what,
+        "targets": [f"{t['file_path']}::{t['symbol_name']}" for t in targets],
+        "calls": calls,
+        "round_trip": trips,
+        "first_answer_s": {
+            "gitstrata_mcp": ours_s,
+            "minimal_server": echo_s,
+            "ratio": ours_s / echo_s,
+            "runs": {"gitstrata_mcp": ours_first, "minimal_server": echo_first},
+        },
+        "targets_met": {
+            "round_trip_p50_within_1ms_of_echo": trips["p50_over_floor_ms"] <= 1.0,
+            "first_answer_within_1.3x": ours_s / echo_s <= 1.3,
+        },
+    }
+
+
+def _print(res: dict[str, Any]) -> None:
+    rt, fa = res["round_trip"], res["first_answer_s"]
+    print(f"repository: {res['repo']}; {res['calls']} calls over {len(res['targets'])} targets")
+    for name, key in (
+        ("preflight_check", "preflight_ms"),
+        ("echo (floor)", "echo_ms"),
+        ("  in-engine", "engine_ms"),
+    ):
+        x = rt[key]
+        print(
+            f"  {name:<16} P50 {x['p50']:7.3f} ms   P95 {x['p95']:7.3f} ms   mean {x['mean']:7.3f} ms"
+        )
+    print(
+        f"  over the floor   P50 {rt['p50_over_floor_ms']:+.3f} ms   P95 {rt['p95_over_floor_ms']:+.3f} ms"
+    )
+    print(
+        f"spawn to first answer: gitstrata mcp {fa['gitstrata_mcp']:.3f} s, minimal server "
+        f"{fa['minimal_server']:.3f} s, ratio {fa['ratio']:.2f}x (median of {len(fa['runs']['gitstrata_mcp'])})"
+    )
+    for name, ok in res["targets_met"].items():
+        print(f"  {name}: {'met' if ok else 'NOT met'}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m gitstrata.benchmarks.mcp_latency", description=__doc__.split("\n")[0]
+    )
+    parser.add_argument(
+        "repo", nargs="?", type=Path, help="repository to serve (default: the benchmark fixture)"
+    )
+    parser.add_argument(
+        "--calls", type=int, default=210, help="preflight_check calls (and as many echo calls)"
+    )
+    parser.add_argument("--starts", type=int, default=5, help="cold starts of each server")
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument("--serve-echo", action="store_true", help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.serve_echo:
+        serve_echo()
+        return 0
+    with tempfile.TemporaryDirectory(prefix="gitstrata-mcp-bench-") as tmp:
+        res = run(args.repo, calls=args.calls, starts=args.starts, workdir=Path(tmp))
+    if args.json:
+        print(json.dumps(res, indent=2))
+    else:
+        _print(res)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

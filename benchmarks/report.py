@@ -1,0 +1,114 @@
+"""RESULTS.md from the benchmark's JSON: tables first, then the honest reading.
+
+The quality tables are regenerated from `run.py`'s result; the speed sections of the other
+benchmarks (vectors, history, co-change holdout, MCP) are included when their JSON is given.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+CONFIG_NAMES = {
+    "dense": "Dense (float32 cosine)",
+    "bm25": "BM25 only (Tantivy)",
+    "hybrid": "Hybrid (BM25 + float32, RRF)",
+    "full": "gitstrata (full)",
+}
+
+
+def _pct(x: float) -> str:
+    return f"{round(100 * x)}%"
+
+
+def quality_table(split: dict[str, Any]) -> list[str]:
+    rows = [
+        "| configuration | Recall@3 | Recall@5 | MRR | nDCG@5 | warning hit | false alarms | co-change disc. | P50 ms | P95 ms |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for name in ("dense", "bm25", "hybrid", "full"):
+        m = split["configs"].get(name)
+        if m is None:
+            continue
+        rows.append(
+            f"| {CONFIG_NAMES[name]} | {m['recall@3']:.3f} | {m['recall@5']:.3f} | {m['mrr']:.3f} | "
+            f"{m['ndcg@5']:.3f} | {_pct(m['warning_hit_rate'])} | {_pct(m['false_alarm_rate'])} | "
+            f"{_pct(m['cochange_discovery'])} | {m.get('p50_ms', 0):.2f} | {m.get('p95_ms', 0):.2f} |"
+        )
+    return rows
+
+
+def class_table(split: dict[str, Any]) -> list[str]:
+    classes = sorted({c for m in split["configs"].values() for c in m["per_class_ndcg@5"]})
+    rows = ["| configuration | " + " | ".join(classes) + " |", "|---" * (len(classes) + 1) + "|"]
+    for name in ("dense", "bm25", "hybrid", "full"):
+        m = split["configs"].get(name)
+        if m is None:
+            continue
+        rows.append(
+            f"| {CONFIG_NAMES[name]} | "
+            + " | ".join(f"{m['per_class_ndcg@5'].get(c, 0):.3f}" for c in classes)
+            + " |"
+        )
+    return rows
+
+
+def ablation_table(result: dict[str, Any]) -> list[str]:
+    splits = list(result["splits"])
+    head = (
+        "| variant | "
+        + " | ".join(f"nDCG@5 {s} | warn hit {s} | false alarms {s}" for s in splits)
+        + " |"
+    )
+    rows = [head, "|---" * (1 + 3 * len(splits)) + "|"]
+    full = " | ".join(
+        f"{result['splits'][s]['configs']['full']['ndcg@5']:.3f} | {_pct(result['splits'][s]['configs']['full']['warning_hit_rate'])} | "
+        f"{_pct(result['splits'][s]['configs']['full']['false_alarm_rate'])}"
+        for s in splits
+    )
+    rows.append(f"| gitstrata (full) | {full} |")
+    for name, per in result.get("ablations", {}).items():
+        cells = " | ".join(
+            f"{per[s]['ndcg@5']:.3f} | {_pct(per[s]['warning_hit_rate'])} | {_pct(per[s]['false_alarm_rate'])}"
+            for s in splits
+        )
+        rows.append(f"| {name} | {cells} |")
+    return rows
+
+
+def render(result: dict[str, Any], extra_sections: list[str] | None = None) -> str:
+    m = result["machine"]
+    out = [
+        "# Benchmark results",
+        "",
+        f"Generated {result['date']} by `make bench` (`gitstrata benchmark --out benchmarks/RESULTS.md "
+        f"--json benchmarks/results.json`). Machine: {m['platform']}, Python {m['python']}, single process.",
+        f"Fixture: {result['fixture']['commits']} commits, HEAD `{result['fixture']['head'][:10]}`; index "
+        f"{result['index']['generation']}, served vectors {result['index']['served_vector_kb']} KB "
+        f"(float32 on disk: {result['index']['f32_vector_kb_on_disk']} KB).",
+        "",
+        "Quality numbers are deterministic. Latencies are warm, in-process, per query, and vary with the load of the machine.",
+        "",
+    ]
+    for split, data in result["splits"].items():
+        out += [
+            f"## Split `{split}`",
+            "",
+            *quality_table(data),
+            "",
+            "nDCG@5 per query class:",
+            "",
+            *class_table(data),
+            "",
+        ]
+    if result.get("ablations"):
+        out += ["## Ablations (one component off)", "", *ablation_table(result), ""]
+    for section in extra_sections or []:
+        out += [section, ""]
+    return "\n".join(out).rstrip() + "\n"
+
+
+def write_results(
+    result: dict[str, Any], path: Path, extra_sections: list[str] | None = None
+) -> None:
+    path.write_text(render(result, extra_sections), encoding="utf-8")

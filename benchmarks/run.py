@@ -1,0 +1,237 @@
+"""The quality benchmark: every configuration over the same fixture, index and queries.
+
+    python -m gitstrata.benchmarks.run [--splits dev,heldout_v1] [--json FILE] [--out RESULTS.md]
+
+Steps: build the fixture repository in a temp folder, record its failed attempts through the
+public API (they land in the journal and are folded into documents by the index run), index it,
+then run each split's queries through BM25-only, dense float32, hybrid RRF and the full engine,
+plus the ablations (the full engine with one component off). Baselines see the failure records
+as ordinary documents: failures are removed from their rankings before ranking metrics (the most
+generous treatment), and a relevant failure anywhere in their unfiltered top 5 counts as a
+warning hit. Quality numbers are deterministic; latencies are medians of warm, in-process runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from .dataset import HELDOUT_SPLITS, QUERY_CLASSES, SPLITS, Query, queries
+from .fixture import FixtureInfo, build_fixture, failure_records
+from .metrics import mean, mrr, ndcg_at, percentile, recall_at, warning_outcome
+
+CONFIGS = ("bm25", "dense", "hybrid", "full")
+
+# ablation name -> (retrieval overrides, graveyard overrides)
+ABLATIONS: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {
+    "- query-adaptive router": ({"adaptive_routing": False}, {}),
+    "- co-change graph path": ({"graph_path": False}, {}),
+    "- interaction reranker": ({"reranker": False}, {}),
+    "- time decay (plain RRF)": ({"time_decay": False}, {}),
+    "- commit slot budget": ({"slot_budget": False}, {}),
+    "- named-symbol pinning": ({"pinning": False}, {}),
+    "- direct top-commit warning trigger": (
+        {},
+        {"commit_trigger_rank1": False, "commit_trigger_score": 99.0},
+    ),
+    "- commit-relevance gate (any top-3 commit)": ({}, {"commit_gating": False}),
+    "float32 exact instead of 1-bit + int8": ({"exact_vectors": True}, {}),
+}
+
+
+@dataclass
+class Bench:
+    info: FixtureInfo
+    strata: Any  # gitstrata.Strata
+    failure_ids: dict[int, int]  # journal failure id -> failure_records() index
+
+
+def setup(workdir: Path) -> Bench:
+    from gitstrata import Strata
+
+    info = build_fixture(workdir / "fixture", force=True)
+    strata = Strata(info.path, index_dir=workdir / "index")
+    ids: dict[int, int] = {}
+    for i, rec in enumerate(failure_records()):
+        got = strata.record_failure(
+            **{k: v for k, v in rec.items() if k != "recorded_at"},
+            recorded_at=rec.get("recorded_at"),
+        )
+        ids.setdefault(int(got.failure_id), i)
+    strata.index(jobs=1)
+    strata.engine.warm()
+    return Bench(info, strata, ids)
+
+
+def _relevance(q: Query, info: FixtureInfo) -> dict[str, int]:
+    rel = {}
+    for r in q.relevant:
+        key = f"commit:{info.sha(r.commit_name)}" if r.commit_name else r.target
+        rel[key] = max(rel.get(key, 0), r.grade)
+    return rel
+
+
+def _ids(hit) -> set[str]:
+    if hit.kind == "commit":
+        return {f"commit:{hit.key}"}
+    out = set()
+    if hit.path:
+        out.add(f"file:{hit.path}")
+        if hit.symbol and hit.symbol != "<module>":
+            out.add(f"symbol:{hit.path}::{hit.symbol}")
+    return out
+
+
+def evaluate(
+    bench: Bench,
+    split: str,
+    config: str,
+    *,
+    retrieval: dict | None = None,
+    graveyard: dict | None = None,
+    timing: bool = False,
+) -> dict[str, Any]:
+    engine = bench.strata.engine
+    rcfg = engine.config.retrieval.model_copy(update=retrieval or {})
+    gcfg = engine.config.graveyard.model_copy(update=graveyard or {})
+    mode = config if config in ("bm25", "dense", "hybrid") else "full"
+    per_class: dict[str, list[float]] = {c: [] for c in QUERY_CLASSES}
+    r3, r5, mrrs, ndcgs, hits_w, alarms, cochange, lat = [], [], [], [], [], [], [], []
+    for q in queries(split):
+        t0 = time.perf_counter()
+        result = engine.search_result(
+            q.text, 10, file_path=q.file_filter, mode=mode, config=rcfg, graveyard=gcfg
+        )
+        lat.append((time.perf_counter() - t0) * 1000)
+        resp = result.response
+        if mode == "full":
+            ranked_hits = resp.hits
+            surfaced = {
+                bench.failure_ids.get(w.failure_id, -1)
+                for w in resp.warnings
+                if w.source == "journal"
+            }
+        else:
+            ranked_hits = [h for h in resp.hits if h.kind != "failure"]
+            surfaced = {
+                bench.failure_ids.get(int(h.key.split(":")[-1]), -1)
+                for h in resp.hits[:5]
+                if h.kind == "failure"
+            }
+        ranked = [_ids(h) for h in ranked_hits]
+        rel = _relevance(q, bench.info)
+        r3.append(recall_at(ranked, rel, 3))
+        r5.append(recall_at(ranked, rel, 5))
+        mrrs.append(mrr(ranked, rel))
+        nd = ndcg_at(ranked, rel, 5)
+        ndcgs.append(nd)
+        per_class[q.query_class].append(nd)
+        hit, alarm = warning_outcome(surfaced - {-1}, q.expected_warnings)
+        if hit is not None:
+            hits_w.append(1.0 if hit else 0.0)
+        alarms.append(1.0 if alarm else 0.0)
+        if q.coupled_files:
+            paths = {h.path for h in ranked_hits[:10] if h.path}
+            cochange.append(sum(1 for f in q.coupled_files if f in paths) / len(q.coupled_files))
+    out = {
+        "queries": len(ndcgs),
+        "recall@3": round(mean(r3), 4),
+        "recall@5": round(mean(r5), 4),
+        "mrr": round(mean(mrrs), 4),
+        "ndcg@5": round(mean(ndcgs), 4),
+        "warning_hit_rate": round(mean(hits_w), 4),
+        "false_alarm_rate": round(mean(alarms), 4),
+        "cochange_discovery": round(mean(cochange), 4),
+        "per_class_ndcg@5": {c: round(mean(v), 4) for c, v in per_class.items() if v},
+    }
+    if timing:
+        warm = []
+        for q in queries(split):
+            for _ in range(3):
+                t0 = time.perf_counter()
+                engine.search_result(
+                    q.text, 10, file_path=q.file_filter, mode=mode, config=rcfg, graveyard=gcfg
+                )
+                warm.append((time.perf_counter() - t0) * 1000)
+        out["p50_ms"] = round(percentile(warm, 50), 3)
+        out["p95_ms"] = round(percentile(warm, 95), 3)
+    return out
+
+
+def run(
+    splits: tuple[str, ...] = SPLITS, *, ablations: bool = True, workdir: Path | None = None
+) -> dict[str, Any]:
+    with tempfile.TemporaryDirectory(prefix="gitstrata-bench-") as tmp:
+        bench = setup(Path(workdir or tmp))
+        result: dict[str, Any] = {
+            "machine": {
+                "python": platform.python_version(),
+                "platform": platform.platform(),
+                "processor": platform.machine(),
+            },
+            "date": datetime.now(UTC).strftime("%Y-%m-%d"),
+            "fixture": {"head": bench.info.head, "commits": bench.info.commit_count},
+            "index": _index_size(bench),
+            "splits": {},
+            "ablations": {},
+        }
+        for split in splits:
+            result["splits"][split] = {
+                "configs": {c: evaluate(bench, split, c, timing=True) for c in CONFIGS}
+            }
+        if ablations:
+            for name, (r, g) in ABLATIONS.items():
+                result["ablations"][name] = {
+                    split: evaluate(bench, split, "full", retrieval=r, graveyard=g)
+                    for split in splits
+                }
+        bench.strata.close()
+    return result
+
+
+def _index_size(bench: Bench) -> dict[str, Any]:
+    gen = bench.strata.engine.index.gen
+    served = sum(gen.info(n).bytes for n in ("vectors_bits", "vectors_i8", "docmeta") if gen.has(n))
+    f32 = sum(gen.info(n).bytes for n in ("vectors_f32",) if gen.has(n))
+    return {
+        "generation": gen.name,
+        "served_vector_kb": round(served / 1024, 1),
+        "f32_vector_kb_on_disk": round(f32 / 1024, 1),
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(
+        prog="python -m gitstrata.benchmarks.run", description=__doc__.split("\n\n")[0]
+    )
+    ap.add_argument("--splits", default=",".join(SPLITS))
+    ap.add_argument("--json", dest="json_out", type=Path)
+    ap.add_argument("--out", type=Path, help="write RESULTS.md here")
+    ap.add_argument("--no-ablations", action="store_true")
+    args = ap.parse_args(argv)
+    splits = tuple(s for s in args.splits.split(",") if s)
+    result = run(splits, ablations=not args.no_ablations)
+    if args.json_out:
+        args.json_out.write_text(json.dumps(result, indent=2) + "\n")
+    if args.out:
+        from .report import write_results
+
+        write_results(result, args.out)
+    if not args.json_out and not args.out:
+        json.dump(result, sys.stdout, indent=2)
+        sys.stdout.write("\n")
+    return 0
+
+
+__all__ = ["ABLATIONS", "CONFIGS", "HELDOUT_SPLITS", "evaluate", "run", "setup"]
+
+if __name__ == "__main__":
+    raise SystemExit(main())

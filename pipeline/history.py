@@ -1,0 +1,337 @@
+"""Adapters of the history stages: `capsule`, `blame`, `cochange`.
+
+They own the I/O the pure stages must not do: git subprocesses (streamed `git log`, one
+`cat-file --batch` per worker, `git blame --incremental` per file), the previous generation's
+tables for incremental runs, and the process pool that splits a commit range. Invariants:
+
+- `capsule` reads only `last_indexed..HEAD` and appends; when the previous head is no longer an
+  ancestor of HEAD (rewritten history) or the history config changed, it rebuilds from scratch.
+  Splitting the range across workers never changes the output (the stage sorts).
+- `blame` re-blames only files whose blob (or symbol set) changed, unless history was rewritten.
+- A git failure mid-stream raises `GitError`, so no half history is ever published.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import multiprocessing as mp
+import subprocess
+import tempfile
+from collections.abc import Iterator, Sequence
+from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
+
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from ..stages import blame as blame_stage
+from ..stages import capsule as capsule_stage
+from ..stages import cochange as cochange_stage
+from ..stages.patch import LOG_ARGS, iter_commits
+from ..store import schemas
+from ..store.config import HistoryConfig
+from ..store.errors import GitError
+from .gitio import BlobReader, Git, git_env
+from .stage import Stage, StageContext, StageResult
+
+READ_SIZE = 1 << 20
+
+
+# ---------------------------------------------------------------- git plumbing
+
+
+def rev_list(
+    git: Git, head: str, *, exclude: str | None = None, max_count: int | None = None
+) -> list[str]:
+    """Non-merge commits reachable from `head` (not from `exclude`), newest first."""
+    args = ["rev-list", "--no-merges"]
+    if max_count is not None:
+        args.append(f"--max-count={max_count}")
+    args.append(head)
+    if exclude is not None:
+        args.append(f"^{exclude}")
+    return git.run(*args).split()
+
+
+def stream_log(git: Git, shas: Sequence[str]) -> Iterator[bytes]:
+    """Stdout of `git log LOG_ARGS` for exactly `shas`, in 1 MiB chunks; GitError when git
+    fails, including after it started writing."""
+    with tempfile.TemporaryFile() as err:
+        proc = subprocess.Popen(
+            [git.exe, *LOG_ARGS, "--no-walk=unsorted", "--stdin"],
+            cwd=git.root,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=err,
+            env=git_env(),
+        )
+        assert proc.stdin is not None and proc.stdout is not None
+        finished = False
+        try:
+            try:
+                # git reads all of stdin before it writes anything, so this cannot deadlock.
+                proc.stdin.write("".join(f"{s}\n" for s in shas).encode("ascii"))
+                proc.stdin.close()
+            except BrokenPipeError:
+                pass
+            while chunk := proc.stdout.read1(READ_SIZE):
+                yield chunk
+            finished = True
+        finally:
+            proc.stdout.close()
+            if not finished and proc.poll() is None:
+                proc.kill()
+            rc = proc.wait()
+        if rc != 0:
+            err.seek(0)
+            lines = err.read().decode("utf-8", "replace").strip().splitlines()
+            raise GitError(f"git log failed mid-stream: {lines[-1] if lines else f'exit {rc}'}")
+
+
+# ---------------------------------------------------------------- capsule
+
+
+def extract(item: tuple[str, Sequence[str], HistoryConfig]) -> tuple[pa.Table, pa.Table, dict]:
+    """One worker's share: commits and raw touches of `shas` (module-level: picklable)."""
+    root, shas, cfg = item
+    git = Git(root)
+    stats: dict = {}
+    with BlobReader(git) as reader:
+        commits = iter_commits(stream_log(git, shas), text_cap=cfg.patch_text_bytes)
+        c, t = capsule_stage.build(commits, reader.read, cfg, stats=stats)
+    return c, t, stats
+
+
+def split(shas: Sequence[str], parts: int) -> list[list[str]]:
+    size = -(-len(shas) // parts)
+    return [list(shas[i : i + size]) for i in range(0, len(shas), size)]
+
+
+def extract_all(
+    git: Git, shas: Sequence[str], cfg: HistoryConfig, *, workers: int, progress=None
+) -> tuple[list[pa.Table], list[pa.Table], dict]:
+    """Extract `shas`, split into contiguous ranges over a local process pool when large."""
+    parts = max(1, min(workers, len(shas) // cfg.commits_per_worker))
+    items = [(str(git.root), chunk, cfg) for chunk in split(shas, parts)] if shas else []
+    cs, ts, stats = [], [], {"workers": parts}
+    if parts == 1:
+        results = map(extract, items)
+    else:
+        pool = ProcessPoolExecutor(max_workers=parts, mp_context=mp.get_context("forkserver"))
+        results = pool.map(extract, items)
+    try:
+        for (c, t, s), item in zip(results, items, strict=True):
+            cs.append(c)
+            ts.append(t)
+            for k, v in s.items():
+                stats[k] = stats.get(k, 0) + v
+            if progress is not None:
+                progress.advance(len(item[1]))
+    finally:
+        if parts > 1:
+            pool.shutdown(cancel_futures=True)
+    return cs, ts, stats
+
+
+def _config_key(ctx: StageContext) -> str:
+    payload = {
+        "history": ctx.config.history.fingerprint_payload(),
+        "max": ctx.config.index.max_commits,
+    }
+    return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()[:16]
+
+
+def run_capsule(ctx: StageContext) -> StageResult:
+    cfg = ctx.config.history
+    max_commits = ctx.config.index.max_commits
+    state = ctx.previous_state
+    key = _config_key(ctx)
+    prev_c, prev_t = ctx.previous("commits"), ctx.previous("touches")
+    old_head = state.get("head")
+    mode = "full"
+    if prev_c is not None and prev_t is not None and old_head and state.get("config") == key:
+        if old_head == ctx.head:
+            mode = "unchanged"
+        elif ctx.git.has_commit(old_head) and ctx.git.is_ancestor(old_head, ctx.head):
+            mode = "incremental"
+        else:
+            mode = "rewritten"
+    if mode == "unchanged":
+        assert prev_c is not None and prev_t is not None
+        commits, touches = prev_c, prev_t
+        new = 0
+        xstats: dict = {}
+    else:
+        exclude = old_head if mode == "incremental" else None
+        shas = rev_list(ctx.git, ctx.head, exclude=exclude, max_count=max_commits)
+        with ctx.progress.task("capsule: commits", total=len(shas)) as task:
+            cs, ts, xstats = extract_all(ctx.git, shas, cfg, workers=ctx.jobs, progress=task)
+        if mode == "incremental":
+            assert prev_c is not None and prev_t is not None
+            cs.insert(0, prev_c)
+            ts.insert(0, prev_t.select(capsule_stage.RAW_TOUCHES.names))
+        if not cs:
+            cs, ts = [schemas.COMMITS.empty_table()], [capsule_stage.RAW_TOUCHES.empty_table()]
+        commits, touches = capsule_stage.finalize(cs, ts, max_commits=max_commits)
+        new = len(shas)
+    times = commits["commit_time"]
+    first = commits["sha"][0].as_py() if commits.num_rows else None
+    stats = {
+        "mode": mode,
+        "commits": commits.num_rows,
+        "new_commits": new,
+        "touches": touches.num_rows,
+        "bulk_commits": int(pc.sum(commits["bulk"]).as_py() or 0),
+        "shallow": ctx.git.is_shallow(),
+        **{k: v for k, v in xstats.items() if k != "commits"},
+    }
+    state_out = {
+        "head": ctx.head,
+        "config": key,
+        "indexed_range": {
+            "history_commits": commits.num_rows,
+            "history_oldest": first,
+            "history_oldest_time": str(pc.min(times).as_py()) if commits.num_rows else None,
+            "history_shallow": stats["shallow"],
+        },
+    }
+    return StageResult(
+        tables={"commits": commits, "touches": touches}, state=state_out, stats=stats
+    )
+
+
+# ---------------------------------------------------------------- blame
+
+
+def blame_file(git: Git, path: str, blob: str, head: str) -> blame_stage.FileBlame:
+    out = git.run_bytes("-c", "blame.ignoreRevsFile=", "blame", "--incremental", head, "--", path)
+    return blame_stage.parse_incremental(out, path, blob)
+
+
+def run_blame(ctx: StageContext) -> StageResult:
+    files, symbols, commits = ctx.input("files"), ctx.input("symbols"), ctx.input("commits")
+    if not ctx.config.index.blame:
+        return StageResult(tables={"blame": schemas.BLAME.empty_table()}, stats={"disabled": True})
+    with_symbols = set(pc.unique(symbols["path"]).to_pylist())
+    todo: list[tuple[str, str]] = []
+    reused_paths: list[str] = []
+    prev = ctx.previous("blame")
+    prev_head = ctx.previous_head
+    if prev is not None and prev_head and not ctx.git.is_ancestor(prev_head, ctx.head):
+        prev = None  # rewritten history: old attributions may name commits that are gone
+    prev_keys = _blame_keys(prev) if prev is not None else {}
+    head_keys = _symbol_keys(symbols)
+    unblamable = 0
+    for path, blob, status in zip(
+        files["path"].to_pylist(),
+        files["blob"].to_pylist(),
+        files["status"].to_pylist(),
+        strict=True,
+    ):
+        if status != "indexed" or path not in with_symbols:
+            continue
+        if "\ufffd" in path:
+            unblamable += 1  # the stored path is not the file's real (non-UTF-8) name
+            continue
+        if prev_keys.get(path) == (blob, head_keys.get(path)):
+            reused_paths.append(path)
+        else:
+            todo.append((path, blob))
+    reused = None
+    if prev is not None and reused_paths:
+        reused = prev.filter(pc.is_in(prev["path"], value_set=pa.array(reused_paths, pa.string())))
+
+    def one(item: tuple[str, str]) -> blame_stage.FileBlame:
+        return blame_file(ctx.git, item[0], item[1], ctx.head)
+
+    results = []
+    with (
+        ctx.progress.task("blame: files", total=len(todo)) as task,
+        ThreadPoolExecutor(max_workers=max(1, ctx.jobs)) as pool,
+    ):
+        for fb in pool.map(one, todo):
+            results.append(fb)
+            task.advance()
+    table = blame_stage.build(results, symbols, commits, reused)
+    stats = {
+        "files": len(todo) + len(reused_paths),
+        "blamed": len(todo),
+        "reused": len(reused_paths),
+        "unblamable_paths": unblamable,
+        "rows": table.num_rows,
+    }
+    return StageResult(tables={"blame": table}, stats=stats)
+
+
+def _blame_keys(prev: pa.Table) -> dict[str, tuple[str, frozenset[str]]]:
+    keys: dict[str, tuple[str, set[str]]] = {}
+    for path, blob, sid in zip(
+        prev["path"].to_pylist(),
+        prev["blob"].to_pylist(),
+        prev["symbol_id"].to_pylist(),
+        strict=True,
+    ):
+        keys.setdefault(path, (blob, set()))[1].add(sid)
+    return {p: (b, frozenset(s)) for p, (b, s) in keys.items()}
+
+
+def _symbol_keys(symbols: pa.Table) -> dict[str, frozenset[str]]:
+    keys: dict[str, set[str]] = {}
+    for path, sid in zip(
+        symbols["path"].to_pylist(), symbols["symbol_id"].to_pylist(), strict=True
+    ):
+        keys.setdefault(path, set()).add(sid)
+    return {p: frozenset(s) for p, s in keys.items()}
+
+
+# ---------------------------------------------------------------- cochange
+
+
+def run_cochange(ctx: StageContext) -> StageResult:
+    tables = cochange_stage.build(
+        ctx.input("touches"),
+        ctx.input("commits"),
+        ctx.input("files"),
+        ctx.input("symbols"),
+        ctx.config.graph,
+    )
+    cf = tables["cochange_files"]
+    stats = {
+        "file_edges": cf.num_rows // 2,
+        "hidden_file_edges": int(pc.sum(cf["hidden"]).as_py() or 0) // 2,
+        "symbol_edges": tables["cochange_symbols"].num_rows // 2,
+        "graph_nodes": tables["graph_nodes"].num_rows,
+        "graph_edges": tables["graph"].num_rows,
+    }
+    return StageResult(tables=tables, stats=stats)
+
+
+CAPSULE = Stage(
+    name="capsule",
+    version=1,
+    run=run_capsule,
+    outputs=("commits", "touches"),
+    config=("index", "history"),
+    source="head",
+    description="one capsule per commit (intent, tickets, diff excerpt) and per-symbol touches",
+)
+BLAME = Stage(
+    name="blame",
+    version=1,
+    run=run_blame,
+    inputs=("files", "symbols", "commits"),
+    outputs=("blame",),
+    config=("index",),
+    source="head",
+    description="line ownership of every HEAD symbol and its load-bearing share",
+)
+COCHANGE = Stage(
+    name="cochange",
+    version=1,
+    run=run_cochange,
+    inputs=("touches", "commits", "files", "symbols"),
+    outputs=("cochange_files", "cochange_symbols", "graph_nodes", "graph"),
+    config=("graph",),
+    description="time-decayed co-change of files and symbols, and its CSR graph",
+)
+STAGES = [CAPSULE, BLAME, COCHANGE]

@@ -1,0 +1,107 @@
+"""Adapters of the retrieval stages: `documents`, `embed`, `quantize`.
+
+They read the earlier artifacts, call the pure functions in `gitstrata.stages`, and do the I/O
+those functions must not do: the Tantivy index and the embedder state are folder artifacts
+written into the generation being built.
+
+`commits` / `touches` are inputs only when the history stages are installed, so a code-only
+index still builds.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+
+from ..stages.documents import build_documents, docmeta
+from ..stages.embed import embed_documents
+from ..stages.quantize import quantize
+from ..store import fulltext
+from ..store.embedder import Embedder
+from ..store.errors import IndexCorrupt
+from ..store.tokenizer import TOKENIZER_VERSION
+from .stage import Stage, StageContext, StageResult
+
+
+def _history_available() -> bool:
+    return importlib.util.find_spec(f"{__package__}.history") is not None
+
+
+def run_documents(ctx: StageContext) -> StageResult:
+    symbols = ctx.input("symbols")
+    commits = ctx.input("commits") if "commits" in ctx.stage.inputs else None
+    touches = ctx.input("touches") if "touches" in ctx.stage.inputs else None
+    docs = build_documents(symbols, commits, touches, records=None)
+    cols = docs.select(["doc_idx", "kind", "title", "symbols", "paths", "body"]).to_pydict()
+    rows = zip(*cols.values(), strict=True)
+    with ctx.progress.task("documents: full-text index", total=None):
+        written = fulltext.write_index(
+            ctx.output_dir("fulltext"), rows, threads=max(1, min(4, ctx.jobs))
+        )
+    kinds = docs.column("kind").value_counts().to_pylist()
+    stats = {
+        "documents": written,
+        "by_kind": {k["values"]: k["counts"] for k in sorted(kinds, key=lambda k: k["values"])},
+        "with_history": commits is not None,
+    }
+    return StageResult(tables={"documents": docs, "docmeta": docmeta(docs)}, stats=stats)
+
+
+def run_embed(ctx: StageContext) -> StageResult:
+    documents = ctx.input("documents")
+    previous = None
+    prev_dir = ctx.previous_path("embedder")
+    if prev_dir is not None and prev_dir.is_dir():
+        try:
+            previous = Embedder.load(prev_dir)
+        except IndexCorrupt:
+            previous = None  # an unreadable or older state: refit
+    with ctx.progress.task("embed: documents", total=None):
+        result = embed_documents(documents, ctx.config.embedding, previous)
+    result.embedder.save(ctx.output_dir("embedder"))
+    stats = {
+        "documents": documents.num_rows,
+        "refit": result.refit,
+        "new_fraction": round(result.new_fraction, 4),
+        "backend": result.embedder.backend.name,
+        "fit_documents": int(len(result.embedder.fit_keys)),
+    }
+    return StageResult(tables={"vectors_f32": result.vectors}, stats=stats)
+
+
+def run_quantize(ctx: StageContext) -> StageResult:
+    vectors = ctx.input("vectors_f32")
+    embedder = Embedder.load(ctx.input_path("embedder"))
+    bits, i8 = quantize(vectors, embedder.rotation, mrl_dim=embedder.mrl_dim)
+    stats = {"vectors": bits.num_rows, "served_bytes_per_vector": 32 + 256 + 4}
+    return StageResult(tables={"vectors_bits": bits, "vectors_i8": i8}, stats=stats)
+
+
+DOCUMENTS = Stage(
+    name="documents",
+    version=TOKENIZER_VERSION,
+    run=run_documents,
+    inputs=("symbols", "commits", "touches") if _history_available() else ("symbols",),
+    outputs=("documents", "docmeta", "fulltext"),
+    description="symbols, commit capsules and journal records as documents + Tantivy index",
+)
+
+EMBED = Stage(
+    name="embed",
+    version=1,
+    run=run_embed,
+    inputs=("documents",),
+    outputs=("embedder", "vectors_f32"),
+    config=("embedding",),
+    description="hashing-LSA embedder (refit when > 30 % of documents are new) and float32 vectors",
+)
+
+QUANTIZE = Stage(
+    name="quantize",
+    version=1,
+    run=run_quantize,
+    inputs=("vectors_f32", "embedder"),
+    outputs=("vectors_bits", "vectors_i8"),
+    description="int8 and bit-sliced 1-bit SimHash codes of the 256-d Matryoshka prefix",
+)
+
+STAGES = [DOCUMENTS, EMBED, QUANTIZE]

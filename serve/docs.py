@@ -1,0 +1,135 @@
+"""Per-document metadata at query time, from the memory-mapped `docmeta.arrow`.
+
+Dictionary-encoded columns become (codes, values) pairs: a numpy view of the codes plus a short
+Python list of the distinct values, so the ranker can test `kind == commit` for 400 candidates
+without touching Python strings. Lookups from symbol ids and shas to documents are built on
+first use. Texts for the reranker come from `documents.parquet`, read column-wise once.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from functools import cached_property, lru_cache
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from ..store.generations import Generation
+from ..store.tokenizer import tokenize
+from ..store.vecstore import open_docmeta
+
+
+class _Dict:
+    """A dictionary-encoded column: int codes (-1 for null) and the values they index."""
+
+    def __init__(self, column: pa.ChunkedArray) -> None:
+        arr = column.combine_chunks() if column.num_chunks != 1 else column.chunk(0)
+        if not pa.types.is_dictionary(arr.type):
+            arr = pc.dictionary_encode(arr)
+        self.values: list = arr.dictionary.to_pylist()
+        idx = arr.indices
+        if idx.null_count:
+            idx = pc.fill_null(idx, -1)
+        self.codes = idx.to_numpy(zero_copy_only=False).astype(np.int32, copy=False)
+        self._lookup = {v: i for i, v in enumerate(self.values)}
+
+    def __getitem__(self, row: int):
+        c = int(self.codes[row])
+        return None if c < 0 else self.values[c]
+
+    def code(self, value) -> int:
+        return self._lookup.get(value, -2)
+
+
+class DocTable:
+    def __init__(self, gen: Generation) -> None:
+        self.gen = gen
+        meta = open_docmeta(gen.path)
+        self._meta = meta
+        self.n = meta.num_rows
+        self.kind = _Dict(meta.column("kind"))
+        self.path = _Dict(meta.column("path"))
+        self.symbol_id = _Dict(meta.column("symbol_id"))
+        self.qualname = _Dict(meta.column("qualname"))
+        self.sha = _Dict(meta.column("sha"))
+        self.intent = _Dict(meta.column("intent"))
+        self.time = meta.column("time").to_numpy()
+        self._titles = meta.column("title")
+        self.commit_code = self.kind.code("commit")
+        self.symbol_code = self.kind.code("symbol")
+
+    def title(self, row: int) -> str:
+        return self._titles[row].as_py()
+
+    def is_commit(self, row: int) -> bool:
+        return int(self.kind.codes[row]) == self.commit_code
+
+    def is_code(self, row: int) -> bool:
+        return int(self.kind.codes[row]) == self.symbol_code
+
+    @cached_property
+    def by_symbol_id(self) -> dict[str, int]:
+        out = {}
+        for row, code in enumerate(self.symbol_id.codes.tolist()):
+            if code >= 0 and self.kind.codes[row] == self.symbol_code:
+                out[self.symbol_id.values[code]] = row
+        return out
+
+    @cached_property
+    def by_sha(self) -> dict[str, int]:
+        out = {}
+        for row, code in enumerate(self.sha.codes.tolist()):
+            if code >= 0 and self.kind.codes[row] == self.commit_code:
+                out[self.sha.values[code]] = row
+        return out
+
+    @cached_property
+    def by_path(self) -> dict[str, list[int]]:
+        out: dict[str, list[int]] = defaultdict(list)
+        for row, code in enumerate(self.path.codes.tolist()):
+            if code >= 0:
+                out[self.path.values[code]].append(row)
+        return dict(out)
+
+    @cached_property
+    def by_name(self) -> dict[str, list[int]]:
+        """Symbol documents by qualname and by last name component."""
+        out: dict[str, list[int]] = defaultdict(list)
+        for row, code in enumerate(self.qualname.codes.tolist()):
+            if code >= 0 and self.kind.codes[row] == self.symbol_code:
+                q = self.qualname.values[code]
+                out[q].append(row)
+                last = q.rsplit(".", 1)[-1]
+                if last != q:
+                    out[last].append(row)
+        return dict(out)
+
+    @cached_property
+    def _texts(self) -> tuple[pa.ChunkedArray, pa.ChunkedArray, pa.ChunkedArray]:
+        t = self.gen.table("documents", columns=["title", "body", "paths"])
+        return t.column("title"), t.column("body"), t.column("paths")
+
+    def text(self, row: int, limit: int = 4000) -> str:
+        title, body, _ = self._texts
+        return f"{title[row].as_py()}\n{(body[row].as_py() or '')[:limit]}"
+
+    def paths_of(self, row: int) -> list[str]:
+        """Files a document concerns: its own path, or a commit's touched files."""
+        _, _, paths = self._texts
+        got = paths[row].as_py() or []
+        p = self.path[row]
+        return got if got else ([p] if p else [])
+
+    @lru_cache(maxsize=8192)  # noqa: B019 (one DocTable per generation, dropped on reload)
+    def terms(self, row: int) -> tuple[tuple[str, ...], frozenset[str], frozenset[str]]:
+        """(term sequence, term set, title term set) of a document, cached."""
+        seq = tuple(tokenize(self.text(row)))
+        title_terms = frozenset(tokenize(self.title(row)))
+        return seq, frozenset(seq), title_terms
+
+    def warm(self) -> None:
+        for attr in ("by_symbol_id", "by_sha", "by_path", "by_name", "_texts"):
+            getattr(self, attr)
+
+

@@ -1,0 +1,405 @@
+"""The context firewall: every string served to an agent passes through here.
+
+Three layers, in order:
+
+1. Invisible Unicode is removed: tag characters (U+E0000..E007F, whose hidden ASCII payload is
+   decoded and reported), zero-width characters, bidi controls, variation selectors and every
+   other format (Cf) character. Kept, because they are how text is written: an emoji ZWJ
+   sequence (a joiner between two emoji), one VS15/VS16 after an emoji or keycap base, a flag's
+   tag sequence (U+1F3F4 + tag letters + U+E007F), one ideographic variation selector after a
+   CJK ideograph, and ZWJ/ZWNJ between two letters of scripts that need them (Arabic, Indic...).
+2. Injection patterns are redacted in place, matched on an NFKC-normalised, case-folded view of
+   the text (so full-width and compatibility look-alikes match) and mapped back to the original
+   characters, which are replaced by `[gitstrata-firewall: removed <kind>]`.
+3. High-perplexity spans are flagged, never deleted, by `store.charlm.TrigramModel` when one
+   calibrated on the repository is given.
+
+Invariants: text with nothing to report is returned unchanged, byte for byte; every change is
+reported as a `Finding` (what, why, where in the returned text); `clean` gives the same text as
+`scan` without the perplexity layer and without building findings, for the hot path.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import unicodedata
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from ..store.config import FirewallConfig
+from .firewall_rules import RULES, SENTENCE_END, Rule, negated
+
+if TYPE_CHECKING:  # numpy is only needed once a model is loaded, not on the hot path
+    from ..store.charlm import TrigramModel
+
+MARKER = "[gitstrata-firewall: removed {}]"
+_HIDDEN = "hidden text"
+
+_ZERO_WIDTH = {0x200B, 0x200C, 0x200D, 0x2060, 0xFEFF, 0x180E}
+_BIDI = {0x202A, 0x202B, 0x202C, 0x202D, 0x202E, 0x2066, 0x2067, 0x2068, 0x2069}
+_BIDI_MARKS = {0x200E, 0x200F, 0x061C}
+# prepended concatenation marks are format characters that render visibly
+_VISIBLE_CF = {0x0600, 0x0601, 0x0602, 0x0603, 0x0604, 0x0605, 0x06DD, 0x070F, 0x0890, 0x0891}
+_VISIBLE_CF |= {0x08E2, 0x110BD, 0x110CD}
+_ZWJ, _ZWNJ, _VS15, _VS16, _KEYCAP, _BLACK_FLAG, _CANCEL_TAG = (
+    0x200D, 0x200C, 0xFE0E, 0xFE0F, 0x20E3, 0x1F3F4, 0xE007F,
+)  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Finding:
+    kind: str  # "invisible" | "hidden_payload" | "injection" | "high_perplexity"
+    rule: str  # which rule: "tag_block", "zero_width", "instruction_override", ...
+    why: str
+    excerpt: str = ""  # what was removed (escaped, bounded); never put back into served text
+    start: int = -1  # span in the returned text (the marker, or the flagged span)
+    end: int = -1
+    count: int = 1
+    score: float | None = None
+
+    def describe(self) -> str:
+        """One line for the agent: what and why, without the removed text itself."""
+        times = f" x{self.count}" if self.count > 1 else ""
+        return f"gitstrata-firewall: {self.rule}{times}: {self.why}"
+
+
+def _is_emoji(cp: int) -> bool:
+    return (
+        0x1F000 <= cp <= 0x1FAFF
+        or 0x2190 <= cp <= 0x2BFF
+        or cp in (0x00A9, 0x00AE, 0x203C, 0x2049, 0x2122, 0x2139, 0x3030, 0x303D, 0x3297, 0x3299)
+    )
+
+
+def _joining_letter(ch: str) -> bool:
+    return ord(ch) >= 0x0590 and unicodedata.category(ch)[0] in "LM" and not _is_emoji(ord(ch))
+
+
+def _is_ideograph(cp: int) -> bool:
+    return 0x3400 <= cp <= 0x9FFF or 0x20000 <= cp <= 0x3134F or 0xF900 <= cp <= 0xFAFF
+
+
+def _vs_byte(cp: int) -> int | None:
+    if 0xFE00 <= cp <= 0xFE0F:
+        return cp - 0xFE00
+    if 0xE0100 <= cp <= 0xE01EF:
+        return cp - 0xE0100 + 16
+    return None
+
+
+def _escape(text: str, limit: int = 80) -> str:
+    out = text.encode("unicode_escape").decode("ascii")
+    return out if len(out) <= limit else out[: limit - 3] + "..."
+
+
+def _invisible_kind(cp: int, ch: str) -> str | None:
+    if cp < 0x80:
+        return None
+    if cp in _ZERO_WIDTH:
+        return "zero_width"
+    if cp in _BIDI:
+        return "bidi_control"
+    if cp in _BIDI_MARKS:
+        return "bidi_mark"
+    if _vs_byte(cp) is not None:
+        return "variation_selector"
+    if 0xE0000 <= cp <= 0xE007F:
+        return "tag_block"
+    if cp not in _VISIBLE_CF and unicodedata.category(ch) == "Cf":
+        return "format_character"
+    return None
+
+
+_INVISIBLE_WHY = {
+    "zero_width": "zero-width characters hide text from a reader",
+    "bidi_control": "bidi controls reorder what a reader sees (Trojan Source)",
+    "bidi_mark": "invisible bidi marks",
+    "variation_selector": "variation selectors outside an emoji or ideograph",
+    "format_character": "invisible format characters",
+}
+
+
+def strip_invisible(text: str) -> tuple[str, list[Finding]]:
+    """`text` without invisible characters (see the module docstring for what is kept)."""
+    if text.isascii():
+        return text, []
+    out: list[str] = []
+    counts: dict[str, int] = {}
+    findings: list[Finding] = []
+    n, i = len(text), 0
+    while i < n:
+        ch = text[i]
+        cp = ord(ch)
+        kind = _invisible_kind(cp, ch)
+        if kind is None:
+            out.append(ch)
+            i += 1
+            continue
+        prev = out[-1] if out else ""
+        prev_cp = ord(prev) if prev else 0
+        nxt = text[i + 1] if i + 1 < n else ""
+        if kind == "tag_block":
+            j = i
+            while j < n and 0xE0000 <= ord(text[j]) <= 0xE007F:
+                j += 1
+            run = text[i:j]
+            if (
+                prev_cp == _BLACK_FLAG
+                and ord(run[-1]) == _CANCEL_TAG
+                and all(
+                    0xE0030 <= ord(c) <= 0xE0039 or 0xE0061 <= ord(c) <= 0xE007A for c in run[:-1]
+                )
+            ):
+                out.append(run)  # a subdivision flag (England, Scotland, Wales)
+            else:
+                payload = "".join(
+                    chr(ord(c) - 0xE0000) for c in run if 0xE0020 <= ord(c) <= 0xE007E
+                )
+                _hidden(out, findings, "tag_block", payload, "Unicode tag characters")
+            i = j
+            continue
+        if kind == "variation_selector":
+            j = i
+            while j < n and _vs_byte(ord(text[j])) is not None:
+                j += 1
+            if j - i == 1 and _variation_ok(cp, prev, nxt):
+                out.append(ch)
+            elif j - i >= 4:
+                data = bytes(b for c in text[i:j] if (b := _vs_byte(ord(c))) is not None)
+                payload = data.decode("utf-8", "replace")
+                _hidden(out, findings, "variation_selector_payload", payload, "variation selectors")
+            else:
+                counts["variation_selector"] = counts.get("variation_selector", 0) + j - i
+            i = j
+            continue
+        if cp in (_ZWJ, _ZWNJ) and _joiner_ok(cp, out, nxt):
+            out.append(ch)
+            i += 1
+            continue
+        counts[kind] = counts.get(kind, 0) + 1
+        i += 1
+    clean = "".join(out)
+    for kind, count in counts.items():
+        findings.append(Finding("invisible", kind, _INVISIBLE_WHY[kind], count=count))
+    return clean, findings
+
+
+def _variation_ok(cp: int, prev: str, nxt: str) -> bool:
+    if not prev:
+        return False
+    base = ord(prev[-1])
+    if cp in (_VS15, _VS16):
+        return _is_emoji(base) or (prev[-1] in "0123456789#*" and nxt == chr(_KEYCAP))
+    return cp >= 0xE0100 and _is_ideograph(base)
+
+
+def _joiner_ok(cp: int, out: list[str], nxt: str) -> bool:
+    if not out or not nxt:
+        return False
+    prev = out[-1][-1]
+    if cp == _ZWJ:
+        if ord(prev) == _VS16 and len(out) > 1:
+            prev = out[-2][-1]
+        if _is_emoji(ord(prev)) and _is_emoji(ord(nxt)):
+            return True
+    return _joining_letter(prev) and _joining_letter(nxt)
+
+
+def _hidden(out: list[str], findings: list[Finding], rule: str, payload: str, what: str) -> None:
+    start = sum(len(s) for s in out)
+    marker = MARKER.format(_HIDDEN)
+    out.append(marker)
+    findings.append(
+        Finding(
+            "hidden_payload",
+            rule,
+            f"text hidden in invisible {what} was removed",
+            excerpt=_escape(payload, 200),
+            start=start,
+            end=start + len(marker),
+        )
+    )
+
+
+def nfkc_view(text: str) -> tuple[str, list[int] | None]:
+    """An NFKC copy of `text` and, per copy character, the index of its source character.
+
+    None as the map means the copy is `text` itself.
+    """
+    if text.isascii() or unicodedata.is_normalized("NFKC", text):
+        return text, None
+    chars: list[str] = []
+    index: list[int] = []
+    for i, ch in enumerate(text):
+        norm = ch if ord(ch) < 0x80 else unicodedata.normalize("NFKC", ch)
+        chars.append(norm)
+        index.extend([i] * len(norm))
+    return "".join(chars), index
+
+
+def _is_word(ch: str) -> bool:
+    return ch.isalnum() or ch == "_"
+
+
+_TOKEN_START = re.compile(r"(?<!\w)\S")
+
+
+def _matches(rule: Rule, view: str, low: str) -> list[re.Match[str]]:
+    """The rule's matches that cover one of its triggers.
+
+    A match starts at a trigger or, at most `reach` characters before it, at a token start (a
+    non-space character after a non-word character): the regex is tried only there, with
+    `match`, so text far from every trigger is never scanned.
+    """
+    found: dict[tuple[int, int], re.Match[str]] = {}
+    tried: set[int] = set()
+    for trig in rule.triggers:
+        wordy = _is_word(trig[0])
+        pos = low.find(trig)
+        while pos != -1:
+            p, pos = pos, low.find(trig, pos + 1)
+            if wordy and p > 0 and _is_word(low[p - 1]):
+                continue  # inside a word: "rm" in "format"
+            candidates = [p]
+            if rule.reach:
+                lo = max(0, p - rule.reach)
+                candidates += [m.start() for m in _TOKEN_START.finditer(view, lo, p)]
+            for q in candidates:
+                if q in tried:
+                    continue
+                tried.add(q)
+                m = rule.pattern.match(view, q)
+                if m is not None and m.end() > p:
+                    found[m.span()] = m
+    return [found[k] for k in sorted(found)]
+
+
+def _sentence_end(text: str, pos: int) -> int:
+    m = SENTENCE_END.search(text, pos, min(len(text), pos + 300))
+    return m.start() + (1 if m.group() in ".!?" else 0) if m else min(len(text), pos + 300)
+
+
+def redact_injections(text: str, *, with_findings: bool = True) -> tuple[str, list[Finding]]:
+    """`text` with every injection pattern replaced by a marker naming its kind."""
+    view, index = nfkc_view(text)
+    low = view.lower()
+    if len(low) != len(view):  # a few characters change length when lowered
+        low = "".join(c if len(c.lower()) != 1 else c.lower() for c in view)
+    spans: list[tuple[int, int, str]] = []
+    for rule in RULES:
+        for m in _matches(rule, view, low):
+            if rule.negatable and negated(view, m.start()):
+                continue
+            start = m.start() if index is None else index[m.start()]
+            end = m.end() if index is None else index[m.end() - 1] + 1
+            if rule.extend:
+                end = max(end, _sentence_end(text, end))
+            spans.append((start, end, rule.name))
+    if not spans:
+        return text, []
+    spans.sort()
+    merged: list[list] = []
+    for start, end, name in spans:
+        if merged and start < merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], end)
+        else:
+            merged.append([start, end, name])
+    out: list[str] = []
+    findings: list[Finding] = []
+    pos = length = 0
+    why = {r.name: r.why for r in RULES}
+    for start, end, name in merged:
+        out.append(text[pos:start])
+        length += start - pos
+        marker = MARKER.format(name)
+        out.append(marker)
+        if with_findings:
+            findings.append(
+                Finding(
+                    "injection",
+                    name,
+                    why[name],
+                    _escape(text[start:end]),
+                    length,
+                    length + len(marker),
+                )
+            )
+        length += len(marker)
+        pos = end
+    out.append(text[pos:])
+    return "".join(out), findings
+
+
+class Firewall:
+    """Scrubs text before it leaves the process; `corpus_model` enables perplexity flags."""
+
+    def __init__(
+        self, config: FirewallConfig | None = None, corpus_model: TrigramModel | None = None
+    ) -> None:
+        self.config = config or FirewallConfig()
+        self.model = corpus_model if self.config.perplexity else None
+
+    def scan(self, text: str) -> tuple[str, list[Finding]]:
+        """The scrubbed text and everything that was removed or flagged in it."""
+        stripped, findings = strip_invisible(text)
+        clean, injected = redact_injections(stripped)
+        findings.extend(injected)
+        if self.model is not None and self.model.active:
+            for start, end, score in self.model.flag(clean):
+                findings.append(
+                    Finding(
+                        "high_perplexity",
+                        "high_perplexity",
+                        "text far less predictable than this repository's own "
+                        "(adversarial suffixes look like this); flagged, not removed",
+                        _escape(clean[start:end]),
+                        start,
+                        end,
+                        score=round(score, 3),
+                    )
+                )
+        return clean, findings
+
+    def clean(self, text: str) -> str:
+        """`scan` without perplexity and without findings: cheap enough for every string.
+
+        Served strings repeat (the same symbol, the same commit), so short ones are memoised.
+        """
+        if len(text) <= _CACHE_MAX_CHARS:
+            return _clean_cached(text)
+        return _clean(text)
+
+
+_CACHE_MAX_CHARS = 8192
+
+
+def _clean(text: str) -> str:
+    if not text.isascii():
+        text = strip_invisible(text)[0]
+    return redact_injections(text, with_findings=False)[0]
+
+
+_clean_cached = functools.lru_cache(maxsize=4096)(_clean)
+
+
+def clean(text: str) -> str:
+    """`Firewall().clean(text)`: invisible Unicode and injections, no perplexity (no model)."""
+    return _clean_cached(text) if len(text) <= _CACHE_MAX_CHARS else _clean(text)
+
+
+def report(findings: list[Finding]) -> list[str]:
+    """One line per finding, safe to show to an agent."""
+    return [f.describe() for f in findings]
+
+
+__all__ = [
+    "MARKER",
+    "Finding",
+    "Firewall",
+    "clean",
+    "nfkc_view",
+    "redact_injections",
+    "report",
+    "strip_invisible",
+]

@@ -1,0 +1,47 @@
+"""The co-change graph as the read side uses it: CSR arrays memory-mapped from Arrow IPC.
+
+Node i's out-edges are rows [edge_start[i], edge_start[i] + edge_count[i]) of the edge arrays.
+Keys are file paths (kind "file") and symbol ids (kind "symbol").
+"""
+
+from __future__ import annotations
+
+from functools import cached_property
+
+import numpy as np
+
+from ..store.generations import Generation
+
+
+class CoGraph:
+    def __init__(self, gen: Generation) -> None:
+        nodes = gen.table("graph_nodes")
+        edges = gen.table("graph")
+        self.keys: list[str] = nodes.column("key").to_pylist()
+        self.kinds: list[str] = nodes.column("kind").to_pylist()
+        self.start = nodes.column("edge_start").to_numpy()
+        self.count = nodes.column("edge_count").to_numpy()
+        self.dst = edges.column("dst").to_numpy()
+        self.weight = edges.column("weight").to_numpy()
+        self.linked = edges.column("import_linked").to_numpy(zero_copy_only=False)
+
+    @cached_property
+    def node_of(self) -> dict[str, int]:
+        return {k: i for i, k in enumerate(self.keys)}
+
+    def neighbours(self, node: int) -> list[tuple[int, float, bool]]:
+        s, n = int(self.start[node]), int(self.count[node])
+        if n == 0:
+            return []
+        return list(
+            zip(
+                self.dst[s : s + n].tolist(),
+                self.weight[s : s + n].tolist(),
+                self.linked[s : s + n].tolist(),
+                strict=True,
+            )
+        )
+
+    @property
+    def n_edges(self) -> int:
+        return int(np.asarray(self.dst).shape[0])

@@ -1,0 +1,438 @@
+"""`gitstrata mcp`: the repository's causal memory served over the Model Context Protocol.
+
+Four tools (`preflight_check`, `search_causal_history`, `record_failure`, `record_invariant`),
+four resources (`strata://status`, `strata://invariants`, `strata://graveyard`,
+`strata://hotspots`) and the recommended workflow as prompts. Invariants:
+
+- `initialize` is answered whatever the state of the index: loading, first build and refresh
+  happen in `Lifecycle`'s background thread; a tool asked before there is an index answers
+  "indexing, N% done" (with the invariants that already apply) instead of waiting.
+- Every string a client receives, text or structured content, passed the firewall.
+- Bad arguments (paths outside the repository, oversize payloads, unknown severities) come back
+  as tool errors (`is_error`) with a message saying what to send instead; the server keeps
+  running. Streamable HTTP binds to a loopback address unless `allow_remote` is given.
+
+This is the only module that imports `mcp` (~0.7 s); `serve` starts the index thread before that
+import, so the engine is loading while it runs. (No `from __future__ import annotations`: the SDK reads the tool
+functions' annotations, and `CallToolResult` is only imported inside `build_server`.)
+"""
+
+import ipaddress
+import json
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any, Literal
+
+from pydantic import Field
+
+from ..store.errors import GitstrataError, InputError
+from .lifecycle import Lifecycle, graveyard_view, hotspots_view, invariants_for, invariants_view
+from .paths import repo_relative
+
+if TYPE_CHECKING:
+    from mcp.server.mcpserver import MCPServer
+
+    from .engine import Engine
+
+TRANSPORTS = ("stdio", "streamable-http")
+MAX_PAYLOAD_BYTES = 256 * 1024  # attempted_diff, error_trace
+MAX_NOTE_BYTES = 16 * 1024  # notes, command
+MAX_QUERY_CHARS = 4000  # query, intended_change
+
+INSTRUCTIONS = """\
+gitstrata is this repository's causal memory, built from its git history: why code is the way it
+is, what else changes with it, which team invariants apply, and which approaches were already
+tried and failed. Call preflight_check before you edit a function or file; use
+search_causal_history for "why" questions, regressions and error messages; call record_failure
+when a change you tried failed its tests, and record_invariant when you learn a rule that must
+always hold. Run tests through `gitstrata exec -- <command>` so failures are recorded for you."""
+
+WORKFLOW = """\
+Working with gitstrata in this repository:
+
+1. Before editing a function, method or file, call preflight_check(file_path, symbol_name,
+   intended_change). Read every section: <invariants must_hold> are rules you must keep;
+   <anti_context_do_not_repeat> lists approaches that were already tried here and failed (do not
+   repeat them); <load_bearing_code> marks lines written by bug fixes (removing them may reopen
+   the bug); <co_change_coupling> names files that usually change together with this one, even
+   without an import between them: check whether they need the same change.
+2. To understand why code looks the way it does, or where a symptom comes from, call
+   search_causal_history with a question, an identifier or the error message.
+3. Run tests through `gitstrata exec -- <test command>` (for example
+   `gitstrata exec -- pytest -x`): the exit code is preserved and a failing run is recorded with
+   its diff and error output, so later sessions do not repeat it.
+4. If a change failed outside `gitstrata exec` (a manual run, a CI log), call
+   record_failure(file_path, attempted_diff, error_trace, notes) before you revert it: say in
+   notes what you tried and why it failed.
+5. When you learn a rule that must always hold (from a review, an incident, a failing test),
+   call record_invariant(rule_id, scope, invariant_description, severity) so every later
+   preflight_check on that scope shows it."""
+
+PREFLIGHT_DESCRIPTION = """\
+Call BEFORE editing a function, method, class or file. Returns what to know first: the symbol's
+location and signature, the team invariants that apply to it (rules that must hold), failed
+attempts already recorded for it (do not repeat them), load-bearing lines written by bug fixes,
+the commits that shaped it (causal history), and files/symbols that historically change together
+with it (co-change coupling, including hidden couplings with no import between them).
+file_path is relative to the repository root (an absolute path inside the repository also works);
+symbol_name is a function, method or class name (`Class.method` for a method) and may be omitted
+for a whole-file check; intended_change says in a sentence what you are about to do, which
+sharpens the failed-attempt matching. An unknown file or symbol returns the nearest names."""
+
+SEARCH_DESCRIPTION = """\
+Search this repository's code, commit history (each commit's intent, message and diff) and
+recorded failed attempts together. Use it for "why" questions (why does X take a lock?), for
+regressions and bug reports in plain language, for an error message or code, or for an
+identifier. Returns ranked hits (symbols and commits, with the commits that shaped each symbol)
+plus warnings about failed attempts relevant to the query. file_path restricts the results to
+one file (relative to the repository root)."""
+
+RECORD_FAILURE_DESCRIPTION = """\
+Record an approach you tried that FAILED (tests, build or runtime), so this and later sessions
+are warned before trying it again: it shows up at once in preflight_check and
+search_causal_history for the symbols the diff touched. Call it before reverting the change.
+attempted_diff is the unified diff of what you tried, against HEAD (`git diff` output);
+error_trace is the failing output (test failures, stack trace, compiler errors); each is at most
+256 KB (send the failing hunks and the end of the output if larger). Secrets are redacted before
+anything is stored. Recording the same attempt again counts one more occurrence."""
+
+RECORD_INVARIANT_DESCRIPTION = """\
+Record a rule that must always hold in part of the code (a team invariant), learned from a
+review, an incident or a failing test. Every later preflight_check whose target matches the scope
+shows it, without any retrieval or scoring. rule_id is a stable id such as INV-PAY-001 (recording
+the same id again replaces the rule); scope is a path glob relative to the repository root,
+optionally narrowed to symbols: "src/payments/**", "api/*.py", "api/schemas.py::Order*";
+invariant_description states the rule and why it exists in one or two sentences."""
+
+# the argument schemas an agent sees
+FilePath = Annotated[
+    str,
+    Field(
+        description="Path of the file, relative to the repository root (e.g. src/payments/retry.py)."
+    ),
+]
+SymbolName = Annotated[
+    str | None,
+    Field(
+        description="Function, method or class name; `Class.method` for a method. Omit for the whole file."
+    ),
+]
+
+
+def scrub_tree(value: Any, clean: Callable[[str], str]) -> Any:
+    """`value` (JSON-shaped) with every string value passed through `clean`; keys are ours."""
+    if isinstance(value, str):
+        return clean(value)
+    if isinstance(value, dict):
+        return {k: scrub_tree(v, clean) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [scrub_tree(v, clean) for v in value]
+    return value
+
+
+def check_bind_host(host: str, allow_remote: bool) -> None:
+    """Refuse a non-loopback bind address unless the caller asked for it."""
+    if allow_remote or host == "localhost":
+        return
+    try:
+        loopback = ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        loopback = False
+    if not loopback:
+        raise InputError(
+            f"refusing to serve on {host}: only loopback addresses (127.0.0.1, ::1, localhost) "
+            "are allowed by default, because the MCP endpoint has no authentication",
+            hint="pass --allow-remote to bind another address on purpose",
+        )
+
+
+def _limit(name: str, text: str | None, limit: int, *, unit: str = "bytes") -> None:
+    if text is None:
+        return
+    size = len(text.encode("utf-8", "surrogatepass")) if unit == "bytes" else len(text)
+    if size > limit:
+        shown = f"{limit // 1024} KB" if unit == "bytes" else f"{limit} characters"
+        raise InputError(
+            f"{name} is {size} {unit}, over the {shown} limit",
+            hint="send the relevant part: the failing hunks of a diff, the last lines of an output",
+        )
+
+
+def _message(exc: GitstrataError) -> str:
+    return f"{exc} ({exc.hint})" if exc.hint else str(exc)
+
+
+def build_server(life: Lifecycle) -> "MCPServer":
+    """The MCP server over `life`'s index (tools, resources, prompts), not yet running."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    import anyio
+    from mcp.server.mcpserver import MCPServer
+    from mcp.server.mcpserver.exceptions import ToolError
+    from mcp_types import CallToolResult, TextContent, ToolAnnotations
+
+    from . import api
+    from .firewall import clean
+    from .render import render_preflight, render_search
+
+    try:
+        ver = version("gitstrata")
+    except PackageNotFoundError:
+        ver = "0+unknown"
+    app = MCPServer("gitstrata", instructions=INSTRUCTIONS, version=ver, log_level="WARNING")
+
+    def result(
+        text: str, data: dict[str, Any], *, is_error: bool = False, scrubbed: bool = False
+    ) -> CallToolResult:
+        # `scrubbed`: an engine result, whose every string field the engine already cleaned
+        # (serve/safe.py); the block is cleaned again as a whole, since fields joined into one
+        # text could form a pattern that no single field holds
+        return CallToolResult(
+            content=[TextContent(type="text", text=clean(text))],
+            structured_content=data if scrubbed else scrub_tree(data, clean),
+            is_error=is_error,
+        )
+
+    def fail(exc: GitstrataError) -> ToolError:
+        return ToolError(clean(_message(exc)))
+
+    def unavailable(extra: str = "", data: dict[str, Any] | None = None) -> CallToolResult:
+        text, state, is_error = life.notice()
+        return result(text + extra, {**state, **(data or {})}, is_error=is_error)
+
+    read_only = ToolAnnotations(read_only_hint=True, open_world_hint=False)
+    append_only = ToolAnnotations(
+        read_only_hint=False, destructive_hint=False, open_world_hint=False
+    )
+
+    async def current_engine() -> "Engine | None":
+        engine = life.engine
+        if engine is None:  # a load may be in progress: wait for it off the event loop
+            engine = await anyio.to_thread.run_sync(life.acquire)
+        return engine
+
+    # The read tools are coroutines: with a warm engine a call takes about a millisecond of CPU,
+    # less than the hop to a worker thread would cost, so it runs on the event loop.
+    @app.tool(name="preflight_check", description=PREFLIGHT_DESCRIPTION, annotations=read_only)
+    async def preflight_check(
+        file_path: FilePath,
+        symbol_name: SymbolName = None,
+        intended_change: Annotated[
+            str | None, Field(description="One sentence: what you are about to change and how.")
+        ] = None,
+    ) -> CallToolResult:
+        try:
+            _limit("intended_change", intended_change, MAX_QUERY_CHARS, unit="characters")
+            path = repo_relative(life.repo, file_path)
+            engine = await current_engine()
+            if engine is None:
+                rules = invariants_for(life.index_dir, path, symbol_name or None)
+                lines = "".join(
+                    f"\n  [{r['severity']}] {r['id']} ({r['scope']}): {r['description']}"
+                    for r in rules
+                )
+                extra = (
+                    f"\nInvariants that apply to {path} (they always hold):{lines}" if rules else ""
+                )
+                return unavailable(extra, {"file": path, "invariants": rules})
+            report = engine.preflight(path, symbol_name or None, intended_change or None)
+            text = render_preflight(report, budget=engine.config.retrieval.token_budget)
+            return result(text, report.model_dump(mode="json"), scrubbed=True)
+        except GitstrataError as exc:
+            raise fail(exc) from None
+        finally:
+            life.note_answered()
+
+    @app.tool(name="search_causal_history", description=SEARCH_DESCRIPTION, annotations=read_only)
+    async def search_causal_history(
+        query: Annotated[
+            str,
+            Field(
+                description="A question, a bug report, an error message or code, or an identifier."
+            ),
+        ],
+        top_k: Annotated[int, Field(ge=1, le=50, description="How many results (1-50).")] = 8,
+        file_path: Annotated[
+            str | None, Field(description="Only results concerning this file.")
+        ] = None,
+    ) -> CallToolResult:
+        try:
+            if not query.strip():
+                raise InputError(
+                    "query is empty",
+                    hint="ask a question, paste an error message or name an identifier",
+                )
+            _limit("query", query, MAX_QUERY_CHARS, unit="characters")
+            path = repo_relative(life.repo, file_path) if file_path else None
+            engine = await current_engine()
+            if engine is None:
+                return unavailable()
+            resp = engine.search(query, top_k, file_path=path)
+            return result(render_search(resp), resp.model_dump(mode="json"), scrubbed=True)
+        except GitstrataError as exc:
+            raise fail(exc) from None
+        finally:
+            life.note_answered()
+
+    @app.tool(
+        name="record_failure", description=RECORD_FAILURE_DESCRIPTION, annotations=append_only
+    )
+    def record_failure(
+        file_path: FilePath,
+        attempted_diff: Annotated[
+            str, Field(description="Unified diff of the failed change, against HEAD.")
+        ],
+        error_trace: Annotated[
+            str, Field(description="The failing output: test failures, traceback, errors.")
+        ],
+        notes: Annotated[
+            str | None, Field(description="What you tried and why it failed, in plain words.")
+        ] = None,
+        symbol_name: SymbolName = None,
+        command: Annotated[
+            str | None, Field(description="The command that failed, e.g. `pytest tests/x -q`.")
+        ] = None,
+    ) -> CallToolResult:
+        try:
+            for name, text, limit in (
+                ("attempted_diff", attempted_diff, MAX_PAYLOAD_BYTES),
+                ("error_trace", error_trace, MAX_PAYLOAD_BYTES),
+                ("notes", notes, MAX_NOTE_BYTES),
+                ("command", command, MAX_NOTE_BYTES),
+            ):
+                _limit(name, text, limit)
+            if not (attempted_diff.strip() or error_trace.strip() or (notes or "").strip()):
+                raise InputError(
+                    "attempted_diff, error_trace and notes are all empty",
+                    hint="send the diff you tried (`git diff`) and the output that shows it failed",
+                )
+            path = repo_relative(life.repo, file_path)
+            got = api.record_failure(
+                life.repo, life.index_dir, path, attempted_diff, error_trace,
+                notes or None, symbol_name or None, command or None,
+            )  # fmt: skip
+        except GitstrataError as exc:
+            raise fail(exc) from None
+        if got.occurrences > 1:
+            text = (
+                f"This attempt was already recorded as failed attempt #{got.failure_id}; this is "
+                f"occurrence {got.occurrences}. Do not try it again: look for another approach."
+            )
+        else:
+            text = (
+                f"Recorded failed attempt #{got.failure_id} for {', '.join(got.targets)}. "
+                "preflight_check and search_causal_history warn about it from now on."
+            )
+        return result(text, got.model_dump(mode="json"))
+
+    @app.tool(
+        name="record_invariant", description=RECORD_INVARIANT_DESCRIPTION, annotations=append_only
+    )
+    def record_invariant(
+        rule_id: Annotated[
+            str, Field(description="Stable id: letters, digits and . _ - : / (e.g. INV-PAY-001).")
+        ],
+        scope: Annotated[
+            str,
+            Field(
+                description='Path glob, optionally ::SymbolGlob: "src/payments/**", "api/schemas.py::Order*".'
+            ),
+        ],
+        invariant_description: Annotated[
+            str, Field(description="The rule and why it exists, 1-2 sentences.")
+        ],
+        severity: Annotated[
+            Literal["critical", "high", "medium", "low"],
+            Field(description="How bad breaking it is."),
+        ] = "high",
+    ) -> CallToolResult:
+        try:
+            inv = api.record_invariant(
+                life.index_dir, rule_id, scope, invariant_description, severity
+            )
+        except GitstrataError as exc:
+            raise fail(exc) from None
+        text = (
+            f"Recorded invariant {inv.id} [{inv.severity}] for {inv.scope}; every preflight_check on "
+            "that scope shows it. Commit .strata/invariants.okf.json to share it with the team."
+        )
+        return result(text, inv.model_dump(mode="json"))
+
+    def resource_json(data: dict[str, Any]) -> str:
+        return json.dumps(scrub_tree(data, clean), indent=2, ensure_ascii=False, default=str)
+
+    @app.resource("strata://status", name="status", mime_type="application/json",
+                  description="Index state: phase, served generation and HEAD, indexed range, table counts, "
+                  "build progress, last refresh and errors.")  # fmt: skip
+    def status() -> str:
+        return resource_json(life.status())
+
+    @app.resource("strata://invariants", name="invariants", mime_type="application/json",
+                  description="Every team invariant recorded for this repository.")  # fmt: skip
+    def invariants() -> str:
+        return resource_json(invariants_view(life.index_dir))
+
+    @app.resource("strata://graveyard", name="graveyard", mime_type="application/json",
+                  description="Failed attempts recorded in this repository, newest first.")  # fmt: skip
+    def graveyard() -> str:
+        return resource_json(graveyard_view(life.index_dir / "journal"))
+
+    @app.resource("strata://hotspots", name="hotspots", mime_type="application/json",
+                  description="Strongest co-change couplings between files, and hidden ones (no import link).")  # fmt: skip
+    def hotspots() -> str:
+        engine = life.engine
+        if engine is None:
+            return resource_json(life.notice()[1])
+        return resource_json(hotspots_view(engine))
+
+    @app.prompt(name="workflow", description="How to use gitstrata while changing this repository.")
+    def workflow() -> str:
+        return WORKFLOW
+
+    @app.prompt(
+        name="before_edit", description="Check a function with gitstrata before editing it."
+    )
+    def before_edit(file_path: str, symbol_name: str = "", intended_change: str = "") -> str:
+        target = f"{symbol_name} in {file_path}" if symbol_name else file_path
+        ask = f' with intended_change="{intended_change}"' if intended_change else ""
+        return clean(
+            f"Before changing {target}, call preflight_check{ask}. Keep every invariant it lists, do "
+            "not repeat any failed attempt it shows, keep the load-bearing lines unless you know why "
+            "they exist, and check the co-changed files for the same change. Then edit, and run the "
+            "tests through `gitstrata exec -- <test command>`."
+        )
+
+    return app
+
+
+def serve(
+    directory: str | Path,
+    *,
+    index_dir: str | Path | None = None,
+    transport: str = "stdio",
+    host: str = "127.0.0.1",
+    port: int = 8765,
+    allow_remote: bool = False,
+) -> None:
+    """Run the MCP server for the repository at `directory` until the client goes away."""
+    if transport not in TRANSPORTS:
+        raise InputError(f"unknown transport {transport!r}", hint="use stdio or streamable-http")
+    if transport == "streamable-http":
+        check_bind_host(host, allow_remote)
+        host = host.strip("[]")  # "[::1]" as in a URL, "::1" for the socket
+    life = Lifecycle(Path(directory), Path(index_dir) if index_dir is not None else None)
+    life.start()  # before the mcp import: the engine loads meanwhile
+    try:
+        app = build_server(life)
+        if transport == "stdio":
+            app.run("stdio")
+        else:
+            where = f"[{host}]" if ":" in host else host
+            print(f"gitstrata mcp: serving {life.repo or life.directory} on http://{where}:{port}/mcp",
+                  file=sys.stderr, flush=True)  # fmt: skip
+            app.run("streamable-http", host=host, port=port)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        life.close()

@@ -1,0 +1,112 @@
+"""The interaction reranker: a deterministic cross-scorer over (query, document) pairs.
+
+For the top N of the fusion it combines features no single retrieval path sees at once:
+
+    s = w_rrf * rrf_norm + w_cov * idf_coverage + w_title * title_coverage + w_bigram * bigrams
+        + w_verbatim * verbatim_hits + w_cos * int8_cosine + w_intent * intent_agreement
+        + w_graph * graph_activation_norm
+
+`idf_coverage` = sum of idf over query terms present in the document / sum of idf over all query
+terms; `bigrams` = share of adjacent query term pairs found adjacent in the document;
+`verbatim_hits` = share of the query's code tokens (error codes, ticket ids, identifiers) found
+character for character; `intent_agreement` follows the router's preference (commits for causal
+questions, bugfix commits for symptoms, code for change requests). Weights live in `WEIGHTS` and
+were set on the dev split only.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+LOAD_BEARING = frozenset({"bugfix", "security", "revert"})
+
+WEIGHTS = {
+    "rrf": 1.0,
+    "cov": 0.8,
+    "title": 0.5,
+    "bigram": 0.3,
+    "verbatim": 0.6,
+    "cos": 0.4,
+    "intent": 0.35,
+    "graph": 0.2,
+}
+
+_VERBATIM = re.compile(
+    r"[A-Z][A-Z0-9]*_[A-Z0-9_]+|\bE\d{3,5}\b|\b[A-Z][A-Z0-9]{1,9}-\d+\b|#\d+\b|"
+    r"\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b|\b[a-z]+[A-Z]\w*\b|\b[A-Z][a-z0-9]+[A-Z]\w*\b"
+)
+
+
+def verbatim_tokens(query: str) -> list[str]:
+    return list(dict.fromkeys(m.group(0) for m in _VERBATIM.finditer(query)))
+
+
+@dataclass
+class Candidate:
+    row: int
+    rrf: float
+    cos: float | None
+    graph: float
+    kind: str
+    intent: str | None
+    rerank: float = 0.0
+
+
+def intent_agreement(prefer: str, kind: str, intent: str | None) -> float:
+    if prefer == "commits":
+        return 1.0 if kind in ("commit", "failure") else 0.0
+    if prefer == "fixes":
+        if kind == "commit":
+            return 1.0 if intent in LOAD_BEARING else 0.3
+        return 0.2 if kind == "symbol" else 0.0
+    if prefer == "code":
+        return 1.0 if kind == "symbol" else 0.0
+    return 0.0
+
+
+def rerank(
+    candidates: Sequence[Candidate],
+    query: str,
+    query_terms: Sequence[str],
+    idf: Callable[[str], float],
+    doc_terms: Callable[[int], tuple[tuple[str, ...], frozenset[str], frozenset[str]]],
+    doc_text: Callable[[int], str],
+    prefer: str,
+    weights: dict[str, float] | None = None,
+) -> list[Candidate]:
+    """Score `candidates` in place and return them best first (ties by row)."""
+    w = weights or WEIGHTS
+    terms = list(dict.fromkeys(query_terms))
+    idfs = [max(0.0, idf(t)) for t in terms]
+    total_idf = sum(idfs) or 1.0
+    bigrams = list(zip(terms, terms[1:], strict=False))
+    verbatim = verbatim_tokens(query)
+    top_rrf = max((c.rrf for c in candidates), default=0.0) or 1.0
+    top_graph = max((c.graph for c in candidates), default=0.0) or 1.0
+    for c in candidates:
+        seq, tset, title = doc_terms(c.row)
+        cov = sum(i for t, i in zip(terms, idfs, strict=True) if t in tset) / total_idf
+        tcov = sum(i for t, i in zip(terms, idfs, strict=True) if t in title) / total_idf
+        if bigrams:
+            pairs = set(zip(seq, seq[1:], strict=False))
+            big = sum(1 for b in bigrams if b in pairs) / len(bigrams)
+        else:
+            big = 0.0
+        if verbatim:
+            text = doc_text(c.row)
+            verb = sum(1 for v in verbatim if v in text) / len(verbatim)
+        else:
+            verb = 0.0
+        c.rerank = (
+            w["rrf"] * c.rrf / top_rrf
+            + w["cov"] * cov
+            + w["title"] * tcov
+            + w["bigram"] * big
+            + w["verbatim"] * verb
+            + w["cos"] * max(0.0, c.cos or 0.0)
+            + w["intent"] * intent_agreement(prefer, c.kind, c.intent)
+            + w["graph"] * c.graph / top_graph
+        )
+    return sorted(candidates, key=lambda c: (-c.rerank, c.row))

@@ -1,0 +1,339 @@
+"""Failure signatures: what went wrong, read from a tool's output.
+
+`extract_signature(output)` reads the output of pytest, Python tracebacks, `go test` (including
+`-race` reports and panics), cargo / rustc (`error[E....]`, panics, failed tests), Jest, tsc,
+mypy and ruff, in any mix (a `make check` runs several), and returns the error lines, failing
+test ids, exception types, error codes and `file:line` locations. Invariants:
+
+- One pass over the lines, no backtracking: bounded by the output's size, which the caller
+  already bounded to a tail.
+- Each list keeps first-seen order without duplicates and at most `MAX_ITEMS` entries of at most
+  `MAX_CHARS` characters. Colour escapes are removed before matching.
+- Locations inside toolchains and dependencies (the standard library, `site-packages`,
+  `node_modules`, `/rustc/`, GOROOT) are left out: they are the same for every failure.
+- Output no rule understands still gives a signature: the last lines that look like errors.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, fields
+from typing import Any
+
+MAX_ITEMS = 20
+MAX_CHARS = 300
+
+_ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)")
+_TOOLCHAIN = re.compile(
+    r"(?:^|/)(?:site-packages|dist-packages|node_modules|lib/python\d|library/(?:std|core|alloc)|"
+    r"go/src|\.cargo/registry|\.rustup)/|^/rustc/|^<frozen |^internal/|^node:|^testing\.go$"
+)
+
+_EXC_NAME = r"(?:[A-Za-z_][\w]*\.)*[A-Z]\w*(?:Error|Exception|Warning|Exit|Interrupt|Failure|Fault|Timeout|Declined|Denied|Invalid|Mismatch|NotFound|Iteration)"
+_EXC_LINE = re.compile(rf"^({_EXC_NAME}|(?:[A-Za-z_]\w*\.)*[A-Z]\w+)(?::\s*(.*))?$")
+_EXC_ANYWHERE = re.compile(rf"\b({_EXC_NAME})\b")
+_CODES = re.compile(
+    r"\b(ERR_[A-Z0-9_]{2,}|E\d{4,5}|TS\d{4,5}|DATA_RACE|"
+    r"E(?:ACCES|NOENT|CONNREFUSED|CONNRESET|ADDRINUSE|TIMEDOUT|PIPE|NOMEM|EXIST|PERM))\b"
+)
+
+# pytest
+_PYTEST_SUMMARY = re.compile(r"^(FAILED|ERROR) (\S+?)(?: - (.*))?$")
+_PYTEST_E = re.compile(r"^E\s+(.+)$")
+_PYTEST_LOC = re.compile(r"^(\S+\.py):(\d+): (\w+)$")
+_PYTEST_RESULT = re.compile(r"^=+ .*\b(?:failed|errors?|passed)\b.* in [\d.]+s.*=+$")
+# Python
+_PY_FRAME = re.compile(r'^\s+File "(.+)", line (\d+), in (.+)$')
+# Go
+_GO_FAIL = re.compile(r"^\s*--- FAIL: (\S+) \([\d.]+s\)")
+_GO_PKG = re.compile(r"^FAIL\s+(\S+)\s+(?:[\d.]+s|\[build failed\]|\[setup failed\])")
+_GO_RACE_ACCESS = re.compile(
+    r"^(?:Previous )?(?:[Ww]rite|[Rr]ead) at 0x[0-9a-f]+ by (?:goroutine|main)"
+)
+_GO_FUNC = re.compile(r"^\s+([\w./*()-]+\.[\w()*.]+)\((?:[^)]*)\)$")
+_GO_PANIC = re.compile(r"^panic: (.+?)(?: \[recovered\])?$")
+_GO_FRAME = re.compile(r"^\s+(\S+\.go):(\d+)(?: \+0x[0-9a-f]+)?$")
+_GO_TESTLOG = re.compile(r"^\s+(\w[\w.-]*_test\.go|\w[\w.-]*\.go):(\d+): (.+)$")
+_GO_COMPILE = re.compile(r"^(\S+\.go):(\d+):(\d+): (.+)$")
+# Rust
+_RUST_ERR = re.compile(r"^error\[(E\d{4})\]: (.+)$")
+_RUST_PLAIN_ERR = re.compile(r"^error: (.+)$")
+_RUST_SKIP = re.compile(
+    r"^(?:could not compile|aborting due to|test failed, to rerun|\d+ previous error)"
+)
+_ARROW_LOC = re.compile(r"^\s*--> (\S+?):(\d+):(\d+)$")
+_RUST_PANIC = re.compile(r"^thread '(.+?)'(?: \(\d+\))? panicked at (\S+?):(\d+):(\d+):$")
+_RUST_PANIC_OLD = re.compile(r"^thread '(.+?)' panicked at '(.*)', (\S+?):(\d+):(\d+)$")
+_RUST_TEST = re.compile(r"^test (\S+) \.\.\. FAILED$")
+_RUST_FRAME = re.compile(r"^\s+at \./(\S+\.rs):(\d+):(\d+)$")
+# Jest
+_JEST_FILE = re.compile(r"^\s*FAIL\s+(\S+\.(?:[jt]sx?|mjs|cjs))\b")
+_JEST_TEST = re.compile(r"^\s*● (.+)$")
+_JEST_FRAME = re.compile(
+    r"^\s+at (?:.*? \()?((?:\.{0,2}/)?[\w@./-]+\.(?:[jt]sx?|mjs|cjs)):(\d+):(\d+)\)?$"
+)
+# tsc
+_TSC = re.compile(
+    r"^(\S+\.(?:[mc]?tsx?|[mc]?jsx?))(?:\((\d+),(\d+)\)|:(\d+):(\d+)) ?[:-] error (TS\d+): (.+)$"
+)
+# mypy
+_MYPY = re.compile(r"^(\S+\.pyi?):(\d+)(?::\d+)?: error: (.+?)(?:  \[([\w-]+)\])?$")
+# ruff / flake8
+_RUFF_CONCISE = re.compile(r"^(\S+?):(\d+):(\d+): ([A-Z]{1,4}\d{3,4}) (?:\[\*\] )?(.+)$")
+_RUFF_FULL = re.compile(r"^([A-Z]{1,4}\d{3,4}) (?:\[\*\] )?(.+)$")
+_GENERIC_ERR = re.compile(
+    r"(?i)^\s*(?:error|fatal|failed|failure|panic|exception)\b[:!]?\s+\S|\b\w*Error: "
+)
+
+
+@dataclass(frozen=True)
+class Signature:
+    """The distinctive parts of a failure's output."""
+
+    tools: tuple[str, ...] = ()
+    errors: tuple[str, ...] = ()
+    failing: tuple[str, ...] = ()
+    exceptions: tuple[str, ...] = ()
+    codes: tuple[str, ...] = ()
+    locations: tuple[str, ...] = ()
+
+    def to_dict(self) -> dict[str, list[str]]:
+        return {f.name: list(getattr(self, f.name)) for f in fields(self)}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Signature:
+        return cls(**{f.name: tuple(data.get(f.name) or ()) for f in fields(cls)})
+
+    def text(self) -> str:
+        """The signature as text for term matching (locations reduced to their files)."""
+        files = [loc.rsplit(":", 1)[0] for loc in self.locations]
+        return "\n".join([*self.errors, *self.failing, *self.exceptions, *self.codes, *files])
+
+    def __bool__(self) -> bool:
+        return bool(self.errors or self.failing or self.exceptions or self.codes)
+
+
+class _Collector:
+    def __init__(self, root: str | None) -> None:
+        self.root = root.rstrip("/") + "/" if root else None
+        self.lists: dict[str, dict[str, None]] = {f.name: {} for f in fields(Signature)}
+
+    def add(self, kind: str, value: str | None) -> None:
+        if not value:
+            return
+        value = " ".join(value.split())
+        if len(value) > MAX_CHARS:
+            value = value[: MAX_CHARS - 3] + "..."
+        bucket = self.lists[kind]
+        if value and len(bucket) < MAX_ITEMS:
+            bucket[value] = None
+
+    def loc(self, path: str, line: str | int) -> None:
+        path = path.strip()
+        if self.root and path.startswith(self.root):
+            path = path[len(self.root) :]
+        if path.startswith("./"):
+            path = path[2:]
+        if not _TOOLCHAIN.search(path):
+            self.add("locations", f"{path}:{line}")
+
+    def exception(self, name: str) -> None:
+        self.add("exceptions", name.rsplit(".", 1)[-1])
+
+    def build(self) -> Signature:
+        return Signature(**{k: tuple(v) for k, v in self.lists.items()})
+
+
+def extract_signature(output: str, *, root: str | None = None) -> Signature:
+    """The signature of a failed command's output (any mix of the supported tools).
+
+    `root`: the repository's absolute path; locations under it are made repo-relative.
+    """
+    lines = [_ANSI.sub("", raw).rstrip("\r") for raw in output.splitlines()]
+    c = _Collector(root)
+    in_traceback = in_race = False
+    want_panic_msg = want_jest_msg = False
+    fallback: list[str] = []
+    for i, line in enumerate(lines):
+        stripped = line.strip()
+        if not stripped:
+            continue
+        for code in _CODES.findall(line):
+            c.add("codes", code)
+        if want_panic_msg:
+            want_panic_msg = False
+            c.add("errors", f"panicked: {stripped}")
+            continue
+        if want_jest_msg and not stripped.startswith("●"):
+            want_jest_msg = False
+            c.add("errors", stripped)
+            if (m := _EXC_ANYWHERE.search(stripped)) is not None:
+                c.exception(m.group(1))
+            continue
+        if _GENERIC_ERR.search(line):
+            fallback.append(stripped)
+
+        # Python tracebacks (also inside pytest output)
+        if stripped.startswith("Traceback (most recent call last)"):
+            c.add("tools", "python")
+            in_traceback = True
+            continue
+        if (m := _PY_FRAME.match(line)) is not None:
+            c.loc(m.group(1), m.group(2))
+            continue
+        if in_traceback and not line[:1].isspace():
+            in_traceback = False
+            if (m := _EXC_LINE.match(stripped)) is not None:
+                c.exception(m.group(1))
+                c.add("errors", stripped)
+                continue
+
+        # pytest
+        if (m := _PYTEST_SUMMARY.match(line)) is not None and (
+            "::" in m.group(2) or m.group(2).endswith(".py")
+        ):
+            c.add("tools", "pytest")
+            c.add("failing", m.group(2))
+            msg = m.group(3)
+            if msg and not msg.endswith("..."):
+                c.add("errors", msg)
+            continue
+        if (m := _PYTEST_E.match(line)) is not None:
+            body = m.group(1).strip()
+            if (e := _EXC_LINE.match(body)) is not None and e.group(2) is not None:
+                c.exception(e.group(1))
+                c.add("errors", body)
+            elif body.startswith("assert "):
+                c.add("errors", body)
+            continue
+        if (m := _PYTEST_LOC.match(line)) is not None:
+            c.loc(m.group(1), m.group(2))
+            c.exception(m.group(3))
+            continue
+        if _PYTEST_RESULT.match(stripped):
+            c.add("tools", "pytest")
+            continue
+
+        # mypy, tsc, ruff (path-first formats)
+        if (m := _MYPY.match(line)) is not None:
+            c.add("tools", "mypy")
+            c.loc(m.group(1), m.group(2))
+            c.add("errors", m.group(3))
+            c.add("codes", m.group(4))
+            continue
+        if (m := _TSC.match(line)) is not None:
+            c.add("tools", "tsc")
+            c.loc(m.group(1), m.group(2) or m.group(4))
+            c.add("codes", m.group(6))
+            c.add("errors", f"{m.group(6)}: {m.group(7)}")
+            continue
+        if (m := _RUFF_CONCISE.match(line)) is not None:
+            c.add("tools", "ruff")
+            c.loc(m.group(1), m.group(2))
+            c.add("codes", m.group(4))
+            c.add("errors", f"{m.group(4)} {m.group(5)}")
+            continue
+        if (
+            (m := _RUFF_FULL.match(line)) is not None
+            and i + 1 < len(lines)
+            and (loc := _ARROW_LOC.match(lines[i + 1])) is not None
+        ):
+            c.add("tools", "ruff")
+            c.loc(loc.group(1), loc.group(2))
+            c.add("codes", m.group(1))
+            c.add("errors", f"{m.group(1)} {m.group(2)}")
+            continue
+
+        # Go
+        if stripped == "WARNING: DATA RACE":
+            c.add("tools", "go")
+            c.add("errors", "DATA RACE")
+            c.add("codes", "DATA_RACE")
+            in_race = True
+            continue
+        if in_race:
+            if stripped.startswith("=================="):
+                in_race = False
+            elif _GO_RACE_ACCESS.match(stripped) and i + 1 < len(lines):
+                if (f := _GO_FUNC.match(lines[i + 1])) is not None:
+                    c.add("errors", f"DATA RACE in {f.group(1)}")
+            elif (m := _GO_FRAME.match(line)) is not None:
+                c.loc(m.group(1), m.group(2))
+            continue
+        if (m := _GO_FAIL.match(line)) is not None:
+            c.add("tools", "go")
+            c.add("failing", m.group(1))
+            continue
+        if (m := _GO_PKG.match(line)) is not None:
+            c.add("tools", "go")
+            c.add("failing", m.group(1))
+            continue
+        if (m := _GO_PANIC.match(stripped)) is not None:
+            c.add("tools", "go")
+            c.add("errors", f"panic: {m.group(1)}")
+            continue
+        if (m := _GO_FRAME.match(line)) is not None:
+            c.loc(m.group(1), m.group(2))
+            continue
+        if (m := _GO_COMPILE.match(line)) is not None:
+            c.add("tools", "go")
+            c.loc(m.group(1), m.group(2))
+            c.add("errors", m.group(4))
+            continue
+        if (m := _GO_TESTLOG.match(line)) is not None:
+            c.loc(m.group(1), m.group(2))
+            c.add("errors", m.group(3))
+            continue
+
+        # Rust
+        if (m := _RUST_ERR.match(line)) is not None:
+            c.add("tools", "rust")
+            c.add("codes", m.group(1))
+            c.add("errors", f"error[{m.group(1)}]: {m.group(2)}")
+            continue
+        if (m := _ARROW_LOC.match(line)) is not None:
+            c.loc(m.group(1), m.group(2))
+            continue
+        if (m := _RUST_PANIC.match(stripped)) is not None:
+            c.add("tools", "rust")
+            c.loc(m.group(2), m.group(3))
+            want_panic_msg = True
+            continue
+        if (m := _RUST_PANIC_OLD.match(stripped)) is not None:
+            c.add("tools", "rust")
+            c.loc(m.group(3), m.group(4))
+            c.add("errors", f"panicked: {m.group(2)}")
+            continue
+        if (m := _RUST_TEST.match(line)) is not None:
+            c.add("tools", "rust")
+            c.add("failing", m.group(1))
+            continue
+        if (m := _RUST_FRAME.match(line)) is not None:
+            c.loc(m.group(1), m.group(2))
+            continue
+        if (m := _RUST_PLAIN_ERR.match(line)) is not None and not _RUST_SKIP.match(m.group(1)):
+            c.add("errors", m.group(1))
+            continue
+
+        # Jest
+        if (m := _JEST_FILE.match(line)) is not None:
+            c.add("tools", "jest")
+            c.add("failing", m.group(1))
+            continue
+        if (m := _JEST_TEST.match(line)) is not None and not m.group(1).startswith("Console"):
+            c.add("tools", "jest")
+            c.add("failing", m.group(1))
+            want_jest_msg = True
+            continue
+        if (m := _JEST_FRAME.match(line)) is not None:
+            c.loc(m.group(1), m.group(2))
+            continue
+        if (m := _EXC_ANYWHERE.search(stripped)) is not None and ": " in stripped:
+            c.exception(m.group(1))
+
+    sig = c.build()
+    if not sig.errors and fallback:
+        for text in fallback[-5:]:
+            c.add("errors", text)
+        sig = c.build()
+    return sig

@@ -1,0 +1,262 @@
+"""The `cochange` stage: temporal co-change of files and symbols, and its CSR graph.
+
+Pure: `touches`, `commits`, `files` and `symbols` in, tables out. Invariants:
+
+- W(A, B) = sum over co-commits c of exp(-lambda (t_now - t_c)) / sqrt(|C_A| |C_B|), with
+  lambda = ln 2 / half-life and t_now the newest indexed commit (not the wall clock), so the same
+  history always gives the same weights. P(B | A) = |C_A & C_B| / |C_A|.
+- Bulk commits are left out entirely (neither pairs nor |C_A|); edges need `min_support`
+  co-commits; files follow renames through `touches.head_path`; only nodes that exist at HEAD are
+  kept (a deleted partner cannot be changed).
+- Every edge is stored in both directions; `graph` keeps each node's strongest
+  `max_edges_per_node` out-edges in CSR order (see store/schemas.py).
+- Pairs are built with Polars joins, never with Python loops over pairs.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import polars as pl
+import pyarrow as pa
+
+from ..store import schemas
+from ..store.config import GraphConfig
+from ..store.ids import MODULE_SYMBOL
+
+DAY = 86_400.0
+
+
+def decay_rate(half_life_days: float) -> float:
+    """lambda per second."""
+    return math.log(2.0) / (half_life_days * DAY)
+
+
+def partner_stats(events: pl.DataFrame, *, t_now: int, rate: float) -> pl.DataFrame:
+    """Directed pair statistics from `events` (columns sha, t (unix s), node): one row per
+    ordered pair (a, b) that co-changed at least once, with
+    co (co-commits), na / nb (commits of a / b), dsum (sum of exp(-rate (t_now - t_c))),
+    sdsum (the same sum with each commit weighted by 1 / (files in it - 1)), last (newest t_c).
+    """
+    ev = events.select("sha", "t", "node").unique()
+    counts = ev.group_by("node").agg(pl.len().cast(pl.Int64).alias("n"))
+    size = ev.group_by("sha").agg(pl.len().alias("k"))
+    ev = ev.join(size, on="sha").with_columns(
+        ((pl.lit(t_now) - pl.col("t")).cast(pl.Float64) * -rate).exp().alias("d")
+    )
+    left = ev.select("sha", "t", "d", "k", pl.col("node").alias("a"))
+    right = ev.select("sha", pl.col("node").alias("b"))
+    pairs = (
+        left.join(right, on="sha")
+        .filter(pl.col("a") < pl.col("b"))
+        .group_by("a", "b")
+        .agg(
+            pl.len().cast(pl.Int64).alias("co"),
+            pl.col("d").sum().alias("dsum"),
+            (pl.col("d") / (pl.col("k") - 1)).sum().alias("sdsum"),
+            pl.col("t").max().alias("last"),
+        )
+        .join(counts.rename({"node": "a", "n": "na"}), on="a")
+        .join(counts.rename({"node": "b", "n": "nb"}), on="b")
+    )
+    cols = ["co", "dsum", "sdsum", "last"]
+    forward = pairs.select("a", "b", *cols, "na", "nb")
+    backward = pairs.select(
+        pl.col("b").alias("a"),
+        pl.col("a").alias("b"),
+        *cols,
+        pl.col("nb").alias("na"),
+        pl.col("na").alias("nb"),
+    )
+    return pl.concat([forward, backward])
+
+
+def partner_score() -> pl.Expr:
+    """How strongly `b` is expected to change when `a` does, over `partner_stats` columns:
+    time-decayed directed confidence, sum over co-commits of exp(-lambda (t_now - t_c)) / |C_a|.
+    For one `a` it ranks partners by recency-weighted co-change, which W cannot (W divides by
+    the partner's own change count); chosen on benchmarks/cochange_holdout.py."""
+    return pl.col("dsum") / pl.col("na")
+
+
+def pair_table(events: pl.DataFrame, *, t_now: int, rate: float, min_support: int) -> pl.DataFrame:
+    """Directed co-change rows (src, dst, co_commits, src_commits, dst_commits, weight,
+    confidence, rank_score, last_co_commit) with at least `min_support` co-commits."""
+    stats = partner_stats(events, t_now=t_now, rate=rate).filter(pl.col("co") >= min_support)
+    na, nb = pl.col("na").cast(pl.Float64), pl.col("nb").cast(pl.Float64)
+    return stats.select(
+        pl.col("a").alias("src"),
+        pl.col("b").alias("dst"),
+        pl.col("co").cast(pl.Int32).alias("co_commits"),
+        pl.col("na").cast(pl.Int32).alias("src_commits"),
+        pl.col("nb").cast(pl.Int32).alias("dst_commits"),
+        (pl.col("dsum") / (na * nb).sqrt()).cast(pl.Float32).alias("weight"),
+        (pl.col("co") / na).cast(pl.Float32).alias("confidence"),
+        partner_score().cast(pl.Float32).alias("rank_score"),
+        pl.from_epoch("last", time_unit="s").alias("last_co_commit"),
+    ).sort("src", "dst")
+
+
+def _seconds(col: str) -> pl.Expr:
+    return pl.col(col).dt.epoch("s")
+
+
+def _import_pairs(files: pa.Table) -> pl.DataFrame:
+    """(a, b) for every file a that imports b, in both orders: the import-linked pairs."""
+    df = pl.from_arrow(files.select(["path", "imports_resolved"]))
+    edges = (
+        df.explode("imports_resolved")
+        .drop_nulls("imports_resolved")
+        .select(pl.col("path").alias("a"), pl.col("imports_resolved").alias("b"))
+    )
+    return pl.concat([edges, edges.select(pl.col("b").alias("a"), pl.col("a").alias("b"))]).unique()
+
+
+def build(
+    touches: pa.Table,
+    commits: pa.Table,
+    files: pa.Table,
+    symbols: pa.Table,
+    config: GraphConfig,
+) -> dict[str, pa.Table]:
+    """`cochange_files`, `cochange_symbols`, `graph_nodes` and `graph`."""
+    cdf = pl.from_arrow(commits.select(["sha", "commit_time", "bulk"]))
+    t_now = int(cdf.select(_seconds("commit_time").max()).item() or 0)
+    rate = decay_rate(config.half_life_days)
+    keep = cdf.filter(~pl.col("bulk")).select("sha")
+    tdf = pl.from_arrow(
+        touches.select(["sha", "commit_time", "head_path", "symbol_id", "qualname"])
+    )
+    tdf = tdf.join(keep, on="sha", how="semi").with_columns(_seconds("commit_time").alias("t"))
+    head_files = pl.from_arrow(files.select(["path"]))
+    linked = _import_pairs(files)
+
+    file_events = tdf.select("sha", "t", pl.col("head_path").alias("node"))
+    fpairs = pair_table(file_events, t_now=t_now, rate=rate, min_support=config.min_support)
+    fpairs = _at_head(fpairs, head_files["path"])
+    fpairs = fpairs.join(
+        linked.with_columns(pl.lit(True).alias("linked")),
+        left_on=["src", "dst"],
+        right_on=["a", "b"],
+        how="left",
+    ).with_columns(pl.col("linked").is_null().alias("hidden"))
+
+    sdf = tdf.filter(pl.col("symbol_id").is_not_null())
+    if not config.module_symbols:
+        sdf = sdf.filter(pl.col("qualname") != MODULE_SYMBOL)
+    per_commit = sdf.group_by("sha").agg(pl.col("symbol_id").n_unique().alias("k"))
+    small = per_commit.filter(pl.col("k") <= config.max_symbols_per_commit).select("sha")
+    sym_events = sdf.join(small, on="sha", how="semi").select(
+        "sha", "t", pl.col("symbol_id").alias("node")
+    )
+    spairs = pair_table(sym_events, t_now=t_now, rate=rate, min_support=config.min_support)
+    head_syms = pl.from_arrow(symbols.select(["symbol_id", "path", "qualname"])).unique("symbol_id")
+    spairs = _at_head(spairs, head_syms["symbol_id"])
+    src_info = head_syms.rename(
+        {"symbol_id": "src", "path": "src_path", "qualname": "src_qualname"}
+    )
+    dst_info = head_syms.rename(
+        {"symbol_id": "dst", "path": "dst_path", "qualname": "dst_qualname"}
+    )
+    spairs = spairs.join(src_info, on="src").join(dst_info, on="dst")
+    spairs = spairs.join(
+        linked.with_columns(pl.lit(True).alias("linked")),
+        left_on=["src_path", "dst_path"],
+        right_on=["a", "b"],
+        how="left",
+    ).with_columns(
+        (pl.col("linked").is_null() & (pl.col("src_path") != pl.col("dst_path"))).alias("hidden")
+    )
+    cf = fpairs.select(schemas.COCHANGE_FILES.names).sort("src", "dst")
+    cs = spairs.select(schemas.COCHANGE_SYMBOLS.names).sort("src", "dst")
+    file_n = file_events.unique().group_by("node").len()
+    sym_n = sym_events.unique().group_by("node").len()
+    nodes, edges = build_graph(cf, cs, file_n, sym_n, head_syms, config.max_edges_per_node)
+    return {
+        "cochange_files": _arrow(cf, schemas.COCHANGE_FILES),
+        "cochange_symbols": _arrow(cs, schemas.COCHANGE_SYMBOLS),
+        "graph_nodes": nodes,
+        "graph": edges,
+    }
+
+
+def _at_head(pairs: pl.DataFrame, present: pl.Series) -> pl.DataFrame:
+    keep = present.implode()
+    return pairs.filter(pl.col("src").is_in(keep) & pl.col("dst").is_in(keep))
+
+
+def _arrow(df: pl.DataFrame, schema: pa.Schema) -> pa.Table:
+    table = df.to_arrow()
+    return pa.table(
+        [table[name].cast(f.type) for name, f in zip(schema.names, schema, strict=True)],
+        schema=schema,
+    )
+
+
+def build_graph(
+    cf: pl.DataFrame,
+    cs: pl.DataFrame,
+    file_n: pl.DataFrame,
+    sym_n: pl.DataFrame,
+    head_syms: pl.DataFrame,
+    max_edges: int,
+) -> tuple[pa.Table, pa.Table]:
+    """CSR over file nodes then symbol nodes; each node's out-edges sorted by weight."""
+    fkeys = sorted(set(cf["src"].to_list()))
+    skeys = sorted(set(cs["src"].to_list()))
+    sym_path = dict(zip(head_syms["symbol_id"].to_list(), head_syms["path"].to_list(), strict=True))
+    keys = fkeys + skeys
+    index = pl.DataFrame(
+        {"key": keys, "i": np.arange(len(keys), dtype=np.int32)},
+        schema={"key": pl.String, "i": pl.Int32},
+    )
+    parts = []
+    for df in (cf, cs):
+        e = df.select(
+            "src",
+            "dst",
+            "weight",
+            "confidence",
+            "co_commits",
+            (~pl.col("hidden")).alias("import_linked"),
+        )
+        e = e.join(index.rename({"key": "src", "i": "s"}), on="src").join(
+            index.rename({"key": "dst", "i": "d"}), on="dst"
+        )
+        parts.append(
+            e.select(
+                pl.col("s").alias("src"),
+                pl.col("d").alias("dst"),
+                "weight",
+                "confidence",
+                "co_commits",
+                "import_linked",
+            )
+        )
+    edges = pl.concat(parts) if parts else pl.DataFrame()
+    edges = (
+        edges.sort(["src", "weight", "dst"], descending=[False, True, False])
+        .with_columns(pl.int_range(pl.len()).over("src").alias("_rank"))
+        .filter(pl.col("_rank") < max_edges)
+        .drop("_rank")
+    )
+    src = edges["src"].to_numpy()
+    counts = np.bincount(src, minlength=len(keys)).astype(np.int32)
+    starts = (np.cumsum(counts, dtype=np.int64) - counts).astype(np.int64)
+    ncount = dict(zip(file_n["node"].to_list(), file_n["len"].to_list(), strict=True))
+    scount = dict(zip(sym_n["node"].to_list(), sym_n["len"].to_list(), strict=True))
+    nodes = pa.table(
+        {
+            "key": pa.array(keys, pa.string()),
+            "kind": pa.array(["file"] * len(fkeys) + ["symbol"] * len(skeys), pa.string()),
+            "path": pa.array(fkeys + [sym_path[k] for k in skeys], pa.string()),
+            "commits": pa.array(
+                [ncount.get(k, 0) for k in fkeys] + [scount.get(k, 0) for k in skeys], pa.int32()
+            ),
+            "edge_start": pa.array(starts, pa.int64()),
+            "edge_count": pa.array(counts, pa.int32()),
+        },
+        schema=schemas.GRAPH_NODES,
+    )
+    return nodes, _arrow(edges, schemas.GRAPH)

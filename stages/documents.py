@@ -1,0 +1,246 @@
+"""Stage `documents`: the retrievable units, one table row per document.
+
+One document per HEAD symbol (qualified name, signature, docstring, code), per commit capsule
+(subject and message, intent, tickets, touched symbols with +/- counts, diff excerpt), and per
+journal record (failures, invariants, memories). Invariants:
+
+- Order is fixed: symbols by (path, start_line, qualname), then commits by (commit_time, sha),
+  then records by (time, kind, key); `doc_idx` is the row number and every row-aligned artifact
+  (`docmeta`, vectors, the full-text `doc_idx` field) uses it.
+- `doc_id` is stable across runs ("symbol:<symbol_id>", "commit:<sha>", "<kind>:<key>");
+  `content_hash` changes exactly when what is indexed or embedded changes.
+- `time` of a symbol is the newest commit touching its `symbol_id`, else the newest touching its
+  file, else 0. Commits and touches are optional: without them the index is code-only.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable, Mapping
+from datetime import UTC, datetime
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from ..store.ids import MODULE_SYMBOL
+from ..store.schemas import DOCMETA, DOCUMENTS
+
+MAX_TOUCHED_LISTED = 60  # touched symbols named in a commit document
+MAX_COMMIT_EXCERPT = 2_000
+
+
+def _epoch(value: Any) -> int:
+    if value is None:
+        return 0
+    if isinstance(value, datetime):
+        return int(value.timestamp())
+    return int(value)
+
+
+def _hash(*parts: Any) -> str:
+    h = hashlib.blake2b(digest_size=16)
+    for p in parts:
+        h.update(repr(p).encode("utf-8", "surrogatepass"))
+        h.update(b"\0")
+    return h.hexdigest()
+
+
+def _last_change(touches: pa.Table | None) -> tuple[dict[str, tuple[int, str]], dict[str, int]]:
+    """(newest (time, sha) per symbol_id, newest time per head_path) from `touches`."""
+    by_symbol: dict[str, tuple[int, str]] = {}
+    by_path: dict[str, int] = {}
+    if touches is None or touches.num_rows == 0:
+        return by_symbol, by_path
+    t = touches.select(["sha", "commit_time", "head_path", "symbol_id"]).to_pydict()
+    for sha, when, path, sid in zip(
+        t["sha"], t["commit_time"], t["head_path"], t["symbol_id"], strict=True
+    ):
+        ts = _epoch(when)
+        if sid is not None and (sid not in by_symbol or (ts, sha) > by_symbol[sid]):
+            by_symbol[sid] = (ts, sha)
+        if ts > by_path.get(path, -1):
+            by_path[path] = ts
+    return by_symbol, by_path
+
+
+def _symbol_docs(
+    symbols: pa.Table, touches: pa.Table | None, intents: Mapping[str, str]
+) -> list[dict]:
+    by_symbol, by_path = _last_change(touches)
+    rows = symbols.to_pylist()
+    rows.sort(key=lambda r: (r["path"], r["start_line"], r["qualname"]))
+    docs = []
+    for r in rows:
+        qual = r["qualname"]
+        title = r["path"] if qual == MODULE_SYMBOL else qual
+        body = "\n".join(x for x in (r.get("signature"), r.get("docstring"), r.get("code")) if x)
+        last = by_symbol.get(r["symbol_id"])
+        when = last[0] if last else by_path.get(r["path"], 0)
+        docs.append(
+            {
+                "doc_id": f"symbol:{r['symbol_id']}",
+                "kind": "symbol",
+                "path": r["path"],
+                "symbol_id": r["symbol_id"],
+                "qualname": qual,
+                "sha": None,
+                "title": title,
+                "body": body,
+                "time": when,
+                "intent": intents.get(last[1]) if last else None,
+                "language": r.get("language"),
+                "start_line": r["start_line"],
+                "end_line": r["end_line"],
+                "symbols": [qual] if qual != MODULE_SYMBOL else [],
+                "paths": [r["path"]],
+            }
+        )
+    return docs
+
+
+def _touched_by_commit(touches: pa.Table | None) -> dict[str, list[dict]]:
+    out: dict[str, list[dict]] = {}
+    if touches is None or touches.num_rows == 0:
+        return out
+    cols = ["sha", "head_path", "qualname", "symbol_id", "added", "removed"]
+    for row in touches.select(cols).to_pylist():
+        out.setdefault(row["sha"], []).append(row)
+    return out
+
+
+def _commit_docs(commits: pa.Table | None, touches: pa.Table | None) -> list[dict]:
+    if commits is None or commits.num_rows == 0:
+        return []
+    touched = _touched_by_commit(touches)
+    rows = commits.to_pylist()
+    rows.sort(key=lambda r: (_epoch(r["commit_time"]), r["sha"]))
+    docs = []
+    for c in rows:
+        subject = c.get("subject") or ""
+        message = c.get("message") or subject
+        lines = [message, f"intent: {c['intent']}"]
+        if c.get("tickets"):
+            lines.append("tickets: " + " ".join(c["tickets"]))
+        if c.get("reverted_sha"):
+            lines.append(f"reverts {c['reverted_sha']}")
+        symbols: list[str] = []
+        paths: list[str] = []
+        for t in touched.get(c["sha"], []):
+            if t["head_path"] not in paths:
+                paths.append(t["head_path"])
+            if t["symbol_id"] is None or t["qualname"] is None:
+                continue
+            if len(symbols) < MAX_TOUCHED_LISTED:
+                symbols.append(t["qualname"])
+                lines.append(
+                    f"touched {t['head_path']}::{t['qualname']} +{t['added']} -{t['removed']}"
+                )
+        excerpt = (c.get("excerpt") or "")[:MAX_COMMIT_EXCERPT]
+        if excerpt:
+            lines.append(excerpt)
+        docs.append(
+            {
+                "doc_id": f"commit:{c['sha']}",
+                "kind": "commit",
+                "path": paths[0] if len(paths) == 1 else None,
+                "symbol_id": None,
+                "qualname": None,
+                "sha": c["sha"],
+                "title": subject,
+                "body": "\n".join(lines),
+                "time": _epoch(c["commit_time"]),
+                "intent": c["intent"],
+                "language": None,
+                "start_line": None,
+                "end_line": None,
+                "symbols": symbols,
+                "paths": paths,
+            }
+        )
+    return docs
+
+
+def _record_docs(records: Iterable[Mapping[str, Any]] | pa.Table | None) -> list[dict]:
+    if records is None:
+        return []
+    rows = records.to_pylist() if isinstance(records, pa.Table) else [dict(r) for r in records]
+    docs = []
+    for r in rows:
+        kind, key = str(r["kind"]), str(r["key"])
+        symbol = r.get("symbol")
+        path = r.get("path")
+        docs.append(
+            {
+                "doc_id": f"{kind}:{key}",
+                "kind": kind,
+                "path": path,
+                "symbol_id": r.get("symbol_id"),
+                "qualname": symbol,
+                "sha": r.get("sha"),
+                "title": r.get("title") or "",
+                "body": r.get("body") or "",
+                "time": _epoch(r.get("time")),
+                "intent": r.get("intent"),
+                "language": None,
+                "start_line": None,
+                "end_line": None,
+                "symbols": [symbol] if symbol else [],
+                "paths": [path] if path else [],
+            }
+        )
+    docs.sort(key=lambda d: (d["time"], d["kind"], d["doc_id"]))
+    return docs
+
+
+def build_documents(
+    symbols: pa.Table,
+    commits: pa.Table | None = None,
+    touches: pa.Table | None = None,
+    records: Iterable[Mapping[str, Any]] | pa.Table | None = None,
+) -> pa.Table:
+    """The `documents` table (schema `DOCUMENTS`). `records` are journal records as mappings
+    with kind, key, path, symbol, title, body, time (epoch seconds or datetime)."""
+    intents: dict[str, str] = {}
+    if commits is not None and commits.num_rows:
+        intents = dict(
+            zip(
+                commits.column("sha").to_pylist(), commits.column("intent").to_pylist(), strict=True
+            )
+        )
+    docs = (
+        _symbol_docs(symbols, touches, intents)
+        + _commit_docs(commits, touches)
+        + _record_docs(records)
+    )
+    seen: set[str] = set()
+    for i, d in enumerate(docs):
+        if d["doc_id"] in seen:
+            raise ValueError(f"duplicate document id {d['doc_id']!r}")
+        seen.add(d["doc_id"])
+        d["doc_idx"] = i
+        d["content_hash"] = _hash(d["kind"], d["title"], d["body"], d["symbols"], d["paths"])
+        d["time"] = datetime.fromtimestamp(d["time"], UTC)
+    return pa.Table.from_pylist(docs, schema=DOCUMENTS)
+
+
+def docmeta(documents: pa.Table) -> pa.Table:
+    """The per-document columns the ranker reads at query time, dictionary-encoded, one batch."""
+    cols = {}
+    for field in DOCMETA:
+        if field.name == "time":
+            cols["time"] = pc.cast(documents.column("time"), pa.int64()).combine_chunks()
+            continue
+        col = documents.column(field.name).combine_chunks()
+        if pa.types.is_dictionary(field.type):
+            enc = col.dictionary_encode()
+            col = pa.DictionaryArray.from_arrays(
+                enc.indices.cast(field.type.index_type), enc.dictionary
+            )
+        cols[field.name] = col
+    return pa.table(cols, schema=DOCMETA).combine_chunks()
+
+
+def embed_text(title: str, path: str | None, body: str, *, max_chars: int = 8_000) -> str:
+    """The text a document is embedded from: title, path, then the start of the body."""
+    return f"{title}\n{path or ''}\n{body[:max_chars]}"

@@ -1,0 +1,337 @@
+"""Symbol spans of file versions, for attributing history hunks to symbols.
+
+`Spans.owner[line]` is the innermost symbol of a line (the same rule as
+`chunking.SymbolIndex.innermost`: smallest span, ties to the nested one). Parsing a version costs
+milliseconds, and history has one version per file change, so most versions are *derived*:
+`derive` maps a known version's spans across a commit's -U0 hunks to the other side of the diff
+without reading or parsing it. Invariant: `derive` returns spans only when no changed line can
+move a symbol boundary, and then they equal what parsing that version gives (checked by property
+tests against `parse_source`); otherwise it returns None and the caller parses.
+
+A hunk is derivable when every changed line on both sides is "plain" (no declaration keyword,
+decorator, block delimiter, multi-line string delimiter, unbalanced bracket, line continuation)
+and it sits strictly inside one symbol: never on its first or last line. For Python, lines added
+inside a symbol must stay indented deeper than its header, and must not be indented deeper than
+the header of a symbol that ends right before them (they would join it). Elsewhere only hunks
+inside functions and methods are derived.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..store.ids import MODULE_SYMBOL
+from .patch import Hunk
+
+CLASS_LIKE = frozenset({"class", "interface", "struct", "enum", "trait", "impl"})
+_PY_UNSAFE = re.compile(
+    rb"^\s*(?:@|(?:async\s+)?def\b|class\b)|\"\"\"|'''|\\[ \t]*$|:[ \t]*(?:\#.*)?$", re.M
+)
+_BRACE_UNSAFE = re.compile(
+    rb"[{}`]|/\*|\*/|\"\"\"|=>|\\[ \t]*$|\b(?:def|end|do|begin|function|func|fn|class|struct|enum"
+    rb"|trait|impl|interface|type|module|namespace|macro_rules|record|package|import|export)\b",
+    re.M,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Spans:
+    """A file version's symbols. Arrays are per symbol; `owner` has one entry per line + 1
+    (index 0 unused) and lines past its end belong to `<module>`."""
+
+    owner: np.ndarray  # int32
+    starts: np.ndarray  # int32
+    ends: np.ndarray  # int32
+    indent: np.ndarray  # int32, header indentation, -1 for <module>
+    top: np.ndarray  # bool, no parent symbol
+    qualnames: tuple[str, ...]
+    kinds: tuple[str, ...]
+    module: int
+    python: bool
+
+
+def _build(
+    quals, kinds, starts, ends, indent, top, module: int, n_lines: int, python: bool
+) -> Spans:
+    """Paint spans outermost first so each line keeps its innermost symbol; equal spans go to
+    the later symbol (the nested one in the chunker's order)."""
+    n_lines = max([n_lines, *ends])
+    owner = np.full(n_lines + 1, module, dtype=np.int32)
+    order = sorted(
+        (i for i in range(len(quals)) if i != module),
+        key=lambda i: (-(ends[i] - starts[i]), starts[i], i),
+    )
+    for i in order:
+        owner[max(starts[i], 1) : ends[i] + 1] = i
+    return Spans(
+        owner,
+        np.array(starts, dtype=np.int32),
+        np.array(ends, dtype=np.int32),
+        np.array(indent, dtype=np.int32),
+        np.array(top, dtype=bool),
+        tuple(quals),
+        tuple(kinds),
+        module,
+        python,
+    )
+
+
+def module_only() -> Spans:
+    """Spans of a file without symbols (not source code): every line is `<module>`."""
+    return _build([MODULE_SYMBOL], ["module"], [1], [1], [-1], [True], 0, 0, False)
+
+
+def _indent(line: bytes) -> int:
+    stripped = line.lstrip(b" \t")
+    head = line[: len(line) - len(stripped)]
+    return len(head.expandtabs(8)) if b"\t" in head else len(head)
+
+
+def _lines(data: bytes) -> list[bytes]:
+    lines = data.split(b"\n")
+    if len(lines) > 1 and lines[-1] == b"":
+        lines.pop()  # a trailing newline does not start a line, as git counts
+    return lines
+
+
+def _columns(symbols: Sequence, lines: list[bytes], offset: int = 0):
+    quals, kinds, starts, ends, indent, top = [], [], [], [], [], []
+    for s in symbols:
+        if s.qualname == MODULE_SYMBOL:
+            continue
+        quals.append(s.qualname)
+        kinds.append(s.kind)
+        starts.append(s.start_line + offset)
+        ends.append(s.end_line + offset)
+        indent.append(_indent(lines[s.start_line - 1]) if s.start_line <= len(lines) else 0)
+        top.append(s.parent is None)
+    return quals, kinds, starts, ends, indent, top
+
+
+def from_symbols(symbols: Sequence, data: bytes, language: str | None) -> Spans:
+    """Spans of a version parsed by the chunker (`<module>` first, as the chunker orders it)."""
+    lines = _lines(data)
+    quals, kinds, starts, ends, indent, top = _columns(symbols, lines)
+    return _build(
+        [MODULE_SYMBOL, *quals],
+        ["module", *kinds],
+        [1, *starts],
+        [len(lines), *ends],
+        [-1, *indent],
+        [True, *top],
+        0,
+        len(lines),
+        language == "python",
+    )
+
+
+def _plain(lines: list[bytes], python: bool) -> bool:
+    if not lines:
+        return True
+    block = b"\n".join(lines)
+    if (_PY_UNSAFE if python else _BRACE_UNSAFE).search(block):
+        return False
+    depth = block.count(b"(") + block.count(b"[") - block.count(b")") - block.count(b"]")
+    if python:
+        depth += block.count(b"{") - block.count(b"}")
+    return depth == 0
+
+
+def _sides(hunk: Hunk) -> tuple[list[bytes], list[bytes]] | None:
+    if hunk.body is None:
+        return None
+    removed: list[bytes] = []
+    added: list[bytes] = []
+    for line in hunk.body.split(b"\n"):
+        if line.startswith(b"-"):
+            removed.append(line[1:].rstrip(b"\r"))
+        elif line.startswith(b"+"):
+            added.append(line[1:].rstrip(b"\r"))
+    if len(removed) != hunk.old_count or len(added) != hunk.new_count:
+        return None
+    return removed, added
+
+
+def _container(spans: Spans, first: int, last: int) -> int:
+    """Smallest symbol containing lines first..last (ties: the later one), else `<module>`."""
+    owner, n = spans.owner, len(spans.owner) - 1
+    a = int(owner[first]) if 1 <= first <= n else spans.module
+    b = int(owner[last]) if 1 <= last <= n else spans.module
+    if a == b and (a == spans.module or (spans.starts[a] <= first and spans.ends[a] >= last)):
+        return a  # one symbol owns both ends, so it spans the lines between: the innermost
+    mask = (spans.starts <= first) & (spans.ends >= last)
+    mask[spans.module] = False
+    idx = np.flatnonzero(mask)
+    if not len(idx):
+        return spans.module
+    size = spans.ends[idx] - spans.starts[idx]
+    best = idx[size == size.min()]
+    return int(best[-1])
+
+
+def derive(spans: Spans, hunks: Sequence[Hunk], *, forward: bool) -> Spans | None:
+    """The other side's spans: new from old (`forward`) or old from new, or None when a hunk
+    might change the symbol structure."""
+    n = len(spans.owner) - 1
+    moves: list[tuple[int, int, int, int]] = []  # (xs, xc, yc, container) per hunk
+    prev = 1
+    for h in hunks:
+        if forward:
+            xs, xc, yc = h.old_start, h.old_count, h.new_count
+        else:
+            xs, xc, yc = h.new_start, h.new_count, h.old_count
+        sides = _sides(h)
+        if sides is None:
+            return None
+        x_lines, y_lines = sides if forward else (sides[1], sides[0])
+        if not (_plain(x_lines, spans.python) and _plain(y_lines, spans.python)):
+            return None
+        # X lines replaced (xc > 0), or the two lines the insertion goes between
+        first, last = (xs, xs + xc - 1) if xc else (xs, xs + 1)
+        if first < 0 or last > n + 1 or xs < prev - (0 if xc else 1):
+            return None
+        s = _container(spans, first, last)
+        if xc:
+            if xc > 1 and (spans.owner[first : last + 1] != s).any():
+                return None
+            if s != spans.module and not (spans.starts[s] < first and last < spans.ends[s]):
+                return None
+        if spans.python:
+            if not _indent_ok(spans, s, first - 1 if xc else first, y_lines):
+                return None
+        elif s == spans.module or spans.kinds[s] in CLASS_LIKE:
+            return None
+        prev = xs + xc if xc else xs + 1
+        moves.append((xs, xc, yc, s))
+    if all(xc == yc for _, xc, yc, _ in moves):
+        return spans  # lines replaced one for one inside their own symbols: nothing moves
+    pieces: list[np.ndarray] = [spans.owner[:1]]
+    starts, ends = spans.starts.copy(), spans.ends.copy()
+    prev = 1
+    for xs, xc, yc, s in moves:
+        after = xs + xc if xc else xs + 1
+        pieces.append(spans.owner[prev : xs if xc else after])
+        pieces.append(np.full(yc, s, dtype=np.int32))
+        prev = after
+        if yc != xc:
+            starts[spans.starts >= after] += yc - xc
+            ends[spans.ends >= after] += yc - xc
+    pieces.append(spans.owner[prev:])
+    owner = np.concatenate(pieces)
+    starts[spans.module] = 1
+    ends[spans.module] = max(len(owner) - 1, 1)
+    return Spans(
+        owner,
+        starts,
+        ends,
+        spans.indent,
+        spans.top,
+        spans.qualnames,
+        spans.kinds,
+        spans.module,
+        spans.python,
+    )
+
+
+def _indent_ok(spans: Spans, s: int, before: int, y_lines: list[bytes]) -> bool:
+    """Python: added code stays in `s` (deeper than its header) and joins no block that closed
+    just before it (not deeper than the headers of the symbols inside `s` that ended last)."""
+    inds = [
+        _indent(line) for line in y_lines if line.strip() and not line.lstrip().startswith(b"#")
+    ]
+    if not inds:
+        return True
+    if min(inds) <= spans.indent[s]:
+        return False
+    inner = (spans.ends <= before) & (spans.starts > (spans.starts[s] if s != spans.module else 0))
+    inner[spans.module] = False
+    inner[s] = False
+    if not inner.any():
+        return True
+    last_end = spans.ends[inner].max()
+    return max(inds) <= int(spans.indent[inner & (spans.ends == last_end)].min())
+
+
+def splice(
+    spans: Spans, hunks: Sequence[Hunk], *, forward: bool, data: bytes, parse: Callable
+) -> Spans | None:
+    """The other side's spans (Python only) from its bytes `data`, parsing only the regions the
+    hunks touch: each region runs between two top-level, unindented symbol starts, where a
+    module can be cut into independent statements. None when a region does not parse with
+    `ast` (the caller parses the whole file)."""
+    if not spans.python or not hunks:
+        return None
+    n = len(spans.owner) - 1
+    cuts = sorted(
+        {1, n + 1} | {int(x) for x in spans.starts[spans.top & (spans.indent == 0)] if 1 < x <= n}
+    )
+    regions: list[list[int]] = []  # X [lo, hi)
+    shifts: list[tuple[int, int]] = []
+    for h in hunks:
+        xs, xc, yc = (
+            (h.old_start, h.old_count, h.new_count)
+            if forward
+            else (
+                h.new_start,
+                h.new_count,
+                h.old_count,
+            )
+        )
+        first, last = (xs, xs + xc - 1) if xc else (xs, xs)
+        lo = max(c for c in cuts if c < max(first, 2)) if first > 1 else 1
+        hi = min((c for c in cuts if c > last), default=n + 1)
+        if regions and lo <= regions[-1][1]:  # touching regions merge: Y ranges stay disjoint
+            regions[-1][1] = max(regions[-1][1], hi)
+        else:
+            regions.append([lo, hi])
+        shifts.append((xs + xc if xc else xs + 1, yc - xc))
+
+    def to_y(line: int) -> int:
+        return line + sum(d for at, d in shifts if at <= line)
+
+    lines = _lines(data)
+    keep = np.ones(len(spans.qualnames), dtype=bool)
+    keep[spans.module] = False
+    cols: list[list] = [[] for _ in range(6)]
+    for lo, hi in regions:
+        keep &= ~((spans.starts >= lo) & (spans.starts < hi))
+        y_lo = 1 if lo == 1 else to_y(lo)
+        y_hi = len(lines) + 1 if hi > n else to_y(hi)
+        chunk = b"\n".join(lines[y_lo - 1 : y_hi - 1]) + b"\n"
+        parsed = parse(chunk)
+        if parsed.parser != "ast":
+            return None
+        for col, values in zip(
+            cols, _columns(parsed.symbols, lines[y_lo - 1 :], y_lo - 1), strict=True
+        ):
+            col.extend(values)
+    idx = np.flatnonzero(keep)
+    kept_starts = [to_y(int(x)) for x in spans.starts[idx]]
+    kept_ends = [to_y(int(x)) for x in spans.ends[idx]]
+    rows = list(
+        zip(
+            kept_starts + cols[2],
+            [-e for e in kept_ends + cols[3]],
+            [spans.qualnames[i] for i in idx] + cols[0],
+            [spans.kinds[i] for i in idx] + cols[1],
+            [int(spans.indent[i]) for i in idx] + cols[4],
+            [bool(spans.top[i]) for i in idx] + cols[5],
+            strict=True,
+        )
+    )
+    rows.sort(key=lambda r: (r[0], r[1]))
+    return _build(
+        [MODULE_SYMBOL, *(r[2] for r in rows)],
+        ["module", *(r[3] for r in rows)],
+        [1, *(r[0] for r in rows)],
+        [len(lines), *(-r[1] for r in rows)],
+        [-1, *(r[4] for r in rows)],
+        [True, *(r[5] for r in rows)],
+        0,
+        len(lines),
+        True,
+    )

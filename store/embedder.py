@@ -1,0 +1,162 @@
+"""The embedder state and its query-time transform, shared by the `embed` stage and serving.
+
+A query must be embedded exactly as the documents were, so the fitted state is an artifact (the
+`embedder/` folder of a generation: `meta.json` plus `.npy` arrays, never pickles) and this module
+loads it and applies it.
+
+Backends are pluggable (`EmbeddingBackend`: `dim`, `fit`, `transform`, `save`, `load`), registered
+by name in `BACKENDS`; the default is hashing-LSA (`store/lsa.py`). The `Embedder` around a
+backend adds what the vector store needs whatever the backend: the Matryoshka prefix
+(`mrl_dim`), the fixed Haar-random rotation of the SimHash codes, and the fingerprints of the
+documents the backend was fitted on (for the refit rule).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import ClassVar, Protocol
+
+import numpy as np
+
+from .errors import IndexCorrupt
+from .lsa import HashingLSA, _load_npy
+from .tokenizer import TOKENIZER_VERSION
+from .vecstore import CODE_BITS, mrl_truncate, sign_codes
+
+STATE_FORMAT = 1
+REBUILD = "gitstrata index --rebuild"
+
+
+class EmbeddingBackend(Protocol):
+    """What an embedding model must offer to plug into the `embed` stage and the query side."""
+
+    name: ClassVar[str]
+
+    @property
+    def dim(self) -> int: ...
+
+    def fit(self, texts: Sequence[str]) -> EmbeddingBackend:
+        """A fitted copy (a pretrained model returns itself)."""
+        ...
+
+    def transform(self, texts: Sequence[str]) -> np.ndarray:
+        """float32[len(texts), dim], not necessarily normalised."""
+        ...
+
+    def save(self, directory: Path) -> None: ...
+
+    @classmethod
+    def load(cls, directory: Path, meta: dict) -> EmbeddingBackend: ...
+
+    def params(self) -> dict: ...
+
+
+BACKENDS: dict[str, type] = {HashingLSA.name: HashingLSA}
+
+
+def haar_rotation(dim: int, seed: int) -> np.ndarray:
+    """A fixed Haar-random orthogonal matrix: QR of a Gaussian with the signs of R's diagonal
+    folded into Q (Mezzadri's correction, without which Q is not uniformly distributed)."""
+    g = np.random.default_rng([seed, 0x5EED]).standard_normal((dim, dim))
+    q, r = np.linalg.qr(g)
+    q *= np.sign(np.diag(r))
+    return q.astype(np.float32)
+
+
+def doc_key(doc_id: str, content_hash: str) -> int:
+    """A document's fingerprint for the refit rule: changes when its id or content changes."""
+    h = hashlib.blake2b(f"{doc_id}\0{content_hash}".encode(), digest_size=8)
+    return int.from_bytes(h.digest(), "little")
+
+
+class Embedder:
+    """A backend plus the vector-store parameters: Matryoshka prefix, SimHash rotation, and the
+    fingerprints of the documents the backend was fitted on."""
+
+    def __init__(
+        self, backend, *, mrl_dim: int, rotation: np.ndarray, fit_keys: np.ndarray
+    ) -> None:
+        if mrl_dim != CODE_BITS:
+            raise ValueError(f"mrl_dim must be {CODE_BITS} (the code width), got {mrl_dim}")
+        self.backend = backend
+        self.mrl_dim = mrl_dim
+        self.rotation = rotation
+        self.fit_keys = np.asarray(fit_keys, dtype=np.uint64)
+
+    @property
+    def full_dim(self) -> int:
+        return int(self.backend.dim)
+
+    def embed_full(self, texts: Sequence[str]) -> np.ndarray:
+        """float32[n, full_dim], each row unit length (zero rows stay zero)."""
+        return mrl_truncate(self.backend.transform(texts), self.full_dim)
+
+    def embed_query(self, text: str) -> np.ndarray:
+        """float32[mrl_dim]: the query's served vector (truncated, re-normalised)."""
+        return mrl_truncate(self.backend.transform([text])[0], self.mrl_dim)
+
+    def query_code(self, qvec: np.ndarray) -> np.ndarray:
+        """The query's packed SimHash code, uint64[4]."""
+        return sign_codes(qvec, self.rotation)[0]
+
+    def new_fraction(self, keys: np.ndarray) -> float:
+        """Share of `keys` (current documents) not among the documents of the fit."""
+        keys = np.asarray(keys, dtype=np.uint64)
+        if len(keys) == 0:
+            return 0.0
+        return float(np.count_nonzero(~np.isin(keys, self.fit_keys)) / len(keys))
+
+    def save(self, directory: Path) -> None:
+        directory = Path(directory)
+        directory.mkdir(parents=True, exist_ok=True)
+        meta = {
+            "format": STATE_FORMAT,
+            "backend": self.backend.name,
+            "tokenizer_version": TOKENIZER_VERSION,
+            "mrl_dim": self.mrl_dim,
+            "full_dim": self.full_dim,
+            "params": self.backend.params(),
+            "n_fit_docs": len(self.fit_keys),
+        }
+        (directory / "meta.json").write_text(json.dumps(meta, indent=2, sort_keys=True) + "\n")
+        np.save(directory / "rotation.npy", self.rotation, allow_pickle=False)
+        np.save(directory / "fit_keys.npy", np.sort(self.fit_keys), allow_pickle=False)
+        self.backend.save(directory)
+
+    @classmethod
+    def load(cls, directory: Path) -> Embedder:
+        directory = Path(directory)
+        try:
+            meta = json.loads((directory / "meta.json").read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise IndexCorrupt(
+                f"{directory}: unreadable embedder state ({exc})", hint=f"run `{REBUILD}`"
+            ) from None
+        if meta.get("format") != STATE_FORMAT or meta.get("tokenizer_version") != TOKENIZER_VERSION:
+            raise IndexCorrupt(
+                f"{directory}: embedder state of another format", hint=f"run `{REBUILD}`"
+            )
+        backend_cls = BACKENDS.get(meta.get("backend"))
+        if backend_cls is None:
+            raise IndexCorrupt(f"{directory}: unknown embedder backend {meta.get('backend')!r}")
+        backend = backend_cls.load(directory, meta)
+        return cls(
+            backend,
+            mrl_dim=int(meta["mrl_dim"]),
+            rotation=_load_npy(directory / "rotation.npy"),
+            fit_keys=_load_npy(directory / "fit_keys.npy"),
+        )
+
+
+def make_backend(name: str, **params) -> EmbeddingBackend:
+    """A fresh (unfitted) backend by its registered name."""
+    try:
+        factory: Callable[..., EmbeddingBackend] = BACKENDS[name]
+    except KeyError:
+        raise ValueError(
+            f"unknown embedding backend {name!r}; known: {', '.join(BACKENDS)}"
+        ) from None
+    return factory(**params)

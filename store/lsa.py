@@ -1,0 +1,325 @@
+"""The hashing-LSA embedding backend: feature hashing, sublinear TF-IDF, randomized SVD.
+
+Code-aware terms of `store/tokenizer.py` plus down-weighted character 3-grams of each word are
+hashed (keyed blake2b, stable across processes and machines) into a space of `n_features`;
+sublinear TF-IDF, L2-normalised rows; a randomized truncated SVD (fixed seed) keeps `full_dim`
+components ordered by singular value. By Eckart-Young every prefix of the embedding is then the
+best approximation of its rank, which is what makes the Matryoshka truncation sound. Components
+are sign-fixed (largest entry positive), so the same corpus gives the same vectors. A corpus of
+rank below `full_dim` is zero-padded. The state is four `.npy` arrays; `components.npy` is
+memory-mapped on load, so a query reads only the rows of its own features.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+from collections import Counter
+from collections.abc import Sequence
+from pathlib import Path
+from typing import ClassVar
+
+import numpy as np
+
+from .errors import IndexCorrupt
+from .tokenizer import tokenize
+
+REBUILD = "gitstrata index --rebuild"
+
+
+# ---------------------------------------------------------------- sparse helpers (numpy only)
+
+
+def _spmm(
+    indptr: np.ndarray, indices: np.ndarray, data: np.ndarray, dense: np.ndarray
+) -> np.ndarray:
+    """CSR (rows x m) times dense (m x l), in row blocks so the gathered rows stay small."""
+    n = len(indptr) - 1
+    out = np.zeros((n, dense.shape[1]), dtype=np.float32)
+    budget = max(1, (32 << 20) // (4 * max(1, dense.shape[1])))  # ~32 MB of gathered rows
+    start = 0
+    while start < n:
+        stop = int(np.searchsorted(indptr, indptr[start] + budget, side="right")) - 1
+        stop = min(n, max(stop, start + 1))
+        lo, hi = indptr[start], indptr[stop]
+        if hi > lo:
+            prod = data[lo:hi, None] * dense[indices[lo:hi]]
+            seg = indptr[start:stop] - lo
+            nonempty = indptr[start + 1 : stop + 1] > indptr[start:stop]
+            sums = np.add.reduceat(prod, seg[nonempty], axis=0)
+            out[start:stop][nonempty] = sums
+        start = stop
+    return out
+
+
+def _transpose(indptr: np.ndarray, indices: np.ndarray, data: np.ndarray, m: int):
+    order = np.argsort(indices, kind="stable")
+    rows = np.repeat(np.arange(len(indptr) - 1, dtype=np.int64), np.diff(indptr))
+    t_indptr = np.zeros(m + 1, dtype=np.int64)
+    np.cumsum(np.bincount(indices, minlength=m), out=t_indptr[1:])
+    return t_indptr, rows[order], data[order]
+
+
+class _Hasher:
+    """token -> feature id in [0, n_features), keyed blake2b (Python's hash() is salted)."""
+
+    def __init__(self, seed: int, n_features: int) -> None:
+        self.key = seed.to_bytes(8, "little")
+        self.mask = n_features - 1 if n_features & (n_features - 1) == 0 else None
+        self.n = n_features
+        self.cache: dict[str, int] = {}
+        self.gram_cache: dict[str, tuple[int, ...]] = {}
+
+    def __call__(self, token: str) -> int:
+        fid = self.cache.get(token)
+        if fid is None:
+            h = hashlib.blake2b(token.encode("utf-8", "surrogatepass"), digest_size=8, key=self.key)
+            v = int.from_bytes(h.digest(), "little")
+            fid = v & self.mask if self.mask is not None else v % self.n
+            if len(self.cache) > 1_000_000:
+                self.cache.clear()
+            self.cache[token] = fid
+        return fid
+
+    def grams(self, token: str) -> tuple[int, ...]:
+        """Feature ids of the character 3-grams of `<token>` (words of 3+ letters or digits)."""
+        ids = self.gram_cache.get(token)
+        if ids is None:
+            ids = ()
+            if len(token) >= 3 and token.isalnum():
+                padded = f"<{token}>"
+                ids = tuple(self("\x01" + padded[i : i + 3]) for i in range(len(padded) - 2))
+            if len(self.gram_cache) > 500_000:
+                self.gram_cache.clear()
+            self.gram_cache[token] = ids
+        return ids
+
+
+def _doc_features(text: str, hasher: _Hasher, char_ngrams: bool, ngram_weight: float):
+    """(feature ids, weights) of one text: sublinear tf of terms and of weighted 3-grams."""
+    counts = Counter(tokenize(text))
+    feats: dict[int, float] = {}
+    for tok, c in counts.items():
+        f = hasher(tok)
+        feats[f] = feats.get(f, 0.0) + 1.0 + math.log(c)
+    if char_ngrams and ngram_weight > 0:
+        grams: Counter[int] = Counter()
+        for tok, c in counts.items():
+            for g in hasher.grams(tok):
+                grams[g] += c
+        for f, c in grams.items():
+            feats[f] = feats.get(f, 0.0) + ngram_weight * (1.0 + math.log(c))
+    if not feats:
+        return np.empty(0, np.int64), np.empty(0, np.float32)
+    ids = np.fromiter(feats.keys(), dtype=np.int64, count=len(feats))
+    w = np.fromiter(feats.values(), dtype=np.float32, count=len(feats))
+    order = np.argsort(ids)
+    return ids[order], w[order]
+
+
+class HashingLSA:
+    """Feature hashing -> sublinear TF-IDF -> randomized truncated SVD (see the module doc)."""
+
+    name: ClassVar[str] = "hashing-lsa"
+
+    def __init__(
+        self,
+        *,
+        full_dim: int = 384,
+        seed: int = 0,
+        n_features: int = 1 << 18,
+        char_ngrams: bool = True,
+        ngram_weight: float = 0.3,
+        max_vocab: int = 65_536,
+        oversample: int = 16,
+        power_iters: int = 4,
+    ) -> None:
+        self.full_dim = full_dim
+        self.seed = seed
+        self.n_features = n_features
+        self.char_ngrams = char_ngrams
+        self.ngram_weight = ngram_weight
+        self.max_vocab = max_vocab
+        self.oversample = oversample
+        self.power_iters = power_iters
+        self.features = np.empty(0, np.int64)  # sorted kept feature ids
+        self.idf = np.empty(0, np.float32)
+        self.components = np.zeros((0, full_dim), np.float32)  # (len(features), full_dim)
+        self.singular_values = np.zeros(full_dim, np.float32)
+        self._hasher = _Hasher(seed, n_features)
+
+    @property
+    def dim(self) -> int:
+        return self.full_dim
+
+    def params(self) -> dict:
+        return {
+            "full_dim": self.full_dim,
+            "seed": self.seed,
+            "n_features": self.n_features,
+            "char_ngrams": self.char_ngrams,
+            "ngram_weight": self.ngram_weight,
+            "max_vocab": self.max_vocab,
+            "oversample": self.oversample,
+            "power_iters": self.power_iters,
+        }
+
+    def _raw(self, texts: Sequence[str]):
+        return [_doc_features(t, self._hasher, self.char_ngrams, self.ngram_weight) for t in texts]
+
+    def _csr(self, raw) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Rows restricted to the kept features, tf-idf weighted, L2-normalised."""
+        indptr = np.zeros(len(raw) + 1, dtype=np.int64)
+        cols, vals = [], []
+        for i, (ids, w) in enumerate(raw):
+            pos = np.searchsorted(self.features, ids)
+            pos = np.minimum(pos, max(len(self.features) - 1, 0))
+            keep = (self.features[pos] == ids) if len(self.features) else np.zeros(len(ids), bool)
+            c = pos[keep]
+            v = w[keep] * self.idf[c]
+            norm = float(np.sqrt(np.dot(v, v)))
+            if norm > 0:
+                v = v / norm
+            cols.append(c)
+            vals.append(v.astype(np.float32))
+            indptr[i + 1] = indptr[i] + len(c)
+        indices = np.concatenate(cols) if cols else np.empty(0, np.int64)
+        data = np.concatenate(vals) if vals else np.empty(0, np.float32)
+        return indptr, indices.astype(np.int64), data.astype(np.float32)
+
+    def fit(self, texts: Sequence[str]) -> HashingLSA:
+        return self.fit_transform(texts)[0]
+
+    def fit_transform(self, texts: Sequence[str]) -> tuple[HashingLSA, np.ndarray]:
+        """The fitted copy and the embeddings of `texts` (each text featurized once)."""
+        fitted = HashingLSA(**self.params())
+        raw = fitted._raw(texts)
+        fitted._fit_raw(raw)
+        return fitted, fitted._transform_raw(raw)
+
+    def _fit_raw(self, raw) -> None:
+        n = len(raw)
+        if n == 0:
+            return
+        all_ids = np.concatenate([ids for ids, _ in raw])
+        uniq, df = np.unique(all_ids, return_counts=True)
+        min_df = 2 if n >= 50 else 1
+        keep = df >= min_df
+        uniq, df = uniq[keep], df[keep]
+        if len(uniq) > self.max_vocab:
+            # most frequent first; ties by feature id so the choice is deterministic
+            top = np.lexsort((uniq, -df))[: self.max_vocab]
+            top.sort()
+            uniq, df = uniq[top], df[top]
+        self.features = uniq.astype(np.int64)
+        self.idf = (np.log((1.0 + n) / (1.0 + df)) + 1.0).astype(np.float32)
+        indptr, indices, data = self._csr(raw)
+        self.components, self.singular_values = _truncated_svd(
+            indptr,
+            indices,
+            data,
+            len(uniq),
+            self.full_dim,
+            self.oversample,
+            self.power_iters,
+            self.seed,
+        )
+
+    def transform(self, texts: Sequence[str]) -> np.ndarray:
+        return self._transform_raw(self._raw(texts))
+
+    def _transform_raw(self, raw) -> np.ndarray:
+        if len(self.features) == 0:
+            return np.zeros((len(raw), self.full_dim), np.float32)
+        if len(raw) == 1:  # the query path: skip the blocked product
+            ids, w = raw[0]
+            pos = np.minimum(np.searchsorted(self.features, ids), len(self.features) - 1)
+            c = pos[self.features[pos] == ids]
+            if len(c) == 0:
+                return np.zeros((1, self.full_dim), np.float32)
+            v = w[self.features[pos] == ids] * self.idf[c]
+            v /= np.float32(np.sqrt(np.dot(v, v)))
+            return (v @ self.components[c])[None, :].astype(np.float32)
+        indptr, indices, data = self._csr(raw)
+        return _spmm(indptr, indices, data, self.components)
+
+    def save(self, directory: Path) -> None:
+        for name in ("features", "idf", "components", "singular_values"):
+            np.save(directory / f"{name}.npy", getattr(self, name), allow_pickle=False)
+
+    @classmethod
+    def load(cls, directory: Path, meta: dict) -> HashingLSA:
+        obj = cls(**meta["params"])
+        obj.features = _load_npy(directory / "features.npy")
+        obj.idf = _load_npy(directory / "idf.npy")
+        # memory-mapped: a query touches only the rows of its own features
+        obj.components = _load_npy(directory / "components.npy", mmap=True)
+        obj.singular_values = _load_npy(directory / "singular_values.npy")
+        return obj
+
+
+def _orth(y: np.ndarray) -> np.ndarray:
+    """An orthonormal basis (float32) of the columns of y, by the eigendecomposition of the
+    small Gram matrix y^T y; directions with a negligible eigenvalue are dropped."""
+    y64 = y.astype(np.float64)
+    d, vecs = np.linalg.eigh(y64.T @ y64)
+    keep = d > (d.max() if len(d) else 0.0) * 1e-12
+    if not keep.any():
+        return np.zeros((y.shape[0], 1), np.float32)
+    return (y64 @ (vecs[:, keep] / np.sqrt(d[keep]))).astype(np.float32)
+
+
+def _truncated_svd(
+    indptr, indices, data, m: int, k: int, oversample: int, power_iters: int, seed: int
+):
+    """Right singular vectors (m x k, zero-padded past the rank) and singular values of the CSR
+    matrix, by Halko et al.'s randomized range finder with power iterations (exact when the rank
+    is at most k + oversample), or by a dense SVD when the matrix is tiny."""
+    n = len(indptr) - 1
+    components = np.zeros((m, k), np.float32)
+    svals = np.zeros(k, np.float32)
+    if n == 0 or m == 0:
+        return components, svals
+    rank = min(n, m)
+    rng = np.random.default_rng(seed)
+    if n * m <= 2_000_000:
+        dense = np.zeros((n, m), np.float64)
+        rows = np.repeat(np.arange(n), np.diff(indptr))
+        dense[rows, indices] = data
+        _, s, vt = np.linalg.svd(dense, full_matrices=False)
+        v = vt.T
+    else:
+        t_indptr, t_indices, t_data = _transpose(indptr, indices, data, m)
+        # with ell >= rank the range of Y is the whole range of X, so the result is exact and
+        # power iterations would add nothing
+        ell = min(k + oversample, rank)
+        y = _spmm(indptr, indices, data, rng.standard_normal((m, ell)).astype(np.float32))
+        for _ in range(power_iters if ell < rank else 0):
+            q = _orth(y)
+            y = _spmm(indptr, indices, data, _spmm(t_indptr, t_indices, t_data, q))
+        q = _orth(_orth(y))
+        bt = _spmm(t_indptr, t_indices, t_data, q).astype(np.float64)  # X^T Q: m x ell
+        # SVD of B = Q^T X through the small Gram matrix B B^T (BLAS-3 only, no m-side QR)
+        evals, u = np.linalg.eigh(bt.T @ bt)
+        order = np.argsort(-evals, kind="stable")
+        evals, u = evals[order], u[:, order]
+        s = np.sqrt(np.clip(evals, 0.0, None))
+        live = s > s[0] * 1e-6 if len(s) and s[0] > 0 else np.zeros(len(s), bool)
+        v = np.zeros((m, len(s)))
+        v[:, live] = (bt @ u[:, live]) / s[live]
+        s = np.where(live, s, 0.0)
+    keep = min(k, v.shape[1])
+    v = v[:, :keep]
+    # sign convention: the largest-magnitude entry of each component is positive
+    flip = np.sign(v[np.abs(v).argmax(axis=0), np.arange(keep)])
+    flip[flip == 0] = 1.0
+    components[:, :keep] = (v * flip).astype(np.float32)
+    svals[:keep] = s[:keep].astype(np.float32)
+    return components, svals
+
+
+def _load_npy(path: Path, *, mmap: bool = False) -> np.ndarray:
+    try:
+        return np.load(path, allow_pickle=False, mmap_mode="r" if mmap else None)
+    except (OSError, ValueError) as exc:
+        raise IndexCorrupt(f"{path}: unreadable ({exc})", hint=f"run `{REBUILD}`") from None

@@ -1,0 +1,205 @@
+"""The code-aware tokenizer shared by indexing and querying.
+
+Documents and queries must be cut into terms by exactly this function (the full-text index stores
+what it returns, the embedder hashes what it returns), so it lives in `store/` as part of the
+artifact contract. Changing what it emits changes the index format: bump `TOKENIZER_VERSION`.
+
+Rules, applied in one regex pass over the text:
+
+- Every term is lowercased: queries are typed in any case, and code rarely relies on case alone.
+- An identifier is kept whole *and* split into its parts on `_`, camelCase and letter/digit
+  boundaries: `charge_with_retry` -> `charge_with_retry charge with retry`;
+  `TTLCache` -> `ttlcache ttl cache`. Parts shorter than two characters are dropped.
+- A dotted name is kept whole, then each component as an identifier:
+  `TTLCache.set` -> `ttlcache.set ttlcache ttl cache set`. File names work the same way
+  (`charge.py` -> `charge.py charge py`).
+- A path (anything with `/` between word characters) is kept whole, then each segment as above:
+  `src/pay/charge.py` -> `src/pay/charge.py src pay charge.py charge py`.
+- Ticket ids (`INC-2407`, `#123`) and hex hashes (7 to 64 lowercase hex digits mixing letters and digits)
+  are kept verbatim; a ticket also yields its parts (`inc-2407 inc 2407`).
+- Error codes and exception names are identifiers, so they are kept whole as well
+  (`ERR_PAYMENT_DUPLICATE` -> `err_payment_duplicate err payment duplicate`).
+- English stopwords are dropped only when they stand alone as prose words; inside an identifier
+  every part is kept (`with` in `charge_with_retry`).
+
+Invariant: `tokenize` is deterministic and depends only on its input text.
+"""
+
+from __future__ import annotations
+
+import re
+
+TOKENIZER_VERSION = 1
+
+MIN_LEN = 2
+MAX_LEN = 128
+
+# fmt: off
+STOPWORDS = frozenset((
+    "a", "an", "and", "are", "as", "at", "be", "been", "being", "but", "by", "can", "could",
+    "did", "do", "does", "doing", "for", "from", "had", "has", "have", "having", "he", "her",
+    "here", "hers", "him", "his", "how", "i", "if", "in", "into", "is", "it", "its", "itself",
+    "just", "me", "more", "most", "my", "no", "nor", "not", "of", "off", "on", "once", "only",
+    "or", "other", "our", "ours", "out", "over", "own", "same", "she", "should", "so", "some",
+    "such", "than", "that", "the", "their", "theirs", "them", "then", "there", "these", "they",
+    "this", "those", "through", "to", "too", "under", "until", "up", "very", "was", "we",
+    "were", "what", "when", "where", "which", "while", "who", "whom", "why", "will", "would",
+    "you", "your", "yours", "also", "via", "about",
+))
+# fmt: on
+
+# Alternatives are tried in order at each position; earlier ones are the more specific shapes.
+_TOKEN_RE = re.compile(
+    r"""
+    (?P<path>[\w.-]*(?:/[\w.-]+)+)
+  | (?P<ticket>\#\d+|\b[A-Za-z][A-Za-z0-9]*-\d+\b)
+  | (?P<hex>\b(?=[0-9a-f]*[0-9])(?=[0-9a-f]*[a-f])[0-9a-f]{7,64}\b)
+  | (?P<dotted>[^\W\d]\w*(?:\.[^\W\d]\w*)+)
+  | (?P<ident>\w+)
+    """,
+    re.VERBOSE,
+)
+
+# Parts of an ASCII identifier: an acronym before a capitalised word, a (capitalised) lowercase
+# run, an upper-case run, a digit run. Underscores separate. `_split_unicode` is the same rule
+# written with str predicates for the rare non-ASCII identifier.
+_PART_RE = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
+
+_SEGMENT_RE = re.compile(r"[^\W\d]\w*(?:\.[^\W\d]\w*)+|\w+")
+
+
+def split_identifier(ident: str) -> list[str]:
+    """The parts of an identifier in order, case preserved, underscores removed.
+
+    `"".join(split_identifier(s)) == s.replace("_", "")` for every identifier `s`.
+    """
+    if ident.isascii():
+        return _PART_RE.findall(ident)
+    return _split_unicode(ident)
+
+
+def _cls(c: str) -> str:
+    if c == "_":
+        return "_"
+    if c.isdecimal():
+        return "D"
+    if c.isupper():
+        return "U"
+    if c.islower():
+        return "L"
+    return "O"  # letters without case (CJK, ...), marks, other digits
+
+
+def _split_unicode(ident: str) -> list[str]:
+    cls = [_cls(c) for c in ident]
+    n = len(ident)
+    parts: list[str] = []
+    i = 0
+    while i < n:
+        c = cls[i]
+        j = i + 1
+        if c == "_":
+            i = j
+            continue
+        if c == "U":
+            while j < n and cls[j] == "U":
+                j += 1
+            if j < n and cls[j] == "L":
+                if j - i > 1:
+                    parts.append(ident[i : j - 1])
+                i = j - 1
+                j += 1
+                while j < n and cls[j] == "L":
+                    j += 1
+        else:
+            while j < n and cls[j] == c:
+                j += 1
+        parts.append(ident[i:j])
+        i = j
+    return parts
+
+
+def _ident_terms(ident: str, prose: bool) -> tuple[str, ...]:
+    whole = ident.lower()
+    parts = split_identifier(ident)
+    if len(parts) <= 1 and "_" not in ident:
+        # a plain word: prose stopwords are dropped here and only here
+        if (prose and whole in STOPWORDS) or not MIN_LEN <= len(whole) <= MAX_LEN:
+            return ()
+        return (whole,)
+    out = [whole] if MIN_LEN <= len(whole) <= MAX_LEN else []
+    for part in parts:
+        low = part.lower()
+        if len(low) >= MIN_LEN and low != whole:
+            out.append(low)
+    return tuple(out)
+
+
+# Source code repeats its identifiers, so their terms are memoised (bounded: cleared when full).
+_CACHE: dict[tuple[str, bool], tuple[str, ...]] = {}
+_CACHE_MAX = 200_000
+
+
+def _emit_ident(ident: str, out: list[str], *, prose: bool) -> None:
+    key = (ident, prose)
+    terms = _CACHE.get(key)
+    if terms is None:
+        if len(_CACHE) >= _CACHE_MAX:
+            _CACHE.clear()
+        terms = _CACHE[key] = _ident_terms(ident, prose)
+    out.extend(terms)
+
+
+def _emit_dotted(text: str, out: list[str]) -> None:
+    whole = text.lower()
+    if len(whole) <= MAX_LEN:
+        out.append(whole)
+    for comp in text.split("."):
+        if comp:
+            _emit_ident(comp, out, prose=False)
+
+
+def tokenize(text: str) -> list[str]:
+    """Code-aware terms of `text`, in order, duplicates kept (term frequency matters)."""
+    out: list[str] = []
+    for m in _TOKEN_RE.finditer(text):
+        kind = m.lastgroup
+        tok = m.group()
+        if kind == "ident":
+            _emit_ident(tok, out, prose=True)
+        elif kind == "dotted":
+            _emit_dotted(tok, out)
+        elif kind == "path":
+            tok = tok.strip(".-")
+            if "/" not in tok.strip("/"):
+                # a stray slash around one word ("and/", "/x"): just the word
+                for seg in _SEGMENT_RE.findall(tok):
+                    _emit_segment(seg, out)
+                continue
+            if len(tok) <= MAX_LEN:
+                out.append(tok.lower())
+            for seg in tok.split("/"):
+                for piece in _SEGMENT_RE.findall(seg):
+                    _emit_segment(piece, out)
+        elif kind == "ticket":
+            low = tok.lower()
+            out.append(low)
+            if not low.startswith("#"):
+                for part in low.split("-"):
+                    if len(part) >= MIN_LEN:
+                        out.append(part)
+        else:  # hex
+            out.append(tok.lower())
+    return out
+
+
+def _emit_segment(seg: str, out: list[str]) -> None:
+    if "." in seg:
+        _emit_dotted(seg, out)
+    else:
+        _emit_ident(seg, out, prose=False)
+
+
+def query_terms(text: str) -> list[str]:
+    """The distinct terms of a query, in first-seen order (BM25 weighs each term once)."""
+    return list(dict.fromkeys(tokenize(text)))

@@ -1,0 +1,136 @@
+"""Failed attempts and invariants reaching search and preflight, end to end on a real repo."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from gitstrata import Strata
+from gitstrata.serve.render import render_preflight
+
+SRC = '''"""Retries."""
+import uuid
+
+
+def charge_with_retry(client, order_id, attempts=3):
+    """Charge with one idempotency key across retries (INC-2407)."""
+    key = f"{order_id}:{uuid.uuid5(uuid.NAMESPACE_URL, order_id)}"
+    for _ in range(attempts):
+        try:
+            return client.charge(order_id, idempotency_key=key)
+        except TimeoutError:
+            continue
+    raise TimeoutError(order_id)
+
+
+def refund(client, charge_id):
+    return client.refund(charge_id)
+'''
+
+TEST = '''from retry import charge_with_retry
+
+
+class Client:
+    def __init__(self):
+        self.keys = []
+
+    def charge(self, order_id, idempotency_key):
+        self.keys.append(idempotency_key)
+        if len(self.keys) < 2:
+            raise TimeoutError()
+        return "ok"
+
+
+def test_retry_reuses_key():
+    c = Client()
+    assert charge_with_retry(c, "o-1") == "ok"
+    assert len(set(c.keys)) == 1, "ERR_PAYMENT_DUPLICATE: two keys"
+'''
+
+
+@pytest.fixture
+def repo(git_repo):
+    git_repo.commit("feat: retry", {"retry.py": SRC.replace(" (INC-2407)", ""), "test_retry.py": TEST})
+    git_repo.commit("fix(payments): reuse one key across retries (INC-2407)", {"retry.py": SRC})
+    git_repo.write(".gitignore", ".strata/\n__pycache__/\n")
+    git_repo.commit("chore: ignore index")
+    with Strata(git_repo.path) as s:
+        s.index(jobs=1)
+    return git_repo
+
+
+def test_failing_exec_shows_up_in_preflight_with_diff_and_signature(repo) -> None:
+    # an agent tries a fresh key per attempt; the test fails
+    broken = SRC.replace("idempotency_key=key", "idempotency_key=str(uuid.uuid4())")
+    (repo.path / "retry.py").write_text(broken)
+    proc = subprocess.run(
+        [sys.executable, "-m", "gitstrata", "exec", "--notes", "fresh key per retry attempt", "--",
+         sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "test_retry.py"],
+        cwd=repo.path, capture_output=True, text=True,
+    )
+    assert proc.returncode == 1, proc.stderr
+    assert "recorded failed attempt #1" in proc.stderr
+    (repo.path / "retry.py").write_text(SRC)  # git checkout .
+
+    subprocess.run(
+        [sys.executable, "-m", "gitstrata", "invariant", "add", "PAY-001", "--scope", "retry.py::charge_*",
+         "--description", "Reuse ONE idempotency key per order across retries", "--severity", "critical"],
+        cwd=repo.path, check=True, capture_output=True,
+    )
+    with Strata(repo.path) as s:
+        report = s.preflight("retry.py", "charge_with_retry", "generate a new idempotency key per attempt")
+    assert [w.failure_id for w in report.warnings] == [1]
+    w = report.warnings[0]
+    assert w.targets == ["retry.py::charge_with_retry"]
+    assert any("same symbol" in r for r in w.reasons)
+    assert "uuid.uuid4()" in w.diff_excerpt
+    assert w.failing_tests == ["test_retry.py::test_retry_reuses_key"]
+    assert [i.id for i in report.invariants] == ["PAY-001"]
+    block = render_preflight(report)
+    assert "<anti_context_do_not_repeat>" in block and "<invariants must_hold>" in block
+    assert "fresh key per retry attempt" in block
+
+    # a sibling function gets at most the sibling anchor; an unrelated change does not fire
+    with Strata(repo.path) as s:
+        sibling = s.preflight("retry.py", "refund", "log refunds")
+        assert sibling.warnings == []
+        assert s.preflight("retry.py", "refund").invariants == []
+
+
+def test_recorded_failure_is_searchable_before_reindex_and_reverts_count(repo) -> None:
+    with Strata(repo.path) as s:
+        before = s.search("fresh idempotency key per attempt", top_k=5)
+        assert before.warnings == []
+        rec = s.record_failure(
+            "retry.py",
+            "-    key = f\"{order_id}\"\n+    key = str(uuid.uuid4())\n",
+            "E   AssertionError: ERR_PAYMENT_DUPLICATE two keys\nFAILED test_retry.py::test_retry_reuses_key",
+            notes="fresh idempotency key per attempt",
+            symbol_name="charge_with_retry",
+        )
+        again = s.record_failure(
+            "retry.py",
+            "-    key = f\"{order_id}\"\n+    key = str(uuid.uuid4())\n",
+            "E   AssertionError: ERR_PAYMENT_DUPLICATE two keys\nFAILED test_retry.py::test_retry_reuses_key",
+            notes="fresh idempotency key per attempt",
+            symbol_name="charge_with_retry",
+        )
+        assert again.failure_id == rec.failure_id and again.occurrences == 2
+        after = s.search("fresh idempotency key per attempt", top_k=5)
+    assert [w.failure_id for w in after.warnings] == [rec.failure_id]
+    assert after.warnings[0].occurrences == 2
+
+
+def test_reverted_commit_is_a_failed_attempt(git_repo) -> None:
+    git_repo.commit("feat: cache", {"cache.py": "def get(d, k):\n    return d.get(k)\n"})
+    sha = git_repo.commit("perf(cache): lock-free reads", {"cache.py": "def get(d, k):\n    return d[k]  # lock-free\n"})
+    git_repo.git("revert", "--no-edit", sha)
+    with Strata(git_repo.path) as s:
+        s.index(jobs=1)
+        report = s.preflight("cache.py", "get", "make reads lock-free")
+    reverts = [w for w in report.warnings if w.source == "revert"]
+    assert len(reverts) == 1
+    assert reverts[0].failure_id == f"revert:{sha[:10]}"
+    assert "lock-free reads" in reverts[0].tried

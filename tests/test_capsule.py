@@ -1,0 +1,469 @@
+"""Capsules and per-symbol touches on real repositories; intent; span derivation vs parsing."""
+
+from __future__ import annotations
+
+import difflib
+
+import pytest
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+
+from gitstrata.pipeline.gitio import Git
+from gitstrata.pipeline.history import extract_all, rev_list
+from gitstrata.stages import capsule, spans
+from gitstrata.stages.chunking import SymbolIndex, parse_source
+from gitstrata.stages.intent import INTENTS, classify, tickets
+from gitstrata.stages.patch import Hunk
+from gitstrata.store.config import HistoryConfig
+from gitstrata.store.ids import symbol_id
+
+PAY_V1 = '''"""Payments."""
+import uuid
+
+RETRIES = 3
+
+
+class Gateway:
+    def charge(self, order_id, key):
+        return order_id
+
+
+def charge_with_retry(gw, order_id):
+    for _ in range(RETRIES):
+        return gw.charge(order_id, str(uuid.uuid4()))
+
+
+def unused():
+    return None
+'''
+
+PAY_V2 = PAY_V1.replace(
+    "    for _ in range(RETRIES):\n        return gw.charge(order_id, str(uuid.uuid4()))",
+    '    key = f"{order_id}:retry"\n    for _ in range(RETRIES):\n        return gw.charge(order_id, key)',
+)
+PAY_V3 = PAY_V2.replace("        return order_id", '        return f"{order_id}:{key}"')
+PAY_V4 = PAY_V3.replace("\n\ndef unused():\n    return None\n", "\n")
+
+
+def history(repo, **cfg):
+    git = Git(repo.path)
+    shas = rev_list(git, git.require_head())
+    cs, ts, stats = extract_all(git, shas, HistoryConfig(**cfg), workers=1)
+    commits, touches = capsule.finalize(cs, ts)
+    return commits, touches, stats
+
+
+def rows(touches, *cols):
+    return [tuple(r[c] for c in cols) for r in touches.to_pylist()]
+
+
+@pytest.fixture
+def pay_repo(git_repo):
+    r = git_repo
+    shas = [
+        r.commit("feat: payments", {"payments.py": PAY_V1, "README.md": "# pay\n"}),
+        r.commit("fix(payments): reuse one idempotency key (INC-2407)", {"payments.py": PAY_V2}),
+    ]
+    r.git("mv", "payments.py", "billing.py")
+    r.write("billing.py", PAY_V3)
+    shas.append(r.commit("refactor: move to billing, key in charge"))
+    shas.append(r.commit("chore: drop unused", {"billing.py": PAY_V4}))
+    shas.append(
+        r.commit("docs: readme", {"README.md": "# pay\n\nUsage.\n", "logo.png": b"\x89PNG\0\1"})
+    )
+    shas.append(r.commit("nothing", allow_empty=True))
+    return r, shas
+
+
+def test_touches_follow_symbols_and_renames(pay_repo):
+    r, shas = pay_repo
+    commits, touches, _ = history(r)
+    assert commits["sha"].to_pylist() == shas
+    assert commits["intent"].to_pylist() == [
+        "feature",
+        "bugfix",
+        "refactor",
+        "chore",
+        "docs",
+        "chore",
+    ]
+    assert commits["tickets"].to_pylist()[1] == ["INC-2407"]
+    assert commits["files"].to_pylist() == [2, 1, 1, 1, 2, 0]
+    got = rows(
+        touches, "sha", "path", "old_path", "status", "head_path", "qualname", "added", "removed"
+    )
+    by_sha = {}
+    for row in got:
+        by_sha.setdefault(row[0], []).append(row[1:])
+    assert by_sha[shas[1]] == [
+        ("payments.py", None, "M", "billing.py", "charge_with_retry", 2, 1),
+    ]
+    assert by_sha[shas[2]] == [
+        ("billing.py", "payments.py", "R", "billing.py", "Gateway.charge", 1, 1)
+    ]
+    assert by_sha[shas[3]] == [
+        ("billing.py", None, "M", "billing.py", "<module>", 0, 1),
+        ("billing.py", None, "M", "billing.py", "unused", 0, 2),
+    ]
+    assert by_sha[shas[4]] == [
+        ("README.md", None, "M", "README.md", "<module>", 2, 0),
+        ("logo.png", None, "A", "logo.png", None, 0, 0),
+    ]
+    first = {row[4]: row[5:] for row in by_sha[shas[0]] if row[0] == "payments.py"}
+    assert first == {
+        "<module>": (10, 0),
+        "Gateway": (1, 0),
+        "Gateway.charge": (2, 0),
+        "charge_with_retry": (3, 0),
+        "unused": (2, 0),
+    }
+    # every touch of the payments file joins the HEAD symbol under its new path
+    pay = [r_ for r_ in touches.to_pylist() if r_["head_path"] == "billing.py" and r_["qualname"]]
+    assert {r_["symbol_id"] for r_ in pay if r_["qualname"] == "charge_with_retry"} == {
+        symbol_id("billing.py", "charge_with_retry")
+    }
+    fix = next(r_ for r_ in pay if r_["sha"] == shas[1])
+    assert fix["excerpt"] == (
+        '+    key = f"{order_id}:retry"\n-        return gw.charge(order_id, str(uuid.uuid4()))\n'
+        "+        return gw.charge(order_id, key)"
+    )
+    binary = next(r_ for r_ in touches.to_pylist() if r_["path"] == "logo.png")
+    assert binary["binary"] is True and binary["symbol_id"] is None
+    assert commits["excerpt"][1].as_py().startswith("M payments.py\n+    key = ")
+
+
+def test_rename_cycle_resolves_to_head_paths(git_repo):
+    r = git_repo
+    a = r.commit("one", {"a.py": "def f():\n    return 1\n"})
+    r.git("mv", "a.py", "b.py")
+    b = r.commit("a to b")
+    r.commit("edit b", {"b.py": "def f():\n    return 2\n"})
+    r.git("mv", "b.py", "a.py")
+    r.commit("b back to a")
+    r.commit("new b", {"b.py": "x = 1\n"})
+    _, touches, _ = history(r)
+    heads = {(t["sha"], t["path"]): t["head_path"] for t in touches.to_pylist()}
+    assert heads[(a, "a.py")] == "a.py"
+    assert heads[(b, "b.py")] == "a.py"
+    new_b = [t for t in touches.to_pylist() if t["head_path"] == "b.py"]
+    assert [t["qualname"] for t in new_b] == ["<module>"]
+
+
+def test_caps_bound_text_not_counts(git_repo):
+    r = git_repo
+    r.commit("big", {"big.py": "".join(f"x{i} = {i}\n" for i in range(3000))})
+    commits, touches, _ = history(
+        r, excerpt_chars=100, symbol_excerpt_chars=50, patch_text_bytes=500
+    )
+    row = touches.to_pylist()[0]
+    assert (row["added"], row["qualname"]) == (3000, "<module>")
+    assert len(row["excerpt"]) <= 50 and len(commits["excerpt"][0].as_py()) <= 100
+    assert commits["added"][0].as_py() == 3000
+
+
+def test_bulk_and_symbol_max_files(git_repo):
+    r = git_repo
+    r.commit("many", {f"m{i}.py": f"def f{i}():\n    return {i}\n" for i in range(5)})
+    commits, touches, _ = history(r, bulk_files=4, symbol_max_files=3)
+    assert commits["bulk"].to_pylist() == [True]
+    assert set(touches["qualname"].to_pylist()) == {None}
+    assert sum(touches["added"].to_pylist()) == 10
+
+
+def test_max_commits_keeps_the_newest(pay_repo):
+    r, shas = pay_repo
+    git = Git(r.path)
+    cs, ts, _ = extract_all(git, rev_list(git, r.head()), HistoryConfig(), workers=1)
+    commits, touches = capsule.finalize(cs, ts, max_commits=2)
+    assert commits["sha"].to_pylist() == shas[-2:]
+    assert set(touches["sha"].to_pylist()) == {shas[-2]}
+
+
+# ---------------------------------------------------------------- spans
+
+
+CORPUS = [
+    PAY_V1,
+    '''import os
+
+
+@decorator
+def top(a, b):
+    """Doc with def inside: def fake():"""
+    if a:
+        return b
+    # comment
+
+    return a
+
+
+class Outer:
+    """Class."""
+
+    x = 1
+
+    @property
+    def prop(self):
+        return self.x
+
+    class Inner:
+        def deep(self):
+            def local():
+                return 1
+            return local()
+
+    def after(self):
+        data = {
+            "k": [1, 2],
+        }
+        return data
+
+
+if os.environ:
+    def conditional():
+        return 2
+
+
+def last():
+    s = """multi
+line"""
+    return s
+''',
+]
+
+# statements inserted at the indentation of the line they go before: plain ones (derivable)
+# and ones that add, end or hide symbols (must be spliced or parsed)
+TEMPLATES = [
+    [""],
+    ["# note"],
+    ["x = 1"],
+    ["value = [1, (2)]"],
+    ["call(", "    1,", ")"],
+    ["if y:", "    w = 4"],
+    ["def added():", "    return 0"],
+    ["@wrap", "def wrapped():", "    pass"],
+    ["class Added:", "    def m(self):", "        return 1"],
+    ['s = """', "def not_real():", '"""'],
+    ["return 5"],
+]
+
+
+def _indent_at(lines: list[str], at: int) -> str:
+    for line in lines[at:] + lines[:at][::-1]:
+        if line.strip():
+            return line[: len(line) - len(line.lstrip())]
+    return ""
+
+
+def _hunks(old: list[str], new: list[str]) -> list[Hunk]:
+    out = []
+    sm = difflib.SequenceMatcher(a=old, b=new, autojunk=False)
+    for tag, i1, i2, j1, j2 in sm.get_opcodes():
+        if tag == "equal":
+            continue
+        body = "".join(f"-{line}\n" for line in old[i1:i2]) + "".join(
+            f"+{line}\n" for line in new[j1:j2]
+        )
+        out.append(
+            Hunk(
+                i1 + 1 if i2 > i1 else i1,
+                i2 - i1,
+                j1 + 1 if j2 > j1 else j1,
+                j2 - j1,
+                body.encode(),
+            )
+        )
+    return out
+
+
+def _spans(text: str) -> tuple[spans.Spans, str]:
+    parsed = parse_source("m.py", text.encode())
+    return spans.from_symbols(parsed.symbols, text.encode(), "python"), parsed.parser
+
+
+def _same(a: spans.Spans, b: spans.Spans) -> bool:
+    return (
+        a.owner.tolist() == b.owner.tolist()
+        and a.starts.tolist() == b.starts.tolist()
+        and a.ends.tolist() == b.ends.tolist()
+        and a.qualnames == b.qualnames
+        and a.kinds == b.kinds
+        and a.top.tolist() == b.top.tolist()
+    )
+
+
+def test_owner_equals_symbol_index():
+    for text in CORPUS:
+        parsed = parse_source("m.py", text.encode())
+        sp = spans.from_symbols(parsed.symbols, text.encode(), "python")
+        index = SymbolIndex(parsed.symbols)
+        n = text.count("\n")
+        assert [sp.qualnames[sp.owner[i]] for i in range(1, n + 1)] == [
+            index.innermost(i).qualname for i in range(1, n + 1)
+        ]
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
+@given(
+    st.sampled_from(CORPUS),
+    st.lists(
+        st.tuples(st.integers(0, 60), st.integers(0, 2), st.sampled_from(TEMPLATES), st.booleans()),
+        min_size=1,
+        max_size=3,
+    ),
+)
+def test_derived_and_spliced_spans_equal_parsing(text, edits):
+    old = text.split("\n")[:-1]
+    new = list(old)
+    for at, drop, template, deeper in edits:
+        at = min(at, len(new))
+        pad = _indent_at(new, at) + ("    " if deeper else "")
+        new[at : at + drop] = [pad + t if t else t for t in template]
+    new_text = "\n".join(new) + "\n"
+    x, parser_x = _spans(text)
+    y, parser_y = _spans(new_text)
+    assume(parser_x == parser_y == "ast")
+    hunks = _hunks(old, new)
+    assume(hunks)
+    for fwd, known, want, data in ((True, x, y, new_text), (False, y, x, text)):
+        got = spans.derive(known, hunks, forward=fwd)
+        if got is None:
+            got = spans.splice(
+                known,
+                hunks,
+                forward=fwd,
+                data=data.encode(),
+                parse=lambda d: parse_source("m.py", d),
+            )
+        if got is not None:
+            assert _same(got, want), (fwd, hunks)
+
+
+TS_SOURCE = """export function parseOrder(raw: string): Order {
+  const data = JSON.parse(raw);
+  if (data) {
+    return data as Order;
+  }
+  return null;
+}
+
+export class OrderClient {
+  fetch(id: string): Promise<Order> {
+    const url = `/orders/${id}`;
+    return fetch(url).then((r) => r.json());
+  }
+}
+"""
+TS_TEMPLATES = [
+    [""],
+    ["// note"],
+    ["let y = 2;"],
+    ["call(1,", "  2);"],
+    ["if (q) {", "  w();", "}"],
+    ["function added() {", "  return 0;", "}"],
+    ["const f = () => 1;"],
+    ["return 5;"],
+]
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
+@given(
+    st.lists(
+        st.tuples(st.integers(0, 16), st.integers(0, 2), st.sampled_from(TS_TEMPLATES)),
+        min_size=1,
+        max_size=2,
+    )
+)
+def test_derived_brace_spans_equal_parsing(edits):
+    old = TS_SOURCE.split("\n")[:-1]
+    new = list(old)
+    for at, drop, template in edits:
+        at = min(at, len(new))
+        pad = _indent_at(new, at)
+        new[at : at + drop] = [pad + t if t else t for t in template]
+    new_text = "\n".join(new) + "\n"
+
+    def parsed(text):
+        p = parse_source("m.ts", text.encode())
+        return spans.from_symbols(p.symbols, text.encode(), "typescript"), p.parser
+
+    (x, px), (y, py) = parsed(TS_SOURCE), parsed(new_text)
+    assume(px == py == "tree-sitter")
+    hunks = _hunks(old, new)
+    assume(hunks)
+    for fwd, known, want in ((True, x, y), (False, y, x)):
+        got = spans.derive(known, hunks, forward=fwd)
+        if got is not None:
+            assert _same(got, want), (fwd, hunks)
+
+
+# ---------------------------------------------------------------- intent (table-driven)
+
+INTENT_CASES = [
+    ("fix(payments): reuse one idempotency key across retries (INC-2407)", "bugfix"),
+    ("feat: add CSV export", "feature"),
+    ("feat(api)!: drop v1 endpoints", "feature"),
+    ("perf: cache compiled regexes", "perf"),
+    ("refactor(core): split the runner", "refactor"),
+    ("docs: explain the store layout", "docs"),
+    ("test: cover the journal lock", "test"),
+    ("ci: run ruff on pull requests", "build"),
+    ("build(deps): bump numpy to 2.1", "build"),
+    ("chore: tidy gitignore", "chore"),
+    ("style: reformat", "chore"),
+    ("security: escape user names in templates", "security"),
+    ("fix: sanitize path to prevent path traversal", "security"),
+    ("Fix XSS in the comment preview", "security"),
+    ("docs: describe the CSRF token", "docs"),
+    (
+        'Revert "perf: batch writes"\n\nThis reverts commit 0123456789abcdef0123456789abcdef01234567.',
+        "revert",
+    ),
+    ("revert: undo the retry change", "revert"),
+    ("Roll back the cache layer", "revert"),
+    ("Fix crash when the config is empty", "bugfix"),
+    ("Handle empty input\n\nThis fixes a crash on startup.", "bugfix"),
+    ("Speed up blame parsing", "perf"),
+    ("Optimise the Hamming scan", "perf"),
+    ("Rename Store.open to Store.live", "refactor"),
+    ("Update README", "docs"),
+    ("Fix typo", "docs"),
+    ("Add tests for the tokenizer", "test"),
+    ("Bump version to 1.2.0", "build"),
+    ("Add support for Go modules", "feature"),
+    ("Implement the graveyard", "feature"),
+    ("Initial commit", "chore"),
+    ("Respond to INC-88", "bugfix"),
+    ("", "chore"),
+]
+
+
+@pytest.mark.parametrize(("message", "intent"), INTENT_CASES)
+def test_intent(message, intent):
+    assert classify(message).intent == intent
+    assert intent in INTENTS
+
+
+def test_reverted_sha():
+    msg = 'Revert "feat: x"\n\nThis reverts commit 0123456789ABCDEF0123456789abcdef01234567.\n'
+    got = classify(msg)
+    assert (got.intent, got.reverted_sha) == ("revert", "0123456789abcdef0123456789abcdef01234567")
+    assert classify("fix: x").reverted_sha is None
+    assert classify("This reverts commit abc1234 partially").reverted_sha == "abc1234"
+
+
+@pytest.mark.parametrize(
+    ("message", "ids"),
+    [
+        ("fix(payments): reuse key (INC-2407)", ("INC-2407",)),
+        ("Closes #123 and #7; see ABC-12", ("#123", "#7", "ABC-12")),
+        ("Patch CVE-2024-12345 (GH-9)", ("CVE-2024-12345", "GH-9")),
+        ("Use UTF-8 and SHA-256 per RFC-3339", ()),
+        ("color &#123; and issue#5 are not tickets", ()),
+        ("JIRA-1 then JIRA-1 again, #2 #2", ("JIRA-1", "#2")),
+        ("path/to/ABC-12 and x.ABC-13 are not ids", ()),
+    ],
+)
+def test_tickets(message, ids):
+    assert tickets(message) == ids
+    assert classify(message).tickets == ids

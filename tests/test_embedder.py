@@ -1,0 +1,194 @@
+"""The hashing-LSA embedder: shapes on tiny corpora, determinism across runs and processes,
+state round trip, the SVD against a dense reference, and the refit rule."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from datetime import UTC, datetime
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pytest
+
+from gitstrata.stages.embed import embed_documents
+from gitstrata.stages.quantize import vectors_matrix
+from gitstrata.store.config import EmbeddingConfig
+from gitstrata.store.embedder import BACKENDS, Embedder, haar_rotation, make_backend
+from gitstrata.store.lsa import _truncated_svd
+from gitstrata.store.schemas import DOCUMENTS
+
+CORPUS = [
+    "def charge_with_retry(gateway, order): retry the payment charge on timeout",
+    "class TTLCache: expire cached entries after a time to live",
+    "def parse_order(raw): parse the JSON order payload",
+    "def sign_webhook(secret, body): hmac signature of the webhook body",
+    "raise PaymentError('ERR_PAYMENT_DUPLICATE') when the charge is a duplicate",
+    "def render_page(template, title): format the html page",
+    "def tokenize(text): split identifiers on camelCase and snake_case",
+    "def open_index(path): memory map the arrow vector files",
+    "class RateLimiter: token bucket limiting requests per second",
+    "def migrate(db): apply schema migrations in order",
+]
+
+
+def test_backends_contract(tmp_path: Path) -> None:
+    for name in BACKENDS:
+        backend = make_backend(name, full_dim=384, seed=3)
+        fitted = backend.fit(CORPUS)
+        assert fitted.dim == 384
+        out = fitted.transform(CORPUS[:3])
+        assert out.shape == (3, 384) and out.dtype == np.float32
+        (tmp_path / name).mkdir()
+        fitted.save(tmp_path / name)
+        again = BACKENDS[name].load(tmp_path / name, {"params": fitted.params()})
+        np.testing.assert_array_equal(again.transform(CORPUS[:3]), out)
+
+
+def _embedder(texts: list[str], seed: int = 3) -> Embedder:
+    backend = make_backend("hashing-lsa", full_dim=384, seed=seed).fit(texts)
+    return Embedder(backend, mrl_dim=256, rotation=haar_rotation(256, seed), fit_keys=np.zeros(0))
+
+
+def test_tiny_corpus_is_padded_and_unit_length() -> None:
+    emb = _embedder(CORPUS)
+    full = emb.embed_full(CORPUS)
+    assert full.shape == (10, 384)
+    np.testing.assert_allclose(np.linalg.norm(full, axis=1), 1.0, atol=1e-5)
+    assert not full[:, 10:].any()  # rank 10: the remaining components are zero
+    sv = emb.backend.singular_values
+    assert (np.diff(sv[:10]) <= 0).all() and not sv[10:].any()
+
+
+def test_query_is_the_renormalised_prefix() -> None:
+    emb = _embedder(CORPUS)
+    q = emb.embed_query("retry the charge")
+    assert q.shape == (256,) and q.dtype == np.float32
+    full = emb.backend.transform(["retry the charge"])[0]
+    np.testing.assert_allclose(q, full[:256] / np.linalg.norm(full[:256]), rtol=1e-5, atol=1e-7)
+
+
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        ("retry charge timeout", 0),
+        ("ttl cache expiry", 1),
+        ("webhook signature", 3),
+        ("tokenzie identifers", 6),
+    ],
+)
+def test_nearest_document(query: str, expected: int) -> None:
+    emb = _embedder(CORPUS)
+    docs = emb.embed_full(CORPUS)[:, :256]
+    docs /= np.linalg.norm(docs, axis=1, keepdims=True)
+    assert int(np.argmax(docs @ emb.embed_query(query))) == expected
+
+
+def test_deterministic_in_process_and_across_processes(tmp_path: Path) -> None:
+    a, b = _embedder(CORPUS), _embedder(CORPUS)
+    np.testing.assert_array_equal(a.embed_full(CORPUS), b.embed_full(CORPUS))
+    a.save(tmp_path / "emb")
+    code = (
+        "import sys, json; from gitstrata.store.embedder import Embedder; "
+        "e = Embedder.load(sys.argv[1]); print(json.dumps(e.embed_query(sys.argv[2]).tolist()))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code, str(tmp_path / "emb"), "parse the order"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    other = np.array(json.loads(out.stdout), dtype=np.float32)
+    np.testing.assert_array_equal(other, a.embed_query("parse the order"))
+    loaded = Embedder.load(tmp_path / "emb")
+    np.testing.assert_array_equal(loaded.rotation, a.rotation)
+    assert isinstance(loaded.backend.components, np.memmap)
+
+
+def _random_csr(rng: np.random.Generator, n: int, m: int, nnz_row: int, rank: int | None = None):
+    if rank is None:
+        dense = np.zeros((n, m), np.float32)
+        for i in range(n):
+            cols = rng.choice(m, nnz_row, replace=False)
+            dense[i, cols] = rng.random(nnz_row)
+    else:
+        # a decaying spectrum, like a real term-document matrix
+        basis = rng.standard_normal((rank, m)) * (rng.random((rank, m)) < nnz_row / m)
+        weights = 0.85 ** np.arange(rank)
+        dense = ((rng.standard_normal((n, rank)) * weights) @ basis).astype(np.float32)
+    rows, cols = np.nonzero(dense)
+    indptr = np.zeros(n + 1, np.int64)
+    np.cumsum(np.bincount(rows, minlength=n), out=indptr[1:])
+    return dense, indptr, cols.astype(np.int64), dense[rows, cols]
+
+
+def test_randomized_svd_exact_when_rank_fits() -> None:
+    rng = np.random.default_rng(0)
+    dense, indptr, indices, data = _random_csr(rng, 300, 8000, 40)
+    comps, sv = _truncated_svd(indptr, indices, data, 8000, 384, 16, 4, 1)
+    ref = np.linalg.svd(dense.astype(np.float64), compute_uv=False)
+    np.testing.assert_allclose(sv[:300], ref, rtol=1e-4, atol=1e-4)
+    assert not sv[300:].any() and not comps[:, 300:].any()
+
+
+def test_randomized_svd_top_components_of_a_large_matrix() -> None:
+    rng = np.random.default_rng(1)
+    dense, indptr, indices, data = _random_csr(rng, 2000, 3000, 60, rank=60)
+    comps, sv = _truncated_svd(indptr, indices, data, 3000, 20, 10, 4, 1)
+    ref_u, ref_s, ref_vt = np.linalg.svd(dense.astype(np.float64), full_matrices=False)
+    np.testing.assert_allclose(sv, ref_s[:20], rtol=1e-3)
+    # same subspace: the projection of each true component onto ours keeps its length
+    overlap = np.linalg.norm(ref_vt[:20] @ comps.astype(np.float64), axis=1)
+    assert overlap.min() > 0.999
+
+
+def _documents(texts: list[str], prefix: str = "d") -> pa.Table:
+    rows = [
+        {
+            "doc_idx": i,
+            "doc_id": f"{prefix}{i}",
+            "kind": "symbol",
+            "path": f"src/m{i}.py",
+            "symbol_id": None,
+            "qualname": None,
+            "sha": None,
+            "title": f"t{i}",
+            "body": t,
+            "time": datetime.fromtimestamp(0, UTC),
+            "intent": None,
+            "language": None,
+            "start_line": None,
+            "end_line": None,
+            "content_hash": str(hash(t)),
+            "symbols": [],
+            "paths": [],
+        }
+        for i, t in enumerate(texts)
+    ]
+    return pa.Table.from_pylist(rows, schema=DOCUMENTS)
+
+
+def test_refit_rule() -> None:
+    cfg = EmbeddingConfig()
+    first = embed_documents(_documents(CORPUS), cfg)
+    assert first.refit and first.new_fraction == 1.0
+    again = embed_documents(_documents(CORPUS), cfg, first.embedder)
+    assert not again.refit and again.new_fraction == 0.0
+    np.testing.assert_array_equal(vectors_matrix(again.vectors), vectors_matrix(first.vectors))
+    # 3 of 10 changed: 30 % is not more than 30 %, transform only
+    changed = CORPUS[:7] + ["brand new text one", "brand new text two", "brand new text three"]
+    some = embed_documents(_documents(changed), cfg, first.embedder)
+    assert not some.refit and some.new_fraction == pytest.approx(0.3)
+    assert some.embedder is first.embedder
+    more = embed_documents(_documents(CORPUS[:6] + changed[6:] + ["another"]), cfg, first.embedder)
+    assert more.refit and more.new_fraction == pytest.approx(4 / 11)
+    other_cfg = EmbeddingConfig(seed=99)
+    assert embed_documents(_documents(CORPUS), other_cfg, first.embedder).refit
+
+
+def test_empty_corpus() -> None:
+    result = embed_documents(_documents([]), EmbeddingConfig())
+    assert result.vectors.num_rows == 0
+    assert result.embedder.embed_query("anything").shape == (256,)

@@ -1,0 +1,260 @@
+"""The graveyard matching rule on hand-built cases (defaults of `GraveyardConfig`)."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import numpy as np
+import pytest
+
+from gitstrata.serve.graveyard import (
+    FailureView,
+    RetrievedItem,
+    match_preflight,
+    match_search,
+    textual_score,
+)
+from gitstrata.store.config import GraveyardConfig
+
+CFG = GraveyardConfig()
+RETRY = ("backend/payments/retry.py", "charge_with_retry")
+REFUND = ("backend/payments/retry.py", "refund")
+GATEWAY = ("backend/payments/gateway.py", "Gateway.charge")
+
+
+def idf(term: str) -> float:
+    return {"idempotency": 3.0, "key": 1.0, "retry": 2.0, "uuid": 4.0}.get(term, 1.0)
+
+
+def failure(fid, *targets, terms=(), vector=None) -> FailureView:
+    return FailureView(fid, tuple(targets), Counter(terms), vector)
+
+
+def ids(warnings) -> list:
+    return [w.failure_id for w in warnings]
+
+
+def symbol(rank, target, score=0.5) -> RetrievedItem:
+    return RetrievedItem("symbol", rank, score, *target)
+
+
+def commit(rank, score, intent, *touched, bulk=False, sha="399d55665b") -> RetrievedItem:
+    return RetrievedItem("commit", rank, score, None, None, intent, tuple(touched), bulk, sha)
+
+
+# ---------------------------------------------------------------- textual evidence
+
+
+def test_textual_is_weighted_max_of_cosine_and_idf_coverage():
+    f = failure(1, RETRY, terms=["idempotency", "key"], vector=np.array([1.0, 0.0]))
+    # coverage = (3 + 1) / (3 + 1 + 4) = 0.5; cosine = 0.6
+    score, reason = textual_score(
+        ["idempotency", "key", "uuid", "key"], np.array([0.6, 0.8]), idf, f, CFG
+    )
+    assert score == pytest.approx(0.6 * 0.6)
+    assert reason == "semantic similarity 0.60"
+    score, reason = textual_score(["idempotency", "key", "uuid"], None, idf, f, CFG)
+    assert score == pytest.approx(0.6 * 0.5)
+    assert reason == "term overlap 50%"
+    assert textual_score([], None, idf, f, CFG) == (0.0, None)
+
+
+# ---------------------------------------------------------------- preflight
+
+
+def test_same_symbol_fires_alone_and_names_the_reason():
+    f = failure(2, RETRY, terms=["idempotency", "key", "retry"])
+    [w] = match_preflight(*RETRY, ["idempotency", "key"], None, idf, [f], CFG)
+    assert w.failure_id == 2
+    assert w.score == pytest.approx(0.75 + 0.6)
+    assert w.reasons == (
+        "same symbol backend/payments/retry.py::charge_with_retry",
+        "term overlap 100%",
+    )
+    [alone] = match_preflight(*RETRY, [], None, idf, [f], CFG)
+    assert (alone.score, alone.reasons) == (
+        0.75,
+        ("same symbol backend/payments/retry.py::charge_with_retry",),
+    )
+
+
+def test_same_file_and_file_level_fallback():
+    module_level = failure(3, ("backend/payments/retry.py", None))
+    [w] = match_preflight(*RETRY, [], None, idf, [module_level], CFG)
+    assert (w.score, w.reasons) == (0.5, ("same file backend/payments/retry.py",))
+    # a preflight on a whole file anchors every failure in it at the file weight
+    [w] = match_preflight(
+        "backend/payments/retry.py", None, [], None, idf, [failure(4, REFUND)], CFG
+    )
+    assert w.score == 0.5
+
+
+def test_sibling_weighs_025_and_needs_text():
+    sibling = failure(5, REFUND, terms=["refund", "idempotency"])
+    assert match_preflight(*RETRY, ["uuid"], None, idf, [sibling], CFG) == []
+    # 0.25 + 0.6 x coverage(idempotency: 3 of 3 + 4) = 0.25 + 0.18 = 0.43
+    [w] = match_preflight(*RETRY, ["idempotency", "uuid"], None, idf, [sibling], CFG)
+    assert w.score == pytest.approx(0.25 + 0.6 * 3 / 7)
+    assert (
+        w.reasons[0]
+        == "sibling backend/payments/retry.py::refund in the same file as charge_with_retry"
+    )
+    # the sibling weight exists only in preflight: a search retrieving RETRY does not anchor it
+    assert match_search(["uuid"], None, idf, [symbol(1, RETRY)], [sibling], CFG) == []
+
+
+def test_nested_symbols_count_as_the_same_symbol():
+    method = failure(6, ("shop/cache.py", "TTLCache.set"))
+    [w] = match_preflight("shop/cache.py", "TTLCache", [], None, idf, [method], CFG)
+    assert w.score == 0.75
+
+
+def test_other_files_and_weak_text_stay_silent():
+    elsewhere = failure(7, GATEWAY, terms=["timeout"])
+    assert match_preflight(*RETRY, ["idempotency"], None, idf, [elsewhere], CFG) == []
+    # text alone must reach 0.40: coverage 2/3 gives exactly 0.40 and fires, 1/3 does not
+    texty = failure(8, GATEWAY, terms=["idempotency", "uuid"])
+    [w] = match_preflight(
+        *RETRY, ["idempotency", "uuid", "other"], None, lambda t: 1.0, [texty], CFG
+    )
+    assert (w.structural, w.score) == (0.0, pytest.approx(0.40))
+    assert w.reasons == ("term overlap 67%",)
+    weak = failure(9, GATEWAY, terms=["key"])
+    assert (
+        match_preflight(*RETRY, ["idempotency", "key", "retry"], None, lambda t: 1.0, [weak], CFG)
+        == []
+    )
+
+
+# ---------------------------------------------------------------- search: retrieved symbols
+
+
+def test_retrieved_in_top3_anchors_03():
+    f = failure(10, RETRY, terms=["idempotency"])
+    hits = [symbol(1, GATEWAY, 0.9), symbol(3, RETRY, 0.8)]
+    # 0.3 + 0.6 x coverage 3/(3+1) = 0.75
+    [w] = match_search(["idempotency", "key"], None, idf, hits, [f], CFG)
+    assert w.score == pytest.approx(0.3 + 0.6 * 0.75)
+    assert (
+        w.reasons[0] == "targets backend/payments/retry.py::charge_with_retry, retrieved at rank 3"
+    )
+    # rank 4 is not "retrieved" for anchoring; the text alone (0.45) still fires
+    [w] = match_search(["idempotency", "key"], None, idf, [symbol(4, RETRY)], [f], CFG)
+    assert w.structural == 0.0 and w.score == pytest.approx(0.45)
+
+
+def test_below_threshold():
+    f = failure(11, RETRY, terms=["key"])
+    # 0.3 + 0.6 x 1/(1+3+4) = 0.375 < 0.40
+    assert (
+        match_search(["key", "idempotency", "uuid"], None, idf, [symbol(1, RETRY)], [f], CFG) == []
+    )
+
+
+def test_symbol_anchoring_is_exact_but_file_level_failures_fall_back():
+    named = failure(12, REFUND, terms=["refund"])
+    module_level = failure(13, ("backend/payments/retry.py", None), terms=["refund"])
+    hits = [symbol(1, RETRY)]
+    got = match_search(["refund", "key"], None, idf, hits, [named, module_level], CFG)
+    # coverage 1/2 -> textual 0.3 for both; only the file-level failure gets the 0.3 anchor
+    assert ids(got) == [13]
+    assert got[0].score == pytest.approx(0.3 + 0.3)
+
+
+# ---------------------------------------------------------------- search: commits
+
+
+def test_trigger_by_rank1_bugfix():
+    f = failure(14, RETRY)
+    retrieved = [commit(1, 0.50, "bugfix", RETRY, GATEWAY), symbol(2, GATEWAY)]
+    [w] = match_search(["anything"], None, idf, retrieved, [f], CFG)
+    assert w.score == pytest.approx(0.40)
+    assert w.reasons == (
+        "bugfix commit 399d55665b (rank 1, score 0.50) modified backend/payments/retry.py::charge_with_retry",
+    )
+    # the same commit with a non-load-bearing intent is not a trigger (and fails the gate: RETRY
+    # is not among the code hits)
+    retrieved = [commit(1, 0.50, "feature", RETRY, GATEWAY), symbol(2, GATEWAY)]
+    assert match_search(["anything"], None, idf, retrieved, [f], CFG) == []
+
+
+def test_trigger_by_score_above_065():
+    f = failure(15, RETRY)
+    retrieved = [symbol(1, GATEWAY, 0.9), commit(2, 0.70, "revert", RETRY)]
+    [w] = match_search([], None, idf, retrieved, [f], CFG)
+    assert w.score == pytest.approx(0.40)
+    low = [symbol(1, GATEWAY, 0.9), commit(2, 0.60, "security", RETRY)]
+    assert match_search([], None, idf, low, [f], CFG) == []
+    off = GraveyardConfig(commit_trigger_rank1=False)
+    assert match_search([], None, idf, [commit(1, 0.5, "bugfix", RETRY)], [f], off) == []
+
+
+def test_trigger_anchors_file_level_failures_of_touched_files():
+    f = failure(16, ("backend/payments/retry.py", None))
+    [w] = match_search([], None, idf, [commit(1, 0.5, "bugfix", RETRY)], [f], CFG)
+    assert w.score == pytest.approx(0.40)
+
+
+def gated(commit_item, code_hits) -> list:
+    f = failure(17, RETRY, terms=["idempotency"])
+    # textual: 0.6 x 3/(3+4) = 0.257 < 0.40, so only a 0.3 anchor makes it fire
+    return match_search(["idempotency", "uuid"], None, idf, [*code_hits, commit_item], [f], CFG)
+
+
+TOP = [symbol(1, GATEWAY, 0.80), symbol(2, ("a.py", "x"), 0.7), symbol(3, ("b.py", "y"), 0.6)]
+
+
+def test_gate_passes():
+    got = gated(commit(4, 0.75, "feature", RETRY, sha="abc1234567"), [*TOP, symbol(5, RETRY, 0.5)])
+    [w] = got
+    assert w.score == pytest.approx(0.3 + 0.6 * 3 / 7)
+    assert w.reasons[0] == (
+        "feature commit abc1234567 (rank 4) passed the relevance gate and modified "
+        "backend/payments/retry.py::charge_with_retry, a top-5 code hit"
+    )
+
+
+def test_gate_fails_on_score_ratio():
+    # 0.71 < 0.9 x 0.80
+    assert gated(commit(4, 0.71, "feature", RETRY), [*TOP, symbol(5, RETRY, 0.5)]) == []
+
+
+def test_gate_fails_on_bulk_commits():
+    many = [("x.py", f"f{i}") for i in range(8)]
+    assert gated(commit(4, 0.75, "feature", RETRY, *many), [*TOP, symbol(5, RETRY)]) == []
+    assert gated(commit(4, 0.75, "feature", RETRY, bulk=True), [*TOP, symbol(5, RETRY)]) == []
+    # eight symbols is not yet bulk
+    assert ids(gated(commit(4, 0.75, "feature", RETRY, *many[:7]), [*TOP, symbol(5, RETRY)])) == [
+        17
+    ]
+
+
+def test_gate_fails_when_the_function_is_not_a_top5_code_hit():
+    assert gated(commit(4, 0.75, "feature", RETRY), [*TOP, symbol(6, RETRY)]) == []
+    assert gated(commit(4, 0.75, "feature", RETRY), TOP) == []
+
+
+def test_gating_off_anchors_any_top3_commit():
+    off = GraveyardConfig(commit_gating=False)
+    f = failure(18, RETRY, terms=["idempotency"])
+    retrieved = [symbol(1, GATEWAY, 0.9), commit(2, 0.3, "feature", RETRY)]
+    [w] = match_search(["idempotency", "uuid"], None, idf, retrieved, [f], off)
+    assert w.structural == 0.3
+
+
+def test_strongest_anchor_wins_and_order_is_by_score():
+    strong = failure(19, RETRY, terms=["idempotency"])
+    weak = failure(20, GATEWAY, terms=["idempotency"])
+    retrieved = [commit(1, 0.5, "bugfix", RETRY), symbol(2, RETRY), symbol(3, GATEWAY)]
+    got = match_search(["idempotency"], None, idf, retrieved, [weak, strong], CFG)
+    assert ids(got) == [19, 20]
+    assert got[0].structural == 0.40 and got[1].structural == 0.3
+    assert got[0].score == pytest.approx(1.0) and got[1].score == pytest.approx(0.9)
+
+
+def test_preflight_also_uses_retrieved_results():
+    f = failure(21, GATEWAY)
+    [w] = match_preflight(
+        *RETRY, [], None, idf, [f], CFG, retrieved=[commit(1, 0.5, "bugfix", GATEWAY)]
+    )
+    assert w.score == pytest.approx(0.40)

@@ -1,0 +1,239 @@
+"""Serving on a small real repository: preflight, search, rendering, JSON shape, determinism."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from gitstrata import Strata
+from gitstrata.serve.models import Hit, PreflightReport, SearchResponse
+from gitstrata.serve.render import estimate_tokens, render_preflight, render_search
+
+RETRY_V1 = '''"""Charging with retries."""
+import uuid
+
+
+def charge_with_retry(client, order_id, amount_cents, attempts=3):
+    """Charge once, retrying gateway timeouts."""
+    for _ in range(attempts):
+        try:
+            return client.charge(order_id, amount_cents, idempotency_key=str(uuid.uuid4()))
+        except TimeoutError:
+            continue
+    raise TimeoutError(order_id)
+
+
+def refund(client, charge_id):
+    return client.refund(charge_id)
+'''
+
+RETRY_V2 = RETRY_V1.replace(
+    """    for _ in range(attempts):
+        try:
+            return client.charge(order_id, amount_cents, idempotency_key=str(uuid.uuid4()))""",
+    """    idempotency_key = f"{order_id}:{uuid.uuid5(uuid.NAMESPACE_URL, order_id)}"
+    for _ in range(attempts):
+        try:
+            return client.charge(order_id, amount_cents, idempotency_key=idempotency_key)""",
+)
+
+GATEWAY = '''"""Gateway client."""
+
+
+class GatewayClient:
+    def charge(self, order_id, amount_cents, idempotency_key):
+        """POST /charges."""
+        return {"order": order_id, "key": idempotency_key}
+
+    def refund(self, charge_id):
+        return {"refund": charge_id}
+'''
+
+PARSER = """export function parseOrder(raw: string) {
+  return JSON.parse(raw);
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def repo(tmp_path_factory):
+    from conftest import GitRepo
+
+    r = GitRepo(tmp_path_factory.mktemp("serve") / "repo")
+    r.commit(
+        "feat(payments): gateway client and charge retry",
+        {
+            "backend/payments/retry.py": RETRY_V1,
+            "backend/payments/gateway.py": GATEWAY,
+            "mobile/src/orderParser.ts": PARSER,
+        },
+    )
+    r.commit("docs: readme", {"README.md": "# shop\n"})
+    r.commit(
+        "fix(payments): reuse one idempotency key across retries (INC-2407)\n\nA fresh key per attempt "
+        "charged customers twice when the gateway timed out after accepting the charge.",
+        {"backend/payments/retry.py": RETRY_V2, "mobile/src/orderParser.ts": PARSER + "// v2\n"},
+    )
+    r.commit(
+        "feat(payments): charge metadata",
+        {
+            "backend/payments/gateway.py": GATEWAY.replace(
+                '"POST /charges."', '"POST /charges with metadata."'
+            ),
+            "mobile/src/orderParser.ts": PARSER + "// v3\n",
+        },
+    )
+    with Strata(r.path) as s:
+        s.index(jobs=1)
+    return r
+
+
+def test_preflight_shows_load_bearing_bugfix_lines(repo) -> None:
+    with Strata(repo.path) as s:
+        report = s.preflight("backend/payments/retry.py", "charge_with_retry", "new key per retry")
+    assert report.found and report.symbol == "charge_with_retry"
+    assert report.context is not None and report.context.kind == "function"
+    assert (report.context.start_line, report.context.end_line) == (5, 13)
+    fix = [o for o in report.ownership if o.load_bearing]
+    assert len(fix) == 1 and fix[0].commit.intent == "bugfix"
+    assert fix[0].lines == 2  # the new key line and the charge call that uses it
+    assert report.load_bearing_lines == 2 and report.total_lines == 9
+    assert [h.commit.intent for h in report.history] == ["bugfix", "feature"]
+    assert "INC-2407" in report.history[0].commit.subject
+    block = render_preflight(report)
+    assert "<load_bearing_code why_this_code_exists>" in block
+    assert "removing them may re-open that bugfix" in block
+
+
+def test_preflight_unknown_targets_offer_nearest(repo) -> None:
+    with Strata(repo.path) as s:
+        missing_file = s.preflight("backend/payments/retyr.py")
+        missing_symbol = s.preflight("backend/payments/retry.py", "charge_with_retri")
+    assert not missing_file.found and missing_file.nearest[0] == "backend/payments/retry.py"
+    assert not missing_symbol.found
+    assert missing_symbol.nearest == ["backend/payments/retry.py::charge_with_retry"]
+
+
+def test_search_finds_the_fix_commit_and_is_deterministic(repo) -> None:
+    with Strata(repo.path) as s:
+        first = s.search("why do retries reuse one idempotency key", top_k=5)
+        second = s.search("why do retries reuse one idempotency key", top_k=5)
+    assert first.query_class == "causal"
+    assert first.hits[0].kind == "commit" and "INC-2407" in first.hits[0].title
+    strip = [h.model_dump(exclude={"evidence"}) for h in first.hits]
+    assert strip == [h.model_dump(exclude={"evidence"}) for h in second.hits]
+    code = [h for h in first.hits if h.kind == "symbol" and h.symbol == "charge_with_retry"]
+    assert code and code[0].why and code[0].why[0].intent == "bugfix"
+
+
+def test_search_modes_and_file_filter(repo) -> None:
+    with Strata(repo.path) as s:
+        for mode in ("bm25", "dense", "hybrid", "full"):
+            resp = s.search("gateway refund", top_k=3, mode=mode)
+            assert resp.mode == mode and resp.hits
+        filtered = s.search("charge", top_k=10, file_path="backend/payments/gateway.py")
+    assert filtered.hits
+    for h in filtered.hits:
+        assert h.path == "backend/payments/gateway.py" or h.kind == "commit"
+
+
+def test_exact_symbol_is_pinned(repo) -> None:
+    with Strata(repo.path) as s:
+        resp = s.search("rename parseOrder to parse_order_payload", top_k=5)
+    assert resp.query_class == "change"
+    assert resp.hits[0].symbol == "parseOrder" and resp.hits[0].pinned
+
+
+def test_render_respects_token_budget(repo) -> None:
+    with Strata(repo.path) as s:
+        report = s.preflight("backend/payments/retry.py", "charge_with_retry")
+    full = render_preflight(report, budget=None)
+    small = render_preflight(report, budget=150)
+    assert estimate_tokens(small) <= 150 + small.count("\n")
+    assert small.startswith("<gitstrata_preflight") and small.endswith("</gitstrata_preflight>")
+    assert len(small) < len(full)
+    assert "removing them may re-open" in small  # load-bearing lines are kept longest
+    assert "<related_memory>" not in small  # emptied sections disappear
+
+
+def test_json_shape_is_stable() -> None:
+    def shape(model) -> dict:
+        out = {}
+        for name, field in model.model_fields.items():
+            out[name] = str(field.annotation)
+        return out
+
+    assert list(shape(SearchResponse)) == [
+        "schema_version",
+        "query",
+        "mode",
+        "query_class",
+        "fusion_weights",
+        "file_filter",
+        "hits",
+        "warnings",
+        "invariants",
+        "latency_ms",
+        "generation",
+    ]
+    assert list(shape(Hit)) == [
+        "rank",
+        "doc",
+        "kind",
+        "key",
+        "path",
+        "symbol",
+        "title",
+        "snippet",
+        "date",
+        "intent",
+        "score",
+        "pinned",
+        "evidence",
+        "why",
+    ]
+    assert list(shape(PreflightReport)) == [
+        "schema_version",
+        "file",
+        "symbol",
+        "intended_change",
+        "found",
+        "message",
+        "nearest",
+        "context",
+        "ownership",
+        "load_bearing_share",
+        "load_bearing_lines",
+        "total_lines",
+        "history",
+        "coupling",
+        "symbol_coupling",
+        "related",
+        "invariants",
+        "warnings",
+        "latency_ms",
+        "generation",
+    ]
+
+
+def test_cli_query_and_preflight(repo) -> None:
+    def run(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run(
+            [sys.executable, "-m", "gitstrata", "-C", str(repo.path), *args], capture_output=True, text=True
+        )
+
+    q = run("query", "idempotency key", "--json")
+    assert q.returncode == 0, q.stderr
+    assert json.loads(q.stdout)["hits"]
+    raw = run("query", "idempotency key", "--raw")
+    assert raw.stdout.startswith("<gitstrata_search")
+    p = run("preflight", "backend/payments/retry.py", "-s", "charge_with_retry")
+    assert p.returncode == 0 and "<causal_history>" in p.stdout
+    bad = run("preflight", "../outside.py")
+    assert bad.returncode == 1 and bad.stderr.startswith(
+        "error: ../outside.py: outside the repository"
+    )
+    render_search(SearchResponse.model_validate_json(q.stdout))
