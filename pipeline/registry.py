@@ -2,19 +2,11 @@
 
 from __future__ import annotations
 
+from .history import STAGES as HISTORY
+from .retrieval import STAGES as RETRIEVAL
 from .stage import Stage
+from .tree import CHUNK
 
 
 def default_stages() -> list[Stage]:
-    from .tree import CHUNK
-
-    stages: list[Stage] = [CHUNK]
-    try:
-        from .history import STAGES as HISTORY
-    except ImportError:
-        HISTORY = []
-    try:
-        from .retrieval import STAGES as RETRIEVAL
-    except ImportError:
-        RETRIEVAL = []
-    return stages + list(HISTORY) + list(RETRIEVAL)
+    return [CHUNK, *HISTORY, *RETRIEVAL]

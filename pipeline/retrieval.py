@@ -10,7 +10,8 @@ index still builds.
 
 from __future__ import annotations
 
-import importlib.util
+from datetime import datetime
+from typing import Any
 
 from ..stages.documents import build_documents, docmeta
 from ..stages.embed import embed_documents
@@ -18,19 +19,58 @@ from ..stages.quantize import quantize
 from ..store import fulltext
 from ..store.embedder import Embedder
 from ..store.errors import IndexCorrupt
+from ..store.journal import Journal
 from ..store.tokenizer import TOKENIZER_VERSION
 from .stage import Stage, StageContext, StageResult
 
 
-def _history_available() -> bool:
-    return importlib.util.find_spec(f"{__package__}.history") is not None
+def _journal(ctx: StageContext) -> Journal:
+    return Journal(ctx.store_root / "journal")
+
+
+def journal_records(journal: Journal) -> list[dict[str, Any]]:
+    """Failed attempts of the journal as document records (forgotten ones left out, repeats
+    folded into their first record), so every configuration can retrieve them as text."""
+    got = journal.live("failures")
+    docs = []
+    for r in got.records:
+        if r.get("op") is not None or not isinstance(r.get("id"), int):
+            continue
+        targets = [t for t in r.get("targets") or [] if t.get("path")]
+        first = targets[0] if targets else {}
+        sig = r.get("signature") or {}
+        changed = [
+            line for line in (r.get("diff") or "").splitlines()
+            if line[:1] in "+-" and not line.startswith(("+++", "---"))
+        ]
+        title = r.get("notes") or next(iter(sig.get("errors") or []), "") or "failed attempt"
+        body = "\n".join(
+            [
+                *(f"{t['path']}::{t['qualname']}" if t.get("qualname") else t["path"] for t in targets),
+                r.get("command") or "",
+                *(sig.get("errors") or []),
+                *(sig.get("failing") or []),
+                *changed[:40],
+            ]
+        )
+        try:
+            when = datetime.fromisoformat(str(r.get("ts", "")).replace("Z", "+00:00")).timestamp()
+        except ValueError:
+            when = 0
+        docs.append(
+            {
+                "kind": "failure", "key": str(r["id"]), "path": first.get("path"),
+                "symbol": first.get("qualname"), "title": title[:300], "body": body, "time": int(when),
+            }
+        )
+    return docs
 
 
 def run_documents(ctx: StageContext) -> StageResult:
     symbols = ctx.input("symbols")
-    commits = ctx.input("commits") if "commits" in ctx.stage.inputs else None
-    touches = ctx.input("touches") if "touches" in ctx.stage.inputs else None
-    docs = build_documents(symbols, commits, touches, records=None)
+    commits = ctx.input("commits")
+    touches = ctx.input("touches")
+    docs = build_documents(symbols, commits, touches, records=journal_records(_journal(ctx)))
     cols = docs.select(["doc_idx", "kind", "title", "symbols", "paths", "body"]).to_pydict()
     rows = zip(*cols.values(), strict=True)
     with ctx.progress.task("documents: full-text index", total=None):
@@ -80,8 +120,9 @@ DOCUMENTS = Stage(
     name="documents",
     version=TOKENIZER_VERSION,
     run=run_documents,
-    inputs=("symbols", "commits", "touches") if _history_available() else ("symbols",),
+    inputs=("symbols", "commits", "touches"),
     outputs=("documents", "docmeta", "fulltext"),
+    extra=lambda ctx: _journal(ctx).signature(),  # a new journal record re-runs the stage
     description="symbols, commit capsules and journal records as documents + Tantivy index",
 )
 

@@ -106,17 +106,20 @@ class DocTable:
         return dict(out)
 
     @cached_property
-    def _texts(self) -> tuple[pa.ChunkedArray, pa.ChunkedArray, pa.ChunkedArray]:
-        t = self.gen.table("documents", columns=["title", "body", "paths"])
-        return t.column("title"), t.column("body"), t.column("paths")
+    def _texts(self) -> tuple[pa.ChunkedArray, pa.ChunkedArray, pa.ChunkedArray, pa.ChunkedArray]:
+        t = self.gen.table("documents", columns=["title", "body", "paths", "doc_id"])
+        return t.column("title"), t.column("body"), t.column("paths"), t.column("doc_id")
+
+    def doc_id(self, row: int) -> str:
+        return self._texts[3][row].as_py()
 
     def text(self, row: int, limit: int = 4000) -> str:
-        title, body, _ = self._texts
+        title, body, _, _ = self._texts
         return f"{title[row].as_py()}\n{(body[row].as_py() or '')[:limit]}"
 
     def paths_of(self, row: int) -> list[str]:
         """Files a document concerns: its own path, or a commit's touched files."""
-        _, _, paths = self._texts
+        _, _, paths, _ = self._texts
         got = paths[row].as_py() or []
         p = self.path[row]
         return got if got else ([p] if p else [])

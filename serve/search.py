@@ -372,7 +372,12 @@ class Searcher:
         text = self.docs.text(row, limit=400)
         title, _, body = text.partition("\n")
         snippet = "\n".join(line for line in body.splitlines() if line.strip())[:300]
-        key = x.sha if x.kind == "commit" else (self.docs.symbol_id[row] or str(row))
+        if x.kind == "commit":
+            key = x.sha
+        elif x.kind == "symbol":
+            key = self.docs.symbol_id[row]
+        else:  # journal documents: "failure:12" -> "12"
+            key = self.docs.doc_id(row).split(":", 1)[-1]
         hit = Hit(
             rank=rank, doc=row, kind=x.kind, key=key or str(row), path=x.path, symbol=x.qualname,
             title=title, snippet=snippet, date=iso_date(int(self.docs.time[row])) if self.docs.time[row] else None,

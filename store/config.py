@@ -106,7 +106,7 @@ class GraveyardConfig(Section):
     gate_code_hits: int = Field(default=5, ge=1)
     bulk_symbols: int = Field(default=8, ge=1)  # a commit touching more symbols is bulk
     commit_trigger_rank1: bool = True
-    commit_trigger_score: float = Field(default=0.65, ge=0.0)
+    commit_trigger_score: float = Field(default=0.8, ge=0.0)  # relative to the best result (1.0)
     trigger_weight: float = Field(default=0.40, ge=0.0)
     trigger_intents: tuple[str, ...] = ("bugfix", "security", "revert")
     max_diff_bytes: int = Field(default=32_768, ge=256)  # stored diff excerpt

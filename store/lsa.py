@@ -33,21 +33,30 @@ REBUILD = "gitstrata index --rebuild"
 def _spmm(
     indptr: np.ndarray, indices: np.ndarray, data: np.ndarray, dense: np.ndarray
 ) -> np.ndarray:
-    """CSR (rows x m) times dense (m x l), in row blocks so the gathered rows stay small."""
+    """CSR (rows x m) times dense (m x l), in row blocks of bounded memory. A block dense enough
+    (>= 2 % non-zeros) is expanded and multiplied by BLAS; a sparser one gathers the rows it
+    needs. Deterministic for the same inputs."""
     n = len(indptr) - 1
-    out = np.zeros((n, dense.shape[1]), dtype=np.float32)
-    budget = max(1, (32 << 20) // (4 * max(1, dense.shape[1])))  # ~32 MB of gathered rows
+    m, ell = dense.shape
+    out = np.zeros((n, ell), dtype=np.float32)
+    budget = max(1, (32 << 20) // (4 * max(1, ell)))  # ~32 MB of gathered rows
+    rows_per_block = max(1, (16 << 20) // (4 * max(1, m)))  # ~16 MB of expanded block
     start = 0
     while start < n:
         stop = int(np.searchsorted(indptr, indptr[start] + budget, side="right")) - 1
-        stop = min(n, max(stop, start + 1))
+        stop = min(n, max(stop, start + 1), start + rows_per_block)
         lo, hi = indptr[start], indptr[stop]
         if hi > lo:
-            prod = data[lo:hi, None] * dense[indices[lo:hi]]
-            seg = indptr[start:stop] - lo
-            nonempty = indptr[start + 1 : stop + 1] > indptr[start:stop]
-            sums = np.add.reduceat(prod, seg[nonempty], axis=0)
-            out[start:stop][nonempty] = sums
+            if (hi - lo) >= 0.02 * (stop - start) * m:
+                block = np.zeros((stop - start, m), np.float32)
+                local = np.repeat(np.arange(stop - start), np.diff(indptr[start : stop + 1]))
+                block[local, indices[lo:hi]] = data[lo:hi]
+                out[start:stop] = block @ dense
+            else:
+                prod = data[lo:hi, None] * dense[indices[lo:hi]]
+                seg = indptr[start:stop] - lo
+                nonempty = indptr[start + 1 : stop + 1] > indptr[start:stop]
+                out[start:stop][nonempty] = np.add.reduceat(prod, seg[nonempty], axis=0)
         start = stop
     return out
 

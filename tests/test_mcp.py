@@ -195,6 +195,9 @@ def test_stdio_lists_everything_and_calls_every_tool(indexed, tmp_path) -> None:
                 "critical", "high", "medium", "low",
             ]  # fmt: skip
             assert all(len(t.description) > 200 for t in tools.values())
+            assert {n for n, t in tools.items() if t.annotations.read_only_hint} == {
+                "preflight_check", "search_causal_history",
+            }  # fmt: skip
             assert {str(r.uri) for r in (await s.list_resources()).resources} == RESOURCES
             prompts = {p.name for p in (await s.list_prompts()).prompts}
             assert prompts == {"workflow", "before_edit"}
