@@ -103,6 +103,13 @@ class Engine:
         result.response = scrub_model(result.response)
         return result
 
+    def _lite(self, cfg: RetrievalConfig) -> RetrievalConfig:
+        cached = getattr(self, "_lite_cfg", None)
+        if cached is None or cached[0] is not cfg:
+            lite = cfg.model_copy(update={"reranker": False, "graph_path": False, "w_vec": 0.0, "attach_commits": 0})
+            self._lite_cfg = cached = (cfg, lite)
+        return cached[1]
+
     def _retrieved(self, index: ServeIndex, ranked: list[Ranked], depth: int = 10) -> list[RetrievedItem]:
         head = [x for x in ranked if x.kind in ("symbol", "commit")][:depth]
         top = max((x.score for x in head), default=0.0) or 1.0
@@ -137,7 +144,9 @@ class Engine:
         retrieved: list[RetrievedItem] = []
         if searcher is not None and target is not None:
             query = " ".join(x for x in (intended_change, qualname or path) if x)
-            result = searcher.search(query, cfg.related_limit + 3, cfg)
+            # related memory is context, not the answer: BM25 with recency and the slot budget,
+            # no vectors / graph / reranker, so preflight stays around a millisecond
+            result = searcher.search(query, cfg.related_limit + 3, self._lite(cfg))
             retrieved = self._retrieved(index, result.ranked)
             own = {target.symbol_id}
             report.related = [h for h in result.response.hits if h.key not in own][: cfg.related_limit]

@@ -8,6 +8,7 @@ symlink pointing out) is refused with `InputError`, before any lookup.
 from __future__ import annotations
 
 import os
+from functools import lru_cache
 from pathlib import Path, PurePosixPath
 
 from ..store.errors import InputError
@@ -16,6 +17,13 @@ MAX_PATH_CHARS = 4096
 
 
 def repo_relative(repo_root: Path | None, file_path: str) -> str:
+    if not isinstance(file_path, str):
+        raise InputError("file_path must be text")
+    return _repo_relative(repo_root, file_path)
+
+
+@lru_cache(maxsize=4096)
+def _repo_relative(repo_root: Path | None, file_path: str) -> str:
     if not isinstance(file_path, str) or not file_path.strip():
         raise InputError("file_path is empty")
     if len(file_path) > MAX_PATH_CHARS or "\0" in file_path:

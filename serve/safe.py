@@ -17,23 +17,30 @@ M = TypeVar("M", bound=BaseModel)
 
 
 def _scrub(value):
+    """`value` with its strings cleaned; containers and models are cleaned in place."""
     if isinstance(value, str):
         return clean(value)
     if isinstance(value, BaseModel):
         return scrub_model(value)
     if isinstance(value, list):
-        return [_scrub(v) for v in value]
-    if isinstance(value, dict):
-        return {k: _scrub(v) for k, v in value.items()}
+        for i, v in enumerate(value):
+            c = _scrub(v)
+            if c is not v:
+                value[i] = c
+    elif isinstance(value, dict):
+        for k, v in value.items():
+            c = _scrub(v)
+            if c is not v:
+                value[k] = c
     return value
 
 
 def scrub_model(model: M) -> M:
-    """A copy of `model` with every string passed through the firewall."""
-    updates = {}
+    """Pass every string of a freshly built result model through the firewall, in place (the
+    models are built per request, so nothing shared is touched). Returns the model."""
     for name in type(model).model_fields:
         value = getattr(model, name)
         cleaned = _scrub(value)
-        if cleaned is not value:
-            updates[name] = cleaned
-    return model.model_copy(update=updates)
+        if cleaned is not value and cleaned != value:
+            object.__setattr__(model, name, cleaned)
+    return model

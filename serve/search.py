@@ -38,6 +38,25 @@ HIT_KINDS = frozenset({"symbol", "commit"})  # failures and invariants surface a
 LOAD_BEARING = frozenset({"bugfix", "security", "revert"})
 
 
+@dataclass(slots=True)
+class Ev:
+    """Evidence while ranking: a plain record, turned into the `Evidence` model for hits only."""
+
+    bm25_rank: int | None = None
+    bm25_score: float | None = None
+    vec_rank: int | None = None
+    hamming: int | None = None
+    int8_cos: float | None = None
+    graph_rank: int | None = None
+    graph_activation: float | None = None
+    rrf: float = 0.0
+    recency: float = 1.0
+    rerank: float | None = None
+
+    def model(self) -> Evidence:
+        return Evidence.model_construct(**{f: getattr(self, f) for f in self.__slots__})
+
+
 @dataclass
 class Ranked:
     """One fused result with what the graveyard matcher and the benchmark need."""
@@ -49,7 +68,7 @@ class Ranked:
     qualname: str | None
     sha: str | None
     intent: str | None
-    evidence: Evidence = field(default_factory=Evidence)
+    evidence: Ev = field(default_factory=Ev)
     pinned: bool = False
 
 
@@ -103,10 +122,21 @@ class Searcher:
 
     # ------------------------------------------------------------------ helpers
 
+    @cached_property
+    def _idf_cache(self) -> dict[str, float]:
+        return {}
+
     def idf(self, term: str) -> float:
-        n = max(self.fulltext.num_docs, 1)
-        df = self.fulltext.doc_freq("body", term) + self.fulltext.doc_freq("title", term)
-        return math.log(1 + (n - df + 0.5) / (df + 0.5))
+        """BM25's idf of a term over the title and body fields (cached: the index is immutable)."""
+        cache = self._idf_cache
+        got = cache.get(term)
+        if got is None:
+            n = max(self.fulltext.num_docs, 1)
+            df = self.fulltext.doc_freq("body", term) + self.fulltext.doc_freq("title", term)
+            got = cache[term] = math.log(1 + (n - df + 0.5) / (df + 0.5))
+            if len(cache) > 100_000:
+                cache.clear()
+        return got
 
     def _concerns(self, row: int, path: str) -> bool:
         if any(c in path for c in "*?["):
@@ -197,12 +227,12 @@ class Searcher:
                 kinds is None or self.docs.kind[row] in kinds or mode != "full"
             )
 
-        evidence: dict[int, Evidence] = {}
+        evidence: dict[int, Ev] = {}
 
-        def ev(row: int) -> Evidence:
+        def ev(row: int) -> Ev:
             e = evidence.get(row)
             if e is None:
-                e = evidence[row] = Evidence()
+                e = evidence[row] = Ev()
             return e
 
         rankings: dict[str, list[int]] = {}
@@ -220,7 +250,7 @@ class Searcher:
 
         t = time.perf_counter()
         qvec = None
-        if "vec" in weights:
+        if weights.get("vec", 0) > 0:
             if mode in ("dense", "hybrid") or cfg.exact_vectors:
                 rows_l, sims = self._dense(query, depth)
                 ranking = [r for r in rows_l if keep(r)]
@@ -337,7 +367,7 @@ class Searcher:
                 qualname=self.docs.qualname[r], sha=self.docs.sha[r], intent=self.docs.intent[r],
                 evidence=evidence[r], pinned=r == pinned_row,
             )
-            for r in ranked
+            for r in ranked[: max(top_k, 50 if cfg.attach_commits else 10)]
         ]
         candidate_shas = {x.sha for x in out_ranked[:50] if x.kind == "commit" and x.sha}
         hits = [
@@ -381,7 +411,7 @@ class Searcher:
         hit = Hit(
             rank=rank, doc=row, kind=x.kind, key=key or str(row), path=x.path, symbol=x.qualname,
             title=title, snippet=snippet, date=iso_date(int(self.docs.time[row])) if self.docs.time[row] else None,
-            intent=x.intent, score=round(x.score, 6), pinned=x.pinned, evidence=x.evidence,
+            intent=x.intent, score=round(x.score, 6), pinned=x.pinned, evidence=x.evidence.model(),
         )
         if attach and x.kind == "symbol" and cfg.attach_commits and self.docs.symbol_id[row]:
             hit.why = self._why(self.docs.symbol_id[row], candidate_shas, cfg.attach_commits)
