@@ -42,7 +42,7 @@ test: $(VENV)/.installed-dev
 
 ## bench: run the benchmarks and rewrite benchmarks/RESULTS.md
 bench: $(VENV)/.installed-bench
-	$(BIN)/gitstrata benchmark --out benchmarks/RESULTS.md --json benchmarks/results.json $(ARGS)
+	$(BIN)/gitstrata benchmark --speed --out benchmarks/RESULTS.md --json benchmarks/results.json $(ARGS)
 
 lint: $(VENV)/.installed-dev
 	$(BIN)/ruff check .

@@ -216,15 +216,23 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--json", dest="json_out", type=Path)
     ap.add_argument("--out", type=Path, help="write RESULTS.md here")
     ap.add_argument("--no-ablations", action="store_true")
+    ap.add_argument("--speed", action="store_true", help="also run the speed benchmarks")
+    ap.add_argument("--sizes", default="10000,100000", help="vector counts for the vector benchmark")
     args = ap.parse_args(argv)
     splits = tuple(s for s in args.splits.split(",") if s)
-    result = run(splits, ablations=not args.no_ablations)
+    sizes = tuple(int(x) for x in args.sizes.split(",") if x)
+    result = run(splits, ablations=not args.no_ablations, speed=args.speed, sizes=sizes)
     if args.json_out:
         args.json_out.write_text(json.dumps(result, indent=2) + "\n")
     if args.out:
         from .report import write_results
 
-        write_results(result, args.out)
+        extra = None
+        if "speed" in result:
+            from .speed import sections
+
+            extra = sections(result["speed"])
+        write_results(result, args.out, extra)
     if not args.json_out and not args.out:
         json.dump(result, sys.stdout, indent=2)
         sys.stdout.write("\n")

@@ -125,11 +125,11 @@ class DocTable:
         return got if got else ([p] if p else [])
 
     @lru_cache(maxsize=8192)  # noqa: B019 (one DocTable per generation, dropped on reload)
-    def terms(self, row: int) -> tuple[tuple[str, ...], frozenset[str], frozenset[str]]:
-        """(term sequence, term set, title term set) of a document, cached."""
-        seq = tuple(tokenize(self.text(row)))
+    def terms(self, row: int) -> tuple[frozenset[tuple[str, str]], frozenset[str], frozenset[str]]:
+        """(adjacent term pairs, term set, title term set) of a document, cached."""
+        seq = tokenize(self.text(row))
         title_terms = frozenset(tokenize(self.title(row)))
-        return seq, frozenset(seq), title_terms
+        return frozenset(zip(seq, seq[1:], strict=False)), frozenset(seq), title_terms
 
     def warm(self) -> None:
         for attr in ("by_symbol_id", "by_sha", "by_path", "by_name", "_texts"):

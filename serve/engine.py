@@ -92,10 +92,19 @@ class Engine:
             t0 = time.perf_counter()
             resp = result.response
             qvec = result.query_vec if result.query_vec is not None else searcher.embedder.embed_query(query)
+            gcfg = graveyard or self.config.graveyard
+            terms = query_terms(query)
+            retrieved = self._retrieved(index, result.ranked)
             resp.warnings = self.anti.for_search(
-                index, searcher.embedder.embed_query, query_terms(query), qvec, searcher.idf,
-                self._retrieved(index, result.ranked), graveyard or self.config.graveyard,
+                index, searcher.embedder.embed_query, terms, qvec, searcher.idf, retrieved, gcfg
             )
+            # "what else changes when I change X": X is about to change, as in a preflight of X
+            for anchor in sorted(result.anchors):
+                more = self.anti.for_preflight(
+                    index, searcher.embedder.embed_query, anchor, None, terms, qvec, searcher.idf, retrieved, gcfg
+                )
+                seen = {w.failure_id for w in resp.warnings}
+                resp.warnings += [w for w in more if w.failure_id not in seen]
             if path is not None and not any(c in path for c in "*?["):
                 resp.invariants = self.anti.rules(path)
             resp.latency_ms["anticontext"] = round((time.perf_counter() - t0) * 1000, 3)

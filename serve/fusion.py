@@ -9,6 +9,8 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping, Sequence
 
+import numpy as np
+
 DAY = 86_400.0
 
 
@@ -18,6 +20,14 @@ def recency_multiplier(age_seconds: float, alpha: float, half_life_days: float) 
         return 1.0
     lam = math.log(2.0) / (half_life_days * DAY)
     return 1.0 + alpha * math.exp(-lam * max(0.0, age_seconds))
+
+
+def recency_array(age_seconds: np.ndarray, alpha: float, half_life_days: float) -> np.ndarray:
+    """`recency_multiplier` over an array of ages."""
+    if alpha <= 0:
+        return np.ones_like(age_seconds, dtype=np.float64)
+    lam = math.log(2.0) / (half_life_days * DAY)
+    return 1.0 + alpha * np.exp(-lam * np.maximum(age_seconds, 0.0))
 
 
 def td_rrf(

@@ -71,7 +71,7 @@ def rerank(
     query: str,
     query_terms: Sequence[str],
     idf: Callable[[str], float],
-    doc_terms: Callable[[int], tuple[tuple[str, ...], frozenset[str], frozenset[str]]],
+    doc_terms: Callable[[int], tuple[frozenset[tuple[str, str]], frozenset[str], frozenset[str]]],
     doc_text: Callable[[int], str],
     prefer: str,
     weights: dict[str, float] | None = None,
@@ -86,11 +86,10 @@ def rerank(
     top_rrf = max((c.rrf for c in candidates), default=0.0) or 1.0
     top_graph = max((c.graph for c in candidates), default=0.0) or 1.0
     for c in candidates:
-        seq, tset, title = doc_terms(c.row)
+        pairs, tset, title = doc_terms(c.row)
         cov = sum(i for t, i in zip(terms, idfs, strict=True) if t in tset) / total_idf
         tcov = sum(i for t, i in zip(terms, idfs, strict=True) if t in title) / total_idf
         if bigrams:
-            pairs = set(zip(seq, seq[1:], strict=False))
             big = sum(1 for b in bigrams if b in pairs) / len(bigrams)
         else:
             big = 0.0

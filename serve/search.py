@@ -25,15 +25,17 @@ from ..store.generations import Generation
 from ..store.globs import compile_glob
 from ..store.tokenizer import query_terms
 from .docs import DocTable
-from .fusion import pin, rank_by, recency_multiplier, slot_budget, spread_activation, td_rrf
+from .fusion import pin, rank_by, recency_array, slot_budget, spread_activation, td_rrf
 from .graph import CoGraph
 from .index import ServeIndex, iso_date
 from .models import CommitRef, Evidence, Hit, SearchResponse
-from .rerank import Candidate, rerank
+from .rerank import WEIGHTS, Candidate, rerank
 from .router import Route, classify
 from .vectors import VectorIndex
 
 MODES = ("full", "bm25", "dense", "hybrid")
+# co-change answers share few words with the question: co-change activation counts most
+COUPLED_RERANK = {**WEIGHTS, "graph": 1.5}
 HIT_KINDS = frozenset({"symbol", "commit"})  # failures and invariants surface as warnings
 LOAD_BEARING = frozenset({"bugfix", "security", "revert"})
 
@@ -78,6 +80,7 @@ class SearchResult:
     ranked: list[Ranked]  # the full final order (all kinds), best first
     route: Route
     query_vec: np.ndarray | None
+    anchors: frozenset[str] = frozenset()  # files a co-change question is about
 
 
 class Searcher:
@@ -288,8 +291,8 @@ class Searcher:
                     seeds[node] = max(seeds.get(node, 0.0), prelim[d] / top)
             if route.query_class == "coupled":
                 anchors = self._anchor_files(query, seeds_docs)
-                if anchors:  # the named files lead; other seeds only nudge
-                    seeds = {n: a * 0.25 for n, a in seeds.items()}
+                if anchors:  # the named files are the only seeds: their partners are the answer
+                    seeds = {}
                 for path in anchors:
                     node = self.graph.node_of.get(path)
                     if node is not None:
@@ -311,19 +314,21 @@ class Searcher:
         t = time.perf_counter()
         use_decay = mode == "full" and cfg.time_decay
 
-        def recency(row: int) -> float:
-            return recency_multiplier(self.t_now - float(self.docs.time[row]), cfg.recency_alpha, cfg.recency_half_life_days)
-
-        fused = td_rrf(rankings, weights, k=cfg.rrf_k, recency=recency if use_decay else None)
+        fused = td_rrf(rankings, weights, k=cfg.rrf_k)
+        if use_decay and fused:
+            rows_arr = np.fromiter(fused, dtype=np.int64, count=len(fused))
+            mult = recency_array(self.t_now - self.docs.time[rows_arr].astype(np.float64), cfg.recency_alpha, cfg.recency_half_life_days)
+            for r, m in zip(rows_arr.tolist(), mult.tolist(), strict=True):
+                fused[r] *= m
+                ev(r).recency = round(m, 4)
         ranked = rank_by(fused)
         for r in ranked:
-            e = ev(r)
-            e.rrf = round(fused[r], 6)
-            e.recency = round(recency(r), 4) if use_decay else 1.0
+            ev(r).rrf = round(fused[r], 6)
         final_score = dict(fused)
         lat["fusion"] = _ms(t)
 
         t = time.perf_counter()
+        # a co-change question's answer shares no words with it: the graph's order stands
         if mode == "full" and cfg.reranker and cfg.rerank_top_n > 0 and ranked:
             head = ranked[: cfg.rerank_top_n]
             cands = [
@@ -333,7 +338,8 @@ class Searcher:
                 )
                 for r in head
             ]
-            scored = rerank(cands, query, terms, self.idf, self.docs.terms, self.docs.text, route.prefer)
+            weights_rr = COUPLED_RERANK if route.query_class == "coupled" else None
+            scored = rerank(cands, query, terms, self.idf, self.docs.terms, self.docs.text, route.prefer, weights_rr)
             for c in scored:
                 evidence[c.row].rerank = round(c.rerank, 4)
                 final_score[c.row] = c.rerank
@@ -381,7 +387,9 @@ class Searcher:
             fusion_weights=weights, file_filter=file_path, hits=hits, latency_ms=lat,
             generation=self.gen.name,
         )
-        return SearchResult(response=response, ranked=out_ranked, route=route, query_vec=qvec)
+        return SearchResult(
+            response=response, ranked=out_ranked, route=route, query_vec=qvec, anchors=frozenset(anchors)
+        )
 
     def _named_symbol(self, route: Route, file_path: str | None) -> int | None:
         for name in route.named:

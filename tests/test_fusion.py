@@ -71,3 +71,13 @@ def test_pin() -> None:
     assert pin([5, 6, 7], 7) == [7, 5, 6]
     assert pin([5, 6, 7], 9) == [9, 5, 6, 7]
     assert pin([5, 6, 7], 7, position=2) == [5, 7, 6]
+
+
+def test_recency_array_matches_scalar() -> None:
+    import numpy as np
+
+    from gitstrata.serve.fusion import recency_array
+
+    ages = np.array([0.0, 86400.0 * 120, 86400.0 * 500, -10.0])
+    expect = [recency_multiplier(a, 0.25, 120) for a in ages]
+    assert recency_array(ages, 0.25, 120).tolist() == pytest.approx(expect)
