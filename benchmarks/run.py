@@ -167,7 +167,12 @@ def evaluate(
 
 
 def run(
-    splits: tuple[str, ...] = SPLITS, *, ablations: bool = True, workdir: Path | None = None
+    splits: tuple[str, ...] = SPLITS,
+    *,
+    ablations: bool = True,
+    workdir: Path | None = None,
+    speed: bool = False,
+    sizes: tuple[int, ...] = (10_000, 100_000),
 ) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="gitstrata-bench-") as tmp:
         bench = setup(Path(workdir or tmp))
@@ -194,6 +199,12 @@ def run(
                     for split in splits
                 }
         bench.strata.close()
+        if speed:
+            from .speed import run_speed
+
+            here = Path(__file__).resolve().parent.parent
+            self_repo = here if (here / ".git").exists() else None
+            result["speed"] = run_speed(bench.info.path, bench.strata.index_dir, self_repo, sizes)
     return result
 
 

@@ -140,7 +140,13 @@ class Generation:
         except (OSError, pa.ArrowInvalid) as exc:
             raise IndexCorrupt(f"{path}: unreadable ({exc})", hint=f"run `{REBUILD}`") from None
         if spec.schema is not None and columns is None and not table.schema.equals(spec.schema):
-            raise IndexCorrupt(f"{path}: schema differs from this version's", hint=f"run `{REBUILD}`")
+            # Parquet stores second timestamps as milliseconds; anything else is a real mismatch
+            if table.schema.names != spec.schema.names:
+                raise IndexCorrupt(f"{path}: schema differs from this version's", hint=f"run `{REBUILD}`")
+            try:
+                table = table.cast(spec.schema)
+            except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+                raise IndexCorrupt(f"{path}: schema differs from this version's", hint=f"run `{REBUILD}`") from None
         return table
 
     def verify(self) -> list[str]:

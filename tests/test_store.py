@@ -159,3 +159,48 @@ def test_current_naming_garbage_is_corrupt(tmp_path: Path) -> None:
     (store.root / "CURRENT").write_text("../../etc\n")
     with pytest.raises(IndexCorrupt, match="names no generation"):
         store.live()
+
+
+def test_every_parquet_artifact_reads_back_with_its_declared_schema(tmp_path: Path) -> None:
+    import datetime as dt
+
+    from gitstrata.store.schemas import ARTIFACTS
+
+    store = Store(tmp_path / "s")
+    writer = store.begin()
+    outputs = {}
+    for name, spec in ARTIFACTS.items():
+        if spec.format != "parquet" or spec.schema is None:
+            continue
+        row = {}
+        for field in spec.schema:
+            t = field.type
+            if pa.types.is_timestamp(t):
+                row[field.name] = dt.datetime(2024, 5, 9, 12, 0, 1, tzinfo=dt.UTC)
+            elif pa.types.is_list(t) or pa.types.is_fixed_size_list(t):
+                row[field.name] = (
+                    [0.5] * (t.list_size if pa.types.is_fixed_size_list(t) else 1)
+                    if pa.types.is_floating(t.value_type)
+                    else ["x"]
+                )
+            elif pa.types.is_string(t):
+                row[field.name] = "x"
+            elif pa.types.is_boolean(t):
+                row[field.name] = True
+            elif pa.types.is_floating(t):
+                row[field.name] = 0.5
+            else:
+                row[field.name] = 1
+        outputs[name] = writer.write_table(name, pa.Table.from_pylist([row], schema=spec.schema))
+    manifest = Manifest(
+        format_version=FORMAT_VERSION,
+        generation=writer.name,
+        created_at="2024-01-01T00:00:00Z",
+        tool_version="test",
+        repo_head="a" * 40,
+        repo_tree="b" * 40,
+        stages={"all": StageRecord(version=1, fingerprint="x", outputs=outputs)},
+    )
+    gen = writer.publish(manifest)
+    for name in outputs:
+        assert gen.table(name).schema.equals(ARTIFACTS[name].schema), name
