@@ -44,8 +44,8 @@ __all__ = [
 
 QueryClass = Literal["causal", "behavioral", "symptom", "coupled", "exact", "change"]
 QUERY_CLASSES: tuple[str, ...] = ("causal", "behavioral", "symptom", "coupled", "exact", "change")
-SPLITS: tuple[str, ...] = ("dev", "heldout_v1")
-HELDOUT_SPLITS: tuple[str, ...] = ("heldout_v1",)
+SPLITS: tuple[str, ...] = ("dev", "heldout_v1", "heldout_v2")
+HELDOUT_SPLITS: tuple[str, ...] = ("heldout_v1", "heldout_v2")
 
 
 class Relevance(BaseModel):
@@ -916,7 +916,498 @@ _HELDOUT_V1: tuple[_Row, ...] = (
     ),
 )
 
-_ROWS: Mapping[str, tuple[_Row, ...]] = {"dev": _DEV, "heldout_v1": _HELDOUT_V1}
+# --- held-out v2: written from the fixture alone, without looking at dev or v1 query texts;
+# report it, never tune on it ---------------------------------------------------------------------
+
+SERVICE = "backend/orders/service.py"
+TAX = "backend/orders/tax.py"
+NOTIFICATIONS = "backend/orders/notifications.py"
+HANDLERS = "worker/internal/jobs/handlers.go"
+QUEUE = "worker/internal/jobs/queue.go"
+JOB_METRICS = "worker/internal/jobs/metrics.go"
+CART = "web/src/checkout/cart.ts"
+MONEY_TS = "web/src/utils/money.ts"
+WEB_CLIENT = "web/src/api/client.ts"
+PRODUCT_DESCRIPTION = "web/src/components/ProductDescription.tsx"
+MOBILE_API = "mobile/src/api/ordersApi.ts"
+CSV_GO_TEST = "worker/internal/export/csv_test.go"
+TEST_CSV_PY = "tests/backend/test_csv_export.py"
+TEST_PROMOTIONS = "tests/backend/test_promotions.py"
+TEST_IDEMPOTENCY = "tests/backend/test_idempotency.py"
+RUNBOOK = "docs/runbooks/payments.md"
+REFUND_TEMPLATE = "templates/email/refund_issued.html"
+MIGRATION_IDEMPOTENCY = "db/migrations/0004_idempotency_keys.sql"
+MIGRATION_CURRENCY = "db/migrations/0005_add_currency.sql"
+MIGRATION_REFRESH = "db/migrations/0006_refresh_tokens.sql"
+MIGRATION_REVOCATIONS = "db/migrations/0008_refresh_token_revocations.sql"
+
+_HELDOUT_V2: tuple[_Row, ...] = (
+    # causal: why the code or a decision is the way it is
+    _q(
+        "v2-causal-01",
+        "causal",
+        "What motivated keeping only hashed copies of refresh tokens in the database?",
+        {
+            S(REFRESH, "_digest"): 3,
+            C("refresh_tokens"): 3,
+            S(REFRESH, "RefreshTokenStore"): 1,
+            F(MIGRATION_REFRESH): 1,
+        },
+    ),
+    _q(
+        "v2-causal-02",
+        "causal",
+        "Why were the mobile payload parsers relocated out of src/api into a separate directory?",
+        {C("mobile_parser_rename"): 3, S(PARSER, "parseOrder"): 1, F(MOBILE_API): 1},
+        file_filter="mobile/**",
+    ),
+    _q(
+        "v2-causal-03",
+        "causal",
+        "Why are promo code lookups cached, and why for only half a minute?",
+        {
+            C("ttl_cache"): 3,
+            S(CODES, "lookup_code"): 2,
+            C("promotions_engine"): 2,
+            S(CACHE, "TTLCache"): 1,
+            S(SETTINGS, "Settings"): 1,
+        },
+    ),
+    _q(
+        "v2-causal-04",
+        "causal",
+        "What was the rationale for switching password storage from PBKDF2 to scrypt?",
+        {
+            C("passwords_scrypt"): 3,
+            S(PASSWORDS, "needs_rehash"): 2,
+            S(PASSWORDS, "hash_password"): 2,
+            S(PASSWORDS, "verify_password"): 1,
+        },
+    ),
+    _q(
+        "v2-causal-05",
+        "causal",
+        "Which attack led us to throttle sign-in and checkout POSTs per account or per IP address?",
+        {
+            C("rate_limiter"): 3,
+            S(MIDDLEWARE, "rate_limit_middleware"): 2,
+            S(LIMITER, "client_key"): 2,
+            C("inc2458_sliding_window"): 1,
+        },
+    ),
+    _q(
+        "v2-causal-06",
+        "causal",
+        "Why is the markdown renderer for product descriptions a copied file in the web app "
+        "instead of an npm dependency?",
+        {C("vendor_markdown_lite"): 3, S(PRODUCT_DESCRIPTION, "ProductDescription"): 2},
+    ),
+    # behavioral: what the code does today
+    _q(
+        "v2-behavioral-01",
+        "behavioral",
+        "How is sales tax computed for orders in US dollars, and where is it rounded?",
+        {
+            S(TAX, "sales_tax_cents"): 3,
+            C("order_tax_field"): 2,
+            S(SERVICE, "OrderService.place_order"): 1,
+            S(MODELS, "Order.total_cents"): 1,
+        },
+    ),
+    _q(
+        "v2-behavioral-02",
+        "behavioral",
+        "What happens when a refresh token that was already exchanged is presented again?",
+        {
+            S(REFRESH, "rotate_refresh_token"): 3,
+            C("inc2744_refresh_reuse"): 2,
+            S(REFRESH, "RefreshTokenStore.revoke_family"): 1,
+        },
+        (11,),
+    ),
+    _q(
+        "v2-behavioral-03",
+        "behavioral",
+        "With a fixed-amount code and a free-shipping code but no percentage code in the basket, "
+        "which discounts end up applied?",
+        {
+            S(RULES, "apply_promotions"): 3,
+            S(RULES, "discount_for"): 2,
+            S(RULES, "Promotion"): 1,
+            C("inc2655_promo_stacking"): 1,
+        },
+        (8,),
+    ),
+    _q(
+        "v2-behavioral-04",
+        "behavioral",
+        "How long does the Go worker wait before it picks a failed job up again?",
+        {
+            S(RUNNER, "Runner.handle"): 3,
+            S(BACKOFF, "Backoff.Next"): 3,
+            S(QUEUE, "PostgresQueue.Retry"): 2,
+            S(WORKER_MAIN, "main"): 1,
+        },
+        file_filter="worker/**",
+    ),
+    _q(
+        "v2-behavioral-05",
+        "behavioral",
+        "What does the API's liveness endpoint check, and why does it leave the database out?",
+        {
+            S(HEALTH, "healthz"): 3,
+            S(HEALTH, "readyz"): 2,
+            C("k8s_probes"): 2,
+            F(K8S_API): 1,
+        },
+    ),
+    _q(
+        "v2-behavioral-06",
+        "behavioral",
+        "What does the app do with orders that sat in the offline queue for more than 36 hours?",
+        {
+            S(OFFLINE, "replayQueue"): 3,
+            C("inc2472_idempotency_ttl"): 2,
+            F(IDEMPOTENCY): 1,
+        },
+        (10,),
+    ),
+    # symptom: bug reports in a user's or operator's words
+    _q(
+        "v2-symptom-01",
+        "symptom",
+        "A wholesale client says some invoices never show up when they page back through their "
+        "order history, although the orders are in the database",
+        {
+            C("inc2801_pagination"): 3,
+            S(ORDERS_API, "list_orders"): 2,
+            S(REPOSITORY, "OrderRepository.list_before"): 2,
+            S(ORDERS_API, "encode_cursor"): 2,
+            S(ORDERS_API, "decode_cursor"): 1,
+        },
+        (13,),
+    ),
+    _q(
+        "v2-symptom-02",
+        "symptom",
+        "Finance opened last night's order spreadsheet and a customer's delivery note showed up "
+        "as a clickable link to some external site",
+        {
+            C("inc2602_csv_injection"): 3,
+            S(CSV_PY, "escape_cell"): 2,
+            S(CSV_GO, "escapeCell"): 2,
+            S(CSV_GO, "WriteOrdersCSV"): 1,
+        },
+        (9, 17),
+    ),
+    _q(
+        "v2-symptom-03",
+        "symptom",
+        "Since this morning's rollout a few shoppers got their order confirmation mail twice",
+        {
+            C("worker_shutdown"): 3,
+            S(RUNNER, "Runner.processBatch"): 2,
+            S(RUNNER, "Runner.Run"): 2,
+            S(WORKER_MAIN, "main"): 1,
+            F(K8S_WORKER): 1,
+        },
+    ),
+    _q(
+        "v2-symptom-04",
+        "symptom",
+        "Customer placed an order on the metro with no signal; the phone reconnected for a moment, "
+        "lost it again, and the order never reached us",
+        {
+            C("mobile_offline_keep_failed"): 3,
+            S(OFFLINE, "replayQueue"): 3,
+            S(MOBILE_API, "submitOrder"): 1,
+        },
+        file_filter="mobile/**",
+    ),
+    _q(
+        "v2-symptom-05",
+        "symptom",
+        "We refunded two items of the same price on one order; the second refund never went "
+        "through at the card processor and no error was shown",
+        {
+            C("review_comments_refunds"): 3,
+            S(REFUNDS, "issue_refund"): 3,
+            S(GATEWAY, "GatewayClient.refund"): 1,
+            C("refunds_partial"): 1,
+        },
+    ),
+    _q(
+        "v2-symptom-06",
+        "symptom",
+        "Coming back to the checkout tab after a while in another tab, the first click fails "
+        "with 401 ERR_TOKEN_EXPIRED",
+        {
+            C("inc2390_web_refresh_margin"): 3,
+            S(SESSION, "ensureFresh"): 3,
+            S(SESSION, "scheduleRefresh"): 2,
+            S(SESSION, "shouldRefresh"): 1,
+        },
+        (15,),
+        file_filter="web/**",
+    ),
+    # coupled: files that change together, often without importing each other
+    _q(
+        "v2-coupled-01",
+        "coupled",
+        "If I rename an environment variable read in backend/config/settings.py, which other "
+        "files usually have to be edited with it?",
+        {
+            F(K8S_API): 3,
+            C("settings_cleanup"): 2,
+            C("settings_rate_limits"): 2,
+            F(NGINX): 1,
+            S(SETTINGS, "get_settings"): 1,
+        },
+        (),
+        (K8S_API, MIDDLEWARE, NGINX),
+    ),
+    _q(
+        "v2-coupled-02",
+        "coupled",
+        "Which files have historically been modified in the same commits as "
+        "worker/internal/jobs/runner.go?",
+        {
+            S(WORKER_MAIN, "main"): 3,
+            S(RUNNER_TEST, "TestProcessBatchRespectsMaxInFlight"): 3,
+            F(K8S_WORKER): 2,
+            S(JOB_METRICS, "Metrics.Observe"): 1,
+        },
+        (6,),
+        (RUNNER_TEST, WORKER_MAIN, K8S_WORKER, JOB_METRICS),
+    ),
+    _q(
+        "v2-coupled-03",
+        "coupled",
+        "I'm changing how escape_cell quotes values in the Python finance CSV; what else needs "
+        "the same edit?",
+        {
+            S(CSV_GO, "escapeCell"): 3,
+            C("inc2602_csv_injection"): 2,
+            S(CSV_GO_TEST, "TestEscapeCellQuotesFormulaPrefixes"): 2,
+            C("export_columns"): 1,
+            S(CSV_GO, "WriteOrdersCSV"): 1,
+        },
+        (9, 17),
+        (CSV_GO, TEST_CSV_PY, CSV_GO_TEST),
+    ),
+    _q(
+        "v2-coupled-04",
+        "coupled",
+        "When someone edits backend/promotions/rules.py, which files tend to move with it, "
+        "including ones outside the backend?",
+        {
+            S(BANNER, "renderPromoBanner"): 3,
+            S(BANNER, "stackingNotice"): 2,
+            F(TEST_PROMOTIONS): 2,
+            S(CSV_PY, "export_promotions_csv"): 1,
+            C("promo_min_subtotal"): 1,
+        },
+        (8,),
+        (TEST_PROMOTIONS, BANNER, CSV_PY),
+    ),
+    _q(
+        "v2-coupled-05",
+        "coupled",
+        "Which backend modules historically change together with web/src/auth/session.ts?",
+        {
+            F(TOKENS): 3,
+            F(REFRESH): 2,
+            C("access_ttl_15m"): 2,
+            C("inc2291_clock_skew"): 1,
+            C("refresh_tokens"): 1,
+        },
+        (1, 15),
+        (TOKENS, REFRESH, WEB_CLIENT),
+    ),
+    _q(
+        "v2-coupled-06",
+        "coupled",
+        "What is usually modified alongside backend/payments/idempotency.py?",
+        {
+            F(OFFLINE): 3,
+            C("inc2472_idempotency_ttl"): 3,
+            S(SERVICE, "OrderService.place_order"): 2,
+            F(MIGRATION_IDEMPOTENCY): 1,
+        },
+        (10,),
+        (OFFLINE, TEST_IDEMPOTENCY, SERVICE, MIGRATION_IDEMPOTENCY),
+    ),
+    _q(
+        "v2-coupled-07",
+        "coupled",
+        "Does worker/internal/payments/reconcile.go have any co-change partner on the Python side?",
+        {
+            S(GATEWAY, "GatewayTimeout"): 3,
+            C("inc2710_reconcile_timeout"): 2,
+            S(RECONCILE_TEST, "TestTimeoutStaysPending"): 2,
+            S(RECONCILE, "classifyGatewayStatus"): 1,
+        },
+        (12,),
+        (RECONCILE_TEST, GATEWAY),
+    ),
+    # exact: error codes, incident ids, identifiers
+    _q(
+        "v2-exact-01",
+        "exact",
+        "ERR_IDEMPOTENCY_MISMATCH",
+        {
+            S(IDEMPOTENCY, "IdempotencyStore.lookup"): 3,
+            S(IDEMPOTENCY, "request_fingerprint"): 2,
+            C("idempotency_store"): 2,
+            F(ERRORS): 1,
+        },
+    ),
+    _q(
+        "v2-exact-02",
+        "exact",
+        "where is ERR_ORDER_EMPTY raised",
+        {
+            S(SCHEMAS, "OrderCreate.items_not_empty"): 3,
+            C("schemas_validation"): 2,
+            S(SCHEMAS, "OrderCreate"): 1,
+        },
+    ),
+    _q(
+        "v2-exact-03",
+        "exact",
+        "INC-2458",
+        {
+            C("inc2458_sliding_window"): 3,
+            S(LIMITER, "RateLimiter._estimate"): 2,
+            S(LIMITER, "RateLimiter.allow"): 2,
+            S(LIMITER, "RateLimiter._roll"): 1,
+        },
+        (3,),
+    ),
+    _q(
+        "v2-exact-04",
+        "exact",
+        "ERR_JOB_UNKNOWN_KIND",
+        {
+            S(RUNNER, "Runner.handle"): 3,
+            S(RUNNER_TEST, "TestUnknownKindIsRetried"): 2,
+            S(HANDLERS, "DefaultHandlers"): 1,
+        },
+        file_filter="worker/**",
+    ),
+    _q(
+        "v2-exact-05",
+        "exact",
+        "Larkspur-Signature header t= v1=",
+        {
+            S(WEBHOOKS, "sign_webhook"): 3,
+            S(WEBHOOKS, "verify_webhook_signature"): 2,
+            C("webhooks"): 1,
+        },
+    ),
+    _q(
+        "v2-exact-06",
+        "exact",
+        "ERR_PARSE_STATUS",
+        {
+            S(PARSER, "parseStatus"): 3,
+            C("refunds_partial"): 2,
+            S(ORDER_SCREEN, "statusLabel"): 1,
+        },
+        file_filter="mobile/**",
+    ),
+    # change: imperative requests; the answer is where the edit goes and what it must respect
+    _q(
+        "v2-change-01",
+        "change",
+        "Add Canadian dollars as an order currency in the API and both clients",
+        {
+            F(SCHEMAS): 3,
+            F(MIGRATION_CURRENCY): 2,
+            S(MONEY_TS, "formatMoney"): 2,
+            C("currency_support"): 2,
+            S(WEB_ORDERS, "OrderDTO"): 1,
+        },
+        (5,),
+    ),
+    _q(
+        "v2-change-02",
+        "change",
+        "Allow promotion codes of up to 20 characters",
+        {
+            S(CODES, "validate_code"): 3,
+            S(CART, "canApplyPromo"): 3,
+            S(CODES, "normalize_code"): 1,
+            C("promo_codes_normalize"): 1,
+        },
+    ),
+    _q(
+        "v2-change-03",
+        "change",
+        "Pass the refunded amount through to the refund notification e-mail template",
+        {
+            S(HANDLERS, "sendRefundIssued"): 3,
+            S(HANDLERS, "emailPayload"): 2,
+            S(NOTIFICATIONS, "refund_job"): 2,
+            F(REFUND_TEMPLATE): 2,
+            C("email_refund_template"): 1,
+        },
+    ),
+    _q(
+        "v2-change-04",
+        "change",
+        "Cut the number of charge attempts per order from four to three",
+        {
+            S(RETRY, "RetryPolicy"): 3,
+            S(RETRY, "RetryPolicy.delays"): 1,
+            S(SETTINGS, "Settings"): 1,
+            F(NGINX): 1,
+            F(RUNBOOK): 1,
+        },
+    ),
+    _q(
+        "v2-change-05",
+        "change",
+        "Add a refunded_cents column to both finance CSV exports, the admin download and the "
+        "nightly file",
+        {
+            S(CSV_PY, "order_row"): 3,
+            S(CSV_GO, "WriteOrdersCSV"): 3,
+            S(CSV_GO, "Order"): 2,
+            F(CSV_PY): 2,
+            C("export_columns"): 1,
+        },
+    ),
+    _q(
+        "v2-change-06",
+        "change",
+        "Apply the per-client request limit to POST /auth/password-reset as well",
+        {
+            F(MIDDLEWARE): 3,
+            S(MIDDLEWARE, "rate_limit_middleware"): 2,
+            S(LIMITER, "client_key"): 1,
+            F(NGINX): 1,
+        },
+    ),
+    _q(
+        "v2-change-07",
+        "change",
+        "Display the two-hour delivery slot the customer picked in the app's OrderDetailScreen",
+        {
+            S(ORDER_SCREEN, "OrderDetailScreen"): 3,
+            S(PARSER, "parseDeliveryWindow"): 2,
+            S(MOBILE_MODELS, "DeliveryWindow"): 2,
+            C("delivery_window"): 1,
+        },
+        file_filter="mobile/**",
+    ),
+)
+
+_ROWS: Mapping[str, tuple[_Row, ...]] = {
+    "dev": _DEV,
+    "heldout_v1": _HELDOUT_V1,
+    "heldout_v2": _HELDOUT_V2,
+}
 
 
 def queries(split: str) -> list[Query]:

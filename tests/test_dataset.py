@@ -31,10 +31,11 @@ def _windows(text: str) -> set[str]:
 
 
 def test_split_sizes() -> None:
-    assert SPLITS == ("dev", "heldout_v1")
-    assert HELDOUT_SPLITS == ("heldout_v1",)
+    assert SPLITS == ("dev", "heldout_v1", "heldout_v2")
+    assert HELDOUT_SPLITS == ("heldout_v1", "heldout_v2")
     assert len(queries("dev")) == 50
     assert len(queries("heldout_v1")) == 35
+    assert len(queries("heldout_v2")) == 38
 
 
 @pytest.mark.parametrize("split", SPLITS)
@@ -47,7 +48,7 @@ def test_every_class_is_covered(split: str) -> None:
 def test_ids_are_unique_and_prefixed_by_split() -> None:
     ids = [q.id for split in SPLITS for q in queries(split)]
     assert len(ids) == len(set(ids))
-    prefixes = {"dev": "dev-", "heldout_v1": "h1-"}
+    prefixes = {"dev": "dev-", "heldout_v1": "h1-", "heldout_v2": "v2-"}
     for split in SPLITS:
         for q in queries(split):
             assert q.split == split
