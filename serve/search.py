@@ -147,20 +147,26 @@ class Searcher:
             return any(rx.match(p) for p in self.docs.paths_of(row))
         return self.docs.path[row] == path or path in self.docs.paths_of(row)
 
-    def _anchor_files(self, query: str, prelim: list[int]) -> set[str]:
-        """Files a co-change question is about: paths or file names it mentions, else the file
-        of the best preliminary result."""
-        out = set()
+    def _anchor_files(self, query: str, prelim: list[int]) -> tuple[dict[str, float], bool]:
+        """Files a co-change question is about, with a seed weight each, and whether the query
+        named them. Named paths or file names win; otherwise the files of the best three
+        preliminary code results, weighted by rank (one guess alone is too brittle)."""
+        named: dict[str, float] = {}
         lowered = query.lower()
         for path in self.docs.by_path:
             base = path.rsplit("/", 1)[-1].lower()
             if path.lower() in lowered or (len(base) > 4 and "." in base and base in lowered):
-                out.add(path)
-        if not out:
-            for row in prelim[:1]:
-                if self.docs.path[row]:
-                    out.add(self.docs.path[row])
-        return out
+                named[path] = 1.0
+        if named:
+            return named, True
+        guessed: dict[str, float] = {}
+        for row in prelim:
+            p = self.docs.path[row]
+            if p and self.docs.is_code(row) and p not in guessed:
+                guessed[p] = (1.0, 0.6, 0.4)[len(guessed)]
+                if len(guessed) == 3:
+                    break
+        return guessed, False
 
     def _nodes_of(self, row: int) -> list[int]:
         g = self.graph
@@ -290,13 +296,15 @@ class Searcher:
                 for node in self._nodes_of(d):
                     seeds[node] = max(seeds.get(node, 0.0), prelim[d] / top)
             if route.query_class == "coupled":
-                anchors = self._anchor_files(query, seeds_docs)
-                if anchors:  # the named files are the only seeds: their partners are the answer
+                anchor_weights, named = self._anchor_files(query, seeds_docs)
+                if anchor_weights:  # the anchor files are the only seeds: their partners are the answer
                     seeds = {}
-                for path in anchors:
+                for path, weight in anchor_weights.items():
                     node = self.graph.node_of.get(path)
                     if node is not None:
-                        seeds[node] = 1.0
+                        seeds[node] = weight
+                # only files the question names step back and count as "about to change"
+                anchors = set(anchor_weights) if named else set()
             act_nodes = spread_activation(
                 seeds, self.graph.neighbours, delta=cfg.graph_decay, gamma=cfg.import_discount
             )

@@ -25,6 +25,8 @@ from .errors import IndexCorrupt
 from .tokenizer import tokenize
 
 REBUILD = "gitstrata index --rebuild"
+# fitting multiplies the whole corpus (numba, compiled once and cached); a query is one row
+NUMBA_MIN_WORK = 20_000_000
 
 
 # ---------------------------------------------------------------- sparse helpers (numpy only)
@@ -38,6 +40,10 @@ def _spmm(
     needs. Deterministic for the same inputs."""
     n = len(indptr) - 1
     m, ell = dense.shape
+    if len(data) * ell >= NUMBA_MIN_WORK:
+        from .sparse import spmm
+
+        return spmm(indptr, indices, data, dense)
     out = np.zeros((n, ell), dtype=np.float32)
     budget = max(1, (32 << 20) // (4 * max(1, ell)))  # ~32 MB of gathered rows
     rows_per_block = max(1, (16 << 20) // (4 * max(1, m)))  # ~16 MB of expanded block

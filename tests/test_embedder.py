@@ -192,3 +192,23 @@ def test_empty_corpus() -> None:
     result = embed_documents(_documents([]), EmbeddingConfig())
     assert result.vectors.num_rows == 0
     assert result.embedder.embed_query("anything").shape == (256,)
+
+
+def test_numba_spmm_equals_numpy_path() -> None:
+    import numpy as np
+
+    from gitstrata.store import lsa
+    from gitstrata.store.sparse import spmm
+
+    rng = np.random.default_rng(3)
+    n, m, ell = 57, 1000, 19
+    indptr = np.concatenate([[0], np.cumsum(rng.integers(0, 40, n))]).astype(np.int64)
+    indices = rng.integers(0, m, indptr[-1]).astype(np.int64)
+    data = rng.standard_normal(indptr[-1]).astype(np.float32)
+    dense = rng.standard_normal((m, ell)).astype(np.float32)
+    ref = np.zeros((n, ell), np.float64)
+    for i in range(n):
+        for j in range(indptr[i], indptr[i + 1]):
+            ref[i] += data[j] * dense[indices[j]]
+    assert np.allclose(spmm(indptr, indices, data, dense), ref, atol=1e-4)
+    assert np.allclose(lsa._spmm(indptr, indices, data, dense), ref, atol=1e-4)
