@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import platform
 import sys
 import tempfile
@@ -181,6 +182,7 @@ def run(
                 "python": platform.python_version(),
                 "platform": platform.platform(),
                 "processor": platform.machine(),
+                "cpus": os.cpu_count(),
             },
             "date": datetime.now(UTC).strftime("%Y-%m-%d"),
             "fixture": {"head": bench.info.head, "commits": bench.info.commit_count},

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -37,6 +38,15 @@ def run_speed(fixture: Path, index: Path, self_repo: Path | None, sizes: tuple[i
     out["mcp"] = _run("mcp_latency", str(fixture))
     out["vectors"] = {str(n): _run("vector_scale", "--n", str(n)) for n in sizes}
     out["history"] = {"fixture": _run("history_speed", str(fixture))}
+    with tempfile.TemporaryDirectory(prefix="gitstrata-history-") as tmp:
+        synth = Path(tmp) / "synthetic-20k"
+        made = subprocess.run(
+            [sys.executable, "-m", "gitstrata.benchmarks.history_speed", "--synthetic", "20000", str(synth)],
+            capture_output=True, text=True,
+        )
+        out["history"]["synthetic 20k"] = (
+            _run("history_speed", str(synth)) if made.returncode == 0 else {"error": "could not generate the synthetic history"}
+        )
     out["cochange_holdout"] = {"fixture": _run("cochange_holdout", str(fixture))}
     if self_repo is not None:
         out["history"]["gitstrata"] = _run("history_speed", str(self_repo))

@@ -122,6 +122,25 @@ def status(ctx: typer.Context, out: OutOpt = None, as_json: JsonOpt = False) -> 
 
 
 @app.command()
+def inspect(
+    ctx: typer.Context,
+    out: OutOpt = None,
+    limit: Annotated[int, typer.Option("--limit", min=1, help="Rows per table.")] = 10,
+    as_json: JsonOpt = False,
+) -> None:
+    """Coupling hotspots, hidden couplings, load-bearing files and the index's footprint."""
+    from .store.inspect import inspect_index
+
+    info = inspect_index(_open_store(ctx, out).require_live(), limit)
+    if as_json:
+        _emit_json(info)
+        return
+    from .render_cli import print_inspect
+
+    print_inspect(info)
+
+
+@app.command()
 def sql(
     ctx: typer.Context,
     query: Annotated[str, typer.Argument(help="A SQL query over the index's tables (Polars SQL).")],
@@ -398,11 +417,14 @@ def invariant_remove(
 def benchmark(
     out: Annotated[Path | None, typer.Option("--out", help="Write RESULTS.md here.")] = None,
     json_out: Annotated[Path | None, typer.Option("--json", help="Write the raw results here.")] = None,
-    splits: Annotated[str, typer.Option("--splits", help="Comma-separated query splits.")] = "dev,heldout_v1",
+    splits: Annotated[str, typer.Option("--splits", help="Comma-separated query splits.")] = "dev,heldout_v1,heldout_v2",
     ablations: Annotated[bool, typer.Option("--ablations/--no-ablations", help="Run the ablations.")] = True,
     speed: Annotated[
         bool, typer.Option("--speed/--no-speed", help="Also run the speed benchmarks (vectors, history, MCP).")
     ] = False,
+    sizes: Annotated[
+        str, typer.Option("--sizes", help="Vector counts for the vector benchmark (with --speed).")
+    ] = "10000,100000,1000000",
 ) -> None:
     """Build the fixture, run every configuration and ablation over the query splits."""
     from .benchmarks.run import main as bench_main
@@ -415,7 +437,7 @@ def benchmark(
     if not ablations:
         argv.append("--no-ablations")
     if speed:
-        argv.append("--speed")
+        argv += ["--speed", "--sizes", sizes]
     raise typer.Exit(bench_main(argv))
 
 

@@ -149,3 +149,28 @@ def print_failure(f) -> None:
         console.print(f"  failing: {t}")
     if f.diff:
         console.print(Syntax(f.diff, "diff", theme="ansi_dark", word_wrap=True))
+
+
+def print_inspect(info: dict) -> None:
+    import polars as pl
+
+    console = Console(highlight=False)
+    for key, title in (
+        ("hotspots", "Coupling hotspots (files with the most co-change partners)"),
+        ("hidden_couplings", "Hidden couplings (change together, no import between them)"),
+        ("load_bearing_files", "Load-bearing files (lines still written by bugfix / security / revert commits)"),
+    ):
+        rows = info.get(key)
+        if rows is None:
+            continue
+        console.print(f"[bold]{title}[/]")
+        if rows:
+            print_frame(pl.DataFrame(rows), limit=len(rows))
+        else:
+            console.print("  none")
+        console.print()
+    console.print(
+        f"index {info['generation']}: {_size(info['bytes_on_disk'])} on disk; the server maps "
+        f"{_size(info['bytes_mapped_by_server'])} (float32 vectors stay on disk: "
+        f"{_size(info['bytes_f32_vectors_on_disk'])})"
+    )

@@ -237,3 +237,20 @@ def test_cli_query_and_preflight(repo) -> None:
         "error: ../outside.py: outside the repository"
     )
     render_search(SearchResponse.model_validate_json(q.stdout))
+
+
+def test_sql_and_inspect(repo) -> None:
+    def run(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run(
+            [sys.executable, "-m", "gitstrata", "-C", str(repo.path), *args], capture_output=True, text=True
+        )
+
+    got = run("sql", "SELECT intent, count(*) AS n FROM commits GROUP BY intent ORDER BY intent", "--json")
+    assert got.returncode == 0, got.stderr
+    assert json.loads(got.stdout) == [{"intent": "bugfix", "n": 1}, {"intent": "docs", "n": 1}, {"intent": "feature", "n": 2}]
+    bad = run("sql", "SELECT * FROM nope")
+    assert bad.returncode == 1 and bad.stderr.startswith("error: SQL error")
+    info = json.loads(run("inspect", "--json").stdout)
+    assert info["bytes_mapped_by_server"] < info["bytes_on_disk"]
+    lb = {r["path"]: r["bugfix_lines"] for r in info["load_bearing_files"]}
+    assert lb == {"backend/payments/retry.py": 2}

@@ -1,0 +1,44 @@
+"""What `gitstrata inspect` shows: coupling hotspots, hidden couplings, load-bearing files, and
+the index's footprint on disk and in the serving process's memory (what it maps)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .generations import Generation
+from .tables import run_sql
+
+SERVED = ("docmeta", "vectors_bits", "vectors_i8", "graph", "graph_nodes")
+
+
+def inspect_index(gen: Generation, limit: int = 10) -> dict[str, Any]:
+    def rows(sql: str) -> list[dict[str, Any]]:
+        return run_sql(gen, sql).to_dicts()
+
+    out: dict[str, Any] = {"generation": gen.name, "head": gen.manifest.repo_head}
+    if gen.has("cochange_files"):
+        out["hotspots"] = rows(
+            "SELECT src AS path, count(*) AS partners, sum(co_commits) AS co_commits, "
+            "round(max(CAST(weight AS DOUBLE)), 3) AS max_w FROM cochange_files "
+            f"GROUP BY src ORDER BY partners DESC, co_commits DESC, path LIMIT {limit}"
+        )
+        out["hidden_couplings"] = rows(
+            "SELECT src AS a, dst AS b, round(CAST(weight AS DOUBLE), 3) AS w, co_commits, "
+            "round(CAST(confidence AS DOUBLE), 2) AS p_b_given_a FROM cochange_files "
+            f"WHERE hidden AND src < dst ORDER BY weight DESC, a, b LIMIT {limit}"
+        )
+    if gen.has("blame"):
+        out["load_bearing_files"] = rows(
+            "SELECT path, sum(lines) AS bugfix_lines, count(DISTINCT sha) AS fix_commits FROM blame "
+            "WHERE load_bearing AND qualname = '<module>' GROUP BY path "
+            f"ORDER BY bugfix_lines DESC, path LIMIT {limit}"
+        )
+    disk: dict[str, int] = {}
+    for rec in gen.manifest.stages.values():
+        for name, info in rec.outputs.items():
+            disk[name] = info.bytes
+    out["bytes_on_disk"] = sum(disk.values())
+    out["bytes_mapped_by_server"] = sum(v for k, v in disk.items() if k in SERVED)
+    out["bytes_f32_vectors_on_disk"] = disk.get("vectors_f32", 0)
+    out["tables"] = disk
+    return out

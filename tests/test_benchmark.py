@@ -1,0 +1,42 @@
+"""The quality benchmark end to end on the dev split only: the full engine must beat every
+baseline there. Held-out splits are never run by tests (see tests/test_dataset.py)."""
+
+from __future__ import annotations
+
+import pytest
+
+from gitstrata.benchmarks import run as bench_run
+
+
+@pytest.fixture(scope="module")
+def bench(tmp_path_factory):
+    b = bench_run.setup(tmp_path_factory.mktemp("bench"))
+    yield b
+    b.strata.close()
+
+
+def test_full_engine_beats_every_baseline_on_dev(bench) -> None:
+    results = {c: bench_run.evaluate(bench, "dev", c) for c in bench_run.CONFIGS}
+    full = results["full"]
+    for name in ("bm25", "dense", "hybrid"):
+        assert full["ndcg@5"] > results[name]["ndcg@5"], name
+        assert full["mrr"] > results[name]["mrr"], name
+        assert full["warning_hit_rate"] > results[name]["warning_hit_rate"], name
+        assert full["cochange_discovery"] > results[name]["cochange_discovery"], name
+    assert results["full"]["queries"] == 50
+
+
+def test_report_renders_every_section(bench) -> None:
+    from gitstrata.benchmarks.report import render
+
+    result = {
+        "machine": {"python": "3", "platform": "p", "processor": "x", "cpus": 2},
+        "date": "2026-01-01",
+        "fixture": {"head": bench.info.head, "commits": bench.info.commit_count},
+        "index": bench_run._index_size(bench),
+        "splits": {"dev": {"configs": {c: bench_run.evaluate(bench, "dev", c) for c in bench_run.CONFIGS}}},
+        "ablations": {},
+    }
+    text = render(result)
+    assert "## Targets, checked against this run" in text and "## Split `dev`" in text
+    assert "gitstrata (full)" in text
