@@ -27,9 +27,11 @@ def _run(module: str, *args: str, timeout: float = 3600) -> dict[str, Any]:
     text = proc.stdout.strip()
     for candidate in (text, text.splitlines()[-1] if text else ""):
         try:
-            return json.loads(candidate)
+            got = json.loads(candidate)
         except ValueError:
             continue
+        # temp folders of this run mean nothing elsewhere: keep results free of machine paths
+        return {k: v for k, v in got.items() if not (isinstance(v, str) and v.startswith("/"))}
     return {"error": "no JSON output"}
 
 
