@@ -308,7 +308,7 @@ def run_cochange(ctx: StageContext) -> StageResult:
 
 CAPSULE = Stage(
     name="capsule",
-    version=1,
+    version=2,  # 2: bodies only make bugfix or perf commits
     run=run_capsule,
     outputs=("commits", "touches"),
     config=("index", "history"),

@@ -61,6 +61,11 @@ _SECURITY = re.compile(
     re.I,
 )
 # (intent, pattern) in precedence order; applied to the subject, then to the body.
+_BODY_BUGFIX = re.compile(
+    r"\b(?:fix(?:e[sd])?\s+(?:a|an|the|this|that|#\d+|bugs?|crash\w*|regression\w*|race)|bug ?fix\w*"
+    r"|regression\w*|hotfix\w*|incident\w*|root cause)\b",
+    re.I,
+)
 _KEYWORDS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
     (intent, re.compile(pattern, re.I))
     for intent, pattern in (
@@ -142,8 +147,12 @@ def _intent(subject: str, body: str, has_revert_line: bool) -> str:
         return ctype
     for text in (subject, body):
         for intent, pattern in _KEYWORDS:
-            if intent == "revert" and text is body:
-                continue  # "revert" in a body explains, it does not make the commit a revert
+            if text is body and intent not in ("bugfix", "perf"):
+                continue  # bodies explain; only fixes and speed-ups are worth reading them for
+            if intent == "bugfix" and text is body:
+                # a body describing new work mentions crashes and errors it now handles; only
+                # an explicit fix, regression or incident in the body makes a bugfix
+                pattern = _BODY_BUGFIX
             if pattern.search(text):
                 return intent
     if _INCIDENT.search(subject) or _INCIDENT.search(body):

@@ -467,3 +467,11 @@ def test_reverted_sha():
 def test_tickets(message, ids):
     assert tickets(message) == ids
     assert classify(message).tickets == ids
+
+
+def test_body_words_do_not_make_a_feature_a_bugfix() -> None:
+    from gitstrata.stages.intent import classify
+
+    assert classify("Foundation: store and pipeline\n\nErrors are one line; a crash mid-index is safe.").intent == "chore"
+    assert classify("Handle gateway timeouts\n\nThis fixes a crash when the gateway times out.").intent == "bugfix"
+    assert classify("Cache hot lookups\n\nCuts p99 latency by 30%.").intent in ("perf", "chore")
