@@ -31,10 +31,12 @@ dev: $(VENV)/.installed-dev
 index: $(VENV)/.installed
 	$(BIN)/gitstrata index $(REPO) $(ARGS)
 	@echo ""
-	@echo "Next, try:"
-	@echo "  $(BIN)/gitstrata -C $(REPO) status"
-	@echo "  $(BIN)/gitstrata -C $(REPO) sql \"SELECT language, count(*) AS n FROM symbols GROUP BY language ORDER BY n DESC\""
-	@echo "  $(BIN)/gitstrata -C $(REPO) --help"
+	@echo "The index is in $(REPO)/.strata (gitstrata -C $(REPO) status shows it). Next, try:"
+	@echo "  $(BIN)/gitstrata -C $(REPO) query \"why was this changed\""
+	@echo "  $(BIN)/gitstrata -C $(REPO) preflight PATH/TO/FILE.py -s FUNCTION -i \"what you plan to change\""
+	@echo "  $(BIN)/gitstrata -C $(REPO) inspect"
+	@echo "  $(BIN)/gitstrata -C $(REPO) sql \"SELECT intent, count(*) AS n FROM commits GROUP BY intent ORDER BY n DESC\""
+	@echo "  claude mcp add gitstrata -- $(abspath $(BIN))/gitstrata -C $(abspath $(REPO)) mcp"
 
 ## test: install what the tests need and run the whole suite
 test: $(VENV)/.installed-dev
