@@ -10,11 +10,15 @@ index still builds.
 
 from __future__ import annotations
 
+import json
 from datetime import datetime
 from typing import Any
 
+import numpy as np
+
 from ..stages.documents import build_documents, docmeta
 from ..stages.embed import embed_documents
+from ..stages.firewall_lm import train as train_firewall_lm
 from ..stages.quantize import quantize
 from ..store import fulltext
 from ..store.embedder import Embedder
@@ -145,4 +149,23 @@ QUANTIZE = Stage(
     description="int8 and bit-sliced 1-bit SimHash codes of the 256-d Matryoshka prefix",
 )
 
-STAGES = [DOCUMENTS, EMBED, QUANTIZE]
+def run_firewall(ctx: StageContext) -> StageResult:
+    arrays, meta = train_firewall_lm(ctx.input("symbols"), ctx.input("commits"), ctx.config.firewall)
+    out = ctx.output_dir("firewall_lm")
+    for name, arr in arrays.items():
+        np.save(out / f"{name}.npy", arr, allow_pickle=False)
+    (out / "meta.json").write_text(json.dumps(meta, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    return StageResult(stats={"active": meta["active"], "corpus_chars": meta["corpus_chars"]})
+
+
+FIREWALL = Stage(
+    name="firewall",
+    version=1,
+    run=run_firewall,
+    inputs=("symbols", "commits"),
+    outputs=("firewall_lm",),
+    config=("firewall",),
+    description="character-trigram model of the repository's own text (the firewall's perplexity check)",
+)
+
+STAGES = [DOCUMENTS, EMBED, QUANTIZE, FIREWALL]

@@ -20,6 +20,7 @@ from .graveyard import RetrievedItem
 from .index import ServeIndex
 from .models import PreflightReport, SearchResponse
 from .paths import repo_relative
+from .perplexity import PerplexityCheck, load_model
 from .preflight import build_preflight
 from .safe import scrub_model
 from .search import Ranked, Searcher, SearchResult
@@ -35,12 +36,21 @@ class Engine:
         self._set(ServeIndex(self.store.require_live()))
 
     def _set(self, index: ServeIndex) -> None:
-        # index and searcher are swapped together: a request reads both through one snapshot
-        self._state = (index, Searcher(index.gen, index) if index.has("docmeta") else None)
+        # index, searcher and perplexity check are swapped together: a request reads one snapshot
+        model = load_model(index.gen) if self.config.firewall.perplexity else None
+        self._state = (
+            index,
+            Searcher(index.gen, index) if index.has("docmeta") else None,
+            PerplexityCheck(model) if model is not None else None,
+        )
 
     @property
     def index(self) -> ServeIndex:
         return self._state[0]
+
+    @property
+    def perplexity(self) -> PerplexityCheck | None:
+        return self._state[2]
 
     @property
     def searcher(self) -> Searcher | None:
@@ -65,7 +75,7 @@ class Engine:
         return True
 
     def warm(self) -> None:
-        index, searcher = self._state
+        index, searcher, _ = self._state
         index.warm()
         if searcher is not None:
             searcher.warm()
@@ -80,7 +90,7 @@ class Engine:
         config: RetrievalConfig | None = None,
         graveyard: GraveyardConfig | None = None,
     ) -> SearchResult:
-        index, searcher = self._state
+        index, searcher, check = self._state
         if searcher is None:
             raise IndexCorrupt(f"{index.name}: this index has no documents", hint="run `gitstrata index --rebuild`")
         if not isinstance(query, str) or not query.strip():
@@ -110,6 +120,13 @@ class Engine:
             resp.latency_ms["anticontext"] = round((time.perf_counter() - t0) * 1000, 3)
             resp.latency_ms["total"] = round(resp.latency_ms.get("total", 0) + resp.latency_ms["anticontext"], 3)
         result.response = scrub_model(result.response)
+        if check is not None and mode == "full":
+            resp = result.response
+            # the repository's own text is what the model was trained on; text written from
+            # outside (failed attempts recorded by agents and tools) is what it checks
+            resp.firewall = check.notes(
+                [(f"failed attempt {w.failure_id}", f"{w.tried}\n{w.diff_excerpt}") for w in resp.warnings]
+            )
         return result
 
     def _lite(self, cfg: RetrievalConfig) -> RetrievalConfig:
@@ -145,7 +162,7 @@ class Engine:
         self, file_path: str, symbol: str | None = None, intended_change: str | None = None
     ) -> PreflightReport:
         t0 = time.perf_counter()
-        index, searcher = self._state  # one generation for the whole request
+        index, searcher, check = self._state  # one generation for the whole request
         path = repo_relative(self.repo_root, file_path)
         cfg = self.config.retrieval
         report, target = build_preflight(index, path, symbol, intended_change, cfg)
@@ -172,6 +189,10 @@ class Engine:
             report.invariants = self.anti.rules(path, qualname)
         report.generation = index.name
         report = scrub_model(report)
+        if check is not None:
+            report.firewall = check.notes(
+                [(f"failed attempt {w.failure_id}", f"{w.tried}\n{w.diff_excerpt}") for w in report.warnings]
+            )
         report.latency_ms = round((time.perf_counter() - t0) * 1000, 3)
         return report
 

@@ -88,6 +88,7 @@ class SearchResponse(_Model):
     invariants: list[InvariantHit] = Field(default_factory=list)
     latency_ms: dict[str, float] = Field(default_factory=dict)
     generation: str | None = None
+    firewall: list[str] = Field(default_factory=list)  # spans flagged by the perplexity check
 
 
 class SymbolContext(_Model):
@@ -146,3 +147,4 @@ class PreflightReport(_Model):
     warnings: list[FailureWarning] = Field(default_factory=list)
     latency_ms: float = 0.0
     generation: str | None = None
+    firewall: list[str] = Field(default_factory=list)

@@ -121,6 +121,16 @@ def _warning_lines(warnings: list[FailureWarning]) -> list[Line]:
     return out
 
 
+def _firewall_lines(notes: list[str]) -> list[Line]:
+    if not notes:
+        return []
+    return [
+        Line("<firewall_notes>", FRAME),
+        *(Line(f"  ! {n}", HIGH) for n in notes[:5]),
+        Line("</firewall_notes>", FRAME),
+    ]
+
+
 def render_preflight(report: PreflightReport, *, budget: int | None = 2000) -> str:
     attrs = f"file={quoteattr(report.file)}"
     if report.symbol:
@@ -149,6 +159,7 @@ def render_preflight(report: PreflightReport, *, budget: int | None = 2000) -> s
         lines.append(Line("</ast_context>", FRAME))
     lines += _invariant_lines(report.invariants)
     lines += _warning_lines(report.warnings)
+    lines += _firewall_lines(report.firewall)
     bearing = [o for o in report.ownership if o.load_bearing]
     if bearing and ctx is not None:
         lines.append(Line("<load_bearing_code why_this_code_exists>", FRAME))
@@ -212,6 +223,7 @@ def render_search(resp: SearchResponse, *, budget: int | None = 2500) -> str:
     lines = [Line(f"<gitstrata_search {attrs}>", FRAME)]
     lines += _invariant_lines(resp.invariants)
     lines += _warning_lines(resp.warnings)
+    lines += _firewall_lines(resp.firewall)
     lines.append(Line("<results>", FRAME))
     for hit in resp.hits:
         lines.append(Line(f"  {hit.rank}. {_hit_line(hit)}  score={hit.score:.3f}", MUST - hit.rank))

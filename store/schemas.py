@@ -263,6 +263,7 @@ ARTIFACTS: dict[str, Artifact] = {
         Artifact("docmeta", "docmeta.arrow", "arrow", DOCMETA),
         Artifact("fulltext", "fulltext", "dir"),
         Artifact("embedder", "embedder", "dir"),
+        Artifact("firewall_lm", "firewall_lm", "dir"),
         Artifact("vectors_f32", "vectors_f32.parquet", "parquet", VECTORS_F32),
         Artifact("vectors_i8", "vectors_i8.arrow", "arrow", VECTORS_I8),
         Artifact("vectors_bits", "vectors_bits.arrow", "arrow", VECTORS_BITS),

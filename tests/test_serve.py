@@ -178,6 +178,7 @@ def test_json_shape_is_stable() -> None:
         "invariants",
         "latency_ms",
         "generation",
+        "firewall",
     ]
     assert list(shape(Hit)) == [
         "rank",
@@ -216,6 +217,7 @@ def test_json_shape_is_stable() -> None:
         "warnings",
         "latency_ms",
         "generation",
+        "firewall",
     ]
 
 
