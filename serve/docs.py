@@ -33,10 +33,12 @@ class _Dict:
             idx = pc.fill_null(idx, -1)
         self.codes = idx.to_numpy(zero_copy_only=False).astype(np.int32, copy=False)
         self._lookup = {v: i for i, v in enumerate(self.values)}
+        # decoded once: the ranker reads these per candidate, hundreds of times per query
+        values = self.values
+        self._decoded = [values[c] if c >= 0 else None for c in self.codes.tolist()]
 
     def __getitem__(self, row: int):
-        c = int(self.codes[row])
-        return None if c < 0 else self.values[c]
+        return self._decoded[row]
 
     def code(self, value) -> int:
         return self._lookup.get(value, -2)

@@ -132,7 +132,9 @@ class Engine:
     def _lite(self, cfg: RetrievalConfig) -> RetrievalConfig:
         cached = getattr(self, "_lite_cfg", None)
         if cached is None or cached[0] is not cfg:
-            lite = cfg.model_copy(update={"reranker": False, "graph_path": False, "w_vec": 0.0, "attach_commits": 0})
+            lite = cfg.model_copy(
+                update={"reranker": False, "graph_path": False, "w_vec": 0.0, "attach_commits": 0, "path_depth": 20}
+            )
             self._lite_cfg = cached = (cfg, lite)
         return cached[1]
 

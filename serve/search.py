@@ -56,7 +56,23 @@ class Ev:
     rerank: float | None = None
 
     def model(self) -> Evidence:
-        return Evidence.model_construct(**{f: getattr(self, f) for f in self.__slots__})
+        """The public model, scores rounded (ranking used the exact values)."""
+        return Evidence.model_construct(
+            bm25_rank=self.bm25_rank,
+            bm25_score=_r(self.bm25_score, 4),
+            vec_rank=self.vec_rank,
+            hamming=self.hamming,
+            int8_cos=_r(self.int8_cos, 4),
+            graph_rank=self.graph_rank,
+            graph_activation=_r(self.graph_activation, 4),
+            rrf=round(self.rrf, 6),
+            recency=round(self.recency, 4),
+            rerank=_r(self.rerank, 4),
+        )
+
+
+def _r(x: float | None, digits: int) -> float | None:
+    return None if x is None else round(float(x), digits)
 
 
 @dataclass
@@ -253,7 +269,7 @@ class Searcher:
                 if keep(row):
                     ranking.append(row)
                     e = ev(row)
-                    e.bm25_rank, e.bm25_score = len(ranking), round(score, 4)
+                    e.bm25_rank, e.bm25_score = len(ranking), score
             rankings["bm25"] = ranking
         lat["bm25"] = _ms(t)
 
@@ -265,7 +281,7 @@ class Searcher:
                 ranking = [r for r in rows_l if keep(r)]
                 for i, r in enumerate(ranking, start=1):
                     e = ev(r)
-                    e.vec_rank, e.int8_cos = i, round(sims[r], 4)
+                    e.vec_rank, e.int8_cos = i, sims[r]
             else:
                 qvec = self.embedder.embed_query(query)
                 cand, dist = self.vectors.candidates(qvec, max(cfg.stage1_candidates, depth))
@@ -278,7 +294,7 @@ class Searcher:
                         continue
                     ranking.append(r)
                     e = ev(r)
-                    e.vec_rank, e.hamming, e.int8_cos = len(ranking), int(dist[j]), round(float(cos[j]), 4)
+                    e.vec_rank, e.hamming, e.int8_cos = len(ranking), int(dist[j]), float(cos[j])
                     if len(ranking) >= depth:
                         break
             rankings["vec"] = ranking
@@ -315,7 +331,7 @@ class Searcher:
             ranking = sorted(activation, key=lambda r: (-activation[r], r))[:depth]
             for i, r in enumerate(ranking, start=1):
                 e = ev(r)
-                e.graph_rank, e.graph_activation = i, round(activation[r], 4)
+                e.graph_rank, e.graph_activation = i, activation[r]
             rankings["graph"] = ranking
         lat["graph"] = _ms(t)
 
@@ -328,10 +344,10 @@ class Searcher:
             mult = recency_array(self.t_now - self.docs.time[rows_arr].astype(np.float64), cfg.recency_alpha, cfg.recency_half_life_days)
             for r, m in zip(rows_arr.tolist(), mult.tolist(), strict=True):
                 fused[r] *= m
-                ev(r).recency = round(m, 4)
+                ev(r).recency = m
         ranked = rank_by(fused)
         for r in ranked:
-            ev(r).rrf = round(fused[r], 6)
+            ev(r).rrf = fused[r]
         final_score = dict(fused)
         lat["fusion"] = _ms(t)
 
@@ -341,7 +357,7 @@ class Searcher:
             head = ranked[: cfg.rerank_top_n]
             cands = [
                 Candidate(
-                    row=r, rrf=fused[r], cos=evidence[r].int8_cos, graph=activation.get(r, 0.0),
+                    row=r, rrf=fused[r], cos=_r(evidence[r].int8_cos, 4), graph=activation.get(r, 0.0),
                     kind=self.docs.kind[r], intent=self.docs.intent[r],
                 )
                 for r in head
@@ -349,7 +365,7 @@ class Searcher:
             weights_rr = COUPLED_RERANK if route.query_class == "coupled" else None
             scored = rerank(cands, query, terms, self.idf, self.docs.terms, self.docs.text, route.prefer, weights_rr)
             for c in scored:
-                evidence[c.row].rerank = round(c.rerank, 4)
+                evidence[c.row].rerank = c.rerank
                 final_score[c.row] = c.rerank
             ranked = [c.row for c in scored] + ranked[cfg.rerank_top_n :]
         lat["rerank"] = _ms(t)
