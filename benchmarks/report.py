@@ -87,7 +87,9 @@ def targets_section(result: dict[str, Any]) -> list[str]:
     for split, data in result["splits"].items():
         cfgs = data["configs"]
         full = cfgs["full"]
-        best_name, best = max(((n, m) for n, m in cfgs.items() if n != "full"), key=lambda nm: nm[1]["ndcg@5"])
+        best_name, best = max(
+            ((n, m) for n, m in cfgs.items() if n != "full"), key=lambda nm: nm[1]["ndcg@5"]
+        )
         margin = full["ndcg@5"] - best["ndcg@5"]
 
         def mark(ok: bool) -> str:

@@ -230,7 +230,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", type=Path, help="write RESULTS.md here")
     ap.add_argument("--no-ablations", action="store_true")
     ap.add_argument("--speed", action="store_true", help="also run the speed benchmarks")
-    ap.add_argument("--sizes", default="10000,100000", help="vector counts for the vector benchmark")
+    ap.add_argument(
+        "--sizes", default="10000,100000", help="vector counts for the vector benchmark"
+    )
     args = ap.parse_args(argv)
     splits = tuple(s for s in args.splits.split(",") if s)
     sizes = tuple(int(x) for x in args.sizes.split(",") if x)

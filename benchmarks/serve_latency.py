@@ -20,11 +20,19 @@ from .dataset import queries
 from .metrics import percentile
 
 TARGETS = [
-    ("backend/payments/retry.py", "charge_with_retry", "generate a fresh idempotency key for every retry attempt"),
+    (
+        "backend/payments/retry.py",
+        "charge_with_retry",
+        "generate a fresh idempotency key for every retry attempt",
+    ),
     ("backend/core/ttl_cache.py", "TTLCache.get", "make reads lock-free"),
     ("backend/auth/tokens.py", "validate_token", "remove the clock skew grace period"),
     ("web/src/api/orders.ts", "parseOrderResponse", "add a refunded_cents field"),
-    ("worker/internal/jobs/runner.go", "Runner.processBatch", "run every job of a batch in parallel"),
+    (
+        "worker/internal/jobs/runner.go",
+        "Runner.processBatch",
+        "run every job of a batch in parallel",
+    ),
     ("backend/api/schemas.py", "OrderOut", None),
     ("backend/export/csv_export.py", "escape_cell", "also escape pipes"),
 ]
@@ -73,7 +81,9 @@ def measure(repo: Path, index_dir: Path, rounds: int = 30) -> dict[str, Any]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m gitstrata.benchmarks.serve_latency", description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(
+        prog="python -m gitstrata.benchmarks.serve_latency", description=__doc__.split("\n\n")[0]
+    )
     ap.add_argument("repo", nargs="?", type=Path)
     ap.add_argument("--index", type=Path)
     ap.add_argument("--rounds", type=int, default=30)

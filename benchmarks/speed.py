@@ -35,7 +35,9 @@ def _run(module: str, *args: str, timeout: float = 3600) -> dict[str, Any]:
     return {"error": "no JSON output"}
 
 
-def run_speed(fixture: Path, index: Path, self_repo: Path | None, sizes: tuple[int, ...]) -> dict[str, Any]:
+def run_speed(
+    fixture: Path, index: Path, self_repo: Path | None, sizes: tuple[int, ...]
+) -> dict[str, Any]:
     out: dict[str, Any] = {"serve": _run("serve_latency", str(fixture), "--index", str(index))}
     out["mcp"] = _run("mcp_latency", str(fixture))
     out["vectors"] = {str(n): _run("vector_scale", "--n", str(n)) for n in sizes}
@@ -43,11 +45,21 @@ def run_speed(fixture: Path, index: Path, self_repo: Path | None, sizes: tuple[i
     with tempfile.TemporaryDirectory(prefix="gitstrata-history-") as tmp:
         synth = Path(tmp) / "synthetic-20k"
         made = subprocess.run(
-            [sys.executable, "-m", "gitstrata.benchmarks.history_speed", "--synthetic", "20000", str(synth)],
-            capture_output=True, text=True,
+            [
+                sys.executable,
+                "-m",
+                "gitstrata.benchmarks.history_speed",
+                "--synthetic",
+                "20000",
+                str(synth),
+            ],
+            capture_output=True,
+            text=True,
         )
         out["history"]["synthetic 20k"] = (
-            _run("history_speed", str(synth)) if made.returncode == 0 else {"error": "could not generate the synthetic history"}
+            _run("history_speed", str(synth))
+            if made.returncode == 0
+            else {"error": "could not generate the synthetic history"}
         )
     out["cochange_holdout"] = {"fixture": _run("cochange_holdout", str(fixture))}
     if self_repo is not None:
@@ -94,9 +106,12 @@ def sections(speed: dict[str, Any]) -> list[str]:
             f"`preflight_check`: {_f(fa['gitstrata_mcp'])} s against {_f(fa['minimal_server'])} s for a minimal "
             f"server ({_f(fa['ratio'])}x; target 1.3x)."
         )
-    rows = ["## Two-stage vector search at scale", "",
-            "| vectors | recall@10 vs f32-256 | vs f32-384 | two-stage P50 ms | f32 brute P50 ms | FAISS binary P50 ms | RSS two-stage MB | f32-384 MB |",
-            "|---|---|---|---|---|---|---|---|"]
+    rows = [
+        "## Two-stage vector search at scale",
+        "",
+        "| vectors | recall@10 vs f32-256 | vs f32-384 | two-stage P50 ms | f32 brute P50 ms | FAISS binary P50 ms | RSS two-stage MB | f32-384 MB |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
     for n, v in speed.get("vectors", {}).items():
         if "error" in v:
             rows.append(f"| {n} | failed: {v['error']} | | | | | | |")
@@ -107,9 +122,12 @@ def sections(speed: dict[str, Any]) -> list[str]:
             f"{_f(v.get('rss_mb_two_stage'), '{:.1f}')} | {_f(v.get('rss_mb_f32'), '{:.1f}')} |"
         )
     out.append("\n".join(rows))
-    rows = ["## History extraction", "",
-            "| repository | commits | capsule s | raw git log s | ratio to git log | capsule commits/s | PyDriller commits/s |",
-            "|---|---|---|---|---|---|---|"]
+    rows = [
+        "## History extraction",
+        "",
+        "| repository | commits | capsule s | raw git log s | ratio to git log | capsule commits/s | PyDriller commits/s |",
+        "|---|---|---|---|---|---|---|",
+    ]
     for name, h in speed.get("history", {}).items():
         if "error" in h:
             rows.append(f"| {name} | failed: {h['error']} | | | | | |")
@@ -120,8 +138,12 @@ def sections(speed: dict[str, Any]) -> list[str]:
             f"{_f(h.get('capsule_commits_per_s'), '{:.0f}')} | {_f(h.get('pydriller_commits_per_s'), '{:.0f}')} |"
         )
     out.append("\n".join(rows))
-    rows = ["## Co-change prediction (time split: first 80 % history, last 20 % test)", "",
-            "| repository | method | Recall@5 | Recall@10 | MRR |", "|---|---|---|---|---|"]
+    rows = [
+        "## Co-change prediction (time split: first 80 % history, last 20 % test)",
+        "",
+        "| repository | method | Recall@5 | Recall@10 | MRR |",
+        "|---|---|---|---|---|",
+    ]
     for name, c in speed.get("cochange_holdout", {}).items():
         if "error" in c:
             rows.append(f"| {name} | failed: {c['error']} | | | |")
@@ -129,6 +151,8 @@ def sections(speed: dict[str, Any]) -> list[str]:
         for method in ("gitstrata", "count", "ochiai", "codemaat", "confidence"):
             m = c.get(method)
             if isinstance(m, dict):
-                rows.append(f"| {name} ({c.get('queries', '?')} queries) | {method} | {_f(m.get('recall@5'), '{:.3f}')} | {_f(m.get('recall@10'), '{:.3f}')} | {_f(m.get('mrr'), '{:.3f}')} |")
+                rows.append(
+                    f"| {name} ({c.get('queries', '?')} queries) | {method} | {_f(m.get('recall@5'), '{:.3f}')} | {_f(m.get('recall@10'), '{:.3f}')} | {_f(m.get('mrr'), '{:.3f}')} |"
+                )
     out.append("\n".join(rows))
     return out

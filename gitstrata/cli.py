@@ -30,7 +30,9 @@ JsonOpt = Annotated[bool, typer.Option("--json", help="Print machine-readable JS
 QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="No progress output.")]
 OutOpt = Annotated[
     Path | None,
-    typer.Option("--out", "--index", help="Index folder (default: REPO/.strata).", show_default=False),
+    typer.Option(
+        "--out", "--index", help="Index folder (default: REPO/.strata).", show_default=False
+    ),
 ]
 
 
@@ -73,7 +75,9 @@ def index(
     path: Annotated[Path | None, typer.Argument(help="Repository to index (default: .).")] = None,
     out: OutOpt = None,
     rebuild: Annotated[bool, typer.Option("--rebuild", help="Ignore the previous index.")] = False,
-    jobs: Annotated[int | None, typer.Option("--jobs", "-j", min=1, help="Worker processes.")] = None,
+    jobs: Annotated[
+        int | None, typer.Option("--jobs", "-j", min=1, help="Worker processes.")
+    ] = None,
     quiet: QuietOpt = False,
     as_json: JsonOpt = False,
 ) -> None:
@@ -150,7 +154,9 @@ def sql(
     parquet: Annotated[
         Path | None, typer.Option("--parquet", help="Write the result to this Parquet file.")
     ] = None,
-    limit: Annotated[int, typer.Option("--limit", min=1, help="Rows shown in the table view.")] = 50,
+    limit: Annotated[
+        int, typer.Option("--limit", min=1, help="Rows shown in the table view.")
+    ] = 50,
 ) -> None:
     """Run SQL over the live generation: commits, touches, symbols, files, blame, cochange_files, ..."""
     from .store.tables import run_sql
@@ -173,11 +179,19 @@ def sql(
 @app.command()
 def query(
     ctx: typer.Context,
-    text: Annotated[str, typer.Argument(help="A question, a bug report, an identifier or an error code.")],
-    file: Annotated[str | None, typer.Option("--file", "-f", help="Only results concerning this file.")] = None,
+    text: Annotated[
+        str, typer.Argument(help="A question, a bug report, an identifier or an error code.")
+    ],
+    file: Annotated[
+        str | None, typer.Option("--file", "-f", help="Only results concerning this file.")
+    ] = None,
     mode: Annotated[str, typer.Option("--mode", help="full | bm25 | dense | hybrid")] = "full",
-    top_k: Annotated[int, typer.Option("--top-k", "-k", min=1, max=100, help="Results to return.")] = 10,
-    raw: Annotated[bool, typer.Option("--raw", help="Print the agent-facing block instead of a table.")] = False,
+    top_k: Annotated[
+        int, typer.Option("--top-k", "-k", min=1, max=100, help="Results to return.")
+    ] = 10,
+    raw: Annotated[
+        bool, typer.Option("--raw", help="Print the agent-facing block instead of a table.")
+    ] = False,
     out: OutOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
@@ -185,7 +199,9 @@ def query(
     from .facade import Strata
 
     if mode not in ("full", "bm25", "dense", "hybrid"):
-        raise typer.BadParameter(f"unknown mode {mode!r}: use full, bm25, dense or hybrid", param_hint="--mode")
+        raise typer.BadParameter(
+            f"unknown mode {mode!r}: use full, bm25, dense or hybrid", param_hint="--mode"
+        )
     with Strata(ctx.obj.directory, index_dir=out) as strata:
         resp = strata.search(text, top_k, file_path=file, mode=mode)
         if as_json:
@@ -204,8 +220,12 @@ def query(
 def preflight(
     ctx: typer.Context,
     file: Annotated[str, typer.Argument(help="The file you are about to edit.")],
-    symbol: Annotated[str | None, typer.Option("--symbol", "-s", help="Function, method or class.")] = None,
-    intent: Annotated[str | None, typer.Option("--intent", "-i", help="What you intend to change.")] = None,
+    symbol: Annotated[
+        str | None, typer.Option("--symbol", "-s", help="Function, method or class.")
+    ] = None,
+    intent: Annotated[
+        str | None, typer.Option("--intent", "-i", help="What you intend to change.")
+    ] = None,
     out: OutOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
@@ -226,12 +246,23 @@ def preflight(
 @app.command()
 def mcp(
     ctx: typer.Context,
-    index_dir: Annotated[Path | None, typer.Option("--index", help="Index folder (default: REPO/.strata).")] = None,
-    transport: Annotated[str, typer.Option("--transport", help="stdio | streamable-http")] = "stdio",
-    host: Annotated[str, typer.Option("--host", help="Bind address for streamable-http.")] = "127.0.0.1",
-    port: Annotated[int, typer.Option("--port", min=0, max=65535, help="Port for streamable-http.")] = 8765,
+    index_dir: Annotated[
+        Path | None, typer.Option("--index", help="Index folder (default: REPO/.strata).")
+    ] = None,
+    transport: Annotated[
+        str, typer.Option("--transport", help="stdio | streamable-http")
+    ] = "stdio",
+    host: Annotated[
+        str, typer.Option("--host", help="Bind address for streamable-http.")
+    ] = "127.0.0.1",
+    port: Annotated[
+        int, typer.Option("--port", min=0, max=65535, help="Port for streamable-http.")
+    ] = 8765,
     allow_remote: Annotated[
-        bool, typer.Option("--allow-remote", help="Allow binding streamable-http to a non-loopback host.")
+        bool,
+        typer.Option(
+            "--allow-remote", help="Allow binding streamable-http to a non-loopback host."
+        ),
     ] = False,
 ) -> None:
     """Serve the repository to agents over the Model Context Protocol (stdio by default)."""
@@ -264,7 +295,9 @@ def _index_dir(ctx: typer.Context, out: Path | None) -> tuple[Path, Path]:
 def exec_(
     ctx: typer.Context,
     command: Annotated[list[str], typer.Argument(help="The command to run, after `--`.")],
-    notes: Annotated[str | None, typer.Option("--notes", "-n", help="What you were trying.")] = None,
+    notes: Annotated[
+        str | None, typer.Option("--notes", "-n", help="What you were trying.")
+    ] = None,
     out: OutOpt = None,
 ) -> None:
     """Run a command transparently; when it fails, record the attempt in the graveyard.
@@ -276,11 +309,15 @@ def exec_(
     from .serve.capture import exec_and_record
 
     root, index_dir = _index_dir(ctx, out)
-    code = exec_and_record(root, index_dir / "journal", command, notes, lambda: symbols_rows(index_dir))
+    code = exec_and_record(
+        root, index_dir / "journal", command, notes, lambda: symbols_rows(index_dir)
+    )
     raise typer.Exit(code)
 
 
-graveyard_app = typer.Typer(help="Failed attempts recorded here (the graveyard).", no_args_is_help=False)
+graveyard_app = typer.Typer(
+    help="Failed attempts recorded here (the graveyard).", no_args_is_help=False
+)
 app.add_typer(graveyard_app, name="graveyard")
 
 
@@ -293,7 +330,9 @@ def graveyard_list(ctx: typer.Context, out: OutOpt = None, as_json: JsonOpt = Fa
     from .store.journal import Journal
 
     _, index_dir = _index_dir(ctx, out)
-    failures = sorted(load_failures(Journal(index_dir / "journal")), key=lambda f: f.id, reverse=True)
+    failures = sorted(
+        load_failures(Journal(index_dir / "journal")), key=lambda f: f.id, reverse=True
+    )
     if as_json:
         _emit_json([_failure_dict(f) for f in failures])
         return
@@ -304,9 +343,16 @@ def graveyard_list(ctx: typer.Context, out: OutOpt = None, as_json: JsonOpt = Fa
 
 def _failure_dict(f) -> dict:
     return {
-        "id": f.id, "first_seen": f.first_seen, "last_seen": f.last_seen, "occurrences": f.occurrences,
-        "targets": [{"path": p, "qualname": q} for p, q in f.targets], "command": f.command,
-        "exit_code": f.exit_code, "notes": f.notes, "signature": f.signature.to_dict(), "diff": f.diff,
+        "id": f.id,
+        "first_seen": f.first_seen,
+        "last_seen": f.last_seen,
+        "occurrences": f.occurrences,
+        "targets": [{"path": p, "qualname": q} for p, q in f.targets],
+        "command": f.command,
+        "exit_code": f.exit_code,
+        "notes": f.notes,
+        "signature": f.signature.to_dict(),
+        "diff": f.diff,
     }
 
 
@@ -354,7 +400,9 @@ def graveyard_forget(
     typer.echo(f"forgot failed attempt #{failure_id}")
 
 
-invariant_app = typer.Typer(help="Team rules that must hold (.strata/invariants.okf.json).", no_args_is_help=True)
+invariant_app = typer.Typer(
+    help="Team rules that must hold (.strata/invariants.okf.json).", no_args_is_help=True
+)
 app.add_typer(invariant_app, name="invariant")
 
 SEVERITIES = ("critical", "high", "medium", "low")
@@ -364,9 +412,15 @@ SEVERITIES = ("critical", "high", "medium", "low")
 def invariant_add(
     ctx: typer.Context,
     rule_id: Annotated[str, typer.Argument(help="A stable id, e.g. PAY-001.")],
-    scope: Annotated[str, typer.Option("--scope", help='Glob, optionally ::Symbol*, e.g. "backend/payments/**".')],
-    description: Annotated[str, typer.Option("--description", "-d", help="The rule, in one or two sentences.")],
-    severity: Annotated[str, typer.Option("--severity", help="critical | high | medium | low")] = "high",
+    scope: Annotated[
+        str, typer.Option("--scope", help='Glob, optionally ::Symbol*, e.g. "backend/payments/**".')
+    ],
+    description: Annotated[
+        str, typer.Option("--description", "-d", help="The rule, in one or two sentences.")
+    ],
+    severity: Annotated[
+        str, typer.Option("--severity", help="critical | high | medium | low")
+    ] = "high",
     out: OutOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
@@ -396,7 +450,9 @@ def invariant_list(ctx: typer.Context, out: OutOpt = None, as_json: JsonOpt = Fa
     for r in rules:
         typer.echo(f"{r.id}  [{r.severity}]  {r.scope}  {r.description}")
     if not rules:
-        typer.echo("no invariants yet: gitstrata invariant add RULE --scope GLOB --description TEXT")
+        typer.echo(
+            "no invariants yet: gitstrata invariant add RULE --scope GLOB --description TEXT"
+        )
 
 
 @invariant_app.command("remove")
@@ -416,11 +472,20 @@ def invariant_remove(
 @app.command()
 def benchmark(
     out: Annotated[Path | None, typer.Option("--out", help="Write RESULTS.md here.")] = None,
-    json_out: Annotated[Path | None, typer.Option("--json", help="Write the raw results here.")] = None,
-    splits: Annotated[str, typer.Option("--splits", help="Comma-separated query splits.")] = "dev,heldout_v1,heldout_v2",
-    ablations: Annotated[bool, typer.Option("--ablations/--no-ablations", help="Run the ablations.")] = True,
+    json_out: Annotated[
+        Path | None, typer.Option("--json", help="Write the raw results here.")
+    ] = None,
+    splits: Annotated[
+        str, typer.Option("--splits", help="Comma-separated query splits.")
+    ] = "dev,heldout_v1,heldout_v2",
+    ablations: Annotated[
+        bool, typer.Option("--ablations/--no-ablations", help="Run the ablations.")
+    ] = True,
     speed: Annotated[
-        bool, typer.Option("--speed/--no-speed", help="Also run the speed benchmarks (vectors, history, MCP).")
+        bool,
+        typer.Option(
+            "--speed/--no-speed", help="Also run the speed benchmarks (vectors, history, MCP)."
+        ),
     ] = False,
     sizes: Annotated[
         str, typer.Option("--sizes", help="Vector counts for the vector benchmark (with --speed).")

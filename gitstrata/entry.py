@@ -43,10 +43,19 @@ def main() -> None:
         try:
             from .serve.mcp_server import serve
 
-            serve(ns.directory, index_dir=ns.index, transport=ns.transport, host=ns.host, port=ns.port,
-                  allow_remote=ns.allow_remote)
+            serve(
+                ns.directory,
+                index_dir=ns.index,
+                transport=ns.transport,
+                host=ns.host,
+                port=ns.port,
+                allow_remote=ns.allow_remote,
+            )
         except GitstrataError as exc:
-            print(f"error: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}", file=sys.stderr)
+            print(
+                f"error: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}",
+                file=sys.stderr,
+            )
             if exc.hint:
                 print(f"hint: {exc.hint}", file=sys.stderr)
             sys.exit(1)

@@ -64,7 +64,12 @@ class Strata:
         from .pipeline.runner import run_index
 
         return run_index(
-            self.repo, self.index_dir, rebuild=rebuild, jobs=jobs, progress=progress, executor=executor
+            self.repo,
+            self.index_dir,
+            rebuild=rebuild,
+            jobs=jobs,
+            progress=progress,
+            executor=executor,
         )
 
     @property
@@ -89,8 +94,16 @@ class Strata:
         from .serve.api import record_failure
 
         return record_failure(
-            self.repo, self.index_dir, file_path, attempted_diff, error_trace, notes, symbol_name,
-            command, exit_code=exit_code, recorded_at=recorded_at,
+            self.repo,
+            self.index_dir,
+            file_path,
+            attempted_diff,
+            error_trace,
+            notes,
+            symbol_name,
+            command,
+            exit_code=exit_code,
+            recorded_at=recorded_at,
         )
 
     def record_invariant(

@@ -28,7 +28,9 @@ def print_index_report(report, *, repo: Path) -> None:
     if chunk is not None and chunk.stats:
         s = chunk.stats
         skipped = ", ".join(f"{k} {v}" for k, v in s.get("skipped", {}).items()) or "none"
-        console.print(f"  files {s.get('files', 0)} (indexed {s.get('indexed', 0)}; skipped: {skipped})")
+        console.print(
+            f"  files {s.get('files', 0)} (indexed {s.get('indexed', 0)}; skipped: {skipped})"
+        )
         langs = ", ".join(f"{k} {v}" for k, v in s.get("symbols_by_language", {}).items())
         console.print(f"  symbols {s.get('symbols', 0)} ({langs})")
     for st in report.stages:
@@ -68,7 +70,9 @@ def print_status(info: dict) -> None:
     table.add_column("rows", justify="right")
     table.add_column("size", justify="right")
     for name, t in info["tables"].items():
-        table.add_row(name, t["stage"], "" if t["rows"] is None else f"{t['rows']:,}", _size(t["bytes"]))
+        table.add_row(
+            name, t["stage"], "" if t["rows"] is None else f"{t['rows']:,}", _size(t["bytes"])
+        )
     console.print(table)
     console.print(f"  {_size(info['bytes_on_disk'])} on disk")
 
@@ -88,13 +92,19 @@ def print_frame(frame, *, limit: int = 50) -> None:
 def print_search(resp) -> None:
     console = Console(highlight=False)
     w = ", ".join(f"{k} {v:g}" for k, v in resp.fusion_weights.items())
-    console.print(f"class [bold]{resp.query_class}[/] (weights: {w}); {resp.latency_ms.get('total', 0):.2f} ms")
+    console.print(
+        f"class [bold]{resp.query_class}[/] (weights: {w}); {resp.latency_ms.get('total', 0):.2f} ms"
+    )
     table = Table(box=None, header_style="bold", pad_edge=False)
     for col in ("#", "kind", "result", "bm25", "ham", "cos", "graph", "rrf", "rec", "rerank"):
         table.add_column(col, justify="right" if col not in ("kind", "result") else "left")
     for h in resp.hits:
         e = h.evidence
-        name = f"{h.path}::{h.symbol}" if h.kind == "symbol" else f"{h.key[:10]} [{h.intent}] {h.title}"
+        name = (
+            f"{h.path}::{h.symbol}"
+            if h.kind == "symbol"
+            else f"{h.key[:10]} [{h.intent}] {h.title}"
+        )
         table.add_row(
             str(h.rank) + ("*" if h.pinned else ""),
             h.kind,
@@ -110,9 +120,13 @@ def print_search(resp) -> None:
     console.print(table)
     for h in resp.hits:
         for ref in h.why[:2]:
-            console.print(f"  {h.rank}. why: {ref.date} {ref.short} [{ref.intent}] {ref.subject[:80]}")
+            console.print(
+                f"  {h.rank}. why: {ref.date} {ref.short} [{ref.intent}] {ref.subject[:80]}"
+            )
     for warn in resp.warnings:
-        console.print(f"[red]! failed attempt #{warn.failure_id}[/]: {warn.tried[:100]} ({'; '.join(warn.reasons)})")
+        console.print(
+            f"[red]! failed attempt #{warn.failure_id}[/]: {warn.tried[:100]} ({'; '.join(warn.reasons)})"
+        )
     stages = ", ".join(f"{k} {v:.2f}" for k, v in resp.latency_ms.items() if k != "total")
     console.print(f"latency ms: {stages}")
 
@@ -128,7 +142,14 @@ def print_graveyard(failures) -> None:
     for f in failures:
         targets = ", ".join(f"{p}::{q}" if q else p for p, q in f.targets[:3])
         what = f.notes or (f.signature.errors[0] if f.signature.errors else "")
-        table.add_row(str(f.id), f.last_seen[:10], str(f.occurrences), "" if f.exit_code is None else str(f.exit_code), targets, what[:100])
+        table.add_row(
+            str(f.id),
+            f.last_seen[:10],
+            str(f.occurrences),
+            "" if f.exit_code is None else str(f.exit_code),
+            targets,
+            what[:100],
+        )
     console.print(table)
 
 
@@ -158,7 +179,10 @@ def print_inspect(info: dict) -> None:
     for key, title in (
         ("hotspots", "Coupling hotspots (files with the most co-change partners)"),
         ("hidden_couplings", "Hidden couplings (change together, no import between them)"),
-        ("load_bearing_files", "Load-bearing files (lines still written by bugfix / security / revert commits)"),
+        (
+            "load_bearing_files",
+            "Load-bearing files (lines still written by bugfix / security / revert commits)",
+        ),
     ):
         rows = info.get(key)
         if rows is None:

@@ -52,7 +52,13 @@ class Git:
         if not given.is_dir():
             raise NotARepository(f"{given}: not a directory")
         proc = subprocess.run(
-            [self.exe, "rev-parse", "--is-bare-repository", "--show-toplevel", "--absolute-git-dir"],
+            [
+                self.exe,
+                "rev-parse",
+                "--is-bare-repository",
+                "--show-toplevel",
+                "--absolute-git-dir",
+            ],
             cwd=given,
             capture_output=True,
             env=git_env(),

@@ -21,10 +21,14 @@ def order_stages(stages: Sequence[Stage]) -> list[Stage]:
     for stage in stages:
         for out in stage.outputs:
             if out in producer:
-                problems.append(f"artifact {out!r} is written by both {producer[out]!r} and {stage.name!r}")
+                problems.append(
+                    f"artifact {out!r} is written by both {producer[out]!r} and {stage.name!r}"
+                )
             producer[out] = stage.name
             if out not in ARTIFACTS:
-                problems.append(f"stage {stage.name!r} writes {out!r}, which has no schema in store/schemas.py")
+                problems.append(
+                    f"stage {stage.name!r} writes {out!r}, which has no schema in store/schemas.py"
+                )
         if stage.source not in (None, "tree", "head"):
             problems.append(f"stage {stage.name!r} has unknown source {stage.source!r}")
     for stage in stages:

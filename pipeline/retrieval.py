@@ -44,13 +44,17 @@ def journal_records(journal: Journal) -> list[dict[str, Any]]:
         first = targets[0] if targets else {}
         sig = r.get("signature") or {}
         changed = [
-            line for line in (r.get("diff") or "").splitlines()
+            line
+            for line in (r.get("diff") or "").splitlines()
             if line[:1] in "+-" and not line.startswith(("+++", "---"))
         ]
         title = r.get("notes") or next(iter(sig.get("errors") or []), "") or "failed attempt"
         body = "\n".join(
             [
-                *(f"{t['path']}::{t['qualname']}" if t.get("qualname") else t["path"] for t in targets),
+                *(
+                    f"{t['path']}::{t['qualname']}" if t.get("qualname") else t["path"]
+                    for t in targets
+                ),
                 r.get("command") or "",
                 *(sig.get("errors") or []),
                 *(sig.get("failing") or []),
@@ -63,8 +67,13 @@ def journal_records(journal: Journal) -> list[dict[str, Any]]:
             when = 0
         docs.append(
             {
-                "kind": "failure", "key": str(r["id"]), "path": first.get("path"),
-                "symbol": first.get("qualname"), "title": title[:300], "body": body, "time": int(when),
+                "kind": "failure",
+                "key": str(r["id"]),
+                "path": first.get("path"),
+                "symbol": first.get("qualname"),
+                "title": title[:300],
+                "body": body,
+                "time": int(when),
             }
         )
     return docs
@@ -149,12 +158,17 @@ QUANTIZE = Stage(
     description="int8 and bit-sliced 1-bit SimHash codes of the 256-d Matryoshka prefix",
 )
 
+
 def run_firewall(ctx: StageContext) -> StageResult:
-    arrays, meta = train_firewall_lm(ctx.input("symbols"), ctx.input("commits"), ctx.config.firewall)
+    arrays, meta = train_firewall_lm(
+        ctx.input("symbols"), ctx.input("commits"), ctx.config.firewall
+    )
     out = ctx.output_dir("firewall_lm")
     for name, arr in arrays.items():
         np.save(out / f"{name}.npy", arr, allow_pickle=False)
-    (out / "meta.json").write_text(json.dumps(meta, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    (out / "meta.json").write_text(
+        json.dumps(meta, indent=2, sort_keys=True) + "\n", encoding="utf-8"
+    )
     return StageResult(stats={"active": meta["active"], "corpus_chars": meta["corpus_chars"]})
 
 

@@ -78,7 +78,9 @@ class IndexReport:
         }
 
 
-def fingerprint(stage: Stage, config: Config, source_value: str | None, inputs: dict[str, str], extra: str) -> str:
+def fingerprint(
+    stage: Stage, config: Config, source_value: str | None, inputs: dict[str, str], extra: str
+) -> str:
     payload = {
         "stage": stage.name,
         "version": stage.version,
@@ -135,8 +137,18 @@ def run_index(
         writer = store.begin()
         try:
             report = _run_stages(
-                ordered, git, head, tree, config, store, writer, previous,
-                rebuild=rebuild, jobs=jobs, executor_kind=executor, progress=progress,
+                ordered,
+                git,
+                head,
+                tree,
+                config,
+                store,
+                writer,
+                previous,
+                rebuild=rebuild,
+                jobs=jobs,
+                executor_kind=executor,
+                progress=progress,
             )
         except BaseException:
             writer.abort()
@@ -146,9 +158,15 @@ def run_index(
         if previous is not None and all_skipped and previous.manifest.repo_head == head:
             writer.abort()
             return IndexReport(
-                store=store.root, generation=previous.name, path=previous.path, head=head,
-                up_to_date=True, shallow=shallow, seconds=time.perf_counter() - started,
-                stages=reports, warnings=warnings,
+                store=store.root,
+                generation=previous.name,
+                path=previous.path,
+                head=head,
+                up_to_date=True,
+                shallow=shallow,
+                seconds=time.perf_counter() - started,
+                stages=reports,
+                warnings=warnings,
             )
         indexed_range: dict[str, Any] = {"head": head}
         for rec in records.values():
@@ -173,8 +191,15 @@ def run_index(
             raise
         store.collect(keep=config.index.keep_generations)
     return IndexReport(
-        store=store.root, generation=gen.name, path=gen.path, head=head, up_to_date=False,
-        shallow=shallow, seconds=time.perf_counter() - started, stages=reports, warnings=warnings,
+        store=store.root,
+        generation=gen.name,
+        path=gen.path,
+        head=head,
+        up_to_date=False,
+        shallow=shallow,
+        seconds=time.perf_counter() - started,
+        stages=reports,
+        warnings=warnings,
     )
 
 
@@ -209,10 +234,19 @@ def _run_stages(
             source_value = {"tree": tree, "head": head, None: None}[stage.source]
             inputs_fp = {name: sha_of[name] for name in stage.inputs}
             ctx = StageContext(
-                stage=stage, git=git, head=head, tree=tree, config=config,
-                jobs=executor.jobs, executor=executor, progress=progress,
-                store_root=store.root, rebuild=rebuild, previous_generation=previous,
-                _inputs=load_input, _output_dir=lambda name: writer.tmp / artifact(name).file,
+                stage=stage,
+                git=git,
+                head=head,
+                tree=tree,
+                config=config,
+                jobs=executor.jobs,
+                executor=executor,
+                progress=progress,
+                store_root=store.root,
+                rebuild=rebuild,
+                previous_generation=previous,
+                _inputs=load_input,
+                _output_dir=lambda name: writer.tmp / artifact(name).file,
             )
             extra = stage.extra(ctx) if stage.extra is not None else ""
             fp = fingerprint(stage, config, source_value, inputs_fp, extra)
@@ -228,8 +262,13 @@ def _run_stages(
             ):
                 outputs = {name: writer.carry(previous, name) for name in stage.outputs}
                 rec = StageRecord(
-                    version=stage.version, fingerprint=fp, outputs=outputs,
-                    seconds=0.0, skipped=True, state=prev_rec.state, stats=prev_rec.stats,
+                    version=stage.version,
+                    fingerprint=fp,
+                    outputs=outputs,
+                    seconds=0.0,
+                    skipped=True,
+                    state=prev_rec.state,
+                    stats=prev_rec.stats,
                 )
                 skipped = True
             else:
@@ -245,7 +284,11 @@ def _run_stages(
                         f"stage {stage.name!r} failed: {type(exc).__name__}: {exc}",
                         hint="the previous index is still live; rerun with --rebuild, or report this",
                     ) from exc
-                missing = [n for n in stage.outputs if artifact(n).format != "dir" and n not in result.tables]
+                missing = [
+                    n
+                    for n in stage.outputs
+                    if artifact(n).format != "dir" and n not in result.tables
+                ]
                 if missing:
                     raise StageError(f"stage {stage.name!r} did not produce {', '.join(missing)}")
                 outputs = {}
@@ -256,9 +299,13 @@ def _run_stages(
                         outputs[name] = writer.write_table(name, result.tables[name])
                         tables[name] = result.tables[name]
                 rec = StageRecord(
-                    version=stage.version, fingerprint=fp, outputs=outputs,
-                    seconds=round(time.perf_counter() - t0, 4), skipped=False,
-                    state=result.state, stats=result.stats,
+                    version=stage.version,
+                    fingerprint=fp,
+                    outputs=outputs,
+                    seconds=round(time.perf_counter() - t0, 4),
+                    skipped=False,
+                    state=result.state,
+                    stats=result.stats,
                 )
                 skipped = False
             for name, info in outputs.items():
@@ -266,8 +313,11 @@ def _run_stages(
             records[stage.name] = rec
             reports.append(
                 StageReport(
-                    name=stage.name, skipped=skipped, seconds=time.perf_counter() - t0,
-                    rows={n: o.rows for n, o in outputs.items()}, stats=rec.stats,
+                    name=stage.name,
+                    skipped=skipped,
+                    seconds=time.perf_counter() - t0,
+                    rows={n: o.rows for n, o in outputs.items()},
+                    stats=rec.stats,
                 )
             )
     finally:

@@ -105,14 +105,24 @@ class StageContext:
         None on the first run, on `--rebuild`, or when the stage's version changed."""
         rec = self.previous_record
         gen = self.previous_generation
-        if rec is None or gen is None or rec.version != self.stage.version or name not in rec.outputs:
+        if (
+            rec is None
+            or gen is None
+            or rec.version != self.stage.version
+            or name not in rec.outputs
+        ):
             return None
         return gen.table(name)
 
     def previous_path(self, name: str) -> Path | None:
         rec = self.previous_record
         gen = self.previous_generation
-        if rec is None or gen is None or rec.version != self.stage.version or name not in rec.outputs:
+        if (
+            rec is None
+            or gen is None
+            or rec.version != self.stage.version
+            or name not in rec.outputs
+        ):
             return None
         return gen.file(name)
 
@@ -121,7 +131,14 @@ class StageContext:
             raise KeyError(f"stage {self.stage.name!r} did not declare output {name!r}")
         return self._output_dir(name)
 
-    def map(self, fn: Callable[[Any], Any], items: Iterable[Any], *, label: str, total: int | None = None) -> Iterator[Any]:
+    def map(
+        self,
+        fn: Callable[[Any], Any],
+        items: Iterable[Any],
+        *,
+        label: str,
+        total: int | None = None,
+    ) -> Iterator[Any]:
         """Run `fn` over items on the executor, reporting progress; results in input order."""
         with self.progress.task(f"{self.stage.name}: {label}", total=total) as task:
             for result in self.executor.map(fn, items):

@@ -72,7 +72,9 @@ def run_chunk(ctx: StageContext) -> StageResult:
     reused = None
     prev_symbols = ctx.previous("symbols")
     if prev_symbols is not None and reused_paths:
-        reused = prev_symbols.filter(pc.is_in(prev_symbols["path"], value_set=pa.array(reused_paths)))
+        reused = prev_symbols.filter(
+            pc.is_in(prev_symbols["path"], value_set=pa.array(reused_paths))
+        )
 
     resolve_file_imports(file_rows, {r["path"] for r in file_rows})
     tables = build_tables(file_rows, new_symbols, reused)
@@ -86,7 +88,9 @@ def run_chunk(ctx: StageContext) -> StageResult:
         "parsed": len(todo),
         "reused": len(reused_paths),
         "symbols": tables["symbols"].num_rows,
-        "symbols_by_language": {str(k): v for k, v in sorted(languages.items(), key=lambda kv: str(kv[0]))},
+        "symbols_by_language": {
+            str(k): v for k, v in sorted(languages.items(), key=lambda kv: str(kv[0]))
+        },
     }
     return StageResult(tables=tables, stats=stats)
 

@@ -28,7 +28,8 @@ MAX_DIFF_LINES = 12
 
 def _changed_lines(diff: str) -> list[str]:
     return [
-        line for line in diff.splitlines()
+        line
+        for line in diff.splitlines()
         if line[:1] in "+-" and not line.startswith(("+++", "---")) and line[1:].strip()
     ]
 
@@ -52,7 +53,9 @@ class AntiContext:
         self.warnings = found
         return out
 
-    def views(self, index: ServeIndex, embed) -> tuple[list[FailureView], dict[int | str, FailureWarning]]:
+    def views(
+        self, index: ServeIndex, embed
+    ) -> tuple[list[FailureView], dict[int | str, FailureWarning]]:
         """FailureViews and their render details, rebuilt when the journal or generation changes."""
         sig = (self.journal.signature(), index.name)
         with self._lock:
@@ -62,15 +65,37 @@ class AntiContext:
             details: dict[int | str, FailureWarning] = {}
             for f in self._journal_failures():
                 text = "\n".join(
-                    x for x in (f.notes or "", f.signature.text(), "\n".join(_changed_lines(f.diff)), f.command or "") if x
+                    x
+                    for x in (
+                        f.notes or "",
+                        f.signature.text(),
+                        "\n".join(_changed_lines(f.diff)),
+                        f.command or "",
+                    )
+                    if x
                 )
-                views.append(FailureView(id=f.id, targets=f.targets, text_terms=Counter(tokenize(text)), vector=embed(text)))
+                views.append(
+                    FailureView(
+                        id=f.id,
+                        targets=f.targets,
+                        text_terms=Counter(tokenize(text)),
+                        vector=embed(text),
+                    )
+                )
                 details[f.id] = FailureWarning(
-                    failure_id=f.id, score=0.0, reasons=[], targets=[_label(t) for t in f.targets],
-                    date=(f.last_seen or "")[:10] or None, occurrences=f.occurrences, exit_code=f.exit_code,
-                    command=f.command, tried=f.notes or "", errors=list(f.signature.errors[:3]),
+                    failure_id=f.id,
+                    score=0.0,
+                    reasons=[],
+                    targets=[_label(t) for t in f.targets],
+                    date=(f.last_seen or "")[:10] or None,
+                    occurrences=f.occurrences,
+                    exit_code=f.exit_code,
+                    command=f.command,
+                    tried=f.notes or "",
+                    errors=list(f.signature.errors[:3]),
                     failing_tests=list(f.signature.failing[:3]),
-                    diff_excerpt="\n".join(_changed_lines(f.diff)[:MAX_DIFF_LINES]), source="journal",
+                    diff_excerpt="\n".join(_changed_lines(f.diff)[:MAX_DIFF_LINES]),
+                    source="journal",
                 )
             for view, detail in self._reverts(index, embed):
                 views.append(view)
@@ -90,19 +115,30 @@ class AntiContext:
                 continue
             orig = index.commits[full]
             touches = by_sha.get(full, [])
-            targets = tuple(dict.fromkeys(
-                (t["head_path"], None if t["qualname"] in (None, "<module>") else t["qualname"]) for t in touches
-            ))
+            targets = tuple(
+                dict.fromkeys(
+                    (t["head_path"], None if t["qualname"] in (None, "<module>") else t["qualname"])
+                    for t in touches
+                )
+            )
             diff = [ln for t in touches for ln in _changed_lines(t["excerpt"] or "")]
             text = f"{orig['subject']}\n{c['subject']}\n" + "\n".join(diff)
             fid = f"revert:{full[:10]}"
             yield (
-                FailureView(id=fid, targets=targets, text_terms=Counter(tokenize(text)), vector=embed(text)),
+                FailureView(
+                    id=fid, targets=targets, text_terms=Counter(tokenize(text)), vector=embed(text)
+                ),
                 FailureWarning(
-                    failure_id=fid, score=0.0, reasons=[], targets=[_label(t) for t in targets],
-                    date=iso_date(c["author_time"]), occurrences=1, command=None,
+                    failure_id=fid,
+                    score=0.0,
+                    reasons=[],
+                    targets=[_label(t) for t in targets],
+                    date=iso_date(c["author_time"]),
+                    occurrences=1,
+                    command=None,
                     tried=f"{orig['subject']} ({full[:10]}), reverted by {sha[:10]}: {c['subject']}",
-                    diff_excerpt="\n".join(diff[:MAX_DIFF_LINES]), source="revert",
+                    diff_excerpt="\n".join(diff[:MAX_DIFF_LINES]),
+                    source="revert",
                 ),
             )
 
@@ -115,27 +151,43 @@ class AntiContext:
             out.append(d)
         return out
 
-    def for_search(self, index, embed, terms, qvec, idf, retrieved: Sequence[RetrievedItem], cfg: GraveyardConfig):
+    def for_search(
+        self,
+        index,
+        embed,
+        terms,
+        qvec,
+        idf,
+        retrieved: Sequence[RetrievedItem],
+        cfg: GraveyardConfig,
+    ):
         views, details = self.views(index, embed)
         if not views:
             return []
         return self._warnings(match_search(terms, qvec, idf, retrieved, views, cfg), details)
 
-    def for_preflight(self, index, embed, path, qualname, terms, qvec, idf, retrieved, cfg: GraveyardConfig):
+    def for_preflight(
+        self, index, embed, path, qualname, terms, qvec, idf, retrieved, cfg: GraveyardConfig
+    ):
         views, details = self.views(index, embed)
         if not views:
             return []
-        return self._warnings(match_preflight(path, qualname, terms, qvec, idf, views, cfg, retrieved), details)
+        return self._warnings(
+            match_preflight(path, qualname, terms, qvec, idf, views, cfg, retrieved), details
+        )
 
     # ------------------------------------------------------------------ invariants
 
     def rules(self, path: str, qualname: str | None = None) -> list[InvariantHit]:
-        found = self.invariants.match(path, qualname) if qualname else self.invariants.match_file(path)
-        return [InvariantHit(id=i.id, severity=i.severity, scope=i.scope, description=i.description) for i in found]
+        found = (
+            self.invariants.match(path, qualname) if qualname else self.invariants.match_file(path)
+        )
+        return [
+            InvariantHit(id=i.id, severity=i.severity, scope=i.scope, description=i.description)
+            for i in found
+        ]
 
 
 def _label(target: tuple[str, str | None]) -> str:
     path, qual = target
     return f"{path}::{qual}" if qual else path
-
-

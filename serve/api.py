@@ -31,7 +31,9 @@ def symbols_rows(index_dir: Path) -> Any:
         return ()
     if gen is None:
         return ()
-    return gen.table("symbols", columns=["path", "qualname", "kind", "parent", "start_line", "end_line"])
+    return gen.table(
+        "symbols", columns=["path", "qualname", "kind", "parent", "start_line", "end_line"]
+    )
 
 
 def record_failure(
@@ -51,14 +53,24 @@ def record_failure(
         if not isinstance(value, str):
             raise InputError(f"{name} must be text")
         if len(value) > MAX_PAYLOAD_CHARS:
-            raise InputError(f"{name} is over {MAX_PAYLOAD_CHARS:,} characters; send the relevant part")
+            raise InputError(
+                f"{name} is over {MAX_PAYLOAD_CHARS:,} characters; send the relevant part"
+            )
     if not (attempted_diff.strip() or error_trace.strip() or (notes or "").strip()):
         raise InputError("a failed attempt needs at least a diff, an error trace or notes")
     path = repo_relative(repo_root, file_path) if file_path else None
     cfg = Config.load(index_dir).graveyard
     record = build_failure_record(
-        path, attempted_diff, error_trace, notes, symbol_name, command, exit_code,
-        symbols_rows(index_dir), cfg=cfg, source="api",
+        path,
+        attempted_diff,
+        error_trace,
+        notes,
+        symbol_name,
+        command,
+        exit_code,
+        symbols_rows(index_dir),
+        cfg=cfg,
+        source="api",
         repo_root=str(repo_root) if repo_root is not None else None,
     )
     if recorded_at:
@@ -69,15 +81,25 @@ def record_failure(
     fid = written["target"] if written.get("op") == "occurrence" else written["id"]
     failure = next(f for f in load_failures(journal) if f.id == fid)
     return FailureWarning(
-        failure_id=failure.id, score=0.0, reasons=["recorded"],
-        targets=[f"{p}::{q}" if q else p for p, q in failure.targets], date=failure.last_seen[:10] or None,
-        occurrences=failure.occurrences, exit_code=failure.exit_code, command=failure.command,
-        tried=failure.notes or "", errors=list(failure.signature.errors[:3]),
+        failure_id=failure.id,
+        score=0.0,
+        reasons=["recorded"],
+        targets=[f"{p}::{q}" if q else p for p, q in failure.targets],
+        date=failure.last_seen[:10] or None,
+        occurrences=failure.occurrences,
+        exit_code=failure.exit_code,
+        command=failure.command,
+        tried=failure.notes or "",
+        errors=list(failure.signature.errors[:3]),
         failing_tests=list(failure.signature.failing[:3]),
     )
 
 
-def record_invariant(index_dir: Path, rule_id: str, scope: str, description: str, severity: str = "high") -> InvariantHit:
+def record_invariant(
+    index_dir: Path, rule_id: str, scope: str, description: str, severity: str = "high"
+) -> InvariantHit:
     Store(index_dir).ensure()
     inv = InvariantStore.in_strata(index_dir).add(rule_id, scope, description, severity or "high")
-    return InvariantHit(id=inv.id, severity=inv.severity, scope=inv.scope, description=inv.description)
+    return InvariantHit(
+        id=inv.id, severity=inv.severity, scope=inv.scope, description=inv.description
+    )

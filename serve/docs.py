@@ -136,5 +136,3 @@ class DocTable:
     def warm(self) -> None:
         for attr in ("by_symbol_id", "by_sha", "by_path", "by_name", "_texts"):
             getattr(self, attr)
-
-

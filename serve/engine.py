@@ -27,7 +27,9 @@ from .search import Ranked, Searcher, SearchResult
 
 
 class Engine:
-    def __init__(self, store_root: Path, *, repo_root: Path | None = None, config: Config | None = None) -> None:
+    def __init__(
+        self, store_root: Path, *, repo_root: Path | None = None, config: Config | None = None
+    ) -> None:
         self.store = Store(store_root)
         self.repo_root = repo_root
         self.config = config or Config.load(store_root)
@@ -57,7 +59,9 @@ class Engine:
         return self._state[1]
 
     @classmethod
-    def open(cls, store_root: Path, *, repo_root: Path | None = None, config: Config | None = None) -> Engine:
+    def open(
+        cls, store_root: Path, *, repo_root: Path | None = None, config: Config | None = None
+    ) -> Engine:
         return cls(store_root, repo_root=repo_root, config=config)
 
     @property
@@ -92,7 +96,9 @@ class Engine:
     ) -> SearchResult:
         index, searcher, check = self._state
         if searcher is None:
-            raise IndexCorrupt(f"{index.name}: this index has no documents", hint="run `gitstrata index --rebuild`")
+            raise IndexCorrupt(
+                f"{index.name}: this index has no documents", hint="run `gitstrata index --rebuild`"
+            )
         if not isinstance(query, str) or not query.strip():
             raise InputError("the query is empty")
         path = _filter_path(self.repo_root, file_path) if file_path else None
@@ -101,7 +107,11 @@ class Engine:
         if mode == "full":
             t0 = time.perf_counter()
             resp = result.response
-            qvec = result.query_vec if result.query_vec is not None else searcher.embedder.embed_query(query)
+            qvec = (
+                result.query_vec
+                if result.query_vec is not None
+                else searcher.embedder.embed_query(query)
+            )
             gcfg = graveyard or self.config.graveyard
             terms = query_terms(query)
             retrieved = self._retrieved(index, result.ranked)
@@ -111,21 +121,34 @@ class Engine:
             # "what else changes when I change X": X is about to change, as in a preflight of X
             for anchor in sorted(result.anchors):
                 more = self.anti.for_preflight(
-                    index, searcher.embedder.embed_query, anchor, None, terms, qvec, searcher.idf, retrieved, gcfg
+                    index,
+                    searcher.embedder.embed_query,
+                    anchor,
+                    None,
+                    terms,
+                    qvec,
+                    searcher.idf,
+                    retrieved,
+                    gcfg,
                 )
                 seen = {w.failure_id for w in resp.warnings}
                 resp.warnings += [w for w in more if w.failure_id not in seen]
             if path is not None and not any(c in path for c in "*?["):
                 resp.invariants = self.anti.rules(path)
             resp.latency_ms["anticontext"] = round((time.perf_counter() - t0) * 1000, 3)
-            resp.latency_ms["total"] = round(resp.latency_ms.get("total", 0) + resp.latency_ms["anticontext"], 3)
+            resp.latency_ms["total"] = round(
+                resp.latency_ms.get("total", 0) + resp.latency_ms["anticontext"], 3
+            )
         result.response = scrub_model(result.response)
         if check is not None and mode == "full":
             resp = result.response
             # the repository's own text is what the model was trained on; text written from
             # outside (failed attempts recorded by agents and tools) is what it checks
             resp.firewall = check.notes(
-                [(f"failed attempt {w.failure_id}", f"{w.tried}\n{w.diff_excerpt}") for w in resp.warnings]
+                [
+                    (f"failed attempt {w.failure_id}", f"{w.tried}\n{w.diff_excerpt}")
+                    for w in resp.warnings
+                ]
             )
         return result
 
@@ -133,12 +156,20 @@ class Engine:
         cached = getattr(self, "_lite_cfg", None)
         if cached is None or cached[0] is not cfg:
             lite = cfg.model_copy(
-                update={"reranker": False, "graph_path": False, "w_vec": 0.0, "attach_commits": 0, "path_depth": 20}
+                update={
+                    "reranker": False,
+                    "graph_path": False,
+                    "w_vec": 0.0,
+                    "attach_commits": 0,
+                    "path_depth": 20,
+                }
             )
             self._lite_cfg = cached = (cfg, lite)
         return cached[1]
 
-    def _retrieved(self, index: ServeIndex, ranked: list[Ranked], depth: int = 10) -> list[RetrievedItem]:
+    def _retrieved(
+        self, index: ServeIndex, ranked: list[Ranked], depth: int = 10
+    ) -> list[RetrievedItem]:
         head = [x for x in ranked if x.kind in ("symbol", "commit")][:depth]
         top = max((x.score for x in head), default=0.0) or 1.0
         out = []
@@ -146,18 +177,32 @@ class Engine:
             touched: tuple = ()
             bulk = False
             if x.kind == "commit" and x.sha:
-                touched = tuple(dict.fromkeys(
-                    (t["head_path"], t["qualname"]) for t in index.touches_by_sha.get(x.sha, []) if t["qualname"]
-                ))
+                touched = tuple(
+                    dict.fromkeys(
+                        (t["head_path"], t["qualname"])
+                        for t in index.touches_by_sha.get(x.sha, [])
+                        if t["qualname"]
+                    )
+                )
                 bulk = bool(index.commits.get(x.sha, {}).get("bulk"))
-            out.append(RetrievedItem(
-                kind=x.kind, rank=rank, score=max(0.0, x.score) / top, path=x.path,
-                qualname=None if x.qualname == "<module>" else x.qualname, intent=x.intent,
-                symbols_touched=touched, bulk=bulk, id=(x.sha or "")[:10] or None,
-            ))
+            out.append(
+                RetrievedItem(
+                    kind=x.kind,
+                    rank=rank,
+                    score=max(0.0, x.score) / top,
+                    path=x.path,
+                    qualname=None if x.qualname == "<module>" else x.qualname,
+                    intent=x.intent,
+                    symbols_touched=touched,
+                    bulk=bulk,
+                    id=(x.sha or "")[:10] or None,
+                )
+            )
         return out
 
-    def search(self, query: str, top_k: int = 10, *, file_path: str | None = None, mode: str = "full") -> SearchResponse:
+    def search(
+        self, query: str, top_k: int = 10, *, file_path: str | None = None, mode: str = "full"
+    ) -> SearchResponse:
         return self.search_result(query, top_k, file_path=file_path, mode=mode).response
 
     def preflight(
@@ -177,15 +222,24 @@ class Engine:
             result = searcher.search(query, cfg.related_limit + 3, self._lite(cfg))
             retrieved = self._retrieved(index, result.ranked)
             own = {target.symbol_id}
-            report.related = [h for h in result.response.hits if h.key not in own][: cfg.related_limit]
+            report.related = [h for h in result.response.hits if h.key not in own][
+                : cfg.related_limit
+            ]
             for i, h in enumerate(report.related, start=1):
                 h.rank = i
             if report.found or target is not None:
                 terms = query_terms(intended_change) if intended_change else []
                 qvec = searcher.embedder.embed_query(intended_change) if intended_change else None
                 report.warnings = self.anti.for_preflight(
-                    index, searcher.embedder.embed_query, path, qualname, terms, qvec, searcher.idf,
-                    retrieved, self.config.graveyard,
+                    index,
+                    searcher.embedder.embed_query,
+                    path,
+                    qualname,
+                    terms,
+                    qvec,
+                    searcher.idf,
+                    retrieved,
+                    self.config.graveyard,
                 )
         if index.symbols_by_path.get(path) is not None or report.found:
             report.invariants = self.anti.rules(path, qualname)
@@ -193,7 +247,10 @@ class Engine:
         report = scrub_model(report)
         if check is not None:
             report.firewall = check.notes(
-                [(f"failed attempt {w.failure_id}", f"{w.tried}\n{w.diff_excerpt}") for w in report.warnings]
+                [
+                    (f"failed attempt {w.failure_id}", f"{w.tried}\n{w.diff_excerpt}")
+                    for w in report.warnings
+                ]
             )
         report.latency_ms = round((time.perf_counter() - t0) * 1000, 3)
         return report

@@ -81,7 +81,9 @@ def spread_activation(
     return out
 
 
-def slot_budget(ranked: Sequence[int], is_commit: Callable[[int], bool], *, cap: int, window: int = 5) -> list[int]:
+def slot_budget(
+    ranked: Sequence[int], is_commit: Callable[[int], bool], *, cap: int, window: int = 5
+) -> list[int]:
     """At most `cap` commits in the first `window` positions; the excess is deferred to just
     after the window in its original order, never dropped."""
     head: list[int] = []

@@ -70,11 +70,22 @@ class ServeIndex:
     @cached_property
     def symbols(self) -> list[SymbolRow]:
         cols = [
-            "symbol_id", "path", "qualname", "name", "kind", "parent",
-            "start_line", "end_line", "signature", "docstring", "language",
+            "symbol_id",
+            "path",
+            "qualname",
+            "name",
+            "kind",
+            "parent",
+            "start_line",
+            "end_line",
+            "signature",
+            "docstring",
+            "language",
         ]
         data = _columns(self.table("symbols", columns=cols), cols)
-        return [SymbolRow(i, *vals) for i, vals in enumerate(zip(*(data[c] for c in cols), strict=True))]
+        return [
+            SymbolRow(i, *vals) for i, vals in enumerate(zip(*(data[c] for c in cols), strict=True))
+        ]
 
     @cached_property
     def symbols_by_path(self) -> dict[str, list[SymbolRow]]:
@@ -96,7 +107,10 @@ class ServeIndex:
         if not self.has("files"):
             return {}
         t = self.table("files", columns=["path", "imports_resolved"])
-        return {p: set(i or ()) for p, i in zip(t["path"].to_pylist(), t["imports_resolved"].to_pylist(), strict=True)}
+        return {
+            p: set(i or ())
+            for p, i in zip(t["path"].to_pylist(), t["imports_resolved"].to_pylist(), strict=True)
+        }
 
     def symbol_code(self, row: int) -> str:
         return self.table("symbols", columns=["code"])["code"][row].as_py() or ""
@@ -107,7 +121,17 @@ class ServeIndex:
     def commits(self) -> dict[str, dict[str, Any]]:
         if not self.has("commits"):
             return {}
-        cols = ["sha", "author_time", "subject", "intent", "files", "symbols", "bulk", "reverted_sha", "tickets"]
+        cols = [
+            "sha",
+            "author_time",
+            "subject",
+            "intent",
+            "files",
+            "symbols",
+            "bulk",
+            "reverted_sha",
+            "tickets",
+        ]
         data = _columns(self.table("commits", columns=cols), cols)
         out = {}
         for i, sha in enumerate(data["sha"]):
@@ -127,7 +151,16 @@ class ServeIndex:
     def _touches_grouped(self, key: str) -> dict[str, list[dict[str, Any]]]:
         if not self.has("touches"):
             return {}
-        cols = ["sha", "commit_time", "head_path", "symbol_id", "qualname", "added", "removed", "excerpt"]
+        cols = [
+            "sha",
+            "commit_time",
+            "head_path",
+            "symbol_id",
+            "qualname",
+            "added",
+            "removed",
+            "excerpt",
+        ]
         t = self.table("touches", columns=cols)
         data = _columns(t, cols)
         out: dict[str, list[dict[str, Any]]] = defaultdict(list)
@@ -149,7 +182,16 @@ class ServeIndex:
     def blame_by_symbol(self) -> dict[str, list[dict[str, Any]]]:
         if not self.has("blame"):
             return {}
-        cols = ["symbol_id", "sha", "lines", "symbol_lines", "intent", "load_bearing", "load_bearing_share", "author_time"]
+        cols = [
+            "symbol_id",
+            "sha",
+            "lines",
+            "symbol_lines",
+            "intent",
+            "load_bearing",
+            "load_bearing_share",
+            "author_time",
+        ]
         t = self.table("blame", columns=cols)
         data = _columns(t, cols)
         out: dict[str, list[dict[str, Any]]] = defaultdict(list)
@@ -200,8 +242,16 @@ class ServeIndex:
     def warm(self) -> None:
         """Build every lookup now (a server calls this once at start)."""
         for attr in (
-            "symbols_by_path", "symbol_by_id", "paths", "file_imports", "commits",
-            "touches_by_symbol", "touches_by_path", "touches_by_sha", "blame_by_symbol", "coupling_files",
+            "symbols_by_path",
+            "symbol_by_id",
+            "paths",
+            "file_imports",
+            "commits",
+            "touches_by_symbol",
+            "touches_by_path",
+            "touches_by_sha",
+            "blame_by_symbol",
+            "coupling_files",
             "coupling_symbols",
         ):
             getattr(self, attr)

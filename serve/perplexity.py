@@ -29,7 +29,9 @@ def load_model(gen: Generation) -> TrigramModel | None:
         meta = json.loads((folder / "meta.json").read_text(encoding="utf-8"))
         arrays = {n: np.load(folder / f"{n}.npy", allow_pickle=False) for n in ("tri", "bi", "uni")}
     except (OSError, ValueError) as exc:
-        raise IndexCorrupt(f"{folder}: unreadable firewall model ({exc})", hint="run `gitstrata index --rebuild`") from None
+        raise IndexCorrupt(
+            f"{folder}: unreadable firewall model ({exc})", hint="run `gitstrata index --rebuild`"
+        ) from None
     model = TrigramModel.from_state(arrays, meta)
     return model if model.active else None
 

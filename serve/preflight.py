@@ -22,9 +22,15 @@ LOAD_BEARING = frozenset({"bugfix", "security", "revert"})
 def commit_ref(index: ServeIndex, sha: str, fallback_time=None) -> CommitRef:
     c = index.commits.get(sha)
     if c is None:
-        return CommitRef(sha=sha, short=sha[:10], date=iso_date(fallback_time), intent="unknown", subject="")
+        return CommitRef(
+            sha=sha, short=sha[:10], date=iso_date(fallback_time), intent="unknown", subject=""
+        )
     return CommitRef(
-        sha=sha, short=sha[:10], date=iso_date(c["author_time"]), intent=c["intent"], subject=c["subject"] or ""
+        sha=sha,
+        short=sha[:10],
+        date=iso_date(c["author_time"]),
+        intent=c["intent"],
+        subject=c["subject"] or "",
     )
 
 
@@ -88,9 +94,14 @@ def build_preflight(
         return report, None
     if target.qualname != MODULE_SYMBOL or not symbol:
         report.context = SymbolContext(
-            path=target.path, qualname=target.qualname, kind=target.kind,
-            start_line=target.start_line, end_line=target.end_line,
-            signature=target.signature or "", docstring=target.docstring or "", language=target.language,
+            path=target.path,
+            qualname=target.qualname,
+            kind=target.kind,
+            start_line=target.start_line,
+            end_line=target.end_line,
+            signature=target.signature or "",
+            docstring=target.docstring or "",
+            language=target.language,
         )
     _ownership(index, target, report)
     _history(index, target, report, whole_file=not symbol, limit=cfg.history_limit)
@@ -117,9 +128,13 @@ def _ownership(index: ServeIndex, target: SymbolRow, report: PreflightReport) ->
     report.load_bearing_share = round(report.load_bearing_lines / total, 4) if total else 0.0
 
 
-def _history(index: ServeIndex, target: SymbolRow, report: PreflightReport, *, whole_file: bool, limit: int) -> None:
+def _history(
+    index: ServeIndex, target: SymbolRow, report: PreflightReport, *, whole_file: bool, limit: int
+) -> None:
     touches = (
-        index.touches_by_path.get(target.path, []) if whole_file else index.touches_by_symbol.get(target.symbol_id, [])
+        index.touches_by_path.get(target.path, [])
+        if whole_file
+        else index.touches_by_symbol.get(target.symbol_id, [])
     )
     merged: dict[str, HistoryEntry] = {}
     order: list[str] = []
@@ -129,7 +144,9 @@ def _history(index: ServeIndex, target: SymbolRow, report: PreflightReport, *, w
         if entry is None:
             if len(order) >= limit:
                 continue
-            entry = HistoryEntry(commit=commit_ref(index, sha, t["commit_time"]), added=0, removed=0)
+            entry = HistoryEntry(
+                commit=commit_ref(index, sha, t["commit_time"]), added=0, removed=0
+            )
             merged[sha] = entry
             order.append(sha)
         entry.added += t["added"] or 0
@@ -154,13 +171,24 @@ def _excerpt_lines(text: str) -> list[str]:
 def _coupling(index: ServeIndex, target: SymbolRow, report: PreflightReport, *, limit: int) -> None:
     for r in index.coupling_files.get(target.path, [])[:limit]:
         report.coupling.append(
-            Coupling(path=r["dst"], weight=round(r["weight"], 4), confidence=round(r["confidence"], 4),
-                     co_commits=r["co_commits"], hidden=bool(r["hidden"]))
+            Coupling(
+                path=r["dst"],
+                weight=round(r["weight"], 4),
+                confidence=round(r["confidence"], 4),
+                co_commits=r["co_commits"],
+                hidden=bool(r["hidden"]),
+            )
         )
     if target.qualname == MODULE_SYMBOL:
         return
     for r in index.coupling_symbols.get(target.symbol_id, [])[: max(0, limit // 2)]:
         report.symbol_coupling.append(
-            Coupling(path=r["dst_path"], symbol=r["dst_qualname"], weight=round(r["weight"], 4),
-                     confidence=round(r["confidence"], 4), co_commits=r["co_commits"], hidden=bool(r["hidden"]))
+            Coupling(
+                path=r["dst_path"],
+                symbol=r["dst_qualname"],
+                weight=round(r["weight"], 4),
+                confidence=round(r["confidence"], 4),
+                co_commits=r["co_commits"],
+                hidden=bool(r["hidden"]),
+            )
         )

@@ -146,14 +146,17 @@ def render_preflight(report: PreflightReport, *, budget: int | None = 2000) -> s
     ctx = report.context
     if ctx is not None:
         lines.append(Line("<ast_context>", FRAME))
-        lines.append(Line(f"  {ctx.kind} {ctx.qualname}  {ctx.path}:L{ctx.start_line}-L{ctx.end_line}", MUST))
+        lines.append(
+            Line(f"  {ctx.kind} {ctx.qualname}  {ctx.path}:L{ctx.start_line}-L{ctx.end_line}", MUST)
+        )
         if ctx.signature:
             lines.append(Line(f"  signature: {_one_line(ctx.signature, 300)}", HIGH))
         if ctx.docstring:
             lines.append(Line(f"  doc: {_one_line(ctx.docstring, 200)}", MID))
         if report.ownership:
             owners = ", ".join(
-                f"{o.commit.short} [{o.commit.intent}] {_pct(o.share)}" for o in report.ownership[:4]
+                f"{o.commit.short} [{o.commit.intent}] {_pct(o.share)}"
+                for o in report.ownership[:4]
             )
             lines.append(Line(f"  blame ownership: {owners}", HIGH))
         lines.append(Line("</ast_context>", FRAME))
@@ -181,7 +184,10 @@ def render_preflight(report: PreflightReport, *, budget: int | None = 2000) -> s
             weight = HIGH if c.intent in ("bugfix", "security", "revert") else MID
             weight -= min(i, 10)  # older entries go first
             lines.append(
-                Line(f"  {c.date} {c.short} [{c.intent}] {_one_line(c.subject, 140)} (+{h.added} -{h.removed})", weight)
+                Line(
+                    f"  {c.date} {c.short} [{c.intent}] {_one_line(c.subject, 140)} (+{h.added} -{h.removed})",
+                    weight,
+                )
             )
             for ex in h.excerpt[:6]:
                 lines.append(Line(f"      {ex[:180]}", max(LEAST, weight - 25 - (n - i == 0))))
@@ -211,7 +217,9 @@ def render_preflight(report: PreflightReport, *, budget: int | None = 2000) -> s
 
 def _hit_line(hit: Hit) -> str:
     if hit.kind == "commit":
-        return f"[commit] {hit.date or ''} {hit.key[:10]} [{hit.intent}] {_one_line(hit.title, 140)}"
+        return (
+            f"[commit] {hit.date or ''} {hit.key[:10]} [{hit.intent}] {_one_line(hit.title, 140)}"
+        )
     where = f"  ({hit.path})" if hit.path else ""
     return f"[{hit.kind}] {_one_line(hit.title, 140)}{where}"
 
@@ -226,12 +234,17 @@ def render_search(resp: SearchResponse, *, budget: int | None = 2500) -> str:
     lines += _firewall_lines(resp.firewall)
     lines.append(Line("<results>", FRAME))
     for hit in resp.hits:
-        lines.append(Line(f"  {hit.rank}. {_hit_line(hit)}  score={hit.score:.3f}", MUST - hit.rank))
+        lines.append(
+            Line(f"  {hit.rank}. {_hit_line(hit)}  score={hit.score:.3f}", MUST - hit.rank)
+        )
         for sn in hit.snippet.splitlines()[:4]:
             lines.append(Line(f"       {sn[:160]}", LOW - hit.rank))
         for ref in hit.why[:3]:
             lines.append(
-                Line(f"       why: {ref.date} {ref.short} [{ref.intent}] {_one_line(ref.subject, 120)}", MID - hit.rank)
+                Line(
+                    f"       why: {ref.date} {ref.short} [{ref.intent}] {_one_line(ref.subject, 120)}",
+                    MID - hit.rank,
+                )
             )
     lines.append(Line("</results>", FRAME))
     lines.append(Line("</gitstrata_search>", FRAME))

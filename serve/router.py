@@ -46,7 +46,9 @@ _HISTORY_CUE = re.compile(
     r"commit|commits|history|originally|fix|fixed|incident|regression|ago|used to)\b",
     re.I,
 )
-_WHY_DOES = re.compile(r"\bwhy\s+(does|is|do|are|would|should|must|can't|cannot|doesn't|isn't)\b", re.I)
+_WHY_DOES = re.compile(
+    r"\bwhy\s+(does|is|do|are|would|should|must|can't|cannot|doesn't|isn't)\b", re.I
+)
 _COUPLED = re.compile(
     r"\b(what else|which (other )?(files|code|modules)|change[sd]? (together|with (it|them))|"
     r"changes? along|alongside|usually change|co-?change|coupled|depends? on (that|this|it)|"
@@ -104,7 +106,9 @@ def is_exact(query: str) -> bool:
     )
 
 
-def classify(query: str, commit_slots: dict[str, int] | None = None, *, adaptive: bool = True) -> Route:
+def classify(
+    query: str, commit_slots: dict[str, int] | None = None, *, adaptive: bool = True
+) -> Route:
     named = named_identifiers(query)
     if not adaptive:
         cls = "general"
@@ -136,4 +140,12 @@ def classify(query: str, commit_slots: dict[str, int] | None = None, *, adaptive
     )
 
 
-DEFAULT_SLOTS = {"causal": 3, "behavioral": 2, "symptom": 2, "coupled": 0, "change": 0, "exact": 2, "general": 2}
+DEFAULT_SLOTS = {
+    "causal": 3,
+    "behavioral": 2,
+    "symptom": 2,
+    "coupled": 0,
+    "change": 0,
+    "exact": 2,
+    "general": 2,
+}

@@ -207,7 +207,9 @@ class Searcher:
         if not rows:
             return None
         # the file's best-scoring document so far, else its first symbol (module remainder last)
-        return max(rows, key=lambda r: (scores.get(r, 0.0), self.docs.qualname[r] != "<module>", -r))
+        return max(
+            rows, key=lambda r: (scores.get(r, 0.0), self.docs.qualname[r] != "<module>", -r)
+        )
 
     def _dense(self, query: str, depth: int) -> tuple[list[int], dict[int, float]]:
         q = self.embedder.embed_full([query])[0]
@@ -236,7 +238,11 @@ class Searcher:
         lat: dict[str, float] = {}
         t = time.perf_counter()
         route = classify(query, cfg.commit_slots, adaptive=cfg.adaptive_routing and mode == "full")
-        weights = {"bm25": route.w_bm25 * cfg.w_bm25, "vec": route.w_vec * cfg.w_vec, "graph": route.w_graph * cfg.w_graph}
+        weights = {
+            "bm25": route.w_bm25 * cfg.w_bm25,
+            "vec": route.w_vec * cfg.w_vec,
+            "graph": route.w_graph * cfg.w_graph,
+        }
         if mode == "bm25":
             weights = {"bm25": 1.0}
         elif mode == "dense":
@@ -303,7 +309,12 @@ class Searcher:
         t = time.perf_counter()
         activation: dict[int, float] = {}
         anchors: set[str] = set()
-        if mode == "full" and cfg.graph_path and weights.get("graph", 0) > 0 and self.graph is not None:
+        if (
+            mode == "full"
+            and cfg.graph_path
+            and weights.get("graph", 0) > 0
+            and self.graph is not None
+        ):
             prelim = td_rrf(rankings, weights, k=cfg.rrf_k)
             seeds_docs = rank_by(prelim)[:10]
             top = prelim[seeds_docs[0]] if seeds_docs else 1.0
@@ -313,7 +324,9 @@ class Searcher:
                     seeds[node] = max(seeds.get(node, 0.0), prelim[d] / top)
             if route.query_class == "coupled":
                 anchor_weights, named = self._anchor_files(query, seeds_docs)
-                if anchor_weights:  # the anchor files are the only seeds: their partners are the answer
+                if (
+                    anchor_weights
+                ):  # the anchor files are the only seeds: their partners are the answer
                     seeds = {}
                 for path, weight in anchor_weights.items():
                     node = self.graph.node_of.get(path)
@@ -341,7 +354,11 @@ class Searcher:
         fused = td_rrf(rankings, weights, k=cfg.rrf_k)
         if use_decay and fused:
             rows_arr = np.fromiter(fused, dtype=np.int64, count=len(fused))
-            mult = recency_array(self.t_now - self.docs.time[rows_arr].astype(np.float64), cfg.recency_alpha, cfg.recency_half_life_days)
+            mult = recency_array(
+                self.t_now - self.docs.time[rows_arr].astype(np.float64),
+                cfg.recency_alpha,
+                cfg.recency_half_life_days,
+            )
             for r, m in zip(rows_arr.tolist(), mult.tolist(), strict=True):
                 fused[r] *= m
                 ev(r).recency = m
@@ -357,13 +374,26 @@ class Searcher:
             head = ranked[: cfg.rerank_top_n]
             cands = [
                 Candidate(
-                    row=r, rrf=fused[r], cos=_r(evidence[r].int8_cos, 4), graph=activation.get(r, 0.0),
-                    kind=self.docs.kind[r], intent=self.docs.intent[r],
+                    row=r,
+                    rrf=fused[r],
+                    cos=_r(evidence[r].int8_cos, 4),
+                    graph=activation.get(r, 0.0),
+                    kind=self.docs.kind[r],
+                    intent=self.docs.intent[r],
                 )
                 for r in head
             ]
             weights_rr = COUPLED_RERANK if route.query_class == "coupled" else None
-            scored = rerank(cands, query, terms, self.idf, self.docs.terms, self.docs.text, route.prefer, weights_rr)
+            scored = rerank(
+                cands,
+                query,
+                terms,
+                self.idf,
+                self.docs.terms,
+                self.docs.text,
+                route.prefer,
+                weights_rr,
+            )
             for c in scored:
                 evidence[c.row].rerank = c.rerank
                 final_score[c.row] = c.rerank
@@ -380,7 +410,9 @@ class Searcher:
         pinned_row = None
         if mode == "full":
             if cfg.slot_budget:
-                ranked = slot_budget(ranked, self.docs.is_commit, cap=route.commit_slots, window=cfg.slot_window)
+                ranked = slot_budget(
+                    ranked, self.docs.is_commit, cap=route.commit_slots, window=cfg.slot_window
+                )
             if cfg.pinning and route.pin and route.query_class in cfg.pin_classes:
                 pinned_row = self._named_symbol(route, file_path)
                 if pinned_row is not None and keep(pinned_row):
@@ -393,9 +425,15 @@ class Searcher:
         t = time.perf_counter()
         out_ranked = [
             Ranked(
-                row=r, score=final_score.get(r, 0.0), kind=self.docs.kind[r], path=self.docs.path[r],
-                qualname=self.docs.qualname[r], sha=self.docs.sha[r], intent=self.docs.intent[r],
-                evidence=evidence[r], pinned=r == pinned_row,
+                row=r,
+                score=final_score.get(r, 0.0),
+                kind=self.docs.kind[r],
+                path=self.docs.path[r],
+                qualname=self.docs.qualname[r],
+                sha=self.docs.sha[r],
+                intent=self.docs.intent[r],
+                evidence=evidence[r],
+                pinned=r == pinned_row,
             )
             for r in ranked[: max(top_k, 50 if cfg.attach_commits else 10)]
         ]
@@ -407,12 +445,21 @@ class Searcher:
         lat["assemble"] = _ms(t)
         lat["total"] = round(sum(lat.values()), 3)
         response = SearchResponse(
-            query=query, mode=mode, query_class=route.query_class if mode == "full" else mode,
-            fusion_weights=weights, file_filter=file_path, hits=hits, latency_ms=lat,
+            query=query,
+            mode=mode,
+            query_class=route.query_class if mode == "full" else mode,
+            fusion_weights=weights,
+            file_filter=file_path,
+            hits=hits,
+            latency_ms=lat,
             generation=self.gen.name,
         )
         return SearchResult(
-            response=response, ranked=out_ranked, route=route, query_vec=qvec, anchors=frozenset(anchors)
+            response=response,
+            ranked=out_ranked,
+            route=route,
+            query_vec=qvec,
+            anchors=frozenset(anchors),
         )
 
     def _named_symbol(self, route: Route, file_path: str | None) -> int | None:
@@ -429,7 +476,9 @@ class Searcher:
                 return rows[0]
         return None
 
-    def _hit(self, rank: int, x: Ranked, cfg: RetrievalConfig, candidate_shas: set[str], *, attach: bool) -> Hit:
+    def _hit(
+        self, rank: int, x: Ranked, cfg: RetrievalConfig, candidate_shas: set[str], *, attach: bool
+    ) -> Hit:
         row = x.row
         text = self.docs.text(row, limit=400)
         title, _, body = text.partition("\n")
@@ -441,9 +490,19 @@ class Searcher:
         else:  # journal documents: "failure:12" -> "12"
             key = self.docs.doc_id(row).split(":", 1)[-1]
         hit = Hit(
-            rank=rank, doc=row, kind=x.kind, key=key or str(row), path=x.path, symbol=x.qualname,
-            title=title, snippet=snippet, date=iso_date(int(self.docs.time[row])) if self.docs.time[row] else None,
-            intent=x.intent, score=round(x.score, 6), pinned=x.pinned, evidence=x.evidence.model(),
+            rank=rank,
+            doc=row,
+            kind=x.kind,
+            key=key or str(row),
+            path=x.path,
+            symbol=x.qualname,
+            title=title,
+            snippet=snippet,
+            date=iso_date(int(self.docs.time[row])) if self.docs.time[row] else None,
+            intent=x.intent,
+            score=round(x.score, 6),
+            pinned=x.pinned,
+            evidence=x.evidence.model(),
         )
         if attach and x.kind == "symbol" and cfg.attach_commits and self.docs.symbol_id[row]:
             hit.why = self._why(self.docs.symbol_id[row], candidate_shas, cfg.attach_commits)
@@ -454,16 +513,26 @@ class Searcher:
         seen: dict[str, dict] = {}
         for t in touches:
             seen.setdefault(t["sha"], t)
+
         def prio(sha: str) -> tuple:
             c = self.index.commits.get(sha, {})
             return (sha not in candidate_shas, c.get("intent") not in LOAD_BEARING)
+
         order = sorted(seen, key=lambda s: (*prio(s), -seen[s]["commit_time"].timestamp()))
         out = []
         for sha in order[:limit]:
             c = self.index.commits.get(sha)
             if c is None:
                 continue
-            out.append(CommitRef(sha=sha, short=sha[:10], date=iso_date(c["author_time"]), intent=c["intent"], subject=c["subject"] or ""))
+            out.append(
+                CommitRef(
+                    sha=sha,
+                    short=sha[:10],
+                    date=iso_date(c["author_time"]),
+                    intent=c["intent"],
+                    subject=c["subject"] or "",
+                )
+            )
         return out
 
 

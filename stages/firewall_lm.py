@@ -16,7 +16,9 @@ from ..store.charlm import TrigramModel
 from ..store.config import FirewallConfig
 
 
-def train(symbols: pa.Table, commits: pa.Table | None, cfg: FirewallConfig) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+def train(
+    symbols: pa.Table, commits: pa.Table | None, cfg: FirewallConfig
+) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
     corpus = [c for c in symbols.column("code").to_pylist() if c]
     if commits is not None and commits.num_rows:
         corpus += [m for m in commits.column("message").to_pylist() if m]

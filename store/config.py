@@ -70,6 +70,7 @@ class GraphConfig(Section):
     max_symbols_per_commit: int = Field(default=100, ge=2)  # larger commits skip symbol pairs
     max_edges_per_node: int = Field(default=64, ge=1)  # strongest out-edges kept in `graph`
 
+
 # section: retrieval
 
 
@@ -87,6 +88,7 @@ class EmbeddingConfig(Section):
     max_vocab: int = Field(default=65_536, ge=256)  # features kept at fit, most frequent first
     oversample: int = Field(default=16, ge=0)
     power_iters: int = Field(default=4, ge=0, le=20)
+
 
 # section: graveyard
 
@@ -141,13 +143,23 @@ class RetrievalConfig(Section):
     rerank_top_n: int = Field(default=30, ge=0)
     reranker: bool = True
     graph_path: bool = True
-    graph_decay: float = Field(default=0.5, ge=0)  # delta in a(v) = delta * sum a(s) W(s, v) gamma^[import]
+    graph_decay: float = Field(
+        default=0.5, ge=0
+    )  # delta in a(v) = delta * sum a(s) W(s, v) gamma^[import]
     import_discount: float = Field(default=0.5, ge=0, le=1)  # gamma
-    anchor_penalty: float = Field(default=0.6, ge=0, le=1)  # coupled route: the named file steps back
+    anchor_penalty: float = Field(
+        default=0.6, ge=0, le=1
+    )  # coupled route: the named file steps back
     time_decay: bool = True
     commit_slots: dict[str, int] = Field(
         default_factory=lambda: {
-            "causal": 3, "behavioral": 2, "symptom": 2, "coupled": 0, "change": 0, "exact": 2, "general": 2,
+            "causal": 3,
+            "behavioral": 2,
+            "symptom": 2,
+            "coupled": 0,
+            "change": 0,
+            "exact": 2,
+            "general": 2,
         }
     )
     slot_window: int = Field(default=5, ge=1)

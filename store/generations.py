@@ -84,7 +84,9 @@ class Generation:
         try:
             raw = json.loads(mpath.read_text(encoding="utf-8"))
         except (OSError, ValueError) as exc:
-            raise IndexCorrupt(f"{mpath}: unreadable manifest ({exc})", hint=f"run `{REBUILD}`") from None
+            raise IndexCorrupt(
+                f"{mpath}: unreadable manifest ({exc})", hint=f"run `{REBUILD}`"
+            ) from None
         version = raw.get("format_version") if isinstance(raw, dict) else None
         if version != FORMAT_VERSION:
             raise IndexCorrupt(
@@ -94,7 +96,9 @@ class Generation:
         try:
             manifest = Manifest.model_validate(raw)
         except ValueError as exc:
-            raise IndexCorrupt(f"{mpath}: invalid manifest ({exc})", hint=f"run `{REBUILD}`") from None
+            raise IndexCorrupt(
+                f"{mpath}: invalid manifest ({exc})", hint=f"run `{REBUILD}`"
+            ) from None
         return cls(path, manifest)
 
     def has(self, name: str) -> bool:
@@ -124,7 +128,9 @@ class Generation:
             raise IndexCorrupt(f"{path}: checksum mismatch", hint=f"run `{REBUILD}`")
         return path
 
-    def table(self, name: str, *, check: str = "size", columns: list[str] | None = None) -> pa.Table:
+    def table(
+        self, name: str, *, check: str = "size", columns: list[str] | None = None
+    ) -> pa.Table:
         """Read a Parquet artifact, or memory-map an Arrow IPC one (zero-copy)."""
         path = self.file(name, check=check)
         spec = artifact(name)
@@ -142,11 +148,15 @@ class Generation:
         if spec.schema is not None and columns is None and not table.schema.equals(spec.schema):
             # Parquet stores second timestamps as milliseconds; anything else is a real mismatch
             if table.schema.names != spec.schema.names:
-                raise IndexCorrupt(f"{path}: schema differs from this version's", hint=f"run `{REBUILD}`")
+                raise IndexCorrupt(
+                    f"{path}: schema differs from this version's", hint=f"run `{REBUILD}`"
+                )
             try:
                 table = table.cast(spec.schema)
             except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
-                raise IndexCorrupt(f"{path}: schema differs from this version's", hint=f"run `{REBUILD}`") from None
+                raise IndexCorrupt(
+                    f"{path}: schema differs from this version's", hint=f"run `{REBUILD}`"
+                ) from None
         return table
 
     def verify(self) -> list[str]:
@@ -264,7 +274,9 @@ class Store:
         except FileNotFoundError:
             return None
         if not GEN_RE.match(name):
-            raise IndexCorrupt(f"{self.root / 'CURRENT'}: names no generation", hint=f"run `{REBUILD}`")
+            raise IndexCorrupt(
+                f"{self.root / 'CURRENT'}: names no generation", hint=f"run `{REBUILD}`"
+            )
         return name
 
     def live(self) -> Generation | None:
@@ -273,7 +285,9 @@ class Store:
             return None
         path = self.root / name
         if not path.is_dir():
-            raise IndexCorrupt(f"{path}: the live generation's folder is missing", hint=f"run `{REBUILD}`")
+            raise IndexCorrupt(
+                f"{path}: the live generation's folder is missing", hint=f"run `{REBUILD}`"
+            )
         return Generation.open(path)
 
     def require_live(self) -> Generation:

@@ -202,7 +202,9 @@ DOCUMENTS = pa.schema(
     [
         pa.field("doc_idx", pa.int32(), nullable=False),
         pa.field("doc_id", pa.string(), nullable=False),
-        pa.field("kind", pa.string(), nullable=False),  # symbol | commit | failure | invariant | memory
+        pa.field(
+            "kind", pa.string(), nullable=False
+        ),  # symbol | commit | failure | invariant | memory
         pa.field("path", pa.string()),
         pa.field("symbol_id", pa.string()),
         pa.field("qualname", pa.string()),
@@ -282,4 +284,6 @@ def artifact(name: str) -> Artifact:
     try:
         return ARTIFACTS[name]
     except KeyError:
-        raise KeyError(f"unknown artifact {name!r}; known: {', '.join(sorted(ARTIFACTS))}") from None
+        raise KeyError(
+            f"unknown artifact {name!r}; known: {', '.join(sorted(ARTIFACTS))}"
+        ) from None

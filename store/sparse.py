@@ -30,7 +30,9 @@ def csr_dense(indptr, indices, data, dense, out):  # pragma: no cover - compiled
     return out
 
 
-def spmm(indptr: np.ndarray, indices: np.ndarray, data: np.ndarray, dense: np.ndarray) -> np.ndarray:
+def spmm(
+    indptr: np.ndarray, indices: np.ndarray, data: np.ndarray, dense: np.ndarray
+) -> np.ndarray:
     out = np.zeros((len(indptr) - 1, dense.shape[1]), dtype=np.float32)
     return csr_dense(
         np.ascontiguousarray(indptr, dtype=np.int64),

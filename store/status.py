@@ -48,7 +48,12 @@ def index_status(store: Store, repo: Path | None) -> dict[str, Any]:
     disk = 0
     for stage, rec in m.stages.items():
         for name, info in rec.outputs.items():
-            tables[name] = {"stage": stage, "rows": info.rows, "bytes": info.bytes, "file": info.file}
+            tables[name] = {
+                "stage": stage,
+                "rows": info.rows,
+                "bytes": info.bytes,
+                "file": info.file,
+            }
             disk += info.bytes
     head = read_head(repo) if repo is not None else None
     return {

@@ -34,7 +34,9 @@ def test_report_renders_every_section(bench) -> None:
         "date": "2026-01-01",
         "fixture": {"head": bench.info.head, "commits": bench.info.commit_count},
         "index": bench_run._index_size(bench),
-        "splits": {"dev": {"configs": {c: bench_run.evaluate(bench, "dev", c) for c in bench_run.CONFIGS}}},
+        "splits": {
+            "dev": {"configs": {c: bench_run.evaluate(bench, "dev", c) for c in bench_run.CONFIGS}}
+        },
         "ablations": {},
     }
     text = render(result)

@@ -472,6 +472,17 @@ def test_tickets(message, ids):
 def test_body_words_do_not_make_a_feature_a_bugfix() -> None:
     from gitstrata.stages.intent import classify
 
-    assert classify("Foundation: store and pipeline\n\nErrors are one line; a crash mid-index is safe.").intent == "chore"
-    assert classify("Handle gateway timeouts\n\nThis fixes a crash when the gateway times out.").intent == "bugfix"
-    assert classify("Cache hot lookups\n\nMakes p99 lookups 30% faster.").intent in ("perf", "chore")
+    assert (
+        classify(
+            "Foundation: store and pipeline\n\nErrors are one line; a crash mid-index is safe."
+        ).intent
+        == "chore"
+    )
+    assert (
+        classify("Handle gateway timeouts\n\nThis fixes a crash when the gateway times out.").intent
+        == "bugfix"
+    )
+    assert classify("Cache hot lookups\n\nMakes p99 lookups 30% faster.").intent in (
+        "perf",
+        "chore",
+    )

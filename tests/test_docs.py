@@ -25,7 +25,19 @@ def _commands() -> dict[str, object]:
 
 def test_every_command_has_help_and_is_in_the_readme() -> None:
     commands = _commands()
-    assert {"index", "status", "query", "preflight", "exec", "graveyard", "invariant", "sql", "inspect", "mcp", "benchmark"} <= set(commands)
+    assert {
+        "index",
+        "status",
+        "query",
+        "preflight",
+        "exec",
+        "graveyard",
+        "invariant",
+        "sql",
+        "inspect",
+        "mcp",
+        "benchmark",
+    } <= set(commands)
     for name, cmd in commands.items():
         assert (cmd.help or "").strip(), f"`gitstrata {name}` has no help text"
         top = name.split()[0]
@@ -34,8 +46,17 @@ def test_every_command_has_help_and_is_in_the_readme() -> None:
 
 def test_every_mcp_tool_is_documented() -> None:
     source = (ROOT / "serve" / "mcp_server.py").read_text(encoding="utf-8")
-    tools = set(re.findall(r"def (preflight_check|search_causal_history|record_failure|record_invariant)\(", source))
-    assert tools == {"preflight_check", "search_causal_history", "record_failure", "record_invariant"}
+    tools = set(
+        re.findall(
+            r"def (preflight_check|search_causal_history|record_failure|record_invariant)\(", source
+        )
+    )
+    assert tools == {
+        "preflight_check",
+        "search_causal_history",
+        "record_failure",
+        "record_invariant",
+    }
     for tool in tools:
         assert f"`{tool}(" in README, tool
 
@@ -56,4 +77,7 @@ def test_readme_python_example_runs(tmp_path) -> None:
     from gitstrata import Strata
 
     with Strata(info.path) as strata:
-        assert [i.id for i in strata.preflight("backend/payments/retry.py", "charge_with_retry").invariants] == ["PAY-1"]
+        assert [
+            i.id
+            for i in strata.preflight("backend/payments/retry.py", "charge_with_retry").invariants
+        ] == ["PAY-1"]

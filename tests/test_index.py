@@ -254,7 +254,9 @@ def test_odd_files_do_not_stop_indexing(git_repo) -> None:
 def test_repeated_qualnames_get_distinct_ids(git_repo, tmp_path) -> None:
     git_repo.commit(
         "overloads",
-        {"Shapes.java": "class Shapes {\n  int area(int a) { return a * a; }\n  int area(int a, int b) { return a * b; }\n}\n"},
+        {
+            "Shapes.java": "class Shapes {\n  int area(int a) { return a * a; }\n  int area(int a, int b) { return a * b; }\n}\n"
+        },
     )
     run_index(git_repo.path, tmp_path / "idx", stages=[CHUNK])
     rows = Store(tmp_path / "idx").require_live().table("symbols").to_pylist()

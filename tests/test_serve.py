@@ -224,7 +224,9 @@ def test_json_shape_is_stable() -> None:
 def test_cli_query_and_preflight(repo) -> None:
     def run(*args: str) -> subprocess.CompletedProcess:
         return subprocess.run(
-            [sys.executable, "-m", "gitstrata", "-C", str(repo.path), *args], capture_output=True, text=True
+            [sys.executable, "-m", "gitstrata", "-C", str(repo.path), *args],
+            capture_output=True,
+            text=True,
         )
 
     q = run("query", "idempotency key", "--json")
@@ -244,12 +246,20 @@ def test_cli_query_and_preflight(repo) -> None:
 def test_sql_and_inspect(repo) -> None:
     def run(*args: str) -> subprocess.CompletedProcess:
         return subprocess.run(
-            [sys.executable, "-m", "gitstrata", "-C", str(repo.path), *args], capture_output=True, text=True
+            [sys.executable, "-m", "gitstrata", "-C", str(repo.path), *args],
+            capture_output=True,
+            text=True,
         )
 
-    got = run("sql", "SELECT intent, count(*) AS n FROM commits GROUP BY intent ORDER BY intent", "--json")
+    got = run(
+        "sql", "SELECT intent, count(*) AS n FROM commits GROUP BY intent ORDER BY intent", "--json"
+    )
     assert got.returncode == 0, got.stderr
-    assert json.loads(got.stdout) == [{"intent": "bugfix", "n": 1}, {"intent": "docs", "n": 1}, {"intent": "feature", "n": 2}]
+    assert json.loads(got.stdout) == [
+        {"intent": "bugfix", "n": 1},
+        {"intent": "docs", "n": 1},
+        {"intent": "feature", "n": 2},
+    ]
     bad = run("sql", "SELECT * FROM nope")
     assert bad.returncode == 1 and bad.stderr.startswith("error: SQL error")
     info = json.loads(run("inspect", "--json").stdout)
