@@ -81,3 +81,20 @@ def test_readme_python_example_runs(tmp_path) -> None:
             i.id
             for i in strata.preflight("backend/payments/retry.py", "charge_with_retry").invariants
         ] == ["PAY-1"]
+
+
+def test_readme_configuration_example_is_valid_and_shows_the_defaults() -> None:
+    import json
+
+    from gitstrata.store.config import Config
+
+    text = README.split("## Configuration", 1)[1].split("```json", 1)[1].split("```", 1)[0]
+    data = json.loads(text)
+    cfg = Config.from_dict(data)
+    defaults = Config().model_dump(mode="json")
+    for section, values in data.items():
+        for key, value in values.items():
+            if key == "vendored":
+                continue  # the README shows a shortened list
+            assert defaults[section][key] == value, f"{section}.{key}"
+    assert cfg.retrieval.rrf_k == 60
