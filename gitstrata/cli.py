@@ -196,24 +196,15 @@ def query(
     as_json: JsonOpt = False,
 ) -> None:
     """Search code, commit history and failed attempts; shows every path's evidence per hit."""
-    from .facade import Strata
+    from .oneshot import MODES, run_query
 
-    if mode not in ("full", "bm25", "dense", "hybrid"):
+    if mode not in MODES:
         raise typer.BadParameter(
             f"unknown mode {mode!r}: use full, bm25, dense or hybrid", param_hint="--mode"
         )
-    with Strata(ctx.obj.directory, index_dir=out) as strata:
-        resp = strata.search(text, top_k, file_path=file, mode=mode)
-        if as_json:
-            sys.stdout.write(resp.model_dump_json(indent=2) + "\n")
-        elif raw:
-            from .serve.render import render_search
-
-            sys.stdout.write(render_search(resp) + "\n")
-        else:
-            from .render_cli import print_search
-
-            print_search(resp)
+    run_query(
+        ctx.obj.directory, out, text, file=file, mode=mode, top_k=top_k, raw=raw, as_json=as_json
+    )
 
 
 @app.command()
@@ -230,17 +221,9 @@ def preflight(
     as_json: JsonOpt = False,
 ) -> None:
     """Before editing: why the code exists, what changes with it, invariants, failed attempts."""
-    from .facade import Strata
+    from .oneshot import run_preflight
 
-    with Strata(ctx.obj.directory, index_dir=out) as strata:
-        report = strata.preflight(file, symbol, intent)
-        if as_json:
-            sys.stdout.write(report.model_dump_json(indent=2) + "\n")
-        else:
-            from .serve.render import render_preflight
-
-            budget = strata.engine.config.retrieval.token_budget
-            sys.stdout.write(render_preflight(report, budget=budget) + "\n")
+    run_preflight(ctx.obj.directory, out, file, symbol=symbol, intent=intent, as_json=as_json)
 
 
 @app.command()
@@ -507,14 +490,12 @@ def benchmark(
 
 
 def main() -> None:
+    from .entry import report_error
     from .store.errors import GitstrataError
 
     try:
         # standalone mode: click itself reports usage errors (exit 2) and Ctrl-C
         app()
     except GitstrataError as exc:
-        msg = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        typer.echo(f"error: {msg}", err=True)
-        if exc.hint:
-            typer.echo(f"hint: {exc.hint}", err=True)
+        report_error(exc)
         sys.exit(1)

@@ -1,67 +1,127 @@
 """The console-script entry point.
 
-`gitstrata mcp` is started by agents on every session, so its start-up time matters: it is
-parsed here without Typer and Rich (a fifth of a second of imports). Everything else, including
-any `mcp` invocation this small parser does not understand, goes to the Typer CLI.
+Agents start `gitstrata mcp` once per session and run `gitstrata query` / `gitstrata preflight`
+once per question, so these three are parsed here without Typer and Rich (a quarter of a second
+of imports). Anything this small parser does not understand (`--help`, a usage error, every
+other command) goes to the Typer CLI, which owns the help text and the error messages.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 
-def _mcp_args(argv: list[str]) -> argparse.Namespace | None:
+def _parser(command: str) -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(add_help=False, exit_on_error=False, allow_abbrev=False)
+    p.add_argument("--out", "--index", dest="index", type=Path)
+    p.add_argument("--json", dest="as_json", action="store_true")
+    if command == "mcp":
+        p.add_argument("--transport", choices=("stdio", "streamable-http"), default="stdio")
+        p.add_argument("--host", default="127.0.0.1")
+        p.add_argument("--port", type=int, default=8765)
+        p.add_argument("--allow-remote", action="store_true")
+    elif command == "query":
+        p.add_argument("text")
+        p.add_argument("--file", "-f")
+        p.add_argument("--mode", choices=("full", "bm25", "dense", "hybrid"), default="full")
+        p.add_argument("--top-k", "-k", dest="top_k", type=int, default=10)
+        p.add_argument("--raw", action="store_true")
+    elif command == "preflight":
+        p.add_argument("file")
+        p.add_argument("--symbol", "-s")
+        p.add_argument("--intent", "-i")
+    return p
+
+
+def _fast(argv: list[str]) -> Callable[[], None] | None:
+    """A call for the fast path, or None to let Typer handle `argv`."""
     rest = list(argv)
-    directory = "."
+    directory = Path(".")
     if rest[:1] == ["-C"] and len(rest) >= 2:
-        directory, rest = rest[1], rest[2:]
-    if rest[:1] != ["mcp"] or any(a in ("-h", "--help") for a in rest):
+        directory, rest = Path(rest[1]), rest[2:]
+    if (
+        not rest
+        or rest[0] not in ("mcp", "query", "preflight")
+        or any(a in ("-h", "--help") for a in rest)
+    ):
         return None
-    parser = argparse.ArgumentParser(add_help=False, exit_on_error=False)
-    parser.add_argument("--index", type=Path)
-    parser.add_argument("--transport", choices=("stdio", "streamable-http"), default="stdio")
-    parser.add_argument("--host", default="127.0.0.1")
-    parser.add_argument("--port", type=int, default=8765)
-    parser.add_argument("--allow-remote", action="store_true")
+    command = rest[0]
     try:
-        ns, unknown = parser.parse_known_args(rest[1:])
-    except argparse.ArgumentError:
+        ns, unknown = _parser(command).parse_known_args(rest[1:])
+    except (argparse.ArgumentError, SystemExit):
         return None
-    if unknown or not 0 <= ns.port <= 65535:
+    if unknown:
         return None
-    ns.directory = Path(directory)
-    return ns
+    if command == "mcp":
+        if ns.as_json or not 0 <= ns.port <= 65535:
+            return None
 
-
-def main() -> None:
-    ns = _mcp_args(sys.argv[1:])
-    if ns is not None:
-        from .store.errors import GitstrataError
-
-        try:
+        def run_mcp() -> None:
             from .serve.mcp_server import serve
 
             serve(
-                ns.directory,
+                directory,
                 index_dir=ns.index,
                 transport=ns.transport,
                 host=ns.host,
                 port=ns.port,
                 allow_remote=ns.allow_remote,
             )
-        except GitstrataError as exc:
-            print(
-                f"error: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}",
-                file=sys.stderr,
-            )
-            if exc.hint:
-                print(f"hint: {exc.hint}", file=sys.stderr)
-            sys.exit(1)
-        except KeyboardInterrupt:
-            sys.exit(130)
-        return
-    from .cli import main as cli_main
 
-    cli_main()
+        return run_mcp
+    if command == "query":
+        if not 1 <= ns.top_k <= 100:
+            return None
+
+        def run_query() -> None:
+            from .oneshot import run_query as q
+
+            q(
+                directory,
+                ns.index,
+                ns.text,
+                file=ns.file,
+                mode=ns.mode,
+                top_k=ns.top_k,
+                raw=ns.raw,
+                as_json=ns.as_json,
+            )
+
+        return run_query
+
+    def run_preflight() -> None:
+        from .oneshot import run_preflight as p
+
+        p(directory, ns.index, ns.file, symbol=ns.symbol, intent=ns.intent, as_json=ns.as_json)
+
+    return run_preflight
+
+
+def report_error(exc: BaseException) -> None:
+    """One line plus the hint, on stderr: how every `GitstrataError` ends."""
+    msg = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    print(f"error: {msg}", file=sys.stderr)
+    hint = getattr(exc, "hint", None)
+    if hint:
+        print(f"hint: {hint}", file=sys.stderr)
+
+
+def main() -> None:
+    call = _fast(sys.argv[1:])
+    if call is None:
+        from .cli import main as cli_main
+
+        cli_main()
+        return
+    from .store.errors import GitstrataError
+
+    try:
+        call()
+    except GitstrataError as exc:
+        report_error(exc)
+        sys.exit(1)
+    except KeyboardInterrupt:
+        sys.exit(130)

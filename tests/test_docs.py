@@ -98,3 +98,34 @@ def test_readme_configuration_example_is_valid_and_shows_the_defaults() -> None:
                 continue  # the README shows a shortened list
             assert defaults[section][key] == value, f"{section}.{key}"
     assert cfg.retrieval.rrf_k == 60
+
+
+def test_fast_entry_path_matches_typer_for_one_shot_commands(tmp_path) -> None:
+    import subprocess
+    import sys
+
+    from gitstrata.entry import _fast
+
+    assert _fast(["-C", "x", "preflight", "a.py", "-s", "f", "--json"]) is not None
+    assert _fast(["query", "why", "--mode", "bm25", "-k", "3", "--raw"]) is not None
+    assert _fast(["mcp", "--transport", "stdio"]) is not None
+    # help, usage errors and every other command go to Typer
+    for argv in (
+        ["query", "--help"],
+        ["query", "x", "--mode", "nope"],
+        ["query", "x", "-k", "0"],
+        ["preflight"],
+        ["index"],
+        ["query", "x", "--bogus"],
+    ):
+        assert _fast(argv) is None, argv
+    proc = subprocess.run(
+        [sys.executable, "-m", "gitstrata", "-C", str(tmp_path), "preflight", "a.py"],
+        capture_output=True,
+        text=True,
+    )
+    assert (
+        proc.returncode == 1
+        and proc.stderr.startswith("error: ")
+        and "not a git repository" in proc.stderr
+    )

@@ -1,0 +1,62 @@
+"""The bodies of `gitstrata query` and `gitstrata preflight`, free of Typer.
+
+Agents that use the CLI rather than MCP run these once per question, so the console entry point
+parses their arguments itself and calls here without importing Typer; the Typer commands call
+the same functions, so both paths print exactly the same thing.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+MODES = ("full", "bm25", "dense", "hybrid")
+
+
+def run_query(
+    directory: Path,
+    index_dir: Path | None,
+    text: str,
+    *,
+    file: str | None = None,
+    mode: str = "full",
+    top_k: int = 10,
+    raw: bool = False,
+    as_json: bool = False,
+) -> None:
+    from .facade import Strata
+
+    with Strata(directory, index_dir=index_dir) as strata:
+        resp = strata.search(text, top_k, file_path=file, mode=mode)
+        if as_json:
+            sys.stdout.write(resp.model_dump_json(indent=2) + "\n")
+        elif raw:
+            from .serve.render import render_search
+
+            sys.stdout.write(render_search(resp) + "\n")
+        else:
+            from .render_cli import print_search
+
+            print_search(resp)
+
+
+def run_preflight(
+    directory: Path,
+    index_dir: Path | None,
+    file: str,
+    *,
+    symbol: str | None = None,
+    intent: str | None = None,
+    as_json: bool = False,
+) -> None:
+    from .facade import Strata
+
+    with Strata(directory, index_dir=index_dir) as strata:
+        report = strata.preflight(file, symbol, intent)
+        if as_json:
+            sys.stdout.write(report.model_dump_json(indent=2) + "\n")
+        else:
+            from .serve.render import render_preflight
+
+            budget = strata.engine.config.retrieval.token_budget
+            sys.stdout.write(render_preflight(report, budget=budget) + "\n")
