@@ -20,7 +20,7 @@ from .graveyard import RetrievedItem
 from .index import ServeIndex
 from .models import PreflightReport, SearchResponse
 from .paths import repo_relative
-from .perplexity import PerplexityCheck, load_model
+from .perplexity import PerplexityCheck
 from .preflight import build_preflight
 from .safe import scrub_model
 from .search import Ranked, Searcher, SearchResult
@@ -39,11 +39,10 @@ class Engine:
 
     def _set(self, index: ServeIndex) -> None:
         # index, searcher and perplexity check are swapped together: a request reads one snapshot
-        model = load_model(index.gen) if self.config.firewall.perplexity else None
         self._state = (
             index,
             Searcher(index.gen, index) if index.has("docmeta") else None,
-            PerplexityCheck(model) if model is not None else None,
+            PerplexityCheck(index.gen) if self.config.firewall.perplexity else None,
         )
 
     @property

@@ -37,18 +37,32 @@ def load_model(gen: Generation) -> TrigramModel | None:
 
 
 class PerplexityCheck:
-    def __init__(self, model: TrigramModel) -> None:
-        self.model = model
+    """The check for one generation; the model is loaded the first time there is text to check,
+    so opening an index (and a one-shot command without failed attempts) never pays for it."""
+
+    def __init__(self, gen: Generation) -> None:
+        self.gen = gen
+        self._model: TrigramModel | None | bool = False  # False: not loaded yet
         self._flag = lru_cache(maxsize=8192)(self._flag_uncached)
 
+    @property
+    def model(self) -> TrigramModel | None:
+        if self._model is False:
+            self._model = load_model(self.gen)
+        return self._model  # type: ignore[return-value]
+
     def _flag_uncached(self, text: str) -> tuple[tuple[int, int, float], ...]:
+        assert self.model is not None
         return tuple(self.model.flag(text))
 
     def notes(self, items: Iterable[tuple[str, str]]) -> list[str]:
         """One line per flagged span: where, the span (escaped, shortened), how far over."""
+        items = [(w, t) for w, t in items if t]
+        if not items or self.model is None:
+            return []
         out = []
         for where, text in items:
-            if not text or len(text) < self.model.window:
+            if len(text) < self.model.window:
                 continue
             for start, end, ratio in self._flag(text):
                 span = text[start:end].encode("unicode_escape").decode("ascii")
