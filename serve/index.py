@@ -8,7 +8,6 @@ instance is immutable once built; a reload makes a new one and swaps the referen
 
 from __future__ import annotations
 
-import bisect
 from collections import defaultdict
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -111,9 +110,6 @@ class ServeIndex:
             p: set(i or ())
             for p, i in zip(t["path"].to_pylist(), t["imports_resolved"].to_pylist(), strict=True)
         }
-
-    def symbol_code(self, row: int) -> str:
-        return self.table("symbols", columns=["code"])["code"][row].as_py() or ""
 
     # ------------------------------------------------------------------ history
 
@@ -225,19 +221,6 @@ class ServeIndex:
         return self._coupling("cochange_symbols", ["dst_path", "dst_qualname"])
 
     # ------------------------------------------------------------------ helpers
-
-    def innermost(self, path: str, line: int) -> SymbolRow | None:
-        rows = self.symbols_by_path.get(path)
-        if not rows:
-            return None
-        best = None
-        starts = [r.start_line for r in rows]
-        for r in rows[: bisect.bisect_right(starts, line)]:
-            if r.start_line <= line <= r.end_line and (
-                best is None or (r.end_line - r.start_line) < (best.end_line - best.start_line)
-            ):
-                best = r
-        return best
 
     def warm(self) -> None:
         """Build every lookup now (a server calls this once at start)."""

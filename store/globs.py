@@ -54,10 +54,6 @@ def compile_glob(pattern: str) -> re.Pattern[str]:
     return re.compile(_translate(pattern) + r"\Z", re.DOTALL)
 
 
-def match_path(pattern: str, path: str) -> bool:
-    return compile_glob(pattern).match(path) is not None
-
-
 class PathMatcher:
     """Several globs compiled into one alternation, for testing many paths fast."""
 

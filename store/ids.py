@@ -14,7 +14,3 @@ MODULE_SYMBOL = "<module>"
 def symbol_id(path: str, qualname: str) -> str:
     """16 hex chars of sha1("path::qualname")."""
     return hashlib.sha1(f"{path}::{qualname}".encode("utf-8", "surrogateescape")).hexdigest()[:16]
-
-
-def short_sha(sha: str) -> str:
-    return sha[:10]
