@@ -82,21 +82,7 @@ class AntiContext:
                         vector=embed(text),
                     )
                 )
-                details[f.id] = FailureWarning(
-                    failure_id=f.id,
-                    score=0.0,
-                    reasons=[],
-                    targets=[_label(t) for t in f.targets],
-                    date=(f.last_seen or "")[:10] or None,
-                    occurrences=f.occurrences,
-                    exit_code=f.exit_code,
-                    command=f.command,
-                    tried=f.notes or "",
-                    errors=list(f.signature.errors[:3]),
-                    failing_tests=list(f.signature.failing[:3]),
-                    diff_excerpt="\n".join(_changed_lines(f.diff)[:MAX_DIFF_LINES]),
-                    source="journal",
-                )
+                details[f.id] = warning_from_failure(f)
             for view, detail in self._reverts(index, embed):
                 views.append(view)
                 details[view.id] = detail
@@ -186,6 +172,25 @@ class AntiContext:
             InvariantHit(id=i.id, severity=i.severity, scope=i.scope, description=i.description)
             for i in found
         ]
+
+
+def warning_from_failure(f: Failure, reasons: list[str] | None = None) -> FailureWarning:
+    """The served form of a journal failure (score and reasons filled in by the matcher)."""
+    return FailureWarning(
+        failure_id=f.id,
+        score=0.0,
+        reasons=reasons or [],
+        targets=[_label(t) for t in f.targets],
+        date=(f.last_seen or "")[:10] or None,
+        occurrences=f.occurrences,
+        exit_code=f.exit_code,
+        command=f.command,
+        tried=f.notes or "",
+        errors=list(f.signature.errors[:3]),
+        failing_tests=list(f.signature.failing[:3]),
+        diff_excerpt="\n".join(_changed_lines(f.diff)[:MAX_DIFF_LINES]),
+        source="journal",
+    )
 
 
 def _label(target: tuple[str, str | None]) -> str:

@@ -14,6 +14,7 @@ from ..store.config import Config
 from ..store.errors import GitstrataError, InputError
 from ..store.generations import Store
 from ..store.journal import Journal
+from .anticontext import warning_from_failure
 from .failures import build_failure_record, load_failures
 from .failures import record_failure as append_failure
 from .invariants import InvariantStore
@@ -80,19 +81,7 @@ def record_failure(
     written = append_failure(journal, record)
     fid = written["target"] if written.get("op") == "occurrence" else written["id"]
     failure = next(f for f in load_failures(journal) if f.id == fid)
-    return FailureWarning(
-        failure_id=failure.id,
-        score=0.0,
-        reasons=["recorded"],
-        targets=[f"{p}::{q}" if q else p for p, q in failure.targets],
-        date=failure.last_seen[:10] or None,
-        occurrences=failure.occurrences,
-        exit_code=failure.exit_code,
-        command=failure.command,
-        tried=failure.notes or "",
-        errors=list(failure.signature.errors[:3]),
-        failing_tests=list(failure.signature.failing[:3]),
-    )
+    return warning_from_failure(failure, ["recorded"])
 
 
 def record_invariant(

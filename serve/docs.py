@@ -33,9 +33,13 @@ class _Dict:
             idx = pc.fill_null(idx, -1)
         self.codes = idx.to_numpy(zero_copy_only=False).astype(np.int32, copy=False)
         self._lookup = {v: i for i, v in enumerate(self.values)}
-        # decoded once: the ranker reads these per candidate, hundreds of times per query
+
+    @cached_property
+    def _decoded(self) -> list:
+        # decoded on first read, not at open: the ranker then reads these per candidate,
+        # hundreds of times per query
         values = self.values
-        self._decoded = [values[c] if c >= 0 else None for c in self.codes.tolist()]
+        return [values[c] if c >= 0 else None for c in self.codes.tolist()]
 
     def __getitem__(self, row: int):
         return self._decoded[row]
@@ -136,3 +140,5 @@ class DocTable:
     def warm(self) -> None:
         for attr in ("by_symbol_id", "by_sha", "by_path", "by_name", "_texts"):
             getattr(self, attr)
+        for column in (self.kind, self.path, self.symbol_id, self.qualname, self.sha, self.intent):
+            column._decoded  # noqa: B018 (decode now, not on the first query)

@@ -12,6 +12,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from ..store.config import COMMIT_SLOTS
+
 
 @dataclass(frozen=True)
 class Route:
@@ -127,7 +129,7 @@ def classify(
     else:
         cls = "general"
     w_bm25, w_vec, w_graph, prefer = CLASSES[cls]
-    slots = (commit_slots or DEFAULT_SLOTS).get(cls, 2)
+    slots = (commit_slots or COMMIT_SLOTS).get(cls, 2)
     return Route(
         query_class=cls,
         w_bm25=w_bm25,
@@ -138,14 +140,3 @@ def classify(
         pin=cls in ("behavioral", "exact", "change"),
         named=named,
     )
-
-
-DEFAULT_SLOTS = {
-    "causal": 3,
-    "behavioral": 2,
-    "symptom": 2,
-    "coupled": 0,
-    "change": 0,
-    "exact": 2,
-    "general": 2,
-}

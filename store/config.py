@@ -128,6 +128,18 @@ class FirewallConfig(Section):
     max_corpus_chars: int = Field(default=8_000_000, ge=1_000)  # training text kept
 
 
+# commit capsules allowed in the first results, per query class (the router's classes)
+COMMIT_SLOTS = {
+    "causal": 3,
+    "behavioral": 2,
+    "symptom": 2,
+    "coupled": 0,
+    "change": 0,
+    "exact": 2,
+    "general": 2,
+}
+
+
 class RetrievalConfig(Section):
     """Search and preflight (read side): fusion, reranking, slots, rendering."""
 
@@ -151,17 +163,7 @@ class RetrievalConfig(Section):
         default=0.6, ge=0, le=1
     )  # coupled route: the named file steps back
     time_decay: bool = True
-    commit_slots: dict[str, int] = Field(
-        default_factory=lambda: {
-            "causal": 3,
-            "behavioral": 2,
-            "symptom": 2,
-            "coupled": 0,
-            "change": 0,
-            "exact": 2,
-            "general": 2,
-        }
-    )
+    commit_slots: dict[str, int] = Field(default_factory=lambda: dict(COMMIT_SLOTS))
     slot_window: int = Field(default=5, ge=1)
     slot_budget: bool = True
     pin_position: int = Field(default=1, ge=1)
