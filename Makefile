@@ -44,11 +44,14 @@ test: $(VENV)/.installed-dev
 
 ## bench: run the benchmarks and rewrite benchmarks/RESULTS.md
 bench: $(VENV)/.installed-bench
-	$(BIN)/gitstrata benchmark --speed --out benchmarks/RESULTS.md --json benchmarks/results.json $(ARGS)
+	$(BIN)/python -m gitstrata.benchmarks.run --speed --sizes 10000,100000,1000000 --out benchmarks/RESULTS.md --json benchmarks/results.json $(ARGS)
 
+## lint: ruff (check + format), mypy over every module, and the layering contract
 lint: $(VENV)/.installed-dev
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/mypy
+	$(BIN)/python -m pytest -q -p no:cacheprovider tests/test_layering.py
 
 ## mcp: serve REPO to an MCP client over stdio
 mcp: $(VENV)/.installed

@@ -452,43 +452,6 @@ def invariant_remove(
     typer.echo(f"removed {rule_id}")
 
 
-@app.command()
-def benchmark(
-    out: Annotated[Path | None, typer.Option("--out", help="Write RESULTS.md here.")] = None,
-    json_out: Annotated[
-        Path | None, typer.Option("--json", help="Write the raw results here.")
-    ] = None,
-    splits: Annotated[
-        str, typer.Option("--splits", help="Comma-separated query splits.")
-    ] = "dev,heldout_v1,heldout_v2",
-    ablations: Annotated[
-        bool, typer.Option("--ablations/--no-ablations", help="Run the ablations.")
-    ] = True,
-    speed: Annotated[
-        bool,
-        typer.Option(
-            "--speed/--no-speed", help="Also run the speed benchmarks (vectors, history, MCP)."
-        ),
-    ] = False,
-    sizes: Annotated[
-        str, typer.Option("--sizes", help="Vector counts for the vector benchmark (with --speed).")
-    ] = "10000,100000,1000000",
-) -> None:
-    """Build the fixture, run every configuration and ablation over the query splits."""
-    from .benchmarks.run import main as bench_main
-
-    argv = ["--splits", splits]
-    if out is not None:
-        argv += ["--out", str(out)]
-    if json_out is not None:
-        argv += ["--json", str(json_out)]
-    if not ablations:
-        argv.append("--no-ablations")
-    if speed:
-        argv += ["--speed", "--sizes", sizes]
-    raise typer.Exit(bench_main(argv))
-
-
 def main() -> None:
     from .entry import report_error
     from .store.errors import GitstrataError

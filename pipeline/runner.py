@@ -13,12 +13,12 @@ import json
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from importlib import metadata
 from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
 
-from .._version import __version__
 from ..store.config import Config
 from ..store.errors import GitstrataError, IndexCorrupt, StageError
 from ..store.generations import Generation, Store, utc_now
@@ -94,6 +94,15 @@ def fingerprint(
 
 def default_store(git: Git) -> Path:
     return git.root / ".strata"
+
+
+def _tool_version() -> str:
+    """The installed gitstrata's version, read from its metadata (the pipeline does not import
+    the package's face)."""
+    try:
+        return metadata.version("gitstrata")
+    except metadata.PackageNotFoundError:
+        return "unknown"
 
 
 def run_index(
@@ -175,7 +184,7 @@ def run_index(
             format_version=FORMAT_VERSION,
             generation=writer.name,
             created_at=utc_now(),
-            tool_version=__version__,
+            tool_version=_tool_version(),
             repo_head=head,
             repo_tree=tree,
             shallow=shallow,

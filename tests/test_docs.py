@@ -36,7 +36,6 @@ def test_every_command_has_help_and_is_in_the_readme() -> None:
         "sql",
         "inspect",
         "mcp",
-        "benchmark",
     } <= set(commands)
     for name, cmd in commands.items():
         assert (cmd.help or "").strip(), f"`gitstrata {name}` has no help text"
