@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 REPO   ?= .
 ARGS   ?=
 
-.PHONY: index test bench lint mcp install dev clean-venv
+.PHONY: index test test-fast bench lint mcp install dev clean-venv
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -41,6 +41,10 @@ index: $(VENV)/.installed
 ## test: install what the tests need and run the whole suite
 test: $(VENV)/.installed-dev
 	$(BIN)/python -m pytest $(ARGS)
+
+## test-fast: the suite without the tests marked slow, for the edit loop
+test-fast: $(VENV)/.installed-dev
+	$(BIN)/python -m pytest -m "not slow" $(ARGS)
 
 ## bench: run the benchmarks and rewrite benchmarks/RESULTS.md
 bench: $(VENV)/.installed-bench

@@ -55,10 +55,14 @@ class Bench:
     failure_ids: dict[int, int]  # journal failure id -> failure_records() index
 
 
-def setup(workdir: Path) -> Bench:
+def setup(workdir: Path, info: FixtureInfo | None = None) -> Bench:
+    """Record the fixture's failed attempts and index it into `workdir/index`; the fixture
+    repository is built in `workdir/fixture` unless an already built one is given (it is only
+    read: the index and the journal live outside it)."""
     from gitstrata import Strata
 
-    info = build_fixture(workdir / "fixture", force=True)
+    if info is None:
+        info = build_fixture(workdir / "fixture", force=True)
     strata = Strata(info.path, index_dir=workdir / "index")
     ids: dict[int, int] = {}
     for i, rec in enumerate(failure_records()):

@@ -89,6 +89,25 @@ class GitRepo:
         return self.git("rev-parse", "HEAD").strip()
 
 
+@pytest.fixture(scope="session")
+def fixture_repo(tmp_path_factory: pytest.TempPathFactory):
+    """The benchmark fixture repository, built once per test run. Tests only read it: one that
+    writes (an index inside it, a commit) works on `git clone` of it instead."""
+    from gitstrata.benchmarks.fixture import build_fixture
+
+    return build_fixture(tmp_path_factory.mktemp("fixture") / "repo")
+
+
+@pytest.fixture(scope="session")
+def fixture_bench(tmp_path_factory: pytest.TempPathFactory, fixture_repo):
+    """The fixture with its recorded failures, indexed once per test run (outside the repo)."""
+    from gitstrata.benchmarks import run as bench_run
+
+    bench = bench_run.setup(tmp_path_factory.mktemp("bench"), fixture_repo)
+    yield bench
+    bench.strata.close()
+
+
 @pytest.fixture
 def git_repo(tmp_path: Path) -> GitRepo:
     """An empty git repository (no commits yet) in a temp dir."""

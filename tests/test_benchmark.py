@@ -7,12 +7,12 @@ import pytest
 
 from gitstrata.benchmarks import run as bench_run
 
+pytestmark = pytest.mark.slow  # indexes the whole fixture once
 
-@pytest.fixture(scope="module")
-def bench(tmp_path_factory):
-    b = bench_run.setup(tmp_path_factory.mktemp("bench"))
-    yield b
-    b.strata.close()
+
+@pytest.fixture
+def bench(fixture_bench):
+    return fixture_bench
 
 
 def test_full_engine_beats_every_baseline_on_dev(bench) -> None:

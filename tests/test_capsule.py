@@ -312,6 +312,7 @@ def test_owner_equals_symbol_index():
         max_size=3,
     ),
 )
+@pytest.mark.slow
 def test_derived_and_spliced_spans_equal_parsing(text, edits):
     old = text.split("\n")[:-1]
     new = list(old)

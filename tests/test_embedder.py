@@ -133,6 +133,7 @@ def test_randomized_svd_exact_when_rank_fits() -> None:
     assert not sv[300:].any() and not comps[:, 300:].any()
 
 
+@pytest.mark.slow
 def test_randomized_svd_top_components_of_a_large_matrix() -> None:
     rng = np.random.default_rng(1)
     dense, indptr, indices, data = _random_csr(rng, 2000, 3000, 60, rank=60)

@@ -41,11 +41,12 @@ def git(repo: Path, *args: str, stdin: str | None = None) -> str:
     return proc.stdout
 
 
-@pytest.fixture(scope="module")
-def built(tmp_path_factory: pytest.TempPathFactory) -> FixtureInfo:
-    return build_fixture(tmp_path_factory.mktemp("fixture") / "repo")
+@pytest.fixture
+def built(fixture_repo: FixtureInfo) -> FixtureInfo:
+    return fixture_repo
 
 
+@pytest.mark.slow
 def test_build_is_reproducible(built: FixtureInfo, tmp_path: Path) -> None:
     again = build_fixture(tmp_path / "again")
     assert again.head == built.head == EXPECTED_HEAD

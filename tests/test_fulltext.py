@@ -229,6 +229,7 @@ def test_another_process_opens_and_searches(index) -> None:
     assert _titles(docs, np.array(rows))[0] == "TTLCache.set"
 
 
+@pytest.mark.slow
 @settings(max_examples=80, deadline=None)
 @given(st.text(max_size=300))
 def test_analyzer_reproduces_the_terms(text: str) -> None:

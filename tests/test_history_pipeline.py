@@ -138,6 +138,7 @@ def test_rewritten_history_is_detected_and_rebuilt(shop, tmp_path):
         assert tables(again.path)[name].equals(tables(full.path)[name]), name
 
 
+@pytest.mark.slow
 def test_split_ranges_equal_one_range(shop):
     git = Git(shop.path)
     shas = rev_list(git, shop.head())

@@ -157,6 +157,7 @@ def test_graph_validation_reports_every_problem() -> None:
     assert "'nope'" in msg and "'files' is written by both" in msg and "'mystery'" in msg
 
 
+@pytest.mark.slow
 def test_concurrent_index_runs_do_not_corrupt(repo) -> None:
     procs = [
         subprocess.Popen(

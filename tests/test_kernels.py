@@ -58,6 +58,7 @@ def test_popcount_extremes() -> None:
         (50, 400, 2),
     ],
 )
+@pytest.mark.slow
 def test_topc_equals_stable_sort(kernel, n: int, c: int, distinct: int | None) -> None:
     rng = np.random.default_rng(n + c)
     codes = _codes(rng, n, distinct)

@@ -310,6 +310,7 @@ def commits(draw) -> CommitPatch:
     )
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(st.lists(commits(), max_size=4), st.integers(1, 50))
 def test_render_parse_roundtrip(log_commits, chunk):

@@ -119,6 +119,7 @@ def test_numpy_and_numba_paths_agree(mapped) -> None:
         np.testing.assert_allclose(s_np, jit.rescore(q, r_nb), atol=2e-6)
 
 
+@pytest.mark.slow
 def test_recall_against_exact_float32(mapped) -> None:
     vectors, folder, rotation = mapped
     index = VectorIndex(open_mapped(folder), rotation)
