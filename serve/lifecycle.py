@@ -12,9 +12,9 @@ Invariants:
   requests and no request pays for a cold build.
 - HEAD is watched by `stat` of `.git/HEAD`, the ref it names and `packed-refs`, once per
   `interval` seconds; the files are read only when a stat changed. No subprocess per request.
-- Builds run `gitstrata index` as a child process (the server never imports the pipeline). Its
-  plain progress lines go to `<index>/mcp-index.log`, where the percentage is read from. One build
-  at a time; a failed build keeps the old generation serving, is reported in `status()`, and the
+- Builds run `gitstrata index --progress jsonl` as a child process (the server never imports
+  the pipeline). Its stderr goes to `<index>/mcp-index.log`; progress is decoded from it with
+  `store.progress`, the one definition of that format. One build at a time; a failed build keeps the old generation serving, is reported in `status()`, and the
   same HEAD is not retried until HEAD moves again.
 """
 
@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import logging
 import os
-import re
 import subprocess
 import sys
 import threading
@@ -34,6 +33,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..store.errors import GitstrataError
 from ..store.generations import Store
+from ..store.progress import ProgressEvent, ProgressMessage, decode
 from ..store.status import index_status, read_head
 
 if TYPE_CHECKING:
@@ -42,10 +42,8 @@ if TYPE_CHECKING:
 log = logging.getLogger("gitstrata.mcp")
 
 LOG_NAME = "mcp-index.log"
-# `[capsule: commits] 120/480 (25%)` or `[documents: full-text index] 3` (see pipeline/progress.py)
-PROGRESS_LINE = re.compile(
-    r"^\[(?P<step>[^\]]+)\] (?P<done>\d+)(?:/(?P<total>\d+) \((?P<pct>\d+)%\))?$"
-)
+# the message a run prints while another run holds the index lock (pipeline/runner.py)
+WAITING = "waiting for another gitstrata index"
 MAX_ERRORS = 10
 
 
@@ -136,6 +134,33 @@ class Build:
     tail: list[str] = field(default_factory=list)
     waiting: bool = False  # on another run's lock
 
+    @classmethod
+    def start(cls, python: str, repo: Path, index_dir: Path, head: str) -> Build:
+        """Start `gitstrata index` on `repo` into `index_dir`, its stderr to the log file."""
+        log_path = index_dir / LOG_NAME
+        cmd = [
+            python,
+            "-m",
+            "gitstrata",
+            "index",
+            str(repo),
+            "--out",
+            str(index_dir),
+            "--progress",
+            "jsonl",
+        ]
+        env = {**os.environ, "NO_COLOR": "1"}
+        with open(log_path, "wb") as fh:
+            process = subprocess.Popen(
+                cmd,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=fh,
+                cwd=repo,
+                env=env,
+            )
+        return cls(head=head, process=process, log_path=log_path)
+
     def read_log(self) -> None:
         try:
             with open(self.log_path, "rb") as fh:
@@ -149,15 +174,16 @@ class Build:
             line = raw.strip()
             if not line:
                 continue
-            self.tail = [*self.tail[-19:], line]
-            if line.startswith("waiting for another gitstrata index"):
-                self.waiting = True
-            m = PROGRESS_LINE.match(line)
-            if m:
+            event = decode(line)
+            if isinstance(event, ProgressEvent):
                 self.waiting = False
-                self.step, self.done = m["step"], int(m["done"])
-                self.total = int(m["total"]) if m["total"] else None
-                self.percent = int(m["pct"]) if m["pct"] else None
+                self.step, self.done = event.step, event.done
+                self.total, self.percent = event.total, event.percent
+                continue
+            if isinstance(event, ProgressMessage):
+                line = event.text
+                self.waiting = self.waiting or line.startswith(WAITING)
+            self.tail = [*self.tail[-19:], line]
 
     def error_text(self, code: int) -> str:
         lines = [x for x in self.tail if x.startswith(("error:", "hint:"))]
@@ -398,27 +424,7 @@ class Lifecycle:
     def _start_build(self, head: str) -> None:
         assert self.repo is not None
         self.store.ensure()
-        log_path = self.index_dir / LOG_NAME
-        cmd = [
-            self.python,
-            "-m",
-            "gitstrata",
-            "index",
-            str(self.repo),
-            "--out",
-            str(self.index_dir),
-        ]
-        env = {**os.environ, "NO_COLOR": "1"}
-        with open(log_path, "wb") as fh:
-            process = subprocess.Popen(
-                cmd,
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.DEVNULL,
-                stderr=fh,
-                cwd=self.repo,
-                env=env,
-            )
-        self._build = Build(head=head, process=process, log_path=log_path)
+        self._build = Build.start(self.python, self.repo, self.index_dir, head)
         self.problem = None
         self._notify()
 
