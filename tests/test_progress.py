@@ -123,7 +123,7 @@ def test_index_without_the_option_prints_plain_lines_for_people(tmp_path: Path) 
 
 def test_a_run_waiting_for_the_lock_says_so_in_a_message(tmp_path: Path) -> None:
     """What the MCP server's background build reads: the waiting message, then progress."""
-    from gitstrata.serve.lifecycle import Build
+    from gitstrata.serve.indexjob import Build
 
     repo = small_repo(tmp_path / "repo")
     out = tmp_path / "index"
