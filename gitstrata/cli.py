@@ -434,7 +434,7 @@ def invariant_list(ctx: typer.Context, out: OutOpt = None, as_json: JsonOpt = Fa
     from .serve.invariants import InvariantStore
 
     _, index_dir = _index_dir(ctx, out)
-    rules = InvariantStore.in_strata(index_dir).list()
+    rules = InvariantStore.in_strata(index_dir).rules()
     if as_json:
         _emit_json([r.to_dict() for r in rules])
         return

@@ -261,19 +261,20 @@ class Lifecycle:
         if code is None:
             return
         ok = code == 0
+        error = None if ok else build.error_text(code)
         record = {
             "head": build.head,
             "started_at": build.started_at,
             "finished_at": utc_now(),
             "seconds": round(time.monotonic() - build.started, 3),
             "ok": ok,
-            "error": None if ok else build.error_text(code),
+            "error": error,
         }
         with self._lock:
             self.last_refresh = record
         self._done_head = build.head
         self._loading = ok and self.engine is None
-        if not ok:
-            self._fail(record["error"])
+        if error is not None:
+            self._fail(error)
         # cleared last: a reader never sees neither a build nor its outcome
         self._build = None

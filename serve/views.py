@@ -24,7 +24,7 @@ def invariants_view(index_dir: Path) -> dict[str, Any]:
     from .invariants import FILE_NAME, InvariantStore
 
     try:
-        rules = [r.to_dict() for r in InvariantStore.in_strata(index_dir).list()]
+        rules = [r.to_dict() for r in InvariantStore.in_strata(index_dir).rules()]
     except GitstrataError as exc:
         return {"file": FILE_NAME, "error": str(exc), "invariants": []}
     return {"file": FILE_NAME, "count": len(rules), "invariants": rules}
