@@ -20,7 +20,6 @@ if TYPE_CHECKING:
     from rich.progress import TaskID
 
 Style = Literal["auto", "plain", "jsonl"]
-STYLES: tuple[Style, ...] = ("auto", "plain", "jsonl")
 
 
 class Task:

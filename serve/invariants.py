@@ -22,7 +22,6 @@ import re
 import tempfile
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
 
 from ..store.errors import InputError
 from ..store.globs import Scope
@@ -224,8 +223,3 @@ class InvariantStore:
             Path(tmp).unlink(missing_ok=True)
             raise
         self._stamp = None  # reload (and recompile) on the next read
-
-
-def load_invariants(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
-    """The rules of an invariants file as plain dicts (for JSON output and documents)."""
-    return [inv.to_dict() for inv in InvariantStore(path).rules()]
