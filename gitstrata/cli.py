@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 import typer
 
@@ -79,13 +79,21 @@ def index(
         int | None, typer.Option("--jobs", "-j", min=1, help="Worker processes.")
     ] = None,
     quiet: QuietOpt = False,
+    progress_style: Annotated[
+        Literal["auto", "plain", "jsonl"],
+        typer.Option(
+            "--progress",
+            help="Progress on stderr: auto (a bar on a terminal, else plain lines), plain, "
+            "or jsonl (one JSON event per line, for a program watching the run).",
+        ),
+    ] = "auto",
     as_json: JsonOpt = False,
 ) -> None:
     """Build or refresh the index (incremental: only what changed is redone)."""
     from .facade import Strata
     from .pipeline.progress import make_progress
 
-    progress = make_progress(quiet or as_json)
+    progress = make_progress(quiet or as_json, progress_style)
     try:
         with Strata(_repo(ctx, path), index_dir=out) as strata:
             report = strata.index(rebuild=rebuild, jobs=jobs, progress=progress)
@@ -426,7 +434,7 @@ def invariant_list(ctx: typer.Context, out: OutOpt = None, as_json: JsonOpt = Fa
     from .serve.invariants import InvariantStore
 
     _, index_dir = _index_dir(ctx, out)
-    rules = InvariantStore.in_strata(index_dir).list()
+    rules = InvariantStore.in_strata(index_dir).rules()
     if as_json:
         _emit_json([r.to_dict() for r in rules])
         return

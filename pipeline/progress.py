@@ -1,7 +1,9 @@
-"""Progress of long work: rich bars on a terminal, plain lines in CI and pipes, or nothing.
+"""Progress of long work: rich bars on a terminal, plain lines in CI and pipes, JSON lines for
+a supervising process, or nothing.
 
-Plain lines look like `[chunk] files: 120/480 (25%)` so a supervising process (the MCP server
-indexing in the background) can read the percentage from the child's stderr.
+Plain lines (`[capsule: commits] 120/480 (25%)`) are for people and may change; a process that
+reads progress (the MCP server indexing in the background) asks for `jsonl`, whose lines are the
+contract defined in `store/progress.py`.
 """
 
 from __future__ import annotations
@@ -10,7 +12,14 @@ import sys
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import IO
+from typing import IO, TYPE_CHECKING, Literal
+
+from ..store.progress import ProgressEvent, ProgressMessage, encode
+
+if TYPE_CHECKING:
+    from rich.progress import TaskID
+
+Style = Literal["auto", "plain", "jsonl"]
 
 
 class Task:
@@ -100,7 +109,7 @@ class RichProgress(Progress):
             transient=True,
         )
         self.bar.start()
-        self._ids: dict[int, int] = {}
+        self._ids: dict[int, TaskID] = {}
 
     def message(self, text: str) -> None:
         self.console.print(text)
@@ -118,9 +127,44 @@ class RichProgress(Progress):
         self.bar.stop()
 
 
-def make_progress(quiet: bool) -> Progress:
+class JsonlProgress(Progress):
+    """One `store.progress` event per line: a task's start, at most one update per `interval`
+    seconds, its end; and every message."""
+
+    def __init__(self, stream: IO[str] | None = None, interval: float = 0.5) -> None:
+        self.stream = stream or sys.stderr
+        self.interval = interval
+        self._last = 0.0
+
+    def _emit(self, event: ProgressEvent | ProgressMessage) -> None:
+        print(encode(event), file=self.stream, flush=True)
+
+    def _event(self, task: Task) -> ProgressEvent:
+        return ProgressEvent(task.label, task.done, task.total)
+
+    def message(self, text: str) -> None:
+        self._emit(ProgressMessage(text))
+
+    def _start(self, task: Task) -> None:
+        self._last = time.monotonic()
+        self._emit(self._event(task))
+
+    def _update(self, task: Task) -> None:
+        now = time.monotonic()
+        if now - self._last >= self.interval:
+            self._last = now
+            self._emit(self._event(task))
+
+    def _finish(self, task: Task) -> None:
+        self._emit(self._event(task))
+
+
+def make_progress(quiet: bool, style: Style = "auto") -> Progress:
+    """`auto` is a rich bar on a terminal and plain lines elsewhere; `quiet` silences every style."""
     if quiet:
         return Progress()
-    if sys.stderr.isatty():
+    if style == "jsonl":
+        return JsonlProgress()
+    if style == "auto" and sys.stderr.isatty():
         return RichProgress()
     return PlainProgress()

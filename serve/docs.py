@@ -52,7 +52,6 @@ class DocTable:
     def __init__(self, gen: Generation) -> None:
         self.gen = gen
         meta = open_docmeta(gen.path)
-        self._meta = meta
         self.n = meta.num_rows
         self.kind = _Dict(meta.column("kind"))
         self.path = _Dict(meta.column("path"))

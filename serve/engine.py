@@ -2,7 +2,8 @@
 
 `Engine.open(store_root)` maps the live generation; `reload()` builds a new `ServeIndex` for a
 newer generation and swaps one reference, so a request in flight finishes on the index it
-started with. Every text that leaves goes through the firewall in the facade / server.
+started with. Every result leaves scrubbed by the firewall (`safe.scrub_model`), with the
+perplexity check's notes when the configuration enables it.
 """
 
 from __future__ import annotations

@@ -8,8 +8,6 @@ from __future__ import annotations
 
 from functools import cached_property
 
-import numpy as np
-
 from ..store.generations import Generation
 
 
@@ -41,7 +39,3 @@ class CoGraph:
                 strict=True,
             )
         )
-
-    @property
-    def n_edges(self) -> int:
-        return int(np.asarray(self.dst).shape[0])

@@ -94,22 +94,8 @@ class ServeIndex:
         return dict(out)
 
     @cached_property
-    def symbol_by_id(self) -> dict[str, SymbolRow]:
-        return {s.symbol_id: s for s in self.symbols}
-
-    @cached_property
     def paths(self) -> list[str]:
         return sorted(self.symbols_by_path)
-
-    @cached_property
-    def file_imports(self) -> dict[str, set[str]]:
-        if not self.has("files"):
-            return {}
-        t = self.table("files", columns=["path", "imports_resolved"])
-        return {
-            p: set(i or ())
-            for p, i in zip(t["path"].to_pylist(), t["imports_resolved"].to_pylist(), strict=True)
-        }
 
     # ------------------------------------------------------------------ history
 
@@ -226,9 +212,7 @@ class ServeIndex:
         """Build every lookup now (a server calls this once at start)."""
         for attr in (
             "symbols_by_path",
-            "symbol_by_id",
             "paths",
-            "file_imports",
             "commits",
             "touches_by_symbol",
             "touches_by_path",

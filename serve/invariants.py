@@ -22,7 +22,6 @@ import re
 import tempfile
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
 
 from ..store.errors import InputError
 from ..store.globs import Scope
@@ -158,11 +157,11 @@ class InvariantStore:
             self._stamp = stamp
         return self._rules
 
-    def list(self) -> list[Invariant]:
+    def rules(self) -> list[Invariant]:
         return [inv for inv, _ in self._load()]
 
     def get(self, rule_id: str) -> Invariant | None:
-        return next((inv for inv in self.list() if inv.id == rule_id), None)
+        return next((inv for inv in self.rules() if inv.id == rule_id), None)
 
     def match(self, path: str, qualname: str | None = None) -> list[Invariant]:
         """Rules whose scope covers `path` (and `qualname`), most severe first.
@@ -224,8 +223,3 @@ class InvariantStore:
             Path(tmp).unlink(missing_ok=True)
             raise
         self._stamp = None  # reload (and recompile) on the next read
-
-
-def load_invariants(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
-    """The rules of an invariants file as plain dicts (for JSON output and documents)."""
-    return [inv.to_dict() for inv in InvariantStore(path).list()]

@@ -283,14 +283,14 @@ def warm() -> None:
     The arrays are read-only like the memory-mapped ones the server passes: numba specialises
     on writability, so warming with writable arrays would leave the served signature cold."""
     n = 70
-    lanes = [_readonly(np.zeros(n, np.uint64)) for _ in range(4)]
+    l0, l1, l2, l3 = (_readonly(np.zeros(n, np.uint64)) for _ in range(4))
     q = np.zeros(4, np.uint64)
     scratch = np.empty(n, np.uint16)
-    rows, _ = hamming_topc(*lanes, q, 8, scratch)
+    rows, _ = hamming_topc(l0, l1, l2, l3, q, 8, scratch)
     threshold_select(scratch, 8)
-    hamming_topc_parallel(*lanes, q, 8, scratch)
-    hamming_topc_batch(*lanes, q.reshape(1, 4), 8, np.empty((1, n), np.uint16))
-    hamming_distances(*lanes, q, scratch)
+    hamming_topc_parallel(l0, l1, l2, l3, q, 8, scratch)
+    hamming_topc_batch(l0, l1, l2, l3, q.reshape(1, 4), 8, np.empty((1, n), np.uint16))
+    hamming_distances(l0, l1, l2, l3, q, scratch)
     codes = _readonly(np.zeros((n, BITS), np.int8))
     qf = np.zeros(BITS, np.float32)
     s = rescore_int8(codes, rows, qf)

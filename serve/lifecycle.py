@@ -1,4 +1,7 @@
-"""The index behind a long-running server: first load, first build, HEAD watch, refresh, swap.
+"""The index behind a long-running server: first load, first build, refresh, hot swap, status.
+
+The HEAD watch lives in `headwatch`, the background `gitstrata index` child in `indexjob`;
+this module decides when to load, build and swap, and reports where it is.
 
 Invariants:
 
@@ -10,172 +13,32 @@ Invariants:
 - A request takes `self.engine` once and uses that engine to the end. A refresh opens and warms
   a new `Engine` on the new generation before replacing the reference, so the swap falls between
   requests and no request pays for a cold build.
-- HEAD is watched by `stat` of `.git/HEAD`, the ref it names and `packed-refs`, once per
-  `interval` seconds; the files are read only when a stat changed. No subprocess per request.
-- Builds run `gitstrata index` as a child process (the server never imports the pipeline). Its
-  plain progress lines go to `<index>/mcp-index.log`, where the percentage is read from. One build
-  at a time; a failed build keeps the old generation serving, is reported in `status()`, and the
-  same HEAD is not retried until HEAD moves again.
+- HEAD is polled once per `interval` seconds (see `headwatch`: no subprocess per request).
+- One build at a time; a failed build keeps the old generation serving, is reported in
+  `status()`, and the same HEAD is not retried until HEAD moves again.
 """
 
 from __future__ import annotations
 
 import logging
-import os
-import re
-import subprocess
 import sys
 import threading
 import time
-from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..store.errors import GitstrataError
 from ..store.generations import Store
 from ..store.status import index_status, read_head
+from .headwatch import HeadWatch, find_repo_root
+from .indexjob import Build, utc_now
 
 if TYPE_CHECKING:
     from .engine import Engine
 
 log = logging.getLogger("gitstrata.mcp")
 
-LOG_NAME = "mcp-index.log"
-# `[capsule: commits] 120/480 (25%)` or `[documents: full-text index] 3` (see pipeline/progress.py)
-PROGRESS_LINE = re.compile(
-    r"^\[(?P<step>[^\]]+)\] (?P<done>\d+)(?:/(?P<total>\d+) \((?P<pct>\d+)%\))?$"
-)
 MAX_ERRORS = 10
-
-
-def _now() -> str:
-    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
-def find_repo_root(directory: Path) -> Path | None:
-    """The nearest folder at or above `directory` holding a `.git` entry (work tree root)."""
-    here = Path(directory).resolve()
-    for candidate in (here, *here.parents):
-        if (candidate / ".git").exists():
-            return candidate
-    return None
-
-
-def _git_dirs(repo: Path) -> tuple[Path, Path]:
-    """(git dir, common dir): they differ for a linked worktree."""
-    git = repo / ".git"
-    if git.is_file():
-        text = git.read_text(encoding="utf-8", errors="replace").strip()
-        if text.startswith("gitdir:"):
-            git = (repo / text[7:].strip()).resolve()
-    common = git
-    try:
-        common = (git / (git / "commondir").read_text(encoding="utf-8").strip()).resolve()
-    except OSError:
-        pass
-    return git, common
-
-
-def _stat_key(path: Path) -> tuple[int, int, int] | None:
-    try:
-        st = path.stat()
-    except OSError:
-        return None
-    return (st.st_mtime_ns, st.st_size, st.st_ino)
-
-
-class HeadWatch:
-    """Which commit HEAD names, re-read only when a stat of the files behind it changed."""
-
-    def __init__(self, repo: Path) -> None:
-        self.repo = repo
-        self.git_dir, self.common_dir = _git_dirs(repo)
-        self._head_key: tuple[int, int, int] | None = None
-        self._ref: str | None = None
-        self._key: tuple[Any, ...] | None = None
-        self._sha: str | None = None
-
-    def poll(self) -> str | None:
-        head_file = self.git_dir / "HEAD"
-        head_key = _stat_key(head_file)
-        if head_key != self._head_key:
-            self._head_key = head_key
-            try:
-                text = head_file.read_text(encoding="utf-8").strip()
-            except OSError:
-                text = ""
-            self._ref = text[4:].strip() if text.startswith("ref:") else None
-        key: tuple[Any, ...] = (head_key,)
-        if self._ref is not None:
-            key += (
-                _stat_key(self.git_dir / self._ref),
-                _stat_key(self.common_dir / self._ref),
-                _stat_key(self.common_dir / "packed-refs"),
-            )
-        if key != self._key:
-            self._key = key
-            self._sha = read_head(self.repo)
-        return self._sha
-
-
-@dataclass
-class Build:
-    """One `gitstrata index` child and what its log said so far."""
-
-    head: str
-    process: subprocess.Popen
-    log_path: Path
-    started: float = field(default_factory=time.monotonic)
-    started_at: str = field(default_factory=_now)
-    offset: int = 0
-    step: str | None = None
-    done: int = 0
-    total: int | None = None
-    percent: int | None = None
-    tail: list[str] = field(default_factory=list)
-    waiting: bool = False  # on another run's lock
-
-    def read_log(self) -> None:
-        try:
-            with open(self.log_path, "rb") as fh:
-                fh.seek(self.offset)
-                data = fh.read()
-        except OSError:
-            return
-        end = data.rfind(b"\n") + 1  # a line still being written is read next time
-        self.offset += end
-        for raw in data[:end].decode("utf-8", "replace").splitlines():
-            line = raw.strip()
-            if not line:
-                continue
-            self.tail = [*self.tail[-19:], line]
-            if line.startswith("waiting for another gitstrata index"):
-                self.waiting = True
-            m = PROGRESS_LINE.match(line)
-            if m:
-                self.waiting = False
-                self.step, self.done = m["step"], int(m["done"])
-                self.total = int(m["total"]) if m["total"] else None
-                self.percent = int(m["pct"]) if m["pct"] else None
-
-    def error_text(self, code: int) -> str:
-        lines = [x for x in self.tail if x.startswith(("error:", "hint:"))]
-        if lines:
-            return " ".join(lines)
-        last = self.tail[-1] if self.tail else ""
-        return f"`gitstrata index` exited with status {code}" + (f": {last}" if last else "")
-
-    def progress(self) -> dict[str, Any]:
-        """The last step the child reported (steps without a known size report no percent)."""
-        return {
-            "step": self.step,
-            "done": self.done,
-            "total": self.total,
-            "percent": self.percent,
-            "waiting_for_lock": self.waiting,
-            "seconds": round(time.monotonic() - self.started, 1),
-        }
 
 
 class Lifecycle:
@@ -202,7 +65,7 @@ class Lifecycle:
         self.python = python
         self.engine: Engine | None = None
         self.warm = False
-        self.started_at = _now()
+        self.started_at = utc_now()
         self.problem: str | None = None  # why there is no engine, while there is none
         self.last_refresh: dict[str, Any] | None = None
         self.errors: list[dict[str, str]] = []
@@ -252,19 +115,11 @@ class Lifecycle:
         """Why there is no engine: (message for the agent, structured state, is it an error)."""
         build, problem = self._build, self.problem
         if build is not None:
-            if build.waiting:
-                where = "waiting for another `gitstrata index` run on this index to finish"
-            elif build.step is None:
-                where = "starting"
-            elif build.percent is not None:
-                where = f"step {build.step!r}, {build.percent}% done"
-            else:
-                where = f"step {build.step!r}"
             elapsed = round(time.monotonic() - build.started)
             text = (
-                f"gitstrata is indexing this repository for the first time ({where}; {elapsed} s "
-                "so far). Answers start as soon as the index is published: call this tool again "
-                "in a few seconds. record_failure and record_invariant already work."
+                f"gitstrata is indexing this repository for the first time ({build.where()}; "
+                f"{elapsed} s so far). Answers start as soon as the index is published: call this "
+                "tool again in a few seconds. record_failure and record_invariant already work."
             )
             return text, {"status": "indexing", "progress": build.progress()}, False
         if problem:
@@ -312,13 +167,8 @@ class Lifecycle:
         """Stop watching and end a build in progress (an interrupted build publishes nothing)."""
         self._stop.set()
         build = self._build
-        if build is not None and build.process.poll() is None:
-            build.process.terminate()
-            try:
-                build.process.wait(5)
-            except subprocess.TimeoutExpired:
-                build.process.kill()
-                build.process.wait()
+        if build is not None:
+            build.stop()
         if self._thread.is_alive():
             self._thread.join(timeout=2)
 
@@ -339,7 +189,7 @@ class Lifecycle:
 
     def _fail(self, message: str) -> None:
         with self._lock:
-            self.errors = [*self.errors[-(MAX_ERRORS - 1) :], {"at": _now(), "message": message}]
+            self.errors = [*self.errors[-(MAX_ERRORS - 1) :], {"at": utc_now(), "message": message}]
         if self.engine is None:
             self.problem = message
 
@@ -398,27 +248,7 @@ class Lifecycle:
     def _start_build(self, head: str) -> None:
         assert self.repo is not None
         self.store.ensure()
-        log_path = self.index_dir / LOG_NAME
-        cmd = [
-            self.python,
-            "-m",
-            "gitstrata",
-            "index",
-            str(self.repo),
-            "--out",
-            str(self.index_dir),
-        ]
-        env = {**os.environ, "NO_COLOR": "1"}
-        with open(log_path, "wb") as fh:
-            process = subprocess.Popen(
-                cmd,
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.DEVNULL,
-                stderr=fh,
-                cwd=self.repo,
-                env=env,
-            )
-        self._build = Build(head=head, process=process, log_path=log_path)
+        self._build = Build.start(self.python, self.repo, self.index_dir, head)
         self.problem = None
         self._notify()
 
@@ -431,113 +261,20 @@ class Lifecycle:
         if code is None:
             return
         ok = code == 0
+        error = None if ok else build.error_text(code)
         record = {
             "head": build.head,
             "started_at": build.started_at,
-            "finished_at": _now(),
+            "finished_at": utc_now(),
             "seconds": round(time.monotonic() - build.started, 3),
             "ok": ok,
-            "error": None if ok else build.error_text(code),
+            "error": error,
         }
         with self._lock:
             self.last_refresh = record
         self._done_head = build.head
         self._loading = ok and self.engine is None
-        if not ok:
-            self._fail(record["error"])
+        if error is not None:
+            self._fail(error)
         # cleared last: a reader never sees neither a build nor its outcome
         self._build = None
-
-
-# ---------------------------------------------------------------------- views for resources
-
-
-def invariants_for(index_dir: Path, path: str, symbol: str | None) -> list[dict[str, str]]:
-    """The team invariants covering `path` (and `symbol`), most severe first."""
-    from .invariants import InvariantStore
-
-    store = InvariantStore.in_strata(index_dir)
-    rules = store.match(path, symbol) if symbol else store.match_file(path)
-    return [r.to_dict() for r in rules]
-
-
-def invariants_view(index_dir: Path) -> dict[str, Any]:
-    from .invariants import FILE_NAME, InvariantStore
-
-    try:
-        rules = [r.to_dict() for r in InvariantStore.in_strata(index_dir).list()]
-    except GitstrataError as exc:
-        return {"file": FILE_NAME, "error": str(exc), "invariants": []}
-    return {"file": FILE_NAME, "count": len(rules), "invariants": rules}
-
-
-def graveyard_view(journal_root: Path, *, diff_lines: int = 40) -> dict[str, Any]:
-    """Recorded failed attempts, newest first, each with a bounded diff excerpt."""
-    from ..store.journal import Journal
-    from .failures import load_failures
-
-    warnings: list[str] = []
-    failures = load_failures(Journal(journal_root), on_warning=warnings.append)
-    items = []
-    for f in sorted(failures, key=lambda f: (f.last_seen, f.id), reverse=True):
-        changed = f.changed_lines()
-        items.append(
-            {
-                "id": f.id,
-                "first_seen": f.first_seen,
-                "last_seen": f.last_seen,
-                "occurrences": f.occurrences,
-                "targets": [f"{p}::{q}" if q else p for p, q in f.targets],
-                "command": f.command,
-                "exit_code": f.exit_code,
-                "notes": f.notes,
-                "errors": list(f.signature.errors[:5]),
-                "failing_tests": list(f.signature.failing[:10]),
-                "diff_excerpt": "\n".join(changed[:diff_lines]),
-                "diff_lines_omitted": max(0, len(changed) - diff_lines),
-                "source": f.source,
-            }
-        )
-    return {"count": len(items), "failures": items, "warnings": warnings}
-
-
-def hotspots_view(engine: Engine, *, limit: int = 20) -> dict[str, Any]:
-    """The strongest file couplings, and the hidden ones (changed together, no import link)."""
-    import pyarrow.compute as pc
-
-    index = engine.index
-    out: dict[str, Any] = {"generation": index.name, "top_pairs": [], "hidden_pairs": []}
-    if not index.has("cochange_files"):
-        return out
-    cols = ["src", "dst", "co_commits", "weight", "confidence", "hidden"]
-    table = index.table("cochange_files", columns=cols)
-    confidence = {
-        (s, d): c
-        for s, d, c in zip(
-            *(table[c].to_pylist() for c in ("src", "dst", "confidence")), strict=True
-        )
-    }
-    pairs = table.filter(
-        pc.less(table["src"], table["dst"])
-    )  # each pair once; both directions exist
-    pairs = pairs.sort_by(
-        [("weight", "descending"), ("co_commits", "descending"), ("src", "ascending")]
-    )
-
-    def row(r: dict[str, Any]) -> dict[str, Any]:
-        return {
-            "a": r["src"],
-            "b": r["dst"],
-            "weight": round(float(r["weight"]), 4),
-            "co_commits": r["co_commits"],
-            "p_b_given_a": round(float(r["confidence"]), 4),
-            "p_a_given_b": round(float(confidence.get((r["dst"], r["src"]), 0.0)), 4),
-            "hidden": bool(r["hidden"]),
-        }
-
-    out["top_pairs"] = [row(r) for r in pairs.slice(0, limit).to_pylist()]
-    hidden = pairs.filter(pairs["hidden"])
-    out["hidden_pairs"] = [row(r) for r in hidden.slice(0, limit).to_pylist()]
-    out["pairs_total"] = pairs.num_rows
-    out["hidden_total"] = hidden.num_rows
-    return out

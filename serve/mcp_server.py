@@ -27,8 +27,9 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 from pydantic import Field
 
 from ..store.errors import GitstrataError, InputError
-from .lifecycle import Lifecycle, graveyard_view, hotspots_view, invariants_for, invariants_view
+from .lifecycle import Lifecycle
 from .paths import repo_relative
+from .views import graveyard_view, hotspots_view, invariants_for, invariants_view
 
 if TYPE_CHECKING:
     from mcp.server.mcpserver import MCPServer

@@ -33,13 +33,13 @@ def _repo_relative(repo_root: Path | None, file_path: str) -> str:
         root = Path(os.path.realpath(repo_root))
         real = Path(os.path.realpath(raw))
         try:
-            rel = real.relative_to(root)
+            inside = real.relative_to(root)
         except ValueError:
             raise InputError(f"{file_path}: outside the repository") from None
-        return rel.as_posix()
+        return inside.as_posix()
     if raw.startswith("/"):
         raise InputError(f"{file_path}: outside the repository")
-    parts = []
+    parts: list[str] = []
     for part in PurePosixPath(raw).parts:
         if part in ("", "."):
             continue

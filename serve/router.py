@@ -3,8 +3,9 @@
 It never looks at the corpus and costs microseconds. Precedence is first match wins, in this
 order: behavioral, causal, coupled, change, exact, symptom, general. `coupled` ("what else must
 change with X") is this project's addition to the seed's six classes: its answer lives in other
-files than the one the query names, so the co-change graph leads and the named file steps back. Each class sets the path weights of
-the fusion, the reranker's preference and the number of commit capsules allowed in the top 5.
+files than the one the query names, so the co-change graph leads and the named file steps back.
+Each class sets the path weights of the fusion, the reranker's preference and the number of
+commit capsules allowed in the top 5.
 """
 
 from __future__ import annotations

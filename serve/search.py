@@ -3,7 +3,12 @@
     route  -> BM25 (Tantivy) and vectors (1-bit Hamming -> int8 rescoring) in parallel rankings
            -> preliminary RRF seeds one-hop spreading activation over the co-change graph
            -> time-decayed RRF of the three rankings -> interaction reranker on the top N
-           -> commit slot budget -> named-symbol pinning -> hits with evidence and "why" commits
+           -> named anchor files step back -> commit slot budget -> named-symbol pinning
+           -> hits with evidence and "why" commits
+
+`Searcher.search` runs these as named phases (`_route`, `_bm25_path`, `_vector_path`,
+`_graph_path`, `_fuse`, `_rerank`, `_arrange`, `_assemble`) over one `_Run`, the query's state,
+and reports each phase's latency.
 
 Modes run the baselines through the same code: `bm25` (BM25 only), `dense` (exact float32
 cosine only), `hybrid` (plain RRF of BM25 and exact float32), `full` (everything above).
@@ -13,6 +18,7 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -97,6 +103,35 @@ class SearchResult:
     route: Route
     query_vec: np.ndarray | None
     anchors: frozenset[str] = frozenset()  # files a co-change question is about
+
+
+@dataclass(eq=False)
+class _Run:
+    """One query on its way through the phases: what the route decided, each path's ranking and
+    the evidence gathered so far. Lives for one `Searcher.search` call."""
+
+    query: str
+    cfg: RetrievalConfig
+    mode: str
+    file_path: str | None
+    route: Route
+    weights: dict[str, float]
+    terms: list[str]
+    depth: int
+    keep: Callable[[int], bool]  # the file filter and the kinds a full search may return
+    rankings: dict[str, list[int]] = field(default_factory=dict)
+    evidence: dict[int, Ev] = field(default_factory=dict)
+    activation: dict[int, float] = field(default_factory=dict)  # graph path, per document
+    anchors: set[str] = field(default_factory=set)  # files a co-change question names
+    qvec: np.ndarray | None = None
+    final_score: dict[int, float] = field(default_factory=dict)
+    pinned: int | None = None
+
+    def ev(self, row: int) -> Ev:
+        e = self.evidence.get(row)
+        if e is None:
+            e = self.evidence[row] = Ev()
+        return e
 
 
 class Searcher:
@@ -237,6 +272,55 @@ class Searcher:
             raise ValueError(f"unknown mode {mode!r}; known: {', '.join(MODES)}")
         lat: dict[str, float] = {}
         t = time.perf_counter()
+        run = self._route(query, cfg, mode, file_path, kinds)
+        lat["route"] = _ms(t)
+        t = time.perf_counter()
+        self._bm25_path(run)
+        lat["bm25"] = _ms(t)
+        t = time.perf_counter()
+        self._vector_path(run)
+        lat["vectors"] = _ms(t)
+        t = time.perf_counter()
+        self._graph_path(run)
+        lat["graph"] = _ms(t)
+        t = time.perf_counter()
+        fused, ranked = self._fuse(run)
+        lat["fusion"] = _ms(t)
+        t = time.perf_counter()
+        ranked = self._rerank(run, fused, ranked)
+        lat["rerank"] = _ms(t)
+        ranked = self._arrange(run, ranked)
+        t = time.perf_counter()
+        out_ranked, hits = self._assemble(run, ranked, top_k)
+        lat["assemble"] = _ms(t)
+        lat["total"] = round(sum(lat.values()), 3)
+        response = SearchResponse(
+            query=query,
+            mode=mode,
+            query_class=run.route.query_class if mode == "full" else mode,
+            fusion_weights=run.weights,
+            file_filter=file_path,
+            hits=hits,
+            latency_ms=lat,
+            generation=self.gen.name,
+        )
+        return SearchResult(
+            response=response,
+            ranked=out_ranked,
+            route=run.route,
+            query_vec=run.qvec,
+            anchors=frozenset(run.anchors),
+        )
+
+    def _route(
+        self,
+        query: str,
+        cfg: RetrievalConfig,
+        mode: str,
+        file_path: str | None,
+        kinds: frozenset[str] | None,
+    ) -> _Run:
+        """Classify the query and set each path's fusion weight (a baseline mode fixes them)."""
         route = classify(query, cfg.commit_slots, adaptive=cfg.adaptive_routing and mode == "full")
         weights = {
             "bm25": route.w_bm25 * cfg.w_bm25,
@@ -249,110 +333,114 @@ class Searcher:
             weights = {"vec": 1.0}
         elif mode == "hybrid":
             weights = {"bm25": 1.0, "vec": 1.0}
-        terms = query_terms(query)
-        depth = cfg.path_depth * (4 if file_path else 1)
-        lat["route"] = _ms(t)
+        docs = self.docs
 
         def keep(row: int) -> bool:
             return (file_path is None or self._concerns(row, file_path)) and (
-                kinds is None or self.docs.kind[row] in kinds or mode != "full"
+                kinds is None or docs.kind[row] in kinds or mode != "full"
             )
 
-        evidence: dict[int, Ev] = {}
+        return _Run(
+            query=query,
+            cfg=cfg,
+            mode=mode,
+            file_path=file_path,
+            route=route,
+            weights=weights,
+            terms=query_terms(query),
+            # a file filter discards most of each path's results: look deeper
+            depth=cfg.path_depth * (4 if file_path else 1),
+            keep=keep,
+        )
 
-        def ev(row: int) -> Ev:
-            e = evidence.get(row)
-            if e is None:
-                e = evidence[row] = Ev()
-            return e
+    def _bm25_path(self, run: _Run) -> None:
+        if "bm25" not in run.weights:
+            return
+        rows, scores = self.fulltext.search_terms(run.terms, run.depth)
+        ranking = []
+        for row, score in zip(rows.tolist(), scores.tolist(), strict=True):
+            if run.keep(row):
+                ranking.append(row)
+                e = run.ev(row)
+                e.bm25_rank, e.bm25_score = len(ranking), score
+        run.rankings["bm25"] = ranking
 
-        rankings: dict[str, list[int]] = {}
-        t = time.perf_counter()
-        if "bm25" in weights:
-            rows, scores = self.fulltext.search_terms(terms, depth)
-            ranking = []
-            for row, score in zip(rows.tolist(), scores.tolist(), strict=True):
-                if keep(row):
-                    ranking.append(row)
-                    e = ev(row)
-                    e.bm25_rank, e.bm25_score = len(ranking), score
-            rankings["bm25"] = ranking
-        lat["bm25"] = _ms(t)
-
-        t = time.perf_counter()
-        qvec = None
-        if weights.get("vec", 0) > 0:
-            if mode in ("dense", "hybrid") or cfg.exact_vectors:
-                rows_l, sims = self._dense(query, depth)
-                ranking = [r for r in rows_l if keep(r)]
-                for i, r in enumerate(ranking, start=1):
-                    e = ev(r)
-                    e.vec_rank, e.int8_cos = i, sims[r]
-            else:
-                qvec = self.embedder.embed_query(query)
-                cand, dist = self.vectors.candidates(qvec, max(cfg.stage1_candidates, depth))
-                cos = self.vectors.rescore(qvec, cand)
-                order = np.lexsort((cand, -cos))
-                ranking = []
-                for j in order.tolist():
-                    r = int(cand[j])
-                    if not keep(r):
-                        continue
-                    ranking.append(r)
-                    e = ev(r)
-                    e.vec_rank, e.hamming, e.int8_cos = len(ranking), int(dist[j]), float(cos[j])
-                    if len(ranking) >= depth:
-                        break
-            rankings["vec"] = ranking
-        lat["vectors"] = _ms(t)
-
-        t = time.perf_counter()
-        activation: dict[int, float] = {}
-        anchors: set[str] = set()
-        if (
-            mode == "full"
-            and cfg.graph_path
-            and weights.get("graph", 0) > 0
-            and self.graph is not None
-        ):
-            prelim = td_rrf(rankings, weights, k=cfg.rrf_k)
-            seeds_docs = rank_by(prelim)[:10]
-            top = prelim[seeds_docs[0]] if seeds_docs else 1.0
-            seeds: dict[int, float] = {}
-            for d in seeds_docs:
-                for node in self._nodes_of(d):
-                    seeds[node] = max(seeds.get(node, 0.0), prelim[d] / top)
-            if route.query_class == "coupled":
-                anchor_weights, named = self._anchor_files(query, seeds_docs)
-                if (
-                    anchor_weights
-                ):  # the anchor files are the only seeds: their partners are the answer
-                    seeds = {}
-                for path, weight in anchor_weights.items():
-                    node = self.graph.node_of.get(path)
-                    if node is not None:
-                        seeds[node] = weight
-                # only files the question names step back and count as "about to change"
-                anchors = set(anchor_weights) if named else set()
-            act_nodes = spread_activation(
-                seeds, self.graph.neighbours, delta=cfg.graph_decay, gamma=cfg.import_discount
-            )
-            for node, a in act_nodes.items():
-                row = self._doc_of_node(node, prelim)
-                if row is not None and keep(row):
-                    activation[row] = max(activation.get(row, 0.0), a)
-            ranking = sorted(activation, key=lambda r: (-activation[r], r))[:depth]
+    def _vector_path(self, run: _Run) -> None:
+        """Exact float32 for the baselines (and `exact_vectors`), else 1-bit Hamming candidates
+        rescored with int8 dot products."""
+        if run.weights.get("vec", 0) <= 0:
+            return
+        cfg, depth = run.cfg, run.depth
+        if run.mode in ("dense", "hybrid") or cfg.exact_vectors:
+            rows_l, sims = self._dense(run.query, depth)
+            ranking = [r for r in rows_l if run.keep(r)]
             for i, r in enumerate(ranking, start=1):
-                e = ev(r)
-                e.graph_rank, e.graph_activation = i, activation[r]
-            rankings["graph"] = ranking
-        lat["graph"] = _ms(t)
+                e = run.ev(r)
+                e.vec_rank, e.int8_cos = i, sims[r]
+        else:
+            qvec = run.qvec = self.embedder.embed_query(run.query)
+            cand, dist = self.vectors.candidates(qvec, max(cfg.stage1_candidates, depth))
+            cos = self.vectors.rescore(qvec, cand)
+            order = np.lexsort((cand, -cos))
+            ranking = []
+            for j in order.tolist():
+                r = int(cand[j])
+                if not run.keep(r):
+                    continue
+                ranking.append(r)
+                e = run.ev(r)
+                e.vec_rank, e.hamming, e.int8_cos = len(ranking), int(dist[j]), float(cos[j])
+                if len(ranking) >= depth:
+                    break
+        run.rankings["vec"] = ranking
 
-        t = time.perf_counter()
-        use_decay = mode == "full" and cfg.time_decay
+    def _graph_path(self, run: _Run) -> None:
+        """One-hop spreading activation over the co-change graph, seeded by a preliminary RRF of
+        the other paths (or, for a co-change question, by the files it is about)."""
+        cfg, graph = run.cfg, self.graph
+        if not (
+            run.mode == "full"
+            and cfg.graph_path
+            and run.weights.get("graph", 0) > 0
+            and graph is not None
+        ):
+            return
+        prelim = td_rrf(run.rankings, run.weights, k=cfg.rrf_k)
+        seeds_docs = rank_by(prelim)[:10]
+        top = prelim[seeds_docs[0]] if seeds_docs else 1.0
+        seeds: dict[int, float] = {}
+        for d in seeds_docs:
+            for node in self._nodes_of(d):
+                seeds[node] = max(seeds.get(node, 0.0), prelim[d] / top)
+        if run.route.query_class == "coupled":
+            anchor_weights, named = self._anchor_files(run.query, seeds_docs)
+            if anchor_weights:  # the anchor files are the only seeds: their partners are the answer
+                seeds = {}
+            for path, weight in anchor_weights.items():
+                anchor = graph.node_of.get(path)
+                if anchor is not None:
+                    seeds[anchor] = weight
+            # only files the question names step back and count as "about to change"
+            run.anchors = set(anchor_weights) if named else set()
+        act_nodes = spread_activation(
+            seeds, graph.neighbours, delta=cfg.graph_decay, gamma=cfg.import_discount
+        )
+        activation = run.activation
+        for node, a in act_nodes.items():
+            row = self._doc_of_node(node, prelim)
+            if row is not None and run.keep(row):
+                activation[row] = max(activation.get(row, 0.0), a)
+        ranking = sorted(activation, key=lambda r: (-activation[r], r))[: run.depth]
+        for i, r in enumerate(ranking, start=1):
+            e = run.ev(r)
+            e.graph_rank, e.graph_activation = i, activation[r]
+        run.rankings["graph"] = ranking
 
-        fused = td_rrf(rankings, weights, k=cfg.rrf_k)
-        if use_decay and fused:
+    def _fuse(self, run: _Run) -> tuple[dict[int, float], list[int]]:
+        """Weighted RRF of the rankings, time-decayed in full mode: (scores, rows best first)."""
+        cfg = run.cfg
+        fused = td_rrf(run.rankings, run.weights, k=cfg.rrf_k)
+        if run.mode == "full" and cfg.time_decay and fused:
             rows_arr = np.fromiter(fused, dtype=np.int64, count=len(fused))
             mult = recency_array(
                 self.t_now - self.docs.time[rows_arr].astype(np.float64),
@@ -361,106 +449,96 @@ class Searcher:
             )
             for r, m in zip(rows_arr.tolist(), mult.tolist(), strict=True):
                 fused[r] *= m
-                ev(r).recency = m
+                run.ev(r).recency = m
         ranked = rank_by(fused)
         for r in ranked:
-            ev(r).rrf = fused[r]
-        final_score = dict(fused)
-        lat["fusion"] = _ms(t)
+            run.ev(r).rrf = fused[r]
+        run.final_score = dict(fused)
+        return fused, ranked
 
-        t = time.perf_counter()
-        # a co-change question's answer shares no words with it: the graph's order stands
-        if mode == "full" and cfg.reranker and cfg.rerank_top_n > 0 and ranked:
-            head = ranked[: cfg.rerank_top_n]
-            cands = [
-                Candidate(
-                    row=r,
-                    rrf=fused[r],
-                    cos=_r(evidence[r].int8_cos, 4),
-                    graph=activation.get(r, 0.0),
-                    kind=self.docs.kind[r],
-                    intent=self.docs.intent[r],
-                )
-                for r in head
-            ]
-            weights_rr = COUPLED_RERANK if route.query_class == "coupled" else None
-            scored = rerank(
-                cands,
-                query,
-                terms,
-                self.idf,
-                self.docs.terms,
-                self.docs.text,
-                route.prefer,
-                weights_rr,
+    def _rerank(self, run: _Run, fused: dict[int, float], ranked: list[int]) -> list[int]:
+        """The interaction reranker re-orders the top `rerank_top_n`; the rest keep their place."""
+        cfg, docs = run.cfg, self.docs
+        if not (run.mode == "full" and cfg.reranker and cfg.rerank_top_n > 0 and ranked):
+            return ranked
+        head = ranked[: cfg.rerank_top_n]
+        cands = [
+            Candidate(
+                row=r,
+                rrf=fused[r],
+                cos=_r(run.evidence[r].int8_cos, 4),
+                graph=run.activation.get(r, 0.0),
+                kind=docs.kind[r],
+                intent=docs.intent[r],
             )
-            for c in scored:
-                evidence[c.row].rerank = c.rerank
-                final_score[c.row] = c.rerank
-            ranked = [c.row for c in scored] + ranked[cfg.rerank_top_n :]
-        lat["rerank"] = _ms(t)
+            for r in head
+        ]
+        # a co-change question's answer shares no words with it: the graph's order counts most
+        weights_rr = COUPLED_RERANK if run.route.query_class == "coupled" else None
+        scored = rerank(
+            cands,
+            run.query,
+            run.terms,
+            self.idf,
+            docs.terms,
+            docs.text,
+            run.route.prefer,
+            weights_rr,
+        )
+        for c in scored:
+            run.evidence[c.row].rerank = c.rerank
+            run.final_score[c.row] = c.rerank
+        return [c.row for c in scored] + ranked[cfg.rerank_top_n :]
 
-        if mode == "full" and route.query_class == "coupled" and anchors and cfg.anchor_penalty < 1:
+    def _arrange(self, run: _Run, ranked: list[int]) -> list[int]:
+        """Full mode's last word on the order: named anchor files step back, commits get their
+        slot budget, a symbol the query names is pinned."""
+        if run.mode != "full":
+            return ranked
+        cfg, route, final_score = run.cfg, run.route, run.final_score
+        if route.query_class == "coupled" and run.anchors and cfg.anchor_penalty < 1:
             # the question names these files; its answer is elsewhere
             for r in ranked:
-                if self.docs.path[r] in anchors:
+                if self.docs.path[r] in run.anchors:
                     final_score[r] = final_score.get(r, 0.0) * cfg.anchor_penalty
             ranked = sorted(ranked, key=lambda r: (-final_score.get(r, 0.0), r))
+        if cfg.slot_budget:
+            ranked = slot_budget(
+                ranked, self.docs.is_commit, cap=route.commit_slots, window=cfg.slot_window
+            )
+        if cfg.pinning and route.pin and route.query_class in cfg.pin_classes:
+            pinned = self._named_symbol(route, run.file_path)
+            if pinned is not None and run.keep(pinned):
+                ranked = pin(ranked, pinned, cfg.pin_position)
+                run.ev(pinned)
+                final_score.setdefault(pinned, 0.0)
+                run.pinned = pinned
+        return ranked
 
-        pinned_row = None
-        if mode == "full":
-            if cfg.slot_budget:
-                ranked = slot_budget(
-                    ranked, self.docs.is_commit, cap=route.commit_slots, window=cfg.slot_window
-                )
-            if cfg.pinning and route.pin and route.query_class in cfg.pin_classes:
-                pinned_row = self._named_symbol(route, file_path)
-                if pinned_row is not None and keep(pinned_row):
-                    ranked = pin(ranked, pinned_row, cfg.pin_position)
-                    ev(pinned_row)
-                    final_score.setdefault(pinned_row, 0.0)
-                else:
-                    pinned_row = None
-
-        t = time.perf_counter()
+    def _assemble(self, run: _Run, ranked: list[int], top_k: int) -> tuple[list[Ranked], list[Hit]]:
+        """The final order as `Ranked` records (deep enough for commit attachment and the
+        graveyard) and the top `top_k` as hits."""
+        cfg, docs = run.cfg, self.docs
         out_ranked = [
             Ranked(
                 row=r,
-                score=final_score.get(r, 0.0),
-                kind=self.docs.kind[r],
-                path=self.docs.path[r],
-                qualname=self.docs.qualname[r],
-                sha=self.docs.sha[r],
-                intent=self.docs.intent[r],
-                evidence=evidence[r],
-                pinned=r == pinned_row,
+                score=run.final_score.get(r, 0.0),
+                kind=docs.kind[r],
+                path=docs.path[r],
+                qualname=docs.qualname[r],
+                sha=docs.sha[r],
+                intent=docs.intent[r],
+                evidence=run.evidence[r],
+                pinned=r == run.pinned,
             )
             for r in ranked[: max(top_k, 50 if cfg.attach_commits else 10)]
         ]
         candidate_shas = {x.sha for x in out_ranked[:50] if x.kind == "commit" and x.sha}
         hits = [
-            self._hit(i, x, cfg, candidate_shas, attach=mode == "full")
+            self._hit(i, x, cfg, candidate_shas, attach=run.mode == "full")
             for i, x in enumerate(out_ranked[:top_k], start=1)
         ]
-        lat["assemble"] = _ms(t)
-        lat["total"] = round(sum(lat.values()), 3)
-        response = SearchResponse(
-            query=query,
-            mode=mode,
-            query_class=route.query_class if mode == "full" else mode,
-            fusion_weights=weights,
-            file_filter=file_path,
-            hits=hits,
-            latency_ms=lat,
-            generation=self.gen.name,
-        )
-        return SearchResult(
-            response=response,
-            ranked=out_ranked,
-            route=route,
-            query_vec=qvec,
-            anchors=frozenset(anchors),
-        )
+        return out_ranked, hits
 
     def _named_symbol(self, route: Route, file_path: str | None) -> int | None:
         for name in route.named:

@@ -56,9 +56,9 @@ def test_file_is_canonical_sorted_json(store):
 def test_readd_replaces_and_remove(store):
     store.add("R1", "src/**", "first", "low")
     store.add("R1", "lib/**", "second", "medium")
-    assert store.list() == [Invariant("R1", "lib/**", "second", "medium")]
+    assert store.rules() == [Invariant("R1", "lib/**", "second", "medium")]
     assert store.remove("R1") == Invariant("R1", "lib/**", "second", "medium")
-    assert store.list() == []
+    assert store.rules() == []
     with pytest.raises(InvariantError, match="no invariant 'R1'"):
         store.remove("R1")
 
@@ -124,10 +124,10 @@ def test_external_edit_is_seen_and_bad_file_is_reported(store):
     with pytest.raises(
         InvariantError, match="invariants.okf.json: invariant #1 has no 'description'"
     ):
-        store.list()
+        store.rules()
     store.path.write_text("{not json")
     with pytest.raises(InvariantError, match="invariants.okf.json: not valid JSON"):
-        store.list()
+        store.rules()
 
 
 ADDER = """
@@ -145,5 +145,5 @@ def test_concurrent_writers_lose_nothing(store):
         for name in ("A", "B", "C")
     ]
     assert [p.wait(timeout=120) for p in procs] == [0, 0, 0]
-    ids = [i.id for i in store.list()]
+    ids = [i.id for i in store.rules()]
     assert len(ids) == 45 and ids == sorted(ids)

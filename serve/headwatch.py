@@ -1,0 +1,81 @@
+"""Which commit a repository's HEAD names, watched without a subprocess per request.
+
+Invariants:
+
+- HEAD is watched by `stat` of `.git/HEAD`, the ref it names and `packed-refs`; the files are
+  read, and `git` asked, only when one of those stats changed.
+- A linked worktree is followed to its own git dir (HEAD) and the common dir (refs).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from ..store.status import read_head
+
+
+def find_repo_root(directory: Path) -> Path | None:
+    """The nearest folder at or above `directory` holding a `.git` entry (work tree root)."""
+    here = Path(directory).resolve()
+    for candidate in (here, *here.parents):
+        if (candidate / ".git").exists():
+            return candidate
+    return None
+
+
+def _git_dirs(repo: Path) -> tuple[Path, Path]:
+    """(git dir, common dir): they differ for a linked worktree."""
+    git = repo / ".git"
+    if git.is_file():
+        text = git.read_text(encoding="utf-8", errors="replace").strip()
+        if text.startswith("gitdir:"):
+            git = (repo / text[7:].strip()).resolve()
+    common = git
+    try:
+        common = (git / (git / "commondir").read_text(encoding="utf-8").strip()).resolve()
+    except OSError:
+        pass
+    return git, common
+
+
+def _stat_key(path: Path) -> tuple[int, int, int] | None:
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    return (st.st_mtime_ns, st.st_size, st.st_ino)
+
+
+class HeadWatch:
+    """Which commit HEAD names, re-read only when a stat of the files behind it changed."""
+
+    def __init__(self, repo: Path) -> None:
+        self.repo = repo
+        self.git_dir, self.common_dir = _git_dirs(repo)
+        self._head_key: tuple[int, int, int] | None = None
+        self._ref: str | None = None
+        self._key: tuple[Any, ...] | None = None
+        self._sha: str | None = None
+
+    def poll(self) -> str | None:
+        head_file = self.git_dir / "HEAD"
+        head_key = _stat_key(head_file)
+        if head_key != self._head_key:
+            self._head_key = head_key
+            try:
+                text = head_file.read_text(encoding="utf-8").strip()
+            except OSError:
+                text = ""
+            self._ref = text[4:].strip() if text.startswith("ref:") else None
+        key: tuple[Any, ...] = (head_key,)
+        if self._ref is not None:
+            key += (
+                _stat_key(self.git_dir / self._ref),
+                _stat_key(self.common_dir / self._ref),
+                _stat_key(self.common_dir / "packed-refs"),
+            )
+        if key != self._key:
+            self._key = key
+            self._sha = read_head(self.repo)
+        return self._sha

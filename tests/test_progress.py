@@ -1,0 +1,144 @@
+"""The progress contract of `gitstrata index`: JSON lines a supervisor decodes with
+`store.progress`, checked on real runs; the human lines of a plain run still work."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from conftest import GitRepo
+from hypothesis import given
+from hypothesis import strategies as st
+
+from gitstrata.store.generations import Store
+from gitstrata.store.progress import ProgressEvent, ProgressMessage, decode, encode
+
+STAGES = ("chunk", "capsule", "blame", "documents", "embed")  # the steps that report
+
+
+def small_repo(path: Path) -> GitRepo:
+    repo = GitRepo(path)
+    repo.commit(
+        "feat: parser",
+        {"src/parse.py": "def parse(text):\n    return text.split()\n", "README.md": "# x\n"},
+    )
+    repo.commit(
+        "fix: parse empty input (INC-7)",
+        {"src/parse.py": "def parse(text):\n    return (text or '').split()\n"},
+    )
+    repo.commit("feat: joiner", {"src/join.py": "def join(words):\n    return ' '.join(words)\n"})
+    return repo
+
+
+def run_index(repo: GitRepo, out: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "gitstrata", "index", str(repo.path), "--out", str(out), *args],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "NO_COLOR": "1"},
+    )
+
+
+@given(
+    step=st.text(),
+    done=st.integers(min_value=0, max_value=2**53),
+    total=st.none() | st.integers(min_value=0, max_value=2**53),
+)
+def test_a_progress_event_round_trips_on_one_line(step: str, done: int, total: int | None) -> None:
+    event = ProgressEvent(step, done, total)
+    line = encode(event)
+    assert "\n" not in line
+    assert decode(line) == event
+    assert decode(line + "\n") == event
+
+
+@given(text=st.text())
+def test_a_message_round_trips_on_one_line(text: str) -> None:
+    line = encode(ProgressMessage(text))
+    assert "\n" not in line
+    assert decode(line) == ProgressMessage(text)
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "",
+        "error: not a git repository",
+        "[capsule: commits] 3/4 (75%)",
+        "{not json",
+        "[1, 2]",
+        '{"event": "progress", "step": "x", "done": -1, "total": null}',
+        '{"event": "progress", "step": "x", "done": true, "total": null}',
+        '{"event": "progress", "step": 3, "done": 1, "total": 2}',
+        '{"event": "progress", "step": "x", "done": 1, "total": "2"}',
+        '{"event": "message"}',
+        '{"event": "other", "text": "x"}',
+    ],
+)
+def test_lines_that_are_not_events_decode_to_none(line: str) -> None:
+    assert decode(line) is None
+
+
+def test_percent_is_whole_and_absent_without_a_total() -> None:
+    assert ProgressEvent("s", 1, 3).percent == 33
+    assert ProgressEvent("s", 3, 3).percent == 100
+    assert ProgressEvent("s", 5, None).percent is None
+    assert ProgressEvent("s", 0, 0).percent is None
+
+
+def test_index_with_jsonl_progress_writes_only_events(tmp_path: Path) -> None:
+    repo = small_repo(tmp_path / "repo")
+    done = run_index(repo, tmp_path / "index", "--progress", "jsonl")
+    assert done.returncode == 0, done.stderr
+    lines = done.stderr.splitlines()
+    events = [decode(line) for line in lines]
+    assert lines and None not in events, done.stderr
+    progress = [e for e in events if isinstance(e, ProgressEvent)]
+    assert {e.step.split(":")[0] for e in progress} >= set(STAGES)
+    last: dict[str, int] = {}
+    for e in progress:
+        assert e.done >= last.get(e.step, 0), e
+        assert e.total is None or e.done <= e.total, e
+        last[e.step] = e.done
+    # steps with a known size end complete: three commits, three files at HEAD
+    assert ProgressEvent("capsule: commits", 3, 3) in progress
+    assert Store(tmp_path / "index").current_name() is not None
+    assert "gen-" in done.stdout  # the report on stdout is unchanged
+
+
+def test_index_without_the_option_prints_plain_lines_for_people(tmp_path: Path) -> None:
+    repo = small_repo(tmp_path / "repo")
+    done = run_index(repo, tmp_path / "index")
+    assert done.returncode == 0, done.stderr
+    lines = done.stderr.splitlines()
+    assert "[capsule: commits] 3/3 (100%)" in lines, done.stderr
+    assert all(re.fullmatch(r"\[[^\]]+\] \d+(/\d+ \(\d+%\))?", line) for line in lines), lines
+    assert not any(decode(line) for line in lines)
+
+
+def test_a_run_waiting_for_the_lock_says_so_in_a_message(tmp_path: Path) -> None:
+    """What the MCP server's background build reads: the waiting message, then progress."""
+    from gitstrata.serve.indexjob import Build
+
+    repo = small_repo(tmp_path / "repo")
+    out = tmp_path / "index"
+    with Store(out).lock():
+        build = Build.start(sys.executable, repo.path, out, repo.head())
+        for _ in range(1200):  # polls for up to two minutes; the assertion is not on time
+            build.read_log()
+            if build.waiting or build.process.poll() is not None:
+                break
+            time.sleep(0.1)
+        assert build.waiting, build.tail
+        assert build.progress()["waiting_for_lock"] is True
+        assert build.step is None
+    assert build.process.wait(120) == 0, build.tail
+    build.read_log()
+    assert not build.waiting
+    assert build.step is not None
+    assert any(line.startswith("waiting for another gitstrata index") for line in build.tail)
