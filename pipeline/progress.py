@@ -10,7 +10,10 @@ import sys
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import IO
+from typing import IO, TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from rich.progress import TaskID
 
 
 class Task:
@@ -100,7 +103,7 @@ class RichProgress(Progress):
             transient=True,
         )
         self.bar.start()
-        self._ids: dict[int, int] = {}
+        self._ids: dict[int, TaskID] = {}
 
     def message(self, text: str) -> None:
         self.console.print(text)

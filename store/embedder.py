@@ -54,7 +54,7 @@ class EmbeddingBackend(Protocol):
     def params(self) -> dict: ...
 
 
-BACKENDS: dict[str, type] = {HashingLSA.name: HashingLSA}
+BACKENDS: dict[str, type[EmbeddingBackend]] = {HashingLSA.name: HashingLSA}
 
 
 def haar_rotation(dim: int, seed: int) -> np.ndarray:

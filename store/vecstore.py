@@ -140,9 +140,10 @@ def open_mapped(gen_dir: Path) -> MappedVectors:
         raise IndexCorrupt(
             f"{gen_dir}: vector files lack expected columns", hint=f"run `{REBUILD}`"
         )
-    lanes = tuple(
+    l0, l1, l2, l3 = (
         _column_view(_single_chunk(bits, c, bits_path), bits_path, np.uint64) for c in LANE_NAMES
     )
+    lanes = (l0, l1, l2, l3)
     codes_arr = _single_chunk(i8, "codes", i8_path)
     dim = codes_arr.type.list_size
     if dim != CODE_BITS:
@@ -164,7 +165,7 @@ def open_mapped(gen_dir: Path) -> MappedVectors:
         raise IndexCorrupt(
             f"{gen_dir}: vector files disagree on the row count", hint=f"run `{REBUILD}`"
         )
-    return MappedVectors(lanes, codes, scales, (bmm, imm), (bits, i8))  # type: ignore[arg-type]
+    return MappedVectors(lanes, codes, scales, (bmm, imm), (bits, i8))
 
 
 def open_docmeta(gen_dir: Path) -> pa.Table:
