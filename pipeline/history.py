@@ -312,7 +312,6 @@ def run_cochange(ctx: StageContext) -> StageResult:
 
 CAPSULE = Stage(
     name="capsule",
-    version=2,  # 2: bodies only make bugfix or perf commits
     run=run_capsule,
     outputs=("commits", "touches"),
     config=("index", "history"),
@@ -321,7 +320,6 @@ CAPSULE = Stage(
 )
 BLAME = Stage(
     name="blame",
-    version=1,
     run=run_blame,
     inputs=("files", "symbols", "commits"),
     outputs=("blame",),
@@ -331,7 +329,6 @@ BLAME = Stage(
 )
 COCHANGE = Stage(
     name="cochange",
-    version=1,
     run=run_cochange,
     inputs=("touches", "commits", "files", "symbols"),
     outputs=("cochange_files", "cochange_symbols", "graph_nodes", "graph"),

@@ -24,7 +24,6 @@ from ..store import fulltext
 from ..store.embedder import Embedder
 from ..store.errors import IndexCorrupt
 from ..store.journal import Journal
-from ..store.tokenizer import TOKENIZER_VERSION
 from .stage import Stage, StageContext, StageResult
 
 
@@ -131,7 +130,6 @@ def run_quantize(ctx: StageContext) -> StageResult:
 
 DOCUMENTS = Stage(
     name="documents",
-    version=TOKENIZER_VERSION,
     run=run_documents,
     inputs=("symbols", "commits", "touches"),
     outputs=("documents", "docmeta", "fulltext"),
@@ -141,7 +139,6 @@ DOCUMENTS = Stage(
 
 EMBED = Stage(
     name="embed",
-    version=1,
     run=run_embed,
     inputs=("documents",),
     outputs=("embedder", "vectors_f32"),
@@ -151,7 +148,6 @@ EMBED = Stage(
 
 QUANTIZE = Stage(
     name="quantize",
-    version=1,
     run=run_quantize,
     inputs=("vectors_f32", "embedder"),
     outputs=("vectors_bits", "vectors_i8"),
@@ -174,7 +170,6 @@ def run_firewall(ctx: StageContext) -> StageResult:
 
 FIREWALL = Stage(
     name="firewall",
-    version=1,
     run=run_firewall,
     inputs=("symbols", "commits"),
     outputs=("firewall_lm",),

@@ -97,7 +97,6 @@ def run_chunk(ctx: StageContext) -> StageResult:
 
 CHUNK = Stage(
     name="chunk",
-    version=1,
     run=run_chunk,
     outputs=("files", "symbols"),
     config=("chunk",),

@@ -127,7 +127,7 @@ def test_failing_stage_leaves_previous_generation_live(repo) -> None:
     def boom(ctx):
         raise ValueError("disk on fire")
 
-    broken = Stage(name="broken", version=1, run=boom, inputs=("symbols",), outputs=("files_copy",))
+    broken = Stage(name="broken", run=boom, inputs=("symbols",), outputs=("files_copy",))
     # An output without a schema is a graph error, reported before anything runs.
     with pytest.raises(PipelineGraphError, match="files_copy"):
         run_index(repo.path, stages=[CHUNK, broken], rebuild=True)
@@ -135,9 +135,7 @@ def test_failing_stage_leaves_previous_generation_live(repo) -> None:
     def boom_chunk(ctx):
         raise ValueError("disk on fire")
 
-    failing = Stage(
-        name="chunk", version=2, run=boom_chunk, outputs=("files", "symbols"), source="tree"
-    )
+    failing = Stage(name="chunk", run=boom_chunk, outputs=("files", "symbols"), source="tree")
     with pytest.raises(StageError, match="disk on fire"):
         run_index(repo.path, stages=[failing], rebuild=True)
     assert store.current_name() == before
@@ -149,8 +147,8 @@ def test_graph_validation_reports_every_problem() -> None:
     def noop(ctx):
         return StageResult()
 
-    a = Stage(name="a", version=1, run=noop, inputs=("nope",), outputs=("files",))
-    b = Stage(name="b", version=1, run=noop, outputs=("files", "mystery"))
+    a = Stage(name="a", run=noop, inputs=("nope",), outputs=("files",))
+    b = Stage(name="b", run=noop, outputs=("files", "mystery"))
     with pytest.raises(PipelineGraphError) as exc:
         order_stages([a, b])
     msg = str(exc.value)
