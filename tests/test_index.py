@@ -16,7 +16,7 @@ from gitstrata.pipeline.runner import run_index
 from gitstrata.pipeline.stage import Stage, StageResult
 from gitstrata.pipeline.tree import CHUNK
 from gitstrata.store.errors import EmptyRepository, NotARepository, PipelineGraphError, StageError
-from gitstrata.store.generations import Store
+from gitstrata.store.generations import GITIGNORE, Store
 
 PY_SRC = '''"""Payments."""
 import os
@@ -91,6 +91,37 @@ def test_index_summary_json(repo) -> None:
     gen = Path(report["path"])
     assert gen.name == "gen-000001" and (gen / "symbols.parquet").exists()
     assert (repo.path / ".strata" / ".gitignore").exists()
+
+
+def _status(repo) -> list[str]:
+    return repo.git("status", "--porcelain", "--untracked-files=all").splitlines()
+
+
+def test_index_leaves_git_status_clean_and_team_files_committable(repo) -> None:
+    proc = cli("index", str(repo.path), "--quiet")
+    assert proc.returncode == 0, proc.stderr
+    assert (repo.path / ".strata" / "CURRENT").exists()
+    assert _status(repo) == []
+
+    repo.write(".strata/invariants.okf.json", "{}\n")
+    repo.write(".strata/config.json", "{}\n")
+    assert _status(repo) == ["?? .strata/config.json", "?? .strata/invariants.okf.json"]
+    repo.git("add", ".strata/invariants.okf.json")  # no --force needed
+    assert "A  .strata/invariants.okf.json" in _status(repo)
+
+
+def test_index_replaces_the_old_self_unignoring_gitignore_only(repo) -> None:
+    old = "# written by gitstrata: everything here is rebuilt from git except team knowledge\n*\n!.gitignore\n!invariants.okf.json\n!config.json\n"
+    ignore = repo.write(".strata/.gitignore", old)
+    assert _status(repo) == ["?? .strata/.gitignore"]
+    run_index(repo.path, stages=[CHUNK])
+    assert ignore.read_text(encoding="utf-8") == GITIGNORE
+    assert _status(repo) == []
+
+    own = "# mine\n*\n!.gitignore\n"
+    ignore.write_text(own, encoding="utf-8")
+    run_index(repo.path, stages=[CHUNK], rebuild=True)
+    assert ignore.read_text(encoding="utf-8") == own
 
 
 def test_second_run_skips_everything_then_one_file_reparsed(repo, tmp_path) -> None:
