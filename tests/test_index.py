@@ -93,6 +93,21 @@ def test_index_summary_json(repo) -> None:
     assert (repo.path / ".strata" / ".gitignore").exists()
 
 
+def test_summary_counts_files_of_no_known_language_as_other(git_repo) -> None:
+    git_repo.commit(
+        "feat: shop",
+        {"shop.py": "def buy():\n    return 1\n", "LICENSE": "MIT\n", "NOTICE": "Copyright\n"},
+    )
+    report = run_index(git_repo.path, stages=[CHUNK])
+    by_language = report.stage("chunk").stats["symbols_by_language"]
+    assert by_language == {"python": 2, "other": 2}  # <module> and buy; one <module> per file
+    assert list(by_language) == ["python", "other"]
+
+    proc = cli("index", str(git_repo.path), "--rebuild")
+    assert proc.returncode == 0, proc.stderr
+    assert "(python 2, other 2)" in proc.stdout and "None" not in proc.stdout
+
+
 def _status(repo) -> list[str]:
     return repo.git("status", "--porcelain", "--untracked-files=all").splitlines()
 
