@@ -941,7 +941,6 @@ REFUND_TEMPLATE = "templates/email/refund_issued.html"
 MIGRATION_IDEMPOTENCY = "db/migrations/0004_idempotency_keys.sql"
 MIGRATION_CURRENCY = "db/migrations/0005_add_currency.sql"
 MIGRATION_REFRESH = "db/migrations/0006_refresh_tokens.sql"
-MIGRATION_REVOCATIONS = "db/migrations/0008_refresh_token_revocations.sql"
 
 _HELDOUT_V2: tuple[_Row, ...] = (
     # causal: why the code or a decision is the way it is

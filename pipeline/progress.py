@@ -1,7 +1,8 @@
 """Progress of long work: rich bars on a terminal, plain lines in CI and pipes, or nothing.
 
-Plain lines look like `[chunk] files: 120/480 (25%)` so a supervising process (the MCP server
-indexing in the background) can read the percentage from the child's stderr.
+Plain lines look like `[capsule: commits] 120/480 (25%)`, or `[documents: full-text index] 3`
+when the total is unknown, so a supervising process (the MCP server indexing in the background)
+can read the percentage from the child's stderr.
 """
 
 from __future__ import annotations

@@ -1,11 +1,11 @@
-"""Adapters of the retrieval stages: `documents`, `embed`, `quantize`.
+"""Adapters of the retrieval stages: `documents`, `embed`, `quantize`, and the `firewall` model.
 
 They read the earlier artifacts, call the pure functions in `gitstrata.stages`, and do the I/O
-those functions must not do: the Tantivy index and the embedder state are folder artifacts
-written into the generation being built.
+those functions must not do: the Tantivy index, the embedder state and the firewall's model are
+folder artifacts written into the generation being built.
 
-`commits` / `touches` are inputs only when the history stages are installed, so a code-only
-index still builds.
+`documents` declares `commits` and `touches` as inputs, so the history stages always run before
+it; the pure `build_documents` also accepts none of them (a code-only table).
 """
 
 from __future__ import annotations

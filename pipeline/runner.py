@@ -168,7 +168,7 @@ def run_index(
         except BaseException:
             writer.abort()
             raise
-        records, reports, outputs_sha = report
+        records, reports = report
         all_skipped = all(r.skipped for r in reports)
         if previous is not None and all_skipped and previous.manifest.repo_head == head:
             writer.abort()
@@ -232,7 +232,7 @@ def _run_stages(
     jobs: int | None,
     executor_kind: str,
     progress: Progress,
-):
+) -> tuple[dict[str, StageRecord], list[StageReport]]:
     records: dict[str, StageRecord] = {}
     reports: list[StageReport] = []
     sha_of: dict[str, str] = {}  # artifact -> sha256 in this run
@@ -339,7 +339,7 @@ def _run_stages(
             )
     finally:
         executor.close()
-    return records, reports, sha_of
+    return records, reports
 
 
 def _read_tmp(folder: Path, name: str) -> pa.Table:

@@ -123,10 +123,6 @@ class MappedVectors:
     def n(self) -> int:
         return int(self.lanes[0].shape[0])
 
-    @property
-    def mapped_bytes(self) -> int:
-        return sum(int(m.size()) for m in self.maps)
-
 
 def open_mapped(gen_dir: Path) -> MappedVectors:
     """Map the two served vector files of a generation folder."""
