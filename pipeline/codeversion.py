@@ -31,7 +31,8 @@ PACKAGE_DIR = Path(__file__).parent.parent
 
 
 def stage_code_version(stage: Stage) -> str:
-    return _cached(stage.run.__module__)
+    # a callable without a module (a partial) has no source to follow: only the rest counts
+    return _cached(getattr(stage.run, "__module__", None) or "")
 
 
 @functools.cache

@@ -22,7 +22,7 @@ import pyarrow as pa
 from ..store.config import Config
 from ..store.errors import GitstrataError, IndexCorrupt, StageError
 from ..store.generations import Generation, Store, utc_now
-from ..store.manifest import Manifest, StageRecord
+from ..store.manifest import CODE_VERSION, Manifest, StageRecord
 from ..store.schemas import FORMAT_VERSION, artifact
 from .codeversion import stage_code_version
 from .executor import make_executor
@@ -273,13 +273,12 @@ def _run_stages(
                 not rebuild
                 and prev_rec is not None
                 and prev_rec.fingerprint == fp
-                and prev_rec.code == code
+                and prev_rec.code_version == code
                 and set(prev_rec.outputs) == set(stage.outputs)
                 and previous is not None
             ):
                 outputs = {name: writer.carry(previous, name) for name in stage.outputs}
                 rec = StageRecord(
-                    code=code,
                     fingerprint=fp,
                     outputs=outputs,
                     seconds=0.0,
@@ -316,12 +315,11 @@ def _run_stages(
                         outputs[name] = writer.write_table(name, result.tables[name])
                         tables[name] = result.tables[name]
                 rec = StageRecord(
-                    code=code,
                     fingerprint=fp,
                     outputs=outputs,
                     seconds=round(time.perf_counter() - t0, 4),
                     skipped=False,
-                    state=result.state,
+                    state={**result.state, CODE_VERSION: code},
                     stats=result.stats,
                 )
                 skipped = False

@@ -117,7 +117,12 @@ class StageContext:
     def _reusable(self, name: str) -> Generation | None:
         rec = self.previous_record
         gen = self.previous_generation
-        if rec is None or gen is None or rec.code != self.code_version or name not in rec.outputs:
+        if (
+            rec is None
+            or gen is None
+            or rec.code_version != self.code_version
+            or name not in rec.outputs
+        ):
             return None
         return gen
 

@@ -2,15 +2,19 @@
 
 One `manifest.json` per generation. It names every output file relative to the generation folder
 (never an absolute path, so a generation can be moved or downloaded), with rows, bytes and sha256,
-and per stage the code version and fingerprint that decide whether the next run can skip it and
-whether its artifacts can be reused incrementally.
+and per stage the fingerprint that decides whether the next run can skip it and the code version
+that decides whether its artifacts can be reused incrementally.
+
+The schema only ever grows in ways older readers accept: a long-running `gitstrata mcp` of an
+older release reads indexes that a newer `gitstrata index` wrote (models here forbid unknown
+fields), which is why the code version lives in a stage's open `state`.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field
 
 
 class _Model(BaseModel):
@@ -25,10 +29,13 @@ class OutputInfo(_Model):
     sha256: str
 
 
+CODE_VERSION = "code_version"  # key of the stage's code version in `StageRecord.state`
+
+
 class StageRecord(_Model):
-    # sha256 of the stage's modules; "" in manifests written before code versions existed, which
-    # then match no stage, so every stage re-runs once
-    code: str = ""
+    # Stages were once versioned by hand; older readers still require the field. Stages are now
+    # versioned by their code (`code_version`), and 0 here makes an older indexer re-run them.
+    version: int = 0
     fingerprint: str
     outputs: dict[str, OutputInfo] = Field(default_factory=dict)
     seconds: float = 0.0
@@ -37,14 +44,11 @@ class StageRecord(_Model):
     state: dict[str, Any] = Field(default_factory=dict)
     stats: dict[str, Any] = Field(default_factory=dict)
 
-    @model_validator(mode="before")
-    @classmethod
-    def _drop_hand_version(cls, data: Any) -> Any:
-        # Older manifests carry a hand-bumped `version` per stage instead of `code`; they stay
-        # readable (a server can open them) and their stages re-run on the next index.
-        if isinstance(data, dict) and "version" in data:
-            data = {k: v for k, v in data.items() if k != "version"}
-        return data
+    @property
+    def code_version(self) -> str:
+        """sha256 of the code that wrote the outputs; "" when an older release wrote them, which
+        matches no code, so those stages re-run."""
+        return str(self.state.get(CODE_VERSION, ""))
 
 
 class Manifest(_Model):

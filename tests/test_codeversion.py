@@ -155,7 +155,7 @@ def test_artifacts_written_by_other_code_are_rebuilt_not_reused(repo, tmp_path) 
     run_index(repo.path, out, stages=[CHUNK])
     assert run_index(repo.path, out, stages=[CHUNK]).up_to_date
 
-    _rewrite_manifest(out, lambda rec: rec.update(code="0" * 64))
+    _rewrite_manifest(out, lambda rec: rec["state"].update(code_version="0" * 64))
     again = run_index(repo.path, out, stages=[CHUNK])
     assert not again.up_to_date
     stats = again.stage("chunk").stats
@@ -168,10 +168,30 @@ def test_a_manifest_with_hand_versions_opens_and_its_stages_rerun(repo, tmp_path
     run_index(repo.path, out, stages=[CHUNK])
 
     def legacy(rec: dict) -> None:
-        del rec["code"]
+        del rec["state"]["code_version"]
         rec["version"] = 1
 
     _rewrite_manifest(out, legacy)
-    assert Store(out).require_live().manifest.stages["chunk"].code == ""
+    assert Store(out).require_live().manifest.stages["chunk"].code_version == ""
     again = run_index(repo.path, out, stages=[CHUNK])
     assert not again.up_to_date and again.stage("chunk").stats["reused"] == 0
+
+
+def test_stage_records_keep_the_fields_older_readers_require(repo, tmp_path) -> None:
+    # a long-running server of an older release reads what a newer `gitstrata index` wrote, and
+    # its models forbid unknown fields
+    out = tmp_path / "index"
+    run_index(repo.path, out, stages=[CHUNK])
+    raw = json.loads((Store(out).require_live().path / "manifest.json").read_text(encoding="utf-8"))
+    record = raw["stages"]["chunk"]
+    assert set(record) == {
+        "version",
+        "fingerprint",
+        "outputs",
+        "seconds",
+        "skipped",
+        "state",
+        "stats",
+    }
+    assert isinstance(record["version"], int)
+    assert record["state"]["code_version"] == code_version(CHUNK.run.__module__)

@@ -44,7 +44,7 @@ def _publish(store: Store, n: int) -> Generation:
         tool_version="test",
         repo_head="a" * 40,
         repo_tree="b" * 40,
-        stages={"chunk": StageRecord(code="c", fingerprint="x", outputs={"files": info})},
+        stages={"chunk": StageRecord(version=1, fingerprint="x", outputs={"files": info})},
     )
     return writer.publish(manifest)
 
@@ -199,7 +199,7 @@ def test_every_parquet_artifact_reads_back_with_its_declared_schema(tmp_path: Pa
         tool_version="test",
         repo_head="a" * 40,
         repo_tree="b" * 40,
-        stages={"all": StageRecord(code="c", fingerprint="x", outputs=outputs)},
+        stages={"all": StageRecord(version=1, fingerprint="x", outputs=outputs)},
     )
     gen = writer.publish(manifest)
     for name in outputs:
