@@ -26,6 +26,7 @@ import polars as pl
 from ..pipeline.gitio import Git
 from ..pipeline.history import extract_all, rev_list
 from ..stages import capsule, cochange
+from ..stages.frames import frame
 from ..store.config import GraphConfig, HistoryConfig
 
 METHODS = ("gitstrata", "count", "ochiai", "codemaat", "confidence", "w")
@@ -38,8 +39,8 @@ def transactions(repo: Path, max_commits: int | None = None, workers: int = 1) -
     cfg = HistoryConfig(symbol_max_files=0)  # file level only: no blob reads needed
     cs, ts, _ = extract_all(git, shas, cfg, workers=workers)
     commits, touches = capsule.finalize(cs, ts)
-    c = pl.from_arrow(commits.select(["sha", "commit_time", "bulk"]))
-    t = pl.from_arrow(touches.select(["sha", "head_path"])).unique()
+    c = frame(commits.select(["sha", "commit_time", "bulk"]))
+    t = frame(touches.select(["sha", "head_path"])).unique()
     return (
         t.join(c, on="sha")
         .select(
@@ -55,7 +56,7 @@ def transactions(repo: Path, max_commits: int | None = None, workers: int = 1) -
 def pair_stats(train: pl.DataFrame, rate: float) -> pl.DataFrame:
     """Directed (a, b) rows with every statistic a method needs, from history transactions."""
     ev = train.filter(~pl.col("bulk")).select("sha", "t", "node").unique()
-    t_now = ev["t"].max() if ev.height else 0
+    t_now = int(ev.select(pl.col("t").max()).item() or 0)
     return cochange.partner_stats(ev, t_now=t_now, rate=rate)
 
 

@@ -83,7 +83,9 @@ class Query(BaseModel):
 
     id: str
     split: str
-    query_class: QueryClass = Field(alias="class")
+    # Separate validation and serialisation aliases (not `alias`) keep the constructor's keyword
+    # `query_class` for type checkers, while JSON still reads and writes "class".
+    query_class: QueryClass = Field(validation_alias="class", serialization_alias="class")
     text: str
     file_filter: str | None = None
     relevant: tuple[Relevance, ...]
@@ -150,12 +152,12 @@ K8S_WORKER = "deploy/k8s/worker-deployment.yaml"
 ADR_CENTS = "docs/adr/0001-money-as-integer-cents.md"
 ADR_IDEMPOTENCY = "docs/adr/0002-one-idempotency-key-per-order.md"
 
-_Row = tuple[str, str, str, dict[str, int], tuple[int, ...], tuple[str, ...], str | None]
+_Row = tuple[str, QueryClass, str, dict[str, int], tuple[int, ...], tuple[str, ...], str | None]
 
 
 def _q(
     qid: str,
-    cls: str,
+    cls: QueryClass,
     text: str,
     relevant: dict[str, int],
     warn: tuple[int, ...] = (),
@@ -939,7 +941,6 @@ REFUND_TEMPLATE = "templates/email/refund_issued.html"
 MIGRATION_IDEMPOTENCY = "db/migrations/0004_idempotency_keys.sql"
 MIGRATION_CURRENCY = "db/migrations/0005_add_currency.sql"
 MIGRATION_REFRESH = "db/migrations/0006_refresh_tokens.sql"
-MIGRATION_REVOCATIONS = "db/migrations/0008_refresh_token_revocations.sql"
 
 _HELDOUT_V2: tuple[_Row, ...] = (
     # causal: why the code or a decision is the way it is

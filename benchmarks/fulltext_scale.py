@@ -46,7 +46,7 @@ def run(n: int, queries: int = 300) -> dict:
     tokens = [tokenize(f"{t} {p} {b}") for t, p, b in docs]
     tokenize_s = time.perf_counter() - t0
     rng = np.random.default_rng(9)
-    qterms = []
+    qterms: list[list[str]] = []
     while len(qterms) < queries:
         toks = tokens[int(rng.integers(0, n))]
         if len(toks) >= 4:

@@ -14,6 +14,7 @@ bugfixes, renames, bulk reformat commits), for measuring at scale.
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import os
 import random
@@ -43,7 +44,7 @@ def time_git_log(git: Git, max_commits: int | None) -> tuple[float, float]:
     args = [git.exe, *RAW_LOG] + ([f"--max-count={max_commits}"] if max_commits else [])
     c0, t0 = _cpu(), time.perf_counter()
     proc = subprocess.Popen(args, cwd=git.root, stdout=subprocess.PIPE, env=git_env())
-    assert proc.stdout is not None
+    assert isinstance(proc.stdout, io.BufferedReader)  # the default bufsize: has read1
     while proc.stdout.read1(1 << 20):
         pass
     proc.wait()

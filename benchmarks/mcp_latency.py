@@ -170,7 +170,7 @@ async def round_trips(
             pre.append((t1 - t0) * 1000)
             flat.append((t2 - t1) * 1000)
             engine.append(float(got.structured_content["latency_ms"]))
-    out = {}
+    out: dict[str, Any] = {}
     for name, xs in (("preflight_ms", pre), ("echo_ms", flat), ("engine_ms", engine)):
         out[name] = {
             "p50": percentile(xs, 50),

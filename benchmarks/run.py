@@ -77,7 +77,7 @@ def setup(workdir: Path, info: FixtureInfo | None = None) -> Bench:
 
 
 def _relevance(q: Query, info: FixtureInfo) -> dict[str, int]:
-    rel = {}
+    rel: dict[str, int] = {}
     for r in q.relevant:
         key = f"commit:{info.sha(r.commit_name)}" if r.commit_name else r.target
         rel[key] = max(rel.get(key, 0), r.grade)

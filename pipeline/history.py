@@ -14,11 +14,12 @@ tables for incremental runs, and the process pool that splits a commit range. In
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 import multiprocessing as mp
 import subprocess
 import tempfile
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 
 import pyarrow as pa
@@ -65,7 +66,9 @@ def stream_log(git: Git, shas: Sequence[str]) -> Iterator[bytes]:
             stderr=err,
             env=git_env(),
         )
-        assert proc.stdin is not None and proc.stdout is not None
+        # A buffered pipe (the default bufsize) is an `io.BufferedReader`, which has `read1`:
+        # take what is ready instead of waiting for a full READ_SIZE block.
+        assert proc.stdin is not None and isinstance(proc.stdout, io.BufferedReader)
         finished = False
         try:
             try:
@@ -114,6 +117,7 @@ def extract_all(
     parts = max(1, min(workers, len(shas) // cfg.commits_per_worker))
     items = [(str(git.root), chunk, cfg) for chunk in split(shas, parts)] if shas else []
     cs, ts, stats = [], [], {"workers": parts}
+    results: Iterable[tuple[pa.Table, pa.Table, dict]]
     if parts == 1:
         results = map(extract, items)
     else:
@@ -308,7 +312,6 @@ def run_cochange(ctx: StageContext) -> StageResult:
 
 CAPSULE = Stage(
     name="capsule",
-    version=2,  # 2: bodies only make bugfix or perf commits
     run=run_capsule,
     outputs=("commits", "touches"),
     config=("index", "history"),
@@ -317,7 +320,6 @@ CAPSULE = Stage(
 )
 BLAME = Stage(
     name="blame",
-    version=1,
     run=run_blame,
     inputs=("files", "symbols", "commits"),
     outputs=("blame",),
@@ -327,7 +329,6 @@ BLAME = Stage(
 )
 COCHANGE = Stage(
     name="cochange",
-    version=1,
     run=run_cochange,
     inputs=("touches", "commits", "files", "symbols"),
     outputs=("cochange_files", "cochange_symbols", "graph_nodes", "graph"),

@@ -1,11 +1,11 @@
-"""Adapters of the retrieval stages: `documents`, `embed`, `quantize`.
+"""Adapters of the retrieval stages: `documents`, `embed`, `quantize`, and the `firewall` model.
 
 They read the earlier artifacts, call the pure functions in `gitstrata.stages`, and do the I/O
-those functions must not do: the Tantivy index and the embedder state are folder artifacts
-written into the generation being built.
+those functions must not do: the Tantivy index, the embedder state and the firewall's model are
+folder artifacts written into the generation being built.
 
-`commits` / `touches` are inputs only when the history stages are installed, so a code-only
-index still builds.
+`documents` declares `commits` and `touches` as inputs, so the history stages always run before
+it; the pure `build_documents` also accepts none of them (a code-only table).
 """
 
 from __future__ import annotations
@@ -24,7 +24,6 @@ from ..store import fulltext
 from ..store.embedder import Embedder
 from ..store.errors import IndexCorrupt
 from ..store.journal import Journal
-from ..store.tokenizer import TOKENIZER_VERSION
 from .stage import Stage, StageContext, StageResult
 
 
@@ -131,7 +130,6 @@ def run_quantize(ctx: StageContext) -> StageResult:
 
 DOCUMENTS = Stage(
     name="documents",
-    version=TOKENIZER_VERSION,
     run=run_documents,
     inputs=("symbols", "commits", "touches"),
     outputs=("documents", "docmeta", "fulltext"),
@@ -141,7 +139,6 @@ DOCUMENTS = Stage(
 
 EMBED = Stage(
     name="embed",
-    version=1,
     run=run_embed,
     inputs=("documents",),
     outputs=("embedder", "vectors_f32"),
@@ -151,7 +148,6 @@ EMBED = Stage(
 
 QUANTIZE = Stage(
     name="quantize",
-    version=1,
     run=run_quantize,
     inputs=("vectors_f32", "embedder"),
     outputs=("vectors_bits", "vectors_i8"),
@@ -174,7 +170,6 @@ def run_firewall(ctx: StageContext) -> StageResult:
 
 FIREWALL = Stage(
     name="firewall",
-    version=1,
     run=run_firewall,
     inputs=("symbols", "commits"),
     outputs=("firewall_lm",),

@@ -22,8 +22,9 @@ import pyarrow as pa
 from ..store.config import Config
 from ..store.errors import GitstrataError, IndexCorrupt, StageError
 from ..store.generations import Generation, Store, utc_now
-from ..store.manifest import Manifest, StageRecord
+from ..store.manifest import CODE_VERSION, Manifest, StageRecord
 from ..store.schemas import FORMAT_VERSION, artifact
+from .codeversion import stage_code_version
 from .executor import make_executor
 from .gitio import Git
 from .graph import order_stages
@@ -79,11 +80,16 @@ class IndexReport:
 
 
 def fingerprint(
-    stage: Stage, config: Config, source_value: str | None, inputs: dict[str, str], extra: str
+    stage: Stage,
+    code_version: str,
+    config: Config,
+    source_value: str | None,
+    inputs: dict[str, str],
+    extra: str,
 ) -> str:
     payload = {
         "stage": stage.name,
-        "version": stage.version,
+        "code": code_version,
         "config": {name: config.section(name).fingerprint_payload() for name in stage.config},
         "source": source_value,
         "inputs": dict(sorted(inputs.items())),
@@ -162,7 +168,7 @@ def run_index(
         except BaseException:
             writer.abort()
             raise
-        records, reports, outputs_sha = report
+        records, reports = report
         all_skipped = all(r.skipped for r in reports)
         if previous is not None and all_skipped and previous.manifest.repo_head == head:
             writer.abort()
@@ -226,7 +232,7 @@ def _run_stages(
     jobs: int | None,
     executor_kind: str,
     progress: Progress,
-):
+) -> tuple[dict[str, StageRecord], list[StageReport]]:
     records: dict[str, StageRecord] = {}
     reports: list[StageReport] = []
     sha_of: dict[str, str] = {}  # artifact -> sha256 in this run
@@ -242,8 +248,10 @@ def _run_stages(
         for stage in ordered:
             source_value = {"tree": tree, "head": head, None: None}[stage.source]
             inputs_fp = {name: sha_of[name] for name in stage.inputs}
+            code = stage_code_version(stage)
             ctx = StageContext(
                 stage=stage,
+                code_version=code,
                 git=git,
                 head=head,
                 tree=tree,
@@ -258,20 +266,19 @@ def _run_stages(
                 _output_dir=lambda name: writer.tmp / artifact(name).file,
             )
             extra = stage.extra(ctx) if stage.extra is not None else ""
-            fp = fingerprint(stage, config, source_value, inputs_fp, extra)
+            fp = fingerprint(stage, code, config, source_value, inputs_fp, extra)
             prev_rec = previous.manifest.stages.get(stage.name) if previous is not None else None
             t0 = time.perf_counter()
             if (
                 not rebuild
                 and prev_rec is not None
                 and prev_rec.fingerprint == fp
-                and prev_rec.version == stage.version
+                and prev_rec.code_version == code
                 and set(prev_rec.outputs) == set(stage.outputs)
                 and previous is not None
             ):
                 outputs = {name: writer.carry(previous, name) for name in stage.outputs}
                 rec = StageRecord(
-                    version=stage.version,
                     fingerprint=fp,
                     outputs=outputs,
                     seconds=0.0,
@@ -308,12 +315,11 @@ def _run_stages(
                         outputs[name] = writer.write_table(name, result.tables[name])
                         tables[name] = result.tables[name]
                 rec = StageRecord(
-                    version=stage.version,
                     fingerprint=fp,
                     outputs=outputs,
                     seconds=round(time.perf_counter() - t0, 4),
                     skipped=False,
-                    state=result.state,
+                    state={**result.state, CODE_VERSION: code},
                     stats=result.stats,
                 )
                 skipped = False
@@ -331,7 +337,7 @@ def _run_stages(
             )
     finally:
         executor.close()
-    return records, reports, sha_of
+    return records, reports
 
 
 def _read_tmp(folder: Path, name: str) -> pa.Table:

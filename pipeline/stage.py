@@ -4,10 +4,13 @@ A `Stage` says what it reads and writes; its `run(ctx)` adapter does the I/O (gi
 artifacts, the worker pool) and calls the pure function in `gitstrata.stages`. The runner decides
 whether to run it from its fingerprint:
 
-    sha256(name, version, config sections it reads, repository source, input artifacts' sha256)
+    sha256(name, code version, config sections it reads, repository source, input artifacts'
+           sha256, extra)
 
 so changing a retrieval weight never re-extracts history, and an unchanged repository skips
-every stage.
+every stage. The code version is computed from the source of the stage's modules
+(`pipeline/codeversion.py`): editing a stage re-runs it without anyone bumping a number, and a
+previous artifact is reused incrementally only when the same code wrote it.
 """
 
 from __future__ import annotations
@@ -40,7 +43,6 @@ class StageResult:
 @dataclass(frozen=True)
 class Stage:
     name: str
-    version: int
     run: Callable[[StageContext], StageResult]
     inputs: tuple[str, ...] = ()  # artifacts written by earlier stages
     outputs: tuple[str, ...] = ()  # artifacts this stage writes (tables or folders)
@@ -58,6 +60,7 @@ class StageContext:
     """Everything an adapter may use. Directory outputs are written into `output_dir(name)`."""
 
     stage: Stage
+    code_version: str  # of this stage's modules; see pipeline/codeversion.py
     git: Git
     head: str
     tree: str
@@ -102,29 +105,26 @@ class StageContext:
 
     def previous(self, name: str) -> pa.Table | None:
         """This stage's own artifact from the previous generation (for incremental reuse), or
-        None on the first run, on `--rebuild`, or when the stage's version changed."""
-        rec = self.previous_record
-        gen = self.previous_generation
-        if (
-            rec is None
-            or gen is None
-            or rec.version != self.stage.version
-            or name not in rec.outputs
-        ):
-            return None
-        return gen.table(name)
+        None on the first run, on `--rebuild`, or when other code wrote it."""
+        gen = self._reusable(name)
+        return None if gen is None else gen.table(name)
 
     def previous_path(self, name: str) -> Path | None:
+        """Like `previous`, the path of the artifact (folders such as `embedder`)."""
+        gen = self._reusable(name)
+        return None if gen is None else gen.file(name)
+
+    def _reusable(self, name: str) -> Generation | None:
         rec = self.previous_record
         gen = self.previous_generation
         if (
             rec is None
             or gen is None
-            or rec.version != self.stage.version
+            or rec.code_version != self.code_version
             or name not in rec.outputs
         ):
             return None
-        return gen.file(name)
+        return gen
 
     def output_dir(self, name: str) -> Path:
         if name not in self.stage.outputs:

@@ -25,6 +25,7 @@ from .gitio import BlobReader
 from .stage import Stage, StageContext, StageResult
 
 REUSABLE = {"indexed", "binary"}
+OTHER_LANGUAGE = "other"  # the summary's name for files of no detected language
 
 
 def _chunk_task(item: tuple[FileEntry, bytes | None, ChunkConfig]) -> tuple[dict, list[dict]]:
@@ -88,16 +89,22 @@ def run_chunk(ctx: StageContext) -> StageResult:
         "parsed": len(todo),
         "reused": len(reused_paths),
         "symbols": tables["symbols"].num_rows,
-        "symbols_by_language": {
-            str(k): v for k, v in sorted(languages.items(), key=lambda kv: str(kv[0]))
-        },
+        "symbols_by_language": _by_language(languages),
     }
     return StageResult(tables=tables, stats=stats)
 
 
+def _by_language(counts: Counter[str | None]) -> dict[str, int]:
+    """Symbol counts per language name, alphabetical; files of no detected language are counted
+    as `other`, last."""
+    named = {k: counts[k] for k in sorted(k for k in counts if k is not None)}
+    if counts.get(None):
+        named[OTHER_LANGUAGE] = counts[None]
+    return named
+
+
 CHUNK = Stage(
     name="chunk",
-    version=1,
     run=run_chunk,
     outputs=("files", "symbols"),
     config=("chunk",),

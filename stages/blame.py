@@ -20,6 +20,7 @@ import polars as pl
 import pyarrow as pa
 
 from ..store import schemas
+from .frames import frame
 from .intent import LOAD_BEARING
 
 
@@ -127,7 +128,7 @@ def build(
 ) -> pa.Table:
     """The `blame` table: new per-file results plus `reused` rows of unchanged files, joined
     with commit intent (recomputed for every row, since the indexed history may have grown)."""
-    sdf = pl.from_arrow(symbols.select(["path", "symbol_id", "qualname", "start_line", "end_line"]))
+    sdf = frame(symbols.select(["path", "symbol_id", "qualname", "start_line", "end_line"]))
     by_path = sdf.partition_by("path", as_dict=True, include_key=False)
     frames = []
     for fb in blames:
@@ -143,9 +144,9 @@ def build(
     }
     df = pl.concat([f.select(cols) for f in frames]) if frames else pl.DataFrame(schema=empty)
     if reused is not None and reused.num_rows:
-        old = pl.from_arrow(reused.select(cols)).with_columns(pl.col("author_time").dt.epoch("s"))
+        old = frame(reused.select(cols)).with_columns(pl.col("author_time").dt.epoch("s"))
         df = pl.concat([df, old.cast(df.schema)])
-    intents = pl.from_arrow(commits.select(["sha", "intent"]))
+    intents = frame(commits.select(["sha", "intent"]))
     df = df.join(intents, on="sha", how="left", maintain_order="left").with_columns(
         pl.col("intent").is_in(sorted(LOAD_BEARING)).fill_null(False).alias("load_bearing")
     )

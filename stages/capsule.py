@@ -25,6 +25,7 @@ import pyarrow as pa
 from ..store import schemas
 from ..store.config import HistoryConfig
 from ..store.ids import symbol_id
+from .frames import frame
 from .intent import classify, subject_of
 from .patch import CommitPatch, FileChange, hunk_lines
 from .spancache import SpanCache
@@ -125,16 +126,19 @@ def attribute(
 ) -> tuple[dict[str | None, _Touch], Spans | None, Spans | None]:
     """qualname -> touch for one file change (the key None is a file-level touch), and the old
     and new versions' spans that were used."""
-    old_spans = new_spans = None
-    ok = cache is not None and not fc.binary and bool(fc.hunks)
+    old_spans: Spans | None = None
+    new_spans: Spans | None = None
+    ok = not fc.binary and bool(fc.hunks)
     if ok and (fc.old_mode in UNPARSED_MODES or fc.new_mode in UNPARSED_MODES):
         ok = False
-    if ok:
-        old_spans, new_spans, ok = cache.pair(fc)  # type: ignore[union-attr]
+    if cache is None:
+        ok = False
+    elif ok:
+        old_spans, new_spans, ok = cache.pair(fc)
     if not ok:
-        t = _Touch(None)
-        t.added, t.removed = fc.added, fc.removed
-        return {None: t}, None, None
+        whole = _Touch(None)
+        whole.added, whole.removed = fc.added, fc.removed
+        return {None: whole}, None, None
     touches: dict[str | None, _Touch] = {}
     for spans, side in ((old_spans, "-"), (new_spans, "+")):
         if spans is None:
@@ -252,13 +256,11 @@ def finalize(
     """Merge partial tables (workers, a previous generation plus new commits) into the stage's
     output: deduplicated by sha, sorted, bounded to the newest `max_commits`, with `head_path`
     and `symbol_id` derived from renames over the whole kept history."""
-    cdf = pl.concat(
-        [pl.from_arrow(t.select(schemas.COMMITS.names)) for t in commits], how="vertical"
-    )
+    cdf = pl.concat([frame(t.select(schemas.COMMITS.names)) for t in commits], how="vertical")
     cdf = cdf.unique(subset="sha", keep="first", maintain_order=True).sort(["commit_time", "sha"])
     if max_commits is not None and cdf.height > max_commits:
         cdf = cdf.tail(max_commits)
-    raw = [pl.from_arrow(t.select(RAW_TOUCHES.names).cast(RAW_TOUCHES)) for t in touches]
+    raw = [frame(t.select(RAW_TOUCHES.names).cast(RAW_TOUCHES)) for t in touches]
     tdf = pl.concat(raw, how="vertical").unique(
         subset=["sha", "path", "qualname"], keep="first", maintain_order=True
     )

@@ -24,6 +24,7 @@ import pyarrow as pa
 from ..store import schemas
 from ..store.config import GraphConfig
 from ..store.ids import MODULE_SYMBOL
+from .frames import frame
 
 DAY = 86_400.0
 
@@ -104,7 +105,7 @@ def _seconds(col: str) -> pl.Expr:
 
 def _import_pairs(files: pa.Table) -> pl.DataFrame:
     """(a, b) for every file a that imports b, in both orders: the import-linked pairs."""
-    df = pl.from_arrow(files.select(["path", "imports_resolved"]))
+    df = frame(files.select(["path", "imports_resolved"]))
     edges = (
         df.explode("imports_resolved")
         .drop_nulls("imports_resolved")
@@ -121,15 +122,13 @@ def build(
     config: GraphConfig,
 ) -> dict[str, pa.Table]:
     """`cochange_files`, `cochange_symbols`, `graph_nodes` and `graph`."""
-    cdf = pl.from_arrow(commits.select(["sha", "commit_time", "bulk"]))
+    cdf = frame(commits.select(["sha", "commit_time", "bulk"]))
     t_now = int(cdf.select(_seconds("commit_time").max()).item() or 0)
     rate = decay_rate(config.half_life_days)
     keep = cdf.filter(~pl.col("bulk")).select("sha")
-    tdf = pl.from_arrow(
-        touches.select(["sha", "commit_time", "head_path", "symbol_id", "qualname"])
-    )
+    tdf = frame(touches.select(["sha", "commit_time", "head_path", "symbol_id", "qualname"]))
     tdf = tdf.join(keep, on="sha", how="semi").with_columns(_seconds("commit_time").alias("t"))
-    head_files = pl.from_arrow(files.select(["path"]))
+    head_files = frame(files.select(["path"]))
     linked = _import_pairs(files)
 
     file_events = tdf.select("sha", "t", pl.col("head_path").alias("node"))
@@ -151,7 +150,7 @@ def build(
         "sha", "t", pl.col("symbol_id").alias("node")
     )
     spairs = pair_table(sym_events, t_now=t_now, rate=rate, min_support=config.min_support)
-    head_syms = pl.from_arrow(symbols.select(["symbol_id", "path", "qualname"])).unique("symbol_id")
+    head_syms = frame(symbols.select(["symbol_id", "path", "qualname"])).unique("symbol_id")
     spairs = _at_head(spairs, head_syms["symbol_id"])
     src_info = head_syms.rename(
         {"symbol_id": "src", "path": "src_path", "qualname": "src_qualname"}

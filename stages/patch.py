@@ -94,7 +94,10 @@ class FileChange:
     @property
     def path(self) -> str:
         """The file's path in this commit (the old path for deletions)."""
-        return self.new_path if self.new_path is not None else self.old_path  # type: ignore[return-value]
+        if self.new_path is not None:
+            return self.new_path
+        assert self.old_path is not None, "a file change has a path on at least one side"
+        return self.old_path
 
 
 @dataclass(slots=True)

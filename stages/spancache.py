@@ -46,10 +46,11 @@ class SpanCache:
         self.hits = 0
 
     def language(self, path: str) -> str | None:
-        lang = self._languages.get(path, _MISSING)
-        if lang is _MISSING:
+        try:
+            return self._languages[path]
+        except KeyError:
             lang = self._languages[path] = self._language_of(path)
-        return lang  # type: ignore[return-value]
+            return lang
 
     def _peek(self, key: tuple[str, str | None]):
         found = self._cache.get(key, _MISSING)
@@ -95,7 +96,9 @@ class SpanCache:
         python = isinstance(known, Spans) and known.python
         if not needed and not python:
             return _MISSING
-        data = self._data(blob)  # type: ignore[arg-type]
+        if blob is None:  # the side does not exist (an added or deleted file)
+            return _MISSING
+        data = self._data(blob)
         if python and data is not None:
             spliced = splice(
                 known, fc.hunks, forward=forward, data=data, parse=lambda d: self._parse(path, d)
@@ -120,23 +123,24 @@ class SpanCache:
         new_key = (fc.new_blob, new_lang) if fc.new_blob else None
         old = self._peek(old_key) if old_key else None
         new = self._peek(new_key) if new_key else None
-        if old is _MISSING and new is _MISSING:
+        # A side is only looked up (and so can be _MISSING) when it has a blob, hence a key.
+        if old is _MISSING and new is _MISSING and old_key and new_key:
             # parse one side; the other is usually derivable from it
             if need_new:
-                new = self._put(new_key, self._fresh(fc.new_blob, fc.path, new_lang))  # type: ignore[arg-type]
+                new = self._put(new_key, self._fresh(new_key[0], fc.path, new_lang))
             else:
-                old = self._put(old_key, self._fresh(fc.old_blob, fc.old_path, old_lang))  # type: ignore[arg-type]
+                old = self._put(old_key, self._fresh(old_key[0], fc.old_path or fc.path, old_lang))
         # The missing side is made even when this change does not need it: the next (older)
         # commit touching the file does, and deriving costs microseconds.
         same = old_lang == new_lang
-        if new is _MISSING:
+        if new is _MISSING and new_key:
             new = self._other(old if same else None, fc, forward=True, needed=need_new)
             if new is not _MISSING:
-                self._put(new_key, new)  # type: ignore[arg-type]
-        if old is _MISSING:
+                self._put(new_key, new)
+        if old is _MISSING and old_key:
             old = self._other(new if same else None, fc, forward=False, needed=need_old)
             if old is not _MISSING:
-                self._put(old_key, old)  # type: ignore[arg-type]
+                self._put(old_key, old)
         old_s = old if need_old and isinstance(old, Spans) else None
         new_s = new if need_new and isinstance(new, Spans) else None
         ok = (old_s is not None or not need_old) and (new_s is not None or not need_new)

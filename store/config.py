@@ -31,7 +31,6 @@ class IndexConfig(Section):
 
 class ChunkConfig(Section):
     max_file_bytes: int = Field(default=1_000_000, ge=1)
-    tree_sitter: bool = True
     vendored: tuple[str, ...] = (
         "vendor/**",
         "**/vendor/**",

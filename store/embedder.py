@@ -24,7 +24,7 @@ import numpy as np
 from .errors import IndexCorrupt
 from .lsa import HashingLSA, _load_npy
 from .tokenizer import TOKENIZER_VERSION
-from .vecstore import CODE_BITS, mrl_truncate, sign_codes
+from .vecstore import CODE_BITS, mrl_truncate
 
 STATE_FORMAT = 1
 REBUILD = "gitstrata index --rebuild"
@@ -54,7 +54,7 @@ class EmbeddingBackend(Protocol):
     def params(self) -> dict: ...
 
 
-BACKENDS: dict[str, type] = {HashingLSA.name: HashingLSA}
+BACKENDS: dict[str, type[EmbeddingBackend]] = {HashingLSA.name: HashingLSA}
 
 
 def haar_rotation(dim: int, seed: int) -> np.ndarray:
@@ -97,10 +97,6 @@ class Embedder:
     def embed_query(self, text: str) -> np.ndarray:
         """float32[mrl_dim]: the query's served vector (truncated, re-normalised)."""
         return mrl_truncate(self.backend.transform([text])[0], self.mrl_dim)
-
-    def query_code(self, qvec: np.ndarray) -> np.ndarray:
-        """The query's packed SimHash code, uint64[4]."""
-        return sign_codes(qvec, self.rotation)[0]
 
     def new_fraction(self, keys: np.ndarray) -> float:
         """Share of `keys` (current documents) not among the documents of the fit."""

@@ -6,6 +6,7 @@ Layout of a store folder (`.strata/` by default, or any `--out DIR`):
     gen-NNNNNN/      manifest.json + the artifacts named in it
     journal/         append-only records (never touched here)
     index.lock       held by the one `gitstrata index` allowed to run
+    .gitignore       ignores everything but invariants.okf.json and config.json
 
 Invariants: a reader only ever sees a generation whose manifest was written last, after every
 artifact was flushed; `CURRENT` names a complete folder or the previous one; only the live and
@@ -32,7 +33,24 @@ from .manifest import Manifest, OutputInfo
 from .schemas import FORMAT_VERSION, artifact
 
 GEN_RE = re.compile(r"^gen-(\d{6,})$")
-GITIGNORE = "# written by gitstrata: everything here is rebuilt from git except team knowledge\n*\n!.gitignore\n!invariants.okf.json\n!config.json\n"
+# The store's own .gitignore ignores itself too, so an indexed repository's `git status` stays
+# clean; what is meant to be committed (the team's invariants, the config) shows up as untracked
+# once it exists.
+GITIGNORE = (
+    "# written by gitstrata: everything here is rebuilt from git, except the team knowledge\n"
+    "# and the configuration below, which are meant to be committed\n"
+    "*\n"
+    "!invariants.okf.json\n"
+    "!config.json\n"
+)
+# What earlier releases wrote (it un-ignored itself, so every indexed repository showed the
+# folder as untracked): replaced when found verbatim, a user's own edits are never touched.
+_OLD_GITIGNORES = frozenset(
+    {
+        "# written by gitstrata: everything here is rebuilt from git except team knowledge\n"
+        "*\n!.gitignore\n!invariants.okf.json\n!config.json\n",
+    }
+)
 REBUILD = "gitstrata index --rebuild"
 
 
@@ -261,7 +279,13 @@ class Store:
     def ensure(self) -> None:
         self.root.mkdir(parents=True, exist_ok=True)
         ignore = self.root / ".gitignore"
-        if not ignore.exists():
+        try:
+            current: str | None = ignore.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            current = None
+        except (OSError, UnicodeDecodeError):
+            return  # not ours to fix
+        if current is None or current in _OLD_GITIGNORES:
             ignore.write_text(GITIGNORE, encoding="utf-8")
 
     def lock(self, *, timeout: float | None = None, on_wait=None) -> FileLock:

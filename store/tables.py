@@ -23,7 +23,7 @@ def table_names(gen: Generation) -> list[str]:
     )
 
 
-def sql_context(gen: Generation) -> pl.SQLContext:
+def sql_context(gen: Generation) -> pl.SQLContext[pl.LazyFrame]:
     import polars as pl
 
     frames: dict[str, pl.LazyFrame] = {}

@@ -123,10 +123,6 @@ class MappedVectors:
     def n(self) -> int:
         return int(self.lanes[0].shape[0])
 
-    @property
-    def mapped_bytes(self) -> int:
-        return sum(int(m.size()) for m in self.maps)
-
 
 def open_mapped(gen_dir: Path) -> MappedVectors:
     """Map the two served vector files of a generation folder."""
@@ -140,9 +136,10 @@ def open_mapped(gen_dir: Path) -> MappedVectors:
         raise IndexCorrupt(
             f"{gen_dir}: vector files lack expected columns", hint=f"run `{REBUILD}`"
         )
-    lanes = tuple(
+    l0, l1, l2, l3 = (
         _column_view(_single_chunk(bits, c, bits_path), bits_path, np.uint64) for c in LANE_NAMES
     )
+    lanes = (l0, l1, l2, l3)
     codes_arr = _single_chunk(i8, "codes", i8_path)
     dim = codes_arr.type.list_size
     if dim != CODE_BITS:
@@ -164,7 +161,7 @@ def open_mapped(gen_dir: Path) -> MappedVectors:
         raise IndexCorrupt(
             f"{gen_dir}: vector files disagree on the row count", hint=f"run `{REBUILD}`"
         )
-    return MappedVectors(lanes, codes, scales, (bmm, imm), (bits, i8))  # type: ignore[arg-type]
+    return MappedVectors(lanes, codes, scales, (bmm, imm), (bits, i8))
 
 
 def open_docmeta(gen_dir: Path) -> pa.Table:

@@ -1011,6 +1011,15 @@ def test_detect_language(path: str, language: str | None) -> None:
     assert detect_language(path) == language
 
 
+def test_every_detected_language_belongs_to_exactly_one_family() -> None:
+    from gitstrata.stages.chunking import languages
+
+    detected = set(languages._EXTENSIONS.values()) | set(languages._NAMES.values())
+    families = (languages.TREE_SITTER, languages.BRACE_ONLY, {"ruby"}, languages.TEXT)
+    assert {lang for lang in detected if sum(lang in f for f in families) != 1} == set()
+    assert detected - languages.TEXT == languages.CODE
+
+
 # ------------------------------------------------------------------------------ imports
 
 KNOWN = {

@@ -16,7 +16,7 @@ from gitstrata.pipeline.runner import run_index
 from gitstrata.pipeline.stage import Stage, StageResult
 from gitstrata.pipeline.tree import CHUNK
 from gitstrata.store.errors import EmptyRepository, NotARepository, PipelineGraphError, StageError
-from gitstrata.store.generations import Store
+from gitstrata.store.generations import GITIGNORE, Store
 
 PY_SRC = '''"""Payments."""
 import os
@@ -93,6 +93,52 @@ def test_index_summary_json(repo) -> None:
     assert (repo.path / ".strata" / ".gitignore").exists()
 
 
+def test_summary_counts_files_of_no_known_language_as_other(git_repo) -> None:
+    git_repo.commit(
+        "feat: shop",
+        {"shop.py": "def buy():\n    return 1\n", "LICENSE": "MIT\n", "NOTICE": "Copyright\n"},
+    )
+    report = run_index(git_repo.path, stages=[CHUNK])
+    by_language = report.stage("chunk").stats["symbols_by_language"]
+    assert by_language == {"python": 2, "other": 2}  # <module> and buy; one <module> per file
+    assert list(by_language) == ["python", "other"]
+
+    proc = cli("index", str(git_repo.path), "--rebuild")
+    assert proc.returncode == 0, proc.stderr
+    assert "(python 2, other 2)" in proc.stdout and "None" not in proc.stdout
+
+
+def _status(repo) -> list[str]:
+    return repo.git("status", "--porcelain", "--untracked-files=all").splitlines()
+
+
+def test_index_leaves_git_status_clean_and_team_files_committable(repo) -> None:
+    proc = cli("index", str(repo.path), "--quiet")
+    assert proc.returncode == 0, proc.stderr
+    assert (repo.path / ".strata" / "CURRENT").exists()
+    assert _status(repo) == []
+
+    repo.write(".strata/invariants.okf.json", "{}\n")
+    repo.write(".strata/config.json", "{}\n")
+    assert _status(repo) == ["?? .strata/config.json", "?? .strata/invariants.okf.json"]
+    repo.git("add", ".strata/invariants.okf.json")  # no --force needed
+    assert "A  .strata/invariants.okf.json" in _status(repo)
+
+
+def test_index_replaces_the_old_self_unignoring_gitignore_only(repo) -> None:
+    old = "# written by gitstrata: everything here is rebuilt from git except team knowledge\n*\n!.gitignore\n!invariants.okf.json\n!config.json\n"
+    ignore = repo.write(".strata/.gitignore", old)
+    assert _status(repo) == ["?? .strata/.gitignore"]
+    run_index(repo.path, stages=[CHUNK])
+    assert ignore.read_text(encoding="utf-8") == GITIGNORE
+    assert _status(repo) == []
+
+    own = "# mine\n*\n!.gitignore\n"
+    ignore.write_text(own, encoding="utf-8")
+    run_index(repo.path, stages=[CHUNK], rebuild=True)
+    assert ignore.read_text(encoding="utf-8") == own
+
+
 def test_second_run_skips_everything_then_one_file_reparsed(repo, tmp_path) -> None:
     out = tmp_path / "index"  # outside the work tree, so commits below do not pick it up
     first = run_index(repo.path, out, stages=[CHUNK])
@@ -127,7 +173,7 @@ def test_failing_stage_leaves_previous_generation_live(repo) -> None:
     def boom(ctx):
         raise ValueError("disk on fire")
 
-    broken = Stage(name="broken", version=1, run=boom, inputs=("symbols",), outputs=("files_copy",))
+    broken = Stage(name="broken", run=boom, inputs=("symbols",), outputs=("files_copy",))
     # An output without a schema is a graph error, reported before anything runs.
     with pytest.raises(PipelineGraphError, match="files_copy"):
         run_index(repo.path, stages=[CHUNK, broken], rebuild=True)
@@ -135,9 +181,7 @@ def test_failing_stage_leaves_previous_generation_live(repo) -> None:
     def boom_chunk(ctx):
         raise ValueError("disk on fire")
 
-    failing = Stage(
-        name="chunk", version=2, run=boom_chunk, outputs=("files", "symbols"), source="tree"
-    )
+    failing = Stage(name="chunk", run=boom_chunk, outputs=("files", "symbols"), source="tree")
     with pytest.raises(StageError, match="disk on fire"):
         run_index(repo.path, stages=[failing], rebuild=True)
     assert store.current_name() == before
@@ -149,8 +193,8 @@ def test_graph_validation_reports_every_problem() -> None:
     def noop(ctx):
         return StageResult()
 
-    a = Stage(name="a", version=1, run=noop, inputs=("nope",), outputs=("files",))
-    b = Stage(name="b", version=1, run=noop, outputs=("files", "mystery"))
+    a = Stage(name="a", run=noop, inputs=("nope",), outputs=("files",))
+    b = Stage(name="b", run=noop, outputs=("files", "mystery"))
     with pytest.raises(PipelineGraphError) as exc:
         order_stages([a, b])
     msg = str(exc.value)

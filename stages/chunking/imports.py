@@ -124,7 +124,9 @@ def _expand_use(tree: str, depth: int = 0) -> list[str]:
         return [tree[:-3] if tree.endswith("::*") else tree] if tree else []
     prefix = tree[:brace]
     inner = tree[brace + 1 : tree.rfind("}")] if tree.endswith("}") else tree[brace + 1 :]
-    parts, level, cur = [], 0, []
+    parts: list[str] = []
+    cur: list[str] = []
+    level = 0
     for ch in inner:
         if ch == "," and level == 0:
             parts.append("".join(cur))

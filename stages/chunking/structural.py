@@ -142,7 +142,7 @@ class _Scanner:
     def function_value(self, pos: int) -> int | None:
         """End offset of an arrow function / function expression starting at `pos`, else None."""
         masked = self.masked
-        p = _WS.match(masked, pos).end()
+        p = _skip_ws(masked, pos)
         a = _ASYNC.match(masked, p)
         if a is not None:
             p = a.end()
@@ -153,12 +153,12 @@ class _Scanner:
             close = masked.find(">", p, p + 500)
             if close < 0:
                 return None
-            p = _WS.match(masked, close + 1).end()
+            p = _skip_ws(masked, close + 1)
         if masked.startswith("(", p):
-            close = self.match_paren(p)
-            if close is None:
+            paren = self.match_paren(p)
+            if paren is None:
                 return None
-            p = close + 1
+            p = paren + 1
         else:
             m = _IDENT.match(masked, p)
             if m is None:
@@ -170,10 +170,16 @@ class _Scanner:
         between = masked[p : arrow.start()].strip()
         if between and (not between.startswith(":") or ";" in between):
             return None
-        q = _WS.match(masked, arrow.end()).end()
+        q = _skip_ws(masked, arrow.end())
         if masked.startswith("{", q):
             return self.brace_end(q)
         return self.statement_end(q)
+
+
+def _skip_ws(text: str, pos: int) -> int:
+    """The first offset at or after `pos` that is not whitespace."""
+    m = _WS.match(text, pos)
+    return pos if m is None else m.end()
 
 
 def candidates(src: Source) -> list[Candidate]:
@@ -199,7 +205,14 @@ def candidates(src: Source) -> list[Candidate]:
 
 
 def _candidate(
-    sc: _Scanner, name: str, kind: str, head: int, last: int, **extra: str | None
+    sc: _Scanner,
+    name: str,
+    kind: str,
+    head: int,
+    last: int,
+    *,
+    owner: str | None = None,
+    member_prefix: str | None = None,
 ) -> Candidate:
     src = sc.src
     line = src.line_of(head)
@@ -210,7 +223,8 @@ def _candidate(
         end_line=src.line_of(max(last, head)),
         sig_line=line,
         span=(src.line_starts[line], max(last, head) + 1),
-        **extra,
+        owner=owner,
+        member_prefix=member_prefix,
     )
 
 
@@ -229,7 +243,8 @@ def _declaration(
     kw = groups.get("kw")
     kind = rules.KIND.get(kw or "", rule.kind)
     name = groups.get("name") or ""
-    extra: dict[str, str | None] = {}
+    owner: str | None = None
+    member_prefix: str | None = None
     if rule.mode == "value":
         last = sc.function_value(m.end())
         if last is None:
@@ -245,10 +260,9 @@ def _declaration(
         else:
             last = sc.brace_end(open_)
         if rule.mode == "impl":
-            name, prefix = rules.rust_impl_names(sc.masked[m.start("kw") : stop])
-            extra["member_prefix"] = prefix
+            name, member_prefix = rules.rust_impl_names(sc.masked[m.start("kw") : stop])
         elif kind == "impl":  # Swift extension
-            extra["member_prefix"] = name
+            member_prefix = name
             name = f"{kw} {name}"
         if open_ is not None:
             containers.append((open_, last, kind, name))
@@ -257,13 +271,13 @@ def _declaration(
     if not name:
         return None
     if "recv" in groups and groups["recv"]:
-        extra["owner"] = rules.go_receiver_type(groups["recv"])
+        owner = rules.go_receiver_type(groups["recv"])
         kind = "method"
     if "::" in name:
-        owner, _, name = name.rpartition("::")
-        extra["owner"] = owner.replace("::", ".")
+        path, _, name = name.rpartition("::")
+        owner = path.replace("::", ".")
         kind = "method"
-    return _candidate(sc, name, kind, head, last, **extra)
+    return _candidate(sc, name, kind, head, last, owner=owner, member_prefix=member_prefix)
 
 
 def _go_type_group(sc: _Scanner, m: re.Match[str]) -> list[Candidate]:
@@ -313,9 +327,9 @@ def _members(
                 k -= 1
             if owner_name is None and not (lang_rules.top_level_methods and depth == 0):
                 continue
-            c = _member(sc, lang_rules, m, is_field, owner_name)
-            if c is not None:
-                out.append(c)
+            member = _member(sc, lang_rules, m, is_field, owner_name)
+            if member is not None:
+                out.append(member)
     return out
 
 
@@ -342,12 +356,12 @@ def _member(
     if open_ is None:
         return None
     kind = "function"
-    extra: dict[str, str | None] = {}
+    owner: str | None = None
     if "::" in name:
-        owner, _, name = name.rpartition("::")
-        extra["owner"] = owner.replace("::", ".")
+        path, _, name = name.rpartition("::")
+        owner = path.replace("::", ".")
         kind = "method"
-    return _candidate(sc, name, kind, head, sc.brace_end(open_), **extra)
+    return _candidate(sc, name, kind, head, sc.brace_end(open_), owner=owner)
 
 
 _RUBY_DECL = re.compile(r"(?m)^([ \t]*+)(def|class|module)[ \t]+(?:self\.)?([\w:.]*\w[?!=]?)")

@@ -1,0 +1,116 @@
+"""A stage's code version: a sha256 over the source of the modules that compute its output.
+
+The modules are the stage's adapter (the module defining its `run`) and every `gitstrata.stages`
+and `gitstrata.store` module it imports, transitively, found by reading the sources' import
+statements (no module is imported to find them; imports inside functions count too). Editing any
+of them changes the version, so the stage re-runs and its previous artifacts are not reused;
+editing anything else (the serving side, the CLI, the runner's plumbing) changes no stage.
+
+Sources are hashed by module name and bytes, never by path, so a checkout moved elsewhere keeps
+its versions. A stage's version is computed once per process.
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+import hashlib
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .stage import Stage
+
+PACKAGE = "gitstrata"
+# Packages whose modules decide what a stage writes; the adapter's own imports of pipeline
+# modules (git plumbing, the stage context) are left out.
+FOLLOWED = ("gitstrata.stages", "gitstrata.store")
+# The folder of the `gitstrata` package (through its links to the engine rooms).
+PACKAGE_DIR = Path(__file__).parent.parent
+
+
+def stage_code_version(stage: Stage) -> str:
+    # a callable without a module (a partial) has no source to follow: only the rest counts
+    return _cached(getattr(stage.run, "__module__", None) or "")
+
+
+@functools.cache
+def _cached(module: str) -> str:
+    return code_version(module)
+
+
+def code_version(module: str, root: Path = PACKAGE_DIR) -> str:
+    """sha256 over `module` and the followed modules it imports, `root` being the folder of the
+    `gitstrata` package."""
+    digest = hashlib.sha256()
+    for name, path in sorted(module_sources(module, root).items()):
+        data = path.read_bytes()
+        digest.update(f"{name}\0{len(data)}\0".encode())
+        digest.update(data)
+    return digest.hexdigest()
+
+
+def module_sources(module: str, root: Path = PACKAGE_DIR) -> dict[str, Path]:
+    """Module name -> source file for `module` and every followed module it reaches."""
+    start = _locate(module, root)
+    if start is None:
+        return {}
+    found = {module: start}
+    pending = [module]
+    while pending:
+        name = pending.pop()
+        path = found[name]
+        for target in _imports(name, path, is_package=path.name == "__init__.py"):
+            if target in found or not _followed(target):
+                continue
+            located = _locate(target, root)
+            if located is not None:
+                found[target] = located
+                pending.append(target)
+    return found
+
+
+def _followed(name: str) -> bool:
+    return any(name == p or name.startswith(p + ".") for p in FOLLOWED)
+
+
+def _locate(module: str, root: Path) -> Path | None:
+    if module != PACKAGE and not module.startswith(PACKAGE + "."):
+        # A stage defined outside the package (a test, a plugin): its own file only.
+        file = getattr(sys.modules.get(module), "__file__", None)
+        return Path(file) if file else None
+    base = root.joinpath(*module.split(".")[1:])
+    for candidate in (base.with_name(base.name + ".py"), base / "__init__.py"):
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def _imports(module: str, path: Path, *, is_package: bool) -> set[str]:
+    """Absolute names a module's import statements may refer to: `from a import b` gives `a`
+    and `a.b` (b may be a submodule; names that are not modules are dropped by the caller),
+    and the packages above them."""
+    tree = ast.parse(path.read_bytes(), filename=str(path))
+    package = module if is_package else module.rpartition(".")[0]
+    out: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            out.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                parts = package.split(".")
+                if node.level - 1 >= len(parts):
+                    continue
+                base = ".".join(parts[: len(parts) - (node.level - 1)])
+                if node.module:
+                    base = f"{base}.{node.module}"
+            elif node.module:
+                base = node.module
+            else:
+                continue
+            out.add(base)
+            out.update(f"{base}.{alias.name}" for alias in node.names if alias.name != "*")
+    # importing a module runs its packages' `__init__` first
+    parents = {name.rsplit(".", k)[0] for name in out for k in range(1, name.count(".") + 1)}
+    return out | parents
