@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import Field
 
+from ..store.attempts import Attempt, PayloadLimits
 from ..store.errors import GitstrataError, InputError
 from .lifecycle import Lifecycle, graveyard_view, hotspots_view, invariants_for, invariants_view
 from .paths import repo_relative
@@ -36,8 +37,8 @@ if TYPE_CHECKING:
     from .engine import Engine
 
 TRANSPORTS = ("stdio", "streamable-http")
-MAX_PAYLOAD_BYTES = 256 * 1024  # attempted_diff, error_trace
-MAX_NOTE_BYTES = 16 * 1024  # notes, command
+# attempted_diff and error_trace; notes and command
+MCP_LIMITS = PayloadLimits(payload=256 * 1024, note=16 * 1024)
 MAX_QUERY_CHARS = 4000  # query, intended_change
 
 INSTRUCTIONS = """\
@@ -147,14 +148,10 @@ def check_bind_host(host: str, allow_remote: bool) -> None:
         )
 
 
-def _limit(name: str, text: str | None, limit: int, *, unit: str = "bytes") -> None:
-    if text is None:
-        return
-    size = len(text.encode("utf-8", "surrogatepass")) if unit == "bytes" else len(text)
-    if size > limit:
-        shown = f"{limit // 1024} KB" if unit == "bytes" else f"{limit} characters"
+def _limit(name: str, text: str | None, limit: int) -> None:
+    if text is not None and len(text) > limit:
         raise InputError(
-            f"{name} is {size} {unit}, over the {shown} limit",
+            f"{name} is {len(text)} characters, over the {limit} characters limit",
             hint="send the relevant part: the failing hunks of a diff, the last lines of an output",
         )
 
@@ -223,7 +220,7 @@ def build_server(life: Lifecycle) -> "MCPServer":
         ] = None,
     ) -> CallToolResult:
         try:
-            _limit("intended_change", intended_change, MAX_QUERY_CHARS, unit="characters")
+            _limit("intended_change", intended_change, MAX_QUERY_CHARS)
             path = repo_relative(life.repo, file_path)
             engine = await current_engine()
             if engine is None:
@@ -263,7 +260,7 @@ def build_server(life: Lifecycle) -> "MCPServer":
                     "query is empty",
                     hint="ask a question, paste an error message or name an identifier",
                 )
-            _limit("query", query, MAX_QUERY_CHARS, unit="characters")
+            _limit("query", query, MAX_QUERY_CHARS)
             path = repo_relative(life.repo, file_path) if file_path else None
             engine = await current_engine()
             if engine is None:
@@ -294,24 +291,16 @@ def build_server(life: Lifecycle) -> "MCPServer":
             str | None, Field(description="The command that failed, e.g. `pytest tests/x -q`.")
         ] = None,
     ) -> CallToolResult:
+        attempt = Attempt(
+            file_path=file_path,
+            attempted_diff=attempted_diff,
+            error_trace=error_trace,
+            notes=notes,
+            symbol_name=symbol_name,
+            command=command,
+        )
         try:
-            for name, text, limit in (
-                ("attempted_diff", attempted_diff, MAX_PAYLOAD_BYTES),
-                ("error_trace", error_trace, MAX_PAYLOAD_BYTES),
-                ("notes", notes, MAX_NOTE_BYTES),
-                ("command", command, MAX_NOTE_BYTES),
-            ):
-                _limit(name, text, limit)
-            if not (attempted_diff.strip() or error_trace.strip() or (notes or "").strip()):
-                raise InputError(
-                    "attempted_diff, error_trace and notes are all empty",
-                    hint="send the diff you tried (`git diff`) and the output that shows it failed",
-                )
-            path = repo_relative(life.repo, file_path)
-            got = api.record_failure(
-                life.repo, life.index_dir, path, attempted_diff, error_trace,
-                notes or None, symbol_name or None, command or None,
-            )  # fmt: skip
+            got = api.record_failure(life.repo, life.index_dir, attempt, limits=MCP_LIMITS)
         except GitstrataError as exc:
             raise fail(exc) from None
         if got.occurrences > 1:

@@ -17,8 +17,11 @@ test ids, exception types, error codes and `file:line` locations. Invariants:
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, fields
-from typing import Any
+from dataclasses import fields
+
+from ..store.attempts import Signature
+
+__all__ = ["Signature", "extract_signature"]
 
 MAX_ITEMS = 20
 MAX_CHARS = 300
@@ -84,33 +87,6 @@ _RUFF_FULL = re.compile(r"^([A-Z]{1,4}\d{3,4}) (?:\[\*\] )?(.+)$")
 _GENERIC_ERR = re.compile(
     r"(?i)^\s*(?:error|fatal|failed|failure|panic|exception)\b[:!]?\s+\S|\b\w*Error: "
 )
-
-
-@dataclass(frozen=True)
-class Signature:
-    """The distinctive parts of a failure's output."""
-
-    tools: tuple[str, ...] = ()
-    errors: tuple[str, ...] = ()
-    failing: tuple[str, ...] = ()
-    exceptions: tuple[str, ...] = ()
-    codes: tuple[str, ...] = ()
-    locations: tuple[str, ...] = ()
-
-    def to_dict(self) -> dict[str, list[str]]:
-        return {f.name: list(getattr(self, f.name)) for f in fields(self)}
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> Signature:
-        return cls(**{f.name: tuple(data.get(f.name) or ()) for f in fields(cls)})
-
-    def text(self) -> str:
-        """The signature as text for term matching (locations reduced to their files)."""
-        files = [loc.rsplit(":", 1)[0] for loc in self.locations]
-        return "\n".join([*self.errors, *self.failing, *self.exceptions, *self.codes, *files])
-
-    def __bool__(self) -> bool:
-        return bool(self.errors or self.failing or self.exceptions or self.codes)
 
 
 class _Collector:
