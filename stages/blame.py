@@ -20,7 +20,7 @@ import polars as pl
 import pyarrow as pa
 
 from ..store import schemas
-from .intent import LOAD_BEARING
+from ..store.vocabulary import LOAD_BEARING
 
 
 class BlameFormatError(ValueError):
