@@ -27,7 +27,7 @@ from ..store.journal import Journal
 from ..store.tokenizer import tokenize
 from .graveyard import FailureView, RetrievedItem, match_preflight, match_search
 from .index import ServeIndex, iso_date
-from .invariants import InvariantStore
+from .invariants import Invariant, InvariantStore
 from .models import FailureWarning, InvariantHit
 
 MAX_DIFF_LINES = 12
@@ -167,7 +167,8 @@ class AntiContext:
     # ------------------------------------------------------------------ invariants
 
     def rules(self, path: str, qualname: str | None = None) -> list[InvariantHit]:
-        found = (
+        # typed here: `InvariantStore.list` shadows the builtin in its own annotations
+        found: Sequence[Invariant] = (
             self.invariants.match(path, qualname) if qualname else self.invariants.match_file(path)
         )
         return [

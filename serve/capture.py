@@ -216,7 +216,7 @@ def run_wrapped(
         with contextlib.suppress(ProcessLookupError):
             proc.send_signal(signum)
 
-    previous: dict[int, Any] = {}
+    previous: dict[signal_mod.Signals, Any] = {}
     if threading.current_thread() is threading.main_thread():
         for sig in FORWARDED:
             previous[sig] = signal_mod.signal(sig, forward)

@@ -118,7 +118,7 @@ def _retrieval_anchors(
     """Anchors from a result list: retrieved code, triggering commits, gated commits."""
     code = sorted((r for r in retrieved if r.kind in CODE_KINDS and r.path), key=lambda r: r.rank)
     top = [r for r in code if r.rank <= cfg.context_top]
-    gate_hits = [(r.path, r.qualname) for r in code if r.rank <= cfg.gate_code_hits]
+    gate_hits = [(r.path or "", r.qualname) for r in code if r.rank <= cfg.gate_code_hits]
     head = [r.score for r in retrieved if r.rank <= cfg.context_top]
     best_head = max(head) if head else 0.0
     anchors: list[tuple[float, str]] = []

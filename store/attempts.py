@@ -5,7 +5,7 @@ tool) says about a change that failed: an `Attempt`. Built into a record, it is 
 the journal stream `failures` with these fields (besides the journal's `id` and `ts`):
 
     kind            "failed_attempt"
-    source          "api" | "exec"
+    source          "api" (the Python API and MCP) | "exec" (`gitstrata exec`)
     targets         [{"path": ..., "qualname": ... or null}], repository-relative
     diff            the attempted unified diff against HEAD, head kept, redacted
     diff_bytes      size of the whole diff; diff_truncated: whether `diff` was cut
@@ -36,7 +36,6 @@ from .unidiff import parse_diff
 
 STREAM = "failures"
 KIND = "failed_attempt"
-SOURCES = ("api", "exec")
 REVERT_PREFIX = "revert:"
 
 Target = tuple[str, str | None]  # (path, qualname); qualname None: the file as a whole
