@@ -124,7 +124,7 @@ class Attempt:
             ("command", limits.note),
         ):
             text = getattr(self, name)
-            if text is None:
+            if text is None and name in ("notes", "command"):
                 continue
             if not isinstance(text, str):
                 raise InputError(f"{name} must be text")

@@ -22,6 +22,7 @@ from gitstrata.serve.targets import map_changed_lines
 from gitstrata.stages.chunk import FileEntry, chunk_file
 from gitstrata.store.attempts import (
     Attempt,
+    PayloadLimits,
     Signature,
     append_failure,
     forget_failure,
@@ -595,3 +596,18 @@ def test_concurrent_writers_never_duplicate_or_interleave(tmp_path):
     assert sorted(r["id"] for r in records) == list(range(1, 41))
     failures = load_failures(Journal(root))
     assert sorted(f.occurrences for f in failures) == [10, 30]
+
+
+def test_attempt_validation_is_one_path_for_every_edge():
+    limits = PayloadLimits(payload=1024, note=16)
+    Attempt("a.py", DIFF_A[:1000], "", notes="x" * 16).validate(limits)
+    with pytest.raises(InputError, match="all empty"):
+        Attempt("a.py", " \n", "", notes="  ").validate(limits)
+    with pytest.raises(InputError, match="error_trace is 1025 bytes, over the 1 KB limit"):
+        Attempt("a.py", "", "é" * 512 + "x").validate(limits)
+    with pytest.raises(InputError, match="command is 17 bytes"):
+        Attempt("a.py", "d", "", command="y" * 17).validate(limits)
+    with pytest.raises(InputError, match="attempted_diff must be text"):
+        Attempt("a.py", None, "boom").validate(limits)  # type: ignore[arg-type]
+    # empty optional texts mean "not given", as the MCP tool's omitted arguments do
+    assert Attempt("a.py", "d", notes="", symbol_name="", command="").notes is None
