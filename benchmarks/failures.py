@@ -9,7 +9,8 @@ Invariants:
   `git apply --check` accepts it on a freshly built fixture.
 - Record 16 repeats record 0 (same diff, different timings and addresses), as a second session
   trying the same idea would; a deduplicating store counts it as a second occurrence.
-- `failure_records()` returns fresh dicts; callers may mutate them.
+- `failure_records()` returns fresh dicts; callers may mutate them. Their keys (`FAILURE_KEYS`)
+  are fields of `store.attempts.Attempt`, so `Strata.record_failure(**record)` takes them as is.
 """
 
 from __future__ import annotations
@@ -18,6 +19,8 @@ import difflib
 from dataclasses import dataclass
 from functools import lru_cache
 
+from ..serve.api import API_LIMITS
+from ..store.attempts import Attempt
 from .fixture import FixtureError, head_files
 
 __all__ = ["FAILURE_KEYS", "failure_records"]
@@ -862,17 +865,18 @@ FAIL
 @lru_cache(maxsize=1)
 def _records() -> tuple[tuple[tuple[str, str | None], ...], ...]:
     out = []
-    for attempt in _ATTEMPTS:
-        record = {
-            "file_path": attempt.file_path,
-            "symbol_name": attempt.symbol_name,
-            "attempted_diff": _diff(attempt.file_path, attempt.edits),
-            "error_trace": attempt.error_trace,
-            "notes": attempt.notes,
-            "command": attempt.command,
-            "recorded_at": attempt.recorded_at,
-        }
-        out.append(tuple((key, record[key]) for key in FAILURE_KEYS))
+    for item in _ATTEMPTS:
+        attempt = Attempt(
+            file_path=item.file_path,
+            symbol_name=item.symbol_name,
+            attempted_diff=_diff(item.file_path, item.edits),
+            error_trace=item.error_trace,
+            notes=item.notes,
+            command=item.command,
+            recorded_at=item.recorded_at,
+        )
+        attempt.validate(API_LIMITS)  # what the API would refuse is a broken fixture
+        out.append(tuple((key, getattr(attempt, key)) for key in FAILURE_KEYS))
     return tuple(out)
 
 

@@ -79,8 +79,8 @@ class Strata:
     def record_failure(
         self,
         file_path: str | None,
-        attempted_diff: str,
-        error_trace: str,
+        attempted_diff: str = "",
+        error_trace: str = "",
         notes: str | None = None,
         symbol_name: str | None = None,
         command: str | None = None,
@@ -90,21 +90,22 @@ class Strata:
     ) -> FailureWarning:
         """Record a failed approach in the journal (durable before returning); searchable at
         once and folded into the documents by the next index run. A repeat of the same attempt
-        bumps its occurrence count instead of adding a copy."""
+        bumps its occurrence count instead of adding a copy. The arguments are the fields of
+        `gitstrata.store.attempts.Attempt`."""
         from .serve.api import record_failure
+        from .store.attempts import Attempt
 
-        return record_failure(
-            self.repo,
-            self.index_dir,
-            file_path,
-            attempted_diff,
-            error_trace,
-            notes,
-            symbol_name,
-            command,
+        attempt = Attempt(
+            file_path=file_path,
+            attempted_diff=attempted_diff,
+            error_trace=error_trace,
+            notes=notes,
+            symbol_name=symbol_name,
+            command=command,
             exit_code=exit_code,
             recorded_at=recorded_at,
         )
+        return record_failure(self.repo, self.index_dir, attempt)
 
     def record_invariant(
         self, rule_id: str, scope: str, description: str, severity: str = "high"

@@ -21,6 +21,7 @@ from ..stages.embed import embed_documents
 from ..stages.firewall_lm import train as train_firewall_lm
 from ..stages.quantize import quantize
 from ..store import fulltext
+from ..store.attempts import changed_lines, load_failures, target_label
 from ..store.embedder import Embedder
 from ..store.errors import IndexCorrupt
 from ..store.journal import Journal
@@ -34,42 +35,30 @@ def _journal(ctx: StageContext) -> Journal:
 def journal_records(journal: Journal) -> list[dict[str, Any]]:
     """Failed attempts of the journal as document records (forgotten ones left out, repeats
     folded into their first record), so every configuration can retrieve them as text."""
-    got = journal.live("failures")
     docs = []
-    for r in got.records:
-        if r.get("op") is not None or not isinstance(r.get("id"), int):
-            continue
-        targets = [t for t in r.get("targets") or [] if t.get("path")]
-        first = targets[0] if targets else {}
-        sig = r.get("signature") or {}
-        changed = [
-            line
-            for line in (r.get("diff") or "").splitlines()
-            if line[:1] in "+-" and not line.startswith(("+++", "---"))
-        ]
-        title = r.get("notes") or next(iter(sig.get("errors") or []), "") or "failed attempt"
+    for f in load_failures(journal):
+        first = f.targets[0] if f.targets else (None, None)
+        changed = changed_lines(f.diff, keep_blank=True)
+        title = f.notes or next(iter(f.signature.errors), "") or "failed attempt"
         body = "\n".join(
             [
-                *(
-                    f"{t['path']}::{t['qualname']}" if t.get("qualname") else t["path"]
-                    for t in targets
-                ),
-                r.get("command") or "",
-                *(sig.get("errors") or []),
-                *(sig.get("failing") or []),
+                *(target_label(t) for t in f.targets),
+                f.command or "",
+                *f.signature.errors,
+                *f.signature.failing,
                 *changed[:40],
             ]
         )
         try:
-            when = datetime.fromisoformat(str(r.get("ts", "")).replace("Z", "+00:00")).timestamp()
+            when = datetime.fromisoformat(f.first_seen.replace("Z", "+00:00")).timestamp()
         except ValueError:
             when = 0
         docs.append(
             {
                 "kind": "failure",
-                "key": str(r["id"]),
-                "path": first.get("path"),
-                "symbol": first.get("qualname"),
+                "key": str(f.id),
+                "path": first[0],
+                "symbol": first[1],
                 "title": title[:300],
                 "body": body,
                 "time": int(when),

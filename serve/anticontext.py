@@ -14,24 +14,23 @@ from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 
+from ..store.attempts import (
+    FailedAttempt,
+    changed_lines,
+    load_failures,
+    revert_id,
+    target_label,
+)
 from ..store.config import GraveyardConfig
+from ..store.ids import MODULE_SYMBOL
 from ..store.journal import Journal
 from ..store.tokenizer import tokenize
-from .failures import Failure, load_failures
 from .graveyard import FailureView, RetrievedItem, match_preflight, match_search
 from .index import ServeIndex, iso_date
-from .invariants import InvariantStore
+from .invariants import Invariant, InvariantStore
 from .models import FailureWarning, InvariantHit
 
 MAX_DIFF_LINES = 12
-
-
-def _changed_lines(diff: str) -> list[str]:
-    return [
-        line
-        for line in diff.splitlines()
-        if line[:1] in "+-" and not line.startswith(("+++", "---")) and line[1:].strip()
-    ]
 
 
 class AntiContext:
@@ -47,7 +46,7 @@ class AntiContext:
 
     # ------------------------------------------------------------------ failures
 
-    def _journal_failures(self) -> list[Failure]:
+    def _journal_failures(self) -> list[FailedAttempt]:
         found: list[str] = []
         out = load_failures(self.journal, on_warning=found.append)
         self.warnings = found
@@ -69,7 +68,7 @@ class AntiContext:
                     for x in (
                         f.notes or "",
                         f.signature.text(),
-                        "\n".join(_changed_lines(f.diff)),
+                        "\n".join(changed_lines(f.diff)),
                         f.command or "",
                     )
                     if x
@@ -103,13 +102,16 @@ class AntiContext:
             touches = by_sha.get(full, [])
             targets = tuple(
                 dict.fromkeys(
-                    (t["head_path"], None if t["qualname"] in (None, "<module>") else t["qualname"])
+                    (
+                        t["head_path"],
+                        None if t["qualname"] in (None, MODULE_SYMBOL) else t["qualname"],
+                    )
                     for t in touches
                 )
             )
-            diff = [ln for t in touches for ln in _changed_lines(t["excerpt"] or "")]
+            diff = [ln for t in touches for ln in changed_lines(t["excerpt"] or "")]
             text = f"{orig['subject']}\n{c['subject']}\n" + "\n".join(diff)
-            fid = f"revert:{full[:10]}"
+            fid = revert_id(full)
             yield (
                 FailureView(
                     id=fid, targets=targets, text_terms=Counter(tokenize(text)), vector=embed(text)
@@ -118,7 +120,7 @@ class AntiContext:
                     failure_id=fid,
                     score=0.0,
                     reasons=[],
-                    targets=[_label(t) for t in targets],
+                    targets=[target_label(t) for t in targets],
                     date=iso_date(c["author_time"]),
                     occurrences=1,
                     command=None,
@@ -165,7 +167,8 @@ class AntiContext:
     # ------------------------------------------------------------------ invariants
 
     def rules(self, path: str, qualname: str | None = None) -> list[InvariantHit]:
-        found = (
+        # typed here: `InvariantStore.list` shadows the builtin in its own annotations
+        found: Sequence[Invariant] = (
             self.invariants.match(path, qualname) if qualname else self.invariants.match_file(path)
         )
         return [
@@ -174,13 +177,13 @@ class AntiContext:
         ]
 
 
-def warning_from_failure(f: Failure, reasons: list[str] | None = None) -> FailureWarning:
+def warning_from_failure(f: FailedAttempt, reasons: list[str] | None = None) -> FailureWarning:
     """The served form of a journal failure (score and reasons filled in by the matcher)."""
     return FailureWarning(
         failure_id=f.id,
         score=0.0,
         reasons=reasons or [],
-        targets=[_label(t) for t in f.targets],
+        targets=[target_label(t) for t in f.targets],
         date=(f.last_seen or "")[:10] or None,
         occurrences=f.occurrences,
         exit_code=f.exit_code,
@@ -188,11 +191,6 @@ def warning_from_failure(f: Failure, reasons: list[str] | None = None) -> Failur
         tried=f.notes or "",
         errors=list(f.signature.errors[:3]),
         failing_tests=list(f.signature.failing[:3]),
-        diff_excerpt="\n".join(_changed_lines(f.diff)[:MAX_DIFF_LINES]),
+        diff_excerpt="\n".join(changed_lines(f.diff)[:MAX_DIFF_LINES]),
         source="journal",
     )
-
-
-def _label(target: tuple[str, str | None]) -> str:
-    path, qual = target
-    return f"{path}::{qual}" if qual else path

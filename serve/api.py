@@ -7,21 +7,22 @@ folds it into the documents.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from ..store.attempts import Attempt, PayloadLimits
 from ..store.config import Config
-from ..store.errors import GitstrataError, InputError
+from ..store.errors import GitstrataError
 from ..store.generations import Store
-from ..store.journal import Journal
 from .anticontext import warning_from_failure
-from .failures import build_failure_record, load_failures
-from .failures import record_failure as append_failure
+from .failures import record_attempt
 from .invariants import InvariantStore
 from .models import FailureWarning, InvariantHit
 from .paths import repo_relative
 
-MAX_PAYLOAD_CHARS = 1_000_000
+# the Python API's callers are programs: allow more than an agent may send over MCP
+API_LIMITS = PayloadLimits(payload=1 << 20, note=1 << 20)
 
 
 def symbols_rows(index_dir: Path) -> Any:
@@ -40,47 +41,24 @@ def symbols_rows(index_dir: Path) -> Any:
 def record_failure(
     repo_root: Path | None,
     index_dir: Path,
-    file_path: str | None,
-    attempted_diff: str,
-    error_trace: str,
-    notes: str | None = None,
-    symbol_name: str | None = None,
-    command: str | None = None,
+    attempt: Attempt,
     *,
-    exit_code: int | None = None,
-    recorded_at: str | None = None,
+    limits: PayloadLimits = API_LIMITS,
 ) -> FailureWarning:
-    for name, value in (("attempted_diff", attempted_diff), ("error_trace", error_trace)):
-        if not isinstance(value, str):
-            raise InputError(f"{name} must be text")
-        if len(value) > MAX_PAYLOAD_CHARS:
-            raise InputError(
-                f"{name} is over {MAX_PAYLOAD_CHARS:,} characters; send the relevant part"
-            )
-    if not (attempted_diff.strip() or error_trace.strip() or (notes or "").strip()):
-        raise InputError("a failed attempt needs at least a diff, an error trace or notes")
-    path = repo_relative(repo_root, file_path) if file_path else None
-    cfg = Config.load(index_dir).graveyard
-    record = build_failure_record(
-        path,
-        attempted_diff,
-        error_trace,
-        notes,
-        symbol_name,
-        command,
-        exit_code,
+    """Validate and record `attempt` (a repeat counts one more occurrence); returns it as served.
+
+    `file_path` may be absolute inside `repo_root`; it is stored repository-relative."""
+    attempt.validate(limits)
+    if attempt.file_path:
+        attempt = replace(attempt, file_path=repo_relative(repo_root, attempt.file_path))
+    Store(index_dir).ensure()
+    _, failure = record_attempt(
+        Path(index_dir) / "journal",
+        attempt,
         symbols_rows(index_dir),
-        cfg=cfg,
-        source="api",
+        cfg=Config.load(index_dir).graveyard,
         repo_root=str(repo_root) if repo_root is not None else None,
     )
-    if recorded_at:
-        record["ts"] = recorded_at
-    Store(index_dir).ensure()
-    journal = Journal(Path(index_dir) / "journal")
-    written = append_failure(journal, record)
-    fid = written["target"] if written.get("op") == "occurrence" else written["id"]
-    failure = next(f for f in load_failures(journal) if f.id == fid)
     return warning_from_failure(failure, ["recorded"])
 
 

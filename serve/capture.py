@@ -32,10 +32,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
 
+from ..store.attempts import Attempt, append_failure
 from ..store.config import GraveyardConfig
 from ..store.errors import GitError, GitstrataError, InputError, NotARepository
 from ..store.journal import Journal
-from .failures import build_failure_record, record_failure
+from .failures import build_failure_record
 
 FORWARDED = (signal_mod.SIGINT, signal_mod.SIGTERM, signal_mod.SIGHUP)
 UNTRACKED_MAX_BYTES = 64 * 1024
@@ -215,7 +216,7 @@ def run_wrapped(
         with contextlib.suppress(ProcessLookupError):
             proc.send_signal(signum)
 
-    previous: dict[int, Any] = {}
+    previous: dict[signal_mod.Signals, Any] = {}
     if threading.current_thread() is threading.main_thread():
         for sig in FORWARDED:
             previous[sig] = signal_mod.signal(sig, forward)
@@ -390,21 +391,18 @@ def exec_and_record(
     try:
         # whatever happens while recording, the wrapped command's exit code is returned
         rows = symbols_rows() if callable(symbols_rows) else symbols_rows
-        record = build_failure_record(
-            None,
-            diff,
-            result.output,
-            notes,
-            None,
-            shlex.join(argv),
-            result.exit_code,
-            rows,
-            cfg=cfg,
-            source="exec",
+        attempt = Attempt(
+            file_path=None,
+            attempted_diff=diff,
+            error_trace=result.output,
+            notes=notes,
+            command=shlex.join(argv),
+            exit_code=result.exit_code,
             signal=result.signal,
-            repo_root=str(root),
+            source="exec",
         )
-        written = record_failure(Journal(Path(journal_root)), record)
+        record = build_failure_record(attempt, rows, cfg=cfg, repo_root=str(root))
+        written = append_failure(Journal(Path(journal_root)), record)
     except (GitstrataError, OSError, ValueError) as exc:
         say(f"could not record the failed attempt: {exc}")
         return result.exit_code

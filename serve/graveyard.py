@@ -28,9 +28,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..store.attempts import Target, target_label
 from ..store.config import GraveyardConfig
 
-Target = tuple[str, str | None]
 CODE_KINDS = frozenset({"symbol", "file", "code", "module"})
 _EPS = 1e-9
 
@@ -67,11 +67,6 @@ class Warning:
     reasons: tuple[str, ...]
     structural: float = 0.0
     textual: float = 0.0
-
-
-def _label(target: Target) -> str:
-    path, qualname = target
-    return f"{path}::{qualname}" if qualname else path
 
 
 def _covered(target: Target, symbols: Iterable[Target]) -> Target | None:
@@ -123,7 +118,7 @@ def _retrieval_anchors(
     """Anchors from a result list: retrieved code, triggering commits, gated commits."""
     code = sorted((r for r in retrieved if r.kind in CODE_KINDS and r.path), key=lambda r: r.rank)
     top = [r for r in code if r.rank <= cfg.context_top]
-    gate_hits = [(r.path, r.qualname) for r in code if r.rank <= cfg.gate_code_hits]
+    gate_hits = [(r.path or "", r.qualname) for r in code if r.rank <= cfg.gate_code_hits]
     head = [r.score for r in retrieved if r.rank <= cfg.context_top]
     best_head = max(head) if head else 0.0
     anchors: list[tuple[float, str]] = []
@@ -131,7 +126,10 @@ def _retrieval_anchors(
         for r in top:
             if _covered(target, [(r.path or "", r.qualname)]) is not None:
                 anchors.append(
-                    (cfg.context_weight, f"targets {_label(target)}, retrieved at rank {r.rank}")
+                    (
+                        cfg.context_weight,
+                        f"targets {target_label(target)}, retrieved at rank {r.rank}",
+                    )
                 )
                 break
         for c in retrieved:
@@ -148,13 +146,16 @@ def _retrieval_anchors(
                 anchors.append(
                     (
                         cfg.trigger_weight,
-                        f"{name} (rank {c.rank}, score {c.score:.2f}) modified {_label(touched)}",
+                        f"{name} (rank {c.rank}, score {c.score:.2f}) modified {target_label(touched)}",
                     )
                 )
             elif not cfg.commit_gating:
                 if c.rank <= cfg.context_top:
                     anchors.append(
-                        (cfg.context_weight, f"{name} at rank {c.rank} modified {_label(touched)}")
+                        (
+                            cfg.context_weight,
+                            f"{name} at rank {c.rank} modified {target_label(touched)}",
+                        )
                     )
             elif (
                 c.score >= cfg.commit_gate * best_head - _EPS
@@ -165,7 +166,7 @@ def _retrieval_anchors(
                     (
                         cfg.context_weight,
                         f"{name} (rank {c.rank}) passed the relevance gate and modified "
-                        f"{_label(touched)}, a top-{cfg.gate_code_hits} code hit",
+                        f"{target_label(touched)}, a top-{cfg.gate_code_hits} code hit",
                     )
                 )
     return anchors
@@ -238,10 +239,13 @@ def match_preflight(
             if qualname is None or t_qual is None:
                 anchors.append((cfg.same_file, f"same file {path}"))
             elif _nested(t_qual, qualname):
-                anchors.append((cfg.same_symbol, f"same symbol {_label(target)}"))
+                anchors.append((cfg.same_symbol, f"same symbol {target_label(target)}"))
             else:
                 anchors.append(
-                    (cfg.sibling_weight, f"sibling {_label(target)} in the same file as {qualname}")
+                    (
+                        cfg.sibling_weight,
+                        f"sibling {target_label(target)} in the same file as {qualname}",
+                    )
                 )
         anchors += _retrieval_anchors(f, retrieved, cfg)
         textual = textual_score(intended_change_terms, intended_vec, idf, f, cfg)

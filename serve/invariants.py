@@ -26,11 +26,11 @@ from pathlib import Path
 from ..store.errors import InputError
 from ..store.globs import Scope
 from ..store.lock import FileLock
+from ..store.vocabulary import SEVERITIES
 
 FILE_NAME = "invariants.okf.json"
 FORMAT = "okf"
 VERSION = 1
-SEVERITIES = ("critical", "high", "medium", "low")
 _RULE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:/-]{0,63}$")
 MAX_DESCRIPTION = 4000
 

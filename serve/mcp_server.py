@@ -14,7 +14,8 @@ four resources (`strata://status`, `strata://invariants`, `strata://graveyard`,
 
 This is the only module that imports `mcp` (~0.7 s); `serve` starts the index thread before that
 import, so the engine is loading while it runs. (No `from __future__ import annotations`: the SDK reads the tool
-functions' annotations, and `CallToolResult` is only imported inside `build_server`.)
+functions' annotations, and `CallToolResult` is only imported inside the functions that register
+tools.)
 """
 
 import ipaddress
@@ -22,23 +23,27 @@ import json
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any
 
 from pydantic import Field
 
+from ..store.attempts import Attempt, PayloadLimits
 from ..store.errors import GitstrataError, InputError
+from ..store.vocabulary import Severity
 from .lifecycle import Lifecycle
 from .paths import repo_relative
 from .views import graveyard_view, hotspots_view, invariants_for, invariants_view
 
 if TYPE_CHECKING:
     from mcp.server.mcpserver import MCPServer
+    from mcp.server.mcpserver.exceptions import ToolError
+    from mcp_types import CallToolResult
 
     from .engine import Engine
 
 TRANSPORTS = ("stdio", "streamable-http")
-MAX_PAYLOAD_BYTES = 256 * 1024  # attempted_diff, error_trace
-MAX_NOTE_BYTES = 16 * 1024  # notes, command
+# attempted_diff and error_trace; notes and command
+MCP_LIMITS = PayloadLimits(payload=256 * 1024, note=16 * 1024)
 MAX_QUERY_CHARS = 4000  # query, intended_change
 
 INSTRUCTIONS = """\
@@ -148,14 +153,10 @@ def check_bind_host(host: str, allow_remote: bool) -> None:
         )
 
 
-def _limit(name: str, text: str | None, limit: int, *, unit: str = "bytes") -> None:
-    if text is None:
-        return
-    size = len(text.encode("utf-8", "surrogatepass")) if unit == "bytes" else len(text)
-    if size > limit:
-        shown = f"{limit // 1024} KB" if unit == "bytes" else f"{limit} characters"
+def _limit(name: str, text: str | None, limit: int) -> None:
+    if text is not None and len(text) > limit:
         raise InputError(
-            f"{name} is {size} {unit}, over the {shown} limit",
+            f"{name} is {len(text)} characters, over the {limit} characters limit",
             hint="send the relevant part: the failing hunks of a diff, the last lines of an output",
         )
 
@@ -164,28 +165,19 @@ def _message(exc: GitstrataError) -> str:
     return f"{exc} ({exc.hint})" if exc.hint else str(exc)
 
 
-def build_server(life: Lifecycle) -> "MCPServer":
-    """The MCP server over `life`'s index (tools, resources, prompts), not yet running."""
-    from importlib.metadata import PackageNotFoundError, version
+class _Replies:
+    """How every tool answers: firewall-cleaned results, tool errors, the "indexing" notice."""
 
-    import anyio
-    from mcp.server.mcpserver import MCPServer
-    from mcp.server.mcpserver.exceptions import ToolError
-    from mcp_types import CallToolResult, TextContent, ToolAnnotations
-
-    from . import api
-    from .firewall import clean
-    from .render import render_preflight, render_search
-
-    try:
-        ver = version("gitstrata")
-    except PackageNotFoundError:
-        ver = "0+unknown"
-    app = MCPServer("gitstrata", instructions=INSTRUCTIONS, version=ver, log_level="WARNING")
+    def __init__(self, life: Lifecycle) -> None:
+        self.life = life
 
     def result(
-        text: str, data: dict[str, Any], *, is_error: bool = False, scrubbed: bool = False
-    ) -> CallToolResult:
+        self, text: str, data: dict[str, Any], *, is_error: bool = False, scrubbed: bool = False
+    ) -> "CallToolResult":
+        from mcp_types import CallToolResult, TextContent
+
+        from .firewall import clean
+
         # `scrubbed`: an engine result, whose every string field the engine already cleaned
         # (serve/safe.py); the block is cleaned again as a whole, since fields joined into one
         # text could form a pattern that no single field holds
@@ -195,23 +187,51 @@ def build_server(life: Lifecycle) -> "MCPServer":
             is_error=is_error,
         )
 
-    def fail(exc: GitstrataError) -> ToolError:
+    def fail(self, exc: GitstrataError) -> "ToolError":
+        from mcp.server.mcpserver.exceptions import ToolError
+
+        from .firewall import clean
+
         return ToolError(clean(_message(exc)))
 
-    def unavailable(extra: str = "", data: dict[str, Any] | None = None) -> CallToolResult:
-        text, state, is_error = life.notice()
-        return result(text + extra, {**state, **(data or {})}, is_error=is_error)
+    def unavailable(self, extra: str = "", data: dict[str, Any] | None = None) -> "CallToolResult":
+        text, state, is_error = self.life.notice()
+        return self.result(text + extra, {**state, **(data or {})}, is_error=is_error)
+
+    async def engine(self) -> "Engine | None":
+        import anyio
+
+        engine = self.life.engine
+        if engine is None:  # a load may be in progress: wait for it off the event loop
+            engine = await anyio.to_thread.run_sync(self.life.acquire)
+        return engine
+
+
+def build_server(life: Lifecycle) -> "MCPServer":
+    """The MCP server over `life`'s index (tools, resources, prompts), not yet running."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    from mcp.server.mcpserver import MCPServer
+
+    try:
+        ver = version("gitstrata")
+    except PackageNotFoundError:
+        ver = "0+unknown"
+    app = MCPServer("gitstrata", instructions=INSTRUCTIONS, version=ver, log_level="WARNING")
+    replies = _Replies(life)
+    _add_read_tools(app, life, replies)
+    _add_write_tools(app, life, replies)
+    _add_resources(app, life)
+    _add_prompts(app)
+    return app
+
+
+def _add_read_tools(app: "MCPServer", life: Lifecycle, replies: _Replies) -> None:
+    from mcp_types import CallToolResult, ToolAnnotations
+
+    from .render import render_preflight, render_search
 
     read_only = ToolAnnotations(read_only_hint=True, open_world_hint=False)
-    append_only = ToolAnnotations(
-        read_only_hint=False, destructive_hint=False, open_world_hint=False
-    )
-
-    async def current_engine() -> "Engine | None":
-        engine = life.engine
-        if engine is None:  # a load may be in progress: wait for it off the event loop
-            engine = await anyio.to_thread.run_sync(life.acquire)
-        return engine
 
     # The read tools are coroutines: with a warm engine a call takes about a millisecond of CPU,
     # less than the hop to a worker thread would cost, so it runs on the event loop.
@@ -224,9 +244,9 @@ def build_server(life: Lifecycle) -> "MCPServer":
         ] = None,
     ) -> CallToolResult:
         try:
-            _limit("intended_change", intended_change, MAX_QUERY_CHARS, unit="characters")
+            _limit("intended_change", intended_change, MAX_QUERY_CHARS)
             path = repo_relative(life.repo, file_path)
-            engine = await current_engine()
+            engine = await replies.engine()
             if engine is None:
                 rules = invariants_for(life.index_dir, path, symbol_name or None)
                 lines = "".join(
@@ -236,12 +256,12 @@ def build_server(life: Lifecycle) -> "MCPServer":
                 extra = (
                     f"\nInvariants that apply to {path} (they always hold):{lines}" if rules else ""
                 )
-                return unavailable(extra, {"file": path, "invariants": rules})
+                return replies.unavailable(extra, {"file": path, "invariants": rules})
             report = engine.preflight(path, symbol_name or None, intended_change or None)
             text = render_preflight(report, budget=engine.config.retrieval.token_budget)
-            return result(text, report.model_dump(mode="json"), scrubbed=True)
+            return replies.result(text, report.model_dump(mode="json"), scrubbed=True)
         except GitstrataError as exc:
-            raise fail(exc) from None
+            raise replies.fail(exc) from None
         finally:
             life.note_answered()
 
@@ -264,17 +284,27 @@ def build_server(life: Lifecycle) -> "MCPServer":
                     "query is empty",
                     hint="ask a question, paste an error message or name an identifier",
                 )
-            _limit("query", query, MAX_QUERY_CHARS, unit="characters")
+            _limit("query", query, MAX_QUERY_CHARS)
             path = repo_relative(life.repo, file_path) if file_path else None
-            engine = await current_engine()
+            engine = await replies.engine()
             if engine is None:
-                return unavailable()
+                return replies.unavailable()
             resp = engine.search(query, top_k, file_path=path)
-            return result(render_search(resp), resp.model_dump(mode="json"), scrubbed=True)
+            return replies.result(render_search(resp), resp.model_dump(mode="json"), scrubbed=True)
         except GitstrataError as exc:
-            raise fail(exc) from None
+            raise replies.fail(exc) from None
         finally:
             life.note_answered()
+
+
+def _add_write_tools(app: "MCPServer", life: Lifecycle, replies: _Replies) -> None:
+    from mcp_types import CallToolResult, ToolAnnotations
+
+    from . import api
+
+    append_only = ToolAnnotations(
+        read_only_hint=False, destructive_hint=False, open_world_hint=False
+    )
 
     @app.tool(
         name="record_failure", description=RECORD_FAILURE_DESCRIPTION, annotations=append_only
@@ -295,26 +325,18 @@ def build_server(life: Lifecycle) -> "MCPServer":
             str | None, Field(description="The command that failed, e.g. `pytest tests/x -q`.")
         ] = None,
     ) -> CallToolResult:
+        attempt = Attempt(
+            file_path=file_path,
+            attempted_diff=attempted_diff,
+            error_trace=error_trace,
+            notes=notes,
+            symbol_name=symbol_name,
+            command=command,
+        )
         try:
-            for name, text, limit in (
-                ("attempted_diff", attempted_diff, MAX_PAYLOAD_BYTES),
-                ("error_trace", error_trace, MAX_PAYLOAD_BYTES),
-                ("notes", notes, MAX_NOTE_BYTES),
-                ("command", command, MAX_NOTE_BYTES),
-            ):
-                _limit(name, text, limit)
-            if not (attempted_diff.strip() or error_trace.strip() or (notes or "").strip()):
-                raise InputError(
-                    "attempted_diff, error_trace and notes are all empty",
-                    hint="send the diff you tried (`git diff`) and the output that shows it failed",
-                )
-            path = repo_relative(life.repo, file_path)
-            got = api.record_failure(
-                life.repo, life.index_dir, path, attempted_diff, error_trace,
-                notes or None, symbol_name or None, command or None,
-            )  # fmt: skip
+            got = api.record_failure(life.repo, life.index_dir, attempt, limits=MCP_LIMITS)
         except GitstrataError as exc:
-            raise fail(exc) from None
+            raise replies.fail(exc) from None
         if got.occurrences > 1:
             text = (
                 f"This attempt was already recorded as failed attempt #{got.failure_id}; this is "
@@ -325,7 +347,7 @@ def build_server(life: Lifecycle) -> "MCPServer":
                 f"Recorded failed attempt #{got.failure_id} for {', '.join(got.targets)}. "
                 "preflight_check and search_causal_history warn about it from now on."
             )
-        return result(text, got.model_dump(mode="json"))
+        return replies.result(text, got.model_dump(mode="json"))
 
     @app.tool(
         name="record_invariant", description=RECORD_INVARIANT_DESCRIPTION, annotations=append_only
@@ -343,22 +365,23 @@ def build_server(life: Lifecycle) -> "MCPServer":
         invariant_description: Annotated[
             str, Field(description="The rule and why it exists, 1-2 sentences.")
         ],
-        severity: Annotated[
-            Literal["critical", "high", "medium", "low"],
-            Field(description="How bad breaking it is."),
-        ] = "high",
+        severity: Annotated[Severity, Field(description="How bad breaking it is.")] = "high",
     ) -> CallToolResult:
         try:
             inv = api.record_invariant(
                 life.index_dir, rule_id, scope, invariant_description, severity
             )
         except GitstrataError as exc:
-            raise fail(exc) from None
+            raise replies.fail(exc) from None
         text = (
             f"Recorded invariant {inv.id} [{inv.severity}] for {inv.scope}; every preflight_check on "
             "that scope shows it. Commit .strata/invariants.okf.json to share it with the team."
         )
-        return result(text, inv.model_dump(mode="json"))
+        return replies.result(text, inv.model_dump(mode="json"))
+
+
+def _add_resources(app: "MCPServer", life: Lifecycle) -> None:
+    from .firewall import clean
 
     def resource_json(data: dict[str, Any]) -> str:
         return json.dumps(scrub_tree(data, clean), indent=2, ensure_ascii=False, default=str)
@@ -387,6 +410,10 @@ def build_server(life: Lifecycle) -> "MCPServer":
             return resource_json(life.notice()[1])
         return resource_json(hotspots_view(engine))
 
+
+def _add_prompts(app: "MCPServer") -> None:
+    from .firewall import clean
+
     @app.prompt(name="workflow", description="How to use gitstrata while changing this repository.")
     def workflow() -> str:
         return WORKFLOW
@@ -403,8 +430,6 @@ def build_server(life: Lifecycle) -> "MCPServer":
             "they exist, and check the co-changed files for the same change. Then edit, and run the "
             "tests through `gitstrata exec -- <test command>`."
         )
-
-    return app
 
 
 def serve(

@@ -16,8 +16,6 @@ from ..store.ids import MODULE_SYMBOL
 from .index import ServeIndex, SymbolRow, iso_date
 from .models import CommitRef, Coupling, HistoryEntry, Ownership, PreflightReport, SymbolContext
 
-LOAD_BEARING = frozenset({"bugfix", "security", "revert"})
-
 
 def commit_ref(index: ServeIndex, sha: str, fallback_time=None) -> CommitRef:
     c = index.commits.get(sha)

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from xml.sax.saxutils import quoteattr
 
+from ..store.vocabulary import LOAD_BEARING
 from .models import FailureWarning, Hit, InvariantHit, PreflightReport, SearchResponse
 
 # priorities: higher survives longer
@@ -181,7 +182,7 @@ def render_preflight(report: PreflightReport, *, budget: int | None = 2000) -> s
         n = len(report.history)
         for i, h in enumerate(report.history):
             c = h.commit
-            weight = HIGH if c.intent in ("bugfix", "security", "revert") else MID
+            weight = HIGH if c.intent in LOAD_BEARING else MID
             weight -= min(i, 10)  # older entries go first
             lines.append(
                 Line(

@@ -20,7 +20,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-LOAD_BEARING = frozenset({"bugfix", "security", "revert"})
+from ..store.vocabulary import LOAD_BEARING
 
 WEIGHTS = {
     "rrf": 1.0,

@@ -30,6 +30,7 @@ from ..store.fulltext import FullText
 from ..store.generations import Generation
 from ..store.globs import compile_glob
 from ..store.tokenizer import query_terms
+from ..store.vocabulary import LOAD_BEARING
 from .docs import DocTable
 from .fusion import pin, rank_by, recency_array, slot_budget, spread_activation, td_rrf
 from .graph import CoGraph
@@ -43,7 +44,6 @@ MODES = ("full", "bm25", "dense", "hybrid")
 # co-change answers share few words with the question: co-change activation counts most
 COUPLED_RERANK = {**WEIGHTS, "graph": 1.5}
 HIT_KINDS = frozenset({"symbol", "commit"})  # failures and invariants surface as warnings
-LOAD_BEARING = frozenset({"bugfix", "security", "revert"})
 
 
 @dataclass(slots=True)

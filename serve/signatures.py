@@ -17,8 +17,11 @@ test ids, exception types, error codes and `file:line` locations. Invariants:
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, fields
-from typing import Any
+from dataclasses import fields
+
+from ..store.attempts import Signature
+
+__all__ = ["Signature", "extract_signature"]
 
 MAX_ITEMS = 20
 MAX_CHARS = 300
@@ -86,33 +89,6 @@ _GENERIC_ERR = re.compile(
 )
 
 
-@dataclass(frozen=True)
-class Signature:
-    """The distinctive parts of a failure's output."""
-
-    tools: tuple[str, ...] = ()
-    errors: tuple[str, ...] = ()
-    failing: tuple[str, ...] = ()
-    exceptions: tuple[str, ...] = ()
-    codes: tuple[str, ...] = ()
-    locations: tuple[str, ...] = ()
-
-    def to_dict(self) -> dict[str, list[str]]:
-        return {f.name: list(getattr(self, f.name)) for f in fields(self)}
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> Signature:
-        return cls(**{f.name: tuple(data.get(f.name) or ()) for f in fields(cls)})
-
-    def text(self) -> str:
-        """The signature as text for term matching (locations reduced to their files)."""
-        files = [loc.rsplit(":", 1)[0] for loc in self.locations]
-        return "\n".join([*self.errors, *self.failing, *self.exceptions, *self.codes, *files])
-
-    def __bool__(self) -> bool:
-        return bool(self.errors or self.failing or self.exceptions or self.codes)
-
-
 class _Collector:
     def __init__(self, root: str | None) -> None:
         self.root = root.rstrip("/") + "/" if root else None
@@ -144,51 +120,77 @@ class _Collector:
         return Signature(**{k: tuple(v) for k, v in self.lists.items()})
 
 
-def extract_signature(output: str, *, root: str | None = None) -> Signature:
-    """The signature of a failed command's output (any mix of the supported tools).
+class _Reader:
+    """One pass over the lines: each tool's rules in turn, the first that consumes a line wins.
 
-    `root`: the repository's absolute path; locations under it are made repo-relative.
+    A rule method returns True when the line was its own (no later rule sees it); state that
+    spans lines (inside a traceback, inside a race report, a message expected on the next line)
+    lives here.
     """
-    lines = [_ANSI.sub("", raw).rstrip("\r") for raw in output.splitlines()]
-    c = _Collector(root)
-    in_traceback = in_race = False
-    want_panic_msg = want_jest_msg = False
-    fallback: list[str] = []
-    for i, line in enumerate(lines):
-        stripped = line.strip()
-        if not stripped:
-            continue
-        for code in _CODES.findall(line):
-            c.add("codes", code)
-        if want_panic_msg:
-            want_panic_msg = False
+
+    def __init__(self, lines: list[str], root: str | None) -> None:
+        self.lines = lines
+        self.c = _Collector(root)
+        self.in_traceback = self.in_race = False
+        self.want_panic_msg = self.want_jest_msg = False
+        self.fallback: list[str] = []
+
+    def _next(self, i: int) -> str | None:
+        return self.lines[i + 1] if i + 1 < len(self.lines) else None
+
+    def read(self) -> Signature:
+        rules = (self.python, self.pytest, self.path_first, self.go, self.rust, self.jest)
+        for i, line in enumerate(self.lines):
+            stripped = line.strip()
+            if not stripped:
+                continue
+            for code in _CODES.findall(line):
+                self.c.add("codes", code)
+            if self.continuation(stripped):
+                continue
+            if _GENERIC_ERR.search(line):
+                self.fallback.append(stripped)
+            if any(rule(i, line, stripped) for rule in rules):
+                continue
+            if (m := _EXC_ANYWHERE.search(stripped)) is not None and ": " in stripped:
+                self.c.exception(m.group(1))
+        return self.finish()
+
+    def continuation(self, stripped: str) -> bool:
+        """The message line a Rust panic or a Jest failure header announced."""
+        c = self.c
+        if self.want_panic_msg:
+            self.want_panic_msg = False
             c.add("errors", f"panicked: {stripped}")
-            continue
-        if want_jest_msg and not stripped.startswith("●"):
-            want_jest_msg = False
+            return True
+        if self.want_jest_msg and not stripped.startswith("●"):
+            self.want_jest_msg = False
             c.add("errors", stripped)
             if (m := _EXC_ANYWHERE.search(stripped)) is not None:
                 c.exception(m.group(1))
-            continue
-        if _GENERIC_ERR.search(line):
-            fallback.append(stripped)
+            return True
+        return False
 
-        # Python tracebacks (also inside pytest output)
+    def python(self, i: int, line: str, stripped: str) -> bool:
+        """Python tracebacks (also inside pytest output)."""
+        c = self.c
         if stripped.startswith("Traceback (most recent call last)"):
             c.add("tools", "python")
-            in_traceback = True
-            continue
+            self.in_traceback = True
+            return True
         if (m := _PY_FRAME.match(line)) is not None:
             c.loc(m.group(1), m.group(2))
-            continue
-        if in_traceback and not line[:1].isspace():
-            in_traceback = False
+            return True
+        if self.in_traceback and not line[:1].isspace():
+            self.in_traceback = False
             if (m := _EXC_LINE.match(stripped)) is not None:
                 c.exception(m.group(1))
                 c.add("errors", stripped)
-                continue
+                return True
+        return False
 
-        # pytest
+    def pytest(self, i: int, line: str, stripped: str) -> bool:
+        c = self.c
         if (m := _PYTEST_SUMMARY.match(line)) is not None and (
             "::" in m.group(2) or m.group(2).endswith(".py")
         ):
@@ -197,7 +199,7 @@ def extract_signature(output: str, *, root: str | None = None) -> Signature:
             msg = m.group(3)
             if msg and not msg.endswith("..."):
                 c.add("errors", msg)
-            continue
+            return True
         if (m := _PYTEST_E.match(line)) is not None:
             body = m.group(1).strip()
             if (e := _EXC_LINE.match(body)) is not None and e.group(2) is not None:
@@ -205,135 +207,154 @@ def extract_signature(output: str, *, root: str | None = None) -> Signature:
                 c.add("errors", body)
             elif body.startswith("assert "):
                 c.add("errors", body)
-            continue
+            return True
         if (m := _PYTEST_LOC.match(line)) is not None:
             c.loc(m.group(1), m.group(2))
             c.exception(m.group(3))
-            continue
+            return True
         if _PYTEST_RESULT.match(stripped):
             c.add("tools", "pytest")
-            continue
+            return True
+        return False
 
-        # mypy, tsc, ruff (path-first formats)
+    def path_first(self, i: int, line: str, stripped: str) -> bool:
+        """mypy, tsc and ruff: formats that start with the file's path."""
+        c = self.c
         if (m := _MYPY.match(line)) is not None:
             c.add("tools", "mypy")
             c.loc(m.group(1), m.group(2))
             c.add("errors", m.group(3))
             c.add("codes", m.group(4))
-            continue
+            return True
         if (m := _TSC.match(line)) is not None:
             c.add("tools", "tsc")
             c.loc(m.group(1), m.group(2) or m.group(4))
             c.add("codes", m.group(6))
             c.add("errors", f"{m.group(6)}: {m.group(7)}")
-            continue
+            return True
         if (m := _RUFF_CONCISE.match(line)) is not None:
             c.add("tools", "ruff")
             c.loc(m.group(1), m.group(2))
             c.add("codes", m.group(4))
             c.add("errors", f"{m.group(4)} {m.group(5)}")
-            continue
+            return True
+        nxt = self._next(i)
         if (
             (m := _RUFF_FULL.match(line)) is not None
-            and i + 1 < len(lines)
-            and (loc := _ARROW_LOC.match(lines[i + 1])) is not None
+            and nxt is not None
+            and (loc := _ARROW_LOC.match(nxt)) is not None
         ):
             c.add("tools", "ruff")
             c.loc(loc.group(1), loc.group(2))
             c.add("codes", m.group(1))
             c.add("errors", f"{m.group(1)} {m.group(2)}")
-            continue
+            return True
+        return False
 
-        # Go
+    def go(self, i: int, line: str, stripped: str) -> bool:
+        """`go test` failures, panics, compile errors and `-race` reports."""
+        c = self.c
         if stripped == "WARNING: DATA RACE":
             c.add("tools", "go")
             c.add("errors", "DATA RACE")
             c.add("codes", "DATA_RACE")
-            in_race = True
-            continue
-        if in_race:
+            self.in_race = True
+            return True
+        if self.in_race:
+            nxt = self._next(i)
             if stripped.startswith("=================="):
-                in_race = False
-            elif _GO_RACE_ACCESS.match(stripped) and i + 1 < len(lines):
-                if (f := _GO_FUNC.match(lines[i + 1])) is not None:
+                self.in_race = False
+            elif _GO_RACE_ACCESS.match(stripped) and nxt is not None:
+                if (f := _GO_FUNC.match(nxt)) is not None:
                     c.add("errors", f"DATA RACE in {f.group(1)}")
             elif (m := _GO_FRAME.match(line)) is not None:
                 c.loc(m.group(1), m.group(2))
-            continue
-        if (m := _GO_FAIL.match(line)) is not None:
+            return True
+        if (m := _GO_FAIL.match(line)) is not None or (m := _GO_PKG.match(line)) is not None:
             c.add("tools", "go")
             c.add("failing", m.group(1))
-            continue
-        if (m := _GO_PKG.match(line)) is not None:
-            c.add("tools", "go")
-            c.add("failing", m.group(1))
-            continue
+            return True
         if (m := _GO_PANIC.match(stripped)) is not None:
             c.add("tools", "go")
             c.add("errors", f"panic: {m.group(1)}")
-            continue
+            return True
         if (m := _GO_FRAME.match(line)) is not None:
             c.loc(m.group(1), m.group(2))
-            continue
+            return True
         if (m := _GO_COMPILE.match(line)) is not None:
             c.add("tools", "go")
             c.loc(m.group(1), m.group(2))
             c.add("errors", m.group(4))
-            continue
+            return True
         if (m := _GO_TESTLOG.match(line)) is not None:
             c.loc(m.group(1), m.group(2))
             c.add("errors", m.group(3))
-            continue
+            return True
+        return False
 
-        # Rust
+    def rust(self, i: int, line: str, stripped: str) -> bool:
+        """cargo / rustc errors, panics and failed tests."""
+        c = self.c
         if (m := _RUST_ERR.match(line)) is not None:
             c.add("tools", "rust")
             c.add("codes", m.group(1))
             c.add("errors", f"error[{m.group(1)}]: {m.group(2)}")
-            continue
+            return True
         if (m := _ARROW_LOC.match(line)) is not None:
             c.loc(m.group(1), m.group(2))
-            continue
+            return True
         if (m := _RUST_PANIC.match(stripped)) is not None:
             c.add("tools", "rust")
             c.loc(m.group(2), m.group(3))
-            want_panic_msg = True
-            continue
+            self.want_panic_msg = True
+            return True
         if (m := _RUST_PANIC_OLD.match(stripped)) is not None:
             c.add("tools", "rust")
             c.loc(m.group(3), m.group(4))
             c.add("errors", f"panicked: {m.group(2)}")
-            continue
+            return True
         if (m := _RUST_TEST.match(line)) is not None:
             c.add("tools", "rust")
             c.add("failing", m.group(1))
-            continue
+            return True
         if (m := _RUST_FRAME.match(line)) is not None:
             c.loc(m.group(1), m.group(2))
-            continue
+            return True
         if (m := _RUST_PLAIN_ERR.match(line)) is not None and not _RUST_SKIP.match(m.group(1)):
             c.add("errors", m.group(1))
-            continue
+            return True
+        return False
 
-        # Jest
+    def jest(self, i: int, line: str, stripped: str) -> bool:
+        c = self.c
         if (m := _JEST_FILE.match(line)) is not None:
             c.add("tools", "jest")
             c.add("failing", m.group(1))
-            continue
+            return True
         if (m := _JEST_TEST.match(line)) is not None and not m.group(1).startswith("Console"):
             c.add("tools", "jest")
             c.add("failing", m.group(1))
-            want_jest_msg = True
-            continue
+            self.want_jest_msg = True
+            return True
         if (m := _JEST_FRAME.match(line)) is not None:
             c.loc(m.group(1), m.group(2))
-            continue
-        if (m := _EXC_ANYWHERE.search(stripped)) is not None and ": " in stripped:
-            c.exception(m.group(1))
+            return True
+        return False
 
-    sig = c.build()
-    if not sig.errors and fallback:
-        for text in fallback[-5:]:
-            c.add("errors", text)
-        sig = c.build()
-    return sig
+    def finish(self) -> Signature:
+        """The signature; output no rule understood keeps its last error-looking lines."""
+        sig = self.c.build()
+        if not sig.errors and self.fallback:
+            for text in self.fallback[-5:]:
+                self.c.add("errors", text)
+            sig = self.c.build()
+        return sig
+
+
+def extract_signature(output: str, *, root: str | None = None) -> Signature:
+    """The signature of a failed command's output (any mix of the supported tools).
+
+    `root`: the repository's absolute path; locations under it are made repo-relative.
+    """
+    lines = [_ANSI.sub("", raw).rstrip("\r") for raw in output.splitlines()]
+    return _Reader(lines, root).read()

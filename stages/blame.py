@@ -20,8 +20,8 @@ import polars as pl
 import pyarrow as pa
 
 from ..store import schemas
+from ..store.vocabulary import LOAD_BEARING
 from .frames import frame
-from .intent import LOAD_BEARING
 
 
 class BlameFormatError(ValueError):

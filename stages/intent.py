@@ -12,20 +12,6 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-INTENTS = (
-    "bugfix",
-    "security",
-    "revert",
-    "perf",
-    "feature",
-    "refactor",
-    "docs",
-    "test",
-    "build",
-    "chore",
-)
-LOAD_BEARING = frozenset({"bugfix", "security", "revert"})
-
 _CONVENTIONAL = re.compile(r"^\s*([A-Za-z]+)(?:\([^)\n]*\))?!?\s*:")
 _TYPE_INTENT = {
     "fix": "bugfix",

@@ -25,9 +25,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..store.ids import MODULE_SYMBOL
+from ..store.vocabulary import CLASS_LIKE
 from .patch import Hunk
 
-CLASS_LIKE = frozenset({"class", "interface", "struct", "enum", "trait", "impl"})
 _PY_UNSAFE = re.compile(
     rb"^\s*(?:@|(?:async\s+)?def\b|class\b)|\"\"\"|'''|\\[ \t]*$|:[ \t]*(?:\#.*)?$", re.M
 )

@@ -14,6 +14,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from .errors import ConfigError
+from .vocabulary import INTENTS, LOAD_BEARING
 
 
 class Section(BaseModel):
@@ -109,7 +110,8 @@ class GraveyardConfig(Section):
     commit_trigger_rank1: bool = True
     commit_trigger_score: float = Field(default=0.8, ge=0.0)  # relative to the best result (1.0)
     trigger_weight: float = Field(default=0.40, ge=0.0)
-    trigger_intents: tuple[str, ...] = ("bugfix", "security", "revert")
+    # by default the commits whose lines are load-bearing trigger a warning
+    trigger_intents: tuple[str, ...] = tuple(i for i in INTENTS if i in LOAD_BEARING)
     max_diff_bytes: int = Field(default=32_768, ge=256)  # stored diff excerpt
     max_trace_bytes: int = Field(default=16_384, ge=256)  # stored error output (its tail)
     capture_tail_bytes: int = Field(default=262_144, ge=1024)  # per stream, kept by `exec`

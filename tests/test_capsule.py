@@ -12,10 +12,11 @@ from gitstrata.pipeline.gitio import Git
 from gitstrata.pipeline.history import extract_all, rev_list
 from gitstrata.stages import capsule, spans
 from gitstrata.stages.chunking import SymbolIndex, parse_source
-from gitstrata.stages.intent import INTENTS, classify, tickets
+from gitstrata.stages.intent import classify, tickets
 from gitstrata.stages.patch import Hunk
 from gitstrata.store.config import HistoryConfig
 from gitstrata.store.ids import symbol_id
+from gitstrata.store.vocabulary import INTENTS
 
 PAY_V1 = '''"""Payments."""
 import uuid

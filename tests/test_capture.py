@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from gitstrata.serve.capture import exec_and_record, run_wrapped, snapshot_worktree
-from gitstrata.serve.failures import load_failures
 from gitstrata.stages.chunk import FileEntry, chunk_file
+from gitstrata.store.attempts import load_failures
 from gitstrata.store.config import ChunkConfig
 from gitstrata.store.errors import NotARepository
 from gitstrata.store.journal import Journal

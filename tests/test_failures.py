@@ -15,22 +15,24 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gitstrata.serve.failures import (
+from gitstrata.serve.failures import build_failure_record
+from gitstrata.serve.fingerprint import fingerprint
+from gitstrata.serve.signatures import extract_signature
+from gitstrata.serve.targets import map_changed_lines
+from gitstrata.stages.chunk import FileEntry, chunk_file
+from gitstrata.store.attempts import (
+    Attempt,
+    PayloadLimits,
     Signature,
-    build_failure_record,
-    extract_signature,
-    fingerprint,
+    append_failure,
     forget_failure,
     load_failures,
-    map_changed_lines,
-    parse_diff,
-    record_failure,
 )
-from gitstrata.stages.chunk import FileEntry, chunk_file
 from gitstrata.store.config import ChunkConfig, GraveyardConfig
 from gitstrata.store.errors import InputError
 from gitstrata.store.journal import Journal
 from gitstrata.store.redact import redact
+from gitstrata.store.unidiff import parse_diff
 
 DATA = Path(__file__).parent / "data" / "signatures"
 
@@ -485,17 +487,16 @@ def test_redact_leaves_code_alone(code):
 def test_build_record_redacts_bounds_and_targets(pay_repo):
     rows = rows_for("pay/retry.py", RETRY_PY)
     diff = DIFF_A.replace("@@ -13,1 +13,1 @@", "@@ -13,1 +13,2 @@") + f'+    token = "{GH_TOKEN}"\n'
-    rec = build_failure_record(
+    attempt = Attempt(
         "pay/retry.py",
         diff,
         "x\n" * 20_000 + TRACE_A + f"using {AWS_KEY}\n",
-        "tried a fresh key; pass was hunter2 in postgres://u:hunter2@db/x",
-        "charge_with_retry",
-        "pytest -q --token=" + GH_TOKEN,
-        1,
-        rows,
-        cfg=GraveyardConfig(max_trace_bytes=1024),
+        notes="tried a fresh key; pass was hunter2 in postgres://u:hunter2@db/x",
+        symbol_name="charge_with_retry",
+        command="pytest -q --token=" + GH_TOKEN,
+        exit_code=1,
     )
+    rec = build_failure_record(attempt, rows, cfg=GraveyardConfig(max_trace_bytes=1024))
     text = json.dumps(rec)
     assert GH_TOKEN not in text and AWS_KEY not in text and "hunter2@" not in text
     assert rec["redactions"] == {"aws_access_key": 1, "github_token": 2, "url_password": 1}
@@ -505,12 +506,12 @@ def test_build_record_redacts_bounds_and_targets(pay_repo):
     assert rec["signature"]["failing"] == ["tests/test_retry.py::test_once"]
     assert rec["exit_code"] == 1 and rec["kind"] == "failed_attempt"
     with pytest.raises(InputError):
-        build_failure_record("../outside.py", "", "", symbols_rows=rows)
+        build_failure_record(Attempt("../outside.py"), symbols_rows=rows)
 
 
 def test_diff_excerpt_is_bounded():
     big = DIFF_A + "".join(f"+    line_{i} = {i}\n" for i in range(5000))
-    rec = build_failure_record(None, big, "boom", cfg=GraveyardConfig(max_diff_bytes=2048))
+    rec = build_failure_record(Attempt(None, big, "boom"), cfg=GraveyardConfig(max_diff_bytes=2048))
     assert rec["diff_truncated"] is True
     assert len(rec["diff"].encode()) < 2048 + 60
     assert rec["diff_bytes"] == len(big.encode())
@@ -520,16 +521,23 @@ def test_diff_excerpt_is_bounded():
 
 
 def make(trace: str = TRACE_A, diff: str = DIFF_A) -> dict:
-    return build_failure_record(
-        "pay/retry.py", diff, trace, "fresh key", "charge_with_retry", "pytest -q", 1
+    attempt = Attempt(
+        "pay/retry.py",
+        diff,
+        trace,
+        notes="fresh key",
+        symbol_name="charge_with_retry",
+        command="pytest -q",
+        exit_code=1,
     )
+    return build_failure_record(attempt)
 
 
 def test_repeat_counts_as_occurrence_and_forget_is_a_tombstone(tmp_path):
     journal = Journal(tmp_path / "journal")
-    first = record_failure(journal, make(TRACE_A, DIFF_A))
-    again = record_failure(journal, make(TRACE_B, DIFF_B))
-    other = record_failure(journal, make(TRACE_A.replace("2 times", "5 times")))
+    first = append_failure(journal, make(TRACE_A, DIFF_A))
+    again = append_failure(journal, make(TRACE_B, DIFF_B))
+    other = append_failure(journal, make(TRACE_A.replace("2 times", "5 times")))
     assert first["id"] == 1 and "op" not in first
     assert again["op"] == "occurrence" and again["target"] == 1 and again["occurrence"] == 2
     assert other["id"] == 3
@@ -540,7 +548,7 @@ def test_repeat_counts_as_occurrence_and_forget_is_a_tombstone(tmp_path):
     forget_failure(journal, 1)
     assert [f.id for f in load_failures(journal)] == [3]
     # after a forget, the same attempt starts a new record
-    fresh = record_failure(journal, make())
+    fresh = append_failure(journal, make())
     assert fresh["id"] == 5 and "op" not in fresh
     lines = (tmp_path / "journal" / "failures.jsonl").read_text().splitlines()
     assert len(lines) == 5  # nothing rewritten
@@ -550,27 +558,28 @@ def test_repeat_counts_as_occurrence_and_forget_is_a_tombstone(tmp_path):
 
 def test_truncated_last_line_is_skipped_with_a_warning(tmp_path):
     journal = Journal(tmp_path / "journal")
-    record_failure(journal, make())
+    append_failure(journal, make())
     path = tmp_path / "journal" / "failures.jsonl"
     with path.open("ab") as fh:
         fh.write(b'{"id": 2, "kind": "failed_att')
     warnings: list[str] = []
     assert [f.id for f in load_failures(journal, on_warning=warnings.append)] == [1]
     assert warnings == ["failures.jsonl: skipped an incomplete last line"]
-    assert record_failure(journal, make(TRACE_B, DIFF_B))["target"] == 1
+    assert append_failure(journal, make(TRACE_B, DIFF_B))["target"] == 1
     assert load_failures(journal)[0].occurrences == 2
 
 
 WRITER = """
 import sys
 from pathlib import Path
-from gitstrata.serve.failures import build_failure_record, record_failure
+from gitstrata.serve.failures import build_failure_record
+from gitstrata.store.attempts import Attempt, append_failure
 from gitstrata.store.journal import Journal
 root, n, kind = Path(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
 for i in range(n):
     trace = f"FAILED tests/t.py::test_{kind} - AssertionError: {kind}"
-    rec = build_failure_record("a.py", "", trace, None, None, "pytest", 1)
-    record_failure(Journal(root), rec)
+    rec = build_failure_record(Attempt("a.py", "", trace, command="pytest", exit_code=1))
+    append_failure(Journal(root), rec)
 """
 
 
@@ -587,3 +596,18 @@ def test_concurrent_writers_never_duplicate_or_interleave(tmp_path):
     assert sorted(r["id"] for r in records) == list(range(1, 41))
     failures = load_failures(Journal(root))
     assert sorted(f.occurrences for f in failures) == [10, 30]
+
+
+def test_attempt_validation_is_one_path_for_every_edge():
+    limits = PayloadLimits(payload=1024, note=16)
+    Attempt("a.py", DIFF_A[:1000], "", notes="x" * 16).validate(limits)
+    with pytest.raises(InputError, match="all empty"):
+        Attempt("a.py", " \n", "", notes="  ").validate(limits)
+    with pytest.raises(InputError, match="error_trace is 1025 bytes, over the 1 KB limit"):
+        Attempt("a.py", "", "é" * 512 + "x").validate(limits)
+    with pytest.raises(InputError, match="command is 17 bytes"):
+        Attempt("a.py", "d", "", command="y" * 17).validate(limits)
+    with pytest.raises(InputError, match="attempted_diff must be text"):
+        Attempt("a.py", None, "boom").validate(limits)  # type: ignore[arg-type]
+    # empty optional texts mean "not given", as the MCP tool's omitted arguments do
+    assert Attempt("a.py", "d", notes="", symbol_name="", command="").notes is None

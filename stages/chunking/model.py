@@ -24,10 +24,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ...store.ids import MODULE_SYMBOL
+from ...store.vocabulary import CLASS_LIKE
 from .source import Source
 
-CLASS_LIKE = frozenset({"class", "interface", "struct", "enum", "trait", "impl"})
-MODULE = "<module>"
+MODULE = MODULE_SYMBOL
 
 
 @dataclass(frozen=True, slots=True)
