@@ -10,11 +10,15 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from ._version import __version__
+
+if TYPE_CHECKING:
+    from .facade import Strata
+    from .serve.failures import Failure
 
 app = typer.Typer(
     name="gitstrata",
@@ -60,9 +64,16 @@ def root(
     ctx.obj = State(directory)
 
 
-def _repo(ctx: typer.Context, path: Path | None) -> Path:
+def _strata(
+    ctx: typer.Context, out: Path | None, *, path: Path | None = None, require_repo: bool = True
+) -> Strata:
+    """The `Strata` of the repository at `-C` (joined with `path`) and index folder `out`."""
+    from .facade import Strata
+
     base: Path = ctx.obj.directory
-    return base / path if path is not None else base
+    return Strata(
+        base / path if path is not None else base, index_dir=out, require_repo=require_repo
+    )
 
 
 def _emit_json(data: Any) -> None:
@@ -82,12 +93,11 @@ def index(
     as_json: JsonOpt = False,
 ) -> None:
     """Build or refresh the index (incremental: only what changed is redone)."""
-    from .facade import Strata
     from .pipeline.progress import make_progress
 
     progress = make_progress(quiet or as_json)
     try:
-        with Strata(_repo(ctx, path), index_dir=out) as strata:
+        with _strata(ctx, out, path=path) as strata:
             report = strata.index(rebuild=rebuild, jobs=jobs, progress=progress)
     finally:
         progress.close()
@@ -96,27 +106,13 @@ def index(
         return
     from .render_cli import print_index_report
 
-    print_index_report(report, repo=strata.repo)
-
-
-def _open_store(ctx: typer.Context, out: Path | None):
-    """The store of the repository at -C (or `out`), without requiring a git checkout when
-    `out` names a downloaded index."""
-    from .store.generations import Store
-
-    if out is not None:
-        return Store(out)
-    from .pipeline.gitio import Git
-
-    return Store(Git(ctx.obj.directory).root / ".strata")
+    print_index_report(report, repo=strata.location.require_repo())
 
 
 @app.command()
 def status(ctx: typer.Context, out: OutOpt = None, as_json: JsonOpt = False) -> None:
     """Show the live index: generation, indexed HEAD, tables and their sizes."""
-    from .store.status import index_status
-
-    info = index_status(_open_store(ctx, out), ctx.obj.directory if out is None else None)
+    info = _strata(ctx, out).status()
     if as_json:
         _emit_json(info)
         return
@@ -133,9 +129,7 @@ def inspect(
     as_json: JsonOpt = False,
 ) -> None:
     """Coupling hotspots, hidden couplings, load-bearing files and the index's footprint."""
-    from .store.inspect import inspect_index
-
-    info = inspect_index(_open_store(ctx, out).require_live(), limit)
+    info = _strata(ctx, out).inspect(limit)
     if as_json:
         _emit_json(info)
         return
@@ -159,10 +153,7 @@ def sql(
     ] = 50,
 ) -> None:
     """Run SQL over the live generation: commits, touches, symbols, files, blame, cochange_files, ..."""
-    from .store.tables import run_sql
-
-    gen = _open_store(ctx, out).require_live()
-    frame = run_sql(gen, query)
+    frame = _strata(ctx, out).sql(query)
     if parquet is not None:
         frame.write_parquet(parquet)
         typer.echo(f"wrote {frame.height} rows to {parquet}")
@@ -249,26 +240,11 @@ def mcp(
     ] = False,
 ) -> None:
     """Serve the repository to agents over the Model Context Protocol (stdio by default)."""
-    from .serve.mcp_server import serve
-
     if transport not in ("stdio", "streamable-http"):
         raise typer.BadParameter("use stdio or streamable-http", param_hint="--transport")
-    serve(
-        ctx.obj.directory,
-        index_dir=index_dir,
-        transport=transport,
-        host=host,
-        port=port,
-        allow_remote=allow_remote,
+    _strata(ctx, index_dir, require_repo=False).serve_mcp(
+        transport=transport, host=host, port=port, allow_remote=allow_remote
     )
-
-
-def _index_dir(ctx: typer.Context, out: Path | None) -> tuple[Path, Path]:
-    """(repository root, index folder) for commands that write the journal or invariants."""
-    from .pipeline.gitio import Git
-
-    root = Git(ctx.obj.directory).root
-    return root, (out if out is not None else root / ".strata")
 
 
 @app.command(
@@ -288,14 +264,7 @@ def exec_(
     Output streams live, the exit code is the command's own. Example:
     gitstrata exec --notes "fresh key per retry" -- pytest -x tests/test_retry.py
     """
-    from .serve.api import symbols_rows
-    from .serve.capture import exec_and_record
-
-    root, index_dir = _index_dir(ctx, out)
-    code = exec_and_record(
-        root, index_dir / "journal", command, notes, lambda: symbols_rows(index_dir)
-    )
-    raise typer.Exit(code)
+    raise typer.Exit(_strata(ctx, out).exec(command, notes))
 
 
 graveyard_app = typer.Typer(
@@ -309,13 +278,7 @@ def graveyard_list(ctx: typer.Context, out: OutOpt = None, as_json: JsonOpt = Fa
     """List failed attempts (newest first)."""
     if ctx.invoked_subcommand is not None:
         return
-    from .serve.failures import load_failures
-    from .store.journal import Journal
-
-    _, index_dir = _index_dir(ctx, out)
-    failures = sorted(
-        load_failures(Journal(index_dir / "journal")), key=lambda f: f.id, reverse=True
-    )
+    failures = _strata(ctx, out).failures()
     if as_json:
         _emit_json([_failure_dict(f) for f in failures])
         return
@@ -324,7 +287,7 @@ def graveyard_list(ctx: typer.Context, out: OutOpt = None, as_json: JsonOpt = Fa
     print_graveyard(failures)
 
 
-def _failure_dict(f) -> dict:
+def _failure_dict(f: Failure) -> dict[str, Any]:
     return {
         "id": f.id,
         "first_seen": f.first_seen,
@@ -339,18 +302,6 @@ def _failure_dict(f) -> dict:
     }
 
 
-def _find_failure(ctx: typer.Context, out: Path | None, failure_id: int):
-    from .serve.failures import load_failures
-    from .store.errors import InputError
-    from .store.journal import Journal
-
-    _, index_dir = _index_dir(ctx, out)
-    for f in load_failures(Journal(index_dir / "journal")):
-        if f.id == failure_id:
-            return f, index_dir
-    raise InputError(f"no failed attempt #{failure_id}", hint="`gitstrata graveyard` lists them")
-
-
 @graveyard_app.command("show")
 def graveyard_show(
     ctx: typer.Context,
@@ -359,7 +310,7 @@ def graveyard_show(
     as_json: JsonOpt = False,
 ) -> None:
     """Show one failed attempt with its diff and failure signature."""
-    f, _ = _find_failure(ctx, out, failure_id)
+    f = _strata(ctx, out).failure(failure_id)
     if as_json:
         _emit_json(_failure_dict(f))
         return
@@ -375,11 +326,7 @@ def graveyard_forget(
     out: OutOpt = None,
 ) -> None:
     """Forget a failed attempt (appends a tombstone; nothing is rewritten)."""
-    from .serve.failures import forget_failure
-    from .store.journal import Journal
-
-    _, index_dir = _index_dir(ctx, out)
-    forget_failure(Journal(index_dir / "journal"), failure_id)
+    _strata(ctx, out).forget_failure(failure_id)
     typer.echo(f"forgot failed attempt #{failure_id}")
 
 
@@ -408,12 +355,9 @@ def invariant_add(
     as_json: JsonOpt = False,
 ) -> None:
     """Add (or replace) an invariant."""
-    from .serve.api import record_invariant
-
     if severity not in SEVERITIES:
         raise typer.BadParameter(f"use one of {', '.join(SEVERITIES)}", param_hint="--severity")
-    _, index_dir = _index_dir(ctx, out)
-    inv = record_invariant(index_dir, rule_id, scope, description, severity)
+    inv = _strata(ctx, out).record_invariant(rule_id, scope, description, severity)
     if as_json:
         _emit_json(inv.model_dump())
     else:
@@ -423,10 +367,7 @@ def invariant_add(
 @invariant_app.command("list")
 def invariant_list(ctx: typer.Context, out: OutOpt = None, as_json: JsonOpt = False) -> None:
     """List invariants."""
-    from .serve.invariants import InvariantStore
-
-    _, index_dir = _index_dir(ctx, out)
-    rules = InvariantStore.in_strata(index_dir).list()
+    rules = _strata(ctx, out).invariants()
     if as_json:
         _emit_json([r.to_dict() for r in rules])
         return
@@ -445,10 +386,7 @@ def invariant_remove(
     out: OutOpt = None,
 ) -> None:
     """Remove an invariant."""
-    from .serve.invariants import InvariantStore
-
-    _, index_dir = _index_dir(ctx, out)
-    InvariantStore.in_strata(index_dir).remove(rule_id)
+    _strata(ctx, out).remove_invariant(rule_id)
     typer.echo(f"removed {rule_id}")
 
 

@@ -60,15 +60,10 @@ def _fast(argv: list[str]) -> Callable[[], None] | None:
             return None
 
         def run_mcp() -> None:
-            from .serve.mcp_server import serve
+            from .facade import Strata
 
-            serve(
-                directory,
-                index_dir=ns.index,
-                transport=ns.transport,
-                host=ns.host,
-                port=ns.port,
-                allow_remote=ns.allow_remote,
+            Strata(directory, index_dir=ns.index, require_repo=False).serve_mcp(
+                transport=ns.transport, host=ns.host, port=ns.port, allow_remote=ns.allow_remote
             )
 
         return run_mcp

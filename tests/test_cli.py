@@ -1,0 +1,182 @@
+"""The CLI over a small real repository: every command through `Strata`, a downloaded index
+read without a checkout, the graveyard and invariant commands, the typed errors' home."""
+
+from __future__ import annotations
+
+import ast
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from gitstrata import Strata
+
+ROOT = Path(__file__).resolve().parent.parent
+
+RETRY = '''"""Charging with retries."""
+import uuid
+
+
+def charge_with_retry(client, order_id, amount_cents, attempts=3):
+    """Charge once, retrying gateway timeouts."""
+    key = f"{order_id}:{uuid.uuid5(uuid.NAMESPACE_URL, order_id)}"
+    for _ in range(attempts):
+        try:
+            return client.charge(order_id, amount_cents, idempotency_key=key)
+        except TimeoutError:
+            continue
+    raise TimeoutError(order_id)
+'''
+
+
+def cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "gitstrata", *args], cwd=cwd, capture_output=True, text=True
+    )
+
+
+@pytest.fixture(scope="module")
+def repo(tmp_path_factory):
+    from conftest import GitRepo
+
+    r = GitRepo(tmp_path_factory.mktemp("cli") / "repo")
+    r.commit("feat(payments): charge with retry", {"payments/retry.py": RETRY})
+    r.commit("docs: readme", {"README.md": "# shop\n"})
+    with Strata(r.path) as s:
+        s.index(jobs=1)
+    return r
+
+
+def test_a_downloaded_index_is_read_without_a_checkout(repo, tmp_path) -> None:
+    downloaded = tmp_path / "downloaded"
+    shutil.copytree(repo.path / ".strata", downloaded)
+    elsewhere = tmp_path / "no-checkout"
+    elsewhere.mkdir()
+    for flag in ("--out", "--index"):
+        status = cli("-C", str(elsewhere), "status", flag, str(downloaded), "--json")
+        assert status.returncode == 0, status.stderr
+        info = json.loads(status.stdout)
+        assert info["generation"] == "gen-000001" and info["repo_head"] is None
+    got = cli(
+        "-C", str(elsewhere), "sql", "SELECT count(*) AS n FROM commits", "--out", str(downloaded),
+        "--json",
+    )  # fmt: skip
+    assert got.returncode == 0, got.stderr
+    assert json.loads(got.stdout) == [{"n": 2}]
+    inspect = cli("-C", str(elsewhere), "inspect", "--index", str(downloaded), "--json")
+    assert inspect.returncode == 0 and json.loads(inspect.stdout)["generation"] == "gen-000001"
+    with Strata(elsewhere, index_dir=downloaded) as strata:
+        assert strata.repo is None
+        assert strata.sql("SELECT count(*) AS n FROM commits").to_dicts() == [{"n": 2}]
+    # without a named index, a folder outside any checkout is an error, not an empty answer
+    bad = cli("-C", str(elsewhere), "status")
+    assert bad.returncode == 1 and bad.stderr.startswith("error: ")
+    assert "not a git repository" in bad.stderr and "Traceback" not in bad.stderr
+
+
+def test_status_from_a_subfolder_sees_the_work_tree(repo) -> None:
+    sub = repo.path / "payments"
+    got = cli("-C", str(sub), "status", "--json")
+    assert got.returncode == 0, got.stderr
+    info = json.loads(got.stdout)
+    assert info["repo_head"] == info["indexed_head"] == repo.head() and not info["stale"]
+    with Strata(sub) as strata:
+        assert strata.repo == repo.path.resolve()
+        assert strata.index_dir == repo.path.resolve() / ".strata"
+
+
+def test_graveyard_and_invariant_commands_round_trip(repo) -> None:
+    with Strata(repo.path) as strata:
+        first = strata.record_failure(
+            "payments/retry.py",
+            attempted_diff="",
+            error_trace="E   AssertionError: charged twice (ERR_PAYMENT_DUPLICATE)",
+            notes="fresh key per retry",
+            symbol_name="charge_with_retry",
+        )
+    fid = int(first.failure_id)
+    listed = cli("-C", str(repo.path), "graveyard", "--json")
+    assert listed.returncode == 0, listed.stderr
+    assert [f["id"] for f in json.loads(listed.stdout)] == [fid]
+    shown = json.loads(cli("-C", str(repo.path), "graveyard", "show", str(fid), "--json").stdout)
+    assert shown["notes"] == "fresh key per retry"
+    assert shown["targets"] == [{"path": "payments/retry.py", "qualname": "charge_with_retry"}]
+    missing = cli("-C", str(repo.path), "graveyard", "show", "999")
+    assert missing.returncode == 1
+    assert missing.stderr.splitlines() == [
+        "error: no failed attempt #999",
+        "hint: `gitstrata graveyard` lists them",
+    ]
+    forgot = cli("-C", str(repo.path), "graveyard", "forget", str(fid))
+    assert forgot.returncode == 0 and forgot.stdout == f"forgot failed attempt #{fid}\n"
+    with Strata(repo.path) as strata:
+        assert strata.failures() == []
+
+    added = cli(
+        "-C", str(repo.path), "invariant", "add", "PAY-9", "--scope", "payments/**",
+        "-d", "One key per order", "--severity", "critical", "--json",
+    )  # fmt: skip
+    assert added.returncode == 0, added.stderr
+    assert json.loads(added.stdout)["id"] == "PAY-9"
+    with Strata(repo.path) as strata:
+        assert [(r.id, r.severity) for r in strata.invariants()] == [("PAY-9", "critical")]
+    listed = cli("-C", str(repo.path), "invariant", "list", "--json")
+    assert [r["id"] for r in json.loads(listed.stdout)] == ["PAY-9"]
+    removed = cli("-C", str(repo.path), "invariant", "remove", "PAY-9")
+    assert removed.returncode == 0 and removed.stdout == "removed PAY-9\n"
+    again = cli("-C", str(repo.path), "invariant", "remove", "PAY-9")
+    assert again.returncode == 1 and again.stderr.startswith("error: no invariant 'PAY-9'")
+    with Strata(repo.path) as strata:
+        assert strata.invariants() == []
+
+
+def test_typed_errors_are_exported_from_the_package() -> None:
+    import gitstrata
+    from gitstrata import GitstrataError, InputError, NotARepository
+    from gitstrata.store import errors
+
+    assert InputError is errors.InputError and NotARepository is errors.NotARepository
+    assert issubclass(InputError, GitstrataError)
+    exported = {n for n in gitstrata.__all__ if n not in ("Strata", "__version__")}
+    defined = {
+        name
+        for name, obj in vars(errors).items()
+        if isinstance(obj, type) and issubclass(obj, errors.GitstrataError)
+    }
+    assert exported == defined
+    for name in gitstrata.__all__:
+        assert getattr(gitstrata, name) is not None
+    with pytest.raises(AttributeError):
+        _ = gitstrata.Nope  # type: ignore[attr-defined]
+
+
+# What the command-line modules may import from the engine rooms: the progress reporter (a
+# terminal concern), the error base they turn into one line, and the agent-facing renderer.
+# Everything else is reached through `Strata`.
+CLI_MODULES = ("cli.py", "entry.py", "oneshot.py", "options.py")
+CLI_MAY_IMPORT = {"pipeline.progress", "store.errors", "serve.render"}
+
+
+def _runtime_imports(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    typing_only: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            typing_only.update(id(n) for b in node.body for n in ast.walk(b))
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.level == 1 and id(node) not in typing_only:
+            found.add(node.module or "")
+    return found
+
+
+@pytest.mark.parametrize("name", CLI_MODULES)
+def test_cli_reaches_the_library_only_through_strata(name: str) -> None:
+    path = ROOT / "gitstrata" / name
+    if not path.exists():
+        pytest.skip(f"{name} does not exist")
+    rooms = {m for m in _runtime_imports(path) if m.split(".")[0] in ("pipeline", "serve", "store")}
+    assert rooms <= CLI_MAY_IMPORT, rooms - CLI_MAY_IMPORT
