@@ -14,7 +14,9 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from . import options as opts
 from ._version import __version__
+from .options import Opt
 
 if TYPE_CHECKING:
     from .facade import Strata
@@ -29,15 +31,24 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 
+
+def _param(opt: Opt) -> Any:
+    """The Typer parameter declared by `opt` (flags, help, range; the default and the choices
+    go in the signature and its type)."""
+    kwargs: dict[str, Any] = {"help": opt.help}
+    if not opt.show_default:
+        kwargs["show_default"] = False
+    if opt.min is not None:
+        kwargs["min"] = opt.min
+    if opt.max is not None:
+        kwargs["max"] = opt.max
+    return typer.Argument(**kwargs) if opt.positional else typer.Option(*opt.flags, **kwargs)
+
+
 # Shared option aliases
-JsonOpt = Annotated[bool, typer.Option("--json", help="Print machine-readable JSON.")]
+JsonOpt = Annotated[bool, _param(opts.JSON)]
 QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="No progress output.")]
-OutOpt = Annotated[
-    Path | None,
-    typer.Option(
-        "--out", "--index", help="Index folder (default: REPO/.strata).", show_default=False
-    ),
-]
+OutOpt = Annotated[Path | None, _param(opts.OUT)]
 
 
 class State:
@@ -170,29 +181,17 @@ def sql(
 @app.command()
 def query(
     ctx: typer.Context,
-    text: Annotated[
-        str, typer.Argument(help="A question, a bug report, an identifier or an error code.")
-    ],
-    file: Annotated[
-        str | None, typer.Option("--file", "-f", help="Only results concerning this file.")
-    ] = None,
-    mode: Annotated[str, typer.Option("--mode", help="full | bm25 | dense | hybrid")] = "full",
-    top_k: Annotated[
-        int, typer.Option("--top-k", "-k", min=1, max=100, help="Results to return.")
-    ] = 10,
-    raw: Annotated[
-        bool, typer.Option("--raw", help="Print the agent-facing block instead of a table.")
-    ] = False,
-    out: OutOpt = None,
-    as_json: JsonOpt = False,
+    text: Annotated[str, _param(opts.QUERY_TEXT)],
+    file: Annotated[str | None, _param(opts.QUERY_FILE)] = opts.QUERY_FILE.default,
+    mode: Annotated[opts.Mode, _param(opts.QUERY_MODE)] = opts.QUERY_MODE.default,
+    top_k: Annotated[int, _param(opts.QUERY_TOP_K)] = opts.QUERY_TOP_K.default,
+    raw: Annotated[bool, _param(opts.QUERY_RAW)] = opts.QUERY_RAW.default,
+    out: OutOpt = opts.OUT.default,
+    as_json: JsonOpt = opts.JSON.default,
 ) -> None:
     """Search code, commit history and failed attempts; shows every path's evidence per hit."""
-    from .oneshot import MODES, run_query
+    from .oneshot import run_query
 
-    if mode not in MODES:
-        raise typer.BadParameter(
-            f"unknown mode {mode!r}: use full, bm25, dense or hybrid", param_hint="--mode"
-        )
     run_query(
         ctx.obj.directory, out, text, file=file, mode=mode, top_k=top_k, raw=raw, as_json=as_json
     )
@@ -201,15 +200,11 @@ def query(
 @app.command()
 def preflight(
     ctx: typer.Context,
-    file: Annotated[str, typer.Argument(help="The file you are about to edit.")],
-    symbol: Annotated[
-        str | None, typer.Option("--symbol", "-s", help="Function, method or class.")
-    ] = None,
-    intent: Annotated[
-        str | None, typer.Option("--intent", "-i", help="What you intend to change.")
-    ] = None,
-    out: OutOpt = None,
-    as_json: JsonOpt = False,
+    file: Annotated[str, _param(opts.PREFLIGHT_FILE)],
+    symbol: Annotated[str | None, _param(opts.PREFLIGHT_SYMBOL)] = opts.PREFLIGHT_SYMBOL.default,
+    intent: Annotated[str | None, _param(opts.PREFLIGHT_INTENT)] = opts.PREFLIGHT_INTENT.default,
+    out: OutOpt = opts.OUT.default,
+    as_json: JsonOpt = opts.JSON.default,
 ) -> None:
     """Before editing: why the code exists, what changes with it, invariants, failed attempts."""
     from .oneshot import run_preflight
@@ -220,29 +215,14 @@ def preflight(
 @app.command()
 def mcp(
     ctx: typer.Context,
-    index_dir: Annotated[
-        Path | None, typer.Option("--index", help="Index folder (default: REPO/.strata).")
-    ] = None,
-    transport: Annotated[
-        str, typer.Option("--transport", help="stdio | streamable-http")
-    ] = "stdio",
-    host: Annotated[
-        str, typer.Option("--host", help="Bind address for streamable-http.")
-    ] = "127.0.0.1",
-    port: Annotated[
-        int, typer.Option("--port", min=0, max=65535, help="Port for streamable-http.")
-    ] = 8765,
-    allow_remote: Annotated[
-        bool,
-        typer.Option(
-            "--allow-remote", help="Allow binding streamable-http to a non-loopback host."
-        ),
-    ] = False,
+    out: OutOpt = opts.OUT.default,
+    transport: Annotated[opts.Transport, _param(opts.MCP_TRANSPORT)] = opts.MCP_TRANSPORT.default,
+    host: Annotated[str, _param(opts.MCP_HOST)] = opts.MCP_HOST.default,
+    port: Annotated[int, _param(opts.MCP_PORT)] = opts.MCP_PORT.default,
+    allow_remote: Annotated[bool, _param(opts.MCP_ALLOW_REMOTE)] = opts.MCP_ALLOW_REMOTE.default,
 ) -> None:
     """Serve the repository to agents over the Model Context Protocol (stdio by default)."""
-    if transport not in ("stdio", "streamable-http"):
-        raise typer.BadParameter("use stdio or streamable-http", param_hint="--transport")
-    _strata(ctx, index_dir, require_repo=False).serve_mcp(
+    _strata(ctx, out, require_repo=False).serve_mcp(
         transport=transport, host=host, port=port, allow_remote=allow_remote
     )
 

@@ -180,3 +180,77 @@ def test_cli_reaches_the_library_only_through_strata(name: str) -> None:
         pytest.skip(f"{name} does not exist")
     rooms = {m for m in _runtime_imports(path) if m.split(".")[0] in ("pipeline", "serve", "store")}
     assert rooms <= CLI_MAY_IMPORT, rooms - CLI_MAY_IMPORT
+
+
+# ---------------------------------------------------------------- the fast path and Typer
+
+
+def _typer_params(command: str) -> dict[str, tuple]:
+    import typer.main
+
+    from gitstrata.cli import app
+
+    group = typer.main.get_command(app)
+    out = {}
+    for p in group.commands[command].params:
+        td = p.type_descriptor
+        kind = "str" if td.is_choice else getattr(td.annotation, "__name__", str(td.annotation))
+        choices = tuple(td.choices) if td.is_choice else None
+        out[p.name] = (tuple(sorted(p.opts)), kind, p.default, choices, p.min, p.max)
+    return out
+
+
+def _fast_params(command: str) -> dict[str, tuple]:
+    from gitstrata.options import FAST_COMMANDS, argparse_parser, parse_fast
+
+    ranges = {o.dest: (o.min, o.max) for o in FAST_COMMANDS[command]}
+    out = {}
+    for action in argparse_parser(command)._actions:
+        flags = tuple(sorted(action.option_strings)) or (action.dest,)
+        kind = "bool" if action.nargs == 0 else action.type.__name__  # type: ignore[union-attr]
+        choices = tuple(action.choices) if action.choices is not None else None
+        low, high = ranges[action.dest]
+        out[action.dest] = (flags, kind, action.default, choices, low, high)
+        if low is None and high is None:
+            continue
+        # the range really is enforced: out of range goes to Typer, which reports it
+        positional = [] if command == "mcp" else ["x"]
+        for value, accepted in ((low, True), (high, True), (low - 1, False), (high + 1, False)):
+            got = parse_fast(command, [*positional, flags[-1], str(value)])
+            assert (got is not None) == accepted, (command, action.dest, value)
+    return out
+
+
+@pytest.mark.parametrize("command", ["query", "preflight", "mcp"])
+def test_fast_parser_accepts_what_typer_accepts(command: str) -> None:
+    from gitstrata.options import FAST_COMMANDS
+
+    typer_side = _typer_params(command)
+    fast_side = _fast_params(command)
+    assert typer_side == fast_side
+    assert set(fast_side) == {o.dest for o in FAST_COMMANDS[command]}
+
+
+def test_fast_path_imports_neither_typer_nor_rich(repo) -> None:
+    probe = (
+        "import sys\n"
+        "from gitstrata.entry import main\n"
+        "sys.argv = ['gitstrata', *sys.argv[1:]]\n"
+        "try:\n"
+        "    main()\n"
+        "finally:\n"
+        "    loaded = sorted(m for m in ('typer', 'rich', 'click') if m in sys.modules)\n"
+        "    print('loaded:', loaded, file=sys.stderr)\n"
+    )
+    for args in (
+        ["query", "idempotency key", "--json", "-k", "3"],
+        ["query", "idempotency key", "--raw", "--mode", "bm25"],
+        ["preflight", "payments/retry.py", "-s", "charge_with_retry"],
+    ):
+        proc = subprocess.run(
+            [sys.executable, "-c", probe, "-C", str(repo.path), *args],
+            capture_output=True,
+            text=True,
+        )
+        assert proc.returncode == 0, proc.stderr
+        assert proc.stderr.splitlines()[-1] == "loaded: []", (args, proc.stderr)
