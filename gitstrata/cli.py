@@ -178,6 +178,28 @@ def sql(
         print_frame(frame, limit=limit)
 
 
+@app.command("config")
+def config_cmd(
+    ctx: typer.Context,
+    out: OutOpt = None,
+    defaults: Annotated[
+        bool, typer.Option("--defaults", help="Print the defaults, ignoring config.json.")
+    ] = False,
+    as_json: JsonOpt = False,
+) -> None:
+    """Print the effective configuration: the defaults with .strata/config.json applied."""
+    cfg = _strata(ctx, out, require_repo=not defaults).config(defaults=defaults)
+    data = cfg.model_dump(mode="json")
+    if as_json:
+        _emit_json(data)
+        return
+    base = type(cfg)().model_dump(mode="json")
+    for section, values in data.items():
+        for key, value in values.items():
+            mark = "" if value == base[section][key] else "  (config.json)"
+            typer.echo(f"{section}.{key} = {json.dumps(value)}{mark}")
+
+
 @app.command()
 def query(
     ctx: typer.Context,

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -254,3 +255,128 @@ def test_fast_path_imports_neither_typer_nor_rich(repo) -> None:
         )
         assert proc.returncode == 0, proc.stderr
         assert proc.stderr.splitlines()[-1] == "loaded: []", (args, proc.stderr)
+
+
+# ---------------------------------------------------------------- repository text is not markup
+
+MARKUP_SUBJECTS = (
+    "fix(parser): close the [/x] tag before flushing",
+    "feat(api): accept list[int] order ids",
+    "docs: [bold] is a literal, [red]so is this[/red] :warning:",
+)
+
+
+def test_repository_text_prints_as_written(make_repo, tmp_path) -> None:
+    r = make_repo("markup")
+    r.commit(MARKUP_SUBJECTS[0], {"parse.py": "def parse(text):\n    return text.split()\n"})
+    r.commit(
+        MARKUP_SUBJECTS[1], {"api.py": "def ids(raw: list[int]) -> list[int]:\n    return raw\n"}
+    )
+    r.commit(MARKUP_SUBJECTS[2], {"README.md": "# [bold] shop\n"})
+    env = {**os.environ, "COLUMNS": "200"}
+
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "gitstrata", "-C", str(r.path), *args],
+            capture_output=True,
+            text=True,
+            env=env,
+        )
+
+    indexed = run("index", "--jobs", "1")
+    assert indexed.returncode == 0, indexed.stderr
+    sql = run("sql", "SELECT subject FROM commits ORDER BY author_time")
+    assert sql.returncode == 0, sql.stderr
+    lines = [line.rstrip() for line in sql.stdout.splitlines()]
+    assert lines == ["subject", *MARKUP_SUBJECTS, "3 rows"]
+
+    query = run("query", "list[int] order ids", "--mode", "bm25")
+    assert query.returncode == 0, query.stderr
+    assert "[feature] feat(api): accept list[int] order ids" in query.stdout
+
+    with Strata(r.path) as strata:
+        strata.record_failure(
+            "api.py",
+            attempted_diff="",
+            error_trace="E   TypeError: list[int] is not [bold]callable[/]",
+            notes="tried [/x] and [bold]list[int][/bold]",
+        )
+    listed = run("graveyard")
+    assert listed.returncode == 0, listed.stderr
+    assert "tried [/x] and [bold]list[int][/bold]" in listed.stdout
+    shown = run("graveyard", "show", "1")
+    assert shown.returncode == 0, shown.stderr
+    assert "  tried: tried [/x] and [bold]list[int][/bold]\n" in shown.stdout
+
+
+# ---------------------------------------------------------------- configuration
+
+
+def test_exec_honours_the_repository_config(make_repo) -> None:
+    r = make_repo("exec-config")
+    r.commit("feat: app", {"app.py": "def f():\n    return 1\n"})
+    noisy = "import sys; sys.stderr.write('x' * 5000 + '\\nE   ValueError: boom\\n'); sys.exit(3)"
+
+    def exec_noisy() -> int:
+        proc = subprocess.run(
+            [sys.executable, "-m", "gitstrata", "exec", "--", sys.executable, "-c", noisy],
+            cwd=r.path,
+            capture_output=True,
+            text=True,
+        )
+        assert "recorded failed attempt" in proc.stderr, proc.stderr
+        return proc.returncode
+
+    assert exec_noisy() == 3
+    with Strata(r.path) as strata:
+        assert len(strata.failures()[0].trace.encode()) > 5000  # the default keeps it all
+    (r.path / ".strata" / "config.json").write_text('{"graveyard": {"max_trace_bytes": 300}}')
+    r.write("app.py", "def f():\n    return 2\n")  # another attempt, not a repeat
+    assert exec_noisy() == 3
+    with Strata(r.path) as strata:
+        newest = strata.failures()[0]
+    assert newest.id == 2
+    assert 0 < len(newest.trace.encode()) <= 300 and newest.trace.endswith("ValueError: boom\n")
+
+    (r.path / ".strata" / "config.json").write_text('{"graveyard": {"max_trace_bytes": "x"}}')
+    bad = subprocess.run(
+        [sys.executable, "-m", "gitstrata", "exec", "--", sys.executable, "-c", "pass"],
+        cwd=r.path,
+        capture_output=True,
+        text=True,
+    )
+    assert bad.returncode == 1 and bad.stderr.startswith("error: config.json: graveyard.")
+
+
+def test_config_command_prints_the_effective_config(make_repo) -> None:
+    from gitstrata.store.config import Config
+
+    r = make_repo("config")
+    r.commit("feat: app", {"app.py": "x = 1\n"})
+    got = cli("-C", str(r.path), "config", "--json")
+    assert got.returncode == 0, got.stderr
+    assert json.loads(got.stdout) == Config().model_dump(mode="json")
+
+    (r.path / ".strata").mkdir()
+    (r.path / ".strata" / "config.json").write_text(
+        '{"retrieval": {"rrf_k": 30}, "graveyard": {"commit_gate": 0.5}}'
+    )
+    data = json.loads(cli("-C", str(r.path), "config", "--json").stdout)
+    assert data["retrieval"]["rrf_k"] == 30 and data["graveyard"]["commit_gate"] == 0.5
+    assert data["retrieval"]["w_bm25"] == Config().retrieval.w_bm25
+    text = cli("-C", str(r.path), "config").stdout.splitlines()
+    assert "retrieval.rrf_k = 30  (config.json)" in text
+    assert "retrieval.w_bm25 = 1.0" in text
+    defaults = json.loads(cli("-C", str(r.path), "config", "--defaults", "--json").stdout)
+    assert defaults["retrieval"]["rrf_k"] == 60
+
+    # a bad key: the error's hint names a command that works even then
+    (r.path / ".strata" / "config.json").write_text('{"retrieval": {"rrf_kk": 30}}')
+    bad = cli("-C", str(r.path), "config")
+    assert bad.returncode == 1
+    assert bad.stderr.splitlines() == [
+        "error: config.json: retrieval.rrf_kk: Extra inputs are not permitted",
+        "hint: fix or remove that key; `gitstrata config --defaults` lists every key",
+    ]
+    hinted = cli("-C", str(r.path), "config", "--defaults")
+    assert hinted.returncode == 0 and "retrieval.rrf_k = 60" in hinted.stdout.splitlines()
