@@ -1,8 +1,9 @@
 """The `gitstrata` command line: thin commands over the library.
 
-Each command parses its options, makes one call into `Strata` (or the store), and formats the
-result. Every `GitstrataError` ends here as one line plus a hint and exit status 1; usage errors
-exit 2. Heavy imports happen inside the commands that need them.
+Each command parses its options, makes one call into `Strata`, and formats the result. The
+options of `query`, `preflight` and `mcp` come from `options.py`, which the fast entry path
+parses too. Every `GitstrataError` ends here as one line plus a hint and exit status 1; usage
+errors exit 2. Heavy imports happen inside the commands that need them.
 """
 
 from __future__ import annotations

@@ -2,8 +2,9 @@
 
 Agents start `gitstrata mcp` once per session and run `gitstrata query` / `gitstrata preflight`
 once per question, so these three are parsed here without Typer and Rich (a quarter of a second
-of imports). Anything this small parser does not understand (`--help`, a usage error, every
-other command) goes to the Typer CLI, which owns the help text and the error messages.
+of imports). Their parser is built from the same option specs as the Typer commands
+(`options.py`). Anything it does not understand (`--help`, a usage error, every other command)
+goes to the Typer CLI, which owns the help text and the error messages.
 """
 
 from __future__ import annotations

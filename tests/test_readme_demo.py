@@ -106,3 +106,19 @@ def test_readme_preflight_example_is_the_demo_repositorys(shop: Path) -> None:
     if not (shop / ".strata" / "CURRENT").exists():  # this test alone: index first
         gitstrata(shop, ["gitstrata", "index"])
     assert _preflight_lines(gitstrata(shop, argv)) == _preflight_lines(shown)
+
+
+def test_demo_refuses_a_non_empty_folder(tmp_path: Path) -> None:
+    (tmp_path / "shop").mkdir()
+    (tmp_path / "shop" / "notes.txt").write_text("mine\n")
+    proc = subprocess.run(
+        [sys.executable, "-m", "gitstrata.benchmarks.demo", str(tmp_path / "shop")],
+        capture_output=True,
+        text=True,
+    )
+    assert proc.returncode == 1 and proc.stdout == ""
+    assert proc.stderr.splitlines() == [
+        f"error: {tmp_path / 'shop'} is not empty",
+        "hint: choose an empty directory or pass --force",
+    ]
+    assert (tmp_path / "shop" / "notes.txt").read_text() == "mine\n"
