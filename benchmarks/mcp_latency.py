@@ -74,7 +74,8 @@ def prepare(repo: Path | None, workdir: Path) -> tuple[Path, str]:
     with Strata(repo) as strata:
         if Store(strata.index_dir).current_name() is None:
             strata.index()
-        return strata.repo, str(strata.repo)
+        root = strata.git.root
+        return root, str(root)
 
 
 def pick_targets(repo: Path, n: int = TARGETS) -> list[dict[str, str]]:

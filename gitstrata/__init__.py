@@ -1,6 +1,7 @@
 """gitstrata: the memory code search lacks, built from git history.
 
-`from gitstrata import Strata` is the Python API; everything else is imported lazily so that a
+`from gitstrata import Strata` is the Python API, and its typed errors are importable from here
+too (`from gitstrata import GitstrataError, InputError`). Everything is imported lazily so that a
 one-shot command only pays for what it uses.
 """
 
@@ -12,8 +13,38 @@ from ._version import __version__
 
 if TYPE_CHECKING:
     from .facade import Strata
+    from .store.errors import (
+        ConfigError,
+        EmptyRepository,
+        GitError,
+        GitstrataError,
+        IndexCorrupt,
+        IndexLocked,
+        IndexMissing,
+        InputError,
+        JournalError,
+        NotARepository,
+        PipelineGraphError,
+        StageError,
+    )
 
-__all__ = ["Strata", "__version__"]
+__all__ = [
+    "ConfigError",
+    "EmptyRepository",
+    "GitError",
+    "GitstrataError",
+    "IndexCorrupt",
+    "IndexLocked",
+    "IndexMissing",
+    "InputError",
+    "JournalError",
+    "NotARepository",
+    "PipelineGraphError",
+    "StageError",
+    "Strata",
+    "__version__",
+]
+_ERRORS = frozenset(__all__) - {"Strata", "__version__"}
 
 
 def __getattr__(name: str) -> Any:
@@ -21,4 +52,8 @@ def __getattr__(name: str) -> Any:
         from .facade import Strata
 
         return Strata
+    if name in _ERRORS:
+        from .store import errors
+
+        return getattr(errors, name)
     raise AttributeError(f"module 'gitstrata' has no attribute {name!r}")

@@ -1,8 +1,9 @@
 """The `gitstrata` command line: thin commands over the library.
 
-Each command parses its options, makes one call into `Strata` (or the store), and formats the
-result. Every `GitstrataError` ends here as one line plus a hint and exit status 1; usage errors
-exit 2. Heavy imports happen inside the commands that need them.
+Each command parses its options, makes one call into `Strata`, and formats the result. The
+options of `query`, `preflight` and `mcp` come from `options.py`, which the fast entry path
+parses too. Every `GitstrataError` ends here as one line plus a hint and exit status 1; usage
+errors exit 2. Heavy imports happen inside the commands that need them.
 """
 
 from __future__ import annotations
@@ -10,11 +11,17 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 import typer
 
+from . import options as opts
 from ._version import __version__
+from .options import Opt
+
+if TYPE_CHECKING:
+    from .facade import Strata
+    from .store.attempts import FailedAttempt
 
 app = typer.Typer(
     name="gitstrata",
@@ -25,15 +32,24 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 
+
+def _param(opt: Opt) -> Any:
+    """The Typer parameter declared by `opt` (flags, help, range; the default and the choices
+    go in the signature and its type)."""
+    kwargs: dict[str, Any] = {"help": opt.help}
+    if not opt.show_default:
+        kwargs["show_default"] = False
+    if opt.min is not None:
+        kwargs["min"] = opt.min
+    if opt.max is not None:
+        kwargs["max"] = opt.max
+    return typer.Argument(**kwargs) if opt.positional else typer.Option(*opt.flags, **kwargs)
+
+
 # Shared option aliases
-JsonOpt = Annotated[bool, typer.Option("--json", help="Print machine-readable JSON.")]
+JsonOpt = Annotated[bool, _param(opts.JSON)]
 QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="No progress output.")]
-OutOpt = Annotated[
-    Path | None,
-    typer.Option(
-        "--out", "--index", help="Index folder (default: REPO/.strata).", show_default=False
-    ),
-]
+OutOpt = Annotated[Path | None, _param(opts.OUT)]
 
 
 class State:
@@ -60,9 +76,16 @@ def root(
     ctx.obj = State(directory)
 
 
-def _repo(ctx: typer.Context, path: Path | None) -> Path:
+def _strata(
+    ctx: typer.Context, out: Path | None, *, path: Path | None = None, require_repo: bool = True
+) -> Strata:
+    """The `Strata` of the repository at `-C` (joined with `path`) and index folder `out`."""
+    from .facade import Strata
+
     base: Path = ctx.obj.directory
-    return base / path if path is not None else base
+    return Strata(
+        base / path if path is not None else base, index_dir=out, require_repo=require_repo
+    )
 
 
 def _emit_json(data: Any) -> None:
@@ -90,12 +113,11 @@ def index(
     as_json: JsonOpt = False,
 ) -> None:
     """Build or refresh the index (incremental: only what changed is redone)."""
-    from .facade import Strata
     from .pipeline.progress import make_progress
 
     progress = make_progress(quiet or as_json, progress_style)
     try:
-        with Strata(_repo(ctx, path), index_dir=out) as strata:
+        with _strata(ctx, out, path=path) as strata:
             report = strata.index(rebuild=rebuild, jobs=jobs, progress=progress)
     finally:
         progress.close()
@@ -104,27 +126,13 @@ def index(
         return
     from .render_cli import print_index_report
 
-    print_index_report(report, repo=strata.repo)
-
-
-def _open_store(ctx: typer.Context, out: Path | None):
-    """The store of the repository at -C (or `out`), without requiring a git checkout when
-    `out` names a downloaded index."""
-    from .store.generations import Store
-
-    if out is not None:
-        return Store(out)
-    from .pipeline.gitio import Git
-
-    return Store(Git(ctx.obj.directory).root / ".strata")
+    print_index_report(report, repo=strata.location.require_repo())
 
 
 @app.command()
 def status(ctx: typer.Context, out: OutOpt = None, as_json: JsonOpt = False) -> None:
     """Show the live index: generation, indexed HEAD, tables and their sizes."""
-    from .store.status import index_status
-
-    info = index_status(_open_store(ctx, out), ctx.obj.directory if out is None else None)
+    info = _strata(ctx, out).status()
     if as_json:
         _emit_json(info)
         return
@@ -141,9 +149,7 @@ def inspect(
     as_json: JsonOpt = False,
 ) -> None:
     """Coupling hotspots, hidden couplings, load-bearing files and the index's footprint."""
-    from .store.inspect import inspect_index
-
-    info = inspect_index(_open_store(ctx, out).require_live(), limit)
+    info = _strata(ctx, out).inspect(limit)
     if as_json:
         _emit_json(info)
         return
@@ -167,10 +173,7 @@ def sql(
     ] = 50,
 ) -> None:
     """Run SQL over the live generation: commits, touches, symbols, files, blame, cochange_files, ..."""
-    from .store.tables import run_sql
-
-    gen = _open_store(ctx, out).require_live()
-    frame = run_sql(gen, query)
+    frame = _strata(ctx, out).sql(query)
     if parquet is not None:
         frame.write_parquet(parquet)
         typer.echo(f"wrote {frame.height} rows to {parquet}")
@@ -184,32 +187,42 @@ def sql(
         print_frame(frame, limit=limit)
 
 
+@app.command("config")
+def config_cmd(
+    ctx: typer.Context,
+    out: OutOpt = None,
+    defaults: Annotated[
+        bool, typer.Option("--defaults", help="Print the defaults, ignoring config.json.")
+    ] = False,
+    as_json: JsonOpt = False,
+) -> None:
+    """Print the effective configuration: the defaults with .strata/config.json applied."""
+    cfg = _strata(ctx, out, require_repo=not defaults).config(defaults=defaults)
+    data = cfg.model_dump(mode="json")
+    if as_json:
+        _emit_json(data)
+        return
+    base = type(cfg)().model_dump(mode="json")
+    for section, values in data.items():
+        for key, value in values.items():
+            mark = "" if value == base[section][key] else "  (config.json)"
+            typer.echo(f"{section}.{key} = {json.dumps(value)}{mark}")
+
+
 @app.command()
 def query(
     ctx: typer.Context,
-    text: Annotated[
-        str, typer.Argument(help="A question, a bug report, an identifier or an error code.")
-    ],
-    file: Annotated[
-        str | None, typer.Option("--file", "-f", help="Only results concerning this file.")
-    ] = None,
-    mode: Annotated[str, typer.Option("--mode", help="full | bm25 | dense | hybrid")] = "full",
-    top_k: Annotated[
-        int, typer.Option("--top-k", "-k", min=1, max=100, help="Results to return.")
-    ] = 10,
-    raw: Annotated[
-        bool, typer.Option("--raw", help="Print the agent-facing block instead of a table.")
-    ] = False,
-    out: OutOpt = None,
-    as_json: JsonOpt = False,
+    text: Annotated[str, _param(opts.QUERY_TEXT)],
+    file: Annotated[str | None, _param(opts.QUERY_FILE)] = opts.QUERY_FILE.default,
+    mode: Annotated[opts.Mode, _param(opts.QUERY_MODE)] = opts.QUERY_MODE.default,
+    top_k: Annotated[int, _param(opts.QUERY_TOP_K)] = opts.QUERY_TOP_K.default,
+    raw: Annotated[bool, _param(opts.QUERY_RAW)] = opts.QUERY_RAW.default,
+    out: OutOpt = opts.OUT.default,
+    as_json: JsonOpt = opts.JSON.default,
 ) -> None:
     """Search code, commit history and failed attempts; shows every path's evidence per hit."""
-    from .oneshot import MODES, run_query
+    from .oneshot import run_query
 
-    if mode not in MODES:
-        raise typer.BadParameter(
-            f"unknown mode {mode!r}: use full, bm25, dense or hybrid", param_hint="--mode"
-        )
     run_query(
         ctx.obj.directory, out, text, file=file, mode=mode, top_k=top_k, raw=raw, as_json=as_json
     )
@@ -218,15 +231,11 @@ def query(
 @app.command()
 def preflight(
     ctx: typer.Context,
-    file: Annotated[str, typer.Argument(help="The file you are about to edit.")],
-    symbol: Annotated[
-        str | None, typer.Option("--symbol", "-s", help="Function, method or class.")
-    ] = None,
-    intent: Annotated[
-        str | None, typer.Option("--intent", "-i", help="What you intend to change.")
-    ] = None,
-    out: OutOpt = None,
-    as_json: JsonOpt = False,
+    file: Annotated[str, _param(opts.PREFLIGHT_FILE)],
+    symbol: Annotated[str | None, _param(opts.PREFLIGHT_SYMBOL)] = opts.PREFLIGHT_SYMBOL.default,
+    intent: Annotated[str | None, _param(opts.PREFLIGHT_INTENT)] = opts.PREFLIGHT_INTENT.default,
+    out: OutOpt = opts.OUT.default,
+    as_json: JsonOpt = opts.JSON.default,
 ) -> None:
     """Before editing: why the code exists, what changes with it, invariants, failed attempts."""
     from .oneshot import run_preflight
@@ -237,46 +246,16 @@ def preflight(
 @app.command()
 def mcp(
     ctx: typer.Context,
-    index_dir: Annotated[
-        Path | None, typer.Option("--index", help="Index folder (default: REPO/.strata).")
-    ] = None,
-    transport: Annotated[
-        str, typer.Option("--transport", help="stdio | streamable-http")
-    ] = "stdio",
-    host: Annotated[
-        str, typer.Option("--host", help="Bind address for streamable-http.")
-    ] = "127.0.0.1",
-    port: Annotated[
-        int, typer.Option("--port", min=0, max=65535, help="Port for streamable-http.")
-    ] = 8765,
-    allow_remote: Annotated[
-        bool,
-        typer.Option(
-            "--allow-remote", help="Allow binding streamable-http to a non-loopback host."
-        ),
-    ] = False,
+    out: OutOpt = opts.OUT.default,
+    transport: Annotated[opts.Transport, _param(opts.MCP_TRANSPORT)] = opts.MCP_TRANSPORT.default,
+    host: Annotated[str, _param(opts.MCP_HOST)] = opts.MCP_HOST.default,
+    port: Annotated[int, _param(opts.MCP_PORT)] = opts.MCP_PORT.default,
+    allow_remote: Annotated[bool, _param(opts.MCP_ALLOW_REMOTE)] = opts.MCP_ALLOW_REMOTE.default,
 ) -> None:
     """Serve the repository to agents over the Model Context Protocol (stdio by default)."""
-    from .serve.mcp_server import serve
-
-    if transport not in ("stdio", "streamable-http"):
-        raise typer.BadParameter("use stdio or streamable-http", param_hint="--transport")
-    serve(
-        ctx.obj.directory,
-        index_dir=index_dir,
-        transport=transport,
-        host=host,
-        port=port,
-        allow_remote=allow_remote,
+    _strata(ctx, out, require_repo=False).serve_mcp(
+        transport=transport, host=host, port=port, allow_remote=allow_remote
     )
-
-
-def _index_dir(ctx: typer.Context, out: Path | None) -> tuple[Path, Path]:
-    """(repository root, index folder) for commands that write the journal or invariants."""
-    from .pipeline.gitio import Git
-
-    root = Git(ctx.obj.directory).root
-    return root, (out if out is not None else root / ".strata")
 
 
 @app.command(
@@ -296,14 +275,7 @@ def exec_(
     Output streams live, the exit code is the command's own. Example:
     gitstrata exec --notes "fresh key per retry" -- pytest -x tests/test_retry.py
     """
-    from .serve.api import symbols_rows
-    from .serve.capture import exec_and_record
-
-    root, index_dir = _index_dir(ctx, out)
-    code = exec_and_record(
-        root, index_dir / "journal", command, notes, lambda: symbols_rows(index_dir)
-    )
-    raise typer.Exit(code)
+    raise typer.Exit(_strata(ctx, out).exec(command, notes))
 
 
 graveyard_app = typer.Typer(
@@ -317,13 +289,7 @@ def graveyard_list(ctx: typer.Context, out: OutOpt = None, as_json: JsonOpt = Fa
     """List failed attempts (newest first)."""
     if ctx.invoked_subcommand is not None:
         return
-    from .serve.failures import load_failures
-    from .store.journal import Journal
-
-    _, index_dir = _index_dir(ctx, out)
-    failures = sorted(
-        load_failures(Journal(index_dir / "journal")), key=lambda f: f.id, reverse=True
-    )
+    failures = _strata(ctx, out).failures()
     if as_json:
         _emit_json([_failure_dict(f) for f in failures])
         return
@@ -332,7 +298,7 @@ def graveyard_list(ctx: typer.Context, out: OutOpt = None, as_json: JsonOpt = Fa
     print_graveyard(failures)
 
 
-def _failure_dict(f) -> dict:
+def _failure_dict(f: FailedAttempt) -> dict[str, Any]:
     return {
         "id": f.id,
         "first_seen": f.first_seen,
@@ -347,18 +313,6 @@ def _failure_dict(f) -> dict:
     }
 
 
-def _find_failure(ctx: typer.Context, out: Path | None, failure_id: int):
-    from .serve.failures import load_failures
-    from .store.errors import InputError
-    from .store.journal import Journal
-
-    _, index_dir = _index_dir(ctx, out)
-    for f in load_failures(Journal(index_dir / "journal")):
-        if f.id == failure_id:
-            return f, index_dir
-    raise InputError(f"no failed attempt #{failure_id}", hint="`gitstrata graveyard` lists them")
-
-
 @graveyard_app.command("show")
 def graveyard_show(
     ctx: typer.Context,
@@ -367,7 +321,7 @@ def graveyard_show(
     as_json: JsonOpt = False,
 ) -> None:
     """Show one failed attempt with its diff and failure signature."""
-    f, _ = _find_failure(ctx, out, failure_id)
+    f = _strata(ctx, out).failure(failure_id)
     if as_json:
         _emit_json(_failure_dict(f))
         return
@@ -383,11 +337,7 @@ def graveyard_forget(
     out: OutOpt = None,
 ) -> None:
     """Forget a failed attempt (appends a tombstone; nothing is rewritten)."""
-    from .serve.failures import forget_failure
-    from .store.journal import Journal
-
-    _, index_dir = _index_dir(ctx, out)
-    forget_failure(Journal(index_dir / "journal"), failure_id)
+    _strata(ctx, out).forget_failure(failure_id)
     typer.echo(f"forgot failed attempt #{failure_id}")
 
 
@@ -416,12 +366,9 @@ def invariant_add(
     as_json: JsonOpt = False,
 ) -> None:
     """Add (or replace) an invariant."""
-    from .serve.api import record_invariant
-
     if severity not in SEVERITIES:
         raise typer.BadParameter(f"use one of {', '.join(SEVERITIES)}", param_hint="--severity")
-    _, index_dir = _index_dir(ctx, out)
-    inv = record_invariant(index_dir, rule_id, scope, description, severity)
+    inv = _strata(ctx, out).record_invariant(rule_id, scope, description, severity)
     if as_json:
         _emit_json(inv.model_dump())
     else:
@@ -431,10 +378,7 @@ def invariant_add(
 @invariant_app.command("list")
 def invariant_list(ctx: typer.Context, out: OutOpt = None, as_json: JsonOpt = False) -> None:
     """List invariants."""
-    from .serve.invariants import InvariantStore
-
-    _, index_dir = _index_dir(ctx, out)
-    rules = InvariantStore.in_strata(index_dir).rules()
+    rules = _strata(ctx, out).invariants()
     if as_json:
         _emit_json([r.to_dict() for r in rules])
         return
@@ -453,10 +397,7 @@ def invariant_remove(
     out: OutOpt = None,
 ) -> None:
     """Remove an invariant."""
-    from .serve.invariants import InvariantStore
-
-    _, index_dir = _index_dir(ctx, out)
-    InvariantStore.in_strata(index_dir).remove(rule_id)
+    _strata(ctx, out).remove_invariant(rule_id)
     typer.echo(f"removed {rule_id}")
 
 

@@ -2,86 +2,50 @@
 
 Agents start `gitstrata mcp` once per session and run `gitstrata query` / `gitstrata preflight`
 once per question, so these three are parsed here without Typer and Rich (a quarter of a second
-of imports). Anything this small parser does not understand (`--help`, a usage error, every
-other command) goes to the Typer CLI, which owns the help text and the error messages.
+of imports). Their parser is built from the same option specs as the Typer commands
+(`options.py`). Anything it does not understand (`--help`, a usage error, every other command)
+goes to the Typer CLI, which owns the help text and the error messages.
 """
 
 from __future__ import annotations
 
-import argparse
 import sys
 from collections.abc import Callable
 from pathlib import Path
 
 
-def _parser(command: str) -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(add_help=False, exit_on_error=False, allow_abbrev=False)
-    p.add_argument("--out", "--index", dest="index", type=Path)
-    p.add_argument("--json", dest="as_json", action="store_true")
-    if command == "mcp":
-        p.add_argument("--transport", choices=("stdio", "streamable-http"), default="stdio")
-        p.add_argument("--host", default="127.0.0.1")
-        p.add_argument("--port", type=int, default=8765)
-        p.add_argument("--allow-remote", action="store_true")
-    elif command == "query":
-        p.add_argument("text")
-        p.add_argument("--file", "-f")
-        p.add_argument("--mode", choices=("full", "bm25", "dense", "hybrid"), default="full")
-        p.add_argument("--top-k", "-k", dest="top_k", type=int, default=10)
-        p.add_argument("--raw", action="store_true")
-    elif command == "preflight":
-        p.add_argument("file")
-        p.add_argument("--symbol", "-s")
-        p.add_argument("--intent", "-i")
-    return p
-
-
 def _fast(argv: list[str]) -> Callable[[], None] | None:
     """A call for the fast path, or None to let Typer handle `argv`."""
+    from .options import FAST_COMMANDS, parse_fast
+
     rest = list(argv)
     directory = Path(".")
     if rest[:1] == ["-C"] and len(rest) >= 2:
         directory, rest = Path(rest[1]), rest[2:]
-    if (
-        not rest
-        or rest[0] not in ("mcp", "query", "preflight")
-        or any(a in ("-h", "--help") for a in rest)
-    ):
+    if not rest or rest[0] not in FAST_COMMANDS or any(a in ("-h", "--help") for a in rest):
         return None
     command = rest[0]
-    try:
-        ns, unknown = _parser(command).parse_known_args(rest[1:])
-    except (argparse.ArgumentError, SystemExit):
-        return None
-    if unknown:
+    ns = parse_fast(command, rest[1:])
+    if ns is None:
         return None
     if command == "mcp":
-        if ns.as_json or not 0 <= ns.port <= 65535:
-            return None
 
         def run_mcp() -> None:
-            from .serve.mcp_server import serve
+            from .facade import Strata
 
-            serve(
-                directory,
-                index_dir=ns.index,
-                transport=ns.transport,
-                host=ns.host,
-                port=ns.port,
-                allow_remote=ns.allow_remote,
+            Strata(directory, index_dir=ns.out, require_repo=False).serve_mcp(
+                transport=ns.transport, host=ns.host, port=ns.port, allow_remote=ns.allow_remote
             )
 
         return run_mcp
     if command == "query":
-        if not 1 <= ns.top_k <= 100:
-            return None
 
         def run_query() -> None:
             from .oneshot import run_query as q
 
             q(
                 directory,
-                ns.index,
+                ns.out,
                 ns.text,
                 file=ns.file,
                 mode=ns.mode,
@@ -95,7 +59,7 @@ def _fast(argv: list[str]) -> Callable[[], None] | None:
     def run_preflight() -> None:
         from .oneshot import run_preflight as p
 
-        p(directory, ns.index, ns.file, symbol=ns.symbol, intent=ns.intent, as_json=ns.as_json)
+        p(directory, ns.out, ns.file, symbol=ns.symbol, intent=ns.intent, as_json=ns.as_json)
 
     return run_preflight
 

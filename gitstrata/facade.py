@@ -1,32 +1,74 @@
-"""`Strata`: the Python API over one repository and its index.
+"""`Strata`: the Python API over one repository and its index, and the one library surface.
 
     with Strata("path/to/repo") as strata:
         report = strata.index()
 
-Everything the CLI and the MCP server do goes through here; heavy modules load on first use.
+Every CLI command goes through a method here; heavy modules load on first use. Where the work
+tree and the index folder are is decided once, by `store.location.Location`: a named index
+folder (`index_dir`) needs no checkout, so a downloaded index can be read anywhere.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from types import TracebackType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
+
+from .store.location import Location
 
 if TYPE_CHECKING:
+    import polars as pl
+
+    from .pipeline.gitio import Git
     from .pipeline.progress import Progress
     from .pipeline.runner import IndexReport
     from .serve.engine import Engine
+    from .serve.invariants import Invariant
     from .serve.models import FailureWarning, InvariantHit, PreflightReport, SearchResponse
+    from .store.attempts import FailedAttempt
+    from .store.config import Config
+    from .store.generations import Store
 
 
 class Strata:
-    def __init__(self, repo: str | Path = ".", *, index_dir: str | Path | None = None) -> None:
+    """One repository and its index.
+
+    `repo` is any folder inside the work tree; `index_dir` names the index folder (default:
+    `<work tree>/.strata`). Without a work tree, a named `index_dir` is still readable (status,
+    inspect, sql, search); without either, construction fails with `NotARepository`, unless
+    `require_repo=False` (the MCP server starts anyway and tells its client).
+    """
+
+    def __init__(
+        self,
+        repo: str | Path = ".",
+        *,
+        index_dir: str | Path | None = None,
+        require_repo: bool = True,
+    ) -> None:
+        self.location = Location.resolve(repo, index_dir)
+        if require_repo and index_dir is None:
+            self.location.require_repo()
+        self.repo: Path | None = self.location.repo
+        self.index_dir: Path = self.location.index_dir_or_default
+        self._engine: Engine | None = None
+        self._git: Git | None = None
+
+    @property
+    def git(self) -> Git:
+        """Git plumbing over the work tree (validated on first use)."""
         from .pipeline.gitio import Git
 
-        self.git = Git(repo)
-        self.repo = self.git.root
-        self.index_dir = Path(index_dir) if index_dir is not None else self.repo / ".strata"
-        self._engine: Engine | None = None
+        if self._git is None:
+            self._git = Git(self.location.require_repo())
+        return self._git
+
+    @property
+    def store(self) -> Store:
+        from .store.generations import Store
+
+        return Store(self.index_dir)
 
     @property
     def engine(self) -> Engine:
@@ -64,7 +106,7 @@ class Strata:
         from .pipeline.runner import run_index
 
         return run_index(
-            self.repo,
+            self.location.require_repo(),
             self.index_dir,
             rebuild=rebuild,
             jobs=jobs,
@@ -72,9 +114,81 @@ class Strata:
             executor=executor,
         )
 
+    # ------------------------------------------------------------------ the live index
+
+    def status(self) -> dict[str, Any]:
+        """The live generation, its indexed HEAD (and whether the work tree's HEAD moved since),
+        its tables and their sizes."""
+        from .store.status import index_status
+
+        # a named index may hold another checkout's history: only the own index is compared
+        repo = self.repo if self.location.named_index is None else None
+        return index_status(self.store, repo)
+
+    def inspect(self, limit: int = 10) -> dict[str, Any]:
+        """Coupling hotspots, hidden couplings, load-bearing files and the index's footprint."""
+        from .store.inspect import inspect_index
+
+        return inspect_index(self.store.require_live(), limit)
+
+    def sql(self, query: str) -> pl.DataFrame:
+        """Polars SQL over the live generation's tables (`commits`, `touches`, `symbols`, ...)."""
+        from .store.tables import run_sql
+
+        return run_sql(self.store.require_live(), query)
+
+    def config(self, *, defaults: bool = False) -> Config:
+        """The effective configuration: the defaults with `<index>/config.json` applied (or the
+        defaults alone)."""
+        from .store.config import Config
+
+        return Config() if defaults else Config.load(self.index_dir)
+
+    # ------------------------------------------------------------------ the graveyard
+
     @property
     def journal_dir(self) -> Path:
         return self.index_dir / "journal"
+
+    def failures(self) -> list[FailedAttempt]:
+        """Live failed attempts, newest first (repeats folded in, forgotten ones left out)."""
+        from .serve.failures import load_failures
+        from .store.journal import Journal
+
+        return sorted(load_failures(Journal(self.journal_dir)), key=lambda f: f.id, reverse=True)
+
+    def failure(self, failure_id: int) -> FailedAttempt:
+        """One live failed attempt (`InputError` if there is none with that id)."""
+        from .store.errors import InputError
+
+        for f in self.failures():
+            if f.id == failure_id:
+                return f
+        raise InputError(
+            f"no failed attempt #{failure_id}", hint="`gitstrata graveyard` lists them"
+        )
+
+    def forget_failure(self, failure_id: int) -> None:
+        """Forget a failed attempt: appends a tombstone, nothing is rewritten."""
+        from .serve.failures import forget_failure
+        from .store.journal import Journal
+
+        forget_failure(Journal(self.journal_dir), failure_id)
+
+    def exec(self, argv: Sequence[str], notes: str | None = None) -> int:
+        """Run `argv` transparently (output streams live); when it fails, record the attempt
+        with the work tree's diff and the failure signature. Returns the command's exit code.
+
+        The repository's configuration (`graveyard` section) bounds what is captured."""
+        from .serve.api import symbols_rows
+        from .serve.capture import exec_and_record
+
+        root = self.location.require_repo()
+        cfg = self.config().graveyard
+        index_dir = self.index_dir
+        return exec_and_record(
+            root, self.journal_dir, argv, notes, lambda: symbols_rows(index_dir), cfg=cfg
+        )
 
     def record_failure(
         self,
@@ -114,6 +228,40 @@ class Strata:
         from .serve.api import record_invariant
 
         return record_invariant(self.index_dir, rule_id, scope, description, severity)
+
+    def invariants(self) -> list[Invariant]:
+        """The team rules in `.strata/invariants.okf.json`, in file order."""
+        from .serve.invariants import InvariantStore
+
+        return InvariantStore.in_strata(self.index_dir).rules()
+
+    def remove_invariant(self, rule_id: str) -> Invariant:
+        """Remove a team rule; returns it (`InputError` if there is none with that id)."""
+        from .serve.invariants import InvariantStore
+
+        return InvariantStore.in_strata(self.index_dir).remove(rule_id)
+
+    # ------------------------------------------------------------------ serving
+
+    def serve_mcp(
+        self,
+        *,
+        transport: str = "stdio",
+        host: str = "127.0.0.1",
+        port: int = 8765,
+        allow_remote: bool = False,
+    ) -> None:
+        """Serve this repository over the Model Context Protocol until the client goes away."""
+        from .serve.mcp_server import serve
+
+        serve(
+            self.repo if self.repo is not None else self.location.directory,
+            index_dir=self.location.named_index,
+            transport=transport,
+            host=host,
+            port=port,
+            allow_remote=allow_remote,
+        )
 
     def close(self) -> None:
         self._engine = None

@@ -10,8 +10,6 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-MODES = ("full", "bm25", "dense", "hybrid")
-
 
 def run_query(
     directory: Path,

@@ -1,12 +1,34 @@
-"""Human-readable CLI output (rich). JSON output never goes through here."""
+"""Human-readable CLI output (rich). JSON output never goes through here.
+
+Everything that comes from the repository (paths, symbols, commit subjects, SQL values, failure
+notes, error lines) is text, never Rich markup: a subject such as `fix [/x]` or `list[int]` must
+print as written, so it goes through `escape` or into a `Text`. Only the literal styling written
+in this module is markup.
+"""
 
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
+from rich.text import Text
+
+if TYPE_CHECKING:
+    import polars as pl
+
+    from .pipeline.runner import IndexReport
+    from .serve.models import SearchResponse
+    from .store.attempts import FailedAttempt
+
+
+def _console() -> Console:
+    # no emoji codes either: `:warning:` in a commit subject stays as written
+    return Console(highlight=False, emoji=False)
 
 
 def _rel(path: Path, base: Path) -> str:
@@ -16,29 +38,47 @@ def _rel(path: Path, base: Path) -> str:
         return str(path)
 
 
-def print_index_report(report, *, repo: Path) -> None:
-    console = Console(highlight=False)
+def _language(name: str) -> str:
+    # files without a parser (plain text, configs) carry no language; the stats key them "None"
+    return "other" if name in ("None", "") else name
+
+
+def print_index_report(report: IndexReport, *, repo: Path) -> None:
+    # summary lines are not wrapped at the console's width: the terminal wraps them if need be,
+    # and the output stays the same whatever the width (the README shows it)
+    console = _console()
     chunk = report.stage("chunk")
     if report.up_to_date:
-        console.print(f"index is up to date: {report.generation} (HEAD {report.head[:10]})")
+        console.print(
+            f"index is up to date: {escape(report.generation)} (HEAD {report.head[:10]})",
+            soft_wrap=True,
+        )
     else:
-        console.print(f"indexed {repo.name} at {report.head[:10]} into {report.generation}")
+        console.print(
+            f"indexed {escape(repo.name)} at {report.head[:10]} into {escape(report.generation)}",
+            soft_wrap=True,
+        )
     for w in report.warnings:
-        console.print(f"[yellow]warning:[/] {w}")
+        console.print(f"[yellow]warning:[/] {escape(w)}", soft_wrap=True)
     if chunk is not None and chunk.stats:
         s = chunk.stats
         skipped = ", ".join(f"{k} {v}" for k, v in s.get("skipped", {}).items()) or "none"
         console.print(
-            f"  files {s.get('files', 0)} (indexed {s.get('indexed', 0)}; skipped: {skipped})"
+            f"  files {s.get('files', 0)} (indexed {s.get('indexed', 0)}; skipped: {skipped})",
+            soft_wrap=True,
         )
-        langs = ", ".join(f"{k} {v}" for k, v in s.get("symbols_by_language", {}).items())
-        console.print(f"  symbols {s.get('symbols', 0)} ({langs})")
+        by_language = sorted(
+            ((_language(k), v) for k, v in s.get("symbols_by_language", {}).items()),
+            key=lambda kv: (kv[0] == "other", kv[0]),
+        )
+        langs = ", ".join(f"{k} {v}" for k, v in by_language)
+        console.print(f"  symbols {s.get('symbols', 0)} ({escape(langs)})", soft_wrap=True)
     for st in report.stages:
         if st.name == "chunk":
             continue
         rows = ", ".join(f"{k} {v}" for k, v in st.rows.items() if v is not None)
         if rows:
-            console.print(f"  {st.name}: {rows}")
+            console.print(f"  {st.name}: {rows}", soft_wrap=True)
     table = Table(show_header=True, header_style="bold", box=None, pad_edge=False)
     table.add_column("stage")
     table.add_column("status")
@@ -46,10 +86,11 @@ def print_index_report(report, *, repo: Path) -> None:
     for st in report.stages:
         table.add_row(st.name, "skipped (unchanged)" if st.skipped else "ran", f"{st.seconds:.2f}")
     console.print(table)
-    console.print(f"  total {report.seconds:.2f}s; index at {_rel(report.path, repo)}")
+    where = escape(_rel(report.path, repo))
+    console.print(f"  total {report.seconds:.2f}s; index at {where}", soft_wrap=True)
 
 
-def _size(n: int) -> str:
+def _size(n: float) -> str:
     for unit in ("B", "KB", "MB", "GB"):
         if n < 1024 or unit == "GB":
             return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
@@ -57,13 +98,16 @@ def _size(n: int) -> str:
     return str(n)
 
 
-def print_status(info: dict) -> None:
-    console = Console(highlight=False)
-    console.print(f"index {info['generation']} at {info['store']} (built {info['created_at']})")
+def print_status(info: dict[str, Any]) -> None:
+    console = _console()
+    console.print(
+        f"index {escape(info['generation'])} at {escape(info['store'])} "
+        f"(built {escape(str(info['created_at']))})"
+    )
     line = f"  indexed HEAD {info['indexed_head'][:10]}"
     if info["stale"]:
         line += f"; repository HEAD moved to {info['repo_head'][:10]}: run `gitstrata index`"
-    console.print(line)
+    console.print(Text(line))
     table = Table(box=None, header_style="bold", pad_edge=False)
     table.add_column("table")
     table.add_column("stage")
@@ -71,29 +115,33 @@ def print_status(info: dict) -> None:
     table.add_column("size", justify="right")
     for name, t in info["tables"].items():
         table.add_row(
-            name, t["stage"], "" if t["rows"] is None else f"{t['rows']:,}", _size(t["bytes"])
+            Text(name),
+            Text(t["stage"]),
+            "" if t["rows"] is None else f"{t['rows']:,}",
+            _size(t["bytes"]),
         )
     console.print(table)
     console.print(f"  {_size(info['bytes_on_disk'])} on disk")
 
 
-def print_frame(frame, *, limit: int = 50) -> None:
-    console = Console(highlight=False)
+def print_frame(frame: pl.DataFrame, *, limit: int = 50) -> None:
+    console = _console()
     table = Table(box=None, header_style="bold", pad_edge=False)
     for col in frame.columns:
-        table.add_column(col, overflow="fold")
+        table.add_column(Text(col), overflow="fold")
     for row in frame.head(limit).iter_rows():
-        table.add_row(*("" if v is None else str(v) for v in row))
+        table.add_row(*(Text("" if v is None else str(v)) for v in row))
     console.print(table)
     more = f" (showing {limit})" if frame.height > limit else ""
     console.print(f"{frame.height} rows{more}")
 
 
-def print_search(resp) -> None:
-    console = Console(highlight=False)
+def print_search(resp: SearchResponse) -> None:
+    console = _console()
     w = ", ".join(f"{k} {v:g}" for k, v in resp.fusion_weights.items())
     console.print(
-        f"class [bold]{resp.query_class}[/] (weights: {w}); {resp.latency_ms.get('total', 0):.2f} ms"
+        f"class [bold]{escape(resp.query_class)}[/] (weights: {escape(w)}); "
+        f"{resp.latency_ms.get('total', 0):.2f} ms"
     )
     table = Table(box=None, header_style="bold", pad_edge=False)
     for col in ("#", "kind", "result", "bm25", "ham", "cos", "graph", "rrf", "rec", "rerank"):
@@ -107,8 +155,8 @@ def print_search(resp) -> None:
         )
         table.add_row(
             str(h.rank) + ("*" if h.pinned else ""),
-            h.kind,
-            name[:90],
+            Text(h.kind),
+            Text(name[:90]),
             "" if e.bm25_rank is None else f"{e.bm25_rank}:{e.bm25_score:.1f}",
             "" if e.hamming is None else str(e.hamming),
             "" if e.int8_cos is None else f"{e.int8_cos:.2f}",
@@ -121,20 +169,23 @@ def print_search(resp) -> None:
     for h in resp.hits:
         for ref in h.why[:2]:
             console.print(
-                f"  {h.rank}. why: {ref.date} {ref.short} [{ref.intent}] {ref.subject[:80]}"
+                Text(f"  {h.rank}. why: {ref.date} {ref.short} [{ref.intent}] {ref.subject[:80]}")
             )
     for warn in resp.warnings:
         console.print(
-            f"[red]! failed attempt #{warn.failure_id}[/]: {warn.tried[:100]} ({'; '.join(warn.reasons)})"
+            f"[red]! failed attempt #{escape(str(warn.failure_id))}[/]: "
+            f"{escape(warn.tried[:100])} ({escape('; '.join(warn.reasons))})"
         )
     stages = ", ".join(f"{k} {v:.2f}" for k, v in resp.latency_ms.items() if k != "total")
-    console.print(f"latency ms: {stages}")
+    console.print(Text(f"latency ms: {stages}"))
 
 
-def print_graveyard(failures) -> None:
-    console = Console(highlight=False)
+def print_graveyard(failures: Sequence[FailedAttempt]) -> None:
+    console = _console()
     if not failures:
-        console.print("no failed attempts recorded (run tests through `gitstrata exec -- ...`)")
+        console.print(
+            Text("no failed attempts recorded (run tests through `gitstrata exec -- ...`)")
+        )
         return
     table = Table(box=None, header_style="bold", pad_edge=False)
     for col in ("id", "last seen", "times", "exit", "targets", "what was tried / error"):
@@ -144,38 +195,39 @@ def print_graveyard(failures) -> None:
         what = f.notes or (f.signature.errors[0] if f.signature.errors else "")
         table.add_row(
             str(f.id),
-            f.last_seen[:10],
+            Text(f.last_seen[:10]),
             str(f.occurrences),
             "" if f.exit_code is None else str(f.exit_code),
-            targets,
-            what[:100],
+            Text(targets),
+            Text(what[:100]),
         )
     console.print(table)
 
 
-def print_failure(f) -> None:
+def print_failure(f: FailedAttempt) -> None:
     from rich.syntax import Syntax
 
-    console = Console(highlight=False)
-    console.print(f"[bold]failed attempt #{f.id}[/] (seen {f.occurrences}x, last {f.last_seen})")
-    for p, q in f.targets:
-        console.print(f"  target: {p}::{q}" if q else f"  target: {p}")
+    console = _console()
+    console.print(
+        f"[bold]failed attempt #{f.id}[/] (seen {f.occurrences}x, last {escape(f.last_seen)})"
+    )
+    lines = [f"  target: {p}::{q}" if q else f"  target: {p}" for p, q in f.targets]
     if f.command:
-        console.print(f"  command: {f.command} (exit {f.exit_code})")
+        lines.append(f"  command: {f.command} (exit {f.exit_code})")
     if f.notes:
-        console.print(f"  tried: {f.notes}")
-    for err in f.signature.errors[:5]:
-        console.print(f"  error: {err}")
-    for t in f.signature.failing[:5]:
-        console.print(f"  failing: {t}")
+        lines.append(f"  tried: {f.notes}")
+    lines += [f"  error: {err}" for err in f.signature.errors[:5]]
+    lines += [f"  failing: {t}" for t in f.signature.failing[:5]]
+    for line in lines:
+        console.print(Text(line))
     if f.diff:
         console.print(Syntax(f.diff, "diff", theme="ansi_dark", word_wrap=True))
 
 
-def print_inspect(info: dict) -> None:
+def print_inspect(info: dict[str, Any]) -> None:
     import polars as pl
 
-    console = Console(highlight=False)
+    console = _console()
     for key, title in (
         ("hotspots", "Coupling hotspots (files with the most co-change partners)"),
         ("hidden_couplings", "Hidden couplings (change together, no import between them)"),
@@ -194,7 +246,7 @@ def print_inspect(info: dict) -> None:
             console.print("  none")
         console.print()
     console.print(
-        f"index {info['generation']}: {_size(info['bytes_on_disk'])} on disk; the server maps "
-        f"{_size(info['bytes_mapped_by_server'])} (float32 vectors stay on disk: "
+        f"index {escape(info['generation'])}: {_size(info['bytes_on_disk'])} on disk; the "
+        f"server maps {_size(info['bytes_mapped_by_server'])} (float32 vectors stay on disk: "
         f"{_size(info['bytes_f32_vectors_on_disk'])})"
     )

@@ -15,15 +15,6 @@ from typing import Any
 from ..store.status import read_head
 
 
-def find_repo_root(directory: Path) -> Path | None:
-    """The nearest folder at or above `directory` holding a `.git` entry (work tree root)."""
-    here = Path(directory).resolve()
-    for candidate in (here, *here.parents):
-        if (candidate / ".git").exists():
-            return candidate
-    return None
-
-
 def _git_dirs(repo: Path) -> tuple[Path, Path]:
     """(git dir, common dir): they differ for a linked worktree."""
     git = repo / ".git"

@@ -29,8 +29,9 @@ from typing import TYPE_CHECKING, Any
 
 from ..store.errors import GitstrataError
 from ..store.generations import Store
+from ..store.location import find_repo_root
 from ..store.status import index_status, read_head
-from .headwatch import HeadWatch, find_repo_root
+from .headwatch import HeadWatch
 from .indexjob import Build, utc_now
 
 if TYPE_CHECKING:

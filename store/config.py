@@ -198,7 +198,7 @@ class Config(Section):
             where = ".".join(str(p) for p in err["loc"]) or "(root)"
             raise ConfigError(
                 f"{source}: {where}: {err['msg']}",
-                hint="fix or remove that key; `gitstrata config` prints the defaults",
+                hint="fix or remove that key; `gitstrata config --defaults` lists every key",
             ) from None
 
     @classmethod

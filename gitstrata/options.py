@@ -1,0 +1,116 @@
+"""The options of the one-shot commands, declared once.
+
+`gitstrata query`, `preflight` and `mcp` are parsed twice: by the Typer CLI (help, usage errors,
+every other command) and by the console entry point's small argparse parser, which answers them
+without importing Typer and Rich. Both parsers are built from the `Opt` specs here, so a flag,
+a default, a range or a choice cannot differ between them. This module imports neither Typer
+nor Rich (the fast path imports it); `cli.py` turns each spec into an `Annotated` alias.
+"""
+
+from __future__ import annotations
+
+import argparse
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal, get_args
+
+# the choices, as types: the Typer commands annotate their parameters with these
+Mode = Literal["full", "bm25", "dense", "hybrid"]
+Transport = Literal["stdio", "streamable-http"]
+MODES: tuple[str, ...] = get_args(Mode)
+TRANSPORTS: tuple[str, ...] = get_args(Transport)
+
+
+@dataclass(frozen=True)
+class Opt:
+    """One command-line parameter: a positional argument when `flags` is empty."""
+
+    dest: str  # the Python parameter's name
+    flags: tuple[str, ...]
+    type: type  # str, int, bool (a flag) or Path
+    help: str
+    default: Any = None
+    choices: tuple[str, ...] | None = None
+    min: int | None = None
+    max: int | None = None
+    show_default: bool = True
+
+    @property
+    def positional(self) -> bool:
+        return not self.flags
+
+    def in_range(self, value: Any) -> bool:
+        if value is None:
+            return True
+        return (self.min is None or value >= self.min) and (self.max is None or value <= self.max)
+
+
+# shared by every command that reads an index or prints data
+OUT = Opt(
+    "out",
+    ("--out", "--index"),
+    Path,
+    "Index folder (default: REPO/.strata).",
+    show_default=False,
+)
+JSON = Opt("as_json", ("--json",), bool, "Print machine-readable JSON.", default=False)
+
+QUERY_TEXT = Opt("text", (), str, "A question, a bug report, an identifier or an error code.")
+QUERY_FILE = Opt("file", ("--file", "-f"), str, "Only results concerning this file.")
+QUERY_MODE = Opt("mode", ("--mode",), str, "Retrieval paths to fuse.", "full", MODES)
+QUERY_TOP_K = Opt("top_k", ("--top-k", "-k"), int, "Results to return.", 10, min=1, max=100)
+QUERY_RAW = Opt(
+    "raw", ("--raw",), bool, "Print the agent-facing block instead of a table.", default=False
+)
+
+PREFLIGHT_FILE = Opt("file", (), str, "The file you are about to edit.")
+PREFLIGHT_SYMBOL = Opt("symbol", ("--symbol", "-s"), str, "Function, method or class.")
+PREFLIGHT_INTENT = Opt("intent", ("--intent", "-i"), str, "What you intend to change.")
+
+MCP_TRANSPORT = Opt("transport", ("--transport",), str, "How clients connect.", "stdio", TRANSPORTS)
+MCP_HOST = Opt("host", ("--host",), str, "Bind address for streamable-http.", "127.0.0.1")
+MCP_PORT = Opt("port", ("--port",), int, "Port for streamable-http.", 8765, min=0, max=65535)
+MCP_ALLOW_REMOTE = Opt(
+    "allow_remote",
+    ("--allow-remote",),
+    bool,
+    "Allow binding streamable-http to a non-loopback host.",
+    default=False,
+)
+
+# the commands the console entry point answers without Typer, with every parameter they take
+FAST_COMMANDS: dict[str, tuple[Opt, ...]] = {
+    "query": (QUERY_TEXT, QUERY_FILE, QUERY_MODE, QUERY_TOP_K, QUERY_RAW, OUT, JSON),
+    "preflight": (PREFLIGHT_FILE, PREFLIGHT_SYMBOL, PREFLIGHT_INTENT, OUT, JSON),
+    "mcp": (MCP_TRANSPORT, MCP_HOST, MCP_PORT, MCP_ALLOW_REMOTE, OUT),
+}
+
+
+def argparse_parser(command: str) -> argparse.ArgumentParser:
+    """A parser for one fast command that fails (never exits) on anything it does not know,
+    so that the caller can hand the arguments to Typer instead."""
+    p = argparse.ArgumentParser(add_help=False, exit_on_error=False, allow_abbrev=False)
+    for opt in FAST_COMMANDS[command]:
+        if opt.positional:
+            p.add_argument(opt.dest, type=opt.type, choices=opt.choices)
+        elif opt.type is bool:
+            p.add_argument(*opt.flags, dest=opt.dest, action="store_true", default=opt.default)
+        else:
+            p.add_argument(
+                *opt.flags, dest=opt.dest, type=opt.type, default=opt.default, choices=opt.choices
+            )
+    return p
+
+
+def parse_fast(command: str, args: list[str]) -> argparse.Namespace | None:
+    """`args` parsed for `command`, or None when anything is unknown, missing or out of range
+    (Typer then reports it, with the same message as for every other command)."""
+    try:
+        ns, unknown = argparse_parser(command).parse_known_args(args)
+    except (argparse.ArgumentError, SystemExit):
+        return None
+    if unknown:
+        return None
+    if not all(opt.in_range(getattr(ns, opt.dest)) for opt in FAST_COMMANDS[command]):
+        return None
+    return ns

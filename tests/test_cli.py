@@ -1,0 +1,382 @@
+"""The CLI over a small real repository: every command through `Strata`, a downloaded index
+read without a checkout, the graveyard and invariant commands, the typed errors' home."""
+
+from __future__ import annotations
+
+import ast
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from gitstrata import Strata
+
+ROOT = Path(__file__).resolve().parent.parent
+
+RETRY = '''"""Charging with retries."""
+import uuid
+
+
+def charge_with_retry(client, order_id, amount_cents, attempts=3):
+    """Charge once, retrying gateway timeouts."""
+    key = f"{order_id}:{uuid.uuid5(uuid.NAMESPACE_URL, order_id)}"
+    for _ in range(attempts):
+        try:
+            return client.charge(order_id, amount_cents, idempotency_key=key)
+        except TimeoutError:
+            continue
+    raise TimeoutError(order_id)
+'''
+
+
+def cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "gitstrata", *args], cwd=cwd, capture_output=True, text=True
+    )
+
+
+@pytest.fixture(scope="module")
+def repo(tmp_path_factory):
+    from conftest import GitRepo
+
+    r = GitRepo(tmp_path_factory.mktemp("cli") / "repo")
+    r.commit("feat(payments): charge with retry", {"payments/retry.py": RETRY})
+    r.commit("docs: readme", {"README.md": "# shop\n"})
+    with Strata(r.path) as s:
+        s.index(jobs=1)
+    return r
+
+
+def test_a_downloaded_index_is_read_without_a_checkout(repo, tmp_path) -> None:
+    downloaded = tmp_path / "downloaded"
+    shutil.copytree(repo.path / ".strata", downloaded)
+    elsewhere = tmp_path / "no-checkout"
+    elsewhere.mkdir()
+    for flag in ("--out", "--index"):
+        status = cli("-C", str(elsewhere), "status", flag, str(downloaded), "--json")
+        assert status.returncode == 0, status.stderr
+        info = json.loads(status.stdout)
+        assert info["generation"] == "gen-000001" and info["repo_head"] is None
+    got = cli(
+        "-C", str(elsewhere), "sql", "SELECT count(*) AS n FROM commits", "--out", str(downloaded),
+        "--json",
+    )  # fmt: skip
+    assert got.returncode == 0, got.stderr
+    assert json.loads(got.stdout) == [{"n": 2}]
+    inspect = cli("-C", str(elsewhere), "inspect", "--index", str(downloaded), "--json")
+    assert inspect.returncode == 0 and json.loads(inspect.stdout)["generation"] == "gen-000001"
+    with Strata(elsewhere, index_dir=downloaded) as strata:
+        assert strata.repo is None
+        assert strata.sql("SELECT count(*) AS n FROM commits").to_dicts() == [{"n": 2}]
+    # without a named index, a folder outside any checkout is an error, not an empty answer
+    bad = cli("-C", str(elsewhere), "status")
+    assert bad.returncode == 1 and bad.stderr.startswith("error: ")
+    assert "not a git repository" in bad.stderr and "Traceback" not in bad.stderr
+
+
+def test_status_from_a_subfolder_sees_the_work_tree(repo) -> None:
+    sub = repo.path / "payments"
+    got = cli("-C", str(sub), "status", "--json")
+    assert got.returncode == 0, got.stderr
+    info = json.loads(got.stdout)
+    assert info["repo_head"] == info["indexed_head"] == repo.head() and not info["stale"]
+    with Strata(sub) as strata:
+        assert strata.repo == repo.path.resolve()
+        assert strata.index_dir == repo.path.resolve() / ".strata"
+
+
+def test_graveyard_and_invariant_commands_round_trip(repo) -> None:
+    with Strata(repo.path) as strata:
+        first = strata.record_failure(
+            "payments/retry.py",
+            attempted_diff="",
+            error_trace="E   AssertionError: charged twice (ERR_PAYMENT_DUPLICATE)",
+            notes="fresh key per retry",
+            symbol_name="charge_with_retry",
+        )
+    fid = int(first.failure_id)
+    listed = cli("-C", str(repo.path), "graveyard", "--json")
+    assert listed.returncode == 0, listed.stderr
+    assert [f["id"] for f in json.loads(listed.stdout)] == [fid]
+    shown = json.loads(cli("-C", str(repo.path), "graveyard", "show", str(fid), "--json").stdout)
+    assert shown["notes"] == "fresh key per retry"
+    assert shown["targets"] == [{"path": "payments/retry.py", "qualname": "charge_with_retry"}]
+    missing = cli("-C", str(repo.path), "graveyard", "show", "999")
+    assert missing.returncode == 1
+    assert missing.stderr.splitlines() == [
+        "error: no failed attempt #999",
+        "hint: `gitstrata graveyard` lists them",
+    ]
+    forgot = cli("-C", str(repo.path), "graveyard", "forget", str(fid))
+    assert forgot.returncode == 0 and forgot.stdout == f"forgot failed attempt #{fid}\n"
+    with Strata(repo.path) as strata:
+        assert strata.failures() == []
+
+    added = cli(
+        "-C", str(repo.path), "invariant", "add", "PAY-9", "--scope", "payments/**",
+        "-d", "One key per order", "--severity", "critical", "--json",
+    )  # fmt: skip
+    assert added.returncode == 0, added.stderr
+    assert json.loads(added.stdout)["id"] == "PAY-9"
+    with Strata(repo.path) as strata:
+        assert [(r.id, r.severity) for r in strata.invariants()] == [("PAY-9", "critical")]
+    listed = cli("-C", str(repo.path), "invariant", "list", "--json")
+    assert [r["id"] for r in json.loads(listed.stdout)] == ["PAY-9"]
+    removed = cli("-C", str(repo.path), "invariant", "remove", "PAY-9")
+    assert removed.returncode == 0 and removed.stdout == "removed PAY-9\n"
+    again = cli("-C", str(repo.path), "invariant", "remove", "PAY-9")
+    assert again.returncode == 1 and again.stderr.startswith("error: no invariant 'PAY-9'")
+    with Strata(repo.path) as strata:
+        assert strata.invariants() == []
+
+
+def test_typed_errors_are_exported_from_the_package() -> None:
+    import gitstrata
+    from gitstrata import GitstrataError, InputError, NotARepository
+    from gitstrata.store import errors
+
+    assert InputError is errors.InputError and NotARepository is errors.NotARepository
+    assert issubclass(InputError, GitstrataError)
+    exported = {n for n in gitstrata.__all__ if n not in ("Strata", "__version__")}
+    defined = {
+        name
+        for name, obj in vars(errors).items()
+        if isinstance(obj, type) and issubclass(obj, errors.GitstrataError)
+    }
+    assert exported == defined
+    for name in gitstrata.__all__:
+        assert getattr(gitstrata, name) is not None
+    with pytest.raises(AttributeError):
+        _ = gitstrata.Nope  # type: ignore[attr-defined]
+
+
+# What the command-line modules may import from the engine rooms: the progress reporter (a
+# terminal concern), the error base they turn into one line, and the agent-facing renderer.
+# Everything else is reached through `Strata`.
+CLI_MODULES = ("cli.py", "entry.py", "oneshot.py", "options.py")
+CLI_MAY_IMPORT = {"pipeline.progress", "store.errors", "serve.render"}
+
+
+def _runtime_imports(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    typing_only: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            typing_only.update(id(n) for b in node.body for n in ast.walk(b))
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.level == 1 and id(node) not in typing_only:
+            found.add(node.module or "")
+    return found
+
+
+@pytest.mark.parametrize("name", CLI_MODULES)
+def test_cli_reaches_the_library_only_through_strata(name: str) -> None:
+    path = ROOT / "gitstrata" / name
+    if not path.exists():
+        pytest.skip(f"{name} does not exist")
+    rooms = {m for m in _runtime_imports(path) if m.split(".")[0] in ("pipeline", "serve", "store")}
+    assert rooms <= CLI_MAY_IMPORT, rooms - CLI_MAY_IMPORT
+
+
+# ---------------------------------------------------------------- the fast path and Typer
+
+
+def _typer_params(command: str) -> dict[str, tuple]:
+    import typer.main
+
+    from gitstrata.cli import app
+
+    group = typer.main.get_command(app)
+    out = {}
+    for p in group.commands[command].params:
+        td = p.type_descriptor
+        kind = "str" if td.is_choice else getattr(td.annotation, "__name__", str(td.annotation))
+        choices = tuple(td.choices) if td.is_choice else None
+        out[p.name] = (tuple(sorted(p.opts)), kind, p.default, choices, p.min, p.max)
+    return out
+
+
+def _fast_params(command: str) -> dict[str, tuple]:
+    from gitstrata.options import FAST_COMMANDS, argparse_parser, parse_fast
+
+    ranges = {o.dest: (o.min, o.max) for o in FAST_COMMANDS[command]}
+    out = {}
+    for action in argparse_parser(command)._actions:
+        flags = tuple(sorted(action.option_strings)) or (action.dest,)
+        kind = "bool" if action.nargs == 0 else action.type.__name__  # type: ignore[union-attr]
+        choices = tuple(action.choices) if action.choices is not None else None
+        low, high = ranges[action.dest]
+        out[action.dest] = (flags, kind, action.default, choices, low, high)
+        if low is None and high is None:
+            continue
+        # the range really is enforced: out of range goes to Typer, which reports it
+        positional = [] if command == "mcp" else ["x"]
+        for value, accepted in ((low, True), (high, True), (low - 1, False), (high + 1, False)):
+            got = parse_fast(command, [*positional, flags[-1], str(value)])
+            assert (got is not None) == accepted, (command, action.dest, value)
+    return out
+
+
+@pytest.mark.parametrize("command", ["query", "preflight", "mcp"])
+def test_fast_parser_accepts_what_typer_accepts(command: str) -> None:
+    from gitstrata.options import FAST_COMMANDS
+
+    typer_side = _typer_params(command)
+    fast_side = _fast_params(command)
+    assert typer_side == fast_side
+    assert set(fast_side) == {o.dest for o in FAST_COMMANDS[command]}
+
+
+def test_fast_path_imports_neither_typer_nor_rich(repo) -> None:
+    probe = (
+        "import sys\n"
+        "from gitstrata.entry import main\n"
+        "sys.argv = ['gitstrata', *sys.argv[1:]]\n"
+        "try:\n"
+        "    main()\n"
+        "finally:\n"
+        "    loaded = sorted(m for m in ('typer', 'rich', 'click') if m in sys.modules)\n"
+        "    print('loaded:', loaded, file=sys.stderr)\n"
+    )
+    for args in (
+        ["query", "idempotency key", "--json", "-k", "3"],
+        ["query", "idempotency key", "--raw", "--mode", "bm25"],
+        ["preflight", "payments/retry.py", "-s", "charge_with_retry"],
+    ):
+        proc = subprocess.run(
+            [sys.executable, "-c", probe, "-C", str(repo.path), *args],
+            capture_output=True,
+            text=True,
+        )
+        assert proc.returncode == 0, proc.stderr
+        assert proc.stderr.splitlines()[-1] == "loaded: []", (args, proc.stderr)
+
+
+# ---------------------------------------------------------------- repository text is not markup
+
+MARKUP_SUBJECTS = (
+    "fix(parser): close the [/x] tag before flushing",
+    "feat(api): accept list[int] order ids",
+    "docs: [bold] is a literal, [red]so is this[/red] :warning:",
+)
+
+
+def test_repository_text_prints_as_written(make_repo, tmp_path) -> None:
+    r = make_repo("markup")
+    r.commit(MARKUP_SUBJECTS[0], {"parse.py": "def parse(text):\n    return text.split()\n"})
+    r.commit(
+        MARKUP_SUBJECTS[1], {"api.py": "def ids(raw: list[int]) -> list[int]:\n    return raw\n"}
+    )
+    r.commit(MARKUP_SUBJECTS[2], {"README.md": "# [bold] shop\n"})
+    env = {**os.environ, "COLUMNS": "200"}
+
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "gitstrata", "-C", str(r.path), *args],
+            capture_output=True,
+            text=True,
+            env=env,
+        )
+
+    indexed = run("index", "--jobs", "1")
+    assert indexed.returncode == 0, indexed.stderr
+    sql = run("sql", "SELECT subject FROM commits ORDER BY author_time")
+    assert sql.returncode == 0, sql.stderr
+    lines = [line.rstrip() for line in sql.stdout.splitlines()]
+    assert lines == ["subject", *MARKUP_SUBJECTS, "3 rows"]
+
+    query = run("query", "list[int] order ids", "--mode", "bm25")
+    assert query.returncode == 0, query.stderr
+    assert "[feature] feat(api): accept list[int] order ids" in query.stdout
+
+    with Strata(r.path) as strata:
+        strata.record_failure(
+            "api.py",
+            attempted_diff="",
+            error_trace="E   TypeError: list[int] is not [bold]callable[/]",
+            notes="tried [/x] and [bold]list[int][/bold]",
+        )
+    listed = run("graveyard")
+    assert listed.returncode == 0, listed.stderr
+    assert "tried [/x] and [bold]list[int][/bold]" in listed.stdout
+    shown = run("graveyard", "show", "1")
+    assert shown.returncode == 0, shown.stderr
+    assert "  tried: tried [/x] and [bold]list[int][/bold]\n" in shown.stdout
+
+
+# ---------------------------------------------------------------- configuration
+
+
+def test_exec_honours_the_repository_config(make_repo) -> None:
+    r = make_repo("exec-config")
+    r.commit("feat: app", {"app.py": "def f():\n    return 1\n"})
+    noisy = "import sys; sys.stderr.write('x' * 5000 + '\\nE   ValueError: boom\\n'); sys.exit(3)"
+
+    def exec_noisy() -> int:
+        proc = subprocess.run(
+            [sys.executable, "-m", "gitstrata", "exec", "--", sys.executable, "-c", noisy],
+            cwd=r.path,
+            capture_output=True,
+            text=True,
+        )
+        assert "recorded failed attempt" in proc.stderr, proc.stderr
+        return proc.returncode
+
+    assert exec_noisy() == 3
+    with Strata(r.path) as strata:
+        assert len(strata.failures()[0].trace.encode()) > 5000  # the default keeps it all
+    (r.path / ".strata" / "config.json").write_text('{"graveyard": {"max_trace_bytes": 300}}')
+    r.write("app.py", "def f():\n    return 2\n")  # another attempt, not a repeat
+    assert exec_noisy() == 3
+    with Strata(r.path) as strata:
+        newest = strata.failures()[0]
+    assert newest.id == 2
+    assert 0 < len(newest.trace.encode()) <= 300 and newest.trace.endswith("ValueError: boom\n")
+
+    (r.path / ".strata" / "config.json").write_text('{"graveyard": {"max_trace_bytes": "x"}}')
+    bad = subprocess.run(
+        [sys.executable, "-m", "gitstrata", "exec", "--", sys.executable, "-c", "pass"],
+        cwd=r.path,
+        capture_output=True,
+        text=True,
+    )
+    assert bad.returncode == 1 and bad.stderr.startswith("error: config.json: graveyard.")
+
+
+def test_config_command_prints_the_effective_config(make_repo) -> None:
+    from gitstrata.store.config import Config
+
+    r = make_repo("config")
+    r.commit("feat: app", {"app.py": "x = 1\n"})
+    got = cli("-C", str(r.path), "config", "--json")
+    assert got.returncode == 0, got.stderr
+    assert json.loads(got.stdout) == Config().model_dump(mode="json")
+
+    (r.path / ".strata").mkdir()
+    (r.path / ".strata" / "config.json").write_text(
+        '{"retrieval": {"rrf_k": 30}, "graveyard": {"commit_gate": 0.5}}'
+    )
+    data = json.loads(cli("-C", str(r.path), "config", "--json").stdout)
+    assert data["retrieval"]["rrf_k"] == 30 and data["graveyard"]["commit_gate"] == 0.5
+    assert data["retrieval"]["w_bm25"] == Config().retrieval.w_bm25
+    text = cli("-C", str(r.path), "config").stdout.splitlines()
+    assert "retrieval.rrf_k = 30  (config.json)" in text
+    assert "retrieval.w_bm25 = 1.0" in text
+    defaults = json.loads(cli("-C", str(r.path), "config", "--defaults", "--json").stdout)
+    assert defaults["retrieval"]["rrf_k"] == 60
+
+    # a bad key: the error's hint names a command that works even then
+    (r.path / ".strata" / "config.json").write_text('{"retrieval": {"rrf_kk": 30}}')
+    bad = cli("-C", str(r.path), "config")
+    assert bad.returncode == 1
+    assert bad.stderr.splitlines() == [
+        "error: config.json: retrieval.rrf_kk: Extra inputs are not permitted",
+        "hint: fix or remove that key; `gitstrata config --defaults` lists every key",
+    ]
+    hinted = cli("-C", str(r.path), "config", "--defaults")
+    assert hinted.returncode == 0 and "retrieval.rrf_k = 60" in hinted.stdout.splitlines()
