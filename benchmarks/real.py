@@ -26,7 +26,8 @@ Per repository it reports:
 2. Revert re-attempt probes. Every (reverted, revert) pair named by a `This reverts commit
    <sha>` line on HEAD's history; HEAD is indexed once. Probe: preflight of the reverted
    commit's first file (path order) that exists at HEAD, with its subject as intended change;
-   hit = a warning whose `failure_id` is `revert:<prefix of the reverted sha>`. Control: the
+   hit = a warning whose `failure_id` is `revert:<prefix of the reverted sha>`. Paths are
+   followed through later renames (`git log -M`) to their name at HEAD. Control: the
    same file with the subject of the newest non-merge commit touching it that is not part of
    any revert pair; alarm = any warning with `source == "revert"`. A pair counts as re-applied
    when its revert was itself reverted, or when at least half of the reverted commit's
@@ -358,11 +359,43 @@ def file_lines(repo: Path, rev: str, path: str) -> set[str]:
     return {ln.strip() for ln in git(repo, "show", f"{rev}:{path}", check=False).split("\n")}
 
 
-def reapplied_by_lines(repo: Path, pair: RevertPair, head: str) -> bool:
+def renames(repo: Path, head: str) -> list[tuple[int, str, str]]:
+    """(committer time, old path, new path) of every rename on `head`'s history, oldest first."""
+    raw = git(
+        repo,
+        "log",
+        "--reverse",
+        "--no-merges",
+        "-M",
+        "--diff-filter=R",
+        "--name-status",
+        "--format=%x1e%ct",
+        head,
+    )
+    out = []
+    for block in raw.split("\x1e")[1:]:
+        t, _, rest = block.partition("\n")
+        for line in rest.split("\n"):
+            parts = line.split("\t")
+            if len(parts) == 3 and parts[0].startswith("R"):
+                out.append((int(t), parts[1], parts[2]))
+    out.sort(key=lambda r: r[0])
+    return out
+
+
+def follow(path: str, since: int, moves: list[tuple[int, str, str]]) -> str:
+    """`path` as named at HEAD, following the renames made at or after `since`."""
+    for t, old, new in moves:
+        if t >= since and old == path:
+            path = new
+    return path
+
+
+def reapplied_by_lines(repo: Path, pair: RevertPair, head: str, head_path) -> bool:
     distinct = present = 0
     for path, lines in added_lines(repo, pair.reverted).items():
         after_revert = file_lines(repo, pair.revert, path)
-        at_head = file_lines(repo, head, path)
+        at_head = file_lines(repo, head, head_path(path))
         for ln in set(lines):
             if ln and any(ch.isalnum() for ch in ln) and ln not in after_revert:
                 distinct += 1
@@ -371,20 +404,27 @@ def reapplied_by_lines(repo: Path, pair: RevertPair, head: str) -> bool:
 
 
 def plan_reverts(repo: Path, head: str, commits: list[Commit]) -> list[RevertPair]:
-    """The pairs with their probe file, control subject and re-applied status."""
+    """The pairs with their probe file (named as at HEAD, renames followed), control subject and
+    re-applied status."""
     pairs = revert_pairs(repo, head)
     by_sha = {c.sha: c for c in commits}
     at_head = tree_files(repo, head)
+    moves = renames(repo, head)
     in_pairs = {s for p in pairs for s in (p.reverted, p.revert)}
     reverted_reverts = {p.reverted: p.revert for p in pairs}
     for p in pairs:
         c = by_sha.get(p.reverted)
         p.subject = c.subject if c else git(repo, "log", "-1", "--format=%s", p.reverted).strip()
-        files = sorted(f for f in (c.files if c else []) if f in at_head)
+        since = c.t if c else 0
+
+        def head_path(f: str, since: int = since) -> str:
+            return follow(f, since, moves)
+
+        files = sorted({head_path(f) for f in (c.files if c else [])} & at_head)
         p.file = files[0] if files else None
         if p.revert in reverted_reverts:
             p.reapplied_by = reverted_reverts[p.revert][:10]
-        elif reapplied_by_lines(repo, p, head):
+        elif reapplied_by_lines(repo, p, head, head_path):
             p.reapplied_by = "lines at HEAD"
         if p.file:
             for c2 in reversed(commits):

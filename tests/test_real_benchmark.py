@@ -196,3 +196,36 @@ def test_unknown_repository_name_is_one_line_error(tiny, capsys) -> None:
     assert real.main([str(repo.path), "--repos", "nope"]) == 2
     err = capsys.readouterr().err
     assert "unknown repository nope" in err and "hint:" in err and "Traceback" not in err
+
+
+def test_revert_probe_follows_renames_to_head(make_repo) -> None:
+    repo = make_repo("renamed")
+    repo.commit("start", {"old/a.py": _py("f", "x = 1"), "z.py": _py("z")})
+    tried = repo.commit("try a speedup", {"old/a.py": _py("f", "x = 1", "speed = 2")})
+    undo = repo.commit(
+        f"Revert speedup\n\nThis reverts commit {tried}.", {"old/a.py": _py("f", "x = 1")}
+    )
+    repo.git("mv", "old", "new")
+    repo.commit("move the package")
+    commits = real.non_merge_commits(repo.path, "HEAD")
+    [pair] = real.plan_reverts(repo.path, repo.head(), commits)
+    assert (pair.reverted, pair.revert, pair.file) == (tried, undo, "new/a.py")
+    assert pair.reapplied_by is None and pair.control_subject == "move the package"
+
+
+def test_a_reverted_revert_means_reapplied(make_repo) -> None:
+    repo = make_repo("again")
+    repo.commit("start", {"a.py": _py("f", "x = 1")})
+    tried = repo.commit("use a cache", {"a.py": _py("f", "x = 1", "cache = {}")})
+    undo = repo.commit(f"Revert cache\n\nThis reverts commit {tried}.", {"a.py": _py("f", "x = 1")})
+    redo = repo.commit(
+        f"Reapply cache\n\nThis reverts commit {undo}.", {"a.py": _py("f", "x = 1", "cache = {}")}
+    )
+    commits = real.non_merge_commits(repo.path, "HEAD")
+    pairs = real.plan_reverts(repo.path, repo.head(), commits)
+    assert [(p.reverted, p.revert, p.reapplied_by) for p in pairs] == [
+        (tried, undo, redo[:10]),
+        (undo, redo, None),
+    ]
+    # every commit on a.py after the start is part of a pair: the control is the start
+    assert [p.control_subject for p in pairs] == ["start", "start"]
