@@ -450,6 +450,7 @@ def measure_reverts(
         rep = strata.preflight(p.file, None, p.subject)
         probes.add(strata, rep, f"revert {p.reverted[:10]} {p.file}")
         p.probe = {
+            "found": rep.found,
             "hit": any(names_revert(w.failure_id, p.reverted) for w in rep.warnings),
             "revert_warnings": sum(1 for w in rep.warnings if w.source == "revert"),
         }
