@@ -1,0 +1,753 @@
+"""Quality on real repositories, measured through what a user receives (`Strata`).
+
+    python -m gitstrata.benchmarks.real [REPO_OR_BUNDLE ...] [--json OUT] [--out MD]
+                                        [--repos click,express] [--max-commits N]
+
+With no repository given it uses `../shared/repos/*.bundle` beside the checkout when present.
+Every repository is cloned into a temp folder; indexes are built there, never in the input.
+Per repository it reports:
+
+1. Co-change temporal hold-out. Non-merge commits in committer-time order (ties keep `git
+   log`'s order); the commit at 80 % is the cut. A clone checked out at the cut is indexed with
+   `Strata.index()`. History = the non-merge ancestors of the cut (what that index sees); test =
+   later non-merge commits that are not ancestors of the cut. For each non-bulk test commit
+   (at most `history.bulk_files` files) with >= 2 files, each of its files that exists at the
+   cut and changed in the history is a query; truth = the other files of that commit (all of
+   them, so a partner that did not exist yet counts as missed). The served ranking is the
+   `coupling` list of `Strata.preflight(file)`, in the order served. Baselines are computed
+   here from `git log` of the history (bulk commits left out, like the product), over partners
+   that exist at the cut: raw co-commit count, Ochiai, decayed Ochiai W (the seed's formula,
+   `stages/cochange.partner_stats`), code-maat's coupling degree and confidence P(b|a).
+   Ties in a baseline's scores are counted fairly: every metric is its expected value when
+   tied partners are put in random order (a tie group at positions s+1..s+g holding h true
+   partners contributes h * (share of the group inside the top k) to Recall@k, and the first
+   group holding a true partner contributes E[1 / (s + X)], X the smallest of h random
+   positions out of g, to MRR). Coverage = share of queries with >= 1 suggestion.
+2. Revert re-attempt probes. Every (reverted, revert) pair named by a `This reverts commit
+   <sha>` line on HEAD's history; HEAD is indexed once. Probe: preflight of the reverted
+   commit's first file (path order) that exists at HEAD, with its subject as intended change;
+   hit = a warning whose `failure_id` is `revert:<prefix of the reverted sha>`. Paths are
+   followed through later renames (`git log -M`) to their name at HEAD. Control: the
+   same file with the subject of the newest non-merge commit touching it that is not part of
+   any revert pair; alarm = any warning with `source == "revert"`. A pair counts as re-applied
+   when its revert was itself reverted, or when at least half of the reverted commit's
+   distinctive added lines (stripped, with a letter or digit, absent from the file right after
+   the revert) are in the file at HEAD; re-applied pairs are reported apart.
+3. Intent accuracy against `benchmarks/labels/<repo>.jsonl` (`{"sha", "intent"}` per line),
+   reading the intents of the `commits` table of the live generation (as `gitstrata sql` does).
+4. Preflight size: the largest block `render_preflight` produces (as the CLI renders it) over
+   every preflight above, against `retrieval.token_budget` x 4 characters.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import re
+import subprocess
+import sys
+import tempfile
+import time
+import traceback
+from collections import Counter, defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from ..facade import Strata
+from ..serve.models import PreflightReport
+from ..serve.render import render_preflight
+from ..stages.cochange import decay_rate, partner_stats
+from ..store.config import Config
+from ..store.tables import run_sql
+
+SPLIT = 0.8
+METHODS = ("served", "count", "ochiai", "w", "codemaat", "confidence")
+METHOD_NAMES = {
+    "served": "served (preflight)",
+    "count": "raw count",
+    "ochiai": "Ochiai",
+    "w": "decayed Ochiai W",
+    "codemaat": "code-maat",
+    "confidence": "confidence P(b|a)",
+}
+REVERTS = re.compile(r"This reverts commit ([0-9a-fA-F]{7,40})")
+LABELS_DIR = Path(__file__).resolve().parent / "labels"
+
+
+def log(msg: str) -> None:
+    print(f"[real] {msg}", file=sys.stderr, flush=True)
+
+
+# --------------------------------------------------------------------------- git
+
+
+def git(repo: Path, *args: str, check: bool = True) -> str:
+    out = subprocess.run(
+        ["git", "-c", "core.quotePath=false", *args],
+        cwd=repo,
+        capture_output=True,
+        check=False,
+    )
+    if check and out.returncode != 0:
+        err = out.stderr.decode("utf-8", "replace").strip().splitlines()
+        raise RuntimeError(f"git {' '.join(args[:3])}: {err[0] if err else out.returncode}")
+    return out.stdout.decode("utf-8", "replace")
+
+
+@dataclass
+class Commit:
+    sha: str
+    t: int
+    subject: str
+    files: list[str]
+
+
+def non_merge_commits(repo: Path, rev: str) -> list[Commit]:
+    """Non-merge commits reachable from `rev`, oldest first by committer time."""
+    raw = git(
+        repo,
+        "log",
+        "--no-merges",
+        "--no-renames",
+        "--format=%x1e%H%x1f%ct%x1f%s",
+        "--name-only",
+        rev,
+    )
+    out = []
+    for block in raw.split("\x1e")[1:]:
+        head, _, rest = block.partition("\n")
+        sha, t, subject = head.split("\x1f", 2)
+        files = [f for f in rest.split("\n") if f]
+        out.append(Commit(sha, int(t), subject, files))
+    out.reverse()  # git log is newest first; a stable sort keeps its order among equal times
+    out.sort(key=lambda c: c.t)
+    return out
+
+
+def tree_files(repo: Path, rev: str) -> set[str]:
+    return {p for p in git(repo, "ls-tree", "-r", "--name-only", rev).split("\n") if p}
+
+
+def clone(source: Path, dest: Path, rev: str | None = None) -> Path:
+    args = ["clone", "-q", "--no-checkout", str(source), str(dest)]
+    subprocess.run(["git", *args], check=True, capture_output=True)
+    git(dest, "checkout", "-q", "-f", "--detach", rev or "HEAD")
+    return dest
+
+
+# --------------------------------------------------------------------------- metrics
+
+
+def tie_groups(scores: dict[str, float]) -> list[list[str]]:
+    """Partners grouped by equal score, best first."""
+    by: dict[float, list[str]] = defaultdict(list)
+    for b, s in scores.items():
+        by[s].append(b)
+    return [by[s] for s in sorted(by, reverse=True)]
+
+
+def expected_metrics(groups: Iterable[list[str]], truth: set[str]) -> tuple[float, float, float]:
+    """Expected (hits in top 5, hits in top 10, reciprocal rank of the first true partner)
+    when the partners inside each tie group come in random order."""
+    h5 = h10 = rr = 0.0
+    start = 0
+    found = False
+    for group in groups:
+        g = len(group)
+        h = sum(1 for b in group if b in truth)
+        if h:
+            h5 += h * max(0, min(5 - start, g)) / g
+            h10 += h * max(0, min(10 - start, g)) / g
+            if not found:
+                # P(X = j) for the smallest of h random positions among g
+                p = h / g
+                for j in range(1, g - h + 2):
+                    rr += p / (start + j)
+                    p *= (g - j - h + 1) / (g - j) if g - j > 0 else 0.0
+                found = True
+        start += g
+        if found and start >= 10:
+            break
+    return h5, h10, rr
+
+
+def summarize(rows: list[tuple[float, float, float, int, bool]]) -> dict[str, float]:
+    """rows: (hits@5, hits@10, rr, |truth|, suggested) per query."""
+    n = max(len(rows), 1)
+    return {
+        "recall@5": round(sum(r[0] / r[3] for r in rows) / n, 4),
+        "recall@10": round(sum(r[1] / r[3] for r in rows) / n, 4),
+        "mrr": round(sum(r[2] for r in rows) / n, 4),
+        "coverage": round(sum(1 for r in rows if r[4]) / n, 4),
+    }
+
+
+# --------------------------------------------------------------------------- 1. co-change
+
+
+@dataclass
+class Probes:
+    """Every rendered preflight of one repository, for the size measure."""
+
+    budget_chars: int = 0
+    largest: int = 0
+    largest_probe: str = ""
+    count: int = 0
+
+    def add(self, strata: Strata, report: PreflightReport, label: str) -> None:
+        budget = strata.engine.config.retrieval.token_budget
+        self.budget_chars = budget * 4
+        n = len(render_preflight(report, budget=budget))
+        self.count += 1
+        if n > self.largest:
+            self.largest, self.largest_probe = n, label
+
+    def result(self) -> dict[str, Any]:
+        return {
+            "probes": self.count,
+            "largest_chars": self.largest,
+            "largest_probe": self.largest_probe,
+            "budget_chars": self.budget_chars,
+            "within_budget": self.largest <= self.budget_chars,
+        }
+
+
+def baseline_scores(history: list[Commit], at_cut: set[str], config: Config) -> dict[str, dict]:
+    """method -> query file -> {partner: score}, from the non-bulk history commits."""
+    rows = [
+        (c.sha, c.t, f)
+        for c in history
+        if len(c.files) <= config.history.bulk_files
+        for f in c.files
+    ]
+    empty: dict[str, dict] = {m: {} for m in METHODS if m != "served"}
+    if not rows:
+        return empty
+    ev = pl.DataFrame(rows, schema=["sha", "t", "node"], orient="row")
+    t_now = int(ev["t"].max())  # type: ignore[arg-type]
+    stats = partner_stats(ev, t_now=t_now, rate=decay_rate(config.graph.half_life_days))
+    stats = stats.filter(pl.col("b").is_in(list(at_cut)))
+    out = empty
+    for a, b, co, na, nb, dsum in stats.select("a", "b", "co", "na", "nb", "dsum").iter_rows():
+        root = math.sqrt(na * nb)
+        out["count"].setdefault(a, {})[b] = float(co)
+        out["ochiai"].setdefault(a, {})[b] = co / root
+        out["w"].setdefault(a, {})[b] = dsum / root
+        out["codemaat"].setdefault(a, {})[b] = co / ((na + nb) / 2)
+        out["confidence"].setdefault(a, {})[b] = co / na
+    return out
+
+
+def split_history(commits: list[Commit], repo: Path, split: float = SPLIT):
+    """(cut commit, history, test): history = non-merge ancestors of the cut."""
+    cut = max(1, int(len(commits) * split))
+    cut_sha = commits[cut - 1].sha
+    ancestors = set(git(repo, "rev-list", "--no-merges", cut_sha).split())
+    history = [c for c in commits if c.sha in ancestors]
+    test = [c for c in commits[cut:] if c.sha not in ancestors]
+    return cut_sha, history, test
+
+
+def cochange_queries(history: list[Commit], test: list[Commit], at_cut: set[str], bulk: int):
+    """(sha, query file, truth) for the test transactions."""
+    changed = {f for c in history for f in c.files}
+    out = []
+    for c in test:
+        files = sorted(set(c.files))
+        if len(files) < 2 or len(files) > bulk:
+            continue
+        for a in files:
+            if a in at_cut and a in changed:
+                out.append((c.sha, a, set(files) - {a}))
+    return out
+
+
+def measure_cochange(
+    base: Path, commits: list[Commit], work: Path, probes: Probes, split: float = SPLIT
+) -> dict[str, Any]:
+    cut_sha, history, test = split_history(commits, base, split)
+    log(f"  co-change: cut {cut_sha[:10]}, history {len(history)}, test {len(test)}; indexing cut")
+    cut_repo = clone(base, work / "cut", cut_sha)
+    strata = Strata(cut_repo, index_dir=work / "cut-index")
+    report = strata.index()
+    config = strata.engine.config
+    at_cut = tree_files(cut_repo, "HEAD")
+    queries = cochange_queries(history, test, at_cut, config.history.bulk_files)
+    base_scores = baseline_scores(history, at_cut, config)
+    served: dict[str, list[str]] = {}
+    for _, a, _ in queries:
+        if a not in served:
+            rep = strata.preflight(a)
+            probes.add(strata, rep, f"cochange {a}")
+            served[a] = [c.path for c in rep.coupling]
+    per: dict[str, list] = {m: [] for m in METHODS}
+    for _, a, truth in queries:
+        per["served"].append(
+            (*expected_metrics(([b] for b in served[a]), truth), len(truth), bool(served[a]))
+        )
+        for m in METHODS[1:]:
+            sc = base_scores[m].get(a, {})
+            per[m].append((*expected_metrics(tie_groups(sc), truth), len(truth), bool(sc)))
+    limit = config.retrieval.coupling_limit
+    return {
+        "cut": cut_sha,
+        "history_commits": len(history),
+        "test_commits": len(test),
+        "queries": len(queries),
+        "query_files": len(served),
+        "served_limit": limit,
+        "served_max_shown": max((len(v) for v in served.values()), default=0),
+        "index_seconds": round(report.seconds, 2),
+        "methods": {m: summarize(per[m]) for m in METHODS},
+    }
+
+
+# --------------------------------------------------------------------------- 2. reverts
+
+
+@dataclass
+class RevertPair:
+    reverted: str
+    revert: str
+    file: str | None = None
+    subject: str = ""
+    reapplied_by: str | None = None
+    control_sha: str | None = None
+    control_subject: str | None = None
+    probe: dict[str, Any] = field(default_factory=dict)
+
+
+def revert_pairs(repo: Path, head: str) -> list[RevertPair]:
+    """(reverted, revert) pairs named by `This reverts commit` lines, oldest revert first."""
+    raw = git(repo, "log", "--reverse", "--format=%x1e%H%x1f%B", head)
+    shas = git(repo, "rev-list", head).split()
+    pairs = []
+    for block in raw.split("\x1e")[1:]:
+        sha, _, body = block.partition("\x1f")
+        for ref in REVERTS.findall(body):
+            full = [s for s in shas if s.startswith(ref.lower())]
+            if len(full) == 1 and full[0] != sha:
+                pairs.append(RevertPair(reverted=full[0], revert=sha))
+    return pairs
+
+
+def added_lines(repo: Path, sha: str) -> dict[str, list[str]]:
+    """Lines each file gained in `sha` (stripped), from its zero-context patch."""
+    out: dict[str, list[str]] = defaultdict(list)
+    path = None
+    in_hunk = False
+    for line in git(repo, "show", "--format=", "-U0", "--no-renames", "--no-color", sha).split(
+        "\n"
+    ):
+        if line.startswith("diff --git "):
+            path, in_hunk = None, False
+        elif not in_hunk and line.startswith("+++ "):
+            path = line[6:] if line.startswith("+++ b/") else None
+        elif line.startswith("@@"):
+            in_hunk = True
+        elif in_hunk and path and line.startswith("+"):
+            out[path].append(line[1:].strip())
+    return out
+
+
+def file_lines(repo: Path, rev: str, path: str) -> set[str]:
+    return {ln.strip() for ln in git(repo, "show", f"{rev}:{path}", check=False).split("\n")}
+
+
+def renames(repo: Path, head: str) -> list[tuple[int, str, str]]:
+    """(committer time, old path, new path) of every rename on `head`'s history, oldest first."""
+    raw = git(
+        repo,
+        "log",
+        "--reverse",
+        "--no-merges",
+        "-M",
+        "--diff-filter=R",
+        "--name-status",
+        "--format=%x1e%ct",
+        head,
+    )
+    out = []
+    for block in raw.split("\x1e")[1:]:
+        t, _, rest = block.partition("\n")
+        for line in rest.split("\n"):
+            parts = line.split("\t")
+            if len(parts) == 3 and parts[0].startswith("R"):
+                out.append((int(t), parts[1], parts[2]))
+    out.sort(key=lambda r: r[0])
+    return out
+
+
+def follow(path: str, since: int, moves: list[tuple[int, str, str]]) -> str:
+    """`path` as named at HEAD, following the renames made at or after `since`."""
+    for t, old, new in moves:
+        if t >= since and old == path:
+            path = new
+    return path
+
+
+def reapplied_by_lines(repo: Path, pair: RevertPair, head: str, head_path) -> bool:
+    distinct = present = 0
+    for path, lines in added_lines(repo, pair.reverted).items():
+        after_revert = file_lines(repo, pair.revert, path)
+        at_head = file_lines(repo, head, head_path(path))
+        for ln in set(lines):
+            if ln and any(ch.isalnum() for ch in ln) and ln not in after_revert:
+                distinct += 1
+                present += ln in at_head
+    return distinct > 0 and present / distinct >= 0.5
+
+
+def plan_reverts(repo: Path, head: str, commits: list[Commit]) -> list[RevertPair]:
+    """The pairs with their probe file (named as at HEAD, renames followed), control subject and
+    re-applied status."""
+    pairs = revert_pairs(repo, head)
+    by_sha = {c.sha: c for c in commits}
+    at_head = tree_files(repo, head)
+    moves = renames(repo, head)
+    in_pairs = {s for p in pairs for s in (p.reverted, p.revert)}
+    reverted_reverts = {p.reverted: p.revert for p in pairs}
+    for p in pairs:
+        c = by_sha.get(p.reverted)
+        p.subject = c.subject if c else git(repo, "log", "-1", "--format=%s", p.reverted).strip()
+        since = c.t if c else 0
+
+        def head_path(f: str, since: int = since) -> str:
+            return follow(f, since, moves)
+
+        files = sorted({head_path(f) for f in (c.files if c else [])} & at_head)
+        p.file = files[0] if files else None
+        if p.revert in reverted_reverts:
+            p.reapplied_by = reverted_reverts[p.revert][:10]
+        elif reapplied_by_lines(repo, p, head, head_path):
+            p.reapplied_by = "lines at HEAD"
+        if p.file:
+            for c2 in reversed(commits):
+                if p.file in c2.files and c2.sha not in in_pairs:
+                    p.control_sha, p.control_subject = c2.sha, c2.subject
+                    break
+    return pairs
+
+
+def names_revert(warning_id: int | str, sha: str) -> bool:
+    wid = str(warning_id)
+    return wid.startswith("revert:") and len(wid) > 10 and sha.startswith(wid[7:].lower())
+
+
+def measure_reverts(
+    strata: Strata, repo: Path, head: str, commits: list[Commit], probes: Probes
+) -> dict[str, Any]:
+    pairs = plan_reverts(repo, head, commits)
+    groups: dict[str, list[RevertPair]] = {"not_reapplied": [], "reapplied": []}
+    for p in pairs:
+        if not p.file:
+            continue
+        rep = strata.preflight(p.file, None, p.subject)
+        probes.add(strata, rep, f"revert {p.reverted[:10]} {p.file}")
+        p.probe = {
+            "found": rep.found,
+            "hit": any(names_revert(w.failure_id, p.reverted) for w in rep.warnings),
+            "revert_warnings": sum(1 for w in rep.warnings if w.source == "revert"),
+        }
+        if p.control_subject is not None:
+            ctl = strata.preflight(p.file, None, p.control_subject)
+            probes.add(strata, ctl, f"control {p.reverted[:10]} {p.file}")
+            n = sum(1 for w in ctl.warnings if w.source == "revert")
+            p.probe.update(control_alarm=n > 0, control_revert_warnings=n)
+        groups["reapplied" if p.reapplied_by else "not_reapplied"].append(p)
+
+    def rates(ps: list[RevertPair]) -> dict[str, Any]:
+        hits = sum(1 for p in ps if p.probe["hit"])
+        ctl = [p for p in ps if "control_alarm" in p.probe]
+        alarms = sum(1 for p in ctl if p.probe["control_alarm"])
+        return {
+            "probed": len(ps),
+            "hits": hits,
+            "hit_rate": round(hits / len(ps), 4) if ps else None,
+            "controls": len(ctl),
+            "alarms": alarms,
+            "alarm_rate": round(alarms / len(ctl), 4) if ctl else None,
+            "max_revert_warnings": max(
+                (
+                    max(p.probe["revert_warnings"], p.probe.get("control_revert_warnings", 0))
+                    for p in ps
+                ),
+                default=0,
+            ),
+        }
+
+    return {
+        "pairs": len(pairs),
+        "no_file_at_head": sum(1 for p in pairs if not p.file),
+        **{k: rates(v) for k, v in groups.items()},
+        "detail": [
+            {
+                "reverted": p.reverted[:10],
+                "revert": p.revert[:10],
+                "file": p.file,
+                "subject": p.subject,
+                "control": p.control_subject,
+                "reapplied_by": p.reapplied_by,
+                **p.probe,
+            }
+            for p in pairs
+        ],
+    }
+
+
+# --------------------------------------------------------------------------- 3. intents
+
+
+def served_intents(strata: Strata) -> dict[str, str]:
+    frame = run_sql(strata.engine.index.gen, "SELECT sha, intent FROM commits")
+    return dict(zip(frame["sha"].to_list(), frame["intent"].to_list(), strict=True))
+
+
+def measure_intents(strata: Strata, labels_file: Path) -> dict[str, Any]:
+    if not labels_file.exists():
+        return {"labels": None, "note": f"no labels file {labels_file.name}"}
+    labels = []
+    for line in labels_file.read_text(encoding="utf-8").splitlines():
+        if line.strip():
+            row = json.loads(line)
+            labels.append((str(row["sha"]).lower(), str(row["intent"])))
+    intents = served_intents(strata)
+    pairs = []
+    unmatched = 0
+    for sha, want in labels:
+        got = [v for k, v in intents.items() if k.startswith(sha)]
+        if len(got) != 1:
+            unmatched += 1
+            continue
+        pairs.append((want, got[0]))
+    classes = sorted({w for w, _ in pairs} | {g for _, g in pairs})
+    per_class = {}
+    for c in classes:
+        tp = sum(1 for w, g in pairs if w == c and g == c)
+        predicted = sum(1 for _, g in pairs if g == c)
+        actual = sum(1 for w, _ in pairs if w == c)
+        per_class[c] = {
+            "precision": round(tp / predicted, 4) if predicted else None,
+            "recall": round(tp / actual, 4) if actual else None,
+            "labelled": actual,
+            "predicted": predicted,
+        }
+    correct = sum(1 for w, g in pairs if w == g)
+    return {
+        "labels": len(labels),
+        "matched": len(pairs),
+        "unmatched": unmatched,
+        "accuracy": round(correct / len(pairs), 4) if pairs else None,
+        "per_class": per_class,
+        "confusion": {f"{w} -> {g}": n for (w, g), n in sorted(Counter(pairs).items()) if w != g},
+    }
+
+
+# --------------------------------------------------------------------------- one repository
+
+
+def repo_name(source: Path) -> str:
+    name = source.name
+    return name[: -len(".bundle")] if name.endswith(".bundle") else source.resolve().name
+
+
+def measure_repo(
+    source: Path,
+    *,
+    max_commits: int | None = None,
+    labels_dir: Path = LABELS_DIR,
+    split: float = SPLIT,
+    tmp_root: Path | None = None,
+) -> dict[str, Any]:
+    name = repo_name(source)
+    started = time.perf_counter()
+    result: dict[str, Any] = {"repo": name}
+    with tempfile.TemporaryDirectory(prefix=f"strata-real-{name}-", dir=tmp_root) as tmp:
+        work = Path(tmp)
+        log(f"{name}: cloning")
+        base = clone(source.resolve(), work / "repo")
+        commits = non_merge_commits(base, "HEAD")
+        if max_commits is not None and len(commits) > max_commits:
+            commits = commits[:max_commits]
+            git(base, "checkout", "-q", "-f", "--detach", commits[-1].sha)
+            commits = non_merge_commits(base, "HEAD")
+        head = git(base, "rev-parse", "HEAD").strip()
+        result.update(head=head, commits=len(commits))
+        probes = Probes()
+        log(f"{name}: {len(commits)} non-merge commits; indexing HEAD {head[:10]}")
+        strata = Strata(base, index_dir=work / "head-index")
+        report = strata.index()
+        result["index"] = {
+            "seconds": round(report.seconds, 2),
+            "stages": {s.name: round(s.seconds, 2) for s in report.stages if not s.skipped},
+        }
+        log(f"{name}: indexed in {report.seconds:.1f}s; revert probes")
+        result["reverts"] = measure_reverts(strata, base, head, commits, probes)
+        result["intents"] = measure_intents(strata, labels_dir / f"{name}.jsonl")
+        strata.close()
+        result["cochange"] = measure_cochange(base, commits, work, probes, split)
+        result["preflight_size"] = probes.result()
+    result["wall_seconds"] = round(time.perf_counter() - started, 1)
+    log(f"{name}: done in {result['wall_seconds']}s")
+    return result
+
+
+# --------------------------------------------------------------------------- report
+
+
+def _f(x: Any) -> str:
+    if x is None:
+        return "-"
+    if isinstance(x, float):
+        return f"{x:.3f}"
+    return str(x)
+
+
+def markdown(results: list[dict[str, Any]], command: str = "") -> str:
+    ok = [r for r in results if "error" not in r]
+    out = ["## Real repositories (`benchmarks/real.py`)", ""]
+    if command:
+        out += [f"`{command}`", ""]
+    out += [
+        "| repository | non-merge commits | HEAD | index s (HEAD) | stages s | benchmark wall s |",
+        "|---|---|---|---|---|---|",
+    ]
+    for r in ok:
+        stages = ", ".join(f"{k} {v:.1f}" for k, v in r["index"]["stages"].items())
+        out.append(
+            f"| {r['repo']} | {r['commits']} | {r['head'][:10]} | {r['index']['seconds']:.1f} "
+            f"| {stages} | {r['wall_seconds']:.0f} |"
+        )
+    out += ["", "### Co-change temporal hold-out (80 / 20, ties at expected rank)", ""]
+    out += [
+        "| repository | cut | history | test commits | queries | index s (cut) | served shows at most |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for r in ok:
+        c = r["cochange"]
+        out.append(
+            f"| {r['repo']} | {c['cut'][:10]} | {c['history_commits']} | {c['test_commits']} "
+            f"| {c['queries']} | {c['index_seconds']:.1f} | {c['served_limit']} |"
+        )
+    for metric in ("recall@5", "recall@10", "mrr", "coverage"):
+        out += ["", f"{metric}:", ""]
+        out.append("| repository | " + " | ".join(METHOD_NAMES[m] for m in METHODS) + " |")
+        out.append("|---|" + "---|" * len(METHODS))
+        for r in ok:
+            ms = r["cochange"]["methods"]
+            out.append(f"| {r['repo']} | " + " | ".join(_f(ms[m][metric]) for m in METHODS) + " |")
+    out += ["", "### Revert re-attempt probes", ""]
+    out += [
+        "| repository | pairs | no file at HEAD | probed | hits | hit rate | controls | alarms "
+        "| alarm rate | max revert warnings / call | re-applied pairs | warned on re-applied |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for r in ok:
+        v = r["reverts"]
+        n, a = v["not_reapplied"], v["reapplied"]
+        out.append(
+            f"| {r['repo']} | {v['pairs']} | {v['no_file_at_head']} | {n['probed']} | {n['hits']} "
+            f"| {_f(n['hit_rate'])} | {n['controls']} | {n['alarms']} | {_f(n['alarm_rate'])} "
+            f"| {max(n['max_revert_warnings'], a['max_revert_warnings'])} | {a['probed']} "
+            f"| {a['hits']} |"
+        )
+    out += ["", "### Commit intents against hand labels", ""]
+    out += [
+        "| repository | labels | matched | accuracy | bugfix precision | bugfix recall | per class P / R |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for r in ok:
+        i = r["intents"]
+        if i.get("labels") is None:
+            out.append(f"| {r['repo']} | {i['note']} | | | | | |")
+            continue
+        bf = i["per_class"].get("bugfix", {})
+        classes = "; ".join(
+            f"{c} {_f(v['precision'])} / {_f(v['recall'])}" for c, v in i["per_class"].items()
+        )
+        out.append(
+            f"| {r['repo']} | {i['labels']} | {i['matched']} | {_f(i['accuracy'])} "
+            f"| {_f(bf.get('precision'))} | {_f(bf.get('recall'))} | {classes} |"
+        )
+    out += ["", "### Preflight size (rendered as the CLI does)", ""]
+    out += [
+        "| repository | preflights | largest block (chars) | budget (token_budget x 4) | within | largest probe |",
+        "|---|---|---|---|---|---|",
+    ]
+    for r in ok:
+        p = r["preflight_size"]
+        out.append(
+            f"| {r['repo']} | {p['probes']} | {p['largest_chars']} | {p['budget_chars']} "
+            f"| {'yes' if p['within_budget'] else 'no'} | `{p['largest_probe']}` |"
+        )
+    failed = [r for r in results if "error" in r]
+    if failed:
+        out += ["", "Failed repositories:", ""]
+        out += [f"- {r['repo']}: {r['error']}" for r in failed]
+    return "\n".join(out) + "\n"
+
+
+def default_sources() -> list[Path]:
+    # the package's parent is the checkout; the shared bundles sit beside it
+    root = Path(__file__).resolve().parent.parent
+    folder = root.parent / "shared" / "repos"
+    return sorted(folder.glob("*.bundle")) if folder.is_dir() else []
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="real", description=(__doc__ or "").split("\n\n")[0])
+    ap.add_argument("sources", nargs="*", type=Path, metavar="REPO_OR_BUNDLE")
+    ap.add_argument("--json", type=Path, default=None, help="write the results as JSON here")
+    ap.add_argument("--out", type=Path, default=None, help="write the Markdown section here")
+    ap.add_argument("--repos", default=None, help="only these names (comma separated)")
+    ap.add_argument("--max-commits", type=int, default=None, help="stop history at this commit")
+    ap.add_argument("--labels", type=Path, default=LABELS_DIR, help="folder of <repo>.jsonl")
+    args = ap.parse_args(argv)
+    sources = list(args.sources) or default_sources()
+    if not args.sources and not sources:
+        print(
+            "real: no repositories given and no ../shared/repos/*.bundle; skipped", file=sys.stderr
+        )
+        return 0
+    if args.repos:
+        wanted = [n.strip() for n in args.repos.split(",") if n.strip()]
+        by_name = {repo_name(s): s for s in sources}
+        missing = [n for n in wanted if n not in by_name]
+        if missing:
+            print(f"real: unknown repository {', '.join(missing)}", file=sys.stderr)
+            print(f"  hint: known: {', '.join(sorted(by_name))}", file=sys.stderr)
+            return 2
+        sources = [by_name[n] for n in wanted]
+    for s in sources:
+        if not s.exists():
+            print(f"real: {s} does not exist", file=sys.stderr)
+            print("  hint: pass a git repository or a .bundle file", file=sys.stderr)
+            return 2
+    results = []
+    for s in sources:
+        try:
+            results.append(measure_repo(s, max_commits=args.max_commits, labels_dir=args.labels))
+        except Exception as exc:  # one repository failing must not lose the others
+            log(f"{repo_name(s)}: FAILED {type(exc).__name__}: {exc}")
+            traceback.print_exc(file=sys.stderr)
+            results.append({"repo": repo_name(s), "error": f"{type(exc).__name__}: {exc}"})
+        if args.json:
+            args.json.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
+    command = "python -m gitstrata.benchmarks.real " + " ".join(
+        argv if argv is not None else sys.argv[1:]
+    )
+    md = markdown(results, command.strip())
+    if args.out:
+        args.out.write_text(md, encoding="utf-8")
+    else:
+        sys.stdout.write(md)
+    return 1 if any("error" in r for r in results) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,231 @@
+"""The real-repository benchmark on a tiny history whose numbers are worked out by hand.
+
+History (one commit a day; files a..f are Python modules):
+
+    C1  a b c d e   initial           C7  e       add fast path to e
+    C2  a b         add feature       C8  e       Revert C7
+    C3  a b         fix bug in a      C9  a b c   refactor             <- cut (9 of 12)
+    C4  a c         tweak a and c     C10 a b     update a and b       (test)
+    C5  d           add caching to d  C11 a c d f update a c d         (test; f is new)
+    C6  d           Revert C5         C12 e       reapply fast path    (test; one file)
+
+History counts: n_a 5, n_b 4, n_c 3, n_d 3, n_e 3; co(a,b) 4, co(a,c) 3, co(b,c) 2, every
+other pair 1 (C1). Queries: C10 a -> {b}, b -> {a}; C11 a -> {c,d,f}, c -> {a,d,f},
+d -> {a,c,f}. For every baseline the true partner comes first for the C10 queries and for c; a's
+C11 ranking is b, c, (d e tied): RR 1/2. For d all four partners have one co-commit:
+count and confidence tie all four (two true among four: E[1/first] = 1/2 + 1/3 * 1/2 + 1/6 *
+1/3 = 13/18); Ochiai, W and code-maat put c and e (n = 3) first, tied (E = 3/4). Recall@5 =
+Recall@10 = (1 + 1 + 3 * 2/3) / 5 = 0.8; MRR = (3.5 + 13/18) / 5 = 0.8444 for count and
+confidence, (3.5 + 3/4) / 5 = 0.85 for Ochiai, W and code-maat.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from conftest import GitRepo
+
+from gitstrata import Strata
+from gitstrata.benchmarks import real
+from gitstrata.serve.render import render_preflight
+
+
+def _py(name: str, *lines: str) -> str:
+    body = "\n".join(f"    {ln}" for ln in lines) or "    pass"
+    return f"def {name}():\n{body}\n"
+
+
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory: pytest.TempPathFactory):
+    repo = GitRepo(tmp_path_factory.mktemp("real") / "repo")
+    v: dict[str, list[str]] = {f: [f"{f}0 = 0"] for f in "abcde"}
+
+    def bump(files: str, line: str | None = None) -> dict[str, str]:
+        for f in files:
+            v[f].append(line or f"{f}{len(v[f])} = {len(v[f])}")
+        return {f"{f}.py": _py(f"fn_{f}", *v[f]) for f in files}
+
+    shas = [repo.commit("initial", {f"{f}.py": _py(f"fn_{f}", *v[f]) for f in "abcde"})]
+    shas.append(repo.commit("add feature", bump("ab")))
+    shas.append(repo.commit("fix bug in a", bump("ab")))
+    shas.append(repo.commit("tweak a and c", bump("ac")))
+    shas.append(repo.commit("add caching to d", bump("d", "cache = {}")))
+    v["d"].pop()
+    shas.append(
+        repo.commit(
+            f'Revert "add caching to d"\n\nThis reverts commit {shas[4]}.',
+            {"d.py": _py("fn_d", *v["d"])},
+        )
+    )
+    shas.append(repo.commit("add fast path to e", bump("e", "fast = True")))
+    v["e"].pop()
+    shas.append(
+        repo.commit(
+            f'Revert "add fast path to e"\n\nThis reverts commit {shas[6]}.',
+            {"e.py": _py("fn_e", *v["e"])},
+        )
+    )
+    shas.append(repo.commit("refactor", bump("abc")))
+    shas.append(repo.commit("update a and b", bump("ab")))
+    shas.append(repo.commit("update a c d", {**bump("acd"), "f.py": _py("fn_f")}))
+    shas.append(repo.commit("reapply fast path", bump("e", "fast = True")))
+    return repo, shas
+
+
+def test_split_and_queries(tiny) -> None:
+    repo, shas = tiny
+    commits = real.non_merge_commits(repo.path, "HEAD")
+    assert [c.sha for c in commits] == shas
+    cut, history, test = real.split_history(commits, repo.path)
+    assert cut == shas[8]
+    assert [c.sha for c in history] == shas[:9] and [c.sha for c in test] == shas[9:]
+    at_cut = real.tree_files(repo.path, cut)
+    queries = real.cochange_queries(history, test, at_cut, bulk=40)
+    assert [(s, a, sorted(t)) for s, a, t in queries] == [
+        (shas[9], "a.py", ["b.py"]),
+        (shas[9], "b.py", ["a.py"]),
+        (shas[10], "a.py", ["c.py", "d.py", "f.py"]),
+        (shas[10], "c.py", ["a.py", "d.py", "f.py"]),
+        (shas[10], "d.py", ["a.py", "c.py", "f.py"]),
+    ]
+
+
+def test_expected_rank_under_ties() -> None:
+    # two true partners among four tied: E[1 / first position] = 13/18
+    h5, h10, rr = real.expected_metrics([["w", "x", "y", "z"]], {"x", "z"})
+    assert (h5, h10, round(rr, 6)) == (2.0, 2.0, round(13 / 18, 6))
+    # a tie straddling the top 5: 3 of its 4 positions are inside
+    h5, h10, rr = real.expected_metrics([["p1", "p2", "p3"], ["t", "u", "v", "w"]], {"t"})
+    assert (h5, h10) == (0.5, 1.0)
+    assert rr == pytest.approx(0.25 * (1 / 4 + 1 / 5 + 1 / 6 + 1 / 7))
+
+
+def test_cochange_holdout_served_and_baselines(tiny, tmp_path: Path) -> None:
+    repo, shas = tiny
+    commits = real.non_merge_commits(repo.path, "HEAD")
+    probes = real.Probes()
+    res = real.measure_cochange(repo.path, commits, tmp_path, probes)
+    assert (res["cut"], res["history_commits"], res["test_commits"], res["queries"]) == (
+        shas[8],
+        9,
+        3,
+        5,
+    )
+    m = res["methods"]
+    for method in ("count", "ochiai", "w", "codemaat", "confidence"):
+        assert (m[method]["recall@5"], m[method]["recall@10"], m[method]["coverage"]) == (
+            0.8,
+            0.8,
+            1.0,
+        ), method
+    assert m["count"]["mrr"] == m["confidence"]["mrr"] == 0.8444
+    assert m["ochiai"]["mrr"] == m["w"]["mrr"] == m["codemaat"]["mrr"] == 0.85
+
+    # the served row is exactly what preflight returns at the cut, scored by position
+    strata = Strata(tmp_path / "cut", index_dir=tmp_path / "cut-index")
+    truths = {
+        ("a.py", 0): {"b.py"},
+        ("b.py", 0): {"a.py"},
+        ("a.py", 1): {"c.py", "d.py", "f.py"},
+        ("c.py", 1): {"a.py", "d.py", "f.py"},
+        ("d.py", 1): {"a.py", "c.py", "f.py"},
+    }
+    r5 = rr = covered = 0.0
+    for (a, _), truth in truths.items():
+        served = [c.path for c in strata.preflight(a).coupling]
+        r5 += len(set(served[:5]) & truth) / len(truth)
+        rr += next((1 / (i + 1) for i, p in enumerate(served) if p in truth), 0.0)
+        covered += bool(served)
+    assert m["served"]["recall@5"] == round(r5 / 5, 4)
+    assert m["served"]["mrr"] == round(rr / 5, 4)
+    assert m["served"]["coverage"] == round(covered / 5, 4)
+    assert res["query_files"] == 4 and probes.count == 4
+
+
+def test_revert_probes_intents_and_size(tiny, tmp_path: Path) -> None:
+    repo, shas = tiny
+    commits = real.non_merge_commits(repo.path, "HEAD")
+    pairs = real.plan_reverts(repo.path, shas[-1], commits)
+    assert [(p.reverted, p.revert, p.file) for p in pairs] == [
+        (shas[4], shas[5], "d.py"),
+        (shas[6], shas[7], "e.py"),
+    ]
+    assert [p.reapplied_by for p in pairs] == [None, "lines at HEAD"]
+    assert [p.control_subject for p in pairs] == ["update a c d", "reapply fast path"]
+
+    strata = Strata(repo.path, index_dir=tmp_path / "index")
+    strata.index()
+    probes = real.Probes()
+    res = real.measure_reverts(strata, repo.path, shas[-1], commits, probes)
+    assert res["pairs"] == 2 and res["no_file_at_head"] == 0
+    assert (res["not_reapplied"]["probed"], res["reapplied"]["probed"]) == (1, 1)
+    probe = strata.preflight("d.py", None, "add caching to d")
+    hit = any(str(w.failure_id) == f"revert:{shas[4][:10]}" for w in probe.warnings)
+    assert res["not_reapplied"]["hits"] == int(hit)
+    control = strata.preflight("d.py", None, "update a c d")
+    alarm = any(w.source == "revert" for w in control.warnings)
+    assert res["not_reapplied"]["alarms"] == int(alarm)
+    assert probes.count == 4 and probes.budget_chars == 2000 * 4
+    assert probes.largest >= len(render_preflight(probe, budget=2000))
+
+    labels = tmp_path / "labels.jsonl"
+    rows = [
+        {"sha": shas[5], "intent": "revert"},
+        {"sha": shas[0][:12], "intent": "no-such-class"},
+        {"sha": "0" * 40, "intent": "bugfix"},
+    ]
+    labels.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    intents = real.measure_intents(strata, labels)
+    assert (intents["labels"], intents["matched"], intents["unmatched"]) == (3, 2, 1)
+    assert intents["accuracy"] == 0.5
+    assert intents["per_class"]["revert"]["precision"] == 1.0
+    assert intents["per_class"]["no-such-class"]["recall"] == 0.0
+    missing = real.measure_intents(strata, tmp_path / "absent.jsonl")
+    assert missing["labels"] is None and "absent.jsonl" in missing["note"]
+
+    md = real.markdown(
+        [{"repo": "tiny", "error": "RuntimeError: boom"}], "python -m gitstrata.benchmarks.real"
+    )
+    assert "- tiny: RuntimeError: boom" in md
+
+
+def test_unknown_repository_name_is_one_line_error(tiny, capsys) -> None:
+    repo, _ = tiny
+    assert real.main([str(repo.path), "--repos", "nope"]) == 2
+    err = capsys.readouterr().err
+    assert "unknown repository nope" in err and "hint:" in err and "Traceback" not in err
+
+
+def test_revert_probe_follows_renames_to_head(make_repo) -> None:
+    repo = make_repo("renamed")
+    repo.commit("start", {"old/a.py": _py("f", "x = 1"), "z.py": _py("z")})
+    tried = repo.commit("try a speedup", {"old/a.py": _py("f", "x = 1", "speed = 2")})
+    undo = repo.commit(
+        f"Revert speedup\n\nThis reverts commit {tried}.", {"old/a.py": _py("f", "x = 1")}
+    )
+    repo.git("mv", "old", "new")
+    repo.commit("move the package")
+    commits = real.non_merge_commits(repo.path, "HEAD")
+    [pair] = real.plan_reverts(repo.path, repo.head(), commits)
+    assert (pair.reverted, pair.revert, pair.file) == (tried, undo, "new/a.py")
+    assert pair.reapplied_by is None and pair.control_subject == "move the package"
+
+
+def test_a_reverted_revert_means_reapplied(make_repo) -> None:
+    repo = make_repo("again")
+    repo.commit("start", {"a.py": _py("f", "x = 1")})
+    tried = repo.commit("use a cache", {"a.py": _py("f", "x = 1", "cache = {}")})
+    undo = repo.commit(f"Revert cache\n\nThis reverts commit {tried}.", {"a.py": _py("f", "x = 1")})
+    redo = repo.commit(
+        f"Reapply cache\n\nThis reverts commit {undo}.", {"a.py": _py("f", "x = 1", "cache = {}")}
+    )
+    commits = real.non_merge_commits(repo.path, "HEAD")
+    pairs = real.plan_reverts(repo.path, repo.head(), commits)
+    assert [(p.reverted, p.revert, p.reapplied_by) for p in pairs] == [
+        (tried, undo, redo[:10]),
+        (undo, redo, None),
+    ]
+    # every commit on a.py after the start is part of a pair: the control is the start
+    assert [p.control_subject for p in pairs] == ["start", "start"]
