@@ -308,7 +308,7 @@ def run_cochange(ctx: StageContext) -> StageResult:
 
 CAPSULE = Stage(
     name="capsule",
-    version=2,  # 2: bodies only make bugfix or perf commits
+    version=3,  # 3: intents read the changed files too
     run=run_capsule,
     outputs=("commits", "touches"),
     config=("index", "history"),
