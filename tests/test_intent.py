@@ -206,3 +206,16 @@ def test_capsule_stage_classifies_with_files_and_rules(git_repo):
         {"history": {"intent_rules": [{"pattern": "^Explain", "intent": "chore"}]}}
     ).history
     assert intents(ruled) == ["feature", "test", "docs", "build", "chore", "build"]
+
+
+def test_readme_intent_rules_example_is_valid():
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## Configuration", 1)[1].split("\n## ", 1)[0]
+    blocks = [b.split("```", 1)[0] for b in section.split("```json")[1:]]
+    block = next(b for b in blocks if '"pattern"' in b)
+    rules = compile_rules(Config.from_dict(json.loads(block)).history.intent_rules)
+    assert [r.intent for r in rules] == ["build", "build", "bugfix"]
+    assert classify("release: 2.0", files("src/a.py"), rules).intent == "build"
+    assert classify("HotPatch the parser", files("src/a.py"), rules).intent == "bugfix"
