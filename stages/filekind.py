@@ -178,6 +178,9 @@ def kind(path: str) -> str:
         return "chore"
     if _BUILD_NAME.fullmatch(name) or _BUILD_DIR.search(path):
         return "build"
+    if path.startswith((".github/", ".gitlab/")):
+        # bots' and the forge's settings (stale, labeler, templates) are housekeeping
+        return "docs" if _DOCS_NAME.search(name) else "chore"
     if _EXAMPLE.search(path):
         return "docs"
     if _TEST_DIR.search(path) or _TEST_NAME.match(name):

@@ -81,6 +81,9 @@ _TYPE_INTENT = {
     "fmt": "chore",
     "wip": "chore",
     "deploy": "build",
+    "cargo": "build",
+    "msrv": "build",
+    "packaging": "build",
 }
 _SECURITY_SCOPES = frozenset({"security", "sec", "vuln", "cve"})
 _REVERT_SUBJECT = re.compile(r'^\s*Revert\s+"', re.I)
