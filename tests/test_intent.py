@@ -223,3 +223,34 @@ def test_readme_intent_rules_example_is_valid():
     assert [r.intent for r in rules] == ["build", "build", "bugfix"]
     assert classify("release: 2.0", files("src/a.py"), rules).intent == "build"
     assert classify("HotPatch the parser", files("src/a.py"), rules).intent == "bugfix"
+
+
+def test_real_intent_benchmark_scores_the_stage_against_labels(git_repo, tmp_path):
+    from gitstrata.benchmarks import intents_real
+
+    r = git_repo
+    shas = [
+        r.commit("Add the parser", {"src/parser.py": "def parse(x):\n    return x\n"}),
+        r.commit("Fix the parser tests", {"tests/test_parser.py": "def test_parse():\n    pass\n"}),
+        r.commit(
+            "Fix crash on empty input", {"src/parser.py": "def parse(x):\n    return x or 0\n"}
+        ),
+        r.commit("Tidy", {"src/parser.py": "def parse(x):\n    return x or 1\n"}),
+    ]
+    labels = tmp_path / "labels"
+    labels.mkdir()
+    gold = ["feature", "test", "bugfix", "bugfix"]
+    (labels / "repo.jsonl").write_text(
+        "".join(
+            json.dumps({"sha": s, "intent": g, "why": ""}) + "\n"
+            for s, g in zip(shas, gold, strict=True)
+        )
+    )
+    result = intents_real.evaluate(r.path, labels)
+    assert result is not None
+    assert (result["n"], result["accuracy"]) == (4, 0.75)  # "Tidy" is a refactor to the stage
+    assert (result["bugfix_precision"], result["bugfix_recall"]) == (1.0, 0.5)
+    assert result["confusions"] == {"bugfix->refactor": 1}
+    assert [e["sha"] for e in result["errors"]] == [shas[3]]
+    assert "bugfix->refactor 1" in intents_real.render([result])
+    assert intents_real.evaluate(r.path, tmp_path) is None  # no labels for this repository
