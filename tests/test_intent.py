@@ -254,3 +254,11 @@ def test_real_intent_benchmark_scores_the_stage_against_labels(git_repo, tmp_pat
     assert [e["sha"] for e in result["errors"]] == [shas[3]]
     assert "bugfix->refactor 1" in intents_real.render([result])
     assert intents_real.evaluate(r.path, tmp_path) is None  # no labels for this repository
+
+
+def test_config_knows_exactly_the_classifier_intents():
+    from typing import get_args
+
+    from gitstrata.store.config import IntentName
+
+    assert get_args(IntentName) == INTENTS
