@@ -26,7 +26,7 @@ from ..store import schemas
 from ..store.config import HistoryConfig
 from ..store.ids import symbol_id
 from .frames import frame
-from .intent import classify, subject_of
+from .intent import classify, compile_rules, facts_of, subject_of
 from .patch import CommitPatch, FileChange, hunk_lines
 from .spancache import SpanCache
 from .spans import Spans
@@ -191,10 +191,11 @@ def build(
     cache = SpanCache(read_blob, config, parse, language_of)
     out_c = _Columns(schemas.COMMITS)
     out_t = _Columns(RAW_TOUCHES)
+    rules = compile_rules(config.intent_rules)
     n = 0
     for c in commits:
         n += 1
-        intent = classify(c.message)
+        intent = classify(c.message, [facts_of(f) for f in c.files], rules)
         use_cache = cache if len(c.files) <= config.symbol_max_files else None
         commit = _Excerpt(config.excerpt_chars)
         symbols = 0

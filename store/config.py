@@ -8,13 +8,14 @@ reads into its fingerprint, so changing a retrieval weight never re-runs history
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from .errors import ConfigError
-from .vocabulary import INTENTS, LOAD_BEARING
+from .vocabulary import INTENTS, LOAD_BEARING, Intent
 
 
 class Section(BaseModel):
@@ -48,6 +49,32 @@ class ChunkConfig(Section):
 # section: history
 
 
+class IntentRule(Section):
+    """A team's intent rule, tried before the built-in classification: `intent` when `pattern`
+    (a Python regex) is found in the commit message and every changed path matches one of
+    `paths` (globs); give either or both."""
+
+    intent: Intent
+    pattern: str | None = None
+    paths: tuple[str, ...] | None = None
+
+    @field_validator("pattern")
+    @classmethod
+    def _regex(cls, v: str | None) -> str | None:
+        if v is not None:
+            try:
+                re.compile(v)
+            except re.error as exc:
+                raise ValueError(f"not a valid regular expression: {exc}") from None
+        return v
+
+    @model_validator(mode="after")
+    def _something(self) -> IntentRule:
+        if self.pattern is None and not self.paths:
+            raise ValueError("a rule needs a `pattern`, `paths` or both")
+        return self
+
+
 class HistoryConfig(Section):
     """History extraction (`capsule`, `blame`)."""
 
@@ -59,6 +86,7 @@ class HistoryConfig(Section):
     symbol_excerpt_chars: int = Field(default=600, ge=0)  # per-touch diff excerpt
     parse_cache: int = Field(default=20_000, ge=16)  # parsed file versions kept (LRU)
     commits_per_worker: int = Field(default=2_000, ge=1)  # below this a range is not split
+    intent_rules: tuple[IntentRule, ...] = ()  # tried in order before the built-in classifier
 
 
 class GraphConfig(Section):

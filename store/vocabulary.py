@@ -12,18 +12,10 @@ from __future__ import annotations
 from typing import Literal, get_args
 
 # commit intents, in the order the classifier's precedence and the reports list them
-INTENTS = (
-    "bugfix",
-    "security",
-    "revert",
-    "perf",
-    "feature",
-    "refactor",
-    "docs",
-    "test",
-    "build",
-    "chore",
-)
+Intent = Literal[
+    "bugfix", "security", "revert", "perf", "feature", "refactor", "docs", "test", "build", "chore"
+]
+INTENTS: tuple[str, ...] = get_args(Intent)
 # intents whose lines are load-bearing: removing them may reopen what the commit fixed
 LOAD_BEARING = frozenset({"bugfix", "security", "revert"})
 
