@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import re
+import subprocess
 from pathlib import Path
 
+import pytest
 import typer.main
 
 from gitstrata.cli import app
@@ -67,17 +69,17 @@ def test_readme_has_the_two_commands_and_no_placeholders() -> None:
     assert not re.search(r"\b[A-Z]{4,}_(EXAMPLE|EXAMPLES|TABLE)\b|^LIMITATIONS$", README, re.M)
 
 
-def test_readme_python_example_runs(tmp_path) -> None:
-    from gitstrata.benchmarks.fixture import build_fixture
-
+@pytest.mark.slow
+def test_readme_python_example_runs(tmp_path, fixture_repo) -> None:
     block = README.split("## Python API", 1)[1].split("```python", 1)[1].split("```", 1)[0]
-    info = build_fixture(tmp_path / "repo")
-    code = block.replace('"path/to/repo"', repr(str(info.path)))
+    repo = tmp_path / "repo"  # the example writes its index into the repository: use a clone
+    subprocess.run(["git", "clone", "-q", str(fixture_repo.path), str(repo)], check=True)
+    code = block.replace('"path/to/repo"', repr(str(repo)))
     namespace: dict = {}
     exec(compile(code, "README.md", "exec"), namespace)  # noqa: S102
     from gitstrata import Strata
 
-    with Strata(info.path) as strata:
+    with Strata(repo) as strata:
         assert [
             i.id
             for i in strata.preflight("backend/payments/retry.py", "charge_with_retry").invariants

@@ -29,6 +29,8 @@ from gitstrata.store.generations import Store
 RETRY_V1 = '''"""Charging with retries."""
 import uuid
 
+pytestmark = pytest.mark.slow  # real MCP sessions over stdio, each spawning the server
+
 
 def charge_with_retry(client, order_id, amount_cents, attempts=3):
     """Charge once, retrying gateway timeouts."""

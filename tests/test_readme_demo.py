@@ -19,6 +19,8 @@ import pytest
 
 from gitstrata.benchmarks.demo import INVARIANTS, build_demo, preflight_argv
 
+pytestmark = pytest.mark.slow  # the demo repository is built and indexed
+
 ROOT = Path(__file__).resolve().parent.parent
 README = (ROOT / "README.md").read_text(encoding="utf-8")
 

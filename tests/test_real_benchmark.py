@@ -31,6 +31,8 @@ from gitstrata import Strata
 from gitstrata.benchmarks import real
 from gitstrata.serve.render import render_preflight
 
+pytestmark = pytest.mark.slow  # indexes a real repository several times
+
 
 def _py(name: str, *lines: str) -> str:
     body = "\n".join(f"    {ln}" for ln in lines) or "    pass"
