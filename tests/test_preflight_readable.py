@@ -151,6 +151,15 @@ def test_commit_bodies_reach_preflight_and_query(shop) -> None:
     for ref in [*fix_hits, *attached]:
         assert ref.reason.startswith("A discount larger than the basket")
     assert "A discount larger than the basket" in render_search(resp, budget=None)
+    for args in ([], ["--raw"], ["--json"]):
+        out = subprocess.run(
+            [sys.executable, "-m", "gitstrata", "-C", str(shop.path), "query"]
+            + ["why does the total clamp discounts at zero", *args],
+            capture_output=True,
+            text=True,
+        )
+        assert out.returncode == 0, out.stderr
+        assert "A discount larger than the basket gave customers a credit" in out.stdout, args
 
 
 def test_every_block_fits_its_budget_and_says_what_it_left_out(shop) -> None:
