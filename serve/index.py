@@ -46,11 +46,16 @@ class SymbolRow:
     language: str | None
 
 
-# lines of a commit body that say nothing about why: trailers, revert boilerplate, separators
+# lines of a commit body that say nothing about why: trailers, revert boilerplate, bare issue
+# references ("Closes #12"), bot lines of squashed pull requests, separators
+_REF = r"(?:[\w.-]+/[\w.-]+)?#\d+|https?://\S+|GH-\d+"
 _NOISE = re.compile(
     r"^(?:[A-Z][\w-]*(?:-[Bb]y|-[Ii]d)?: .*"  # Signed-off-by:, Change-Id:, Co-authored-by: ...
     r"|This reverts commit [0-9a-f]{7,}.*|\(cherry picked from commit [0-9a-f]{7,}\)"
-    r"|[-=*_~#]{3,})$"
+    r"|[-=*_~#]{3,}"
+    rf"|(?i:(?:(?:closes|closed|close|fixes|fixed|fix|resolves|resolved|resolve|refs?|see|"
+    rf"related(?: to)?|part of|for)\b:?\s*(?:{_REF})(?:[\s,]+(?:and\s+)?(?:{_REF}))*[\s,.;]*)+)"
+    r"|[-*] ?\[pre-commit\.ci.*|.*\bpre-commit-ci\b.*|Merge (?:branch|pull request) .*)$"
 )
 
 

@@ -199,13 +199,16 @@ def _history(
             added=0,
             removed=0,
         )
+        lines: list[str] = []
         for t in rows:
             entry.added += t["added"] or 0
             entry.removed += t["removed"] or 0
             entry.files += 1
-            if t["excerpt"] and len(entry.excerpt) < 8:
-                entry.excerpt.extend(_excerpt_lines(t["excerpt"]))
-        entry.excerpt = entry.excerpt[:8]
+            if t["excerpt"] and len(lines) < 32:
+                lines.extend(_excerpt_lines(t["excerpt"]))
+        # changed code tells more than reworded comments: it goes first, in diff order
+        lines.sort(key=_is_comment)
+        entry.excerpt = lines[:8]
         report.history.append(entry)
     if report.history_total > len(report.history):
         report.history_more = history_query(target, whole_file=whole_file)
@@ -248,6 +251,16 @@ def history_query(target: SymbolRow, *, whole_file: bool) -> str:
 
 def _sql_text(value: str) -> str:
     return "'" + value.replace("'", "''") + "'"
+
+
+_COMMENT_STARTS = ("#", "//", "/*", "* ", "*/", '"""', "'''", "--")
+
+
+def _is_comment(line: str) -> bool:
+    """A diff line (`+     text`) whose text looks like a comment or docstring, in any of
+    the usual syntaxes (an ordering hint only: nothing is dropped for it)."""
+    text = line[1:].strip()
+    return text.startswith(_COMMENT_STARTS) or text == "*"
 
 
 def _excerpt_lines(text: str) -> list[str]:

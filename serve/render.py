@@ -16,6 +16,8 @@ from xml.sax.saxutils import quoteattr
 
 from .models import FailureWarning, Hit, InvariantHit, PreflightReport, SearchResponse
 
+LOAD_BEARING = frozenset({"bugfix", "security", "revert"})  # intents whose diffs say more
+
 # priorities: higher survives longer
 FRAME, MUST, HIGH, MID, LOW, LEAST = 100, 90, 70, 50, 30, 10
 
@@ -285,7 +287,7 @@ def _history_lines(report: PreflightReport) -> list[Line]:
     entries: list[Line] = []
     for i, h in enumerate(report.history):
         c = h.commit
-        weight = HIGH if c.intent in ("bugfix", "security", "revert") else MID
+        weight = HIGH if c.intent in LOAD_BEARING else MID
         weight -= min(i, 10)  # older entries go first
         entry = Line(
             f"  {c.date} {c.short} [{c.intent}] {_one_line(c.subject, 140)} (+{h.added} -{h.removed})",
@@ -296,7 +298,7 @@ def _history_lines(report: PreflightReport) -> list[Line]:
         out.append(entry)
         if c.reason:
             out.append(_reason_line(c.reason, entry))
-        for ex in h.excerpt[:6]:
+        for ex in h.excerpt[: 4 if c.intent in LOAD_BEARING else 2]:
             out.append(
                 Line(
                     f"      {ex[:180]}",

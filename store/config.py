@@ -180,7 +180,7 @@ class RetrievalConfig(Section):
     reason_chars: int = Field(default=200, ge=0)  # commit body (the "why") shown per commit
     # a fix's lines are shown as load-bearing when they reach either threshold
     load_bearing_min_lines: int = Field(default=5, ge=1)
-    load_bearing_min_share: float = Field(default=0.10, ge=0.0, le=1.0)
+    load_bearing_min_share: float = Field(default=0.05, ge=0.0, le=1.0)
     load_bearing_limit: int = Field(default=5, ge=0)  # fix commits listed per target
     coupling_limit: int = Field(default=8, ge=0)
     related_limit: int = Field(default=5, ge=0)

@@ -189,6 +189,15 @@ def test_every_block_fits_its_budget_and_says_what_it_left_out(shop) -> None:
         ('Revert "a"\n\nThis reverts commit 0123456789abcdef.\n\nIt broke b.', "It broke b."),
         ('Revert "a"\n\nThis reverts commit 0123456789abcdef.', ""),
         ("fix: x\n\nSigned-off-by: A <a@b>\nChange-Id: I0123", ""),
+        (
+            "fix: x\n\nCloses #2952 Fixes #2788\n\nThe cache kept stale keys.",
+            "The cache kept stale keys.",
+        ),
+        (
+            "fix: x\n\nFix the parser for #12: it dropped quotes.",
+            "Fix the parser for #12: it dropped quotes.",
+        ),
+        ("fix: x\n\n* [pre-commit.ci] auto fixes from pre-commit.com hooks", ""),
         ("fix: x\n\n" + "word " * 100, ("word " * 40).strip()[:199].rsplit(" ", 1)[0] + "…"),
     ],
 )
