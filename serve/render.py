@@ -282,6 +282,7 @@ def _load_bearing_lines(report: PreflightReport) -> list[Line]:
 def _history_lines(report: PreflightReport) -> list[Line]:
     if not report.history:
         return []
+    said = {o.commit.sha for o in report.load_bearing if o.commit.reason}  # not twice
     out = [Line("<causal_history>", FRAME)]
     n = len(report.history)
     entries: list[Line] = []
@@ -296,7 +297,7 @@ def _history_lines(report: PreflightReport) -> list[Line]:
         )
         entries.append(entry)
         out.append(entry)
-        if c.reason:
+        if c.reason and c.sha not in said:
             out.append(_reason_line(c.reason, entry))
         for ex in h.excerpt[: 4 if c.intent in LOAD_BEARING else 2]:
             out.append(
