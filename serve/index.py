@@ -50,7 +50,8 @@ class SymbolRow:
 # references ("Closes #12"), bot lines of squashed pull requests, separators
 _REF = r"(?:[\w.-]+/[\w.-]+)?#\d+|https?://\S+|GH-\d+"
 _NOISE = re.compile(
-    r"^(?:[A-Z][\w-]*(?:-[Bb]y|-[Ii]d)?: .*"  # Signed-off-by:, Change-Id:, Co-authored-by: ...
+    # Signed-off-by:, Co-authored-by:, Change-Id:, Reviewed-on:, Cc: ... (not "Note: ...")
+    r"^(?:(?:[A-Z][\w-]*-(?:[Bb]y|[Ii]d|[Oo]n)|Cc|Bug|PR-URL|Link): .*"
     r"|This reverts commit [0-9a-f]{7,}.*|\(cherry picked from commit [0-9a-f]{7,}\)"
     r"|[-=*_~#]{3,}"
     rf"|(?i:(?:(?:closes|closed|close|fixes|fixed|fix|resolves|resolved|resolve|refs?|see|"

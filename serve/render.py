@@ -85,6 +85,8 @@ def _fit(lines: list[Line], budget: int | None) -> str:
                         total -= overhead[sec]
             stack.extend(x.children)
         note = _note(budget, counts)
+    if not dropped:
+        return "\n".join(line.text for line in lines)
     kept = _drop_empty_sections([x for x in lines if id(x) not in dropped])
     kept.insert(len(kept) - 1, note)  # before the closing root tag
     return "\n".join(line.text for line in kept)
@@ -112,7 +114,7 @@ def _note(budget: int, counts: dict[str, int]) -> Line:
     """The line that says what the budget left out (the largest three kinds by count), so the
     agent knows the answer is partial and how to get more."""
     top = sorted(counts.items(), key=lambda kv: -kv[1])
-    parts = ", ".join(_plural(n, what) for what, n in top[:3]) or "nothing"
+    parts = ", ".join(_plural(n, what) for what, n in top[:3])
     rest = sum(n for _, n in top[3:])
     if rest:
         parts += f" and {rest} more line(s)"

@@ -189,6 +189,7 @@ def test_every_block_fits_its_budget_and_says_what_it_left_out(shop) -> None:
         ('Revert "a"\n\nThis reverts commit 0123456789abcdef.\n\nIt broke b.', "It broke b."),
         ('Revert "a"\n\nThis reverts commit 0123456789abcdef.', ""),
         ("fix: x\n\nSigned-off-by: A <a@b>\nChange-Id: I0123", ""),
+        ("fix: x\n\nNote: the cache outlives a request.", "Note: the cache outlives a request."),
         (
             "fix: x\n\nCloses #2952 Fixes #2788\n\nThe cache kept stale keys.",
             "The cache kept stale keys.",
