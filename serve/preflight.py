@@ -148,7 +148,7 @@ def _ownership(
     for r in rows:
         lb = bool(r["load_bearing"])
         owner = Ownership(
-            commit=commit_ref(index, r["sha"], r["author_time"], cfg.reason_chars if lb else 0),
+            commit=commit_ref(index, r["sha"], r["author_time"]),
             lines=r["lines"],
             share=round(r["lines"] / total, 4) if total else 0.0,
             load_bearing=lb,
@@ -172,6 +172,8 @@ def _ownership(
     ]
     shown.sort(key=lambda o: (-o.code_lines, o.commit.sha))
     report.load_bearing = shown[: cfg.load_bearing_limit]
+    for o in report.load_bearing:  # only the listed fixes say why (a reason costs a lookup)
+        o.commit.reason = index.reason(o.commit.sha, cfg.reason_chars)
 
 
 def _history(
@@ -218,22 +220,23 @@ def useful_commits(index: ServeIndex, newest: list[str], limit: int, recent: int
     """At most `limit` of `newest` (shas, newest first), newest first: the `recent` newest
     non-bulk commits, then fixes / security / reverts, then the rest; bulk commits (mass
     formatting, renames) only when nothing else is left."""
-    pos = {sha: i for i, sha in enumerate(newest)}
-
-    def bulk(sha: str) -> bool:
-        return bool((index.commits.get(sha) or {}).get("bulk"))
-
-    chosen = [s for s in newest if not bulk(s)][:recent]
-    picked = set(chosen)
-
-    def tier(sha: str) -> int:
-        if bulk(sha):
-            return 2
-        return 0 if (index.commits.get(sha) or {}).get("intent") in LOAD_BEARING else 1
-
-    rest = sorted((s for s in newest if s not in picked), key=lambda s: (tier(s), pos[s]))
-    chosen += rest[: max(0, limit - len(chosen))]
-    return sorted(chosen[:limit], key=pos.__getitem__)
+    commits = index.commits
+    tiers: tuple[list[int], list[int], list[int], list[int]] = ([], [], [], [])
+    latest, fixes, rest, bulk = tiers
+    for i, sha in enumerate(newest):
+        c = commits.get(sha)
+        if c is not None and c["bulk"]:
+            bulk.append(i)
+        elif len(latest) < recent:
+            latest.append(i)
+        elif c is not None and c["intent"] in LOAD_BEARING:
+            fixes.append(i)
+            if len(latest) + len(fixes) >= limit:
+                break  # nothing older can make the cut
+        else:
+            rest.append(i)
+    picked = (latest + fixes + rest + bulk)[:limit]
+    return [newest[i] for i in sorted(picked)]
 
 
 def history_query(target: SymbolRow, *, whole_file: bool) -> str:
