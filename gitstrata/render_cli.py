@@ -167,9 +167,14 @@ def print_search(resp: SearchResponse) -> None:
         )
     console.print(table)
     for h in resp.hits:
+        if h.reason:
+            console.print(f"  {h.rank}. why: {h.reason}", markup=False)
         for ref in h.why[:2]:
             console.print(
-                Text(f"  {h.rank}. why: {ref.date} {ref.short} [{ref.intent}] {ref.subject[:80]}")
+                Text(
+                    f"  {h.rank}. why: {ref.date} {ref.short} [{ref.intent}] {ref.subject[:80]}"
+                    + (f": {ref.reason}" if ref.reason else "")
+                )
             )
     for warn in resp.warnings:
         console.print(

@@ -1,13 +1,15 @@
 """Adapters of the history stages: `capsule`, `blame`, `cochange`.
 
 They own the I/O the pure stages must not do: git subprocesses (streamed `git log`, one
-`cat-file --batch` per worker, `git blame --incremental` per file), the previous generation's
+`cat-file --batch` per worker, `git blame --porcelain` per file), the previous generation's
 tables for incremental runs, and the process pool that splits a commit range. Invariants:
 
 - `capsule` reads only `last_indexed..HEAD` and appends; when the previous head is no longer an
   ancestor of HEAD (rewritten history) or the history config changed, it rebuilds from scratch.
   Splitting the range across workers never changes the output (the stage sorts).
-- `blame` re-blames only files whose blob (or symbol set) changed, unless history was rewritten.
+- `blame` re-blames only files whose blob (or symbol set) changed, unless history was rewritten
+  or the ignore-revs list changed; it looks through the commits `.git-blame-ignore-revs` (at
+  HEAD) and the repository's `blame.ignoreRevsFile` list (`index.blame_ignore_revs`).
 - A git failure mid-stream raises `GitError`, so no half history is ever published.
 """
 
@@ -17,6 +19,8 @@ import hashlib
 import io
 import json
 import multiprocessing as mp
+import os
+import re
 import subprocess
 import tempfile
 from collections.abc import Iterable, Iterator, Sequence
@@ -207,29 +211,86 @@ def run_capsule(ctx: StageContext) -> StageResult:
 # ---------------------------------------------------------------- blame
 
 
-def blame_file(git: Git, path: str, blob: str, head: str) -> blame_stage.FileBlame:
-    out = git.run_bytes("-c", "blame.ignoreRevsFile=", "blame", "--incremental", head, "--", path)
-    return blame_stage.parse_incremental(out, path, blob)
+IGNORE_REVS_FILE = ".git-blame-ignore-revs"
+_FULL_OID = re.compile(r"[0-9a-fA-F]{40}(?:[0-9a-fA-F]{24})?")
+
+
+def parse_ignore_revs(text: bytes) -> list[str]:
+    """Full object names of an ignore-revs file (`#` comments and blank lines skipped); the
+    abbreviated or malformed entries git itself would refuse are dropped."""
+    out = []
+    for raw in text.decode("utf-8", "replace").splitlines():
+        word = raw.split("#", 1)[0].strip()
+        if _FULL_OID.fullmatch(word):
+            out.append(word.lower())
+    return out
+
+
+def ignore_revs(git: Git, head: str) -> tuple[list[str], str]:
+    """The commits `.git-blame-ignore-revs` at HEAD's root lists, and a fingerprint that also
+    covers the files `blame.ignoreRevsFile` names (git applies those itself when it blames)."""
+    revs = parse_ignore_revs(
+        git.run_bytes("cat-file", "blob", f"{head}:{IGNORE_REVS_FILE}", check=False)
+    )
+    digest = hashlib.sha256("\n".join(revs).encode())
+    for value in git.run("config", "--get-all", "blame.ignoreRevsFile", check=False).splitlines():
+        digest.update(value.encode("utf-8", "surrogateescape"))
+        try:
+            digest.update((git.root / os.path.expanduser(value)).read_bytes())
+        except OSError:
+            pass  # git names the missing file itself when it blames
+    return revs, digest.hexdigest()[:16]
+
+
+def supports_ignore_revs(git: Git) -> bool:
+    """`git blame --ignore-revs-file` exists from git 2.23 on."""
+    found = re.search(r"(\d+)\.(\d+)", git.run("version"))
+    return found is not None and (int(found[1]), int(found[2])) >= (2, 23)
+
+
+def blame_file(
+    git: Git,
+    path: str,
+    blob: str,
+    head: str,
+    *,
+    language: str | None = None,
+    ignore_file: str | None = None,
+    honour_config: bool = False,
+) -> blame_stage.FileBlame:
+    """One file's blame at `head`. With `honour_config`, git applies the repository's own
+    `blame.ignoreRevsFile`; `ignore_file` adds a list of commits to look through."""
+    args = [] if honour_config else ["-c", "blame.ignoreRevsFile="]
+    args += ["blame", "--porcelain"]
+    if ignore_file is not None:
+        args += ["--ignore-revs-file", ignore_file]
+    out = git.run_bytes(*args, head, "--", path)
+    return blame_stage.parse_porcelain(out, path, blob, language)
 
 
 def run_blame(ctx: StageContext) -> StageResult:
     files, symbols, commits = ctx.input("files"), ctx.input("symbols"), ctx.input("commits")
     if not ctx.config.index.blame:
         return StageResult(tables={"blame": schemas.BLAME.empty_table()}, stats={"disabled": True})
+    honour = ctx.config.index.blame_ignore_revs and supports_ignore_revs(ctx.git)
+    revs, revs_key = ignore_revs(ctx.git, ctx.head) if honour else ([], "off")
     with_symbols = set(pc.unique(symbols["path"]).to_pylist())
-    todo: list[tuple[str, str]] = []
+    todo: list[tuple[str, str, str | None]] = []
     reused_paths: list[str] = []
     prev = ctx.previous("blame")
     prev_head = ctx.previous_head
     if prev is not None and prev_head and not ctx.git.is_ancestor(prev_head, ctx.head):
         prev = None  # rewritten history: old attributions may name commits that are gone
+    if prev is not None and ctx.previous_state.get("ignore_revs") != revs_key:
+        prev = None  # another ignore list moves ownership in every file
     prev_keys = _blame_keys(prev) if prev is not None else {}
     head_keys = _symbol_keys(symbols)
     unblamable = 0
-    for path, blob, status in zip(
+    for path, blob, status, language in zip(
         files["path"].to_pylist(),
         files["blob"].to_pylist(),
         files["status"].to_pylist(),
+        files["language"].to_pylist(),
         strict=True,
     ):
         if status != "indexed" or path not in with_symbols:
@@ -240,31 +301,48 @@ def run_blame(ctx: StageContext) -> StageResult:
         if prev_keys.get(path) == (blob, head_keys.get(path)):
             reused_paths.append(path)
         else:
-            todo.append((path, blob))
+            todo.append((path, blob, language))
     reused = None
     if prev is not None and reused_paths:
         reused = prev.filter(pc.is_in(prev["path"], value_set=pa.array(reused_paths, pa.string())))
 
-    def one(item: tuple[str, str]) -> blame_stage.FileBlame:
-        return blame_file(ctx.git, item[0], item[1], ctx.head)
+    with tempfile.TemporaryDirectory(prefix="gitstrata-blame-") as tmp:
+        ignore_file = None
+        if revs:
+            ignore_file = os.path.join(tmp, "ignore-revs")
+            with open(ignore_file, "w", encoding="ascii") as fh:
+                fh.write("".join(f"{r}\n" for r in revs))
 
-    results = []
-    with (
-        ctx.progress.task("blame: files", total=len(todo)) as task,
-        ThreadPoolExecutor(max_workers=max(1, ctx.jobs)) as pool,
-    ):
-        for fb in pool.map(one, todo):
-            results.append(fb)
-            task.advance()
+        def one(item: tuple[str, str, str | None]) -> blame_stage.FileBlame:
+            path, blob, language = item
+            return blame_file(
+                ctx.git,
+                path,
+                blob,
+                ctx.head,
+                language=language,
+                ignore_file=ignore_file,
+                honour_config=honour,
+            )
+
+        results = []
+        with (
+            ctx.progress.task("blame: files", total=len(todo)) as task,
+            ThreadPoolExecutor(max_workers=max(1, ctx.jobs)) as pool,
+        ):
+            for fb in pool.map(one, todo):
+                results.append(fb)
+                task.advance()
     table = blame_stage.build(results, symbols, commits, reused)
     stats = {
         "files": len(todo) + len(reused_paths),
         "blamed": len(todo),
         "reused": len(reused_paths),
         "unblamable_paths": unblamable,
+        "ignored_revs": len(revs),
         "rows": table.num_rows,
     }
-    return StageResult(tables={"blame": table}, stats=stats)
+    return StageResult(tables={"blame": table}, state={"ignore_revs": revs_key}, stats=stats)
 
 
 def _blame_keys(prev: pa.Table) -> dict[str, tuple[str, frozenset[str]]]:

@@ -22,7 +22,7 @@ from .index import ServeIndex
 from .models import PreflightReport, SearchResponse
 from .paths import repo_relative
 from .perplexity import PerplexityCheck
-from .preflight import build_preflight
+from .preflight import attach_reasons, build_preflight
 from .safe import scrub_model
 from .search import Ranked, Searcher, SearchResult
 
@@ -104,6 +104,7 @@ class Engine:
         path = _filter_path(self.repo_root, file_path) if file_path else None
         cfg = config or self.config.retrieval
         result = searcher.search(query, top_k, cfg, file_path=path, mode=mode)
+        attach_reasons(index, result.response.hits, cfg.reason_chars)
         if mode == "full":
             t0 = time.perf_counter()
             resp = result.response

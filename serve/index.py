@@ -8,6 +8,7 @@ instance is immutable once built; a reload makes a new one and swaps the referen
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -17,6 +18,7 @@ from typing import Any
 
 import pyarrow as pa
 
+from ..store.errors import IndexCorrupt
 from ..store.generations import Generation, Store
 
 
@@ -42,6 +44,40 @@ class SymbolRow:
     signature: str
     docstring: str
     language: str | None
+
+
+# lines of a commit body that say nothing about why: trailers, revert boilerplate, bare issue
+# references ("Closes #12"), bot lines of squashed pull requests, separators
+_REF = r"(?:[\w.-]+/[\w.-]+)?#\d+|https?://\S+|GH-\d+"
+_NOISE = re.compile(
+    # Signed-off-by:, Co-authored-by:, Change-Id:, Reviewed-on:, Cc: ... (not "Note: ...")
+    r"^(?:(?:[A-Z][\w-]*-(?:[Bb]y|[Ii]d|[Oo]n)|Cc|Bug|PR-URL|Link): .*"
+    r"|This reverts commit [0-9a-f]{7,}.*|\(cherry picked from commit [0-9a-f]{7,}\)"
+    r"|[-=*_~#]{3,}"
+    rf"|(?i:(?:(?:closes|closed|close|fixes|fixed|fix|resolves|resolved|resolve|refs?|see|"
+    rf"related(?: to)?|part of|for)\b:?\s*(?:{_REF})(?:[\s,]+(?:and\s+)?(?:{_REF}))*[\s,.;]*)+)"
+    r"|[-*] ?\[pre-commit\.ci.*|.*\bpre-commit-ci\b.*|Merge (?:branch|pull request) .*)$"
+)
+
+
+def commit_reason(message: str | None, limit: int = 200) -> str:
+    """The first paragraph of a commit body that explains something (trailers, "This reverts
+    commit ..." and separators skipped), on one line, cut at a word near `limit` characters."""
+    if not message or limit <= 0:
+        return ""
+    subject, _, body = message.strip().partition("\n")
+    for para in re.split(r"\n[ \t]*\n", body):
+        kept = [
+            ln.strip() for ln in para.splitlines() if ln.strip() and not _NOISE.match(ln.strip())
+        ]
+        text = " ".join(" ".join(kept).split())
+        if text and text != subject.strip():
+            if len(text) <= limit:
+                return text
+            cut = text[: limit - 1]
+            space = cut.rfind(" ")
+            return (cut[:space] if space > limit // 2 else cut).rstrip(" ,;:") + "…"
+    return ""
 
 
 def _columns(table: pa.Table, names: list[str]) -> dict[str, list]:
@@ -121,6 +157,21 @@ class ServeIndex:
         return out
 
     @cached_property
+    def messages(self) -> dict[str, str]:
+        """sha -> full commit message (read on first use: only history entries need it)."""
+        if not self.has("commits"):
+            return {}
+        t = self.table("commits", columns=["sha", "message"])
+        return {
+            sha: msg or ""
+            for sha, msg in zip(t["sha"].to_pylist(), t["message"].to_pylist(), strict=True)
+        }
+
+    def reason(self, sha: str, limit: int = 200) -> str:
+        """Why the commit was made, from its body (see `commit_reason`); "" when it has none."""
+        return commit_reason(self.messages.get(sha), limit)
+
+    @cached_property
     def touches_by_symbol(self) -> dict[str, list[dict[str, Any]]]:
         """symbol_id -> touches, newest first."""
         return self._touches_grouped("symbol_id")
@@ -169,13 +220,21 @@ class ServeIndex:
             "sha",
             "lines",
             "symbol_lines",
+            "code_lines",
+            "symbol_code_lines",
             "intent",
             "load_bearing",
             "load_bearing_share",
             "author_time",
         ]
-        t = self.table("blame", columns=cols)
-        data = _columns(t, cols)
+        try:
+            t = self.table("blame", columns=cols)
+            data = _columns(t, cols)
+        except IndexCorrupt:  # built before code lines were counted: every line counts
+            old = [c for c in cols if c not in ("code_lines", "symbol_code_lines")]
+            t = self.table("blame", columns=old)
+            data = _columns(t, old)
+            data["code_lines"], data["symbol_code_lines"] = data["lines"], data["symbol_lines"]
         out: dict[str, list[dict[str, Any]]] = defaultdict(list)
         for i in range(t.num_rows):
             out[data["symbol_id"][i]].append({c: data[c][i] for c in cols})
@@ -218,6 +277,7 @@ class ServeIndex:
             "touches_by_path",
             "touches_by_sha",
             "blame_by_symbol",
+            "messages",
             "coupling_files",
             "coupling_symbols",
         ):

@@ -34,6 +34,7 @@ class CommitRef(_Model):
     date: str
     intent: str
     subject: str
+    reason: str = ""  # the commit body's first paragraph (why), bounded
 
 
 class Hit(_Model):
@@ -51,6 +52,7 @@ class Hit(_Model):
     pinned: bool = False
     evidence: Evidence = Field(default_factory=Evidence)
     why: list[CommitRef] = Field(default_factory=list)  # commits that shaped this symbol
+    reason: str = ""  # a commit hit: its body's first paragraph, bounded
 
 
 class FailureWarning(_Model):
@@ -107,6 +109,8 @@ class Ownership(_Model):
     lines: int
     share: float  # of the symbol's lines
     load_bearing: bool
+    code_lines: int = 0  # of `lines`: neither blank nor comment-only
+    code_share: float = 0.0  # of the symbol's code lines
 
 
 class HistoryEntry(_Model):
@@ -148,3 +152,10 @@ class PreflightReport(_Model):
     latency_ms: float = 0.0
     generation: str | None = None
     firewall: list[str] = Field(default_factory=list)
+    # `load_bearing_lines` / `_share` count code lines; `load_bearing` lists the fixes above the
+    # retrieval.load_bearing_min_lines / _min_share thresholds, largest first
+    code_lines: int = 0
+    load_bearing: list[Ownership] = Field(default_factory=list)
+    load_bearing_commits: int = 0  # all fix commits that wrote code lines of the target
+    history_total: int = 0  # commits touching the target; `history` shows the most useful
+    history_more: str = ""  # how to list them all

@@ -1,9 +1,15 @@
 """Preflight: everything an agent should know before editing one function or file.
 
 Built from lookups on a `ServeIndex` (no scans): the AST context of the target, blame ownership
-and the load-bearing share, the symbol's causal history newest first, the coupled files and
-symbols. Search-backed sections (related memory, failed attempts) and invariants are filled in by
-the engine. An unknown file or symbol is an answer that says so and offers the nearest matches.
+and the load-bearing share, the symbol's causal history, the coupled files and symbols.
+Search-backed sections (related memory, failed attempts) and invariants are filled in by the
+engine. An unknown file or symbol is an answer that says so and offers the nearest matches.
+
+Invariants: load-bearing counts only code lines of fix commits, and lists a fix only above
+`retrieval.load_bearing_min_lines` or `_min_share` (a whole file is summarised, not listed);
+the history shows at most `retrieval.history_limit` of `history_total` commits, the most useful
+ones (the newest, then fixes and reverts, then the rest newest first; bulk commits last), newest
+first, each with its body's reason, and `history_more` says how to list them all.
 """
 
 from __future__ import annotations
@@ -13,11 +19,20 @@ import posixpath
 
 from ..store.config import RetrievalConfig
 from ..store.ids import MODULE_SYMBOL
+from ..store.vocabulary import LOAD_BEARING
 from .index import ServeIndex, SymbolRow, iso_date
-from .models import CommitRef, Coupling, HistoryEntry, Ownership, PreflightReport, SymbolContext
+from .models import (
+    CommitRef,
+    Coupling,
+    HistoryEntry,
+    Hit,
+    Ownership,
+    PreflightReport,
+    SymbolContext,
+)
 
 
-def commit_ref(index: ServeIndex, sha: str, fallback_time=None) -> CommitRef:
+def commit_ref(index: ServeIndex, sha: str, fallback_time=None, reason_chars: int = 0) -> CommitRef:
     c = index.commits.get(sha)
     if c is None:
         return CommitRef(
@@ -29,7 +44,20 @@ def commit_ref(index: ServeIndex, sha: str, fallback_time=None) -> CommitRef:
         date=iso_date(c["author_time"]),
         intent=c["intent"],
         subject=c["subject"] or "",
+        reason=index.reason(sha, reason_chars) if reason_chars else "",
     )
+
+
+def attach_reasons(index: ServeIndex, hits: list[Hit], reason_chars: int) -> None:
+    """Fill the body's reason of commit hits and of the commits attached to symbol hits."""
+    if not reason_chars:
+        return
+    for hit in hits:
+        if hit.kind == "commit" and hit.key and not hit.reason:
+            hit.reason = index.reason(hit.key, reason_chars)
+        for ref in hit.why:
+            if not ref.reason:
+                ref.reason = index.reason(ref.sha, reason_chars)
 
 
 def nearest_paths(index: ServeIndex, path: str, n: int = 5) -> list[str]:
@@ -101,60 +129,140 @@ def build_preflight(
             docstring=target.docstring or "",
             language=target.language,
         )
-    _ownership(index, target, report)
-    _history(index, target, report, whole_file=not symbol, limit=cfg.history_limit)
+    _ownership(index, target, report, cfg)
+    _history(index, target, report, whole_file=not symbol, cfg=cfg)
     _coupling(index, target, report, limit=cfg.coupling_limit)
     return report, target
 
 
-def _ownership(index: ServeIndex, target: SymbolRow, report: PreflightReport) -> None:
+def _ownership(
+    index: ServeIndex, target: SymbolRow, report: PreflightReport, cfg: RetrievalConfig
+) -> None:
     rows = index.blame_by_symbol.get(target.symbol_id, [])
     total = rows[0]["symbol_lines"] if rows else max(0, target.end_line - target.start_line + 1)
+    code_total = rows[0]["symbol_code_lines"] if rows else total
     report.total_lines = total
+    report.code_lines = code_total
+    bearing: list[Ownership] = []
     for r in rows:
         lb = bool(r["load_bearing"])
-        report.ownership.append(
-            Ownership(
-                commit=commit_ref(index, r["sha"], r["author_time"]),
-                lines=r["lines"],
-                share=round(r["lines"] / total, 4) if total else 0.0,
-                load_bearing=lb,
-            )
+        owner = Ownership(
+            commit=commit_ref(index, r["sha"], r["author_time"]),
+            lines=r["lines"],
+            share=round(r["lines"] / total, 4) if total else 0.0,
+            load_bearing=lb,
+            code_lines=r["code_lines"],
+            code_share=round(r["code_lines"] / code_total, 4) if code_total else 0.0,
         )
+        report.ownership.append(owner)
         if lb:
-            report.load_bearing_lines += r["lines"]
-    report.load_bearing_share = round(report.load_bearing_lines / total, 4) if total else 0.0
+            report.load_bearing_lines += owner.code_lines
+            bearing.append(owner)
+    report.load_bearing_commits = len(bearing)
+    report.load_bearing_share = (
+        round(report.load_bearing_lines / code_total, 4) if code_total else 0.0
+    )
+    if target.qualname == MODULE_SYMBOL:
+        return  # a whole file is summarised: dozens of small fixes are noise, not a warning
+    shown = [
+        o
+        for o in bearing
+        if o.code_lines >= cfg.load_bearing_min_lines or o.code_share >= cfg.load_bearing_min_share
+    ]
+    shown.sort(key=lambda o: (-o.code_lines, o.commit.sha))
+    report.load_bearing = shown[: cfg.load_bearing_limit]
+    for o in report.load_bearing:  # only the listed fixes say why (a reason costs a lookup)
+        o.commit.reason = index.reason(o.commit.sha, cfg.reason_chars)
 
 
 def _history(
-    index: ServeIndex, target: SymbolRow, report: PreflightReport, *, whole_file: bool, limit: int
+    index: ServeIndex,
+    target: SymbolRow,
+    report: PreflightReport,
+    *,
+    whole_file: bool,
+    cfg: RetrievalConfig,
 ) -> None:
     touches = (
         index.touches_by_path.get(target.path, [])
         if whole_file
         else index.touches_by_symbol.get(target.symbol_id, [])
     )
-    merged: dict[str, HistoryEntry] = {}
-    order: list[str] = []
-    for t in touches:
-        sha = t["sha"]
-        entry = merged.get(sha)
-        if entry is None:
-            if len(order) >= limit:
-                continue
-            entry = HistoryEntry(
-                commit=commit_ref(index, sha, t["commit_time"]), added=0, removed=0
-            )
-            merged[sha] = entry
-            order.append(sha)
-        entry.added += t["added"] or 0
-        entry.removed += t["removed"] or 0
-        entry.files += 1
-        if t["excerpt"]:
-            entry.excerpt.extend(_excerpt_lines(t["excerpt"]))
-    for sha in order:
-        merged[sha].excerpt = merged[sha].excerpt[:8]
-    report.history = [merged[s] for s in order]
+    by_sha: dict[str, list[dict]] = {}
+    for t in touches:  # newest first
+        by_sha.setdefault(t["sha"], []).append(t)
+    newest = list(by_sha)
+    report.history_total = len(newest)
+    for sha in useful_commits(index, newest, cfg.history_limit, cfg.history_recent):
+        rows = by_sha[sha]
+        entry = HistoryEntry(
+            commit=commit_ref(index, sha, rows[0]["commit_time"], cfg.reason_chars),
+            added=0,
+            removed=0,
+        )
+        lines: list[str] = []
+        for t in rows:
+            entry.added += t["added"] or 0
+            entry.removed += t["removed"] or 0
+            entry.files += 1
+            if t["excerpt"] and len(lines) < 32:
+                lines.extend(_excerpt_lines(t["excerpt"]))
+        # changed code tells more than reworded comments: it goes first, in diff order
+        lines.sort(key=_is_comment)
+        entry.excerpt = lines[:8]
+        report.history.append(entry)
+    if report.history_total > len(report.history):
+        report.history_more = history_query(target, whole_file=whole_file)
+
+
+def useful_commits(index: ServeIndex, newest: list[str], limit: int, recent: int) -> list[str]:
+    """At most `limit` of `newest` (shas, newest first), newest first: the `recent` newest
+    non-bulk commits, then fixes / security / reverts, then the rest; bulk commits (mass
+    formatting, renames) only when nothing else is left."""
+    commits = index.commits
+    tiers: tuple[list[int], list[int], list[int], list[int]] = ([], [], [], [])
+    latest, fixes, rest, bulk = tiers
+    for i, sha in enumerate(newest):
+        c = commits.get(sha)
+        if c is not None and c["bulk"]:
+            bulk.append(i)
+        elif len(latest) < recent:
+            latest.append(i)
+        elif c is not None and c["intent"] in LOAD_BEARING:
+            fixes.append(i)
+            if len(latest) + len(fixes) >= limit:
+                break  # nothing older can make the cut
+        else:
+            rest.append(i)
+    picked = (latest + fixes + rest + bulk)[:limit]
+    return [newest[i] for i in sorted(picked)]
+
+
+def history_query(target: SymbolRow, *, whole_file: bool) -> str:
+    """The `gitstrata sql` command that lists every commit touching the target."""
+    if whole_file:
+        where = f"t.head_path = {_sql_text(target.path)}"
+    else:
+        where = f"t.symbol_id = {_sql_text(target.symbol_id)}"
+    return (
+        'gitstrata sql "SELECT DISTINCT c.commit_time, c.sha, c.intent, c.subject '
+        f"FROM touches t JOIN commits c ON t.sha = c.sha WHERE {where} "
+        'ORDER BY c.commit_time DESC"'
+    )
+
+
+def _sql_text(value: str) -> str:
+    return "'" + value.replace("'", "''") + "'"
+
+
+_COMMENT_STARTS = ("#", "//", "/*", "* ", "*/", '"""', "'''", "--")
+
+
+def _is_comment(line: str) -> bool:
+    """A diff line (`+     text`) whose text looks like a comment or docstring, in any of
+    the usual syntaxes (an ordering hint only: nothing is dropped for it)."""
+    text = line[1:].strip()
+    return text.startswith(_COMMENT_STARTS) or text == "*"
 
 
 def _excerpt_lines(text: str) -> list[str]:

@@ -2,12 +2,16 @@
 
 Every line carries a priority; when the block is over budget the least important lines go first
 (old history diff lines, weak couplings, related memory), while the frame, invariants and failed
-attempts stay. Tokens are estimated as characters / 4, which is close for code and English.
+attempts stay. A line can depend on another (a diff line on its history entry, a closing tag on
+its opening one): it never outlives it. Whatever is left out is announced in a `<truncated>`
+line naming what went and how much, so the agent knows to ask for more. Tokens are estimated as
+characters / 4 (close for code and English), plus one per line, so a block that fits its budget
+is at most `budget` x 4 characters long.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from xml.sax.saxutils import quoteattr
 
 from ..store.vocabulary import LOAD_BEARING
@@ -17,44 +21,124 @@ from .models import FailureWarning, Hit, InvariantHit, PreflightReport, SearchRe
 FRAME, MUST, HIGH, MID, LOW, LEAST = 100, 90, 70, 50, 30, 10
 
 
-@dataclass
+@dataclass(eq=False)
 class Line:
     text: str
     priority: int
+    what: str = ""  # what the line is, counted in the truncation note ("" = frame, intro)
+    parent: Line | None = None  # dropped whenever the parent is
+    tied: bool = False  # never dropped on its own, only with its parent (closing tags)
+    children: list[Line] = field(default_factory=list, repr=False)
+
+    def __post_init__(self) -> None:
+        if self.parent is not None:
+            self.parent.children.append(self)
 
 
 def estimate_tokens(text: str) -> int:
     return (len(text) + 3) // 4
 
 
+def _cost(line: Line) -> int:
+    return estimate_tokens(line.text) + 1
+
+
 def _fit(lines: list[Line], budget: int | None) -> str:
-    if budget is not None:
-        total = sum(estimate_tokens(line.text) + 1 for line in lines)
-        if total > budget:
-            order = sorted(range(len(lines)), key=lambda i: (lines[i].priority, -i))
-            drop: set[int] = set()
-            for i in order:
-                if total <= budget or lines[i].priority >= FRAME:
-                    break
-                drop.add(i)
-                total -= estimate_tokens(lines[i].text) + 1
-            lines = [line for i, line in enumerate(lines) if i not in drop]
-            lines = _drop_empty_sections(lines)
-    return "\n".join(line.text for line in lines)
+    total = sum(_cost(x) for x in lines)
+    if budget is None or total <= budget:
+        return "\n".join(line.text for line in lines)
+    # a section whose last entry goes takes its frame and intro with it
+    section: dict[int, int] = {}  # id(line) -> index of its section's opener
+    content: dict[int, int] = {}  # opener index -> entries left
+    overhead: dict[int, int] = {}  # opener index -> tokens of its frame and intro
+    for start, end in _sections(lines):
+        for x in lines[start + 1 : end]:
+            section[id(x)] = start
+            if x.what:
+                content[start] = content.get(start, 0) + 1
+            elif x.parent is None:
+                overhead[start] = overhead.get(start, 0) + _cost(x)
+        overhead[start] = overhead.get(start, 0) + _cost(lines[start]) + _cost(lines[end])
+    dropped: set[int] = set()
+    counts: dict[str, int] = {}
+    note = _note(budget, counts)
+    for i in sorted(range(len(lines)), key=lambda i: (lines[i].priority, -i)):
+        if total + _cost(note) <= budget:
+            break
+        line = lines[i]
+        if line.priority >= FRAME or line.tied or not line.what or id(line) in dropped:
+            continue
+        stack = [line]
+        while stack:
+            x = stack.pop()
+            if id(x) in dropped:
+                continue
+            dropped.add(id(x))
+            total -= _cost(x)
+            if x.what:
+                counts[x.what] = counts.get(x.what, 0) + 1
+                sec = section.get(id(x))
+                if sec is not None:
+                    content[sec] -= 1
+                    if content[sec] == 0:
+                        total -= overhead[sec]
+            stack.extend(x.children)
+        note = _note(budget, counts)
+    if not dropped:
+        return "\n".join(line.text for line in lines)
+    kept = _drop_empty_sections([x for x in lines if id(x) not in dropped])
+    kept.insert(len(kept) - 1, note)  # before the closing root tag
+    return "\n".join(line.text for line in kept)
+
+
+def _sections(lines: list[Line]) -> list[tuple[int, int]]:
+    """(opener, closer) indices of the sections inside the root tag."""
+    out = []
+    opened: tuple[int, str] | None = None
+    for i, line in enumerate(lines):
+        if line.priority < FRAME or not line.text.startswith("<"):
+            continue
+        if line.text.startswith("</"):
+            if opened is not None and line.text[2:].rstrip(">") == opened[1]:
+                out.append((opened[0], i))
+                opened = None
+            continue
+        tag = line.text[1:].split(" ", 1)[0].split(">", 1)[0]
+        if not tag.startswith("gitstrata_") and not line.text.rstrip().endswith(f"</{tag}>"):
+            opened = (i, tag)
+    return out
+
+
+def _note(budget: int, counts: dict[str, int]) -> Line:
+    """The line that says what the budget left out (the largest three kinds by count), so the
+    agent knows the answer is partial and how to get more."""
+    top = sorted(counts.items(), key=lambda kv: -kv[1])
+    parts = ", ".join(_plural(n, what) for what, n in top[:3])
+    rest = sum(n for _, n in top[3:])
+    if rest:
+        parts += f" and {rest} more line(s)"
+    return Line(
+        f'<truncated budget="retrieval.token_budget={budget}">left out: {parts}</truncated>', FRAME
+    )
+
+
+def _plural(n: int, what: str) -> str:
+    if n == 1:
+        return f"1 {what}"
+    if what.endswith("y") and not what.endswith(("ay", "ey", "oy")):
+        return f"{n} {what[:-1]}ies"
+    if what.endswith(("s", "x", "ch", "sh")):
+        return f"{n} {what}es"
+    return f"{n} {what}s"
 
 
 def _drop_empty_sections(lines: list[Line]) -> list[Line]:
-    """Remove `<tag ...>` immediately followed by its `</tag>` (a section emptied by the budget)."""
-    out: list[Line] = []
-    for line in lines:
-        if out and line.text.startswith("</") and out[-1].text.startswith("<"):
-            tag = line.text[2:].rstrip(">")
-            opener = out[-1].text[1:].split(" ", 1)[0].rstrip(">")
-            if opener == tag and not out[-1].text.startswith("<gitstrata_"):
-                out.pop()
-                continue
-        out.append(line)
-    return out
+    """Remove every section (`<tag ...>` to `</tag>`) left without entries, its intro included."""
+    drop: set[int] = set()
+    for start, end in _sections(lines):
+        if not any(x.what for x in lines[start + 1 : end]):
+            drop.update(range(start, end + 1))
+    return [x for i, x in enumerate(lines) if i not in drop]
 
 
 def _pct(x: float) -> str:
@@ -76,6 +160,7 @@ def _invariant_lines(invariants: list[InvariantHit]) -> list[Line]:
                 f"  <invariant id={quoteattr(inv.id)} severity={quoteattr(inv.severity)} "
                 f"scope={quoteattr(inv.scope)}>{_one_line(inv.description, 400)}</invariant>",
                 MUST,
+                "invariant",
             )
         )
     out.append(Line("</invariants>", FRAME))
@@ -99,25 +184,30 @@ def _warning_lines(warnings: list[FailureWarning]) -> list[Line]:
             attrs += f" exit_code={quoteattr(str(w.exit_code))}"
         if w.source != "journal":
             attrs += f" source={quoteattr(w.source)}"
-        out.append(Line(f"  <failed_attempt {attrs}>", MUST))
+        head = Line(f"  <failed_attempt {attrs}>", MUST, "failed attempt")
+        out.append(head)
+
+        def detail(text: str, priority: int, head: Line = head) -> None:
+            out.append(Line(text, priority, "failed-attempt detail", parent=head))
+
         if w.targets:
-            out.append(Line(f"    targets: {', '.join(w.targets)}", MUST))
+            detail(f"    targets: {', '.join(w.targets)}", MUST)
         if w.command:
-            out.append(Line(f"    command: {_one_line(w.command)}", HIGH))
+            detail(f"    command: {_one_line(w.command)}", HIGH)
         if w.tried:
-            out.append(Line(f"    what was tried: {_one_line(w.tried, 300)}", MUST))
+            detail(f"    what was tried: {_one_line(w.tried, 300)}", MUST)
         if w.errors or w.failing_tests:
-            out.append(Line("    failure signature:", HIGH))
+            detail("    failure signature:", HIGH)
             for err in w.errors[:3]:
-                out.append(Line(f"      error: {_one_line(err, 240)}", HIGH))
+                detail(f"      error: {_one_line(err, 240)}", HIGH)
             for test in w.failing_tests[:3]:
-                out.append(Line(f"      failing: {_one_line(test, 200)}", MID))
+                detail(f"      failing: {_one_line(test, 200)}", MID)
         if w.diff_excerpt:
-            out.append(Line("    attempted diff (excerpt):", HIGH))
+            detail("    attempted diff (excerpt):", HIGH)
             for dl in w.diff_excerpt.splitlines()[:12]:
-                out.append(Line(f"      {dl[:200]}", MID))
-        out.append(Line(f"    matched because: {'; '.join(w.reasons)}", MUST))
-        out.append(Line("  </failed_attempt>", MUST))
+                detail(f"      {dl[:200]}", MID)
+        detail(f"    matched because: {'; '.join(w.reasons)}", MUST)
+        out.append(Line("  </failed_attempt>", MUST, parent=head, tied=True))
     out.append(Line("</anti_context_do_not_repeat>", FRAME))
     return out
 
@@ -127,9 +217,115 @@ def _firewall_lines(notes: list[str]) -> list[Line]:
         return []
     return [
         Line("<firewall_notes>", FRAME),
-        *(Line(f"  ! {n}", HIGH) for n in notes[:5]),
+        *(Line(f"  ! {n}", HIGH, "firewall note") for n in notes[:5]),
         Line("</firewall_notes>", FRAME),
     ]
+
+
+def _reason_line(reason: str, parent: Line, indent: str = "      ") -> Line:
+    return Line(
+        f"{indent}why: {_one_line(reason, 240)}",
+        max(LEAST, parent.priority - 5),
+        "commit reason",
+        parent=parent,
+    )
+
+
+def _load_bearing_lines(report: PreflightReport) -> list[Line]:
+    ctx = report.context
+    if ctx is None or not report.load_bearing_commits:
+        return []
+    fixes = _plural(report.load_bearing_commits, "fix")
+    if ctx.qualname == "<module>":
+        summary = (
+            f"  module-level code: {report.code_lines} lines, {_pct(report.load_bearing_share)} "
+            f"load-bearing from {fixes}"
+        )
+    else:
+        summary = (
+            f"  {ctx.qualname}: {report.code_lines} code lines, "
+            f"{_pct(report.load_bearing_share)} load-bearing from {fixes}"
+        )
+    out = [Line("<load_bearing_code why_this_code_exists>", FRAME), Line(summary, HIGH, "summary")]
+    for o in report.load_bearing:
+        entry = Line(
+            f"  ! {o.code_lines} line(s) of {ctx.qualname} ({_pct(o.code_share)}) were written by "
+            f"{o.commit.short} [{o.commit.intent}] {quoteattr(_one_line(o.commit.subject, 120))}"
+            f" -- removing them may re-open that {o.commit.intent}.",
+            MUST + 5,
+            "load-bearing fix",
+        )
+        out.append(entry)
+        if o.commit.reason:
+            out.append(
+                Line(
+                    f"      why: {_one_line(o.commit.reason, 240)}",
+                    HIGH,
+                    "commit reason",
+                    parent=entry,
+                )
+            )
+    rest = report.load_bearing_commits - len(report.load_bearing)
+    if rest and report.load_bearing:
+        lines = report.load_bearing_lines - sum(o.code_lines for o in report.load_bearing)
+        out.append(
+            Line(
+                f"  + {_plural(rest, 'smaller fix')} wrote {lines} more line(s) "
+                "(below retrieval.load_bearing_min_lines / _min_share)",
+                LOW,
+                "summary",
+            )
+        )
+    out.append(Line("</load_bearing_code>", FRAME))
+    return out
+
+
+def _history_lines(report: PreflightReport) -> list[Line]:
+    if not report.history:
+        return []
+    said = {o.commit.sha for o in report.load_bearing if o.commit.reason}  # not twice
+    out = [Line("<causal_history>", FRAME)]
+    n = len(report.history)
+    entries: list[Line] = []
+    for i, h in enumerate(report.history):
+        c = h.commit
+        weight = HIGH if c.intent in LOAD_BEARING else MID
+        weight -= min(i, 10)  # older entries go first
+        entry = Line(
+            f"  {c.date} {c.short} [{c.intent}] {_one_line(c.subject, 140)} (+{h.added} -{h.removed})",
+            weight,
+            "history entry",
+        )
+        entries.append(entry)
+        out.append(entry)
+        if c.reason and c.sha not in said:
+            out.append(_reason_line(c.reason, entry))
+        for ex in h.excerpt[: 4 if c.intent in LOAD_BEARING else 2]:
+            out.append(
+                Line(
+                    f"      {ex[:180]}",
+                    max(LEAST, weight - 25 - (n - i == 0)),
+                    "diff line",
+                    parent=entry,
+                )
+            )
+    total = max(report.history_total, n)
+    if total > n:
+        target = report.symbol or report.file
+        more = f"; all of them: {report.history_more}" if report.history_more else ""
+        # the note lives as long as the entry the budget keeps longest
+        best = max(entries, key=lambda x: x.priority)
+        out.append(
+            Line(
+                f"  ({n} of {total} commits that touched {target} shown: the newest, fixes and "
+                f"reverts first; {total - n} more{more})",
+                best.priority,
+                "history note",
+                parent=best,
+            )
+        )
+    out.append(Line("</causal_history>", FRAME))
+    return out
 
 
 def render_preflight(report: PreflightReport, *, budget: int | None = 2000) -> str:
@@ -142,57 +338,34 @@ def render_preflight(report: PreflightReport, *, budget: int | None = 2000) -> s
         lines.append(Line(f"<not_found>{report.message or 'unknown target'}</not_found>", FRAME))
         if report.nearest:
             lines.append(Line("<nearest_matches>", FRAME))
-            lines += [Line(f"  {n}", MUST) for n in report.nearest]
+            lines += [Line(f"  {n}", MUST, "nearest match") for n in report.nearest]
             lines.append(Line("</nearest_matches>", FRAME))
     ctx = report.context
     if ctx is not None:
         lines.append(Line("<ast_context>", FRAME))
         lines.append(
-            Line(f"  {ctx.kind} {ctx.qualname}  {ctx.path}:L{ctx.start_line}-L{ctx.end_line}", MUST)
+            Line(
+                f"  {ctx.kind} {ctx.qualname}  {ctx.path}:L{ctx.start_line}-L{ctx.end_line}",
+                MUST,
+                "location",
+            )
         )
         if ctx.signature:
-            lines.append(Line(f"  signature: {_one_line(ctx.signature, 300)}", HIGH))
+            lines.append(Line(f"  signature: {_one_line(ctx.signature, 300)}", HIGH, "signature"))
         if ctx.docstring:
-            lines.append(Line(f"  doc: {_one_line(ctx.docstring, 200)}", MID))
+            lines.append(Line(f"  doc: {_one_line(ctx.docstring, 200)}", MID, "docstring"))
         if report.ownership:
             owners = ", ".join(
                 f"{o.commit.short} [{o.commit.intent}] {_pct(o.share)}"
                 for o in report.ownership[:4]
             )
-            lines.append(Line(f"  blame ownership: {owners}", HIGH))
+            lines.append(Line(f"  blame ownership: {owners}", HIGH, "ownership line"))
         lines.append(Line("</ast_context>", FRAME))
     lines += _invariant_lines(report.invariants)
     lines += _warning_lines(report.warnings)
     lines += _firewall_lines(report.firewall)
-    bearing = [o for o in report.ownership if o.load_bearing]
-    if bearing and ctx is not None:
-        lines.append(Line("<load_bearing_code why_this_code_exists>", FRAME))
-        for o in bearing:
-            lines.append(
-                Line(
-                    f"  ! {o.lines} line(s) of {ctx.qualname} ({_pct(o.share)}) were written by "
-                    f"{o.commit.short} [{o.commit.intent}] {quoteattr(_one_line(o.commit.subject, 120))}"
-                    f" -- removing them may re-open that {o.commit.intent}.",
-                    MUST + 5,
-                )
-            )
-        lines.append(Line("</load_bearing_code>", FRAME))
-    if report.history:
-        lines.append(Line("<causal_history>", FRAME))
-        n = len(report.history)
-        for i, h in enumerate(report.history):
-            c = h.commit
-            weight = HIGH if c.intent in LOAD_BEARING else MID
-            weight -= min(i, 10)  # older entries go first
-            lines.append(
-                Line(
-                    f"  {c.date} {c.short} [{c.intent}] {_one_line(c.subject, 140)} (+{h.added} -{h.removed})",
-                    weight,
-                )
-            )
-            for ex in h.excerpt[:6]:
-                lines.append(Line(f"      {ex[:180]}", max(LEAST, weight - 25 - (n - i == 0))))
-        lines.append(Line("</causal_history>", FRAME))
+    lines += _load_bearing_lines(report)
+    lines += _history_lines(report)
     coupling = report.coupling + report.symbol_coupling
     if coupling:
         lines.append(Line("<co_change_coupling>", FRAME))
@@ -204,13 +377,14 @@ def render_preflight(report: PreflightReport, *, budget: int | None = 2000) -> s
                     f"  {name}  W={cp.weight:.2f}  P(changes|target changes)={_pct(cp.confidence)}  "
                     f"co-commits={cp.co_commits}  [{flag}]",
                     HIGH - min(i, 15) if cp.hidden else MID - min(i, 15),
+                    "co-change partner",
                 )
             )
         lines.append(Line("</co_change_coupling>", FRAME))
     if report.related:
         lines.append(Line("<related_memory>", FRAME))
         for i, hit in enumerate(report.related):
-            lines.append(Line(f"  {_hit_line(hit)}", LOW - i))
+            lines.append(Line(f"  {_hit_line(hit)}", LOW - i, "related memory"))
         lines.append(Line("</related_memory>", FRAME))
     lines.append(Line("</gitstrata_preflight>", FRAME))
     return _fit(lines, budget)
@@ -235,18 +409,33 @@ def render_search(resp: SearchResponse, *, budget: int | None = 2500) -> str:
     lines += _firewall_lines(resp.firewall)
     lines.append(Line("<results>", FRAME))
     for hit in resp.hits:
-        lines.append(
-            Line(f"  {hit.rank}. {_hit_line(hit)}  score={hit.score:.3f}", MUST - hit.rank)
+        head = Line(
+            f"  {hit.rank}. {_hit_line(hit)}  score={hit.score:.3f}", MUST - hit.rank, "result"
         )
-        for sn in hit.snippet.splitlines()[:4]:
-            lines.append(Line(f"       {sn[:160]}", LOW - hit.rank))
+        lines.append(head)
+        # a commit's reason says what its snippet (subject and body again) would
+        snippet = [] if hit.reason else hit.snippet.splitlines()[:4]
+        if hit.reason:
+            lines.append(_reason_line(hit.reason, head, "       "))
+        for sn in snippet:
+            lines.append(Line(f"       {sn[:160]}", LOW - hit.rank, "snippet line", parent=head))
         for ref in hit.why[:3]:
-            lines.append(
-                Line(
-                    f"       why: {ref.date} {ref.short} [{ref.intent}] {_one_line(ref.subject, 120)}",
-                    MID - hit.rank,
-                )
+            why = Line(
+                f"       why: {ref.date} {ref.short} [{ref.intent}] {_one_line(ref.subject, 120)}",
+                MID - hit.rank,
+                "attached commit",
+                parent=head,
             )
+            lines.append(why)
+            if ref.reason:
+                lines.append(
+                    Line(
+                        f"         {_one_line(ref.reason, 200)}",
+                        MID - hit.rank - 5,
+                        "commit reason",
+                        parent=why,
+                    )
+                )
     lines.append(Line("</results>", FRAME))
     lines.append(Line("</gitstrata_search>", FRAME))
     return _fit(lines, budget)

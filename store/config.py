@@ -28,6 +28,9 @@ class Section(BaseModel):
 class IndexConfig(Section):
     max_commits: int | None = Field(default=None, ge=1)  # None: all of history
     blame: bool = True
+    # blame looks through the commits listed in `.git-blame-ignore-revs` at HEAD (formatting
+    # commits); a `blame.ignoreRevsFile` in the repository's git config is git's own and applies
+    blame_ignore_revs: bool = True
     keep_generations: int = Field(default=2, ge=1)
 
 
@@ -201,7 +204,13 @@ class RetrievalConfig(Section):
     attach_commits: int = Field(default=3, ge=0)
     exact_vectors: bool = False  # float32 brute force instead of 1-bit + int8 (ablation)
     token_budget: int = Field(default=2000, ge=200)
-    history_limit: int = Field(default=8, ge=1)
+    history_limit: int = Field(default=8, ge=1)  # causal history entries shown (of all)
+    history_recent: int = Field(default=2, ge=0)  # of those, always the newest
+    reason_chars: int = Field(default=200, ge=0)  # commit body (the "why") shown per commit
+    # a fix's lines are shown as load-bearing when they reach either threshold
+    load_bearing_min_lines: int = Field(default=5, ge=1)
+    load_bearing_min_share: float = Field(default=0.05, ge=0.0, le=1.0)
+    load_bearing_limit: int = Field(default=5, ge=0)  # fix commits listed per target
     coupling_limit: int = Field(default=8, ge=0)
     related_limit: int = Field(default=5, ge=0)
 

@@ -114,8 +114,10 @@ TOUCHES = pa.schema(
     ]
 )
 
-# One row per (HEAD symbol, commit that last wrote some of its lines), from `git blame` at HEAD.
-# A symbol counts every line of its span, nested symbols included (`<module>` is the whole file).
+# One row per (HEAD symbol, commit that last wrote some of its lines), from `git blame` at HEAD
+# (commits in the repository's `.git-blame-ignore-revs` / `blame.ignoreRevsFile` are skipped).
+# A symbol counts every line of its span, nested symbols included (`<module>` is the whole file);
+# code lines are those neither blank nor comment-only.
 BLAME = pa.schema(
     [
         pa.field("path", pa.string(), nullable=False),
@@ -125,10 +127,13 @@ BLAME = pa.schema(
         pa.field("sha", pa.string(), nullable=False),
         pa.field("lines", pa.int32(), nullable=False),
         pa.field("symbol_lines", pa.int32(), nullable=False),
+        pa.field("code_lines", pa.int32(), nullable=False),  # of `lines`
+        pa.field("symbol_code_lines", pa.int32(), nullable=False),  # of `symbol_lines`
         pa.field("author_time", HTS),
         pa.field("intent", pa.string()),  # null when the commit is outside the indexed history
-        pa.field("load_bearing", pa.bool_(), nullable=False),  # bugfix / security / revert
-        # share of the symbol's lines written by load-bearing commits (same on all its rows)
+        # bugfix / security / revert commit that wrote at least one code line of the symbol
+        pa.field("load_bearing", pa.bool_(), nullable=False),
+        # share of the symbol's code lines written by load-bearing commits (same on all its rows)
         pa.field("load_bearing_share", pa.float32(), nullable=False),
     ]
 )

@@ -7,6 +7,7 @@ import subprocess
 import pyarrow as pa
 import pytest
 
+from gitstrata.pipeline import history as adapter
 from gitstrata.pipeline.gitio import Git
 from gitstrata.pipeline.history import blame_file
 from gitstrata.stages import blame
@@ -42,7 +43,7 @@ def history(git_repo):
     return r, shas
 
 
-def test_parse_incremental_equals_git_blame(history):
+def test_parse_porcelain_equals_git_blame(history):
     r, shas = history
     git = Git(r.path)
     for path in ("m.py", "other.txt"):
@@ -66,11 +67,13 @@ def test_parse_incremental_equals_git_blame(history):
     assert times[shas[0]] == 1_700_000_000 + 86_400
 
 
-def test_parse_incremental_rejects_garbage():
+def test_parse_porcelain_rejects_garbage():
     with pytest.raises(blame.BlameFormatError):
-        blame.parse_incremental(b"not blame output\n")
+        blame.parse_porcelain(b"not blame output\n")
     with pytest.raises(blame.BlameFormatError):
-        blame.parse_incremental(b"a" * 40 + b" 1 1 1\nauthor x\n")
+        blame.parse_porcelain(b"a" * 40 + b" 1 1 1\nauthor x\n")
+    with pytest.raises(blame.BlameFormatError):
+        blame.parse_porcelain(b"a" * 40 + b" 1 3 1\nauthor x\n\tline\n")
 
 
 def _symbols(rows):
@@ -130,7 +133,11 @@ def test_symbol_ownership_and_load_bearing_share(history):
     assert rows[("f", shas[1])]["symbol_lines"] == 4
     mod = {sha: row["lines"] for (q, sha), row in rows.items() if q == "<module>"}
     assert mod == {shas[0]: 5, shas[1]: 2, shas[2]: 3}
-    assert rows[("<module>", shas[0])]["load_bearing_share"] == pytest.approx(0.2)
+    # three of the ten lines are blank: the share counts code lines only
+    code = {sha: row["code_lines"] for (q, sha), row in rows.items() if q == "<module>"}
+    assert code == {shas[0]: 3, shas[1]: 2, shas[2]: 2}
+    assert rows[("<module>", shas[0])]["symbol_code_lines"] == 7
+    assert rows[("<module>", shas[0])]["load_bearing_share"] == pytest.approx(2 / 7)
     g = {sha: row["lines"] for (q, sha), row in rows.items() if q == "g"}
     assert g == {shas[0]: 1, shas[2]: 1}
     assert rows[("g", shas[2])]["load_bearing_share"] == 0.0
@@ -152,3 +159,98 @@ def test_reused_rows_are_rejoined_with_intent(history):
     f_rows = [row for row in after.to_pylist() if row["qualname"] == "f"]
     assert {row["sha"]: row["intent"] for row in f_rows} == {shas[0]: None, shas[1]: "bugfix"}
     assert sorted(set(after["path"].to_pylist())) == ["m.py", "other.txt"]
+
+
+FIXED = "def parse(text):\n    value = text.strip()\n    return int(value)\n"
+FIXED2 = (
+    "def parse(text):\n"
+    "    value = text.strip()\n"
+    "\n"
+    "    # an empty field means zero (INC-9)\n"
+    "    if not value:\n"
+    "        return 0\n"
+    "    return int(value)\n"
+)
+FIXED3 = FIXED2.replace("    # an empty field means zero (INC-9)\n", "    # empty: zero\n    #\n")
+
+
+def test_blank_and_comment_lines_are_never_load_bearing(git_repo):
+    r = git_repo
+    first = r.commit("feat: parse", {"p.py": FIXED, "conf.yaml": "a: 1\n"})
+    fix = r.commit("fix: empty field crashes parse (INC-9)", {"p.py": FIXED2})
+    words = r.commit("fix: comment wording", {"p.py": FIXED3, "conf.yaml": "# note\na: 1\n\n"})
+    fb = blame_file(Git(r.path), "p.py", "b" * 40, r.head(), language="python")
+    assert fb.code is not None
+    assert fb.code.tolist() == [True, True, False, False, False, True, True, True]
+    symbols = _symbols([("p.py", "parse", 1, 8)])
+    commits = _commits([(first, "feature"), (fix, "bugfix"), (words, "bugfix")])
+    rows = {row["sha"]: row for row in blame.build([fb], symbols, commits).to_pylist()}
+    assert {s: (row["lines"], row["code_lines"]) for s, row in rows.items()} == {
+        first: (3, 3),
+        fix: (3, 2),  # the blank line is ownership, not code
+        words: (2, 0),
+    }
+    assert rows[fix]["load_bearing"] is True
+    # a fix that only rewrote comments does not make the function load-bearing
+    assert rows[words]["load_bearing"] is False
+    assert rows[fix]["symbol_code_lines"] == 5
+    assert rows[fix]["load_bearing_share"] == pytest.approx(2 / 5)
+    yaml = blame_file(Git(r.path), "conf.yaml", "c" * 40, r.head(), language="yaml")
+    assert yaml.code is not None and yaml.code.tolist() == [False, True, False]
+
+
+LIB = "def area(w, h):\n    return w*h\n\n\ndef label(name):\n    return 'box: '+name\n"
+LIB_FORMATTED = (
+    'def area(w, h):\n    return w * h\n\n\ndef label(name):\n    return "box: " + name\n'
+)
+
+
+def test_formatting_commit_in_ignore_revs_owns_no_lines(git_repo):
+    r = git_repo
+    feat = r.commit("feat: area and label", {"lib.py": LIB})
+    fmt = r.commit("style: run the formatter", {"lib.py": LIB_FORMATTED})
+    r.commit(
+        "chore: skip the formatting commit in blame",
+        {".git-blame-ignore-revs": f"# black\n{fmt}\nabc123\n"},
+    )
+    git = Git(r.path)
+    plain = blame_file(git, "lib.py", "b" * 40, r.head())
+    assert {plain.shas[k] for k in plain.line_commit[[1, 5]]} == {fmt}
+    revs, key = adapter.ignore_revs(git, r.head())
+    assert revs == [fmt]
+    with_list = r.path.parent / "ignore-list"
+    with_list.write_text(f"{fmt}\n")
+    fb = blame_file(git, "lib.py", "b" * 40, r.head(), ignore_file=str(with_list))
+    assert fmt not in fb.shas
+    assert {fb.shas[k] for k in fb.line_commit} == {feat}
+
+
+def test_index_honours_blame_ignore_revs(git_repo, tmp_path):
+    from gitstrata.pipeline.runner import run_index
+    from gitstrata.pipeline.tree import CHUNK
+    from gitstrata.store.config import Config
+    from gitstrata.store.generations import Store
+
+    r = git_repo
+    feat = r.commit("feat: area and label", {"lib.py": LIB})
+    fmt = r.commit("style: run the formatter", {"lib.py": LIB_FORMATTED})
+    r.commit("chore: skip the formatting commit in blame", {".git-blame-ignore-revs": f"{fmt}\n"})
+    # a second list, named in the repository's git config (git applies it itself)
+    fmt2 = r.commit("style: wrap", {"lib.py": LIB_FORMATTED.replace("w * h", "(w * h)")})
+    (r.path / ".git" / "more-revs").write_text(f"{fmt2}\n")
+    r.git("config", "blame.ignoreRevsFile", ".git/more-revs")
+    stages = [CHUNK, adapter.CAPSULE, adapter.BLAME]
+
+    def owners(out, config=None):
+        report = run_index(r.path, out, stages=stages, config=config, jobs=1)
+        gen = Store(out).live()
+        assert gen is not None
+        rows = gen.table("blame").to_pylist()
+        return report, {row["sha"] for row in rows if row["path"] == "lib.py"}
+
+    report, on = owners(tmp_path / "on")
+    assert on == {feat}
+    stage = report.stage("blame")
+    assert stage is not None and stage.stats["ignored_revs"] == 1
+    off = Config.from_dict({"index": {"blame_ignore_revs": False}})
+    assert fmt in owners(tmp_path / "off", off)[1]

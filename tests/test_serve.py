@@ -195,6 +195,7 @@ def test_json_shape_is_stable() -> None:
         "pinned",
         "evidence",
         "why",
+        "reason",
     ]
     assert list(shape(PreflightReport)) == [
         "schema_version",
@@ -218,6 +219,11 @@ def test_json_shape_is_stable() -> None:
         "latency_ms",
         "generation",
         "firewall",
+        "code_lines",
+        "load_bearing",
+        "load_bearing_commits",
+        "history_total",
+        "history_more",
     ]
 
 
