@@ -327,7 +327,7 @@ BLAME = Stage(
 )
 COCHANGE = Stage(
     name="cochange",
-    version=1,
+    version=2,
     run=run_cochange,
     inputs=("touches", "commits", "files", "symbols"),
     outputs=("cochange_files", "cochange_symbols", "graph_nodes", "graph"),

@@ -13,6 +13,7 @@ import posixpath
 
 from ..store.config import RetrievalConfig
 from ..store.ids import MODULE_SYMBOL
+from ..store.schemas import WEAK_BELOW
 from .index import ServeIndex, SymbolRow, iso_date
 from .models import CommitRef, Coupling, HistoryEntry, Ownership, PreflightReport, SymbolContext
 
@@ -169,26 +170,24 @@ def _excerpt_lines(text: str) -> list[str]:
 
 
 def _coupling(index: ServeIndex, target: SymbolRow, report: PreflightReport, *, limit: int) -> None:
+    """Partners in `rank_score` order (see `ServeIndex._coupling`), with the counts an agent
+    needs to judge them; a partner seen in one commit only is marked weak."""
     for r in index.coupling_files.get(target.path, [])[:limit]:
-        report.coupling.append(
-            Coupling(
-                path=r["dst"],
-                weight=round(r["weight"], 4),
-                confidence=round(r["confidence"], 4),
-                co_commits=r["co_commits"],
-                hidden=bool(r["hidden"]),
-            )
-        )
+        report.coupling.append(_partner(r, r["dst"], None))
     if target.qualname == MODULE_SYMBOL:
         return
     for r in index.coupling_symbols.get(target.symbol_id, [])[: max(0, limit // 2)]:
-        report.symbol_coupling.append(
-            Coupling(
-                path=r["dst_path"],
-                symbol=r["dst_qualname"],
-                weight=round(r["weight"], 4),
-                confidence=round(r["confidence"], 4),
-                co_commits=r["co_commits"],
-                hidden=bool(r["hidden"]),
-            )
-        )
+        report.symbol_coupling.append(_partner(r, r["dst_path"], r["dst_qualname"]))
+
+
+def _partner(r: dict, path: str, symbol: str | None) -> Coupling:
+    return Coupling(
+        path=path,
+        symbol=symbol,
+        score=round(r["rank_score"], 4),
+        weight=round(r["weight"], 4),
+        confidence=round(r["confidence"], 4),
+        co_commits=r["co_commits"],
+        hidden=bool(r["hidden"]),
+        weak=r["co_commits"] < WEAK_BELOW,
+    )
