@@ -191,7 +191,6 @@ GRAPH = pa.schema(
         pa.field("confidence", pa.float32(), nullable=False),
         pa.field("co_commits", pa.int32(), nullable=False),
         pa.field("import_linked", pa.bool_(), nullable=False),
-        pa.field("rank_score", pa.float32(), nullable=False),
     ]
 )
 

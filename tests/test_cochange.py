@@ -170,12 +170,18 @@ def test_symbols_and_graph_csr():
     start = nodes["edge_start"].to_numpy()
     count = nodes["edge_count"].to_numpy()
     src, dst = edges["src"].to_numpy(), edges["dst"].to_numpy()
-    weight, score = edges["weight"].to_numpy(), edges["rank_score"].to_numpy()
+    weight = edges["weight"].to_numpy()
+    rank = {
+        (r["src"], r["dst"]): r["rank_score"]
+        for t in ("cochange_files", "cochange_symbols")
+        for r in out[t].to_pylist()
+    }
     assert np.array_equal(start, np.concatenate([[0], np.cumsum(count)[:-1]]))
     for i in range(len(keys)):
         s, e = start[i], start[i] + count[i]
         assert (src[s:e] == i).all()
-        assert (np.diff(score[s:e]) <= 0).all()
+        score = [rank[(keys[i], keys[d])] for d in dst[s:e]]
+        assert score == sorted(score, reverse=True)
     # 4 file + 4 symbol edges: the graph keeps min support 2, so b-c and b-d (one co-commit
     # each) are file rows only
     assert edges.num_rows == 8 and out["cochange_files"].num_rows == 8
