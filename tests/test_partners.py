@@ -99,3 +99,15 @@ def test_tied_partners_count_their_expected_value() -> None:
     }
     got = cochange_holdout.metrics(groups, queries, limit=1)
     assert got == {"recall@5": 0.25, "recall@10": 0.25, "mrr": 0.25, "coverage": 1.0}
+
+
+def test_a_file_that_is_not_parsed_still_gets_its_partners(git_repo, tmp_path) -> None:
+    logo = bytes(range(256)) * 4  # binary: the chunker skips it
+    git_repo.commit("logo and app", {"app.py": "x = 1\n", "logo.png": logo})
+    git_repo.commit("new logo", {"app.py": "x = 2\n", "logo.png": logo[::-1]})
+    with Strata(git_repo.path, index_dir=tmp_path / "idx") as strata:
+        strata.index()
+        report = strata.preflight("logo.png")
+        assert report.found and report.context is None
+        assert [(c.path, c.co_commits, c.weak) for c in report.coupling] == [("app.py", 2, False)]
+        assert strata.preflight("nothing.png").found is False
