@@ -201,7 +201,7 @@ def render_preflight(report: PreflightReport, *, budget: int | None = 2000) -> s
             if cp.weak:
                 flag += "; weak: 1 co-commit"
             priority = HIGH if cp.hidden else MID
-            if cp.weak:  # one shared commit is a hint, not a pattern: it goes first
+            if cp.weak:  # one shared commit is a hint, not a pattern: dropped first over budget
                 priority = LOW
             lines.append(
                 Line(
