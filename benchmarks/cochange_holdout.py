@@ -1,126 +1,226 @@
 """Co-change prediction on a time split (Zimmermann et al., "Mining version histories to guide
-software changes"): does the ranking of a file's partners predict what else changes with it?
+software changes"): do the partners `Strata.preflight` serves predict what else changes?
 
-    python -m gitstrata.benchmarks.cochange_holdout REPO [--json] [--max-commits N]
+    python -m gitstrata.benchmarks.cochange_holdout REPO [--json] [--split 0.8]
 
-Protocol: the repository's non-merge commits in time order (through the `capsule` stage, so
-renames are followed to HEAD paths and bulk commits are flagged); the first 80 % are history,
-the last 20 % test transactions. For every non-bulk test commit with at least two files, each of
-its files that already changed in the history is a query; the other files of that commit are the
-truth. Each method ranks the query's history partners (ties by path) and we report Recall@5,
-Recall@10 and MRR averaged over queries. Methods: `count` (co-commits), `ochiai`
-(co / sqrt(n_a n_b)), `codemaat` (code-maat's coupling degree, co / mean(n_a, n_b)),
-`confidence` (P(b | a) = co / n_a; for one query it orders like `count`), `w` (the seed's
-time-decayed Ochiai W, for reference) and `gitstrata` (`cochange.partner_score`).
+Protocol: the repository's non-merge commits in time order; the commit at 80 % is the cut. A
+temporary clone checked out at the cut is indexed with `Strata(...).index()`, so the history is
+exactly what the product indexes there (renames followed to the cut's paths, bulk commits
+flagged); every later commit is a test transaction. For every non-bulk test commit with at least
+two files, each of its files (path in that commit) that changed in the history and exists at the
+cut is a query; the other files of that commit are the truth. Every method lists at most
+`retrieval.coupling_limit` partners (what the agent sees), and we report Recall@5, Recall@10,
+MRR (a first hit below the list counts 0) and coverage (share of queries with at least one
+partner listed), averaged over queries.
+
+Methods: `gitstrata` is what `Strata.preflight(file)` returns, in its order (no recomputation).
+The offline baselines rank the same history's partners, restricted like the product to pairs
+whose files exist at the cut: `count` (co-commits), `ochiai` (co / sqrt(n_a n_b)), `codemaat`
+(code-maat's coupling degree, co / mean(n_a, n_b)), `confidence` (P(b | a) = co / n_a; for one
+query it orders like `count`), `w` (the seed's time-decayed Ochiai W, which preflight served
+before) and `formula` (`cochange.partner_score` computed offline, a check on the served list).
+Offline ties are counted fairly: each metric is its expected value over a uniformly random
+order of tied partners (exact, not sampled).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import polars as pl
 
+from ..facade import Strata
 from ..pipeline.gitio import Git
 from ..pipeline.history import extract_all, rev_list
 from ..stages import capsule, cochange
-from ..stages.frames import frame
-from ..store.config import GraphConfig, HistoryConfig
+from ..store.config import Config, GraphConfig, HistoryConfig
 
-METHODS = ("gitstrata", "count", "ochiai", "codemaat", "confidence", "w")
+BASELINES = ("count", "ochiai", "codemaat", "confidence", "w", "formula")
+METHODS = ("gitstrata", *BASELINES)
+Query = tuple[str, str, frozenset[str]]  # (test commit, file, files that changed with it)
+Groups = list[tuple[int, int, frozenset[str]]]  # tied partners: (start rank - 1, size, members)
 
 
-def transactions(repo: Path, max_commits: int | None = None, workers: int = 1) -> pl.DataFrame:
-    """(sha, t, node, k, bulk) per commit and HEAD path, time ordered."""
+def transactions(repo: Path, workers: int = 1) -> pl.DataFrame:
+    """(sha, t, node, bulk) per non-merge commit and file (its path in that commit), time
+    ordered."""
     git = Git(repo)
-    shas = rev_list(git, git.require_head(), max_count=max_commits)
+    shas = rev_list(git, git.require_head())
     cfg = HistoryConfig(symbol_max_files=0)  # file level only: no blob reads needed
     cs, ts, _ = extract_all(git, shas, cfg, workers=workers)
     commits, touches = capsule.finalize(cs, ts)
-    c = frame(commits.select(["sha", "commit_time", "bulk"]))
-    t = frame(touches.select(["sha", "head_path"])).unique()
+    c = pl.from_arrow(commits.select(["sha", "commit_time", "bulk"]))
+    t = pl.from_arrow(touches.select(["sha", "path"])).unique()
+    assert isinstance(c, pl.DataFrame) and isinstance(t, pl.DataFrame)
     return (
         t.join(c, on="sha")
         .select(
             "sha",
             pl.col("commit_time").dt.epoch("s").alias("t"),
-            pl.col("head_path").alias("node"),
+            pl.col("path").alias("node"),
             "bulk",
         )
         .sort("t", "sha", "node")
     )
 
 
-def pair_stats(train: pl.DataFrame, rate: float) -> pl.DataFrame:
-    """Directed (a, b) rows with every statistic a method needs, from history transactions."""
-    ev = train.filter(~pl.col("bulk")).select("sha", "t", "node").unique()
+def cut_commit(tx: pl.DataFrame, split: float) -> str:
+    order = tx.select("sha", "t").unique().sort("t", "sha")
+    return str(order["sha"][max(1, int(order.height * split)) - 1])
+
+
+def index_at(repo: Path, sha: str, where: Path) -> Strata:
+    """A clone of `repo` checked out at `sha`, indexed; blame is off (co-change does not read
+    it)."""
+    clone = where / "repo"
+    quiet = ["git", "-c", "advice.detachedHead=false"]
+    subprocess.run([*quiet, "clone", "-q", str(repo), str(clone)], check=True)
+    subprocess.run([*quiet, "-C", str(clone), "checkout", "-q", sha], check=True)
+    strata = Strata(clone, index_dir=where / "index")
+    strata.index_dir.mkdir(parents=True)
+    (strata.index_dir / "config.json").write_text(json.dumps({"index": {"blame": False}}))
+    strata.index()
+    return strata
+
+
+def history_of(strata: Strata) -> tuple[pl.DataFrame, set[str], set[str]]:
+    """The indexed history as (sha, t, node) of non-bulk commits at the cut's paths, every
+    indexed commit, and the files at the cut."""
+    gen = strata.engine.index
+    c = pl.from_arrow(gen.table("commits", columns=["sha", "bulk"]))
+    t = pl.from_arrow(gen.table("touches", columns=["sha", "commit_time", "head_path"]))
+    files = gen.table("files", columns=["path"])["path"].to_pylist()
+    assert isinstance(c, pl.DataFrame) and isinstance(t, pl.DataFrame)
+    ev = (
+        t.join(c.filter(~pl.col("bulk")), on="sha", how="semi")
+        .select(
+            "sha", pl.col("commit_time").dt.epoch("s").alias("t"), pl.col("head_path").alias("node")
+        )
+        .unique()
+    )
+    return ev, set(c["sha"].to_list()), set(files)
+
+
+def queries(test: pl.DataFrame, known: set[str]) -> list[Query]:
+    test = test.filter(~pl.col("bulk"))
+    out: list[Query] = []
+    for (sha,), g in test.group_by("sha", maintain_order=True):
+        files = frozenset(g["node"].to_list())
+        if len(files) < 2:
+            continue
+        out += [(str(sha), a, files - {a}) for a in sorted(files) if a in known]
+    return sorted(out)
+
+
+def offline_scores(ev: pl.DataFrame, at_cut: set[str], graph: GraphConfig) -> pl.DataFrame:
     t_now = int(ev.select(pl.col("t").max()).item() or 0)
-    return cochange.partner_stats(ev, t_now=t_now, rate=rate)
-
-
-def scores(pairs: pl.DataFrame, half_life_days: float) -> pl.DataFrame:
+    pairs = cochange.partner_stats(
+        ev,
+        t_now=t_now,
+        rate=cochange.decay_rate(graph.half_life_days),
+        rank_rate=cochange.decay_rate(graph.rank_half_life_days),
+    )
+    keep = pl.Series(sorted(at_cut)).implode()
+    pairs = pairs.filter(pl.col("a").is_in(keep) & pl.col("b").is_in(keep))
     co = pl.col("co").cast(pl.Float64)
     na, nb = pl.col("na").cast(pl.Float64), pl.col("nb").cast(pl.Float64)
-    return pairs.with_columns(
+    return pairs.select(
+        "a",
+        "b",
         co.alias("count"),
         (co / (na * nb).sqrt()).alias("ochiai"),
         (co / ((na + nb) / 2)).alias("codemaat"),
         (co / na).alias("confidence"),
         (pl.col("dsum") / (na * nb).sqrt()).alias("w"),
-        cochange.partner_score().alias("gitstrata"),
+        cochange.partner_score().alias("formula"),
     )
 
 
-def evaluate(tx: pl.DataFrame, *, split: float = 0.8, half_life_days: float = 365.0) -> dict:
-    order = tx.select("sha", "t").unique().sort("t", "sha")
-    cut = int(order.height * split)
-    train_shas = order.head(cut).select("sha")
-    test_shas = order.tail(order.height - cut).select("sha")
-    train = tx.join(train_shas, on="sha", how="semi")
-    test = tx.join(test_shas, on="sha", how="semi").filter(~pl.col("bulk"))
-    ranked = scores(pair_stats(train, cochange.decay_rate(half_life_days)), half_life_days)
-    known = train.select(pl.col("node").unique())
-    sizes = test.group_by("sha").agg(pl.len().alias("size"))
-    test = test.join(sizes.filter(pl.col("size") >= 2), on="sha", how="semi")
-    queries = test.join(known, on="node", how="semi").select("sha", pl.col("node").alias("a"))
-    truth = queries.join(test.select("sha", pl.col("node").alias("b")), on="sha").filter(
-        pl.col("a") != pl.col("b")
+def tie_groups(scored: pl.DataFrame, method: str) -> dict[str, Groups]:
+    """Per source file, its partners grouped by equal score (rounded to 1e-9), best first."""
+    g = (
+        scored.select("a", "b", pl.col(method).round(9).alias("s"))
+        .group_by("a", "s")
+        .agg(pl.col("b"))
+        .sort(["a", "s"], descending=[False, True])
     )
-    nq = queries.height
-    truth_n = truth.group_by("sha", "a").agg(pl.len().alias("n_truth"))
-    result: dict = {"queries": nq, "history_commits": cut, "test_commits": order.height - cut}
-    for method in METHODS:
-        r = (
-            ranked.select("a", "b", method)
-            .sort(["a", method, "b"], descending=[False, True, False])
-            .with_columns(pl.int_range(1, pl.len() + 1).over("a").alias("rank"))
-        )
-        hits = truth.join(r.select("a", "b", "rank"), on=["a", "b"], how="inner")
-        per_q = (
-            truth_n.join(
-                hits.group_by("sha", "a").agg(
-                    (pl.col("rank") <= 5).sum().alias("h5"),
-                    (pl.col("rank") <= 10).sum().alias("h10"),
-                    pl.col("rank").min().alias("first"),
-                ),
-                on=["sha", "a"],
-                how="left",
-            )
-            .fill_null(0)
-            .with_columns(
-                (pl.col("h5") / pl.col("n_truth")).alias("r5"),
-                (pl.col("h10") / pl.col("n_truth")).alias("r10"),
-                pl.when(pl.col("first") > 0).then(1.0 / pl.col("first")).otherwise(0.0).alias("rr"),
-            )
-        )
-        denom = max(nq, 1)
-        result[method] = {
-            "recall@5": round(float(per_q["r5"].sum()) / denom, 4),
-            "recall@10": round(float(per_q["r10"].sum()) / denom, 4),
-            "mrr": round(float(per_q["rr"].sum()) / denom, 4),
-        }
+    out: dict[str, Groups] = {}
+    for a, _, bs in g.iter_rows():
+        groups = out.setdefault(a, [])
+        start = groups[-1][0] + groups[-1][1] if groups else 0
+        groups.append((start, len(bs), frozenset(bs)))
+    return out
+
+
+def served_groups(listed: list[str]) -> Groups:
+    """The served list exactly as shown: one partner per rank."""
+    return [(i, 1, frozenset([p])) for i, p in enumerate(listed)]
+
+
+def metrics(ranked: dict[str, Groups], qs: list[Query], limit: int) -> dict[str, float]:
+    """Recall@5, Recall@10, MRR and coverage over the first `limit` ranks. A tie group counts
+    its expected value over random orders: a member is in the top k with probability
+    (k - start) / size, and the first hit's reciprocal rank is averaged over where the first of
+    h hits among n tied partners falls."""
+    r5 = r10 = mrr = 0.0
+    covered = 0
+    for _, a, truth in qs:
+        groups = [g for g in ranked.get(a, []) if g[0] < limit]
+        if groups:
+            covered += 1
+        first = True
+        for start, n, members in groups:
+            h = len(truth & members)
+            if not h:
+                continue
+            r5 += h * min(max(min(5, limit) - start, 0), n) / n / len(truth)
+            r10 += h * min(max(min(10, limit) - start, 0), n) / n / len(truth)
+            if first:
+                first = False
+                # P(first hit at start + j) = C(n - j, h - 1) / C(n, h), j = 1..n - h + 1
+                p, j = h / n, 1
+                while j <= n - h + 1 and start + j <= limit:
+                    mrr += p / (start + j)
+                    p *= (n - j - h + 1) / (n - j) if n > j else 0.0
+                    j += 1
+    nq = max(len(qs), 1)
+    return {
+        "recall@5": round(r5 / nq, 4),
+        "recall@10": round(r10 / nq, 4),
+        "mrr": round(mrr / nq, 4),
+        "coverage": round(covered / nq, 4),
+    }
+
+
+def evaluate(repo: Path, *, split: float = 0.8, workers: int = 1) -> dict:
+    tx = transactions(repo, workers)
+    cut = cut_commit(tx, split)
+    with (
+        tempfile.TemporaryDirectory(prefix="gitstrata-holdout-") as tmp,
+        index_at(repo, cut, Path(tmp)) as strata,
+    ):
+        cfg = Config.load(strata.index_dir)
+        limit = cfg.retrieval.coupling_limit
+        ev, history, at_cut = history_of(strata)
+        known = set(ev["node"].to_list()) & at_cut
+        qs = queries(tx.filter(~pl.col("sha").is_in(sorted(history))), known)
+        served = {a: [c.path for c in strata.preflight(a).coupling] for a in {q[1] for q in qs}}
+    result: dict = {
+        "cut": cut,
+        "queries": len(qs),
+        "history_commits": len(history),
+        "test_commits": tx["sha"].n_unique() - len(history),
+        "limit": limit,
+    }
+    result["gitstrata"] = metrics({a: served_groups(p) for a, p in served.items()}, qs, limit)
+    scored = offline_scores(ev, at_cut, cfg.graph)
+    for method in BASELINES:
+        result[method] = metrics(tie_groups(scored, method), qs, limit)
     return result
 
 
@@ -128,22 +228,27 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="cochange_holdout", description=__doc__.split("\n\n")[0])
     ap.add_argument("repo", type=Path)
     ap.add_argument("--json", action="store_true", help="print one JSON object")
-    ap.add_argument("--max-commits", type=int, default=None)
-    ap.add_argument("--half-life-days", type=float, default=GraphConfig().half_life_days)
+    ap.add_argument("--split", type=float, default=0.8)
     ap.add_argument("--workers", type=int, default=1)
     args = ap.parse_args(argv)
-    tx = transactions(args.repo, args.max_commits, args.workers)
-    result = {"repo": args.repo.resolve().name, **evaluate(tx, half_life_days=args.half_life_days)}
+    result = {
+        "repo": args.repo.resolve().name,
+        **evaluate(args.repo, split=args.split, workers=args.workers),
+    }
     if args.json:
         print(json.dumps(result))
     else:
         print(
-            f"queries {result['queries']}  history {result['history_commits']}  test {result['test_commits']}"
+            f"queries {result['queries']}  history {result['history_commits']}  "
+            f"test {result['test_commits']}  list {result['limit']}"
         )
-        print(f"{'method':12} {'recall@5':>9} {'recall@10':>9} {'mrr':>7}")
+        print(f"{'method':12} {'recall@5':>9} {'recall@10':>9} {'mrr':>7} {'coverage':>9}")
         for m in METHODS:
             row = result[m]
-            print(f"{m:12} {row['recall@5']:9.4f} {row['recall@10']:9.4f} {row['mrr']:7.4f}")
+            print(
+                f"{m:12} {row['recall@5']:9.4f} {row['recall@10']:9.4f} {row['mrr']:7.4f} "
+                f"{row['coverage']:9.4f}"
+            )
     return 0
 
 

@@ -247,14 +247,28 @@ class ServeIndex:
     def _coupling(self, name: str, extra: list[str]) -> dict[str, list[dict[str, Any]]]:
         if not self.has(name):
             return {}
-        cols = ["src", "dst", "co_commits", "weight", "confidence", "hidden", *extra]
+        cols = [
+            "src",
+            "dst",
+            "co_commits",
+            "dst_commits",
+            "weight",
+            "confidence",
+            "rank_score",
+            "hidden",
+            *extra,
+        ]
         t = self.table(name, columns=cols)
         data = _columns(t, cols)
         out: dict[str, list[dict[str, Any]]] = defaultdict(list)
         for i in range(t.num_rows):
             out[data["src"][i]].append({c: data[c][i] for c in cols})
         for rows in out.values():
-            rows.sort(key=lambda r: (-r["weight"], -r["confidence"], r["dst"]))
+            # the one partner ranking (rank_score); partners with the same co-commits: the more
+            # active file first
+            rows.sort(
+                key=lambda r: (-r["rank_score"], -r["co_commits"], -r["dst_commits"], r["dst"])
+            )
         return dict(out)
 
     @cached_property

@@ -61,8 +61,9 @@ Working with gitstrata in this repository:
    intended_change). Read every section: <invariants must_hold> are rules you must keep;
    <anti_context_do_not_repeat> lists approaches that were already tried here and failed (do not
    repeat them); <load_bearing_code> marks lines written by bug fixes (removing them may reopen
-   the bug); <co_change_coupling> names files that usually change together with this one, even
-   without an import between them: check whether they need the same change.
+   the bug); <co_change_coupling> names files that usually change together with this one, most
+   likely first (P = how often each changed when this one did; "weak" = seen together in one
+   commit only), even without an import between them: check whether they need the same change.
 2. To understand why code looks the way it does, or where a symptom comes from, call
    search_causal_history with a question, an identifier or the error message.
 3. Run tests through `gitstrata exec -- <test command>` (for example

@@ -124,10 +124,12 @@ class HistoryEntry(_Model):
 class Coupling(_Model):
     path: str
     symbol: str | None = None
-    weight: float
+    score: float = 0.0  # the partner ranking (recency-weighted P(this | target)); sorted by it
+    weight: float  # W, the seed's time-decayed Ochiai coupling strength
     confidence: float  # P(this changes | target changes)
     co_commits: int
     hidden: bool
+    weak: bool = False  # seen changing together in a single commit only
 
 
 class PreflightReport(_Model):

@@ -19,6 +19,7 @@ import posixpath
 
 from ..store.config import RetrievalConfig
 from ..store.ids import MODULE_SYMBOL
+from ..store.schemas import WEAK_BELOW
 from ..store.vocabulary import LOAD_BEARING
 from .index import ServeIndex, SymbolRow, iso_date
 from .models import (
@@ -98,6 +99,12 @@ def build_preflight(
     report = PreflightReport(file=path, symbol=symbol, intended_change=intended_change, found=False)
     rows = index.symbols_by_path.get(path)
     if rows is None:
+        if path in index.coupling_files:
+            # a file at HEAD that is not parsed (binary, too large): its partners are known
+            report.found = True
+            report.message = f"{path} is not parsed (binary or too large): co-change only"
+            _coupling_of_file(index, path, report, limit=cfg.coupling_limit)
+            return report, None
         report.message = f"{path} is not in the index (generation {index.name})"
         report.nearest = nearest_paths(index, path)
         return report, None
@@ -275,26 +282,28 @@ def _excerpt_lines(text: str) -> list[str]:
 
 
 def _coupling(index: ServeIndex, target: SymbolRow, report: PreflightReport, *, limit: int) -> None:
-    for r in index.coupling_files.get(target.path, [])[:limit]:
-        report.coupling.append(
-            Coupling(
-                path=r["dst"],
-                weight=round(r["weight"], 4),
-                confidence=round(r["confidence"], 4),
-                co_commits=r["co_commits"],
-                hidden=bool(r["hidden"]),
-            )
-        )
+    """Partners in `rank_score` order (see `ServeIndex._coupling`), with the counts an agent
+    needs to judge them; a partner seen in one commit only is marked weak."""
+    _coupling_of_file(index, target.path, report, limit=limit)
     if target.qualname == MODULE_SYMBOL:
         return
     for r in index.coupling_symbols.get(target.symbol_id, [])[: max(0, limit // 2)]:
-        report.symbol_coupling.append(
-            Coupling(
-                path=r["dst_path"],
-                symbol=r["dst_qualname"],
-                weight=round(r["weight"], 4),
-                confidence=round(r["confidence"], 4),
-                co_commits=r["co_commits"],
-                hidden=bool(r["hidden"]),
-            )
-        )
+        report.symbol_coupling.append(_partner(r, r["dst_path"], r["dst_qualname"]))
+
+
+def _coupling_of_file(index: ServeIndex, path: str, report: PreflightReport, *, limit: int) -> None:
+    for r in index.coupling_files.get(path, [])[:limit]:
+        report.coupling.append(_partner(r, r["dst"], None))
+
+
+def _partner(r: dict, path: str, symbol: str | None) -> Coupling:
+    return Coupling(
+        path=path,
+        symbol=symbol,
+        score=round(r["rank_score"], 4),
+        weight=round(r["weight"], 4),
+        confidence=round(r["confidence"], 4),
+        co_commits=r["co_commits"],
+        hidden=bool(r["hidden"]),
+        weak=r["co_commits"] < WEAK_BELOW,
+    )

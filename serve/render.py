@@ -372,11 +372,16 @@ def render_preflight(report: PreflightReport, *, budget: int | None = 2000) -> s
         for i, cp in enumerate(coupling):
             name = f"{cp.path}::{cp.symbol}" if cp.symbol else cp.path
             flag = "hidden: no import link" if cp.hidden else "import-linked"
+            if cp.weak:
+                flag += "; weak: 1 co-commit"
+            priority = HIGH if cp.hidden else MID
+            if cp.weak:  # one shared commit is a hint, not a pattern: dropped first over budget
+                priority = LOW
             lines.append(
                 Line(
-                    f"  {name}  W={cp.weight:.2f}  P(changes|target changes)={_pct(cp.confidence)}  "
-                    f"co-commits={cp.co_commits}  [{flag}]",
-                    HIGH - min(i, 15) if cp.hidden else MID - min(i, 15),
+                    f"  {name}  P(changes|target changes)={_pct(cp.confidence)}  "
+                    f"co-commits={cp.co_commits}  W={cp.weight:.2f}  [{flag}]",
+                    priority - min(i, 15),
                     "co-change partner",
                 )
             )

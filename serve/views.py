@@ -64,39 +64,43 @@ def hotspots_view(engine: Engine, *, limit: int = 20) -> dict[str, Any]:
     """The strongest file couplings, and the hidden ones (changed together, no import link)."""
     import pyarrow.compute as pc
 
+    from ..store.schemas import WEAK_BELOW
+
     index = engine.index
     out: dict[str, Any] = {"generation": index.name, "top_pairs": [], "hidden_pairs": []}
     if not index.has("cochange_files"):
         return out
-    cols = ["src", "dst", "co_commits", "weight", "confidence", "hidden"]
+    cols = ["src", "dst", "co_commits", "weight", "confidence", "rank_score", "hidden"]
     table = index.table("cochange_files", columns=cols)
-    confidence = {
-        (s, d): c
-        for s, d, c in zip(
-            *(table[c].to_pylist() for c in ("src", "dst", "confidence")), strict=True
+    table = table.filter(pc.greater_equal(table["co_commits"], WEAK_BELOW))
+    reverse = {
+        (s, d): (c, r)
+        for s, d, c, r in zip(
+            *(table[c].to_pylist() for c in ("src", "dst", "confidence", "rank_score")),
+            strict=True,
         )
     }
-    pairs = table.filter(
-        pc.less(table["src"], table["dst"])
-    )  # each pair once; both directions exist
-    pairs = pairs.sort_by(
-        [("weight", "descending"), ("co_commits", "descending"), ("src", "ascending")]
-    )
+    # each pair once (both directions exist), by the partner ranking of its stronger direction
+    pairs = table.filter(pc.less(table["src"], table["dst"])).to_pylist()
+    for r in pairs:
+        r["score"] = max(r["rank_score"], reverse.get((r["dst"], r["src"]), (0.0, 0.0))[1])
+    pairs.sort(key=lambda r: (-r["score"], -r["co_commits"], r["src"], r["dst"]))
 
     def row(r: dict[str, Any]) -> dict[str, Any]:
         return {
             "a": r["src"],
             "b": r["dst"],
+            "score": round(float(r["score"]), 4),
             "weight": round(float(r["weight"]), 4),
             "co_commits": r["co_commits"],
             "p_b_given_a": round(float(r["confidence"]), 4),
-            "p_a_given_b": round(float(confidence.get((r["dst"], r["src"]), 0.0)), 4),
+            "p_a_given_b": round(float(reverse.get((r["dst"], r["src"]), (0.0, 0.0))[0]), 4),
             "hidden": bool(r["hidden"]),
         }
 
-    out["top_pairs"] = [row(r) for r in pairs.slice(0, limit).to_pylist()]
-    hidden = pairs.filter(pairs["hidden"])
-    out["hidden_pairs"] = [row(r) for r in hidden.slice(0, limit).to_pylist()]
-    out["pairs_total"] = pairs.num_rows
-    out["hidden_total"] = hidden.num_rows
+    out["top_pairs"] = [row(r) for r in pairs[:limit]]
+    hidden = [r for r in pairs if r["hidden"]]
+    out["hidden_pairs"] = [row(r) for r in hidden[:limit]]
+    out["pairs_total"] = len(pairs)
+    out["hidden_total"] = len(hidden)
     return out

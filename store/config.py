@@ -95,8 +95,11 @@ class HistoryConfig(Section):
 class GraphConfig(Section):
     """Co-change graph (`cochange`)."""
 
-    half_life_days: float = Field(default=365.0, gt=0)
-    min_support: int = Field(default=2, ge=1)
+    half_life_days: float = Field(default=365.0, gt=0)  # W, the seed's coupling strength
+    # the served partner ranking (`rank_score`); chosen on real histories' temporal hold-out
+    rank_half_life_days: float = Field(default=1460.0, gt=0)
+    min_support: int = Field(default=2, ge=1)  # symbol pairs and the search graph's edges
+    file_min_support: int = Field(default=1, ge=1)  # file pairs; 1: weak partners are served
     module_symbols: bool = False  # count `<module>` remainders as symbol-level nodes
     max_symbols_per_commit: int = Field(default=100, ge=2)  # larger commits skip symbol pairs
     max_edges_per_node: int = Field(default=64, ge=1)  # strongest out-edges kept in `graph`
@@ -211,7 +214,7 @@ class RetrievalConfig(Section):
     load_bearing_min_lines: int = Field(default=5, ge=1)
     load_bearing_min_share: float = Field(default=0.05, ge=0.0, le=1.0)
     load_bearing_limit: int = Field(default=5, ge=0)  # fix commits listed per target
-    coupling_limit: int = Field(default=8, ge=0)
+    coupling_limit: int = Field(default=10, ge=0)
     related_limit: int = Field(default=5, ge=0)
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from .generations import Generation
+from .schemas import WEAK_BELOW
 from .tables import run_sql
 
 SERVED = ("docmeta", "vectors_bits", "vectors_i8", "graph", "graph_nodes")
@@ -20,12 +21,19 @@ def inspect_index(gen: Generation, limit: int = 10) -> dict[str, Any]:
         out["hotspots"] = rows(
             "SELECT src AS path, count(*) AS partners, sum(co_commits) AS co_commits, "
             "round(max(CAST(weight AS DOUBLE)), 3) AS max_w FROM cochange_files "
+            f"WHERE co_commits >= {WEAK_BELOW} "
             f"GROUP BY src ORDER BY partners DESC, co_commits DESC, path LIMIT {limit}"
         )
+        # each pair once, by the partner ranking of its stronger direction
         out["hidden_couplings"] = rows(
-            "SELECT src AS a, dst AS b, round(CAST(weight AS DOUBLE), 3) AS w, co_commits, "
-            "round(CAST(confidence AS DOUBLE), 2) AS p_b_given_a FROM cochange_files "
-            f"WHERE hidden AND src < dst ORDER BY weight DESC, a, b LIMIT {limit}"
+            "SELECT f.src AS a, f.dst AS b, "
+            "round(CAST(greatest(f.rank_score, r.rank_score) AS DOUBLE), 3) AS score, "
+            "f.co_commits AS co_commits, round(CAST(f.confidence AS DOUBLE), 2) AS p_b_given_a, "
+            "round(CAST(r.confidence AS DOUBLE), 2) AS p_a_given_b, "
+            "round(CAST(f.weight AS DOUBLE), 3) AS w "
+            "FROM cochange_files f JOIN cochange_files r ON f.src = r.dst AND f.dst = r.src "
+            f"WHERE f.hidden AND f.src < f.dst AND f.co_commits >= {WEAK_BELOW} "
+            f"ORDER BY score DESC, a, b LIMIT {limit}"
         )
     if gen.has("blame"):
         out["load_bearing_files"] = rows(

@@ -141,16 +141,19 @@ BLAME = pa.schema(
 # Directed co-change edges, both directions stored: `weight` is the time-decayed Ochiai
 # W(src, dst) = sum over co-commits of exp(-ln2 (t_now - t_c) / half_life) / sqrt(n_src n_dst)
 # (symmetric; t_now = newest indexed commit), `confidence` is P(dst | src) = co / n_src. Bulk
-# commits are excluded and `co_commits >= graph.min_support`. `hidden`: neither file imports the
-# other (HEAD `files.imports_resolved`).
+# commits are excluded; file pairs have `co_commits >= graph.file_min_support` (1: a pair seen in
+# one commit is kept and served as weak), symbol pairs `>= graph.min_support`. `hidden`: neither
+# file imports the other (HEAD `files.imports_resolved`).
+WEAK_BELOW = 2  # a pair with fewer co-commits is a weak partner (served, marked weak)
 _COCHANGE_METRICS = [
     pa.field("co_commits", pa.int32(), nullable=False),
     pa.field("src_commits", pa.int32(), nullable=False),
     pa.field("dst_commits", pa.int32(), nullable=False),
     pa.field("weight", pa.float32(), nullable=False),
     pa.field("confidence", pa.float32(), nullable=False),
-    # rank partners of src by this ("what else must change"): decayed co-commits / n_src,
-    # which beat W, counts, Ochiai, code-maat and confidence on benchmarks/cochange_holdout.py
+    # rank partners of src by this ("what else must change"): co-commits decayed with
+    # `graph.rank_half_life_days`, / n_src; it beat W, counts, Ochiai, code-maat and confidence
+    # on real histories' temporal hold-out (benchmarks/cochange_holdout.py)
     pa.field("rank_score", pa.float32(), nullable=False),
     pa.field("last_co_commit", HTS, nullable=False),
     pa.field("hidden", pa.bool_(), nullable=False),
@@ -173,7 +176,8 @@ COCHANGE_SYMBOLS = pa.schema(
 
 # The co-change graph as CSR for one-hop spreading activation, memory-mapped by the server.
 # `graph_nodes` row i is node i (files first, then symbols, each sorted by key); its out-edges
-# are rows [edge_start, edge_start + edge_count) of `graph`, sorted by (src, -weight, dst).
+# are rows [edge_start, edge_start + edge_count) of `graph`, sorted by (src, -rank_score, dst).
+# Edges need `graph.min_support` co-commits (weak file pairs are not spread over).
 GRAPH_NODES = pa.schema(
     [
         pa.field("key", pa.string(), nullable=False),  # file path or symbol_id

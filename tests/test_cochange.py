@@ -107,16 +107,27 @@ def test_files_weight_and_confidence_by_hand():
     out = cochange.build(*t, GraphConfig())
     rows = {(r["src"], r["dst"]): r for r in out["cochange_files"].to_pylist()}
     # |C_a| = 3 (c1 c2 c3), |C_b| = 3 (c1 c2 c4), |C_c| = 2; the bulk commit counts for nothing;
-    # t_now = day 300; b-c and x-d have one co-commit only (< min support 2).
-    assert sorted(rows) == [("a.py", "b.py"), ("a.py", "c.py"), ("b.py", "a.py"), ("c.py", "a.py")]
+    # t_now = day 300; b-c and b-d have one co-commit only: kept (file pairs), served as weak.
+    assert sorted(rows) == [
+        ("a.py", "b.py"),
+        ("a.py", "c.py"),
+        ("b.py", "a.py"),
+        ("b.py", "c.py"),
+        ("b.py", "d.py"),
+        ("c.py", "a.py"),
+        ("c.py", "b.py"),
+        ("d.py", "b.py"),
+    ]
+    assert rows[("b.py", "d.py")]["co_commits"] == 1
     ab = rows[("a.py", "b.py")]
     assert ab["weight"] == pytest.approx((decay(300) + decay(200)) / math.sqrt(3 * 3), rel=1e-6)
     assert (ab["co_commits"], ab["src_commits"], ab["dst_commits"]) == (2, 3, 3)
     assert ab["confidence"] == pytest.approx(2 / 3)
-    # the directed ranking score: decayed co-commits over the source's commits
-    assert ab["rank_score"] == pytest.approx((decay(300) + decay(200)) / 3, rel=1e-6)
+    # the directed ranking score: co-commits decayed with the rank half-life (4 years) over the
+    # source's commits
+    assert ab["rank_score"] == pytest.approx((decay(300, 1460) + decay(200, 1460)) / 3, rel=1e-6)
     assert rows[("c.py", "a.py")]["rank_score"] == pytest.approx(
-        (decay(200) + decay(100)) / 2, rel=1e-6
+        (decay(200, 1460) + decay(100, 1460)) / 2, rel=1e-6
     )
     assert ab["hidden"] is False and rows[("b.py", "a.py")]["hidden"] is False
     ac, ca = rows[("a.py", "c.py")], rows[("c.py", "a.py")]
@@ -129,12 +140,17 @@ def test_files_weight_and_confidence_by_hand():
 
 def test_half_life_and_min_support_are_configurable():
     t = tables(HISTORY, {}, bulk={"bulk"})
-    out = cochange.build(*t, GraphConfig(half_life_days=30, min_support=1))
+    cfg = GraphConfig(half_life_days=30, rank_half_life_days=60, min_support=1)
+    out = cochange.build(*t, cfg)
     rows = {(r["src"], r["dst"]): r for r in out["cochange_files"].to_pylist()}
     assert rows[("b.py", "c.py")]["weight"] == pytest.approx(
         decay(200, 30) / math.sqrt(6), rel=1e-5
     )
+    assert rows[("b.py", "c.py")]["rank_score"] == pytest.approx(decay(200, 60) / 3, rel=1e-5)
     assert rows[("b.py", "d.py")]["confidence"] == pytest.approx(1 / 3)
+    assert out["graph"].num_rows == 16  # min support 1: 8 file + 8 symbol edges, weak ones too
+    out = cochange.build(*t, GraphConfig(file_min_support=2))
+    assert out["cochange_files"].num_rows == 4
 
 
 def test_symbols_and_graph_csr():
@@ -155,11 +171,20 @@ def test_symbols_and_graph_csr():
     count = nodes["edge_count"].to_numpy()
     src, dst = edges["src"].to_numpy(), edges["dst"].to_numpy()
     weight = edges["weight"].to_numpy()
+    rank = {
+        (r["src"], r["dst"]): r["rank_score"]
+        for t in ("cochange_files", "cochange_symbols")
+        for r in out[t].to_pylist()
+    }
     assert np.array_equal(start, np.concatenate([[0], np.cumsum(count)[:-1]]))
     for i in range(len(keys)):
         s, e = start[i], start[i] + count[i]
         assert (src[s:e] == i).all()
-        assert (np.diff(weight[s:e]) <= 0).all()
+        score = [rank[(keys[i], keys[d])] for d in dst[s:e]]
+        assert score == sorted(score, reverse=True)
+    # 4 file + 4 symbol edges: the graph keeps min support 2, so b-c and b-d (one co-commit
+    # each) are file rows only
+    assert edges.num_rows == 8 and out["cochange_files"].num_rows == 8
     a = keys.index("a.py")
     s, e = start[a], start[a] + count[a]
     linked = edges["import_linked"].to_pylist()[s:e]
