@@ -15,6 +15,7 @@ from ..store.config import RetrievalConfig
 from ..store.ids import MODULE_SYMBOL
 from .index import ServeIndex, SymbolRow, iso_date
 from .models import CommitRef, Coupling, HistoryEntry, Ownership, PreflightReport, SymbolContext
+from .targets import find_symbol
 
 
 def commit_ref(index: ServeIndex, sha: str, fallback_time=None) -> CommitRef:
@@ -46,16 +47,10 @@ def nearest_paths(index: ServeIndex, path: str, n: int = 5) -> list[str]:
 
 def resolve_symbol(rows: list[SymbolRow], symbol: str) -> tuple[SymbolRow | None, list[str]]:
     """Exact qualname, then case-insensitive, then by last component; else nearest names."""
+    found = find_symbol([r.qualname for r in rows], symbol)
+    if found is not None:
+        return rows[found], []
     wanted = symbol.strip().removesuffix("()")
-    for match in (
-        lambda r: r.qualname == wanted,
-        lambda r: r.qualname.lower() == wanted.lower(),
-        lambda r: r.name == wanted or r.qualname.endswith("." + wanted),
-        lambda r: r.name.lower() == wanted.lower().rsplit(".", 1)[-1],
-    ):
-        found = [r for r in rows if match(r)]
-        if found:
-            return found[0], []
     names = [r.qualname for r in rows if r.qualname != MODULE_SYMBOL]
     return None, difflib.get_close_matches(wanted, names, n=5, cutoff=0.4) or names[:5]
 
