@@ -10,11 +10,12 @@ the attempt; the IDF-weighted share of the intent's terms found in the attempt's
 of the identifiers the intent names (`snake_case`, `camelCase`, `a.b`) found in the attempt's
 changed lines (halved when only one is shared); plus `named_symbol_evidence` when there is some
 and the intent also names a symbol the attempt changed (naming the symbol alone is the anchor
-again, not resemblance). A reverted commit mined from git is held to a stricter bar than a failure an
-agent recorded: its text is only its subject and the revert's reason (not the diff's words), and
-its floor is `revert_min_evidence` instead of `min_evidence`. In a search, a journal failure
-anchored by the results themselves (a retrieved code hit or a triggering commit, below) counts as
-resembling the query: the query found that code.
+again, not resemblance). A reverted commit mined from git is held to a stricter bar than a
+failure an agent recorded: its text is only what its commits say (subjects, the revert's reason,
+the body), not the diff's words, and its floor is `revert_min_evidence` instead of
+`min_evidence`. In a search, a journal failure anchored by the results themselves (a retrieved
+code hit or a triggering commit, below) counts as resembling the query: the query found that
+code. A revert never does.
 
 The score is structural + textual, where
 
@@ -102,8 +103,8 @@ def symbol_names(targets: Iterable[Target]) -> frozenset[str]:
 class FailureView:
     """What matching needs of a failed attempt.
 
-    `text_terms` and `vector` describe what was attempted; `identifiers` are the code names of
-    its changed lines and symbols (see `identifiers`). A `source` of "revert" is a reverted
+    `text_terms` and `vector` describe what was attempted; `identifiers` are the code names in
+    its changed lines (see `identifiers`). A `source` of "revert" is a reverted
     commit, held to the stricter evidence floor."""
 
     id: int | str
