@@ -333,12 +333,15 @@ def graveyard_show(
 @graveyard_app.command("forget")
 def graveyard_forget(
     ctx: typer.Context,
-    failure_id: Annotated[int, typer.Argument(help="The attempt's id.")],
+    failure_id: Annotated[
+        str, typer.Argument(help="The attempt's id, or revert:<sha> for a reverted commit.")
+    ],
     out: OutOpt = None,
 ) -> None:
-    """Forget a failed attempt (appends a tombstone; nothing is rewritten)."""
-    _strata(ctx, out).forget_failure(failure_id)
-    typer.echo(f"forgot failed attempt #{failure_id}")
+    """Forget a failed attempt, or mute a reverted commit's warnings (appends a tombstone;
+    nothing is rewritten)."""
+    fid = _strata(ctx, out).forget_failure(failure_id)
+    typer.echo(f"forgot failed attempt #{fid}" if isinstance(fid, int) else f"muted {fid}")
 
 
 invariant_app = typer.Typer(

@@ -168,12 +168,32 @@ class Strata:
             f"no failed attempt #{failure_id}", hint="`gitstrata graveyard` lists them"
         )
 
-    def forget_failure(self, failure_id: int) -> None:
-        """Forget a failed attempt: appends a tombstone, nothing is rewritten."""
+    def forget_failure(self, failure_id: int | str) -> int | str:
+        """Forget a failed attempt (`12`) or mute a reverted commit's warnings (`revert:<sha>`):
+        appends a tombstone, nothing is rewritten. Returns the id as parsed."""
         from .serve.failures import forget_failure
+        from .store.attempts import REVERT_PREFIX, parse_failure_id
+        from .store.errors import InputError
         from .store.journal import Journal
 
-        forget_failure(Journal(self.journal_dir), failure_id)
+        fid = parse_failure_id(failure_id)
+        if isinstance(fid, str):
+            sha = fid[len(REVERT_PREFIX) :]
+            commits = self.engine.index.commits
+            reverted = {
+                full
+                for c in commits.values()
+                if c.get("intent") == "revert" and c.get("reverted_sha")
+                for full in commits
+                if full.startswith(c["reverted_sha"])
+            }
+            if not any(full.startswith(sha) for full in reverted):
+                raise InputError(
+                    f"no reverted commit {fid} in the index",
+                    hint="use the id a preflight or search warning shows (revert:<sha>)",
+                )
+        forget_failure(Journal(self.journal_dir), fid)
+        return fid
 
     def exec(self, argv: Sequence[str], notes: str | None = None) -> int:
         """Run `argv` transparently (output streams live); when it fails, record the attempt

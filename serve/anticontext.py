@@ -4,19 +4,31 @@ Failed attempts come from two places: the journal (recorded by `gitstrata exec`,
 MCP `record_failure` tool; read again whenever the journal grows, so a record is searchable the
 moment it is written, before any re-index) and the history itself (a reverted commit is an
 attempt that failed: the revert is its failure record). Both become `FailureView`s for the
-seed's matching rule in `serve/graveyard.py`; invariants match by glob and always fire.
+matching rule in `serve/graveyard.py`; invariants match by glob and always fire.
+
+A revert is taken as it really ended. When the revert was itself reverted, or most of the lines
+it took out are back in the file at HEAD (a later commit restored the change), the change was
+re-applied: it is history ("reverted, later re-applied in <commit>"), never a failure. A revert
+muted by a journal tombstone (`graveyard forget revert:<sha>`) is neither. What matched is a
+warning (at most `max_warnings`); the other attempts on a preflight's target are history.
 """
 
 from __future__ import annotations
 
 import threading
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass
 from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from ..store.attempts import (
     FailedAttempt,
+    Target,
     changed_lines,
+    forgotten_reverts,
     load_failures,
     revert_id,
     target_label,
@@ -25,23 +37,43 @@ from ..store.config import GraveyardConfig
 from ..store.ids import MODULE_SYMBOL
 from ..store.journal import Journal
 from ..store.tokenizer import tokenize
-from .graveyard import FailureView, RetrievedItem, match_preflight, match_search
+from .graveyard import (
+    REVERT,
+    FailureView,
+    Intent,
+    RetrievedItem,
+    identifiers,
+    match_preflight,
+    match_search,
+)
 from .index import ServeIndex, iso_date
 from .invariants import Invariant, InvariantStore
-from .models import FailureWarning, InvariantHit
+from .models import FailureWarning, InvariantHit, PastAttempt
 
 MAX_DIFF_LINES = 12
+MAX_REASON_CHARS = 240
+
+
+@dataclass
+class _Known:
+    """What the anti-context knows for one generation and journal state."""
+
+    views: list[FailureView]
+    details: dict[int | str, FailureWarning]
+    past: list[tuple[tuple[Target, ...], PastAttempt]]  # newest first
 
 
 class AntiContext:
-    def __init__(self, store_root: Path) -> None:
+    def __init__(self, store_root: Path, reapplied_share: float | None = None) -> None:
         self.store_root = Path(store_root)
         self.journal = Journal(self.store_root / "journal")
         self.invariants = InvariantStore.in_strata(self.store_root)
+        self.reapplied_share = (
+            GraveyardConfig().reapplied_share if reapplied_share is None else reapplied_share
+        )
         self._lock = threading.Lock()
         self._sig: tuple[str, str] | None = None
-        self._views: list[FailureView] = []
-        self._details: dict[int | str, FailureWarning] = {}
+        self._cache: _Known | None = None
         self.warnings: list[str] = []
 
     # ------------------------------------------------------------------ failures
@@ -56,83 +88,56 @@ class AntiContext:
         self, index: ServeIndex, embed
     ) -> tuple[list[FailureView], dict[int | str, FailureWarning]]:
         """FailureViews and their render details, rebuilt when the journal or generation changes."""
+        known = self._known(index, embed)
+        return known.views, known.details
+
+    def _known(self, index: ServeIndex, embed) -> _Known:
         sig = (self.journal.signature(), index.name)
         with self._lock:
-            if sig == self._sig:
-                return self._views, self._details
-            views: list[FailureView] = []
-            details: dict[int | str, FailureWarning] = {}
+            if sig == self._sig and self._cache is not None:
+                return self._cache
+            known = _Known([], {}, [])
             for f in self._journal_failures():
+                changed = "\n".join(changed_lines(f.diff))
                 text = "\n".join(
-                    x
-                    for x in (
-                        f.notes or "",
-                        f.signature.text(),
-                        "\n".join(changed_lines(f.diff)),
-                        f.command or "",
-                    )
-                    if x
+                    x for x in (f.notes or "", f.signature.text(), changed, f.command or "") if x
                 )
-                views.append(
+                known.views.append(
                     FailureView(
                         id=f.id,
                         targets=f.targets,
                         text_terms=Counter(tokenize(text)),
                         vector=embed(text),
+                        identifiers=identifiers(changed),
                     )
                 )
-                details[f.id] = warning_from_failure(f)
-            for view, detail in self._reverts(index, embed):
-                views.append(view)
-                details[view.id] = detail
-            self._sig, self._views, self._details = sig, views, details
-            return views, details
-
-    def _reverts(self, index: ServeIndex, embed):
-        """Each reverted commit as a failed attempt: its touched symbols are the targets."""
-        by_sha = index.touches_by_sha
-        for sha, c in index.commits.items():
-            reverted = c.get("reverted_sha")
-            if c.get("intent") != "revert" or not reverted:
-                continue
-            full = next((s for s in index.commits if s.startswith(reverted)), None)
-            if full is None:
-                continue
-            orig = index.commits[full]
-            touches = by_sha.get(full, [])
-            targets = tuple(
-                dict.fromkeys(
+                known.details[f.id] = warning_from_failure(f)
+                known.past.append(
                     (
-                        t["head_path"],
-                        None if t["qualname"] in (None, MODULE_SYMBOL) else t["qualname"],
+                        f.targets,
+                        PastAttempt(
+                            failure_id=f.id,
+                            source="journal",
+                            date=(f.last_seen or "")[:10] or None,
+                            targets=[target_label(t) for t in f.targets],
+                            summary=f"failed attempt #{f.id}: "
+                            + " ".join((f.notes or f.command or "no notes").split())[:200],
+                        ),
                     )
-                    for t in touches
                 )
-            )
-            diff = [ln for t in touches for ln in changed_lines(t["excerpt"] or "")]
-            text = f"{orig['subject']}\n{c['subject']}\n" + "\n".join(diff)
-            fid = revert_id(full)
-            yield (
-                FailureView(
-                    id=fid, targets=targets, text_terms=Counter(tokenize(text)), vector=embed(text)
-                ),
-                FailureWarning(
-                    failure_id=fid,
-                    score=0.0,
-                    reasons=[],
-                    targets=[target_label(t) for t in targets],
-                    date=iso_date(c["author_time"]),
-                    occurrences=1,
-                    command=None,
-                    tried=f"{orig['subject']} ({full[:10]}), reverted by {sha[:10]}: {c['subject']}",
-                    diff_excerpt="\n".join(diff[:MAX_DIFF_LINES]),
-                    source="revert",
-                ),
-            )
+            for revert in _reverts(index, forgotten_reverts(self.journal), self.reapplied_share):
+                known.past.append((revert.targets, revert.past))
+                if revert.past.reapplied_in is None:
+                    view = revert.view(embed)
+                    known.views.append(view)
+                    known.details[view.id] = revert.detail
+            known.past.sort(key=lambda p: p[1].date or "", reverse=True)
+            self._sig, self._cache = sig, known
+            return known
 
-    def _warnings(self, found, details) -> list[FailureWarning]:
+    def _warnings(self, found, details, cap: int) -> list[FailureWarning]:
         out = []
-        for w in found:
+        for w in found[:cap]:
             d = details[w.failure_id].model_copy(deep=True)
             d.score = round(float(w.score), 4)
             d.reasons = list(w.reasons)
@@ -143,26 +148,44 @@ class AntiContext:
         self,
         index,
         embed,
-        terms,
-        qvec,
+        query: Intent,
         idf,
         retrieved: Sequence[RetrievedItem],
         cfg: GraveyardConfig,
-    ):
+    ) -> list[FailureWarning]:
         views, details = self.views(index, embed)
         if not views:
             return []
-        return self._warnings(match_search(terms, qvec, idf, retrieved, views, cfg), details)
+        found = match_search(query, None, idf, retrieved, views, cfg)
+        return self._warnings(found, details, cfg.max_warnings)
 
     def for_preflight(
-        self, index, embed, path, qualname, terms, qvec, idf, retrieved, cfg: GraveyardConfig
-    ):
+        self, index, embed, path, qualname, intent: Intent, idf, retrieved, cfg: GraveyardConfig
+    ) -> list[FailureWarning]:
         views, details = self.views(index, embed)
         if not views:
             return []
-        return self._warnings(
-            match_preflight(path, qualname, terms, qvec, idf, views, cfg, retrieved), details
-        )
+        found = match_preflight(path, qualname, intent, None, idf, views, cfg, retrieved)
+        return self._warnings(found, details, cfg.max_warnings)
+
+    def past_attempts(
+        self,
+        index,
+        embed,
+        path: str,
+        qualname: str | None,
+        shown: Collection[int | str],
+        cfg: GraveyardConfig,
+    ) -> list[PastAttempt]:
+        """The attempts on `path` (`qualname`, or anywhere in the file when None) that are not
+        among the warnings `shown`, newest first: history an agent may want, not a warning."""
+        out: list[PastAttempt] = []
+        for targets, past in self._known(index, embed).past:
+            if len(out) >= cfg.max_past_attempts:
+                break
+            if past.failure_id not in shown and _on_target(targets, path, qualname):
+                out.append(past)
+        return out
 
     # ------------------------------------------------------------------ invariants
 
@@ -194,3 +217,199 @@ def warning_from_failure(f: FailedAttempt, reasons: list[str] | None = None) -> 
         diff_excerpt="\n".join(changed_lines(f.diff)[:MAX_DIFF_LINES]),
         source="journal",
     )
+
+
+def _on_target(targets: Sequence[Target], path: str, qualname: str | None) -> bool:
+    for t_path, t_qual in targets:
+        if t_path != path:
+            continue
+        if qualname is None or t_qual is None or t_qual == qualname:
+            return True
+        if t_qual.startswith(qualname + ".") or qualname.startswith(t_qual + "."):
+            return True
+    return False
+
+
+# ---------------------------------------------------------------- reverted commits
+
+
+@dataclass
+class _Revert:
+    """A reverted commit with its revert, as matching and history see it."""
+
+    sha: str
+    targets: tuple[Target, ...]
+    about: str  # the subjects, the revert's reason, the reverted commit's body
+    changed: list[str]
+    detail: FailureWarning
+    past: PastAttempt
+
+    def view(self, embed) -> FailureView:
+        # held to the stricter bar: its text is what the commits say, not the diff's words
+        return FailureView(
+            id=revert_id(self.sha),
+            targets=self.targets,
+            text_terms=Counter(tokenize(self.about)),
+            vector=embed(self.about),
+            source=REVERT,
+            identifiers=identifiers("\n".join(self.changed)),
+        )
+
+
+def _body(message: str | None, limit: int = MAX_REASON_CHARS) -> str:
+    """A commit message's body on one line, without git's revert line and trailers."""
+    if not message:
+        return ""
+    _, _, body = message.strip().partition("\n")
+    kept = [
+        ln.strip()
+        for ln in body.splitlines()
+        if ln.strip()
+        and not ln.startswith("This reverts commit")
+        and not ln.lower().startswith(("signed-off-by:", "co-authored-by:"))
+    ]
+    text = " ".join(kept)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _messages(index: ServeIndex, shas: set[str]) -> dict[str, str]:
+    if not shas or not index.has("commits"):
+        return {}
+    t = index.table("commits", columns=["sha", "message"])
+    t = t.filter(pc.is_in(t.column("sha"), value_set=pa.array(sorted(shas), pa.string())))
+    return dict(zip(t.column("sha").to_pylist(), t.column("message").to_pylist(), strict=True))
+
+
+def _head_code(index: ServeIndex, paths: set[str]) -> dict[str, set[str]]:
+    """Each path's stripped code lines at HEAD, from the symbols table (no file reads)."""
+    if not paths or not index.has("symbols"):
+        return {}
+    t = index.table("symbols", columns=["path", "code"])
+    t = t.filter(pc.is_in(t.column("path"), value_set=pa.array(sorted(paths), pa.string())))
+    out: dict[str, set[str]] = {}
+    for path, code in zip(t.column("path").to_pylist(), t.column("code").to_pylist(), strict=True):
+        out.setdefault(path, set()).update(ln.strip() for ln in (code or "").splitlines())
+    return out
+
+
+def _reverts(index: ServeIndex, muted: Collection[str], share: float) -> list[_Revert]:
+    """Every reverted commit of the history that was not muted, with how it ended."""
+    commits = index.commits
+    pairs: list[tuple[str, str]] = []  # (reverted, revert)
+    reverted_by: dict[str, str] = {}  # a revert's sha prefix -> the commit that reverted it
+    for sha, c in commits.items():
+        reverted = c.get("reverted_sha")
+        if c.get("intent") != "revert" or not reverted:
+            continue
+        reverted_by[reverted] = sha
+        full = next((s for s in commits if s.startswith(reverted)), None)
+        if full is None or any(full.startswith(m) for m in muted):
+            continue
+        pairs.append((full, sha))
+    # reverting a revert re-applies the first change: that pair says so ("re-applied in"), so
+    # the undone revert is not an attempt of its own
+    shas = set(commits)
+    pairs = [
+        (full, sha)
+        for full, sha in pairs
+        if not (
+            commits[full].get("intent") == "revert"
+            and (r := commits[full].get("reverted_sha"))
+            and any(s.startswith(r) for s in shas)
+        )
+    ]
+    if not pairs:
+        return []
+    by_sha = index.touches_by_sha
+    messages = _messages(index, {s for p in pairs for s in p})
+    code = _head_code(index, {t["head_path"] for _, r in pairs for t in by_sha.get(r, [])})
+    out = []
+    for full, sha in pairs:
+        c, orig = commits[sha], commits[full]
+        touches = by_sha.get(full, [])
+        targets = tuple(
+            dict.fromkeys(
+                (t["head_path"], None if t["qualname"] in (None, MODULE_SYMBOL) else t["qualname"])
+                for t in touches
+            )
+        )
+        diff = [ln for t in touches for ln in changed_lines(t["excerpt"] or "")]
+        again = next((v for k, v in reverted_by.items() if sha.startswith(k)), None)
+        reapplied = again[:10] if again else _restored_by(index, sha, code, share)
+        reason = _body(messages.get(sha))
+        tried = f"{orig['subject']} ({full[:10]}), reverted by {sha[:10]}"
+        if reason:
+            tried += f": {reason}"
+        labels = [target_label(t) for t in targets]
+        date = iso_date(c["author_time"])
+        summary = (
+            f"reverted, later re-applied in {reapplied}: {orig['subject']} ({full[:10]}), "
+            f"reverted by {sha[:10]}"
+            if reapplied
+            else f"reverted: {tried}"
+        )
+        about = "\n".join(
+            x for x in (orig["subject"], c["subject"], reason, _body(messages.get(full))) if x
+        )
+        out.append(
+            _Revert(
+                sha=full,
+                targets=targets,
+                about=about,
+                changed=diff,
+                detail=FailureWarning(
+                    failure_id=revert_id(full),
+                    score=0.0,
+                    reasons=[],
+                    targets=labels,
+                    date=date,
+                    occurrences=1,
+                    command=None,
+                    tried=tried,
+                    diff_excerpt="\n".join(diff[:MAX_DIFF_LINES]),
+                    source=REVERT,
+                ),
+                past=PastAttempt(
+                    failure_id=revert_id(full),
+                    source=REVERT,
+                    date=date,
+                    targets=labels,
+                    summary=summary,
+                    reapplied_in=reapplied,
+                ),
+            )
+        )
+    return out
+
+
+def _restored_by(
+    index: ServeIndex, revert_sha: str, code: dict[str, set[str]], share: float
+) -> str | None:
+    """Who put back what `revert_sha` took out, when at least `share` of the distinctive lines
+    it removed (with a letter or digit, not also re-added by it) are in the file at HEAD: the
+    later commit whose added lines hold the most of them, else "HEAD". None: it stayed out."""
+    removed: set[tuple[str, str]] = set()
+    added: set[str] = set()
+    for t in index.touches_by_sha.get(revert_sha, []):
+        for ln in changed_lines(t["excerpt"] or ""):
+            text = ln[1:].strip()
+            if ln[0] == "+":
+                added.add(text)
+            elif any(ch.isalnum() for ch in text):
+                removed.add((t["head_path"], text))
+    lines = {(p, ln) for p, ln in removed if ln not in added}
+    back = {(p, ln) for p, ln in lines if ln in code.get(p, ())}
+    if not lines or len(back) < share * len(lines):
+        return None
+    when = index.commits[revert_sha]["author_time"]
+    best: tuple[int, str] | None = None
+    for path in sorted({p for p, _ in back}):
+        # newest first: on a tie the earliest restoring commit wins
+        for t in index.touches_by_path.get(path, []):
+            if t["sha"] == revert_sha or t["commit_time"] <= when:
+                continue
+            plus = {ln[1:].strip() for ln in changed_lines(t["excerpt"] or "") if ln[0] == "+"}
+            n = sum(1 for p, ln in back if p == path and ln in plus)
+            if n and (best is None or n >= best[0]):
+                best = (n, t["sha"])
+    return best[1][:10] if best else "HEAD"

@@ -388,6 +388,10 @@ def exec_and_record(
     except GitstrataError as exc:
         diff = ""
         say(f"recording without a diff ({exc})")
+    if not (diff.strip() or result.output.strip() or (notes or "").strip()):
+        # nothing says what was tried or how it failed: such a record could match nothing
+        say(f"nothing recorded (exit {result.exit_code}): no changes, no output and no notes")
+        return result.exit_code
     try:
         # whatever happens while recording, the wrapped command's exit code is returned
         rows = symbols_rows() if callable(symbols_rows) else symbols_rows

@@ -17,7 +17,7 @@ from ..store.errors import IndexCorrupt, InputError
 from ..store.generations import Store
 from ..store.tokenizer import query_terms
 from .anticontext import AntiContext
-from .graveyard import RetrievedItem
+from .graveyard import Intent, RetrievedItem
 from .index import ServeIndex
 from .models import PreflightReport, SearchResponse
 from .paths import repo_relative
@@ -35,7 +35,9 @@ class Engine:
         self.repo_root = repo_root
         self.config = config or Config.load(store_root)
         self._lock = threading.Lock()
-        self.anti = AntiContext(self.store.root)
+        self.anti = AntiContext(
+            self.store.root, reapplied_share=self.config.graveyard.reapplied_share
+        )
         self._set(ServeIndex(self.store.require_live()))
 
     def _set(self, index: ServeIndex) -> None:
@@ -114,10 +116,10 @@ class Engine:
                 else searcher.embedder.embed_query(query)
             )
             gcfg = graveyard or self.config.graveyard
-            terms = query_terms(query)
+            intent = Intent.of(query, query_terms(query), qvec)
             retrieved = self._retrieved(index, result.ranked)
             resp.warnings = self.anti.for_search(
-                index, searcher.embedder.embed_query, terms, qvec, searcher.idf, retrieved, gcfg
+                index, searcher.embedder.embed_query, intent, searcher.idf, retrieved, gcfg
             )
             # "what else changes when I change X": X is about to change, as in a preflight of X
             for anchor in sorted(result.anchors):
@@ -126,14 +128,14 @@ class Engine:
                     searcher.embedder.embed_query,
                     anchor,
                     None,
-                    terms,
-                    qvec,
+                    intent,
                     searcher.idf,
                     retrieved,
                     gcfg,
                 )
                 seen = {w.failure_id for w in resp.warnings}
                 resp.warnings += [w for w in more if w.failure_id not in seen]
+            resp.warnings = sorted(resp.warnings, key=lambda w: -w.score)[: gcfg.max_warnings]
             if path is not None and not any(c in path for c in "*?["):
                 resp.invariants = self.anti.rules(path)
             resp.latency_ms["anticontext"] = round((time.perf_counter() - t0) * 1000, 3)
@@ -229,18 +231,22 @@ class Engine:
             for i, h in enumerate(report.related, start=1):
                 h.rank = i
             if report.found or target is not None:
-                terms = query_terms(intended_change) if intended_change else []
-                qvec = searcher.embedder.embed_query(intended_change) if intended_change else None
+                gcfg = self.config.graveyard
+                intent = (
+                    Intent.of(
+                        intended_change,
+                        query_terms(intended_change),
+                        searcher.embedder.embed_query(intended_change),
+                    )
+                    if intended_change
+                    else Intent()
+                )
+                embed = searcher.embedder.embed_query
                 report.warnings = self.anti.for_preflight(
-                    index,
-                    searcher.embedder.embed_query,
-                    path,
-                    qualname,
-                    terms,
-                    qvec,
-                    searcher.idf,
-                    retrieved,
-                    self.config.graveyard,
+                    index, embed, path, qualname, intent, searcher.idf, retrieved, gcfg
+                )
+                report.past_attempts = self.anti.past_attempts(
+                    index, embed, path, qualname, {w.failure_id for w in report.warnings}, gcfg
                 )
         if index.symbols_by_path.get(path) is not None or report.found:
             report.invariants = self.anti.rules(path, qualname)

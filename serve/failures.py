@@ -32,7 +32,7 @@ from ..store.journal import Journal
 from ..store.redact import redact_counts
 from .fingerprint import fingerprint
 from .signatures import extract_signature
-from .targets import map_changed_lines
+from .targets import map_changed_lines, resolve_symbol_name
 
 # re-exported: the CLI's graveyard commands reach the stream through this module
 __all__ = ["build_failure_record", "forget_failure", "load_failures", "record_attempt"]
@@ -86,7 +86,12 @@ class _Scrubber:
 def _targets(attempt: Attempt, diff: str, symbols_rows: Any) -> list[Target]:
     targets: dict[Target, None] = {}
     if attempt.file_path:
-        targets[(_clean_path(attempt.file_path), attempt.symbol_name or None)] = None
+        path = _clean_path(attempt.file_path)
+        # named as preflight names it, so the next preflight of that symbol finds it
+        symbol = attempt.symbol_name and resolve_symbol_name(
+            path, attempt.symbol_name, symbols_rows
+        )
+        targets[(path, symbol or None)] = None
     for path, qualname in map_changed_lines(diff, symbols_rows):
         if qualname is None and any(p == path for p, _ in targets):
             continue  # the caller named this file already

@@ -1,6 +1,23 @@
 """When a failed attempt is relevant: the graveyard's matching rule, as a pure function.
 
-A failure surfaces when structural + textual >= `semantic_threshold` (0.40), where
+A failure surfaces when it *resembles* what the agent is about to do (the evidence reaches a
+floor) and structural + textual >= `semantic_threshold` (0.40). A structural anchor only boosts:
+on its own it never fires, so a warning is not raised merely because a file or symbol was once
+part of a failed attempt.
+
+Evidence (0..1) is the strongest of: the embedding cosine of the intended change (or query) and
+the attempt; the IDF-weighted share of the intent's terms found in the attempt's text; the share
+of the identifiers the intent names (`snake_case`, `camelCase`, `a.b`) found in the attempt's
+changed lines (halved when only one is shared); plus `named_symbol_evidence` when there is some
+and the intent also names a symbol the attempt changed (naming the symbol alone is the anchor
+again, not resemblance). A reverted commit mined from git is held to a stricter bar than a
+failure an agent recorded: its text is only what its commits say (subjects, the revert's reason,
+the body), not the diff's words, and its floor is `revert_min_evidence` instead of
+`min_evidence`. In a search, a journal failure anchored by the results themselves (a retrieved
+code hit or a triggering commit, below) counts as resembling the query: the query found that
+code. A revert never does.
+
+The score is structural + textual, where
 
 - structural is the strongest anchor of the failure to the code at hand:
   preflight on its own symbol 0.75, on its file 0.5 (also when either side names no symbol),
@@ -10,8 +27,7 @@ A failure surfaces when structural + textual >= `semantic_threshold` (0.40), whe
   anchors its functions at 0.3 only through the *commit-relevance gate*: its score is at least
   0.9 x the best score in the top 3, it is not bulk (more than 8 symbols), and the failure's
   function is also among the top-5 code hits;
-- textual = 0.6 x max(cosine(query, failure), IDF-weighted share of the query's terms found in
-  the failure's text).
+- textual = 0.6 x the evidence.
 
 Anchoring is symbol-level: a target with a qualname is only anchored by that exact symbol (or,
 in preflight, one nested in it or enclosing it). A target without one (a change outside any
@@ -23,6 +39,7 @@ here reads files or indexes; callers pass retrieved items and failure views.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 
@@ -30,6 +47,7 @@ import numpy as np
 
 from ..store.attempts import Target, target_label
 from ..store.config import GraveyardConfig
+from ..store.tokenizer import split_identifier
 
 CODE_KINDS = frozenset({"symbol", "file", "code", "module"})
 _EPS = 1e-9
@@ -50,14 +68,55 @@ class RetrievedItem:
     id: str | None = None  # commit sha or document id, for reasons
 
 
+REVERT = "revert"
+_IDENT = re.compile(r"[A-Za-z_$][\w$]*(?:(?:\.|::|->)[A-Za-z_$][\w$]*)*")
+
+
+def _code_like(name: str) -> bool:
+    return len(name) >= 3 and ("_" in name.strip("_") or len(split_identifier(name)) > 1)
+
+
+def identifiers(text: str) -> frozenset[str]:
+    """The code identifiers `text` names, lowercased: names with `_` or a case change inside
+    (`open_url`, `TTLCache`) and dotted names (`res.send`, with those of its parts that are
+    identifiers themselves); plain words are left out, so prose does not pass for code."""
+    out: set[str] = set()
+    for m in _IDENT.finditer(text):
+        comps = re.split(r"\.|::|->", m.group())
+        if len(comps) > 1:
+            out.add(".".join(comps).lower())
+        out.update(c.lower() for c in comps if _code_like(c))
+    return frozenset(out)
+
+
+def symbol_names(targets: Iterable[Target]) -> frozenset[str]:
+    """The names a target's symbols go by: `Class.method` -> `class.method`, `method`."""
+    out: set[str] = set()
+    for _, qualname in targets:
+        if qualname and not qualname.startswith("<"):
+            out.add(qualname.lower())
+            out.add(qualname.rsplit(".", 1)[-1].lower())
+    return frozenset(out)
+
+
 @dataclass
 class FailureView:
-    """What matching needs of a failed attempt."""
+    """What matching needs of a failed attempt.
+
+    `text_terms` and `vector` describe what was attempted; `identifiers` are the code names in
+    its changed lines (see `identifiers`). A `source` of "revert" is a reverted
+    commit, held to the stricter evidence floor."""
 
     id: int | str
     targets: tuple[Target, ...]
     text_terms: Collection[str] = field(default_factory=frozenset)  # a set or a Counter
     vector: np.ndarray | None = None
+    source: str = "journal"
+    identifiers: frozenset[str] = frozenset()
+
+    @property
+    def strict(self) -> bool:
+        return self.source == REVERT
 
 
 @dataclass(frozen=True)
@@ -67,6 +126,30 @@ class Warning:
     reasons: tuple[str, ...]
     structural: float = 0.0
     textual: float = 0.0
+    evidence: float = 0.0
+
+
+@dataclass(frozen=True)
+class Intent:
+    """What the agent is about to do, as matching sees it: terms, identifiers and a vector."""
+
+    terms: Sequence[str] = ()
+    vector: np.ndarray | None = None
+    identifiers: frozenset[str] = frozenset()
+    words: frozenset[str] = frozenset()  # every lowercased word-like token, to spot symbol names
+
+    @classmethod
+    def of(cls, text: str | None, terms: Sequence[str], vector: np.ndarray | None) -> Intent:
+        text = text or ""
+        words = frozenset(
+            w
+            for m in _IDENT.finditer(text)
+            for w in (m.group().lower(), *re.split(r"\.|::|->", m.group().lower()))
+        )
+        return cls(terms, vector, identifiers(text), words)
+
+    def __bool__(self) -> bool:
+        return bool(self.terms) or self.vector is not None
 
 
 def _covered(target: Target, symbols: Iterable[Target]) -> Target | None:
@@ -110,6 +193,34 @@ def textual_score(
         else f"semantic similarity {cosine:.2f}"
     )
     return cfg.textual_weight * best, reason
+
+
+def evidence(
+    intent: Intent,
+    idf: Callable[[str], float],
+    failure: FailureView,
+    cfg: GraveyardConfig,
+) -> tuple[float, list[str]]:
+    """How much `failure` resembles `intent` (0..1), and the reasons it is not zero."""
+    text, reason = textual_score(intent.terms, intent.vector, idf, failure, cfg)
+    best = text / cfg.textual_weight if cfg.textual_weight > 0 else 0.0
+    reasons = [reason] if reason else []
+    symbols = symbol_names(failure.targets)
+    # naming the symbol being changed is the anchor again, not resemblance: it only adds a
+    # little; the other identifiers the intent names must appear in the attempt's changed lines
+    named = sorted(symbols & intent.words)
+    wanted = intent.identifiers - symbols
+    if wanted:
+        shared = sorted(wanted & failure.identifiers)
+        # one shared name is a hint (at most 0.5), two make a match
+        share = len(shared) / len(wanted) * min(1.0, len(shared) / 2)
+        if shared and share > best:
+            best = share
+            reasons.insert(0, f"names {', '.join(shared[:3])}, which it changed")
+    if named and best > 0:
+        best += cfg.named_symbol_evidence
+        reasons.append(f"the change names {named[0]}, a symbol it changed")
+    return min(best, 1.0), reasons
 
 
 def _retrieval_anchors(
@@ -175,25 +286,42 @@ def _retrieval_anchors(
 def _decide(
     failure: FailureView,
     anchors: list[tuple[float, str]],
-    textual: tuple[float, str | None],
+    found: tuple[float, list[str]],
     cfg: GraveyardConfig,
+    *,
+    query_anchored: bool = False,
 ) -> Warning | None:
+    """Fire when the evidence reaches its floor (or, for a journal failure in a search, the
+    results anchor it: `query_anchored`) and structural + textual reaches the threshold."""
+    amount, why = found
+    floor = cfg.revert_min_evidence if failure.strict else cfg.min_evidence
+    anchored = query_anchored and not failure.strict
+    if not anchored and (amount <= 0 or amount < floor - _EPS):
+        return None
     structural, reason = max(anchors, key=lambda a: a[0]) if anchors else (0.0, None)
-    score = structural + textual[0]
+    textual = cfg.textual_weight * amount
+    score = structural + textual
     if score < cfg.semantic_threshold - _EPS:
         return None
-    reasons = tuple(r for r in (reason, textual[1]) if r)
-    return Warning(failure.id, round(score, 6), reasons, structural, round(textual[0], 6))
-
-
-def _ranked(warnings: Iterable[Warning | None]) -> list[Warning]:
-    return sorted(
-        (w for w in warnings if w is not None), key=lambda w: (-w.score, str(w.failure_id))
+    reasons = tuple(r for r in (reason, *why) if r)
+    return Warning(
+        failure.id, round(score, 6), reasons, structural, round(textual, 6), round(amount, 6)
     )
 
 
+def _ranked(warnings: Iterable[Warning | None], cap: int | None = None) -> list[Warning]:
+    found = sorted(
+        (w for w in warnings if w is not None), key=lambda w: (-w.score, str(w.failure_id))
+    )
+    return found[:cap] if cap is not None else found
+
+
+def _as_intent(terms: Sequence[str] | Intent, vec: np.ndarray | None) -> Intent:
+    return terms if isinstance(terms, Intent) else Intent(terms, vec)
+
+
 def match_search(
-    query_terms: Sequence[str],
+    query_terms: Sequence[str] | Intent,
     query_vec: np.ndarray | None,
     idf: Callable[[str], float],
     retrieved: Sequence[RetrievedItem],
@@ -202,15 +330,14 @@ def match_search(
 ) -> list[Warning]:
     """Failed attempts relevant to a search and its results, strongest first."""
     cfg = cfg or GraveyardConfig()
-    return _ranked(
-        _decide(
-            f,
-            _retrieval_anchors(f, retrieved, cfg),
-            textual_score(query_terms, query_vec, idf, f, cfg),
-            cfg,
+    intent = _as_intent(query_terms, query_vec)
+    out = []
+    for f in failures:
+        anchors = _retrieval_anchors(f, retrieved, cfg)
+        out.append(
+            _decide(f, anchors, evidence(intent, idf, f, cfg), cfg, query_anchored=bool(anchors))
         )
-        for f in failures
-    )
+    return _ranked(out)
 
 
 def _nested(a: str, b: str) -> bool:
@@ -220,15 +347,22 @@ def _nested(a: str, b: str) -> bool:
 def match_preflight(
     path: str,
     qualname: str | None,
-    intended_change_terms: Sequence[str],
+    intended_change_terms: Sequence[str] | Intent,
     intended_vec: np.ndarray | None,
     idf: Callable[[str], float],
     failures: Iterable[FailureView],
     cfg: GraveyardConfig | None = None,
     retrieved: Sequence[RetrievedItem] = (),
 ) -> list[Warning]:
-    """Failed attempts relevant to changing `path` (`qualname`), strongest first."""
+    """Failed attempts relevant to changing `path` (`qualname`) as intended, strongest first.
+
+    Without an intended change nothing fires: the anchors alone are history, not a warning.
+    Retrieved results anchor here too, but (unlike in a search) only as a boost: they were
+    retrieved for the target as much as for the intent."""
     cfg = cfg or GraveyardConfig()
+    intent = _as_intent(intended_change_terms, intended_vec)
+    if not intent:
+        return []
     out = []
     for f in failures:
         anchors: list[tuple[float, str]] = []
@@ -248,6 +382,5 @@ def match_preflight(
                     )
                 )
         anchors += _retrieval_anchors(f, retrieved, cfg)
-        textual = textual_score(intended_change_terms, intended_vec, idf, f, cfg)
-        out.append(_decide(f, anchors, textual, cfg))
+        out.append(_decide(f, anchors, evidence(intent, idf, f, cfg), cfg))
     return _ranked(out)

@@ -84,8 +84,9 @@ the commits that shaped it (causal history), and files/symbols that historically
 with it (co-change coupling, including hidden couplings with no import between them).
 file_path is relative to the repository root (an absolute path inside the repository also works);
 symbol_name is a function, method or class name (`Class.method` for a method) and may be omitted
-for a whole-file check; intended_change says in a sentence what you are about to do, which
-sharpens the failed-attempt matching. An unknown file or symbol returns the nearest names."""
+for a whole-file check; intended_change says in a sentence what you are about to do: failed
+and reverted attempts warn only when they resemble it (without it they are listed as history,
+<past_attempts>). An unknown file or symbol returns the nearest names."""
 
 SEARCH_DESCRIPTION = """\
 Search this repository's code, commit history (each commit's intent, message and diff) and

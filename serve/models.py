@@ -71,6 +71,18 @@ class FailureWarning(_Model):
     source: str = "journal"  # journal | revert
 
 
+class PastAttempt(_Model):
+    """A failed or reverted attempt on the target shown as history, not as a warning: nothing
+    says the change at hand repeats it, or it was re-applied later (`reapplied_in`)."""
+
+    failure_id: int | str  # journal id, or "revert:<sha>"
+    source: str  # journal | revert
+    date: str | None = None
+    targets: list[str] = Field(default_factory=list)
+    summary: str  # "reverted: <subject> (<sha>), reverted by <sha>: <reason>"
+    reapplied_in: str | None = None  # the commit (short sha) that put the change back
+
+
 class InvariantHit(_Model):
     id: str
     severity: str
@@ -151,6 +163,7 @@ class PreflightReport(_Model):
     related: list[Hit] = Field(default_factory=list)
     invariants: list[InvariantHit] = Field(default_factory=list)
     warnings: list[FailureWarning] = Field(default_factory=list)
+    past_attempts: list[PastAttempt] = Field(default_factory=list)
     latency_ms: float = 0.0
     generation: str | None = None
     firewall: list[str] = Field(default_factory=list)

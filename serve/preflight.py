@@ -31,6 +31,7 @@ from .models import (
     PreflightReport,
     SymbolContext,
 )
+from .targets import find_symbol
 
 
 def commit_ref(index: ServeIndex, sha: str, fallback_time=None, reason_chars: int = 0) -> CommitRef:
@@ -75,16 +76,10 @@ def nearest_paths(index: ServeIndex, path: str, n: int = 5) -> list[str]:
 
 def resolve_symbol(rows: list[SymbolRow], symbol: str) -> tuple[SymbolRow | None, list[str]]:
     """Exact qualname, then case-insensitive, then by last component; else nearest names."""
+    found = find_symbol([r.qualname for r in rows], symbol)
+    if found is not None:
+        return rows[found], []
     wanted = symbol.strip().removesuffix("()")
-    for match in (
-        lambda r: r.qualname == wanted,
-        lambda r: r.qualname.lower() == wanted.lower(),
-        lambda r: r.name == wanted or r.qualname.endswith("." + wanted),
-        lambda r: r.name.lower() == wanted.lower().rsplit(".", 1)[-1],
-    ):
-        found = [r for r in rows if match(r)]
-        if found:
-            return found[0], []
     names = [r.qualname for r in rows if r.qualname != MODULE_SYMBOL]
     return None, difflib.get_close_matches(wanted, names, n=5, cutoff=0.4) or names[:5]
 

@@ -15,7 +15,14 @@ from dataclasses import dataclass, field
 from xml.sax.saxutils import quoteattr
 
 from ..store.vocabulary import LOAD_BEARING
-from .models import FailureWarning, Hit, InvariantHit, PreflightReport, SearchResponse
+from .models import (
+    FailureWarning,
+    Hit,
+    InvariantHit,
+    PastAttempt,
+    PreflightReport,
+    SearchResponse,
+)
 
 # priorities: higher survives longer
 FRAME, MUST, HIGH, MID, LOW, LEAST = 100, 90, 70, 50, 30, 10
@@ -212,6 +219,20 @@ def _warning_lines(warnings: list[FailureWarning]) -> list[Line]:
     return out
 
 
+def _past_lines(past: list[PastAttempt]) -> list[Line]:
+    """Attempts on the target that nothing ties to the change at hand: history, not warnings."""
+    if not past:
+        return []
+    return [
+        Line("<past_attempts history_not_a_warning>", FRAME),
+        *(
+            Line(f"  {p.date or ''} [{p.failure_id}] {_one_line(p.summary, 300)}", MID - i)
+            for i, p in enumerate(past)
+        ),
+        Line("</past_attempts>", FRAME),
+    ]
+
+
 def _firewall_lines(notes: list[str]) -> list[Line]:
     if not notes:
         return []
@@ -363,6 +384,7 @@ def render_preflight(report: PreflightReport, *, budget: int | None = 2000) -> s
         lines.append(Line("</ast_context>", FRAME))
     lines += _invariant_lines(report.invariants)
     lines += _warning_lines(report.warnings)
+    lines += _past_lines(report.past_attempts)
     lines += _firewall_lines(report.firewall)
     lines += _load_bearing_lines(report)
     lines += _history_lines(report)

@@ -8,14 +8,41 @@ named symbol was touched becomes a file-level target (`qualname` None).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..store.attempts import Target
 from ..store.ids import MODULE_SYMBOL
 from ..store.unidiff import parse_diff
 
-__all__ = ["map_changed_lines"]
+__all__ = ["find_symbol", "map_changed_lines", "resolve_symbol_name"]
+
+
+def find_symbol(qualnames: Sequence[str], symbol: str) -> int | None:
+    """The position in `qualnames` of the symbol a user means by `symbol`: the exact qualname,
+    then case-insensitive, then by its last component (`should_strip_auth` ->
+    `SessionRedirectMixin.should_strip_auth`); None when nothing matches. Preflight and a
+    recorded failure resolve names by this one rule."""
+    wanted = symbol.strip().removesuffix("()")
+    names = [q.rsplit(".", 1)[-1] for q in qualnames]
+    for match in (
+        lambda q, n: q == wanted,
+        lambda q, n: q.lower() == wanted.lower(),
+        lambda q, n: n == wanted or q.endswith("." + wanted),
+        lambda q, n: n.lower() == wanted.lower().rsplit(".", 1)[-1],
+    ):
+        for i, (q, n) in enumerate(zip(qualnames, names, strict=True)):
+            if match(q, n):
+                return i
+    return None
+
+
+def resolve_symbol_name(path: str, symbol: str, symbols_rows: Any) -> str:
+    """`symbol` as HEAD's qualname in `path` (see `find_symbol`), or as given when the index
+    does not know it (a new function, or no index yet)."""
+    qualnames = [r["qualname"] for r in _rows(symbols_rows, {path}) if r["path"] == path]
+    found = find_symbol(qualnames, symbol)
+    return qualnames[found] if found is not None else symbol
 
 
 def _rows(symbols_rows: Any, paths: set[str]) -> list[Mapping[str, Any]]:

@@ -19,12 +19,14 @@ A repeat of a live record appends `{"op": "occurrence", "target": id, ...}` and 
 appends a tombstone `{"op": "forget", "target": id}`; nothing is ever rewritten, and
 `load_failures` folds both. The read side and the pipeline's `documents` stage parse records only
 through `FailedAttempt.from_record`. A reverted commit is a failed attempt too, without a journal
-record: its id is `revert:<sha10>` (`revert_id`).
+record: its id is `revert:<sha10>` (`revert_id`); muting it appends the same tombstone with that
+id as target (`"revert:<sha prefix>"`), which the read side honours (`forgotten_reverts`).
 """
 
 from __future__ import annotations
 
 import contextlib
+import re
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field, fields
 from typing import Any
@@ -51,7 +53,9 @@ __all__ = [
     "append_failure",
     "changed_lines",
     "forget_failure",
+    "forgotten_reverts",
     "load_failures",
+    "parse_failure_id",
     "revert_id",
     "target_label",
 ]
@@ -66,6 +70,26 @@ def target_label(target: Target) -> str:
 def revert_id(sha: str) -> str:
     """The failure id of a reverted commit (reverts have no journal id)."""
     return f"{REVERT_PREFIX}{sha[:10]}"
+
+
+_REVERT_ID = re.compile(r"revert:([0-9a-f]{7,40})")
+
+
+def parse_failure_id(text: str | int) -> int | str:
+    """A failure id as a user types it: `12` (a recorded attempt) or `revert:<sha>` (a reverted
+    commit, 7 to 40 hex digits; stored lowercased)."""
+    if isinstance(text, int):
+        return text
+    raw = text.strip()
+    if raw.isdigit():
+        return int(raw)
+    m = _REVERT_ID.fullmatch(raw.lower())
+    if m is None:
+        raise InputError(
+            f"{text!r} is not a failed attempt id",
+            hint="use a number from `gitstrata graveyard` or revert:<sha> from a preflight warning",
+        )
+    return REVERT_PREFIX + m.group(1)
 
 
 def changed_lines(diff: str, *, keep_blank: bool = False) -> list[str]:
@@ -336,11 +360,26 @@ def written_id(written: Mapping[str, Any]) -> int:
     return int(written["target"] if written.get("op") == "occurrence" else written["id"])
 
 
-def forget_failure(journal: Journal, failure_id: int) -> dict[str, Any]:
-    """Append a tombstone for a live failed attempt; the record itself stays in the file."""
+def forgotten_reverts(journal: Journal) -> list[str]:
+    """The sha prefixes of the reverted commits muted by a tombstone."""
+    return [
+        r["target"][len(REVERT_PREFIX) :]
+        for r in journal.read(STREAM).records
+        if r.get("op") == "forget"
+        and isinstance(r.get("target"), str)
+        and r["target"].startswith(REVERT_PREFIX)
+    ]
+
+
+def forget_failure(journal: Journal, failure_id: int | str) -> dict[str, Any]:
+    """Append a tombstone for a live failed attempt or a reverted commit (`revert:<sha>`, whose
+    existence the caller checks); the record itself stays in the file."""
+    fid = parse_failure_id(failure_id)
     with _stream_lock(journal):
-        if not any(f.id == failure_id for f in load_failures(journal)):
-            raise InputError(
-                f"no failed attempt #{failure_id}", hint="`gitstrata graveyard` lists them"
-            )
-        return journal.append(STREAM, {"op": "forget", "target": failure_id})
+        if isinstance(fid, str):
+            sha = fid[len(REVERT_PREFIX) :]
+            if any(sha.startswith(m) or m.startswith(sha) for m in forgotten_reverts(journal)):
+                raise InputError(f"{fid} is already forgotten")
+        elif not any(f.id == fid for f in load_failures(journal)):
+            raise InputError(f"no failed attempt #{fid}", hint="`gitstrata graveyard` lists them")
+        return journal.append(STREAM, {"op": "forget", "target": fid})

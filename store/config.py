@@ -144,6 +144,13 @@ class GraveyardConfig(Section):
     commit_trigger_rank1: bool = True
     commit_trigger_score: float = Field(default=0.8, ge=0.0)  # relative to the best result (1.0)
     trigger_weight: float = Field(default=0.40, ge=0.0)
+    # a warning needs evidence that the attempt resembles the change (0..1; see serve/graveyard.py)
+    min_evidence: float = Field(default=0.15, gt=0.0, le=1.0)  # failures recorded by agents
+    revert_min_evidence: float = Field(default=0.6, gt=0.0, le=1.0)  # reverted commits
+    named_symbol_evidence: float = Field(default=0.1, ge=0.0, le=1.0)  # intent names its symbol
+    max_warnings: int = Field(default=3, ge=1)  # per answer, strongest first
+    max_past_attempts: int = Field(default=5, ge=0)  # reverted / failed attempts listed as history
+    reapplied_share: float = Field(default=0.5, gt=0.0, le=1.0)  # of a revert's lines back at HEAD
     # by default the commits whose lines are load-bearing trigger a warning
     trigger_intents: tuple[str, ...] = tuple(i for i in INTENTS if i in LOAD_BEARING)
     max_diff_bytes: int = Field(default=32_768, ge=256)  # stored diff excerpt

@@ -263,6 +263,24 @@ def test_exec_success_records_nothing_and_missing_command_is_recorded(git_repo, 
     assert "command not found" in failure.trace
 
 
+def test_exec_records_nothing_when_there_is_nothing_to_say(git_repo, tmp_path):
+    # `gitstrata exec -- false` on a clean tree: no diff, no output, no notes
+    git_repo.commit("base", {"a.py": "x = 1\n"})
+    journal_root = tmp_path / "journal"
+    argv = [PY, "-c", "import sys; sys.exit(1)"]
+    err = io.BytesIO()
+    assert exec_and_record(git_repo.path, journal_root, argv, stdin=False, stdout=err,
+                           stderr=err) == 1  # fmt: skip
+    assert err.getvalue() == (
+        b"gitstrata: nothing recorded (exit 1): no changes, no output and no notes\n"
+    )
+    assert load_failures(Journal(journal_root)) == []
+    # the same run with a note says what was tried: it is recorded
+    assert exec_and_record(git_repo.path, journal_root, argv, "tried a lock-free get", stdin=False,
+                           stdout=err, stderr=err) == 1  # fmt: skip
+    assert [f.notes for f in load_failures(Journal(journal_root))] == ["tried a lock-free get"]
+
+
 def test_exec_outside_a_repository_still_records(tmp_path):
     journal_root = tmp_path / "journal"
     err = io.BytesIO()
@@ -277,9 +295,9 @@ def test_exec_keeps_the_exit_code_when_the_journal_is_unwritable(git_repo, tmp_p
     blocked = tmp_path / "blocked"
     blocked.write_text("a file where the journal folder should be\n")
     err = io.BytesIO()
-    argv = [PY, "-c", "import sys; sys.exit(5)"]
+    argv = [PY, "-c", "import sys; sys.exit('boom: 5')"]
     code = exec_and_record(git_repo.path, blocked / "journal", argv, stdin=False, stdout=err,
                            stderr=err)  # fmt: skip
-    assert code == 5
+    assert code == 1
     assert b"gitstrata: could not record the failed attempt" in err.getvalue()
     assert os.path.isfile(blocked) and Path(blocked).read_text().startswith("a file")

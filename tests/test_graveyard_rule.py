@@ -9,7 +9,9 @@ import pytest
 
 from gitstrata.serve.graveyard import (
     FailureView,
+    Intent,
     RetrievedItem,
+    identifiers,
     match_preflight,
     match_search,
     textual_score,
@@ -26,8 +28,8 @@ def idf(term: str) -> float:
     return {"idempotency": 3.0, "key": 1.0, "retry": 2.0, "uuid": 4.0}.get(term, 1.0)
 
 
-def failure(fid, *targets, terms=(), vector=None) -> FailureView:
-    return FailureView(fid, tuple(targets), Counter(terms), vector)
+def failure(fid, *targets, terms=(), vector=None, source="journal", idents=()) -> FailureView:
+    return FailureView(fid, tuple(targets), Counter(terms), vector, source, frozenset(idents))
 
 
 def ids(warnings) -> list:
@@ -62,7 +64,7 @@ def test_textual_is_weighted_max_of_cosine_and_idf_coverage():
 # ---------------------------------------------------------------- preflight
 
 
-def test_same_symbol_fires_alone_and_names_the_reason():
+def test_same_symbol_boosts_a_related_intent_and_never_fires_alone():
     f = failure(2, RETRY, terms=["idempotency", "key", "retry"])
     [w] = match_preflight(*RETRY, ["idempotency", "key"], None, idf, [f], CFG)
     assert w.failure_id == 2
@@ -71,22 +73,34 @@ def test_same_symbol_fires_alone_and_names_the_reason():
         "same symbol backend/payments/retry.py::charge_with_retry",
         "term overlap 100%",
     )
-    [alone] = match_preflight(*RETRY, [], None, idf, [f], CFG)
-    assert (alone.score, alone.reasons) == (
-        0.75,
-        ("same symbol backend/payments/retry.py::charge_with_retry",),
-    )
+    # without an intended change, or with one the attempt does not resemble, the anchor is
+    # history, not a warning
+    assert match_preflight(*RETRY, [], None, idf, [f], CFG) == []
+    assert match_preflight(*RETRY, ["uuid"], None, idf, [f], CFG) == []
+    # a weak resemblance is enough for a failure an agent recorded on this very symbol:
+    # coverage 1 / (1 + 4) = 0.2 is above `min_evidence`
+    [w] = match_preflight(*RETRY, ["key", "uuid"], None, idf, [f], CFG)
+    assert (w.structural, w.evidence) == (0.75, pytest.approx(0.2))
 
 
 def test_same_file_and_file_level_fallback():
-    module_level = failure(3, ("backend/payments/retry.py", None))
-    [w] = match_preflight(*RETRY, [], None, idf, [module_level], CFG)
-    assert (w.score, w.reasons) == (0.5, ("same file backend/payments/retry.py",))
+    module_level = failure(3, ("backend/payments/retry.py", None), terms=["retry"])
+    [w] = match_preflight(*RETRY, ["retry"], None, idf, [module_level], CFG)
+    assert (w.score, w.reasons) == (
+        pytest.approx(0.5 + 0.6),
+        ("same file backend/payments/retry.py", "term overlap 100%"),
+    )
     # a preflight on a whole file anchors every failure in it at the file weight
     [w] = match_preflight(
-        "backend/payments/retry.py", None, [], None, idf, [failure(4, REFUND)], CFG
+        "backend/payments/retry.py",
+        None,
+        ["retry"],
+        None,
+        idf,
+        [failure(4, REFUND, terms=["retry"])],
+        CFG,
     )
-    assert w.score == 0.5
+    assert w.structural == 0.5
 
 
 def test_sibling_weighs_025_and_needs_text():
@@ -104,9 +118,9 @@ def test_sibling_weighs_025_and_needs_text():
 
 
 def test_nested_symbols_count_as_the_same_symbol():
-    method = failure(6, ("shop/cache.py", "TTLCache.set"))
-    [w] = match_preflight("shop/cache.py", "TTLCache", [], None, idf, [method], CFG)
-    assert w.score == 0.75
+    method = failure(6, ("shop/cache.py", "TTLCache.set"), terms=["ttl"])
+    [w] = match_preflight("shop/cache.py", "TTLCache", ["ttl"], None, idf, [method], CFG)
+    assert w.structural == 0.75
 
 
 def test_other_files_and_weak_text_stay_silent():
@@ -124,6 +138,53 @@ def test_other_files_and_weak_text_stay_silent():
         match_preflight(*RETRY, ["idempotency", "key", "retry"], None, lambda t: 1.0, [weak], CFG)
         == []
     )
+
+
+def test_a_reverted_commit_needs_the_stricter_bar():
+    journal = failure(30, RETRY, terms=["idempotency", "key"])
+    revert = failure(31, RETRY, terms=["idempotency", "key"], source="revert")
+    # coverage 3 / (3 + 4) = 0.43: enough for the recorded failure, not for the revert
+    got = match_preflight(*RETRY, ["idempotency", "uuid"], None, idf, [journal, revert], CFG)
+    assert ids(got) == [30]
+    # the revert's own subject as the intended change clears it
+    got = match_preflight(*RETRY, ["idempotency", "key"], None, idf, [journal, revert], CFG)
+    assert ids(got) == [30, 31]
+
+
+def test_identifiers_the_intent_names_are_evidence():
+    assert identifiers("use shlex.quote in open_url and TTLCache; a plain word") == {
+        "shlex.quote",
+        "open_url",
+        "ttlcache",
+    }
+    changed = identifiers("+    open_url(shlex.quote(x))")
+    revert = failure(32, RETRY, source="revert", idents=changed)
+    journal = failure(33, RETRY, idents=changed)
+    both = Intent.of("call open_url with shlex.quote", ["call", "open_url", "shlex.quote"], None)
+    got = match_preflight(*RETRY, both, None, idf, [revert], CFG)
+    assert [(w.evidence, w.reasons[1]) for w in got] == [
+        (1.0, "names open_url, shlex.quote, which it changed")
+    ]
+    # one shared name of two is a hint: 1/2 x 1/2 = 0.25, enough for a recorded failure only
+    one = Intent.of("call open_url on a TTLCache", ["call", "open_url", "ttlcache"], None)
+    got = match_preflight(*RETRY, one, None, idf, [revert, journal], CFG)
+    assert [(w.failure_id, w.evidence) for w in got] == [(33, 0.25)]
+    # prose alone names no identifier
+    prose = Intent.of("call it", ["call"], None)
+    assert match_preflight(*RETRY, prose, None, idf, [revert, journal], CFG) == []
+
+
+def test_naming_the_changed_symbol_only_boosts():
+    f = failure(34, RETRY, terms=["uuid"])
+    named = Intent.of("make charge_with_retry log", ["make", "charge_with_retry", "log"], None)
+    assert match_preflight(*RETRY, named, None, idf, [f], CFG) == []
+    both = Intent.of(
+        "make charge_with_retry use a uuid", ["make", "charge_with_retry", "uuid"], None
+    )
+    [w] = match_preflight(*RETRY, both, None, idf, [f], CFG)
+    # coverage 4 / (1 + 1 + 4), plus the named symbol
+    assert w.evidence == pytest.approx(4 / 6 + CFG.named_symbol_evidence)
+    assert w.reasons[-1] == "the change names charge_with_retry, a symbol it changed"
 
 
 # ---------------------------------------------------------------- search: retrieved symbols
@@ -253,8 +314,17 @@ def test_strongest_anchor_wins_and_order_is_by_score():
 
 
 def test_preflight_also_uses_retrieved_results():
-    f = failure(21, GATEWAY)
-    [w] = match_preflight(
-        *RETRY, [], None, idf, [f], CFG, retrieved=[commit(1, 0.5, "bugfix", GATEWAY)]
-    )
-    assert w.score == pytest.approx(0.40)
+    f = failure(21, GATEWAY, terms=["key"])
+    retrieved = [commit(1, 0.5, "bugfix", GATEWAY)]
+    # 0.40 + 0.6 x coverage 1 / (1 + 3) = 0.55
+    [w] = match_preflight(*RETRY, ["key", "idempotency"], None, idf, [f], CFG, retrieved=retrieved)
+    assert w.score == pytest.approx(0.40 + 0.6 * 0.25)
+    # in a preflight the results only boost: with no resemblance nothing fires
+    assert match_preflight(*RETRY, ["uuid"], None, idf, [f], CFG, retrieved=retrieved) == []
+
+
+def test_in_a_search_results_anchor_a_recorded_failure_but_not_a_revert():
+    journal = failure(22, RETRY)
+    revert = failure(23, RETRY, source="revert")
+    retrieved = [commit(1, 0.50, "bugfix", RETRY)]
+    assert ids(match_search(["anything"], None, idf, retrieved, [journal, revert], CFG)) == [22]

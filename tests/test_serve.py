@@ -216,6 +216,7 @@ def test_json_shape_is_stable() -> None:
         "related",
         "invariants",
         "warnings",
+        "past_attempts",
         "latency_ms",
         "generation",
         "firewall",
