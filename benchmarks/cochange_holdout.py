@@ -74,9 +74,9 @@ def cut_commit(tx: pl.DataFrame, split: float) -> str:
     return str(order["sha"][max(1, int(order.height * split)) - 1])
 
 
-def index_at(repo: Path, sha: str, where: Path) -> Strata:
-    """A clone of `repo` checked out at `sha`, indexed; blame is off (co-change does not read
-    it)."""
+def index_at(repo: Path, sha: str, where: Path) -> tuple[Strata, float]:
+    """A clone of `repo` checked out at `sha`, indexed (and the seconds that took); blame is off
+    (co-change does not read it)."""
     clone = where / "repo"
     quiet = ["git", "-c", "advice.detachedHead=false"]
     subprocess.run([*quiet, "clone", "-q", str(repo), str(clone)], check=True)
@@ -84,8 +84,7 @@ def index_at(repo: Path, sha: str, where: Path) -> Strata:
     strata = Strata(clone, index_dir=where / "index")
     strata.index_dir.mkdir(parents=True)
     (strata.index_dir / "config.json").write_text(json.dumps({"index": {"blame": False}}))
-    strata.index()
-    return strata
+    return strata, strata.index().seconds
 
 
 def history_of(strata: Strata) -> tuple[pl.DataFrame, set[str], set[str]]:
@@ -200,22 +199,22 @@ def metrics(ranked: dict[str, Groups], qs: list[Query], limit: int) -> dict[str,
 def evaluate(repo: Path, *, split: float = 0.8, workers: int = 1) -> dict:
     tx = transactions(repo, workers)
     cut = cut_commit(tx, split)
-    with (
-        tempfile.TemporaryDirectory(prefix="gitstrata-holdout-") as tmp,
-        index_at(repo, cut, Path(tmp)) as strata,
-    ):
+    with tempfile.TemporaryDirectory(prefix="gitstrata-holdout-") as tmp:
+        strata, seconds = index_at(repo, cut, Path(tmp))
         cfg = Config.load(strata.index_dir)
         limit = cfg.retrieval.coupling_limit
         ev, history, at_cut = history_of(strata)
         known = set(ev["node"].to_list()) & at_cut
         qs = queries(tx.filter(~pl.col("sha").is_in(sorted(history))), known)
         served = {a: [c.path for c in strata.preflight(a).coupling] for a in {q[1] for q in qs}}
+        strata.close()
     result: dict = {
         "cut": cut,
         "queries": len(qs),
         "history_commits": len(history),
         "test_commits": tx["sha"].n_unique() - len(history),
         "limit": limit,
+        "index_seconds": round(seconds, 2),
     }
     result["gitstrata"] = metrics({a: served_groups(p) for a, p in served.items()}, qs, limit)
     scored = offline_scores(ev, at_cut, cfg.graph)

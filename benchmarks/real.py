@@ -7,22 +7,12 @@ With no repository given it uses `../shared/repos/*.bundle` beside the checkout 
 Every repository is cloned into a temp folder; indexes are built there, never in the input.
 Per repository it reports:
 
-1. Co-change temporal hold-out. Non-merge commits in committer-time order (ties keep `git
-   log`'s order); the commit at 80 % is the cut. A clone checked out at the cut is indexed with
-   `Strata.index()`. History = the non-merge ancestors of the cut (what that index sees); test =
-   later non-merge commits that are not ancestors of the cut. For each non-bulk test commit
-   (at most `history.bulk_files` files) with >= 2 files, each of its files that exists at the
-   cut and changed in the history is a query; truth = the other files of that commit (all of
-   them, so a partner that did not exist yet counts as missed). The served ranking is the
-   `coupling` list of `Strata.preflight(file)`, in the order served. Baselines are computed
-   here from `git log` of the history (bulk commits left out, like the product), over partners
-   that exist at the cut: raw co-commit count, Ochiai, decayed Ochiai W (the seed's formula,
-   `stages/cochange.partner_stats`), code-maat's coupling degree and confidence P(b|a).
-   Ties in a baseline's scores are counted fairly: every metric is its expected value when
-   tied partners are put in random order (a tie group at positions s+1..s+g holding h true
-   partners contributes h * (share of the group inside the top k) to Recall@k, and the first
-   group holding a true partner contributes E[1 / (s + X)], X the smallest of h random
-   positions out of g, to MRR). Coverage = share of queries with >= 1 suggestion.
+1. Co-change temporal hold-out: `benchmarks/cochange_holdout.py`'s protocol, one
+   implementation for both reports. The repository is indexed at the commit at 80 % through
+   `Strata`; each later commit's files that the history knows are queries, the partners are
+   what `Strata.preflight` serves, and the baselines (raw count, Ochiai, decayed Ochiai W,
+   code-maat, confidence) are scored from the same indexed history with ties counted at their
+   expected rank. Coverage = share of queries with >= 1 suggestion.
 2. Revert re-attempt probes. Every (reverted, revert) pair named by a `This reverts commit
    <sha>` line on HEAD's history; HEAD is indexed once. Probe: preflight of the reverted
    commit's first file (path order) that exists at HEAD, with its subject as intended change;
@@ -36,14 +26,13 @@ Per repository it reports:
 3. Intent accuracy against `benchmarks/labels/<repo>.jsonl` (`{"sha", "intent"}` per line),
    reading the intents of the `commits` table of the live generation (as `gitstrata sql` does).
 4. Preflight size: the largest block `render_preflight` produces (as the CLI renders it) over
-   every preflight above, against `retrieval.token_budget` x 4 characters.
+   every revert and control preflight above, against `retrieval.token_budget` x 4 characters.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import math
 import re
 import subprocess
 import sys
@@ -51,19 +40,15 @@ import tempfile
 import time
 import traceback
 from collections import Counter, defaultdict
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import polars as pl
-
 from ..facade import Strata
 from ..serve.models import PreflightReport
 from ..serve.render import render_preflight
-from ..stages.cochange import decay_rate, partner_stats
-from ..store.config import Config
 from ..store.tables import run_sql
+from .cochange_holdout import evaluate as evaluate_holdout
 
 SPLIT = 0.8
 METHODS = ("served", "count", "ochiai", "w", "codemaat", "confidence")
@@ -143,50 +128,6 @@ def clone(source: Path, dest: Path, rev: str | None = None) -> Path:
 # --------------------------------------------------------------------------- metrics
 
 
-def tie_groups(scores: dict[str, float]) -> list[list[str]]:
-    """Partners grouped by equal score, best first."""
-    by: dict[float, list[str]] = defaultdict(list)
-    for b, s in scores.items():
-        by[s].append(b)
-    return [by[s] for s in sorted(by, reverse=True)]
-
-
-def expected_metrics(groups: Iterable[list[str]], truth: set[str]) -> tuple[float, float, float]:
-    """Expected (hits in top 5, hits in top 10, reciprocal rank of the first true partner)
-    when the partners inside each tie group come in random order."""
-    h5 = h10 = rr = 0.0
-    start = 0
-    found = False
-    for group in groups:
-        g = len(group)
-        h = sum(1 for b in group if b in truth)
-        if h:
-            h5 += h * max(0, min(5 - start, g)) / g
-            h10 += h * max(0, min(10 - start, g)) / g
-            if not found:
-                # P(X = j) for the smallest of h random positions among g
-                p = h / g
-                for j in range(1, g - h + 2):
-                    rr += p / (start + j)
-                    p *= (g - j - h + 1) / (g - j) if g - j > 0 else 0.0
-                found = True
-        start += g
-        if found and start >= 10:
-            break
-    return h5, h10, rr
-
-
-def summarize(rows: list[tuple[float, float, float, int, bool]]) -> dict[str, float]:
-    """rows: (hits@5, hits@10, rr, |truth|, suggested) per query."""
-    n = max(len(rows), 1)
-    return {
-        "recall@5": round(sum(r[0] / r[3] for r in rows) / n, 4),
-        "recall@10": round(sum(r[1] / r[3] for r in rows) / n, 4),
-        "mrr": round(sum(r[2] for r in rows) / n, 4),
-        "coverage": round(sum(1 for r in rows if r[4]) / n, 4),
-    }
-
-
 # --------------------------------------------------------------------------- 1. co-change
 
 
@@ -217,94 +158,15 @@ class Probes:
         }
 
 
-def baseline_scores(history: list[Commit], at_cut: set[str], config: Config) -> dict[str, dict]:
-    """method -> query file -> {partner: score}, from the non-bulk history commits."""
-    rows = [
-        (c.sha, c.t, f)
-        for c in history
-        if len(c.files) <= config.history.bulk_files
-        for f in c.files
-    ]
-    empty: dict[str, dict] = {m: {} for m in METHODS if m != "served"}
-    if not rows:
-        return empty
-    ev = pl.DataFrame(rows, schema=["sha", "t", "node"], orient="row")
-    t_now = int(ev["t"].max())  # type: ignore[arg-type]
-    stats = partner_stats(ev, t_now=t_now, rate=decay_rate(config.graph.half_life_days))
-    stats = stats.filter(pl.col("b").is_in(list(at_cut)))
-    out = empty
-    for a, b, co, na, nb, dsum in stats.select("a", "b", "co", "na", "nb", "dsum").iter_rows():
-        root = math.sqrt(na * nb)
-        out["count"].setdefault(a, {})[b] = float(co)
-        out["ochiai"].setdefault(a, {})[b] = co / root
-        out["w"].setdefault(a, {})[b] = dsum / root
-        out["codemaat"].setdefault(a, {})[b] = co / ((na + nb) / 2)
-        out["confidence"].setdefault(a, {})[b] = co / na
-    return out
-
-
-def split_history(commits: list[Commit], repo: Path, split: float = SPLIT):
-    """(cut commit, history, test): history = non-merge ancestors of the cut."""
-    cut = max(1, int(len(commits) * split))
-    cut_sha = commits[cut - 1].sha
-    ancestors = set(git(repo, "rev-list", "--no-merges", cut_sha).split())
-    history = [c for c in commits if c.sha in ancestors]
-    test = [c for c in commits[cut:] if c.sha not in ancestors]
-    return cut_sha, history, test
-
-
-def cochange_queries(history: list[Commit], test: list[Commit], at_cut: set[str], bulk: int):
-    """(sha, query file, truth) for the test transactions."""
-    changed = {f for c in history for f in c.files}
-    out = []
-    for c in test:
-        files = sorted(set(c.files))
-        if len(files) < 2 or len(files) > bulk:
-            continue
-        for a in files:
-            if a in at_cut and a in changed:
-                out.append((c.sha, a, set(files) - {a}))
-    return out
-
-
-def measure_cochange(
-    base: Path, commits: list[Commit], work: Path, probes: Probes, split: float = SPLIT
-) -> dict[str, Any]:
-    cut_sha, history, test = split_history(commits, base, split)
-    log(f"  co-change: cut {cut_sha[:10]}, history {len(history)}, test {len(test)}; indexing cut")
-    cut_repo = clone(base, work / "cut", cut_sha)
-    strata = Strata(cut_repo, index_dir=work / "cut-index")
-    report = strata.index()
-    config = strata.engine.config
-    at_cut = tree_files(cut_repo, "HEAD")
-    queries = cochange_queries(history, test, at_cut, config.history.bulk_files)
-    base_scores = baseline_scores(history, at_cut, config)
-    served: dict[str, list[str]] = {}
-    for _, a, _ in queries:
-        if a not in served:
-            rep = strata.preflight(a)
-            probes.add(strata, rep, f"cochange {a}")
-            served[a] = [c.path for c in rep.coupling]
-    per: dict[str, list] = {m: [] for m in METHODS}
-    for _, a, truth in queries:
-        per["served"].append(
-            (*expected_metrics(([b] for b in served[a]), truth), len(truth), bool(served[a]))
-        )
-        for m in METHODS[1:]:
-            sc = base_scores[m].get(a, {})
-            per[m].append((*expected_metrics(tie_groups(sc), truth), len(truth), bool(sc)))
-    limit = config.retrieval.coupling_limit
-    return {
-        "cut": cut_sha,
-        "history_commits": len(history),
-        "test_commits": len(test),
-        "queries": len(queries),
-        "query_files": len(served),
-        "served_limit": limit,
-        "served_max_shown": max((len(v) for v in served.values()), default=0),
-        "index_seconds": round(report.seconds, 2),
-        "methods": {m: summarize(per[m]) for m in METHODS},
-    }
+def measure_cochange(base: Path, split: float = SPLIT) -> dict[str, Any]:
+    """The co-change temporal hold-out of `cochange_holdout.evaluate` (the repository indexed at
+    the cut through `Strata`, partners as `Strata.preflight` serves them, baselines from the same
+    indexed history), in this report's shape: `methods` keyed by `served` and each baseline."""
+    log("  co-change: indexing the cut")
+    res = evaluate_holdout(base, split=split)
+    methods = {"served": res.pop("gitstrata"), **{m: res.pop(m) for m in METHODS[1:]}}
+    res.pop("formula", None)
+    return {**res, "served_limit": res.pop("limit"), "methods": methods}
 
 
 # --------------------------------------------------------------------------- 2. reverts
@@ -590,7 +452,7 @@ def measure_repo(
         result["reverts"] = measure_reverts(strata, base, head, commits, probes)
         result["intents"] = measure_intents(strata, labels_dir / f"{name}.jsonl")
         strata.close()
-        result["cochange"] = measure_cochange(base, commits, work, probes, split)
+        result["cochange"] = measure_cochange(base, split)
         result["preflight_size"] = probes.result()
     result["wall_seconds"] = round(time.perf_counter() - started, 1)
     log(f"{name}: done in {result['wall_seconds']}s")

@@ -76,74 +76,22 @@ def tiny(tmp_path_factory: pytest.TempPathFactory):
     return repo, shas
 
 
-def test_split_and_queries(tiny) -> None:
+def test_cochange_is_the_holdout_benchmark_in_this_reports_shape(tiny) -> None:
+    """One implementation of the co-change hold-out: this report renames its keys only."""
+    from gitstrata.benchmarks import cochange_holdout
+
     repo, shas = tiny
-    commits = real.non_merge_commits(repo.path, "HEAD")
-    assert [c.sha for c in commits] == shas
-    cut, history, test = real.split_history(commits, repo.path)
-    assert cut == shas[8]
-    assert [c.sha for c in history] == shas[:9] and [c.sha for c in test] == shas[9:]
-    at_cut = real.tree_files(repo.path, cut)
-    queries = real.cochange_queries(history, test, at_cut, bulk=40)
-    assert [(s, a, sorted(t)) for s, a, t in queries] == [
-        (shas[9], "a.py", ["b.py"]),
-        (shas[9], "b.py", ["a.py"]),
-        (shas[10], "a.py", ["c.py", "d.py", "f.py"]),
-        (shas[10], "c.py", ["a.py", "d.py", "f.py"]),
-        (shas[10], "d.py", ["a.py", "c.py", "f.py"]),
-    ]
-
-
-def test_expected_rank_under_ties() -> None:
-    # two true partners among four tied: E[1 / first position] = 13/18
-    h5, h10, rr = real.expected_metrics([["w", "x", "y", "z"]], {"x", "z"})
-    assert (h5, h10, round(rr, 6)) == (2.0, 2.0, round(13 / 18, 6))
-    # a tie straddling the top 5: 3 of its 4 positions are inside
-    h5, h10, rr = real.expected_metrics([["p1", "p2", "p3"], ["t", "u", "v", "w"]], {"t"})
-    assert (h5, h10) == (0.5, 1.0)
-    assert rr == pytest.approx(0.25 * (1 / 4 + 1 / 5 + 1 / 6 + 1 / 7))
-
-
-def test_cochange_holdout_served_and_baselines(tiny, tmp_path: Path) -> None:
-    repo, shas = tiny
-    commits = real.non_merge_commits(repo.path, "HEAD")
-    probes = real.Probes()
-    res = real.measure_cochange(repo.path, commits, tmp_path, probes)
-    assert (res["cut"], res["history_commits"], res["test_commits"], res["queries"]) == (
-        shas[8],
-        9,
-        3,
-        5,
+    res = real.measure_cochange(repo.path)
+    direct = cochange_holdout.evaluate(repo.path)
+    assert res["cut"] == direct["cut"] == shas[8]
+    assert (res["queries"], res["history_commits"], res["served_limit"]) == (
+        direct["queries"],
+        direct["history_commits"],
+        direct["limit"],
     )
-    m = res["methods"]
-    for method in ("count", "ochiai", "w", "codemaat", "confidence"):
-        assert (m[method]["recall@5"], m[method]["recall@10"], m[method]["coverage"]) == (
-            0.8,
-            0.8,
-            1.0,
-        ), method
-    assert m["count"]["mrr"] == m["confidence"]["mrr"] == 0.8444
-    assert m["ochiai"]["mrr"] == m["w"]["mrr"] == m["codemaat"]["mrr"] == 0.85
-
-    # the served row is exactly what preflight returns at the cut, scored by position
-    strata = Strata(tmp_path / "cut", index_dir=tmp_path / "cut-index")
-    truths = {
-        ("a.py", 0): {"b.py"},
-        ("b.py", 0): {"a.py"},
-        ("a.py", 1): {"c.py", "d.py", "f.py"},
-        ("c.py", 1): {"a.py", "d.py", "f.py"},
-        ("d.py", 1): {"a.py", "c.py", "f.py"},
-    }
-    r5 = rr = covered = 0.0
-    for (a, _), truth in truths.items():
-        served = [c.path for c in strata.preflight(a).coupling]
-        r5 += len(set(served[:5]) & truth) / len(truth)
-        rr += next((1 / (i + 1) for i, p in enumerate(served) if p in truth), 0.0)
-        covered += bool(served)
-    assert m["served"]["recall@5"] == round(r5 / 5, 4)
-    assert m["served"]["mrr"] == round(rr / 5, 4)
-    assert m["served"]["coverage"] == round(covered / 5, 4)
-    assert res["query_files"] == 4 and probes.count == 4
+    assert res["methods"]["served"] == direct["gitstrata"]
+    for method in real.METHODS[1:]:
+        assert res["methods"][method] == direct[method], method
 
 
 def test_revert_probes_intents_and_size(tiny, tmp_path: Path) -> None:
