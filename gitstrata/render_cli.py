@@ -166,15 +166,17 @@ def print_search(resp: SearchResponse) -> None:
             "" if e.rerank is None else f"{e.rerank:.3f}",
         )
     console.print(table)
+    # one line per reason, never wrapped mid-sentence by the console: the terminal wraps them
     for h in resp.hits:
         if h.reason:
-            console.print(f"  {h.rank}. why: {h.reason}", markup=False)
+            console.print(Text(f"  {h.rank}. why: {h.reason}"), soft_wrap=True)
         for ref in h.why[:2]:
+            reason = f": {ref.reason}" if ref.reason else ""
             console.print(
                 Text(
-                    f"  {h.rank}. why: {ref.date} {ref.short} [{ref.intent}] {ref.subject[:80]}"
-                    + (f": {ref.reason}" if ref.reason else "")
-                )
+                    f"  {h.rank}. why: {ref.date} {ref.short} [{ref.intent}] {ref.subject[:80]}{reason}"
+                ),
+                soft_wrap=True,
             )
     for warn in resp.warnings:
         console.print(
