@@ -20,7 +20,8 @@ Per repository it reports:
    followed through later renames (`git log -M`) to their name at HEAD. Control: the
    same file with the subject of the newest non-merge commit touching it that is not part of
    any revert pair; alarm = any warning with `source == "revert"`. A pair counts as re-applied
-   when its revert was itself reverted, or when at least half of the reverted commit's
+   when its revert was itself reverted, when the reverted commit was itself a revert (undoing
+   it re-applied the original change), or when at least half of the reverted commit's
    distinctive added lines (stripped, with a letter or digit, absent from the file right after
    the revert) are in the file at HEAD; re-applied pairs are reported apart.
 3. Intent accuracy against `benchmarks/labels/<repo>.jsonl` (`{"sha", "intent"}` per line),
@@ -286,6 +287,9 @@ def plan_reverts(repo: Path, head: str, commits: list[Commit]) -> list[RevertPai
         p.file = files[0] if files else None
         if p.revert in reverted_reverts:
             p.reapplied_by = reverted_reverts[p.revert][:10]
+        elif is_revert(repo, p.reverted):
+            # the "attempt" was itself a revert: reverting it put the original change back
+            p.reapplied_by = p.revert[:10]
         elif reapplied_by_lines(repo, p, head, head_path):
             p.reapplied_by = "lines at HEAD"
         if p.file:
@@ -294,6 +298,11 @@ def plan_reverts(repo: Path, head: str, commits: list[Commit]) -> list[RevertPai
                     p.control_sha, p.control_subject = c2.sha, c2.subject
                     break
     return pairs
+
+
+def is_revert(repo: Path, sha: str) -> bool:
+    message = git(repo, "log", "-1", "--format=%B", sha)
+    return bool(REVERTS.search(message)) or message.startswith('Revert "')
 
 
 def names_revert(warning_id: int | str, sha: str) -> bool:

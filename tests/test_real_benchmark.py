@@ -175,7 +175,8 @@ def test_a_reverted_revert_means_reapplied(make_repo) -> None:
     pairs = real.plan_reverts(repo.path, repo.head(), commits)
     assert [(p.reverted, p.revert, p.reapplied_by) for p in pairs] == [
         (tried, undo, redo[:10]),
-        (undo, redo, None),
+        # reverting a revert is no failed attempt: it put the original change back
+        (undo, redo, redo[:10]),
     ]
     # every commit on a.py after the start is part of a pair: the control is the start
     assert [p.control_subject for p in pairs] == ["start", "start"]
