@@ -46,9 +46,9 @@ test: $(VENV)/.installed-dev
 test-fast: $(VENV)/.installed-dev
 	$(BIN)/python -m pytest -m "not slow" $(ARGS)
 
-## bench: run the benchmarks and rewrite benchmarks/RESULTS.md
+## bench: run the benchmarks (fixture, speed, real repositories) and rewrite benchmarks/RESULTS.md
 bench: $(VENV)/.installed-bench
-	$(BIN)/python -m gitstrata.benchmarks.run --speed --sizes 10000,100000,1000000 --out benchmarks/RESULTS.md --json benchmarks/results.json $(ARGS)
+	$(BIN)/python -m gitstrata.benchmarks.run --speed --real --sizes 10000,100000,1000000 --out benchmarks/RESULTS.md --json benchmarks/results.json $(ARGS)
 
 ## lint: ruff (check + format), mypy over every module, and the layering contract
 lint: $(VENV)/.installed-dev

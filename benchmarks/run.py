@@ -237,21 +237,34 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--sizes", default="10000,100000", help="vector counts for the vector benchmark"
     )
+    ap.add_argument(
+        "--real",
+        action="store_true",
+        help="also run benchmarks/real.py over the real repositories' bundles beside the checkout",
+    )
     args = ap.parse_args(argv)
     splits = tuple(s for s in args.splits.split(",") if s)
     sizes = tuple(int(x) for x in args.sizes.split(",") if x)
     result = run(splits, ablations=not args.no_ablations, speed=args.speed, sizes=sizes)
+    if args.real:
+        from . import real
+
+        result["real"] = [real.measure_repo(source) for source in real.default_sources()]
     if args.json_out:
         args.json_out.write_text(json.dumps(result, indent=2) + "\n")
     if args.out:
         from .report import write_results
 
-        extra = None
+        extra: list[str] = []
+        if "real" in result:
+            from .real import markdown
+
+            extra.append(markdown(result["real"], "python -m gitstrata.benchmarks.real"))
         if "speed" in result:
             from .speed import sections
 
-            extra = sections(result["speed"])
-        write_results(result, args.out, extra)
+            extra += sections(result["speed"])
+        write_results(result, args.out, extra or None)
     if not args.json_out and not args.out:
         json.dump(result, sys.stdout, indent=2)
         sys.stdout.write("\n")
