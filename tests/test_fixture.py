@@ -77,6 +77,7 @@ def test_load_fixture_rejects_other_repositories(git_repo) -> None:
         load_fixture(git_repo.path)
 
 
+@pytest.mark.slow
 def test_refuses_a_non_empty_directory_unless_forced(tmp_path: Path) -> None:
     target = tmp_path / "busy"
     target.mkdir()
