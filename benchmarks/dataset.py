@@ -44,8 +44,8 @@ __all__ = [
 
 QueryClass = Literal["causal", "behavioral", "symptom", "coupled", "exact", "change"]
 QUERY_CLASSES: tuple[str, ...] = ("causal", "behavioral", "symptom", "coupled", "exact", "change")
-SPLITS: tuple[str, ...] = ("dev", "heldout_v1", "heldout_v2")
-HELDOUT_SPLITS: tuple[str, ...] = ("heldout_v1", "heldout_v2")
+SPLITS: tuple[str, ...] = ("dev", "heldout_v1", "heldout_v2", "heldout_v3")
+HELDOUT_SPLITS: tuple[str, ...] = ("heldout_v1", "heldout_v2", "heldout_v3")
 
 
 class Relevance(BaseModel):
@@ -1404,10 +1404,276 @@ _HELDOUT_V2: tuple[_Row, ...] = (
     ),
 )
 
+# --- held-out v3: written from the fixture's history and recorded failures, to measure whether a
+# warning fits what the query is about to do. About half re-attempt (or ask about) a recorded
+# failure in other words than the failure's own; the other half are unrelated changes and
+# questions on the same files and symbols, where no warning is expected. Report it, never tune
+# on it ----------------------------------------------------------------------------------------
+
+TEST_TOKENS = "tests/backend/test_tokens.py"
+
+_HELDOUT_V3: tuple[_Row, ...] = (
+    # causal
+    _q(
+        "v3-causal-01",
+        "causal",
+        "What broke when the nightly worker stopped limiting how many jobs of a batch run at once?",
+        {
+            C("worker_perf_revert"): 3,
+            C("worker_perf_unbounded"): 2,
+            S(RUNNER, "Runner.processBatch"): 2,
+            C("worker_inflight_comment"): 1,
+        },
+        (6,),
+    ),
+    _q(
+        "v3-causal-02",
+        "causal",
+        "Why were hit and miss counters added to the TTL cache?",
+        {C("cache_stats"): 3, S(CACHE, "TTLCache.get"): 1},
+    ),
+    _q(
+        "v3-causal-03",
+        "causal",
+        "Why must a reconciliation lookup that timed out not mark the payment as failed?",
+        {C("inc2710_reconcile_timeout"): 3, S(RECONCILE, "classifyGatewayStatus"): 2},
+        (12,),
+    ),
+    _q(
+        "v3-causal-04",
+        "causal",
+        "Why do access tokens now expire after only fifteen minutes?",
+        {C("access_ttl_15m"): 3, S(TOKENS, "issue_token"): 1},
+    ),
+    _q(
+        "v3-causal-05",
+        "causal",
+        "Why did the finance export gain currency, subtotal and discount columns?",
+        {C("export_columns"): 3, S(CSV_PY, "order_row"): 2},
+    ),
+    # behavioral
+    _q(
+        "v3-behavioral-01",
+        "behavioral",
+        "How does RateLimiter.allow decide that a client crossing the window boundary is over "
+        "its quota?",
+        {
+            S(LIMITER, "RateLimiter.allow"): 3,
+            S(LIMITER, "RateLimiter._estimate"): 2,
+            C("inc2458_sliding_window"): 2,
+        },
+        (3,),
+    ),
+    _q(
+        "v3-behavioral-02",
+        "behavioral",
+        "How is the Retry-After value computed for a client that got throttled?",
+        {S(LIMITER, "RateLimiter.retry_after"): 3, C("rate_limit_headers"): 2},
+    ),
+    _q(
+        "v3-behavioral-03",
+        "behavioral",
+        "What makes classify_response treat a 409 or a 429 from the gateway as final rather "
+        "than retryable?",
+        {
+            S(GATEWAY, "classify_response"): 3,
+            S(GATEWAY, "GatewayDeclined"): 2,
+            C("inc2188_declined_fix"): 1,
+        },
+        (7,),
+    ),
+    _q(
+        "v3-behavioral-04",
+        "behavioral",
+        "What does GatewayClient.refund send to the card processor for a partial refund?",
+        {
+            S(GATEWAY, "GatewayClient.refund"): 3,
+            S(REFUNDS, "issue_refund"): 2,
+            C("refunds_partial"): 1,
+        },
+    ),
+    _q(
+        "v3-behavioral-05",
+        "behavioral",
+        "How does is_active decide whether a campaign has started in the shop's own time zone?",
+        {S(RULES, "is_active"): 3, S(RULES, "_as_shop_time"): 2, C("promo_expiry_tz"): 2},
+    ),
+    # symptom
+    _q(
+        "v3-symptom-01",
+        "symptom",
+        "A shopper's card was captured twice because the second charge attempt carried a "
+        "different key",
+        {C("inc2407_idempotency_retry"): 3, S(RETRY, "charge_with_retry"): 2},
+        (0, 16),
+    ),
+    _q(
+        "v3-symptom-02",
+        "symptom",
+        "Negative adjustments in the nightly Go export were evaluated as formulas when "
+        "accounting opened the file",
+        {S(CSV_GO, "escapeCell"): 3, C("inc2602_csv_injection"): 2},
+        (9, 17),
+    ),
+    _q(
+        "v3-symptom-03",
+        "symptom",
+        "The pause between charge attempts grows too slowly, the third attempt fires only a "
+        "moment after the second",
+        {S(RETRY, "RetryPolicy.delays"): 3, S(RETRY, "RetryPolicy"): 2},
+    ),
+    _q(
+        "v3-symptom-04",
+        "symptom",
+        "A client reused an Idempotency-Key for a different basket and got the first order back "
+        "instead of an error",
+        {S(IDEMPOTENCY, "request_fingerprint"): 3, S(IDEMPOTENCY, "IdempotencyStore.lookup"): 2},
+    ),
+    _q(
+        "v3-symptom-05",
+        "symptom",
+        "A stolen refresh token kept working because the server only rejected the replayed "
+        "token and not the others issued from it",
+        {
+            C("inc2744_refresh_reuse"): 3,
+            S(REFRESH, "rotate_refresh_token"): 2,
+            S(REFRESH, "RefreshTokenStore.revoke_family"): 2,
+        },
+        (11,),
+    ),
+    # coupled
+    _q(
+        "v3-coupled-01",
+        "coupled",
+        "Which tests and deployment files move with a change to how many jobs runner.go "
+        "processes concurrently?",
+        {
+            S(RUNNER_TEST, "TestProcessBatchRespectsMaxInFlight"): 3,
+            F(K8S_WORKER): 2,
+            S(RUNNER, "Runner.processBatch"): 1,
+        },
+        (6,),
+        (RUNNER_TEST, K8S_WORKER),
+    ),
+    _q(
+        "v3-coupled-02",
+        "coupled",
+        "Adding a new claim in issue_token of backend/auth/tokens.py: which other files usually "
+        "change in the same commit?",
+        {F(SESSION): 3, F(TEST_TOKENS): 2, S(TOKENS, "issue_token"): 1},
+        (),
+        (SESSION, TEST_TOKENS),
+    ),
+    _q(
+        "v3-coupled-03",
+        "coupled",
+        "If I loosen how percentage codes combine in apply_promotions, what else in the "
+        "repository has to follow?",
+        {
+            S(BANNER, "stackingNotice"): 3,
+            F(TEST_PROMOTIONS): 2,
+            S(RULES, "apply_promotions"): 2,
+        },
+        (8,),
+        (BANNER, TEST_PROMOTIONS),
+    ),
+    _q(
+        "v3-coupled-04",
+        "coupled",
+        "Renaming the subtotal column of the Python order export: which files elsewhere need "
+        "the same rename?",
+        {S(CSV_GO, "WriteOrdersCSV"): 3, S(CSV_PY, "order_row"): 2},
+        (),
+        (CSV_GO,),
+    ),
+    _q(
+        "v3-coupled-05",
+        "coupled",
+        "Before shortening the nginx upstream read timeout, which manifests and settings must "
+        "stay in line with it?",
+        {F(K8S_API): 3, F(NGINX): 2, S(SETTINGS, "Settings"): 1},
+        (14,),
+        (K8S_API,),
+    ),
+    # exact
+    _q(
+        "v3-exact-01",
+        "exact",
+        "INC-2801",
+        {C("inc2801_pagination"): 3, S(ORDERS_API, "encode_cursor"): 2},
+        (13,),
+    ),
+    _q(
+        "v3-exact-02",
+        "exact",
+        "RECORD_TTL",
+        {F(IDEMPOTENCY): 3, C("inc2472_idempotency_ttl"): 2},
+        (10,),
+    ),
+    _q(
+        "v3-exact-03",
+        "exact",
+        "ERR_TOKEN_SIGNATURE",
+        {S(TOKENS, "validate_token"): 3},
+    ),
+    _q(
+        "v3-exact-04",
+        "exact",
+        "ERR_REFUND_AMOUNT",
+        {S(REFUNDS, "issue_refund"): 3, F(ERRORS): 1},
+    ),
+    _q(
+        "v3-exact-05",
+        "exact",
+        "ERR_GATEWAY_REJECTED",
+        {S(GATEWAY, "classify_response"): 3, C("inc2188_declined_fix"): 1},
+        (7,),
+    ),
+    # change: an intended change, a re-attempt of a failure or an unrelated edit of its code
+    _q(
+        "v3-change-01",
+        "change",
+        "Drop the mutex from the TTL cache's lookup so reads stop contending with writers",
+        {S(CACHE, "TTLCache.get"): 3, C("cache_perf_revert"): 2, C("cache_race_test"): 1},
+        (2,),
+    ),
+    _q(
+        "v3-change-02",
+        "change",
+        "Accept amounts like 12.5 in the app's order payloads by rounding them to whole cents "
+        "instead of rejecting them",
+        {S(PARSER, "parseMoney"): 3, C("inc2333_mobile_cents"): 2},
+        (4,),
+        file_filter="mobile/**",
+    ),
+    _q(
+        "v3-change-03",
+        "change",
+        "Parse an optional gift message from order payloads in the mobile app",
+        {S(PARSER, "parseOrder"): 3, S(MOBILE_MODELS, "Order"): 2},
+        file_filter="mobile/**",
+    ),
+    _q(
+        "v3-change-04",
+        "change",
+        "Make access token expiry strict: refuse a token as soon as its exp time has passed, "
+        "with no leeway",
+        {S(TOKENS, "validate_token"): 3, C("inc2291_clock_skew"): 2},
+        (1,),
+    ),
+    _q(
+        "v3-change-05",
+        "change",
+        "Remember the device's user agent when a new refresh token family is started",
+        {S(REFRESH, "start_session"): 3, S(REFRESH, "RefreshTokenStore"): 2},
+    ),
+)
+
 _ROWS: Mapping[str, tuple[_Row, ...]] = {
     "dev": _DEV,
     "heldout_v1": _HELDOUT_V1,
     "heldout_v2": _HELDOUT_V2,
+    "heldout_v3": _HELDOUT_V3,
 }
 
 

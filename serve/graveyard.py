@@ -15,7 +15,11 @@ failure an agent recorded: its text is only what its commits say (subjects, the 
 the body), not the diff's words, and its floor is `revert_min_evidence` instead of
 `min_evidence`. In a search, a journal failure anchored by the results themselves (a retrieved
 code hit or a triggering commit, below) counts as resembling the query: the query found that
-code. A revert never does.
+code. A revert never does. Conversely a search warns only about attempts its results anchor:
+text resembling an attempt that nothing retrieved points at fires no more than an anchor alone.
+A triggering commit vouches only for the recorded attempt on its functions that most resembles
+the query (ties included); the other attempts on those functions need an anchor of their own, so
+one fix that touched several functions does not raise every attempt ever made on them.
 
 The score is structural + textual, where
 
@@ -225,14 +229,15 @@ def evidence(
 
 def _retrieval_anchors(
     failure: FailureView, retrieved: Sequence[RetrievedItem], cfg: GraveyardConfig
-) -> list[tuple[float, str]]:
-    """Anchors from a result list: retrieved code, triggering commits, gated commits."""
+) -> list[tuple[float, str, str | None]]:
+    """Anchors from a result list: retrieved code, triggering commits, gated commits. The third
+    field names the triggering commit (None for the other anchors)."""
     code = sorted((r for r in retrieved if r.kind in CODE_KINDS and r.path), key=lambda r: r.rank)
     top = [r for r in code if r.rank <= cfg.context_top]
     gate_hits = [(r.path or "", r.qualname) for r in code if r.rank <= cfg.gate_code_hits]
     head = [r.score for r in retrieved if r.rank <= cfg.context_top]
     best_head = max(head) if head else 0.0
-    anchors: list[tuple[float, str]] = []
+    anchors: list[tuple[float, str, str | None]] = []
     for target in failure.targets:
         for r in top:
             if _covered(target, [(r.path or "", r.qualname)]) is not None:
@@ -240,6 +245,7 @@ def _retrieval_anchors(
                     (
                         cfg.context_weight,
                         f"targets {target_label(target)}, retrieved at rank {r.rank}",
+                        None,
                     )
                 )
                 break
@@ -258,6 +264,7 @@ def _retrieval_anchors(
                     (
                         cfg.trigger_weight,
                         f"{name} (rank {c.rank}, score {c.score:.2f}) modified {target_label(touched)}",
+                        c.id or f"rank {c.rank}",
                     )
                 )
             elif not cfg.commit_gating:
@@ -266,6 +273,7 @@ def _retrieval_anchors(
                         (
                             cfg.context_weight,
                             f"{name} at rank {c.rank} modified {target_label(touched)}",
+                            None,
                         )
                     )
             elif (
@@ -278,6 +286,7 @@ def _retrieval_anchors(
                         cfg.context_weight,
                         f"{name} (rank {c.rank}) passed the relevance gate and modified "
                         f"{target_label(touched)}, a top-{cfg.gate_code_hits} code hit",
+                        None,
                     )
                 )
     return anchors
@@ -328,15 +337,33 @@ def match_search(
     failures: Iterable[FailureView],
     cfg: GraveyardConfig | None = None,
 ) -> list[Warning]:
-    """Failed attempts relevant to a search and its results, strongest first."""
+    """Failed attempts relevant to a search and its results, strongest first.
+
+    A search warns only about attempts its results point at: text that resembles an attempt
+    nobody retrieved is no warning (as an anchor without resemblance is none). A triggering
+    commit vouches only for the attempt on its functions that most resembles the query; the
+    other attempts on those functions need an anchor of their own."""
     cfg = cfg or GraveyardConfig()
     intent = _as_intent(query_terms, query_vec)
+    found = [
+        (f, _retrieval_anchors(f, retrieved, cfg), evidence(intent, idf, f, cfg)) for f in failures
+    ]
+    best: dict[str, float] = {}
+    for f, anchors, (amount, _) in found:
+        if f.strict:  # a revert is never vouched for by the results (see `_decide`)
+            continue
+        for _, _, trigger in anchors:
+            if trigger is not None:
+                best[trigger] = max(best.get(trigger, 0.0), amount)
     out = []
-    for f in failures:
-        anchors = _retrieval_anchors(f, retrieved, cfg)
-        out.append(
-            _decide(f, anchors, evidence(intent, idf, f, cfg), cfg, query_anchored=bool(anchors))
-        )
+    for f, anchors, ev in found:
+        kept = [
+            (weight, reason)
+            for weight, reason, trigger in anchors
+            if trigger is None or f.strict or ev[0] >= best[trigger] - _EPS
+        ]
+        if kept:
+            out.append(_decide(f, kept, ev, cfg, query_anchored=True))
     return _ranked(out)
 
 
@@ -381,6 +408,6 @@ def match_preflight(
                         f"sibling {target_label(target)} in the same file as {qualname}",
                     )
                 )
-        anchors += _retrieval_anchors(f, retrieved, cfg)
+        anchors += [(w, r) for w, r, _ in _retrieval_anchors(f, retrieved, cfg)]
         out.append(_decide(f, anchors, evidence(intent, idf, f, cfg), cfg))
     return _ranked(out)

@@ -31,11 +31,12 @@ def _windows(text: str) -> set[str]:
 
 
 def test_split_sizes() -> None:
-    assert SPLITS == ("dev", "heldout_v1", "heldout_v2")
-    assert HELDOUT_SPLITS == ("heldout_v1", "heldout_v2")
+    assert SPLITS == ("dev", "heldout_v1", "heldout_v2", "heldout_v3")
+    assert HELDOUT_SPLITS == ("heldout_v1", "heldout_v2", "heldout_v3")
     assert len(queries("dev")) == 50
     assert len(queries("heldout_v1")) == 35
     assert len(queries("heldout_v2")) == 38
+    assert len(queries("heldout_v3")) == 30
 
 
 @pytest.mark.parametrize("split", SPLITS)
@@ -48,7 +49,7 @@ def test_every_class_is_covered(split: str) -> None:
 def test_ids_are_unique_and_prefixed_by_split() -> None:
     ids = [q.id for split in SPLITS for q in queries(split)]
     assert len(ids) == len(set(ids))
-    prefixes = {"dev": "dev-", "heldout_v1": "h1-", "heldout_v2": "v2-"}
+    prefixes = {"dev": "dev-", "heldout_v1": "h1-", "heldout_v2": "v2-", "heldout_v3": "v3-"}
     for split in SPLITS:
         for q in queries(split):
             assert q.split == split
@@ -150,3 +151,16 @@ def test_no_test_file_contains_held_out_query_text() -> None:
         haystack = f" {' '.join(_words(text))} "
         offenders += [(path.name, n) for n in sorted(needles) if f" {n} " in haystack]
     assert offenders == []
+
+
+def test_heldout_v3_balances_expected_warnings_with_same_file_controls() -> None:
+    """v3 measures whether a warning fits the change: about half its queries expect a recorded
+    failure, and most of the others point at a file some failure changed, where none is due."""
+    records = failure_records()
+    failed_files = {r["file_path"] for r in records}
+    items = queries("heldout_v3")
+    warned = [q for q in items if q.expected_warnings]
+    controls = [q for q in items if not q.expected_warnings]
+    assert 0.4 <= len(warned) / len(items) <= 0.6
+    on_failed_files = [q for q in controls if {r.path for r in q.relevant} & failed_files]
+    assert len(on_failed_files) >= len(controls) * 0.8

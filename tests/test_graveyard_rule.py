@@ -199,9 +199,12 @@ def test_retrieved_in_top3_anchors_03():
     assert (
         w.reasons[0] == "targets backend/payments/retry.py::charge_with_retry, retrieved at rank 3"
     )
-    # rank 4 is not "retrieved" for anchoring; the text alone (0.45) still fires
-    [w] = match_search(["idempotency", "key"], None, idf, [symbol(4, RETRY)], [f], CFG)
-    assert w.structural == 0.0 and w.score == pytest.approx(0.45)
+    # rank 4 is not "retrieved" for anchoring; in a search the text alone (0.45) does not fire:
+    # nothing the query found points at the attempt
+    assert match_search(["idempotency", "key"], None, idf, [symbol(4, RETRY)], [f], CFG) == []
+    # a preflight has its target as the anchor, and the same text fires there
+    [w] = match_preflight(*RETRY, ["idempotency", "key"], None, idf, [f], CFG)
+    assert w.structural == 0.75
 
 
 def test_below_threshold():
@@ -328,3 +331,53 @@ def test_in_a_search_results_anchor_a_recorded_failure_but_not_a_revert():
     revert = failure(23, RETRY, source="revert")
     retrieved = [commit(1, 0.50, "bugfix", RETRY)]
     assert ids(match_search(["anything"], None, idf, retrieved, [journal, revert], CFG)) == [22]
+
+
+def test_in_a_search_text_alone_never_fires():
+    # the attempt's text matches the query perfectly, but no result points at it
+    f = failure(24, GATEWAY, terms=["idempotency", "key"])
+    assert match_search(["idempotency", "key"], None, idf, [symbol(1, RETRY)], [f], CFG) == []
+    [w] = match_search(["idempotency", "key"], None, idf, [symbol(1, GATEWAY)], [f], CFG)
+    assert (w.structural, w.evidence) == (0.3, pytest.approx(1.0))
+
+
+def test_a_triggering_commit_vouches_for_the_attempt_most_like_the_query():
+    # one fix modified both functions; each has a recorded attempt
+    on_retry = failure(25, RETRY, terms=["idempotency", "key"])
+    on_gateway = failure(26, GATEWAY, terms=["retry"])
+    fix = commit(1, 1.0, "bugfix", RETRY, GATEWAY, sha="f9003b4ab9")
+    # coverage: on_retry (3 + 1) / 6 = 0.67, on_gateway 2 / 6 = 0.33: only on_retry is vouched for
+    got = match_search(
+        ["idempotency", "key", "retry"], None, idf, [fix], [on_retry, on_gateway], CFG
+    )
+    assert ids(got) == [25]
+    assert got[0].reasons[0] == (
+        "bugfix commit f9003b4ab9 (rank 1, score 1.00) modified "
+        "backend/payments/retry.py::charge_with_retry"
+    )
+    # with an anchor of its own (its function retrieved in the top 3) the other still fires:
+    # 0.3 + 0.6 x 0.33 = 0.5
+    got = match_search(
+        ["idempotency", "key", "retry"],
+        None,
+        idf,
+        [fix, symbol(2, GATEWAY)],
+        [on_retry, on_gateway],
+        CFG,
+    )
+    assert ids(got) == [25, 26]
+    assert got[1].structural == 0.3
+    # equally resembling attempts are both vouched for
+    twin = failure(27, GATEWAY, terms=["idempotency", "key"])
+    got = match_search(["idempotency", "key", "retry"], None, idf, [fix], [on_retry, twin], CFG)
+    assert ids(got) == [25, 27]
+
+
+def test_a_revert_does_not_take_a_triggering_commit_from_a_recorded_attempt():
+    # the reverted commit's own view resembles the query more, but it is held to the strict bar
+    # and is never vouched for by the results: the recorded attempt keeps the trigger
+    recorded = failure(28, RETRY, terms=["retry"])
+    reverted = failure(29, RETRY, terms=["idempotency", "key", "retry"], source="revert")
+    fix = commit(1, 1.0, "revert", RETRY)
+    got = match_search(["idempotency", "key", "retry"], None, idf, [fix], [recorded, reverted], CFG)
+    assert 28 in ids(got)
