@@ -170,57 +170,67 @@ def run_wrapped(
         raise InputError("no command given", hint="usage: gitstrata exec -- COMMAND [ARGS...]")
     out_sink = _Sink(stdout if stdout is not None else _default_stream(sys.stdout))
     err_sink = _Sink(stderr if stderr is not None else _default_stream(sys.stderr))
-    try:
-        proc = subprocess.Popen(
-            list(argv),
-            stdin=None if stdin else subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            bufsize=0,
-            cwd=cwd,
-            env=env,
-        )
-    except (FileNotFoundError, PermissionError, NotADirectoryError) as exc:
-        missing = isinstance(exc, FileNotFoundError) and exc.filename in (argv[0], None)
-        code = 127 if missing else 126
-        reason = "command not found" if missing else (exc.strerror or "cannot execute")
-        line = f"gitstrata exec: {argv[0]}: {reason}\n"
-        with contextlib.suppress(OSError):
-            err_sink.write(line.encode("utf-8", "replace"))
-        return CaptureResult(code, "", line, None, 0, len(line))
-
-    tails = (_Tail(tail_bytes), _Tail(tail_bytes))
-    assert proc.stdout is not None and proc.stderr is not None
-    threads = [
-        threading.Thread(
-            target=_pump,
-            args=(proc.stdout, out_sink, tails[0]),
-            kwargs={"close_on_broken_pipe": True},
-            daemon=True,
-        ),
-        threading.Thread(
-            target=_pump,
-            args=(proc.stderr, err_sink, tails[1]),
-            kwargs={"close_on_broken_pipe": False},
-            daemon=True,
-        ),
-    ]
-    for t in threads:
-        t.start()
-
     skip_sigint = _terminal_delivers_sigint()
+    child: list[subprocess.Popen[bytes]] = []
+    pending: list[int] = []
 
     def forward(signum: int, _frame: object) -> None:
         if signum == signal_mod.SIGINT and skip_sigint:
             return
+        if not child:  # not started yet: deliver as soon as it is
+            pending.append(signum)
+            return
         with contextlib.suppress(ProcessLookupError):
-            proc.send_signal(signum)
+            child[0].send_signal(signum)
 
+    # handlers go in before the child starts: a signal that arrives while it starts is
+    # forwarded, never the default action that would kill us and orphan the child
     previous: dict[signal_mod.Signals, Any] = {}
     if threading.current_thread() is threading.main_thread():
         for sig in FORWARDED:
             previous[sig] = signal_mod.signal(sig, forward)
     try:
+        try:
+            proc = subprocess.Popen(
+                list(argv),
+                stdin=None if stdin else subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                bufsize=0,
+                cwd=cwd,
+                env=env,
+            )
+        except (FileNotFoundError, PermissionError, NotADirectoryError) as exc:
+            missing = isinstance(exc, FileNotFoundError) and exc.filename in (argv[0], None)
+            code = 127 if missing else 126
+            reason = "command not found" if missing else (exc.strerror or "cannot execute")
+            line = f"gitstrata exec: {argv[0]}: {reason}\n"
+            with contextlib.suppress(OSError):
+                err_sink.write(line.encode("utf-8", "replace"))
+            return CaptureResult(code, "", line, None, 0, len(line))
+        child.append(proc)
+        for signum in pending:
+            with contextlib.suppress(ProcessLookupError):
+                proc.send_signal(signum)
+
+        tails = (_Tail(tail_bytes), _Tail(tail_bytes))
+        assert proc.stdout is not None and proc.stderr is not None
+        threads = [
+            threading.Thread(
+                target=_pump,
+                args=(proc.stdout, out_sink, tails[0]),
+                kwargs={"close_on_broken_pipe": True},
+                daemon=True,
+            ),
+            threading.Thread(
+                target=_pump,
+                args=(proc.stderr, err_sink, tails[1]),
+                kwargs={"close_on_broken_pipe": False},
+                daemon=True,
+            ),
+        ]
+        for t in threads:
+            t.start()
         returncode = proc.wait()
     finally:
         for sig, handler in previous.items():
