@@ -28,6 +28,7 @@ import pyarrow as pa
 from ..store import schemas
 from ..store.config import GraphConfig
 from ..store.ids import MODULE_SYMBOL
+from .chunking import RESOLVED_LANGUAGES
 from .frames import frame
 
 DAY = 86_400.0
@@ -131,6 +132,19 @@ def _import_pairs(files: pa.Table) -> pl.DataFrame:
     return pl.concat([edges, edges.select(pl.col("b").alias("a"), pl.col("a").alias("b"))]).unique()
 
 
+def _resolved_paths(files: pa.Table) -> pl.Series:
+    """HEAD paths in a language whose imports are resolved (see chunking.RESOLVED_LANGUAGES)."""
+    df = frame(files.select(["path", "language"]))
+    return df.filter(pl.col("language").is_in(sorted(RESOLVED_LANGUAGES)))["path"]
+
+
+def _hidden(no_link: pl.Expr, a: str, b: str, sure: pl.Series) -> pl.Expr:
+    """True: no import link; False: linked (or the same file); null: unknown, because one side's
+    imports are not resolved, so a missing link proves nothing."""
+    known = pl.col(a).is_in(sure.implode()) & pl.col(b).is_in(sure.implode())
+    return pl.when(no_link.not_() | known).then(no_link).otherwise(None).alias("hidden")
+
+
 def build(
     touches: pa.Table,
     commits: pa.Table,
@@ -148,6 +162,7 @@ def build(
     tdf = tdf.join(keep, on="sha", how="semi").with_columns(_seconds("commit_time").alias("t"))
     head_files = frame(files.select(["path"]))
     linked = _import_pairs(files)
+    sure = _resolved_paths(files)
 
     file_events = tdf.select("sha", "t", pl.col("head_path").alias("node"))
     fpairs = pair_table(
@@ -163,7 +178,7 @@ def build(
         left_on=["src", "dst"],
         right_on=["a", "b"],
         how="left",
-    ).with_columns(pl.col("linked").is_null().alias("hidden"))
+    ).with_columns(_hidden(pl.col("linked").is_null(), "src", "dst", sure))
 
     sdf = tdf.filter(pl.col("symbol_id").is_not_null())
     if not config.module_symbols:
@@ -191,7 +206,12 @@ def build(
         right_on=["a", "b"],
         how="left",
     ).with_columns(
-        (pl.col("linked").is_null() & (pl.col("src_path") != pl.col("dst_path"))).alias("hidden")
+        _hidden(
+            pl.col("linked").is_null() & (pl.col("src_path") != pl.col("dst_path")),
+            "src_path",
+            "dst_path",
+            sure,
+        )
     )
     cf = fpairs.select(schemas.COCHANGE_FILES.names).sort("src", "dst")
     cs = spairs.select(schemas.COCHANGE_SYMBOLS.names).sort("src", "dst")
@@ -246,7 +266,7 @@ def build_graph(
             "weight",
             "confidence",
             "co_commits",
-            (~pl.col("hidden")).alias("import_linked"),
+            pl.col("hidden").not_().fill_null(False).alias("import_linked"),
             "rank_score",
         )
         e = e.join(index.rename({"key": "src", "i": "s"}), on="src").join(
