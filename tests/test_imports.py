@@ -172,3 +172,10 @@ def test_chunk_stage_reads_go_mod_and_package_json(git_repo) -> None:
     assert resolved["b.go"] == ["a.go", "sub/s.go"]
     assert resolved["sub/s.go"] == []
     assert resolved["test.js"] == ["js/lib/main.js"]
+
+
+def test_rust_crate_paths_used_in_code_are_links() -> None:
+    src = (
+        "fn f() {\n    crate::a::b::g();\n    let x: crate::c::d::T;\n    // crate::e::gone()\n}\n"
+    )
+    assert links("src/lib.rs", src, RUST) == ["src/a/b.rs", "src/c/d.rs"]

@@ -30,6 +30,7 @@ _JS = re.compile(r"(?=[fir])(?:\bfrom|\bimport|\brequire[ \t]*\(|\bimport[ \t]*\
 _GO = re.compile(r"(?m)^[ \t]*import[ \t]*(\()?")
 _RUST_USE = re.compile(r"(?m)^[ \t]*(?:pub(?:\([^)\n]*\))?[ \t]+)?use[ \t]+([^;]+);")
 _RUST_CRATE = re.compile(r"(?m)^[ \t]*extern[ \t]+crate[ \t]+(\w+)")
+_RUST_PATH = re.compile(r"(?<![\w:])crate(?:::\w+)+")
 _RUST_MOD = re.compile(r"(?m)^[ \t]*(?:pub(?:\([^)\n]*\))?[ \t]+)?mod[ \t]+(\w+)[ \t]*;")
 _JAVA = re.compile(r"(?m)^[ \t]*import[ \t]+(?:static[ \t]+)?([\w.]+(?:\.\*)?)[ \t]*;")
 _KOTLIN = re.compile(r"(?m)^[ \t]*import[ \t]+([\w.]+(?:\.\*)?)")
@@ -60,7 +61,9 @@ def extract(src: Source) -> list[str]:
         out.extend(m.group(1) for m in _RUST_CRATE.finditer(masked))
         # `mod foo;` loads foo.rs / foo/mod.rs: spelled as the path `use` would give it
         out.extend(f"self::{m.group(1)}" for m in _RUST_MOD.finditer(masked))
-        return out
+        # a path used in code (`crate::logger::init()`) is a dependency without any `use`
+        out.extend(m.group(0) for m in _RUST_PATH.finditer(masked))
+        return list(dict.fromkeys(out))
     if lang == "java":
         return [m.group(1) for m in _JAVA.finditer(masked)]
     if lang in ("kotlin", "scala", "swift"):
