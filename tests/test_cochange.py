@@ -239,3 +239,24 @@ def test_empty_history():
         "graph_nodes": 0,
         "graph": 0,
     }
+
+
+def test_an_import_path_through_other_files_is_a_link():
+    # t.js requires index.js, which requires lib/a.js, which requires lib/u.js: t.js and
+    # lib/u.js are linked through a path of three imports; t.js and lib/far.js need four
+    imports = {
+        "t.js": ["index.js"],
+        "index.js": ["lib/a.js"],
+        "lib/a.js": ["lib/u.js"],
+        "lib/u.js": ["lib/far.js"],
+        "s.js": ["lib/u.js"],
+    }
+    files = ["t.js", "lib/u.js", "lib/far.js", "index.js", "lib/a.js", "other.js", "s.js"]
+    history = [("x", 1, files)]
+    out = cochange.build(*tables(history, imports), GraphConfig())
+    rows = {(r["src"], r["dst"]): r["hidden"] for r in out["cochange_files"].to_pylist()}
+    assert rows[("t.js", "lib/u.js")] is False and rows[("lib/u.js", "t.js")] is False
+    assert rows[("index.js", "lib/far.js")] is False
+    assert rows[("t.js", "lib/far.js")] is True and rows[("t.js", "other.js")] is True
+    # files that share a dependency have no path between them
+    assert rows[("s.js", "lib/a.js")] is True and rows[("s.js", "lib/far.js")] is False
