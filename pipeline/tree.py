@@ -16,6 +16,8 @@ from ..stages.chunk import (
     build_tables,
     chunk_file,
     file_row,
+    is_fact_file,
+    read_facts,
     resolve_file_imports,
     skip_reason,
 )
@@ -77,7 +79,13 @@ def run_chunk(ctx: StageContext) -> StageResult:
             pc.is_in(prev_symbols["path"], value_set=pa.array(reused_paths))
         )
 
-    resolve_file_imports(file_rows, {r["path"] for r in file_rows})
+    fact_blobs = [
+        e for e in entries if is_fact_file(e.path) and skip_reason(e, cfg, vendored) is None
+    ]
+    with BlobReader(ctx.git) as reader:
+        fact_texts = {e.path: reader.read(e.blob) or b"" for e in fact_blobs}
+    facts = read_facts(fact_texts)
+    resolve_file_imports(file_rows, {r["path"] for r in file_rows}, facts)
     tables = build_tables(file_rows, new_symbols, reused)
 
     status = Counter(r["status"] for r in file_rows)

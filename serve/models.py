@@ -140,7 +140,7 @@ class Coupling(_Model):
     weight: float  # W, the seed's time-decayed Ochiai coupling strength
     confidence: float  # P(this changes | target changes)
     co_commits: int
-    hidden: bool
+    hidden: bool | None  # None: a file's imports are not resolved, so a link is unknown
     weak: bool = False  # seen changing together in a single commit only
 
 

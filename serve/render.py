@@ -393,7 +393,13 @@ def render_preflight(report: PreflightReport, *, budget: int | None = 2000) -> s
         lines.append(Line("<co_change_coupling>", FRAME))
         for i, cp in enumerate(coupling):
             name = f"{cp.path}::{cp.symbol}" if cp.symbol else cp.path
-            flag = "hidden: no import link" if cp.hidden else "import-linked"
+            flag = (
+                "import link unknown"
+                if cp.hidden is None
+                else "hidden: no import link"
+                if cp.hidden
+                else "import-linked"
+            )
             if cp.weak:
                 flag += "; weak: 1 co-commit"
             priority = HIGH if cp.hidden else MID

@@ -95,7 +95,7 @@ def hotspots_view(engine: Engine, *, limit: int = 20) -> dict[str, Any]:
             "co_commits": r["co_commits"],
             "p_b_given_a": round(float(r["confidence"]), 4),
             "p_a_given_b": round(float(reverse.get((r["dst"], r["src"]), (0.0, 0.0))[0]), 4),
-            "hidden": bool(r["hidden"]),
+            "hidden": r["hidden"],  # None: unknown (imports of that language are not resolved)
         }
 
     out["top_pairs"] = [row(r) for r in pairs[:limit]]

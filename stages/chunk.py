@@ -18,7 +18,15 @@ from ..store import schemas
 from ..store.config import ChunkConfig
 from ..store.globs import PathMatcher
 from ..store.ids import MODULE_SYMBOL, symbol_id
-from .chunking import detect_language, module_remainder, parse_source, resolve_imports
+from .chunking import (
+    FACT_FILES,
+    ProjectFacts,
+    detect_language,
+    module_remainder,
+    parse_source,
+    project_facts,
+    resolve_imports,
+)
 
 BINARY_SNIFF = 8192
 
@@ -121,12 +129,27 @@ def chunk_file(entry: FileEntry, data: bytes | None, cfg: ChunkConfig) -> tuple[
     return frow, rows
 
 
-def resolve_file_imports(file_rows: list[dict], known_paths: Collection[str]) -> None:
-    """Fill `imports_resolved` in place; depends on the whole tree, so it reruns every time."""
+def is_fact_file(path: str) -> bool:
+    """Whether the file's text is a repository-level fact for import resolution (go.mod,
+    package.json, tsconfig.json): the adapter reads those and passes them to `read_facts`."""
+    return path.rsplit("/", 1)[-1] in FACT_FILES
+
+
+def read_facts(texts: dict[str, bytes]) -> ProjectFacts:
+    return project_facts({p: _text(b) for p, b in texts.items()})
+
+
+def resolve_file_imports(
+    file_rows: list[dict], known_paths: Collection[str], facts: ProjectFacts | None = None
+) -> None:
+    """Fill `imports_resolved` in place; depends on the whole tree, so it reruns every time.
+    Go files get their package's other files even with no import."""
     for row in file_rows:
         row["imports_resolved"] = (
-            resolve_imports(row["path"], row["language"], row["imports"], known_paths)
-            if row["imports"]
+            resolve_imports(
+                row["path"], row["language"], row["imports"], known_paths, facts or ProjectFacts()
+            )
+            if row["imports"] or row["language"] == "go"
             else []
         )
 

@@ -15,6 +15,9 @@ Pure: `touches`, `commits`, `files` and `symbols` in, tables out. Invariants:
 - Every edge is stored in both directions; `graph` keeps each node's `max_edges_per_node`
   out-edges of highest `rank_score` in CSR order (see store/schemas.py).
 - Pairs are built with Polars joins, never with Python loops over pairs.
+- `hidden` (changed together, no import path between them in either direction, up to
+  `IMPORT_HOPS` imports) is asserted only when both files are in a language whose imports are
+  resolved (`chunking.RESOLVED_LANGUAGES`); otherwise it is null, unknown.
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ import pyarrow as pa
 from ..store import schemas
 from ..store.config import GraphConfig
 from ..store.ids import MODULE_SYMBOL
+from .chunking import RESOLVED_LANGUAGES
 from .frames import frame
 
 DAY = 86_400.0
@@ -120,15 +124,54 @@ def _seconds(col: str) -> pl.Expr:
     return pl.col(col).dt.epoch("s")
 
 
-def _import_pairs(files: pa.Table) -> pl.DataFrame:
-    """(a, b) for every file a that imports b, in both orders: the import-linked pairs."""
+# An import path is followed for at most this many imports (a test requiring the package's index,
+# which requires the module, which requires the helper is 3), and a step stops growing past
+# IMPORT_PATH_ROWS rows, so a huge import graph costs a bounded join; a pair linked only by a
+# longer path stays hidden.
+IMPORT_HOPS = 3
+IMPORT_PATH_ROWS = 2_000_000
+
+
+def _import_pairs(files: pa.Table, starts: pl.Series) -> pl.DataFrame:
+    """(a, b), in both orders, for every file a in `starts` with an import path to b (a imports
+    b, or imports a file that imports b, ... up to IMPORT_HOPS): the import-linked pairs."""
     df = frame(files.select(["path", "imports_resolved"]))
     edges = (
         df.explode("imports_resolved")
         .drop_nulls("imports_resolved")
         .select(pl.col("path").alias("a"), pl.col("imports_resolved").alias("b"))
+        .unique()
     )
-    return pl.concat([edges, edges.select(pl.col("b").alias("a"), pl.col("a").alias("b"))]).unique()
+    reach = edges.filter(pl.col("a").is_in(starts.unique().implode()))
+    frontier = reach
+    step_edges = edges.rename({"a": "b", "b": "c"})
+    out_degree = edges.group_by(pl.col("a").alias("b")).len()
+    for _ in range(IMPORT_HOPS - 1):
+        grows = frontier.join(out_degree, on="b")["len"].sum()
+        if frontier.is_empty() or reach.height + grows > IMPORT_PATH_ROWS:
+            break
+        frontier = (
+            frontier.join(step_edges, on="b")
+            .select("a", pl.col("c").alias("b"))
+            .filter(pl.col("a") != pl.col("b"))
+            .unique()
+            .join(reach, on=["a", "b"], how="anti")
+        )
+        reach = pl.concat([reach, frontier])
+    return pl.concat([reach, reach.select(pl.col("b").alias("a"), pl.col("a").alias("b"))]).unique()
+
+
+def _resolved_paths(files: pa.Table) -> pl.Series:
+    """HEAD paths in a language whose imports are resolved (see chunking.RESOLVED_LANGUAGES)."""
+    df = frame(files.select(["path", "language"]))
+    return df.filter(pl.col("language").is_in(sorted(RESOLVED_LANGUAGES)))["path"]
+
+
+def _hidden(no_link: pl.Expr, a: str, b: str, sure: pl.Series) -> pl.Expr:
+    """True: no import link; False: linked (or the same file); null: unknown, because one side's
+    imports are not resolved, so a missing link proves nothing."""
+    known = pl.col(a).is_in(sure.implode()) & pl.col(b).is_in(sure.implode())
+    return pl.when(no_link.not_() | known).then(no_link).otherwise(None).alias("hidden")
 
 
 def build(
@@ -147,7 +190,8 @@ def build(
     tdf = frame(touches.select(["sha", "commit_time", "head_path", "symbol_id", "qualname"]))
     tdf = tdf.join(keep, on="sha", how="semi").with_columns(_seconds("commit_time").alias("t"))
     head_files = frame(files.select(["path"]))
-    linked = _import_pairs(files)
+    sure = _resolved_paths(files)
+    linked = _import_pairs(files, sure)
 
     file_events = tdf.select("sha", "t", pl.col("head_path").alias("node"))
     fpairs = pair_table(
@@ -163,7 +207,7 @@ def build(
         left_on=["src", "dst"],
         right_on=["a", "b"],
         how="left",
-    ).with_columns(pl.col("linked").is_null().alias("hidden"))
+    ).with_columns(_hidden(pl.col("linked").is_null(), "src", "dst", sure))
 
     sdf = tdf.filter(pl.col("symbol_id").is_not_null())
     if not config.module_symbols:
@@ -191,7 +235,12 @@ def build(
         right_on=["a", "b"],
         how="left",
     ).with_columns(
-        (pl.col("linked").is_null() & (pl.col("src_path") != pl.col("dst_path"))).alias("hidden")
+        _hidden(
+            pl.col("linked").is_null() & (pl.col("src_path") != pl.col("dst_path")),
+            "src_path",
+            "dst_path",
+            sure,
+        )
     )
     cf = fpairs.select(schemas.COCHANGE_FILES.names).sort("src", "dst")
     cs = spairs.select(schemas.COCHANGE_SYMBOLS.names).sort("src", "dst")
@@ -246,7 +295,7 @@ def build_graph(
             "weight",
             "confidence",
             "co_commits",
-            (~pl.col("hidden")).alias("import_linked"),
+            pl.col("hidden").not_().fill_null(False).alias("import_linked"),
             "rank_score",
         )
         e = e.join(index.rename({"key": "src", "i": "s"}), on="src").join(

@@ -143,7 +143,8 @@ BLAME = pa.schema(
 # (symmetric; t_now = newest indexed commit), `confidence` is P(dst | src) = co / n_src. Bulk
 # commits are excluded; file pairs have `co_commits >= graph.file_min_support` (1: a pair seen in
 # one commit is kept and served as weak), symbol pairs `>= graph.min_support`. `hidden`: neither
-# file imports the other (HEAD `files.imports_resolved`).
+# file imports the other (HEAD `files.imports_resolved`); null (unknown) unless both files are in
+# a language whose imports are resolved, since only then does a missing link mean anything.
 WEAK_BELOW = 2  # a pair with fewer co-commits is a weak partner (served, marked weak)
 _COCHANGE_METRICS = [
     pa.field("co_commits", pa.int32(), nullable=False),
@@ -156,7 +157,7 @@ _COCHANGE_METRICS = [
     # on real histories' temporal hold-out (benchmarks/cochange_holdout.py)
     pa.field("rank_score", pa.float32(), nullable=False),
     pa.field("last_co_commit", HTS, nullable=False),
-    pa.field("hidden", pa.bool_(), nullable=False),
+    pa.field("hidden", pa.bool_(), nullable=True),
 ]
 COCHANGE_FILES = pa.schema(
     [pa.field("src", pa.string(), nullable=False), pa.field("dst", pa.string(), nullable=False)]

@@ -1079,7 +1079,12 @@ KNOWN = {
         ("web/src/CartBadge.tsx", ["web/src/components/button.tsx"]),
         (
             "internal/payments/payments.go",
-            ["internal/gateway/client.go", "internal/gateway/errors.go"],
+            # cache.go: the same package, used without an import
+            [
+                "internal/gateway/client.go",
+                "internal/gateway/errors.go",
+                "internal/payments/cache.go",
+            ],
         ),
         (
             "crates/pay/src/retry.rs",

@@ -10,6 +10,7 @@ import pyarrow as pa
 import pytest
 
 from gitstrata.stages import cochange
+from gitstrata.stages.chunking import detect_language
 from gitstrata.store import schemas
 from gitstrata.store.config import GraphConfig
 from gitstrata.store.ids import symbol_id
@@ -63,6 +64,7 @@ def tables(commits: list[tuple[str, float, list[str]]], imports: dict[str, list[
             "blob": "0" * 40,
             "size": 1,
             "status": "indexed",
+            "language": detect_language(p),
             "imports": imports.get(p, []),
             "imports_resolved": imports.get(p, []),
         }
@@ -136,6 +138,23 @@ def test_files_weight_and_confidence_by_hand():
     assert (ac["confidence"], ca["confidence"]) == (pytest.approx(2 / 3), pytest.approx(1.0))
     assert ac["hidden"] is True and ca["hidden"] is True
     assert ac["last_co_commit"].timestamp() == T0 + 200 * DAY
+
+
+def test_hidden_is_unknown_where_imports_are_not_resolved():
+    # a.py imports b.py; c.py and notes.md are never linked, but only c.py's silence means
+    # anything: Markdown has no imports we resolve
+    history = [("x", 1, ["a.py", "b.py", "c.py", "notes.md"]), ("y", 2, ["a.py", "notes.md"])]
+    out = cochange.build(*tables(history, {"a.py": ["b.py"]}), GraphConfig(min_support=1))
+    rows = {(r["src"], r["dst"]): r["hidden"] for r in out["cochange_files"].to_pylist()}
+    assert rows[("a.py", "b.py")] is False and rows[("a.py", "c.py")] is True
+    assert rows[("a.py", "notes.md")] is None and rows[("notes.md", "c.py")] is None
+    linked = {(r["src"], r["dst"]): r["import_linked"] for r in _graph_edges(out)}
+    assert linked[("a.py", "b.py")] is True and linked[("a.py", "notes.md")] is False
+
+
+def _graph_edges(out: dict[str, pa.Table]) -> list[dict]:
+    keys = out["graph_nodes"]["key"].to_pylist()
+    return [dict(r, src=keys[r["src"]], dst=keys[r["dst"]]) for r in out["graph"].to_pylist()]
 
 
 def test_half_life_and_min_support_are_configurable():
@@ -220,3 +239,24 @@ def test_empty_history():
         "graph_nodes": 0,
         "graph": 0,
     }
+
+
+def test_an_import_path_through_other_files_is_a_link():
+    # t.js requires index.js, which requires lib/a.js, which requires lib/u.js: t.js and
+    # lib/u.js are linked through a path of three imports; t.js and lib/far.js need four
+    imports = {
+        "t.js": ["index.js"],
+        "index.js": ["lib/a.js"],
+        "lib/a.js": ["lib/u.js"],
+        "lib/u.js": ["lib/far.js"],
+        "s.js": ["lib/u.js"],
+    }
+    files = ["t.js", "lib/u.js", "lib/far.js", "index.js", "lib/a.js", "other.js", "s.js"]
+    history = [("x", 1, files)]
+    out = cochange.build(*tables(history, imports), GraphConfig())
+    rows = {(r["src"], r["dst"]): r["hidden"] for r in out["cochange_files"].to_pylist()}
+    assert rows[("t.js", "lib/u.js")] is False and rows[("lib/u.js", "t.js")] is False
+    assert rows[("index.js", "lib/far.js")] is False
+    assert rows[("t.js", "lib/far.js")] is True and rows[("t.js", "other.js")] is True
+    # files that share a dependency have no path between them
+    assert rows[("s.js", "lib/a.js")] is True and rows[("s.js", "lib/far.js")] is False

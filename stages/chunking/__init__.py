@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from . import imports as _imports
 from . import python_ast, python_structural, structural, treesitter
-from .imports import resolve_imports
+from .imports import FACT_FILES, RESOLVED_LANGUAGES, ProjectFacts, project_facts, resolve_imports
 from .languages import CODE, TREE_SITTER, detect_language
 from .model import (
     Candidate,
@@ -28,12 +28,16 @@ from .source import Source
 __all__ = [
     "BACKENDS",
     "CODE",
+    "FACT_FILES",
+    "RESOLVED_LANGUAGES",
+    "ProjectFacts",
     "ParsedFile",
     "Symbol",
     "SymbolIndex",
     "detect_language",
     "module_remainder",
     "parse_source",
+    "project_facts",
     "resolve_imports",
 ]
 

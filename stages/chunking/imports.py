@@ -5,7 +5,10 @@ source's spelling: Python "a.b" / "m.name" / ".x", JS/TS "./gateway", Go "github
 Rust "crate::a::b" (use trees expanded), Java "com.acme.Foo" / "com.acme.*".
 
 Resolution never touches the file system: it only looks specifiers up in `known_paths`
-(repo-relative POSIX paths). Indexes derived from `known_paths` are cached for the last few
+(repo-relative POSIX paths) and in `ProjectFacts`, the few repository-level settings that decide
+where an import points (go.mod module paths, package.json "main", tsconfig.json path aliases),
+parsed from those files' text by `project_facts`. Go files are linked to the other files of
+their package (same directory) even without an import, since Go never names them. Indexes derived from `known_paths` are cached for the last few
 collections seen (by identity and size), so resolving every file of a repository against the
 same set is cheap; do not mutate that collection between calls.
 """
@@ -13,9 +16,11 @@ same set is cheap; do not mutate that collection between calls.
 from __future__ import annotations
 
 import bisect
+import json
 import posixpath
 import re
-from collections.abc import Collection, Iterable
+from collections.abc import Collection, Iterable, Mapping
+from dataclasses import dataclass, field
 
 from .source import Source
 
@@ -25,6 +30,8 @@ _JS = re.compile(r"(?=[fir])(?:\bfrom|\bimport|\brequire[ \t]*\(|\bimport[ \t]*\
 _GO = re.compile(r"(?m)^[ \t]*import[ \t]*(\()?")
 _RUST_USE = re.compile(r"(?m)^[ \t]*(?:pub(?:\([^)\n]*\))?[ \t]+)?use[ \t]+([^;]+);")
 _RUST_CRATE = re.compile(r"(?m)^[ \t]*extern[ \t]+crate[ \t]+(\w+)")
+_RUST_PATH = re.compile(r"(?<![\w:])crate(?:::\w+)+")
+_RUST_MOD = re.compile(r"(?m)^[ \t]*(?:pub(?:\([^)\n]*\))?[ \t]+)?mod[ \t]+(\w+)[ \t]*;")
 _JAVA = re.compile(r"(?m)^[ \t]*import[ \t]+(?:static[ \t]+)?([\w.]+(?:\.\*)?)[ \t]*;")
 _KOTLIN = re.compile(r"(?m)^[ \t]*import[ \t]+([\w.]+(?:\.\*)?)")
 _CSHARP = re.compile(
@@ -52,7 +59,11 @@ def extract(src: Source) -> list[str]:
         for m in _RUST_USE.finditer(masked):
             out.extend(_expand_use(_AS.sub("", m.group(1))))
         out.extend(m.group(1) for m in _RUST_CRATE.finditer(masked))
-        return out
+        # `mod foo;` loads foo.rs / foo/mod.rs: spelled as the path `use` would give it
+        out.extend(f"self::{m.group(1)}" for m in _RUST_MOD.finditer(masked))
+        # a path used in code (`crate::logger::init()`) is a dependency without any `use`
+        out.extend(m.group(0) for m in _RUST_PATH.finditer(masked))
+        return list(dict.fromkeys(out))
     if lang == "java":
         return [m.group(1) for m in _JAVA.finditer(masked)]
     if lang in ("kotlin", "scala", "swift"):
@@ -148,6 +159,84 @@ def _expand_use(tree: str, depth: int = 0) -> list[str]:
 # ---------------------------------------------------------------------------------- resolution
 
 
+# Files whose text `project_facts` reads; the chunk stage's adapter passes them in.
+FACT_FILES = frozenset({"go.mod", "package.json", "tsconfig.json", "jsconfig.json"})
+
+
+@dataclass(frozen=True, slots=True)
+class TsPaths:
+    """One tsconfig.json's module resolution settings; directories are repo-relative."""
+
+    directory: str  # where the tsconfig.json sits: it applies to files below it
+    base: str | None  # baseUrl, resolved; None when the config sets none
+    paths: tuple[tuple[str, tuple[str, ...]], ...]  # pattern -> targets (relative to `base`)
+
+
+@dataclass(frozen=True, slots=True)
+class ProjectFacts:
+    """Repository-level settings that decide where imports point."""
+
+    go_modules: tuple[tuple[str, str], ...] = ()  # (module path, its directory), longest first
+    js_mains: Mapping[str, str] = field(default_factory=dict)  # folder -> its package's main file
+    ts_configs: tuple[TsPaths, ...] = ()  # deepest directory first
+
+
+_GO_MODULE = re.compile(r"(?m)^[ \t]*module[ \t]+\"?([^\s\"/]+(?:/[^\s\"]*)?)\"?")
+_JSONC_NOISE = re.compile(r'("(?:\\.|[^"\\\n])*")|//[^\n]*|/\*.*?\*/', re.S)
+_TRAILING_COMMA = re.compile(r",(\s*[}\]])")
+
+
+def _jsonc(text: str) -> dict:
+    """tsconfig.json is JSON with comments and trailing commas; anything unreadable is {}."""
+    cleaned = _JSONC_NOISE.sub(lambda m: m.group(1) or "", text)
+    try:
+        value = json.loads(_TRAILING_COMMA.sub(r"\1", cleaned))
+    except ValueError:
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
+def _join(*parts: str) -> str:
+    p = posixpath.normpath(posixpath.join(*parts))
+    return "" if p == "." else p
+
+
+def project_facts(texts: Mapping[str, str]) -> ProjectFacts:
+    """Facts from the text of the repository's `FACT_FILES` (path -> text)."""
+    modules = []
+    mains = {}
+    configs = []
+    for path, text in texts.items():
+        d, name = posixpath.split(path)
+        if name == "go.mod":
+            if m := _GO_MODULE.search(text):
+                modules.append((m.group(1), d))
+        elif name == "package.json":
+            main = _jsonc(text).get("main")
+            if isinstance(main, str) and main:
+                mains[d] = _join(d, main)
+        elif name in ("tsconfig.json", "jsconfig.json"):
+            opts = _jsonc(text).get("compilerOptions")
+            if not isinstance(opts, dict):
+                continue
+            base_url = opts.get("baseUrl")
+            base = _join(d, base_url) if isinstance(base_url, str) else None
+            raw = opts.get("paths")
+            paths = tuple(
+                (k, tuple(t for t in v if isinstance(t, str)))
+                for k, v in (raw.items() if isinstance(raw, dict) else ())
+                if isinstance(v, list)
+            )
+            if base is not None or paths:
+                configs.append(TsPaths(d, base, paths))
+    modules.sort(key=lambda t: (-len(t[0]), t[0]))
+    configs.sort(key=lambda c: (-c.directory.count("/") - bool(c.directory), c.directory))
+    return ProjectFacts(tuple(modules), mains, tuple(configs))
+
+
+NO_FACTS = ProjectFacts()
+
+
 class _PathIndex:
     def __init__(self, known: Collection[str]) -> None:
         self.paths = known if isinstance(known, set | frozenset) else set(known)
@@ -176,7 +265,11 @@ def _index(known: Collection[str]) -> _PathIndex:
 
 
 def resolve_imports(
-    path: str, language: str | None, imports: Iterable[str], known_paths: Collection[str]
+    path: str,
+    language: str | None,
+    imports: Iterable[str],
+    known_paths: Collection[str],
+    facts: ProjectFacts = NO_FACTS,
 ) -> list[str]:
     """Repo paths (in `known_paths`) that the import specifiers of `path` refer to; sorted."""
     resolver = _RESOLVERS.get(language or "")
@@ -185,9 +278,16 @@ def resolve_imports(
     idx = _index(known_paths)
     out: set[str] = set()
     for spec in imports:
-        out.update(resolver(path, spec, idx))
+        out.update(resolver(path, spec, idx, facts))
+    if language == "go":
+        out.update(_go_package(path, idx))
     out.discard(path)
     return sorted(out)
+
+
+# Languages whose imports `resolve_imports` maps: only between two files of these can "no import
+# link" be asserted; elsewhere a missing link says nothing.
+RESOLVED_LANGUAGES = frozenset({"python", "javascript", "typescript", "tsx", "go", "rust", "java"})
 
 
 def _first(idx: _PathIndex, options: Iterable[str]) -> list[str]:
@@ -209,7 +309,7 @@ def _python_module(idx: _PathIndex, base: str, dotted: str) -> list[str]:
     return []
 
 
-def _resolve_python(path: str, spec: str, idx: _PathIndex) -> list[str]:
+def _resolve_python(path: str, spec: str, idx: _PathIndex, facts: ProjectFacts) -> list[str]:
     if spec.startswith("."):
         level = len(spec) - len(spec.lstrip("."))
         base = posixpath.dirname(path)
@@ -231,9 +331,54 @@ def _resolve_python(path: str, spec: str, idx: _PathIndex) -> list[str]:
 _JS_EXT = (".ts", ".tsx", ".js", ".jsx", ".mjs", ".cjs", ".mts", ".cts", ".d.ts", ".json")
 
 
-def _resolve_js(path: str, spec: str, idx: _PathIndex) -> list[str]:
+def _js_target(target: str, idx: _PathIndex, facts: ProjectFacts) -> list[str]:
+    """Node's order: the file as named, with an extension added, the folder's package.json
+    "main", the folder's index file."""
+    stems = [target]
+    for ext in (".js", ".jsx", ".mjs", ".cjs"):
+        if target.endswith(ext):
+            stems.append(target[: -len(ext)])
+    options = [target] if target else []
+    for stem in stems:
+        if stem:
+            options += [stem + e for e in _JS_EXT]
+    main = facts.js_mains.get(target)
+    if main is not None:
+        options += [main] + [main + e for e in _JS_EXT[:6]]
+        options += [f"{main}/index{e}" for e in _JS_EXT[:6]]
+    prefix = f"{target}/" if target else ""
+    options += [f"{prefix}index{e}" for e in _JS_EXT[:8]]
+    return _first(idx, options)
+
+
+def _ts_alias(path: str, spec: str, facts: ProjectFacts) -> list[str] | None:
+    """Targets from the nearest tsconfig.json above `path`; None when none applies."""
+    for cfg in facts.ts_configs:
+        if cfg.directory and not path.startswith(cfg.directory + "/"):
+            continue
+        base = cfg.base if cfg.base is not None else cfg.directory
+        out = []
+        for pattern, targets in cfg.paths:
+            star = pattern.find("*")
+            if star < 0:
+                if spec == pattern:
+                    out += [_join(base, t) for t in targets]
+                continue
+            pre, post = pattern[:star], pattern[star + 1 :]
+            if spec.startswith(pre) and spec.endswith(post) and len(spec) >= len(pre) + len(post):
+                middle = spec[len(pre) : len(spec) - len(post)]
+                out += [_join(base, t.replace("*", middle, 1)) for t in targets]
+        if cfg.base is not None:
+            out.append(_join(cfg.base, spec))
+        return out
+    return None
+
+
+def _resolve_js(path: str, spec: str, idx: _PathIndex, facts: ProjectFacts) -> list[str]:
     if spec.startswith(("./", "../")) or spec in (".", ".."):
-        targets = [posixpath.normpath(posixpath.join(posixpath.dirname(path), spec))]
+        targets = [_join(posixpath.dirname(path), spec)]
+    elif (aliased := _ts_alias(path, spec, facts)) is not None:
+        targets = aliased
     elif spec.startswith(("@/", "~/")):
         # the common alias for the project's src/ folder; the project may sit in a subfolder
         targets = []
@@ -246,23 +391,32 @@ def _resolve_js(path: str, spec: str, idx: _PathIndex) -> list[str]:
     else:
         return []
     for target in targets:
-        if target.startswith("../"):
+        if target == ".." or target.startswith("../"):
             continue
-        stems = [target]
-        for ext in (".js", ".jsx", ".mjs", ".cjs"):
-            if target.endswith(ext):
-                stems.append(target[: -len(ext)])
-        options = [target]
-        for stem in stems:
-            options += [stem + e for e in _JS_EXT]
-            options += [f"{stem}/index{e}" for e in _JS_EXT[:6]]
-        hit = _first(idx, options)
+        hit = _js_target(target, idx, facts)
         if hit:
             return hit
     return []
 
 
-def _resolve_go(path: str, spec: str, idx: _PathIndex) -> list[str]:
+def _go_sources(idx: _PathIndex, d: str) -> list[str]:
+    return [f for f in idx.dir_files.get(d, ()) if f.endswith(".go") and not f.endswith("_test.go")]
+
+
+def _go_package(path: str, idx: _PathIndex) -> list[str]:
+    """A directory is one Go package: its files use each other's sources without importing
+    them. Test files are left out as targets: sources never use them, and a test rarely uses
+    another test file, so linking them would hide real couplings between tests."""
+    return _go_sources(idx, posixpath.dirname(path))
+
+
+def _resolve_go(path: str, spec: str, idx: _PathIndex, facts: ProjectFacts) -> list[str]:
+    for module, d in facts.go_modules:
+        if spec == module or spec.startswith(module + "/"):
+            return _go_sources(idx, _join(d, spec[len(module) + 1 :]))
+    if facts.go_modules:
+        # a go.mod names the repository's module: anything outside it is a dependency
+        return []
     parts = [p for p in spec.split("/") if p]
     if len(parts) < 2:
         return []
@@ -273,12 +427,7 @@ def _resolve_go(path: str, spec: str, idx: _PathIndex) -> list[str]:
             for d in idx.dirs_by_last.get(parts[-1], [])
             if d == suffix or d.endswith("/" + suffix)
         ]
-        files = [
-            f
-            for d in dirs
-            for f in idx.dir_files[d]
-            if f.endswith(".go") and not f.endswith("_test.go")
-        ]
+        files = [f for d in dirs for f in _go_sources(idx, d)]
         if files:
             return files
     return []
@@ -289,13 +438,28 @@ def _rust_module_dir(path: str) -> str:
     return d if name in ("lib.rs", "main.rs", "mod.rs") else posixpath.join(d, name[:-3])
 
 
-def _resolve_rust(path: str, spec: str, idx: _PathIndex) -> list[str]:
+def _rust_crate_root(path: str, idx: _PathIndex) -> tuple[str, list[str]]:
+    """(directory of the crate root, the root file): the nearest folder above `path` holding a
+    lib.rs or main.rs (a crate need not live in src/), else the enclosing src/."""
+    d = posixpath.dirname(path)
+    while True:
+        root = _first(idx, (_join(d, "lib.rs"), _join(d, "main.rs")))
+        if root:
+            return d, root
+        if not d:
+            break
+        d = posixpath.dirname(d)
+    d = posixpath.dirname(path)
+    while d and posixpath.basename(d) != "src":
+        d = posixpath.dirname(d)
+    return d or "src", []
+
+
+def _resolve_rust(path: str, spec: str, idx: _PathIndex, facts: ProjectFacts) -> list[str]:
     parts = spec.split("::")
+    root: list[str] = []
     if parts[0] == "crate":
-        d = posixpath.dirname(path)
-        while d and posixpath.basename(d) != "src":
-            d = posixpath.dirname(d)
-        base = d or "src"
+        base, root = _rust_crate_root(path, idx)
         rest = parts[1:]
     elif parts[0] in ("self", "super"):
         base = _rust_module_dir(path)
@@ -312,10 +476,11 @@ def _resolve_rust(path: str, spec: str, idx: _PathIndex) -> list[str]:
         hit = _first(idx, (stem + ".rs", stem + "/mod.rs"))
         if hit:
             return hit
-    return []
+    # `use crate::Item`: the item lives in (or is re-exported by) the crate root
+    return root
 
 
-def _resolve_java(path: str, spec: str, idx: _PathIndex) -> list[str]:
+def _resolve_java(path: str, spec: str, idx: _PathIndex, facts: ProjectFacts) -> list[str]:
     parts = spec.split(".")
     if parts[-1] == "*":
         suffix = "/".join(parts[:-1])

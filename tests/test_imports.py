@@ -1,0 +1,181 @@
+"""Import resolution per language on small file sets, and through the chunk stage on a real repo:
+Go packages and go.mod, JS/TS folders, index files, package.json "main" and tsconfig aliases,
+Rust `mod` / `use crate::` / `use super::`."""
+
+from __future__ import annotations
+
+import pytest
+
+from gitstrata.pipeline.runner import run_index
+from gitstrata.pipeline.tree import CHUNK
+from gitstrata.stages.chunking import parse_source, project_facts, resolve_imports
+from gitstrata.store.generations import Store
+
+
+def links(path: str, source: str, known: set[str], facts: dict[str, str] | None = None):
+    pf = parse_source(path, source.encode())
+    return resolve_imports(path, pf.language, pf.imports, known, project_facts(facts or {}))
+
+
+GO = {"go.mod", "mux.go", "route.go", "mux_test.go", "regexp_test.go", "internal/x/x.go"}
+GO |= {"internal/x/x_test.go", "internal/x/doc.go", "cmd/tool/main.go"}
+GOMOD = {"go.mod": "// the module\nmodule github.com/gorilla/mux\n\ngo 1.20\n"}
+
+
+def test_go_files_of_one_package_are_linked() -> None:
+    # every file sees the package's sources (not its tests)
+    assert links("route.go", "package mux\n", GO) == ["mux.go"]
+    assert links("mux_test.go", 'package mux\nimport "testing"\n', GO) == ["mux.go", "route.go"]
+    assert links("internal/x/x_test.go", "package x\n", GO) == [
+        "internal/x/doc.go",
+        "internal/x/x.go",
+    ]
+
+
+def test_go_module_paths_resolve_through_go_mod() -> None:
+    src = 'package main\nimport (\n\t"fmt"\n\tmux "github.com/gorilla/mux"\n\t"github.com/gorilla/mux/internal/x"\n)\n'
+    assert links("cmd/tool/main.go", src, GO, GOMOD) == [
+        "internal/x/doc.go",
+        "internal/x/x.go",
+        "mux.go",
+        "route.go",
+    ]
+    # with a go.mod, a path outside the module is a dependency even if a folder matches it
+    assert links("cmd/tool/main.go", 'import "github.com/other/x"\n', GO, GOMOD) == []
+    # a module in a subfolder (its own go.mod)
+    nested = {"tools/go.mod": "module example.com/tools\n"}
+    known = GO | {"tools/go.mod", "tools/lint/lint.go"}
+    assert links("cmd/tool/main.go", 'import "example.com/tools/lint"\n', known, nested) == [
+        "tools/lint/lint.go"
+    ]
+
+
+JS = {"index.js", "lib/express.js", "lib/router/index.js", "lib/utils.js", "test/app.js"}
+JS |= {"test/support/utils.js", "pkg/package.json", "pkg/dist/main.js", "pkg/index.js"}
+
+
+@pytest.mark.parametrize(
+    ("path", "spec", "expected"),
+    [
+        ("test/app.js", "..", ["index.js"]),
+        ("lib/express.js", "./", ["lib/express.js"]),  # lib/ has no index: nothing but itself
+        ("lib/router/x.js", "..", []),
+        ("lib/router/x.js", "./", ["lib/router/index.js"]),
+        ("lib/express.js", "./router", ["lib/router/index.js"]),
+        ("lib/express.js", "./utils", ["lib/utils.js"]),
+        ("lib/express.js", "./utils.js", ["lib/utils.js"]),
+        ("test/app.js", "./support/utils", ["test/support/utils.js"]),
+        ("test/app.js", "../pkg", ["pkg/dist/main.js"]),  # package.json "main" before index
+        ("test/app.js", "../../outside", []),
+        ("test/app.js", "express", []),
+    ],
+)
+def test_js_relative_requires(path: str, spec: str, expected: list[str]) -> None:
+    facts = {"pkg/package.json": '{"name": "p", "main": "./dist/main"}'}
+    src = f"const x = require('{spec}')\n"
+    got = links(path, src, JS | {path}, facts)
+    assert got == [e for e in expected if e != path]
+
+
+def test_ts_index_extensions_and_import_forms() -> None:
+    known = {"src/a.ts", "src/b/index.tsx", "src/c.mjs", "src/d/index.mjs", "src/e.cjs"}
+    src = (
+        "import a from './a'\nimport {B} from './b'\nexport * from './c'\n"
+        "const d = await import('./d')\nimport type {E} from './e'\n"
+    )
+    assert links("src/main.ts", src, known | {"src/main.ts"}) == sorted(known)
+
+
+TSCONFIG = """{
+  // comments and trailing commas are allowed in tsconfig.json
+  "compilerOptions": {
+    "baseUrl": "./src",
+    "paths": {"@app/*": ["app/*"], "@shared": ["../shared/index.ts"], "#x/*": ["nope/*", "x/*",],},
+  },
+}"""
+
+
+def test_ts_path_aliases_from_tsconfig() -> None:
+    known = {"src/app/core.ts", "src/x/y/index.ts", "shared/index.ts", "src/util.ts", "web/z.ts"}
+    src = (
+        "import {c} from '@app/core'\nimport s from '@shared'\nimport y from '#x/y'\n"
+        "import u from 'util'\nimport r from 'react'\n"
+    )
+    assert links("src/main.ts", src, known, {"tsconfig.json": TSCONFIG}) == [
+        "shared/index.ts",
+        "src/app/core.ts",
+        "src/util.ts",  # baseUrl makes bare specifiers project paths
+        "src/x/y/index.ts",
+    ]
+    # the nearest tsconfig.json above the file applies; paths without baseUrl are relative to it
+    nested = {
+        "tsconfig.json": TSCONFIG,
+        "web/tsconfig.json": '{"compilerOptions": {"paths": {"~/*": ["*"]}}}',
+    }
+    assert links(
+        "web/main.ts", "import z from '~/z'\nimport c from '@app/core'\n", known, nested
+    ) == ["web/z.ts"]
+    # an unreadable tsconfig.json is ignored
+    assert project_facts({"tsconfig.json": "{oops"}).ts_configs == ()
+
+
+RUST = {"src/lib.rs", "src/a.rs", "src/a/b.rs", "src/c/mod.rs", "src/c/d.rs", "src/e.rs"}
+RUST |= {"crates/core/main.rs", "crates/core/flags/mod.rs", "crates/core/flags/parse.rs"}
+
+
+@pytest.mark.parametrize(
+    ("path", "source", "expected"),
+    [
+        (
+            "src/lib.rs",
+            "mod a;\npub mod c;\n#[cfg(test)]\nmod tests {}\n",
+            ["src/a.rs", "src/c/mod.rs"],
+        ),
+        ("src/a.rs", "pub(crate) mod b;\n", ["src/a/b.rs"]),
+        ("src/c/mod.rs", "mod d;\nuse super::e::E;\n", ["src/c/d.rs", "src/e.rs"]),
+        (
+            "src/c/d.rs",
+            "use crate::a::b::{X, Y};\nuse super::super::a;\n",
+            ["src/a.rs", "src/a/b.rs"],
+        ),
+        (
+            "src/e.rs",
+            "use crate::Error;\nuse crate::{a::A, c::d};\n",
+            ["src/a.rs", "src/c/d.rs", "src/lib.rs"],
+        ),
+        # a crate whose root is not in src/: its main.rs is the root
+        ("crates/core/flags/parse.rs", "use crate::flags::Flag;\n", ["crates/core/flags/mod.rs"]),
+        ("crates/core/main.rs", "mod flags;\nuse std::io;\n", ["crates/core/flags/mod.rs"]),
+    ],
+)
+def test_rust_mod_and_use(path: str, source: str, expected: list[str]) -> None:
+    assert links(path, source, RUST) == expected
+
+
+def test_chunk_stage_reads_go_mod_and_package_json(git_repo) -> None:
+    git_repo.commit(
+        "init",
+        {
+            "go.mod": "module example.com/m\n",
+            "a.go": "package m\n\nfunc A() {}\n",
+            "b.go": 'package m\n\nimport "example.com/m/sub"\n\nfunc B() { sub.S() }\n',
+            "sub/s.go": "package sub\n\nfunc S() {}\n",
+            "js/package.json": '{"main": "lib/main.js"}',
+            "js/lib/main.js": "module.exports = 1\n",
+            "test.js": "const m = require('./js')\n",
+        },
+    )
+    run_index(git_repo.path, stages=[CHUNK], rebuild=True)
+    files = Store(git_repo.path / ".strata").require_live().table("files").to_pylist()
+    resolved = {r["path"]: r["imports_resolved"] for r in files}
+    assert resolved["a.go"] == ["b.go"]
+    assert resolved["b.go"] == ["a.go", "sub/s.go"]
+    assert resolved["sub/s.go"] == []
+    assert resolved["test.js"] == ["js/lib/main.js"]
+
+
+def test_rust_crate_paths_used_in_code_are_links() -> None:
+    src = (
+        "fn f() {\n    crate::a::b::g();\n    let x: crate::c::d::T;\n    // crate::e::gone()\n}\n"
+    )
+    assert links("src/lib.rs", src, RUST) == ["src/a/b.rs", "src/c/d.rs"]
