@@ -299,6 +299,6 @@ def _partner(r: dict, path: str, symbol: str | None) -> Coupling:
         weight=round(r["weight"], 4),
         confidence=round(r["confidence"], 4),
         co_commits=r["co_commits"],
-        hidden=bool(r["hidden"]),
+        hidden=r["hidden"],
         weak=r["co_commits"] < WEAK_BELOW,
     )
