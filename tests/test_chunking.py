@@ -1397,3 +1397,72 @@ def test_non_utf8_is_replaced() -> None:
 def test_deterministic() -> None:
     for path, text in FIXTURES.items():
         assert parse_source(path, text.encode()) == parse_source(path, text.encode())
+
+
+# ------------------------------------------------------------------------------ idioms
+
+JS_ASSIGNED = """/** Send a body. */
+res.send = function send(body) {
+  function inner() {}
+  return body;
+};
+app.use = function use(fn) { return this; };
+Router.prototype.route = function route(path) {
+  return path;
+};
+res.json = (obj) => obj;
+module.exports = function createApplication() {};
+module.exports.helper = async function () {};
+exports.other = function* gen() {};
+exports.name = 'x';
+module.exports = {
+  a() {},
+  b: function () {},
+  c: 1,
+  d: (x) => x,
+};
+class K {
+  handle = () => {};
+}
+function outer() {
+  res.inner = function () {};
+  const o = { m() {} };
+}
+"""
+
+
+def _rows4(pf: ParsedFile) -> list[tuple[str, str, int, int]]:
+    return [(s.qualname, s.kind, s.start_line, s.end_line) for s in pf.symbols[1:]]
+
+
+def test_js_assignment_definitions() -> None:
+    """Member and prototype assignments, `module.exports` / `exports.*`, members of an exported
+    object literal and class fields holding arrow functions are symbols; a member assigned
+    inside a function body or an object literal that is not exported is not."""
+    pf = parse_source("lib/response.js", JS_ASSIGNED.encode())
+    assert pf.parser == "tree-sitter"
+    assert _rows4(pf) == [
+        ("res.send", "function", 2, 5),
+        ("res.send.inner", "function", 3, 3),
+        ("app.use", "function", 6, 6),
+        ("Router.route", "method", 7, 9),
+        ("res.json", "function", 10, 10),
+        ("createApplication", "function", 11, 11),
+        ("exports.helper", "function", 12, 12),
+        ("exports.other", "function", 13, 13),
+        ("exports.a", "function", 16, 16),
+        ("exports.b", "function", 17, 17),
+        ("exports.d", "function", 19, 19),
+        ("K", "class", 21, 23),
+        ("K.handle", "method", 22, 22),
+        ("outer", "function", 24, 27),
+    ]
+    send = pf.symbols[1]
+    assert (send.signature, send.docstring) == ("res.send = function send(body)", "Send a body.")
+    # the structural fallback names assignments the same way (object-literal members excepted)
+    st_ = parse_source("lib/response.js", JS_ASSIGNED.encode(), backend="structural")
+    assert _rows4(st_) == [
+        r for r in _rows4(pf) if r[0] not in ("exports.a", "exports.b", "exports.d")
+    ]
+    ts_ = parse_source("src/response.ts", JS_ASSIGNED.encode())
+    assert _rows4(ts_) == _rows4(pf)

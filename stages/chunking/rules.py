@@ -17,7 +17,8 @@ class Decl:
     kind: str
     # "brace": needs a {...} body; "brace_or_semi": or ends at `;` (Rust structs);
     # "statement": ends with its statement (type aliases); "go_type": brace if struct/interface,
-    # else statement; "value": `name = <function>`; "impl": Rust impl block; "scope": a
+    # else statement; "value": `name = <function>`; "assigned": top-level `a.b = <function>`;
+    # "impl": Rust impl block; "scope": a
     # namespace whose body may hold keyword-less functions, not a symbol itself
     mode: str = "brace"
     # JS: a `function` / `class` that continues an expression is not a declaration
@@ -151,6 +152,12 @@ _JS = LanguageRules(
             ),
             "function",
             "value",
+        ),
+        Decl(
+            _p(r"(?P<name>[\w$]+(?:[ \t]*+\.[ \t]*+[\w$]+)+)[ \t]*+=(?![=>])[ \t]*+"),
+            "function",
+            "assigned",
+            statement_only=True,
         ),
     ],
     members=[
@@ -437,3 +444,21 @@ def go_receiver_type(receiver: str) -> str:
     """`(c *Cache[K, V])` -> "Cache"."""
     m = _RECV.search(receiver)
     return m.group(1) if m else receiver.strip("() *")
+
+
+def js_assigned_names(path: str, function_name: str | None) -> tuple[str | None, str, str]:
+    """(owner, name, kind) of a top-level `a.b.c = function ...`, as a developer names it.
+
+    `Foo.prototype.bar` is `Foo.bar` (a method), `module.exports.x` is `exports.x`, and
+    `module.exports = function name()` is the function's own name."""
+    parts = re.sub(r"\s+", "", path).split(".")
+    kind = "function"
+    if len(parts) > 2 and parts[-2] == "prototype":
+        parts = [*parts[:-2], parts[-1]]
+        kind = "method"
+    if parts[:2] == ["module", "exports"]:
+        if len(parts) == 2 and function_name:
+            parts = [function_name]
+        elif len(parts) > 2:
+            parts = parts[1:]
+    return ".".join(parts[:-1]) or None, parts[-1], kind

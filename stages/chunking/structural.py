@@ -26,6 +26,7 @@ _BODY_SCAN = re.compile(r"[{};()\[\]=<>]")
 _BODY_SCAN_NL = re.compile(r"[{};()\[\]=<>\n]")
 _ASYNC = re.compile(r"async\b\s*")
 _FUNCTION = re.compile(r"function\b")
+_FUNCTION_NAME = re.compile(r"(?:async\s+)?function\b\s*\*?\s*([\w$]+)")
 _STMT_SCAN = re.compile(r"[;\n(){}\[\]]")
 _PARENS = re.compile(r"[()]")
 _ARROW = re.compile(r"=>")
@@ -249,6 +250,13 @@ def _declaration(
         last = sc.function_value(m.end())
         if last is None:
             return None
+    elif rule.mode == "assigned":
+        last = sc.function_value(m.end())
+        if last is None or sc.braces.depth(head) != 0:
+            return None
+        fn = _FUNCTION_NAME.match(sc.masked, m.end())
+        owner, name, kind = rules.js_assigned_names(name, fn.group(1) if fn else None)
+        return _candidate(sc, name, kind, head, last, owner=owner)
     elif rule.mode == "statement" or (rule.mode == "go_type" and kw is None):
         last = sc.statement_end(m.end())
     else:

@@ -6,7 +6,9 @@ those nodes, never the whole tree, which keeps a 500-line file in the low millis
 
 Invariants: the qualname rules match the structural chunker's (methods only in named class
 bodies, first declarator of a `const` holding a function, anonymous classes and bodiless
-signatures skipped), so both backends name the same symbols. `parse_tree` returns None when
+signatures skipped, top-level `a.b = function` named by `rules.js_assigned_names`), so both
+backends name the same symbols; members of an exported object literal
+(`module.exports = {a() {}}` -> `exports.a`) are found by tree-sitter only. `parse_tree` returns None when
 the grammar wheel is missing; callers fall back to the structural chunker.
 """
 
@@ -37,6 +39,8 @@ _JS = f"""
  (method_definition)] @d
 (lexical_declaration . (variable_declarator value: {_FN_VALUES})) @d
 (variable_declaration . (variable_declarator value: {_FN_VALUES})) @d
+(expression_statement (assignment_expression left: (member_expression) right: {_FN_VALUES})) @d
+(pair key: (property_identifier) value: {_FN_VALUES}) @d
 """
 _TS = (
     _JS
@@ -73,6 +77,8 @@ _KINDS = {
     "variable_declaration": "function",
     "public_field_definition": "function",
     "field_definition": "function",
+    "expression_statement": "function",
+    "pair": "function",
     "method_declaration": "function",
     "type_alias": "type",
     "type_spec": "type",
@@ -98,6 +104,8 @@ _JAVA_OWNERS = frozenset(
     }
 )
 _MEMBER_NAMES = frozenset({"property_identifier", "private_property_identifier"})
+_MEMBER_PATH = re.compile(r"[\w$]+(?:\.[\w$]+)+")
+_EXPORTS = frozenset({"exports", "module.exports"})
 _GO_TYPE_KINDS = {"struct_type": "struct", "interface_type": "interface"}
 _PY_DEFS = frozenset({"function_definition", "class_definition"})
 _IMPL_WORD = re.compile(r"\bimpl\b")
@@ -197,6 +205,15 @@ def _candidate(
         name_node = declarator.child_by_field_name("name")
         if name_node is None or name_node.type != "identifier":
             return None
+    elif t == "expression_statement":
+        return _assigned(src, node)
+    elif t == "pair" or (t == "method_definition" and _in_object(node)):
+        owner = _exported_object(src, node.parent)
+        if t == "pair":
+            name_node = node.child_by_field_name("key")
+        if owner is None or name_node is None or name_node.type != "property_identifier":
+            return None
+        extra["owner"] = owner
     elif t in ("method_definition", "public_field_definition", "field_definition"):
         body = node.parent
         if body is None or body.type != "class_body" or body.parent is None:
@@ -233,6 +250,40 @@ def _candidate(
         outer = parent
     name = _text(src, name_node)
     return _make(src, node, outer, name, kind, name_node.start_point[0], extra)
+
+
+def _in_object(node: Any) -> bool:
+    return node.parent is not None and node.parent.type == "object"
+
+
+def _exported_object(src: Source, obj: Any) -> str | None:
+    """ "exports" when `obj` is the object literal of a top-level `module.exports = {...}`."""
+    assign = obj.parent if obj is not None else None
+    if assign is None or assign.type != "assignment_expression" or assign.parent is None:
+        return None
+    statement = assign.parent
+    if statement.type != "expression_statement" or statement.parent is None:
+        return None
+    if statement.parent.type != "program":
+        return None
+    left = assign.child_by_field_name("left")
+    return "exports" if left is not None and _text(src, left) in _EXPORTS else None
+
+
+def _assigned(src: Source, node: Any) -> Candidate | None:
+    """A top-level `a.b.c = function ...` (naming rules shared with the structural chunker)."""
+    parent = node.parent
+    if parent is None or parent.type != "program":
+        return None
+    assign = node.named_children[0]
+    left = assign.child_by_field_name("left")
+    value = assign.child_by_field_name("right")
+    path = _text(src, left) if left is not None else ""
+    if not _MEMBER_PATH.fullmatch(re.sub(r"\s+", "", path)):
+        return None
+    own = value.child_by_field_name("name") if value is not None else None
+    owner, name, kind = rules.js_assigned_names(path, _text(src, own) if own else None)
+    return _make(src, node, node, name, kind, node.start_point[0], {"owner": owner})
 
 
 def _make(
