@@ -1466,3 +1466,91 @@ def test_js_assignment_definitions() -> None:
     ]
     ts_ = parse_source("src/response.ts", JS_ASSIGNED.encode())
     assert _rows4(ts_) == _rows4(pf)
+
+
+PY_OVERLOADS = '''import typing
+from typing import overload
+
+
+class A:
+    @overload
+    def get(self, k: int) -> int: ...
+
+    @typing.overload
+    def get(self, k: str) -> str: ...
+
+    def get(self, k):
+        """Get it."""
+        return k
+
+
+@overload
+def f(x: int) -> int: ...
+@overload
+def f(x: str) -> str: ...
+def f(x):
+    return x
+
+
+@overload
+def lone(x: int) -> int: ...
+'''
+
+TS_OVERLOADS = """/** Parse a value. */
+export function parse(a: string): string;
+export function parse(a: number): number;
+export function parse(a: any): any {
+  return a;
+}
+declare function external(a: string): void;
+function lone(a: string): void;
+class C {
+  m(a: string): void;
+  m(a: number): void;
+  m(a: any) {
+    return a;
+  }
+}
+interface I {
+  n(a: string): void;
+}
+"""
+
+
+@pytest.mark.parametrize("backend", ["ast", "tree-sitter", "structural"])
+def test_python_overloads_fold_into_the_implementation(backend: str) -> None:
+    """One symbol per overloaded function, with the implementation's lines and signature and
+    the stubs' signatures listed in its docstring; a stub without implementation stays."""
+    pf = parse_source("a.py", PY_OVERLOADS.encode(), backend=backend)
+    assert _rows4(pf) == [
+        ("A", "class", 5, 14),
+        ("A.get", "method", 12, 14),
+        ("f", "function", 21, 22),
+        ("lone", "function", 25, 26),
+    ]
+    syms = _by_name(pf)
+    assert syms["A.get"].signature == "def get(self, k)"
+    assert syms["A.get"].docstring == (
+        "Get it.\n\nOverloads:\ndef get(self, k: int) -> int\ndef get(self, k: str) -> str"
+    )
+    assert syms["f"].docstring == "Overloads:\ndef f(x: int) -> int\ndef f(x: str) -> str"
+    assert syms["lone"].signature == "def lone(x: int) -> int"
+
+
+def test_typescript_overloads_fold_into_the_implementation() -> None:
+    pf = parse_source("a.ts", TS_OVERLOADS.encode())
+    assert _rows4(pf) == [
+        ("parse", "function", 4, 6),
+        ("C", "class", 9, 15),
+        ("C.m", "method", 12, 14),
+        ("I", "interface", 16, 18),
+    ]
+    syms = _by_name(pf)
+    assert syms["parse"].signature == "export function parse(a: any): any"
+    assert syms["parse"].docstring == (
+        "Parse a value.\n\nOverloads:\n"
+        "export function parse(a: string): string\nexport function parse(a: number): number"
+    )
+    assert syms["C.m"].docstring == "Overloads:\nm(a: string): void\nm(a: number): void"
+    st_ = parse_source("a.ts", TS_OVERLOADS.encode(), backend="structural")
+    assert st_.symbols == pf.symbols

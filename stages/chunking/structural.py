@@ -33,6 +33,8 @@ _ARROW = re.compile(r"=>")
 _WS = re.compile(r"\s*")
 _IDENT = re.compile(r"[\w$]+")
 _SCAN_LIMIT = 10_000
+_TS = frozenset({"typescript", "tsx"})
+_DECLARE = re.compile(r"\bdeclare\b")
 _EXPRESSION_CONTINUES = frozenset("(,=:?[!&|+-*/%<>~^")
 
 
@@ -262,6 +264,10 @@ def _declaration(
     else:
         open_, stop = sc.find_body(m.end())
         if open_ is None:
+            if _ts_overload(sc, m.group(), stop) and rule.kind == "function" and name:
+                c = _candidate(sc, name, "function", head, stop)
+                c.overload = True
+                return c
             if rule.mode != "brace_or_semi" or sc.masked[stop : stop + 1] != ";":
                 return None
             last = stop
@@ -286,6 +292,15 @@ def _declaration(
         owner = path.replace("::", ".")
         kind = "method"
     return _candidate(sc, name, kind, head, last, owner=owner, member_prefix=member_prefix)
+
+
+def _ts_overload(sc: _Scanner, head: str, stop: int) -> bool:
+    """A TS signature ended by `;` that is not ambient: an overload of the body after it."""
+    return (
+        sc.src.language in _TS
+        and sc.masked[stop : stop + 1] == ";"
+        and _DECLARE.search(head) is None
+    )
 
 
 def _go_type_group(sc: _Scanner, m: re.Match[str]) -> list[Candidate]:
@@ -360,9 +375,13 @@ def _member(
     close = sc.match_paren(m.end() - 1)
     if close is None:
         return None
-    open_, _ = sc.find_body(close + 1)
+    open_, stop = sc.find_body(close + 1)
     if open_ is None:
-        return None
+        if not _ts_overload(sc, m.group(), stop) or "abstract" in m.group().split():
+            return None
+        c = _candidate(sc, name, "function", head, stop)
+        c.overload = True
+        return c
     kind = "function"
     owner: str | None = None
     if "::" in name:

@@ -48,6 +48,7 @@ _TS = (
 [(abstract_class_declaration) (interface_declaration) (type_alias_declaration)
  (enum_declaration)] @d
 (public_field_definition value: {_FN_VALUES}) @d
+[(function_signature) (method_signature)] @d
 """
 )
 _QUERIES = {
@@ -79,6 +80,8 @@ _KINDS = {
     "field_definition": "function",
     "expression_statement": "function",
     "pair": "function",
+    "function_signature": "function",
+    "method_signature": "function",
     "method_declaration": "function",
     "type_alias": "type",
     "type_spec": "type",
@@ -199,7 +202,7 @@ def _candidate(
         return None
     name_node = node.child_by_field_name("name")
     outer = node
-    extra: dict[str, str | None] = {}
+    extra: dict[str, Any] = {}
     if t in ("lexical_declaration", "variable_declaration"):
         declarator = node.named_children[0]
         name_node = declarator.child_by_field_name("name")
@@ -214,7 +217,19 @@ def _candidate(
         if owner is None or name_node is None or name_node.type != "property_identifier":
             return None
         extra["owner"] = owner
-    elif t in ("method_definition", "public_field_definition", "field_definition"):
+    elif t == "function_signature":
+        # an overload signature; `declare function` (ambient) is not one
+        parent = node.parent
+        if parent is None or parent.type not in ("program", "export_statement"):
+            return None
+        extra["overload"] = True
+    elif t in (
+        "method_definition",
+        "public_field_definition",
+        "field_definition",
+        "method_signature",
+    ):
+        extra["overload"] = t == "method_signature"
         body = node.parent
         if body is None or body.type != "class_body" or body.parent is None:
             return None
