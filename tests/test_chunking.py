@@ -504,6 +504,7 @@ EXPECTED = {
         ("Pair", "struct", None, 16, 16),
         ("State", "enum", None, 18, 21),
         ("Retry", "trait", None, 23, 28),
+        ("Retry.attempts", "method", "Retry", 24, 24),
         ("Retry.backoff", "method", "Retry", 25, 27),
         ("Result", "type", None, 30, 30),
         ("impl Charge", "impl", None, 32, 42),
@@ -876,7 +877,14 @@ mod tests {
         assert_eq!(2, 2);
     }
 }
-trait Shape { type Area; fn area(&self) -> f64; }
+trait Shape {
+    type Area;
+    fn area(&self)
+        -> f64;
+}
+extern "C" {
+    fn abs(x: i32) -> i32;
+}
 """,
     ),
     (
@@ -944,6 +952,7 @@ def test_edge_case_names() -> None:
         "Bits",
         "it_works",
         "Shape",
+        "Shape.area",
     ]
     assert names["A.java"] == [
         "Order",
@@ -1554,3 +1563,84 @@ def test_typescript_overloads_fold_into_the_implementation() -> None:
     assert syms["C.m"].docstring == "Overloads:\nm(a: string): void\nm(a: number): void"
     st_ = parse_source("a.ts", TS_OVERLOADS.encode(), backend="structural")
     assert st_.symbols == pf.symbols
+
+
+RUST_TRAITS = """/// Shapes.
+pub trait Shape {
+    type Area;
+    /// The area.
+    fn area(&self) -> f64;
+    fn scaled(&self, k: f64)
+        -> f64;
+    fn name(&self) -> String {
+        String::new()
+    }
+}
+extern "C" {
+    fn abs(x: i32) -> i32;
+}
+struct Square(f64);
+impl Shape for Square {
+    type Area = f64;
+    fn area(&self) -> f64 {
+        self.0
+    }
+}
+impl<T: Clone> Shape for Vec<T> {
+    fn area(&self) -> f64 { 0.0 }
+}
+impl Square {
+    pub fn new(x: f64) -> Self {
+        Square(x)
+    }
+}
+"""
+
+GO_METHODS = """package shapes
+
+type Square struct{ side float64 }
+
+func (s Square) Area() float64 { return s.side * s.side }
+
+func (s *Square) Scale(k float64) {
+	s.side *= k
+}
+
+func (l *List[T]) Push(item T) {}
+
+func New(side float64) *Square { return &Square{side} }
+"""
+
+
+@pytest.mark.parametrize("backend", ["tree-sitter", "structural"])
+def test_rust_trait_items_and_impl_methods(backend: str) -> None:
+    """Trait methods with and without a body are `Trait.method`; `impl Trait for Type` methods
+    are `Type.method`; foreign (`extern`) signatures are not symbols."""
+    pf = parse_source("src/shape.rs", RUST_TRAITS.encode(), backend=backend)
+    assert _rows4(pf) == [
+        ("Shape", "trait", 2, 11),
+        ("Shape.area", "method", 5, 5),
+        ("Shape.scaled", "method", 6, 7),
+        ("Shape.name", "method", 8, 10),
+        ("Square", "struct", 15, 15),
+        ("impl Shape for Square", "impl", 16, 21),
+        ("Square.Area", "type", 17, 17),
+        ("Square.area", "method", 18, 20),
+        ("impl Shape for Vec", "impl", 22, 24),
+        ("Vec.area", "method", 23, 23),
+        ("impl Square", "impl", 25, 29),
+        ("Square.new", "method", 26, 28),
+    ]
+    assert _by_name(pf)["Shape.area"].docstring == "The area."
+
+
+@pytest.mark.parametrize("backend", ["tree-sitter", "structural"])
+def test_go_methods_are_qualified_by_receiver_type(backend: str) -> None:
+    pf = parse_source("shapes/square.go", GO_METHODS.encode(), backend=backend)
+    assert _rows4(pf) == [
+        ("Square", "struct", 3, 3),
+        ("Square.Area", "method", 5, 5),
+        ("Square.Scale", "method", 7, 9),
+        ("List.Push", "method", 11, 11),
+        ("New", "function", 13, 13),
+    ]

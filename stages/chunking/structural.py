@@ -9,7 +9,9 @@ How it works, on the masked text (strings and comments blanked, see `source.py`)
    a plain `=` or a `}` first means there is no body (prototypes, abstract methods, fields).
 
 Invariants: never raises on any text; a declaration without a body is dropped, except types
-that are complete without one (Rust unit / tuple structs, type aliases, Go named types).
+that are complete without one (Rust unit / tuple structs, type aliases, Go named types), Rust
+trait methods (required methods are part of the trait's interface) and TS overload
+signatures (folded into the implementation by `model.assemble`).
 """
 
 from __future__ import annotations
@@ -204,7 +206,27 @@ def candidates(src: Source) -> list[Candidate]:
             found.extend(_go_type_group(sc, m))
     if lang_rules.members:
         found.extend(_members(sc, lang_rules, containers))
+    if src.language == "rust":
+        found.extend(_trait_signatures(sc, lang_rules.decls[0], containers))
     return found
+
+
+def _trait_signatures(
+    sc: _Scanner, rule: rules.Decl, containers: list[tuple[int, int, str, str]]
+) -> list[Candidate]:
+    """Rust `fn f(&self);` directly inside a trait body: a required method, a symbol."""
+    traits = [(o, c) for o, c, kind, _ in containers if kind == "trait"]
+    out = []
+    for m in rule.pattern.finditer(sc.masked):
+        pos = m.start("name")
+        depth = sc.braces.depth(pos)
+        if not any(o < pos <= c and sc.braces.depth(o + 1) == depth for o, c in traits):
+            continue
+        open_, stop = sc.find_body(m.end())
+        if open_ is None and sc.masked[stop : stop + 1] == ";":
+            head = m.start() + len(m.group()) - len(m.group().lstrip())
+            out.append(_candidate(sc, m.group("name"), "function", head, stop))
+    return out
 
 
 def _candidate(

@@ -5,11 +5,12 @@ import). One query per language selects the declaration nodes in C; Python then 
 those nodes, never the whole tree, which keeps a 500-line file in the low milliseconds.
 
 Invariants: the qualname rules match the structural chunker's (methods only in named class
-bodies, first declarator of a `const` holding a function, anonymous classes and bodiless
-signatures skipped, top-level `a.b = function` named by `rules.js_assigned_names`), so both
-backends name the same symbols; members of an exported object literal
-(`module.exports = {a() {}}` -> `exports.a`) are found by tree-sitter only. `parse_tree` returns None when
-the grammar wheel is missing; callers fall back to the structural chunker.
+bodies, first declarator of a `const` holding a function, anonymous classes skipped, bodiless
+signatures skipped except Rust trait methods and TS overloads, top-level `a.b = function`
+named by `rules.js_assigned_names`), so both backends name the same symbols; members of an
+exported object literal (`module.exports = {a() {}}` -> `exports.a`) are found by tree-sitter
+only. `parse_tree` returns None when the grammar wheel is missing; callers fall back to the
+structural chunker.
 """
 
 from __future__ import annotations
@@ -58,7 +59,8 @@ _QUERIES = {
     "tsx": _TS,
     "go": "[(function_declaration) (method_declaration) (type_spec) (type_alias)] @d",
     "rust": """[(function_item) (struct_item) (union_item) (enum_item) (trait_item) (impl_item)
-                (type_item)] @d""",
+                (type_item)] @d
+               (trait_item body: (declaration_list (function_signature_item) @d))""",
     "java": """[(class_declaration) (interface_declaration) (enum_declaration) (record_declaration)
                 (annotation_type_declaration) (method_declaration) (constructor_declaration)] @d""",
 }
@@ -86,6 +88,7 @@ _KINDS = {
     "type_alias": "type",
     "type_spec": "type",
     "function_item": "function",
+    "function_signature_item": "function",
     "struct_item": "struct",
     "union_item": "struct",
     "enum_item": "enum",
