@@ -1477,6 +1477,17 @@ def test_js_assignment_definitions() -> None:
     assert _rows4(ts_) == _rows4(pf)
 
 
+@pytest.mark.parametrize("backend", ["tree-sitter", "structural"])
+def test_js_chained_assignment_is_one_definition(backend: str) -> None:
+    """`a.x = a.y = function` is named by the member holding the function, from the first line."""
+    source = (
+        "res.contentType =\nres.type = function contentType(type) {\n  return 1;\n};\n"
+        "res.a = res.b = function () {};\nres.d = res.e = 5;\n"
+    )
+    pf = parse_source("lib/response.js", source.encode(), backend=backend)
+    assert _rows4(pf) == [("res.type", "function", 1, 4), ("res.b", "function", 5, 5)]
+
+
 PY_OVERLOADS = '''import typing
 from typing import overload
 

@@ -35,6 +35,7 @@ _ARROW = re.compile(r"=>")
 _WS = re.compile(r"\s*")
 _IDENT = re.compile(r"[\w$]+")
 _SCAN_LIMIT = 10_000
+_CHAINED = re.compile(r"\s*+(?P<path>[\w$]+(?:[ \t]*+\.[ \t]*+[\w$]+)+)[ \t]*+=(?![=>])[ \t]*+")
 _TS = frozenset({"typescript", "tsx"})
 _DECLARE = re.compile(r"\bdeclare\b")
 _EXPRESSION_CONTINUES = frozenset("(,=:?[!&|+-*/%<>~^")
@@ -275,10 +276,14 @@ def _declaration(
         if last is None:
             return None
     elif rule.mode == "assigned":
-        last = sc.function_value(m.end())
+        # `a.x = a.y = function` is one definition, named by the member holding the function
+        end = m.end()
+        while (chained := _CHAINED.match(sc.masked, end)) is not None:
+            name, end = chained.group("path"), chained.end()
+        last = sc.function_value(end)
         if last is None or sc.braces.depth(head) != 0:
             return None
-        fn = _FUNCTION_NAME.match(sc.masked, m.end())
+        fn = _FUNCTION_NAME.match(sc.masked, end)
         owner, name, kind = rules.js_assigned_names(name, fn.group(1) if fn else None)
         return _candidate(sc, name, kind, head, last, owner=owner)
     elif rule.mode == "statement" or (rule.mode == "go_type" and kw is None):

@@ -40,7 +40,8 @@ _JS = f"""
  (method_definition)] @d
 (lexical_declaration . (variable_declarator value: {_FN_VALUES})) @d
 (variable_declaration . (variable_declarator value: {_FN_VALUES})) @d
-(expression_statement (assignment_expression left: (member_expression) right: {_FN_VALUES})) @d
+(expression_statement (assignment_expression left: (member_expression)
+  right: [(assignment_expression left: (member_expression)) {_FN_VALUES[1:-1]}])) @d
 (pair key: (property_identifier) value: {_FN_VALUES}) @d
 """
 _TS = (
@@ -110,6 +111,7 @@ _JAVA_OWNERS = frozenset(
     }
 )
 _MEMBER_NAMES = frozenset({"property_identifier", "private_property_identifier"})
+_FN_TYPES = frozenset({"arrow_function", "function_expression", "generator_function"})
 _MEMBER_PATH = re.compile(r"[\w$]+(?:\.[\w$]+)+")
 _EXPORTS = frozenset({"exports", "module.exports"})
 _GO_TYPE_KINDS = {"struct_type": "struct", "interface_type": "interface"}
@@ -294,8 +296,13 @@ def _assigned(src: Source, node: Any) -> Candidate | None:
     if parent is None or parent.type != "program":
         return None
     assign = node.named_children[0]
-    left = assign.child_by_field_name("left")
     value = assign.child_by_field_name("right")
+    # `a.x = a.y = function`: one definition, named by the member holding the function
+    while value is not None and value.type == "assignment_expression":
+        assign, value = value, value.child_by_field_name("right")
+    if value is None or value.type not in _FN_TYPES:
+        return None
+    left = assign.child_by_field_name("left")
     path = _text(src, left) if left is not None else ""
     if not _MEMBER_PATH.fullmatch(re.sub(r"\s+", "", path)):
         return None
