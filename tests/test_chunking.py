@@ -952,6 +952,7 @@ def test_edge_case_names() -> None:
         "Bits",
         "it_works",
         "Shape",
+        "Shape.Area",
         "Shape.area",
     ]
     assert names["A.java"] == [
@@ -1605,6 +1606,14 @@ impl Square {
         Square(x)
     }
 }
+impl Shape for io::Error {
+    type Area = ();
+    fn area(&self) -> f64 { 1.0 }
+}
+trait Stream {
+    type Item<'a>: Send where Self: 'a;
+    type Default = u8;
+}
 """
 
 GO_METHODS = """package shapes
@@ -1625,11 +1634,12 @@ func New(side float64) *Square { return &Square{side} }
 
 @pytest.mark.parametrize("backend", ["tree-sitter", "structural"])
 def test_rust_trait_items_and_impl_methods(backend: str) -> None:
-    """Trait methods with and without a body are `Trait.method`; `impl Trait for Type` methods
-    are `Type.method`; foreign (`extern`) signatures are not symbols."""
+    """Trait methods and associated types with and without a body are `Trait.item`;
+    `impl Trait for Type` items are `Type.item`; foreign (`extern`) signatures are not symbols."""
     pf = parse_source("src/shape.rs", RUST_TRAITS.encode(), backend=backend)
     assert _rows4(pf) == [
         ("Shape", "trait", 2, 11),
+        ("Shape.Area", "type", 3, 3),
         ("Shape.area", "method", 5, 5),
         ("Shape.scaled", "method", 6, 7),
         ("Shape.name", "method", 8, 10),
@@ -1641,6 +1651,12 @@ def test_rust_trait_items_and_impl_methods(backend: str) -> None:
         ("Vec.area", "method", 23, 23),
         ("impl Square", "impl", 25, 29),
         ("Square.new", "method", 26, 28),
+        ("impl Shape for io::Error", "impl", 30, 33),
+        ("Error.Area", "type", 31, 31),
+        ("Error.area", "method", 32, 32),
+        ("Stream", "trait", 34, 37),
+        ("Stream.Item", "type", 35, 35),
+        ("Stream.Default", "type", 36, 36),
     ]
     assert _by_name(pf)["Shape.area"].docstring == "The area."
 

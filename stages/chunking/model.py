@@ -117,7 +117,11 @@ def assemble(
         kind = c.kind
         if kind == "function" and parent is not None and parent.kind in CLASS_LIKE:
             kind = c.kind = "method"
-        stack.append(c)
+        stub = c.overload or (python and _python_overload(src, c.start_line, c.sig_line))
+        if stub:
+            stubs.add(i)
+        else:  # a stub has no body: nothing nests in it, even when broken text says so
+            stack.append(c)
         start = min(max(c.start_line, 0), src.n_lines - 1)
         end = src.trim_end(start, max(c.end_line, start))
         doc = c.docstring
@@ -140,8 +144,6 @@ def assemble(
             docstring=doc,
         )
         symbols.append((sym.start_line, -sym.end_line, c.depth, i, sym))
-        if c.overload or (python and _python_overload(src, start, c.sig_line)):
-            stubs.add(i)
     symbols.sort(key=lambda t: t[:4])
     if stubs:
         symbols = _fold_overloads(symbols, stubs, keep_lone=python)
@@ -150,6 +152,7 @@ def assemble(
 
 
 def _python_overload(src: Source, start: int, sig_line: int) -> bool:
+    start = max(start, 0)
     return any(_PY_OVERLOAD.match(src.masked_line(k)) for k in range(start, sig_line))
 
 

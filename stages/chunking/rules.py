@@ -228,6 +228,10 @@ _GO = LanguageRules(
     ],
     groups=[_p(r"type[ \t]*+\(")],
 )
+# an associated type without a default (`type Item;`, `type Error: Bound;`), inside a trait
+RUST_ASSOCIATED_TYPE = _p(
+    r"type[ \t]++(?P<name>\w+)(?=[ \t]*+(?:<[^;=\n]*?>)?[ \t]*+(?::[^=;{}]*)?;)"
+)
 GO_SPEC = re.compile(
     r"(?m)^[ \t]*+(?P<name>\w+)(?:\[[^\]\n]*\])?[ \t]++(?:=[ \t]*+)?(?:(?P<kw>struct|interface)\b)?"
 )

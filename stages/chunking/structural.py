@@ -208,25 +208,31 @@ def candidates(src: Source) -> list[Candidate]:
     if lang_rules.members:
         found.extend(_members(sc, lang_rules, containers))
     if src.language == "rust":
-        found.extend(_trait_signatures(sc, lang_rules.decls[0], containers))
+        found.extend(_trait_items(sc, lang_rules.decls[0], containers))
     return found
 
 
-def _trait_signatures(
-    sc: _Scanner, rule: rules.Decl, containers: list[tuple[int, int, str, str]]
+def _trait_items(
+    sc: _Scanner, fn_rule: rules.Decl, containers: list[tuple[int, int, str, str]]
 ) -> list[Candidate]:
-    """Rust `fn f(&self);` directly inside a trait body: a required method, a symbol."""
+    """Rust `fn f(&self);` and `type T;` directly inside a trait body: required items of the
+    trait's interface, symbols like the provided ones."""
     traits = [(o, c) for o, c, kind, _ in containers if kind == "trait"]
     out = []
-    for m in rule.pattern.finditer(sc.masked):
-        pos = m.start("name")
-        depth = sc.braces.depth(pos)
-        if not any(o < pos <= c and sc.braces.depth(o + 1) == depth for o, c in traits):
-            continue
-        open_, stop = sc.find_body(m.end())
-        if open_ is None and sc.masked[stop : stop + 1] == ";":
+    for pattern, kind in ((fn_rule.pattern, "function"), (rules.RUST_ASSOCIATED_TYPE, "type")):
+        for m in pattern.finditer(sc.masked):
+            pos = m.start("name")
+            depth = sc.braces.depth(pos)
+            if not any(o < pos <= c and sc.braces.depth(o + 1) == depth for o, c in traits):
+                continue
+            if kind == "type":
+                last = sc.statement_end(m.end())
+            else:
+                open_, last = sc.find_body(m.end())
+                if open_ is not None or sc.masked[last : last + 1] != ";":
+                    continue
             head = m.start() + len(m.group()) - len(m.group().lstrip())
-            out.append(_candidate(sc, m.group("name"), "function", head, stop))
+            out.append(_candidate(sc, m.group("name"), kind, head, last))
     return out
 
 
@@ -314,7 +320,7 @@ def _declaration(
     if "recv" in groups and groups["recv"]:
         owner = rules.go_receiver_type(groups["recv"])
         kind = "method"
-    if "::" in name:
+    if "::" in name and kind != "impl":  # `impl Trait for io::Error` names a path, not an owner
         path, _, name = name.rpartition("::")
         owner = path.replace("::", ".")
         kind = "method"

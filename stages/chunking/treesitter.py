@@ -61,7 +61,8 @@ _QUERIES = {
     "go": "[(function_declaration) (method_declaration) (type_spec) (type_alias)] @d",
     "rust": """[(function_item) (struct_item) (union_item) (enum_item) (trait_item) (impl_item)
                 (type_item)] @d
-               (trait_item body: (declaration_list (function_signature_item) @d))""",
+               (trait_item body: (declaration_list [(function_signature_item)
+                                                    (associated_type)] @d))""",
     "java": """[(class_declaration) (interface_declaration) (enum_declaration) (record_declaration)
                 (annotation_type_declaration) (method_declaration) (constructor_declaration)] @d""",
 }
@@ -90,6 +91,7 @@ _KINDS = {
     "type_spec": "type",
     "function_item": "function",
     "function_signature_item": "function",
+    "associated_type": "type",
     "struct_item": "struct",
     "union_item": "struct",
     "enum_item": "enum",
