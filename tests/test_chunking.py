@@ -1487,6 +1487,33 @@ def test_js_chained_assignment_is_one_definition(backend: str) -> None:
     )
     pf = parse_source("lib/response.js", source.encode(), backend=backend)
     assert _rows4(pf) == [("res.type", "function", 1, 4), ("res.b", "function", 5, 5)]
+    assert pf.symbols[1].signature == "res.type = function contentType(type)"
+
+
+@pytest.mark.parametrize("backend", ["tree-sitter", "structural"])
+def test_js_accessor_defined_by_a_helper_call(backend: str) -> None:
+    """A top-level `helper(obj, 'name', function)` (Express' `defineGetter`) defines obj.name;
+    other calls taking a function (routes, tests) define nothing."""
+    source = """defineGetter(req, 'query', function query(){
+  return 1;
+});
+defineGetter(req, "fresh", function () { return 2; });
+app.get('/', function (req, res) {});
+util.def(a.b, 'c', (x) => x);
+define(x, 'not a name', function () {});
+define(x, 'y', function () {}, 3);
+function f() {
+  defineGetter(req, 'inner', function () {});
+}
+"""
+    pf = parse_source("lib/request.js", source.encode(), backend=backend)
+    assert _rows4(pf) == [
+        ("req.query", "function", 1, 3),
+        ("req.fresh", "function", 4, 4),
+        ("a.b.c", "function", 6, 6),
+        ("f", "function", 9, 11),
+    ]
+    assert pf.symbols[1].signature == "defineGetter(req, 'query', function query()"
 
 
 PY_OVERLOADS = '''import typing

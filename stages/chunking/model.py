@@ -75,6 +75,8 @@ class Candidate:
     docstring: str | None = None
     # a signature without a body that only declares one form of the implementation after it
     overload: bool = False
+    # the head when it is not the text from `sig_line` (a function passed to a helper call)
+    signature: str | None = None
     # filled by assemble
     qualname: str = ""
     parent: Candidate | None = None
@@ -138,9 +140,9 @@ def assemble(
             parent=parent.qualname if parent else None,
             start_line=start + 1,
             end_line=end + 1,
-            signature=src.signature(
-                min(c.sig_line, src.n_lines - 1), end if kind == "type" else None
-            ),
+            signature=c.signature
+            if c.signature is not None
+            else src.signature(min(c.sig_line, src.n_lines - 1), end if kind == "type" else None),
             docstring=doc,
         )
         symbols.append((sym.start_line, -sym.end_line, c.depth, i, sym))

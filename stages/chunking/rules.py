@@ -10,6 +10,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from .source import SIGNATURE_MAX
+
 
 @dataclass(frozen=True)
 class Decl:
@@ -18,6 +20,7 @@ class Decl:
     # "brace": needs a {...} body; "brace_or_semi": or ends at `;` (Rust structs);
     # "statement": ends with its statement (type aliases); "go_type": brace if struct/interface,
     # else statement; "value": `name = <function>`; "assigned": top-level `a.b = <function>`;
+    # "defined": top-level `helper(obj, 'name', <function>)` (the name's quotes masked);
     # "impl": Rust impl block; "scope": a
     # namespace whose body may hold keyword-less functions, not a symbol itself
     mode: str = "brace"
@@ -157,6 +160,16 @@ _JS = LanguageRules(
             _p(r"(?P<name>[\w$]+(?:[ \t]*+\.[ \t]*+[\w$]+)+)[ \t]*+=(?![=>])[ \t]*+"),
             "function",
             "assigned",
+            statement_only=True,
+        ),
+        Decl(
+            _p(
+                r"[\w$]+(?:[ \t]*+\.[ \t]*+[\w$]+)*[ \t]*+\([ \t]*+"
+                r"(?P<owner>[\w$]+(?:[ \t]*+\.[ \t]*+[\w$]+)*)[ \t]*+,[ \t]*+"
+                r"(?P<quote>['\"])(?P<name>[ ]+)(?P=quote)[ \t]*+,[ \t]*+"
+            ),
+            "function",
+            "defined",
             statement_only=True,
         ),
     ],
@@ -448,6 +461,11 @@ def go_receiver_type(receiver: str) -> str:
     """`(c *Cache[K, V])` -> "Cache"."""
     m = _RECV.search(receiver)
     return m.group(1) if m else receiver.strip("() *")
+
+
+def one_line(head: str) -> str:
+    """A declaration head as a signature: whitespace collapsed, at most 300 characters."""
+    return " ".join(head.split())[:SIGNATURE_MAX]
 
 
 def js_assigned_names(path: str, function_name: str | None) -> tuple[str | None, str, str]:

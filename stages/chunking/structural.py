@@ -36,6 +36,8 @@ _WS = re.compile(r"\s*")
 _IDENT = re.compile(r"[\w$]+")
 _SCAN_LIMIT = 10_000
 _CHAINED = re.compile(r"\s*+(?P<path>[\w$]+(?:[ \t]*+\.[ \t]*+[\w$]+)+)[ \t]*+=(?![=>])[ \t]*+")
+_CALL_END = re.compile(r"\s*\)")
+_NAME = re.compile(r"[A-Za-z_$][\w$]*")
 _TS = frozenset({"typescript", "tsx"})
 _DECLARE = re.compile(r"\bdeclare\b")
 _EXPRESSION_CONTINUES = frozenset("(,=:?[!&|+-*/%<>~^")
@@ -281,17 +283,33 @@ def _declaration(
         last = sc.function_value(m.end())
         if last is None:
             return None
+    elif rule.mode == "defined":
+        last = sc.function_value(m.end())
+        if last is None or sc.braces.depth(head) != 0:
+            return None
+        close = _CALL_END.match(sc.masked, last + 1)
+        name = sc.src.text[m.start("name") : m.end("name")]
+        if close is None or not _NAME.fullmatch(name):
+            return None
+        owner = re.sub(r"\s+", "", groups["owner"])
+        c = _candidate(sc, name, "function", head, last, owner=owner)
+        open_, _ = sc.find_body(m.end())
+        if open_ is not None and open_ < last:
+            c.signature = rules.one_line(sc.src.text[head:open_])
+        return c
     elif rule.mode == "assigned":
         # `a.x = a.y = function` is one definition, named by the member holding the function
-        end = m.end()
+        end = sig = m.end()
         while (chained := _CHAINED.match(sc.masked, end)) is not None:
-            name, end = chained.group("path"), chained.end()
+            name, end, sig = chained.group("path"), chained.end(), chained.start("path")
         last = sc.function_value(end)
         if last is None or sc.braces.depth(head) != 0:
             return None
         fn = _FUNCTION_NAME.match(sc.masked, end)
         owner, name, kind = rules.js_assigned_names(name, fn.group(1) if fn else None)
-        return _candidate(sc, name, kind, head, last, owner=owner)
+        c = _candidate(sc, name, kind, head, last, owner=owner)
+        c.sig_line = sc.src.line_of(sig if sig != m.end() else head)
+        return c
     elif rule.mode == "statement" or (rule.mode == "go_type" and kw is None):
         last = sc.statement_end(m.end())
     else:

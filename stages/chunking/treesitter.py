@@ -43,6 +43,8 @@ _JS = f"""
 (expression_statement (assignment_expression left: (member_expression)
   right: [(assignment_expression left: (member_expression)) {_FN_VALUES[1:-1]}])) @d
 (pair key: (property_identifier) value: {_FN_VALUES}) @d
+(expression_statement (call_expression arguments: (arguments . [(identifier) (member_expression)]
+  . (string) . {_FN_VALUES} .))) @d
 """
 _TS = (
     _JS
@@ -114,6 +116,7 @@ _JAVA_OWNERS = frozenset(
 )
 _MEMBER_NAMES = frozenset({"property_identifier", "private_property_identifier"})
 _FN_TYPES = frozenset({"arrow_function", "function_expression", "generator_function"})
+_NAME = re.compile(r"[A-Za-z_$][\w$]*")
 _MEMBER_PATH = re.compile(r"[\w$]+(?:\.[\w$]+)+")
 _EXPORTS = frozenset({"exports", "module.exports"})
 _GO_TYPE_KINDS = {"struct_type": "struct", "interface_type": "interface"}
@@ -298,6 +301,8 @@ def _assigned(src: Source, node: Any) -> Candidate | None:
     if parent is None or parent.type != "program":
         return None
     assign = node.named_children[0]
+    if assign.type == "call_expression":
+        return _defined(src, node, assign)
     value = assign.child_by_field_name("right")
     # `a.x = a.y = function`: one definition, named by the member holding the function
     while value is not None and value.type == "assignment_expression":
@@ -310,7 +315,25 @@ def _assigned(src: Source, node: Any) -> Candidate | None:
         return None
     own = value.child_by_field_name("name") if value is not None else None
     owner, name, kind = rules.js_assigned_names(path, _text(src, own) if own else None)
-    return _make(src, node, node, name, kind, node.start_point[0], {"owner": owner})
+    return _make(src, node, node, name, kind, assign.start_point[0], {"owner": owner})
+
+
+def _defined(src: Source, node: Any, call: Any) -> Candidate | None:
+    """A top-level `defineGetter(obj, 'name', function)`: an accessor defined by a helper."""
+    args = call.child_by_field_name("arguments")
+    if args is None or len(args.named_children) != 3:
+        return None
+    target, key, value = args.named_children
+    owner = re.sub(r"\s+", "", _text(src, target))
+    name = _text(src, key)[1:-1]
+    if not _NAME.fullmatch(name) or not (_NAME.fullmatch(owner) or _MEMBER_PATH.fullmatch(owner)):
+        return None
+    extra: dict[str, Any] = {"owner": owner}
+    body = value.child_by_field_name("body")
+    if body is not None and body.type == "statement_block":
+        head = src.raw[node.start_byte : body.start_byte].decode("utf-8", "replace")
+        extra["signature"] = rules.one_line(head)
+    return _make(src, node, node, name, "function", node.start_point[0], extra)
 
 
 def _make(
