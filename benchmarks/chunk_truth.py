@@ -84,9 +84,11 @@ def chunk_rows(repo: Path, paths: Iterable[str], backend: str) -> set[Row]:
     return found
 
 
-def measure(sources: dict[str, Path], backend: str = "auto") -> list[Score]:
+def measure(
+    sources: dict[str, Path], backend: str = "auto", truth_dir: Path = TRUTH_DIR
+) -> list[Score]:
     scores = []
-    for language, per_bundle in load_truth().items():
+    for language, per_bundle in load_truth(truth_dir).items():
         score = Score(language)
         for bundle, rows in per_bundle.items():
             source = sources.get(bundle)
