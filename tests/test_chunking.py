@@ -504,6 +504,7 @@ EXPECTED = {
         ("Pair", "struct", None, 16, 16),
         ("State", "enum", None, 18, 21),
         ("Retry", "trait", None, 23, 28),
+        ("Retry.attempts", "method", "Retry", 24, 24),
         ("Retry.backoff", "method", "Retry", 25, 27),
         ("Result", "type", None, 30, 30),
         ("impl Charge", "impl", None, 32, 42),
@@ -876,7 +877,14 @@ mod tests {
         assert_eq!(2, 2);
     }
 }
-trait Shape { type Area; fn area(&self) -> f64; }
+trait Shape {
+    type Area;
+    fn area(&self)
+        -> f64;
+}
+extern "C" {
+    fn abs(x: i32) -> i32;
+}
 """,
     ),
     (
@@ -944,6 +952,8 @@ def test_edge_case_names() -> None:
         "Bits",
         "it_works",
         "Shape",
+        "Shape.Area",
+        "Shape.area",
     ]
     assert names["A.java"] == [
         "Order",
@@ -1402,3 +1412,294 @@ def test_non_utf8_is_replaced() -> None:
 def test_deterministic() -> None:
     for path, text in FIXTURES.items():
         assert parse_source(path, text.encode()) == parse_source(path, text.encode())
+
+
+# ------------------------------------------------------------------------------ idioms
+
+JS_ASSIGNED = """/** Send a body. */
+res.send = function send(body) {
+  function inner() {}
+  return body;
+};
+app.use = function use(fn) { return this; };
+Router.prototype.route = function route(path) {
+  return path;
+};
+res.json = (obj) => obj;
+module.exports = function createApplication() {};
+module.exports.helper = async function () {};
+exports.other = function* gen() {};
+exports.name = 'x';
+module.exports = {
+  a() {},
+  b: function () {},
+  c: 1,
+  d: (x) => x,
+};
+class K {
+  handle = () => {};
+}
+function outer() {
+  res.inner = function () {};
+  const o = { m() {} };
+}
+"""
+
+
+def _rows4(pf: ParsedFile) -> list[tuple[str, str, int, int]]:
+    return [(s.qualname, s.kind, s.start_line, s.end_line) for s in pf.symbols[1:]]
+
+
+def test_js_assignment_definitions() -> None:
+    """Member and prototype assignments, `module.exports` / `exports.*`, members of an exported
+    object literal and class fields holding arrow functions are symbols; a member assigned
+    inside a function body or an object literal that is not exported is not."""
+    pf = parse_source("lib/response.js", JS_ASSIGNED.encode())
+    assert pf.parser == "tree-sitter"
+    assert _rows4(pf) == [
+        ("res.send", "function", 2, 5),
+        ("res.send.inner", "function", 3, 3),
+        ("app.use", "function", 6, 6),
+        ("Router.route", "method", 7, 9),
+        ("res.json", "function", 10, 10),
+        ("createApplication", "function", 11, 11),
+        ("exports.helper", "function", 12, 12),
+        ("exports.other", "function", 13, 13),
+        ("exports.a", "function", 16, 16),
+        ("exports.b", "function", 17, 17),
+        ("exports.d", "function", 19, 19),
+        ("K", "class", 21, 23),
+        ("K.handle", "method", 22, 22),
+        ("outer", "function", 24, 27),
+    ]
+    send = pf.symbols[1]
+    assert (send.signature, send.docstring) == ("res.send = function send(body)", "Send a body.")
+    # the structural fallback names assignments the same way (object-literal members excepted)
+    st_ = parse_source("lib/response.js", JS_ASSIGNED.encode(), backend="structural")
+    assert _rows4(st_) == [
+        r for r in _rows4(pf) if r[0] not in ("exports.a", "exports.b", "exports.d")
+    ]
+    ts_ = parse_source("src/response.ts", JS_ASSIGNED.encode())
+    assert _rows4(ts_) == _rows4(pf)
+
+
+@pytest.mark.parametrize("backend", ["tree-sitter", "structural"])
+def test_js_chained_assignment_is_one_definition(backend: str) -> None:
+    """`a.x = a.y = function` is named by the member holding the function, from the first line."""
+    source = (
+        "res.contentType =\nres.type = function contentType(type) {\n  return 1;\n};\n"
+        "res.a = res.b = function () {};\nres.d = res.e = 5;\n"
+    )
+    pf = parse_source("lib/response.js", source.encode(), backend=backend)
+    assert _rows4(pf) == [("res.type", "function", 1, 4), ("res.b", "function", 5, 5)]
+    assert pf.symbols[1].signature == "res.type = function contentType(type)"
+
+
+@pytest.mark.parametrize("backend", ["tree-sitter", "structural"])
+def test_js_accessor_defined_by_a_helper_call(backend: str) -> None:
+    """A top-level `helper(obj, 'name', function)` (Express' `defineGetter`) defines obj.name;
+    other calls taking a function (routes, tests) define nothing."""
+    source = """defineGetter(req, 'query', function query(){
+  return 1;
+});
+defineGetter(req, "fresh", function () { return 2; });
+app.get('/', function (req, res) {});
+util.def(a.b, 'c', (x) => x);
+define(x, 'not a name', function () {});
+define(x, 'y', function () {}, 3);
+function f() {
+  defineGetter(req, 'inner', function () {});
+}
+"""
+    pf = parse_source("lib/request.js", source.encode(), backend=backend)
+    assert _rows4(pf) == [
+        ("req.query", "function", 1, 3),
+        ("req.fresh", "function", 4, 4),
+        ("a.b.c", "function", 6, 6),
+        ("f", "function", 9, 11),
+    ]
+    assert pf.symbols[1].signature == "defineGetter(req, 'query', function query()"
+
+
+PY_OVERLOADS = '''import typing
+from typing import overload
+
+
+class A:
+    @overload
+    def get(self, k: int) -> int: ...
+
+    @typing.overload
+    def get(self, k: str) -> str: ...
+
+    def get(self, k):
+        """Get it."""
+        return k
+
+
+@overload
+def f(x: int) -> int: ...
+@overload
+def f(x: str) -> str: ...
+def f(x):
+    return x
+
+
+@overload
+def lone(x: int) -> int: ...
+'''
+
+TS_OVERLOADS = """/** Parse a value. */
+export function parse(a: string): string;
+export function parse(a: number): number;
+export function parse(a: any): any {
+  return a;
+}
+declare function external(a: string): void;
+function lone(a: string): void;
+class C {
+  m(a: string): void;
+  m(a: number): void;
+  m(a: any) {
+    return a;
+  }
+}
+interface I {
+  n(a: string): void;
+}
+"""
+
+
+@pytest.mark.parametrize("backend", ["ast", "tree-sitter", "structural"])
+def test_python_overloads_fold_into_the_implementation(backend: str) -> None:
+    """One symbol per overloaded function, with the implementation's lines and signature and
+    the stubs' signatures listed in its docstring; a stub without implementation stays."""
+    pf = parse_source("a.py", PY_OVERLOADS.encode(), backend=backend)
+    assert _rows4(pf) == [
+        ("A", "class", 5, 14),
+        ("A.get", "method", 12, 14),
+        ("f", "function", 21, 22),
+        ("lone", "function", 25, 26),
+    ]
+    syms = _by_name(pf)
+    assert syms["A.get"].signature == "def get(self, k)"
+    assert syms["A.get"].docstring == (
+        "Get it.\n\nOverloads:\ndef get(self, k: int) -> int\ndef get(self, k: str) -> str"
+    )
+    assert syms["f"].docstring == "Overloads:\ndef f(x: int) -> int\ndef f(x: str) -> str"
+    assert syms["lone"].signature == "def lone(x: int) -> int"
+
+
+def test_typescript_overloads_fold_into_the_implementation() -> None:
+    pf = parse_source("a.ts", TS_OVERLOADS.encode())
+    assert _rows4(pf) == [
+        ("parse", "function", 4, 6),
+        ("C", "class", 9, 15),
+        ("C.m", "method", 12, 14),
+        ("I", "interface", 16, 18),
+    ]
+    syms = _by_name(pf)
+    assert syms["parse"].signature == "export function parse(a: any): any"
+    assert syms["parse"].docstring == (
+        "Parse a value.\n\nOverloads:\n"
+        "export function parse(a: string): string\nexport function parse(a: number): number"
+    )
+    assert syms["C.m"].docstring == "Overloads:\nm(a: string): void\nm(a: number): void"
+    st_ = parse_source("a.ts", TS_OVERLOADS.encode(), backend="structural")
+    assert st_.symbols == pf.symbols
+
+
+RUST_TRAITS = """/// Shapes.
+pub trait Shape {
+    type Area;
+    /// The area.
+    fn area(&self) -> f64;
+    fn scaled(&self, k: f64)
+        -> f64;
+    fn name(&self) -> String {
+        String::new()
+    }
+}
+extern "C" {
+    fn abs(x: i32) -> i32;
+}
+struct Square(f64);
+impl Shape for Square {
+    type Area = f64;
+    fn area(&self) -> f64 {
+        self.0
+    }
+}
+impl<T: Clone> Shape for Vec<T> {
+    fn area(&self) -> f64 { 0.0 }
+}
+impl Square {
+    pub fn new(x: f64) -> Self {
+        Square(x)
+    }
+}
+impl Shape for io::Error {
+    type Area = ();
+    fn area(&self) -> f64 { 1.0 }
+}
+trait Stream {
+    type Item<'a>: Send where Self: 'a;
+    type Default = u8;
+}
+"""
+
+GO_METHODS = """package shapes
+
+type Square struct{ side float64 }
+
+func (s Square) Area() float64 { return s.side * s.side }
+
+func (s *Square) Scale(k float64) {
+	s.side *= k
+}
+
+func (l *List[T]) Push(item T) {}
+
+func New(side float64) *Square { return &Square{side} }
+"""
+
+
+@pytest.mark.parametrize("backend", ["tree-sitter", "structural"])
+def test_rust_trait_items_and_impl_methods(backend: str) -> None:
+    """Trait methods and associated types with and without a body are `Trait.item`;
+    `impl Trait for Type` items are `Type.item`; foreign (`extern`) signatures are not symbols."""
+    pf = parse_source("src/shape.rs", RUST_TRAITS.encode(), backend=backend)
+    assert _rows4(pf) == [
+        ("Shape", "trait", 2, 11),
+        ("Shape.Area", "type", 3, 3),
+        ("Shape.area", "method", 5, 5),
+        ("Shape.scaled", "method", 6, 7),
+        ("Shape.name", "method", 8, 10),
+        ("Square", "struct", 15, 15),
+        ("impl Shape for Square", "impl", 16, 21),
+        ("Square.Area", "type", 17, 17),
+        ("Square.area", "method", 18, 20),
+        ("impl Shape for Vec", "impl", 22, 24),
+        ("Vec.area", "method", 23, 23),
+        ("impl Square", "impl", 25, 29),
+        ("Square.new", "method", 26, 28),
+        ("impl Shape for io::Error", "impl", 30, 33),
+        ("Error.Area", "type", 31, 31),
+        ("Error.area", "method", 32, 32),
+        ("Stream", "trait", 34, 37),
+        ("Stream.Item", "type", 35, 35),
+        ("Stream.Default", "type", 36, 36),
+    ]
+    assert _by_name(pf)["Shape.area"].docstring == "The area."
+
+
+@pytest.mark.parametrize("backend", ["tree-sitter", "structural"])
+def test_go_methods_are_qualified_by_receiver_type(backend: str) -> None:
+    pf = parse_source("shapes/square.go", GO_METHODS.encode(), backend=backend)
+    assert _rows4(pf) == [
+        ("Square", "struct", 3, 3),
+        ("Square.Area", "method", 5, 5),
+        ("Square.Scale", "method", 7, 9),
+        ("List.Push", "method", 11, 11),
+        ("New", "function", 13, 13),
+    ]

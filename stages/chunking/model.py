@@ -12,14 +12,21 @@ all of them, which is what keeps the backends' qualnames identical:
   comment-only lines, both are clamped to 1..n_lines;
 - symbols are sorted by (start_line, -end_line, depth) and `<module>` is always first.
 
-Qualnames are not unique inside a file: overloads, property setters and conditional definitions
-repeat them, exactly as the source does.
+Overload stubs (Python `@overload` / `@typing.overload`, TS bodiless overload signatures) are
+folded into the implementation that follows them with the same qualname: one symbol with the
+implementation's lines and signature, the stubs' signatures listed at the end of its docstring
+under "Overloads:" (the first stub's docstring stands in when the implementation has none). Python stubs without an implementation (stub files, protocols) stay symbols;
+TS overload signatures without one are dropped like every other bodiless declaration.
+
+Other repeated qualnames (property setters, conditional definitions) stay as the source has them.
 """
 
 from __future__ import annotations
 
 import bisect
+import dataclasses
 import heapq
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -29,6 +36,8 @@ from ...store.vocabulary import CLASS_LIKE
 from .source import Source
 
 MODULE = MODULE_SYMBOL
+_PY_OVERLOAD = re.compile(r"^\s*@\s*(?:[\w.]+\.)?overload\s*$")
+OVERLOADS = "Overloads:"
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,6 +73,10 @@ class Candidate:
     owner: str | None = None
     member_prefix: str | None = None
     docstring: str | None = None
+    # a signature without a body that only declares one form of the implementation after it
+    overload: bool = False
+    # the head when it is not the text from `sig_line` (a function passed to a helper call)
+    signature: str | None = None
     # filled by assemble
     qualname: str = ""
     parent: Candidate | None = None
@@ -90,6 +103,7 @@ def assemble(
     ordered.sort(key=lambda c: c.span[0])
     stack: list[Candidate] = []
     symbols: list[tuple[int, int, int, int, Symbol]] = []
+    stubs: set[int] = set()
     for i, c in enumerate(ordered):
         while stack and not (c.span[1] <= stack[-1].span[1]):
             stack.pop()
@@ -105,7 +119,11 @@ def assemble(
         kind = c.kind
         if kind == "function" and parent is not None and parent.kind in CLASS_LIKE:
             kind = c.kind = "method"
-        stack.append(c)
+        stub = c.overload or (python and _python_overload(src, c.start_line, c.sig_line))
+        if stub:
+            stubs.add(i)
+        else:  # a stub has no body: nothing nests in it, even when broken text says so
+            stack.append(c)
         start = min(max(c.start_line, 0), src.n_lines - 1)
         end = src.trim_end(start, max(c.end_line, start))
         doc = c.docstring
@@ -122,15 +140,48 @@ def assemble(
             parent=parent.qualname if parent else None,
             start_line=start + 1,
             end_line=end + 1,
-            signature=src.signature(
-                min(c.sig_line, src.n_lines - 1), end if kind == "type" else None
-            ),
+            signature=c.signature
+            if c.signature is not None
+            else src.signature(min(c.sig_line, src.n_lines - 1), end if kind == "type" else None),
             docstring=doc,
         )
         symbols.append((sym.start_line, -sym.end_line, c.depth, i, sym))
     symbols.sort(key=lambda t: t[:4])
+    if stubs:
+        symbols = _fold_overloads(symbols, stubs, keep_lone=python)
     out = (module_symbol(src.n_lines, module_doc), *(t[4] for t in symbols))
     return ParsedFile(src.language, parser, out, tuple(dict.fromkeys(imports)))
+
+
+def _python_overload(src: Source, start: int, sig_line: int) -> bool:
+    start = max(start, 0)
+    return any(_PY_OVERLOAD.match(src.masked_line(k)) for k in range(start, sig_line))
+
+
+def _fold_overloads(
+    symbols: list[tuple[int, int, int, int, Symbol]], stubs: set[int], keep_lone: bool
+) -> list[tuple[int, int, int, int, Symbol]]:
+    """Stubs folded into the next symbol of the same qualname and parent (sorted input)."""
+    out: list[tuple[int, int, int, int, Symbol]] = []
+    pending: dict[tuple[str, str | None], list[tuple[int, int, int, int, Symbol]]] = {}
+    for row in symbols:
+        sym = row[4]
+        key = (sym.qualname, sym.parent)
+        if row[3] in stubs:
+            pending.setdefault(key, []).append(row)
+            continue
+        group = pending.pop(key, None)
+        if group:
+            listed = "\n".join(s[4].signature for s in group)
+            # a comment above the first overload documents them all
+            own = sym.docstring or next((s[4].docstring for s in group if s[4].docstring), "")
+            doc = f"{own}\n\n{OVERLOADS}\n{listed}" if own else f"{OVERLOADS}\n{listed}"
+            row = (*row[:4], dataclasses.replace(sym, docstring=doc))
+        out.append(row)
+    if keep_lone and pending:
+        out.extend(r for group in pending.values() for r in group)
+        out.sort(key=lambda t: t[:4])
+    return out
 
 
 class SymbolIndex:

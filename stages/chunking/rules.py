@@ -10,6 +10,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from .source import SIGNATURE_MAX
+
 
 @dataclass(frozen=True)
 class Decl:
@@ -17,7 +19,9 @@ class Decl:
     kind: str
     # "brace": needs a {...} body; "brace_or_semi": or ends at `;` (Rust structs);
     # "statement": ends with its statement (type aliases); "go_type": brace if struct/interface,
-    # else statement; "value": `name = <function>`; "impl": Rust impl block; "scope": a
+    # else statement; "value": `name = <function>`; "assigned": top-level `a.b = <function>`;
+    # "defined": top-level `helper(obj, 'name', <function>)` (the name's quotes masked);
+    # "impl": Rust impl block; "scope": a
     # namespace whose body may hold keyword-less functions, not a symbol itself
     mode: str = "brace"
     # JS: a `function` / `class` that continues an expression is not a declaration
@@ -152,6 +156,22 @@ _JS = LanguageRules(
             "function",
             "value",
         ),
+        Decl(
+            _p(r"(?P<name>[\w$]++(?:[ \t]*+\.[ \t]*+[\w$]++)++)[ \t]*+=(?![=>])[ \t]*+"),
+            "function",
+            "assigned",
+            statement_only=True,
+        ),
+        Decl(
+            _p(
+                r"[\w$]++(?:[ \t]*+\.[ \t]*+[\w$]++)*+[ \t]*+\([ \t]*+"
+                r"(?P<owner>[\w$]++(?:[ \t]*+\.[ \t]*+[\w$]++)*+)[ \t]*+,[ \t]*+"
+                r"(?P<quote>['\"])(?P<name>[ ]+)(?P=quote)[ \t]*+,[ \t]*+"
+            ),
+            "function",
+            "defined",
+            statement_only=True,
+        ),
     ],
     members=[
         (
@@ -220,6 +240,10 @@ _GO = LanguageRules(
         ),
     ],
     groups=[_p(r"type[ \t]*+\(")],
+)
+# an associated type without a default (`type Item;`, `type Error: Bound;`), inside a trait
+RUST_ASSOCIATED_TYPE = _p(
+    r"type[ \t]++(?P<name>\w+)(?=[ \t]*+(?:<[^;=\n]*?>)?[ \t]*+(?::[^=;{}]*)?;)"
 )
 GO_SPEC = re.compile(
     r"(?m)^[ \t]*+(?P<name>\w+)(?:\[[^\]\n]*\])?[ \t]++(?:=[ \t]*+)?(?:(?P<kw>struct|interface)\b)?"
@@ -437,3 +461,26 @@ def go_receiver_type(receiver: str) -> str:
     """`(c *Cache[K, V])` -> "Cache"."""
     m = _RECV.search(receiver)
     return m.group(1) if m else receiver.strip("() *")
+
+
+def one_line(head: str) -> str:
+    """A declaration head as a signature: whitespace collapsed, at most 300 characters."""
+    return " ".join(head.split())[:SIGNATURE_MAX]
+
+
+def js_assigned_names(path: str, function_name: str | None) -> tuple[str | None, str, str]:
+    """(owner, name, kind) of a top-level `a.b.c = function ...`, as a developer names it.
+
+    `Foo.prototype.bar` is `Foo.bar` (a method), `module.exports.x` is `exports.x`, and
+    `module.exports = function name()` is the function's own name."""
+    parts = re.sub(r"\s+", "", path).split(".")
+    kind = "function"
+    if len(parts) > 2 and parts[-2] == "prototype":
+        parts = [*parts[:-2], parts[-1]]
+        kind = "method"
+    if parts[:2] == ["module", "exports"]:
+        if len(parts) == 2 and function_name:
+            parts = [function_name]
+        elif len(parts) > 2:
+            parts = parts[1:]
+    return ".".join(parts[:-1]) or None, parts[-1], kind

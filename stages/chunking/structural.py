@@ -9,7 +9,9 @@ How it works, on the masked text (strings and comments blanked, see `source.py`)
    a plain `=` or a `}` first means there is no body (prototypes, abstract methods, fields).
 
 Invariants: never raises on any text; a declaration without a body is dropped, except types
-that are complete without one (Rust unit / tuple structs, type aliases, Go named types).
+that are complete without one (Rust unit / tuple structs, type aliases, Go named types), Rust
+trait methods (required methods are part of the trait's interface) and TS overload
+signatures (folded into the implementation by `model.assemble`).
 """
 
 from __future__ import annotations
@@ -26,12 +28,18 @@ _BODY_SCAN = re.compile(r"[{};()\[\]=<>]")
 _BODY_SCAN_NL = re.compile(r"[{};()\[\]=<>\n]")
 _ASYNC = re.compile(r"async\b\s*")
 _FUNCTION = re.compile(r"function\b")
+_FUNCTION_NAME = re.compile(r"(?:async\s+)?function\b\s*\*?\s*([\w$]+)")
 _STMT_SCAN = re.compile(r"[;\n(){}\[\]]")
 _PARENS = re.compile(r"[()]")
 _ARROW = re.compile(r"=>")
 _WS = re.compile(r"\s*")
 _IDENT = re.compile(r"[\w$]+")
 _SCAN_LIMIT = 10_000
+_CHAINED = re.compile(r"\s*+(?P<path>[\w$]+(?:[ \t]*+\.[ \t]*+[\w$]+)+)[ \t]*+=(?![=>])[ \t]*+")
+_CALL_END = re.compile(r"\s*\)")
+_NAME = re.compile(r"[A-Za-z_$][\w$]*")
+_TS = frozenset({"typescript", "tsx"})
+_DECLARE = re.compile(r"\bdeclare\b")
 _EXPRESSION_CONTINUES = frozenset("(,=:?[!&|+-*/%<>~^")
 
 
@@ -201,7 +209,33 @@ def candidates(src: Source) -> list[Candidate]:
             found.extend(_go_type_group(sc, m))
     if lang_rules.members:
         found.extend(_members(sc, lang_rules, containers))
+    if src.language == "rust":
+        found.extend(_trait_items(sc, lang_rules.decls[0], containers))
     return found
+
+
+def _trait_items(
+    sc: _Scanner, fn_rule: rules.Decl, containers: list[tuple[int, int, str, str]]
+) -> list[Candidate]:
+    """Rust `fn f(&self);` and `type T;` directly inside a trait body: required items of the
+    trait's interface, symbols like the provided ones."""
+    traits = [(o, c) for o, c, kind, _ in containers if kind == "trait"]
+    out = []
+    for pattern, kind in ((fn_rule.pattern, "function"), (rules.RUST_ASSOCIATED_TYPE, "type")):
+        for m in pattern.finditer(sc.masked):
+            pos = m.start("name")
+            depth = sc.braces.depth(pos)
+            if not any(o < pos <= c and sc.braces.depth(o + 1) == depth for o, c in traits):
+                continue
+            if kind == "type":
+                last = sc.statement_end(m.end())
+            else:
+                open_, last = sc.find_body(m.end())
+                if open_ is not None or sc.masked[last : last + 1] != ";":
+                    continue
+            head = m.start() + len(m.group()) - len(m.group().lstrip())
+            out.append(_candidate(sc, m.group("name"), kind, head, last))
+    return out
 
 
 def _candidate(
@@ -249,11 +283,42 @@ def _declaration(
         last = sc.function_value(m.end())
         if last is None:
             return None
+    elif rule.mode == "defined":
+        last = sc.function_value(m.end())
+        if last is None or sc.braces.depth(head) != 0:
+            return None
+        close = _CALL_END.match(sc.masked, last + 1)
+        name = sc.src.text[m.start("name") : m.end("name")]
+        if close is None or not _NAME.fullmatch(name):
+            return None
+        owner = re.sub(r"\s+", "", groups["owner"])
+        c = _candidate(sc, name, "function", head, last, owner=owner)
+        open_, _ = sc.find_body(m.end())
+        if open_ is not None and open_ < last:
+            c.signature = rules.one_line(sc.src.text[head:open_])
+        return c
+    elif rule.mode == "assigned":
+        # `a.x = a.y = function` is one definition, named by the member holding the function
+        end = sig = m.end()
+        while (chained := _CHAINED.match(sc.masked, end)) is not None:
+            name, end, sig = chained.group("path"), chained.end(), chained.start("path")
+        last = sc.function_value(end)
+        if last is None or sc.braces.depth(head) != 0:
+            return None
+        fn = _FUNCTION_NAME.match(sc.masked, end)
+        owner, name, kind = rules.js_assigned_names(name, fn.group(1) if fn else None)
+        c = _candidate(sc, name, kind, head, last, owner=owner)
+        c.sig_line = sc.src.line_of(sig if sig != m.end() else head)
+        return c
     elif rule.mode == "statement" or (rule.mode == "go_type" and kw is None):
         last = sc.statement_end(m.end())
     else:
         open_, stop = sc.find_body(m.end())
         if open_ is None:
+            if _ts_overload(sc, m.group(), stop) and rule.kind == "function" and name:
+                c = _candidate(sc, name, "function", head, stop)
+                c.overload = True
+                return c
             if rule.mode != "brace_or_semi" or sc.masked[stop : stop + 1] != ";":
                 return None
             last = stop
@@ -273,11 +338,20 @@ def _declaration(
     if "recv" in groups and groups["recv"]:
         owner = rules.go_receiver_type(groups["recv"])
         kind = "method"
-    if "::" in name:
+    if "::" in name and kind != "impl":  # `impl Trait for io::Error` names a path, not an owner
         path, _, name = name.rpartition("::")
         owner = path.replace("::", ".")
         kind = "method"
     return _candidate(sc, name, kind, head, last, owner=owner, member_prefix=member_prefix)
+
+
+def _ts_overload(sc: _Scanner, head: str, stop: int) -> bool:
+    """A TS signature ended by `;` that is not ambient: an overload of the body after it."""
+    return (
+        sc.src.language in _TS
+        and sc.masked[stop : stop + 1] == ";"
+        and _DECLARE.search(head) is None
+    )
 
 
 def _go_type_group(sc: _Scanner, m: re.Match[str]) -> list[Candidate]:
@@ -352,9 +426,13 @@ def _member(
     close = sc.match_paren(m.end() - 1)
     if close is None:
         return None
-    open_, _ = sc.find_body(close + 1)
+    open_, stop = sc.find_body(close + 1)
     if open_ is None:
-        return None
+        if not _ts_overload(sc, m.group(), stop) or "abstract" in m.group().split():
+            return None
+        c = _candidate(sc, name, "function", head, stop)
+        c.overload = True
+        return c
     kind = "function"
     owner: str | None = None
     if "::" in name:

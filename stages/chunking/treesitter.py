@@ -5,9 +5,12 @@ import). One query per language selects the declaration nodes in C; Python then 
 those nodes, never the whole tree, which keeps a 500-line file in the low milliseconds.
 
 Invariants: the qualname rules match the structural chunker's (methods only in named class
-bodies, first declarator of a `const` holding a function, anonymous classes and bodiless
-signatures skipped), so both backends name the same symbols. `parse_tree` returns None when
-the grammar wheel is missing; callers fall back to the structural chunker.
+bodies, first declarator of a `const` holding a function, anonymous classes skipped, bodiless
+signatures skipped except Rust trait methods and TS overloads, top-level `a.b = function`
+named by `rules.js_assigned_names`), so both backends name the same symbols; members of an
+exported object literal (`module.exports = {a() {}}` -> `exports.a`) are found by tree-sitter
+only. `parse_tree` returns None when the grammar wheel is missing; callers fall back to the
+structural chunker.
 """
 
 from __future__ import annotations
@@ -37,6 +40,11 @@ _JS = f"""
  (method_definition)] @d
 (lexical_declaration . (variable_declarator value: {_FN_VALUES})) @d
 (variable_declaration . (variable_declarator value: {_FN_VALUES})) @d
+(expression_statement (assignment_expression left: (member_expression)
+  right: [(assignment_expression left: (member_expression)) {_FN_VALUES[1:-1]}])) @d
+(pair key: (property_identifier) value: {_FN_VALUES}) @d
+(expression_statement (call_expression arguments: (arguments . [(identifier) (member_expression)]
+  . (string) . {_FN_VALUES} .))) @d
 """
 _TS = (
     _JS
@@ -44,6 +52,7 @@ _TS = (
 [(abstract_class_declaration) (interface_declaration) (type_alias_declaration)
  (enum_declaration)] @d
 (public_field_definition value: {_FN_VALUES}) @d
+[(function_signature) (method_signature)] @d
 """
 )
 _QUERIES = {
@@ -53,7 +62,9 @@ _QUERIES = {
     "tsx": _TS,
     "go": "[(function_declaration) (method_declaration) (type_spec) (type_alias)] @d",
     "rust": """[(function_item) (struct_item) (union_item) (enum_item) (trait_item) (impl_item)
-                (type_item)] @d""",
+                (type_item)] @d
+               (trait_item body: (declaration_list [(function_signature_item)
+                                                    (associated_type)] @d))""",
     "java": """[(class_declaration) (interface_declaration) (enum_declaration) (record_declaration)
                 (annotation_type_declaration) (method_declaration) (constructor_declaration)] @d""",
 }
@@ -73,10 +84,16 @@ _KINDS = {
     "variable_declaration": "function",
     "public_field_definition": "function",
     "field_definition": "function",
+    "expression_statement": "function",
+    "pair": "function",
+    "function_signature": "function",
+    "method_signature": "function",
     "method_declaration": "function",
     "type_alias": "type",
     "type_spec": "type",
     "function_item": "function",
+    "function_signature_item": "function",
+    "associated_type": "type",
     "struct_item": "struct",
     "union_item": "struct",
     "enum_item": "enum",
@@ -98,6 +115,10 @@ _JAVA_OWNERS = frozenset(
     }
 )
 _MEMBER_NAMES = frozenset({"property_identifier", "private_property_identifier"})
+_FN_TYPES = frozenset({"arrow_function", "function_expression", "generator_function"})
+_NAME = re.compile(r"[A-Za-z_$][\w$]*")
+_MEMBER_PATH = re.compile(r"[\w$]+(?:\.[\w$]+)+")
+_EXPORTS = frozenset({"exports", "module.exports"})
 _GO_TYPE_KINDS = {"struct_type": "struct", "interface_type": "interface"}
 _PY_DEFS = frozenset({"function_definition", "class_definition"})
 _IMPL_WORD = re.compile(r"\bimpl\b")
@@ -191,13 +212,34 @@ def _candidate(
         return None
     name_node = node.child_by_field_name("name")
     outer = node
-    extra: dict[str, str | None] = {}
+    extra: dict[str, Any] = {}
     if t in ("lexical_declaration", "variable_declaration"):
         declarator = node.named_children[0]
         name_node = declarator.child_by_field_name("name")
         if name_node is None or name_node.type != "identifier":
             return None
-    elif t in ("method_definition", "public_field_definition", "field_definition"):
+    elif t == "expression_statement":
+        return _assigned(src, node)
+    elif t == "pair" or (t == "method_definition" and _in_object(node)):
+        owner = _exported_object(src, node.parent)
+        if t == "pair":
+            name_node = node.child_by_field_name("key")
+        if owner is None or name_node is None or name_node.type != "property_identifier":
+            return None
+        extra["owner"] = owner
+    elif t == "function_signature":
+        # an overload signature; `declare function` (ambient) is not one
+        parent = node.parent
+        if parent is None or parent.type not in ("program", "export_statement"):
+            return None
+        extra["overload"] = True
+    elif t in (
+        "method_definition",
+        "public_field_definition",
+        "field_definition",
+        "method_signature",
+    ):
+        extra["overload"] = t == "method_signature"
         body = node.parent
         if body is None or body.type != "class_body" or body.parent is None:
             return None
@@ -233,6 +275,65 @@ def _candidate(
         outer = parent
     name = _text(src, name_node)
     return _make(src, node, outer, name, kind, name_node.start_point[0], extra)
+
+
+def _in_object(node: Any) -> bool:
+    return node.parent is not None and node.parent.type == "object"
+
+
+def _exported_object(src: Source, obj: Any) -> str | None:
+    """ "exports" when `obj` is the object literal of a top-level `module.exports = {...}`."""
+    assign = obj.parent if obj is not None else None
+    if assign is None or assign.type != "assignment_expression" or assign.parent is None:
+        return None
+    statement = assign.parent
+    if statement.type != "expression_statement" or statement.parent is None:
+        return None
+    if statement.parent.type != "program":
+        return None
+    left = assign.child_by_field_name("left")
+    return "exports" if left is not None and _text(src, left) in _EXPORTS else None
+
+
+def _assigned(src: Source, node: Any) -> Candidate | None:
+    """A top-level `a.b.c = function ...` (naming rules shared with the structural chunker)."""
+    parent = node.parent
+    if parent is None or parent.type != "program":
+        return None
+    assign = node.named_children[0]
+    if assign.type == "call_expression":
+        return _defined(src, node, assign)
+    value = assign.child_by_field_name("right")
+    # `a.x = a.y = function`: one definition, named by the member holding the function
+    while value is not None and value.type == "assignment_expression":
+        assign, value = value, value.child_by_field_name("right")
+    if value is None or value.type not in _FN_TYPES:
+        return None
+    left = assign.child_by_field_name("left")
+    path = _text(src, left) if left is not None else ""
+    if not _MEMBER_PATH.fullmatch(re.sub(r"\s+", "", path)):
+        return None
+    own = value.child_by_field_name("name") if value is not None else None
+    owner, name, kind = rules.js_assigned_names(path, _text(src, own) if own else None)
+    return _make(src, node, node, name, kind, assign.start_point[0], {"owner": owner})
+
+
+def _defined(src: Source, node: Any, call: Any) -> Candidate | None:
+    """A top-level `defineGetter(obj, 'name', function)`: an accessor defined by a helper."""
+    args = call.child_by_field_name("arguments")
+    if args is None or len(args.named_children) != 3:
+        return None
+    target, key, value = args.named_children
+    owner = re.sub(r"\s+", "", _text(src, target))
+    name = _text(src, key)[1:-1]
+    if not _NAME.fullmatch(name) or not (_NAME.fullmatch(owner) or _MEMBER_PATH.fullmatch(owner)):
+        return None
+    extra: dict[str, Any] = {"owner": owner}
+    body = value.child_by_field_name("body")
+    if body is not None and body.type == "statement_block":
+        head = src.raw[node.start_byte : body.start_byte].decode("utf-8", "replace")
+        extra["signature"] = rules.one_line(head)
+    return _make(src, node, node, name, "function", node.start_point[0], extra)
 
 
 def _make(
