@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from gitstrata import AmbiguousSymbol, InputError, Strata
-from gitstrata.serve.targets import match_symbols, parse_symbol_name
+from gitstrata.serve.targets import match_symbols, parse_symbol_name, resolve_symbol_name
 
 SHAPES = """\
 pub struct Circle {
@@ -93,6 +93,18 @@ def test_match_symbols_levels_and_lines() -> None:
     assert match_symbols(names, spans, "@4") == [2]  # the innermost named symbol there
     assert match_symbols(names[:4], spans[:4], "new") == [2, 3]  # ambiguous: both listed
     assert match_symbols(names, spans, "<module>") == []
+
+
+def test_a_recorded_failure_names_its_symbol_by_the_same_rule() -> None:
+    rows = [
+        {"path": "s.rs", "qualname": q, "start_line": a, "end_line": b}
+        for q, a, b in (("<module>", 1, 19), ("Circle.new", 6, 8), ("Square.new", 16, 18))
+    ]
+    assert resolve_symbol_name("s.rs", "new@17", rows) == "Square.new"
+    assert resolve_symbol_name("s.rs", "Square::new", rows) == "Square.new"
+    assert resolve_symbol_name("s.rs", "new", rows) == "Circle.new"  # a record takes the first
+    assert resolve_symbol_name("s.rs", "new@x", rows) == "new@x"  # kept as written
+    assert resolve_symbol_name("s.rs", "brand_new", rows) == "brand_new"
 
 
 def test_ambiguous_rust_name_lists_candidates_and_qualified_or_line_picks(repo) -> None:
@@ -206,44 +218,23 @@ def test_the_typer_cli_exits_the_same_way(repo) -> None:
 
 @pytest.mark.slow  # a real MCP session over stdio
 def test_mcp_ambiguous_name_is_a_tool_error_and_not_found_a_report(repo, tmp_path) -> None:
-    import os
-
     import anyio
-    from mcp.client.session import ClientSession
-    from mcp.client.stdio import StdioServerParameters, stdio_client
-    from test_mcp import call, text_of
-
-    # the whole environment: the server must import this checkout's code (PYTHONPATH), not
-    # whichever copy is installed
-    params = StdioServerParameters(
-        command=sys.executable,
-        args=["-m", "gitstrata", "-C", str(repo.path), "mcp"],
-        cwd=str(tmp_path),
-        env=dict(os.environ),
-    )
+    from test_mcp import call, stdio_session, text_of
 
     async def main() -> None:
-        with open(tmp_path / "server.log", "a", encoding="utf-8") as errlog:
-            async with (
-                stdio_client(params, errlog=errlog) as (read, write),
-                ClientSession(read, write) as s,
-            ):
-                await s.initialize()
-                await check(s)
-
-    async def check(s: ClientSession) -> None:
-        got = await call(s, "preflight_check", file_path="src/shapes.rs", symbol_name="new")
-        assert got.is_error
-        assert (
-            "src/shapes.rs: 'new' names 2 symbols: Circle.new (lines 6-8), "
-            "Square.new (lines 16-18)" in text_of(got)
-        )
-        assert "new@6" in text_of(got)
-        for name in ("new@16", "Square::new"):
-            got = await call(s, "preflight_check", file_path="src/shapes.rs", symbol_name=name)
-            assert not got.is_error and got.structured_content["symbol"] == "Square.new"
-        got = await call(s, "preflight_check", file_path="src/shapes.rs", symbol_name="old")
-        assert not got.is_error and got.structured_content["found"] is False
-        assert "<not_found>src/shapes.rs has no symbol 'old'</not_found>" in text_of(got)
+        async with stdio_session(repo, tmp_path / "server.log") as s:
+            got = await call(s, "preflight_check", file_path="src/shapes.rs", symbol_name="new")
+            assert got.is_error
+            assert (
+                "src/shapes.rs: 'new' names 2 symbols: Circle.new (lines 6-8), "
+                "Square.new (lines 16-18)" in text_of(got)
+            )
+            assert "new@6" in text_of(got)
+            for name in ("new@16", "Square::new"):
+                got = await call(s, "preflight_check", file_path="src/shapes.rs", symbol_name=name)
+                assert not got.is_error and got.structured_content["symbol"] == "Square.new"
+            got = await call(s, "preflight_check", file_path="src/shapes.rs", symbol_name="old")
+            assert not got.is_error and got.structured_content["found"] is False
+            assert "<not_found>src/shapes.rs has no symbol 'old'</not_found>" in text_of(got)
 
     anyio.run(main)
