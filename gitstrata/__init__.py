@@ -14,6 +14,7 @@ from ._version import __version__
 if TYPE_CHECKING:
     from .facade import Strata
     from .store.errors import (
+        AmbiguousSymbol,
         ConfigError,
         EmptyRepository,
         GitError,
@@ -29,6 +30,7 @@ if TYPE_CHECKING:
     )
 
 __all__ = [
+    "AmbiguousSymbol",
     "ConfigError",
     "EmptyRepository",
     "GitError",

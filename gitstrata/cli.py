@@ -240,7 +240,11 @@ def preflight(
     """Before editing: why the code exists, what changes with it, invariants, failed attempts."""
     from .oneshot import run_preflight
 
-    run_preflight(ctx.obj.directory, out, file, symbol=symbol, intent=intent, as_json=as_json)
+    code = run_preflight(
+        ctx.obj.directory, out, file, symbol=symbol, intent=intent, as_json=as_json
+    )
+    if code:
+        raise typer.Exit(code)
 
 
 @app.command()

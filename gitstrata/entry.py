@@ -59,7 +59,9 @@ def _fast(argv: list[str]) -> Callable[[], None] | None:
     def run_preflight() -> None:
         from .oneshot import run_preflight as p
 
-        p(directory, ns.out, ns.file, symbol=ns.symbol, intent=ns.intent, as_json=ns.as_json)
+        code = p(directory, ns.out, ns.file, symbol=ns.symbol, intent=ns.intent, as_json=ns.as_json)
+        if code:
+            sys.exit(code)
 
     return run_preflight
 
@@ -67,7 +69,14 @@ def _fast(argv: list[str]) -> Callable[[], None] | None:
 def report_error(exc: BaseException) -> None:
     """One line plus the hint, on stderr: how every `GitstrataError` ends."""
     msg = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-    print(f"error: {msg}", file=sys.stderr)
+    from .store.errors import AmbiguousSymbol
+
+    if isinstance(exc, AmbiguousSymbol):  # one line per candidate, with the option picking it
+        print(f"error: {exc.headline}", file=sys.stderr)
+        for c in exc.candidates:
+            print(f"  {c[0]}  lines {c[1]}-{c[2]}  (-s {exc.pick(c)})", file=sys.stderr)
+    else:
+        print(f"error: {msg}", file=sys.stderr)
     hint = getattr(exc, "hint", None)
     if hint:
         print(f"hint: {hint}", file=sys.stderr)

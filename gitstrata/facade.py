@@ -91,8 +91,43 @@ class Strata:
     def preflight(
         self, file_path: str, symbol: str | None = None, intended_change: str | None = None
     ) -> PreflightReport:
-        """What to know before editing `symbol` in `file_path`."""
-        return self.engine.preflight(file_path, symbol, intended_change)
+        """What to know before editing `symbol` in `file_path`.
+
+        `file_path` is relative to the folder this `Strata` was opened on (like `git -C`), or
+        absolute; a path outside the repository raises `InputError`. `symbol` is a name
+        (`new`), a qualified name (`Foo::new`, `Class.method`) or either with `@LINE` (`new@42`:
+        the one whose lines span 42). A name that matches several symbols equally well raises
+        `AmbiguousSymbol` (an `InputError`), whose `candidates` are their (qualname, first line,
+        last line). An unknown file or symbol is not an error: the report has `found=False`,
+        a `message` and the `nearest` matches."""
+        return self.engine.preflight(self.repo_path(file_path), symbol, intended_change)
+
+    def repo_path(self, file_path: str) -> str:
+        """`file_path` as the caller means it: a relative path is taken from the folder this
+        `Strata` was opened on, as git takes it from the current directory. Returned relative
+        to the work tree root (or as given without a work tree: a named index alone has no
+        folders to be in)."""
+        import os
+
+        from .store.errors import InputError
+
+        root = self.repo
+        if root is None or not isinstance(file_path, str) or not file_path.strip():
+            return file_path
+        raw = file_path.strip().replace("\\", "/")
+        if os.path.isabs(raw):
+            return raw  # the engine checks it is inside the repository
+        start = self.location.directory.resolve()
+        if start == root:
+            return raw
+        full = Path(os.path.normpath(start / raw))
+        try:
+            return full.relative_to(root).as_posix()
+        except ValueError:
+            raise InputError(
+                f"{file_path}: outside the repository",
+                hint=f"name a file inside {root} (relative to the current folder, or absolute)",
+            ) from None
 
     def index(
         self,

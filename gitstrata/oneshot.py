@@ -46,7 +46,10 @@ def run_preflight(
     symbol: str | None = None,
     intent: str | None = None,
     as_json: bool = False,
-) -> None:
+) -> int:
+    """Print the preflight report; the exit status is 1 when the file or the symbol is not
+    found (the report says so and lists the nearest matches), else 0. `file` is relative to
+    `directory`, as git takes paths from the current directory."""
     from .facade import Strata
 
     with Strata(directory, index_dir=index_dir) as strata:
@@ -58,3 +61,4 @@ def run_preflight(
 
             budget = strata.engine.config.retrieval.token_budget
             sys.stdout.write(render_preflight(report, budget=budget) + "\n")
+    return 0 if report.found else 1

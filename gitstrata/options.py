@@ -63,8 +63,16 @@ QUERY_RAW = Opt(
     "raw", ("--raw",), bool, "Print the agent-facing block instead of a table.", default=False
 )
 
-PREFLIGHT_FILE = Opt("file", (), str, "The file you are about to edit.")
-PREFLIGHT_SYMBOL = Opt("symbol", ("--symbol", "-s"), str, "Function, method or class.")
+PREFLIGHT_FILE = Opt(
+    "file", (), str, "The file you are about to edit (relative to the current directory)."
+)
+PREFLIGHT_SYMBOL = Opt(
+    "symbol",
+    ("--symbol", "-s"),
+    str,
+    "Function, method or class: NAME, Type::method, Class.method; NAME@LINE picks the one "
+    "spanning LINE.",
+)
 PREFLIGHT_INTENT = Opt("intent", ("--intent", "-i"), str, "What you intend to change.")
 
 MCP_TRANSPORT = Opt("transport", ("--transport",), str, "How clients connect.", "stdio", TRANSPORTS)

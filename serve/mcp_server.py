@@ -83,10 +83,12 @@ attempts already recorded for it (do not repeat them), load-bearing lines writte
 the commits that shaped it (causal history), and files/symbols that historically change together
 with it (co-change coupling, including hidden couplings with no import between them).
 file_path is relative to the repository root (an absolute path inside the repository also works);
-symbol_name is a function, method or class name (`Class.method` for a method) and may be omitted
-for a whole-file check; intended_change says in a sentence what you are about to do: failed
-and reverted attempts warn only when they resemble it (without it they are listed as history,
-<past_attempts>). An unknown file or symbol returns the nearest names."""
+symbol_name is a function, method or class name (`Class.method` or `Type::method` for a method,
+`name@LINE` for the one spanning that line) and may be omitted for a whole-file check;
+intended_change says in a sentence what you are about to do: failed and reverted attempts warn
+only when they resemble it (without it they are listed as history, <past_attempts>). An unknown
+file or symbol returns a report saying so with the nearest names; a name shared by several
+symbols is an error listing them with their lines (call again with `name@LINE`)."""
 
 SEARCH_DESCRIPTION = """\
 Search this repository's code, commit history (each commit's intent, message and diff) and
@@ -123,7 +125,8 @@ FilePath = Annotated[
 SymbolName = Annotated[
     str | None,
     Field(
-        description="Function, method or class name; `Class.method` for a method. Omit for the whole file."
+        description="Function, method or class name; `Class.method` or `Type::method` for a method; "
+        "`name@LINE` picks the one spanning LINE. Omit for the whole file."
     ),
 ]
 

@@ -3,7 +3,9 @@
 Built from lookups on a `ServeIndex` (no scans): the AST context of the target, blame ownership
 and the load-bearing share, the symbol's causal history, the coupled files and symbols.
 Search-backed sections (related memory, failed attempts) and invariants are filled in by the
-engine. An unknown file or symbol is an answer that says so and offers the nearest matches.
+engine. An unknown file or symbol is an answer that says so and offers the nearest matches; a
+name that matches several symbols equally well raises `AmbiguousSymbol` listing them (a name
+picks one by its qualifier, `Foo::new` / `Class.method`, or by a line, `new@42`).
 
 Invariants: load-bearing counts only code lines of fix commits, and lists a fix only above
 `retrieval.load_bearing_min_lines` or `_min_share` (a whole file is summarised, not listed);
@@ -18,6 +20,7 @@ import difflib
 import posixpath
 
 from ..store.config import RetrievalConfig
+from ..store.errors import AmbiguousSymbol
 from ..store.ids import MODULE_SYMBOL
 from ..store.schemas import WEAK_BELOW
 from ..store.vocabulary import LOAD_BEARING
@@ -31,7 +34,7 @@ from .models import (
     PreflightReport,
     SymbolContext,
 )
-from .targets import find_symbol
+from .targets import match_symbols, parse_symbol_name
 
 
 def commit_ref(index: ServeIndex, sha: str, fallback_time=None, reason_chars: int = 0) -> CommitRef:
@@ -74,13 +77,30 @@ def nearest_paths(index: ServeIndex, path: str, n: int = 5) -> list[str]:
     return out[:n]
 
 
-def resolve_symbol(rows: list[SymbolRow], symbol: str) -> tuple[SymbolRow | None, list[str]]:
-    """Exact qualname, then case-insensitive, then by last component; else nearest names."""
-    found = find_symbol([r.qualname for r in rows], symbol)
-    if found is not None:
-        return rows[found], []
-    wanted = symbol.strip().removesuffix("()")
+def resolve_symbol(
+    path: str, rows: list[SymbolRow], symbol: str
+) -> tuple[SymbolRow | None, list[str]]:
+    """The row `symbol` names in `path` (see `targets.match_symbols`), else None and the
+    nearest names; several equally good matches raise `AmbiguousSymbol`."""
+    qualnames = [r.qualname for r in rows]
+    hits = match_symbols(qualnames, [(r.start_line, r.end_line) for r in rows], symbol)
+    if len(hits) == 1:
+        return rows[hits[0]], []
+    if hits:
+        raise AmbiguousSymbol(
+            path,
+            symbol.strip(),
+            [(rows[i].qualname, rows[i].start_line, rows[i].end_line) for i in hits],
+        )
+    wanted, line = parse_symbol_name(symbol)
     names = [r.qualname for r in rows if r.qualname != MODULE_SYMBOL]
+    if line is not None and wanted:
+        # the name exists elsewhere in the file: its places are the nearest matches
+        same = match_symbols(qualnames, None, wanted)
+        if same:
+            return None, [f"{rows[i].qualname}@{rows[i].start_line}" for i in same][:5]
+    if not wanted:
+        return None, []
     return None, difflib.get_close_matches(wanted, names, n=5, cutoff=0.4) or names[:5]
 
 
@@ -105,9 +125,12 @@ def build_preflight(
         return report, None
     target: SymbolRow | None
     if symbol:
-        target, nearest = resolve_symbol(rows, symbol)
+        target, nearest = resolve_symbol(path, rows, symbol)
         if target is None:
-            report.message = f"{path} has no symbol {symbol!r}"
+            name, line = parse_symbol_name(symbol)
+            at = f" at line {line}" if line is not None else ""
+            what = f"symbol {name!r}" if name else "named symbol"
+            report.message = f"{path} has no {what}{at}"
             report.nearest = [f"{path}::{n}" for n in nearest]
             # the file itself is still worth describing
             target = next((r for r in rows if r.qualname == MODULE_SYMBOL), None)

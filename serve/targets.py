@@ -8,41 +8,106 @@ named symbol was touched becomes a file-level target (`qualname` None).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from ..store.attempts import Target
+from ..store.errors import InputError
 from ..store.ids import MODULE_SYMBOL
 from ..store.unidiff import parse_diff
 
-__all__ = ["find_symbol", "map_changed_lines", "resolve_symbol_name"]
+__all__ = [
+    "find_symbol",
+    "map_changed_lines",
+    "match_symbols",
+    "parse_symbol_name",
+    "resolve_symbol_name",
+]
+
+
+def parse_symbol_name(symbol: str) -> tuple[str, int | None]:
+    """`symbol` as (name, line): `Foo::new@12` -> ("Foo.new", 12), `run()` -> ("run", None).
+
+    Qualifiers are written `.` or `::` (the symbol table joins them with `.` in every
+    language); a trailing `@LINE` names the line the symbol spans (a bare `@LINE` names the
+    innermost symbol there). A line that is not a positive number is an `InputError`."""
+    text = symbol.strip()
+    line: int | None = None
+    name, at, tail = text.rpartition("@")
+    if at:
+        if not tail.strip().isdigit() or int(tail) < 1:
+            raise InputError(
+                f"{symbol!r}: the line after @ must be a positive number",
+                hint="name a symbol as NAME or NAME@LINE, e.g. new@12",
+            )
+        text, line = name.strip(), int(tail)
+    text = text.removesuffix("()").replace("::", ".").strip(".")
+    return text, line
+
+
+def _levels(wanted: str) -> tuple[Callable[[str, str], bool], ...]:
+    """The match rules in precedence order: exact qualname, case-insensitive, by a dotted
+    suffix or last component (`should_strip_auth` -> `SessionRedirectMixin.should_strip_auth`),
+    by the last component case-insensitively."""
+    low = wanted.lower()
+    last = low.rsplit(".", 1)[-1]
+    return (
+        lambda q, n: q == wanted,
+        lambda q, n: q.lower() == low,
+        lambda q, n: n == wanted or q.endswith("." + wanted),
+        lambda q, n: n.lower() == last,
+    )
+
+
+def match_symbols(
+    qualnames: Sequence[str], spans: Sequence[tuple[int, int]] | None, symbol: str
+) -> list[int]:
+    """The positions in `qualnames` of the symbols a user means by `symbol`, best rule first.
+
+    Without a line: every symbol matched by the first rule (see `_levels`) that matches any;
+    more than one is an ambiguous name. With `NAME@LINE` (`spans`: each symbol's start and
+    end line): the innermost symbol spanning LINE among those of the first rule that has one,
+    so same-named symbols are told apart by where they are; a bare `@LINE` takes the innermost
+    named symbol there. Empty when nothing matches. The `<module>` row is never matched."""
+    wanted, line = parse_symbol_name(symbol)
+    names = [q.rsplit(".", 1)[-1] for q in qualnames]
+    rows = [i for i, q in enumerate(qualnames) if q != MODULE_SYMBOL]
+    if line is not None and spans is None:
+        raise InputError(f"{symbol!r}: no line numbers to match @{line} against")
+    levels = _levels(wanted) if wanted else (lambda q, n: True,)
+    for match in levels:
+        hits = [i for i in rows if match(qualnames[i], names[i])]
+        if line is None:
+            if hits:
+                return hits
+            continue
+        assert spans is not None
+        inside = [i for i in hits if spans[i][0] <= line <= spans[i][1]]
+        if inside:
+            return [min(inside, key=lambda i: spans[i][1] - spans[i][0])]
+    return []
 
 
 def find_symbol(qualnames: Sequence[str], symbol: str) -> int | None:
-    """The position in `qualnames` of the symbol a user means by `symbol`: the exact qualname,
-    then case-insensitive, then by its last component (`should_strip_auth` ->
-    `SessionRedirectMixin.should_strip_auth`); None when nothing matches. Preflight and a
-    recorded failure resolve names by this one rule."""
-    wanted = symbol.strip().removesuffix("()")
-    names = [q.rsplit(".", 1)[-1] for q in qualnames]
-    for match in (
-        lambda q, n: q == wanted,
-        lambda q, n: q.lower() == wanted.lower(),
-        lambda q, n: n == wanted or q.endswith("." + wanted),
-        lambda q, n: n.lower() == wanted.lower().rsplit(".", 1)[-1],
-    ):
-        for i, (q, n) in enumerate(zip(qualnames, names, strict=True)):
-            if match(q, n):
-                return i
-    return None
+    """The position in `qualnames` of the symbol a user means by `symbol` (the first of
+    `match_symbols` without line numbers); None when nothing matches. A recorded failure
+    names its symbol by this rule, preflight by `match_symbols` itself."""
+    wanted, _ = parse_symbol_name(symbol)
+    hits = match_symbols(qualnames, None, wanted) if wanted else []
+    return hits[0] if hits else None
 
 
 def resolve_symbol_name(path: str, symbol: str, symbols_rows: Any) -> str:
-    """`symbol` as HEAD's qualname in `path` (see `find_symbol`), or as given when the index
-    does not know it (a new function, or no index yet)."""
-    qualnames = [r["qualname"] for r in _rows(symbols_rows, {path}) if r["path"] == path]
-    found = find_symbol(qualnames, symbol)
-    return qualnames[found] if found is not None else symbol
+    """`symbol` as HEAD's qualname in `path` (see `match_symbols`; the first of several), or as
+    given when the index does not know it (a new function, or no index yet)."""
+    rows = [r for r in _rows(symbols_rows, {path}) if r["path"] == path]
+    qualnames = [r["qualname"] for r in rows]
+    spans = [(int(r["start_line"]), int(r["end_line"])) for r in rows]
+    try:
+        found = match_symbols(qualnames, spans, symbol)
+    except InputError:
+        return symbol  # a record keeps the name as the caller wrote it
+    return qualnames[found[0]] if found else symbol
 
 
 def _rows(symbols_rows: Any, paths: set[str]) -> list[Mapping[str, Any]]:

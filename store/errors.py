@@ -66,3 +66,29 @@ class JournalError(GitstrataError):
 
 class InputError(GitstrataError):
     """A caller passed a bad argument (a path outside the repository, an oversize payload)."""
+
+
+class AmbiguousSymbol(InputError):
+    """A symbol name that matches several symbols of a file equally well."""
+
+    def __init__(self, path: str, name: str, candidates: list[tuple[str, int, int]]) -> None:
+        self.path = path
+        self.name = name
+        # (qualname, start line, end line), in file order
+        self.candidates = candidates
+        shown = ", ".join(f"{q} (lines {a}-{b})" for q, a, b in candidates[:12])
+        more = f", and {len(candidates) - 12} more" if len(candidates) > 12 else ""
+        first = candidates[0]
+        hint = f"add the line to the name ({self.pick(first)})"
+        if len({q for q, _, _ in candidates}) == len(candidates):
+            hint += f" or qualify it ({first[0]})"
+        super().__init__(f"{self.headline}: {shown}{more}", hint=hint)
+
+    @property
+    def headline(self) -> str:
+        return f"{self.path}: {self.name!r} names {len(self.candidates)} symbols"
+
+    def pick(self, candidate: tuple[str, int, int]) -> str:
+        """The name that picks `candidate`: the name as given, at its first line."""
+        base = self.name.rsplit("@", 1)[0] if "@" in self.name else self.name
+        return f"{base}@{candidate[1]}"

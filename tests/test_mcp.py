@@ -137,6 +137,9 @@ async def stdio_session(repo: GitRepo, log: Path):
         command=sys.executable,
         args=["-m", "gitstrata", "-C", str(repo.path), "mcp"],
         cwd=str(log.parent),
+        # the whole environment (the client passes only a few variables by default): the
+        # server must import the code under test (PYTHONPATH), not another installed copy
+        env=dict(os.environ),
     )
     with open(log, "a", encoding="utf-8") as errlog:
         async with (

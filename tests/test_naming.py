@@ -1,0 +1,240 @@
+"""Naming a symbol for preflight: qualified names, `NAME@LINE`, ambiguous names listed with
+their lines (a typed error, exit 1 on the CLI), not found exits 1, and file paths taken from the
+directory the command runs in, as git takes them. Real repositories, the real CLI."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from gitstrata import AmbiguousSymbol, InputError, Strata
+from gitstrata.serve.targets import match_symbols, parse_symbol_name, resolve_symbol_name
+
+SHAPES = """\
+pub struct Circle {
+    r: f64,
+}
+
+impl Circle {
+    pub fn new(r: f64) -> Circle {
+        Circle { r }
+    }
+}
+
+pub struct Square {
+    s: f64,
+}
+
+impl Square {
+    pub fn new(s: f64) -> Square {
+        Square { s }
+    }
+}
+"""
+
+CORE = """\
+class Engine:
+    def start(self):
+        return 1
+
+    def stop(self):
+        return 2
+
+
+class Pump:
+    def stop(self):
+        return 3
+
+
+def start():
+    return 0
+"""
+
+
+def cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "gitstrata", *args], cwd=cwd, capture_output=True, text=True
+    )
+
+
+@pytest.fixture(scope="module")
+def repo(tmp_path_factory):
+    from conftest import GitRepo
+
+    r = GitRepo(tmp_path_factory.mktemp("naming") / "repo")
+    r.commit("feat: shapes and the engine", {"src/shapes.rs": SHAPES, "src/app/core.py": CORE})
+    with Strata(r.path) as s:
+        s.index(jobs=1)
+    return r
+
+
+def test_parse_symbol_name() -> None:
+    assert parse_symbol_name("Foo::new@12") == ("Foo.new", 12)
+    assert parse_symbol_name(" run() ") == ("run", None)
+    assert parse_symbol_name("@7") == ("", 7)
+    for bad in ("new@", "new@x", "new@0", "new@-3"):
+        with pytest.raises(InputError, match="positive number"):
+            parse_symbol_name(bad)
+
+
+def test_match_symbols_levels_and_lines() -> None:
+    names = ["<module>", "Foo", "Foo.new", "Bar.new", "new", "Baz.Foo.new"]
+    spans = [(1, 40), (1, 9), (3, 5), (12, 15), (20, 22), (30, 33)]
+    assert match_symbols(names, spans, "new") == [4]  # exact beats by last component
+    assert match_symbols(names, spans, "Foo::new") == [2]  # exact beats a dotted suffix
+    assert match_symbols(names, spans, "bar.NEW") == [3]  # then case-insensitive
+    assert match_symbols(names, spans, "new@13") == [3]  # the line falls through to Bar.new
+    assert match_symbols(names, spans, "Foo.new@31") == [5]
+    assert match_symbols(names, spans, "new@99") == []
+    assert match_symbols(names, spans, "@4") == [2]  # the innermost named symbol there
+    assert match_symbols(names[:4], spans[:4], "new") == [2, 3]  # ambiguous: both listed
+    assert match_symbols(names, spans, "<module>") == []
+
+
+def test_a_recorded_failure_names_its_symbol_by_the_same_rule() -> None:
+    rows = [
+        {"path": "s.rs", "qualname": q, "start_line": a, "end_line": b}
+        for q, a, b in (("<module>", 1, 19), ("Circle.new", 6, 8), ("Square.new", 16, 18))
+    ]
+    assert resolve_symbol_name("s.rs", "new@17", rows) == "Square.new"
+    assert resolve_symbol_name("s.rs", "Square::new", rows) == "Square.new"
+    assert resolve_symbol_name("s.rs", "new", rows) == "Circle.new"  # a record takes the first
+    assert resolve_symbol_name("s.rs", "new@x", rows) == "new@x"  # kept as written
+    assert resolve_symbol_name("s.rs", "brand_new", rows) == "brand_new"
+
+
+def test_ambiguous_rust_name_lists_candidates_and_qualified_or_line_picks(repo) -> None:
+    with Strata(repo.path) as s:
+        with pytest.raises(AmbiguousSymbol) as err:
+            s.preflight("src/shapes.rs", "new")
+        assert err.value.candidates == [("Circle.new", 6, 8), ("Square.new", 16, 18)]
+        assert "Circle.new (lines 6-8), Square.new (lines 16-18)" in str(err.value)
+        assert s.preflight("src/shapes.rs", "Square::new").symbol == "Square.new"
+        assert s.preflight("src/shapes.rs", "new@17").symbol == "Square.new"
+        assert s.preflight("src/shapes.rs", "new@6").symbol == "Circle.new"
+        missed = s.preflight("src/shapes.rs", "new@99")
+        assert not missed.found and missed.message == "src/shapes.rs has no symbol 'new' at line 99"
+        assert missed.nearest == ["src/shapes.rs::Circle.new@6", "src/shapes.rs::Square.new@16"]
+
+    run = cli("preflight", "src/shapes.rs", "-s", "new", cwd=repo.path)
+    assert run.returncode == 1 and run.stdout == ""
+    assert run.stderr.splitlines() == [
+        "error: src/shapes.rs: 'new' names 2 symbols",
+        "  Circle.new  lines 6-8  (-s new@6)",
+        "  Square.new  lines 16-18  (-s new@16)",
+        "hint: add the line to the name (new@6) or qualify it (Circle.new)",
+    ]
+    for name, qualname in (
+        ("Foo::new", None),
+        ("Square::new", "Square.new"),
+        ("new@16", "Square.new"),
+    ):
+        run = cli("preflight", "src/shapes.rs", "-s", name, "--json", cwd=repo.path)
+        if qualname is None:
+            # no `Foo`: the last component still matches both `new`s, so it is ambiguous
+            assert run.returncode == 1 and "'Foo::new' names 2 symbols" in run.stderr
+        else:
+            assert run.returncode == 0, run.stderr
+            report = json.loads(run.stdout)
+            assert report["found"] and report["symbol"] == qualname
+            assert report["context"]["qualname"] == qualname
+
+
+def test_python_class_method_and_exact_beats_method(repo) -> None:
+    with Strata(repo.path) as s:
+        report = s.preflight("src/app/core.py", "Engine.start")
+        assert report.symbol == "Engine.start" and report.context is not None
+        assert (report.context.start_line, report.context.end_line) == (2, 3)
+        assert s.preflight("src/app/core.py", "start").symbol == "start"  # the exact name
+        assert s.preflight("src/app/core.py", "Pump.stop").symbol == "Pump.stop"
+        with pytest.raises(AmbiguousSymbol):
+            s.preflight("src/app/core.py", "stop")
+
+
+def test_relative_paths_resolve_from_the_current_directory(repo, tmp_path) -> None:
+    sub = repo.path / "src" / "app"
+    run = cli("preflight", "core.py", "-s", "Engine.start", "--json", cwd=sub)
+    assert run.returncode == 0, run.stderr
+    assert json.loads(run.stdout)["file"] == "src/app/core.py"
+    # `-C` is where the command runs: paths are taken from there
+    run = cli("-C", str(repo.path / "src"), "preflight", "shapes.rs", "--json", cwd=tmp_path)
+    assert run.returncode == 0 and json.loads(run.stdout)["file"] == "src/shapes.rs"
+    run = cli("preflight", "../shapes.rs", "-s", "Circle::new", "--json", cwd=sub)
+    assert json.loads(run.stdout)["symbol"] == "Circle.new"
+    run = cli("preflight", str(sub / "core.py"), "-s", "Pump.stop", "--json", cwd=tmp_path)
+    assert run.returncode == 1 and "not a git repository" in run.stderr  # no repo at cwd
+    run = cli("preflight", str(sub / "core.py"), "-s", "Pump.stop", "--json", cwd=sub)
+    assert run.returncode == 0 and json.loads(run.stdout)["file"] == "src/app/core.py"
+    outside = tmp_path / "elsewhere.py"
+    outside.write_text("x = 1\n")
+    for path in ("../../../outside.py", str(outside)):
+        run = cli("preflight", path, cwd=sub)
+        assert run.returncode == 1 and run.stdout == ""
+        assert run.stderr.startswith(f"error: {path}: outside the repository\n")
+        assert "Traceback" not in run.stderr
+    # the Python API takes paths from the folder it was opened on, like -C
+    with Strata(sub) as s:
+        assert s.preflight("core.py", "Engine.stop").file == "src/app/core.py"
+
+
+def test_not_found_exits_1_with_the_nearest_matches(repo) -> None:
+    sub = repo.path / "src" / "app"
+    run = cli("preflight", "core.py", "-s", "Engin.strat", cwd=sub)
+    assert run.returncode == 1
+    assert "<not_found>src/app/core.py has no symbol 'Engin.strat'</not_found>" in run.stdout
+    assert "  src/app/core.py::Engine.start" in run.stdout.splitlines()
+    run = cli("preflight", "cores.py", "--json", cwd=sub)
+    report = json.loads(run.stdout)
+    assert run.returncode == 1 and report["found"] is False
+    assert report["nearest"][0] == "src/app/core.py"
+    run = cli("preflight", "core.py", "-s", "stop@x", cwd=sub)
+    assert run.returncode == 1 and run.stderr.startswith("error: 'stop@x': the line after @")
+
+
+def test_the_typer_cli_exits_the_same_way(repo) -> None:
+    """The Typer app (which the console entry point hands anything it does not parse)."""
+    sub = repo.path / "src" / "app"
+
+    def typer_cli(*args: str) -> subprocess.CompletedProcess[str]:
+        code = "from gitstrata.cli import main; main()"
+        return subprocess.run(
+            [sys.executable, "-c", code, *args], cwd=sub, capture_output=True, text=True
+        )
+
+    run = typer_cli("preflight", "core.py", "-s", "nothing_like_it", "--json")
+    assert run.returncode == 1 and json.loads(run.stdout)["found"] is False
+    run = typer_cli("preflight", "core.py", "-s", "stop")
+    assert run.returncode == 1 and run.stderr.splitlines()[1:3] == [
+        "  Engine.stop  lines 5-6  (-s stop@5)",
+        "  Pump.stop  lines 10-11  (-s stop@10)",
+    ]
+    run = typer_cli("preflight", "core.py", "-s", "stop@10", "--json")
+    assert run.returncode == 0 and json.loads(run.stdout)["symbol"] == "Pump.stop"
+
+
+@pytest.mark.slow  # a real MCP session over stdio
+def test_mcp_ambiguous_name_is_a_tool_error_and_not_found_a_report(repo, tmp_path) -> None:
+    import anyio
+    from test_mcp import call, stdio_session, text_of
+
+    async def main() -> None:
+        async with stdio_session(repo, tmp_path / "server.log") as s:
+            got = await call(s, "preflight_check", file_path="src/shapes.rs", symbol_name="new")
+            assert got.is_error
+            assert (
+                "src/shapes.rs: 'new' names 2 symbols: Circle.new (lines 6-8), "
+                "Square.new (lines 16-18)" in text_of(got)
+            )
+            assert "new@6" in text_of(got)
+            for name in ("new@16", "Square::new"):
+                got = await call(s, "preflight_check", file_path="src/shapes.rs", symbol_name=name)
+                assert not got.is_error and got.structured_content["symbol"] == "Square.new"
+            got = await call(s, "preflight_check", file_path="src/shapes.rs", symbol_name="old")
+            assert not got.is_error and got.structured_content["found"] is False
+            assert "<not_found>src/shapes.rs has no symbol 'old'</not_found>" in text_of(got)
+
+    anyio.run(main)
