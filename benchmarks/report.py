@@ -114,7 +114,7 @@ def render(result: dict[str, Any], extra_sections: list[str] | None = None) -> s
     out = [
         "# Benchmark results",
         "",
-        f"Generated {result['date']} by `make bench` (`python -m gitstrata.benchmarks.run --speed --out benchmarks/RESULTS.md "
+        f"Generated {result['date']} by `make bench` (`python -m gitstrata.benchmarks.run --speed --real --out benchmarks/RESULTS.md "
         f"--json benchmarks/results.json`). Machine: {m['platform']} ({m['processor']}, "
         f"{m.get('cpus', '?')} cores), Python {m['python']}.",
         f"Fixture: {result['fixture']['commits']} commits, HEAD `{result['fixture']['head'][:10]}`; index "
