@@ -213,13 +213,13 @@ def probe(kind: str, folder: Path) -> dict:
 
         t = ipc.open_file(pa.memory_map(str(folder / "vectors_bits.arrow"))).read_all()
         packed = np.stack([t.column(f"lane{j}").to_numpy() for j in range(4)], axis=1)
-        index = faiss.IndexBinaryFlat(256)
-        index.add(np.ascontiguousarray(packed).view(np.uint8))
+        binary = faiss.IndexBinaryFlat(256)
+        binary.add(np.ascontiguousarray(packed).view(np.uint8))
         del packed, t
         from ..store.vecstore import sign_codes
 
         qcodes = sign_codes(q256, np.load(folder / "rotation.npy")).view(np.uint8)
-        ts, _ = _times(lambda q: index.search(q[None, :], CANDIDATES), qcodes)
+        ts, _ = _times(lambda q: binary.search(q[None, :], CANDIDATES), qcodes)
         res = {"ms": ts}
     elif kind == "floor":
         from numba import njit
