@@ -85,7 +85,11 @@ class Strata:
     def search(
         self, query: str, top_k: int = 10, *, file_path: str | None = None, mode: str = "full"
     ) -> SearchResponse:
-        """Tri-path search over code, commit capsules and failures (see `serve/search.py`)."""
+        """Tri-path search over code, commit capsules and failures (see `serve/search.py`).
+        `file_path` (a path or a glob) is taken from the folder this `Strata` was opened on,
+        like `preflight`'s."""
+        if file_path is not None:
+            file_path = self.repo_path(file_path)
         return self.engine.search(query, top_k, file_path=file_path, mode=mode)
 
     def preflight(

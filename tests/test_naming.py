@@ -181,6 +181,15 @@ def test_relative_paths_resolve_from_the_current_directory(repo, tmp_path) -> No
         assert s.preflight("core.py", "Engine.stop").file == "src/app/core.py"
 
 
+def test_query_file_filter_resolves_from_the_current_directory(repo) -> None:
+    sub = repo.path / "src" / "app"
+    run = cli("query", "engine start", "--file", "core.py", "--json", cwd=sub)
+    assert run.returncode == 0, run.stderr
+    resp = json.loads(run.stdout)
+    assert resp["file_filter"] == "src/app/core.py"
+    assert resp["hits"] and {h["path"] for h in resp["hits"] if h["path"]} <= {"src/app/core.py"}
+
+
 def test_not_found_exits_1_with_the_nearest_matches(repo) -> None:
     sub = repo.path / "src" / "app"
     run = cli("preflight", "core.py", "-s", "Engin.strat", cwd=sub)
