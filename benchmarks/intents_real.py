@@ -60,7 +60,8 @@ def score(labels: dict[str, str], predicted: dict[str, str]) -> dict:
     pairs = [(labels[s], predicted[s]) for s in sorted(labels)]
     n = len(pairs)
     per_class = {}
-    for c in INTENTS:
+    seen = {g for g, _ in pairs} | {p for _, p in pairs}
+    for c in [*INTENTS, *sorted(seen - set(INTENTS))]:
         tp = sum(1 for g, p in pairs if g == c and p == c)
         n_pred = sum(1 for _, p in pairs if p == c)
         n_gold = sum(1 for g, _ in pairs if g == c)

@@ -40,7 +40,7 @@ import sys
 import tempfile
 import time
 import traceback
-from collections import Counter, defaultdict
+from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -50,6 +50,7 @@ from ..serve.models import PreflightReport
 from ..serve.render import render_preflight
 from ..store.tables import run_sql
 from .cochange_holdout import evaluate as evaluate_holdout
+from .intents_real import load_labels, score
 
 SPLIT = 0.8
 METHODS = ("served", "count", "ochiai", "w", "codemaat", "confidence")
@@ -380,42 +381,24 @@ def served_intents(strata: Strata) -> dict[str, str]:
 
 
 def measure_intents(strata: Strata, labels_file: Path) -> dict[str, Any]:
+    """The intents the index serves, scored against the hand labels by `intents_real.score`
+    (a label may name a commit by a sha prefix)."""
     if not labels_file.exists():
         return {"labels": None, "note": f"no labels file {labels_file.name}"}
-    labels = []
-    for line in labels_file.read_text(encoding="utf-8").splitlines():
-        if line.strip():
-            row = json.loads(line)
-            labels.append((str(row["sha"]).lower(), str(row["intent"])))
+    labels = {sha.lower(): intent for sha, intent in load_labels(labels_file).items()}
     intents = served_intents(strata)
-    pairs = []
-    unmatched = 0
-    for sha, want in labels:
+    predicted = {}
+    for sha in labels:
         got = [v for k, v in intents.items() if k.startswith(sha)]
-        if len(got) != 1:
-            unmatched += 1
-            continue
-        pairs.append((want, got[0]))
-    classes = sorted({w for w, _ in pairs} | {g for _, g in pairs})
-    per_class = {}
-    for c in classes:
-        tp = sum(1 for w, g in pairs if w == c and g == c)
-        predicted = sum(1 for _, g in pairs if g == c)
-        actual = sum(1 for w, _ in pairs if w == c)
-        per_class[c] = {
-            "precision": round(tp / predicted, 4) if predicted else None,
-            "recall": round(tp / actual, 4) if actual else None,
-            "labelled": actual,
-            "predicted": predicted,
-        }
-    correct = sum(1 for w, g in pairs if w == g)
+        if len(got) == 1:
+            predicted[sha] = got[0]
+    scored = score({sha: labels[sha] for sha in predicted}, predicted)
     return {
         "labels": len(labels),
-        "matched": len(pairs),
-        "unmatched": unmatched,
-        "accuracy": round(correct / len(pairs), 4) if pairs else None,
-        "per_class": per_class,
-        "confusion": {f"{w} -> {g}": n for (w, g), n in sorted(Counter(pairs).items()) if w != g},
+        "matched": len(predicted),
+        "unmatched": len(labels) - len(predicted),
+        **scored,
+        "accuracy": scored["accuracy"] if predicted else None,
     }
 
 
