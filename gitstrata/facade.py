@@ -191,7 +191,7 @@ class Strata:
 
     def failures(self) -> list[FailedAttempt]:
         """Live failed attempts, newest first (repeats folded in, forgotten ones left out)."""
-        from .serve.failures import load_failures
+        from .store.attempts import load_failures
         from .store.journal import Journal
 
         return sorted(load_failures(Journal(self.journal_dir)), key=lambda f: f.id, reverse=True)
@@ -210,8 +210,7 @@ class Strata:
     def forget_failure(self, failure_id: int | str) -> int | str:
         """Forget a failed attempt (`12`) or mute a reverted commit's warnings (`revert:<sha>`):
         appends a tombstone, nothing is rewritten. Returns the id as parsed."""
-        from .serve.failures import forget_failure
-        from .store.attempts import REVERT_PREFIX, parse_failure_id
+        from .store.attempts import REVERT_PREFIX, forget_failure, parse_failure_id
         from .store.errors import InputError
         from .store.journal import Journal
 

@@ -21,7 +21,6 @@ from ..store.attempts import (
     FailedAttempt,
     Target,
     append_failure,
-    forget_failure,
     load_failures,
     new_record,
     written_id,
@@ -34,8 +33,7 @@ from .fingerprint import fingerprint
 from .signatures import extract_signature
 from .targets import map_changed_lines, resolve_symbol_name
 
-# re-exported: the CLI's graveyard commands reach the stream through this module
-__all__ = ["build_failure_record", "forget_failure", "load_failures", "record_attempt"]
+__all__ = ["build_failure_record", "record_attempt"]
 
 
 def _clean_path(path: str) -> str:

@@ -32,8 +32,8 @@ def invariants_view(index_dir: Path) -> dict[str, Any]:
 
 def graveyard_view(journal_root: Path, *, diff_lines: int = 40) -> dict[str, Any]:
     """Recorded failed attempts, newest first, each with a bounded diff excerpt."""
+    from ..store.attempts import load_failures
     from ..store.journal import Journal
-    from .failures import load_failures
 
     warnings: list[str] = []
     failures = load_failures(Journal(journal_root), on_warning=warnings.append)
