@@ -17,7 +17,6 @@ from ..store.ids import MODULE_SYMBOL
 from ..store.unidiff import parse_diff
 
 __all__ = [
-    "find_symbol",
     "map_changed_lines",
     "match_symbols",
     "parse_symbol_name",
@@ -86,15 +85,6 @@ def match_symbols(
         if inside:
             return [min(inside, key=lambda i: spans[i][1] - spans[i][0])]
     return []
-
-
-def find_symbol(qualnames: Sequence[str], symbol: str) -> int | None:
-    """The position in `qualnames` of the symbol a user means by `symbol` (the first of
-    `match_symbols` without line numbers); None when nothing matches. A recorded failure
-    names its symbol by this rule, preflight by `match_symbols` itself."""
-    wanted, _ = parse_symbol_name(symbol)
-    hits = match_symbols(qualnames, None, wanted) if wanted else []
-    return hits[0] if hits else None
 
 
 def resolve_symbol_name(path: str, symbol: str, symbols_rows: Any) -> str:
