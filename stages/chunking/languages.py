@@ -2,17 +2,32 @@
 
 Invariants:
 - `detect_language` looks only at the path (never at content), so it is deterministic and cheap.
-- Every language it returns belongs to exactly one family below: tree-sitter (`TREE_SITTER`),
-  brace languages handled by the structural chunker only (`BRACE_ONLY`), `ruby`, or text / data
-  languages without symbols (`TEXT`). Python is in `TREE_SITTER` too but parses with `ast` first.
+- Every language it returns belongs to exactly one family below: tree-sitter (`TREE_SITTER`,
+  with the structural chunker as fallback), brace languages handled by the structural chunker
+  only (`BRACE_ONLY`), or text / data languages without symbols (`TEXT`). Python is in
+  `TREE_SITTER` too but parses with `ast` first.
 """
 
 from __future__ import annotations
 
 import posixpath
 
-TREE_SITTER = frozenset({"python", "javascript", "typescript", "tsx", "go", "rust", "java"})
-BRACE_ONLY = frozenset({"c", "cpp", "csharp", "kotlin", "swift", "php", "scala"})
+TREE_SITTER = frozenset(
+    {
+        "python",
+        "javascript",
+        "typescript",
+        "tsx",
+        "go",
+        "rust",
+        "java",
+        "c",
+        "cpp",
+        "csharp",
+        "ruby",
+    }
+)
+BRACE_ONLY = frozenset({"kotlin", "swift", "php", "scala"})
 TEXT = frozenset(
     {
         "yaml",
@@ -29,7 +44,7 @@ TEXT = frozenset(
     }
 )
 # languages with a symbol chunker (everything that is neither text nor unknown)
-CODE = TREE_SITTER | BRACE_ONLY | {"ruby"}
+CODE = TREE_SITTER | BRACE_ONLY
 
 _EXTENSIONS = {
     ".py": "python",

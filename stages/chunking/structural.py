@@ -451,8 +451,11 @@ def _ruby(src: Source) -> list[Candidate]:
     masked = src.masked
     lines = masked.split("\n")[: src.n_lines]
     out = []
+    scopes: list[tuple[int, str]] = []  # (end line, qualname) of the enclosing classes / modules
     for m in _RUBY_DECL.finditer(masked):
         line = src.line_of(m.start())
+        while scopes and scopes[-1][0] < line:
+            scopes.pop()
         indent = len(m.group(1).expandtabs(8))
         rest = masked[m.end() : src.line_span(line)[1]]
         end_line = None
@@ -473,6 +476,13 @@ def _ruby(src: Source) -> list[Candidate]:
             continue
         name = m.group(3).replace("::", ".").rsplit(".", 1)[-1]
         kind = "function" if m.group(2) == "def" else "class"
+        owner = None
+        if kind == "class":
+            path = m.group(3).split("::")
+            outer = scopes[-1][1] if scopes else ""
+            if len(path) > 1:  # `class A::B` is "A.B" inside the lexically enclosing scope
+                owner = ".".join(p for p in (outer, *path[:-1]) if p)
+            scopes.append((end_line, ".".join(p for p in (owner or outer, name) if p)))
         out.append(
             Candidate(
                 name=name,
@@ -481,6 +491,7 @@ def _ruby(src: Source) -> list[Candidate]:
                 end_line=end_line,
                 sig_line=line,
                 span=(src.line_starts[line], src.line_span(end_line)[1] + 1),
+                owner=owner,
             )
         )
     return out

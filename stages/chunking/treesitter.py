@@ -1,4 +1,4 @@
-"""tree-sitter backend: Python, JavaScript, TypeScript, TSX, Go, Rust, Java.
+"""tree-sitter backend: Python, JavaScript, TypeScript, TSX, Go, Rust, Java, C, C++, C#, Ruby.
 
 Parsers and queries are built on first use per language and cached per thread (never at
 import). One query per language selects the declaration nodes in C; Python then only touches
@@ -20,7 +20,7 @@ import re
 import threading
 from typing import Any
 
-from . import rules
+from . import rules, treesitter_clike
 from .model import Candidate
 from .source import Source
 
@@ -32,6 +32,10 @@ _GRAMMARS = {
     "go": ("tree_sitter_go", "language"),
     "rust": ("tree_sitter_rust", "language"),
     "java": ("tree_sitter_java", "language"),
+    "c": ("tree_sitter_c", "language"),
+    "cpp": ("tree_sitter_cpp", "language"),
+    "csharp": ("tree_sitter_c_sharp", "language"),
+    "ruby": ("tree_sitter_ruby", "language"),
 }
 
 _FN_VALUES = "[(arrow_function) (function_expression) (generator_function)]"
@@ -67,6 +71,7 @@ _QUERIES = {
                                                     (associated_type)] @d))""",
     "java": """[(class_declaration) (interface_declaration) (enum_declaration) (record_declaration)
                 (annotation_type_declaration) (method_declaration) (constructor_declaration)] @d""",
+    **treesitter_clike.QUERIES,
 }
 
 _KINDS = {
@@ -175,12 +180,13 @@ def parse_tree(src: Source) -> tuple[list[Candidate], bool] | None:
     }
     out: list[Candidate] = []
     seen: set[tuple[int, int]] = set()
+    candidate = treesitter_clike.CANDIDATES.get(src.language or "", _candidate)
     for node in nodes:
         key = (node.start_byte, node.end_byte)
         if key in seen:
             continue
         seen.add(key)
-        c = _candidate(src, node, classes, ascii_)
+        c = candidate(src, node, classes, ascii_)
         if c is not None:
             out.append(c)
     return out, tree.root_node.has_error
