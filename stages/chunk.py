@@ -143,14 +143,11 @@ def resolve_file_imports(
     file_rows: list[dict], known_paths: Collection[str], facts: ProjectFacts | None = None
 ) -> None:
     """Fill `imports_resolved` in place; depends on the whole tree, so it reruns every time.
-    Go files get their package's other files even with no import."""
+    Go files get their package's other files and C/C++ headers their implementation even with
+    no import."""
     for row in file_rows:
-        row["imports_resolved"] = (
-            resolve_imports(
-                row["path"], row["language"], row["imports"], known_paths, facts or ProjectFacts()
-            )
-            if row["imports"] or row["language"] == "go"
-            else []
+        row["imports_resolved"] = resolve_imports(
+            row["path"], row["language"], row["imports"], known_paths, facts or ProjectFacts()
         )
 
 

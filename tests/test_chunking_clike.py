@@ -1,12 +1,22 @@
 """C, C++, C# and Ruby through tree-sitter: definitions, qualnames, kinds and line spans; the
-structural fallback on broken text and its agreement on the shared idioms."""
+structural fallback on broken text and its agreement on the shared idioms; include / using /
+require resolution."""
 
 from __future__ import annotations
 
 import pytest
 
+from gitstrata.pipeline.runner import run_index
+from gitstrata.pipeline.tree import CHUNK
 from gitstrata.serve.targets import match_symbols
-from gitstrata.stages.chunking import ParsedFile, parse_source
+from gitstrata.stages.chunking import (
+    RESOLVED_LANGUAGES,
+    ParsedFile,
+    parse_source,
+    project_facts,
+    resolve_imports,
+)
+from gitstrata.store.generations import Store
 
 
 def _rows(pf: ParsedFile) -> list[tuple]:
@@ -286,6 +296,7 @@ def test_ruby_definitions_and_qualnames() -> None:
         ("Shop.Audit", "class", None, 31, 33),
         ("Shop.Audit.log", "method", "Shop.Audit", 32, 32),
     ]
+    assert pf.imports == ("json", "./cart/item")
     assert _sym(pf, "Shop").docstring == "The shop."
 
 
@@ -364,3 +375,134 @@ def test_c_parse_errors_keep_tree_sitter_when_it_finds_more() -> None:
     assert [
         s.qualname for s in parse_source("a.c", source.encode(), backend="structural").symbols[1:]
     ] == ["f"]
+
+
+# ------------------------------------------------------------------------------ imports
+
+
+def links(path: str, source: str, known: set[str]) -> list[str]:
+    pf = parse_source(path, source.encode())
+    return resolve_imports(path, pf.language, pf.imports, known, project_facts({}))
+
+
+C_TREE = {
+    "src/cart.c",
+    "src/cart.h",
+    "src/util/strings.h",
+    "src/util/strings.c",
+    "include/shop/api.h",
+    "lib/api.c",
+    "tests/test_cart.c",
+    "vendor/a/log.h",
+    "vendor/b/log.h",
+    "compat/getopt.h",
+}
+
+
+@pytest.mark.parametrize(
+    ("path", "include", "expected"),
+    [
+        # next to the including file, and a header to the file that implements it
+        ("src/cart.c", '#include "cart.h"', ["src/cart.h"]),
+        ("src/cart.c", '#include "util/strings.h"', ["src/util/strings.h"]),
+        # an include folder above the file
+        ("src/cart.c", "#include <shop/api.h>", ["include/shop/api.h"]),
+        # from a test folder: the project's src/ and the one file ending with the spec
+        ("tests/test_cart.c", '#include "cart.h"', ["src/cart.h"]),
+        ("tests/test_cart.c", '#include "../src/cart.h"', ["src/cart.h"]),
+        ("tests/test_cart.c", '#include "getopt.h"', ["compat/getopt.h"]),
+        # two files could be meant: no link rather than a guess; system headers stay outside
+        ("tests/test_cart.c", '#include "log.h"', []),
+        ("src/cart.c", "#include <stdio.h>", []),
+        # a commented-out include is not one
+        ("src/cart.c", '// #include "cart.h"', []),
+    ],
+)
+def test_c_includes_resolve(path: str, include: str, expected: list[str]) -> None:
+    assert links(path, include + "\n", C_TREE) == expected
+
+
+def test_c_headers_link_to_their_implementation() -> None:
+    assert links("src/cart.h", "int cart_add(int);\n", C_TREE) == ["src/cart.c"]
+    # `include/shop/api.h` is implemented by the only api.c there is
+    assert links("include/shop/api.h", "", C_TREE) == ["lib/api.c"]
+    assert links("vendor/a/log.h", "", C_TREE) == []
+    # so a test including a header reaches the definitions in two steps
+    assert "c" in RESOLVED_LANGUAGES and "cpp" in RESOLVED_LANGUAGES
+    assert "ruby" not in RESOLVED_LANGUAGES and "csharp" not in RESOLVED_LANGUAGES
+
+
+CS_TREE = {
+    "src/Acme.Billing/Invoice.cs",
+    "src/Acme.Billing/Models/Line.cs",
+    "src/Acme.Billing/Models/notes.txt",
+    "src/Shop/Core/Order.cs",
+    "src/App/System/Clock.cs",
+    "Program.cs",
+}
+
+
+@pytest.mark.parametrize(
+    ("spec", "expected"),
+    [
+        ("Acme.Billing", ["src/Acme.Billing/Invoice.cs"]),
+        ("Acme.Billing.Models", ["src/Acme.Billing/Models/Line.cs"]),
+        ("Shop.Core", ["src/Shop/Core/Order.cs"]),
+        # a framework namespace does not match a folder that happens to share its name
+        ("System", []),
+        ("System.Text", []),
+    ],
+)
+def test_csharp_usings_resolve_to_namespace_folders(spec: str, expected: list[str]) -> None:
+    assert links("Program.cs", f"using {spec};\nclass P {{}}\n", CS_TREE) == expected
+
+
+RB_TREE = {
+    "lib/shop.rb",
+    "lib/shop/cart.rb",
+    "lib/shop/cart/item.rb",
+    "spec/spec_helper.rb",
+    "spec/shop/cart_spec.rb",
+    "gems/tool/lib/tool.rb",
+    "gems/tool/lib/tool/cli.rb",
+}
+
+
+@pytest.mark.parametrize(
+    ("path", "line", "expected"),
+    [
+        ("lib/shop/cart.rb", 'require_relative "cart/item"', ["lib/shop/cart/item.rb"]),
+        ("lib/shop/cart.rb", "require_relative '../shop'", ["lib/shop.rb"]),
+        ("spec/shop/cart_spec.rb", 'require "spec_helper"', ["spec/spec_helper.rb"]),
+        ("spec/shop/cart_spec.rb", 'require "shop/cart"', ["lib/shop/cart.rb"]),
+        ("gems/tool/lib/tool.rb", 'require "tool/cli"', ["gems/tool/lib/tool/cli.rb"]),
+        # `require` searches the load path, not the requiring file's folder
+        ("lib/shop/cart.rb", 'require "cart/item"', []),
+        ("lib/shop.rb", 'require "json"', []),
+    ],
+)
+def test_ruby_requires_resolve(path: str, line: str, expected: list[str]) -> None:
+    assert links(path, line + "\n", RB_TREE) == expected
+
+
+def test_chunk_stage_links_c_and_ruby_files(git_repo) -> None:
+    git_repo.commit(
+        "init",
+        {
+            "src/cart.h": "int cart_add(int item);\n",
+            "src/cart.c": '#include "cart.h"\n\nint cart_add(int item) {\n  return item;\n}\n',
+            "tests/test_cart.c": '#include "cart.h"\n\nint main(void) { return cart_add(1); }\n',
+            "lib/shop.rb": 'require_relative "shop/cart"\n\nmodule Shop\nend\n',
+            "lib/shop/cart.rb": "module Shop\n  class Cart\n    def add; end\n  end\nend\n",
+        },
+    )
+    run_index(git_repo.path, stages=[CHUNK], rebuild=True)
+    store = Store(git_repo.path / ".strata").require_live()
+    resolved = {r["path"]: r["imports_resolved"] for r in store.table("files").to_pylist()}
+    assert resolved["tests/test_cart.c"] == ["src/cart.h"]
+    assert resolved["src/cart.h"] == ["src/cart.c"]
+    assert resolved["src/cart.c"] == ["src/cart.h"]
+    assert resolved["lib/shop.rb"] == ["lib/shop/cart.rb"]
+    symbols = {(r["path"], r["qualname"]) for r in store.table("symbols").to_pylist()}
+    assert ("src/cart.c", "cart_add") in symbols
+    assert ("lib/shop/cart.rb", "Shop.Cart.add") in symbols

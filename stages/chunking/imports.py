@@ -2,13 +2,15 @@
 
 Extraction runs on masked text, so a commented-out import never counts; specifiers keep the
 source's spelling: Python "a.b" / "m.name" / ".x", JS/TS "./gateway", Go "github.com/x/y",
-Rust "crate::a::b" (use trees expanded), Java "com.acme.Foo" / "com.acme.*".
+Rust "crate::a::b" (use trees expanded), Java "com.acme.Foo" / "com.acme.*", C/C++ "util/x.h"
+(quoted or angled), C# "Acme.Billing", Ruby "a/b" (`require`) and "./a/b" (`require_relative`).
 
 Resolution never touches the file system: it only looks specifiers up in `known_paths`
 (repo-relative POSIX paths) and in `ProjectFacts`, the few repository-level settings that decide
 where an import points (go.mod module paths, package.json "main", tsconfig.json path aliases),
 parsed from those files' text by `project_facts`. Go files are linked to the other files of
-their package (same directory) even without an import, since Go never names them. Indexes derived from `known_paths` are cached for the last few
+their package (same directory) even without an import, since Go never names them; a C/C++
+header is linked to the source file that implements it. Indexes derived from `known_paths` are cached for the last few
 collections seen (by identity and size), so resolving every file of a repository against the
 same set is cheap; do not mutate that collection between calls.
 """
@@ -74,12 +76,20 @@ def extract(src: Source) -> list[str]:
         return [m.group(1).strip() for m in _INCLUDE.finditer(src.text)]
     if lang in ("php", "ruby"):
         found = [
-            (m.start(), s) for m in _STRING_CALL.finditer(masked) if (s := _string_at(src, m.end()))
+            (m.start(), _ruby_relative(s) if m.group().startswith("require_relative") else s)
+            for m in _STRING_CALL.finditer(masked)
+            if (s := _string_at(src, m.end()))
         ]
         if lang == "php":
             found += [(m.start(), m.group(1)) for m in _PHP_USE.finditer(masked)]
         return [s for _, s in sorted(found)]
     return []
+
+
+def _ruby_relative(spec: str) -> str:
+    """`require_relative "a/b"` as "./a/b": unlike `require "a/b"` (the load path), it names a
+    file next to the requiring one, and the resolver must tell the two apart."""
+    return spec if spec.startswith(("./", "../", "/")) else "./" + spec
 
 
 def _string_at(src: Source, pos: int) -> str:
@@ -281,13 +291,20 @@ def resolve_imports(
         out.update(resolver(path, spec, idx, facts))
     if language == "go":
         out.update(_go_package(path, idx))
+    elif language in ("c", "cpp"):
+        out.update(_c_implementation(path, idx))
     out.discard(path)
     return sorted(out)
 
 
 # Languages whose imports `resolve_imports` maps: only between two files of these can "no import
 # link" be asserted; elsewhere a missing link says nothing.
-RESOLVED_LANGUAGES = frozenset({"python", "javascript", "typescript", "tsx", "go", "rust", "java"})
+# C and C++ are: a header is linked to its implementation file, so a caller including it reaches
+# the definitions. C# `using` names namespaces and Ruby code uses constants that autoloading
+# (Rails, Zeitwerk) loads without any `require`, so their silence proves nothing.
+RESOLVED_LANGUAGES = frozenset(
+    {"python", "javascript", "typescript", "tsx", "go", "rust", "java", "c", "cpp"}
+)
 
 
 def _first(idx: _PathIndex, options: Iterable[str]) -> list[str]:
@@ -502,6 +519,91 @@ def _resolve_java(path: str, spec: str, idx: _PathIndex, facts: ProjectFacts) ->
     return []
 
 
+_C_HEADERS = (".h", ".hh", ".hpp", ".hxx", ".h++")
+_C_SOURCES = (".c", ".cc", ".cpp", ".cxx", ".c++")
+
+
+def _ancestors(path: str) -> list[str]:
+    """The directories above `path`, nearest first, ending with the repository root ("")."""
+    out = []
+    d = posixpath.dirname(path)
+    while d:
+        out.append(d)
+        d = posixpath.dirname(d)
+    out.append("")
+    return out
+
+
+def _resolve_c(path: str, spec: str, idx: _PathIndex, facts: ProjectFacts) -> list[str]:
+    """`#include "x.h"` the way a build would find it: next to the including file, then in an
+    `include/` or `src/` folder (or the root) of any directory above it, then the one file in
+    the repository whose path ends with the spec. `<x.h>` is looked up the same way, so a
+    system header only links to a repository file that shadows it unambiguously."""
+    spec = spec.strip()
+    if not spec or spec.startswith("/"):
+        return []
+    here = _join(posixpath.dirname(path), spec)
+    options = [here] if not here.startswith("../") else []
+    for d in _ancestors(path):
+        options += [_join(d, "include", spec), _join(d, "src", spec), _join(d, spec)]
+    hit = _first(idx, (o for o in options if o and not o.startswith("../")))
+    if hit or spec.startswith("../"):
+        return hit
+    rel = posixpath.normpath(spec)
+    matches = [
+        p for p in idx.by_name.get(posixpath.basename(rel), ()) if p == rel or p.endswith("/" + rel)
+    ]
+    return matches if len(matches) == 1 else []
+
+
+def _c_implementation(path: str, idx: _PathIndex) -> list[str]:
+    """A header's definitions live in the source file of the same stem: beside it, else the
+    only one in the repository (`include/lib/x.h` and `src/x.c`)."""
+    stem, ext = posixpath.splitext(path)
+    if ext.lower() not in _C_HEADERS:
+        return []
+    beside = [stem + e for e in _C_SOURCES if stem + e in idx.paths]
+    if beside:
+        return beside
+    base = posixpath.basename(stem)
+    found = [p for e in _C_SOURCES for p in idx.by_name.get(base + e, ())]
+    return found if len(found) == 1 else []
+
+
+def _resolve_csharp(path: str, spec: str, idx: _PathIndex, facts: ProjectFacts) -> list[str]:
+    """`using Acme.Billing;` -> the `.cs` files of the folder that holds that namespace by the
+    usual layout: `Acme/Billing/`, or a project folder named by the namespace's first parts
+    (`Acme.Billing/`, `Acme/Billing.Core/...`). A one-part namespace (`System`) only matches a
+    top-level folder (or one under `src/`), never any folder of that name."""
+    parts = [p for p in spec.split(".") if p]
+    if not parts or not all(re.fullmatch(r"\w+", p) for p in parts):
+        return []
+    suffixes = {"/".join([".".join(parts[:k]), *parts[k:]]) for k in range(1, len(parts) + 1)}
+    out = []
+    for d in idx.dirs_by_last.get(parts[-1], []) + idx.dirs_by_last.get(spec, []):
+        if len(parts) == 1:
+            ok = d in (spec, f"src/{spec}")
+        else:
+            ok = any(d == s or d.endswith("/" + s) for s in suffixes)
+        if ok:
+            out += [f for f in idx.dir_files[d] if f.endswith(".cs")]
+    return sorted(set(out))
+
+
+def _resolve_ruby(path: str, spec: str, idx: _PathIndex, facts: ProjectFacts) -> list[str]:
+    """`require_relative` (spelled "./x") from the requiring file; `require "a/b"` from the
+    load path a project sets up: the `lib/`, `spec/` and `test/` folders of any directory above
+    the file. A gem's own name (`require "json"`) only links when the repository has it there."""
+    if spec.startswith("/"):
+        return []
+    name = spec if spec.endswith(".rb") else spec + ".rb"
+    if spec.startswith(("./", "../")):
+        target = _join(posixpath.dirname(path), name)
+        return [] if target.startswith("../") else _first(idx, (target,))
+    options = [_join(d, root, name) for d in _ancestors(path) for root in ("lib", "spec", "test")]
+    return _first(idx, (o for o in options if not o.startswith("../")))
+
+
 _RESOLVERS = {
     "python": _resolve_python,
     "javascript": _resolve_js,
@@ -510,4 +612,8 @@ _RESOLVERS = {
     "go": _resolve_go,
     "rust": _resolve_rust,
     "java": _resolve_java,
+    "c": _resolve_c,
+    "cpp": _resolve_c,
+    "csharp": _resolve_csharp,
+    "ruby": _resolve_ruby,
 }
