@@ -170,6 +170,34 @@ def test_cpp_definitions_and_qualnames() -> None:
     assert [qualnames[i] for i in match_symbols(qualnames, None, "Cart::add")] == ["shop.Cart.add"]
 
 
+def test_cpp_specializations_and_macro_calls() -> None:
+    source = (
+        "template <>\nstruct Wrap<Str> {\n  static int get() { return 1; }\n};\n"
+        "class net::Socket {\n  void close() {}\n};\n"
+        "TEST(CartTest, Adds) {\n  EXPECT_EQ(1, 1);\n}\n"
+        "int main() {\n  return 0;\n}\n"
+    )
+    pf = parse_source("t.cpp", source.encode())
+    assert _rows(pf) == [
+        ("Wrap", "struct", None, 1, 4),
+        ("Wrap.get", "method", "Wrap", 3, 3),
+        ("net.Socket", "class", None, 5, 7),
+        ("net.Socket.close", "method", "net.Socket", 6, 6),
+        ("main", "function", None, 11, 13),
+    ]
+
+
+def test_cpp_header_named_h_is_read_as_cpp() -> None:
+    # the C grammar cannot read a class; the C++ one can, so the header keeps its methods
+    source = b"namespace io {\nclass File {\n public:\n  int size() const { return n; }\n};\n}\n"
+    pf = parse_source("include/io/file.h", source)
+    assert pf.language == "c" and pf.parser == "tree-sitter"
+    assert _rows(pf) == [
+        ("io.File", "class", None, 2, 5),
+        ("io.File.size", "method", "io.File", 4, 4),
+    ]
+
+
 CSHARP = """using System;
 using Acme.Billing;
 

@@ -64,6 +64,8 @@ _C_NAMES = frozenset(
         "type_identifier",
     }
 )
+# never a function's name: what the parser takes for one in macro-heavy code
+_C_DENY = rules.DENY | {"decltype", "static_assert", "alignas", "defined", "__attribute__"}
 # a candidate nested in one of these is qualified through that symbol, not by its namespace
 _CPP_SCOPES = frozenset({*_C_KINDS, "function_definition"})
 
@@ -113,10 +115,11 @@ def _make(
 ) -> Candidate:
     if signature is None and sig_row == outer.start_point[0]:
         signature = _inline_signature(src, outer)
+    # attributes (`[Serializable]`, `[[nodiscard]]`) are inside the node: no decorator lines
     return Candidate(
         name=name,
         kind=kind,
-        start_line=src.extend_decorators(outer.start_point[0]),
+        start_line=outer.start_point[0],
         end_line=_end_row(node),
         sig_line=sig_row,
         span=(outer.start_byte, node.end_byte),
@@ -129,10 +132,10 @@ def _inline_signature(src: Source, node: Any) -> str | None:
     """The head of a definition that shares its first line with other code (a one-line class
     body, `namespace a { int f() {...} }`): the line's head would name the wrong thing."""
     row, col = node.start_point
-    before = src.line(row).encode("utf-8")[:col].decode("utf-8", "ignore")
-    if not any(c in before for c in "{};"):  # modifiers (`typedef`, `static`) are the head
-        return None
-    pos = src.line_starts[row] + len(before)
+    before = src.raw[node.start_byte - col : node.start_byte]
+    if b"{" not in before and b"}" not in before and b";" not in before:
+        return None  # only modifiers (`typedef`, `static`) before it: they are the head
+    pos = src.line_starts[row] + len(before.decode("utf-8", "ignore"))
     return rules.one_line(src.text[pos : src.header_end(pos)])
 
 
@@ -162,26 +165,41 @@ def _c_candidate(src: Source, node: Any, classes: Any, ascii_: bool) -> Candidat
     outer = node
     while outer.parent is not None and outer.parent.type == "template_declaration":
         outer = outer.parent
-    namespace = _cpp_namespace(src, node) if src.language == "cpp" else None
+    namespace = _cpp_namespace(src, node)
     if t in _C_KINDS:
+        # a specialization (`struct Wrap<Str>`) is named by its template, `class a::B` like
+        # an out-of-line definition
         name_node = node.child_by_field_name("name")
-        if name_node is None or name_node.type not in ("type_identifier", "identifier"):
+        path = _c_name_path(src, name_node) if name_node is not None else []
+        if not path or not all(p.isidentifier() for p in path):
             return None
-        kind = _C_KINDS[t]
-        return _make(
-            src, node, outer, _text(src, name_node), kind, name_node.start_point[0], namespace
-        )
+        owner = ".".join(p for p in (namespace, *path[:-1]) if p) or None
+        return _make(src, node, outer, path[-1], _C_KINDS[t], name_node.start_point[0], owner)
     if node.child_by_field_name("body") is None:  # `= default`, `= delete`
         return None
     name_node = _c_function_name(node.child_by_field_name("declarator"))
     if name_node is None:
         return None
     path = _c_name_path(src, name_node)
-    if not path or not path[-1]:
+    if not path or not path[-1] or path[-1] in _C_DENY:
+        return None
+    if node.child_by_field_name("type") is None and not _typeless_ok(node, name_node, path):
         return None
     kind = "method" if len(path) > 1 else "function"
     owner = ".".join(p for p in (namespace, *path[:-1]) if p) or None
     return _make(src, node, outer, path[-1], kind, name_node.start_point[0], owner)
+
+
+def _typeless_ok(node: Any, name_node: Any, path: list[str]) -> bool:
+    """A definition without a return type is a C++ constructor, destructor or conversion;
+    anything else is a macro call the parser took for one (`TEST(Suite, Name) {`, a call
+    under `#ifdef`)."""
+    if len(path) > 1 or path[-1].startswith(("~", "operator")):
+        return True
+    parent = node.parent
+    if parent is not None and parent.type == "template_declaration":
+        parent = parent.parent
+    return parent is not None and parent.type == "field_declaration_list"
 
 
 def _c_function_name(declarator: Any) -> Any:
