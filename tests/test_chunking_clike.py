@@ -4,6 +4,10 @@ require resolution."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+
 import pytest
 
 from gitstrata.pipeline.runner import run_index
@@ -403,6 +407,22 @@ def test_c_parse_errors_keep_tree_sitter_when_it_finds_more() -> None:
     assert [
         s.qualname for s in parse_source("a.c", source.encode(), backend="structural").symbols[1:]
     ] == ["f"]
+
+
+def test_missing_grammar_wheel_falls_back_to_the_structural_chunker() -> None:
+    # a fresh interpreter where the wheel cannot be imported, as on an install without it
+    code = (
+        "import sys\n"
+        "sys.modules['tree_sitter_ruby'] = None\n"
+        "from gitstrata.stages.chunking import parse_source\n"
+        "pf = parse_source('a.rb', b'class A\\n  def f\\n  end\\nend\\n')\n"
+        "print(pf.parser, [s.qualname for s in pf.symbols])\n"
+    )
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env
+    )
+    assert out.stdout.strip() == "structural ['<module>', 'A', 'A.f']"
 
 
 # ------------------------------------------------------------------------------ imports
