@@ -9,8 +9,11 @@ other languages):
   `typedef` of an anonymous one (named by the typedef), function-like macros (kind "macro").
   C++ methods in a class body are `Class.method`; out-of-line definitions are named by their
   qualified declarator (`void Cart::add()` -> "Cart.add", kind "method"); enclosing named
-  namespaces qualify everything (`shop.Cart.add`); a template spans from its `template <...>`.
-  The structural fallback does not qualify by namespace.
+  namespaces qualify everything (`shop.Cart.add`); a template spans from its `template <...>`,
+  a specialization is named by its template. A definition without a return type outside a
+  class body is a macro call the parser misread (`TEST(Suite, Name) {`), not a symbol. A `.h`
+  file the C grammar cannot read is parsed as C++ (`treesitter.py`). The structural fallback
+  does not qualify by namespace.
 - C#: classes, structs, interfaces, records, enums and delegates; methods, constructors and
   destructors (`~Cart`), operators and properties with a body (an accessor body or `=>`;
   auto-properties are fields). As for Java's packages, namespaces (block or file-scoped) are
