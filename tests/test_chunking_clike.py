@@ -5,6 +5,7 @@ require resolution."""
 from __future__ import annotations
 
 import os
+import random
 import subprocess
 import sys
 
@@ -407,6 +408,49 @@ def test_c_parse_errors_keep_tree_sitter_when_it_finds_more() -> None:
     assert [
         s.qualname for s in parse_source("a.c", source.encode(), backend="structural").symbols[1:]
     ] == ["f"]
+
+
+@pytest.mark.parametrize(
+    ("path", "source"),
+    [("a.c", C), ("a.cpp", CPP), ("a.h", CPP), ("A.cs", CSHARP), ("a.rb", RUBY)],
+)
+def test_mangled_sources_keep_the_invariants(path: str, source: str) -> None:
+    """Random cuts and insertions reach the parser's error recovery and the odd nodes it
+    leaves; every result still nests, sorts and names its parents."""
+    rng = random.Random(path)
+    pieces = [
+        "{",
+        "}",
+        "(",
+        ")",
+        ";",
+        "::",
+        "template <",
+        "class ",
+        "def ",
+        "end\n",
+        "#define X(",
+        '"',
+    ]
+    for _ in range(60):
+        data = list(source)
+        for _ in range(rng.randint(1, 8)):
+            k = rng.randrange(len(data) + 1)
+            if rng.random() < 0.5:
+                del data[k : k + rng.randint(1, 40)]
+            else:
+                data[k:k] = rng.choice(pieces)
+        text = "".join(data)
+        for backend in ("auto", "tree-sitter"):
+            pf = parse_source(path, text.encode(), backend=backend)
+            n_lines = max(1, text.count("\n") + (0 if text.endswith("\n") else 1))
+            qualnames = {s.qualname for s in pf.symbols}
+            keys = [(s.start_line, -s.end_line) for s in pf.symbols]
+            assert keys == sorted(keys)
+            for s in pf.symbols:
+                assert 1 <= s.start_line <= s.end_line <= n_lines
+                assert s.parent is None or s.parent in qualnames
+                assert s.name and "\n" not in s.signature
 
 
 def test_missing_grammar_wheel_falls_back_to_the_structural_chunker() -> None:

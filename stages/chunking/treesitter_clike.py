@@ -115,7 +115,9 @@ def _make(
     sig_row: int,
     owner: str | None = None,
     signature: str | None = None,
-) -> Candidate:
+) -> Candidate | None:
+    if not name.strip():  # a node the parser invented to recover from an error
+        return None
     if signature is None and sig_row == outer.start_point[0]:
         signature = _inline_signature(src, outer)
     # attributes (`[Serializable]`, `[[nodiscard]]`) are inside the node: no decorator lines
