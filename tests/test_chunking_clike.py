@@ -568,6 +568,8 @@ RB_TREE = {
         ("spec/shop/cart_spec.rb", 'require "spec_helper"', ["spec/spec_helper.rb"]),
         ("spec/shop/cart_spec.rb", 'require "shop/cart"', ["lib/shop/cart.rb"]),
         ("gems/tool/lib/tool.rb", 'require "tool/cli"', ["gems/tool/lib/tool/cli.rb"]),
+        ("lib/shop.rb", 'autoload :Cart, "shop/cart"', ["lib/shop/cart.rb"]),
+        ("lib/shop.rb", "autoload(:Cart, 'shop/cart')", ["lib/shop/cart.rb"]),
         # `require` searches the load path, not the requiring file's folder
         ("lib/shop/cart.rb", 'require "cart/item"', []),
         ("lib/shop.rb", 'require "json"', []),

@@ -44,6 +44,7 @@ _PHP_USE = re.compile(r"(?m)^[ \t]*use[ \t]+([\w\\]+)")
 _STRING_CALL = re.compile(
     r"\b(?:require_relative|require|include|require_once|include_once)\b[ \t(]*(?=[\"'])"
 )
+_RB_AUTOLOAD = re.compile(r"\bautoload\b[ \t(]*:\w+[ \t]*,[ \t]*(?=[\"'])")
 _AS = re.compile(r"\s+as\s+\w+")
 
 
@@ -82,6 +83,12 @@ def extract(src: Source) -> list[str]:
         ]
         if lang == "php":
             found += [(m.start(), m.group(1)) for m in _PHP_USE.finditer(masked)]
+        else:  # `autoload :Cart, "shop/cart"` requires the file when Cart is first used
+            found += [
+                (m.start(), s)
+                for m in _RB_AUTOLOAD.finditer(masked)
+                if (s := _string_at(src, m.end()))
+            ]
         return [s for _, s in sorted(found)]
     return []
 
