@@ -170,9 +170,9 @@ def parse_tree(src: Source) -> tuple[list[Candidate], bool] | None:
     parser, query = loaded
     from tree_sitter import QueryCursor
 
+    if src.language == "c" and treesitter_clike.looks_like_cpp(src):
+        parser, query = _load("cpp") or loaded
     tree = parser.parse(src.raw)
-    if tree.root_node.has_error and src.language == "c":
-        query, tree = _as_cpp(src, query, tree)
     nodes = QueryCursor(query).captures(tree.root_node).get("d", [])
     ascii_ = src.text.isascii()
     classes = {
@@ -192,16 +192,6 @@ def parse_tree(src: Source) -> tuple[list[Candidate], bool] | None:
         if c is not None:
             out.append(c)
     return out, tree.root_node.has_error
-
-
-def _as_cpp(src: Source, query: Any, tree: Any) -> tuple[Any, Any]:
-    """A `.h` file the C grammar cannot read is often a C++ header: its C++ parse when that
-    one is clean."""
-    loaded = _load("cpp")
-    if loaded is None:
-        return query, tree
-    cpp_tree = loaded[0].parse(src.raw)
-    return (query, tree) if cpp_tree.root_node.has_error else (loaded[1], cpp_tree)
 
 
 def _text(src: Source, node: Any) -> str:

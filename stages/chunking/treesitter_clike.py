@@ -12,8 +12,8 @@ other languages):
   namespaces qualify everything (`shop.Cart.add`); a template spans from its `template <...>`,
   a specialization is named by its template. A definition without a return type outside a
   class body is a macro call the parser misread (`TEST(Suite, Name) {`), not a symbol. A `.h`
-  file the C grammar cannot read is parsed as C++ (`treesitter.py`). The structural fallback
-  does not qualify by namespace.
+  file with C++ code in it (`looks_like_cpp`) is parsed with the C++ grammar. The structural
+  fallback does not qualify by namespace.
 - C#: classes, structs, interfaces, records, enums and delegates; methods, constructors and
   destructors (`~Cart`), operators and properties with a body (an accessor body or `=>`;
   auto-properties are fields). As for Java's packages, namespaces (block or file-scoped) are
@@ -25,6 +25,7 @@ other languages):
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -145,6 +146,19 @@ def _inline_signature(src: Source, node: Any) -> str | None:
 
 
 # ------------------------------------------------------------------------------------- C, C++
+
+# code only C++ has; a C header guarded for C++ (`extern "C"`) does not count
+_CPP_SIGNS = re.compile(
+    r"^[ \t]*(?:namespace\b|template[ \t]*<|(?:public|private|protected)[ \t]*:)"
+    r"|\bclass[ \t]+\w+(?:[ \t]+final)?[ \t]*[:{]|\w::~?\w",
+    re.M,
+)
+
+
+def looks_like_cpp(src: Source) -> bool:
+    """Whether a `.h` file is a C++ header: the C grammar would misread its classes and
+    templates (and spend long recovering from them)."""
+    return _CPP_SIGNS.search(src.masked) is not None
 
 
 def _c_candidate(src: Source, node: Any, classes: Any, ascii_: bool) -> Candidate | None:
