@@ -163,7 +163,10 @@ def _load(language: str) -> tuple[Any, Any] | None:
 
 
 def parse_tree(src: Source) -> tuple[list[Candidate], bool] | None:
-    """(candidates, tree has errors) or None when no grammar is installed for the language."""
+    """(candidates, tree has errors) or None when no grammar is installed for the language.
+
+    For C and C++ only errors over a sizeable share of the file count (see
+    `treesitter_clike.errors_matter`)."""
     loaded = _load(src.language or "")
     if loaded is None:
         return None
@@ -191,7 +194,10 @@ def parse_tree(src: Source) -> tuple[list[Candidate], bool] | None:
         c = candidate(src, node, classes, ascii_)
         if c is not None:
             out.append(c)
-    return out, tree.root_node.has_error
+    has_error = tree.root_node.has_error
+    if has_error and src.language in ("c", "cpp"):
+        has_error = treesitter_clike.errors_matter(tree.root_node)
+    return out, has_error
 
 
 def _text(src: Source, node: Any) -> str:

@@ -147,18 +147,47 @@ def _inline_signature(src: Source, node: Any) -> str | None:
 
 # ------------------------------------------------------------------------------------- C, C++
 
-# code only C++ has; a C header guarded for C++ (`extern "C"`) does not count
-_CPP_SIGNS = re.compile(
-    r"^[ \t]*(?:namespace\b|template[ \t]*<|(?:public|private|protected)[ \t]*:)"
-    r"|\bclass[ \t]+\w+(?:[ \t]+final)?[ \t]*[:{]|\w::~?\w",
-    re.M,
+# code only C++ has (a C header guarded for C++ with `extern "C"` does not count); each
+# pattern runs only on text holding its word, which keeps the check cheap on plain C
+_CPP_SIGNS = (
+    (("::",), re.compile(r"\w::~?\w")),
+    (("namespace",), re.compile(r"(?m)^[ \t]*namespace\b")),
+    (("template",), re.compile(r"(?m)^[ \t]*template[ \t]*<")),
+    (("class",), re.compile(r"\bclass[ \t]+\w+(?:[ \t]+final)?[ \t]*[:{]")),
+    (
+        ("public", "private", "protected"),
+        re.compile(r"(?m)^[ \t]*(?:public|private|protected)[ \t]*:"),
+    ),
 )
+# unknown macros leave small parse errors all over real C; only a file mostly in error is
+# worth the structural chunker's second opinion
+ERROR_SHARE = 0.05
 
 
 def looks_like_cpp(src: Source) -> bool:
     """Whether a `.h` file is a C++ header: the C grammar would misread its classes and
     templates (and spend long recovering from them)."""
-    return _CPP_SIGNS.search(src.masked) is not None
+    masked = src.masked
+    return any(
+        any(w in masked for w in words) and pattern.search(masked) for words, pattern in _CPP_SIGNS
+    )
+
+
+def errors_matter(root: Any) -> bool:
+    """Whether parse errors cover more than `ERROR_SHARE` of a C / C++ file (only the
+    branches holding an error are walked)."""
+    size = max(1, root.end_byte - root.start_byte)
+    covered = 0
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if node.type == "ERROR":
+            covered += node.end_byte - node.start_byte
+            if covered > ERROR_SHARE * size:
+                return True
+            continue
+        stack.extend(c for c in node.children if c.has_error)
+    return False
 
 
 def _c_candidate(src: Source, node: Any, classes: Any, ascii_: bool) -> Candidate | None:
