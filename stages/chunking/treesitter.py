@@ -9,8 +9,8 @@ bodies, first declarator of a `const` holding a function, anonymous classes skip
 signatures skipped except Rust trait methods and TS overloads, top-level `a.b = function`
 named by `rules.js_assigned_names`), so both backends name the same symbols; members of an
 exported object literal (`module.exports = {a() {}}` -> `exports.a`) are found by tree-sitter
-only. `parse_tree` returns None when the grammar wheel is missing; callers fall back to the
-structural chunker.
+only. C, C++, C# and Ruby nodes are named by `treesitter_clike`. `parse_tree` returns None
+when the grammar wheel is missing; callers fall back to the structural chunker.
 """
 
 from __future__ import annotations
