@@ -540,6 +540,10 @@ CS_TREE = {
         ("Acme.Billing", ["src/Acme.Billing/Invoice.cs"]),
         ("Acme.Billing.Models", ["src/Acme.Billing/Models/Line.cs"]),
         ("Shop.Core", ["src/Shop/Core/Order.cs"]),
+        # a type: its file in the namespace's folder
+        ("static Acme.Billing.Invoice", ["src/Acme.Billing/Invoice.cs"]),
+        ("Line = Acme.Billing.Models.Line", ["src/Acme.Billing/Models/Line.cs"]),
+        ("static Acme.Billing.Missing", []),
         # a framework namespace does not match a folder that happens to share its name
         ("System", []),
         ("System.Text", []),

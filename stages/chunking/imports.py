@@ -581,10 +581,20 @@ def _resolve_csharp(path: str, spec: str, idx: _PathIndex, facts: ProjectFacts) 
     """`using Acme.Billing;` -> the `.cs` files of the folder that holds that namespace by the
     usual layout: `Acme/Billing/`, or a project folder named by the namespace's first parts
     (`Acme.Billing/`, `Acme/Billing.Core/...`). A one-part namespace (`System`) only matches a
-    top-level folder (or one under `src/`), never any folder of that name."""
+    top-level folder (or one under `src/`), never any folder of that name. A type
+    (`using static Acme.Billing.Guard;`, an alias) is its file in its namespace's folder."""
     parts = [p for p in spec.split(".") if p]
     if not parts or not all(re.fullmatch(r"\w+", p) for p in parts):
         return []
+    out = [f for d in _cs_namespace_dirs(idx, parts) for f in idx.dir_files[d] if f.endswith(".cs")]
+    if not out and len(parts) > 1:
+        dirs = set(_cs_namespace_dirs(idx, parts[:-1]))
+        out = [f for f in idx.by_name.get(parts[-1] + ".cs", ()) if posixpath.dirname(f) in dirs]
+    return sorted(set(out))
+
+
+def _cs_namespace_dirs(idx: _PathIndex, parts: list[str]) -> list[str]:
+    spec = ".".join(parts)
     suffixes = {"/".join([".".join(parts[:k]), *parts[k:]]) for k in range(1, len(parts) + 1)}
     out = []
     for d in idx.dirs_by_last.get(parts[-1], []) + idx.dirs_by_last.get(spec, []):
@@ -593,8 +603,8 @@ def _resolve_csharp(path: str, spec: str, idx: _PathIndex, facts: ProjectFacts) 
         else:
             ok = any(d == s or d.endswith("/" + s) for s in suffixes)
         if ok:
-            out += [f for f in idx.dir_files[d] if f.endswith(".cs")]
-    return sorted(set(out))
+            out.append(d)
+    return out
 
 
 def _resolve_ruby(path: str, spec: str, idx: _PathIndex, facts: ProjectFacts) -> list[str]:
