@@ -395,7 +395,16 @@ def test_broken_ruby_falls_back_to_the_structural_chunker() -> None:
     ]
 
 
-def test_c_parse_errors_keep_tree_sitter_when_it_finds_more() -> None:
+def test_broken_c_falls_back_to_the_structural_chunker() -> None:
+    # an unclosed initializer puts the rest of the file in one parse error
+    source = "int x = (\nint a(void) {\n  return 1;\n}\nint b(void) {\n  return 2;\n}\n"
+    assert len(parse_source("a.c", source.encode(), backend="tree-sitter").symbols) < 3
+    pf = parse_source("a.c", source.encode())
+    assert pf.parser == "structural"
+    assert _rows(pf) == [("a", "function", None, 2, 4), ("b", "function", None, 5, 7)]
+
+
+def test_small_c_parse_errors_keep_tree_sitter() -> None:
     # two heads for one body under #ifdef: the parser recovers the definitions, the brace
     # matcher sees one function running to the end of the file
     source = (
