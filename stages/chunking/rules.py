@@ -245,6 +245,17 @@ _GO = LanguageRules(
 RUST_ASSOCIATED_TYPE = _p(
     r"type[ \t]++(?P<name>\w+)(?=[ \t]*+(?:<[^;=\n]*?>)?[ \t]*+(?::[^=;{}]*)?;)"
 )
+# an object literal whose members are exported: `module.exports = {`, `export default {`,
+# `export const api = {` (the owner of the members: "exports", "default", the const's name)
+JS_EXPORTED_OBJECT = _p(
+    r"(?:(?P<cjs>(?:module[ \t]*+\.[ \t]*+)?exports)[ \t]*+=(?![=>])|(?P<default>export[ \t]++default)"
+    r"|export[ \t]++(?:const|let|var)[ \t]++(?P<name>[\w$]+)[ \t]*+(?::[^=;\n]*)?=(?![=>]))"
+    r"[ \t]*+\{"
+)
+# a method (`name(`) or a property (`name:`) at the start of a line of an object literal
+JS_OBJECT_MEMBER = _p(
+    r"(?:(?:async|get|set)[ \t]++)?(?:\*[ \t]*+)?(?P<name>[\w$]+)[ \t]*+(?:(?P<call>\()|:[ \t]*+)"
+)
 GO_SPEC = re.compile(
     r"(?m)^[ \t]*+(?P<name>\w+)(?:\[[^\]\n]*\])?[ \t]++(?:=[ \t]*+)?(?:(?P<kw>struct|interface)\b)?"
 )
@@ -473,7 +484,7 @@ def js_assigned_names(path: str, function_name: str | None) -> tuple[str | None,
 
     `Foo.prototype.bar` is `Foo.bar` (a method), `module.exports.x` is `exports.x`, and
     `module.exports = function name()` is the function's own name."""
-    parts = re.sub(r"\s+", "", path).split(".")
+    parts = "".join(path.split()).split(".")
     kind = "function"
     if len(parts) > 2 and parts[-2] == "prototype":
         parts = [*parts[:-2], parts[-1]]

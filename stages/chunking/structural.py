@@ -31,6 +31,7 @@ _FUNCTION = re.compile(r"function\b")
 _FUNCTION_NAME = re.compile(r"(?:async\s+)?function\b\s*\*?\s*([\w$]+)")
 _STMT_SCAN = re.compile(r"[;\n(){}\[\]]")
 _PARENS = re.compile(r"[()]")
+_MEMBER_SCAN = re.compile(r"[,(){}\[\]]")
 _ARROW = re.compile(r"=>")
 _WS = re.compile(r"\s*")
 _IDENT = re.compile(r"[\w$]+")
@@ -39,6 +40,7 @@ _CHAINED = re.compile(r"\s*+(?P<path>[\w$]+(?:[ \t]*+\.[ \t]*+[\w$]+)+)[ \t]*+=(
 _CALL_END = re.compile(r"\s*\)")
 _NAME = re.compile(r"[A-Za-z_$][\w$]*")
 _TS = frozenset({"typescript", "tsx"})
+_JS_FAMILY = frozenset({"javascript", "typescript", "tsx"})
 _DECLARE = re.compile(r"\bdeclare\b")
 _EXPRESSION_CONTINUES = frozenset("(,=:?[!&|+-*/%<>~^")
 
@@ -211,7 +213,58 @@ def candidates(src: Source) -> list[Candidate]:
         found.extend(_members(sc, lang_rules, containers))
     if src.language == "rust":
         found.extend(_trait_items(sc, lang_rules.decls[0], containers))
+    elif src.language in _JS_FAMILY:
+        found.extend(_exported_object_members(sc))
     return found
+
+
+def _exported_object_members(sc: _Scanner) -> list[Candidate]:
+    """Methods and function-valued properties of a top-level exported object literal, named
+    `exports.a` / `default.a` / `api.a` like the tree-sitter backend names them. Only members
+    that start a line are seen."""
+    out = []
+    masked = sc.masked
+    for m in rules.JS_EXPORTED_OBJECT.finditer(masked):
+        open_ = m.end() - 1
+        if sc.braces.depth(open_) != 0:
+            continue
+        owner = (
+            "exports" if m.group("cjs") else "default" if m.group("default") else m.group("name")
+        )
+        close = sc.brace_end(open_)
+        depth = sc.braces.depth(open_ + 1)
+        for member in rules.JS_OBJECT_MEMBER.finditer(masked, open_ + 1, close):
+            pos = member.start("name")
+            if sc.braces.depth(pos) != depth or sc.src.line_of(pos) == sc.src.line_of(open_):
+                continue
+            if member.group("call"):
+                paren = sc.match_paren(member.end() - 1)
+                body, _ = sc.find_body(paren + 1) if paren is not None else (None, 0)
+                last = sc.brace_end(body) if body is not None else None
+            else:
+                last = sc.function_value(member.end())
+                # an arrow's expression body ends at the comma before the next member
+                if last is not None:
+                    last = min(last, _member_end(sc, member.end(), close))
+            if last is None:
+                continue
+            head = member.start() + len(member.group()) - len(member.group().lstrip())
+            out.append(_candidate(sc, member.group("name"), "function", head, last, owner=owner))
+    return out
+
+
+def _member_end(sc: _Scanner, pos: int, close: int) -> int:
+    """The last code offset of an object literal's member that continues at `pos`."""
+    depth = 0
+    for m in _MEMBER_SCAN.finditer(sc.masked, pos, close):
+        c = m.group()
+        if c in "([{":
+            depth += 1
+        elif c in ")]}":
+            depth -= 1
+        elif depth == 0:
+            return sc._last_code(pos, m.start())
+    return sc._last_code(pos, close)
 
 
 def _trait_items(
