@@ -8,7 +8,7 @@ import pytest
 
 from gitstrata.pipeline.runner import run_index
 from gitstrata.pipeline.tree import CHUNK
-from gitstrata.stages.chunking import parse_source, project_facts, resolve_imports
+from gitstrata.stages.chunking import go_names, parse_source, project_facts, resolve_imports
 from gitstrata.store.generations import Store
 
 
@@ -30,6 +30,55 @@ def test_go_files_of_one_package_are_linked() -> None:
         "internal/x/doc.go",
         "internal/x/x.go",
     ]
+
+
+GO_PACKAGE = {
+    "go.mod": "module example.com/mux\n",
+    "doc.go": "// Package mux routes requests.\npackage mux\n",
+    "mux.go": (
+        'package mux\n\nvar (\n\tErrNotFound = errors.New("x")\n\tlimit, depth = 1, 2\n)\n\n'
+        "type Router struct{ routes []*Route }\n\nfunc NewRouter() *Router { return &Router{} }\n\n"
+        "func (r *Router) Match(req *http.Request) bool { return len(r.routes) > limit }\n"
+    ),
+    "route.go": (
+        "package mux\n\ntype Route struct{ err error }\n\n"
+        "func (r *Route) Match(req *http.Request) bool { return r.err == ErrNotFound }\n\n"
+        "func (r *Route) Host(tpl string) *Route { return r }\n"
+    ),
+    "regexp.go": "package mux\n\ntype routeRegexp struct{}\n\nfunc (r *routeRegexp) Match() {}\n",
+    "test_helpers.go": "package mux\n\nfunc setVars(r *http.Request) {}\n",
+    "helpers_test.go": "package mux\n\nfunc newRequest() *http.Request { return nil }\n",
+    "mux_test.go": (
+        "package mux\n\nfunc TestRouter(t *testing.T) {\n\tr := NewRouter()\n\t"
+        "setVars(newRequest())\n\t_ = r.Match(nil)\n}\n"
+    ),
+    "example_test.go": (
+        'package mux_test\n\nimport "example.com/mux"\n\nfunc Example() {\n\t'
+        'r := mux.NewRouter()\n\tr.Host("x")\n\tr.Match(nil)\n}\n'
+    ),
+}
+
+
+def test_go_package_links_follow_the_names_a_file_uses() -> None:
+    """Within a package a file links to the files defining a name it mentions (functions,
+    types, grouped vars); doc.go (no declarations) is never a target; test helpers are linked
+    from tests only; a method name several types define (`Match`) is no evidence; an external
+    test package links to the files defining what it takes from the imported package."""
+    facts = project_facts({"go.mod": GO_PACKAGE["go.mod"]})
+    known = set(GO_PACKAGE)
+    names = {p: go_names(t.encode()) for p, t in GO_PACKAGE.items() if p.endswith(".go")}
+    assert names["mux.go"].defined == {"ErrNotFound", "limit", "depth", "Router", "NewRouter"}
+
+    def resolved(path: str) -> list[str]:
+        pf = parse_source(path, GO_PACKAGE[path].encode())
+        return resolve_imports(path, "go", pf.imports, known, facts, names)
+
+    assert resolved("mux.go") == ["route.go"]
+    assert resolved("route.go") == ["mux.go"]
+    assert resolved("regexp.go") == []
+    assert resolved("doc.go") == []
+    assert resolved("mux_test.go") == ["helpers_test.go", "mux.go", "test_helpers.go"]
+    assert resolved("example_test.go") == ["mux.go", "route.go"]
 
 
 def test_go_module_paths_resolve_through_go_mod() -> None:
@@ -158,7 +207,7 @@ def test_chunk_stage_reads_go_mod_and_package_json(git_repo) -> None:
         {
             "go.mod": "module example.com/m\n",
             "a.go": "package m\n\nfunc A() {}\n",
-            "b.go": 'package m\n\nimport "example.com/m/sub"\n\nfunc B() { sub.S() }\n',
+            "b.go": 'package m\n\nimport "example.com/m/sub"\n\nfunc B() { A(); sub.S() }\n',
             "sub/s.go": "package sub\n\nfunc S() {}\n",
             "js/package.json": '{"main": "lib/main.js"}',
             "js/lib/main.js": "module.exports = 1\n",
@@ -168,7 +217,8 @@ def test_chunk_stage_reads_go_mod_and_package_json(git_repo) -> None:
     run_index(git_repo.path, stages=[CHUNK], rebuild=True)
     files = Store(git_repo.path / ".strata").require_live().table("files").to_pylist()
     resolved = {r["path"]: r["imports_resolved"] for r in files}
-    assert resolved["a.go"] == ["b.go"]
+    # Go: the files of a package that define a name the file uses (a.go uses nothing of b.go)
+    assert resolved["a.go"] == []
     assert resolved["b.go"] == ["a.go", "sub/s.go"]
     assert resolved["sub/s.go"] == []
     assert resolved["test.js"] == ["js/lib/main.js"]

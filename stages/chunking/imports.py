@@ -8,9 +8,12 @@ Resolution never touches the file system: it only looks specifiers up in `known_
 (repo-relative POSIX paths) and in `ProjectFacts`, the few repository-level settings that decide
 where an import points (go.mod module paths, package.json "main", tsconfig.json path aliases),
 parsed from those files' text by `project_facts`. Go files are linked to the other files of
-their package (same directory) even without an import, since Go never names them. Indexes derived from `known_paths` are cached for the last few
-collections seen (by identity and size), so resolving every file of a repository against the
-same set is cheap; do not mutate that collection between calls.
+their package (same directory) even without an import, since Go never names them; given each Go
+file's `GoNames` (what it declares, which identifiers it mentions) only to the files of its own
+or an imported package that define a name it uses, so a package's doc.go, test helpers and
+unrelated files are not dependencies of every file. Indexes derived from `known_paths` are
+cached for the last few collections seen (by identity and size), so resolving every file of a
+repository against the same set is cheap; do not mutate that collection between calls.
 """
 
 from __future__ import annotations
@@ -331,8 +334,13 @@ def resolve_imports(
     imports: Iterable[str],
     known_paths: Collection[str],
     facts: ProjectFacts = NO_FACTS,
+    go_names: Mapping[str, GoNames] | None = None,
 ) -> list[str]:
-    """Repo paths (in `known_paths`) that the import specifiers of `path` refer to; sorted."""
+    """Repo paths (in `known_paths`) that the import specifiers of `path` refer to; sorted.
+
+    For Go, `go_names` (path -> `go_names(text)`, for the repository's Go files) narrows a
+    package to the files that define a name `path` uses; without it every source file of an
+    imported or of its own package is a link."""
     resolver = _RESOLVERS.get(language or "")
     if resolver is None:
         return []
@@ -341,6 +349,8 @@ def resolve_imports(
     for spec in imports:
         out.update(resolver(path, spec, idx, facts))
     if language == "go":
+        if go_names is not None and path in go_names:
+            return _go_used(path, out, idx, go_names)
         out.update(_go_package(path, idx))
     out.discard(path)
     return sorted(out)
@@ -469,6 +479,113 @@ def _go_package(path: str, idx: _PathIndex) -> list[str]:
     them. Test files are left out as targets: sources never use them, and a test rarely uses
     another test file, so linking them would hide real couplings between tests."""
     return _go_sources(idx, posixpath.dirname(path))
+
+
+@dataclass(frozen=True, slots=True)
+class GoNames:
+    """What one Go file declares at top level and which names it mentions (masked text)."""
+
+    package: str
+    defined: frozenset[str]  # functions, types, vars and consts
+    methods: frozenset[str]
+    bare: frozenset[str]  # identifiers not after a `.`
+    selected: frozenset[str]  # identifiers after a `.` (`pkg.Name`, `x.Method`)
+
+
+_GO_PACKAGE = re.compile(r"(?m)^[ \t]*package[ \t]+(\w+)")
+_GO_FUNC = re.compile(r"(?m)^func[ \t]+(\w+)")
+_GO_METHOD = re.compile(r"(?m)^func[ \t]*\([^()]*\)[ \t]*(\w+)")
+_GO_DECL = re.compile(r"(?m)^(?:type|var|const)[ \t]+(\w+(?:[ \t]*,[ \t]*\w+)*)")
+_GO_GROUP = re.compile(r"(?m)^(?:type|var|const)[ \t]*\(")
+_GO_SPEC_NAMES = re.compile(r"(?m)^[ \t]+(\w+(?:[ \t]*,[ \t]*\w+)*)")
+_GO_IDENT = re.compile(r"(\.[ \t]*)?\b([A-Za-z_]\w*)")
+_GO_NESTING = re.compile(r"[(){}\[\]]")
+_NOT_NAMES = frozenset({"_", "init", "main"})
+
+
+def go_names(text: bytes) -> GoNames:
+    """The top-level names a Go file declares and the identifiers it uses, from its text."""
+    masked = Source(text, "go").masked
+    package = _GO_PACKAGE.search(masked)
+    defined = {m.group(1) for m in _GO_FUNC.finditer(masked)}
+    for m in _GO_DECL.finditer(masked):
+        defined.update(n.strip() for n in m.group(1).split(","))
+    for m in _GO_GROUP.finditer(masked):
+        depth = 1
+        line_start = True
+        pos = m.end()
+        while depth and pos < len(masked):
+            if line_start and depth == 1 and (spec := _GO_SPEC_NAMES.match(masked, pos)):
+                defined.update(n.strip() for n in spec.group(1).split(","))
+            nl = masked.find("\n", pos)
+            stop = nl if nl >= 0 else len(masked)
+            for b in _GO_NESTING.finditer(masked, pos, stop):
+                depth += 1 if b.group() in "({[" else -1
+                if depth == 0:
+                    break
+            pos = stop + 1
+            line_start = True
+    bare: set[str] = set()
+    selected: set[str] = set()
+    for m in _GO_IDENT.finditer(masked):
+        (selected if m.group(1) else bare).add(m.group(2))
+    return GoNames(
+        package.group(1) if package else "",
+        frozenset(defined - _NOT_NAMES),
+        frozenset(m.group(1) for m in _GO_METHOD.finditer(masked)),
+        frozenset(bare),
+        frozenset(selected),
+    )
+
+
+def _go_used(
+    path: str, candidates: set[str], idx: _PathIndex, names: Mapping[str, GoNames]
+) -> list[str]:
+    """The files of `path`'s own package (tests included when `path` is a test) and of the
+    packages it imports that define a name `path` uses: a package-level name mentioned bare in
+    its own package, `pkg.Name` elsewhere, or a method name after a `.` that only one file of
+    that package defines (`Match` on three types says nothing). A file whose names are not
+    known is kept (nothing says it is unused)."""
+    own = names[path]
+    d = posixpath.dirname(path)
+    is_test = path.endswith("_test.go")
+    out = []
+    for f in idx.dir_files.get(d, ()):
+        if not f.endswith(".go") or f == path or (f.endswith("_test.go") and not is_test):
+            continue
+        other = names.get(f)
+        if other is None or (
+            other.package == own.package
+            and (own.bare & other.defined or own.selected & _unique_methods(f, idx, names))
+        ):
+            out.append(f)
+    for f in candidates:
+        other = names.get(f)
+        if other is not None and posixpath.dirname(f) == d and other.package == own.package:
+            continue  # the own package: decided above
+        if other is None or own.selected & (other.defined | _unique_methods(f, idx, names)):
+            out.append(f)
+    return sorted(set(out) - {path})
+
+
+_METHOD_OWNERS: list[tuple[Mapping[str, GoNames], dict[str, dict[tuple[str, str], int]]]] = []
+
+
+def _unique_methods(path: str, idx: _PathIndex, names: Mapping[str, GoNames]) -> frozenset[str]:
+    """The methods of `path` that no other file of its package defines."""
+    if not _METHOD_OWNERS or _METHOD_OWNERS[0][0] is not names:
+        _METHOD_OWNERS[:] = [(names, {})]
+    per_dir = _METHOD_OWNERS[0][1]
+    d = posixpath.dirname(path)
+    counts = per_dir.get(d)
+    if counts is None:
+        counts = per_dir[d] = {}
+        for f in idx.dir_files.get(d, ()):
+            if (g := names.get(f)) is not None:
+                for m in g.methods:
+                    counts[(g.package, m)] = counts.get((g.package, m), 0) + 1
+    own = names[path]
+    return frozenset(m for m in own.methods if counts.get((own.package, m)) == 1)
 
 
 def _resolve_go(path: str, spec: str, idx: _PathIndex, facts: ProjectFacts) -> list[str]:
