@@ -168,6 +168,68 @@ def test_ts_path_aliases_from_tsconfig() -> None:
     assert project_facts({"tsconfig.json": "{oops"}).ts_configs == ()
 
 
+def test_tsconfig_extends_chain() -> None:
+    """`extends` is followed (relative paths, with or without .json, through several files);
+    the child's baseUrl / paths override the parent's, each relative to the file setting it."""
+    known = {"src/app/core.ts", "lib/shared/x.ts", "web/src/page.ts", "web/main.ts"}
+    known |= {"packages/a/src/util.ts", "packages/a/main.ts", "packages/b/main.ts", "c.ts"}
+    facts = {
+        "tsconfig.base.json": '{"compilerOptions": {"baseUrl": ".", "paths": {"@s/*": ["lib/shared/*"]}}}',
+        # inherits both from the base
+        "packages/b/tsconfig.json": '{"extends": "../../tsconfig.base"}',
+        # a chain: a -> web -> base; web's own paths override the base's
+        "web/tsconfig.json": (
+            '{"extends": "../tsconfig.base.json", "compilerOptions": {"paths": {"@/*": ["web/src/*"]}}}'
+        ),
+        "packages/a/tsconfig.json": (
+            '{"extends": "../../web/tsconfig.json", "compilerOptions": {"baseUrl": "src"}}'
+        ),
+        # a package name in extends is not in the repository: nothing inherited
+        "tools/tsconfig.json": '{"extends": "@tsconfig/node20/tsconfig.json"}',
+    }
+    src = "import a from '@s/x'\nimport b from '@/page'\nimport c from 'util'\nimport d from 'c'\n"
+    assert links("packages/b/main.ts", src, known, facts) == ["c.ts", "lib/shared/x.ts"]
+    assert links("web/main.ts", src, known, facts) == ["c.ts", "web/src/page.ts"]
+    # a's baseUrl (src, relative to a) replaces the base's; the paths come from web, relative
+    # to the baseUrl in force
+    assert links("packages/a/main.ts", src, known, facts) == ["packages/a/src/util.ts"]
+    assert all(c.directory != "tools" for c in project_facts(facts).ts_configs)
+
+
+CARGO_WORKSPACE = {
+    "Cargo.toml": (
+        '[package]\nname = "tool"\n\n[[bin]]\npath = "crates/core/main.rs"\n\n'
+        '[workspace]\nmembers = ["crates/matcher", "crates/searcher"]\n'
+    ),
+    "crates/matcher/Cargo.toml": '[package]\nname = "grep-matcher"\nversion = "0.1.0"\n',
+    "crates/searcher/Cargo.toml": (
+        '[package]\nname = "grep-searcher"\n\n[lib]\nname = "searcher"\npath = "lib.rs"\n'
+    ),
+    "crates/broken/Cargo.toml": "[package\nname = ",
+}
+
+
+def test_rust_workspace_crates_link_to_each_other() -> None:
+    """`use other_crate::...` of a workspace member (its Cargo.toml [package] name, `-` as `_`,
+    or its [lib] name and path) resolves into that crate: the module file, else its lib.rs."""
+    known = {"crates/matcher/src/lib.rs", "crates/matcher/src/interpolate.rs"}
+    known |= {"crates/searcher/lib.rs", "crates/searcher/sink.rs", "crates/core/main.rs"}
+    src = (
+        "use grep_matcher::{Matcher, interpolate::interpolate};\n"
+        "use searcher::sink::Sink;\nuse serde::Serialize;\nextern crate grep_matcher;\n"
+    )
+    assert links("crates/core/main.rs", src, known, CARGO_WORKSPACE) == [
+        "crates/matcher/src/interpolate.rs",
+        "crates/matcher/src/lib.rs",
+        "crates/searcher/sink.rs",
+    ]
+    assert project_facts(CARGO_WORKSPACE).rust_crates == {
+        "tool": "src/lib.rs",
+        "grep_matcher": "crates/matcher/src/lib.rs",
+        "searcher": "crates/searcher/lib.rs",
+    }
+
+
 RUST = {"src/lib.rs", "src/a.rs", "src/a/b.rs", "src/c/mod.rs", "src/c/d.rs", "src/e.rs"}
 RUST |= {"crates/core/main.rs", "crates/core/flags/mod.rs", "crates/core/flags/parse.rs"}
 

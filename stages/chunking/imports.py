@@ -6,7 +6,8 @@ Rust "crate::a::b" (use trees expanded), Java "com.acme.Foo" / "com.acme.*".
 
 Resolution never touches the file system: it only looks specifiers up in `known_paths`
 (repo-relative POSIX paths) and in `ProjectFacts`, the few repository-level settings that decide
-where an import points (go.mod module paths, package.json "main", tsconfig.json path aliases),
+where an import points (go.mod module paths, package.json "main", tsconfig.json path aliases
+through their `extends` chain, Cargo.toml crate names),
 parsed from those files' text by `project_facts`. Go files are linked to the other files of
 their package (same directory) even without an import, since Go never names them; given each Go
 file's `GoNames` (what it declares, which identifiers it mentions) only to the files of its own
@@ -22,6 +23,7 @@ import bisect
 import json
 import posixpath
 import re
+import tomllib
 from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 
@@ -224,7 +226,7 @@ def _expand_use(tree: str, depth: int = 0) -> list[str]:
 
 
 # Files whose text `project_facts` reads; the chunk stage's adapter passes them in.
-FACT_FILES = frozenset({"go.mod", "package.json", "tsconfig.json", "jsconfig.json"})
+FACT_FILES = frozenset({"go.mod", "package.json", "tsconfig.json", "jsconfig.json", "Cargo.toml"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -233,7 +235,7 @@ class TsPaths:
 
     directory: str  # where the tsconfig.json sits: it applies to files below it
     base: str | None  # baseUrl, resolved; None when the config sets none
-    paths: tuple[tuple[str, tuple[str, ...]], ...]  # pattern -> targets (relative to `base`)
+    paths: tuple[tuple[str, tuple[str, ...]], ...]  # pattern -> targets (repo-relative)
 
 
 @dataclass(frozen=True, slots=True)
@@ -243,6 +245,8 @@ class ProjectFacts:
     go_modules: tuple[tuple[str, str], ...] = ()  # (module path, its directory), longest first
     js_mains: Mapping[str, str] = field(default_factory=dict)  # folder -> its package's main file
     ts_configs: tuple[TsPaths, ...] = ()  # deepest directory first
+    # Rust crate name as code spells it (`grep_searcher`) -> its library root (crates/x/src/lib.rs)
+    rust_crates: Mapping[str, str] = field(default_factory=dict)
 
 
 _GO_MODULE = re.compile(r"(?m)^[ \t]*module[ \t]+\"?([^\s\"/]+(?:/[^\s\"]*)?)\"?")
@@ -270,6 +274,7 @@ def project_facts(texts: Mapping[str, str]) -> ProjectFacts:
     modules = []
     mains = {}
     configs = []
+    crates: dict[str, str] = {}
     for path, text in texts.items():
         d, name = posixpath.split(path)
         if name == "go.mod":
@@ -280,22 +285,70 @@ def project_facts(texts: Mapping[str, str]) -> ProjectFacts:
             if isinstance(main, str) and main:
                 mains[d] = _join(d, main)
         elif name in ("tsconfig.json", "jsconfig.json"):
-            opts = _jsonc(text).get("compilerOptions")
-            if not isinstance(opts, dict):
-                continue
-            base_url = opts.get("baseUrl")
-            base = _join(d, base_url) if isinstance(base_url, str) else None
-            raw = opts.get("paths")
-            paths = tuple(
-                (k, tuple(t for t in v if isinstance(t, str)))
-                for k, v in (raw.items() if isinstance(raw, dict) else ())
-                if isinstance(v, list)
-            )
-            if base is not None or paths:
-                configs.append(TsPaths(d, base, paths))
+            if (cfg := _ts_config(path, texts)) is not None:
+                configs.append(cfg)
+        elif name == "Cargo.toml" and (crate := _cargo_crate(d, text)) is not None:
+            crates.setdefault(*crate)
     modules.sort(key=lambda t: (-len(t[0]), t[0]))
     configs.sort(key=lambda c: (-c.directory.count("/") - bool(c.directory), c.directory))
-    return ProjectFacts(tuple(modules), mains, tuple(configs))
+    return ProjectFacts(tuple(modules), mains, tuple(configs), crates)
+
+
+def _ts_options(path: str, texts: Mapping[str, str]) -> tuple[str | None, dict[str, list[str]]]:
+    """(baseUrl, paths) of a tsconfig after following its `extends` chain: a setting of the
+    child overrides its parent's; a relative `baseUrl` is relative to the file that sets it and
+    `paths` to the baseUrl in force (or to the file that sets them, without one). Only
+    configs inside the repository are followed (a package name in `extends` is not)."""
+    base: str | None = None
+    paths: dict | None = None
+    paths_dir = ""
+    seen: set[str] = set()
+    while path in texts and path not in seen:
+        seen.add(path)
+        config = _jsonc(texts[path])
+        opts = config.get("compilerOptions")
+        d = posixpath.dirname(path)
+        if isinstance(opts, dict):
+            if base is None and isinstance(opts.get("baseUrl"), str):
+                base = _join(d, opts["baseUrl"])
+            if paths is None and isinstance(opts.get("paths"), dict):
+                paths, paths_dir = opts["paths"], d
+        parent = config.get("extends")
+        if not isinstance(parent, str) or not parent.startswith((".", "/")):
+            break
+        parent = _join(d, parent.lstrip("/") if parent.startswith("/") else parent)
+        path = parent if parent.endswith(".json") else parent + ".json"
+    targets_base = base if base is not None else paths_dir
+    return base, {
+        k: [_join(targets_base or "", t) for t in v if isinstance(t, str)]
+        for k, v in (paths or {}).items()
+        if isinstance(v, list)
+    }
+
+
+def _ts_config(path: str, texts: Mapping[str, str]) -> TsPaths | None:
+    base, raw = _ts_options(path, texts)
+    paths = tuple((k, tuple(v)) for k, v in raw.items())
+    if base is None and not paths:
+        return None
+    return TsPaths(posixpath.dirname(path), base, paths)
+
+
+def _cargo_crate(d: str, text: str) -> tuple[str, str] | None:
+    """(crate name as code spells it, library root) of a Cargo.toml with a `[package]`: a
+    workspace member is used from the other members as `name::...`."""
+    try:
+        manifest = tomllib.loads(text)
+    except tomllib.TOMLDecodeError:
+        return None
+    package = manifest.get("package")
+    lib = manifest.get("lib")
+    lib = lib if isinstance(lib, dict) else {}
+    name = lib.get("name") or (package.get("name") if isinstance(package, dict) else None)
+    if not isinstance(name, str) or not name:
+        return None
+    root = lib.get("path")
+    return name.replace("-", "_"), _join(d, root if isinstance(root, str) else "src/lib.rs")
 
 
 NO_FACTS = ProjectFacts()
@@ -427,18 +480,17 @@ def _ts_alias(path: str, spec: str, facts: ProjectFacts) -> list[str] | None:
     for cfg in facts.ts_configs:
         if cfg.directory and not path.startswith(cfg.directory + "/"):
             continue
-        base = cfg.base if cfg.base is not None else cfg.directory
         out = []
         for pattern, targets in cfg.paths:
             star = pattern.find("*")
             if star < 0:
                 if spec == pattern:
-                    out += [_join(base, t) for t in targets]
+                    out += list(targets)
                 continue
             pre, post = pattern[:star], pattern[star + 1 :]
             if spec.startswith(pre) and spec.endswith(post) and len(spec) >= len(pre) + len(post):
                 middle = spec[len(pre) : len(spec) - len(post)]
-                out += [_join(base, t.replace("*", middle, 1)) for t in targets]
+                out += [_join(t.replace("*", middle, 1)) for t in targets]
         if cfg.base is not None:
             out.append(_join(cfg.base, spec))
         return out
@@ -647,6 +699,9 @@ def _resolve_rust(path: str, spec: str, idx: _PathIndex, facts: ProjectFacts) ->
                 base = posixpath.dirname(base)
             i += 1
         rest = parts[i:]
+    elif (lib := facts.rust_crates.get(parts[0])) is not None and lib in idx.paths:
+        # another crate of the workspace: its modules sit beside its lib.rs
+        base, root, rest = posixpath.dirname(lib), [lib], parts[1:]
     else:
         return []
     for k in range(len(rest), 0, -1):
