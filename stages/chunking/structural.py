@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import bisect
 import re
+from collections.abc import Iterable
 
 from . import rules
 from .model import Candidate
@@ -41,6 +42,7 @@ _CALL_END = re.compile(r"\s*\)")
 _NAME = re.compile(r"[A-Za-z_$][\w$]*")
 _TS = frozenset({"typescript", "tsx"})
 _JS_FAMILY = frozenset({"javascript", "typescript", "tsx"})
+_TOP_LEVEL_ONLY = frozenset({"assigned", "defined"})
 _DECLARE = re.compile(r"\bdeclare\b")
 _EXPRESSION_CONTINUES = frozenset("(,=:?[!&|+-*/%<>~^")
 
@@ -202,7 +204,7 @@ def candidates(src: Source) -> list[Candidate]:
     found: list[Candidate] = []
     containers: list[tuple[int, int, str, str]] = []  # (body open, close, kind, name)
     for rule in lang_rules.decls:
-        for m in rule.pattern.finditer(sc.masked):
+        for m in _matches(rule.pattern, rule.hint, sc.masked):
             c = _declaration(sc, rule, m, containers)
             if c is not None:
                 found.append(c)
@@ -218,13 +220,30 @@ def candidates(src: Source) -> list[Candidate]:
     return found
 
 
+def _matches(
+    pattern: re.Pattern[str], hint: re.Pattern[str] | None, masked: str
+) -> Iterable[re.Match[str]]:
+    """`pattern.finditer(masked)` for a line-anchored pattern matching within one line; with a
+    `hint`, tried only at the start of the lines holding it."""
+    if hint is None:
+        yield from pattern.finditer(masked)
+        return
+    tried = -1
+    for h in hint.finditer(masked):
+        start = masked.rfind("\n", 0, h.start()) + 1
+        if start > tried:
+            tried = start
+            if (m := pattern.match(masked, start)) is not None:
+                yield m
+
+
 def _exported_object_members(sc: _Scanner) -> list[Candidate]:
     """Methods and function-valued properties of a top-level exported object literal, named
     `exports.a` / `default.a` / `api.a` like the tree-sitter backend names them. Only members
     that start a line are seen."""
     out = []
     masked = sc.masked
-    for m in rules.JS_EXPORTED_OBJECT.finditer(masked):
+    for m in _matches(rules.JS_EXPORTED_OBJECT, rules.JS_EXPORTED_OBJECT_HINT, masked):
         open_ = m.end() - 1
         if sc.braces.depth(open_) != 0:
             continue
@@ -322,6 +341,8 @@ def _declaration(
     containers: list[tuple[int, int, str, str]],
 ) -> Candidate | None:
     head = m.start() + len(m.group()) - len(m.group().lstrip())
+    if rule.mode in _TOP_LEVEL_ONLY and sc.braces.depth(head) != 0:
+        return None  # decided before any scanning: most such heads are inside bodies
     if rule.statement_only:
         before = sc.masked[max(0, head - 200) : head].rstrip()
         if before and before[-1] in _EXPRESSION_CONTINUES:
@@ -338,7 +359,7 @@ def _declaration(
             return None
     elif rule.mode == "defined":
         last = sc.function_value(m.end())
-        if last is None or sc.braces.depth(head) != 0:
+        if last is None:
             return None
         close = _CALL_END.match(sc.masked, last + 1)
         name = sc.src.text[m.start("name") : m.end("name")]
@@ -356,7 +377,7 @@ def _declaration(
         while (chained := _CHAINED.match(sc.masked, end)) is not None:
             name, end, sig = chained.group("path"), chained.end(), chained.start("path")
         last = sc.function_value(end)
-        if last is None or sc.braces.depth(head) != 0:
+        if last is None:
             return None
         fn = _FUNCTION_NAME.match(sc.masked, end)
         owner, name, kind = rules.js_assigned_names(name, fn.group(1) if fn else None)
