@@ -1560,7 +1560,8 @@ def test_js_definitions_inside_iife_and_umd_wrappers() -> None:
     ]
 
 
-def test_js_prototype_and_exported_members_inside_function_bodies() -> None:
+@pytest.mark.parametrize("backend", ["tree-sitter", "structural"])
+def test_js_prototype_and_exported_members_inside_function_bodies(backend: str) -> None:
     """Inside an ordinary function body, prototype and exported members are definitions; other
     member assignments (`res.local = function`) are not."""
     source = """\
@@ -1576,7 +1577,7 @@ function setup(exports) {
   }
 }
 """
-    pf = parse_source("lib/setup.js", source.encode())
+    pf = parse_source("lib/setup.js", source.encode(), backend=backend)
     assert [(s.qualname, s.kind, s.parent, s.start_line, s.end_line) for s in pf.symbols[1:]] == [
         ("setup", "function", None, 1, 11),
         ("Foo.bar", "method", "setup", 2, 2),

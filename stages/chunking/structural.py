@@ -8,6 +8,9 @@ How it works, on the masked text (strings and comments blanked, see `source.py`)
 3. from a declaration head, the body is the first `{` outside parentheses and brackets; a `;`,
    a plain `=` or a `}` first means there is no body (prototypes, abstract methods, fields).
 
+JS/TS member assignments (`a.b = function`) are definitions at the top level, and inside a
+body only when they define a prototype or an exported member.
+
 Invariants: never raises on any text; a declaration without a body is dropped, except types
 that are complete without one (Rust unit / tuple structs, type aliases, Go named types), Rust
 trait methods (required methods are part of the trait's interface) and TS overload
@@ -43,6 +46,7 @@ _NAME = re.compile(r"[A-Za-z_$][\w$]*")
 _TS = frozenset({"typescript", "tsx"})
 _JS_FAMILY = frozenset({"javascript", "typescript", "tsx"})
 _TOP_LEVEL_ONLY = frozenset({"assigned", "defined"})
+_NESTED_MEMBER = re.compile(r"\.[ \t]*+prototype[ \t]*+\.|^(?:module[ \t]*+\.[ \t]*+)?exports\b")
 _DECLARE = re.compile(r"\bdeclare\b")
 _EXPRESSION_CONTINUES = frozenset("(,=:?[!&|+-*/%<>~^")
 
@@ -341,8 +345,14 @@ def _declaration(
     containers: list[tuple[int, int, str, str]],
 ) -> Candidate | None:
     head = m.start() + len(m.group()) - len(m.group().lstrip())
-    if rule.mode in _TOP_LEVEL_ONLY and sc.braces.depth(head) != 0:
-        return None  # decided before any scanning: most such heads are inside bodies
+    # decided before any scanning: most such heads are inside bodies, where only a prototype
+    # or an exported member is a definition
+    if (
+        rule.mode in _TOP_LEVEL_ONLY
+        and sc.braces.depth(head) != 0
+        and (rule.mode != "assigned" or not _NESTED_MEMBER.search(m.group("name")))
+    ):
+        return None
     if rule.statement_only:
         before = sc.masked[max(0, head - 200) : head].rstrip()
         if before and before[-1] in _EXPRESSION_CONTINUES:

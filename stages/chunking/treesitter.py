@@ -10,10 +10,11 @@ signatures skipped except Rust trait methods and TS overloads, top-level `a.b = 
 named by `rules.js_assigned_names`, members of an exported object literal named
 `exports.a` / `default.a` / `o.a`), so both backends name the same symbols. JS/TS
 assignment-style definitions are found by walking statements in Python, not by the query (see
-`_js_definitions`); the bodies of immediately invoked functions (UMD / IIFE wrappers) count as
-top level, and inside other function bodies only prototype and exported members count (found
-by tree-sitter only). `parse_tree` returns None when the grammar wheel is missing; callers fall
-back to the structural chunker.
+`_js_definitions`); inside function bodies only prototype and exported members count (both
+backends), except in the bodies of immediately invoked functions (UMD / IIFE wrappers), which
+count as top level (tree-sitter only; the structural chunker sees members of exported object
+literals only when they start a line). `parse_tree` returns None when the grammar wheel is
+missing; callers fall back to the structural chunker.
 """
 
 from __future__ import annotations
