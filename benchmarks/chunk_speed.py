@@ -1,8 +1,9 @@
 """Hand-run throughput check: `python -m gitstrata.benchmarks.chunk_speed [--lines 500]`.
 
-Builds deterministic synthetic files (Python, TypeScript, C, C++, C#, Ruby) of about the requested
-length and prints the time of `parse_source` per file for every backend. Not a test:
-timings are machine dependent and never asserted.
+Builds deterministic synthetic files (Python, TypeScript, Express-style JavaScript, Go, Rust, C,
+C++, C#, Ruby) of about the requested length and prints the time of `parse_source` per file for every backend. Not
+a test: timings are machine dependent and never asserted. To compare two versions, run this
+module from each checkout in turn, several times, and compare the medians.
 """
 
 from __future__ import annotations
@@ -190,6 +191,98 @@ module Shop
 end
 """
 
+# Express-style: prototype and member assignments, exports, a helper-defined accessor
+_JS_UNIT = """
+/**
+ * Send a response, number {i}.
+ */
+res.send{i} = function send(body) {{
+  var chunk = body;
+  if (typeof chunk === 'string') {{
+    this.set('Content-Type', 'text/html');
+  }}
+  return this.end(chunk);
+}};
+
+Service{i}.prototype.call = function call(payload, done) {{
+  var self = this;
+  this.client.post('/v1/{i}', payload, function (err, result) {{
+    if (err) return done(err);
+    done(null, self.parse(result));
+  }});
+}};
+
+exports.total{i} = function (values) {{
+  return values.reduce(function (total, v) {{ return total + v * {i}; }}, 0);
+}};
+
+defineGetter(req, 'host{i}', function host() {{
+  return this.get('X-Forwarded-Host') || this.get('Host');
+}});
+
+function helper{i}(options) {{
+  var opts = options || {{}};
+  return Object.keys(opts).length;
+}}
+"""
+
+_GO_UNIT = """
+// Service{i} calls the remote endpoint number {i}.
+type Service{i} struct {{
+\tclient  *http.Client
+\tretries int
+}}
+
+// Call posts the payload and decodes the answer.
+func (s *Service{i}) Call(ctx context.Context, payload map[string]int) (Result, error) {{
+\tfor attempt := 0; attempt < s.retries; attempt++ {{
+\t\tres, err := s.client.Post("/v1/{i}", "application/json", encode(payload))
+\t\tif err == nil && res.StatusCode == 200 {{
+\t\t\treturn decode(res.Body)
+\t\t}}
+\t}}
+\treturn Result{{}}, errors.New("failed after retries")
+}}
+
+func total{i}(values []int) int {{
+\ttotal := 0
+\tfor _, v := range values {{
+\t\ttotal += v * {i}
+\t}}
+\treturn total
+}}
+"""
+
+_RS_UNIT = """
+/// Service number {i}.
+pub struct Service{i} {{
+    client: Client,
+    retries: usize,
+}}
+
+impl Service{i} {{
+    pub fn new(client: Client) -> Self {{
+        Self {{ client, retries: 3 }}
+    }}
+
+    /// Posts the payload and decodes the answer.
+    pub async fn call(&self, payload: &Payload) -> Result<Answer, Error> {{
+        for _ in 0..self.retries {{
+            if let Ok(res) = self.client.post("/v1/{i}", payload).await {{
+                return res.json();
+            }}
+        }}
+        Err(Error::Retries)
+    }}
+}}
+
+impl fmt::Display for Service{i} {{
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {{
+        write!(f, "service-{i}")
+    }}
+}}
+"""
+
 _UNITS = {
     "module.py": _PY_UNIT,
     "module.ts": _TS_UNIT,
@@ -197,6 +290,9 @@ _UNITS = {
     "module.cpp": _CPP_UNIT,
     "Module.cs": _CS_UNIT,
     "module.rb": _RB_UNIT,
+    "module.js": _JS_UNIT,
+    "module.go": _GO_UNIT,
+    "module.rs": _RS_UNIT,
 }
 
 

@@ -17,7 +17,9 @@ from ..stages.chunk import (
     chunk_file,
     file_row,
     is_fact_file,
+    needs_text,
     read_facts,
+    read_go_names,
     resolve_file_imports,
     skip_reason,
 )
@@ -84,8 +86,10 @@ def run_chunk(ctx: StageContext) -> StageResult:
     ]
     with BlobReader(ctx.git) as reader:
         fact_texts = {e.path: reader.read(e.blob) or b"" for e in fact_blobs}
+        go_texts = {r["path"]: reader.read(r["blob"]) or b"" for r in file_rows if needs_text(r)}
     facts = read_facts(fact_texts)
-    resolve_file_imports(file_rows, {r["path"] for r in file_rows}, facts)
+    names = read_go_names(go_texts)
+    resolve_file_imports(file_rows, {r["path"] for r in file_rows}, facts, names)
     tables = build_tables(file_rows, new_symbols, reused)
 
     status = Counter(r["status"] for r in file_rows)

@@ -20,8 +20,10 @@ from ..store.globs import PathMatcher
 from ..store.ids import MODULE_SYMBOL, symbol_id
 from .chunking import (
     FACT_FILES,
+    GoNames,
     ProjectFacts,
     detect_language,
+    go_names,
     module_remainder,
     parse_source,
     project_facts,
@@ -139,15 +141,38 @@ def read_facts(texts: dict[str, bytes]) -> ProjectFacts:
     return project_facts({p: _text(b) for p, b in texts.items()})
 
 
+def needs_text(row: dict) -> bool:
+    """Whether import resolution needs the file's text again (Go: the names it declares and
+    uses decide which files of a package it depends on); the adapter reads those."""
+    return row["language"] == "go" and row["status"] == "indexed"
+
+
+def read_go_names(texts: dict[str, bytes]) -> dict[str, GoNames]:
+    return {p: go_names(b) for p, b in texts.items()}
+
+
 def resolve_file_imports(
-    file_rows: list[dict], known_paths: Collection[str], facts: ProjectFacts | None = None
+    file_rows: list[dict],
+    known_paths: Collection[str],
+    facts: ProjectFacts | None = None,
+    names: dict[str, GoNames] | None = None,
 ) -> None:
     """Fill `imports_resolved` in place; depends on the whole tree, so it reruns every time.
-    Go files get their package's other files and C/C++ headers their implementation even with
-    no import."""
+    Go files get the files of their package that define a name they use even with no import
+    (every file of the package when `names` is not given), and C/C++ headers their
+    implementation."""
     for row in file_rows:
-        row["imports_resolved"] = resolve_imports(
-            row["path"], row["language"], row["imports"], known_paths, facts or ProjectFacts()
+        row["imports_resolved"] = (
+            resolve_imports(
+                row["path"],
+                row["language"],
+                row["imports"],
+                known_paths,
+                facts or ProjectFacts(),
+                names,
+            )
+            if row["imports"] or row["language"] in ("go", "c", "cpp")
+            else []
         )
 
 

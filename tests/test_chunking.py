@@ -1433,13 +1433,117 @@ def test_js_assignment_definitions() -> None:
     ]
     send = pf.symbols[1]
     assert (send.signature, send.docstring) == ("res.send = function send(body)", "Send a body.")
-    # the structural fallback names assignments the same way (object-literal members excepted)
+    # the structural fallback names assignments and exported object members the same way
     st_ = parse_source("lib/response.js", JS_ASSIGNED.encode(), backend="structural")
-    assert _rows4(st_) == [
-        r for r in _rows4(pf) if r[0] not in ("exports.a", "exports.b", "exports.d")
-    ]
+    assert _rows4(st_) == _rows4(pf)
     ts_ = parse_source("src/response.ts", JS_ASSIGNED.encode())
     assert _rows4(ts_) == _rows4(pf)
+
+
+JS_EXPORTED_OBJECTS = """\
+export default {
+  name: 'widget',
+  data() {
+    return {};
+  },
+  render: (h) => h('div'),
+  async load() {},
+};
+export const api = {
+  get(url) {
+    return url;
+  },
+  post: function (url, body) {},
+  retries: 3,
+};
+const local = { hidden() {} };
+"""
+
+
+@pytest.mark.parametrize("path", ["src/widget.js", "src/widget.ts"])
+@pytest.mark.parametrize("backend", ["tree-sitter", "structural"])
+def test_js_exported_object_literal_members(backend: str, path: str) -> None:
+    """Methods and function-valued properties of `export default {...}` and
+    `export const api = {...}` are symbols (default.x, api.x); other properties and members of a
+    local object are not."""
+    pf = parse_source(path, JS_EXPORTED_OBJECTS.encode(), backend=backend)
+    assert _rows4(pf) == [
+        ("default.data", "function", 3, 5),
+        ("default.render", "function", 6, 6),
+        ("default.load", "function", 7, 7),
+        ("api.get", "function", 10, 12),
+        ("api.post", "function", 13, 13),
+    ]
+
+
+def test_ts_exported_object_with_as_const() -> None:
+    source = "export const handlers = {\n  run() {},\n} as const;\n"
+    pf = parse_source("src/h.ts", source.encode())
+    assert _rows4(pf) == [("handlers.run", "function", 2, 2)]
+
+
+JS_WRAPPED = """\
+(function (root, factory) {
+  root.lib = factory();
+  root.version = function version() { return 1; };
+})(this, function () {
+  function helper() {}
+  var api = {};
+  api.run = function run() {};
+  return api;
+});
+!function () {
+  Widget.prototype.draw = function () {};
+}();
+(function () {
+  module.exports = function create() {};
+  module.exports.extra = function () {};
+}).call(this);
+describe('x', function () {
+  app.ignored = function () {};
+});
+"""
+
+
+def test_js_definitions_inside_iife_and_umd_wrappers() -> None:
+    """The bodies of immediately invoked functions (and of a UMD factory passed to one) are
+    the module's top level: their member assignments are definitions; a callback's are not."""
+    pf = parse_source("dist/lib.js", JS_WRAPPED.encode())
+    assert _rows4(pf) == [
+        ("root.version", "function", 3, 3),
+        ("helper", "function", 5, 5),
+        ("api.run", "function", 7, 7),
+        ("Widget.draw", "method", 11, 11),
+        ("create", "function", 14, 14),
+        ("exports.extra", "function", 15, 15),
+    ]
+
+
+@pytest.mark.parametrize("backend", ["tree-sitter", "structural"])
+def test_js_prototype_and_exported_members_inside_function_bodies(backend: str) -> None:
+    """Inside an ordinary function body, prototype and exported members are definitions; other
+    member assignments (`res.local = function`) are not."""
+    source = """\
+function setup(exports) {
+  Foo.prototype.bar = function bar() {};
+  exports.baz = function () {};
+  module.exports.qux = () => 1;
+  res.local = function () {};
+  if (ok) {
+    View.prototype.render = function (cb) {
+      cb();
+    };
+  }
+}
+"""
+    pf = parse_source("lib/setup.js", source.encode(), backend=backend)
+    assert [(s.qualname, s.kind, s.parent, s.start_line, s.end_line) for s in pf.symbols[1:]] == [
+        ("setup", "function", None, 1, 11),
+        ("Foo.bar", "method", "setup", 2, 2),
+        ("exports.baz", "function", "setup", 3, 3),
+        ("exports.qux", "function", "setup", 4, 4),
+        ("View.render", "method", "setup", 7, 9),
+    ]
 
 
 @pytest.mark.parametrize("backend", ["tree-sitter", "structural"])

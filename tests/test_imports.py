@@ -8,7 +8,7 @@ import pytest
 
 from gitstrata.pipeline.runner import run_index
 from gitstrata.pipeline.tree import CHUNK
-from gitstrata.stages.chunking import parse_source, project_facts, resolve_imports
+from gitstrata.stages.chunking import go_names, parse_source, project_facts, resolve_imports
 from gitstrata.store.generations import Store
 
 
@@ -30,6 +30,55 @@ def test_go_files_of_one_package_are_linked() -> None:
         "internal/x/doc.go",
         "internal/x/x.go",
     ]
+
+
+GO_PACKAGE = {
+    "go.mod": "module example.com/mux\n",
+    "doc.go": "// Package mux routes requests.\npackage mux\n",
+    "mux.go": (
+        'package mux\n\nvar (\n\tErrNotFound = errors.New("x")\n\tlimit, depth = 1, 2\n)\n\n'
+        "type Router struct{ routes []*Route }\n\nfunc NewRouter() *Router { return &Router{} }\n\n"
+        "func (r *Router) Match(req *http.Request) bool { return len(r.routes) > limit }\n"
+    ),
+    "route.go": (
+        "package mux\n\ntype Route struct{ err error }\n\n"
+        "func (r *Route) Match(req *http.Request) bool { return r.err == ErrNotFound }\n\n"
+        "func (r *Route) Host(tpl string) *Route { return r }\n"
+    ),
+    "regexp.go": "package mux\n\ntype routeRegexp struct{}\n\nfunc (r *routeRegexp) Match() {}\n",
+    "test_helpers.go": "package mux\n\nfunc setVars(r *http.Request) {}\n",
+    "helpers_test.go": "package mux\n\nfunc newRequest() *http.Request { return nil }\n",
+    "mux_test.go": (
+        "package mux\n\nfunc TestRouter(t *testing.T) {\n\tr := NewRouter()\n\t"
+        "setVars(newRequest())\n\t_ = r.Match(nil)\n}\n"
+    ),
+    "example_test.go": (
+        'package mux_test\n\nimport "example.com/mux"\n\nfunc Example() {\n\t'
+        'r := mux.NewRouter()\n\tr.Host("x")\n\tr.Match(nil)\n}\n'
+    ),
+}
+
+
+def test_go_package_links_follow_the_names_a_file_uses() -> None:
+    """Within a package a file links to the files defining a name it mentions (functions,
+    types, grouped vars); doc.go (no declarations) is never a target; test helpers are linked
+    from tests only; a method name several types define (`Match`) is no evidence; an external
+    test package links to the files defining what it takes from the imported package."""
+    facts = project_facts({"go.mod": GO_PACKAGE["go.mod"]})
+    known = set(GO_PACKAGE)
+    names = {p: go_names(t.encode()) for p, t in GO_PACKAGE.items() if p.endswith(".go")}
+    assert names["mux.go"].defined == {"ErrNotFound", "limit", "depth", "Router", "NewRouter"}
+
+    def resolved(path: str) -> list[str]:
+        pf = parse_source(path, GO_PACKAGE[path].encode())
+        return resolve_imports(path, "go", pf.imports, known, facts, names)
+
+    assert resolved("mux.go") == ["route.go"]
+    assert resolved("route.go") == ["mux.go"]
+    assert resolved("regexp.go") == []
+    assert resolved("doc.go") == []
+    assert resolved("mux_test.go") == ["helpers_test.go", "mux.go", "test_helpers.go"]
+    assert resolved("example_test.go") == ["mux.go", "route.go"]
 
 
 def test_go_module_paths_resolve_through_go_mod() -> None:
@@ -119,6 +168,68 @@ def test_ts_path_aliases_from_tsconfig() -> None:
     assert project_facts({"tsconfig.json": "{oops"}).ts_configs == ()
 
 
+def test_tsconfig_extends_chain() -> None:
+    """`extends` is followed (relative paths, with or without .json, through several files);
+    the child's baseUrl / paths override the parent's, each relative to the file setting it."""
+    known = {"src/app/core.ts", "lib/shared/x.ts", "web/src/page.ts", "web/main.ts"}
+    known |= {"packages/a/src/util.ts", "packages/a/main.ts", "packages/b/main.ts", "c.ts"}
+    facts = {
+        "tsconfig.base.json": '{"compilerOptions": {"baseUrl": ".", "paths": {"@s/*": ["lib/shared/*"]}}}',
+        # inherits both from the base
+        "packages/b/tsconfig.json": '{"extends": "../../tsconfig.base"}',
+        # a chain: a -> web -> base; web's own paths override the base's
+        "web/tsconfig.json": (
+            '{"extends": "../tsconfig.base.json", "compilerOptions": {"paths": {"@/*": ["web/src/*"]}}}'
+        ),
+        "packages/a/tsconfig.json": (
+            '{"extends": "../../web/tsconfig.json", "compilerOptions": {"baseUrl": "src"}}'
+        ),
+        # a package name in extends is not in the repository: nothing inherited
+        "tools/tsconfig.json": '{"extends": "@tsconfig/node20/tsconfig.json"}',
+    }
+    src = "import a from '@s/x'\nimport b from '@/page'\nimport c from 'util'\nimport d from 'c'\n"
+    assert links("packages/b/main.ts", src, known, facts) == ["c.ts", "lib/shared/x.ts"]
+    assert links("web/main.ts", src, known, facts) == ["c.ts", "web/src/page.ts"]
+    # a's baseUrl (src, relative to a) replaces the base's; the paths come from web, relative
+    # to the baseUrl in force
+    assert links("packages/a/main.ts", src, known, facts) == ["packages/a/src/util.ts"]
+    assert all(c.directory != "tools" for c in project_facts(facts).ts_configs)
+
+
+CARGO_WORKSPACE = {
+    "Cargo.toml": (
+        '[package]\nname = "tool"\n\n[[bin]]\npath = "crates/core/main.rs"\n\n'
+        '[workspace]\nmembers = ["crates/matcher", "crates/searcher"]\n'
+    ),
+    "crates/matcher/Cargo.toml": '[package]\nname = "grep-matcher"\nversion = "0.1.0"\n',
+    "crates/searcher/Cargo.toml": (
+        '[package]\nname = "grep-searcher"\n\n[lib]\nname = "searcher"\npath = "lib.rs"\n'
+    ),
+    "crates/broken/Cargo.toml": "[package\nname = ",
+}
+
+
+def test_rust_workspace_crates_link_to_each_other() -> None:
+    """`use other_crate::...` of a workspace member (its Cargo.toml [package] name, `-` as `_`,
+    or its [lib] name and path) resolves into that crate: the module file, else its lib.rs."""
+    known = {"crates/matcher/src/lib.rs", "crates/matcher/src/interpolate.rs"}
+    known |= {"crates/searcher/lib.rs", "crates/searcher/sink.rs", "crates/core/main.rs"}
+    src = (
+        "use grep_matcher::{Matcher, interpolate::interpolate};\n"
+        "use searcher::sink::Sink;\nuse serde::Serialize;\nextern crate grep_matcher;\n"
+    )
+    assert links("crates/core/main.rs", src, known, CARGO_WORKSPACE) == [
+        "crates/matcher/src/interpolate.rs",
+        "crates/matcher/src/lib.rs",
+        "crates/searcher/sink.rs",
+    ]
+    assert project_facts(CARGO_WORKSPACE).rust_crates == {
+        "tool": "src/lib.rs",
+        "grep_matcher": "crates/matcher/src/lib.rs",
+        "searcher": "crates/searcher/lib.rs",
+    }
+
+
 RUST = {"src/lib.rs", "src/a.rs", "src/a/b.rs", "src/c/mod.rs", "src/c/d.rs", "src/e.rs"}
 RUST |= {"crates/core/main.rs", "crates/core/flags/mod.rs", "crates/core/flags/parse.rs"}
 
@@ -158,7 +269,7 @@ def test_chunk_stage_reads_go_mod_and_package_json(git_repo) -> None:
         {
             "go.mod": "module example.com/m\n",
             "a.go": "package m\n\nfunc A() {}\n",
-            "b.go": 'package m\n\nimport "example.com/m/sub"\n\nfunc B() { sub.S() }\n',
+            "b.go": 'package m\n\nimport "example.com/m/sub"\n\nfunc B() { A(); sub.S() }\n',
             "sub/s.go": "package sub\n\nfunc S() {}\n",
             "js/package.json": '{"main": "lib/main.js"}',
             "js/lib/main.js": "module.exports = 1\n",
@@ -168,7 +279,8 @@ def test_chunk_stage_reads_go_mod_and_package_json(git_repo) -> None:
     run_index(git_repo.path, stages=[CHUNK], rebuild=True)
     files = Store(git_repo.path / ".strata").require_live().table("files").to_pylist()
     resolved = {r["path"]: r["imports_resolved"] for r in files}
-    assert resolved["a.go"] == ["b.go"]
+    # Go: the files of a package that define a name the file uses (a.go uses nothing of b.go)
+    assert resolved["a.go"] == []
     assert resolved["b.go"] == ["a.go", "sub/s.go"]
     assert resolved["sub/s.go"] == []
     assert resolved["test.js"] == ["js/lib/main.js"]

@@ -12,7 +12,15 @@ from __future__ import annotations
 
 from . import imports as _imports
 from . import python_ast, python_structural, structural, treesitter
-from .imports import FACT_FILES, RESOLVED_LANGUAGES, ProjectFacts, project_facts, resolve_imports
+from .imports import (
+    FACT_FILES,
+    RESOLVED_LANGUAGES,
+    GoNames,
+    ProjectFacts,
+    go_names,
+    project_facts,
+    resolve_imports,
+)
 from .languages import CODE, TREE_SITTER, detect_language
 from .model import (
     Candidate,
@@ -29,12 +37,14 @@ __all__ = [
     "BACKENDS",
     "CODE",
     "FACT_FILES",
+    "GoNames",
     "RESOLVED_LANGUAGES",
     "ProjectFacts",
     "ParsedFile",
     "Symbol",
     "SymbolIndex",
     "detect_language",
+    "go_names",
     "module_remainder",
     "parse_source",
     "project_facts",

@@ -7,12 +7,16 @@ Rust "crate::a::b" (use trees expanded), Java "com.acme.Foo" / "com.acme.*", C/C
 
 Resolution never touches the file system: it only looks specifiers up in `known_paths`
 (repo-relative POSIX paths) and in `ProjectFacts`, the few repository-level settings that decide
-where an import points (go.mod module paths, package.json "main", tsconfig.json path aliases),
+where an import points (go.mod module paths, package.json "main", tsconfig.json path aliases
+through their `extends` chain, Cargo.toml crate names),
 parsed from those files' text by `project_facts`. Go files are linked to the other files of
-their package (same directory) even without an import, since Go never names them; a C/C++
-header is linked to the source file that implements it. Indexes derived from `known_paths` are cached for the last few
-collections seen (by identity and size), so resolving every file of a repository against the
-same set is cheap; do not mutate that collection between calls.
+their package (same directory) even without an import, since Go never names them; given each Go
+file's `GoNames` (what it declares, which identifiers it mentions) only to the files of its own
+or an imported package that define a name it uses, so a package's doc.go, test helpers and
+unrelated files are not dependencies of every file. A C/C++ header is linked to the source file
+that implements it. Indexes derived from `known_paths` are
+cached for the last few collections seen (by identity and size), so resolving every file of a
+repository against the same set is cheap; do not mutate that collection between calls.
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ import bisect
 import json
 import posixpath
 import re
+import tomllib
 from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 
@@ -28,11 +33,14 @@ from .source import Source
 
 _PY_IMPORT = re.compile(r"(?m)^[ \t]*import[ \t]+([^\n;]+)")
 _PY_FROM = re.compile(r"(?m)^[ \t]*from[ \t]+(\.*[\w.]*)[ \t]+import[ \t]+(\([^)]*\)?|[^\n;]+)")
-_JS = re.compile(r"(?=[fir])(?:\bfrom|\bimport|\brequire[ \t]*\(|\bimport[ \t]*\()[ \t]*(?=[\"'])")
+_JS_KEYWORDS = ("from", "import")
+_JS_CALLS = ("require", "import")
+_WORD = re.compile(r"\w")
 _GO = re.compile(r"(?m)^[ \t]*import[ \t]*(\()?")
 _RUST_USE = re.compile(r"(?m)^[ \t]*(?:pub(?:\([^)\n]*\))?[ \t]+)?use[ \t]+([^;]+);")
 _RUST_CRATE = re.compile(r"(?m)^[ \t]*extern[ \t]+crate[ \t]+(\w+)")
-_RUST_PATH = re.compile(r"(?<![\w:])crate(?:::\w+)+")
+_RUST_PATH = re.compile(r"crate(?:::\w+)+")
+_WORD_OR_COLON = re.compile(r"[\w:]")
 _RUST_MOD = re.compile(r"(?m)^[ \t]*(?:pub(?:\([^)\n]*\))?[ \t]+)?mod[ \t]+(\w+)[ \t]*;")
 _JAVA = re.compile(r"(?m)^[ \t]*import[ \t]+(?:static[ \t]+)?([\w.]+(?:\.\*)?)[ \t]*;")
 _KOTLIN = re.compile(r"(?m)^[ \t]*import[ \t]+([\w.]+(?:\.\*)?)")
@@ -54,18 +62,18 @@ def extract(src: Source) -> list[str]:
     if lang == "python":
         return _python(masked)
     if lang in ("javascript", "typescript", "tsx"):
-        return [s for m in _JS.finditer(masked) if (s := _string_at(src, m.end()))]
+        return _js(src)
     if lang == "go":
         return _go(src)
     if lang == "rust":
         out = []
-        for m in _RUST_USE.finditer(masked):
+        for m in _lines_matching(_RUST_USE, masked, "use"):
             out.extend(_expand_use(_AS.sub("", m.group(1))))
-        out.extend(m.group(1) for m in _RUST_CRATE.finditer(masked))
+        out.extend(m.group(1) for m in _lines_matching(_RUST_CRATE, masked, "crate"))
         # `mod foo;` loads foo.rs / foo/mod.rs: spelled as the path `use` would give it
-        out.extend(f"self::{m.group(1)}" for m in _RUST_MOD.finditer(masked))
+        out.extend(f"self::{m.group(1)}" for m in _lines_matching(_RUST_MOD, masked, "mod"))
         # a path used in code (`crate::logger::init()`) is a dependency without any `use`
-        out.extend(m.group(0) for m in _RUST_PATH.finditer(masked))
+        out.extend(_rust_paths(masked))
         return list(dict.fromkeys(out))
     if lang == "java":
         return [m.group(1) for m in _JAVA.finditer(masked)]
@@ -97,6 +105,64 @@ def _ruby_relative(spec: str) -> str:
     """`require_relative "a/b"` as "./a/b": unlike `require "a/b"` (the load path), it names a
     file next to the requiring one, and the resolver must tell the two apart."""
     return spec if spec.startswith(("./", "../", "/")) else "./" + spec
+
+
+def _js(src: Source) -> list[str]:
+    """The strings right after `from`, `import`, `require(` or `import(`. Looking back from each
+    string literal is several times cheaper than scanning the whole text for the keywords."""
+    masked = src.masked
+    out = []
+    for pos in src.strings:  # in text order
+        if masked[pos] not in "\"'":
+            continue
+        lo = max(0, pos - 80)
+        before = masked[lo:pos].rstrip(" \t")
+        keywords = _JS_KEYWORDS
+        if before.endswith("("):
+            before = before[:-1].rstrip(" \t")
+            keywords = _JS_CALLS
+        for kw in keywords:
+            if before.endswith(kw):
+                at = lo + len(before) - len(kw)
+                if (at == 0 or not _WORD.match(masked, at - 1)) and (value := _string_at(src, pos)):
+                    out.append(value)
+                break
+    return out
+
+
+def _lines_matching(pattern: re.Pattern[str], masked: str, word: str) -> list[re.Match[str]]:
+    """`pattern.finditer(masked)` for a pattern anchored at a line start whose line must hold
+    `word`: tried only on those lines (a line-anchored scan of every line is several times
+    slower than finding the word)."""
+    out = []
+    end = 0
+    pos = masked.find(word)
+    while pos >= 0:
+        start = masked.rfind("\n", 0, pos) + 1
+        if start >= end and (m := pattern.match(masked, start)) is not None:
+            out.append(m)
+            end = max(m.end(), start + 1)
+        else:
+            end = max(end, start + 1)
+        nl = masked.find("\n", pos)
+        if nl < 0:
+            break
+        pos = masked.find(word, nl)
+    return out
+
+
+def _rust_paths(masked: str) -> list[str]:
+    """Every `crate::a::b` path not preceded by a word or `::`."""
+    out = []
+    pos = masked.find("crate::")
+    while pos >= 0:
+        m = None
+        if pos == 0 or not _WORD_OR_COLON.match(masked, pos - 1):
+            m = _RUST_PATH.match(masked, pos)
+            if m is not None:
+                out.append(m.group(0))
+        pos = masked.find("crate::", m.end() if m is not None else pos + 7)
+    return out
 
 
 def _string_at(src: Source, pos: int) -> str:
@@ -177,7 +243,7 @@ def _expand_use(tree: str, depth: int = 0) -> list[str]:
 
 
 # Files whose text `project_facts` reads; the chunk stage's adapter passes them in.
-FACT_FILES = frozenset({"go.mod", "package.json", "tsconfig.json", "jsconfig.json"})
+FACT_FILES = frozenset({"go.mod", "package.json", "tsconfig.json", "jsconfig.json", "Cargo.toml"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -186,7 +252,7 @@ class TsPaths:
 
     directory: str  # where the tsconfig.json sits: it applies to files below it
     base: str | None  # baseUrl, resolved; None when the config sets none
-    paths: tuple[tuple[str, tuple[str, ...]], ...]  # pattern -> targets (relative to `base`)
+    paths: tuple[tuple[str, tuple[str, ...]], ...]  # pattern -> targets (repo-relative)
 
 
 @dataclass(frozen=True, slots=True)
@@ -196,6 +262,8 @@ class ProjectFacts:
     go_modules: tuple[tuple[str, str], ...] = ()  # (module path, its directory), longest first
     js_mains: Mapping[str, str] = field(default_factory=dict)  # folder -> its package's main file
     ts_configs: tuple[TsPaths, ...] = ()  # deepest directory first
+    # Rust crate name as code spells it (`grep_searcher`) -> its library root (crates/x/src/lib.rs)
+    rust_crates: Mapping[str, str] = field(default_factory=dict)
 
 
 _GO_MODULE = re.compile(r"(?m)^[ \t]*module[ \t]+\"?([^\s\"/]+(?:/[^\s\"]*)?)\"?")
@@ -223,6 +291,7 @@ def project_facts(texts: Mapping[str, str]) -> ProjectFacts:
     modules = []
     mains = {}
     configs = []
+    crates: dict[str, str] = {}
     for path, text in texts.items():
         d, name = posixpath.split(path)
         if name == "go.mod":
@@ -233,22 +302,70 @@ def project_facts(texts: Mapping[str, str]) -> ProjectFacts:
             if isinstance(main, str) and main:
                 mains[d] = _join(d, main)
         elif name in ("tsconfig.json", "jsconfig.json"):
-            opts = _jsonc(text).get("compilerOptions")
-            if not isinstance(opts, dict):
-                continue
-            base_url = opts.get("baseUrl")
-            base = _join(d, base_url) if isinstance(base_url, str) else None
-            raw = opts.get("paths")
-            paths = tuple(
-                (k, tuple(t for t in v if isinstance(t, str)))
-                for k, v in (raw.items() if isinstance(raw, dict) else ())
-                if isinstance(v, list)
-            )
-            if base is not None or paths:
-                configs.append(TsPaths(d, base, paths))
+            if (cfg := _ts_config(path, texts)) is not None:
+                configs.append(cfg)
+        elif name == "Cargo.toml" and (crate := _cargo_crate(d, text)) is not None:
+            crates.setdefault(*crate)
     modules.sort(key=lambda t: (-len(t[0]), t[0]))
     configs.sort(key=lambda c: (-c.directory.count("/") - bool(c.directory), c.directory))
-    return ProjectFacts(tuple(modules), mains, tuple(configs))
+    return ProjectFacts(tuple(modules), mains, tuple(configs), crates)
+
+
+def _ts_options(path: str, texts: Mapping[str, str]) -> tuple[str | None, dict[str, list[str]]]:
+    """(baseUrl, paths) of a tsconfig after following its `extends` chain: a setting of the
+    child overrides its parent's; a relative `baseUrl` is relative to the file that sets it and
+    `paths` to the baseUrl in force (or to the file that sets them, without one). Only
+    configs inside the repository are followed (a package name in `extends` is not)."""
+    base: str | None = None
+    paths: dict | None = None
+    paths_dir = ""
+    seen: set[str] = set()
+    while path in texts and path not in seen:
+        seen.add(path)
+        config = _jsonc(texts[path])
+        opts = config.get("compilerOptions")
+        d = posixpath.dirname(path)
+        if isinstance(opts, dict):
+            if base is None and isinstance(opts.get("baseUrl"), str):
+                base = _join(d, opts["baseUrl"])
+            if paths is None and isinstance(opts.get("paths"), dict):
+                paths, paths_dir = opts["paths"], d
+        parent = config.get("extends")
+        if not isinstance(parent, str) or not parent.startswith((".", "/")):
+            break
+        parent = _join(d, parent.lstrip("/") if parent.startswith("/") else parent)
+        path = parent if parent.endswith(".json") else parent + ".json"
+    targets_base = base if base is not None else paths_dir
+    return base, {
+        k: [_join(targets_base or "", t) for t in v if isinstance(t, str)]
+        for k, v in (paths or {}).items()
+        if isinstance(v, list)
+    }
+
+
+def _ts_config(path: str, texts: Mapping[str, str]) -> TsPaths | None:
+    base, raw = _ts_options(path, texts)
+    paths = tuple((k, tuple(v)) for k, v in raw.items())
+    if base is None and not paths:
+        return None
+    return TsPaths(posixpath.dirname(path), base, paths)
+
+
+def _cargo_crate(d: str, text: str) -> tuple[str, str] | None:
+    """(crate name as code spells it, library root) of a Cargo.toml with a `[package]`: a
+    workspace member is used from the other members as `name::...`."""
+    try:
+        manifest = tomllib.loads(text)
+    except tomllib.TOMLDecodeError:
+        return None
+    package = manifest.get("package")
+    lib = manifest.get("lib")
+    lib = lib if isinstance(lib, dict) else {}
+    name = lib.get("name") or (package.get("name") if isinstance(package, dict) else None)
+    if not isinstance(name, str) or not name:
+        return None
+    root = lib.get("path")
+    return name.replace("-", "_"), _join(d, root if isinstance(root, str) else "src/lib.rs")
 
 
 NO_FACTS = ProjectFacts()
@@ -287,8 +404,13 @@ def resolve_imports(
     imports: Iterable[str],
     known_paths: Collection[str],
     facts: ProjectFacts = NO_FACTS,
+    go_names: Mapping[str, GoNames] | None = None,
 ) -> list[str]:
-    """Repo paths (in `known_paths`) that the import specifiers of `path` refer to; sorted."""
+    """Repo paths (in `known_paths`) that the import specifiers of `path` refer to; sorted.
+
+    For Go, `go_names` (path -> `go_names(text)`, for the repository's Go files) narrows a
+    package to the files that define a name `path` uses; without it every source file of an
+    imported or of its own package is a link."""
     resolver = _RESOLVERS.get(language or "")
     if resolver is None:
         return []
@@ -297,6 +419,8 @@ def resolve_imports(
     for spec in imports:
         out.update(resolver(path, spec, idx, facts))
     if language == "go":
+        if go_names is not None and path in go_names:
+            return _go_used(path, out, idx, go_names)
         out.update(_go_package(path, idx))
     elif language in ("c", "cpp"):
         out.update(_c_implementation(path, idx))
@@ -380,18 +504,17 @@ def _ts_alias(path: str, spec: str, facts: ProjectFacts) -> list[str] | None:
     for cfg in facts.ts_configs:
         if cfg.directory and not path.startswith(cfg.directory + "/"):
             continue
-        base = cfg.base if cfg.base is not None else cfg.directory
         out = []
         for pattern, targets in cfg.paths:
             star = pattern.find("*")
             if star < 0:
                 if spec == pattern:
-                    out += [_join(base, t) for t in targets]
+                    out += list(targets)
                 continue
             pre, post = pattern[:star], pattern[star + 1 :]
             if spec.startswith(pre) and spec.endswith(post) and len(spec) >= len(pre) + len(post):
                 middle = spec[len(pre) : len(spec) - len(post)]
-                out += [_join(base, t.replace("*", middle, 1)) for t in targets]
+                out += [_join(t.replace("*", middle, 1)) for t in targets]
         if cfg.base is not None:
             out.append(_join(cfg.base, spec))
         return out
@@ -432,6 +555,113 @@ def _go_package(path: str, idx: _PathIndex) -> list[str]:
     them. Test files are left out as targets: sources never use them, and a test rarely uses
     another test file, so linking them would hide real couplings between tests."""
     return _go_sources(idx, posixpath.dirname(path))
+
+
+@dataclass(frozen=True, slots=True)
+class GoNames:
+    """What one Go file declares at top level and which names it mentions (masked text)."""
+
+    package: str
+    defined: frozenset[str]  # functions, types, vars and consts
+    methods: frozenset[str]
+    bare: frozenset[str]  # identifiers not after a `.`
+    selected: frozenset[str]  # identifiers after a `.` (`pkg.Name`, `x.Method`)
+
+
+_GO_PACKAGE = re.compile(r"(?m)^[ \t]*package[ \t]+(\w+)")
+_GO_FUNC = re.compile(r"(?m)^func[ \t]+(\w+)")
+_GO_METHOD = re.compile(r"(?m)^func[ \t]*\([^()]*\)[ \t]*(\w+)")
+_GO_DECL = re.compile(r"(?m)^(?:type|var|const)[ \t]+(\w+(?:[ \t]*,[ \t]*\w+)*)")
+_GO_GROUP = re.compile(r"(?m)^(?:type|var|const)[ \t]*\(")
+_GO_SPEC_NAMES = re.compile(r"(?m)^[ \t]+(\w+(?:[ \t]*,[ \t]*\w+)*)")
+_GO_IDENT = re.compile(r"(\.[ \t]*)?\b([A-Za-z_]\w*)")
+_GO_NESTING = re.compile(r"[(){}\[\]]")
+_NOT_NAMES = frozenset({"_", "init", "main"})
+
+
+def go_names(text: bytes) -> GoNames:
+    """The top-level names a Go file declares and the identifiers it uses, from its text."""
+    masked = Source(text, "go").masked
+    package = _GO_PACKAGE.search(masked)
+    defined = {m.group(1) for m in _GO_FUNC.finditer(masked)}
+    for m in _GO_DECL.finditer(masked):
+        defined.update(n.strip() for n in m.group(1).split(","))
+    for m in _GO_GROUP.finditer(masked):
+        depth = 1
+        line_start = True
+        pos = m.end()
+        while depth and pos < len(masked):
+            if line_start and depth == 1 and (spec := _GO_SPEC_NAMES.match(masked, pos)):
+                defined.update(n.strip() for n in spec.group(1).split(","))
+            nl = masked.find("\n", pos)
+            stop = nl if nl >= 0 else len(masked)
+            for b in _GO_NESTING.finditer(masked, pos, stop):
+                depth += 1 if b.group() in "({[" else -1
+                if depth == 0:
+                    break
+            pos = stop + 1
+            line_start = True
+    bare: set[str] = set()
+    selected: set[str] = set()
+    for m in _GO_IDENT.finditer(masked):
+        (selected if m.group(1) else bare).add(m.group(2))
+    return GoNames(
+        package.group(1) if package else "",
+        frozenset(defined - _NOT_NAMES),
+        frozenset(m.group(1) for m in _GO_METHOD.finditer(masked)),
+        frozenset(bare),
+        frozenset(selected),
+    )
+
+
+def _go_used(
+    path: str, candidates: set[str], idx: _PathIndex, names: Mapping[str, GoNames]
+) -> list[str]:
+    """The files of `path`'s own package (tests included when `path` is a test) and of the
+    packages it imports that define a name `path` uses: a package-level name mentioned bare in
+    its own package, `pkg.Name` elsewhere, or a method name after a `.` that only one file of
+    that package defines (`Match` on three types says nothing). A file whose names are not
+    known is kept (nothing says it is unused)."""
+    own = names[path]
+    d = posixpath.dirname(path)
+    is_test = path.endswith("_test.go")
+    out = []
+    for f in idx.dir_files.get(d, ()):
+        if not f.endswith(".go") or f == path or (f.endswith("_test.go") and not is_test):
+            continue
+        other = names.get(f)
+        if other is None or (
+            other.package == own.package
+            and (own.bare & other.defined or own.selected & _unique_methods(f, idx, names))
+        ):
+            out.append(f)
+    for f in candidates:
+        other = names.get(f)
+        if other is not None and posixpath.dirname(f) == d and other.package == own.package:
+            continue  # the own package: decided above
+        if other is None or own.selected & (other.defined | _unique_methods(f, idx, names)):
+            out.append(f)
+    return sorted(set(out) - {path})
+
+
+_METHOD_OWNERS: list[tuple[Mapping[str, GoNames], dict[str, dict[tuple[str, str], int]]]] = []
+
+
+def _unique_methods(path: str, idx: _PathIndex, names: Mapping[str, GoNames]) -> frozenset[str]:
+    """The methods of `path` that no other file of its package defines."""
+    if not _METHOD_OWNERS or _METHOD_OWNERS[0][0] is not names:
+        _METHOD_OWNERS[:] = [(names, {})]
+    per_dir = _METHOD_OWNERS[0][1]
+    d = posixpath.dirname(path)
+    counts = per_dir.get(d)
+    if counts is None:
+        counts = per_dir[d] = {}
+        for f in idx.dir_files.get(d, ()):
+            if (g := names.get(f)) is not None:
+                for m in g.methods:
+                    counts[(g.package, m)] = counts.get((g.package, m), 0) + 1
+    own = names[path]
+    return frozenset(m for m in own.methods if counts.get((own.package, m)) == 1)
 
 
 def _resolve_go(path: str, spec: str, idx: _PathIndex, facts: ProjectFacts) -> list[str]:
@@ -493,6 +723,9 @@ def _resolve_rust(path: str, spec: str, idx: _PathIndex, facts: ProjectFacts) ->
                 base = posixpath.dirname(base)
             i += 1
         rest = parts[i:]
+    elif (lib := facts.rust_crates.get(parts[0])) is not None and lib in idx.paths:
+        # another crate of the workspace: its modules sit beside its lib.rs
+        base, root, rest = posixpath.dirname(lib), [lib], parts[1:]
     else:
         return []
     for k in range(len(rest), 0, -1):

@@ -26,6 +26,9 @@ class Decl:
     mode: str = "brace"
     # JS: a `function` / `class` that continues an expression is not a declaration
     statement_only: bool = False
+    # text every line such a declaration starts on holds (the whole match is on that line):
+    # only those lines are tried, which is cheaper than a line-anchored scan of every line
+    hint: re.Pattern[str] | None = None
 
 
 @dataclass(frozen=True)
@@ -129,6 +132,7 @@ _JS = LanguageRules(
             _p(_JS_EXPORT + r"(?:async[ \t]++)?function\b[ \t]*+\*?[ \t]*+(?P<name>[\w$]+)"),
             "function",
             statement_only=True,
+            hint=re.compile("function"),
         ),
         Decl(
             _p(
@@ -137,9 +141,18 @@ _JS = LanguageRules(
             ),
             "class",
             statement_only=True,
+            hint=re.compile("class"),
         ),
-        Decl(_p(_JS_EXPORT + r"(?P<kw>interface)[ \t]++(?P<name>[\w$]+)"), "interface"),
-        Decl(_p(_JS_EXPORT + r"(?:const[ \t]++)?(?P<kw>enum)[ \t]++(?P<name>[\w$]+)"), "enum"),
+        Decl(
+            _p(_JS_EXPORT + r"(?P<kw>interface)[ \t]++(?P<name>[\w$]+)"),
+            "interface",
+            hint=re.compile("interface"),
+        ),
+        Decl(
+            _p(_JS_EXPORT + r"(?:const[ \t]++)?(?P<kw>enum)[ \t]++(?P<name>[\w$]+)"),
+            "enum",
+            hint=re.compile("enum"),
+        ),
         Decl(
             _p(
                 r"(?:export[ \t]++)?(?:declare[ \t]++)?(?P<kw>type)[ \t]++(?P<name>[\w$]+)[ \t]*+"
@@ -147,6 +160,7 @@ _JS = LanguageRules(
             ),
             "type",
             "statement",
+            hint=re.compile("type"),
         ),
         Decl(
             _p(
@@ -155,12 +169,14 @@ _JS = LanguageRules(
             ),
             "function",
             "value",
+            hint=re.compile(r"\b(?:const|let|var)[ \t]"),
         ),
         Decl(
             _p(r"(?P<name>[\w$]++(?:[ \t]*+\.[ \t]*+[\w$]++)++)[ \t]*+=(?![=>])[ \t]*+"),
             "function",
             "assigned",
             statement_only=True,
+            hint=re.compile(r"\.[ \t]*+[\w$]++[ \t]*+=(?![=>])"),
         ),
         Decl(
             _p(
@@ -171,6 +187,7 @@ _JS = LanguageRules(
             "function",
             "defined",
             statement_only=True,
+            hint=re.compile(r",[ \t]*+['\"]"),
         ),
     ],
     members=[
@@ -244,6 +261,18 @@ _GO = LanguageRules(
 # an associated type without a default (`type Item;`, `type Error: Bound;`), inside a trait
 RUST_ASSOCIATED_TYPE = _p(
     r"type[ \t]++(?P<name>\w+)(?=[ \t]*+(?:<[^;=\n]*?>)?[ \t]*+(?::[^=;{}]*)?;)"
+)
+# an object literal whose members are exported: `module.exports = {`, `export default {`,
+# `export const api = {` (the owner of the members: "exports", "default", the const's name)
+JS_EXPORTED_OBJECT = _p(
+    r"(?:(?P<cjs>(?:module[ \t]*+\.[ \t]*+)?exports)[ \t]*+=(?![=>])|(?P<default>export[ \t]++default)"
+    r"|export[ \t]++(?:const|let|var)[ \t]++(?P<name>[\w$]+)[ \t]*+(?::[^=;\n]*)?=(?![=>]))"
+    r"[ \t]*+\{"
+)
+JS_EXPORTED_OBJECT_HINT = re.compile("export")
+# a method (`name(`) or a property (`name:`) at the start of a line of an object literal
+JS_OBJECT_MEMBER = _p(
+    r"(?:(?:async|get|set)[ \t]++)?(?:\*[ \t]*+)?(?P<name>[\w$]+)[ \t]*+(?:(?P<call>\()|:[ \t]*+)"
 )
 GO_SPEC = re.compile(
     r"(?m)^[ \t]*+(?P<name>\w+)(?:\[[^\]\n]*\])?[ \t]++(?:=[ \t]*+)?(?:(?P<kw>struct|interface)\b)?"
@@ -473,7 +502,7 @@ def js_assigned_names(path: str, function_name: str | None) -> tuple[str | None,
 
     `Foo.prototype.bar` is `Foo.bar` (a method), `module.exports.x` is `exports.x`, and
     `module.exports = function name()` is the function's own name."""
-    parts = re.sub(r"\s+", "", path).split(".")
+    parts = "".join(path.split()).split(".")
     kind = "function"
     if len(parts) > 2 and parts[-2] == "prototype":
         parts = [*parts[:-2], parts[-1]]

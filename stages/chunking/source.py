@@ -150,13 +150,16 @@ class Source:
         self.masked = text if lexer is None else lexer.sub(self._mask, text)
 
     def _mask(self, m: re.Match[str]) -> str:
+        # called once per comment and string of the file: the one-line case is inlined
         tok = m.group()
         if m.group("c") is not None:
-            return _blank(tok)
+            return " " * len(tok) if "\n" not in tok else _blank(tok)
         self.strings[m.start()] = m.end()
         if len(tok) < 2:
             return tok
         last = tok[-1] if tok[-1] in _QUOTE_END else " "
+        if "\n" not in tok:
+            return tok[0] + " " * (len(tok) - 2) + last
         return tok[0] + _blank(tok[1:-1]) + last
 
     # ------------------------------------------------------------------ lines

@@ -8,6 +8,9 @@ How it works, on the masked text (strings and comments blanked, see `source.py`)
 3. from a declaration head, the body is the first `{` outside parentheses and brackets; a `;`,
    a plain `=` or a `}` first means there is no body (prototypes, abstract methods, fields).
 
+JS/TS member assignments (`a.b = function`) are definitions at the top level, and inside a
+body only when they define a prototype or an exported member.
+
 Invariants: never raises on any text; a declaration without a body is dropped, except types
 that are complete without one (Rust unit / tuple structs, type aliases, Go named types), Rust
 trait methods (required methods are part of the trait's interface) and TS overload
@@ -18,6 +21,7 @@ from __future__ import annotations
 
 import bisect
 import re
+from collections.abc import Iterable
 
 from . import rules
 from .model import Candidate
@@ -31,6 +35,7 @@ _FUNCTION = re.compile(r"function\b")
 _FUNCTION_NAME = re.compile(r"(?:async\s+)?function\b\s*\*?\s*([\w$]+)")
 _STMT_SCAN = re.compile(r"[;\n(){}\[\]]")
 _PARENS = re.compile(r"[()]")
+_MEMBER_SCAN = re.compile(r"[,(){}\[\]]")
 _ARROW = re.compile(r"=>")
 _WS = re.compile(r"\s*")
 _IDENT = re.compile(r"[\w$]+")
@@ -39,6 +44,9 @@ _CHAINED = re.compile(r"\s*+(?P<path>[\w$]+(?:[ \t]*+\.[ \t]*+[\w$]+)+)[ \t]*+=(
 _CALL_END = re.compile(r"\s*\)")
 _NAME = re.compile(r"[A-Za-z_$][\w$]*")
 _TS = frozenset({"typescript", "tsx"})
+_JS_FAMILY = frozenset({"javascript", "typescript", "tsx"})
+_TOP_LEVEL_ONLY = frozenset({"assigned", "defined"})
+_NESTED_MEMBER = re.compile(r"\.[ \t]*+prototype[ \t]*+\.|^(?:module[ \t]*+\.[ \t]*+)?exports\b")
 _DECLARE = re.compile(r"\bdeclare\b")
 _EXPRESSION_CONTINUES = frozenset("(,=:?[!&|+-*/%<>~^")
 
@@ -200,7 +208,7 @@ def candidates(src: Source) -> list[Candidate]:
     found: list[Candidate] = []
     containers: list[tuple[int, int, str, str]] = []  # (body open, close, kind, name)
     for rule in lang_rules.decls:
-        for m in rule.pattern.finditer(sc.masked):
+        for m in _matches(rule.pattern, rule.hint, sc.masked):
             c = _declaration(sc, rule, m, containers)
             if c is not None:
                 found.append(c)
@@ -211,7 +219,75 @@ def candidates(src: Source) -> list[Candidate]:
         found.extend(_members(sc, lang_rules, containers))
     if src.language == "rust":
         found.extend(_trait_items(sc, lang_rules.decls[0], containers))
+    elif src.language in _JS_FAMILY:
+        found.extend(_exported_object_members(sc))
     return found
+
+
+def _matches(
+    pattern: re.Pattern[str], hint: re.Pattern[str] | None, masked: str
+) -> Iterable[re.Match[str]]:
+    """`pattern.finditer(masked)` for a line-anchored pattern matching within one line; with a
+    `hint`, tried only at the start of the lines holding it."""
+    if hint is None:
+        yield from pattern.finditer(masked)
+        return
+    tried = -1
+    for h in hint.finditer(masked):
+        start = masked.rfind("\n", 0, h.start()) + 1
+        if start > tried:
+            tried = start
+            if (m := pattern.match(masked, start)) is not None:
+                yield m
+
+
+def _exported_object_members(sc: _Scanner) -> list[Candidate]:
+    """Methods and function-valued properties of a top-level exported object literal, named
+    `exports.a` / `default.a` / `api.a` like the tree-sitter backend names them. Only members
+    that start a line are seen."""
+    out = []
+    masked = sc.masked
+    for m in _matches(rules.JS_EXPORTED_OBJECT, rules.JS_EXPORTED_OBJECT_HINT, masked):
+        open_ = m.end() - 1
+        if sc.braces.depth(open_) != 0:
+            continue
+        owner = (
+            "exports" if m.group("cjs") else "default" if m.group("default") else m.group("name")
+        )
+        close = sc.brace_end(open_)
+        depth = sc.braces.depth(open_ + 1)
+        for member in rules.JS_OBJECT_MEMBER.finditer(masked, open_ + 1, close):
+            pos = member.start("name")
+            if sc.braces.depth(pos) != depth or sc.src.line_of(pos) == sc.src.line_of(open_):
+                continue
+            if member.group("call"):
+                paren = sc.match_paren(member.end() - 1)
+                body, _ = sc.find_body(paren + 1) if paren is not None else (None, 0)
+                last = sc.brace_end(body) if body is not None else None
+            else:
+                last = sc.function_value(member.end())
+                # an arrow's expression body ends at the comma before the next member
+                if last is not None:
+                    last = min(last, _member_end(sc, member.end(), close))
+            if last is None:
+                continue
+            head = member.start() + len(member.group()) - len(member.group().lstrip())
+            out.append(_candidate(sc, member.group("name"), "function", head, last, owner=owner))
+    return out
+
+
+def _member_end(sc: _Scanner, pos: int, close: int) -> int:
+    """The last code offset of an object literal's member that continues at `pos`."""
+    depth = 0
+    for m in _MEMBER_SCAN.finditer(sc.masked, pos, close):
+        c = m.group()
+        if c in "([{":
+            depth += 1
+        elif c in ")]}":
+            depth -= 1
+        elif depth == 0:
+            return sc._last_code(pos, m.start())
+    return sc._last_code(pos, close)
 
 
 def _trait_items(
@@ -269,6 +345,14 @@ def _declaration(
     containers: list[tuple[int, int, str, str]],
 ) -> Candidate | None:
     head = m.start() + len(m.group()) - len(m.group().lstrip())
+    # decided before any scanning: most such heads are inside bodies, where only a prototype
+    # or an exported member is a definition
+    if (
+        rule.mode in _TOP_LEVEL_ONLY
+        and sc.braces.depth(head) != 0
+        and (rule.mode != "assigned" or not _NESTED_MEMBER.search(m.group("name")))
+    ):
+        return None
     if rule.statement_only:
         before = sc.masked[max(0, head - 200) : head].rstrip()
         if before and before[-1] in _EXPRESSION_CONTINUES:
@@ -285,7 +369,7 @@ def _declaration(
             return None
     elif rule.mode == "defined":
         last = sc.function_value(m.end())
-        if last is None or sc.braces.depth(head) != 0:
+        if last is None:
             return None
         close = _CALL_END.match(sc.masked, last + 1)
         name = sc.src.text[m.start("name") : m.end("name")]
@@ -303,7 +387,7 @@ def _declaration(
         while (chained := _CHAINED.match(sc.masked, end)) is not None:
             name, end, sig = chained.group("path"), chained.end(), chained.start("path")
         last = sc.function_value(end)
-        if last is None or sc.braces.depth(head) != 0:
+        if last is None:
             return None
         fn = _FUNCTION_NAME.match(sc.masked, end)
         owner, name, kind = rules.js_assigned_names(name, fn.group(1) if fn else None)

@@ -7,10 +7,15 @@ those nodes, never the whole tree, which keeps a 500-line file in the low millis
 Invariants: the qualname rules match the structural chunker's (methods only in named class
 bodies, first declarator of a `const` holding a function, anonymous classes skipped, bodiless
 signatures skipped except Rust trait methods and TS overloads, top-level `a.b = function`
-named by `rules.js_assigned_names`), so both backends name the same symbols; members of an
-exported object literal (`module.exports = {a() {}}` -> `exports.a`) are found by tree-sitter
-only. C, C++, C# and Ruby nodes are named by `treesitter_clike`. `parse_tree` returns None
-when the grammar wheel is missing; callers fall back to the structural chunker.
+named by `rules.js_assigned_names`, members of an exported object literal named
+`exports.a` / `default.a` / `o.a`), so both backends name the same symbols. JS/TS
+assignment-style definitions are found by walking statements in Python, not by the query (see
+`_js_definitions`); inside function bodies only prototype and exported members count (both
+backends), except in the bodies of immediately invoked functions (UMD / IIFE wrappers), which
+count as top level (tree-sitter only; the structural chunker sees members of exported object
+literals only when they start a line). C, C++, C# and Ruby nodes are named by
+`treesitter_clike`. `parse_tree` returns None when the grammar wheel is missing; callers fall
+back to the structural chunker.
 """
 
 from __future__ import annotations
@@ -44,11 +49,6 @@ _JS = f"""
  (method_definition)] @d
 (lexical_declaration . (variable_declarator value: {_FN_VALUES})) @d
 (variable_declaration . (variable_declarator value: {_FN_VALUES})) @d
-(expression_statement (assignment_expression left: (member_expression)
-  right: [(assignment_expression left: (member_expression)) {_FN_VALUES[1:-1]}])) @d
-(pair key: (property_identifier) value: {_FN_VALUES}) @d
-(expression_statement (call_expression arguments: (arguments . [(identifier) (member_expression)]
-  . (string) . {_FN_VALUES} .))) @d
 """
 _TS = (
     _JS
@@ -124,6 +124,17 @@ _FN_TYPES = frozenset({"arrow_function", "function_expression", "generator_funct
 _NAME = re.compile(r"[A-Za-z_$][\w$]*")
 _MEMBER_PATH = re.compile(r"[\w$]+(?:\.[\w$]+)+")
 _EXPORTS = frozenset({"exports", "module.exports"})
+_JS_FAMILY = frozenset({"javascript", "typescript", "tsx"})
+_WRAPPERS = frozenset({"parenthesized_expression", "as_expression", "satisfies_expression"})
+_TARGETS = frozenset({"identifier", "member_expression"})
+# climbing from a `prototype` / `exports` word to the statement assigning to its member path
+_ASSIGN_PARTS = frozenset(
+    {"identifier", "property_identifier", "member_expression", "assignment_expression"}
+)
+_NESTED_WORDS = ("prototype", "exports")
+_WORD_CHAR = re.compile(r"[\w$]")
+_SPACE = re.compile(r"\s+")
+_EXPORTED_PATH = re.compile(r"(?:module\.)?exports\b")
 _GO_TYPE_KINDS = {"struct_type": "struct", "interface_type": "interface"}
 _PY_DEFS = frozenset({"function_definition", "class_definition"})
 _IMPL_WORD = re.compile(r"\bimpl\b")
@@ -194,6 +205,8 @@ def parse_tree(src: Source) -> tuple[list[Candidate], bool] | None:
         c = candidate(src, node, classes, ascii_)
         if c is not None:
             out.append(c)
+    if src.language in _JS_FAMILY:
+        out.extend(_js_definitions(src, tree.root_node, ascii_))
     has_error = tree.root_node.has_error
     if has_error and src.language in ("c", "cpp"):
         has_error = treesitter_clike.errors_matter(tree.root_node)
@@ -232,15 +245,8 @@ def _candidate(
         name_node = declarator.child_by_field_name("name")
         if name_node is None or name_node.type != "identifier":
             return None
-    elif t == "expression_statement":
-        return _assigned(src, node)
-    elif t == "pair" or (t == "method_definition" and _in_object(node)):
-        owner = _exported_object(src, node.parent)
-        if t == "pair":
-            name_node = node.child_by_field_name("key")
-        if owner is None or name_node is None or name_node.type != "property_identifier":
-            return None
-        extra["owner"] = owner
+    elif t == "method_definition" and _in_object(node):
+        return None  # an object literal's member: `_js_definitions` decides
     elif t == "function_signature":
         # an overload signature; `declare function` (ambient) is not one
         parent = node.parent
@@ -295,29 +301,165 @@ def _in_object(node: Any) -> bool:
     return node.parent is not None and node.parent.type == "object"
 
 
-def _exported_object(src: Source, obj: Any) -> str | None:
-    """ "exports" when `obj` is the object literal of a top-level `module.exports = {...}`."""
-    assign = obj.parent if obj is not None else None
-    if assign is None or assign.type != "assignment_expression" or assign.parent is None:
-        return None
-    statement = assign.parent
-    if statement.type != "expression_statement" or statement.parent is None:
-        return None
-    if statement.parent.type != "program":
-        return None
+def _js_definitions(src: Source, root: Any, ascii_: bool) -> list[Candidate]:
+    """Assignment-style definitions, accessors defined by a helper call and exported
+    object-literal members. Found by walking the module's statements (and those of immediately
+    invoked functions) in Python: a query pattern for them would visit every expression of the
+    file. JS has no decorators on statements or object members, so none are looked for. Members assigned deeper, inside function bodies, count only when they are exported or
+    prototype members; `_nested_members` finds those few places in the text."""
+    out: list[Candidate] = []
+    _js_block(src, root, out)
+    done = {c.span for c in out}
+    for pos in _nested_members(src.masked):
+        row = src.line_of(pos)
+        col = pos - src.line_starts[row]
+        if not ascii_:
+            col = len(src.line(row)[:col].encode("utf-8"))
+        node = root.descendant_for_point_range((row, col), (row, col))
+        while node is not None and node.type in _ASSIGN_PARTS:
+            node = node.parent
+        if node is None or node.type != "expression_statement" or node.parent is None:
+            continue
+        if node.parent.type != "statement_block" or (node.start_byte, node.end_byte) in done:
+            continue
+        expr = node.named_children[0]
+        if expr.type == "assignment_expression":
+            c = _assigned(src, node, expr, nested=True)
+            if c is not None and c.span not in done:
+                done.add(c.span)
+                out.append(c)
+    return out
+
+
+def _nested_members(masked: str) -> list[int]:
+    """Offsets of the words `prototype` and `exports` (str.find: a regex scan of the whole file
+    costs more than the rest of the JS walk)."""
+    out = []
+    for word in _NESTED_WORDS:
+        pos = masked.find(word)
+        while pos >= 0:
+            end = pos + len(word)
+            if (pos == 0 or not _WORD_CHAR.match(masked, pos - 1)) and not _WORD_CHAR.match(
+                masked, end
+            ):
+                out.append(pos)
+            pos = masked.find(word, end)
+    return out
+
+
+def _js_block(src: Source, block: Any, out: list[Candidate]) -> None:
+    """The definitions among the statements of the module or of an immediately invoked
+    function's body (a UMD / IIFE wrapper's body is the module's top level in all but name)."""
+    for stmt in block.named_children:
+        t = stmt.type
+        if t == "expression_statement":
+            expr = stmt.named_children[0] if stmt.named_child_count else None
+            if expr is None:
+                continue
+            if expr.type == "assignment_expression":
+                c = _assigned(src, stmt, expr)
+                if c is not None:
+                    out.append(c)
+                    continue
+                right = _unwrap(expr.child_by_field_name("right"))
+                left = expr.child_by_field_name("left")
+                if _is_object(right) and left is not None and _text(src, left) in _EXPORTS:
+                    _object_members(src, right, "exports", out)
+                continue
+            call = _unwrap(expr)
+            if call is not None and call.type == "unary_expression":
+                call = _unwrap(call.child_by_field_name("argument"))
+            if call is None or call.type != "call_expression":
+                continue
+            c = _defined(src, stmt, call) if call is expr else None
+            if c is not None:
+                out.append(c)
+                continue
+            for body in _iife_bodies(call):
+                _js_block(src, body, out)
+        elif t == "export_statement":
+            value = _unwrap(stmt.child_by_field_name("value"))
+            if _is_object(value):
+                _object_members(src, value, "default", out)
+                continue
+            decl = stmt.child_by_field_name("declaration")
+            if decl is None or decl.type not in ("lexical_declaration", "variable_declaration"):
+                continue
+            for declarator in decl.named_children:
+                if declarator.type != "variable_declarator":
+                    continue
+                name = declarator.child_by_field_name("name")
+                value = _unwrap(declarator.child_by_field_name("value"))
+                if name is not None and name.type == "identifier" and _is_object(value):
+                    _object_members(src, value, _text(src, name), out)
+
+
+def _is_object(node: Any) -> bool:
+    return node is not None and node.type == "object"
+
+
+def _unwrap(node: Any) -> Any:
+    """The expression inside parentheses and TS `as` / `satisfies` wrappers."""
+    while node is not None and node.type in _WRAPPERS:
+        node = node.named_children[0] if node.named_child_count else None
+    return node
+
+
+def _iife_bodies(call: Any) -> list[Any]:
+    """Function bodies run at load time by a call of a function expression:
+    `(function (root) {...})(this)`, `!function () {...}()`, `(function () {...}).call(this)`,
+    and a UMD wrapper's factory passed as an argument."""
+    fn = _unwrap(call.child_by_field_name("function"))
+    if fn is not None and fn.type == "member_expression":
+        prop = fn.child_by_field_name("property")
+        if prop is not None and prop.text in (b"call", b"apply"):
+            fn = _unwrap(fn.child_by_field_name("object"))
+    if fn is None or fn.type not in _FN_TYPES:
+        return []
+    args = call.child_by_field_name("arguments")
+    out = []
+    for f in [fn, *(args.named_children if args is not None else ())]:
+        f = _unwrap(f)
+        if f is not None and f.type in _FN_TYPES:
+            body = f.child_by_field_name("body")
+            if body is not None and body.type == "statement_block":
+                out.append(body)
+    return out
+
+
+def _object_members(src: Source, obj: Any, owner: str, out: list[Candidate]) -> None:
+    """Methods and function-valued properties of an exported object literal, as `owner.name`."""
+    for member in obj.named_children:
+        t = member.type
+        if t == "pair":
+            key = member.child_by_field_name("key")
+            value = member.child_by_field_name("value")
+            if value is None or value.type not in _FN_TYPES:
+                continue
+        elif t == "method_definition":
+            key = member.child_by_field_name("name")
+        else:
+            continue
+        if key is None or key.type != "property_identifier":
+            continue
+        name = _text(src, key)
+        row = key.start_point[0]
+        out.append(_make(src, member, member, name, "function", row, {"owner": owner}, False))
+
+
+def _assigned(src: Source, node: Any, assign: Any, nested: bool = False) -> Candidate | None:
+    """`a.b.c = function ...` (naming rules shared with the structural chunker); `nested` (in a
+    function body) only when it defines an exported or a prototype member."""
     left = assign.child_by_field_name("left")
-    return "exports" if left is not None and _text(src, left) in _EXPORTS else None
-
-
-def _assigned(src: Source, node: Any) -> Candidate | None:
-    """A top-level `a.b.c = function ...` (naming rules shared with the structural chunker)."""
-    parent = node.parent
-    if parent is None or parent.type != "program":
-        return None
-    assign = node.named_children[0]
-    if assign.type == "call_expression":
-        return _defined(src, node, assign)
     value = assign.child_by_field_name("right")
+    if left is None or left.type != "member_expression" or value is None:
+        return None
+    if value.type == "assignment_expression":
+        inner = value.child_by_field_name("left")
+        if inner is None or inner.type != "member_expression":
+            return None
+    elif value.type not in _FN_TYPES:
+        return None
     # `a.x = a.y = function`: one definition, named by the member holding the function
     while value is not None and value.type == "assignment_expression":
         assign, value = value, value.child_by_field_name("right")
@@ -325,20 +467,28 @@ def _assigned(src: Source, node: Any) -> Candidate | None:
         return None
     left = assign.child_by_field_name("left")
     path = _text(src, left) if left is not None else ""
-    if not _MEMBER_PATH.fullmatch(re.sub(r"\s+", "", path)):
-        return None
-    own = value.child_by_field_name("name") if value is not None else None
+    if not _MEMBER_PATH.fullmatch(path):
+        path = _SPACE.sub("", path)
+        if not _MEMBER_PATH.fullmatch(path):
+            return None
+    own = value.child_by_field_name("name")
     owner, name, kind = rules.js_assigned_names(path, _text(src, own) if own else None)
-    return _make(src, node, node, name, kind, assign.start_point[0], {"owner": owner})
+    if nested and kind != "method" and not _EXPORTED_PATH.match(_SPACE.sub("", path)):
+        return None
+    return _make(src, node, node, name, kind, assign.start_point[0], {"owner": owner}, False)
 
 
 def _defined(src: Source, node: Any, call: Any) -> Candidate | None:
     """A top-level `defineGetter(obj, 'name', function)`: an accessor defined by a helper."""
     args = call.child_by_field_name("arguments")
-    if args is None or len(args.named_children) != 3:
+    if args is None or args.named_child_count != 3:
         return None
     target, key, value = args.named_children
-    owner = re.sub(r"\s+", "", _text(src, target))
+    if target.type not in _TARGETS or key.type != "string" or value.type not in _FN_TYPES:
+        return None
+    owner = _text(src, target)
+    if not (_NAME.fullmatch(owner) or _MEMBER_PATH.fullmatch(owner)):
+        owner = _SPACE.sub("", owner)
     name = _text(src, key)[1:-1]
     if not _NAME.fullmatch(name) or not (_NAME.fullmatch(owner) or _MEMBER_PATH.fullmatch(owner)):
         return None
@@ -347,14 +497,21 @@ def _defined(src: Source, node: Any, call: Any) -> Candidate | None:
     if body is not None and body.type == "statement_block":
         head = src.raw[node.start_byte : body.start_byte].decode("utf-8", "replace")
         extra["signature"] = rules.one_line(head)
-    return _make(src, node, node, name, "function", node.start_point[0], extra)
+    return _make(src, node, node, name, "function", node.start_point[0], extra, False)
 
 
 def _make(
-    src: Source, node: Any, outer: Any, name: str, kind: str, sig_row: int, extra: dict
+    src: Source,
+    node: Any,
+    outer: Any,
+    name: str,
+    kind: str,
+    sig_row: int,
+    extra: dict,
+    decorated: bool = True,
 ) -> Candidate:
     start = outer.start_point[0]
-    if outer is node and src.language != "python":
+    if decorated and outer is node and src.language != "python":
         start = src.extend_decorators(start)
     return Candidate(
         name=name,
