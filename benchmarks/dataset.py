@@ -621,6 +621,94 @@ _DEV: tuple[_Row, ...] = (
             F("db/migrations/0005_add_currency.sql"): 1,
         },
     ),
+    # Added after the held-out splits showed warnings on unrelated work: questions, lookups and
+    # changes on code some recorded failure also changed, where no warning is due.
+    _q(
+        "dev-causal-10",
+        "causal",
+        "Why does issue_token stamp a not-before claim on every token it signs?",
+        {S(TOKENS, "issue_token"): 3, C("auth_tokens"): 2},
+    ),
+    _q(
+        "dev-causal-11",
+        "causal",
+        "Why is a refresh token good for thirty days after sign-in?",
+        {S(REFRESH, "start_session"): 3, C("refresh_tokens"): 2},
+    ),
+    _q(
+        "dev-behavioral-10",
+        "behavioral",
+        "How does discount_for keep a fixed-amount code from exceeding the subtotal?",
+        {S(RULES, "discount_for"): 3, C("promotions_engine"): 1},
+    ),
+    _q(
+        "dev-behavioral-11",
+        "behavioral",
+        "How does Runner.handle put a job back on the queue when its handler fails?",
+        {S(RUNNER, "Runner.handle"): 3, S(BACKOFF, "Backoff.Next"): 2},
+    ),
+    _q(
+        "dev-behavioral-12",
+        "behavioral",
+        "What HTTP timeout does GatewayClient apply to calls to the card processor?",
+        {S(GATEWAY, "GatewayClient._post"): 3, S(GATEWAY, "GatewayClient"): 2},
+    ),
+    _q(
+        "dev-symptom-09",
+        "symptom",
+        "Charges that were only a few minutes old got reconciled before the gateway had settled "
+        "them",
+        {S(RECONCILE, "Reconcile"): 3, C("worker_reconcile"): 1},
+    ),
+    _q(
+        "dev-exact-09",
+        "exact",
+        "ERR_TOKEN_MALFORMED",
+        {S(TOKENS, "validate_token"): 3, F(ERRORS): 1},
+    ),
+    _q(
+        "dev-exact-10",
+        "exact",
+        "GatewayTimeout",
+        {S(GATEWAY, "GatewayTimeout"): 3, S(RETRY, "charge_with_retry"): 1},
+    ),
+    _q(
+        "dev-change-09",
+        "change",
+        "Return up to 50 orders per page from GET /orders by default",
+        {S(ORDERS_API, "list_orders"): 3, C("orders_pagination"): 1},
+    ),
+    _q(
+        "dev-change-10",
+        "change",
+        "Give RateLimiter a way to clear a client's counters after a successful login",
+        {S(LIMITER, "RateLimiter"): 3, S(MIDDLEWARE, "rate_limit_middleware"): 1},
+    ),
+    _q(
+        "dev-change-11",
+        "change",
+        "Let nginx accept request bodies of up to 5 MB for the order API",
+        {F(NGINX): 3},
+    ),
+    _q(
+        "dev-change-12",
+        "change",
+        "Stop the scheduled token refresh timer when the session ends in another tab",
+        {S(SESSION, "endSession"): 3, S(SESSION, "startSession"): 1},
+    ),
+    _q(
+        "dev-change-13",
+        "change",
+        "Make parseStatus accept status strings in any letter case",
+        {S(PARSER, "parseStatus"): 3},
+        file_filter="mobile/**",
+    ),
+    _q(
+        "dev-change-14",
+        "change",
+        "Add a method to TTLCache that tells how many seconds a key has left to live",
+        {S(CACHE, "TTLCache"): 3, S(CACHE, "TTLCache.set"): 1},
+    ),
 )
 
 # --- held-out v1: written separately from dev; report it, never tune on it -----------------------

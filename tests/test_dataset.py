@@ -33,7 +33,7 @@ def _windows(text: str) -> set[str]:
 def test_split_sizes() -> None:
     assert SPLITS == ("dev", "heldout_v1", "heldout_v2", "heldout_v3", "heldout_v4")
     assert HELDOUT_SPLITS == ("heldout_v1", "heldout_v2", "heldout_v3", "heldout_v4")
-    assert len(queries("dev")) == 50
+    assert len(queries("dev")) == 64
     assert len(queries("heldout_v1")) == 35
     assert len(queries("heldout_v2")) == 38
     assert len(queries("heldout_v3")) == 30
