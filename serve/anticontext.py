@@ -168,26 +168,28 @@ class AntiContext:
         return self._warnings(found, known.details, cfg.max_warnings)
 
     def _with_added(self, index: ServeIndex, known: _Known, item: RetrievedItem) -> RetrievedItem:
-        """A retrieved commit with the lines it added and the terms of its message, so that
-        matching can tell an attempt that would take those lines out from one that merely
-        touched the same function, and a query about what the commit fixed from one that only
-        found it."""
+        """A retrieved commit with the lines it added and what it is about (its message's terms
+        and the code names in those lines), so that matching can tell an attempt that would
+        take those lines out from one that merely touched the same function, and a query about
+        what the commit fixed from one that only found it."""
         if item.kind != "commit" or not item.id:
             return item
         got = known.commits.get(item.id)
         if got is None:
             full = next((s for s in index.commits if s.startswith(item.id)), None) or ""
+            added = frozenset(
+                (t["head_path"], ln[1:].strip())
+                for t in index.touches_by_sha.get(full, [])
+                for ln in changed_lines(t["excerpt"] or "")
+                if ln[0] == "+"
+            )
             got = RetrievedItem(
                 "commit",
                 0,
                 0.0,
-                added=frozenset(
-                    (t["head_path"], ln[1:].strip())
-                    for t in index.touches_by_sha.get(full, [])
-                    for ln in changed_lines(t["excerpt"] or "")
-                    if ln[0] == "+"
-                ),
-                about=frozenset(tokenize(_messages(index, {full}).get(full) or "")),
+                added=added,
+                about=frozenset(tokenize(_messages(index, {full}).get(full) or ""))
+                | identifiers("\n".join(ln for _, ln in added)),
             )
             known.commits[item.id] = got
         return replace(item, added=got.added, about=got.about)

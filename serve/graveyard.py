@@ -15,19 +15,20 @@ failure an agent recorded: its text is only what its commits say (subjects, the 
 the body), not the diff's words, and its floor is `revert_min_evidence` instead of
 `min_evidence`.
 
-In a search the query names places as well as what it wants, and the places are what retrieved
-the attempt's code: the query's terms that only name the attempt's files and symbols do not
-count as resemblance, and its cosine loses `location_discount` x its similarity to those names
-alone. A search warns only about attempts its results anchor (text resembling an attempt that
-nothing retrieved fires no more than an anchor alone), and an anchor is a boost there too, with
-one exception: a retrieved fix *vouches* for a recorded attempt, which then needs no evidence of
-its own, when the attempt changed lines that fix added (retrying it would take the fix back
-out) and the query is about what the fix was about (its message covers at least
-`trigger_min_evidence` of the query's terms, place names left out). A fix that only touched the
-same function says where the attempt was made, not what it did. A revert is never vouched for.
-A triggering commit anchors only the recorded attempt on its functions that most resembles the
-query (ties included); the other attempts on those functions need an anchor of their own, so
-one fix that touched several functions does not raise every attempt ever made on them.
+In a search the query names places as well as what it wants, and the places are what retrieved the
+attempt's code: the query's terms that only name the attempt's files and symbols do not count as
+resemblance, and its cosine loses `location_discount` x its similarity to those names alone, and
+the evidence floor is `search_min_evidence`. A search warns only about attempts its results anchor
+(text resembling an attempt that nothing retrieved fires no more than an anchor alone), and an
+anchor is a boost there too, with one exception: a retrieved fix *vouches* for a recorded attempt,
+which then needs no evidence of its own, when the attempt changed lines that fix added (retrying it
+would take the fix back out) and the query is about what the fix was about (its message and the
+names in the lines it added cover at least `trigger_min_evidence` of the query's terms, place names
+left out). A fix that only touched the same function says where the attempt was made, not what it
+did. A revert is never vouched for. A triggering commit anchors only the recorded attempt on its
+functions that most resembles the query (ties included); the other attempts on those functions need
+an anchor of their own, so one fix that touched several functions does not raise every attempt ever
+made on them.
 
 The score is structural + textual, where
 
@@ -358,11 +359,15 @@ def _decide(
     cfg: GraveyardConfig,
     *,
     query_anchored: bool = False,
+    floor: float | None = None,
 ) -> Warning | None:
     """Fire when the evidence reaches its floor (or, for a journal failure in a search, the
     results anchor it: `query_anchored`) and structural + textual reaches the threshold."""
     amount, why = found
-    floor = cfg.revert_min_evidence if failure.strict else cfg.min_evidence
+    if failure.strict:
+        floor = cfg.revert_min_evidence
+    elif floor is None:
+        floor = cfg.min_evidence
     anchored = query_anchored and not failure.strict
     if not anchored and (amount <= 0 or amount < floor - _EPS):
         return None
@@ -433,7 +438,9 @@ def match_search(
         if kept:
             vouched = any(a.vouches for a in kept)
             pairs = [(a.weight, a.reason) for a in kept]
-            out.append(_decide(f, pairs, ev, cfg, query_anchored=vouched))
+            out.append(
+                _decide(f, pairs, ev, cfg, query_anchored=vouched, floor=cfg.search_min_evidence)
+            )
     return _ranked(out)
 
 
