@@ -257,7 +257,8 @@ def warning_from_failure(f: FailedAttempt, reasons: list[str] | None = None) -> 
 def _what_failed(f: FailedAttempt, changed: str) -> str:
     """The failure's signature as matching text: its errors, failing tests and exceptions, and
     the error codes among them or in its changed lines. A code a traceback only printed as
-    context (a line of source around the failing one) is not what failed."""
+    context (a line of source around the failing one) is not what failed, and the files it
+    failed in say where, not what."""
     sig = f.signature
     said = "\n".join((*sig.errors, *sig.failing, changed))
     codes = [c for c in sig.codes if c in said]
