@@ -44,8 +44,8 @@ __all__ = [
 
 QueryClass = Literal["causal", "behavioral", "symptom", "coupled", "exact", "change"]
 QUERY_CLASSES: tuple[str, ...] = ("causal", "behavioral", "symptom", "coupled", "exact", "change")
-SPLITS: tuple[str, ...] = ("dev", "heldout_v1", "heldout_v2", "heldout_v3")
-HELDOUT_SPLITS: tuple[str, ...] = ("heldout_v1", "heldout_v2", "heldout_v3")
+SPLITS: tuple[str, ...] = ("dev", "heldout_v1", "heldout_v2", "heldout_v3", "heldout_v4")
+HELDOUT_SPLITS: tuple[str, ...] = ("heldout_v1", "heldout_v2", "heldout_v3", "heldout_v4")
 
 
 class Relevance(BaseModel):
@@ -620,6 +620,94 @@ _DEV: tuple[_Row, ...] = (
             F("web/src/utils/money.ts"): 2,
             F("db/migrations/0005_add_currency.sql"): 1,
         },
+    ),
+    # Added after the held-out splits showed warnings on unrelated work: questions, lookups and
+    # changes on code some recorded failure also changed, where no warning is due.
+    _q(
+        "dev-causal-10",
+        "causal",
+        "Why does issue_token stamp a not-before claim on every token it signs?",
+        {S(TOKENS, "issue_token"): 3, C("auth_tokens"): 2},
+    ),
+    _q(
+        "dev-causal-11",
+        "causal",
+        "Why is a refresh token good for thirty days after sign-in?",
+        {S(REFRESH, "start_session"): 3, C("refresh_tokens"): 2},
+    ),
+    _q(
+        "dev-behavioral-10",
+        "behavioral",
+        "How does discount_for keep a fixed-amount code from exceeding the subtotal?",
+        {S(RULES, "discount_for"): 3, C("promotions_engine"): 1},
+    ),
+    _q(
+        "dev-behavioral-11",
+        "behavioral",
+        "How does Runner.handle put a job back on the queue when its handler fails?",
+        {S(RUNNER, "Runner.handle"): 3, S(BACKOFF, "Backoff.Next"): 2},
+    ),
+    _q(
+        "dev-behavioral-12",
+        "behavioral",
+        "What HTTP timeout does GatewayClient apply to calls to the card processor?",
+        {S(GATEWAY, "GatewayClient._post"): 3, S(GATEWAY, "GatewayClient"): 2},
+    ),
+    _q(
+        "dev-symptom-09",
+        "symptom",
+        "Charges that were only a few minutes old got reconciled before the gateway had settled "
+        "them",
+        {S(RECONCILE, "Reconcile"): 3, C("worker_reconcile"): 1},
+    ),
+    _q(
+        "dev-exact-09",
+        "exact",
+        "ERR_TOKEN_MALFORMED",
+        {S(TOKENS, "validate_token"): 3, F(ERRORS): 1},
+    ),
+    _q(
+        "dev-exact-10",
+        "exact",
+        "GatewayTimeout",
+        {S(GATEWAY, "GatewayTimeout"): 3, S(RETRY, "charge_with_retry"): 1},
+    ),
+    _q(
+        "dev-change-09",
+        "change",
+        "Return up to 50 orders per page from GET /orders by default",
+        {S(ORDERS_API, "list_orders"): 3, C("orders_pagination"): 1},
+    ),
+    _q(
+        "dev-change-10",
+        "change",
+        "Give RateLimiter a way to clear a client's counters after a successful login",
+        {S(LIMITER, "RateLimiter"): 3, S(MIDDLEWARE, "rate_limit_middleware"): 1},
+    ),
+    _q(
+        "dev-change-11",
+        "change",
+        "Let nginx accept request bodies of up to 5 MB for the order API",
+        {F(NGINX): 3},
+    ),
+    _q(
+        "dev-change-12",
+        "change",
+        "Stop the scheduled token refresh timer when the session ends in another tab",
+        {S(SESSION, "endSession"): 3, S(SESSION, "startSession"): 1},
+    ),
+    _q(
+        "dev-change-13",
+        "change",
+        "Make parseStatus accept status strings in any letter case",
+        {S(PARSER, "parseStatus"): 3},
+        file_filter="mobile/**",
+    ),
+    _q(
+        "dev-change-14",
+        "change",
+        "Add a method to TTLCache that tells how many seconds a key has left to live",
+        {S(CACHE, "TTLCache"): 3, S(CACHE, "TTLCache.set"): 1},
     ),
 )
 
@@ -1669,11 +1757,281 @@ _HELDOUT_V3: tuple[_Row, ...] = (
     ),
 )
 
+# --- held-out v4: written from the fixture's history and recorded failures after v3 had been used to
+# diagnose warnings, to check the warning rule again on text nobody tuned on. Fourteen queries
+# ask about, search for or re-attempt what a recorded failure tried; sixteen are other changes,
+# questions and lookups on the same files and symbols (and a few elsewhere), where a warning is a
+# false alarm. Report it, never tune on it -------------------------------------------------------
+
+MIGRATION_REVOCATIONS = "db/migrations/0008_refresh_token_revocations.sql"
+TEST_REFRESH = "tests/backend/test_refresh.py"
+
+_HELDOUT_V4: tuple[_Row, ...] = (
+    # causal
+    _q(
+        "v4-causal-01",
+        "causal",
+        "What went wrong with the faster unlocked cache lookup that later had to be backed out?",
+        {
+            C("cache_perf_revert"): 3,
+            C("cache_perf_lockfree"): 2,
+            S(CACHE, "TTLCache.get"): 2,
+            C("cache_race_test"): 1,
+        },
+        (2,),
+    ),
+    _q(
+        "v4-causal-02",
+        "causal",
+        "Why does a page token for the orders list carry the order id next to the creation time?",
+        {C("inc2801_pagination"): 3, S(ORDERS_API, "encode_cursor"): 2},
+        (13,),
+    ),
+    _q(
+        "v4-causal-03",
+        "causal",
+        "Why were stored password hashes moved from PBKDF2 to scrypt?",
+        {C("passwords_scrypt"): 3, S(PASSWORDS, "hash_password"): 2},
+    ),
+    _q(
+        "v4-causal-04",
+        "causal",
+        "Why does the reconciliation job write a log line for every charge it looks at?",
+        {C("worker_reconcile_logging"): 3, S(RECONCILE, "Reconcile"): 2},
+    ),
+    _q(
+        "v4-causal-05",
+        "causal",
+        "What motivated a lowest basket amount below which a promotion code gives nothing?",
+        {C("promo_min_subtotal"): 3, S(RULES, "discount_for"): 2},
+    ),
+    # behavioral
+    _q(
+        "v4-behavioral-01",
+        "behavioral",
+        "How does get_or_load keep the cache lock released while the loader callback runs?",
+        {S(CACHE, "TTLCache.get_or_load"): 3, S(CACHE, "TTLCache.get"): 1},
+    ),
+    _q(
+        "v4-behavioral-02",
+        "behavioral",
+        "What keeps two percent-off codes from both being taken off the same basket?",
+        {S(RULES, "apply_promotions"): 3, C("inc2655_promo_stacking"): 2},
+        (8,),
+    ),
+    _q(
+        "v4-behavioral-03",
+        "behavioral",
+        "How does the refresh token store find the record for a token a client presents, "
+        "given that only digests are kept?",
+        {S(REFRESH, "RefreshTokenStore.find"): 3, S(REFRESH, "_digest"): 2},
+    ),
+    _q(
+        "v4-behavioral-04",
+        "behavioral",
+        "What outcome does the Go reconciler give a charge whose status lookup at the gateway "
+        "ran out of time?",
+        {
+            S(RECONCILE, "classifyGatewayStatus"): 3,
+            C("inc2710_reconcile_timeout"): 2,
+            S(RECONCILE, "Reconcile"): 1,
+        },
+        (12,),
+    ),
+    _q(
+        "v4-behavioral-05",
+        "behavioral",
+        "How does client_key choose between the signed-in user and the caller's IP address?",
+        {S(LIMITER, "client_key"): 3},
+    ),
+    # symptom
+    _q(
+        "v4-symptom-01",
+        "symptom",
+        "An order queued on a phone without signal was created twice when the app replayed it "
+        "a day and a half later",
+        {
+            C("inc2472_idempotency_ttl"): 3,
+            F(IDEMPOTENCY): 2,
+            S(OFFLINE, "replayQueue"): 1,
+        },
+        (10,),
+    ),
+    _q(
+        "v4-symptom-02",
+        "symptom",
+        "Checkout calls come back as 504 from the proxy although the card is still being charged "
+        "behind it",
+        {C("inc2689_nginx_timeout"): 3, F(NGINX): 2, S(SETTINGS, "Settings"): 1},
+        (14,),
+    ),
+    _q(
+        "v4-symptom-03",
+        "symptom",
+        "The basket badge says 1 item for a single line holding three units of the same product",
+        {C("web_cart_badge"): 3, S(CART, "cartLabel"): 2},
+    ),
+    _q(
+        "v4-symptom-04",
+        "symptom",
+        "A shopper with the shop open in a second browser window loses the session in both "
+        "right after a silent token refresh",
+        {
+            S(REFRESH, "rotate_refresh_token"): 3,
+            C("inc2744_refresh_reuse"): 2,
+            S(SESSION, "refreshNow"): 1,
+        },
+        (11,),
+    ),
+    _q(
+        "v4-symptom-05",
+        "symptom",
+        "Idempotency records that have run out keep piling up in memory because nothing ever "
+        "drops them",
+        {
+            S(IDEMPOTENCY, "IdempotencyStore.purge_expired"): 3,
+            S(IDEMPOTENCY, "IdempotencyStore.remember"): 1,
+        },
+    ),
+    # coupled
+    _q(
+        "v4-coupled-01",
+        "coupled",
+        "A new attribute on OrderOut, the API's order schema: which client-side parsers have "
+        "to learn it as well?",
+        {F(WEB_ORDERS): 3, F(PARSER): 2, S(SCHEMAS, "OrderOut"): 2},
+        (),
+        (WEB_ORDERS, PARSER),
+    ),
+    _q(
+        "v4-coupled-02",
+        "coupled",
+        "I want escapeCell in the Go export to leave a leading minus sign unquoted; which other "
+        "files hold the same escaping rule and its checks?",
+        {S(CSV_PY, "escape_cell"): 3, S(CSV_GO, "escapeCell"): 2, F(CSV_GO_TEST): 2},
+        (17, 9),
+        (CSV_PY, CSV_GO_TEST),
+    ),
+    _q(
+        "v4-coupled-03",
+        "coupled",
+        "Working on the rotation code in backend/auth/refresh.py: which migrations and tests "
+        "have historically been edited in the same commits?",
+        {F(TEST_REFRESH): 3, F(MIGRATION_REVOCATIONS): 2, S(REFRESH, "rotate_refresh_token"): 1},
+        (),
+        (TEST_REFRESH, MIGRATION_REVOCATIONS),
+    ),
+    _q(
+        "v4-coupled-04",
+        "coupled",
+        "Let each job in a batch start at the same moment in runner.go: what else would have "
+        "to change alongside?",
+        {
+            S(RUNNER_TEST, "TestProcessBatchRespectsMaxInFlight"): 3,
+            F(K8S_WORKER): 2,
+            S(RUNNER, "Runner.processBatch"): 2,
+        },
+        (6,),
+        (RUNNER_TEST, K8S_WORKER),
+    ),
+    _q(
+        "v4-coupled-05",
+        "coupled",
+        "Giving promotion codes a per-customer usage limit in backend/promotions/rules.py: what "
+        "other files usually move together with it?",
+        {F(TEST_PROMOTIONS): 3, F(BANNER): 2, S(RULES, "Promotion"): 1},
+        (),
+        (TEST_PROMOTIONS, BANNER),
+    ),
+    # exact
+    _q(
+        "v4-exact-01",
+        "exact",
+        "revoke_family",
+        {
+            S(REFRESH, "RefreshTokenStore.revoke_family"): 3,
+            S(REFRESH, "rotate_refresh_token"): 2,
+            C("inc2744_refresh_reuse"): 2,
+        },
+        (11,),
+    ),
+    _q(
+        "v4-exact-02",
+        "exact",
+        "request_fingerprint",
+        {S(IDEMPOTENCY, "request_fingerprint"): 3, S(IDEMPOTENCY, "IdempotencyStore.lookup"): 1},
+    ),
+    _q(
+        "v4-exact-03",
+        "exact",
+        "has_scope",
+        {S(TOKENS, "has_scope"): 3},
+    ),
+    _q(
+        "v4-exact-04",
+        "exact",
+        "INC-2390",
+        {C("inc2390_web_refresh_margin"): 3, S(SESSION, "ensureFresh"): 2},
+        (15,),
+    ),
+    _q(
+        "v4-exact-05",
+        "exact",
+        "ERR_RATE_LIMITED",
+        {
+            S(MIDDLEWARE, "rate_limit_middleware"): 3,
+            S(LIMITER, "RateLimiter.allow"): 2,
+            F(ERRORS): 1,
+        },
+    ),
+    # change: re-attempts of a recorded failure, and other edits of the same code
+    _q(
+        "v4-change-01",
+        "change",
+        "Give each gateway charge attempt its own freshly generated idempotency key",
+        {S(RETRY, "charge_with_retry"): 3, C("inc2407_idempotency_retry"): 2},
+        (0, 16),
+    ),
+    _q(
+        "v4-change-02",
+        "change",
+        "Cap the pause between two charge retries at five seconds whatever the attempt number",
+        {S(RETRY, "RetryPolicy.delays"): 3, S(RETRY, "RetryPolicy"): 2},
+    ),
+    _q(
+        "v4-change-03",
+        "change",
+        "Treat HTTP 429 answers from the card processor as temporary so the charge is tried again",
+        {S(GATEWAY, "classify_response"): 3, C("inc2188_declined_fix"): 1},
+        (7,),
+    ),
+    _q(
+        "v4-change-04",
+        "change",
+        "Read a tip in cents from the app's order JSON and keep it on the Order model",
+        {S(PARSER, "parseOrder"): 3, S(PARSER, "parseMoney"): 2, S(MOBILE_MODELS, "Order"): 2},
+        file_filter="mobile/**",
+    ),
+    _q(
+        "v4-change-05",
+        "change",
+        "Count only the requests of the current minute in RateLimiter.allow and stop weighting "
+        "in the previous window",
+        {
+            S(LIMITER, "RateLimiter.allow"): 3,
+            S(LIMITER, "RateLimiter._estimate"): 2,
+            C("inc2458_sliding_window"): 2,
+        },
+        (3,),
+    ),
+)
+
 _ROWS: Mapping[str, tuple[_Row, ...]] = {
     "dev": _DEV,
     "heldout_v1": _HELDOUT_V1,
     "heldout_v2": _HELDOUT_V2,
     "heldout_v3": _HELDOUT_V3,
+    "heldout_v4": _HELDOUT_V4,
 }
 
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 import threading
 from collections import Counter
 from collections.abc import Collection, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import pyarrow as pa
@@ -32,6 +32,7 @@ from ..store.attempts import (
     load_failures,
     revert_id,
     target_label,
+    touched_lines,
 )
 from ..store.config import GraveyardConfig
 from ..store.ids import MODULE_SYMBOL
@@ -61,6 +62,7 @@ class _Known:
     views: list[FailureView]
     details: dict[int | str, FailureWarning]
     past: list[tuple[tuple[Target, ...], PastAttempt]]  # newest first
+    commits: dict[str, RetrievedItem] = field(default_factory=dict)  # sha[:10] -> lines, terms
 
 
 class AntiContext:
@@ -100,7 +102,9 @@ class AntiContext:
             for f in self._journal_failures():
                 changed = "\n".join(changed_lines(f.diff))
                 text = "\n".join(
-                    x for x in (f.notes or "", f.signature.text(), changed, f.command or "") if x
+                    x
+                    for x in (f.notes or "", _what_failed(f, changed), changed, f.command or "")
+                    if x
                 )
                 known.views.append(
                     FailureView(
@@ -109,6 +113,9 @@ class AntiContext:
                         text_terms=Counter(tokenize(text)),
                         vector=embed(text),
                         identifiers=identifiers(changed),
+                        touched=touched_lines(f.diff),
+                        location=frozenset(tokenize(_place(f.targets))),
+                        place=embed(_place(f.targets)),
                     )
                 )
                 known.details[f.id] = warning_from_failure(f)
@@ -153,11 +160,39 @@ class AntiContext:
         retrieved: Sequence[RetrievedItem],
         cfg: GraveyardConfig,
     ) -> list[FailureWarning]:
-        views, details = self.views(index, embed)
-        if not views:
+        known = self._known(index, embed)
+        if not known.views:
             return []
-        found = match_search(query, None, idf, retrieved, views, cfg)
-        return self._warnings(found, details, cfg.max_warnings)
+        retrieved = [self._with_added(index, known, r) for r in retrieved]
+        found = match_search(query, None, idf, retrieved, known.views, cfg)
+        return self._warnings(found, known.details, cfg.max_warnings)
+
+    def _with_added(self, index: ServeIndex, known: _Known, item: RetrievedItem) -> RetrievedItem:
+        """A retrieved commit with the lines it added and what it is about (its message's terms
+        and the code names in those lines), so that matching can tell an attempt that would
+        take those lines out from one that merely touched the same function, and a query about
+        what the commit fixed from one that only found it."""
+        if item.kind != "commit" or not item.id:
+            return item
+        got = known.commits.get(item.id)
+        if got is None:
+            full = next((s for s in index.commits if s.startswith(item.id)), None) or ""
+            added = frozenset(
+                (t["head_path"], ln[1:].strip())
+                for t in index.touches_by_sha.get(full, [])
+                for ln in changed_lines(t["excerpt"] or "")
+                if ln[0] == "+"
+            )
+            got = RetrievedItem(
+                "commit",
+                0,
+                0.0,
+                added=added,
+                about=frozenset(tokenize(_messages(index, {full}).get(full) or ""))
+                | identifiers("\n".join(ln for _, ln in added)),
+            )
+            known.commits[item.id] = got
+        return replace(item, added=got.added, about=got.about)
 
     def for_preflight(
         self, index, embed, path, qualname, intent: Intent, idf, retrieved, cfg: GraveyardConfig
@@ -217,6 +252,22 @@ def warning_from_failure(f: FailedAttempt, reasons: list[str] | None = None) -> 
         diff_excerpt="\n".join(changed_lines(f.diff)[:MAX_DIFF_LINES]),
         source="journal",
     )
+
+
+def _what_failed(f: FailedAttempt, changed: str) -> str:
+    """The failure's signature as matching text: its errors, failing tests and exceptions, and
+    the error codes among them or in its changed lines. A code a traceback only printed as
+    context (a line of source around the failing one) is not what failed, and the files it
+    failed in say where, not what."""
+    sig = f.signature
+    said = "\n".join((*sig.errors, *sig.failing, changed))
+    codes = [c for c in sig.codes if c in said]
+    return "\n".join((*sig.errors, *sig.failing, *sig.exceptions, *codes))
+
+
+def _place(targets: Sequence[Target]) -> str:
+    """Where an attempt was made, as text: its files' paths and symbols' names."""
+    return " ".join(f"{p} {q or ''}" for p, q in targets)
 
 
 def _on_target(targets: Sequence[Target], path: str, qualname: str | None) -> bool:

@@ -13,13 +13,22 @@ and the intent also names a symbol the attempt changed (naming the symbol alone 
 again, not resemblance). A reverted commit mined from git is held to a stricter bar than a
 failure an agent recorded: its text is only what its commits say (subjects, the revert's reason,
 the body), not the diff's words, and its floor is `revert_min_evidence` instead of
-`min_evidence`. In a search, a journal failure anchored by the results themselves (a retrieved
-code hit or a triggering commit, below) counts as resembling the query: the query found that
-code. A revert never does. Conversely a search warns only about attempts its results anchor:
-text resembling an attempt that nothing retrieved points at fires no more than an anchor alone.
-A triggering commit vouches only for the recorded attempt on its functions that most resembles
-the query (ties included); the other attempts on those functions need an anchor of their own, so
-one fix that touched several functions does not raise every attempt ever made on them.
+`min_evidence`.
+
+In a search the query names places as well as what it wants, and the places are what retrieved the
+attempt's code: the query's terms that only name the attempt's files and symbols do not count as
+resemblance, and its cosine loses `location_discount` x its similarity to those names alone, and
+the evidence floor is `search_min_evidence`. A search warns only about attempts its results anchor
+(text resembling an attempt that nothing retrieved fires no more than an anchor alone), and an
+anchor is a boost there too, with one exception: a retrieved fix *vouches* for a recorded attempt,
+which then needs no evidence of its own, when the attempt changed lines that fix added (retrying it
+would take the fix back out) and the query is about what the fix was about (its message and the
+names in the lines it added cover at least `trigger_min_evidence` of the query's terms, place names
+left out). A fix that only touched the same function says where the attempt was made, not what it
+did. A revert is never vouched for. A triggering commit anchors only the recorded attempt on its
+functions that most resembles the query (ties included); the other attempts on those functions need
+an anchor of their own, so one fix that touched several functions does not raise every attempt ever
+made on them.
 
 The score is structural + textual, where
 
@@ -46,6 +55,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import numpy as np
 
@@ -70,6 +80,8 @@ class RetrievedItem:
     symbols_touched: tuple[Target, ...] = ()  # commits: what they modified
     bulk: bool = False
     id: str | None = None  # commit sha or document id, for reasons
+    added: frozenset[tuple[str, str]] = frozenset()  # commits: (path, stripped line) they added
+    about: frozenset[str] = frozenset()  # commits: the terms of their message
 
 
 REVERT = "revert"
@@ -117,10 +129,19 @@ class FailureView:
     vector: np.ndarray | None = None
     source: str = "journal"
     identifiers: frozenset[str] = frozenset()
+    touched: frozenset[str] = frozenset()  # the lines it changed (see `touched_lines`)
+    location: frozenset[str] = frozenset()  # the terms of its files' paths and symbols' names
+    place: np.ndarray | None = None  # the vector of those names
 
     @property
     def strict(self) -> bool:
         return self.source == REVERT
+
+    def undoes(self, commit: RetrievedItem) -> bool:
+        """Whether this attempt changed lines `commit` added in the attempt's files: retrying it
+        would take that commit's change back out."""
+        paths = {path for path, _ in self.targets}
+        return any(path in paths and line in self.touched for path, line in commit.added)
 
 
 @dataclass(frozen=True)
@@ -165,29 +186,46 @@ def _covered(target: Target, symbols: Iterable[Target]) -> Target | None:
     return None
 
 
+def _cosine(a: np.ndarray | None, b: np.ndarray | None) -> float:
+    if a is None or b is None:
+        return 0.0
+    x, y = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
+    denom = float(np.linalg.norm(x) * np.linalg.norm(y))
+    return max(0.0, float(x @ y) / denom) if denom > 0 else 0.0
+
+
+def _coverage(terms: Sequence[str], idf: Callable[[str], float], found: Collection[str]) -> float:
+    """The IDF-weighted share of `terms` (distinct) that `found` holds."""
+    terms = list(dict.fromkeys(terms))
+    weights = [max(float(idf(t)), 0.0) for t in terms]
+    total = sum(weights)
+    if total <= 0:
+        return 0.0
+    return sum(w for t, w in zip(terms, weights, strict=True) if t in found) / total
+
+
 def textual_score(
     query_terms: Sequence[str],
     query_vec: np.ndarray | None,
     idf: Callable[[str], float],
     failure: FailureView,
     cfg: GraveyardConfig,
+    *,
+    located: bool = False,
 ) -> tuple[float, str | None]:
-    """textual_weight x max(cosine, IDF coverage), and the reason it is not zero."""
-    terms = list(dict.fromkeys(query_terms))
-    coverage = 0.0
-    if terms:
-        weights = [max(float(idf(t)), 0.0) for t in terms]
-        total = sum(weights)
-        if total > 0:
-            hit = sum(w for t, w in zip(terms, weights, strict=True) if t in failure.text_terms)
-            coverage = hit / total
-    cosine = 0.0
-    if query_vec is not None and failure.vector is not None:
-        q = np.asarray(query_vec, dtype=np.float64)
-        f = np.asarray(failure.vector, dtype=np.float64)
-        denom = float(np.linalg.norm(q) * np.linalg.norm(f))
-        if denom > 0:
-            cosine = max(0.0, float(q @ f) / denom)
+    """textual_weight x max(cosine, IDF coverage), and the reason it is not zero.
+
+    `located`: the query names places as well as what it wants (a search). Its terms that only
+    name where the attempt was made (the attempt's paths and symbols) are then the anchor that
+    retrieved the attempt's code, not resemblance: coverage leaves them out, and the cosine
+    loses `location_discount` x the query's similarity to those names alone."""
+    terms = list(query_terms)
+    if located:
+        terms = [t for t in terms if t not in failure.location]
+    coverage = _coverage(terms, idf, failure.text_terms)
+    cosine = _cosine(query_vec, failure.vector)
+    if located and failure.place is not None:
+        cosine = max(0.0, cosine - cfg.location_discount * _cosine(query_vec, failure.place))
     best = max(coverage, cosine)
     if best <= 0:
         return 0.0, None
@@ -204,9 +242,14 @@ def evidence(
     idf: Callable[[str], float],
     failure: FailureView,
     cfg: GraveyardConfig,
+    *,
+    located: bool = False,
 ) -> tuple[float, list[str]]:
-    """How much `failure` resembles `intent` (0..1), and the reasons it is not zero."""
-    text, reason = textual_score(intent.terms, intent.vector, idf, failure, cfg)
+    """How much `failure` resembles `intent` (0..1), and the reasons it is not zero
+    (`located`: see `textual_score`)."""
+    text, reason = textual_score(
+        intent.terms, intent.vector, idf, failure, cfg, located=located and not failure.strict
+    )
     best = text / cfg.textual_weight if cfg.textual_weight > 0 else 0.0
     reasons = [reason] if reason else []
     symbols = symbol_names(failure.targets)
@@ -227,25 +270,39 @@ def evidence(
     return min(best, 1.0), reasons
 
 
+class _Anchor(NamedTuple):
+    weight: float
+    reason: str
+    trigger: str | None = None  # the triggering commit, if one anchored it
+    vouches: bool = False  # the attempt undoes the trigger and the query is about what it fixed
+
+
 def _retrieval_anchors(
-    failure: FailureView, retrieved: Sequence[RetrievedItem], cfg: GraveyardConfig
-) -> list[tuple[float, str, str | None]]:
-    """Anchors from a result list: retrieved code, triggering commits, gated commits. The third
-    field names the triggering commit (None for the other anchors)."""
+    failure: FailureView,
+    retrieved: Sequence[RetrievedItem],
+    cfg: GraveyardConfig,
+    fixed: Callable[[RetrievedItem], float] | None = None,
+) -> list[_Anchor]:
+    """Anchors from a result list: retrieved code, triggering commits, gated commits.
+
+    A triggering commit vouches for the attempt (the query found the fix the attempt would take
+    back out) only when the attempt changed lines it added and the query resembles what the fix
+    was about (`fixed`: how much of the query its message covers, at least
+    `trigger_min_evidence`). Otherwise it marks where the attempt was made, a boost like the
+    others."""
     code = sorted((r for r in retrieved if r.kind in CODE_KINDS and r.path), key=lambda r: r.rank)
     top = [r for r in code if r.rank <= cfg.context_top]
     gate_hits = [(r.path or "", r.qualname) for r in code if r.rank <= cfg.gate_code_hits]
     head = [r.score for r in retrieved if r.rank <= cfg.context_top]
     best_head = max(head) if head else 0.0
-    anchors: list[tuple[float, str, str | None]] = []
+    anchors: list[_Anchor] = []
     for target in failure.targets:
         for r in top:
             if _covered(target, [(r.path or "", r.qualname)]) is not None:
                 anchors.append(
-                    (
+                    _Anchor(
                         cfg.context_weight,
                         f"targets {target_label(target)}, retrieved at rank {r.rank}",
-                        None,
                     )
                 )
                 break
@@ -260,20 +317,24 @@ def _retrieval_anchors(
                 (cfg.commit_trigger_rank1 and c.rank == 1) or c.score > cfg.commit_trigger_score
             )
             if triggers:
+                undoes = failure.undoes(c)
+                about = fixed(c) if fixed is not None and undoes else 0.0
+                what = "added lines it changed in" if undoes else "modified"
                 anchors.append(
-                    (
+                    _Anchor(
                         cfg.trigger_weight,
-                        f"{name} (rank {c.rank}, score {c.score:.2f}) modified {target_label(touched)}",
+                        f"{name} (rank {c.rank}, score {c.score:.2f}) {what} "
+                        f"{target_label(touched)}",
                         c.id or f"rank {c.rank}",
+                        about >= cfg.trigger_min_evidence - _EPS,
                     )
                 )
             elif not cfg.commit_gating:
                 if c.rank <= cfg.context_top:
                     anchors.append(
-                        (
+                        _Anchor(
                             cfg.context_weight,
                             f"{name} at rank {c.rank} modified {target_label(touched)}",
-                            None,
                         )
                     )
             elif (
@@ -282,11 +343,10 @@ def _retrieval_anchors(
                 and _covered(target, gate_hits) is not None
             ):
                 anchors.append(
-                    (
+                    _Anchor(
                         cfg.context_weight,
                         f"{name} (rank {c.rank}) passed the relevance gate and modified "
                         f"{target_label(touched)}, a top-{cfg.gate_code_hits} code hit",
-                        None,
                     )
                 )
     return anchors
@@ -299,11 +359,15 @@ def _decide(
     cfg: GraveyardConfig,
     *,
     query_anchored: bool = False,
+    floor: float | None = None,
 ) -> Warning | None:
     """Fire when the evidence reaches its floor (or, for a journal failure in a search, the
     results anchor it: `query_anchored`) and structural + textual reaches the threshold."""
     amount, why = found
-    floor = cfg.revert_min_evidence if failure.strict else cfg.min_evidence
+    if failure.strict:
+        floor = cfg.revert_min_evidence
+    elif floor is None:
+        floor = cfg.min_evidence
     anchored = query_anchored and not failure.strict
     if not anchored and (amount <= 0 or amount < floor - _EPS):
         return None
@@ -345,25 +409,38 @@ def match_search(
     other attempts on those functions need an anchor of their own."""
     cfg = cfg or GraveyardConfig()
     intent = _as_intent(query_terms, query_vec)
+
+    def fixed_for(f: FailureView) -> Callable[[RetrievedItem], float]:
+        # what the query says beyond naming the attempt's place, found in the fix's message
+        terms = [t for t in intent.terms if t not in f.location]
+        return lambda c: _coverage(terms, idf, c.about)
+
     found = [
-        (f, _retrieval_anchors(f, retrieved, cfg), evidence(intent, idf, f, cfg)) for f in failures
+        (
+            f,
+            _retrieval_anchors(f, retrieved, cfg, fixed_for(f)),
+            evidence(intent, idf, f, cfg, located=True),
+        )
+        for f in failures
     ]
     best: dict[str, float] = {}
     for f, anchors, (amount, _) in found:
         if f.strict:  # a revert is never vouched for by the results (see `_decide`)
             continue
-        for _, _, trigger in anchors:
-            if trigger is not None:
-                best[trigger] = max(best.get(trigger, 0.0), amount)
+        for a in anchors:
+            if a.trigger is not None:
+                best[a.trigger] = max(best.get(a.trigger, 0.0), amount)
     out = []
     for f, anchors, ev in found:
         kept = [
-            (weight, reason)
-            for weight, reason, trigger in anchors
-            if trigger is None or f.strict or ev[0] >= best[trigger] - _EPS
+            a for a in anchors if a.trigger is None or f.strict or ev[0] >= best[a.trigger] - _EPS
         ]
         if kept:
-            out.append(_decide(f, kept, ev, cfg, query_anchored=True))
+            vouched = any(a.vouches for a in kept)
+            pairs = [(a.weight, a.reason) for a in kept]
+            out.append(
+                _decide(f, pairs, ev, cfg, query_anchored=vouched, floor=cfg.search_min_evidence)
+            )
     return _ranked(out)
 
 
@@ -408,6 +485,6 @@ def match_preflight(
                         f"sibling {target_label(target)} in the same file as {qualname}",
                     )
                 )
-        anchors += [(w, r) for w, r, _ in _retrieval_anchors(f, retrieved, cfg)]
+        anchors += [(a.weight, a.reason) for a in _retrieval_anchors(f, retrieved, cfg)]
         out.append(_decide(f, anchors, evidence(intent, idf, f, cfg), cfg))
     return _ranked(out)

@@ -58,6 +58,7 @@ __all__ = [
     "parse_failure_id",
     "revert_id",
     "target_label",
+    "touched_lines",
 ]
 
 
@@ -102,6 +103,29 @@ def changed_lines(diff: str, *, keep_blank: bool = False) -> list[str]:
         and not line.startswith(("+++", "---"))
         and (keep_blank or line[1:].strip())
     ]
+
+
+def touched_lines(diff: str) -> frozenset[str]:
+    """The lines a diff changed, stripped: the ones it removed or replaced, and for a pure
+    insertion the context lines on either side of it (what it was wedged between). Only lines
+    with a letter or digit count, so a brace or a blank line is no evidence of anything."""
+    out: set[str] = set()
+    lines = [ln for ln in diff.splitlines() if not ln.startswith(("+++", "---"))]
+    i = 0
+    while i < len(lines):
+        if lines[i][:1] not in "+-":
+            i += 1
+            continue
+        start = i
+        while i < len(lines) and lines[i][:1] in "+-":
+            i += 1
+        run = lines[start:i]
+        removed = [ln[1:] for ln in run if ln[:1] == "-"]
+        if not removed:
+            around = [lines[j] for j in (start - 1, i) if 0 <= j < len(lines)]
+            removed = [ln[1:] for ln in around if ln[:1] == " "]
+        out.update(t for t in (ln.strip() for ln in removed) if any(c.isalnum() for c in t))
+    return frozenset(out)
 
 
 # ---------------------------------------------------------------- input

@@ -146,8 +146,13 @@ class GraveyardConfig(Section):
     trigger_weight: float = Field(default=0.40, ge=0.0)
     # a warning needs evidence that the attempt resembles the change (0..1; see serve/graveyard.py)
     min_evidence: float = Field(default=0.15, gt=0.0, le=1.0)  # failures recorded by agents
+    search_min_evidence: float = Field(default=0.25, gt=0.0, le=1.0)  # the same, in a search
     revert_min_evidence: float = Field(default=0.6, gt=0.0, le=1.0)  # reverted commits
     named_symbol_evidence: float = Field(default=0.1, ge=0.0, le=1.0)  # intent names its symbol
+    # a search's words that name the attempt's place: x its cosine taken off the resemblance
+    location_discount: float = Field(default=0.5, ge=0.0, le=1.0)
+    # a fix vouches for the attempt that undoes it when its message covers this much of the query
+    trigger_min_evidence: float = Field(default=0.3, ge=0.0, le=1.0)
     max_warnings: int = Field(default=3, ge=1)  # per answer, strongest first
     max_past_attempts: int = Field(default=5, ge=0)  # reverted / failed attempts listed as history
     reapplied_share: float = Field(default=0.5, gt=0.0, le=1.0)  # of a revert's lines back at HEAD

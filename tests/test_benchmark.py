@@ -23,7 +23,7 @@ def test_full_engine_beats_every_baseline_on_dev(bench) -> None:
         assert full["mrr"] > results[name]["mrr"], name
         assert full["warning_hit_rate"] > results[name]["warning_hit_rate"], name
         assert full["cochange_discovery"] > results[name]["cochange_discovery"], name
-    assert results["full"]["queries"] == 50
+    assert results["full"]["queries"] == 64
 
 
 def test_report_renders_every_section(bench) -> None:

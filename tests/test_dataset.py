@@ -31,12 +31,13 @@ def _windows(text: str) -> set[str]:
 
 
 def test_split_sizes() -> None:
-    assert SPLITS == ("dev", "heldout_v1", "heldout_v2", "heldout_v3")
-    assert HELDOUT_SPLITS == ("heldout_v1", "heldout_v2", "heldout_v3")
-    assert len(queries("dev")) == 50
+    assert SPLITS == ("dev", "heldout_v1", "heldout_v2", "heldout_v3", "heldout_v4")
+    assert HELDOUT_SPLITS == ("heldout_v1", "heldout_v2", "heldout_v3", "heldout_v4")
+    assert len(queries("dev")) == 64
     assert len(queries("heldout_v1")) == 35
     assert len(queries("heldout_v2")) == 38
     assert len(queries("heldout_v3")) == 30
+    assert len(queries("heldout_v4")) == 30
 
 
 @pytest.mark.parametrize("split", SPLITS)
@@ -49,7 +50,13 @@ def test_every_class_is_covered(split: str) -> None:
 def test_ids_are_unique_and_prefixed_by_split() -> None:
     ids = [q.id for split in SPLITS for q in queries(split)]
     assert len(ids) == len(set(ids))
-    prefixes = {"dev": "dev-", "heldout_v1": "h1-", "heldout_v2": "v2-", "heldout_v3": "v3-"}
+    prefixes = {
+        "dev": "dev-",
+        "heldout_v1": "h1-",
+        "heldout_v2": "v2-",
+        "heldout_v3": "v3-",
+        "heldout_v4": "v4-",
+    }
     for split in SPLITS:
         for q in queries(split):
             assert q.split == split
@@ -153,12 +160,14 @@ def test_no_test_file_contains_held_out_query_text() -> None:
     assert offenders == []
 
 
-def test_heldout_v3_balances_expected_warnings_with_same_file_controls() -> None:
-    """v3 measures whether a warning fits the change: about half its queries expect a recorded
-    failure, and most of the others point at a file some failure changed, where none is due."""
+@pytest.mark.parametrize("split", ["heldout_v3", "heldout_v4"])
+def test_warning_splits_balance_expected_warnings_with_same_file_controls(split: str) -> None:
+    """v3 and v4 measure whether a warning fits the change: about half their queries expect a
+    recorded failure, and most of the others point at a file some failure changed, where none is
+    due."""
     records = failure_records()
     failed_files = {r["file_path"] for r in records}
-    items = queries("heldout_v3")
+    items = queries(split)
     warned = [q for q in items if q.expected_warnings]
     controls = [q for q in items if not q.expected_warnings]
     assert 0.4 <= len(warned) / len(items) <= 0.6

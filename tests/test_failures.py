@@ -611,3 +611,44 @@ def test_attempt_validation_is_one_path_for_every_edge():
         Attempt("a.py", None, "boom").validate(limits)  # type: ignore[arg-type]
     # empty optional texts mean "not given", as the MCP tool's omitted arguments do
     assert Attempt("a.py", "d", notes="", symbol_name="", command="").notes is None
+
+
+# ---------------------------------------------------------------- what an attempt changed
+
+
+def test_touched_lines_are_the_replaced_lines_or_the_neighbours_of_an_insertion() -> None:
+    from gitstrata.store.attempts import touched_lines
+
+    replaced = (
+        "--- a/x.py\n+++ b/x.py\n@@ -1,4 +1,4 @@\n def f():\n-    return key\n+    return new()\n"
+        "     # done\n"
+    )
+    assert touched_lines(replaced) == {"return key"}
+    inserted = (
+        "--- a/x.py\n+++ b/x.py\n@@ -1,3 +1,5 @@\n def parse(v):\n+    if ok(v):\n"
+        "+        return round(v)\n     raise ParseError(v)\n }\n"
+    )
+    # wedged between the signature and the raise; a lone brace is no evidence
+    assert touched_lines(inserted) == {"def parse(v):", "raise ParseError(v)"}
+    assert touched_lines("") == frozenset()
+
+
+def test_error_codes_a_traceback_only_printed_are_not_what_failed() -> None:
+    from gitstrata.serve.anticontext import _what_failed
+    from gitstrata.store.attempts import FailedAttempt
+
+    attempt = FailedAttempt(
+        id=1,
+        first_seen="",
+        last_seen="",
+        occurrences=1,
+        targets=(("a.py", "check"),),
+        signature=Signature(
+            errors=("TokenError: ERR_SAMPLE_EXPIRED",),
+            codes=("ERR_SAMPLE_EXPIRED", "ERR_PRINTED_ONLY", "ERR_NEW"),
+        ),
+        fingerprint="f",
+    )
+    text = _what_failed(attempt, '+    raise TokenError("ERR_NEW")')
+    assert "ERR_SAMPLE_EXPIRED" in text and "ERR_NEW" in text
+    assert "ERR_PRINTED_ONLY" not in text

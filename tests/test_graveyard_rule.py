@@ -28,8 +28,19 @@ def idf(term: str) -> float:
     return {"idempotency": 3.0, "key": 1.0, "retry": 2.0, "uuid": 4.0}.get(term, 1.0)
 
 
-def failure(fid, *targets, terms=(), vector=None, source="journal", idents=()) -> FailureView:
-    return FailureView(fid, tuple(targets), Counter(terms), vector, source, frozenset(idents))
+def failure(
+    fid, *targets, terms=(), vector=None, source="journal", idents=(), touched=(), location=()
+) -> FailureView:
+    return FailureView(
+        fid,
+        tuple(targets),
+        Counter(terms),
+        vector,
+        source,
+        frozenset(idents),
+        touched=frozenset(touched),
+        location=frozenset(location),
+    )
 
 
 def ids(warnings) -> list:
@@ -40,8 +51,27 @@ def symbol(rank, target, score=0.5) -> RetrievedItem:
     return RetrievedItem("symbol", rank, score, *target)
 
 
-def commit(rank, score, intent, *touched, bulk=False, sha="399d55665b") -> RetrievedItem:
-    return RetrievedItem("commit", rank, score, None, None, intent, tuple(touched), bulk, sha)
+def commit(
+    rank, score, intent, *touched, bulk=False, sha="399d55665b", added=(), about=()
+) -> RetrievedItem:
+    return RetrievedItem(
+        "commit",
+        rank,
+        score,
+        None,
+        None,
+        intent,
+        tuple(touched),
+        bulk,
+        sha,
+        added=frozenset(added),
+        about=frozenset(about),
+    )
+
+
+LINE = "return client.charge(order_id, amount_cents, idempotency_key=key)"
+# a fix that added LINE to retry.py, about "anything"
+FIXED = {"added": [("backend/payments/retry.py", LINE)], "about": ["anything"]}
 
 
 # ---------------------------------------------------------------- textual evidence
@@ -228,34 +258,51 @@ def test_symbol_anchoring_is_exact_but_file_level_failures_fall_back():
 # ---------------------------------------------------------------- search: commits
 
 
-def test_trigger_by_rank1_bugfix():
-    f = failure(14, RETRY)
-    retrieved = [commit(1, 0.50, "bugfix", RETRY, GATEWAY), symbol(2, GATEWAY)]
+def test_trigger_by_rank1_bugfix_whose_lines_the_attempt_changed():
+    f = failure(14, RETRY, touched=[LINE])
+    retrieved = [commit(1, 0.50, "bugfix", RETRY, GATEWAY, **FIXED), symbol(2, GATEWAY)]
     [w] = match_search(["anything"], None, idf, retrieved, [f], CFG)
     assert w.score == pytest.approx(0.40)
     assert w.reasons == (
-        "bugfix commit 399d55665b (rank 1, score 0.50) modified backend/payments/retry.py::charge_with_retry",
+        "bugfix commit 399d55665b (rank 1, score 0.50) added lines it changed in "
+        "backend/payments/retry.py::charge_with_retry",
     )
     # the same commit with a non-load-bearing intent is not a trigger (and fails the gate: RETRY
     # is not among the code hits)
-    retrieved = [commit(1, 0.50, "feature", RETRY, GATEWAY), symbol(2, GATEWAY)]
+    retrieved = [commit(1, 0.50, "feature", RETRY, GATEWAY, **FIXED), symbol(2, GATEWAY)]
     assert match_search(["anything"], None, idf, retrieved, [f], CFG) == []
 
 
+def test_a_fix_vouches_only_for_an_attempt_that_undoes_it_and_only_when_the_query_is_about_it():
+    undoes = failure(14, RETRY, touched=[LINE])
+    elsewhere = failure(15, RETRY, touched=["max_attempts = 4"])
+    fix = commit(1, 0.50, "bugfix", RETRY, **FIXED)
+    # the attempt changed other lines of the function: the fix only says where it was made
+    assert ids(match_search(["anything"], None, idf, [fix], [undoes, elsewhere], CFG)) == [14]
+    # the query is not about what the fix was about: no vouching either
+    assert match_search(["uuid"], None, idf, [fix], [undoes], CFG) == []
+    # query terms that only name the attempt's place do not make it about the fix
+    placed = failure(16, RETRY, touched=[LINE], location=["anything"])
+    assert match_search(["anything"], None, idf, [fix], [placed], CFG) == []
+
+
 def test_trigger_by_score_above_065():
-    f = failure(15, RETRY)
-    retrieved = [symbol(1, GATEWAY, 0.9), commit(2, 0.70, "revert", RETRY)]
-    [w] = match_search([], None, idf, retrieved, [f], CFG)
+    f = failure(15, RETRY, touched=[LINE])
+    retrieved = [symbol(1, GATEWAY, 0.9), commit(2, 0.70, "revert", RETRY, **FIXED)]
+    [w] = match_search(["anything"], None, idf, retrieved, [f], CFG)
     assert w.score == pytest.approx(0.40)
-    low = [symbol(1, GATEWAY, 0.9), commit(2, 0.60, "security", RETRY)]
-    assert match_search([], None, idf, low, [f], CFG) == []
+    low = [symbol(1, GATEWAY, 0.9), commit(2, 0.60, "security", RETRY, **FIXED)]
+    assert match_search(["anything"], None, idf, low, [f], CFG) == []
     off = GraveyardConfig(commit_trigger_rank1=False)
-    assert match_search([], None, idf, [commit(1, 0.5, "bugfix", RETRY)], [f], off) == []
+    fix = commit(1, 0.5, "bugfix", RETRY, **FIXED)
+    assert match_search(["anything"], None, idf, [fix], [f], off) == []
 
 
 def test_trigger_anchors_file_level_failures_of_touched_files():
-    f = failure(16, ("backend/payments/retry.py", None))
-    [w] = match_search([], None, idf, [commit(1, 0.5, "bugfix", RETRY)], [f], CFG)
+    f = failure(16, ("backend/payments/retry.py", None), touched=[LINE])
+    [w] = match_search(
+        ["anything"], None, idf, [commit(1, 0.5, "bugfix", RETRY, **FIXED)], [f], CFG
+    )
     assert w.score == pytest.approx(0.40)
 
 
@@ -327,10 +374,26 @@ def test_preflight_also_uses_retrieved_results():
 
 
 def test_in_a_search_results_anchor_a_recorded_failure_but_not_a_revert():
-    journal = failure(22, RETRY)
-    revert = failure(23, RETRY, source="revert")
-    retrieved = [commit(1, 0.50, "bugfix", RETRY)]
+    journal = failure(22, RETRY, touched=[LINE])
+    revert = failure(23, RETRY, source="revert", touched=[LINE])
+    retrieved = [commit(1, 0.50, "bugfix", RETRY, **FIXED)]
     assert ids(match_search(["anything"], None, idf, retrieved, [journal, revert], CFG)) == [22]
+
+
+def test_in_a_search_words_naming_the_attempts_place_are_no_resemblance():
+    # the query's only overlap with the attempt is the name of the file it changed
+    f = failure(30, GATEWAY, terms=["gateway", "uuid"], location=["gateway"])
+    assert match_search(["gateway"], None, idf, [symbol(1, GATEWAY)], [f], CFG) == []
+    [w] = match_search(["gateway", "uuid"], None, idf, [symbol(1, GATEWAY)], [f], CFG)
+    assert w.evidence == pytest.approx(1.0)
+    # a preflight's intended change names no place: its words all count
+    [w] = match_preflight(*GATEWAY, ["gateway"], None, idf, [f], CFG)
+    assert w.evidence == pytest.approx(1.0)
+    # nor does a cosine that only reflects the place: the query's similarity to the attempt's
+    # names is taken off (x location_discount)
+    near = FailureView(31, (GATEWAY,), vector=np.array([1.0, 0.0]), place=np.array([1.0, 0.0]))
+    [w] = match_search([], np.array([1.0, 0.0]), idf, [symbol(1, GATEWAY)], [near], CFG)
+    assert w.evidence == pytest.approx(0.5)
 
 
 def test_in_a_search_text_alone_never_fires():
