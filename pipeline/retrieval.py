@@ -96,8 +96,20 @@ def run_embed(ctx: StageContext) -> StageResult:
             previous = Embedder.load(prev_dir)
         except IndexCorrupt:
             previous = None  # an unreadable or older state: refit
-    with ctx.progress.task("embed: documents", total=None):
-        result = embed_documents(documents, ctx.config.embedding, previous)
+    reuse = None
+    old_vectors = ctx.previous("vectors_f32")
+    if previous is not None and old_vectors is not None and ctx.previous_generation is not None:
+        try:
+            old_docs = ctx.previous_generation.table(
+                "documents", columns=["doc_id", "content_hash"]
+            )
+            reuse = (old_docs, old_vectors)
+        except (IndexCorrupt, OSError, KeyError):
+            reuse = None  # a vector is then computed again, never reused blindly
+    with ctx.progress.task("embed: documents", total=documents.num_rows) as task:
+        result = embed_documents(
+            documents, ctx.config.embedding, previous, reuse=reuse, advance=task.advance
+        )
     result.embedder.save(ctx.output_dir("embedder"))
     stats = {
         "documents": documents.num_rows,
@@ -105,6 +117,7 @@ def run_embed(ctx: StageContext) -> StageResult:
         "new_fraction": round(result.new_fraction, 4),
         "backend": result.embedder.backend.name,
         "fit_documents": int(len(result.embedder.fit_keys)),
+        "reused_vectors": result.reused,
     }
     return StageResult(tables={"vectors_f32": result.vectors}, stats=stats)
 

@@ -42,6 +42,7 @@ _M1, _M2, _M3 = (
 )
 _ASCII_SHARE = 0.9
 _SAMPLE_WINDOWS = 200_000
+_COUNT_BATCH = 1 << 22  # scored positions counted per bincount
 
 
 # hashes, base64 blobs and other random tokens are data, not dialect: fold them to zeros
@@ -63,21 +64,30 @@ def _codes(text: str) -> np.ndarray:
     return np.concatenate([np.full(2, 0x20, dtype=np.uint64), cps])
 
 
+def _bucket(h: np.ndarray, n: int) -> np.ndarray:
+    if n & (n - 1) == 0:  # a power of two (the default sizes): a mask, the same as the modulo
+        return (h & np.uint64(n - 1)).view(np.int64)
+    return (h % np.uint64(n)).astype(np.int64)
+
+
 def _hashes(c: np.ndarray, b3: int, b2: int) -> tuple[np.ndarray, ...]:
     """Bucket ids per scored position i (predicting c[i+2] from c[i], c[i+1])."""
     a, b, x = c[:-2], c[1:-1], c[2:]
+    shift = np.uint64(20)
     with np.errstate(over="ignore"):
-        h3 = ((a * _M1) ^ (b * _M2) ^ (x * _M3)) >> np.uint64(20)
-        h2ctx = ((a * _M1) ^ (b * _M2)) >> np.uint64(20)
-        h2 = ((b * _M1) ^ (x * _M2)) >> np.uint64(20)
-        h1ctx = (b * _M3) >> np.uint64(20)
-        h1 = (x * _M3) >> np.uint64(20)
+        ctx = (a * _M1) ^ (b * _M2)
+        x3 = x * _M3
+        h3 = (ctx ^ x3) >> shift
+        h2ctx = ctx >> shift
+        h2 = ((b * _M1) ^ (x * _M2)) >> shift
+        h1ctx = (b * _M3) >> shift
+        h1 = x3 >> shift
     return (
-        (h3 % np.uint64(b3)).astype(np.int64),
-        (h2ctx % np.uint64(b2)).astype(np.int64),
-        (h2 % np.uint64(b2)).astype(np.int64),
-        (h1ctx % np.uint64(UNIGRAM_BUCKETS)).astype(np.int64),
-        (h1 % np.uint64(UNIGRAM_BUCKETS)).astype(np.int64),
+        _bucket(h3, b3),
+        _bucket(h2ctx, b2),
+        _bucket(h2, b2),
+        _bucket(h1ctx, UNIGRAM_BUCKETS),
+        _bucket(h1, UNIGRAM_BUCKETS),
     )
 
 
@@ -119,14 +129,31 @@ class TrigramModel:
         tri = np.zeros(b3, dtype=np.int64)
         bi = np.zeros(b2, dtype=np.int64)
         uni = np.zeros(UNIGRAM_BUCKETS, dtype=np.int64)
-        encoded = []
+        # counted in batches: a bincount per text would sweep every bucket once per text
+        pending: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+        pending_size = 0
+
+        def flush() -> None:
+            nonlocal pending_size
+            if pending:
+                tri[:] += np.bincount(np.concatenate([p[0] for p in pending]), minlength=b3)
+                bi[:] += np.bincount(np.concatenate([p[1] for p in pending]), minlength=b2)
+                uni[:] += np.bincount(
+                    np.concatenate([p[2] for p in pending]), minlength=UNIGRAM_BUCKETS
+                )
+            pending.clear()
+            pending_size = 0
+
+        codes = []  # hashes are recomputed for calibration rather than held for every text
         for t in kept:
             c = _codes(t)
-            h3, _h2ctx, h2, _h1ctx, h1 = hs = _hashes(c, b3, b2)
-            tri += np.bincount(h3, minlength=b3)
-            bi += np.bincount(h2, minlength=b2)
-            uni += np.bincount(h1, minlength=UNIGRAM_BUCKETS)
-            encoded.append((c, hs))
+            h3, _h2ctx, h2, _h1ctx, h1 = _hashes(c, b3, b2)
+            pending.append((h3, h2, h1))
+            pending_size += len(h3)
+            if pending_size >= _COUNT_BATCH:
+                flush()
+            codes.append(c)
+        flush()
         model = cls(
             tri.astype(np.int32),
             bi.astype(np.int32),
@@ -138,7 +165,7 @@ class TrigramModel:
         )
         if size < cfg.min_corpus_chars:
             return model
-        scores = [model._window_ppl(c, hs, leave_one_out=True)[1] for c, hs in encoded]
+        scores = [model._window_ppl(c, _hashes(c, b3, b2), leave_one_out=True)[1] for c in codes]
         pooled = np.concatenate([s for s in scores if len(s)]) if scores else np.empty(0)
         if len(pooled) == 0:
             return model

@@ -12,10 +12,12 @@ memory-mapped on load, so a query reads only the rows of its own features.
 
 from __future__ import annotations
 
+import ctypes
 import hashlib
 import math
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import ClassVar
 
@@ -27,6 +29,51 @@ from .tokenizer import tokenize
 REBUILD = "gitstrata index --rebuild"
 # fitting multiplies the whole corpus (numba, compiled once and cached); a query is one row
 NUMBA_MIN_WORK = 20_000_000
+
+
+# ---------------------------------------------------------------- BLAS threads
+
+
+def _openblas() -> tuple[Callable[..., int], Callable[..., None]] | None:
+    """(get, set) of the thread count of the OpenBLAS numpy loaded, or None (another BLAS, or
+    a platform without /proc)."""
+    try:
+        with open("/proc/self/maps", encoding="utf-8", errors="replace") as fh:
+            paths = {line.split()[-1] for line in fh if "openblas" in line.lower()}
+    except OSError:
+        return None
+    for path in sorted(p for p in paths if p.startswith("/")):
+        try:
+            lib = ctypes.CDLL(path)
+        except OSError:
+            continue
+        for get, set_ in (
+            ("scipy_openblas_get_num_threads64_", "scipy_openblas_set_num_threads64_"),
+            ("openblas_get_num_threads64_", "openblas_set_num_threads64_"),
+            ("openblas_get_num_threads", "openblas_set_num_threads"),
+        ):
+            if hasattr(lib, get) and hasattr(lib, set_):
+                return getattr(lib, get), getattr(lib, set_)
+    return None
+
+
+@contextmanager
+def single_threaded_blas() -> Iterator[None]:
+    """Run the fit's BLAS and LAPACK calls on one thread. Its matrices are small (the range
+    finder's ell x ell Gram matrices): on a busy machine OpenBLAS's spinning threads made each
+    400 x 400 eigendecomposition take seconds instead of 0.06 s, and one thread also makes the
+    fit's floating-point sums the same whatever the number of cores."""
+    lib = _openblas()
+    if lib is None:
+        yield
+        return
+    get, set_ = lib
+    before = int(get())
+    set_(ctypes.c_int(1))
+    try:
+        yield
+    finally:
+        set_(ctypes.c_int(before))
 
 
 # ---------------------------------------------------------------- sparse helpers (numpy only)
@@ -207,10 +254,23 @@ class HashingLSA:
 
     def fit_transform(self, texts: Sequence[str]) -> tuple[HashingLSA, np.ndarray]:
         """The fitted copy and the embeddings of `texts` (each text featurized once)."""
+        raw = self.featurize(texts)
+        fitted = self.fit_features(raw)
+        return fitted, fitted.transform_features(raw)
+
+    def featurize(self, texts: Sequence[str]) -> list[tuple[np.ndarray, np.ndarray]]:
+        """(sorted feature ids, sublinear tf weights) per text: what fit and transform read,
+        computable in parts (a fit over the parts' concatenation is the fit over all)."""
+        return self._raw(texts)
+
+    def fit_features(self, raw: list[tuple[np.ndarray, np.ndarray]]) -> HashingLSA:
+        """A fitted copy, from `featurize`'s output over the whole corpus."""
         fitted = HashingLSA(**self.params())
-        raw = fitted._raw(texts)
         fitted._fit_raw(raw)
-        return fitted, fitted._transform_raw(raw)
+        return fitted
+
+    def transform_features(self, raw: list[tuple[np.ndarray, np.ndarray]]) -> np.ndarray:
+        return self._transform_raw(raw)
 
     def _fit_raw(self, raw) -> None:
         n = len(raw)
@@ -229,16 +289,17 @@ class HashingLSA:
         self.features = uniq.astype(np.int64)
         self.idf = (np.log((1.0 + n) / (1.0 + df)) + 1.0).astype(np.float32)
         indptr, indices, data = self._csr(raw)
-        self.components, self.singular_values = _truncated_svd(
-            indptr,
-            indices,
-            data,
-            len(uniq),
-            self.full_dim,
-            self.oversample,
-            self.power_iters,
-            self.seed,
-        )
+        with single_threaded_blas():
+            self.components, self.singular_values = _truncated_svd(
+                indptr,
+                indices,
+                data,
+                len(uniq),
+                self.full_dim,
+                self.oversample,
+                self.power_iters,
+                self.seed,
+            )
 
     def transform(self, texts: Sequence[str]) -> np.ndarray:
         return self._transform_raw(self._raw(texts))
