@@ -12,9 +12,12 @@ from __future__ import annotations
 
 import json
 from datetime import datetime
+from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
 
 from ..stages.documents import build_documents, docmeta
 from ..stages.embed import embed_documents
@@ -67,20 +70,57 @@ def journal_records(journal: Journal) -> list[dict[str, Any]]:
     return docs
 
 
+# Inside `fulltext/`: each document's field terms by content hash, so the next run tokenizes
+# only new and changed documents (tokenizing is most of a full-text build).
+TERMS_CACHE = "terms.parquet"
+_TERM_FIELDS = ("title", "symbol", "path", "body")
+
+
+def _field_terms(row: tuple[str, list[str], list[str], str]) -> tuple[str, str, str, str]:
+    return fulltext.field_terms(*row)
+
+
+def _previous_terms(folder: Path | None) -> dict[str, tuple[str, str, str, str]]:
+    if folder is None or not (folder / TERMS_CACHE).is_file():
+        return {}
+    try:
+        t = pq.read_table(folder / TERMS_CACHE).to_pydict()
+    except (OSError, pa.ArrowInvalid):
+        return {}  # a cache: recomputing is always correct
+    fields = [t[name] for name in _TERM_FIELDS]
+    return {h: tuple(row) for h, *row in zip(t["content_hash"], *fields, strict=True)}  # type: ignore[misc]
+
+
 def run_documents(ctx: StageContext) -> StageResult:
     symbols = ctx.input("symbols")
     commits = ctx.input("commits")
     touches = ctx.input("touches")
     docs = build_documents(symbols, commits, touches, records=journal_records(_journal(ctx)))
     cols = docs.select(["doc_idx", "kind", "title", "symbols", "paths", "body"]).to_pydict()
-    rows = zip(*cols.values(), strict=True)
+    hashes = docs.column("content_hash").to_pylist()
+    known = _previous_terms(ctx.previous_path("fulltext"))
+    todo = [i for i, h in enumerate(hashes) if h not in known]
+    rows = ((cols["title"][i], cols["symbols"][i], cols["paths"][i], cols["body"][i]) for i in todo)
+    fresh = dict(
+        zip(todo, ctx.map(_field_terms, rows, label="terms", total=len(todo)), strict=True)
+    )
+    terms = [fresh[i] if i in fresh else known[h] for i, h in enumerate(hashes)]
+    out = ctx.output_dir("fulltext")
     with ctx.progress.task("documents: full-text index", total=None):
         written = fulltext.write_index(
-            ctx.output_dir("fulltext"), rows, threads=max(1, min(4, ctx.jobs))
+            out,
+            zip(*cols.values(), strict=True),
+            threads=max(1, min(4, ctx.jobs)),
+            terms=terms.__getitem__,
         )
+    cache = {"content_hash": pa.array(hashes, pa.string())}
+    for k, name in enumerate(_TERM_FIELDS):
+        cache[name] = pa.array([t[k] for t in terms], pa.large_string())
+    pq.write_table(pa.table(cache), out / TERMS_CACHE, compression="zstd")
     kinds = docs.column("kind").value_counts().to_pylist()
     stats = {
         "documents": written,
+        "tokenized": len(todo),
         "by_kind": {k["values"]: k["counts"] for k in sorted(kinds, key=lambda k: k["values"])},
         "with_history": commits is not None,
     }
