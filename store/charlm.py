@@ -24,7 +24,7 @@ judged by a model that memorised it. Invariants:
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 import numpy as np
@@ -91,6 +91,44 @@ def _hashes(c: np.ndarray, b3: int, b2: int) -> tuple[np.ndarray, ...]:
     )
 
 
+def _parts(texts: list[str], size: int) -> Iterator[list[str]]:
+    """Consecutive runs of texts of about `size` characters each."""
+    part: list[str] = []
+    chars = 0
+    for t in texts:
+        part.append(t)
+        chars += len(t) + 2
+        if chars >= size:
+            yield part
+            part, chars = [], 0
+    if part:
+        yield part
+
+
+def _batch_codes(texts: list[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(codes, starts, lengths): the texts' `_codes` laid end to end (uint32), where text i's
+    codes are codes[starts[i] : starts[i] + lengths[i] + 2]. Folding the joined text is folding
+    each text: no random token crosses the newline that joins two."""
+    joined = _RANDOM_TOKEN.sub(_fold_random, "\n".join(texts))
+    cps = np.frombuffer(joined.encode("utf-32-le", "surrogatepass"), dtype="<u4").copy()
+    cps[(cps >= 0x30) & (cps <= 0x39)] = 0x30
+    cps[(cps == 0x09) | (cps == 0x0A) | (cps == 0x0D) | (cps == 0x0B) | (cps == 0x0C)] = 0x20
+    lens = np.fromiter((len(t) for t in texts), np.int64, len(texts))
+    # each joining newline (now a space) plus one more space is the next text's prefix
+    seps = np.cumsum(lens[:-1] + 1) - 1
+    codes = np.concatenate([np.full(2, 0x20, np.uint32), np.insert(cps, seps, np.uint32(0x20))])
+    starts = np.concatenate([[0], np.cumsum(lens[:-1] + 2)]).astype(np.int64)
+    return codes, starts, lens
+
+
+def _positions(n: int, starts: np.ndarray, lens: np.ndarray) -> np.ndarray:
+    """Mask of the scored positions (of `n`) that lie inside one text, not across two."""
+    edge = np.zeros(n + 1, np.int64)
+    np.add.at(edge, starts, 1)
+    np.add.at(edge, np.minimum(starts + lens, n), -1)
+    return np.cumsum(edge)[:-1] > 0
+
+
 class TrigramModel:
     def __init__(
         self,
@@ -129,31 +167,15 @@ class TrigramModel:
         tri = np.zeros(b3, dtype=np.int64)
         bi = np.zeros(b2, dtype=np.int64)
         uni = np.zeros(UNIGRAM_BUCKETS, dtype=np.int64)
-        # counted in batches: a bincount per text would sweep every bucket once per text
-        pending: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
-        pending_size = 0
-
-        def flush() -> None:
-            nonlocal pending_size
-            if pending:
-                tri[:] += np.bincount(np.concatenate([p[0] for p in pending]), minlength=b3)
-                bi[:] += np.bincount(np.concatenate([p[1] for p in pending]), minlength=b2)
-                uni[:] += np.bincount(
-                    np.concatenate([p[2] for p in pending]), minlength=UNIGRAM_BUCKETS
-                )
-            pending.clear()
-            pending_size = 0
-
-        codes = []  # hashes are recomputed for calibration rather than held for every text
-        for t in kept:
-            c = _codes(t)
-            h3, _h2ctx, h2, _h1ctx, h1 = _hashes(c, b3, b2)
-            pending.append((h3, h2, h1))
-            pending_size += len(h3)
-            if pending_size >= _COUNT_BATCH:
-                flush()
-            codes.append(c)
-        flush()
+        # texts go end to end in batches: per-text numpy calls and a bincount per text (which
+        # sweeps every bucket) cost more than the counting itself on many short texts
+        batches = [_batch_codes(part) for part in _parts(kept, _COUNT_BATCH)]
+        for c, starts, lens in batches:
+            h3, _h2ctx, h2, _h1ctx, h1 = _hashes(c.astype(np.uint64), b3, b2)
+            valid = _positions(len(h3), starts, lens)
+            tri += np.bincount(h3[valid], minlength=b3)
+            bi += np.bincount(h2[valid], minlength=b2)
+            uni += np.bincount(h1[valid], minlength=UNIGRAM_BUCKETS)
         model = cls(
             tri.astype(np.int32),
             bi.astype(np.int32),
@@ -165,7 +187,12 @@ class TrigramModel:
         )
         if size < cfg.min_corpus_chars:
             return model
-        scores = [model._window_ppl(c, _hashes(c, b3, b2), leave_one_out=True)[1] for c in codes]
+        scores = []
+        for c32, starts, lens in batches:
+            c = c32.astype(np.uint64)
+            logp = model._logp(_hashes(c, b3, b2), leave_one_out=True)
+            for s0, n in zip(starts.tolist(), lens.tolist(), strict=True):
+                scores.append(model._windows(c[s0 : s0 + n + 2], logp[s0 : s0 + n])[1])
         pooled = np.concatenate([s for s in scores if len(s)]) if scores else np.empty(0)
         if len(pooled) == 0:
             return model
@@ -194,8 +221,10 @@ class TrigramModel:
         self, c: np.ndarray, hs: tuple[np.ndarray, ...], *, leave_one_out: bool = False
     ) -> tuple[np.ndarray, np.ndarray]:
         """(window start offsets, window perplexities) over scorable windows, stride window/4."""
+        return self._windows(c, self._logp(hs, leave_one_out))
+
+    def _windows(self, c: np.ndarray, logp: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         w = self.window
-        logp = self._logp(hs, leave_one_out)
         n = len(logp)
         if n < w:
             return np.empty(0, dtype=np.int64), np.empty(0)
