@@ -29,6 +29,7 @@ import io
 import json
 import math
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -100,20 +101,30 @@ def time_git_log(repo: Path) -> float:
     return time.perf_counter() - t0
 
 
-def _tree_rss(proc: Any) -> int:
+def _children_cpu() -> float:
+    """CPU seconds of this process's finished (waited-for) children and their descendants."""
+    ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return ru.ru_utime + ru.ru_stime
+
+
+def _tree(proc: Any) -> tuple[int, float]:
+    """(resident bytes, CPU seconds) of a process and its descendants: live ones, plus the
+    finished children it has waited for."""
     import psutil
 
-    total = 0
+    rss, cpu = 0, 0.0
     try:
         procs = [proc, *proc.children(recursive=True)]
     except psutil.Error:
-        return 0
-    for p in procs:
+        return 0, 0.0
+    for k, p in enumerate(procs):
         try:
-            total += p.memory_info().rss
+            rss += p.memory_info().rss
+            t = p.cpu_times()
+            cpu += t.user + t.system + (t.children_user + t.children_system if k == 0 else 0.0)
         except psutil.Error:
             pass
-    return total
+    return rss, cpu
 
 
 def run_index(repo: Path, out: Path, jobs: int | None = None) -> dict[str, Any]:
@@ -123,6 +134,7 @@ def run_index(repo: Path, out: Path, jobs: int | None = None) -> dict[str, Any]:
     cmd = [sys.executable, "-m", "gitstrata", "index", str(repo), "--out", str(out)]
     cmd += ["--progress", "jsonl"] + (["--jobs", str(jobs)] if jobs else [])
     env = {**os.environ, "NO_COLOR": "1"}
+    cpu0 = _children_cpu()
     t0 = time.perf_counter()
     proc = subprocess.Popen(
         cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env
@@ -142,18 +154,22 @@ def run_index(repo: Path, out: Path, jobs: int | None = None) -> dict[str, Any]:
                 tail[:] = [*tail[-9:], line.rstrip()]
                 continue
             now = time.perf_counter()
+            rss, cpu = _tree(ps)
             with lock:
                 if event.total and event.done < event.total and event.stage not in stages:
                     current[0] = event.stage
-                    stages[event.stage] = {"started": now, "peak_rss": 0}
+                    stages[event.stage] = {"started": now, "peak_rss": rss, "cpu0": cpu}
                 elif event.stage in stages:
-                    stages[event.stage]["seconds"] = now - stages[event.stage]["started"]
+                    rec = stages[event.stage]
+                    rec["seconds"] = now - rec["started"]
+                    rec["cpu"] = max(0.0, cpu - rec["cpu0"])
+                    rec["peak_rss"] = max(rec["peak_rss"], rss)
                     current[0] = "(between)"
 
     reader = threading.Thread(target=read, daemon=True)
     reader.start()
     while proc.poll() is None:
-        rss = _tree_rss(ps)
+        rss, _cpu = _tree(ps)
         with lock:
             peak[0] = max(peak[0], rss)
             if current[0] in stages:
@@ -170,6 +186,7 @@ def run_index(repo: Path, out: Path, jobs: int | None = None) -> dict[str, Any]:
     per_stage = {
         name: {
             "seconds": round(manifest.timings.get(name, rec.get("seconds", 0.0)), 3),
+            "cpu_seconds": round(rec.get("cpu", 0.0), 2),
             "peak_rss_mb": round(rec["peak_rss"] / 2**20, 1),
             "skipped": manifest.stages[name].skipped if name in manifest.stages else None,
         }
@@ -177,6 +194,7 @@ def run_index(repo: Path, out: Path, jobs: int | None = None) -> dict[str, Any]:
     }
     return {
         "wall_seconds": round(wall, 3),
+        "cpu_seconds": round(_children_cpu() - cpu0, 2),
         "peak_rss_mb": round(peak[0] / 2**20, 1),
         "stages": per_stage,
     }
@@ -217,6 +235,7 @@ def _median_stages(runs: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
     return {
         n: {
             "seconds": round(statistics.median(r["stages"][n]["seconds"] for r in runs), 3),
+            "cpu_seconds": round(statistics.median(r["stages"][n]["cpu_seconds"] for r in runs), 2),
             "peak_rss_mb": round(max(r["stages"][n]["peak_rss_mb"] for r in runs), 1),
             "skipped": runs[-1]["stages"][n]["skipped"],
         }
@@ -251,6 +270,7 @@ def measure_repo(source: Path, *, runs: int = 1, jobs: int | None = None) -> dic
             "runs": runs,
             "git_log_seconds": round(floor, 3),
             "index_seconds": round(full, 3),
+            "index_cpu_seconds": round(statistics.median(r["cpu_seconds"] for r in full_runs), 2),
             "ratio_to_git_log": round(full / floor, 1) if floor else None,
             "ratio_target": TARGET_RATIO,
             "peak_rss_mb": max(r["peak_rss_mb"] for r in full_runs),
@@ -262,6 +282,7 @@ def measure_repo(source: Path, *, runs: int = 1, jobs: int | None = None) -> dic
             "incremental_target_seconds": TARGET_INCREMENTAL_S,
             "incremental_stages": _median_stages(incr_runs),
             "load_average": round(os.getloadavg()[0], 2),
+            "cpus": os.cpu_count(),
         }
 
 
@@ -308,7 +329,8 @@ def _table(results: list[dict[str, Any]]) -> str:
         for name, s in r["stages"].items():
             inc = r["incremental_stages"].get(name, {})
             lines.append(
-                f"  {name:<10} {s['seconds']:8.2f} s  {s['peak_rss_mb']:7.0f} MB   "
+                f"  {name:<10} {s['seconds']:8.2f} s  (CPU {s['cpu_seconds']:7.2f} s) "
+                f"{s['peak_rss_mb']:7.0f} MB   "
                 f"incremental {inc.get('seconds', 0):6.2f} s"
                 + (" (carried)" if inc.get("skipped") else "")
             )

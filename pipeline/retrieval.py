@@ -76,6 +76,11 @@ TERMS_CACHE = "terms.parquet"
 _TERM_FIELDS = ("title", "symbol", "path", "body")
 
 
+# Fewer documents than this are tokenized in this process: starting pool workers (each imports
+# the package) costs more than tokenizing a few thousand documents.
+POOL_MIN_DOCUMENTS = 4_000
+
+
 def _field_terms(row: tuple[str, list[str], list[str], str]) -> tuple[str, str, str, str]:
     return fulltext.field_terms(*row)
 
@@ -148,7 +153,12 @@ def run_embed(ctx: StageContext) -> StageResult:
             reuse = None  # a vector is then computed again, never reused blindly
     with ctx.progress.task("embed: documents", total=documents.num_rows) as task:
         result = embed_documents(
-            documents, ctx.config.embedding, previous, reuse=reuse, advance=task.advance
+            documents,
+            ctx.config.embedding,
+            previous,
+            reuse=reuse,
+            advance=task.advance,
+            mapper=ctx.executor.map if documents.num_rows >= POOL_MIN_DOCUMENTS else None,
         )
     result.embedder.save(ctx.output_dir("embedder"))
     stats = {

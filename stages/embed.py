@@ -13,15 +13,17 @@ Output `vectors_f32`: row i is document i, unit-length float32 of `full_dim` com
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import functools
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
 
 from ..store.config import EmbeddingConfig
 from ..store.embedder import BACKENDS, Embedder, doc_key, haar_rotation, make_backend
-from ..store.lsa import HashingLSA
+from ..store.lsa import HashingLSA, featurize_with
 from ..store.schemas import VECTORS_F32
 from ..store.vecstore import CODE_BITS, mrl_truncate
 from .documents import embed_text
@@ -116,10 +118,12 @@ def embed_documents(
     previous: Embedder | None = None,
     reuse: tuple[pa.Table, pa.Table] | None = None,
     advance: Callable[[int], None] | None = None,
+    mapper: Callable[[Callable[[Any], Any], Iterable[Any]], Iterator[Any]] | None = None,
 ) -> EmbedResult:
     """Fit or reuse the embedder and embed `documents`. `reuse` is the previous run's
     (documents, vectors_f32), made with `previous`; `advance(n)` is told of every n documents
-    embedded."""
+    embedded; `mapper(fn, items)` (results in order) may run a fit's featurization elsewhere,
+    e.g. on a process pool."""
     keys = document_keys(documents)
     fraction = previous.new_fraction(keys) if previous is not None else 1.0
     refit = previous is None or not compatible(previous, config) or fraction > config.refit_fraction
@@ -127,12 +131,21 @@ def embed_documents(
         texts = document_texts(documents)
         backend = make_backend(config.backend, **backend_params(config))
         if isinstance(backend, HashingLSA):
-            # featurized once, in batches: the fit and the vectors share the features
+            # featurized once: the fit and the vectors share the features
             feats: list = []
-            for start in range(0, len(texts), BATCH):
-                feats += backend.featurize(texts[start : start + BATCH])
-                if advance is not None:
-                    advance(min(BATCH, len(texts) - start))
+            if mapper is not None:
+                one = functools.partial(featurize_with, tuple(sorted(backend.params().items())))
+                for f in mapper(one, texts):
+                    feats.append(f)
+                    if advance is not None and len(feats) % BATCH == 0:
+                        advance(BATCH)
+                if advance is not None and len(feats) % BATCH:
+                    advance(len(feats) % BATCH)
+            else:
+                for start in range(0, len(texts), BATCH):
+                    feats += backend.featurize(texts[start : start + BATCH])
+                    if advance is not None:
+                        advance(min(BATCH, len(texts) - start))
             backend = backend.fit_features(feats)
             raw = backend.transform_features(feats)
         else:

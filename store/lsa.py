@@ -334,6 +334,19 @@ class HashingLSA:
         return obj
 
 
+# per process: a pool worker featurizes many texts with one backend and its hash caches
+_WORKER_BACKENDS: dict[tuple, HashingLSA] = {}
+
+
+def featurize_with(params: tuple, text: str) -> tuple[np.ndarray, np.ndarray]:
+    """`HashingLSA(**dict(params)).featurize([text])[0]`, for a process pool (module level,
+    picklable with `functools.partial`)."""
+    backend = _WORKER_BACKENDS.get(params)
+    if backend is None:
+        backend = _WORKER_BACKENDS[params] = HashingLSA(**dict(params))
+    return backend.featurize([text])[0]
+
+
 def _orth(y: np.ndarray) -> np.ndarray:
     """An orthonormal basis (float32) of the columns of y, by the eigendecomposition of the
     small Gram matrix y^T y; directions with a negligible eigenvalue are dropped."""

@@ -254,3 +254,22 @@ def test_numba_spmm_equals_numpy_path() -> None:
             ref[i] += data[j] * dense[indices[j]]
     assert np.allclose(spmm(indptr, indices, data, dense), ref, atol=1e-4)
     assert np.allclose(lsa._spmm(indptr, indices, data, dense), ref, atol=1e-4)
+
+
+def test_a_fit_featurized_on_a_process_pool_equals_the_one_in_process() -> None:
+    from gitstrata.pipeline.executor import POOL_MIN_ITEMS, LocalExecutor
+
+    texts = [
+        f"{CORPUS[i % len(CORPUS)]} variant{i} step_{i % 7}" for i in range(POOL_MIN_ITEMS + 40)
+    ]
+    docs = _documents(texts)
+    cfg = EmbeddingConfig()
+    pool = LocalExecutor(2)
+    try:
+        seen: list[int] = []
+        pooled = embed_documents(docs, cfg, mapper=pool.map, advance=seen.append)
+    finally:
+        pool.close()
+    serial = embed_documents(docs, cfg)
+    assert sum(seen) == len(texts)
+    np.testing.assert_array_equal(vectors_matrix(pooled.vectors), vectors_matrix(serial.vectors))
