@@ -371,18 +371,21 @@ def _truncated_svd(
         return components, svals
     rank = min(n, m)
     rng = np.random.default_rng(seed)
+    keep = min(k, rank)
     if n * m <= 2_000_000:
         dense = np.zeros((n, m), np.float64)
         rows = np.repeat(np.arange(n), np.diff(indptr))
         dense[rows, indices] = data
         _, s, vt = np.linalg.svd(dense, full_matrices=False)
-        v = vt.T
+        keep = min(keep, vt.shape[0])
+        v = vt[:keep].T
     else:
         t_indptr, t_indices, t_data = _transpose(indptr, indices, data, m)
+        # m-sized float64 matrices are the fit's memory peak: each is freed as soon as used
         # with ell >= rank the range of Y is the whole range of X, so the result is exact and
         # power iterations would add nothing
         ell = min(k + oversample, rank)
-        y = _spmm(indptr, indices, data, rng.standard_normal((m, ell)).astype(np.float32))
+        y = _spmm(indptr, indices, data, _gaussian(rng, m, ell))
         for _ in range(power_iters if ell < rank else 0):
             q = _orth(y)
             y = _spmm(indptr, indices, data, _spmm(t_indptr, t_indices, t_data, q))
@@ -394,17 +397,42 @@ def _truncated_svd(
         evals, u = evals[order], u[:, order]
         s = np.sqrt(np.clip(evals, 0.0, None))
         live = s > s[0] * 1e-6 if len(s) and s[0] > 0 else np.zeros(len(s), bool)
-        v = np.zeros((m, len(s)))
-        v[:, live] = (bt @ u[:, live]) / s[live]
         s = np.where(live, s, 0.0)
-    keep = min(k, v.shape[1])
-    v = v[:, :keep]
-    # sign convention: the largest-magnitude entry of each component is positive
-    flip = np.sign(v[np.abs(v).argmax(axis=0), np.arange(keep)])
+        # only the `keep` leading right singular vectors are kept: m x keep, not m x ell
+        keep = min(keep, len(s))
+        cols = np.flatnonzero(live[:keep])
+        found = bt @ u[:, cols]
+        del bt
+        found /= s[cols]
+        if len(cols) == keep:
+            v = found
+        else:
+            v = np.zeros((m, keep))
+            v[:, cols] = found
+        del found
+    # sign convention: the largest-magnitude entry of each component is positive (the first
+    # such entry: argmax of |v| without the m x keep temporary of |v|)
+    at = np.arange(keep)
+    hi, lo = v.argmax(axis=0), v.argmin(axis=0)
+    big, small = np.abs(v[hi, at]), np.abs(v[lo, at])
+    top = np.where(big > small, hi, np.where(small > big, lo, np.minimum(hi, lo)))
+    flip = np.sign(v[top, at])
     flip[flip == 0] = 1.0
-    components[:, :keep] = (v * flip).astype(np.float32)
+    v *= flip
+    components[:, :keep] = v
     svals[:keep] = s[:keep].astype(np.float32)
     return components, svals
+
+
+def _gaussian(rng: np.random.Generator, m: int, ell: int) -> np.ndarray:
+    """float32 `rng.standard_normal((m, ell))`, drawn in row blocks: the same numbers as one
+    draw, without the float64 matrix."""
+    out = np.empty((m, ell), np.float32)
+    step = max(1, (8 << 20) // (8 * max(1, ell)))
+    for start in range(0, m, step):
+        stop = min(m, start + step)
+        out[start:stop] = rng.standard_normal((stop - start, ell))
+    return out
 
 
 def _load_npy(path: Path, *, mmap: bool = False) -> np.ndarray:
