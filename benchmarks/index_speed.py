@@ -351,7 +351,9 @@ def main(argv: list[str] | None = None) -> int:
         help="also index synthetic histories of these sizes and fit each stage's growth",
     )
     args = ap.parse_args(argv)
-    sources = list(args.sources) or default_sources()
+    # `--synthetic` alone measures only the synthetic histories
+    bundles = [] if args.synthetic and not args.repos else default_sources()
+    sources = list(args.sources) or bundles
     if args.repos:
         wanted = [n.strip() for n in args.repos.split(",") if n.strip()]
         by_name = {repo_name(s): s for s in sources}
