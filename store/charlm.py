@@ -42,7 +42,7 @@ _M1, _M2, _M3 = (
 )
 _ASCII_SHARE = 0.9
 _SAMPLE_WINDOWS = 200_000
-_COUNT_BATCH = 1 << 22  # scored positions counted per bincount
+_COUNT_BATCH = 1 << 20  # characters per batch: its hash arrays stay near 50 MB
 
 
 # hashes, base64 blobs and other random tokens are data, not dialect: fold them to zeros
