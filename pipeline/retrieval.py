@@ -12,9 +12,12 @@ from __future__ import annotations
 
 import json
 from datetime import datetime
+from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
 
 from ..stages.documents import build_documents, docmeta
 from ..stages.embed import embed_documents
@@ -67,20 +70,62 @@ def journal_records(journal: Journal) -> list[dict[str, Any]]:
     return docs
 
 
+# Inside `fulltext/`: each document's field terms by content hash, so the next run tokenizes
+# only new and changed documents (tokenizing is most of a full-text build).
+TERMS_CACHE = "terms.parquet"
+_TERM_FIELDS = ("title", "symbol", "path", "body")
+
+
+# Fewer documents than this are tokenized in this process: starting pool workers (each imports
+# the package) costs more than tokenizing a few thousand documents.
+POOL_MIN_DOCUMENTS = 4_000
+
+
+def _field_terms(row: tuple[str, list[str], list[str], str]) -> tuple[str, str, str, str]:
+    return fulltext.field_terms(*row)
+
+
+def _previous_terms(folder: Path | None) -> dict[str, tuple[str, str, str, str]]:
+    if folder is None or not (folder / TERMS_CACHE).is_file():
+        return {}
+    try:
+        t = pq.read_table(folder / TERMS_CACHE).to_pydict()
+    except (OSError, pa.ArrowInvalid):
+        return {}  # a cache: recomputing is always correct
+    fields = [t[name] for name in _TERM_FIELDS]
+    return {h: tuple(row) for h, *row in zip(t["content_hash"], *fields, strict=True)}  # type: ignore[misc]
+
+
 def run_documents(ctx: StageContext) -> StageResult:
     symbols = ctx.input("symbols")
     commits = ctx.input("commits")
     touches = ctx.input("touches")
     docs = build_documents(symbols, commits, touches, records=journal_records(_journal(ctx)))
     cols = docs.select(["doc_idx", "kind", "title", "symbols", "paths", "body"]).to_pydict()
-    rows = zip(*cols.values(), strict=True)
+    hashes = docs.column("content_hash").to_pylist()
+    known = _previous_terms(ctx.previous_path("fulltext"))
+    todo = [i for i, h in enumerate(hashes) if h not in known]
+    rows = ((cols["title"][i], cols["symbols"][i], cols["paths"][i], cols["body"][i]) for i in todo)
+    fresh = dict(
+        zip(todo, ctx.map(_field_terms, rows, label="terms", total=len(todo)), strict=True)
+    )
+    terms = [fresh[i] if i in fresh else known[h] for i, h in enumerate(hashes)]
+    out = ctx.output_dir("fulltext")
     with ctx.progress.task("documents: full-text index", total=None):
         written = fulltext.write_index(
-            ctx.output_dir("fulltext"), rows, threads=max(1, min(4, ctx.jobs))
+            out,
+            zip(*cols.values(), strict=True),
+            threads=max(1, min(4, ctx.jobs)),
+            terms=terms.__getitem__,
         )
+    cache = {"content_hash": pa.array(hashes, pa.string())}
+    for k, name in enumerate(_TERM_FIELDS):
+        cache[name] = pa.array([t[k] for t in terms], pa.large_string())
+    pq.write_table(pa.table(cache), out / TERMS_CACHE, compression="zstd")
     kinds = docs.column("kind").value_counts().to_pylist()
     stats = {
         "documents": written,
+        "tokenized": len(todo),
         "by_kind": {k["values"]: k["counts"] for k in sorted(kinds, key=lambda k: k["values"])},
         "with_history": commits is not None,
     }
@@ -96,8 +141,25 @@ def run_embed(ctx: StageContext) -> StageResult:
             previous = Embedder.load(prev_dir)
         except IndexCorrupt:
             previous = None  # an unreadable or older state: refit
-    with ctx.progress.task("embed: documents", total=None):
-        result = embed_documents(documents, ctx.config.embedding, previous)
+    reuse = None
+    old_vectors = ctx.previous("vectors_f32")
+    if previous is not None and old_vectors is not None and ctx.previous_generation is not None:
+        try:
+            old_docs = ctx.previous_generation.table(
+                "documents", columns=["doc_id", "content_hash"]
+            )
+            reuse = (old_docs, old_vectors)
+        except (IndexCorrupt, OSError, KeyError):
+            reuse = None  # a vector is then computed again, never reused blindly
+    with ctx.progress.task("embed: documents", total=documents.num_rows) as task:
+        result = embed_documents(
+            documents,
+            ctx.config.embedding,
+            previous,
+            reuse=reuse,
+            advance=task.advance,
+            mapper=ctx.executor.map if documents.num_rows >= POOL_MIN_DOCUMENTS else None,
+        )
     result.embedder.save(ctx.output_dir("embedder"))
     stats = {
         "documents": documents.num_rows,
@@ -105,6 +167,7 @@ def run_embed(ctx: StageContext) -> StageResult:
         "new_fraction": round(result.new_fraction, 4),
         "backend": result.embedder.backend.name,
         "fit_documents": int(len(result.embedder.fit_keys)),
+        "reused_vectors": result.reused,
     }
     return StageResult(tables={"vectors_f32": result.vectors}, stats=stats)
 

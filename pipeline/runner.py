@@ -245,7 +245,8 @@ def _run_stages(
         return tables[name]
 
     try:
-        for stage in ordered:
+        for number, stage in enumerate(ordered, 1):
+            progress.stage_started(stage.name, number, len(ordered))
             source_value = {"tree": tree, "head": head, None: None}[stage.source]
             inputs_fp = {name: sha_of[name] for name in stage.inputs}
             code = stage_code_version(stage)
@@ -326,11 +327,13 @@ def _run_stages(
             for name, info in outputs.items():
                 sha_of[name] = info.sha256
             records[stage.name] = rec
+            seconds = time.perf_counter() - t0
+            progress.stage_finished(stage.name, number, len(ordered), seconds, skipped)
             reports.append(
                 StageReport(
                     name=stage.name,
                     skipped=skipped,
-                    seconds=time.perf_counter() - t0,
+                    seconds=seconds,
                     rows={n: o.rows for n, o in outputs.items()},
                     stats=rec.stats,
                 )

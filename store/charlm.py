@@ -24,7 +24,7 @@ judged by a model that memorised it. Invariants:
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 import numpy as np
@@ -42,6 +42,7 @@ _M1, _M2, _M3 = (
 )
 _ASCII_SHARE = 0.9
 _SAMPLE_WINDOWS = 200_000
+_COUNT_BATCH = 1 << 20  # characters per batch: its hash arrays stay near 50 MB
 
 
 # hashes, base64 blobs and other random tokens are data, not dialect: fold them to zeros
@@ -63,22 +64,69 @@ def _codes(text: str) -> np.ndarray:
     return np.concatenate([np.full(2, 0x20, dtype=np.uint64), cps])
 
 
+def _bucket(h: np.ndarray, n: int) -> np.ndarray:
+    if n & (n - 1) == 0:  # a power of two (the default sizes): a mask, the same as the modulo
+        return (h & np.uint64(n - 1)).view(np.int64)
+    return (h % np.uint64(n)).astype(np.int64)
+
+
 def _hashes(c: np.ndarray, b3: int, b2: int) -> tuple[np.ndarray, ...]:
     """Bucket ids per scored position i (predicting c[i+2] from c[i], c[i+1])."""
     a, b, x = c[:-2], c[1:-1], c[2:]
+    shift = np.uint64(20)
     with np.errstate(over="ignore"):
-        h3 = ((a * _M1) ^ (b * _M2) ^ (x * _M3)) >> np.uint64(20)
-        h2ctx = ((a * _M1) ^ (b * _M2)) >> np.uint64(20)
-        h2 = ((b * _M1) ^ (x * _M2)) >> np.uint64(20)
-        h1ctx = (b * _M3) >> np.uint64(20)
-        h1 = (x * _M3) >> np.uint64(20)
+        ctx = (a * _M1) ^ (b * _M2)
+        x3 = x * _M3
+        h3 = (ctx ^ x3) >> shift
+        h2ctx = ctx >> shift
+        h2 = ((b * _M1) ^ (x * _M2)) >> shift
+        h1ctx = (b * _M3) >> shift
+        h1 = x3 >> shift
     return (
-        (h3 % np.uint64(b3)).astype(np.int64),
-        (h2ctx % np.uint64(b2)).astype(np.int64),
-        (h2 % np.uint64(b2)).astype(np.int64),
-        (h1ctx % np.uint64(UNIGRAM_BUCKETS)).astype(np.int64),
-        (h1 % np.uint64(UNIGRAM_BUCKETS)).astype(np.int64),
+        _bucket(h3, b3),
+        _bucket(h2ctx, b2),
+        _bucket(h2, b2),
+        _bucket(h1ctx, UNIGRAM_BUCKETS),
+        _bucket(h1, UNIGRAM_BUCKETS),
     )
+
+
+def _parts(texts: list[str], size: int) -> Iterator[list[str]]:
+    """Consecutive runs of texts of about `size` characters each."""
+    part: list[str] = []
+    chars = 0
+    for t in texts:
+        part.append(t)
+        chars += len(t) + 2
+        if chars >= size:
+            yield part
+            part, chars = [], 0
+    if part:
+        yield part
+
+
+def _batch_codes(texts: list[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(codes, starts, lengths): the texts' `_codes` laid end to end (uint32), where text i's
+    codes are codes[starts[i] : starts[i] + lengths[i] + 2]. Folding the joined text is folding
+    each text: no random token crosses the newline that joins two."""
+    joined = _RANDOM_TOKEN.sub(_fold_random, "\n".join(texts))
+    cps = np.frombuffer(joined.encode("utf-32-le", "surrogatepass"), dtype="<u4").copy()
+    cps[(cps >= 0x30) & (cps <= 0x39)] = 0x30
+    cps[(cps == 0x09) | (cps == 0x0A) | (cps == 0x0D) | (cps == 0x0B) | (cps == 0x0C)] = 0x20
+    lens = np.fromiter((len(t) for t in texts), np.int64, len(texts))
+    # each joining newline (now a space) plus one more space is the next text's prefix
+    seps = np.cumsum(lens[:-1] + 1) - 1
+    codes = np.concatenate([np.full(2, 0x20, np.uint32), np.insert(cps, seps, np.uint32(0x20))])
+    starts = np.concatenate([[0], np.cumsum(lens[:-1] + 2)]).astype(np.int64)
+    return codes, starts, lens
+
+
+def _positions(n: int, starts: np.ndarray, lens: np.ndarray) -> np.ndarray:
+    """Mask of the scored positions (of `n`) that lie inside one text, not across two."""
+    edge = np.zeros(n + 1, np.int64)
+    np.add.at(edge, starts, 1)
+    np.add.at(edge, np.minimum(starts + lens, n), -1)
+    return np.cumsum(edge)[:-1] > 0
 
 
 class TrigramModel:
@@ -119,14 +167,15 @@ class TrigramModel:
         tri = np.zeros(b3, dtype=np.int64)
         bi = np.zeros(b2, dtype=np.int64)
         uni = np.zeros(UNIGRAM_BUCKETS, dtype=np.int64)
-        encoded = []
-        for t in kept:
-            c = _codes(t)
-            h3, _h2ctx, h2, _h1ctx, h1 = hs = _hashes(c, b3, b2)
-            tri += np.bincount(h3, minlength=b3)
-            bi += np.bincount(h2, minlength=b2)
-            uni += np.bincount(h1, minlength=UNIGRAM_BUCKETS)
-            encoded.append((c, hs))
+        # texts go end to end in batches: per-text numpy calls and a bincount per text (which
+        # sweeps every bucket) cost more than the counting itself on many short texts
+        batches = [_batch_codes(part) for part in _parts(kept, _COUNT_BATCH)]
+        for c, starts, lens in batches:
+            h3, _h2ctx, h2, _h1ctx, h1 = _hashes(c.astype(np.uint64), b3, b2)
+            valid = _positions(len(h3), starts, lens)
+            tri += np.bincount(h3[valid], minlength=b3)
+            bi += np.bincount(h2[valid], minlength=b2)
+            uni += np.bincount(h1[valid], minlength=UNIGRAM_BUCKETS)
         model = cls(
             tri.astype(np.int32),
             bi.astype(np.int32),
@@ -138,7 +187,12 @@ class TrigramModel:
         )
         if size < cfg.min_corpus_chars:
             return model
-        scores = [model._window_ppl(c, hs, leave_one_out=True)[1] for c, hs in encoded]
+        scores = []
+        for c32, starts, lens in batches:
+            c = c32.astype(np.uint64)
+            logp = model._logp(_hashes(c, b3, b2), leave_one_out=True)
+            for s0, n in zip(starts.tolist(), lens.tolist(), strict=True):
+                scores.append(model._windows(c[s0 : s0 + n + 2], logp[s0 : s0 + n])[1])
         pooled = np.concatenate([s for s in scores if len(s)]) if scores else np.empty(0)
         if len(pooled) == 0:
             return model
@@ -167,8 +221,10 @@ class TrigramModel:
         self, c: np.ndarray, hs: tuple[np.ndarray, ...], *, leave_one_out: bool = False
     ) -> tuple[np.ndarray, np.ndarray]:
         """(window start offsets, window perplexities) over scorable windows, stride window/4."""
+        return self._windows(c, self._logp(hs, leave_one_out))
+
+    def _windows(self, c: np.ndarray, logp: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         w = self.window
-        logp = self._logp(hs, leave_one_out)
         n = len(logp)
         if n < w:
             return np.empty(0, dtype=np.int64), np.empty(0)

@@ -17,7 +17,7 @@ for filters); `doc_idx` (fast field: the row of the document in every row-aligne
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -54,18 +54,35 @@ def terms_text(text: str | None) -> str:
     return " ".join(tokenize(text)) if text else ""
 
 
+def field_terms(
+    title: str | None, symbols: Sequence[str] | None, paths: Sequence[str] | None, body: str | None
+) -> tuple[str, str, str, str]:
+    """The indexed text of a document's title, symbol, path and body fields."""
+    return (
+        terms_text(title),
+        terms_text(" ".join(symbols or ())),
+        terms_text(" ".join(paths or ())),
+        terms_text(body),
+    )
+
+
 def write_index(
     directory: Path,
     docs: Iterable[tuple[int, str, str, Sequence[str], Sequence[str], str]],
     *,
     heap_bytes: int = 256_000_000,
     threads: int = 1,
+    terms: Callable[[int], tuple[str, str, str, str] | None] | None = None,
 ) -> int:
     """Build a fresh index in `directory` (created or emptied by the caller).
 
     `docs` yields (doc_idx, kind, title, symbols, paths, body) in any order: raw text and the
     qualified names and file paths the document concerns, tokenized here. Each path is also
-    indexed verbatim for the path filter. Returns the number of documents written."""
+    indexed verbatim for the path filter. Returns the number of documents written.
+
+    `terms(doc_idx)` may give a document's (title, symbol, path, body) field texts as
+    `field_terms` computes them (kept from an earlier run for an unchanged document); for a
+    document it gives None for, they are computed here."""
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
     index = tantivy.Index(schema(), path=str(directory), reuse=False)
@@ -78,14 +95,9 @@ def write_index(
         doc.add_text("kind", kind)
         for path in paths or ():
             doc.add_text("path_exact", path)
-        fields = (
-            ("title", title),
-            ("symbol", " ".join(symbols or ())),
-            ("path", " ".join(paths or ())),
-            ("body", body),
-        )
-        for name, text in fields:
-            joined = terms_text(text)
+        known = terms(int(doc_idx)) if terms is not None else None
+        texts = known or field_terms(title, symbols, paths, body)
+        for name, joined in zip(("title", "symbol", "path", "body"), texts, strict=True):
             if joined:
                 doc.add_text(name, joined)
         writer.add_document(doc)

@@ -12,10 +12,12 @@ memory-mapped on load, so a query reads only the rows of its own features.
 
 from __future__ import annotations
 
+import ctypes
 import hashlib
 import math
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import ClassVar
 
@@ -27,6 +29,51 @@ from .tokenizer import tokenize
 REBUILD = "gitstrata index --rebuild"
 # fitting multiplies the whole corpus (numba, compiled once and cached); a query is one row
 NUMBA_MIN_WORK = 20_000_000
+
+
+# ---------------------------------------------------------------- BLAS threads
+
+
+def _openblas() -> tuple[Callable[..., int], Callable[..., None]] | None:
+    """(get, set) of the thread count of the OpenBLAS numpy loaded, or None (another BLAS, or
+    a platform without /proc)."""
+    try:
+        with open("/proc/self/maps", encoding="utf-8", errors="replace") as fh:
+            paths = {line.split()[-1] for line in fh if "openblas" in line.lower()}
+    except OSError:
+        return None
+    for path in sorted(p for p in paths if p.startswith("/")):
+        try:
+            lib = ctypes.CDLL(path)
+        except OSError:
+            continue
+        for get, set_ in (
+            ("scipy_openblas_get_num_threads64_", "scipy_openblas_set_num_threads64_"),
+            ("openblas_get_num_threads64_", "openblas_set_num_threads64_"),
+            ("openblas_get_num_threads", "openblas_set_num_threads"),
+        ):
+            if hasattr(lib, get) and hasattr(lib, set_):
+                return getattr(lib, get), getattr(lib, set_)
+    return None
+
+
+@contextmanager
+def single_threaded_blas() -> Iterator[None]:
+    """Run the fit's BLAS and LAPACK calls on one thread. Its matrices are small (the range
+    finder's ell x ell Gram matrices): on a busy machine OpenBLAS's spinning threads made each
+    400 x 400 eigendecomposition take seconds instead of 0.06 s, and one thread also makes the
+    fit's floating-point sums the same whatever the number of cores."""
+    lib = _openblas()
+    if lib is None:
+        yield
+        return
+    get, set_ = lib
+    before = int(get())
+    set_(ctypes.c_int(1))
+    try:
+        yield
+    finally:
+        set_(ctypes.c_int(before))
 
 
 # ---------------------------------------------------------------- sparse helpers (numpy only)
@@ -207,10 +254,23 @@ class HashingLSA:
 
     def fit_transform(self, texts: Sequence[str]) -> tuple[HashingLSA, np.ndarray]:
         """The fitted copy and the embeddings of `texts` (each text featurized once)."""
+        raw = self.featurize(texts)
+        fitted = self.fit_features(raw)
+        return fitted, fitted.transform_features(raw)
+
+    def featurize(self, texts: Sequence[str]) -> list[tuple[np.ndarray, np.ndarray]]:
+        """(sorted feature ids, sublinear tf weights) per text: what fit and transform read,
+        computable in parts (a fit over the parts' concatenation is the fit over all)."""
+        return self._raw(texts)
+
+    def fit_features(self, raw: list[tuple[np.ndarray, np.ndarray]]) -> HashingLSA:
+        """A fitted copy, from `featurize`'s output over the whole corpus."""
         fitted = HashingLSA(**self.params())
-        raw = fitted._raw(texts)
         fitted._fit_raw(raw)
-        return fitted, fitted._transform_raw(raw)
+        return fitted
+
+    def transform_features(self, raw: list[tuple[np.ndarray, np.ndarray]]) -> np.ndarray:
+        return self._transform_raw(raw)
 
     def _fit_raw(self, raw) -> None:
         n = len(raw)
@@ -229,16 +289,17 @@ class HashingLSA:
         self.features = uniq.astype(np.int64)
         self.idf = (np.log((1.0 + n) / (1.0 + df)) + 1.0).astype(np.float32)
         indptr, indices, data = self._csr(raw)
-        self.components, self.singular_values = _truncated_svd(
-            indptr,
-            indices,
-            data,
-            len(uniq),
-            self.full_dim,
-            self.oversample,
-            self.power_iters,
-            self.seed,
-        )
+        with single_threaded_blas():
+            self.components, self.singular_values = _truncated_svd(
+                indptr,
+                indices,
+                data,
+                len(uniq),
+                self.full_dim,
+                self.oversample,
+                self.power_iters,
+                self.seed,
+            )
 
     def transform(self, texts: Sequence[str]) -> np.ndarray:
         return self._transform_raw(self._raw(texts))
@@ -273,6 +334,19 @@ class HashingLSA:
         return obj
 
 
+# per process: a pool worker featurizes many texts with one backend and its hash caches
+_WORKER_BACKENDS: dict[tuple, HashingLSA] = {}
+
+
+def featurize_with(params: tuple, text: str) -> tuple[np.ndarray, np.ndarray]:
+    """`HashingLSA(**dict(params)).featurize([text])[0]`, for a process pool (module level,
+    picklable with `functools.partial`)."""
+    backend = _WORKER_BACKENDS.get(params)
+    if backend is None:
+        backend = _WORKER_BACKENDS[params] = HashingLSA(**dict(params))
+    return backend.featurize([text])[0]
+
+
 def _orth(y: np.ndarray) -> np.ndarray:
     """An orthonormal basis (float32) of the columns of y, by the eigendecomposition of the
     small Gram matrix y^T y; directions with a negligible eigenvalue are dropped."""
@@ -297,18 +371,21 @@ def _truncated_svd(
         return components, svals
     rank = min(n, m)
     rng = np.random.default_rng(seed)
+    keep = min(k, rank)
     if n * m <= 2_000_000:
         dense = np.zeros((n, m), np.float64)
         rows = np.repeat(np.arange(n), np.diff(indptr))
         dense[rows, indices] = data
         _, s, vt = np.linalg.svd(dense, full_matrices=False)
-        v = vt.T
+        keep = min(keep, vt.shape[0])
+        v = vt[:keep].T
     else:
         t_indptr, t_indices, t_data = _transpose(indptr, indices, data, m)
+        # m-sized float64 matrices are the fit's memory peak: each is freed as soon as used
         # with ell >= rank the range of Y is the whole range of X, so the result is exact and
         # power iterations would add nothing
         ell = min(k + oversample, rank)
-        y = _spmm(indptr, indices, data, rng.standard_normal((m, ell)).astype(np.float32))
+        y = _spmm(indptr, indices, data, _gaussian(rng, m, ell))
         for _ in range(power_iters if ell < rank else 0):
             q = _orth(y)
             y = _spmm(indptr, indices, data, _spmm(t_indptr, t_indices, t_data, q))
@@ -320,17 +397,42 @@ def _truncated_svd(
         evals, u = evals[order], u[:, order]
         s = np.sqrt(np.clip(evals, 0.0, None))
         live = s > s[0] * 1e-6 if len(s) and s[0] > 0 else np.zeros(len(s), bool)
-        v = np.zeros((m, len(s)))
-        v[:, live] = (bt @ u[:, live]) / s[live]
         s = np.where(live, s, 0.0)
-    keep = min(k, v.shape[1])
-    v = v[:, :keep]
-    # sign convention: the largest-magnitude entry of each component is positive
-    flip = np.sign(v[np.abs(v).argmax(axis=0), np.arange(keep)])
+        # only the `keep` leading right singular vectors are kept: m x keep, not m x ell
+        keep = min(keep, len(s))
+        cols = np.flatnonzero(live[:keep])
+        found = bt @ u[:, cols]
+        del bt
+        found /= s[cols]
+        if len(cols) == keep:
+            v = found
+        else:
+            v = np.zeros((m, keep))
+            v[:, cols] = found
+        del found
+    # sign convention: the largest-magnitude entry of each component is positive (the first
+    # such entry: argmax of |v| without the m x keep temporary of |v|)
+    at = np.arange(keep)
+    hi, lo = v.argmax(axis=0), v.argmin(axis=0)
+    big, small = np.abs(v[hi, at]), np.abs(v[lo, at])
+    top = np.where(big > small, hi, np.where(small > big, lo, np.minimum(hi, lo)))
+    flip = np.sign(v[top, at])
     flip[flip == 0] = 1.0
-    components[:, :keep] = (v * flip).astype(np.float32)
+    v *= flip
+    components[:, :keep] = v
     svals[:keep] = s[:keep].astype(np.float32)
     return components, svals
+
+
+def _gaussian(rng: np.random.Generator, m: int, ell: int) -> np.ndarray:
+    """float32 `rng.standard_normal((m, ell))`, drawn in row blocks: the same numbers as one
+    draw, without the float64 matrix."""
+    out = np.empty((m, ell), np.float32)
+    step = max(1, (8 << 20) // (8 * max(1, ell)))
+    for start in range(0, m, step):
+        stop = min(m, start + step)
+        out[start:stop] = rng.standard_normal((stop - start, ell))
+    return out
 
 
 def _load_npy(path: Path, *, mmap: bool = False) -> np.ndarray:

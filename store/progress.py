@@ -7,13 +7,19 @@ are not a contract and are never parsed.
 
 Lines:
 
-    {"event": "progress", "step": "capsule: commits", "done": 120, "total": 480}
+    {"event": "progress", "step": "index", "done": 2, "total": 9, "stage": "blame"}
+    {"event": "progress", "step": "capsule: commits", "done": 120, "total": 480, "eta": 31.5}
     {"event": "progress", "step": "documents: full-text index", "done": 0, "total": null}
     {"event": "message", "text": "waiting for another gitstrata index on ... to finish ..."}
 
 Invariants:
 
-- One event per line, no newline inside a line (JSON escapes it), keys in the order above.
+- One event per line, no newline inside a line (JSON escapes it), keys in the order above;
+  `eta` and `stage` are present only when known.
+- The step `index` counts the stages of the run: `done` is the number of stages finished and
+  `stage` names the one that starts (`done` = its number - 1) or has just finished (`done` = its
+  number). Every stage reports both, whether it runs or is carried over from the last index.
+- `eta` is the estimated seconds left in `step`, from its rate so far (after its first unit).
 - `done` counts finished units of `step` and never decreases within one step; `total` is the
   number of units when it is known up front, else null. A step reports at its start (done 0),
   at most once per interval while it runs, and at its end.
@@ -38,6 +44,8 @@ class ProgressEvent:
     step: str
     done: int
     total: int | None = None
+    eta: float | None = None
+    stage: str | None = None
 
     @property
     def percent(self) -> int | None:
@@ -66,6 +74,10 @@ def encode(event: Event) -> str:
             "done": event.done,
             "total": event.total,
         }
+        if event.eta is not None:
+            data["eta"] = event.eta
+        if event.stage is not None:
+            data["stage"] = event.stage
     else:
         data = {"event": MESSAGE, "text": event.text}
     return json.dumps(data, ensure_ascii=False, separators=(", ", ": "))
@@ -85,8 +97,15 @@ def decode(line: str) -> Event | None:
     kind = data.get("event")
     if kind == PROGRESS:
         step, done, total = data.get("step"), data.get("done"), data.get("total")
-        if isinstance(step, str) and _count(done) and (total is None or _count(total)):
-            return ProgressEvent(step, done, total)
+        eta, stage = data.get("eta"), data.get("stage")
+        if (
+            isinstance(step, str)
+            and _count(done)
+            and (total is None or _count(total))
+            and (eta is None or _seconds(eta))
+            and (stage is None or isinstance(stage, str))
+        ):
+            return ProgressEvent(step, done, total, None if eta is None else float(eta), stage)
         return None
     if kind == MESSAGE and isinstance(data.get("text"), str):
         return ProgressMessage(data["text"])
@@ -96,3 +115,7 @@ def decode(line: str) -> Event | None:
 def _count(value: object) -> TypeGuard[int]:
     # bool is an int to Python, not a count to us
     return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+def _seconds(value: object) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and value >= 0

@@ -189,6 +189,47 @@ def test_refit_rule() -> None:
     assert embed_documents(_documents(CORPUS), other_cfg, first.embedder).refit
 
 
+def test_unchanged_documents_keep_their_vectors_and_only_new_ones_are_transformed() -> None:
+    def documents(named: list[tuple[str, str]]) -> pa.Table:
+        # id, title and path follow the document, not its row, as in the documents stage
+        table = _documents([text for _, text in named])
+        for column, values in (
+            ("doc_id", [name for name, _ in named]),
+            ("title", [f"title of {name}" for name, _ in named]),
+            ("path", [f"src/{name}.py" for name, _ in named]),
+        ):
+            at = table.schema.get_field_index(column)
+            table = table.set_column(at, column, pa.array(values, pa.string()))
+        return table
+
+    cfg = EmbeddingConfig()
+    named = [(f"doc{i}", t) for i, t in enumerate(CORPUS)]
+    first_docs = documents(named)
+    first = embed_documents(first_docs, cfg)
+    # a new document in the middle shifts every later row; the last one changes
+    new = ("new", "def brand_new(x): a new helper")
+    changed = ("doc9", "changed text")
+    now = [*named[:3], new, *named[3:9], changed]
+    texts = [t for _, t in now]
+    docs = documents(now)
+    seen: list[int] = []
+    reused = embed_documents(
+        docs, cfg, first.embedder, reuse=(first_docs, first.vectors), advance=seen.append
+    )
+    fresh = embed_documents(docs, cfg, first.embedder)
+    assert not reused.refit and reused.reused == 9 and fresh.reused == 0
+    assert sum(seen) == len(texts)
+    got, old = vectors_matrix(reused.vectors), vectors_matrix(first.vectors)
+    # unchanged documents keep the previous run's vectors bit for bit
+    np.testing.assert_array_equal(got[[0, 1, 2, 4, 5, 6, 7, 8, 9]], old[:9])
+    # the others are what a transform gives (up to float32 rounding of another row batch)
+    np.testing.assert_allclose(got, vectors_matrix(fresh.vectors), rtol=0, atol=1e-6)
+    assert reused.vectors.column("doc_id").to_pylist() == docs.column("doc_id").to_pylist()
+    # vectors that do not line up with their documents are never reused
+    wrong = (first_docs.slice(1), first.vectors)
+    assert embed_documents(docs, cfg, first.embedder, reuse=wrong).reused == 0
+
+
 def test_empty_corpus() -> None:
     result = embed_documents(_documents([]), EmbeddingConfig())
     assert result.vectors.num_rows == 0
@@ -213,3 +254,22 @@ def test_numba_spmm_equals_numpy_path() -> None:
             ref[i] += data[j] * dense[indices[j]]
     assert np.allclose(spmm(indptr, indices, data, dense), ref, atol=1e-4)
     assert np.allclose(lsa._spmm(indptr, indices, data, dense), ref, atol=1e-4)
+
+
+def test_a_fit_featurized_on_a_process_pool_equals_the_one_in_process() -> None:
+    from gitstrata.pipeline.executor import POOL_MIN_ITEMS, LocalExecutor
+
+    texts = [
+        f"{CORPUS[i % len(CORPUS)]} variant{i} step_{i % 7}" for i in range(POOL_MIN_ITEMS + 40)
+    ]
+    docs = _documents(texts)
+    cfg = EmbeddingConfig()
+    pool = LocalExecutor(2)
+    try:
+        seen: list[int] = []
+        pooled = embed_documents(docs, cfg, mapper=pool.map, advance=seen.append)
+    finally:
+        pool.close()
+    serial = embed_documents(docs, cfg)
+    assert sum(seen) == len(texts)
+    np.testing.assert_array_equal(vectors_matrix(pooled.vectors), vectors_matrix(serial.vectors))

@@ -234,3 +234,54 @@ def test_model_state_round_trips_through_numpy_and_json(model, tmp_path):
     assert back.threshold == model.threshold
     assert back.flag(sample) == model.flag(sample)
     assert back.perplexity(CODE) == model.perplexity(CODE)
+
+
+def _reference_counts(texts, cfg):
+    """Training counts text by text, the definition the batched training must equal."""
+    from gitstrata.store.charlm import UNIGRAM_BUCKETS, _codes, _hashes
+
+    b3 = cfg.buckets
+    b2 = max(UNIGRAM_BUCKETS, b3 // 4)
+    tri, bi, uni = (
+        np.zeros(b3, np.int64),
+        np.zeros(b2, np.int64),
+        np.zeros(UNIGRAM_BUCKETS, np.int64),
+    )
+    for t in texts:
+        h3, _, h2, _, h1 = _hashes(_codes(t), b3, b2)
+        tri += np.bincount(h3, minlength=b3)
+        bi += np.bincount(h2, minlength=b2)
+        uni += np.bincount(h1, minlength=UNIGRAM_BUCKETS)
+    return tri, bi, uni
+
+
+@pytest.mark.parametrize("buckets", [1 << 12, 3000])  # a power of two (masked) and not
+def test_batched_training_counts_every_text_on_its_own(buckets):
+    texts = [
+        "",
+        "x",
+        "deadbeef1234 is a sha",
+        "tail ends in a hex run cafe0123",
+        "9f8e7d6c5b4a at the start\nand\ttabs\r\n",
+        "aGVsbG8gd29ybGQhISEhIQ1234Zz== base64-ish",
+        "naïve café — ünïcödé 😀 text",
+        "def f(x):\n    return x + 10\n" * 40,
+    ] * 30
+    cfg = FirewallConfig(buckets=buckets, min_corpus_chars=1_000)
+    model = TrigramModel.train(texts, cfg)
+    tri, bi, uni = _reference_counts(texts, cfg)
+    np.testing.assert_array_equal(model.tri, tri)
+    np.testing.assert_array_equal(model.bi, bi)
+    np.testing.assert_array_equal(model.uni, uni)
+    # calibration scores each text's own windows: the threshold of text-by-text scoring
+    windows = []
+    for t in texts:
+        from gitstrata.store.charlm import _codes, _hashes
+
+        c = _codes(t)
+        windows.append(
+            model._window_ppl(c, _hashes(c, len(model.tri), len(model.bi)), leave_one_out=True)[1]
+        )
+    pooled = np.concatenate([w for w in windows if len(w)])
+    assert model.active
+    assert model.threshold == float(cfg.calibration * np.percentile(pooled, cfg.percentile))

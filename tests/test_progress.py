@@ -19,6 +19,8 @@ from gitstrata.store.generations import Store
 from gitstrata.store.progress import ProgressEvent, ProgressMessage, decode, encode
 
 STAGES = ("chunk", "capsule", "blame", "documents", "embed")  # the steps that report
+# the default stage graph, in the order the runner announces it
+RUN_ORDER = ("chunk", "capsule", "blame", "cochange", "documents", "firewall", "embed", "quantize")
 
 
 def small_repo(path: Path) -> GitRepo:
@@ -57,6 +59,22 @@ def test_a_progress_event_round_trips_on_one_line(step: str, done: int, total: i
     assert decode(line + "\n") == event
 
 
+@given(
+    step=st.text(),
+    done=st.integers(min_value=0, max_value=2**53),
+    total=st.none() | st.integers(min_value=0, max_value=2**53),
+    eta=st.none() | st.floats(min_value=0, max_value=1e9),
+    stage=st.none() | st.text(),
+)
+def test_an_event_with_eta_and_stage_round_trips(
+    step: str, done: int, total: int | None, eta: float | None, stage: str | None
+) -> None:
+    event = ProgressEvent(step, done, total, eta, stage)
+    line = encode(event)
+    assert "\n" not in line
+    assert decode(line) == event
+
+
 @given(text=st.text())
 def test_a_message_round_trips_on_one_line(text: str) -> None:
     line = encode(ProgressMessage(text))
@@ -78,6 +96,9 @@ def test_a_message_round_trips_on_one_line(text: str) -> None:
         '{"event": "progress", "step": "x", "done": 1, "total": "2"}',
         '{"event": "message"}',
         '{"event": "other", "text": "x"}',
+        '{"event": "progress", "step": "x", "done": 1, "total": 2, "eta": -1}',
+        '{"event": "progress", "step": "x", "done": 1, "total": 2, "eta": "soon"}',
+        '{"event": "progress", "step": "index", "done": 1, "total": 2, "stage": 3}',
     ],
 )
 def test_lines_that_are_not_events_decode_to_none(line: str) -> None:
@@ -111,14 +132,85 @@ def test_index_with_jsonl_progress_writes_only_events(tmp_path: Path) -> None:
     assert "gen-" in done.stdout  # the report on stdout is unchanged
 
 
+def test_jsonl_announces_every_stage_in_order_with_its_number(tmp_path: Path) -> None:
+    repo = small_repo(tmp_path / "repo")
+    done = run_index(repo, tmp_path / "index", "--progress", "jsonl")
+    assert done.returncode == 0, done.stderr
+    events = [decode(line) for line in done.stderr.splitlines()]
+    stages = [e for e in events if isinstance(e, ProgressEvent) and e.step == "index"]
+    n = len(RUN_ORDER)
+    expected = []
+    for number, name in enumerate(RUN_ORDER, 1):
+        expected += [ProgressEvent("index", number - 1, n, stage=name)]
+        expected += [ProgressEvent("index", number, n, stage=name)]
+    assert stages == expected
+    # a stage's own steps are reported between its start and its end
+    lines = [e for e in events if isinstance(e, ProgressEvent)]
+    start = lines.index(ProgressEvent("index", 1, n, stage="capsule"))
+    end = lines.index(ProgressEvent("index", 2, n, stage="capsule"))
+    assert ProgressEvent("capsule: commits", 3, 3) in lines[start:end]
+    # embed counts its documents: one per symbol and per commit of the little repository
+    embed = [e for e in lines if e.step == "embed: documents"]
+    assert embed[0].done == 0 and embed[-1].done == embed[-1].total and embed[-1].total
+    # an ETA is never negative and only comes with a known size
+    assert all(e.eta is None or (e.total and e.eta >= 0) for e in lines)
+
+
+def test_an_unchanged_rerun_still_reports_every_stage(tmp_path: Path) -> None:
+    repo = small_repo(tmp_path / "repo")
+    assert run_index(repo, tmp_path / "index").returncode == 0
+    again = run_index(repo, tmp_path / "index")
+    assert again.returncode == 0, again.stderr
+    lines = again.stderr.splitlines()
+    n = len(RUN_ORDER)
+    assert lines == [
+        line
+        for number, name in enumerate(RUN_ORDER, 1)
+        for line in (f"[index {number}/{n}] {name}", f"[index {number}/{n}] {name}: up to date")
+    ], lines
+
+
 def test_index_without_the_option_prints_plain_lines_for_people(tmp_path: Path) -> None:
     repo = small_repo(tmp_path / "repo")
     done = run_index(repo, tmp_path / "index")
     assert done.returncode == 0, done.stderr
     lines = done.stderr.splitlines()
-    assert "[capsule: commits] 3/3 (100%)" in lines, done.stderr
-    assert all(re.fullmatch(r"\[[^\]]+\] \d+(/\d+ \(\d+%\))?", line) for line in lines), lines
+    n = len(RUN_ORDER)
+    for number, name in enumerate(RUN_ORDER, 1):
+        assert f"[index {number}/{n}] {name}" in lines, done.stderr
+        assert any(
+            re.fullmatch(rf"\[index {number}/{n}\] {name}: done in \d+\.\d s", line)
+            for line in lines
+        ), done.stderr
+    assert "[capsule: commits] 0/3 (0%)" in lines, done.stderr
+    assert any(re.fullmatch(r"\[capsule: commits\] 3/3 \(100%\) in \d+\.\d s", x) for x in lines)
+    step = r"\[[^\]]+\] (\d+/\d+ \(\d+%\)(, ETA [\d. a-z]+)?|\d+|done)( in [\d. a-z]+)?"
+    stage = r"\[index \d+/\d+\] [a-z_]+(: (done in [\d. a-z]+|up to date))?"
+    assert all(re.fullmatch(f"{step}|{stage}", line) for line in lines), lines
     assert not any(decode(line) for line in lines)
+
+
+def test_plain_progress_gives_an_eta_at_most_once_per_interval() -> None:
+    import io
+
+    from gitstrata.pipeline.progress import PlainProgress
+
+    out = io.StringIO()
+    progress = PlainProgress(out, interval=0.0)
+    with progress.task("blame: files", total=4) as task:
+        task.advance()
+        task.advance(3)
+    lines = out.getvalue().splitlines()
+    assert lines[0] == "[blame: files] 0/4 (0%)"
+    assert re.fullmatch(r"\[blame: files\] 1/4 \(25%\), ETA \d+\.\d s", lines[1]), lines
+    assert re.fullmatch(r"\[blame: files\] 4/4 \(100%\), ETA 0\.0 s", lines[2]), lines
+    assert re.fullmatch(r"\[blame: files\] 4/4 \(100%\) in \d+\.\d s", lines[3]), lines
+    quiet = io.StringIO()
+    slow = PlainProgress(quiet, interval=3600.0)
+    with slow.task("blame: files", total=1000) as task:
+        for _ in range(1000):
+            task.advance()
+    assert len(quiet.getvalue().splitlines()) == 2  # its start and its end, nothing between
 
 
 def test_a_run_waiting_for_the_lock_says_so_in_a_message(tmp_path: Path) -> None:

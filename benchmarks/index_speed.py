@@ -1,0 +1,401 @@
+"""Speed, memory and size of `gitstrata index` on real repositories, against raw `git log`.
+
+    python -m gitstrata.benchmarks.index_speed [REPO_OR_BUNDLE ...] [--runs N] [--json]
+                                               [--repos click,ripgrep] [--jobs N]
+                                               [--synthetic 25000,50000,100000]
+
+With no repository given it uses `../shared/repos/*.bundle` beside the checkout when present.
+Each repository is cloned into a temp folder, and everything is measured there, through the
+CLI a user runs (`python -m gitstrata index --progress jsonl`):
+
+- the floor: wall time of raw `git log -p -U0 --no-merges -M` read through a pipe;
+- a full index from scratch: wall time, and per stage its wall time and the peak resident
+  memory of the whole process tree (the CLI and its workers, summed, sampled every 50 ms; the
+  stage boundaries come from the run's own JSON-lines progress events);
+- the ratio of the full index to the floor (target: at most 20x);
+- the index folder's size on disk against the repository's `.git` (target: at most 1x);
+- an incremental index after one new commit that edits one source file (target: under 2 s).
+
+Medians over `--runs` full and incremental runs (the floor is timed as often). With
+`--synthetic N,N,...` it also indexes generated histories of those sizes
+(`history_speed.make_synthetic`) and fits each stage's time to `a * commits^k` (k = 1 is
+linear); that is slow and therefore opt-in.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import math
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+from ..pipeline.gitio import git_env
+from ..store.generations import Store
+from ..store.progress import ProgressEvent, decode
+from .history_speed import RAW_LOG, make_synthetic
+
+TARGET_RATIO = 20.0
+TARGET_INCREMENTAL_S = 2.0
+SAMPLE_S = 0.05
+COMMENT = {".py": "#", ".rb": "#", ".sh": "#", ".toml": "#", ".yml": "#", ".yaml": "#"}
+
+
+def log(msg: str) -> None:
+    print(f"index_speed: {msg}", file=sys.stderr, flush=True)
+
+
+def repo_name(source: Path) -> str:
+    name = source.name
+    return name[: -len(".bundle")] if name.endswith(".bundle") else source.resolve().name
+
+
+def default_sources() -> list[Path]:
+    # the package's parent is the checkout; the shared bundles sit beside it
+    root = Path(__file__).resolve().parent.parent
+    folder = root.parent / "shared" / "repos"
+    return sorted(folder.glob("*.bundle")) if folder.is_dir() else []
+
+
+def git(repo: Path, *args: str) -> str:
+    return subprocess.run(
+        ["git", *args], cwd=repo, check=True, capture_output=True, text=True, env=git_env()
+    ).stdout
+
+
+def clone(source: Path, dest: Path) -> Path:
+    subprocess.run(["git", "clone", "-q", str(source), str(dest)], check=True, capture_output=True)
+    return dest
+
+
+def disk_bytes(path: Path) -> int:
+    """Bytes the files under `path` occupy (hard links counted once)."""
+    seen: set[tuple[int, int]] = set()
+    total = 0
+    for root, _dirs, files in os.walk(path):
+        for name in files:
+            st = os.lstat(os.path.join(root, name))
+            if (st.st_dev, st.st_ino) in seen:
+                continue
+            seen.add((st.st_dev, st.st_ino))
+            total += st.st_blocks * 512
+    return total
+
+
+def time_git_log(repo: Path) -> float:
+    t0 = time.perf_counter()
+    proc = subprocess.Popen(["git", *RAW_LOG], cwd=repo, stdout=subprocess.PIPE, env=git_env())
+    assert isinstance(proc.stdout, io.BufferedReader)
+    while proc.stdout.read1(1 << 20):
+        pass
+    proc.wait()
+    return time.perf_counter() - t0
+
+
+def _children_cpu() -> float:
+    """CPU seconds of this process's finished (waited-for) children and their descendants."""
+    ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return ru.ru_utime + ru.ru_stime
+
+
+def _tree(proc: Any) -> tuple[int, float]:
+    """(resident bytes, CPU seconds) of a process and its descendants: live ones, plus the
+    finished children it has waited for."""
+    import psutil
+
+    rss, cpu = 0, 0.0
+    try:
+        procs = [proc, *proc.children(recursive=True)]
+    except psutil.Error:
+        return 0, 0.0
+    for k, p in enumerate(procs):
+        try:
+            rss += p.memory_info().rss
+            t = p.cpu_times()
+            cpu += t.user + t.system + (t.children_user + t.children_system if k == 0 else 0.0)
+        except psutil.Error:
+            pass
+    return rss, cpu
+
+
+def run_index(repo: Path, out: Path, jobs: int | None = None) -> dict[str, Any]:
+    """One `gitstrata index` through the CLI: wall time, per-stage wall time and peak RSS."""
+    import psutil
+
+    cmd = [sys.executable, "-m", "gitstrata", "index", str(repo), "--out", str(out)]
+    cmd += ["--progress", "jsonl"] + (["--jobs", str(jobs)] if jobs else [])
+    env = {**os.environ, "NO_COLOR": "1"}
+    cpu0 = _children_cpu()
+    t0 = time.perf_counter()
+    proc = subprocess.Popen(
+        cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env
+    )
+    ps = psutil.Process(proc.pid)
+    current = ["(start)"]
+    stages: dict[str, dict[str, Any]] = {}
+    peak = [0]
+    tail: list[str] = []
+    lock = threading.Lock()
+
+    def read() -> None:
+        assert proc.stderr is not None
+        for line in proc.stderr:
+            event = decode(line)
+            if not isinstance(event, ProgressEvent) or event.step != "index" or not event.stage:
+                tail[:] = [*tail[-9:], line.rstrip()]
+                continue
+            now = time.perf_counter()
+            rss, cpu = _tree(ps)
+            with lock:
+                if event.total and event.done < event.total and event.stage not in stages:
+                    current[0] = event.stage
+                    stages[event.stage] = {"started": now, "peak_rss": rss, "cpu0": cpu}
+                elif event.stage in stages:
+                    rec = stages[event.stage]
+                    rec["seconds"] = now - rec["started"]
+                    rec["cpu"] = max(0.0, cpu - rec["cpu0"])
+                    rec["peak_rss"] = max(rec["peak_rss"], rss)
+                    current[0] = "(between)"
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    while proc.poll() is None:
+        rss, _cpu = _tree(ps)
+        with lock:
+            peak[0] = max(peak[0], rss)
+            if current[0] in stages:
+                rec = stages[current[0]]
+                rec["peak_rss"] = max(rec["peak_rss"], rss)
+        time.sleep(SAMPLE_S)
+    wall = time.perf_counter() - t0
+    reader.join()
+    if proc.returncode != 0:
+        raise RuntimeError(f"gitstrata index failed ({proc.returncode}): {' | '.join(tail)}")
+    gen = Store(out).live()
+    assert gen is not None
+    manifest = gen.manifest
+    per_stage = {
+        name: {
+            "seconds": round(manifest.timings.get(name, rec.get("seconds", 0.0)), 3),
+            "cpu_seconds": round(rec.get("cpu", 0.0), 2),
+            "peak_rss_mb": round(rec["peak_rss"] / 2**20, 1),
+            "skipped": manifest.stages[name].skipped if name in manifest.stages else None,
+        }
+        for name, rec in stages.items()
+    }
+    return {
+        "wall_seconds": round(wall, 3),
+        "cpu_seconds": round(_children_cpu() - cpu0, 2),
+        "peak_rss_mb": round(peak[0] / 2**20, 1),
+        "stages": per_stage,
+    }
+
+
+def _source_file(repo: Path) -> Path:
+    """A source file HEAD touched (the kind of file a next commit edits), else any tracked one."""
+    names = [n for n in git(repo, "show", "--name-only", "--format=", "HEAD").splitlines() if n]
+    names += [n for n in git(repo, "ls-files").splitlines() if n]
+    exts = (".py", ".go", ".rs", ".js", ".ts", ".java", ".c")
+    for name in names:
+        if name.endswith(exts) and (repo / name).is_file():
+            return repo / name
+    return repo / next(n for n in names if (repo / n).is_file())
+
+
+def new_commit(repo: Path, k: int) -> None:
+    path = _source_file(repo)
+    mark = COMMENT.get(path.suffix, "//")
+    with open(path, "a", encoding="utf-8") as fh:
+        fh.write(f"\n{mark} index_speed: one more line ({k})\n")
+    git(repo, "add", "-A")
+    git(
+        repo,
+        "-c",
+        "user.name=Bench",
+        "-c",
+        "user.email=bench@example.com",
+        "commit",
+        "-q",
+        "-m",
+        f"fix: one more line ({k})",
+    )
+
+
+def _median_stages(runs: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    names = list(runs[0]["stages"])
+    return {
+        n: {
+            "seconds": round(statistics.median(r["stages"][n]["seconds"] for r in runs), 3),
+            "cpu_seconds": round(statistics.median(r["stages"][n]["cpu_seconds"] for r in runs), 2),
+            "peak_rss_mb": round(max(r["stages"][n]["peak_rss_mb"] for r in runs), 1),
+            "skipped": runs[-1]["stages"][n]["skipped"],
+        }
+        for n in names
+        if all(n in r["stages"] for r in runs)
+    }
+
+
+def measure_repo(source: Path, *, runs: int = 1, jobs: int | None = None) -> dict[str, Any]:
+    with tempfile.TemporaryDirectory(prefix="gitstrata-index-speed-") as tmp:
+        repo = clone(source, Path(tmp) / "r")
+        commits = int(git(repo, "rev-list", "--count", "--no-merges", "HEAD"))
+        git_bytes = disk_bytes(repo / ".git")
+        floor = statistics.median(time_git_log(repo) for _ in range(runs))
+        full_runs, incr_runs = [], []
+        index_bytes = 0
+        for k in range(runs):
+            out = Path(tmp) / f"index-{k}"
+            log(f"{repo_name(source)}: full index {k + 1}/{runs}")
+            full_runs.append(run_index(repo, out, jobs))
+            index_bytes = disk_bytes(out)
+            new_commit(repo, k)
+            log(f"{repo_name(source)}: incremental index {k + 1}/{runs}")
+            incr_runs.append(run_index(repo, out, jobs))
+            # the next full run starts from the original history again
+            git(repo, "reset", "-q", "--hard", "HEAD~1")
+        full = statistics.median(r["wall_seconds"] for r in full_runs)
+        incr = statistics.median(r["wall_seconds"] for r in incr_runs)
+        return {
+            "repo": repo_name(source),
+            "commits": commits,
+            "runs": runs,
+            "git_log_seconds": round(floor, 3),
+            "index_seconds": round(full, 3),
+            "index_cpu_seconds": round(statistics.median(r["cpu_seconds"] for r in full_runs), 2),
+            "ratio_to_git_log": round(full / floor, 1) if floor else None,
+            "ratio_target": TARGET_RATIO,
+            "peak_rss_mb": max(r["peak_rss_mb"] for r in full_runs),
+            "stages": _median_stages(full_runs),
+            "git_dir_mb": round(git_bytes / 2**20, 1),
+            "index_mb": round(index_bytes / 2**20, 1),
+            "size_ratio": round(index_bytes / git_bytes, 2) if git_bytes else None,
+            "incremental_seconds": round(incr, 3),
+            "incremental_target_seconds": TARGET_INCREMENTAL_S,
+            "incremental_stages": _median_stages(incr_runs),
+            "load_average": round(os.getloadavg()[0], 2),
+            "cpus": os.cpu_count(),
+        }
+
+
+def fit_exponent(sizes: list[int], seconds: list[float]) -> float | None:
+    """Least-squares slope of log(seconds) on log(size): the k of seconds ~ size^k."""
+    pts = [(math.log(n), math.log(s)) for n, s in zip(sizes, seconds, strict=True) if s > 0]
+    if len(pts) < 2:
+        return None
+    mx = sum(x for x, _ in pts) / len(pts)
+    my = sum(y for _, y in pts) / len(pts)
+    den = sum((x - mx) ** 2 for x, _ in pts)
+    return round(sum((x - mx) * (y - my) for x, y in pts) / den, 2) if den else None
+
+
+def measure_growth(sizes: list[int], jobs: int | None = None) -> dict[str, Any]:
+    points = []
+    with tempfile.TemporaryDirectory(prefix="gitstrata-index-growth-") as tmp:
+        for n in sizes:
+            repo = make_synthetic(Path(tmp) / f"syn-{n}", n)
+            log(f"synthetic {n}: full index")
+            run = run_index(repo, Path(tmp) / f"index-{n}", jobs)
+            run["commits"] = n
+            run["git_log_seconds"] = round(time_git_log(repo), 3)
+            points.append(run)
+    names = [n for n in points[0]["stages"] if all(n in p["stages"] for p in points)]
+    exponents = {n: fit_exponent(sizes, [p["stages"][n]["seconds"] for p in points]) for n in names}
+    exponents["total"] = fit_exponent(sizes, [p["wall_seconds"] for p in points])
+    return {"sizes": sizes, "points": points, "exponents": exponents}
+
+
+def _table(results: list[dict[str, Any]]) -> str:
+    lines = []
+    for r in results:
+        if "error" in r:
+            lines.append(f"{r['repo']}: FAILED {r['error']}")
+            continue
+        lines.append(
+            f"{r['repo']}: {r['commits']} commits, git log {r['git_log_seconds']:.2f} s, "
+            f"index {r['index_seconds']:.1f} s ({r['ratio_to_git_log']}x, target "
+            f"{TARGET_RATIO:.0f}x), peak RSS {r['peak_rss_mb']:.0f} MB, index "
+            f"{r['index_mb']} MB / .git {r['git_dir_mb']} MB ({r['size_ratio']}x), incremental "
+            f"{r['incremental_seconds']:.2f} s"
+        )
+        for name, s in r["stages"].items():
+            inc = r["incremental_stages"].get(name, {})
+            lines.append(
+                f"  {name:<10} {s['seconds']:8.2f} s  (CPU {s['cpu_seconds']:7.2f} s) "
+                f"{s['peak_rss_mb']:7.0f} MB   "
+                f"incremental {inc.get('seconds', 0):6.2f} s"
+                + (" (carried)" if inc.get("skipped") else "")
+            )
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="index_speed", description=(__doc__ or "").split("\n\n")[0])
+    ap.add_argument("sources", nargs="*", type=Path, metavar="REPO_OR_BUNDLE")
+    ap.add_argument("--json", action="store_true", help="print one JSON object")
+    ap.add_argument("--runs", type=int, default=1, help="full and incremental runs per repository")
+    ap.add_argument("--jobs", type=int, default=None, help="passed to gitstrata index --jobs")
+    ap.add_argument("--repos", default=None, help="only these bundles (comma separated names)")
+    ap.add_argument(
+        "--synthetic",
+        default=None,
+        metavar="N,N,...",
+        help="also index synthetic histories of these sizes and fit each stage's growth",
+    )
+    args = ap.parse_args(argv)
+    # `--synthetic` alone measures only the synthetic histories
+    bundles = [] if args.synthetic and not args.repos else default_sources()
+    sources = list(args.sources) or bundles
+    if args.repos:
+        wanted = [n.strip() for n in args.repos.split(",") if n.strip()]
+        by_name = {repo_name(s): s for s in sources}
+        missing = [n for n in wanted if n not in by_name]
+        if missing:
+            print(f"index_speed: unknown repository {', '.join(missing)}", file=sys.stderr)
+            print(f"  hint: known: {', '.join(sorted(by_name)) or 'none'}", file=sys.stderr)
+            return 2
+        sources = [by_name[n] for n in wanted]
+    if not sources and not args.synthetic:
+        log("no repositories given and no ../shared/repos/*.bundle; skipped")
+        return 0
+    for s in sources:
+        if not s.exists():
+            print(f"index_speed: {s} does not exist", file=sys.stderr)
+            print("  hint: pass a git repository or a .bundle file", file=sys.stderr)
+            return 2
+    sizes: list[int] = []
+    if args.synthetic:
+        try:
+            sizes = [int(x) for x in args.synthetic.split(",") if x.strip()]
+        except ValueError:
+            print(f"index_speed: --synthetic {args.synthetic!r} is not a list", file=sys.stderr)
+            print("  hint: e.g. --synthetic 25000,50000,100000", file=sys.stderr)
+            return 2
+    results: list[dict[str, Any]] = []
+    for s in sources:
+        try:
+            results.append(measure_repo(s, runs=max(1, args.runs), jobs=args.jobs))
+        except (RuntimeError, subprocess.CalledProcessError) as exc:
+            results.append({"repo": repo_name(s), "error": str(exc)})
+        if not args.json:
+            print(_table(results[-1:]), flush=True)
+    growth = measure_growth(sizes, args.jobs) if sizes else None
+    if args.json:
+        print(json.dumps({"repositories": results, "growth": growth, "cpus": os.cpu_count()}))
+    elif growth:
+        print("growth exponents (seconds ~ commits^k):")
+        for name, k in growth["exponents"].items():
+            print(f"  {name:<10} k = {k}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

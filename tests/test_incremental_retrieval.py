@@ -1,0 +1,65 @@
+"""After one new commit the last stages redo only what changed: the documents stage tokenizes
+only new and changed documents, and embed (without a refit) keeps every unchanged document's
+vector; what they publish is what a full rebuild publishes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from conftest import GitRepo
+
+from gitstrata.pipeline.runner import run_index
+from gitstrata.store.fulltext import FullText
+from gitstrata.store.generations import Store
+
+
+def _module(name: str, n: int) -> str:
+    return "".join(
+        f"def {name}_step{i}(value):\n    return value + {i}  # {name} stage {i}\n\n"
+        for i in range(n)
+    )
+
+
+def _repo(path: Path) -> GitRepo:
+    repo = GitRepo(path)
+    for k, name in enumerate(("billing", "orders", "search", "shipping")):
+        repo.commit(f"feat: {name} steps", {f"src/{name}.py": _module(name, 6 + k)})
+    return repo
+
+
+def _search(index: Path, text: str) -> list[tuple[str, float]]:
+    gen = Store(index).live()
+    assert gen is not None
+    ids = gen.table("documents").column("doc_id").to_pylist()
+    idx, scores = FullText.open(gen.file("fulltext")).search(text, top_k=50)
+    return [
+        (ids[i], round(float(s), 4)) for i, s in zip(idx.tolist(), scores.tolist(), strict=True)
+    ]
+
+
+def test_one_new_commit_tokenizes_and_embeds_only_the_changed_documents(tmp_path: Path) -> None:
+    repo = _repo(tmp_path / "repo")
+    index = tmp_path / "index"
+    first = run_index(repo.path, index, executor="inline")
+    documents = first.stage("documents")
+    assert documents is not None
+    total = documents.stats["documents"]
+    assert documents.stats["tokenized"] == total
+
+    repo.commit(
+        "fix: orders step 2 adds twice",
+        {"src/orders.py": _module("orders", 7).replace("value + 2 ", "value + 2 + 2 ")},
+    )
+    second = run_index(repo.path, index, executor="inline")
+    documents, embed = second.stage("documents"), second.stage("embed")
+    assert documents is not None and embed is not None
+    # the new commit's document and the edited function's; nothing else is tokenized again
+    assert documents.stats["documents"] == total + 1
+    assert documents.stats["tokenized"] == 2
+    assert embed.stats["refit"] is False
+    assert embed.stats["reused_vectors"] == total - 1
+
+    rebuilt = tmp_path / "rebuilt"
+    run_index(repo.path, rebuilt, executor="inline")
+    for text in ("orders step", "billing value", "shipping stage 3", "adds twice"):
+        assert _search(index, text) == _search(rebuilt, text), text
