@@ -139,6 +139,7 @@ class Searcher:
         self.gen = gen
         self.index = index
         self.docs = DocTable(gen)
+        self._embedded: dict[str, np.ndarray] = {}
         self.t_now = float(self.docs.time.max()) if self.docs.n else 0.0
 
     @cached_property
@@ -147,7 +148,27 @@ class Searcher:
 
     @cached_property
     def embedder(self) -> Embedder:
-        return Embedder.load(self.gen.file("embedder"))
+        embedder = Embedder.load(self.gen.file("embedder"))
+        backend = embedder.backend
+        components = getattr(backend, "components", None)
+        if isinstance(components, np.memmap):
+            # the same mapped pages as a plain array: np.memmap's fancy indexing pays for a
+            # subclass round trip on every query (milliseconds at real-repository vocabularies)
+            backend.components = components.view(np.ndarray)
+        return embedder
+
+    def embed_query(self, text: str) -> np.ndarray:
+        """The query's served vector; one request embeds the same text several times (search,
+        intent, anti-context), so recent texts are kept (read-only arrays)."""
+        cache = self._embedded
+        vec = cache.get(text)
+        if vec is None:
+            vec = self.embedder.embed_query(text)
+            vec.setflags(write=False)
+            if len(cache) >= 256:
+                cache.pop(next(iter(cache)))
+            cache[text] = vec
+        return vec
 
     @cached_property
     def vectors(self) -> VectorIndex:
@@ -378,7 +399,7 @@ class Searcher:
                 e = run.ev(r)
                 e.vec_rank, e.int8_cos = i, sims[r]
         else:
-            qvec = run.qvec = self.embedder.embed_query(run.query)
+            qvec = run.qvec = self.embed_query(run.query)
             cand, dist = self.vectors.candidates(qvec, max(cfg.stage1_candidates, depth))
             cos = self.vectors.rescore(qvec, cand)
             order = np.lexsort((cand, -cos))
