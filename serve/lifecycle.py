@@ -80,6 +80,7 @@ class Lifecycle:
         self._warm_due = 0.0
         self._stop = threading.Event()
         self._lock = threading.Lock()
+        self._started = False
         self._thread = threading.Thread(target=self._run, name="gitstrata-index", daemon=True)
 
     @property
@@ -95,6 +96,11 @@ class Lifecycle:
     # ------------------------------------------------------------------ requests
 
     def start(self) -> None:
+        """Start the background thread (once; later calls do nothing)."""
+        with self._lock:
+            if self._started:
+                return
+            self._started = True
         self._thread.start()
 
     def acquire(self) -> Engine | None:
