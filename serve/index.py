@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import re
 import threading
-from collections import defaultdict
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -145,7 +144,9 @@ class Grouped(Mapping[str, list[dict[str, Any]]]):
         rows = self._table.filter(hit)
         if rows.num_rows == 0:
             return None
-        return rows.take(pc.sort_indices(rows, self._order)).to_pylist()
+        if self._order:
+            rows = rows.take(pc.sort_indices(rows, self._order))
+        return rows.to_pylist()
 
     def get(self, key: Any, default: Any = None) -> Any:  # type: ignore[override]
         rows = self._rows.get(key)
@@ -184,6 +185,68 @@ class Grouped(Mapping[str, list[dict[str, Any]]]):
         return len(self._slices)
 
 
+class _Symbols(Mapping[str, list[SymbolRow]]):
+    """`Grouped` symbol rows as `SymbolRow`s (built once per path)."""
+
+    def __init__(self, rows: Grouped) -> None:
+        self._rows = rows
+        self._built: dict[str, list[SymbolRow]] = {}
+
+    def build(self) -> None:
+        self._rows.build()
+
+    def get(self, key: Any, default: Any = None) -> Any:  # type: ignore[override]
+        got = self._built.get(key)
+        if got is None:
+            rows = self._rows.get(key)
+            if rows is None:
+                return default
+            got = self._built[key] = [SymbolRow(**r) for r in rows]
+        return got
+
+    def __getitem__(self, key: str) -> list[SymbolRow]:
+        got = self.get(key)
+        if got is None:
+            raise KeyError(key)
+        return got
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._rows
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._rows)
+
+    def __len__(self) -> int:
+        return len(self._rows)
+
+
+class _Messages(Mapping[str, str]):
+    """sha -> message over `Grouped` commit rows."""
+
+    def __init__(self, rows: Grouped) -> None:
+        self._rows = rows
+
+    def build(self) -> None:
+        self._rows.build()
+
+    def get(self, key: Any, default: Any = None) -> Any:  # type: ignore[override]
+        rows = self._rows.get(key)
+        return default if rows is None else rows[0]["message"] or ""
+
+    def __getitem__(self, key: str) -> str:
+        rows = self._rows[key]
+        return rows[0]["message"] or ""
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._rows
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._rows)
+
+    def __len__(self) -> int:
+        return len(self._rows)
+
+
 class ServeIndex:
     def __init__(self, gen: Generation) -> None:
         self.gen = gen
@@ -202,36 +265,37 @@ class ServeIndex:
 
     # ------------------------------------------------------------------ symbols
 
-    @cached_property
-    def symbols(self) -> list[SymbolRow]:
-        cols = [
-            "symbol_id",
-            "path",
-            "qualname",
-            "name",
-            "kind",
-            "parent",
-            "start_line",
-            "end_line",
-            "signature",
-            "docstring",
-            "language",
-        ]
-        data = _columns(self.table("symbols", columns=cols), cols)
-        return [
-            SymbolRow(i, *vals) for i, vals in enumerate(zip(*(data[c] for c in cols), strict=True))
-        ]
+    _SYMBOL_COLUMNS = (
+        "symbol_id",
+        "path",
+        "qualname",
+        "name",
+        "kind",
+        "parent",
+        "start_line",
+        "end_line",
+        "signature",
+        "docstring",
+        "language",
+    )
 
     @cached_property
-    def symbols_by_path(self) -> dict[str, list[SymbolRow]]:
-        out: dict[str, list[SymbolRow]] = defaultdict(list)
-        for s in self.symbols:
-            out[s.path].append(s)
-        return dict(out)
+    def _symbols_table(self) -> pa.Table:
+        t = self.table("symbols", columns=list(self._SYMBOL_COLUMNS))
+        return t.add_column(0, "row", pa.array(np.arange(t.num_rows, dtype=np.int64)))
+
+    @cached_property
+    def symbols(self) -> list[SymbolRow]:
+        return [SymbolRow(**r) for r in self._symbols_table.to_pylist()]
+
+    @cached_property
+    def symbols_by_path(self) -> Mapping[str, list[SymbolRow]]:
+        """path -> its symbols in table order (one file's rows are built when it is asked for)."""
+        return _Symbols(Grouped(self._symbols_table, "path", []))
 
     @cached_property
     def paths(self) -> list[str]:
-        return sorted(self.symbols_by_path)
+        return sorted(pc.unique(self._symbols_table.column("path")).drop_null().to_pylist())
 
     # ------------------------------------------------------------------ history
 
@@ -257,15 +321,11 @@ class ServeIndex:
         return out
 
     @cached_property
-    def messages(self) -> dict[str, str]:
-        """sha -> full commit message (read on first use: only history entries need it)."""
+    def messages(self) -> Mapping[str, str]:
+        """sha -> full commit message (a message is read when its commit is asked for)."""
         if not self.has("commits"):
             return {}
-        t = self.table("commits", columns=["sha", "message"])
-        return {
-            sha: msg or ""
-            for sha, msg in zip(t["sha"].to_pylist(), t["message"].to_pylist(), strict=True)
-        }
+        return _Messages(Grouped(self.table("commits", columns=["sha", "message"]), "sha", []))
 
     def reason(self, sha: str, limit: int = 200) -> str:
         """Why the commit was made, from its body (see `commit_reason`); "" when it has none."""
@@ -386,5 +446,5 @@ class ServeIndex:
             "coupling_symbols",
         ):
             value = getattr(self, attr)
-            if isinstance(value, Grouped):
+            if isinstance(value, Grouped | _Symbols | _Messages):
                 value.build()
