@@ -241,6 +241,7 @@ class Lifecycle:
         else:
             engine.warm()
             self.engine = engine
+            _freeze()
 
     def _maybe_warm(self) -> None:
         engine, answered = self.engine, self._answered_at
@@ -250,6 +251,7 @@ class Lifecycle:
         # the grace lets the first response leave before warming takes the CPU
         if (answered is not None and now - answered >= 0.2) or now >= self._warm_due:
             engine.warm()
+            _freeze()
             self.warm = True
 
     def _start_build(self, head: str) -> None:
@@ -285,3 +287,12 @@ class Lifecycle:
             self._fail(error)
         # cleared last: a reader never sees neither a build nor its outcome
         self._build = None
+
+
+def _freeze() -> None:
+    """Move what a warm engine holds out of the collector's way: its lookups live as long as the
+    generation, and a full collection scanning them would stall whichever request triggers it."""
+    import gc
+
+    gc.collect()
+    gc.freeze()
