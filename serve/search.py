@@ -193,7 +193,7 @@ class Searcher:
         _ = self.fulltext, self.embedder, self.graph
         self.vectors.warm()
         if self.graph is not None:
-            _ = self.graph.node_of
+            _ = self.graph.node_of, self._file_default
 
     # ------------------------------------------------------------------ helpers
 
@@ -253,18 +253,41 @@ class Searcher:
                 out.append(g.node_of[p])
         return out
 
-    def _doc_of_node(self, node: int, scores: dict[int, float]) -> int | None:
+    @cached_property
+    def _file_default(self) -> dict[str, int]:
+        """path -> the file's code document that ranks first without a score: its first
+        symbol, the module remainder only when there is nothing else (once per generation)."""
+        docs, out = self.docs, {}
+        for path, rows in docs.by_path.items():
+            code = [r for r in rows if docs.is_code(r)]
+            if code:
+                out[path] = max(code, key=lambda r: (docs.qualname[r] != "<module>", -r))
+        return out
+
+    def _scored_by_path(self, scores: dict[int, float]) -> dict[str, list[int]]:
+        docs, out = self.docs, {}
+        for r in scores:
+            path = docs.path[r]
+            if path is not None and docs.is_code(r):
+                out.setdefault(path, []).append(r)
+        return out
+
+    def _doc_of_node(
+        self, node: int, scores: dict[int, float], scored: dict[str, list[int]]
+    ) -> int | None:
         g = self.graph
         assert g is not None
         key = g.keys[node]
         if g.kinds[node] == "symbol":
             return self.docs.by_symbol_id.get(key)
-        rows = [r for r in self.docs.by_path.get(key, []) if self.docs.is_code(r)]
-        if not rows:
+        default = self._file_default.get(key)
+        if default is None:
             return None
-        # the file's best-scoring document so far, else its first symbol (module remainder last)
+        # the file's best-scoring document so far, else its first symbol (module remainder last);
+        # scores are positive, so no unscored document beats `default`
         return max(
-            rows, key=lambda r: (scores.get(r, 0.0), self.docs.qualname[r] != "<module>", -r)
+            [default, *scored.get(key, ())],
+            key=lambda r: (scores.get(r, 0.0), self.docs.qualname[r] != "<module>", -r),
         )
 
     def _dense(self, query: str, depth: int) -> tuple[list[int], dict[int, float]]:
@@ -447,8 +470,9 @@ class Searcher:
             seeds, graph.neighbours, delta=cfg.graph_decay, gamma=cfg.import_discount
         )
         activation = run.activation
+        scored = self._scored_by_path(prelim)
         for node, a in act_nodes.items():
-            row = self._doc_of_node(node, prelim)
+            row = self._doc_of_node(node, prelim, scored)
             if row is not None and run.keep(row):
                 activation[row] = max(activation.get(row, 0.0), a)
         ranking = sorted(activation, key=lambda r: (-activation[r], r))[: run.depth]
