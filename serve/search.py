@@ -257,7 +257,8 @@ class Searcher:
     def _file_default(self) -> dict[str, int]:
         """path -> the file's code document that ranks first without a score: its first
         symbol, the module remainder only when there is nothing else (once per generation)."""
-        docs, out = self.docs, {}
+        docs = self.docs
+        out: dict[str, int] = {}
         for path, rows in docs.by_path.items():
             code = [r for r in rows if docs.is_code(r)]
             if code:
@@ -265,7 +266,8 @@ class Searcher:
         return out
 
     def _scored_by_path(self, scores: dict[int, float]) -> dict[str, list[int]]:
-        docs, out = self.docs, {}
+        docs = self.docs
+        out: dict[str, list[int]] = {}
         for r in scores:
             path = docs.path[r]
             if path is not None and docs.is_code(r):
