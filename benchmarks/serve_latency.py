@@ -12,15 +12,17 @@ of the newest commit touching it as intended change) and the queries its commit 
 spread evenly over the history, and the names of hot symbols.
 
 Reported per repository: P50 / P95 in milliseconds over `--rounds` passes after one warm-up
-pass; `Strata(repo)` open time after imports (the engine included); the one-shot CLI's wall
-time for `preflight` and `query` (median of `--cli-runs` processes after one warm-up, so the
-disk cache is warm).
+pass, with the CPU time of the same calls (less stretched by a busy machine); `Strata(repo)`
+open time after imports (the engine included); the one-shot CLI's wall time for `preflight`
+and `query` (median of `--cli-runs` processes after one warm-up, so the disk cache is warm),
+with the process's user + system CPU time.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import resource
 import statistics
 import subprocess
 import sys
@@ -144,17 +146,19 @@ def measure(
         engine.preflight(*t)
     for q in texts:
         engine.search(q, 10)
-    pre, srch = [], []
+    pre, srch, pre_cpu, srch_cpu = [], [], [], []
     for _ in range(rounds):
         for t in targets:
-            t0 = time.perf_counter()
+            c0, t0 = time.thread_time(), time.perf_counter()
             engine.preflight(*t)
             pre.append((time.perf_counter() - t0) * 1000)
+            pre_cpu.append((time.thread_time() - c0) * 1000)
     for _ in range(max(1, rounds // 10)):
         for q in texts:
-            t0 = time.perf_counter()
+            c0, t0 = time.thread_time(), time.perf_counter()
             engine.search(q, 10)
             srch.append((time.perf_counter() - t0) * 1000)
+            srch_cpu.append((time.thread_time() - c0) * 1000)
     return {
         "import_ms": round(import_ms, 1),
         "open_ms": round(open_ms, 2),
@@ -164,6 +168,9 @@ def measure(
         "preflight_p95_ms": round(percentile(pre, 95), 3),
         "search_p50_ms": round(percentile(srch, 50), 3),
         "search_p95_ms": round(percentile(srch, 95), 3),
+        # CPU time of the calling thread: what the call costs, less stretched by a busy machine
+        "preflight_cpu_p50_ms": round(percentile(pre_cpu, 50), 3),
+        "search_cpu_p50_ms": round(percentile(srch_cpu, 50), 3),
         "targets": len(targets),
         "queries": len(texts),
         "preflight_calls": len(pre),
@@ -184,17 +191,22 @@ def cli_wall(
     qry = [*base, "query", query, "--out", str(index_dir)]
     out: dict[str, Any] = {}
     for name, argv in (("preflight", pre), ("query", qry)):
-        walls = []
+        walls, cpus = [], []
         for i in range(runs + 1):
+            before = resource.getrusage(resource.RUSAGE_CHILDREN)
             t0 = time.perf_counter()
             done = subprocess.run(argv, capture_output=True, check=False)
             wall = time.perf_counter() - t0
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
             if done.returncode not in (0, 1):
                 raise SystemExit(f"{' '.join(argv[3:6])}: {done.stderr.decode()[-400:]}")
             if i:
                 walls.append(wall)
+                cpus.append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
         out[f"cli_{name}_s"] = round(statistics.median(walls), 3)
         out[f"cli_{name}_min_s"] = round(min(walls), 3)
+        # user + system CPU of the process: its cost, less stretched by a busy machine
+        out[f"cli_{name}_cpu_s"] = round(statistics.median(cpus), 3)
     return out
 
 
