@@ -130,7 +130,9 @@ async def _session(stack, argv: list[str], errlog):
     from mcp.client.session import ClientSession
     from mcp.client.stdio import StdioServerParameters, stdio_client
 
-    params = StdioServerParameters(command=argv[0], args=argv[1:])
+    # the whole environment (the client passes only a few variables by default): the server
+    # must run the code under test (PYTHONPATH), not another installed copy
+    params = StdioServerParameters(command=argv[0], args=argv[1:], env=dict(os.environ))
     read, write = await stack.enter_async_context(stdio_client(params, errlog=errlog))
     session = await stack.enter_async_context(ClientSession(read, write))
     await session.initialize()
