@@ -1,11 +1,14 @@
 """MCP latency: `preflight_check` over stdio against the protocol floor, and start-up time.
 
-    python -m gitstrata.benchmarks.mcp_latency [REPO] [--calls N] [--starts K] [--json]
+    python -m gitstrata.benchmarks.mcp_latency [REPO_OR_BUNDLE ...] [--real] [--calls N]
+                                               [--starts K] [--json]
 
 Two servers run in the same measurement, both as subprocesses over stdio with the SDK's own
 client: `gitstrata mcp` on REPO (default: the benchmark fixture, built in a temp folder, with its
 failed attempts recorded, then indexed), and a minimal MCP server with one trivial `echo` tool
-(this module with `--serve-echo`: the same SDK, the same transport, nothing else).
+(this module with `--serve-echo`: the same SDK, the same transport, nothing else). `--real`
+adds `../shared/repos/*.bundle` beside the checkout, each cloned and indexed in a temp folder;
+there the targets are the repository's hot symbols (see `serve_latency.hot_targets`).
 
 - Round trip: after `initialize` and after the server reports its engine warm, `preflight_check`
   on a fixed set of targets and `echo` calls alternate, one at a time; P50 / P95 of each. The
@@ -13,7 +16,12 @@ failed attempts recorded, then indexed), and a minimal MCP server with one trivi
 - Start-up: process spawn to the first answered tool call (`initialize` included): a real
   `preflight_check` answer on an existing index against echo's first answer; the median of K
   alternating starts of each (and the ratio of the fastest runs, less sensitive to a busy
-  machine). The target is at most 1.3x.
+  machine). The target is at most 1.3x. Spawn to the answered `initialize` is reported the same
+  way.
+- Payload: the largest text and structured content (JSON characters) of `preflight_check` over
+  the targets, a whole-file check and a symbol that is not found, and of
+  `search_causal_history` over commit subjects, against `retrieval.token_budget` x 4
+  characters.
 """
 
 from __future__ import annotations
@@ -78,6 +86,16 @@ def prepare(repo: Path | None, workdir: Path) -> tuple[Path, str]:
         return root, str(root)
 
 
+def hot(repo: Path, n: int = 20) -> list[dict[str, str]]:
+    """The repository's hot symbols, each with the newest subject touching it as the change."""
+    from .serve_latency import hot_targets
+
+    return [
+        {"file_path": p, "symbol_name": q or "", "intended_change": i or INTENT}
+        for p, q, i in hot_targets(repo / ".strata", n)
+    ]
+
+
 def pick_targets(repo: Path, n: int = TARGETS) -> list[dict[str, str]]:
     """`n` functions or methods spread evenly over the indexed symbols (deterministic)."""
     from gitstrata.store.generations import Store
@@ -112,7 +130,9 @@ async def _session(stack, argv: list[str], errlog):
     from mcp.client.session import ClientSession
     from mcp.client.stdio import StdioServerParameters, stdio_client
 
-    params = StdioServerParameters(command=argv[0], args=argv[1:])
+    # the whole environment (the client passes only a few variables by default): the server
+    # must run the code under test (PYTHONPATH), not another installed copy
+    params = StdioServerParameters(command=argv[0], args=argv[1:], env=dict(os.environ))
     read, write = await stack.enter_async_context(stdio_client(params, errlog=errlog))
     session = await stack.enter_async_context(ClientSession(read, write))
     await session.initialize()
@@ -123,8 +143,11 @@ def _real(result) -> bool:
     return not result.is_error and "status" not in (result.structured_content or {})
 
 
-async def first_answer(argv: list[str], tool: str, arguments: dict[str, Any], errlog) -> float:
-    """Seconds from spawning the server to its first real answer to `tool`."""
+async def first_answer(
+    argv: list[str], tool: str, arguments: dict[str, Any], errlog
+) -> tuple[float, float]:
+    """Seconds from spawning the server to its answered `initialize`, and to its first real
+    answer to `tool`."""
     from contextlib import AsyncExitStack
 
     import anyio
@@ -132,11 +155,50 @@ async def first_answer(argv: list[str], tool: str, arguments: dict[str, Any], er
     t0 = time.perf_counter()
     async with AsyncExitStack() as stack:
         session = await _session(stack, argv, errlog)
+        t_init = time.perf_counter() - t0
         while not _real(got := await session.call_tool(tool, arguments)):
             if got.is_error:
                 raise SystemExit(f"{tool} failed: {got.content[0].text}")
             await anyio.sleep(0.01)
-        return time.perf_counter() - t0
+        return t_init, time.perf_counter() - t0
+
+
+def _sizes(got) -> tuple[int, int]:
+    text = sum(len(c.text) for c in got.content if getattr(c, "text", None) is not None)
+    return text, len(json.dumps(got.structured_content or {}, ensure_ascii=False))
+
+
+async def payloads(
+    repo: Path, targets: list[dict[str, str]], queries: list[str], errlog
+) -> dict[str, Any]:
+    """The largest text and structured content each tool returned, and for which arguments."""
+    from contextlib import AsyncExitStack
+
+    calls: list[tuple[str, str, dict[str, Any]]] = []
+    for t in targets:
+        calls.append(("preflight_check", f"{t['file_path']}::{t['symbol_name']}", t))
+    first = targets[0]
+    calls.append(("preflight_check", f"{first['file_path']} (whole file)",
+                  {"file_path": first["file_path"], "intended_change": first["intended_change"]}))  # fmt: skip
+    calls.append(("preflight_check", f"{first['file_path']}::no_such_symbol_here (not found)",
+                  {"file_path": first["file_path"], "symbol_name": "no_such_symbol_here"}))  # fmt: skip
+    calls += [("search_causal_history", q, {"query": q}) for q in queries]
+    out: dict[str, Any] = {}
+    async with AsyncExitStack() as stack:
+        session = await _session(stack, _ours(repo), errlog)
+        for tool, label, arguments in calls:
+            got = await session.call_tool(tool, arguments)
+            while not _real(got) and not got.is_error:
+                import anyio
+
+                await anyio.sleep(0.05)
+                got = await session.call_tool(tool, arguments)
+            text, structured = _sizes(got)
+            for kind, size in (("text", text), ("structured", structured)):
+                key = f"{tool}_{kind}"
+                if size > out.get(key, {}).get("chars", -1):
+                    out[key] = {"chars": size, "largest": label}
+    return out
 
 
 async def round_trips(
@@ -183,23 +245,44 @@ async def round_trips(
     return out
 
 
-def run(repo: Path | None, *, calls: int, starts: int, workdir: Path) -> dict[str, Any]:
+def run(
+    repo: Path | None, *, calls: int, starts: int, workdir: Path, real: bool = False
+) -> dict[str, Any]:
     import anyio
 
-    repo, what = prepare(repo, workdir)
-    targets = pick_targets(repo)
+    from gitstrata.store.config import Config
+
+    if real and repo is not None:
+        from .serve_latency import prepare as prepare_real
+        from .serve_latency import real_queries
+
+        repo, _, what = prepare_real(repo, workdir)
+        targets = hot(repo)
+        queries = real_queries(
+            repo / ".strata", [(t["file_path"], t["symbol_name"], None) for t in targets]
+        )
+    else:
+        repo, what = prepare(repo, workdir)
+        targets = pick_targets(repo)
+        queries = [INTENT, *(t["symbol_name"] for t in targets)]
+    budget = Config.load(repo / ".strata").retrieval.token_budget
     log = open(workdir / "servers.log", "a", encoding="utf-8")  # noqa: SIM115 - closed below
     try:
-        ours_first, echo_first = [], []
+        ours_first, echo_first, ours_init, echo_init = [], [], [], []
         for _ in range(starts):  # alternate, so drift in machine load hits both alike
-            echo_first.append(anyio.run(first_answer, _echo(), "echo", {"text": "hi"}, log))
-            ours_first.append(
-                anyio.run(first_answer, _ours(repo), "preflight_check", targets[0], log)
-            )
+            init, first = anyio.run(first_answer, _echo(), "echo", {"text": "hi"}, log)
+            echo_init.append(init)
+            echo_first.append(first)
+            init, first = anyio.run(first_answer, _ours(repo), "preflight_check", targets[0], log)
+            ours_init.append(init)
+            ours_first.append(first)
         trips = anyio.run(round_trips, repo, targets, calls, log)
+        sizes = anyio.run(payloads, repo, targets, queries, log)
     finally:
         log.close()
     ours_s, echo_s = statistics.median(ours_first), statistics.median(echo_first)
+    init_s, echo_init_s = statistics.median(ours_init), statistics.median(echo_init)
+    limit = 4 * budget
     return {
         "load_average": os.getloadavg(),  # these are wall times: a busy machine stretches them
         "benchmark": "mcp_latency",
@@ -214,9 +297,18 @@ def run(repo: Path | None, *, calls: int, starts: int, workdir: Path) -> dict[st
             "ratio_of_fastest": min(ours_first) / min(echo_first),
             "runs": {"gitstrata_mcp": ours_first, "minimal_server": echo_first},
         },
+        "initialize_s": {
+            "gitstrata_mcp": init_s,
+            "minimal_server": echo_init_s,
+            "ratio": init_s / echo_init_s,
+        },
+        "payload_chars": {**sizes, "limit": limit, "token_budget": budget},
         "targets_met": {
             "round_trip_p50_within_1ms_of_echo": trips["p50_over_floor_ms"] <= 1.0,
             "first_answer_within_1.3x": ours_s / echo_s <= 1.3,
+            "payloads_within_4x_token_budget": all(
+                v["chars"] <= limit for k, v in sizes.items() if k.startswith("preflight")
+            ),
         },
     }
 
@@ -241,6 +333,16 @@ def _print(res: dict[str, Any]) -> None:
         f"{fa['minimal_server']:.3f} s, ratio {fa['ratio']:.2f}x (median of {len(fa['runs']['gitstrata_mcp'])}; "
         f"fastest runs {fa['ratio_of_fastest']:.2f}x)"
     )
+    ini = res["initialize_s"]
+    print(
+        f"spawn to initialize: gitstrata mcp {ini['gitstrata_mcp']:.3f} s, minimal server "
+        f"{ini['minimal_server']:.3f} s, ratio {ini['ratio']:.2f}x"
+    )
+    pay = res["payload_chars"]
+    print(f"payloads (limit {pay['limit']} characters = 4 x token_budget {pay['token_budget']}):")
+    for key, v in pay.items():
+        if isinstance(v, dict):
+            print(f"  {key:<34} {v['chars']:>7}  ({v['largest']})")
     print(f"load average during the run: {', '.join(f'{x:.2f}' for x in res['load_average'])}")
     for name, ok in res["targets_met"].items():
         print(f"  {name}: {'met' if ok else 'NOT met'}")
@@ -251,8 +353,13 @@ def main(argv: list[str] | None = None) -> int:
         prog="python -m gitstrata.benchmarks.mcp_latency", description=__doc__.split("\n")[0]
     )
     parser.add_argument(
-        "repo", nargs="?", type=Path, help="repository to serve (default: the benchmark fixture)"
+        "sources",
+        nargs="*",
+        type=Path,
+        metavar="REPO_OR_BUNDLE",
+        help="repositories to serve (default: the benchmark fixture)",
     )
+    parser.add_argument("--real", action="store_true", help="add ../shared/repos/*.bundle")
     parser.add_argument(
         "--calls", type=int, default=210, help="preflight_check calls (and as many echo calls)"
     )
@@ -263,12 +370,32 @@ def main(argv: list[str] | None = None) -> int:
     if args.serve_echo:
         serve_echo()
         return 0
+    sources: list[Path | None] = list(args.sources)
+    if args.real:
+        from .real import default_sources
+
+        found = default_sources()
+        if not found:
+            print("mcp_latency: no ../shared/repos/*.bundle beside the checkout; "
+                  "real repositories skipped", file=sys.stderr)  # fmt: skip
+        sources += found
+    results = []
     with tempfile.TemporaryDirectory(prefix="gitstrata-mcp-bench-") as tmp:
-        res = run(args.repo, calls=args.calls, starts=args.starts, workdir=Path(tmp))
+        for source in sources or [None]:
+            results.append(
+                run(
+                    source,
+                    calls=args.calls,
+                    starts=args.starts,
+                    workdir=Path(tmp),
+                    real=source is not None,
+                )  # fmt: skip
+            )
+            if not args.json:
+                _print(results[-1])
+                print()
     if args.json:
-        print(json.dumps(res, indent=2))
-    else:
-        _print(res)
+        print(json.dumps(results if len(results) > 1 else results[0], indent=2))
     return 0
 
 

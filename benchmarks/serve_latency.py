@@ -1,25 +1,43 @@
 """Serving latency in process: preflight and search, warm, and the cost of opening an index.
 
-    python -m gitstrata.benchmarks.serve_latency [REPO] [--json]
+    python -m gitstrata.benchmarks.serve_latency [REPO_OR_BUNDLE ...] [--real] [--json]
 
-Without REPO the benchmark fixture is built in a temp folder and indexed. Targets are the
-fixture's load-bearing functions; queries are the dev split's texts (never a held-out split).
-Reported: P50 / P95 in milliseconds over `--rounds` passes, after one warm-up pass.
+Without a repository the benchmark fixture is built in a temp folder and indexed: targets are
+the fixture's load-bearing functions, queries the dev split's texts (never a held-out split).
+`--real` adds `../shared/repos/*.bundle` beside the checkout (skipped with a message when
+absent); a `.bundle` is cloned into a temp folder and indexed there, a repository folder is
+served from its own index (built first when it has none). On a real repository the targets are
+its hot symbols (the functions and methods touched by the most commits, each with the subject
+of the newest commit touching it as intended change) and the queries its commit subjects,
+spread evenly over the history, and the names of hot symbols.
+
+Reported per repository: P50 / P95 in milliseconds over `--rounds` passes after one warm-up
+pass, with the CPU time of the same calls (less stretched by a busy machine); `Strata(repo)`
+open time after imports (the engine included); the one-shot CLI's wall time for `preflight`
+and `query` (median of `--cli-runs` processes after one warm-up, so the disk cache is warm),
+with the process's user + system CPU time.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import resource
+import statistics
+import subprocess
+import sys
 import tempfile
 import time
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
 from .dataset import queries
 from .metrics import percentile
 
-TARGETS = [
+Target = tuple[str, str | None, str | None]
+
+TARGETS: list[Target] = [
     (
         "backend/payments/retry.py",
         "charge_with_retry",
@@ -38,59 +56,220 @@ TARGETS = [
 ]
 
 
-def measure(repo: Path, index_dir: Path, rounds: int = 30) -> dict[str, Any]:
+def hot_targets(index_dir: Path, n: int = 20) -> list[Target]:
+    """The `n` functions and methods touched by the most commits (ties by path and name), each
+    with the subject of the newest commit touching it as the intended change."""
+    from gitstrata.store.generations import Store
+
+    gen = Store(index_dir).require_live()
+    sym = gen.table("symbols", columns=["symbol_id", "path", "qualname", "kind"]).to_pylist()
+    callable_ids = {
+        s["symbol_id"]: (s["path"], s["qualname"])
+        for s in sym
+        if s["kind"] in ("function", "method")
+    }
+    touches = gen.table("touches", columns=["symbol_id", "sha", "commit_time"]).to_pylist()
+    counts: Counter[str] = Counter()
+    newest: dict[str, tuple[int, str]] = {}
+    for t in touches:
+        sid = t["symbol_id"]
+        if sid in callable_ids:
+            counts[sid] += 1
+            stamp = (int(t["commit_time"].timestamp()) if hasattr(t["commit_time"], "timestamp")
+                     else int(t["commit_time"]), t["sha"])  # fmt: skip
+            newest[sid] = max(newest.get(sid, stamp), stamp)
+    subjects = dict(
+        zip(
+            *(gen.table("commits", columns=["sha", "subject"]).column(c).to_pylist()
+              for c in ("sha", "subject")),
+            strict=True,
+        )
+    )  # fmt: skip
+    ranked = sorted(counts, key=lambda s: (-counts[s], callable_ids[s]))
+    picked: list[Target] = []
+    seen: set[tuple[str, str]] = set()
+    for sid in ranked:
+        path, qualname = callable_ids[sid]
+        if (path, qualname) in seen:  # overloads: one name is ambiguous, skip the repeat
+            continue
+        if sum(1 for s in sym if s["path"] == path and s["qualname"] == qualname) > 1:
+            continue
+        seen.add((path, qualname))
+        picked.append((path, qualname, subjects.get(newest[sid][1]) or None))
+        if len(picked) == n:
+            break
+    return picked
+
+
+def real_queries(index_dir: Path, targets: list[Target], n: int = 20) -> list[str]:
+    """Commit subjects spread evenly over the history (three quarters of `n`) and hot symbols'
+    names (the rest)."""
+    from gitstrata.store.generations import Store
+
+    gen = Store(index_dir).require_live()
+    t = gen.table("commits", columns=["commit_time", "subject"]).sort_by("commit_time")
+    subjects = [s for s in t.column("subject").to_pylist() if s and len(s) > 12]
+    subjects = list(dict.fromkeys(subjects))
+    k = n - n // 4
+    step = max(1, len(subjects) // k)
+    out = subjects[::step][:k]
+    out += [q.rsplit(".", 1)[-1] for _, q, _ in targets if q][: n - len(out)]
+    return out
+
+
+def measure(
+    repo: Path,
+    index_dir: Path,
+    rounds: int = 30,
+    targets: list[Target] | None = None,
+    texts: list[str] | None = None,
+) -> dict[str, Any]:
     t0 = time.perf_counter()
     from gitstrata import Strata
     from gitstrata.serve import engine as _engine  # noqa: F401  (imports are not the open cost)
 
     import_ms = (time.perf_counter() - t0) * 1000
+    targets = targets if targets is not None else TARGETS
+    texts = texts if texts is not None else [q.text for q in queries("dev")]
     t0 = time.perf_counter()
     strata = Strata(repo, index_dir=index_dir)
     engine = strata.engine
     open_ms = (time.perf_counter() - t0) * 1000
     t0 = time.perf_counter()
+    report = engine.preflight(*targets[0])
+    first_preflight_ms = (time.perf_counter() - t0) * 1000
+    assert report.found, targets[0]
+    t0 = time.perf_counter()
     engine.warm()
     warm_ms = (time.perf_counter() - t0) * 1000
-    texts = [q.text for q in queries("dev")]
-    for t in TARGETS:
+    for t in targets:
         engine.preflight(*t)
     for q in texts:
         engine.search(q, 10)
-    pre, srch = [], []
+    pre, srch, pre_cpu, srch_cpu = [], [], [], []
     for _ in range(rounds):
-        for t in TARGETS:
-            t0 = time.perf_counter()
+        for t in targets:
+            c0, t0 = time.thread_time(), time.perf_counter()
             engine.preflight(*t)
             pre.append((time.perf_counter() - t0) * 1000)
+            pre_cpu.append((time.thread_time() - c0) * 1000)
     for _ in range(max(1, rounds // 10)):
         for q in texts:
-            t0 = time.perf_counter()
+            c0, t0 = time.thread_time(), time.perf_counter()
             engine.search(q, 10)
             srch.append((time.perf_counter() - t0) * 1000)
+            srch_cpu.append((time.thread_time() - c0) * 1000)
     return {
         "import_ms": round(import_ms, 1),
         "open_ms": round(open_ms, 2),
+        "first_preflight_ms": round(first_preflight_ms, 1),
         "warm_ms": round(warm_ms, 1),
         "preflight_p50_ms": round(percentile(pre, 50), 3),
         "preflight_p95_ms": round(percentile(pre, 95), 3),
         "search_p50_ms": round(percentile(srch, 50), 3),
         "search_p95_ms": round(percentile(srch, 95), 3),
+        # CPU time of the calling thread: what the call costs, less stretched by a busy machine
+        "preflight_cpu_p50_ms": round(percentile(pre_cpu, 50), 3),
+        "search_cpu_p50_ms": round(percentile(srch_cpu, 50), 3),
+        "targets": len(targets),
+        "queries": len(texts),
         "preflight_calls": len(pre),
         "search_calls": len(srch),
     }
+
+
+def cli_wall(
+    repo: Path, index_dir: Path, target: Target, query: str, runs: int = 7
+) -> dict[str, Any]:
+    """Median wall time of `gitstrata preflight` and `gitstrata query` processes (one warm-up
+    run each first, so the disk cache is warm)."""
+    base = [sys.executable, "-m", "gitstrata", "-C", str(repo)]
+    path, symbol, intent = target
+    pre = [*base, "preflight", path, "--out", str(index_dir)]
+    pre += ["-s", symbol] if symbol else []
+    pre += ["-i", intent] if intent else []
+    qry = [*base, "query", query, "--out", str(index_dir)]
+    out: dict[str, Any] = {}
+    for name, argv in (("preflight", pre), ("query", qry)):
+        walls, cpus = [], []
+        for i in range(runs + 1):
+            before = resource.getrusage(resource.RUSAGE_CHILDREN)
+            t0 = time.perf_counter()
+            done = subprocess.run(argv, capture_output=True, check=False)
+            wall = time.perf_counter() - t0
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
+            if done.returncode not in (0, 1):
+                raise SystemExit(f"{' '.join(argv[3:6])}: {done.stderr.decode()[-400:]}")
+            if i:
+                walls.append(wall)
+                cpus.append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
+        out[f"cli_{name}_s"] = round(statistics.median(walls), 3)
+        out[f"cli_{name}_min_s"] = round(min(walls), 3)
+        # user + system CPU of the process: its cost, less stretched by a busy machine
+        out[f"cli_{name}_cpu_s"] = round(statistics.median(cpus), 3)
+    return out
+
+
+def sources_of(args: argparse.Namespace) -> list[Path]:
+    sources = list(args.sources)
+    if args.real:
+        from .real import default_sources
+
+        found = default_sources()
+        if not found:
+            print("serve_latency: no ../shared/repos/*.bundle beside the checkout; "
+                  "real repositories skipped", file=sys.stderr)  # fmt: skip
+        sources += found
+    return sources
+
+
+def prepare(source: Path, tmp: Path) -> tuple[Path, Path, str]:
+    """(work tree, index folder, name) for a bundle (cloned and indexed in `tmp`) or a repository
+    (its own index, built when missing)."""
+    from gitstrata import Strata
+    from gitstrata.store.generations import Store
+
+    if source.suffix == ".bundle":
+        from .real import clone
+
+        name = source.stem
+        repo = clone(source, tmp / name)
+    else:
+        repo, name = source, source.resolve().name
+    with Strata(repo) as strata:
+        if Store(strata.index_dir).current_name() is None:
+            t0 = time.perf_counter()
+            strata.index()
+            print(f"serve_latency: indexed {name} in {time.perf_counter() - t0:.1f} s",
+                  file=sys.stderr, flush=True)  # fmt: skip
+        return repo, strata.index_dir, name
+
+
+def run_repo(source: Path, tmp: Path, rounds: int, cli_runs: int) -> dict[str, Any]:
+    repo, index_dir, name = prepare(source, tmp)
+    targets = hot_targets(index_dir)
+    texts = real_queries(index_dir, targets)
+    res: dict[str, Any] = {"repo": name, **measure(repo, index_dir, rounds, targets, texts)}
+    if cli_runs:
+        res.update(cli_wall(repo, index_dir, targets[0], texts[0], cli_runs))
+    return res
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(
         prog="python -m gitstrata.benchmarks.serve_latency", description=__doc__.split("\n\n")[0]
     )
-    ap.add_argument("repo", nargs="?", type=Path)
-    ap.add_argument("--index", type=Path)
+    ap.add_argument("sources", nargs="*", type=Path, metavar="REPO_OR_BUNDLE")
+    ap.add_argument("--real", action="store_true", help="add ../shared/repos/*.bundle")
+    ap.add_argument("--index", type=Path, help="the index folder of a single REPO")
     ap.add_argument("--rounds", type=int, default=30)
+    ap.add_argument("--cli-runs", type=int, default=7, help="one-shot processes per command")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args(argv)
+    results: list[dict[str, Any]] = []
     with tempfile.TemporaryDirectory(prefix="gitstrata-serve-") as tmp:
-        if args.repo is None:
+        sources = sources_of(args)
+        if not sources:
             from gitstrata import Strata
 
             from .fixture import build_fixture
@@ -98,14 +277,25 @@ def main(argv: list[str] | None = None) -> int:
             info = build_fixture(Path(tmp) / "fixture")
             repo, index_dir = info.path, Path(tmp) / "index"
             Strata(repo, index_dir=index_dir).index(jobs=1)
+            res = {"repo": "fixture", **measure(repo, index_dir, args.rounds)}
+            if args.cli_runs:
+                res.update(cli_wall(repo, index_dir, TARGETS[0], queries("dev")[0].text,
+                                    args.cli_runs))  # fmt: skip
+            results.append(res)
+        elif args.index is not None and len(sources) == 1 and sources[0].suffix != ".bundle":
+            results.append(
+                {"repo": sources[0].name, **measure(sources[0], args.index, args.rounds)}
+            )
         else:
-            repo, index_dir = args.repo, args.index or args.repo / ".strata"
-        result = measure(repo, index_dir, args.rounds)
+            for source in sources:
+                results.append(run_repo(source, Path(tmp), args.rounds, args.cli_runs))
     if args.json:
-        print(json.dumps(result))
+        print(json.dumps(results if len(results) > 1 else results[0]))
     else:
-        for k, v in result.items():
-            print(f"{k:20s} {v}")
+        for res in results:
+            for k, v in res.items():
+                print(f"{k:20s} {v}")
+            print()
     return 0
 
 

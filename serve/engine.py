@@ -110,22 +110,18 @@ class Engine:
         if mode == "full":
             t0 = time.perf_counter()
             resp = result.response
-            qvec = (
-                result.query_vec
-                if result.query_vec is not None
-                else searcher.embedder.embed_query(query)
-            )
+            qvec = result.query_vec if result.query_vec is not None else searcher.embed_query(query)
             gcfg = graveyard or self.config.graveyard
             intent = Intent.of(query, query_terms(query), qvec)
             retrieved = self._retrieved(index, result.ranked)
             resp.warnings = self.anti.for_search(
-                index, searcher.embedder.embed_query, intent, searcher.idf, retrieved, gcfg
+                index, searcher.embed_query, intent, searcher.idf, retrieved, gcfg
             )
             # "what else changes when I change X": X is about to change, as in a preflight of X
             for anchor in sorted(result.anchors):
                 more = self.anti.for_preflight(
                     index,
-                    searcher.embedder.embed_query,
+                    searcher.embed_query,
                     anchor,
                     None,
                     intent,
@@ -236,12 +232,12 @@ class Engine:
                     Intent.of(
                         intended_change,
                         query_terms(intended_change),
-                        searcher.embedder.embed_query(intended_change),
+                        searcher.embed_query(intended_change),
                     )
                     if intended_change
                     else Intent()
                 )
-                embed = searcher.embedder.embed_query
+                embed = searcher.embed_query
                 report.warnings = self.anti.for_preflight(
                     index, embed, path, qualname, intent, searcher.idf, retrieved, gcfg
                 )

@@ -93,6 +93,9 @@ def _escape(text: str, limit: int = 80) -> str:
     return out if len(out) <= limit else out[: limit - 3] + "..."
 
 
+_NON_ASCII = re.compile(r"[^\x00-\x7f]")
+
+
 def _invisible_kind(cp: int, ch: str) -> str | None:
     if cp < 0x80:
         return None
@@ -124,6 +127,8 @@ def strip_invisible(text: str) -> tuple[str, list[Finding]]:
     """`text` without invisible characters (see the module docstring for what is kept)."""
     if text.isascii():
         return text, []
+    if not any(_invisible_kind(ord(ch), ch) for ch in set(_NON_ASCII.findall(text))):
+        return text, []  # the common case, decided over the few distinct non-ASCII characters
     out: list[str] = []
     counts: dict[str, int] = {}
     findings: list[Finding] = []
@@ -231,10 +236,17 @@ def nfkc_view(text: str) -> tuple[str, list[int] | None]:
         return text, None
     chars: list[str] = []
     index: list[int] = []
-    for i, ch in enumerate(text):
-        norm = ch if ord(ch) < 0x80 else unicodedata.normalize("NFKC", ch)
+    last = 0
+    for m in _NON_ASCII.finditer(text):  # ASCII runs map to themselves: copied whole
+        i = m.start()
+        chars.append(text[last:i])
+        index.extend(range(last, i))
+        norm = unicodedata.normalize("NFKC", text[i])
         chars.append(norm)
         index.extend([i] * len(norm))
+        last = i + 1
+    chars.append(text[last:])
+    index.extend(range(last, len(text)))
     return "".join(chars), index
 
 

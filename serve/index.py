@@ -4,19 +4,28 @@ Opening costs milliseconds: the manifest is read and nothing else. Each lookup s
 by path, history by symbol, blame by symbol, coupling by source) is built on first use from only
 the columns it needs, and `warm()` builds them all up front for a long-running server. An
 instance is immutable once built; a reload makes a new one and swaps the reference.
+
+The large grouped tables (touches, blame, coupling) stay Arrow columns: a lookup turns only the
+rows of its own key into Python objects. Before `warm()` a lookup is one vectorised comparison
+over the key column (a one-shot process asks for a handful of keys); `warm()` sorts each table
+once so that later lookups are a dict hit and a slice. Either way a key's rows come in the same
+order (a stable sort by the table's ranking keys, rows of equal rank in table order).
 """
 
 from __future__ import annotations
 
 import re
-from collections import defaultdict
+import threading
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from functools import cached_property
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from ..store.errors import IndexCorrupt
 from ..store.generations import Generation, Store
@@ -84,6 +93,160 @@ def _columns(table: pa.Table, names: list[str]) -> dict[str, list]:
     return {n: table.column(n).to_pylist() for n in names}
 
 
+SortKeys = list[tuple[str, str]]  # (column, "ascending" | "descending"), as pyarrow takes them
+
+
+class Grouped(Mapping[str, list[dict[str, Any]]]):
+    """key -> the table's rows with that key (as dicts, ranked by `order`), read from Arrow
+    columns on demand; rows with a null key belong to no group. A key's rows are built once and
+    kept (up to `keep` keys), so a hot symbol costs a dict hit."""
+
+    def __init__(self, table: pa.Table, key: str, order: SortKeys, keep: int = 4096) -> None:
+        self._table = table
+        self._key = key
+        self._order = order
+        self._keep = keep
+        self._slices: dict[str, tuple[int, int]] | None = None
+        self._sorted: pa.Table | None = None
+        self._rows: dict[str, list[dict[str, Any]]] = {}
+        self._lock = threading.Lock()
+
+    def build(self) -> None:
+        """Sort once by (key, ranking) so that every later lookup is a slice."""
+        if self._slices is not None:
+            return
+        t = self._table.filter(pc.is_valid(self._table.column(self._key)))
+        t = t.take(pc.sort_indices(t, [(self._key, "ascending"), *self._order]))
+        keys = t.column(self._key).combine_chunks()
+        n = len(keys)
+        starts = np.zeros(min(n, 1), np.int64)
+        if n > 1:
+            change = pc.not_equal(keys[1:], keys[:-1]).to_numpy(zero_copy_only=False)
+            starts = np.concatenate((starts, np.flatnonzero(change) + 1))
+        ends = np.append(starts[1:], n) if n else starts
+        names = keys.take(pa.array(starts)).to_pylist()
+        self._sorted = t
+        self._slices = dict(
+            zip(names, zip(starts.tolist(), ends.tolist(), strict=True), strict=True)
+        )
+
+    def _lookup(self, key: str) -> list[dict[str, Any]] | None:
+        if self._slices is not None and self._sorted is not None:
+            span = self._slices.get(key)
+            if span is None:
+                return None
+            return self._sorted.slice(span[0], span[1] - span[0]).to_pylist()
+        col = self._table.column(self._key)
+        if not isinstance(key, str) or not pa.types.is_string(col.type):
+            hit = pc.equal(col, pa.scalar(key, col.type))
+        else:
+            hit = pc.equal(col, key)
+        rows = self._table.filter(hit)
+        if rows.num_rows == 0:
+            return None
+        if self._order:
+            rows = rows.take(pc.sort_indices(rows, self._order))
+        return rows.to_pylist()
+
+    def get(self, key: Any, default: Any = None) -> Any:  # type: ignore[override]
+        rows = self._rows.get(key)
+        if rows is not None:
+            return rows
+        if key is None:
+            return default
+        rows = self._lookup(key)
+        if rows is None:
+            return default
+        with self._lock:
+            if len(self._rows) >= self._keep:
+                self._rows.pop(next(iter(self._rows)))
+            self._rows[key] = rows
+        return rows
+
+    def __getitem__(self, key: str) -> list[dict[str, Any]]:
+        rows = self.get(key)
+        if rows is None:
+            raise KeyError(key)
+        return rows
+
+    def __contains__(self, key: object) -> bool:
+        if self._slices is not None:
+            return key in self._slices
+        return self.get(key) is not None
+
+    def __iter__(self) -> Iterator[str]:
+        self.build()
+        assert self._slices is not None
+        return iter(self._slices)
+
+    def __len__(self) -> int:
+        self.build()
+        assert self._slices is not None
+        return len(self._slices)
+
+
+class _Symbols(Mapping[str, list[SymbolRow]]):
+    """`Grouped` symbol rows as `SymbolRow`s (built once per path)."""
+
+    def __init__(self, rows: Grouped) -> None:
+        self._rows = rows
+        self._built: dict[str, list[SymbolRow]] = {}
+
+    def build(self) -> None:
+        self._rows.build()
+
+    def get(self, key: Any, default: Any = None) -> Any:  # type: ignore[override]
+        got = self._built.get(key)
+        if got is None:
+            rows = self._rows.get(key)
+            if rows is None:
+                return default
+            got = self._built[key] = [SymbolRow(**r) for r in rows]
+        return got
+
+    def __getitem__(self, key: str) -> list[SymbolRow]:
+        got = self.get(key)
+        if got is None:
+            raise KeyError(key)
+        return got
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._rows
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._rows)
+
+    def __len__(self) -> int:
+        return len(self._rows)
+
+
+class _Messages(Mapping[str, str]):
+    """sha -> message over `Grouped` commit rows."""
+
+    def __init__(self, rows: Grouped) -> None:
+        self._rows = rows
+
+    def build(self) -> None:
+        self._rows.build()
+
+    def get(self, key: Any, default: Any = None) -> Any:  # type: ignore[override]
+        rows = self._rows.get(key)
+        return default if rows is None else rows[0]["message"] or ""
+
+    def __getitem__(self, key: str) -> str:
+        rows = self._rows[key]
+        return rows[0]["message"] or ""
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._rows
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._rows)
+
+    def __len__(self) -> int:
+        return len(self._rows)
+
+
 class ServeIndex:
     def __init__(self, gen: Generation) -> None:
         self.gen = gen
@@ -102,36 +265,37 @@ class ServeIndex:
 
     # ------------------------------------------------------------------ symbols
 
-    @cached_property
-    def symbols(self) -> list[SymbolRow]:
-        cols = [
-            "symbol_id",
-            "path",
-            "qualname",
-            "name",
-            "kind",
-            "parent",
-            "start_line",
-            "end_line",
-            "signature",
-            "docstring",
-            "language",
-        ]
-        data = _columns(self.table("symbols", columns=cols), cols)
-        return [
-            SymbolRow(i, *vals) for i, vals in enumerate(zip(*(data[c] for c in cols), strict=True))
-        ]
+    _SYMBOL_COLUMNS = (
+        "symbol_id",
+        "path",
+        "qualname",
+        "name",
+        "kind",
+        "parent",
+        "start_line",
+        "end_line",
+        "signature",
+        "docstring",
+        "language",
+    )
 
     @cached_property
-    def symbols_by_path(self) -> dict[str, list[SymbolRow]]:
-        out: dict[str, list[SymbolRow]] = defaultdict(list)
-        for s in self.symbols:
-            out[s.path].append(s)
-        return dict(out)
+    def _symbols_table(self) -> pa.Table:
+        t = self.table("symbols", columns=list(self._SYMBOL_COLUMNS))
+        return t.add_column(0, "row", pa.array(np.arange(t.num_rows, dtype=np.int64)))
+
+    @cached_property
+    def symbols(self) -> list[SymbolRow]:
+        return [SymbolRow(**r) for r in self._symbols_table.to_pylist()]
+
+    @cached_property
+    def symbols_by_path(self) -> Mapping[str, list[SymbolRow]]:
+        """path -> its symbols in table order (one file's rows are built when it is asked for)."""
+        return _Symbols(Grouped(self._symbols_table, "path", []))
 
     @cached_property
     def paths(self) -> list[str]:
-        return sorted(self.symbols_by_path)
+        return sorted(pc.unique(self._symbols_table.column("path")).drop_null().to_pylist())
 
     # ------------------------------------------------------------------ history
 
@@ -157,33 +321,20 @@ class ServeIndex:
         return out
 
     @cached_property
-    def messages(self) -> dict[str, str]:
-        """sha -> full commit message (read on first use: only history entries need it)."""
+    def messages(self) -> Mapping[str, str]:
+        """sha -> full commit message (a message is read when its commit is asked for)."""
         if not self.has("commits"):
             return {}
-        t = self.table("commits", columns=["sha", "message"])
-        return {
-            sha: msg or ""
-            for sha, msg in zip(t["sha"].to_pylist(), t["message"].to_pylist(), strict=True)
-        }
+        return _Messages(Grouped(self.table("commits", columns=["sha", "message"]), "sha", []))
 
     def reason(self, sha: str, limit: int = 200) -> str:
         """Why the commit was made, from its body (see `commit_reason`); "" when it has none."""
         return commit_reason(self.messages.get(sha), limit)
 
     @cached_property
-    def touches_by_symbol(self) -> dict[str, list[dict[str, Any]]]:
-        """symbol_id -> touches, newest first."""
-        return self._touches_grouped("symbol_id")
-
-    @cached_property
-    def touches_by_path(self) -> dict[str, list[dict[str, Any]]]:
-        """HEAD path -> touches (one row per touched symbol), newest first."""
-        return self._touches_grouped("head_path")
-
-    def _touches_grouped(self, key: str) -> dict[str, list[dict[str, Any]]]:
+    def _touches(self) -> pa.Table | None:
         if not self.has("touches"):
-            return {}
+            return None
         cols = [
             "sha",
             "commit_time",
@@ -194,25 +345,32 @@ class ServeIndex:
             "removed",
             "excerpt",
         ]
-        t = self.table("touches", columns=cols)
-        data = _columns(t, cols)
-        out: dict[str, list[dict[str, Any]]] = defaultdict(list)
-        for i in range(t.num_rows):
-            k = data[key][i]
-            if k is None:
-                continue
-            out[k].append({c: data[c][i] for c in cols})
-        for rows in out.values():
-            rows.sort(key=lambda r: (r["commit_time"], r["sha"]), reverse=True)
-        return dict(out)
+        return self.table("touches", columns=cols)
+
+    def _touches_grouped(self, key: str) -> Mapping[str, list[dict[str, Any]]]:
+        t = self._touches
+        if t is None:
+            return {}
+        # newest first; the rows of one commit in table order
+        return Grouped(t, key, [("commit_time", "descending"), ("sha", "descending")])
 
     @cached_property
-    def touches_by_sha(self) -> dict[str, list[dict[str, Any]]]:
+    def touches_by_symbol(self) -> Mapping[str, list[dict[str, Any]]]:
+        """symbol_id -> touches, newest first."""
+        return self._touches_grouped("symbol_id")
+
+    @cached_property
+    def touches_by_path(self) -> Mapping[str, list[dict[str, Any]]]:
+        """HEAD path -> touches (one row per touched symbol), newest first."""
+        return self._touches_grouped("head_path")
+
+    @cached_property
+    def touches_by_sha(self) -> Mapping[str, list[dict[str, Any]]]:
         """commit sha -> the symbols it touched (head paths)."""
         return self._touches_grouped("sha")
 
     @cached_property
-    def blame_by_symbol(self) -> dict[str, list[dict[str, Any]]]:
+    def blame_by_symbol(self) -> Mapping[str, list[dict[str, Any]]]:
         if not self.has("blame"):
             return {}
         cols = [
@@ -229,22 +387,16 @@ class ServeIndex:
         ]
         try:
             t = self.table("blame", columns=cols)
-            data = _columns(t, cols)
         except IndexCorrupt:  # built before code lines were counted: every line counts
             old = [c for c in cols if c not in ("code_lines", "symbol_code_lines")]
             t = self.table("blame", columns=old)
-            data = _columns(t, old)
-            data["code_lines"], data["symbol_code_lines"] = data["lines"], data["symbol_lines"]
-        out: dict[str, list[dict[str, Any]]] = defaultdict(list)
-        for i in range(t.num_rows):
-            out[data["symbol_id"][i]].append({c: data[c][i] for c in cols})
-        for rows in out.values():
-            rows.sort(key=lambda r: (-r["lines"], r["sha"]))
-        return dict(out)
+            t = t.append_column("code_lines", t.column("lines"))
+            t = t.append_column("symbol_code_lines", t.column("symbol_lines")).select(cols)
+        return Grouped(t, "symbol_id", [("lines", "descending"), ("sha", "ascending")])
 
     # ------------------------------------------------------------------ coupling
 
-    def _coupling(self, name: str, extra: list[str]) -> dict[str, list[dict[str, Any]]]:
+    def _coupling(self, name: str, extra: list[str]) -> Mapping[str, list[dict[str, Any]]]:
         if not self.has(name):
             return {}
         cols = [
@@ -259,24 +411,22 @@ class ServeIndex:
             *extra,
         ]
         t = self.table(name, columns=cols)
-        data = _columns(t, cols)
-        out: dict[str, list[dict[str, Any]]] = defaultdict(list)
-        for i in range(t.num_rows):
-            out[data["src"][i]].append({c: data[c][i] for c in cols})
-        for rows in out.values():
-            # the one partner ranking (rank_score); partners with the same co-commits: the more
-            # active file first
-            rows.sort(
-                key=lambda r: (-r["rank_score"], -r["co_commits"], -r["dst_commits"], r["dst"])
-            )
-        return dict(out)
+        # the one partner ranking (rank_score); partners with the same co-commits: the more
+        # active file first
+        order = [
+            ("rank_score", "descending"),
+            ("co_commits", "descending"),
+            ("dst_commits", "descending"),
+            ("dst", "ascending"),
+        ]
+        return Grouped(t, "src", order)
 
     @cached_property
-    def coupling_files(self) -> dict[str, list[dict[str, Any]]]:
+    def coupling_files(self) -> Mapping[str, list[dict[str, Any]]]:
         return self._coupling("cochange_files", [])
 
     @cached_property
-    def coupling_symbols(self) -> dict[str, list[dict[str, Any]]]:
+    def coupling_symbols(self) -> Mapping[str, list[dict[str, Any]]]:
         return self._coupling("cochange_symbols", ["dst_path", "dst_qualname"])
 
     # ------------------------------------------------------------------ helpers
@@ -295,4 +445,6 @@ class ServeIndex:
             "coupling_files",
             "coupling_symbols",
         ):
-            getattr(self, attr)
+            value = getattr(self, attr)
+            if isinstance(value, Grouped | _Symbols | _Messages):
+                value.build()

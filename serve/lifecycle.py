@@ -80,6 +80,7 @@ class Lifecycle:
         self._warm_due = 0.0
         self._stop = threading.Event()
         self._lock = threading.Lock()
+        self._started = False
         self._thread = threading.Thread(target=self._run, name="gitstrata-index", daemon=True)
 
     @property
@@ -95,6 +96,11 @@ class Lifecycle:
     # ------------------------------------------------------------------ requests
 
     def start(self) -> None:
+        """Start the background thread (once; later calls do nothing)."""
+        with self._lock:
+            if self._started:
+                return
+            self._started = True
         self._thread.start()
 
     def acquire(self) -> Engine | None:
@@ -235,6 +241,7 @@ class Lifecycle:
         else:
             engine.warm()
             self.engine = engine
+            _freeze()
 
     def _maybe_warm(self) -> None:
         engine, answered = self.engine, self._answered_at
@@ -244,6 +251,7 @@ class Lifecycle:
         # the grace lets the first response leave before warming takes the CPU
         if (answered is not None and now - answered >= 0.2) or now >= self._warm_due:
             engine.warm()
+            _freeze()
             self.warm = True
 
     def _start_build(self, head: str) -> None:
@@ -279,3 +287,12 @@ class Lifecycle:
             self._fail(error)
         # cleared last: a reader never sees neither a build nor its outcome
         self._build = None
+
+
+def _freeze() -> None:
+    """Move what a warm engine holds out of the collector's way: its lookups live as long as the
+    generation, and a full collection scanning them would stall whichever request triggers it."""
+    import gc
+
+    gc.collect()
+    gc.freeze()

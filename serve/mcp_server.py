@@ -4,18 +4,21 @@ Four tools (`preflight_check`, `search_causal_history`, `record_failure`, `recor
 four resources (`strata://status`, `strata://invariants`, `strata://graveyard`,
 `strata://hotspots`) and the recommended workflow as prompts. Invariants:
 
-- `initialize` is answered whatever the state of the index: loading, first build and refresh
-  happen in `Lifecycle`'s background thread; a tool asked before there is an index answers
-  "indexing, N% done" (with the invariants that already apply) instead of waiting.
-- Every string a client receives, text or structured content, passed the firewall.
-- Bad arguments (paths outside the repository, oversize payloads, unknown severities) come back
-  as tool errors (`is_error`) with a message saying what to send instead; the server keeps
-  running. Streamable HTTP binds to a loopback address unless `allow_remote` is given.
+- `initialize` is answered before anything is loaded: over stdio the index thread (load, first
+  build, refresh: `Lifecycle`) starts when the client says it is initialized, or at its first
+  tool call; a tool asked before there is an index answers "indexing, N% done" (with the
+  invariants that already apply) instead of waiting.
+- Every string a client receives, text or structured content, passed the firewall; the
+  structured content of the read tools is bounded like their text (`payload.bound`: the same
+  budget, the same truncation notice).
+- Bad arguments (paths outside the repository, oversize payloads, unknown severities, values of
+  the wrong type or range) come back as tool errors (`is_error`) with one sentence saying what
+  to send instead; the server keeps running. Streamable HTTP binds to a loopback address unless
+  `allow_remote` is given.
 
-This is the only module that imports `mcp` (~0.7 s); `serve` starts the index thread before that
-import, so the engine is loading while it runs. (No `from __future__ import annotations`: the SDK reads the tool
-functions' annotations, and `CallToolResult` is only imported inside the functions that register
-tools.)
+This is the only module that imports `mcp` (~0.7 s). (No `from __future__ import annotations`:
+the SDK reads the tool functions' annotations, and `CallToolResult` is only imported inside the
+functions that register tools.)
 """
 
 import ipaddress
@@ -32,6 +35,7 @@ from ..store.errors import GitstrataError, InputError
 from ..store.vocabulary import Severity
 from .lifecycle import Lifecycle
 from .paths import repo_relative
+from .payload import bound
 from .views import graveyard_view, hotspots_view, invariants_for, invariants_view
 
 if TYPE_CHECKING:
@@ -45,6 +49,7 @@ TRANSPORTS = ("stdio", "streamable-http")
 # attempted_diff and error_trace; notes and command
 MCP_LIMITS = PayloadLimits(payload=256 * 1024, note=16 * 1024)
 MAX_QUERY_CHARS = 4000  # query, intended_change
+SEARCH_BUDGET = 2500  # tokens of a search_causal_history answer (text, and structured content)
 
 INSTRUCTIONS = """\
 gitstrata is this repository's causal memory, built from its git history: why code is the way it
@@ -208,6 +213,7 @@ class _Replies:
 
         engine = self.life.engine
         if engine is None:  # a load may be in progress: wait for it off the event loop
+            self.life.start()  # a client that never said it was initialized
             engine = await anyio.to_thread.run_sync(self.life.acquire)
         return engine
 
@@ -228,7 +234,76 @@ def build_server(life: Lifecycle) -> "MCPServer":
     _add_write_tools(app, life, replies)
     _add_resources(app, life)
     _add_prompts(app)
+    _explain_bad_arguments(app)
     return app
+
+
+def argument_error(tool: str, error: Any, schema: dict[str, Any] | None) -> str:
+    """One sentence for the first of pydantic's `errors()` on `tool`'s arguments: which argument,
+    what was wrong, and what to send (from the tool's own schema), without the validator's dump."""
+    loc = [str(p) for p in error.get("loc", ())]
+    name = loc[0] if loc else "arguments"
+    prop = ((schema or {}).get("properties") or {}).get(name) or {}
+    if error.get("type") == "missing":
+        problem = f"{name} is missing"
+    elif error.get("type") == "extra_forbidden":
+        known = ", ".join((schema or {}).get("properties") or {})
+        return f"{tool} has no argument {name}: send only {known}."
+    else:
+        msg = str(error.get("msg", "invalid")).rstrip(".")
+        problem = f"{name} is not valid ({msg[:1].lower()}{msg[1:]})"
+    kind = _schema_kind(prop)
+    what = str(prop.get("description") or "").rstrip(".")
+    send = f"{kind}: {what[:1].lower()}{what[1:]}" if what else kind
+    return f"{tool}: {problem}; send {send}."
+
+
+def _schema_kind(prop: dict[str, Any]) -> str:
+    types = [prop.get("type")] if "type" in prop else [a.get("type") for a in prop.get("anyOf", [])]
+    names = {"string": "a string", "integer": "an integer", "number": "a number",
+             "boolean": "true or false", "null": "null"}  # fmt: skip
+    out = " or ".join(names.get(t, str(t)) for t in types if t) or "a value"
+    if "enum" in prop:
+        out = "one of " + ", ".join(str(v) for v in prop["enum"])
+    low, high = prop.get("minimum"), prop.get("maximum")
+    if low is not None and high is not None:
+        out += f" from {low} to {high}"
+    return out
+
+
+def _explain_bad_arguments(app: "MCPServer") -> None:
+    """Arguments the SDK's validation rejects get `argument_error`'s sentence instead of the
+    validator's multi-line dump (with its documentation URLs)."""
+    from mcp.server.mcpserver.exceptions import ToolError
+    from pydantic import ValidationError
+
+    call = app.call_tool
+
+    async def call_tool(name: str, arguments: dict[str, Any], context: Any = None) -> Any:
+        try:
+            return await call(name, arguments, context)
+        except ToolError as exc:
+            cause = exc.__cause__
+            if not isinstance(cause, ValidationError) or not cause.errors():
+                raise
+            tool = app._tool_manager.get_tool(name)
+            schema = tool.parameters if tool is not None else None
+            raise ToolError(argument_error(name, cause.errors()[0], schema)) from cause
+
+    app.call_tool = call_tool  # type: ignore[method-assign]
+
+
+def _start_after_initialize(app: "MCPServer", life: Lifecycle) -> None:
+    """Start loading the index once the client is initialized: `initialize` itself never waits
+    for imports or reads of the index."""
+    from mcp_types import NotificationParams
+
+    async def initialized(ctx: Any, params: Any) -> None:
+        life.start()
+
+    app._lowlevel_server.add_notification_handler(
+        "notifications/initialized", NotificationParams, initialized
+    )
 
 
 def _add_read_tools(app: "MCPServer", life: Lifecycle, replies: _Replies) -> None:
@@ -263,8 +338,11 @@ def _add_read_tools(app: "MCPServer", life: Lifecycle, replies: _Replies) -> Non
                 )
                 return replies.unavailable(extra, {"file": path, "invariants": rules})
             report = engine.preflight(path, symbol_name or None, intended_change or None)
-            text = render_preflight(report, budget=engine.config.retrieval.token_budget)
-            return replies.result(text, report.model_dump(mode="json"), scrubbed=True)
+            budget = engine.config.retrieval.token_budget
+            text = render_preflight(report, budget=budget)
+            return replies.result(
+                text, bound(report.model_dump(mode="json"), budget), scrubbed=True
+            )
         except GitstrataError as exc:
             raise replies.fail(exc) from None
         finally:
@@ -295,7 +373,9 @@ def _add_read_tools(app: "MCPServer", life: Lifecycle, replies: _Replies) -> Non
             if engine is None:
                 return replies.unavailable()
             resp = engine.search(query, top_k, file_path=path)
-            return replies.result(render_search(resp), resp.model_dump(mode="json"), scrubbed=True)
+            # the text's budget: render_search's default, and as many characters per token
+            data = bound(resp.model_dump(mode="json"), SEARCH_BUDGET)
+            return replies.result(render_search(resp, budget=SEARCH_BUDGET), data, scrubbed=True)
         except GitstrataError as exc:
             raise replies.fail(exc) from None
         finally:
@@ -453,12 +533,13 @@ def serve(
         check_bind_host(host, allow_remote)
         host = host.strip("[]")  # "[::1]" as in a URL, "::1" for the socket
     life = Lifecycle(Path(directory), Path(index_dir) if index_dir is not None else None)
-    life.start()  # before the mcp import: the engine loads meanwhile
     try:
         app = build_server(life)
         if transport == "stdio":
+            _start_after_initialize(app, life)
             app.run("stdio")
         else:
+            life.start()  # many clients, none of them first: load at once
             where = f"[{host}]" if ":" in host else host
             print(f"gitstrata mcp: serving {life.repo or life.directory} on http://{where}:{port}/mcp",
                   file=sys.stderr, flush=True)  # fmt: skip

@@ -3,7 +3,8 @@
 Built from lookups on a `ServeIndex` (no scans): the AST context of the target, blame ownership
 and the load-bearing share, the symbol's causal history, the coupled files and symbols.
 Search-backed sections (related memory, failed attempts) and invariants are filled in by the
-engine. An unknown file or symbol is an answer that says so and offers the nearest matches; a
+engine. An unknown file or symbol is an answer that says so and offers the nearest matches
+(nothing else: no whole-file sections under a name that was not found); a
 name that matches several symbols equally well raises `AmbiguousSymbol` listing them (a name
 picks one by its qualifier, `Foo::new` / `Class.method`, or by a line, `new@42`).
 
@@ -132,9 +133,9 @@ def build_preflight(
             what = f"symbol {name!r}" if name else "named symbol"
             report.message = f"{path} has no {what}{at}"
             report.nearest = [f"{path}::{n}" for n in nearest]
-            # the file itself is still worth describing
-            target = next((r for r in rows if r.qualname == MODULE_SYMBOL), None)
-            report.found = False
+            # the candidates are the answer: a whole-file report under a name the agent did not
+            # ask for is pages of text about something else (the file's invariants still apply)
+            return report, None
         else:
             report.found = True
             report.symbol = target.qualname

@@ -119,14 +119,18 @@ def _sections(lines: list[Line]) -> list[tuple[int, int]]:
 def _note(budget: int, counts: dict[str, int]) -> Line:
     """The line that says what the budget left out (the largest three kinds by count), so the
     agent knows the answer is partial and how to get more."""
+    return Line(truncation_note(budget, counts), FRAME)
+
+
+def truncation_note(budget: int, counts: dict[str, int], unit: str = "line") -> str:
+    """The notice of what `budget` left out: the text block's line, and the structured
+    content's `truncated` field."""
     top = sorted(counts.items(), key=lambda kv: -kv[1])
     parts = ", ".join(_plural(n, what) for what, n in top[:3])
     rest = sum(n for _, n in top[3:])
     if rest:
-        parts += f" and {rest} more line(s)"
-    return Line(
-        f'<truncated budget="retrieval.token_budget={budget}">left out: {parts}</truncated>', FRAME
-    )
+        parts += f" and {rest} more {unit}(s)"
+    return f'<truncated budget="retrieval.token_budget={budget}">left out: {parts}</truncated>'
 
 
 def _plural(n: int, what: str) -> str:

@@ -16,8 +16,17 @@ from .firewall import clean
 M = TypeVar("M", bound=BaseModel)
 
 
+_SCALARS = (int, float, bool, type(None))
+_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
 def _scrub(value):
     """`value` with its strings cleaned; containers and models are cleaned in place."""
+    kind = type(value)
+    if kind is str:
+        return clean(value)
+    if kind in _SCALARS:
+        return value
     if isinstance(value, str):
         return clean(value)
     if isinstance(value, BaseModel):
@@ -38,7 +47,11 @@ def _scrub(value):
 def scrub_model(model: M) -> M:
     """Pass every string of a freshly built result model through the firewall, in place (the
     models are built per request, so nothing shared is touched). Returns the model."""
-    for name in type(model).model_fields:
+    cls = type(model)
+    names = _FIELDS.get(cls)
+    if names is None:  # pydantic's class-level `model_fields` is a property: read it once
+        names = _FIELDS[cls] = tuple(cls.model_fields)
+    for name in names:
         value = getattr(model, name)
         cleaned = _scrub(value)
         if cleaned is not value and cleaned != value:

@@ -139,6 +139,7 @@ class Searcher:
         self.gen = gen
         self.index = index
         self.docs = DocTable(gen)
+        self._embedded: dict[str, np.ndarray] = {}
         self.t_now = float(self.docs.time.max()) if self.docs.n else 0.0
 
     @cached_property
@@ -147,7 +148,27 @@ class Searcher:
 
     @cached_property
     def embedder(self) -> Embedder:
-        return Embedder.load(self.gen.file("embedder"))
+        embedder = Embedder.load(self.gen.file("embedder"))
+        backend = embedder.backend
+        components = getattr(backend, "components", None)
+        if isinstance(components, np.memmap):
+            # the same mapped pages as a plain array: np.memmap's fancy indexing pays for a
+            # subclass round trip on every query (milliseconds at real-repository vocabularies)
+            backend.components = components.view(np.ndarray)
+        return embedder
+
+    def embed_query(self, text: str) -> np.ndarray:
+        """The query's served vector; one request embeds the same text several times (search,
+        intent, anti-context), so recent texts are kept (read-only arrays)."""
+        cache = self._embedded
+        vec = cache.get(text)
+        if vec is None:
+            vec = self.embedder.embed_query(text)
+            vec.setflags(write=False)
+            if len(cache) >= 256:
+                cache.pop(next(iter(cache)))
+            cache[text] = vec
+        return vec
 
     @cached_property
     def vectors(self) -> VectorIndex:
@@ -172,7 +193,7 @@ class Searcher:
         _ = self.fulltext, self.embedder, self.graph
         self.vectors.warm()
         if self.graph is not None:
-            _ = self.graph.node_of
+            _ = self.graph.node_of, self._file_default
 
     # ------------------------------------------------------------------ helpers
 
@@ -232,18 +253,43 @@ class Searcher:
                 out.append(g.node_of[p])
         return out
 
-    def _doc_of_node(self, node: int, scores: dict[int, float]) -> int | None:
+    @cached_property
+    def _file_default(self) -> dict[str, int]:
+        """path -> the file's code document that ranks first without a score: its first
+        symbol, the module remainder only when there is nothing else (once per generation)."""
+        docs = self.docs
+        out: dict[str, int] = {}
+        for path, rows in docs.by_path.items():
+            code = [r for r in rows if docs.is_code(r)]
+            if code:
+                out[path] = max(code, key=lambda r: (docs.qualname[r] != "<module>", -r))
+        return out
+
+    def _scored_by_path(self, scores: dict[int, float]) -> dict[str, list[int]]:
+        docs = self.docs
+        out: dict[str, list[int]] = {}
+        for r in scores:
+            path = docs.path[r]
+            if path is not None and docs.is_code(r):
+                out.setdefault(path, []).append(r)
+        return out
+
+    def _doc_of_node(
+        self, node: int, scores: dict[int, float], scored: dict[str, list[int]]
+    ) -> int | None:
         g = self.graph
         assert g is not None
         key = g.keys[node]
         if g.kinds[node] == "symbol":
             return self.docs.by_symbol_id.get(key)
-        rows = [r for r in self.docs.by_path.get(key, []) if self.docs.is_code(r)]
-        if not rows:
+        default = self._file_default.get(key)
+        if default is None:
             return None
-        # the file's best-scoring document so far, else its first symbol (module remainder last)
+        # the file's best-scoring document so far, else its first symbol (module remainder last);
+        # scores are positive, so no unscored document beats `default`
         return max(
-            rows, key=lambda r: (scores.get(r, 0.0), self.docs.qualname[r] != "<module>", -r)
+            [default, *scored.get(key, ())],
+            key=lambda r: (scores.get(r, 0.0), self.docs.qualname[r] != "<module>", -r),
         )
 
     def _dense(self, query: str, depth: int) -> tuple[list[int], dict[int, float]]:
@@ -378,7 +424,7 @@ class Searcher:
                 e = run.ev(r)
                 e.vec_rank, e.int8_cos = i, sims[r]
         else:
-            qvec = run.qvec = self.embedder.embed_query(run.query)
+            qvec = run.qvec = self.embed_query(run.query)
             cand, dist = self.vectors.candidates(qvec, max(cfg.stage1_candidates, depth))
             cos = self.vectors.rescore(qvec, cand)
             order = np.lexsort((cand, -cos))
@@ -426,8 +472,9 @@ class Searcher:
             seeds, graph.neighbours, delta=cfg.graph_decay, gamma=cfg.import_discount
         )
         activation = run.activation
+        scored = self._scored_by_path(prelim)
         for node, a in act_nodes.items():
-            row = self._doc_of_node(node, prelim)
+            row = self._doc_of_node(node, prelim, scored)
             if row is not None and run.keep(row):
                 activation[row] = max(activation.get(row, 0.0), a)
         ranking = sorted(activation, key=lambda r: (-activation[r], r))[: run.depth]

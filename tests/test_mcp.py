@@ -365,6 +365,38 @@ def test_bad_arguments_are_tool_errors_and_the_server_keeps_serving(indexed, tmp
                     got = await s.call_tool(tool, arguments)
                     assert got.is_error, (tool, arguments)
                     assert expected in text_of(got), (tool, text_of(got))
+                    # one line, no validator dump with its documentation links
+                    assert "\n" not in text_of(got) and "http" not in text_of(got), text_of(got)
+                # arguments the schema rejects: one sentence saying what to send instead
+                sentences = [
+                    (
+                        "preflight_check",
+                        {"symbol_name": "x"},
+                        "preflight_check: file_path is missing; send a string: path of the file, "
+                        "relative to the repository root (e.g. src/payments/retry.py).",
+                    ),
+                    (
+                        "search_causal_history",
+                        {"query": "x", "top_k": 0},
+                        "search_causal_history: top_k is not valid (input should be greater than "
+                        "or equal to 1); send an integer from 1 to 50: how many results (1-50).",
+                    ),
+                    (
+                        "record_invariant",
+                        {
+                            "rule_id": "R1",
+                            "scope": "x/**",
+                            "invariant_description": "d",
+                            "severity": "fatal",
+                        },
+                        "record_invariant: severity is not valid (input should be 'critical', "
+                        "'high', 'medium' or 'low'); send one of critical, high, medium, low: "
+                        "how bad breaking it is.",
+                    ),  # fmt: skip
+                ]
+                for tool, arguments, expected in sentences:
+                    got = await s.call_tool(tool, arguments)
+                    assert got.is_error and text_of(got) == expected
                 ok = await call(
                     s,
                     "preflight_check",

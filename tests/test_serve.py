@@ -115,6 +115,82 @@ def test_preflight_unknown_targets_offer_nearest(repo) -> None:
     assert not missing_file.found and missing_file.nearest[0] == "backend/payments/retry.py"
     assert not missing_symbol.found
     assert missing_symbol.nearest == ["backend/payments/retry.py::charge_with_retry"]
+    # the candidates are the whole answer: nothing about the file under a name not found
+    assert missing_symbol.history == [] and missing_symbol.ownership == []
+    assert missing_symbol.coupling == [] and missing_symbol.related == []
+    block = render_preflight(missing_symbol)
+    assert "<causal_history" not in block and "<co_change_coupling" not in block
+
+
+def _grouped_reference(table, key: str, order) -> dict:
+    """The lookups as plain Python: group the rows by `key`, stable-sort each group by `order`."""
+    groups: dict = {}
+    for row in table.to_pylist():
+        if row[key] is not None:
+            groups.setdefault(row[key], []).append(row)
+    for rows in groups.values():
+        for column, direction in reversed(order):  # stable sorts, least significant first
+            rows.sort(key=lambda r, c=column: r[c], reverse=direction == "descending")
+    return groups
+
+
+def test_lookups_match_a_plain_grouping_before_and_after_warm(repo) -> None:
+    from gitstrata.serve.index import ServeIndex
+
+    newest = [("commit_time", "descending"), ("sha", "descending")]
+    ranked = [
+        ("rank_score", "descending"),
+        ("co_commits", "descending"),
+        ("dst_commits", "descending"),
+        ("dst", "ascending"),
+    ]
+    cases = [
+        ("touches_by_symbol", "_touches", "symbol_id", newest),
+        ("touches_by_path", "_touches", "head_path", newest),
+        ("touches_by_sha", "_touches", "sha", newest),
+        ("blame_by_symbol", None, "symbol_id", [("lines", "descending"), ("sha", "ascending")]),
+        ("coupling_files", None, "src", ranked),
+    ]
+    with Strata(repo.path) as s:
+        store_root = s.index_dir
+    cold, warm = ServeIndex.open(store_root), ServeIndex.open(store_root)
+    warm.warm()
+    tables = {
+        "blame_by_symbol": warm.table("blame", columns=list(warm.blame_by_symbol[next(iter(warm.blame_by_symbol))][0])),
+        "coupling_files": warm.table("cochange_files", columns=list(warm.coupling_files[next(iter(warm.coupling_files))][0])),
+    }  # fmt: skip
+    for attr, source, key, order in cases:
+        table = getattr(warm, source) if source else tables[attr]
+        expected = _grouped_reference(table, key, order)
+        assert expected, attr
+        assert sorted(getattr(warm, attr)) == sorted(expected), attr
+        for k, rows in expected.items():
+            assert getattr(cold, attr).get(k) == rows, (attr, k)
+            assert getattr(warm, attr)[k] == rows, (attr, k)
+        assert getattr(cold, attr).get("no such key") is None
+    paths = sorted({r.path for r in warm.symbols})
+    assert warm.paths == paths == cold.paths
+    for path in paths:
+        expected_rows = [r for r in warm.symbols if r.path == path]
+        assert cold.symbols_by_path[path] == expected_rows == warm.symbols_by_path[path]
+
+
+def test_structured_content_is_bounded_like_the_text(repo) -> None:
+    from gitstrata.serve.payload import bound
+
+    with Strata(repo.path) as s:
+        report = s.preflight("backend/payments/retry.py")
+    data = report.model_dump(mode="json")
+    assert bound(data, 100_000) is data  # within the budget: unchanged
+    size = len(json.dumps(data, ensure_ascii=False))
+    budget = size // 4 * 2 // 3  # two thirds of what it needs
+    small = bound(data, budget)
+    assert len(json.dumps(small, ensure_ascii=False)) <= budget * 4
+    assert small["truncated"].startswith(
+        f'<truncated budget="retrieval.token_budget={budget}">left out: '
+    )
+    assert small["file"] == data["file"] and small["invariants"] == data["invariants"]
+    assert len(small["ownership"]) < len(data["ownership"])
 
 
 def test_search_finds_the_fix_commit_and_is_deterministic(repo) -> None:
