@@ -141,8 +141,8 @@ def strip_invisible(text: str) -> tuple[str, list[Finding]]:
             out.append(ch)
             i += 1
             continue
-        prev = out[-1] if out else ""
-        prev_cp = ord(prev) if prev else 0
+        prev = out[-1] if out else ""  # a kept character, or a whole kept run / marker
+        prev_cp = ord(prev[-1]) if prev else 0
         nxt = text[i + 1] if i + 1 < n else ""
         if kind == "tag_block":
             j = i
