@@ -143,7 +143,16 @@ def render(result: dict[str, Any], extra_sections: list[str] | None = None) -> s
     return "\n".join(out).rstrip() + "\n"
 
 
+# Sections below this line are measured by their own commands (each names it) and are kept when
+# the generated part above is written again.
+KEPT_MARKER = "<!-- measured separately: each section names its command; kept by `make bench` -->"
+
+
 def write_results(
     result: dict[str, Any], path: Path, extra_sections: list[str] | None = None
 ) -> None:
-    path.write_text(render(result, extra_sections), encoding="utf-8")
+    text = render(result, extra_sections)
+    old = path.read_text(encoding="utf-8") if path.exists() else ""
+    if KEPT_MARKER in old:
+        text = text.rstrip("\n") + "\n\n" + KEPT_MARKER + old.split(KEPT_MARKER, 1)[1]
+    path.write_text(text, encoding="utf-8")

@@ -42,3 +42,24 @@ def test_report_renders_every_section(bench) -> None:
     text = render(result)
     assert "## Targets, checked against this run" in text and "## Split `dev`" in text
     assert "gitstrata (full)" in text
+
+
+def test_rewriting_results_keeps_the_separately_measured_sections(bench, tmp_path) -> None:
+    from gitstrata.benchmarks.report import KEPT_MARKER, write_results
+
+    result = {
+        "machine": {"python": "3", "platform": "p", "processor": "x", "cpus": 2},
+        "date": "2026-01-01",
+        "fixture": {"head": bench.info.head, "commits": bench.info.commit_count},
+        "index": bench_run._index_size(bench),
+        "splits": {"dev": {"configs": {c: bench_run.evaluate(bench, "dev", c) for c in ("full",)}}},
+        "ablations": {},
+    }
+    path = tmp_path / "RESULTS.md"
+    path.write_text("old generated part\n\n" + KEPT_MARKER + "\n\n## Measured by hand\n\nrow\n")
+    write_results(result, path)
+    text = path.read_text()
+    assert "old generated part" not in text and "## Split `dev`" in text
+    assert text.endswith(KEPT_MARKER + "\n\n## Measured by hand\n\nrow\n")
+    write_results(result, path)
+    assert path.read_text() == text
