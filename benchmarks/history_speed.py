@@ -61,6 +61,36 @@ def time_capsule(git: Git, shas: list[str], workers: int) -> tuple[float, float,
     return time.perf_counter() - t0, _cpu() - c0, stats
 
 
+def identity(git: Git, shas: list[str], *, examples: int = 5) -> dict:
+    """The derived attribution against the full-parse reference (every version parsed) on the
+    same commits: the tables must be equal row for row."""
+    cfg = HistoryConfig()
+    tables = []
+    for full in (False, True):
+        cs, ts, _ = extract_all(git, shas, cfg, workers=1, full_parse=full)
+        tables.append(capsule.finalize(cs, ts))
+    (fast_c, fast_t), (ref_c, ref_t) = tables
+    fast_rows = fast_t.to_pylist()
+    ref_rows = ref_t.to_pylist()
+    fast_set = {tuple(sorted(r.items())) for r in fast_rows}
+    ref_set = {tuple(sorted(r.items())) for r in ref_rows}
+    only_fast = [dict(r) for r in fast_set - ref_set]
+    only_ref = [dict(r) for r in ref_set - fast_set]
+
+    def brief(rows: list[dict]) -> list[list]:
+        rows = sorted(rows, key=lambda r: (r["sha"], r["path"], r["qualname"] or ""))
+        return [[r["sha"][:10], r["path"], r["qualname"], r["added"], r["removed"]] for r in rows]
+
+    return {
+        "identical": fast_c.equals(ref_c) and fast_t.equals(ref_t),
+        "touch_rows": len(ref_rows),
+        "rows_only_derived": len(only_fast),
+        "rows_only_reference": len(only_ref),
+        "examples_derived": brief(only_fast)[:examples],
+        "examples_reference": brief(only_ref)[:examples],
+    }
+
+
 def time_pydriller(root: Path, limit: int) -> tuple[float | None, int]:
     try:
         from pydriller import Repository
@@ -77,7 +107,13 @@ def time_pydriller(root: Path, limit: int) -> tuple[float | None, int]:
     return time.perf_counter() - t0, n
 
 
-def measure(repo: Path, *, max_commits: int | None = None, pydriller_limit: int = 2000) -> dict:
+def measure(
+    repo: Path,
+    *,
+    max_commits: int | None = None,
+    pydriller_limit: int = 2000,
+    check: bool = False,
+) -> dict:
     git = Git(repo)
     head = git.require_head()
     shas = rev_list(git, head, max_count=max_commits)
@@ -120,6 +156,8 @@ def measure(repo: Path, *, max_commits: int | None = None, pydriller_limit: int 
         result["capsule_vs_pydriller"] = round(
             result["capsule_commits_per_s"] / result["pydriller_commits_per_s"], 1
         )
+    if check:
+        result["identity"] = identity(git, shas)
     return result
 
 
@@ -280,6 +318,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--max-commits", type=int, default=None)
     ap.add_argument("--pydriller-limit", type=int, default=2000)
     ap.add_argument(
+        "--check",
+        action="store_true",
+        help="also compare the attribution with the full-parse reference (every version parsed)",
+    )
+    ap.add_argument(
         "--synthetic", nargs=2, metavar=("N", "OUT"), help="generate a history and exit"
     )
     args = ap.parse_args(argv)
@@ -294,7 +337,12 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.repo is None:
         ap.error("REPO is required (or --synthetic N OUT)")
-    result = measure(args.repo, max_commits=args.max_commits, pydriller_limit=args.pydriller_limit)
+    result = measure(
+        args.repo,
+        max_commits=args.max_commits,
+        pydriller_limit=args.pydriller_limit,
+        check=args.check,
+    )
     if args.json:
         print(json.dumps(result))
     else:

@@ -186,9 +186,13 @@ def build(
     parse=None,
     language_of=None,
     stats: dict | None = None,
+    full_parse: bool = False,
 ) -> tuple[pa.Table, pa.Table]:
-    """`commits` and raw touches (without head_path / symbol_id) for the given commits."""
-    cache = SpanCache(read_blob, config, parse, language_of)
+    """`commits` and raw touches (without head_path / symbol_id) for the given commits.
+
+    `full_parse` parses every file version whole instead of deriving most of them: the
+    reference the derived attribution must equal (tests and benchmarks compare the two)."""
+    cache = SpanCache(read_blob, config, parse, language_of, full_parse=full_parse)
     out_c = _Columns(schemas.COMMITS)
     out_t = _Columns(RAW_TOUCHES)
     rules = compile_rules(config.intent_rules)

@@ -28,11 +28,19 @@ class SpanCache:
     change at hand from the other side's cached spans (`spans.derive`); spliced (read, and only
     the touched regions parsed: `spans.splice`); read and parsed whole."""
 
-    def __init__(self, read_blob: ReadBlob, config: HistoryConfig, parse=None, language_of=None):
-        from .chunking import CODE, detect_language, parse_source
+    def __init__(
+        self,
+        read_blob: ReadBlob,
+        config: HistoryConfig,
+        parse=None,
+        language_of=None,
+        *,
+        full_parse: bool = False,
+    ):
+        from .chunking import CODE, detect_language
 
         self._read = read_blob
-        self._parse = parse or parse_source
+        self._custom_parse = parse
         self._language_of = language_of or detect_language
         self._code = CODE
         self._max_bytes = config.max_blob_bytes
@@ -40,6 +48,7 @@ class SpanCache:
         self._cache: OrderedDict[tuple[str, str | None], Spans | None] = OrderedDict()
         self._plain = module_only()
         self._languages: dict[str, str | None] = {}
+        self._full = full_parse
         self.parsed = 0
         self.derived = 0
         self.spliced = 0
@@ -71,11 +80,35 @@ class SpanCache:
             return None
         return data
 
+    def _symbols(self, path: str, data: bytes, language: str | None):
+        """(symbols, clean): the chunker's symbols of a version, and whether ast or tree-sitter
+        parsed it without a syntax error."""
+        if self._custom_parse is not None:
+            return self._custom_parse(path, data).symbols, False
+        from .chunking import TREE_SITTER, Source, assemble, parse_source, treesitter
+
+        if language in TREE_SITTER and language != "python":
+            # `parse_source`'s tree-sitter branch, keeping the error flag it does not return
+            src = Source(data, language)
+            found = treesitter.parse_tree(src)
+            if found is not None and not found[1]:
+                return assemble(src, "tree-sitter", found[0], ()).symbols, True
+        parsed = parse_source(path, data)
+        return parsed.symbols, parsed.parser == "ast"
+
+    def _region(self, path: str, language: str | None):
+        def parse(data: bytes):
+            symbols, clean = self._symbols(path, data, language)
+            return symbols if clean else None
+
+        return parse
+
     def _parsed(self, data: bytes | None, path: str, language: str | None) -> Spans | None:
         if data is None:
             return None
         self.parsed += 1
-        return from_symbols(self._parse(path, data).symbols, data, language)
+        symbols, clean = self._symbols(path, data, language)
+        return from_symbols(symbols, data, language, clean=clean)
 
     def _fresh(self, blob: str, path: str, language: str | None) -> Spans | None:
         if language not in self._code:
@@ -93,15 +126,15 @@ class SpanCache:
                 return derived
         if language not in self._code:
             return self._plain
-        python = isinstance(known, Spans) and known.python
-        if not needed and not python:
+        clean = isinstance(known, Spans) and known.clean
+        if not needed and not clean:
             return _MISSING
         if blob is None:  # the side does not exist (an added or deleted file)
             return _MISSING
         data = self._data(blob)
-        if python and data is not None:
+        if clean and data is not None:
             spliced = splice(
-                known, fc.hunks, forward=forward, data=data, parse=lambda d: self._parse(path, d)
+                known, fc.hunks, forward=forward, data=data, parse=self._region(path, language)
             )
             if spliced is not None:
                 self.spliced += 1
@@ -119,6 +152,8 @@ class SpanCache:
             not need_new or new_lang not in self._code
         ):
             return (self._plain if need_old else None), (self._plain if need_new else None), True
+        if self._full:
+            return self._pair_parsed(fc, need_old, old_lang, need_new, new_lang)
         old_key = (fc.old_blob, old_lang) if fc.old_blob else None
         new_key = (fc.new_blob, new_lang) if fc.new_blob else None
         old = self._peek(old_key) if old_key else None
@@ -143,5 +178,24 @@ class SpanCache:
                 self._put(old_key, old)
         old_s = old if need_old and isinstance(old, Spans) else None
         new_s = new if need_new and isinstance(new, Spans) else None
+        ok = (old_s is not None or not need_old) and (new_s is not None or not need_new)
+        return old_s, new_s, ok
+
+    def _pair_parsed(self, fc: FileChange, need_old, old_lang, need_new, new_lang):
+        """The reference path: every needed side parsed whole (memoised by blob id only)."""
+        out: list[Spans | None] = []
+        for need, blob, path, lang in (
+            (need_old, fc.old_blob, fc.old_path or fc.path, old_lang),
+            (need_new, fc.new_blob, fc.path, new_lang),
+        ):
+            if not need or blob is None:
+                out.append(None)
+                continue
+            key = (blob, lang)
+            found = self._peek(key)
+            if found is _MISSING:
+                found = self._put(key, self._fresh(blob, path, lang))
+            out.append(found)
+        old_s, new_s = out
         ok = (old_s is not None or not need_old) and (new_s is not None or not need_new)
         return old_s, new_s, ok
