@@ -139,7 +139,33 @@ def shape(lines: list[bytes], language: str | None, top: bool) -> bytes | None:
             return None
         if fam == "js" and (_JS_REGEX.search(line) or _js_function(line, top)):
             return None
-    return _reduce(_BRACKETS.findall(code))
+    brackets = _reduce(_BRACKETS.findall(code))
+    if brackets is None or fam != "python":
+        return brackets
+    # Python: the compound-statement headers (`if x:`) and their indentation, which decide
+    # the block the lines after the hunk belong to
+    heads = [b"%d" % _indent(line) for line in code.split(b"\n") if line.rstrip().endswith(b":")]
+    return brackets + b"|" + b",".join(heads)
+
+
+def compatible(x_shape: bytes | None, y_shape: bytes | None) -> bool:
+    """Whether replacing lines of shape X by lines of shape Y leaves the structure around them
+    as it was: the same unmatched brackets, and (Python) the same block headers, or headers only
+    added (lines after the hunk cannot leave a symbol for a new block: `spans` checks that
+    added lines stay inside their symbol)."""
+    if x_shape is None or y_shape is None:
+        return False
+    if x_shape == y_shape:
+        return True
+    x_br, _, x_heads = x_shape.rpartition(b"|")
+    y_br, _, y_heads = y_shape.rpartition(b"|")
+    return x_br.count(b"|") == 1 and x_br == y_br and not x_heads
+
+
+def _indent(line: bytes) -> int:
+    stripped = line.lstrip(b" \t")
+    head = line[: len(line) - len(stripped)]
+    return len(head.expandtabs(8)) if b"\t" in head else len(head)
 
 
 def names(lines: list[bytes], qualname: str) -> bool:

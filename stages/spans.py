@@ -196,7 +196,7 @@ def derive(spans: Spans, hunks: Sequence[Hunk], *, forward: bool) -> Spans | Non
         if not top and spanrules.names(x_lines, spans.qualnames[s]):
             return None  # a decorated symbol's header sits inside it: a rename may touch it
         x_shape = spanrules.shape(x_lines, spans.language, top)
-        if x_shape is None or x_shape != spanrules.shape(y_lines, spans.language, top):
+        if not spanrules.compatible(x_shape, spanrules.shape(y_lines, spans.language, top)):
             return None
         if xc:
             if xc > 1 and (spans.owner[first : last + 1] != s).any():
