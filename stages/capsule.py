@@ -246,6 +246,8 @@ def build(
         stats["parse_cache_hits"] = stats.get("parse_cache_hits", 0) + cache.hits
         stats["derived_versions"] = stats.get("derived_versions", 0) + cache.derived
         stats["spliced_versions"] = stats.get("spliced_versions", 0) + cache.spliced
+        stats["read_versions"] = stats.get("read_versions", 0) + cache.read
+        stats["rebuilt_versions"] = stats.get("rebuilt_versions", 0) + cache.rebuilt
     return out_c.table(), out_t.table()
 
 

@@ -9,16 +9,26 @@ whole with the same chunker as the `chunk` stage. Non-code files are never read.
 
 from __future__ import annotations
 
+import hashlib
 from collections import OrderedDict
 from collections.abc import Callable
 
 from ..store.config import HistoryConfig
-from .patch import FileChange
+from .patch import FileChange, apply_hunks
 from .spans import Spans, derive, from_symbols, module_only, splice
 
 ReadBlob = Callable[[str], "bytes | None"]
 
 _MISSING = object()
+BLOB_BYTES = 64 << 20  # file versions kept in memory to rebuild their neighbours from hunks
+
+
+def blob_id(data: bytes, like: str) -> str:
+    """git's object id of a blob holding `data` (SHA-1, or SHA-256 for 64-digit ids)."""
+    h = hashlib.sha256() if len(like) == 64 else hashlib.sha1()  # noqa: S324 (git's id)
+    h.update(b"blob %d\0" % len(data))
+    h.update(data)
+    return h.hexdigest()
 
 
 class SpanCache:
@@ -49,6 +59,13 @@ class SpanCache:
         self._plain = module_only()
         self._languages: dict[str, str | None] = {}
         self._full = full_parse
+        # bytes of recent versions, and how to rebuild others from them (known blob, hunks,
+        # forward): a version next to one in memory is rebuilt, not read through `cat-file`
+        self._blobs: OrderedDict[str, bytes] = OrderedDict()
+        self._blob_bytes = 0
+        self._recipes: OrderedDict[str, tuple[str, list, bool]] = OrderedDict()
+        self.read = 0
+        self.rebuilt = 0
         self.parsed = 0
         self.derived = 0
         self.spliced = 0
@@ -75,9 +92,54 @@ class SpanCache:
         return spans
 
     def _data(self, blob: str) -> bytes | None:
-        data = self._read(blob)
+        data = self._blobs.get(blob)
+        if data is None:
+            data = self._rebuild(blob)
+        if data is None:
+            self.read += 1
+            data = self._read(blob)
+            if data is not None:
+                self._keep(blob, data)
         if data is None or len(data) > self._max_bytes or b"\0" in data[:8192]:
             return None
+        return data
+
+    def _keep(self, blob: str, data: bytes) -> None:
+        if blob in self._blobs:
+            self._blobs.move_to_end(blob)
+            return
+        self._blobs[blob] = data
+        self._blob_bytes += len(data)
+        while self._blob_bytes > BLOB_BYTES and len(self._blobs) > 1:
+            self._blob_bytes -= len(self._blobs.popitem(last=False)[1])
+
+    def _recipe(self, blob: str | None, known: str | None, fc: FileChange, forward: bool) -> None:
+        if blob is None or known is None or self._full or not fc.hunks:
+            return
+        self._recipes[blob] = (known, fc.hunks, forward)
+        if len(self._recipes) > self._size:
+            self._recipes.popitem(last=False)
+
+    def _rebuild(self, blob: str) -> bytes | None:
+        """A version's bytes from a version in memory and the hunks between them, checked
+        against the blob id (a mismatch, or no such chain: None, and the caller reads)."""
+        chain: list[str] = []
+        at = blob
+        while at not in self._blobs:
+            step = self._recipes.get(at)
+            if step is None or len(chain) >= 64:
+                return None
+            chain.append(at)
+            at = step[0]
+        data = self._blobs[at]
+        for target in reversed(chain):
+            _, hunks, forward = self._recipes[target]
+            rebuilt = apply_hunks(data, hunks, forward=forward)
+            if rebuilt is None or blob_id(rebuilt, target) != target:
+                return None
+            data = rebuilt
+            self.rebuilt += 1
+            self._keep(target, data)
         return data
 
     def _symbols(self, path: str, data: bytes, language: str | None):
@@ -118,6 +180,7 @@ class SpanCache:
     def _other(self, known, fc: FileChange, *, forward: bool, needed: bool):
         """The missing side from the known one: derived, spliced, or (when needed) parsed."""
         blob, path = (fc.new_blob, fc.path) if forward else (fc.old_blob, fc.old_path or fc.path)
+        self._recipe(blob, fc.old_blob if forward else fc.new_blob, fc, forward)
         language = self.language(path)
         if isinstance(known, Spans):
             derived = derive(known, fc.hunks, forward=forward)
