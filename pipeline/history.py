@@ -23,6 +23,7 @@ import os
 import re
 import subprocess
 import tempfile
+import time
 from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 
@@ -103,12 +104,27 @@ def extract(item: tuple) -> tuple[pa.Table, pa.Table, dict]:
     is (root, shas, config) or (root, shas, config, full_parse)."""
     root, shas, cfg, *rest = item
     full_parse = bool(rest and rest[0])
+    cpu = _cpu()
     git = Git(root)
     stats: dict = {}
     with BlobReader(git) as reader:
         commits = iter_commits(stream_log(git, shas), text_cap=cfg.patch_text_bytes)
         c, t = capsule_stage.build(commits, reader.read, cfg, stats=stats, full_parse=full_parse)
+    stats["cpu_seconds"] = _cpu() - cpu  # a pool worker's CPU is not its parent's to measure
     return c, t, stats
+
+
+def _cpu() -> float:
+    """CPU seconds of this process and of its children that ended (git log, cat-file)."""
+    try:
+        import resource
+    except ImportError:  # not on POSIX: this process only
+        return time.process_time()
+    own, kids = (
+        resource.getrusage(resource.RUSAGE_SELF),
+        resource.getrusage(resource.RUSAGE_CHILDREN),
+    )
+    return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
 
 
 def split(shas: Sequence[str], parts: int) -> list[list[str]]:

@@ -160,20 +160,25 @@ def _excerpts(fc: FileChange, touches, old_spans, new_spans, cap: int, commit: _
     single = next(iter(touches.values())) if len(touches) == 1 else None
     commit.add(f"{fc.status} {fc.path}")
     for hunk in fc.hunks:
+        if commit.chars >= commit.cap and all(t.chars >= cap for t in touches.values()):
+            return  # every excerpt is full: the remaining lines are not even decoded
         for side, line_no, raw in hunk_lines(hunk):
-            line = side + _text(raw)
-            commit.add(line)
             if single is not None:
                 t = single
             else:
                 spans = old_spans if side == "-" else new_spans
                 if spans is None:
-                    continue
-                i = spans.owner[line_no] if line_no < len(spans.owner) else spans.module
-                t = touches.get(spans.qualnames[i])
-                if t is None:
-                    continue
-            if t.chars < cap:
+                    t = None
+                else:
+                    i = spans.owner[line_no] if line_no < len(spans.owner) else spans.module
+                    t = touches.get(spans.qualnames[i])
+            room = t is not None and t.chars < cap
+            if commit.chars >= commit.cap and not room:
+                continue
+            line = side + _text(raw)
+            commit.add(line)
+            if room:
+                assert t is not None
                 t.excerpt.append(line[: cap - t.chars])
                 t.chars += len(line) + 1
 

@@ -286,9 +286,10 @@ def splice(
         first, last = (xs, xs + xc - 1) if xc else (xs, xs)
         lo = max(c for c in cuts if c < max(first, 2)) if first > 1 else 1
         hi = min((c for c in cuts if c > last), default=n + 1)
-        if not spans.python and hi <= n:
+        if hi <= n and not spans.python:
             # the symbol after the hunk too: an attribute or decorator left at the end of the
-            # region belongs to it, which only a parse that sees both can tell
+            # region belongs to it, which only a parse that sees both can tell (in Python a
+            # decorator without its definition does not parse)
             hi = min((c for c in cuts if c > hi), default=n + 1)
         if regions and lo <= regions[-1][1]:  # touching regions merge: Y ranges stay disjoint
             regions[-1][1] = max(regions[-1][1], hi)
@@ -308,11 +309,15 @@ def splice(
         y_lo = 1 if lo == 1 else to_y(lo)
         y_hi = len(lines) + 1 if hi > n else to_y(hi)
         chunk = b"\n".join(lines[y_lo - 1 : y_hi - 1]) + b"\n"
-        if spans.python and b"overload" in chunk:
-            return None  # a region may hold stubs whose implementation lies beyond it
         symbols = parse(chunk)
         if symbols is None:
             return None
+        if spans.python and hi <= n and b"overload" in chunk:
+            # overload stubs fold into the next definition of their name: it must not be the
+            # symbol right after the region
+            after = spans.qualnames[int(np.flatnonzero(spans.starts == hi)[0])]
+            if any(s.qualname == after for s in symbols):
+                return None
         for col, values in zip(cols, _columns(symbols, lines[y_lo - 1 :], y_lo - 1), strict=True):
             col.extend(values)
     idx = np.flatnonzero(keep)
