@@ -12,6 +12,11 @@ A hunk is derivable when it sits strictly inside one container (never on a symbo
 line) and `spanrules` finds it inert: no changed line can declare, end or decorate a symbol. For
 Python, lines added inside a symbol must also stay indented deeper than its header, and must not
 be indented deeper than the header of a symbol that ends right before them (they would join it).
+
+When a hunk may change the structure, `splice` re-parses only the top-level regions it touches,
+for any version that ast or tree-sitter parsed without a syntax error (`Spans.clean`). Every
+path is compared with parsing every version whole, on generated histories in the tests and on
+real repositories by `benchmarks.history_speed --check`.
 """
 
 from __future__ import annotations
