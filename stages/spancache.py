@@ -172,6 +172,11 @@ class SpanCache:
         if data is None:
             return None
         self.parsed += 1
+        if self._full and self._custom_parse is None:
+            from .chunking import parse_source
+
+            # the reference is literally the `chunk` stage's parser
+            return from_symbols(parse_source(path, data).symbols, data, language)
         symbols, clean = self._symbols(path, data, language)
         return from_symbols(symbols, data, language, clean=clean)
 
