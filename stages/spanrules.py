@@ -105,6 +105,19 @@ _GENERIC = re.compile(
 _GENERIC_CONTAINERS = frozenset({"function", "method"})
 
 
+# a statement that goes on across the hunk's edge: `a.b =` then `a.c = function`, or a line
+# that continues the statement before it (`.bind(x)`, and in JS `(`, `[` and a template)
+_ENDS_OPEN = re.compile(
+    rb"(?:[=,.+\-*/%&|^!?:<>~]|\b(?:return|new|typeof|in|of|instanceof|await|yield|export"
+    rb"|default|extends|async|var|let|const))\s*$"
+)
+_STARTS_OPEN = {
+    "js": re.compile(rb"^\s*(?:[.?:,+\-*/%&|^<>=!~(\[`]|(?:in|of|instanceof)\b)"),
+    "go": re.compile(rb"^\s*[.?:,+\-*/%&|^<>=!~]"),
+    "java": re.compile(rb"^\s*[.?:,+\-*/%&|^<>=!~]"),
+}
+
+
 def family(language: str | None) -> str | None:
     return _FAMILY.get(language or "")
 
@@ -132,7 +145,12 @@ def shape(lines: list[bytes], language: str | None, top: bool) -> bytes | None:
     code = _SCRUB[fam].sub(_blank, block)
     open_lex, declare = _OPEN_LEX[fam], _DECLARE[fam]
     top_declare = _DECLARE_TOP.get(fam) if top else None
-    for line in code.split(b"\n"):
+    code_lines = code.split(b"\n")
+    if fam == "js" or (top and fam in _STARTS_OPEN):
+        filled = [line for line in code_lines if line.strip()]
+        if filled and (_ENDS_OPEN.search(filled[-1]) or _STARTS_OPEN[fam].match(filled[0])):
+            return None
+    for line in code_lines:
         if open_lex.search(line) or declare.search(line):
             return None
         if top_declare is not None and top_declare.search(line):

@@ -179,6 +179,9 @@ def derive(spans: Spans, hunks: Sequence[Hunk], *, forward: bool) -> Spans | Non
     """The other side's spans: new from old (`forward`) or old from new, or None when a hunk
     might change the symbol structure."""
     n = len(spans.owner) - 1
+    # the per-language rules describe what ast and tree-sitter capture; a version the
+    # structural chunker parsed (a syntax error) gets the strictest, language-blind rule
+    rules = spans.language if spans.clean else None
     moves: list[tuple[int, int, int, int]] = []  # (xs, xc, yc, container) per hunk
     prev = 1
     for h in hunks:
@@ -195,13 +198,13 @@ def derive(spans: Spans, hunks: Sequence[Hunk], *, forward: bool) -> Spans | Non
         if first < 0 or last > n + 1 or xs < prev - (0 if xc else 1):
             return None
         s = _container(spans, first, last)
-        if not spanrules.container_ok(spans.language, spans.kinds[s]):
+        if not spanrules.container_ok(rules, spans.kinds[s]):
             return None
         top = s == spans.module
         if not top and spanrules.names(x_lines, spans.qualnames[s]):
             return None  # a decorated symbol's header sits inside it: a rename may touch it
-        x_shape = spanrules.shape(x_lines, spans.language, top)
-        if not spanrules.compatible(x_shape, spanrules.shape(y_lines, spans.language, top)):
+        x_shape = spanrules.shape(x_lines, rules, top)
+        if not spanrules.compatible(x_shape, spanrules.shape(y_lines, rules, top)):
             return None
         if xc:
             if xc > 1 and (spans.owner[first : last + 1] != s).any():

@@ -84,7 +84,11 @@ BODY = {
     ],
 }
 UNIT = {"py": "    ", "go": "\t", "ts": "  ", "js": "  ", "rs": "    ", "java": "    "}
-BODY["js"] = BODY["ts"][:6] + BODY["ts"][7:]
+# `this.m = function` inside a function is a symbol for the structural chunker only, which
+# parses the versions that hold a syntax error (the `broken` module-level line below)
+BODY["js"] = (
+    BODY["ts"][:6] + BODY["ts"][7:] + [["this.helper = function (v) {", ">return v;", "};"]]
+)
 TOP = {
     "py": ["import os", "LIMIT = 10", "if os.environ:\n    FLAG = 1", "# section"],
     "go": [
@@ -106,6 +110,7 @@ TOP = {
         "module.exports.helper = function (x) {\n  return x;\n};",
         "defineGetter(req, 'proto', function () {\n  return 1;\n});",
         "describe('x', function () {\n  it('y', () => {});\n});",
+        "var broken = (;",
         "// section",
     ],
     "rs": ["use std::fmt;", "const LIMIT: i32 = 10;", "#[derive(Debug)]\nstruct Pair(i32);"],
