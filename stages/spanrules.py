@@ -111,6 +111,9 @@ _ENDS_OPEN = re.compile(
     rb"(?:[=,.+\-*/%&|^!?:<>~]|\b(?:return|new|typeof|in|of|instanceof|await|yield|export"
     rb"|default|extends|async|var|let|const))\s*$"
 )
+_ENDS_DECLARING = re.compile(
+    rb"(?:=|\b(?:return|new|export|default|extends|async|var|let|const|await|yield))\s*$"
+)
 _STARTS_OPEN = {
     "js": re.compile(rb"^\s*(?:[.?:,+\-*/%&|^<>=!~(\[`]|(?:in|of|instanceof)\b)"),
     "go": re.compile(rb"^\s*[.?:,+\-*/%&|^<>=!~]"),
@@ -131,9 +134,12 @@ def container_ok(language: str | None, kind: str) -> bool:
     return allowed is None or kind in allowed
 
 
-def shape(lines: list[bytes], language: str | None, top: bool) -> bytes | None:
+def shape(
+    lines: list[bytes], language: str | None, top: bool, follows_symbol: bool = True
+) -> bytes | None:
     """The unmatched brackets of a block of changed lines, or None when a line might change the
-    symbol structure (`top`: the lines sit at module level)."""
+    symbol structure (`top`: the lines sit at module level; `follows_symbol`: a symbol inside
+    the same container ends before them, so a line that continues a statement may extend it)."""
     fam = family(language)
     block = b"\n".join(lines)
     if fam is None:
@@ -148,7 +154,13 @@ def shape(lines: list[bytes], language: str | None, top: bool) -> bytes | None:
     code_lines = code.split(b"\n")
     if fam == "js" or (top and fam in _STARTS_OPEN):
         filled = [line for line in code_lines if line.strip()]
-        if filled and (_ENDS_OPEN.search(filled[-1]) or _STARTS_OPEN[fam].match(filled[0])):
+        # inside a body only a declaration can be made by what follows (`const f =`), and
+        # only a symbol before the hunk can be extended
+        ends_open = _ENDS_OPEN if top else _ENDS_DECLARING
+        if filled and (
+            ends_open.search(filled[-1])
+            or ((top or follows_symbol) and _STARTS_OPEN[fam].match(filled[0]))
+        ):
             return None
     for line in code_lines:
         if open_lex.search(line) or declare.search(line):

@@ -203,8 +203,11 @@ def derive(spans: Spans, hunks: Sequence[Hunk], *, forward: bool) -> Spans | Non
         top = s == spans.module
         if not top and spanrules.names(x_lines, spans.qualnames[s]):
             return None  # a decorated symbol's header sits inside it: a rename may touch it
-        x_shape = spanrules.shape(x_lines, rules, top)
-        if not spanrules.compatible(x_shape, spanrules.shape(y_lines, rules, top)):
+        inside = (spans.starts > spans.starts[s]) & (spans.ends <= spans.ends[s])
+        inside[spans.module] = False
+        follows = bool((inside & (spans.ends < first)).any())
+        x_shape = spanrules.shape(x_lines, rules, top, follows)
+        if not spanrules.compatible(x_shape, spanrules.shape(y_lines, rules, top, follows)):
             return None
         if xc:
             if xc > 1 and (spans.owner[first : last + 1] != s).any():
