@@ -1,6 +1,6 @@
 """History extraction speed: the `capsule` stage against its floor and its peer, in one run.
 
-    python -m gitstrata.benchmarks.history_speed REPO [--json] [--max-commits N]
+    python -m gitstrata.benchmarks.history_speed REPO [--json] [--max-commits N] [--runs 3] [--check]
     python -m gitstrata.benchmarks.history_speed --synthetic 20000 OUT
 
 The floor is raw `git log -p -U0 --no-merges -M` read through a pipe (no parsing at all); the peer
@@ -8,7 +8,8 @@ is PyDriller reading the same commits' file diffs (`null` when PyDriller is not 
 capsule stage does strictly more: raw entries, hunk ranges, per-symbol attribution of every hunk
 on both file versions, intent, and the Arrow tables. `--synthetic N OUT` writes a reproducible
 Python repository with N commits through `git fast-import` (co-changing feature clusters,
-bugfixes, renames, bulk reformat commits), for measuring at scale.
+bugfixes, renames, bulk reformat commits), for measuring at scale. `--check` also runs the
+full-parse reference (every file version parsed whole) and reports whether the tables agree.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import json
 import os
 import random
 import resource
+import statistics
 import subprocess
 import sys
 import time
@@ -58,7 +60,40 @@ def time_capsule(git: Git, shas: list[str], workers: int) -> tuple[float, float,
     cs, ts, stats = extract_all(git, shas, cfg, workers=workers)
     commits, touches = capsule.finalize(cs, ts)
     stats["touches"] = touches.num_rows
-    return time.perf_counter() - t0, _cpu() - c0, stats
+    wall, cpu = time.perf_counter() - t0, _cpu() - c0
+    if stats.get("workers", 1) > 1:
+        cpu += stats.get("cpu_seconds", 0.0)  # pool workers are not this process's children
+    return wall, cpu, stats
+
+
+def identity(git: Git, shas: list[str], *, examples: int = 5) -> dict:
+    """The derived attribution against the full-parse reference (every version parsed) on the
+    same commits: the tables must be equal row for row."""
+    cfg = HistoryConfig()
+    tables = []
+    for full in (False, True):
+        cs, ts, _ = extract_all(git, shas, cfg, workers=1, full_parse=full)
+        tables.append(capsule.finalize(cs, ts))
+    (fast_c, fast_t), (ref_c, ref_t) = tables
+    fast_rows = fast_t.to_pylist()
+    ref_rows = ref_t.to_pylist()
+    fast_set = {tuple(sorted(r.items())) for r in fast_rows}
+    ref_set = {tuple(sorted(r.items())) for r in ref_rows}
+    only_fast = [dict(r) for r in fast_set - ref_set]
+    only_ref = [dict(r) for r in ref_set - fast_set]
+
+    def brief(rows: list[dict]) -> list[list]:
+        rows = sorted(rows, key=lambda r: (r["sha"], r["path"], r["qualname"] or ""))
+        return [[r["sha"][:10], r["path"], r["qualname"], r["added"], r["removed"]] for r in rows]
+
+    return {
+        "identical": fast_c.equals(ref_c) and fast_t.equals(ref_t),
+        "touch_rows": len(ref_rows),
+        "rows_only_derived": len(only_fast),
+        "rows_only_reference": len(only_ref),
+        "examples_derived": brief(only_fast)[:examples],
+        "examples_reference": brief(only_ref)[:examples],
+    }
 
 
 def time_pydriller(root: Path, limit: int) -> tuple[float | None, int]:
@@ -77,7 +112,13 @@ def time_pydriller(root: Path, limit: int) -> tuple[float | None, int]:
     return time.perf_counter() - t0, n
 
 
-def measure(repo: Path, *, max_commits: int | None = None, pydriller_limit: int = 2000) -> dict:
+def measure(
+    repo: Path,
+    *,
+    max_commits: int | None = None,
+    pydriller_limit: int = 2000,
+    check: bool = False,
+) -> dict:
     git = Git(repo)
     head = git.require_head()
     shas = rev_list(git, head, max_count=max_commits)
@@ -85,9 +126,9 @@ def measure(repo: Path, *, max_commits: int | None = None, pydriller_limit: int 
     capsule_s, capsule_cpu, stats = time_capsule(git, shas, workers=1)
     jobs = os.cpu_count() or 1
     if jobs > 1 and len(shas) >= 2 * HistoryConfig().commits_per_worker:
-        parallel_s, _, pstats = time_capsule(git, shas, workers=jobs)
+        parallel_s, parallel_cpu, pstats = time_capsule(git, shas, workers=jobs)
     else:
-        parallel_s, pstats = capsule_s, stats
+        parallel_s, parallel_cpu, pstats = capsule_s, capsule_cpu, stats
     pyd_s, pyd_n = time_pydriller(git.root, pydriller_limit)
     n = len(shas)
 
@@ -108,9 +149,14 @@ def measure(repo: Path, *, max_commits: int | None = None, pydriller_limit: int 
         "capsule_parallel_seconds": round(parallel_s, 3),
         "capsule_parallel_workers": pstats.get("workers", 1),
         "capsule_parallel_vs_git_log": ratio(parallel_s, git_log_s),
+        "capsule_parallel_cpu_seconds": round(parallel_cpu, 3),
+        "capsule_parallel_vs_git_log_cpu": ratio(parallel_cpu, git_log_cpu),
+        "capsule_parallel_commits_per_s": round(n / parallel_s, 1) if parallel_s else None,
         "parsed_versions": stats.get("parsed_versions"),
         "derived_versions": stats.get("derived_versions"),
         "spliced_versions": stats.get("spliced_versions"),
+        "read_versions": stats.get("read_versions"),
+        "rebuilt_versions": stats.get("rebuilt_versions"),
         "touches": stats.get("touches"),
         "pydriller_commits": pyd_n if pyd_s is not None else None,
         "pydriller_commits_per_s": round(pyd_n / pyd_s, 1) if pyd_s else None,
@@ -120,7 +166,24 @@ def measure(repo: Path, *, max_commits: int | None = None, pydriller_limit: int 
         result["capsule_vs_pydriller"] = round(
             result["capsule_commits_per_s"] / result["pydriller_commits_per_s"], 1
         )
+        result["capsule_parallel_vs_pydriller"] = round(
+            result["capsule_parallel_commits_per_s"] / result["pydriller_commits_per_s"], 1
+        )
+    if check:
+        result["identity"] = identity(git, shas)
     return result
+
+
+def median_of(runs: list[dict]) -> dict:
+    """One result: each number is the median over the runs (ratios too: each ratio is measured
+    within its own run, then the median is taken)."""
+    out = dict(runs[0])
+    for key, value in out.items():
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            values = [r[key] for r in runs if isinstance(r.get(key), (int, float))]
+            out[key] = statistics.median(values)
+    out["runs"] = len(runs)
+    return out
 
 
 # ---------------------------------------------------------------- synthetic history
@@ -280,6 +343,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--max-commits", type=int, default=None)
     ap.add_argument("--pydriller-limit", type=int, default=2000)
     ap.add_argument(
+        "--runs", type=int, default=1, help="repeat; every number is the median over the runs"
+    )
+    ap.add_argument(
+        "--check",
+        action="store_true",
+        help="also compare the attribution with the full-parse reference (every version parsed)",
+    )
+    ap.add_argument(
         "--synthetic", nargs=2, metavar=("N", "OUT"), help="generate a history and exit"
     )
     args = ap.parse_args(argv)
@@ -294,7 +365,16 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.repo is None:
         ap.error("REPO is required (or --synthetic N OUT)")
-    result = measure(args.repo, max_commits=args.max_commits, pydriller_limit=args.pydriller_limit)
+    runs = [
+        measure(
+            args.repo,
+            max_commits=args.max_commits,
+            pydriller_limit=args.pydriller_limit,
+            check=args.check and i == 0,
+        )
+        for i in range(max(1, args.runs))
+    ]
+    result = median_of(runs)
     if args.json:
         print(json.dumps(result))
     else:

@@ -23,6 +23,7 @@ import os
 import re
 import subprocess
 import tempfile
+import time
 from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 
@@ -98,15 +99,32 @@ def stream_log(git: Git, shas: Sequence[str]) -> Iterator[bytes]:
 # ---------------------------------------------------------------- capsule
 
 
-def extract(item: tuple[str, Sequence[str], HistoryConfig]) -> tuple[pa.Table, pa.Table, dict]:
-    """One worker's share: commits and raw touches of `shas` (module-level: picklable)."""
-    root, shas, cfg = item
+def extract(item: tuple) -> tuple[pa.Table, pa.Table, dict]:
+    """One worker's share: commits and raw touches of `shas` (module-level: picklable). `item`
+    is (root, shas, config) or (root, shas, config, full_parse)."""
+    root, shas, cfg, *rest = item
+    full_parse = bool(rest and rest[0])
+    cpu = _cpu()
     git = Git(root)
     stats: dict = {}
     with BlobReader(git) as reader:
         commits = iter_commits(stream_log(git, shas), text_cap=cfg.patch_text_bytes)
-        c, t = capsule_stage.build(commits, reader.read, cfg, stats=stats)
+        c, t = capsule_stage.build(commits, reader.read, cfg, stats=stats, full_parse=full_parse)
+    stats["cpu_seconds"] = _cpu() - cpu  # a pool worker's CPU is not its parent's to measure
     return c, t, stats
+
+
+def _cpu() -> float:
+    """CPU seconds of this process and of its children that ended (git log, cat-file)."""
+    try:
+        import resource
+    except ImportError:  # not on POSIX: this process only
+        return time.process_time()
+    own, kids = (
+        resource.getrusage(resource.RUSAGE_SELF),
+        resource.getrusage(resource.RUSAGE_CHILDREN),
+    )
+    return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
 
 
 def split(shas: Sequence[str], parts: int) -> list[list[str]]:
@@ -115,11 +133,20 @@ def split(shas: Sequence[str], parts: int) -> list[list[str]]:
 
 
 def extract_all(
-    git: Git, shas: Sequence[str], cfg: HistoryConfig, *, workers: int, progress=None
+    git: Git,
+    shas: Sequence[str],
+    cfg: HistoryConfig,
+    *,
+    workers: int,
+    progress=None,
+    full_parse: bool = False,
 ) -> tuple[list[pa.Table], list[pa.Table], dict]:
-    """Extract `shas`, split into contiguous ranges over a local process pool when large."""
+    """Extract `shas`, split into contiguous ranges over a local process pool when large
+    (`full_parse`: the reference attribution, every file version parsed)."""
     parts = max(1, min(workers, len(shas) // cfg.commits_per_worker))
-    items = [(str(git.root), chunk, cfg) for chunk in split(shas, parts)] if shas else []
+    items = (
+        [(str(git.root), chunk, cfg, full_parse) for chunk in split(shas, parts)] if shas else []
+    )
     cs, ts, stats = [], [], {"workers": parts}
     results: Iterable[tuple[pa.Table, pa.Table, dict]]
     if parts == 1:

@@ -160,20 +160,25 @@ def _excerpts(fc: FileChange, touches, old_spans, new_spans, cap: int, commit: _
     single = next(iter(touches.values())) if len(touches) == 1 else None
     commit.add(f"{fc.status} {fc.path}")
     for hunk in fc.hunks:
+        if commit.chars >= commit.cap and all(t.chars >= cap for t in touches.values()):
+            return  # every excerpt is full: the remaining lines are not even decoded
         for side, line_no, raw in hunk_lines(hunk):
-            line = side + _text(raw)
-            commit.add(line)
             if single is not None:
                 t = single
             else:
                 spans = old_spans if side == "-" else new_spans
                 if spans is None:
-                    continue
-                i = spans.owner[line_no] if line_no < len(spans.owner) else spans.module
-                t = touches.get(spans.qualnames[i])
-                if t is None:
-                    continue
-            if t.chars < cap:
+                    t = None
+                else:
+                    i = spans.owner[line_no] if line_no < len(spans.owner) else spans.module
+                    t = touches.get(spans.qualnames[i])
+            room = t is not None and t.chars < cap
+            if commit.chars >= commit.cap and not room:
+                continue
+            line = side + _text(raw)
+            commit.add(line)
+            if room:
+                assert t is not None
                 t.excerpt.append(line[: cap - t.chars])
                 t.chars += len(line) + 1
 
@@ -186,9 +191,13 @@ def build(
     parse=None,
     language_of=None,
     stats: dict | None = None,
+    full_parse: bool = False,
 ) -> tuple[pa.Table, pa.Table]:
-    """`commits` and raw touches (without head_path / symbol_id) for the given commits."""
-    cache = SpanCache(read_blob, config, parse, language_of)
+    """`commits` and raw touches (without head_path / symbol_id) for the given commits.
+
+    `full_parse` parses every file version whole instead of deriving most of them: the
+    reference the derived attribution must equal (tests and benchmarks compare the two)."""
+    cache = SpanCache(read_blob, config, parse, language_of, full_parse=full_parse)
     out_c = _Columns(schemas.COMMITS)
     out_t = _Columns(RAW_TOUCHES)
     rules = compile_rules(config.intent_rules)
@@ -242,6 +251,8 @@ def build(
         stats["parse_cache_hits"] = stats.get("parse_cache_hits", 0) + cache.hits
         stats["derived_versions"] = stats.get("derived_versions", 0) + cache.derived
         stats["spliced_versions"] = stats.get("spliced_versions", 0) + cache.spliced
+        stats["read_versions"] = stats.get("read_versions", 0) + cache.read
+        stats["rebuilt_versions"] = stats.get("rebuilt_versions", 0) + cache.rebuilt
     return out_c.table(), out_t.table()
 
 

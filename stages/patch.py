@@ -317,3 +317,39 @@ def hunk_lines(hunk: Hunk) -> Iterator[tuple[str, int, bytes]]:
         elif tag == 43:  # "+"
             yield "+", new, line[1:]
             new += 1
+
+
+def apply_hunks(data: bytes, hunks: list[Hunk], *, forward: bool) -> bytes | None:
+    """The other side of a file change from one side's bytes and its -U0 hunks (new from old
+    when `forward`), or None when a hunk's text was not kept or does not fit `data`."""
+    lines = data.splitlines(keepends=True)
+    out: list[bytes] = []
+    pos = 0
+    for h in hunks:
+        if h.body is None:
+            return None
+        start, count = (h.old_start, h.old_count) if forward else (h.new_start, h.new_count)
+        at = start - 1 if count else start
+        if at < pos or at + count > len(lines):
+            return None
+        out.extend(lines[pos:at])
+        pos = at + count
+        want = 43 if forward else 45  # "+" lines are the new side's
+        taken = 0
+        seen: list[bytes] = []
+        body = h.body.split(b"\n")
+        for i, line in enumerate(body):
+            if not line or line[0] not in (43, 45):
+                continue
+            text = line[1:]
+            if not (i + 1 < len(body) and body[i + 1].startswith(b"\\")):
+                text += b"\n"  # the line had a newline unless git marked it missing
+            if line[0] == want:
+                out.append(text)
+                taken += 1
+            else:
+                seen.append(text)
+        if taken != (h.new_count if forward else h.old_count) or seen != lines[at : at + count]:
+            return None
+    out.extend(lines[pos:])
+    return b"".join(out)

@@ -4,21 +4,34 @@ Invariants: a version is keyed by (blob id, language), so a file's parent versio
 is found again as the child version of another; the cache is a bounded LRU; a version is
 obtained cheapest first: from the cache, derived from the other side of the change at hand
 (`spans.derive`), spliced (only the touched regions parsed, `spans.splice`), or read and parsed
-whole with the same chunker as the `chunk` stage. Non-code files are never read.
+whole with the same chunker as the `chunk` stage. Non-code files are never read. The bytes a
+splice or a parse needs are rebuilt from a neighbouring version in memory and the hunks when
+possible (checked against the blob id), else read through `cat-file`. With `full_parse` every
+needed version is parsed whole: the reference the other paths must equal.
 """
 
 from __future__ import annotations
 
+import hashlib
 from collections import OrderedDict
 from collections.abc import Callable
 
 from ..store.config import HistoryConfig
-from .patch import FileChange
+from .patch import FileChange, apply_hunks
 from .spans import Spans, derive, from_symbols, module_only, splice
 
 ReadBlob = Callable[[str], "bytes | None"]
 
 _MISSING = object()
+BLOB_BYTES = 64 << 20  # file versions kept in memory to rebuild their neighbours from hunks
+
+
+def blob_id(data: bytes, like: str) -> str:
+    """git's object id of a blob holding `data` (SHA-1, or SHA-256 for 64-digit ids)."""
+    h = hashlib.sha256() if len(like) == 64 else hashlib.sha1()  # noqa: S324 (git's id)
+    h.update(b"blob %d\0" % len(data))
+    h.update(data)
+    return h.hexdigest()
 
 
 class SpanCache:
@@ -28,11 +41,19 @@ class SpanCache:
     change at hand from the other side's cached spans (`spans.derive`); spliced (read, and only
     the touched regions parsed: `spans.splice`); read and parsed whole."""
 
-    def __init__(self, read_blob: ReadBlob, config: HistoryConfig, parse=None, language_of=None):
-        from .chunking import CODE, detect_language, parse_source
+    def __init__(
+        self,
+        read_blob: ReadBlob,
+        config: HistoryConfig,
+        parse=None,
+        language_of=None,
+        *,
+        full_parse: bool = False,
+    ):
+        from .chunking import CODE, detect_language
 
         self._read = read_blob
-        self._parse = parse or parse_source
+        self._custom_parse = parse
         self._language_of = language_of or detect_language
         self._code = CODE
         self._max_bytes = config.max_blob_bytes
@@ -40,6 +61,14 @@ class SpanCache:
         self._cache: OrderedDict[tuple[str, str | None], Spans | None] = OrderedDict()
         self._plain = module_only()
         self._languages: dict[str, str | None] = {}
+        self._full = full_parse
+        # bytes of recent versions, and how to rebuild others from them (known blob, hunks,
+        # forward): a version next to one in memory is rebuilt, not read through `cat-file`
+        self._blobs: OrderedDict[str, bytes] = OrderedDict()
+        self._blob_bytes = 0
+        self._recipes: OrderedDict[str, tuple[str, list, bool]] = OrderedDict()
+        self.read = 0
+        self.rebuilt = 0
         self.parsed = 0
         self.derived = 0
         self.spliced = 0
@@ -66,16 +95,90 @@ class SpanCache:
         return spans
 
     def _data(self, blob: str) -> bytes | None:
-        data = self._read(blob)
+        data = self._blobs.get(blob)
+        if data is None:
+            data = self._rebuild(blob)
+        if data is None:
+            self.read += 1
+            data = self._read(blob)
+            if data is not None:
+                self._keep(blob, data)
         if data is None or len(data) > self._max_bytes or b"\0" in data[:8192]:
             return None
         return data
+
+    def _keep(self, blob: str, data: bytes) -> None:
+        if blob in self._blobs:
+            self._blobs.move_to_end(blob)
+            return
+        self._blobs[blob] = data
+        self._blob_bytes += len(data)
+        while self._blob_bytes > BLOB_BYTES and len(self._blobs) > 1:
+            self._blob_bytes -= len(self._blobs.popitem(last=False)[1])
+
+    def _recipe(self, blob: str | None, known: str | None, fc: FileChange, forward: bool) -> None:
+        if blob is None or known is None or self._full or not fc.hunks:
+            return
+        self._recipes[blob] = (known, fc.hunks, forward)
+        if len(self._recipes) > self._size:
+            self._recipes.popitem(last=False)
+
+    def _rebuild(self, blob: str) -> bytes | None:
+        """A version's bytes from a version in memory and the hunks between them, checked
+        against the blob id (a mismatch, or no such chain: None, and the caller reads)."""
+        chain: list[str] = []
+        at = blob
+        while at not in self._blobs:
+            step = self._recipes.get(at)
+            if step is None or len(chain) >= 64:
+                return None
+            chain.append(at)
+            at = step[0]
+        data = self._blobs[at]
+        for target in reversed(chain):
+            _, hunks, forward = self._recipes[target]
+            rebuilt = apply_hunks(data, hunks, forward=forward)
+            if rebuilt is None or blob_id(rebuilt, target) != target:
+                return None
+            data = rebuilt
+            self.rebuilt += 1
+            self._keep(target, data)
+        return data
+
+    def _symbols(self, path: str, data: bytes, language: str | None):
+        """(symbols, clean): the chunker's symbols of a version, and whether ast or tree-sitter
+        parsed it without a syntax error."""
+        if self._custom_parse is not None:
+            return self._custom_parse(path, data).symbols, False
+        from .chunking import TREE_SITTER, Source, assemble, parse_source, treesitter
+
+        if language in TREE_SITTER and language != "python":
+            # `parse_source`'s tree-sitter branch, keeping the error flag it does not return
+            src = Source(data, language)
+            found = treesitter.parse_tree(src)
+            if found is not None and not found[1]:
+                return assemble(src, "tree-sitter", found[0], ()).symbols, True
+        parsed = parse_source(path, data)
+        return parsed.symbols, parsed.parser == "ast"
+
+    def _region(self, path: str, language: str | None):
+        def parse(data: bytes):
+            symbols, clean = self._symbols(path, data, language)
+            return symbols if clean else None
+
+        return parse
 
     def _parsed(self, data: bytes | None, path: str, language: str | None) -> Spans | None:
         if data is None:
             return None
         self.parsed += 1
-        return from_symbols(self._parse(path, data).symbols, data, language)
+        if self._full and self._custom_parse is None:
+            from .chunking import parse_source
+
+            # the reference is literally the `chunk` stage's parser
+            return from_symbols(parse_source(path, data).symbols, data, language)
+        symbols, clean = self._symbols(path, data, language)
+        return from_symbols(symbols, data, language, clean=clean)
 
     def _fresh(self, blob: str, path: str, language: str | None) -> Spans | None:
         if language not in self._code:
@@ -85,6 +188,7 @@ class SpanCache:
     def _other(self, known, fc: FileChange, *, forward: bool, needed: bool):
         """The missing side from the known one: derived, spliced, or (when needed) parsed."""
         blob, path = (fc.new_blob, fc.path) if forward else (fc.old_blob, fc.old_path or fc.path)
+        self._recipe(blob, fc.old_blob if forward else fc.new_blob, fc, forward)
         language = self.language(path)
         if isinstance(known, Spans):
             derived = derive(known, fc.hunks, forward=forward)
@@ -93,15 +197,15 @@ class SpanCache:
                 return derived
         if language not in self._code:
             return self._plain
-        python = isinstance(known, Spans) and known.python
-        if not needed and not python:
+        clean = isinstance(known, Spans) and known.clean
+        if not needed and not clean:
             return _MISSING
         if blob is None:  # the side does not exist (an added or deleted file)
             return _MISSING
         data = self._data(blob)
-        if python and data is not None:
+        if clean and data is not None:
             spliced = splice(
-                known, fc.hunks, forward=forward, data=data, parse=lambda d: self._parse(path, d)
+                known, fc.hunks, forward=forward, data=data, parse=self._region(path, language)
             )
             if spliced is not None:
                 self.spliced += 1
@@ -119,6 +223,8 @@ class SpanCache:
             not need_new or new_lang not in self._code
         ):
             return (self._plain if need_old else None), (self._plain if need_new else None), True
+        if self._full:
+            return self._pair_parsed(fc, need_old, old_lang, need_new, new_lang)
         old_key = (fc.old_blob, old_lang) if fc.old_blob else None
         new_key = (fc.new_blob, new_lang) if fc.new_blob else None
         old = self._peek(old_key) if old_key else None
@@ -143,5 +249,24 @@ class SpanCache:
                 self._put(old_key, old)
         old_s = old if need_old and isinstance(old, Spans) else None
         new_s = new if need_new and isinstance(new, Spans) else None
+        ok = (old_s is not None or not need_old) and (new_s is not None or not need_new)
+        return old_s, new_s, ok
+
+    def _pair_parsed(self, fc: FileChange, need_old, old_lang, need_new, new_lang):
+        """The reference path: every needed side parsed whole (memoised by blob id only)."""
+        out: list[Spans | None] = []
+        for need, blob, path, lang in (
+            (need_old, fc.old_blob, fc.old_path or fc.path, old_lang),
+            (need_new, fc.new_blob, fc.path, new_lang),
+        ):
+            if not need or blob is None:
+                out.append(None)
+                continue
+            key = (blob, lang)
+            found = self._peek(key)
+            if found is _MISSING:
+                found = self._put(key, self._fresh(blob, path, lang))
+            out.append(found)
+        old_s, new_s = out
         ok = (old_s is not None or not need_old) and (new_s is not None or not need_new)
         return old_s, new_s, ok

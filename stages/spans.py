@@ -8,34 +8,27 @@ without reading or parsing it. Invariant: `derive` returns spans only when no ch
 move a symbol boundary, and then they equal what parsing that version gives (checked by property
 tests against `parse_source`); otherwise it returns None and the caller parses.
 
-A hunk is derivable when every changed line on both sides is "plain" (no declaration keyword,
-decorator, block delimiter, multi-line string delimiter, unbalanced bracket, line continuation)
-and it sits strictly inside one symbol: never on its first or last line. For Python, lines added
-inside a symbol must stay indented deeper than its header, and must not be indented deeper than
-the header of a symbol that ends right before them (they would join it). Elsewhere only hunks
-inside functions and methods are derived.
+A hunk is derivable when it sits strictly inside one container (never on a symbol's first or last
+line) and `spanrules` finds it inert: no changed line can declare, end or decorate a symbol. For
+Python, lines added inside a symbol must also stay indented deeper than its header, and must not
+be indented deeper than the header of a symbol that ends right before them (they would join it).
+
+When a hunk may change the structure, `splice` re-parses only the top-level regions it touches,
+for any version that ast or tree-sitter parsed without a syntax error (`Spans.clean`). Every
+path is compared with parsing every version whole, on generated histories in the tests and on
+real repositories by `benchmarks.history_speed --check`.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
 from ..store.ids import MODULE_SYMBOL
-from ..store.vocabulary import CLASS_LIKE
+from . import spanrules
 from .patch import Hunk
-
-_PY_UNSAFE = re.compile(
-    rb"^\s*(?:@|(?:async\s+)?def\b|class\b)|\"\"\"|'''|\\[ \t]*$|:[ \t]*(?:\#.*)?$", re.M
-)
-_BRACE_UNSAFE = re.compile(
-    rb"[{}`]|/\*|\*/|\"\"\"|=>|\\[ \t]*$|\b(?:def|end|do|begin|function|func|fn|class|struct|enum"
-    rb"|trait|impl|interface|type|module|namespace|macro_rules|record|package|import|export)\b",
-    re.M,
-)
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,11 +44,27 @@ class Spans:
     qualnames: tuple[str, ...]
     kinds: tuple[str, ...]
     module: int
-    python: bool
+    language: str | None
+    # parsed by ast or by tree-sitter without a syntax error (or derived from such a version):
+    # only then can a region be parsed on its own and agree with the whole file (`splice`)
+    clean: bool
+
+    @property
+    def python(self) -> bool:
+        return self.language == "python"
 
 
 def _build(
-    quals, kinds, starts, ends, indent, top, module: int, n_lines: int, python: bool
+    quals,
+    kinds,
+    starts,
+    ends,
+    indent,
+    top,
+    module: int,
+    n_lines: int,
+    language: str | None,
+    clean: bool = False,
 ) -> Spans:
     """Paint spans outermost first so each line keeps its innermost symbol; equal spans go to
     the later symbol (the nested one in the chunker's order)."""
@@ -76,13 +85,14 @@ def _build(
         tuple(quals),
         tuple(kinds),
         module,
-        python,
+        language,
+        clean,
     )
 
 
 def module_only() -> Spans:
     """Spans of a file without symbols (not source code): every line is `<module>`."""
-    return _build([MODULE_SYMBOL], ["module"], [1], [1], [-1], [True], 0, 0, False)
+    return _build([MODULE_SYMBOL], ["module"], [1], [1], [-1], [True], 0, 0, None)
 
 
 def _indent(line: bytes) -> int:
@@ -112,8 +122,11 @@ def _columns(symbols: Sequence, lines: list[bytes], offset: int = 0):
     return quals, kinds, starts, ends, indent, top
 
 
-def from_symbols(symbols: Sequence, data: bytes, language: str | None) -> Spans:
-    """Spans of a version parsed by the chunker (`<module>` first, as the chunker orders it)."""
+def from_symbols(
+    symbols: Sequence, data: bytes, language: str | None, *, clean: bool = False
+) -> Spans:
+    """Spans of a version parsed by the chunker (`<module>` first, as the chunker orders it);
+    `clean`: ast or tree-sitter parsed it without a syntax error."""
     lines = _lines(data)
     quals, kinds, starts, ends, indent, top = _columns(symbols, lines)
     return _build(
@@ -125,20 +138,9 @@ def from_symbols(symbols: Sequence, data: bytes, language: str | None) -> Spans:
         [True, *top],
         0,
         len(lines),
-        language == "python",
+        language,
+        clean,
     )
-
-
-def _plain(lines: list[bytes], python: bool) -> bool:
-    if not lines:
-        return True
-    block = b"\n".join(lines)
-    if (_PY_UNSAFE if python else _BRACE_UNSAFE).search(block):
-        return False
-    depth = block.count(b"(") + block.count(b"[") - block.count(b")") - block.count(b"]")
-    if python:
-        depth += block.count(b"{") - block.count(b"}")
-    return depth == 0
 
 
 def _sides(hunk: Hunk) -> tuple[list[bytes], list[bytes]] | None:
@@ -177,6 +179,9 @@ def derive(spans: Spans, hunks: Sequence[Hunk], *, forward: bool) -> Spans | Non
     """The other side's spans: new from old (`forward`) or old from new, or None when a hunk
     might change the symbol structure."""
     n = len(spans.owner) - 1
+    # the per-language rules describe what ast and tree-sitter capture; a version the
+    # structural chunker parsed (a syntax error) gets the strictest, language-blind rule
+    rules = spans.language if spans.clean else None
     moves: list[tuple[int, int, int, int]] = []  # (xs, xc, yc, container) per hunk
     prev = 1
     for h in hunks:
@@ -188,22 +193,28 @@ def derive(spans: Spans, hunks: Sequence[Hunk], *, forward: bool) -> Spans | Non
         if sides is None:
             return None
         x_lines, y_lines = sides if forward else (sides[1], sides[0])
-        if not (_plain(x_lines, spans.python) and _plain(y_lines, spans.python)):
-            return None
         # X lines replaced (xc > 0), or the two lines the insertion goes between
         first, last = (xs, xs + xc - 1) if xc else (xs, xs + 1)
         if first < 0 or last > n + 1 or xs < prev - (0 if xc else 1):
             return None
         s = _container(spans, first, last)
+        if not spanrules.container_ok(rules, spans.kinds[s]):
+            return None
+        top = s == spans.module
+        if not top and spanrules.names(x_lines, spans.qualnames[s]):
+            return None  # a decorated symbol's header sits inside it: a rename may touch it
+        inside = (spans.starts > spans.starts[s]) & (spans.ends <= spans.ends[s])
+        inside[spans.module] = False
+        follows = bool((inside & (spans.ends < first)).any())
+        x_shape = spanrules.shape(x_lines, rules, top, follows)
+        if not spanrules.compatible(x_shape, spanrules.shape(y_lines, rules, top, follows)):
+            return None
         if xc:
             if xc > 1 and (spans.owner[first : last + 1] != s).any():
                 return None
             if s != spans.module and not (spans.starts[s] < first and last < spans.ends[s]):
                 return None
-        if spans.python:
-            if not _indent_ok(spans, s, first - 1 if xc else first, y_lines):
-                return None
-        elif s == spans.module or spans.kinds[s] in CLASS_LIKE:
+        if spans.python and not _indent_ok(spans, s, first - 1 if xc else first, y_lines):
             return None
         prev = xs + xc if xc else xs + 1
         moves.append((xs, xc, yc, s))
@@ -233,7 +244,8 @@ def derive(spans: Spans, hunks: Sequence[Hunk], *, forward: bool) -> Spans | Non
         spans.qualnames,
         spans.kinds,
         spans.module,
-        spans.python,
+        spans.language,
+        spans.clean,
     )
 
 
@@ -259,11 +271,12 @@ def _indent_ok(spans: Spans, s: int, before: int, y_lines: list[bytes]) -> bool:
 def splice(
     spans: Spans, hunks: Sequence[Hunk], *, forward: bool, data: bytes, parse: Callable
 ) -> Spans | None:
-    """The other side's spans (Python only) from its bytes `data`, parsing only the regions the
-    hunks touch: each region runs between two top-level, unindented symbol starts, where a
-    module can be cut into independent statements. None when a region does not parse with
-    `ast` (the caller parses the whole file)."""
-    if not spans.python or not hunks:
+    """The other side's spans from its bytes `data`, parsing only the regions the hunks touch:
+    each region runs between two top-level, unindented symbol starts, where a module can be cut
+    into independent statements. `parse(region)` returns the region's symbols, or None when it
+    does not parse cleanly (with `ast`, or with tree-sitter without an error); then, or when the
+    known side was not parsed cleanly, the result is None (the caller parses the whole file)."""
+    if not spans.clean or not hunks:
         return None
     n = len(spans.owner) - 1
     cuts = sorted(
@@ -284,6 +297,11 @@ def splice(
         first, last = (xs, xs + xc - 1) if xc else (xs, xs)
         lo = max(c for c in cuts if c < max(first, 2)) if first > 1 else 1
         hi = min((c for c in cuts if c > last), default=n + 1)
+        if hi <= n and not spans.python:
+            # the symbol after the hunk too: an attribute or decorator left at the end of the
+            # region belongs to it, which only a parse that sees both can tell (in Python a
+            # decorator without its definition does not parse)
+            hi = min((c for c in cuts if c > hi), default=n + 1)
         if regions and lo <= regions[-1][1]:  # touching regions merge: Y ranges stay disjoint
             regions[-1][1] = max(regions[-1][1], hi)
         else:
@@ -302,12 +320,16 @@ def splice(
         y_lo = 1 if lo == 1 else to_y(lo)
         y_hi = len(lines) + 1 if hi > n else to_y(hi)
         chunk = b"\n".join(lines[y_lo - 1 : y_hi - 1]) + b"\n"
-        parsed = parse(chunk)
-        if parsed.parser != "ast":
+        symbols = parse(chunk)
+        if symbols is None:
             return None
-        for col, values in zip(
-            cols, _columns(parsed.symbols, lines[y_lo - 1 :], y_lo - 1), strict=True
-        ):
+        if spans.python and hi <= n and b"overload" in chunk:
+            # overload stubs fold into the next definition of their name: it must not be the
+            # symbol right after the region
+            after = spans.qualnames[int(np.flatnonzero(spans.starts == hi)[0])]
+            if any(s.qualname == after for s in symbols):
+                return None
+        for col, values in zip(cols, _columns(symbols, lines[y_lo - 1 :], y_lo - 1), strict=True):
             col.extend(values)
     idx = np.flatnonzero(keep)
     kept_starts = [to_y(int(x)) for x in spans.starts[idx]]
@@ -333,5 +355,6 @@ def splice(
         [True, *(r[5] for r in rows)],
         0,
         len(lines),
+        spans.language,
         True,
     )

@@ -88,7 +88,7 @@ class HistoryConfig(Section):
     excerpt_chars: int = Field(default=1_500, ge=0)  # commit-level diff excerpt
     symbol_excerpt_chars: int = Field(default=600, ge=0)  # per-touch diff excerpt
     parse_cache: int = Field(default=20_000, ge=16)  # parsed file versions kept (LRU)
-    commits_per_worker: int = Field(default=2_000, ge=1)  # below this a range is not split
+    commits_per_worker: int = Field(default=500, ge=1)  # below this a range is not split
     intent_rules: tuple[IntentRule, ...] = ()  # tried in order before the built-in classifier
 
 

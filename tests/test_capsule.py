@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from gitstrata.pipeline.gitio import Git
 from gitstrata.pipeline.history import extract_all, rev_list
 from gitstrata.stages import capsule, spans
-from gitstrata.stages.chunking import SymbolIndex, parse_source
+from gitstrata.stages.chunking import Source, SymbolIndex, parse_source, treesitter
 from gitstrata.stages.intent import classify, tickets
 from gitstrata.stages.patch import Hunk
 from gitstrata.store.config import HistoryConfig
@@ -279,7 +279,13 @@ def _hunks(old: list[str], new: list[str]) -> list[Hunk]:
 
 def _spans(text: str) -> tuple[spans.Spans, str]:
     parsed = parse_source("m.py", text.encode())
-    return spans.from_symbols(parsed.symbols, text.encode(), "python"), parsed.parser
+    clean = parsed.parser == "ast"
+    return spans.from_symbols(parsed.symbols, text.encode(), "python", clean=clean), parsed.parser
+
+
+def _ast_symbols(data: bytes):
+    parsed = parse_source("m.py", data)
+    return parsed.symbols if parsed.parser == "ast" else None
 
 
 def _same(a: spans.Spans, b: spans.Spans) -> bool:
@@ -335,7 +341,7 @@ def test_derived_and_spliced_spans_equal_parsing(text, edits):
                 hunks,
                 forward=fwd,
                 data=data.encode(),
-                parse=lambda d: parse_source("m.py", d),
+                parse=_ast_symbols,
             )
         if got is not None:
             assert _same(got, want), (fwd, hunks)
@@ -387,7 +393,9 @@ def test_derived_brace_spans_equal_parsing(edits):
 
     def parsed(text):
         p = parse_source("m.ts", text.encode())
-        return spans.from_symbols(p.symbols, text.encode(), "typescript"), p.parser
+        found = treesitter.parse_tree(Source(text.encode(), "typescript"))
+        clean = found is not None and not found[1]
+        return spans.from_symbols(p.symbols, text.encode(), "typescript", clean=clean), p.parser
 
     (x, px), (y, py) = parsed(TS_SOURCE), parsed(new_text)
     assume(px == py == "tree-sitter")
