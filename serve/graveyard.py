@@ -30,6 +30,14 @@ functions that most resembles the query (ties included); the other attempts on t
 an anchor of their own, so one fix that touched several functions does not raise every attempt ever
 made on them.
 
+A recorded attempt also knows the commits whose lines it changed (`why`: the fixes among them,
+else the commit that put in most of those lines), what retrying it would undo. In a search such a
+commit in the top `context_top` results anchors the attempt (`context_weight`), and a query that
+names incident ids, error codes or constants (`INC-2566`, `ERR_TOKEN_REUSED`: see `codes`) that
+the attempt's record or those commits' messages all name is full evidence: such names are
+specific, where common words are not. Questions and lookups rarely share the words of a failure's
+notes, but they do name the incident or the error the fix was about.
+
 The score is structural + textual, where
 
 - structural is the strongest anchor of the failure to the code at hand:
