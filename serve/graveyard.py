@@ -31,11 +31,11 @@ an anchor of their own, so one fix that touched several functions does not raise
 made on them.
 
 A recorded attempt also knows the commits whose lines it changed (`why`: the fixes among them,
-else the commit that put in most of those lines), what retrying it would undo. In a search such a
-commit in the top `context_top` results anchors the attempt (`context_weight`), and a query that
-names incident ids, error codes or constants (`INC-2566`, `ERR_TOKEN_REUSED`: see `codes`) that
-the attempt's record or those commits' messages all name is full evidence: such names are
-specific, where common words are not. Questions and lookups rarely share the words of a failure's
+else the commit that put in most of those lines), what retrying it would undo. A search that names
+incident ids, error codes or constants (`INC-2566`, `ERR_TOKEN_REUSED`: see `codes`) that the
+attempt's record or those commits' messages all name has full evidence (such names are specific,
+where common words are not), and then such a commit in the top `context_top` results anchors the
+attempt (`context_weight`) as a code hit would. Questions and lookups rarely share the words of a failure's
 notes, but they do name the incident or the error the fix was about.
 
 The score is structural + textual, where
@@ -466,19 +466,16 @@ def match_search(
         terms = [t for t in intent.terms if t not in f.location]
         return lambda c: _coverage(terms, idf, c.about)
 
-    def resemblance(f: FailureView) -> tuple[float, list[str]]:
+    def resemblance(f: FailureView) -> tuple[list[_Anchor], tuple[float, list[str]]]:
+        anchors = _retrieval_anchors(f, retrieved, cfg, fixed_for(f))
         own = evidence(intent, idf, f, cfg, located=True)
         named = _named_codes(intent, f)
-        return named if named[0] > own[0] else own
+        if named[0] <= own[0]:
+            return anchors, own
+        # the codes it names make the commits it would undo, when retrieved, point at it
+        return anchors + _why_anchor(f, retrieved, cfg), named
 
-    found = [
-        (
-            f,
-            _retrieval_anchors(f, retrieved, cfg, fixed_for(f)) + _why_anchor(f, retrieved, cfg),
-            resemblance(f),
-        )
-        for f in failures
-    ]
+    found = [(f, *resemblance(f)) for f in failures]
     best: dict[str, float] = {}
     for f, anchors, (amount, _) in found:
         if f.strict:  # a revert is never vouched for by the results (see `_decide`)
