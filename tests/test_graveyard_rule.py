@@ -451,10 +451,10 @@ def test_a_revert_does_not_take_a_triggering_commit_from_a_recorded_attempt():
 
 
 def test_codes_names_incident_ids_error_codes_and_constants_only():
-    assert codes("Why INC-2566? ERR_DB_POOL_EXHAUSTED, RECORD_TTL and res.send, HTTP 504") == {
+    assert codes("Why INC-2566? ERR_QUEUE_FULL, MAX_RETRIES and res.send, HTTP 504") == {
         "inc-2566",
-        "err_db_pool_exhausted",
-        "record_ttl",
+        "err_queue_full",
+        "max_retries",
     }
     assert codes("the lock-free read path in TTLCache.get") == frozenset()
 
