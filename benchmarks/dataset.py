@@ -44,8 +44,21 @@ __all__ = [
 
 QueryClass = Literal["causal", "behavioral", "symptom", "coupled", "exact", "change"]
 QUERY_CLASSES: tuple[str, ...] = ("causal", "behavioral", "symptom", "coupled", "exact", "change")
-SPLITS: tuple[str, ...] = ("dev", "heldout_v1", "heldout_v2", "heldout_v3", "heldout_v4")
-HELDOUT_SPLITS: tuple[str, ...] = ("heldout_v1", "heldout_v2", "heldout_v3", "heldout_v4")
+SPLITS: tuple[str, ...] = (
+    "dev",
+    "heldout_v1",
+    "heldout_v2",
+    "heldout_v3",
+    "heldout_v4",
+    "heldout_v5",
+)
+HELDOUT_SPLITS: tuple[str, ...] = (
+    "heldout_v1",
+    "heldout_v2",
+    "heldout_v3",
+    "heldout_v4",
+    "heldout_v5",
+)
 
 
 class Relevance(BaseModel):
@@ -2026,12 +2039,274 @@ _HELDOUT_V4: tuple[_Row, ...] = (
     ),
 )
 
+# --- held-out v5: written from the fixture's history (commit messages and diffs) and its recorded
+# failures before the warning rule that follows v4 was changed, to check that rule on text nobody
+# tuned on. Sixteen queries look for or re-attempt what a recorded failure tried, in every form an
+# agent asks: why-questions, behaviour questions, symptoms of the incident a fix closed, bare
+# incident ids, error codes and constants, co-change questions and intended changes. Fourteen are
+# other questions, lookups and changes on the files and symbols those failures changed, where a
+# warning is a false alarm. Wording is new (not taken from dev or v1-v4). Report it, never tune
+# on it --------------------------------------------------------------------------------------------
+
+TEST_RATE_LIMITER = "tests/backend/test_rate_limiter.py"
+
+_HELDOUT_V5: tuple[_Row, ...] = (
+    # causal
+    _q(
+        "v5-causal-01",
+        "causal",
+        "Why must all tries of one charge share a single deduplication key with the payment "
+        "provider?",
+        {C("inc2407_idempotency_retry"): 3, S(RETRY, "charge_with_retry"): 2},
+        (0, 16),
+    ),
+    _q(
+        "v5-causal-02",
+        "causal",
+        "What made the team put the concurrency ceiling back into the Go batch runner?",
+        {
+            C("worker_perf_revert"): 3,
+            C("worker_perf_unbounded"): 2,
+            S(RUNNER, "Runner.processBatch"): 2,
+            C("worker_inflight_comment"): 1,
+        },
+        (6,),
+    ),
+    _q(
+        "v5-causal-03",
+        "causal",
+        "Which incident is the reason only the largest percentage reduction applies to a basket?",
+        {C("inc2655_promo_stacking"): 3, S(RULES, "apply_promotions"): 2},
+        (8,),
+    ),
+    _q(
+        "v5-causal-04",
+        "causal",
+        "What prompted the finance export rows to carry each order's currency and its discount?",
+        {C("export_columns"): 3, S(CSV_PY, "order_row"): 2},
+    ),
+    _q(
+        "v5-causal-05",
+        "causal",
+        "Why are access tokens issued for fifteen minutes rather than a full hour?",
+        {C("access_ttl_15m"): 3, F(TOKENS): 2},
+    ),
+    # behavioral
+    _q(
+        "v5-behavioral-01",
+        "behavioral",
+        "When the card processor answers 409 Conflict, does the charge loop try again or stop?",
+        {
+            S(GATEWAY, "classify_response"): 3,
+            S(RETRY, "charge_with_retry"): 2,
+            C("inc2188_declined_fix"): 1,
+        },
+        (7,),
+    ),
+    _q(
+        "v5-behavioral-02",
+        "behavioral",
+        "Which leading characters make escape_cell put an apostrophe in front of a value?",
+        {S(CSV_PY, "escape_cell"): 3, C("inc2602_csv_injection"): 2, S(CSV_GO, "escapeCell"): 1},
+        (9, 17),
+    ),
+    _q(
+        "v5-behavioral-03",
+        "behavioral",
+        "How does TTLCache.stats work out the share of lookups that found a fresh entry?",
+        {S(CACHE, "TTLCache.stats"): 3, C("cache_stats"): 2},
+    ),
+    _q(
+        "v5-behavioral-04",
+        "behavioral",
+        "What does the gateway client do with a response body that is not valid JSON?",
+        {S(GATEWAY, "_parse_body"): 3, S(GATEWAY, "GatewayClient._post"): 1},
+    ),
+    _q(
+        "v5-behavioral-05",
+        "behavioral",
+        "What does start_session hand back to the client right after sign-in?",
+        {S(REFRESH, "start_session"): 3, C("refresh_tokens"): 2},
+    ),
+    # symptom
+    _q(
+        "v5-symptom-01",
+        "symptom",
+        "Finance found a few hundred orders paid for two times after the payment provider's "
+        "answers kept timing out for an hour",
+        {C("inc2407_idempotency_retry"): 3, S(RETRY, "charge_with_retry"): 2},
+        (0, 16),
+    ),
+    _q(
+        "v5-symptom-02",
+        "symptom",
+        "Paid orders got cancelled and their stock released because the nightly job could not "
+        "reach the gateway's status endpoint in time",
+        {
+            C("inc2710_reconcile_timeout"): 3,
+            S(RECONCILE, "classifyGatewayStatus"): 2,
+            S(RECONCILE, "Reconcile"): 1,
+        },
+        (12,),
+    ),
+    _q(
+        "v5-symptom-03",
+        "symptom",
+        "Android checkout refuses some baskets with ERR_TOTAL_MISMATCH, the total is one cent off",
+        {C("inc2333_mobile_cents"): 3, S(PARSER, "parseMoney"): 2},
+        (4,),
+    ),
+    _q(
+        "v5-symptom-04",
+        "symptom",
+        "A campaign code that was meant to end at midnight in Stockholm kept working for another "
+        "hour",
+        {
+            C("promo_expiry_tz"): 3,
+            S(RULES, "_as_shop_time"): 2,
+            S(RULES, "is_active"): 2,
+        },
+    ),
+    _q(
+        "v5-symptom-05",
+        "symptom",
+        "Clients throttled at login receive a 429 with no hint about when they may come back",
+        {
+            C("rate_limit_headers"): 3,
+            S(LIMITER, "RateLimiter.retry_after"): 2,
+            S(MIDDLEWARE, "rate_limit_middleware"): 1,
+        },
+    ),
+    # coupled
+    _q(
+        "v5-coupled-01",
+        "coupled",
+        "Removing the currency field from OrderDTO in web/src/api/orders.ts: which other files "
+        "carried that field together with it?",
+        {S(WEB_ORDERS, "OrderDTO"): 3, F(SCHEMAS): 2, F(MOBILE_MODELS): 2},
+        (5,),
+        (SCHEMAS, MOBILE_MODELS),
+    ),
+    _q(
+        "v5-coupled-02",
+        "coupled",
+        "If RateLimiter.allow went back to one fixed counter per minute, which tests and callers "
+        "get edited with it?",
+        {S(LIMITER, "RateLimiter.allow"): 3, F(TEST_RATE_LIMITER): 2, F(MIDDLEWARE): 2},
+        (3,),
+        (TEST_RATE_LIMITER, MIDDLEWARE),
+    ),
+    _q(
+        "v5-coupled-03",
+        "coupled",
+        "Adding a new kind of job to worker/internal/jobs/runner.go: what else tends to be "
+        "edited by the commits that touch it?",
+        {S(RUNNER, "Runner.handle"): 3, F(WORKER_MAIN): 2, F(RUNNER_TEST): 2},
+        (),
+        (WORKER_MAIN, RUNNER_TEST),
+    ),
+    _q(
+        "v5-coupled-04",
+        "coupled",
+        "Storing one more attribute per idempotency record in backend/payments/idempotency.py: "
+        "which migration and tests come along?",
+        {F(MIGRATION_IDEMPOTENCY): 3, F(TEST_IDEMPOTENCY): 2, S(IDEMPOTENCY, "_Record"): 2},
+        (),
+        (MIGRATION_IDEMPOTENCY, TEST_IDEMPOTENCY),
+    ),
+    _q(
+        "v5-coupled-05",
+        "coupled",
+        "A sign-out-everywhere button calling endSession in web/src/auth/session.ts: which "
+        "backend files have changed alongside that module?",
+        {S(SESSION, "endSession"): 3, F(TOKENS): 2, F(REFRESH): 2},
+        (),
+        (TOKENS, REFRESH),
+    ),
+    # exact
+    _q(
+        "v5-exact-01",
+        "exact",
+        "MaxInFlight",
+        {
+            S(RUNNER, "Runner.processBatch"): 3,
+            C("worker_inflight_comment"): 2,
+            S(RUNNER, "Runner"): 2,
+        },
+        (6,),
+    ),
+    _q(
+        "v5-exact-02",
+        "exact",
+        "INC-2744",
+        {C("inc2744_refresh_reuse"): 3, S(REFRESH, "rotate_refresh_token"): 2},
+        (11,),
+    ),
+    _q(
+        "v5-exact-03",
+        "exact",
+        "FORMULA_PREFIXES",
+        {S(CSV_PY, "escape_cell"): 3, C("inc2602_csv_injection"): 2, F(CSV_PY): 1},
+        (9, 17),
+    ),
+    _q(
+        "v5-exact-04",
+        "exact",
+        "order_row",
+        {S(CSV_PY, "order_row"): 3, S(CSV_PY, "export_orders_csv"): 1},
+    ),
+    _q(
+        "v5-exact-05",
+        "exact",
+        "GatewayClient.refund",
+        {S(GATEWAY, "GatewayClient.refund"): 3, C("refunds_partial"): 1},
+    ),
+    # change: re-attempts of a recorded failure, and other edits of the same code
+    _q(
+        "v5-change-01",
+        "change",
+        "Stop honouring the sixty seconds of leeway on token expiry: a token past its exp claim "
+        "must be refused",
+        {S(TOKENS, "validate_token"): 3, C("inc2291_clock_skew"): 2},
+        (1,),
+    ),
+    _q(
+        "v5-change-02",
+        "change",
+        "Keep idempotency records for a single day only, the keys table has grown too large",
+        {F(IDEMPOTENCY): 3, C("inc2472_idempotency_ttl"): 2},
+        (10,),
+        file_filter="backend/**",
+    ),
+    _q(
+        "v5-change-03",
+        "change",
+        "Cut the storefront's refresh calls by letting the session run closer to its expiry "
+        "before renewing",
+        {S(SESSION, "shouldRefresh"): 3, C("inc2390_web_refresh_margin"): 2},
+        (15,),
+    ),
+    _q(
+        "v5-change-04",
+        "change",
+        "Log the gateway's request id whenever classify_response sees a 5xx answer",
+        {S(GATEWAY, "classify_response"): 3, S(GATEWAY, "GatewayClient._post"): 1},
+    ),
+    _q(
+        "v5-change-05",
+        "change",
+        "Let TTLCache.invalidate drop every key that starts with a given prefix",
+        {S(CACHE, "TTLCache.invalidate"): 3, S(CACHE, "TTLCache.clear"): 1},
+    ),
+)
+
 _ROWS: Mapping[str, tuple[_Row, ...]] = {
     "dev": _DEV,
     "heldout_v1": _HELDOUT_V1,
     "heldout_v2": _HELDOUT_V2,
     "heldout_v3": _HELDOUT_V3,
     "heldout_v4": _HELDOUT_V4,
+    "heldout_v5": _HELDOUT_V5,
 }
 
 

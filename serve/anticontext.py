@@ -38,6 +38,7 @@ from ..store.config import GraveyardConfig
 from ..store.ids import MODULE_SYMBOL
 from ..store.journal import Journal
 from ..store.tokenizer import tokenize
+from ..store.vocabulary import LOAD_BEARING
 from .graveyard import (
     REVERT,
     FailureView,
@@ -101,6 +102,9 @@ class AntiContext:
             known = _Known([], {}, [])
             for f in self._journal_failures():
                 changed = "\n".join(changed_lines(f.diff))
+                touched = touched_lines(f.diff)
+                why = _rationale(index, f.targets, touched)
+                why_text = _why_text(index, why)
                 text = "\n".join(
                     x
                     for x in (f.notes or "", _what_failed(f, changed), changed, f.command or "")
@@ -113,9 +117,11 @@ class AntiContext:
                         text_terms=Counter(tokenize(text)),
                         vector=embed(text),
                         identifiers=identifiers(changed),
-                        touched=touched_lines(f.diff),
+                        touched=touched,
                         location=frozenset(tokenize(_place(f.targets))),
                         place=embed(_place(f.targets)),
+                        why=frozenset(sha[:10] for sha in why),
+                        why_terms=frozenset(tokenize(why_text)),
                     )
                 )
                 known.details[f.id] = warning_from_failure(f)
@@ -263,6 +269,37 @@ def _what_failed(f: FailedAttempt, changed: str) -> str:
     said = "\n".join((*sig.errors, *sig.failing, changed))
     codes = [c for c in sig.codes if c in said]
     return "\n".join((*sig.errors, *sig.failing, *sig.exceptions, *codes))
+
+
+def _rationale(index: ServeIndex, targets: Sequence[Target], touched: Collection[str]) -> list[str]:
+    """The commits that put in the lines an attempt changed in its files, most lines first:
+    what the attempt would undo, and why those lines are there. Fixes (load-bearing commits)
+    when any of them did; otherwise the commit that put in the most of those lines."""
+    if not touched:
+        return []
+    count: Counter[str] = Counter()
+    for path in dict.fromkeys(p for p, _ in targets):
+        for t in index.touches_by_path.get(path, []):
+            plus = {ln[1:].strip() for ln in changed_lines(t["excerpt"] or "") if ln[0] == "+"}
+            n = len(plus & set(touched))
+            if n:
+                count[t["sha"]] += n
+    if not count:
+        return []
+    ranked = [sha for sha, _ in count.most_common()]
+    fixes = [sha for sha in ranked if index.commits.get(sha, {}).get("intent") in LOAD_BEARING]
+    return fixes or ranked[:1]
+
+
+def _why_text(index: ServeIndex, shas: Sequence[str]) -> str:
+    """What the commits an attempt would undo say: their subjects and bodies."""
+    messages = _messages(index, set(shas))
+    return "\n".join(
+        x
+        for sha in shas
+        for x in (index.commits[sha]["subject"], _body(messages.get(sha), 2_000))
+        if x
+    )
 
 
 def _place(targets: Sequence[Target]) -> str:

@@ -30,6 +30,14 @@ functions that most resembles the query (ties included); the other attempts on t
 an anchor of their own, so one fix that touched several functions does not raise every attempt ever
 made on them.
 
+A recorded attempt also knows the commits whose lines it changed (`why`: the fixes among them,
+else the commit that put in most of those lines), what retrying it would undo. A search that names
+incident ids, error codes or constants (`INC-2566`, `ERR_TOKEN_REUSED`: see `codes`) that the
+attempt's record or those commits' messages all name has full evidence (such names are specific,
+where common words are not), and then such a commit in the top `context_top` results anchors the
+attempt (`context_weight`) as a code hit would. Questions and lookups rarely share the words of a failure's
+notes, but they do name the incident or the error the fix was about.
+
 The score is structural + textual, where
 
 - structural is the strongest anchor of the failure to the code at hand:
@@ -105,6 +113,15 @@ def identifiers(text: str) -> frozenset[str]:
     return frozenset(out)
 
 
+_CODE = re.compile(r"(?<![\w-])[A-Z][A-Z0-9]*(?:[-_][A-Z0-9]+)+(?![\w-])")
+
+
+def codes(text: str) -> frozenset[str]:
+    """The incident and ticket ids, error codes and constants `text` names, lowercased:
+    upper-case names joined by `-` or `_` (`INC-2566`, `ERR_TOKEN_REUSED`, `RECORD_TTL`)."""
+    return frozenset(m.group().lower() for m in _CODE.finditer(text))
+
+
 def symbol_names(targets: Iterable[Target]) -> frozenset[str]:
     """The names a target's symbols go by: `Class.method` -> `class.method`, `method`."""
     out: set[str] = set()
@@ -132,6 +149,9 @@ class FailureView:
     touched: frozenset[str] = frozenset()  # the lines it changed (see `touched_lines`)
     location: frozenset[str] = frozenset()  # the terms of its files' paths and symbols' names
     place: np.ndarray | None = None  # the vector of those names
+    # the commits whose lines it changed (sha[:10]): what retrying it would undo, and why
+    why: frozenset[str] = frozenset()
+    why_terms: Collection[str] = field(default_factory=frozenset)  # their messages' terms
 
     @property
     def strict(self) -> bool:
@@ -162,6 +182,7 @@ class Intent:
     vector: np.ndarray | None = None
     identifiers: frozenset[str] = frozenset()
     words: frozenset[str] = frozenset()  # every lowercased word-like token, to spot symbol names
+    codes: frozenset[str] = frozenset()  # incident ids, error codes, constants (`codes`)
 
     @classmethod
     def of(cls, text: str | None, terms: Sequence[str], vector: np.ndarray | None) -> Intent:
@@ -171,7 +192,7 @@ class Intent:
             for m in _IDENT.finditer(text)
             for w in (m.group().lower(), *re.split(r"\.|::|->", m.group().lower()))
         )
-        return cls(terms, vector, identifiers(text), words)
+        return cls(terms, vector, identifiers(text), words, codes(text))
 
     def __bool__(self) -> bool:
         return bool(self.terms) or self.vector is not None
@@ -352,6 +373,36 @@ def _retrieval_anchors(
     return anchors
 
 
+def _why_anchor(
+    failure: FailureView, retrieved: Sequence[RetrievedItem], cfg: GraveyardConfig
+) -> list[_Anchor]:
+    """A commit in the top `context_top` that put in lines the attempt changed: the query
+    found what the attempt would undo."""
+    for c in sorted(retrieved, key=lambda r: r.rank):
+        if c.rank > cfg.context_top:
+            break
+        if c.kind == "commit" and c.id and c.id in failure.why:
+            return [
+                _Anchor(
+                    cfg.context_weight,
+                    f"{c.intent or 'commit'} commit {c.id} (rank {c.rank}) put in lines it changed",
+                )
+            ]
+    return []
+
+
+def _named_codes(intent: Intent, failure: FailureView) -> tuple[float, list[str]]:
+    """Full evidence when the query names incident ids, error codes or constants
+    (`INC-2566`, `ERR_TOKEN_REUSED`) and the attempt's record or the messages of the commits it
+    would undo name every one of them: such names are specific, unlike common words."""
+    if failure.strict or not intent.codes:
+        return 0.0, []
+    known = (failure.text_terms, failure.identifiers, failure.why_terms)
+    if not all(any(c in k for k in known) for c in intent.codes):
+        return 0.0, []
+    return 1.0, [f"names {', '.join(sorted(intent.codes)[:3])}, as its record or the fix it undoes"]
+
+
 def _decide(
     failure: FailureView,
     anchors: list[tuple[float, str]],
@@ -415,14 +466,16 @@ def match_search(
         terms = [t for t in intent.terms if t not in f.location]
         return lambda c: _coverage(terms, idf, c.about)
 
-    found = [
-        (
-            f,
-            _retrieval_anchors(f, retrieved, cfg, fixed_for(f)),
-            evidence(intent, idf, f, cfg, located=True),
-        )
-        for f in failures
-    ]
+    def resemblance(f: FailureView) -> tuple[list[_Anchor], tuple[float, list[str]]]:
+        anchors = _retrieval_anchors(f, retrieved, cfg, fixed_for(f))
+        own = evidence(intent, idf, f, cfg, located=True)
+        named = _named_codes(intent, f)
+        if named[0] <= own[0]:
+            return anchors, own
+        # the codes it names make the commits it would undo, when retrieved, point at it
+        return anchors + _why_anchor(f, retrieved, cfg), named
+
+    found = [(f, *resemblance(f)) for f in failures]
     best: dict[str, float] = {}
     for f, anchors, (amount, _) in found:
         if f.strict:  # a revert is never vouched for by the results (see `_decide`)

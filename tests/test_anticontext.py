@@ -208,3 +208,50 @@ def test_perplexity_check_flags_an_adversarial_suffix(git_repo) -> None:
     )
     assert plain.firewall == []
     assert "<firewall_notes>" in render_preflight(flagged)
+
+
+LIMITER = '''"""Rate limiting."""
+
+
+def allowed(count, previous, limit, overlap):
+    """Whether one more request fits."""
+    estimate = count + previous * overlap
+    if estimate + 1 > limit:
+        return False
+    return True
+
+
+def client_key(ip, user):
+    return f"user:{user}" if user else f"ip:{ip}"
+'''
+
+
+def test_an_incident_id_the_undone_fix_names_raises_the_attempt_in_a_search(git_repo) -> None:
+    """The attempt's record never names the incident; the fix whose line it takes back out does,
+    so a search for the incident id finds that fix and warns about the attempt."""
+    git_repo.commit(
+        "feat: rate limiter",
+        {"limiter.py": LIMITER.replace("if estimate + 1 > limit:", "if count + 1 > limit:")},
+    )
+    git_repo.commit(
+        "fix(api): count the previous window too (INC-4711)\n\nBursts at the window edge passed.",
+        {"limiter.py": LIMITER},
+    )
+    git_repo.write(".gitignore", ".strata/\n__pycache__/\n")
+    git_repo.commit("chore: ignore index")
+    with Strata(git_repo.path) as s:
+        s.index(jobs=1)
+        rec = s.record_failure(
+            "limiter.py",
+            "-    if estimate + 1 > limit:\n+    if count + 1 > limit:\n",
+            "E   assert 20 == 0\nFAILED test_limiter.py::test_burst_is_limited",
+            notes="simpler check of the current count",
+            symbol_name="allowed",
+        )
+        found = s.search("INC-4711", top_k=5)
+        other = s.search("INC-4712", top_k=5)
+    assert [w.failure_id for w in found.warnings] == [rec.failure_id]
+    assert any("INC-4711".lower() in r for r in found.warnings[0].reasons)
+    # an id nobody named is no evidence (in this two-commit history the fix still comes first
+    # for any query, and what it was about vouches for the attempt as before)
+    assert not any("inc-4712" in r for w in other.warnings for r in w.reasons)

@@ -31,13 +31,14 @@ def _windows(text: str) -> set[str]:
 
 
 def test_split_sizes() -> None:
-    assert SPLITS == ("dev", "heldout_v1", "heldout_v2", "heldout_v3", "heldout_v4")
-    assert HELDOUT_SPLITS == ("heldout_v1", "heldout_v2", "heldout_v3", "heldout_v4")
+    assert SPLITS == ("dev", "heldout_v1", "heldout_v2", "heldout_v3", "heldout_v4", "heldout_v5")
+    assert HELDOUT_SPLITS == ("heldout_v1", "heldout_v2", "heldout_v3", "heldout_v4", "heldout_v5")
     assert len(queries("dev")) == 64
     assert len(queries("heldout_v1")) == 35
     assert len(queries("heldout_v2")) == 38
     assert len(queries("heldout_v3")) == 30
     assert len(queries("heldout_v4")) == 30
+    assert len(queries("heldout_v5")) == 30
 
 
 @pytest.mark.parametrize("split", SPLITS)
@@ -56,6 +57,7 @@ def test_ids_are_unique_and_prefixed_by_split() -> None:
         "heldout_v2": "v2-",
         "heldout_v3": "v3-",
         "heldout_v4": "v4-",
+        "heldout_v5": "v5-",
     }
     for split in SPLITS:
         for q in queries(split):
@@ -160,9 +162,9 @@ def test_no_test_file_contains_held_out_query_text() -> None:
     assert offenders == []
 
 
-@pytest.mark.parametrize("split", ["heldout_v3", "heldout_v4"])
+@pytest.mark.parametrize("split", ["heldout_v3", "heldout_v4", "heldout_v5"])
 def test_warning_splits_balance_expected_warnings_with_same_file_controls(split: str) -> None:
-    """v3 and v4 measure whether a warning fits the change: about half their queries expect a
+    """v3, v4 and v5 measure whether a warning fits the change: about half their queries expect a
     recorded failure, and most of the others point at a file some failure changed, where none is
     due."""
     records = failure_records()

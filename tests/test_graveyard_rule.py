@@ -11,6 +11,7 @@ from gitstrata.serve.graveyard import (
     FailureView,
     Intent,
     RetrievedItem,
+    codes,
     identifiers,
     match_preflight,
     match_search,
@@ -444,3 +445,36 @@ def test_a_revert_does_not_take_a_triggering_commit_from_a_recorded_attempt():
     fix = commit(1, 1.0, "revert", RETRY)
     got = match_search(["idempotency", "key", "retry"], None, idf, [fix], [recorded, reverted], CFG)
     assert 28 in ids(got)
+
+
+# ---------------------------------------------------------------- what the attempt would undo
+
+
+def test_codes_names_incident_ids_error_codes_and_constants_only():
+    assert codes("Why INC-2566? ERR_QUEUE_FULL, MAX_RETRIES and res.send, HTTP 504") == {
+        "inc-2566",
+        "err_queue_full",
+        "max_retries",
+    }
+    assert codes("the lock-free read path in TTLCache.get") == frozenset()
+
+
+def test_a_search_naming_a_code_the_undone_fix_names_warns_when_that_fix_is_retrieved():
+    # the attempt's record never names the incident; the fix whose lines it changed does
+    f = FailureView(
+        40, (RETRY,), Counter(["semaphore"]), why=frozenset({"399d55665b"}), why_terms={"inc-2566"}
+    )
+    query = Intent(["inc-2566", "inc", "2566"], None, codes=frozenset({"inc-2566"}))
+    # the fix at rank 3 anchors it (no trigger: rank 3, low score), the id is the evidence
+    found = [commit(3, 0.5, "revert", GATEWAY)]
+    [w] = match_search(query, None, idf, found, [f], CFG)
+    assert w.evidence == 1.0 and "put in lines it changed" in w.reasons[0]
+    # below the top 3 the fix is no anchor; an id nobody names is no evidence
+    assert match_search(query, None, idf, [commit(4, 0.5, "revert", GATEWAY)], [f], CFG) == []
+    other = Intent(["inc-2655"], None, codes=frozenset({"inc-2655"}))
+    assert match_search(other, None, idf, found, [f], CFG) == []
+    # a reverted commit mined from git is held to its own text
+    revert = FailureView(
+        41, (RETRY,), source="revert", why=frozenset({"399d55665b"}), why_terms={"inc-2566"}
+    )
+    assert match_search(query, None, idf, found, [revert], CFG) == []
