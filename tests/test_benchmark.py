@@ -52,7 +52,9 @@ def test_rewriting_results_keeps_the_separately_measured_sections(bench, tmp_pat
         "date": "2026-01-01",
         "fixture": {"head": bench.info.head, "commits": bench.info.commit_count},
         "index": bench_run._index_size(bench),
-        "splits": {"dev": {"configs": {c: bench_run.evaluate(bench, "dev", c) for c in ("full",)}}},
+        "splits": {
+            "dev": {"configs": {c: bench_run.evaluate(bench, "dev", c) for c in bench_run.CONFIGS}}
+        },
         "ablations": {},
     }
     path = tmp_path / "RESULTS.md"
