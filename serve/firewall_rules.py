@@ -9,6 +9,7 @@ checks every payload class against its rule.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
@@ -20,11 +21,17 @@ class Rule:
 
     name: str
     why: str
-    pattern: re.Pattern[str]
+    source: str
     triggers: tuple[str, ...]
     reach: int = 40
     extend: bool = False  # redact to the end of the sentence: the rest is the attacker's too
     negatable: bool = False  # "never force push to main" is advice, not an order
+
+    @functools.cached_property
+    def pattern(self) -> re.Pattern[str]:
+        # compiled on the first text holding a trigger: compiling every rule costs a one-shot
+        # process tens of milliseconds, and most texts hold no trigger of most rules
+        return re.compile(self.source, re.IGNORECASE | re.MULTILINE)
 
 
 def _rule(
@@ -37,8 +44,7 @@ def _rule(
     negatable: bool = False,
 ) -> Rule:
     body = "|".join(f"(?:{a})" for a in alternatives)
-    pattern = re.compile(body, re.IGNORECASE | re.MULTILINE)
-    return Rule(name, why, pattern, triggers, reach, extend, negatable)
+    return Rule(name, why, body, triggers, reach, extend, negatable)
 
 
 _DET = r"(?:(?:the|all|any|every|each|your|my|our|these|those|of|its)\s+){0,3}"

@@ -10,7 +10,8 @@ SCHEMA_VERSION = 1
 
 
 class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    # built on first use: a one-shot process needs the schemas of one response, not all
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
 
 class Evidence(_Model):
