@@ -19,7 +19,7 @@ import threading
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from functools import cached_property
+from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -31,12 +31,23 @@ from ..store.errors import IndexCorrupt
 from ..store.generations import Generation, Store
 
 
-def iso_date(ts: Any) -> str:
+def _iso_date(ts: Any) -> str:
     if ts is None:
         return ""
     if isinstance(ts, datetime):
         return ts.astimezone(UTC).strftime("%Y-%m-%d")
     return datetime.fromtimestamp(int(ts), UTC).strftime("%Y-%m-%d")
+
+
+# a preflight dates a few dozen commits, the same ones on every call: strftime is most of it
+_iso_date_cached = lru_cache(maxsize=65536)(_iso_date)
+
+
+def iso_date(ts: Any) -> str:
+    try:
+        return _iso_date_cached(ts)
+    except TypeError:  # unhashable
+        return _iso_date(ts)
 
 
 @dataclass(frozen=True, slots=True)
@@ -252,6 +263,7 @@ class ServeIndex:
         self.gen = gen
         self.name = gen.name
         self.manifest = gen.manifest
+        self._reasons: dict[tuple[str, int], str] = {}
 
     @classmethod
     def open(cls, store_root: Path) -> ServeIndex:
@@ -329,7 +341,11 @@ class ServeIndex:
 
     def reason(self, sha: str, limit: int = 200) -> str:
         """Why the commit was made, from its body (see `commit_reason`); "" when it has none."""
-        return commit_reason(self.messages.get(sha), limit)
+        key = (sha, limit)
+        got = self._reasons.get(key)
+        if got is None:  # a generation's messages never change; a request asks for the same few
+            got = self._reasons[key] = commit_reason(self.messages.get(sha), limit)
+        return got
 
     @cached_property
     def _touches(self) -> pa.Table | None:
