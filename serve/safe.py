@@ -27,6 +27,15 @@ def _scrub(value):
         return clean(value)
     if kind in _SCALARS:
         return value
+    if kind is list:  # most lists hold strings or models: no recursion for the strings
+        for i, v in enumerate(value):
+            k = type(v)
+            if k in _SCALARS:
+                continue
+            c = clean(v) if k is str else _scrub(v)
+            if c is not v:
+                value[i] = c
+        return value
     if isinstance(value, str):
         return clean(value)
     if isinstance(value, BaseModel):
@@ -51,9 +60,13 @@ def scrub_model(model: M) -> M:
     names = _FIELDS.get(cls)
     if names is None:  # pydantic's class-level `model_fields` is a property: read it once
         names = _FIELDS[cls] = tuple(cls.model_fields)
+    fields = model.__dict__  # where pydantic keeps the values: no descriptor per read
     for name in names:
-        value = getattr(model, name)
-        cleaned = _scrub(value)
+        value = fields[name]
+        kind = type(value)
+        if kind in _SCALARS:
+            continue
+        cleaned = clean(value) if kind is str else _scrub(value)
         if cleaned is not value and cleaned != value:
             object.__setattr__(model, name, cleaned)
     return model
