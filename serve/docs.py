@@ -64,6 +64,7 @@ class DocTable:
         self.commit_code = self.kind.code("commit")
         self.symbol_code = self.kind.code("symbol")
 
+    @lru_cache(maxsize=16384)  # noqa: B019 (one DocTable per generation, dropped on reload)
     def title(self, row: int) -> str:
         return self._titles[row].as_py()
 
@@ -115,19 +116,27 @@ class DocTable:
         t = self.gen.table("documents", columns=["title", "body", "paths", "doc_id"])
         return t.column("title"), t.column("body"), t.column("paths"), t.column("doc_id")
 
+    # reading one value of a chunked Arrow column costs microseconds, and every query reads the
+    # same hot documents again: the values are cached (one DocTable per generation)
+    @lru_cache(maxsize=16384)  # noqa: B019 (one DocTable per generation, dropped on reload)
     def doc_id(self, row: int) -> str:
         return self._texts[3][row].as_py()
 
+    @lru_cache(maxsize=4096)  # noqa: B019 (bodies are up to a few kB: fewer of them)
     def text(self, row: int, limit: int = 4000) -> str:
         title, body, _, _ = self._texts
         return f"{title[row].as_py()}\n{(body[row].as_py() or '')[:limit]}"
 
-    def paths_of(self, row: int) -> list[str]:
-        """Files a document concerns: its own path, or a commit's touched files."""
+    @lru_cache(maxsize=16384)  # noqa: B019 (one DocTable per generation, dropped on reload)
+    def _paths(self, row: int) -> tuple[str, ...]:
         _, _, paths, _ = self._texts
         got = paths[row].as_py() or []
         p = self.path[row]
-        return got if got else ([p] if p else [])
+        return tuple(got) if got else ((p,) if p else ())
+
+    def paths_of(self, row: int) -> list[str]:
+        """Files a document concerns: its own path, or a commit's touched files."""
+        return list(self._paths(row))
 
     @lru_cache(maxsize=8192)  # noqa: B019 (one DocTable per generation, dropped on reload)
     def terms(self, row: int) -> tuple[frozenset[tuple[str, str]], frozenset[str], frozenset[str]]:

@@ -140,6 +140,7 @@ class Searcher:
         self.index = index
         self.docs = DocTable(gen)
         self._embedded: dict[str, np.ndarray] = {}
+        self._why_keys: dict[str, tuple[list[str], dict[str, tuple[bool, float]]]] = {}
         self.t_now = float(self.docs.time.max()) if self.docs.n else 0.0
 
     @cached_property
@@ -285,10 +286,13 @@ class Searcher:
         default = self._file_default.get(key)
         if default is None:
             return None
+        others = scored.get(key)
+        if not others:  # most activated files have no scored document yet
+            return default
         # the file's best-scoring document so far, else its first symbol (module remainder last);
         # scores are positive, so no unscored document beats `default`
         return max(
-            [default, *scored.get(key, ())],
+            [default, *others],
             key=lambda r: (scores.get(r, 0.0), self.docs.qualname[r] != "<module>", -r),
         )
 
@@ -494,12 +498,14 @@ class Searcher:
                 cfg.recency_alpha,
                 cfg.recency_half_life_days,
             )
+            ev = run.ev
             for r, m in zip(rows_arr.tolist(), mult.tolist(), strict=True):
                 fused[r] *= m
-                run.ev(r).recency = m
+                ev(r).recency = m
         ranked = rank_by(fused)
+        ev = run.ev
         for r in ranked:
-            run.ev(r).rrf = fused[r]
+            ev(r).rrf = fused[r]
         run.final_score = dict(fused)
         return fused, ranked
 
@@ -633,17 +639,29 @@ class Searcher:
             hit.why = self._why(self.docs.symbol_id[row], candidate_shas, cfg.attach_commits)
         return hit
 
+    def _symbol_commits(self, symbol_id: str) -> tuple[list[str], dict[str, tuple[bool, float]]]:
+        """The commits touching a symbol (first-seen order) with their sort key after the
+        query's own part: (not load-bearing, -time). The same for every query of a generation,
+        so it is kept (a hot symbol has hundreds of touches)."""
+        got = self._why_keys.get(symbol_id)
+        if got is None:
+            seen: dict[str, dict] = {}
+            for t in self.index.touches_by_symbol.get(symbol_id, []):
+                seen.setdefault(t["sha"], t)
+            commits = self.index.commits
+            keys = {
+                sha: (
+                    commits.get(sha, {}).get("intent") not in LOAD_BEARING,
+                    -t["commit_time"].timestamp(),
+                )
+                for sha, t in seen.items()
+            }
+            got = self._why_keys[symbol_id] = (list(seen), keys)
+        return got
+
     def _why(self, symbol_id: str, candidate_shas: set[str], limit: int) -> list[CommitRef]:
-        touches = self.index.touches_by_symbol.get(symbol_id, [])
-        seen: dict[str, dict] = {}
-        for t in touches:
-            seen.setdefault(t["sha"], t)
-
-        def prio(sha: str) -> tuple:
-            c = self.index.commits.get(sha, {})
-            return (sha not in candidate_shas, c.get("intent") not in LOAD_BEARING)
-
-        order = sorted(seen, key=lambda s: (*prio(s), -seen[s]["commit_time"].timestamp()))
+        shas, newest_first = self._symbol_commits(symbol_id)
+        order = sorted(shas, key=lambda s: (s not in candidate_shas, *newest_first[s]))
         out = []
         for sha in order[:limit]:
             c = self.index.commits.get(sha)
