@@ -227,12 +227,14 @@ def _history(
             removed=0,
         )
         lines: list[str] = []
+        added = removed = 0  # summed here: each assignment to a model field costs a hook call
         for t in rows:
-            entry.added += t["added"] or 0
-            entry.removed += t["removed"] or 0
-            entry.files += 1
+            added += t["added"] or 0
+            removed += t["removed"] or 0
             if t["excerpt"] and len(lines) < 32:
                 lines.extend(_excerpt_lines(t["excerpt"]))
+        entry.added, entry.removed = added, removed
+        entry.files += len(rows)
         # changed code tells more than reworded comments: it goes first, in diff order
         lines.sort(key=_is_comment)
         entry.excerpt = lines[:8]
