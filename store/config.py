@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
@@ -19,7 +19,15 @@ from .vocabulary import INTENTS, LOAD_BEARING, Intent
 
 
 class Section(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    # a section's validator is built when a config file is validated, not on import: a served
+    # request reads the defaults (`Config.load` without a file), which need no validation
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
+
+    @classmethod
+    def defaults(cls) -> Self:
+        """The section with every default, built without validation (the defaults are valid
+        and of their declared types; `tests/test_config_defaults.py` keeps them so)."""
+        return cls.model_construct()
 
     def fingerprint_payload(self) -> dict[str, Any]:
         return self.model_dump(mode="json")
@@ -231,15 +239,15 @@ class RetrievalConfig(Section):
 
 
 class Config(Section):
-    index: IndexConfig = IndexConfig()
-    chunk: ChunkConfig = ChunkConfig()
-    embedding: EmbeddingConfig = EmbeddingConfig()
-    retrieval: RetrievalConfig = RetrievalConfig()
+    index: IndexConfig = Field(default_factory=IndexConfig.defaults)
+    chunk: ChunkConfig = Field(default_factory=ChunkConfig.defaults)
+    embedding: EmbeddingConfig = Field(default_factory=EmbeddingConfig.defaults)
+    retrieval: RetrievalConfig = Field(default_factory=RetrievalConfig.defaults)
     # section: config-fields
-    graveyard: GraveyardConfig = GraveyardConfig()
-    firewall: FirewallConfig = FirewallConfig()
-    history: HistoryConfig = HistoryConfig()
-    graph: GraphConfig = GraphConfig()
+    graveyard: GraveyardConfig = Field(default_factory=GraveyardConfig.defaults)
+    firewall: FirewallConfig = Field(default_factory=FirewallConfig.defaults)
+    history: HistoryConfig = Field(default_factory=HistoryConfig.defaults)
+    graph: GraphConfig = Field(default_factory=GraphConfig.defaults)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any], *, source: str = "config") -> Config:
@@ -256,10 +264,10 @@ class Config(Section):
     @classmethod
     def load(cls, strata_dir: Path | None) -> Config:
         if strata_dir is None:
-            return cls()
+            return cls.defaults()
         path = Path(strata_dir) / "config.json"
         if not path.exists():
-            return cls()
+            return cls.defaults()
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
         except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
