@@ -6,8 +6,9 @@ sublinear TF-IDF, L2-normalised rows; a randomized truncated SVD (fixed seed) ke
 components ordered by singular value. By Eckart-Young every prefix of the embedding is then the
 best approximation of its rank, which is what makes the Matryoshka truncation sound. Components
 are sign-fixed (largest entry positive), so the same corpus gives the same vectors. A corpus of
-rank below `full_dim` is zero-padded. The state is four `.npy` arrays; `components.npy` is
-memory-mapped on load, so a query reads only the rows of its own features.
+rank below `full_dim` is zero-padded. The state is four `.npy` arrays; `components.npy` (float16,
+rounded at fit time so fit and reload agree) is memory-mapped on load, so a query reads only the
+rows of its own features.
 """
 
 from __future__ import annotations
@@ -300,6 +301,8 @@ class HashingLSA:
                 self.power_iters,
                 self.seed,
             )
+        # stored as float16 (`save`): round now so the fit's own vectors are those a reload gives
+        self.components = self.components.astype(np.float16).astype(np.float32)
 
     def transform(self, texts: Sequence[str]) -> np.ndarray:
         return self._transform_raw(self._raw(texts))
@@ -317,11 +320,15 @@ class HashingLSA:
             v /= np.float32(np.sqrt(np.dot(v, v)))
             return (v @ self.components[c])[None, :].astype(np.float32)
         indptr, indices, data = self._csr(raw)
-        return _spmm(indptr, indices, data, self.components)
+        return _spmm(indptr, indices, data, np.asarray(self.components, dtype=np.float32))
 
     def save(self, directory: Path) -> None:
-        for name in ("features", "idf", "components", "singular_values"):
+        for name in ("features", "idf", "singular_values"):
             np.save(directory / f"{name}.npy", getattr(self, name), allow_pickle=False)
+        # float16 halves the largest file of the index; the rounding is below the LSA's own noise
+        np.save(
+            directory / "components.npy", self.components.astype(np.float16), allow_pickle=False
+        )
 
     @classmethod
     def load(cls, directory: Path, meta: dict) -> HashingLSA:
