@@ -21,7 +21,9 @@ import pyarrow.parquet as pq
 
 from ..stages.documents import build_documents, docmeta
 from ..stages.embed import embed_documents
+from ..stages.firewall_lm import corpus as firewall_corpus
 from ..stages.firewall_lm import train as train_firewall_lm
+from ..stages.firewall_lm import update as update_firewall_lm
 from ..stages.quantize import quantize
 from ..store import fulltext
 from ..store.attempts import changed_lines, load_failures, target_label
@@ -207,17 +209,49 @@ QUANTIZE = Stage(
 )
 
 
-def run_firewall(ctx: StageContext) -> StageResult:
-    arrays, meta = train_firewall_lm(
-        ctx.input("symbols"), ctx.input("commits"), ctx.config.firewall
+def _refresh_firewall(
+    ctx: StageContext, symbols: pa.Table, commits: pa.Table
+) -> tuple[dict[str, np.ndarray], dict[str, Any]] | None:
+    """The previous model updated with the texts that changed, or None to train anew."""
+    prev_dir = ctx.previous_path("firewall_lm")
+    gen = ctx.previous_generation
+    if prev_dir is None or gen is None or not prev_dir.is_dir():
+        return None
+    try:
+        meta = json.loads((prev_dir / "meta.json").read_text(encoding="utf-8"))
+        arrays = {n: np.load(prev_dir / f"{n}.npy", allow_pickle=False) for n in _LM_ARRAYS}
+        old = firewall_corpus(
+            gen.table("symbols", columns=["code"]), gen.table("commits", columns=["message"])
+        )
+    except (OSError, ValueError, KeyError, IndexCorrupt, pa.ArrowInvalid):
+        return None  # a model is always trained again rather than updated from a bad one
+    return update_firewall_lm(
+        arrays, meta, old, firewall_corpus(symbols, commits), ctx.config.firewall
     )
+
+
+_LM_ARRAYS = ("tri", "bi", "uni")
+
+
+def run_firewall(ctx: StageContext) -> StageResult:
+    symbols, commits = ctx.input("symbols"), ctx.input("commits")
+    refreshed = _refresh_firewall(ctx, symbols, commits)
+    if refreshed is None:
+        arrays, meta = train_firewall_lm(symbols, commits, ctx.config.firewall)
+    else:
+        arrays, meta = refreshed
     out = ctx.output_dir("firewall_lm")
     for name, arr in arrays.items():
         np.save(out / f"{name}.npy", arr, allow_pickle=False)
     (out / "meta.json").write_text(
         json.dumps(meta, indent=2, sort_keys=True) + "\n", encoding="utf-8"
     )
-    return StageResult(stats={"active": meta["active"], "corpus_chars": meta["corpus_chars"]})
+    stats = {
+        "active": meta["active"],
+        "corpus_chars": meta["corpus_chars"],
+        "updated": refreshed is not None,
+    }
+    return StageResult(stats=stats)
 
 
 FIREWALL = Stage(
