@@ -91,7 +91,9 @@ def _spmm(
     if len(data) * ell >= NUMBA_MIN_WORK:
         from .sparse import spmm
 
-        return spmm(indptr, indices, data, dense)
+        # a loaded state's components are float16: widened here, where the whole matrix is
+        # read anyway, while a few documents only gather their own rows below
+        return spmm(indptr, indices, data, np.asarray(dense, dtype=np.float32))
     out = np.zeros((n, ell), dtype=np.float32)
     budget = max(1, (32 << 20) // (4 * max(1, ell)))  # ~32 MB of gathered rows
     rows_per_block = max(1, (16 << 20) // (4 * max(1, m)))  # ~16 MB of expanded block
@@ -105,9 +107,9 @@ def _spmm(
                 block = np.zeros((stop - start, m), np.float32)
                 local = np.repeat(np.arange(stop - start), np.diff(indptr[start : stop + 1]))
                 block[local, indices[lo:hi]] = data[lo:hi]
-                out[start:stop] = block @ dense
+                out[start:stop] = block @ np.asarray(dense, dtype=np.float32)
             else:
-                prod = data[lo:hi, None] * dense[indices[lo:hi]]
+                prod = data[lo:hi, None] * dense[indices[lo:hi]].astype(np.float32)
                 seg = indptr[start:stop] - lo
                 nonempty = indptr[start + 1 : stop + 1] > indptr[start:stop]
                 out[start:stop][nonempty] = np.add.reduceat(prod, seg[nonempty], axis=0)
@@ -320,7 +322,7 @@ class HashingLSA:
             v /= np.float32(np.sqrt(np.dot(v, v)))
             return (v @ self.components[c])[None, :].astype(np.float32)
         indptr, indices, data = self._csr(raw)
-        return _spmm(indptr, indices, data, np.asarray(self.components, dtype=np.float32))
+        return _spmm(indptr, indices, data, self.components)
 
     def save(self, directory: Path) -> None:
         for name in ("features", "idf", "singular_values"):
