@@ -11,6 +11,7 @@ it; the pure `build_documents` also accepts none of them (a code-only table).
 from __future__ import annotations
 
 import json
+import os
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -134,6 +135,19 @@ def run_documents(ctx: StageContext) -> StageResult:
     return StageResult(tables={"documents": docs, "docmeta": docmeta(docs)}, stats=stats)
 
 
+def _link_or_save(previous: Path, out: Path, embedder: Embedder) -> None:
+    """An unchanged embedder state as hard links to the previous one (its largest file need
+    not be written and synced again), or saved when the file system cannot link."""
+    out.mkdir(parents=True, exist_ok=True)
+    try:
+        for f in previous.iterdir():
+            os.link(f, out / f.name)
+    except OSError:
+        for f in out.iterdir():
+            f.unlink()
+        embedder.save(out)
+
+
 def run_embed(ctx: StageContext) -> StageResult:
     documents = ctx.input("documents")
     previous = None
@@ -162,7 +176,11 @@ def run_embed(ctx: StageContext) -> StageResult:
             advance=task.advance,
             mapper=ctx.executor.map if documents.num_rows >= POOL_MIN_DOCUMENTS else None,
         )
-    result.embedder.save(ctx.output_dir("embedder"))
+    out = ctx.output_dir("embedder")
+    if result.embedder is previous and prev_dir is not None:
+        _link_or_save(prev_dir, out, result.embedder)
+    else:
+        result.embedder.save(out)
     stats = {
         "documents": documents.num_rows,
         "refit": result.refit,
