@@ -11,6 +11,7 @@ it; the pure `build_documents` also accepts none of them (a code-only table).
 from __future__ import annotations
 
 import json
+import os
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -21,7 +22,9 @@ import pyarrow.parquet as pq
 
 from ..stages.documents import build_documents, docmeta
 from ..stages.embed import embed_documents
+from ..stages.firewall_lm import corpus as firewall_corpus
 from ..stages.firewall_lm import train as train_firewall_lm
+from ..stages.firewall_lm import update as update_firewall_lm
 from ..stages.quantize import quantize
 from ..store import fulltext
 from ..store.attempts import changed_lines, load_failures, target_label
@@ -132,6 +135,19 @@ def run_documents(ctx: StageContext) -> StageResult:
     return StageResult(tables={"documents": docs, "docmeta": docmeta(docs)}, stats=stats)
 
 
+def _link_or_save(previous: Path, out: Path, embedder: Embedder) -> None:
+    """An unchanged embedder state as hard links to the previous one (its largest file need
+    not be written and synced again), or saved when the file system cannot link."""
+    out.mkdir(parents=True, exist_ok=True)
+    try:
+        for f in previous.iterdir():
+            os.link(f, out / f.name)
+    except OSError:
+        for f in out.iterdir():
+            f.unlink()
+        embedder.save(out)
+
+
 def run_embed(ctx: StageContext) -> StageResult:
     documents = ctx.input("documents")
     previous = None
@@ -160,7 +176,11 @@ def run_embed(ctx: StageContext) -> StageResult:
             advance=task.advance,
             mapper=ctx.executor.map if documents.num_rows >= POOL_MIN_DOCUMENTS else None,
         )
-    result.embedder.save(ctx.output_dir("embedder"))
+    out = ctx.output_dir("embedder")
+    if result.embedder is previous and prev_dir is not None:
+        _link_or_save(prev_dir, out, result.embedder)
+    else:
+        result.embedder.save(out)
     stats = {
         "documents": documents.num_rows,
         "refit": result.refit,
@@ -207,17 +227,49 @@ QUANTIZE = Stage(
 )
 
 
-def run_firewall(ctx: StageContext) -> StageResult:
-    arrays, meta = train_firewall_lm(
-        ctx.input("symbols"), ctx.input("commits"), ctx.config.firewall
+def _refresh_firewall(
+    ctx: StageContext, symbols: pa.Table, commits: pa.Table
+) -> tuple[dict[str, np.ndarray], dict[str, Any]] | None:
+    """The previous model updated with the texts that changed, or None to train anew."""
+    prev_dir = ctx.previous_path("firewall_lm")
+    gen = ctx.previous_generation
+    if prev_dir is None or gen is None or not prev_dir.is_dir():
+        return None
+    try:
+        meta = json.loads((prev_dir / "meta.json").read_text(encoding="utf-8"))
+        arrays = {n: np.load(prev_dir / f"{n}.npy", allow_pickle=False) for n in _LM_ARRAYS}
+        old = firewall_corpus(
+            gen.table("symbols", columns=["code"]), gen.table("commits", columns=["message"])
+        )
+    except (OSError, ValueError, KeyError, IndexCorrupt, pa.ArrowInvalid):
+        return None  # a model is always trained again rather than updated from a bad one
+    return update_firewall_lm(
+        arrays, meta, old, firewall_corpus(symbols, commits), ctx.config.firewall
     )
+
+
+_LM_ARRAYS = ("tri", "bi", "uni")
+
+
+def run_firewall(ctx: StageContext) -> StageResult:
+    symbols, commits = ctx.input("symbols"), ctx.input("commits")
+    refreshed = _refresh_firewall(ctx, symbols, commits)
+    if refreshed is None:
+        arrays, meta = train_firewall_lm(symbols, commits, ctx.config.firewall)
+    else:
+        arrays, meta = refreshed
     out = ctx.output_dir("firewall_lm")
     for name, arr in arrays.items():
         np.save(out / f"{name}.npy", arr, allow_pickle=False)
     (out / "meta.json").write_text(
         json.dumps(meta, indent=2, sort_keys=True) + "\n", encoding="utf-8"
     )
-    return StageResult(stats={"active": meta["active"], "corpus_chars": meta["corpus_chars"]})
+    stats = {
+        "active": meta["active"],
+        "corpus_chars": meta["corpus_chars"],
+        "updated": refreshed is not None,
+    }
+    return StageResult(stats=stats)
 
 
 FIREWALL = Stage(

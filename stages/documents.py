@@ -20,6 +20,7 @@ from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime
 from typing import Any
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
@@ -46,21 +47,65 @@ def _hash(*parts: Any) -> str:
     return h.hexdigest()
 
 
+_UNITS = {"s": 1, "ms": 1_000, "us": 1_000_000, "ns": 1_000_000_000}
+
+
+def _seconds(col: pa.ChunkedArray) -> np.ndarray | None:
+    """Epoch seconds (as `_epoch` gives them) of a timestamp or integer column, or None."""
+    if pa.types.is_timestamp(col.type):
+        per = _UNITS[col.type.unit]
+    elif pa.types.is_integer(col.type):
+        per = 1
+    else:
+        return None
+    raw = col.cast(pa.int64(), safe=False).to_numpy(zero_copy_only=False)
+    return np.sign(raw) * (np.abs(raw) // per)  # truncated toward zero, as int() does
+
+
 def _last_change(touches: pa.Table | None) -> tuple[dict[str, tuple[int, str]], dict[str, int]]:
     """(newest (time, sha) per symbol_id, newest time per head_path) from `touches`."""
     by_symbol: dict[str, tuple[int, str]] = {}
     by_path: dict[str, int] = {}
     if touches is None or touches.num_rows == 0:
         return by_symbol, by_path
-    t = touches.select(["sha", "commit_time", "head_path", "symbol_id"]).to_pydict()
-    for sha, when, path, sid in zip(
-        t["sha"], t["commit_time"], t["head_path"], t["symbol_id"], strict=True
-    ):
-        ts = _epoch(when)
-        if sid is not None and (sid not in by_symbol or (ts, sha) > by_symbol[sid]):
-            by_symbol[sid] = (ts, sha)
-        if ts > by_path.get(path, -1):
+    secs = _seconds(touches.column("commit_time"))
+    if secs is None or touches.column("commit_time").null_count:
+        t = touches.select(["sha", "commit_time", "head_path", "symbol_id"]).to_pydict()
+        for sha, when, path, sid in zip(
+            t["sha"], t["commit_time"], t["head_path"], t["symbol_id"], strict=True
+        ):
+            ts = _epoch(when)
+            if sid is not None and (sid not in by_symbol or (ts, sha) > by_symbol[sid]):
+                by_symbol[sid] = (ts, sha)
+            if ts > by_path.get(path, -1):
+                by_path[path] = ts
+        return by_symbol, by_path
+    # grouped in Arrow: this runs over every touch on every refresh
+    t = pa.table(
+        {
+            "sid": touches.column("symbol_id"),
+            "sha": touches.column("sha"),
+            "ts": pa.array(secs, pa.int64()),
+            "path": touches.column("head_path"),
+        }
+    )
+    paths = t.group_by("path").aggregate([("ts", "max")])
+    for path, ts in zip(paths["path"].to_pylist(), paths["ts_max"].to_pylist(), strict=True):
+        if ts > -1:
             by_path[path] = ts
+    s = t.filter(pc.is_valid(t["sid"]))
+    s = s.join(s.group_by("sid").aggregate([("ts", "max")]), "sid")
+    s = s.filter(pc.equal(s["ts"], s["ts_max"]))
+    newest = s.group_by("sid").aggregate([("ts", "max"), ("sha", "max")])
+    by_symbol = {
+        sid: (ts, sha)
+        for sid, ts, sha in zip(
+            newest["sid"].to_pylist(),
+            newest["ts_max"].to_pylist(),
+            newest["sha_max"].to_pylist(),
+            strict=True,
+        )
+    }
     return by_symbol, by_path
 
 
@@ -113,7 +158,17 @@ def _commit_docs(commits: pa.Table | None, touches: pa.Table | None) -> list[dic
     if commits is None or commits.num_rows == 0:
         return []
     touched = _touched_by_commit(touches)
-    rows = commits.to_pylist()
+    used = [
+        "sha",
+        "commit_time",
+        "subject",
+        "message",
+        "intent",
+        "tickets",
+        "reverted_sha",
+        "excerpt",
+    ]
+    rows = commits.select([c for c in used if c in commits.column_names]).to_pylist()
     rows.sort(key=lambda r: (_epoch(r["commit_time"]), r["sha"]))
     docs = []
     for c in rows:

@@ -8,7 +8,8 @@ side keeps matching them. Without a refit, a document whose id and content hash 
 document of the previous run keeps that run's vector (`reuse`): the same state would compute
 the same row, so only new and changed documents are featurized.
 
-Output `vectors_f32`: row i is document i, unit-length float32 of `full_dim` components.
+Output `vectors_f32`: row i is document i, unit-length vectors of `full_dim` components, stored as
+float16 (the artifact keeps its name; readers widen it to float32).
 """
 
 from __future__ import annotations
@@ -83,7 +84,7 @@ def document_keys(documents: pa.Table) -> np.ndarray:
 
 def vectors_table(doc_ids: list[str], vectors: np.ndarray) -> pa.Table:
     n, d = vectors.shape
-    flat = pa.array(np.ascontiguousarray(vectors, dtype=np.float32).reshape(-1))
+    flat = pa.array(np.ascontiguousarray(vectors, dtype=np.float16).reshape(-1))
     return pa.table(
         {
             "doc_id": pa.array(doc_ids, pa.string()),

@@ -129,6 +129,26 @@ def _positions(n: int, starts: np.ndarray, lens: np.ndarray) -> np.ndarray:
     return np.cumsum(edge)[:-1] > 0
 
 
+def _count(batches, b3: int, b2: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    tri = np.zeros(b3, dtype=np.int64)
+    bi = np.zeros(b2, dtype=np.int64)
+    uni = np.zeros(UNIGRAM_BUCKETS, dtype=np.int64)
+    for c, starts, lens in batches:
+        h3, _h2ctx, h2, _h1ctx, h1 = _hashes(c.astype(np.uint64), b3, b2)
+        valid = _positions(len(h3), starts, lens)
+        tri += np.bincount(h3[valid], minlength=b3)
+        bi += np.bincount(h2[valid], minlength=b2)
+        uni += np.bincount(h1[valid], minlength=UNIGRAM_BUCKETS)
+    return tri, bi, uni
+
+
+def count_texts(texts: list[str], buckets: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """int64 (tri, bi, uni) counts of `texts`, as `train` counts them: each text is counted on
+    its own, so the counts of a corpus are the sum of its texts' counts."""
+    b2 = max(UNIGRAM_BUCKETS, buckets // 4)
+    return _count([_batch_codes(part) for part in _parts(texts, _COUNT_BATCH)], buckets, b2)
+
+
 class TrigramModel:
     def __init__(
         self,
@@ -164,18 +184,10 @@ class TrigramModel:
             size += len(t)
         b3 = cfg.buckets
         b2 = max(UNIGRAM_BUCKETS, b3 // 4)
-        tri = np.zeros(b3, dtype=np.int64)
-        bi = np.zeros(b2, dtype=np.int64)
-        uni = np.zeros(UNIGRAM_BUCKETS, dtype=np.int64)
         # texts go end to end in batches: per-text numpy calls and a bincount per text (which
         # sweeps every bucket) cost more than the counting itself on many short texts
         batches = [_batch_codes(part) for part in _parts(kept, _COUNT_BATCH)]
-        for c, starts, lens in batches:
-            h3, _h2ctx, h2, _h1ctx, h1 = _hashes(c.astype(np.uint64), b3, b2)
-            valid = _positions(len(h3), starts, lens)
-            tri += np.bincount(h3[valid], minlength=b3)
-            bi += np.bincount(h2[valid], minlength=b2)
-            uni += np.bincount(h1[valid], minlength=UNIGRAM_BUCKETS)
+        tri, bi, uni = _count(batches, b3, b2)
         model = cls(
             tri.astype(np.int32),
             bi.astype(np.int32),

@@ -22,7 +22,7 @@ from typing import ClassVar, Protocol
 import numpy as np
 
 from .errors import IndexCorrupt
-from .lsa import HashingLSA, _load_npy
+from .lsa import HashingLSA, _load_npy, single_threaded_blas
 from .tokenizer import TOKENIZER_VERSION
 from .vecstore import CODE_BITS, mrl_truncate
 
@@ -61,7 +61,10 @@ def haar_rotation(dim: int, seed: int) -> np.ndarray:
     """A fixed Haar-random orthogonal matrix: QR of a Gaussian with the signs of R's diagonal
     folded into Q (Mezzadri's correction, without which Q is not uniformly distributed)."""
     g = np.random.default_rng([seed, 0x5EED]).standard_normal((dim, dim))
-    q, r = np.linalg.qr(g)
+    # one thread: on a busy machine OpenBLAS's threads made this 256 x 256 QR take over a
+    # second instead of 20 ms, on every incremental run (`embed` compares the stored rotation)
+    with single_threaded_blas():
+        q, r = np.linalg.qr(g)
     q *= np.sign(np.diag(r))
     return q.astype(np.float32)
 

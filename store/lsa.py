@@ -6,8 +6,9 @@ sublinear TF-IDF, L2-normalised rows; a randomized truncated SVD (fixed seed) ke
 components ordered by singular value. By Eckart-Young every prefix of the embedding is then the
 best approximation of its rank, which is what makes the Matryoshka truncation sound. Components
 are sign-fixed (largest entry positive), so the same corpus gives the same vectors. A corpus of
-rank below `full_dim` is zero-padded. The state is four `.npy` arrays; `components.npy` is
-memory-mapped on load, so a query reads only the rows of its own features.
+rank below `full_dim` is zero-padded. The state is four `.npy` arrays; `components.npy` (float16,
+rounded at fit time so fit and reload agree) is memory-mapped on load, so a query reads only the
+rows of its own features.
 """
 
 from __future__ import annotations
@@ -90,7 +91,9 @@ def _spmm(
     if len(data) * ell >= NUMBA_MIN_WORK:
         from .sparse import spmm
 
-        return spmm(indptr, indices, data, dense)
+        # a loaded state's components are float16: widened here, where the whole matrix is
+        # read anyway, while a few documents only gather their own rows below
+        return spmm(indptr, indices, data, np.asarray(dense, dtype=np.float32))
     out = np.zeros((n, ell), dtype=np.float32)
     budget = max(1, (32 << 20) // (4 * max(1, ell)))  # ~32 MB of gathered rows
     rows_per_block = max(1, (16 << 20) // (4 * max(1, m)))  # ~16 MB of expanded block
@@ -104,9 +107,9 @@ def _spmm(
                 block = np.zeros((stop - start, m), np.float32)
                 local = np.repeat(np.arange(stop - start), np.diff(indptr[start : stop + 1]))
                 block[local, indices[lo:hi]] = data[lo:hi]
-                out[start:stop] = block @ dense
+                out[start:stop] = block @ np.asarray(dense, dtype=np.float32)
             else:
-                prod = data[lo:hi, None] * dense[indices[lo:hi]]
+                prod = data[lo:hi, None] * dense[indices[lo:hi]].astype(np.float32)
                 seg = indptr[start:stop] - lo
                 nonempty = indptr[start + 1 : stop + 1] > indptr[start:stop]
                 out[start:stop][nonempty] = np.add.reduceat(prod, seg[nonempty], axis=0)
@@ -300,6 +303,8 @@ class HashingLSA:
                 self.power_iters,
                 self.seed,
             )
+        # stored as float16 (`save`): round now so the fit's own vectors are those a reload gives
+        self.components = self.components.astype(np.float16).astype(np.float32)
 
     def transform(self, texts: Sequence[str]) -> np.ndarray:
         return self._transform_raw(self._raw(texts))
@@ -320,8 +325,12 @@ class HashingLSA:
         return _spmm(indptr, indices, data, self.components)
 
     def save(self, directory: Path) -> None:
-        for name in ("features", "idf", "components", "singular_values"):
+        for name in ("features", "idf", "singular_values"):
             np.save(directory / f"{name}.npy", getattr(self, name), allow_pickle=False)
+        # float16 halves the largest file of the index; the rounding is below the LSA's own noise
+        np.save(
+            directory / "components.npy", self.components.astype(np.float16), allow_pickle=False
+        )
 
     @classmethod
     def load(cls, directory: Path, meta: dict) -> HashingLSA:

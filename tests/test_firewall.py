@@ -7,11 +7,13 @@ import json
 from pathlib import Path
 
 import numpy as np
+import pyarrow as pa
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gitstrata.serve.firewall import MARKER, Firewall, clean, report, strip_invisible
+from gitstrata.stages import firewall_lm
 from gitstrata.store.charlm import TrigramModel
 from gitstrata.store.config import FirewallConfig
 
@@ -322,3 +324,44 @@ def test_invisible_characters_right_after_a_removed_payload():
 def test_any_mix_of_invisible_characters_is_cleaned(parts):
     out, _ = strip_invisible("".join(parts))
     assert "\u202e" not in out and "\u200b" not in out
+
+
+def _tables(codes: list[str | None], messages: list[str]) -> tuple[pa.Table, pa.Table]:
+    return pa.table({"code": pa.array(codes, pa.string())}), pa.table({"message": messages})
+
+
+def test_refresh_gives_the_counts_of_a_full_training_and_keeps_the_threshold():
+    sources = [p.read_text(encoding="utf-8") for p in sorted((ROOT / "store").glob("*.py"))]
+    cfg = FirewallConfig()
+    symbols, commits = _tables([*sources, None, "", sources[0]], ["fix: a", "add b", "fix: a"])
+    arrays, meta = firewall_lm.train(symbols, commits, cfg)
+    assert meta["active"]
+    meta = json.loads(json.dumps(meta))  # as the stage stores it
+    # one text edited, one duplicate dropped, one message added
+    edited = [sources[0] + "\n# one more line\n", *sources[1:], None, ""]
+    symbols2, commits2 = _tables(edited, ["fix: a", "add b", "fix: a", "docs: c"])
+    got = firewall_lm.update(
+        arrays,
+        meta,
+        firewall_lm.corpus(symbols, commits),
+        firewall_lm.corpus(symbols2, commits2),
+        cfg,
+    )
+    assert got is not None
+    new_arrays, new_meta = got
+    full_arrays, full_meta = firewall_lm.train(symbols2, commits2, cfg)
+    for name in ("tri", "bi", "uni"):
+        assert np.array_equal(new_arrays[name], full_arrays[name])
+    assert new_meta["corpus_chars"] == full_meta["corpus_chars"]
+    assert new_meta["threshold"] == meta["threshold"] and new_meta["drift_chars"] > 0
+    # a large change, or another configuration, trains again
+    half = _tables(sources[: len(sources) // 2], ["fix: a"])
+    assert (
+        firewall_lm.update(
+            arrays, meta, firewall_lm.corpus(symbols, commits), firewall_lm.corpus(*half), cfg
+        )
+        is None
+    )
+    other = FirewallConfig(calibration=2.0)
+    same = firewall_lm.corpus(symbols, commits)
+    assert firewall_lm.update(arrays, meta, same, same, other) is None
