@@ -9,7 +9,9 @@ tables for incremental runs, and the process pool that splits a commit range. In
   Splitting the range across workers never changes the output (the stage sorts).
 - `blame` re-blames only files whose blob (or symbol set) changed, unless history was rewritten
   or the ignore-revs list changed; it looks through the commits `.git-blame-ignore-revs` (at
-  HEAD) and the repository's `blame.ignoreRevsFile` list (`index.blame_ignore_revs`).
+  HEAD) and the repository's `blame.ignoreRevsFile` list (`index.blame_ignore_revs`). For many
+  files it first writes a commit-graph with changed-path filters into a temporary object folder
+  (never into the repository), which makes each `git blame` skip untouched commits, same answer.
 - A git failure mid-stream raises `GitError`, so no half history is ever published.
 """
 
@@ -275,6 +277,38 @@ def supports_ignore_revs(git: Git) -> bool:
     return found is not None and (int(found[1]), int(found[2])) >= (2, 23)
 
 
+# below this many files to blame, writing the commit-graph costs more than it saves
+BLAME_GRAPH_MIN_FILES = 32
+
+
+def blame_graph_env(git: Git, head: str, folder: str) -> dict[str, str] | None:
+    """An environment in which `git blame` reads a commit-graph with changed-path Bloom filters
+    for `head`'s history, written into `folder` with the repository's objects as an alternate,
+    so the repository itself is left untouched. Without the filters blame diffs the trees of
+    every commit in the history for each file; git uses them only to skip commits that did not
+    touch the path, so the answer is the same. None when this git cannot write them (before
+    2.27) or will not (shallow clones, grafts)."""
+    objects = git.root / git.run("rev-parse", "--git-path", "objects").strip()
+    for sub in ("info", "pack"):
+        os.makedirs(os.path.join(folder, sub), exist_ok=True)
+    env = git_env()
+    alternates = [str(objects)]
+    if env.get("GIT_ALTERNATE_OBJECT_DIRECTORIES"):
+        alternates.append(env["GIT_ALTERNATE_OBJECT_DIRECTORIES"])
+    env["GIT_OBJECT_DIRECTORY"] = folder
+    env["GIT_ALTERNATE_OBJECT_DIRECTORIES"] = os.pathsep.join(alternates)
+    proc = subprocess.run(
+        [git.exe, "commit-graph", "write", "--stdin-commits", "--changed-paths"],
+        cwd=git.root,
+        input=f"{head}\n".encode(),
+        capture_output=True,
+        env=env,
+    )
+    if proc.returncode != 0 or not os.path.exists(os.path.join(folder, "info", "commit-graph")):
+        return None
+    return env
+
+
 def blame_file(
     git: Git,
     path: str,
@@ -284,14 +318,24 @@ def blame_file(
     language: str | None = None,
     ignore_file: str | None = None,
     honour_config: bool = False,
+    env: dict[str, str] | None = None,
 ) -> blame_stage.FileBlame:
     """One file's blame at `head`. With `honour_config`, git applies the repository's own
-    `blame.ignoreRevsFile`; `ignore_file` adds a list of commits to look through."""
+    `blame.ignoreRevsFile`; `ignore_file` adds a list of commits to look through; `env` is
+    `blame_graph_env`'s."""
     args = [] if honour_config else ["-c", "blame.ignoreRevsFile="]
     args += ["blame", "--porcelain"]
     if ignore_file is not None:
         args += ["--ignore-revs-file", ignore_file]
-    out = git.run_bytes(*args, head, "--", path)
+    args += [head, "--", path]
+    if env is None:
+        out = git.run_bytes(*args)
+    else:
+        proc = subprocess.run([git.exe, *args], cwd=git.root, capture_output=True, env=env)
+        if proc.returncode != 0:
+            msg = proc.stderr.decode("utf-8", "replace").strip().splitlines()
+            raise GitError(f"git blame failed: {msg[-1] if msg else f'exit {proc.returncode}'}")
+        out = proc.stdout
     return blame_stage.parse_porcelain(out, path, blob, language)
 
 
@@ -339,6 +383,9 @@ def run_blame(ctx: StageContext) -> StageResult:
             ignore_file = os.path.join(tmp, "ignore-revs")
             with open(ignore_file, "w", encoding="ascii") as fh:
                 fh.write("".join(f"{r}\n" for r in revs))
+        env = None
+        if len(todo) >= BLAME_GRAPH_MIN_FILES:
+            env = blame_graph_env(ctx.git, ctx.head, os.path.join(tmp, "objects"))
 
         def one(item: tuple[str, str, str | None]) -> blame_stage.FileBlame:
             path, blob, language = item
@@ -350,6 +397,7 @@ def run_blame(ctx: StageContext) -> StageResult:
                 language=language,
                 ignore_file=ignore_file,
                 honour_config=honour,
+                env=env,
             )
 
         results = []
@@ -367,6 +415,7 @@ def run_blame(ctx: StageContext) -> StageResult:
         "reused": len(reused_paths),
         "unblamable_paths": unblamable,
         "ignored_revs": len(revs),
+        "commit_graph": env is not None,
         "rows": table.num_rows,
     }
     return StageResult(tables={"blame": table}, state={"ignore_revs": revs_key}, stats=stats)

@@ -58,10 +58,12 @@ def code_mask(lines: list[bytes], language: str | None) -> np.ndarray:
             [not _HASH_LINE.match(x.decode("utf-8", "replace")) for x in lines], dtype=bool
         )
     src = Source(b"\n".join(lines), language)
-    return np.array(
-        [bool(src.masked_line(i).strip()) if i < src.n_lines else False for i in range(len(lines))],
-        dtype=bool,
-    )
+    # the masked text keeps every line break, so its split lines are `Source.masked_line`
+    masked = src.masked.split("\n")[: src.n_lines]
+    out = np.zeros(len(lines), dtype=bool)
+    n = min(len(masked), len(lines))
+    out[:n] = [bool(x.strip()) for x in masked[:n]]
+    return out
 
 
 def parse_porcelain(

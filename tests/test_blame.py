@@ -225,7 +225,8 @@ def test_formatting_commit_in_ignore_revs_owns_no_lines(git_repo):
     assert {fb.shas[k] for k in fb.line_commit} == {feat}
 
 
-def test_index_honours_blame_ignore_revs(git_repo, tmp_path):
+@pytest.mark.parametrize("graph", [False, True])
+def test_index_honours_blame_ignore_revs(git_repo, tmp_path, monkeypatch, graph):
     from gitstrata.pipeline.runner import run_index
     from gitstrata.pipeline.tree import CHUNK
     from gitstrata.store.config import Config
@@ -240,6 +241,8 @@ def test_index_honours_blame_ignore_revs(git_repo, tmp_path):
     (r.path / ".git" / "more-revs").write_text(f"{fmt2}\n")
     r.git("config", "blame.ignoreRevsFile", ".git/more-revs")
     stages = [CHUNK, adapter.CAPSULE, adapter.BLAME]
+    # the commit-graph is written only for many files; the answer must not depend on it
+    monkeypatch.setattr(adapter, "BLAME_GRAPH_MIN_FILES", 1 if graph else 10**9)
 
     def owners(out, config=None):
         report = run_index(r.path, out, stages=stages, config=config, jobs=1)
@@ -252,5 +255,29 @@ def test_index_honours_blame_ignore_revs(git_repo, tmp_path):
     assert on == {feat}
     stage = report.stage("blame")
     assert stage is not None and stage.stats["ignored_revs"] == 1
+    assert stage.stats["commit_graph"] is graph
     off = Config.from_dict({"index": {"blame_ignore_revs": False}})
     assert fmt in owners(tmp_path / "off", off)[1]
+
+
+def test_blame_with_commit_graph_equals_git_blame(history, tmp_path):
+    r, shas = history
+    r.commit("style: reflow f", {"m.py": V3.replace("a + b", "a+b")})
+    r.commit("feat: h", {"m.py": V3 + "\n\ndef h():\n    return 4\n", "n.py": "x = 1\n"})
+    git = Git(r.path)
+    env = adapter.blame_graph_env(git, r.head(), str(tmp_path / "objects"))
+    assert env is not None
+    assert (tmp_path / "objects" / "info" / "commit-graph").exists()
+    # the repository's own object folder gets no commit-graph
+    assert not (r.path / ".git" / "objects" / "info" / "commit-graph").exists()
+    ignore = tmp_path / "ignore-list"
+    ignore.write_text(f"{shas[2]}\n")
+    for path in ("m.py", "other.txt", "n.py"):
+        fb = blame_file(git, path, "blob", r.head(), env=env)
+        assert [fb.shas[k] for k in fb.line_commit] == git_blame_lines(r, path)
+        plain = blame_file(git, path, "blob", r.head(), ignore_file=str(ignore))
+        graph = blame_file(git, path, "blob", r.head(), ignore_file=str(ignore), env=env)
+        assert [plain.shas[k] for k in plain.line_commit] == [
+            graph.shas[k] for k in graph.line_commit
+        ]
+        assert graph.author_times == plain.author_times
