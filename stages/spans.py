@@ -268,76 +268,20 @@ def _indent_ok(spans: Spans, s: int, before: int, y_lines: list[bytes]) -> bool:
     return max(inds) <= int(spans.indent[inner & (spans.ends == last_end)].min())
 
 
-_NESTED_CUTS = frozenset({"rust"})
-
-
 def splice(
     spans: Spans, hunks: Sequence[Hunk], *, forward: bool, data: bytes, parse: Callable
 ) -> Spans | None:
     """The other side's spans from its bytes `data`, parsing only the regions the hunks touch:
     each region runs between two top-level, unindented symbol starts, where a module can be cut
-    into independent statements (in Rust also between two items of one `mod`). `parse(region)`
-    returns the region's symbols, or None when it does not parse cleanly (with `ast`, or with
-    tree-sitter without an error); then, or when the known side was not parsed cleanly, the
-    result is None (the caller parses the whole file)."""
+    into independent statements. `parse(region)` returns the region's symbols, or None when it
+    does not parse cleanly (with `ast`, or with tree-sitter without an error); then, or when the
+    known side was not parsed cleanly, the result is None (the caller parses the whole file)."""
     if not spans.clean or not hunks:
         return None
-    unindented = spans.top & (spans.indent == 0)
-    if spans.language in _NESTED_CUTS and (spans.top & ~unindented).any():
-        # Rust items without a parent symbol sit in the file or in a `mod`, which names
-        # nothing: a hunk between two indented ones is re-parsed with them only, not with the
-        # whole `mod tests` block. A region that takes a brace of its `mod` does not parse
-        # cleanly; then the regions are cut at unindented items only.
-        used: list[bool] = []
-        found = _splice(spans, hunks, forward, data, parse, unindented, used)
-        if found is not None or not used:
-            return found
-    return _splice(spans, hunks, forward, data, parse, unindented, None)
-
-
-def _bounds(cuts: list[int], first: int, last: int, n: int, python: bool, reach=None):
-    """X [lo, hi) of the region around lines first..last, and the cut after them."""
-    lo = max(c for c in cuts if c < max(first, 2)) if first > 1 else 1
-    after = hi = min((c for c in cuts if c > last), default=n + 1)
-    if hi <= n and not python:
-        # the symbol after the hunk too: an attribute or decorator left at the end of the
-        # region belongs to it, which only a parse that sees both can tell (in Python a
-        # decorator without its definition does not parse); with `reach`, up to its end only
-        hi = (
-            reach[hi] + 1
-            if reach and hi in reach
-            else min((c for c in cuts if c > hi), default=n + 1)
-        )
-    return lo, hi, after
-
-
-def _splice(
-    spans: Spans,
-    hunks: Sequence[Hunk],
-    forward: bool,
-    data: bytes,
-    parse: Callable,
-    unindented: np.ndarray,
-    nested: list[bool] | None,
-) -> Spans | None:
-    """`splice`; with `nested` (appended to when it is used), a hunk between two indented
-    top-level symbols of the same indentation gets a region from one to the other."""
     n = len(spans.owner) - 1
-    cuts = sorted({1, n + 1} | {int(x) for x in spans.starts[unindented] if 1 < x <= n})
-    fine: list[int] = []
-    depth: dict[int, int] = {1: 0, n + 1: 0}
-    reach: dict[int, int] = {}  # a cut's symbol's last line
-    if nested is not None:
-        tops = np.flatnonzero(spans.top)
-        for start, end, ind in zip(
-            spans.starts[tops].tolist(),
-            spans.ends[tops].tolist(),
-            spans.indent[tops].tolist(),
-            strict=True,
-        ):
-            reach[start] = max(end, reach.get(start, end))
-            depth[start] = min(ind, depth.get(start, ind))
-        fine = sorted({1, n + 1} | {x for x in reach if 1 < x <= n})
+    cuts = sorted(
+        {1, n + 1} | {int(x) for x in spans.starts[spans.top & (spans.indent == 0)] if 1 < x <= n}
+    )
     regions: list[list[int]] = []  # X [lo, hi)
     shifts: list[tuple[int, int]] = []
     for h in hunks:
@@ -351,12 +295,13 @@ def _splice(
             )
         )
         first, last = (xs, xs + xc - 1) if xc else (xs, xs)
-        lo, hi, after = _bounds(fine, first, last, n, spans.python, reach) if fine else (0, 0, 0)
-        if fine and depth.get(lo, 0) > 0 and depth.get(lo) == depth.get(after):
-            assert nested is not None
-            nested.append(True)
-        else:
-            lo, hi, _ = _bounds(cuts, first, last, n, spans.python)
+        lo = max(c for c in cuts if c < max(first, 2)) if first > 1 else 1
+        hi = min((c for c in cuts if c > last), default=n + 1)
+        if hi <= n and not spans.python:
+            # the symbol after the hunk too: an attribute or decorator left at the end of the
+            # region belongs to it, which only a parse that sees both can tell (in Python a
+            # decorator without its definition does not parse)
+            hi = min((c for c in cuts if c > hi), default=n + 1)
         if regions and lo <= regions[-1][1]:  # touching regions merge: Y ranges stay disjoint
             regions[-1][1] = max(regions[-1][1], hi)
         else:
