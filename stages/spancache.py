@@ -157,7 +157,7 @@ class SpanCache:
             src = Source(data, language)
             found = treesitter.parse_tree(src)
             if found is not None and not found[1]:
-                return assemble(src, "tree-sitter", found[0], ()).symbols, True
+                return assemble(src, "tree-sitter", found[0], (), bare=True).symbols, True
         parsed = parse_source(path, data)
         return parsed.symbols, parsed.parser == "ast"
 

@@ -407,6 +407,89 @@ def test_derived_brace_spans_equal_parsing(edits):
             assert _same(got, want), (fwd, hunks)
 
 
+RS_SOURCE = """use std::fmt;
+
+pub fn parse(raw: &str) -> Option<i32> {
+    raw.parse().ok()
+}
+
+impl Order {
+    fn total(&self) -> i32 {
+        self.a + self.b
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn helper() -> i32 {
+        1
+    }
+
+    #[test]
+    fn parses() {
+        assert_eq!(parse("1"), Some(1));
+    }
+
+    #[test]
+    fn rejects() {
+        assert_eq!(parse("x"), None);
+    }
+}
+"""
+RS_TEMPLATES = [
+    [""],
+    ["// note"],
+    ["let y = 2;"],
+    ["fn added() -> i32 {", "    0", "}"],
+    ["#[test]", "fn extra() {}"],
+    ["}"],
+    ["mod inner {"],
+    ["struct Added;"],
+]
+
+
+def _rust_spans(text: str) -> tuple[spans.Spans, str]:
+    parsed = parse_source("m.rs", text.encode())
+    found = treesitter.parse_tree(Source(text.encode(), "rust"))
+    clean = found is not None and not found[1]
+    return spans.from_symbols(parsed.symbols, text.encode(), "rust", clean=clean), parsed.parser
+
+
+def _rust_region(data: bytes):
+    found = treesitter.parse_tree(Source(data, "rust"))
+    if found is None or found[1]:
+        return None
+    return parse_source("m.rs", data).symbols
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
+@given(
+    st.lists(
+        st.tuples(st.integers(0, 32), st.integers(0, 2), st.sampled_from(RS_TEMPLATES)),
+        min_size=1,
+        max_size=2,
+    )
+)
+def test_spliced_rust_spans_equal_parsing(edits):
+    old = RS_SOURCE.split("\n")[:-1]
+    new = list(old)
+    for at, drop, template in edits:
+        at = min(at, len(new))
+        pad = _indent_at(new, at)
+        new[at : at + drop] = [pad + t if t else t for t in template]
+    new_text = "\n".join(new) + "\n"
+    (x, px), (y, py) = _rust_spans(RS_SOURCE), _rust_spans(new_text)
+    assume(px == py == "tree-sitter" and x.clean and y.clean)
+    hunks = _hunks(old, new)
+    assume(hunks)
+    for fwd, known, want, data in ((True, x, y, new_text), (False, y, x, RS_SOURCE)):
+        got = spans.splice(known, hunks, forward=fwd, data=data.encode(), parse=_rust_region)
+        if got is not None:
+            assert _same(got, want), (fwd, hunks)
+
+
 # ---------------------------------------------------------------- intent (table-driven)
 
 INTENT_CASES = [
