@@ -199,6 +199,8 @@ class GenerationWriter:
         if self.tmp.exists():
             shutil.rmtree(self.tmp)
         self.tmp.mkdir(parents=True)
+        # hard links to a published generation's files: their data is already on disk
+        self._linked: set[Path] = set()
 
     def write_table(self, name: str, table: pa.Table) -> OutputInfo:
         spec = artifact(name)
@@ -240,19 +242,26 @@ class GenerationWriter:
             for f in sorted(p for p in src.rglob("*") if p.is_file()):
                 target = dst / f.relative_to(src)
                 target.parent.mkdir(parents=True, exist_ok=True)
-                _link_or_copy(f, target)
+                if _link_or_copy(f, target):
+                    self._linked.add(target)
             dst.mkdir(parents=True, exist_ok=True)
-        else:
-            _link_or_copy(src, dst)
+        elif _link_or_copy(src, dst):
+            self._linked.add(dst)
         return info
 
     def publish(self, manifest: Manifest) -> Generation:
         mpath = self.tmp / "manifest.json"
         mpath.write_text(manifest.model_dump_json(indent=2) + "\n", encoding="utf-8")
+        # a carried-over hard link needs no data sync, only the directory entry naming it
+        folders = [self.tmp]
         for f in self.tmp.rglob("*"):
-            if f.is_file():
+            if f.is_dir():
+                folders.append(f)
+            elif f.is_file() and f not in self._linked:
                 with open(f, "rb") as fh:
                     os.fsync(fh.fileno())
+        for folder in folders:
+            _fsync_dir(folder)
         final = self.store.root / self.name
         os.rename(self.tmp, final)
         _fsync_dir(self.store.root)
@@ -263,11 +272,14 @@ class GenerationWriter:
         shutil.rmtree(self.tmp, ignore_errors=True)
 
 
-def _link_or_copy(src: Path, dst: Path) -> None:
+def _link_or_copy(src: Path, dst: Path) -> bool:
+    """True when `dst` is a hard link, False when it had to be copied."""
     try:
         os.link(src, dst)
     except OSError:
         shutil.copy2(src, dst)
+        return False
+    return True
 
 
 class Store:
