@@ -208,7 +208,9 @@ class GenerationWriter:
             table = table.select(spec.schema.names).cast(spec.schema)
         path = self.tmp / spec.file
         if spec.format == "parquet":
-            pq.write_table(table, path, compression="zstd")
+            pq.write_table(
+                table, path, compression="zstd", use_dictionary=_dictionary_columns(table.schema)
+            )
         elif spec.format == "arrow":
             with pa.OSFile(str(path), "wb") as sink, ipc.new_file(sink, table.schema) as writer:
                 writer.write_table(table)
@@ -270,6 +272,18 @@ class GenerationWriter:
 
     def abort(self) -> None:
         shutil.rmtree(self.tmp, ignore_errors=True)
+
+
+def _dictionary_columns(schema: pa.Schema) -> list[str]:
+    """Columns worth dictionary-encoding: not floating-point ones (embedding vectors repeat no
+    value, and trying a dictionary on them costs more than writing them)."""
+
+    def floats(t: pa.DataType) -> bool:
+        while pa.types.is_list(t) or pa.types.is_large_list(t) or pa.types.is_fixed_size_list(t):
+            t = t.value_type
+        return pa.types.is_floating(t)
+
+    return [f.name for f in schema if not floats(f.type)]
 
 
 def _link_or_copy(src: Path, dst: Path) -> bool:
