@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -48,7 +48,7 @@ def _param(opt: Opt) -> Any:
 
 # Shared option aliases
 JsonOpt = Annotated[bool, _param(opts.JSON)]
-QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="No progress output.")]
+QuietOpt = Annotated[bool, _param(opts.QUIET)]
 OutOpt = Annotated[Path | None, _param(opts.OUT)]
 
 
@@ -95,38 +95,27 @@ def _emit_json(data: Any) -> None:
 @app.command()
 def index(
     ctx: typer.Context,
-    path: Annotated[Path | None, typer.Argument(help="Repository to index (default: .).")] = None,
+    path: Annotated[Path | None, _param(opts.INDEX_PATH)] = None,
     out: OutOpt = None,
-    rebuild: Annotated[bool, typer.Option("--rebuild", help="Ignore the previous index.")] = False,
-    jobs: Annotated[
-        int | None, typer.Option("--jobs", "-j", min=1, help="Worker processes.")
-    ] = None,
+    rebuild: Annotated[bool, _param(opts.INDEX_REBUILD)] = False,
+    jobs: Annotated[int | None, _param(opts.INDEX_JOBS)] = None,
     quiet: QuietOpt = False,
-    progress_style: Annotated[
-        Literal["auto", "plain", "jsonl"],
-        typer.Option(
-            "--progress",
-            help="Progress on stderr: auto (a bar on a terminal, else plain lines), plain, "
-            "or jsonl (one JSON event per line, for a program watching the run).",
-        ),
-    ] = "auto",
+    progress_style: Annotated[opts.ProgressStyle, _param(opts.INDEX_PROGRESS)] = "auto",
     as_json: JsonOpt = False,
 ) -> None:
     """Build or refresh the index (incremental: only what changed is redone)."""
-    from .pipeline.progress import make_progress
+    from .oneshot import run_index
 
-    progress = make_progress(quiet or as_json, progress_style)
-    try:
-        with _strata(ctx, out, path=path) as strata:
-            report = strata.index(rebuild=rebuild, jobs=jobs, progress=progress)
-    finally:
-        progress.close()
-    if as_json:
-        _emit_json(report.to_dict())
-        return
-    from .render_cli import print_index_report
-
-    print_index_report(report, repo=strata.location.require_repo())
+    run_index(
+        ctx.obj.directory,
+        path,
+        out,
+        rebuild=rebuild,
+        jobs=jobs,
+        quiet=quiet,
+        progress_style=progress_style,
+        as_json=as_json,
+    )
 
 
 @app.command()

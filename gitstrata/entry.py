@@ -1,7 +1,7 @@
 """The console-script entry point.
 
-Agents start `gitstrata mcp` once per session and run `gitstrata query` / `gitstrata preflight`
-once per question, so these three are parsed here without Typer and Rich (a quarter of a second
+Agents start `gitstrata mcp` once per session, run `gitstrata query` / `gitstrata preflight`
+once per question and `gitstrata index` after each commit, so these four are parsed here without Typer and Rich (a quarter of a second
 of imports). Their parser is built from the same option specs as the Typer commands
 (`options.py`). Anything it does not understand (`--help`, a usage error, every other command)
 goes to the Typer CLI, which owns the help text and the error messages.
@@ -55,6 +55,24 @@ def _fast(argv: list[str]) -> Callable[[], None] | None:
             )
 
         return run_query
+
+    if command == "index":
+
+        def run_index() -> None:
+            from .oneshot import run_index as i
+
+            i(
+                directory,
+                ns.path,
+                ns.out,
+                rebuild=ns.rebuild,
+                jobs=ns.jobs,
+                quiet=ns.quiet,
+                progress_style=ns.progress_style,
+                as_json=ns.as_json,
+            )
+
+        return run_index
 
     def run_preflight() -> None:
         from .oneshot import run_preflight as p

@@ -1,6 +1,7 @@
-"""The bodies of `gitstrata query` and `gitstrata preflight`, free of Typer.
+"""The bodies of `gitstrata query`, `gitstrata preflight` and `gitstrata index`, free of Typer.
 
-Agents that use the CLI rather than MCP run these once per question, so the console entry point
+Agents that use the CLI rather than MCP run these once per question (and `index` after each
+commit), so the console entry point
 parses their arguments itself and calls here without importing Typer; the Typer commands call
 the same functions, so both paths print exactly the same thing.
 """
@@ -9,6 +10,10 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .options import ProgressStyle
 
 
 def run_query(
@@ -62,3 +67,34 @@ def run_preflight(
             budget = strata.engine.config.retrieval.token_budget
             sys.stdout.write(render_preflight(report, budget=budget) + "\n")
     return 0 if report.found else 1
+
+
+def run_index(
+    directory: Path,
+    path: Path | None,
+    index_dir: Path | None,
+    *,
+    rebuild: bool = False,
+    jobs: int | None = None,
+    quiet: bool = False,
+    progress_style: ProgressStyle = "auto",
+    as_json: bool = False,
+) -> None:
+    from .facade import Strata
+    from .pipeline.progress import make_progress
+
+    progress = make_progress(quiet or as_json, progress_style)
+    repo = directory / path if path is not None else directory
+    try:
+        with Strata(repo, index_dir=index_dir) as strata:
+            report = strata.index(rebuild=rebuild, jobs=jobs, progress=progress)
+    finally:
+        progress.close()
+    if as_json:
+        import json
+
+        sys.stdout.write(json.dumps(report.to_dict(), indent=2, default=str) + "\n")
+        return
+    from .render_cli import print_index_report
+
+    print_index_report(report, repo=strata.location.require_repo())

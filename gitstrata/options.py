@@ -1,6 +1,6 @@
 """The options of the one-shot commands, declared once.
 
-`gitstrata query`, `preflight` and `mcp` are parsed twice: by the Typer CLI (help, usage errors,
+`gitstrata query`, `preflight`, `mcp` and `index` are parsed twice: by the Typer CLI (help, usage errors,
 every other command) and by the console entry point's small argparse parser, which answers them
 without importing Typer and Rich. Both parsers are built from the `Opt` specs here, so a flag,
 a default, a range or a choice cannot differ between them. This module imports neither Typer
@@ -17,6 +17,8 @@ from typing import Any, Literal, get_args
 # the choices, as types: the Typer commands annotate their parameters with these
 Mode = Literal["full", "bm25", "dense", "hybrid"]
 Transport = Literal["stdio", "streamable-http"]
+ProgressStyle = Literal["auto", "plain", "jsonl"]
+PROGRESS_STYLES: tuple[str, ...] = get_args(ProgressStyle)
 MODES: tuple[str, ...] = get_args(Mode)
 TRANSPORTS: tuple[str, ...] = get_args(Transport)
 
@@ -34,6 +36,7 @@ class Opt:
     min: int | None = None
     max: int | None = None
     show_default: bool = True
+    required: bool = True  # a positional argument only
 
     @property
     def positional(self) -> bool:
@@ -86,11 +89,26 @@ MCP_ALLOW_REMOTE = Opt(
     default=False,
 )
 
+INDEX_PATH = Opt("path", (), Path, "Repository to index (default: .).", required=False)
+INDEX_REBUILD = Opt("rebuild", ("--rebuild",), bool, "Ignore the previous index.", default=False)
+INDEX_JOBS = Opt("jobs", ("--jobs", "-j"), int, "Worker processes.", min=1)
+QUIET = Opt("quiet", ("--quiet", "-q"), bool, "No progress output.", default=False)
+INDEX_PROGRESS = Opt(
+    "progress_style",
+    ("--progress",),
+    str,
+    "Progress on stderr: auto (a bar on a terminal, else plain lines), plain, or jsonl (one "
+    "JSON event per line, for a program watching the run).",
+    "auto",
+    PROGRESS_STYLES,
+)
+
 # the commands the console entry point answers without Typer, with every parameter they take
 FAST_COMMANDS: dict[str, tuple[Opt, ...]] = {
     "query": (QUERY_TEXT, QUERY_FILE, QUERY_MODE, QUERY_TOP_K, QUERY_RAW, OUT, JSON),
     "preflight": (PREFLIGHT_FILE, PREFLIGHT_SYMBOL, PREFLIGHT_INTENT, OUT, JSON),
     "mcp": (MCP_TRANSPORT, MCP_HOST, MCP_PORT, MCP_ALLOW_REMOTE, OUT),
+    "index": (INDEX_PATH, OUT, INDEX_REBUILD, INDEX_JOBS, QUIET, INDEX_PROGRESS, JSON),
 }
 
 
@@ -100,7 +118,8 @@ def argparse_parser(command: str) -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(add_help=False, exit_on_error=False, allow_abbrev=False)
     for opt in FAST_COMMANDS[command]:
         if opt.positional:
-            p.add_argument(opt.dest, type=opt.type, choices=opt.choices)
+            nargs = None if opt.required else "?"
+            p.add_argument(opt.dest, type=opt.type, choices=opt.choices, nargs=nargs)
         elif opt.type is bool:
             p.add_argument(*opt.flags, dest=opt.dest, action="store_true", default=opt.default)
         else:

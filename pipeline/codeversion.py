@@ -15,6 +15,8 @@ from __future__ import annotations
 import ast
 import functools
 import hashlib
+import json
+import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -93,7 +95,55 @@ def _imports(module: str, path: Path, *, is_package: bool) -> set[str]:
     and the packages above them."""
     # parsed once per content: the stages share most of their modules, and parsing is most of
     # the time an up-to-date `gitstrata index` takes before it can say so
-    return set(_parsed_imports(module, path.read_bytes(), str(path), is_package))
+    source = path.read_bytes()
+    key = hashlib.sha256(f"{module}\0{is_package}\0".encode() + source).hexdigest()
+    found = _import_cache.known.get(key)
+    if found is None:
+        found = sorted(_parsed_imports(module, source, str(path), is_package))
+        _import_cache.known[key] = found
+        _import_cache.dirty = True
+    _import_cache.used.add(key)
+    return set(found)
+
+
+class _ImportCache:
+    """Import lists by sha256 of (module, source), kept across runs in the index folder: each
+    run would otherwise parse every module a stage reaches. Keyed by content, so never stale."""
+
+    def __init__(self) -> None:
+        self.known: dict[str, list[str]] = {}
+        self.used: set[str] = set()
+        self.dirty = False
+
+
+_import_cache = _ImportCache()
+
+
+def load_import_cache(path: Path) -> None:
+    """Merge the import lists saved at `path`; a missing or unreadable file counts as empty."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return
+    if isinstance(data, dict):
+        for key, names in data.items():
+            if isinstance(names, list) and all(isinstance(n, str) for n in names):
+                _import_cache.known.setdefault(key, names)
+
+
+def save_import_cache(path: Path) -> None:
+    """Write the import lists this process used to `path` when any had to be parsed."""
+    if not _import_cache.dirty:
+        return
+    data = {k: _import_cache.known[k] for k in sorted(_import_cache.used)}
+    tmp = path.with_name(f"{path.name}.{os.getpid()}")
+    try:
+        tmp.write_text(json.dumps(data), encoding="utf-8")
+        os.replace(tmp, path)
+    except OSError:
+        tmp.unlink(missing_ok=True)
+        return
+    _import_cache.dirty = False
 
 
 @functools.lru_cache(maxsize=1024)

@@ -24,7 +24,7 @@ from ..store.errors import GitstrataError, IndexCorrupt, StageError
 from ..store.generations import Generation, Store, utc_now
 from ..store.manifest import CODE_VERSION, Manifest, StageRecord
 from ..store.schemas import FORMAT_VERSION, artifact
-from .codeversion import stage_code_version
+from .codeversion import load_import_cache, save_import_cache, stage_code_version
 from .executor import make_executor
 from .gitio import Git
 from .graph import order_stages
@@ -98,6 +98,10 @@ def fingerprint(
     return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
 
 
+# the import lists of the stages' modules, so that a run need not parse them all again
+IMPORT_CACHE = "imports.json"
+
+
 def default_store(git: Git) -> Path:
     return git.root / ".strata"
 
@@ -150,6 +154,7 @@ def run_index(
             warnings.append(f"previous index unusable, rebuilding: {exc}")
             previous = None
         writer = store.begin()
+        load_import_cache(store.root / IMPORT_CACHE)
         try:
             report = _run_stages(
                 ordered,
@@ -169,6 +174,7 @@ def run_index(
             writer.abort()
             raise
         records, reports = report
+        save_import_cache(store.root / IMPORT_CACHE)
         all_skipped = all(r.skipped for r in reports)
         if previous is not None and all_skipped and previous.manifest.repo_head == head:
             writer.abort()

@@ -199,6 +199,8 @@ class GenerationWriter:
         if self.tmp.exists():
             shutil.rmtree(self.tmp)
         self.tmp.mkdir(parents=True)
+        # hard links to a published generation's files: their data is already on disk
+        self._linked: set[Path] = set()
 
     def write_table(self, name: str, table: pa.Table) -> OutputInfo:
         spec = artifact(name)
@@ -206,7 +208,9 @@ class GenerationWriter:
             table = table.select(spec.schema.names).cast(spec.schema)
         path = self.tmp / spec.file
         if spec.format == "parquet":
-            pq.write_table(table, path, compression="zstd")
+            pq.write_table(
+                table, path, compression="zstd", use_dictionary=_dictionary_columns(table.schema)
+            )
         elif spec.format == "arrow":
             with pa.OSFile(str(path), "wb") as sink, ipc.new_file(sink, table.schema) as writer:
                 writer.write_table(table)
@@ -240,19 +244,26 @@ class GenerationWriter:
             for f in sorted(p for p in src.rglob("*") if p.is_file()):
                 target = dst / f.relative_to(src)
                 target.parent.mkdir(parents=True, exist_ok=True)
-                _link_or_copy(f, target)
+                if _link_or_copy(f, target):
+                    self._linked.add(target)
             dst.mkdir(parents=True, exist_ok=True)
-        else:
-            _link_or_copy(src, dst)
+        elif _link_or_copy(src, dst):
+            self._linked.add(dst)
         return info
 
     def publish(self, manifest: Manifest) -> Generation:
         mpath = self.tmp / "manifest.json"
         mpath.write_text(manifest.model_dump_json(indent=2) + "\n", encoding="utf-8")
+        # a carried-over hard link needs no data sync, only the directory entry naming it
+        folders = [self.tmp]
         for f in self.tmp.rglob("*"):
-            if f.is_file():
+            if f.is_dir():
+                folders.append(f)
+            elif f.is_file() and f not in self._linked:
                 with open(f, "rb") as fh:
                     os.fsync(fh.fileno())
+        for folder in folders:
+            _fsync_dir(folder)
         final = self.store.root / self.name
         os.rename(self.tmp, final)
         _fsync_dir(self.store.root)
@@ -263,11 +274,26 @@ class GenerationWriter:
         shutil.rmtree(self.tmp, ignore_errors=True)
 
 
-def _link_or_copy(src: Path, dst: Path) -> None:
+def _dictionary_columns(schema: pa.Schema) -> list[str]:
+    """Columns worth dictionary-encoding: not floating-point ones (embedding vectors repeat no
+    value, and trying a dictionary on them costs more than writing them)."""
+
+    def floats(t: pa.DataType) -> bool:
+        while pa.types.is_list(t) or pa.types.is_large_list(t) or pa.types.is_fixed_size_list(t):
+            t = t.value_type
+        return pa.types.is_floating(t)
+
+    return [f.name for f in schema if not floats(f.type)]
+
+
+def _link_or_copy(src: Path, dst: Path) -> bool:
+    """True when `dst` is a hard link, False when it had to be copied."""
     try:
         os.link(src, dst)
     except OSError:
         shutil.copy2(src, dst)
+        return False
+    return True
 
 
 class Store:

@@ -215,14 +215,19 @@ def _fast_params(command: str) -> dict[str, tuple]:
         if low is None and high is None:
             continue
         # the range really is enforced: out of range goes to Typer, which reports it
-        positional = [] if command == "mcp" else ["x"]
-        for value, accepted in ((low, True), (high, True), (low - 1, False), (high + 1, False)):
+        positional = [] if command in ("mcp", "index") else ["x"]
+        bounds = []
+        if low is not None:
+            bounds += [(low, True), (low - 1, False)]
+        if high is not None:
+            bounds += [(high, True), (high + 1, False)]
+        for value, accepted in bounds:
             got = parse_fast(command, [*positional, flags[-1], str(value)])
             assert (got is not None) == accepted, (command, action.dest, value)
     return out
 
 
-@pytest.mark.parametrize("command", ["query", "preflight", "mcp"])
+@pytest.mark.parametrize("command", ["query", "preflight", "mcp", "index"])
 def test_fast_parser_accepts_what_typer_accepts(command: str) -> None:
     from gitstrata.options import FAST_COMMANDS
 
@@ -247,6 +252,7 @@ def test_fast_path_imports_neither_typer_nor_rich(repo) -> None:
         ["query", "idempotency key", "--json", "-k", "3"],
         ["query", "idempotency key", "--raw", "--mode", "bm25"],
         ["preflight", "payments/retry.py", "-s", "charge_with_retry"],
+        ["index", "--json"],
     ):
         proc = subprocess.run(
             [sys.executable, "-c", probe, "-C", str(repo.path), *args],

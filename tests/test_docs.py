@@ -112,13 +112,16 @@ def test_fast_entry_path_matches_typer_for_one_shot_commands(tmp_path) -> None:
     assert _fast(["-C", "x", "preflight", "a.py", "-s", "f", "--json"]) is not None
     assert _fast(["query", "why", "--mode", "bm25", "-k", "3", "--raw"]) is not None
     assert _fast(["mcp", "--transport", "stdio"]) is not None
+    assert _fast(["index", "--json", "-j", "2"]) is not None
     # help, usage errors and every other command go to Typer
     for argv in (
         ["query", "--help"],
         ["query", "x", "--mode", "nope"],
         ["query", "x", "-k", "0"],
         ["preflight"],
-        ["index"],
+        ["status"],
+        ["index", "-j", "0"],
+        ["index", "--progress", "nope"],
         ["query", "x", "--bogus"],
     ):
         assert _fast(argv) is None, argv
