@@ -145,20 +145,17 @@ class DocTable:
         return list(self._paths(row))
 
     @lru_cache(maxsize=8192)  # noqa: B019 (one DocTable per generation, dropped on reload)
-    def terms(self, row: int) -> tuple[str, str]:
-        """(all terms, title terms) of a document, each joined and enclosed by single spaces:
-        terms hold no whitespace, so `" a b "` is a substring exactly when `a` is directly
-        followed by `b`, and testing a few query terms needs no per-term Python objects."""
+    def terms(self, row: int) -> tuple[frozenset[tuple[str, str]], frozenset[str], frozenset[str]]:
+        """(adjacent term pairs, term set, title term set) of a document, cached."""
         cached = self._cached_terms
         if cached is not None and cached[2][row]:
-            title = cached[0][row].as_py()
-            body = cached[1][row].as_py()
             # `text` is title, newline, body, and no term spans a newline
-            both = f"{title} {body}" if title and body else title or body
+            title = cached[0][row].as_py().split()
+            seq = title + cached[1][row].as_py().split()
         else:
-            title = " ".join(tokenize(self.title(row)))
-            both = " ".join(tokenize(self.text(row)))
-        return f" {both} ", f" {title} "
+            title = tokenize(self.title(row))
+            seq = tokenize(self.text(row))
+        return frozenset(zip(seq, seq[1:], strict=False)), frozenset(seq), frozenset(title)
 
     @cached_property
     def _cached_terms(self) -> tuple[pa.ChunkedArray, pa.ChunkedArray, np.ndarray] | None:

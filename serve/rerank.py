@@ -71,30 +71,26 @@ def rerank(
     query: str,
     query_terms: Sequence[str],
     idf: Callable[[str], float],
-    doc_terms: Callable[[int], tuple[str, str]],
+    doc_terms: Callable[[int], tuple[frozenset[tuple[str, str]], frozenset[str], frozenset[str]]],
     doc_text: Callable[[int], str],
     prefer: str,
     weights: dict[str, float] | None = None,
 ) -> list[Candidate]:
-    """Score `candidates` in place and return them best first (ties by row).
-
-    `doc_terms(row)` gives a document's terms and its title's terms, each joined and enclosed
-    by single spaces (`" a b c "`): a term or an adjacent pair is then a substring test."""
+    """Score `candidates` in place and return them best first (ties by row)."""
     w = weights or WEIGHTS
     terms = list(dict.fromkeys(query_terms))
     idfs = [max(0.0, idf(t)) for t in terms]
     total_idf = sum(idfs) or 1.0
-    padded = [f" {t} " for t in terms]
-    bigrams = [f" {a} {b} " for a, b in zip(terms, terms[1:], strict=False)]
+    bigrams = list(zip(terms, terms[1:], strict=False))
     verbatim = verbatim_tokens(query)
     top_rrf = max((c.rrf for c in candidates), default=0.0) or 1.0
     top_graph = max((c.graph for c in candidates), default=0.0) or 1.0
     for c in candidates:
-        body, title = doc_terms(c.row)
-        cov = sum(i for t, i in zip(padded, idfs, strict=True) if t in body) / total_idf
-        tcov = sum(i for t, i in zip(padded, idfs, strict=True) if t in title) / total_idf
+        pairs, tset, title = doc_terms(c.row)
+        cov = sum(i for t, i in zip(terms, idfs, strict=True) if t in tset) / total_idf
+        tcov = sum(i for t, i in zip(terms, idfs, strict=True) if t in title) / total_idf
         if bigrams:
-            big = sum(1 for b in bigrams if b in body) / len(bigrams)
+            big = sum(1 for b in bigrams if b in pairs) / len(bigrams)
         else:
             big = 0.0
         if verbatim:
