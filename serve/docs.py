@@ -3,8 +3,8 @@
 Dictionary-encoded columns become (codes, values) pairs: a numpy view of the codes plus a short
 Python list of the distinct values, so the ranker can test `kind == commit` for 400 candidates
 without touching Python strings. Lookups from symbol ids and shas to documents are built on
-first use. Texts for the reranker come from `documents.parquet`, read column-wise once; their
-terms from the full-text index's cached field terms, so a query tokenizes no document.
+first use. Texts for the reranker come from `documents.parquet`, read column-wise once; once
+warmed, their terms come from the full-text index's cached field terms instead of tokenizing.
 """
 
 from __future__ import annotations
@@ -68,6 +68,9 @@ class DocTable:
         self.time = meta.column("time").to_numpy()
         self._titles = meta.column("title")
         self.commit_code = self.kind.code("commit")
+        # set by `warm`: a one-shot query tokenizes its few candidates faster than it reads
+        # every document's cached terms; a server reads them once and tokenizes no document
+        self._cached_terms: tuple[pa.ChunkedArray, pa.ChunkedArray, np.ndarray] | None = None
         self.symbol_code = self.kind.code("symbol")
 
     @lru_cache(maxsize=16384)  # noqa: B019 (one DocTable per generation, dropped on reload)
@@ -157,8 +160,7 @@ class DocTable:
             seq = tokenize(self.text(row))
         return frozenset(zip(seq, seq[1:], strict=False)), frozenset(seq), frozenset(title)
 
-    @cached_property
-    def _cached_terms(self) -> tuple[pa.ChunkedArray, pa.ChunkedArray, np.ndarray] | None:
+    def _read_cached_terms(self) -> tuple[pa.ChunkedArray, pa.ChunkedArray, np.ndarray] | None:
         """(title terms, body terms, body within `TEXT_LIMIT`) per row, from the index-time
         cache; None for an index without it. The cache holds the whole body's terms, so only
         a body the reranker reads whole can use them; `tokenize` never joins terms across
@@ -178,3 +180,4 @@ class DocTable:
             getattr(self, attr)
         for column in (self.kind, self.path, self.symbol_id, self.qualname, self.sha, self.intent):
             column._decoded  # noqa: B018 (decode now, not on the first query)
+        self._cached_terms = self._read_cached_terms()

@@ -38,18 +38,22 @@ def test_cached_terms_match_tokenizing(git_repo) -> None:
     gen = Store(git_repo.path / ".strata").live()
     assert gen is not None
     docs = DocTable(gen)
+    cold = [docs.terms(row) for row in range(docs.n)]
+    docs.terms.cache_clear()
+    docs.warm()
     cached = docs._cached_terms
     assert cached is not None
     fits = cached[2]
     assert fits.any() and not fits.all()  # both paths are exercised
     for row in range(docs.n):
         assert fits[row] == (len(docs._texts[1][row].as_py() or "") <= TEXT_LIMIT)
-        assert docs.terms(row) == _reference(docs, row)
+        assert docs.terms(row) == _reference(docs, row) == cold[row]
 
     # an index written before the cache existed: the same terms, by tokenizing
     (gen.file("fulltext") / TERMS_FILE).unlink()
     assert read_field_terms(gen.file("fulltext"), ("title", "body")) is None
     older = DocTable(gen)
+    older.warm()
     assert older._cached_terms is None
     for row in range(older.n):
         assert older.terms(row) == docs.terms(row)
