@@ -3,7 +3,8 @@
 Dictionary-encoded columns become (codes, values) pairs: a numpy view of the codes plus a short
 Python list of the distinct values, so the ranker can test `kind == commit` for 400 candidates
 without touching Python strings. Lookups from symbol ids and shas to documents are built on
-first use. Texts for the reranker come from `documents.parquet`, read column-wise once.
+first use. Texts for the reranker come from `documents.parquet`, read column-wise once; once
+warmed, their terms come from the full-text index's cached field terms instead of tokenizing.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from ..store.fulltext import read_field_terms
 from ..store.generations import Generation
 from ..store.tokenizer import tokenize
 from ..store.vecstore import open_docmeta
@@ -48,6 +50,10 @@ class _Dict:
         return self._lookup.get(value, -2)
 
 
+# The reranker reads this many characters of a body (`DocTable.text`).
+TEXT_LIMIT = 4000
+
+
 class DocTable:
     def __init__(self, gen: Generation) -> None:
         self.gen = gen
@@ -62,6 +68,9 @@ class DocTable:
         self.time = meta.column("time").to_numpy()
         self._titles = meta.column("title")
         self.commit_code = self.kind.code("commit")
+        # set by `warm`: a one-shot query tokenizes its few candidates faster than it reads
+        # every document's cached terms; a server reads them once and tokenizes no document
+        self._cached_terms: tuple[pa.ChunkedArray, pa.ChunkedArray, np.ndarray] | None = None
         self.symbol_code = self.kind.code("symbol")
 
     @lru_cache(maxsize=16384)  # noqa: B019 (one DocTable per generation, dropped on reload)
@@ -123,7 +132,7 @@ class DocTable:
         return self._texts[3][row].as_py()
 
     @lru_cache(maxsize=4096)  # noqa: B019 (bodies are up to a few kB: fewer of them)
-    def text(self, row: int, limit: int = 4000) -> str:
+    def text(self, row: int, limit: int = TEXT_LIMIT) -> str:
         title, body, _, _ = self._texts
         return f"{title[row].as_py()}\n{(body[row].as_py() or '')[:limit]}"
 
@@ -141,12 +150,34 @@ class DocTable:
     @lru_cache(maxsize=8192)  # noqa: B019 (one DocTable per generation, dropped on reload)
     def terms(self, row: int) -> tuple[frozenset[tuple[str, str]], frozenset[str], frozenset[str]]:
         """(adjacent term pairs, term set, title term set) of a document, cached."""
-        seq = tokenize(self.text(row))
-        title_terms = frozenset(tokenize(self.title(row)))
-        return frozenset(zip(seq, seq[1:], strict=False)), frozenset(seq), title_terms
+        cached = self._cached_terms
+        if cached is not None and cached[2][row]:
+            # `text` is title, newline, body, and no term spans a newline
+            title = cached[0][row].as_py().split()
+            seq = title + cached[1][row].as_py().split()
+        else:
+            title = tokenize(self.title(row))
+            seq = tokenize(self.text(row))
+        return frozenset(zip(seq, seq[1:], strict=False)), frozenset(seq), frozenset(title)
+
+    def _read_cached_terms(self) -> tuple[pa.ChunkedArray, pa.ChunkedArray, np.ndarray] | None:
+        """(title terms, body terms, body within `TEXT_LIMIT`) per row, from the index-time
+        cache; None for an index without it. The cache holds the whole body's terms, so only
+        a body the reranker reads whole can use them; `tokenize` never joins terms across
+        the newline `text` puts between title and body."""
+        cache = read_field_terms(self.gen.file("fulltext"), ("content_hash", "title", "body"))
+        if cache is None or cache.num_rows != self.n:
+            return None
+        hashes = self.gen.table("documents", columns=["content_hash"]).column("content_hash")
+        if not cache.column("content_hash").equals(hashes):
+            return None  # not this generation's documents: tokenize instead
+        body = self._texts[1]
+        fits = pc.fill_null(pc.less_equal(pc.utf8_length(body), TEXT_LIMIT), True)
+        return cache.column("title"), cache.column("body"), fits.to_numpy(zero_copy_only=False)
 
     def warm(self) -> None:
         for attr in ("by_symbol_id", "by_sha", "by_path", "by_name", "_texts"):
             getattr(self, attr)
         for column in (self.kind, self.path, self.symbol_id, self.qualname, self.sha, self.intent):
             column._decoded  # noqa: B018 (decode now, not on the first query)
+        self._cached_terms = self._read_cached_terms()

@@ -21,6 +21,8 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
 import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
 import tantivy
 
 from .errors import IndexCorrupt
@@ -30,6 +32,9 @@ ANALYZER = "gitstrata_terms"
 TEXT_FIELDS = ("title", "symbol", "path", "body")
 BOOSTS = {"symbol": 3.0, "title": 2.5, "path": 1.5, "body": 1.0}
 REBUILD = "gitstrata index --rebuild"
+# Beside the index: each document's `field_terms` by content hash, one row per document in
+# document order, so a refresh tokenizes only changed documents and the reranker none.
+TERMS_FILE = "terms.parquet"
 _RUST_REGEX_META = set("\\.+*?()|[]{}^$#&-~")
 
 
@@ -64,6 +69,18 @@ def field_terms(
         terms_text(" ".join(paths or ())),
         terms_text(body),
     )
+
+
+def read_field_terms(directory: Path, fields: Sequence[str]) -> pa.Table | None:
+    """The cached field texts (`field_terms` joined by spaces) of every document, or None when
+    the index predates the cache or it cannot be read: callers then tokenize themselves."""
+    path = Path(directory) / TERMS_FILE
+    if not path.is_file():
+        return None
+    try:
+        return pq.read_table(path, columns=list(fields), use_threads=False)
+    except (OSError, KeyError, pa.ArrowInvalid):
+        return None
 
 
 def write_index(

@@ -1,0 +1,59 @@
+"""The reranker reads document terms from the full-text index's cached field terms; they must
+give exactly what tokenizing the reranker's text gives, and an index without the cache must
+still be served."""
+
+from __future__ import annotations
+
+from gitstrata import Strata
+from gitstrata.serve.docs import TEXT_LIMIT, DocTable
+from gitstrata.store.fulltext import TERMS_FILE, read_field_terms
+from gitstrata.store.generations import Store
+from gitstrata.store.tokenizer import tokenize
+
+# a body longer than the reranker reads: its cached terms cover text the reranker never sees
+LONG = "def settle(order_id, retryCount):\n" + "".join(
+    f"    step_{i} = charge_with_retry(order_id, retryCount + {i})  # pay/ledger.py\n"
+    for i in range(120)
+)
+SHORT = '''"""Refunds."""
+
+
+def refund(client, charge_id):
+    """Refund one charge (INC-2407) via src/pay/refund.py."""
+    return client.refund(charge_id)
+'''
+
+
+def _reference(docs: DocTable, row: int) -> tuple:
+    seq = tokenize(docs.text(row))
+    title = tokenize(docs.title(row))
+    return frozenset(zip(seq, seq[1:], strict=False)), frozenset(seq), frozenset(title)
+
+
+def test_cached_terms_match_tokenizing(git_repo) -> None:
+    git_repo.commit("feat: long module and refunds", {"pay/long.py": LONG, "pay/refund.py": SHORT})
+    git_repo.commit("fix(pay): refund once (INC-2407)", {"pay/refund.py": SHORT + "\n# once\n"})
+    with Strata(git_repo.path) as s:
+        s.index(jobs=1)
+    gen = Store(git_repo.path / ".strata").live()
+    assert gen is not None
+    docs = DocTable(gen)
+    cold = [docs.terms(row) for row in range(docs.n)]
+    docs.terms.cache_clear()
+    docs.warm()
+    cached = docs._cached_terms
+    assert cached is not None
+    fits = cached[2]
+    assert fits.any() and not fits.all()  # both paths are exercised
+    for row in range(docs.n):
+        assert fits[row] == (len(docs._texts[1][row].as_py() or "") <= TEXT_LIMIT)
+        assert docs.terms(row) == _reference(docs, row) == cold[row]
+
+    # an index written before the cache existed: the same terms, by tokenizing
+    (gen.file("fulltext") / TERMS_FILE).unlink()
+    assert read_field_terms(gen.file("fulltext"), ("title", "body")) is None
+    older = DocTable(gen)
+    older.warm()
+    assert older._cached_terms is None
+    for row in range(older.n):
+        assert older.terms(row) == docs.terms(row)
