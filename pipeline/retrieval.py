@@ -75,7 +75,7 @@ def journal_records(journal: Journal) -> list[dict[str, Any]]:
 
 # Inside `fulltext/`: each document's field terms by content hash, so the next run tokenizes
 # only new and changed documents (tokenizing is most of a full-text build).
-TERMS_CACHE = "terms.parquet"
+TERMS_CACHE = fulltext.TERMS_FILE  # the reranker reads the same file
 _TERM_FIELDS = ("title", "symbol", "path", "body")
 
 
