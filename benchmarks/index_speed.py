@@ -43,6 +43,7 @@ from ..pipeline.gitio import git_env
 from ..store.generations import Store
 from ..store.progress import ProgressEvent, decode
 from .history_speed import RAW_LOG, make_synthetic
+from .real import default_sources, pick_repos, repo_name
 
 TARGET_RATIO = 20.0
 TARGET_INCREMENTAL_S = 2.0
@@ -52,18 +53,6 @@ COMMENT = {".py": "#", ".rb": "#", ".sh": "#", ".toml": "#", ".yml": "#", ".yaml
 
 def log(msg: str) -> None:
     print(f"index_speed: {msg}", file=sys.stderr, flush=True)
-
-
-def repo_name(source: Path) -> str:
-    name = source.name
-    return name[: -len(".bundle")] if name.endswith(".bundle") else source.resolve().name
-
-
-def default_sources() -> list[Path]:
-    # the package's parent is the checkout; the shared bundles sit beside it
-    root = Path(__file__).resolve().parent.parent
-    folder = root.parent / "shared" / "repos"
-    return sorted(folder.glob("*.bundle")) if folder.is_dir() else []
 
 
 def git(repo: Path, *args: str) -> str:
@@ -354,15 +343,10 @@ def main(argv: list[str] | None = None) -> int:
     # `--synthetic` alone measures only the synthetic histories
     bundles = [] if args.synthetic and not args.repos else default_sources()
     sources = list(args.sources) or bundles
-    if args.repos:
-        wanted = [n.strip() for n in args.repos.split(",") if n.strip()]
-        by_name = {repo_name(s): s for s in sources}
-        missing = [n for n in wanted if n not in by_name]
-        if missing:
-            print(f"index_speed: unknown repository {', '.join(missing)}", file=sys.stderr)
-            print(f"  hint: known: {', '.join(sorted(by_name)) or 'none'}", file=sys.stderr)
-            return 2
-        sources = [by_name[n] for n in wanted]
+    picked = pick_repos(sources, args.repos, "index_speed")
+    if picked is None:
+        return 2
+    sources = picked
     if not sources and not args.synthetic:
         log("no repositories given and no ../shared/repos/*.bundle; skipped")
         return 0

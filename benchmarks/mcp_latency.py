@@ -372,13 +372,9 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     sources: list[Path | None] = list(args.sources)
     if args.real:
-        from .real import default_sources
+        from .real import shared_bundles
 
-        found = default_sources()
-        if not found:
-            print("mcp_latency: no ../shared/repos/*.bundle beside the checkout; "
-                  "real repositories skipped", file=sys.stderr)  # fmt: skip
-        sources += found
+        sources += shared_bundles("mcp_latency")
     results = []
     with tempfile.TemporaryDirectory(prefix="gitstrata-mcp-bench-") as tmp:
         for source in sources or [None]:

@@ -553,6 +553,30 @@ def default_sources() -> list[Path]:
     return sorted(folder.glob("*.bundle")) if folder.is_dir() else []
 
 
+def shared_bundles(prog: str) -> list[Path]:
+    """`default_sources()`, saying on stderr when there are none (the real part is skipped)."""
+    found = default_sources()
+    if not found:
+        print(f"{prog}: no ../shared/repos/*.bundle beside the checkout; "
+              "real repositories skipped", file=sys.stderr)  # fmt: skip
+    return found
+
+
+def pick_repos(sources: list[Path], repos: str | None, prog: str) -> list[Path] | None:
+    """`sources` narrowed to the comma-separated names in `repos` (all when None); None after
+    printing a one-line error when a name is unknown."""
+    if not repos:
+        return sources
+    wanted = [n.strip() for n in repos.split(",") if n.strip()]
+    by_name = {repo_name(s): s for s in sources}
+    missing = [n for n in wanted if n not in by_name]
+    if missing:
+        print(f"{prog}: unknown repository {', '.join(missing)}", file=sys.stderr)
+        print(f"  hint: known: {', '.join(sorted(by_name)) or 'none'}", file=sys.stderr)
+        return None
+    return [by_name[n] for n in wanted]
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="real", description=(__doc__ or "").split("\n\n")[0])
     ap.add_argument("sources", nargs="*", type=Path, metavar="REPO_OR_BUNDLE")
@@ -568,15 +592,10 @@ def main(argv: list[str] | None = None) -> int:
             "real: no repositories given and no ../shared/repos/*.bundle; skipped", file=sys.stderr
         )
         return 0
-    if args.repos:
-        wanted = [n.strip() for n in args.repos.split(",") if n.strip()]
-        by_name = {repo_name(s): s for s in sources}
-        missing = [n for n in wanted if n not in by_name]
-        if missing:
-            print(f"real: unknown repository {', '.join(missing)}", file=sys.stderr)
-            print(f"  hint: known: {', '.join(sorted(by_name))}", file=sys.stderr)
-            return 2
-        sources = [by_name[n] for n in wanted]
+    picked = pick_repos(sources, args.repos, "real")
+    if picked is None:
+        return 2
+    sources = picked
     for s in sources:
         if not s.exists():
             print(f"real: {s} does not exist", file=sys.stderr)

@@ -213,13 +213,9 @@ def cli_wall(
 def sources_of(args: argparse.Namespace) -> list[Path]:
     sources = list(args.sources)
     if args.real:
-        from .real import default_sources
+        from .real import shared_bundles
 
-        found = default_sources()
-        if not found:
-            print("serve_latency: no ../shared/repos/*.bundle beside the checkout; "
-                  "real repositories skipped", file=sys.stderr)  # fmt: skip
-        sources += found
+        sources += shared_bundles("serve_latency")
     return sources
 
 

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from functools import cached_property, lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 import pyarrow as pa
@@ -196,15 +196,34 @@ class Grouped(Mapping[str, list[dict[str, Any]]]):
         return len(self._slices)
 
 
-class _Symbols(Mapping[str, list[SymbolRow]]):
-    """`Grouped` symbol rows as `SymbolRow`s (built once per path)."""
+_V = TypeVar("_V")
+
+
+class _GroupedView(Mapping[str, _V]):
+    """A mapping derived per key from `Grouped` rows: the keys are the grouped ones."""
 
     def __init__(self, rows: Grouped) -> None:
         self._rows = rows
-        self._built: dict[str, list[SymbolRow]] = {}
 
     def build(self) -> None:
         self._rows.build()
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._rows
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._rows)
+
+    def __len__(self) -> int:
+        return len(self._rows)
+
+
+class _Symbols(_GroupedView[list[SymbolRow]]):
+    """`Grouped` symbol rows as `SymbolRow`s (built once per path)."""
+
+    def __init__(self, rows: Grouped) -> None:
+        super().__init__(rows)
+        self._built: dict[str, list[SymbolRow]] = {}
 
     def get(self, key: Any, default: Any = None) -> Any:  # type: ignore[override]
         got = self._built.get(key)
@@ -221,24 +240,9 @@ class _Symbols(Mapping[str, list[SymbolRow]]):
             raise KeyError(key)
         return got
 
-    def __contains__(self, key: object) -> bool:
-        return key in self._rows
 
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._rows)
-
-    def __len__(self) -> int:
-        return len(self._rows)
-
-
-class _Messages(Mapping[str, str]):
+class _Messages(_GroupedView[str]):
     """sha -> message over `Grouped` commit rows."""
-
-    def __init__(self, rows: Grouped) -> None:
-        self._rows = rows
-
-    def build(self) -> None:
-        self._rows.build()
 
     def get(self, key: Any, default: Any = None) -> Any:  # type: ignore[override]
         rows = self._rows.get(key)
@@ -247,15 +251,6 @@ class _Messages(Mapping[str, str]):
     def __getitem__(self, key: str) -> str:
         rows = self._rows[key]
         return rows[0]["message"] or ""
-
-    def __contains__(self, key: object) -> bool:
-        return key in self._rows
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._rows)
-
-    def __len__(self) -> int:
-        return len(self._rows)
 
 
 class ServeIndex:

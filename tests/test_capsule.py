@@ -256,6 +256,18 @@ def _indent_at(lines: list[str], at: int) -> str:
     return ""
 
 
+def _edited(text: str, edits) -> tuple[list[str], list[str], str]:
+    """(old lines, new lines, new text) after replacing `drop` lines at `at` by a template, each
+    indented like its neighbours (one level deeper when the edit's fourth item is true)."""
+    old = text.split("\n")[:-1]
+    new = list(old)
+    for at, drop, template, *deeper in edits:
+        at = min(at, len(new))
+        pad = _indent_at(new, at) + ("    " if deeper and deeper[0] else "")
+        new[at : at + drop] = [pad + t if t else t for t in template]
+    return old, new, "\n".join(new) + "\n"
+
+
 def _hunks(old: list[str], new: list[str]) -> list[Hunk]:
     out = []
     sm = difflib.SequenceMatcher(a=old, b=new, autojunk=False)
@@ -321,13 +333,7 @@ def test_owner_equals_symbol_index():
 )
 @pytest.mark.slow
 def test_derived_and_spliced_spans_equal_parsing(text, edits):
-    old = text.split("\n")[:-1]
-    new = list(old)
-    for at, drop, template, deeper in edits:
-        at = min(at, len(new))
-        pad = _indent_at(new, at) + ("    " if deeper else "")
-        new[at : at + drop] = [pad + t if t else t for t in template]
-    new_text = "\n".join(new) + "\n"
+    old, new, new_text = _edited(text, edits)
     x, parser_x = _spans(text)
     y, parser_y = _spans(new_text)
     assume(parser_x == parser_y == "ast")
@@ -383,13 +389,7 @@ TS_TEMPLATES = [
     )
 )
 def test_derived_brace_spans_equal_parsing(edits):
-    old = TS_SOURCE.split("\n")[:-1]
-    new = list(old)
-    for at, drop, template in edits:
-        at = min(at, len(new))
-        pad = _indent_at(new, at)
-        new[at : at + drop] = [pad + t if t else t for t in template]
-    new_text = "\n".join(new) + "\n"
+    old, new, new_text = _edited(TS_SOURCE, edits)
 
     def parsed(text):
         p = parse_source("m.ts", text.encode())
@@ -473,13 +473,7 @@ def _rust_region(data: bytes):
     )
 )
 def test_spliced_rust_spans_equal_parsing(edits):
-    old = RS_SOURCE.split("\n")[:-1]
-    new = list(old)
-    for at, drop, template in edits:
-        at = min(at, len(new))
-        pad = _indent_at(new, at)
-        new[at : at + drop] = [pad + t if t else t for t in template]
-    new_text = "\n".join(new) + "\n"
+    old, new, new_text = _edited(RS_SOURCE, edits)
     (x, px), (y, py) = _rust_spans(RS_SOURCE), _rust_spans(new_text)
     assume(px == py == "tree-sitter" and x.clean and y.clean)
     hunks = _hunks(old, new)

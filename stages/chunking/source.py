@@ -17,6 +17,7 @@ import ast
 import bisect
 import inspect
 import re
+from typing import Any
 
 _NL = re.compile(r"\n")
 
@@ -380,3 +381,14 @@ def _strip_block(lines: list[str]) -> list[str]:
     while out and not out[-1]:
         out.pop()
     return out
+
+
+def node_text(src: Source, node: Any) -> str:
+    """The text of a tree-sitter node of `src`."""
+    return src.raw[node.start_byte : node.end_byte].decode("utf-8", "replace")
+
+
+def node_end_row(node: Any) -> int:
+    """The last row a tree-sitter node covers; a node ending at column 0 ends on the row above."""
+    row, col = node.end_point
+    return row - 1 if col == 0 and row > node.start_point[0] else row

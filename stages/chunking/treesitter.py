@@ -28,6 +28,8 @@ from typing import Any
 from . import rules, treesitter_clike
 from .model import Candidate
 from .source import Source
+from .source import node_end_row as _end_row
+from .source import node_text as _text
 
 _GRAMMARS = {
     "python": ("tree_sitter_python", "language"),
@@ -213,21 +215,12 @@ def parse_tree(src: Source) -> tuple[list[Candidate], bool] | None:
     return out, has_error
 
 
-def _text(src: Source, node: Any) -> str:
-    return src.raw[node.start_byte : node.end_byte].decode("utf-8", "replace")
-
-
 def _char(src: Source, point: Any, ascii_: bool) -> int:
     row, col = point
     start = src.line_starts[row] if row < len(src.line_starts) else len(src.text)
     if ascii_:
         return start + col
     return start + len(src.line(row).encode("utf-8")[:col].decode("utf-8", "ignore"))
-
-
-def _end_row(node: Any) -> int:
-    row, col = node.end_point
-    return row - 1 if col == 0 and row > node.start_point[0] else row
 
 
 def _candidate(

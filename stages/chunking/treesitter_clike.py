@@ -32,6 +32,8 @@ from typing import Any
 from . import rules
 from .model import Candidate
 from .source import Source
+from .source import node_end_row as _end_row
+from .source import node_text as _text
 
 _C_TYPES = """[(struct_specifier body: (_)) (union_specifier body: (_))
                 (enum_specifier body: (_))]"""
@@ -96,15 +98,6 @@ _CS_OWNERS = frozenset(
 )
 _CS_TYPES = frozenset({*_CS_OWNERS, "enum_declaration", "delegate_declaration"})
 _RB_SCOPES = frozenset({"class", "module"})
-
-
-def _text(src: Source, node: Any) -> str:
-    return src.raw[node.start_byte : node.end_byte].decode("utf-8", "replace")
-
-
-def _end_row(node: Any) -> int:
-    row, col = node.end_point
-    return row - 1 if col == 0 and row > node.start_point[0] else row
 
 
 def _make(
