@@ -51,6 +51,7 @@ SPLITS: tuple[str, ...] = (
     "heldout_v3",
     "heldout_v4",
     "heldout_v5",
+    "heldout_v6",
 )
 HELDOUT_SPLITS: tuple[str, ...] = (
     "heldout_v1",
@@ -58,6 +59,7 @@ HELDOUT_SPLITS: tuple[str, ...] = (
     "heldout_v3",
     "heldout_v4",
     "heldout_v5",
+    "heldout_v6",
 )
 
 
@@ -2300,6 +2302,425 @@ _HELDOUT_V5: tuple[_Row, ...] = (
     ),
 )
 
+# --- held-out v6: questions as a new user asks them (natural language around paths and
+# identifiers, "what else must change with FILE", plain-word symptoms, change requests); about a
+# third expect a recorded failure, the rest are controls where no warning is due ------------------
+
+_HELDOUT_V6: tuple[_Row, ...] = (
+    # causal
+    _q(
+        "v6-causal-01",
+        "causal",
+        "Why does our spreadsheet export put a quote in front of cells beginning with a plus or "
+        "minus sign, not only an equals sign?",
+        {
+            C("inc2602_csv_injection"): 3,
+            S(CSV_PY, "escape_cell"): 3,
+            S(CSV_GO, "escapeCell"): 2,
+        },
+        (9, 17),
+    ),
+    _q(
+        "v6-causal-02",
+        "causal",
+        "What made us start sending Retry-After and RateLimit-Limit back with a 429?",
+        {
+            C("rate_limit_headers"): 3,
+            S(LIMITER, "RateLimiter.retry_after"): 2,
+            S(MIDDLEWARE, "rate_limit_middleware"): 2,
+        },
+    ),
+    _q(
+        "v6-causal-03",
+        "causal",
+        "Why is worker/internal/jobs/runner.go capped at a few concurrent handlers instead of "
+        "starting a goroutine for every job in the batch?",
+        {
+            C("worker_perf_revert"): 3,
+            S(RUNNER, "Runner.processBatch"): 2,
+            C("worker_inflight_comment"): 2,
+            C("worker_perf_unbounded"): 1,
+        },
+        (6,),
+    ),
+    _q(
+        "v6-causal-04",
+        "causal",
+        "Why did access tokens go from an hour of lifetime down to fifteen minutes?",
+        {C("access_ttl_15m"): 3, F(TOKENS): 2, S(TOKENS, "issue_token"): 1, F(SESSION): 1},
+    ),
+    _q(
+        "v6-causal-05",
+        "causal",
+        "Why does the Go reconciler leave a charge pending when the gateway lookup timed out, "
+        "rather than calling it failed?",
+        {
+            C("inc2710_reconcile_timeout"): 3,
+            S(RECONCILE, "classifyGatewayStatus"): 3,
+            S(RECONCILE, "Reconcile"): 1,
+        },
+        (12,),
+    ),
+    _q(
+        "v6-causal-06",
+        "causal",
+        "Why does issue_refund build its idempotency key from the running refunded total "
+        "instead of the amount?",
+        {
+            C("review_comments_refunds"): 3,
+            S(REFUNDS, "issue_refund"): 3,
+            C("refunds_partial"): 1,
+        },
+    ),
+    _q(
+        "v6-causal-07",
+        "causal",
+        "Why does the worker let the jobs it already started run to completion when Kubernetes "
+        "stops the pod?",
+        {
+            C("worker_shutdown"): 3,
+            S(RUNNER, "Runner.Run"): 2,
+            S(WORKER_MAIN, "main"): 2,
+            F(K8S_WORKER): 1,
+        },
+    ),
+    # behavioral
+    _q(
+        "v6-behavioral-01",
+        "behavioral",
+        "What does verify_webhook_signature do when the t= timestamp in the header is older than "
+        "five minutes?",
+        {S(WEBHOOKS, "verify_webhook_signature"): 3, C("webhooks"): 1},
+    ),
+    _q(
+        "v6-behavioral-02",
+        "behavioral",
+        "How much weight does RateLimiter.allow give to the requests a client made in the "
+        "previous minute?",
+        {
+            S(LIMITER, "RateLimiter._estimate"): 3,
+            S(LIMITER, "RateLimiter.allow"): 3,
+            C("inc2458_sliding_window"): 2,
+        },
+        (3,),
+    ),
+    _q(
+        "v6-behavioral-03",
+        "behavioral",
+        "Which entry does the TTL cache throw away when it is full and a new key comes in?",
+        {S(CACHE, "TTLCache.set"): 3, S(CACHE, "TTLCache"): 1},
+    ),
+    _q(
+        "v6-behavioral-04",
+        "behavioral",
+        "In web/src/checkout/cart.ts, what number ends up on the cart badge when someone buys "
+        "three of the same shirt?",
+        {S(CART, "cartLabel"): 3, C("web_cart_badge"): 2, S(CART, "lineTotalCents"): 1},
+        file_filter="web/**",
+    ),
+    _q(
+        "v6-behavioral-05",
+        "behavioral",
+        "How does backend/auth/passwords.py handle a user whose stored hash still uses PBKDF2 "
+        "when they sign in?",
+        {
+            S(PASSWORDS, "verify_password"): 3,
+            S(PASSWORDS, "needs_rehash"): 3,
+            C("passwords_scrypt"): 2,
+        },
+    ),
+    _q(
+        "v6-behavioral-06",
+        "behavioral",
+        "What does decode_cursor do with a next_cursor value somebody edited by hand?",
+        {S(ORDERS_API, "decode_cursor"): 3, S(ORDERS_API, "list_orders"): 1},
+    ),
+    _q(
+        "v6-behavioral-07",
+        "behavioral",
+        "What happens to the order when the nightly reconciliation finds that its charge failed "
+        "at the gateway?",
+        {S(RECONCILE, "Reconcile"): 3, C("worker_reconcile"): 2},
+    ),
+    _q(
+        "v6-behavioral-08",
+        "behavioral",
+        "How does escapeCell in the Go export keep spreadsheet apps from evaluating a value like "
+        "+SUM(A1)?",
+        {
+            S(CSV_GO, "escapeCell"): 3,
+            C("inc2602_csv_injection"): 2,
+            S(CSV_GO, "WriteOrdersCSV"): 1,
+        },
+        (17,),
+    ),
+    # symptom
+    _q(
+        "v6-symptom-01",
+        "symptom",
+        "Someone squeezed forty login tries into two seconds by sending half of them right "
+        "before the clock hit a new minute",
+        {
+            C("inc2458_sliding_window"): 3,
+            S(LIMITER, "RateLimiter.allow"): 3,
+            S(LIMITER, "RateLimiter._estimate"): 2,
+        },
+        (3,),
+    ),
+    _q(
+        "v6-symptom-02",
+        "symptom",
+        "A partner's security team says our signature check lets an attacker find the right "
+        "MAC one character at a time",
+        {C("webhook_constant_time"): 3, S(WEBHOOKS, "verify_webhook_signature"): 3},
+    ),
+    _q(
+        "v6-symptom-03",
+        "symptom",
+        "Every time we deploy, a handful of customers receive their order confirmation e-mail "
+        "twice",
+        {
+            C("worker_shutdown"): 3,
+            S(RUNNER, "Runner.Run"): 2,
+            S(WORKER_MAIN, "main"): 2,
+        },
+    ),
+    _q(
+        "v6-symptom-04",
+        "symptom",
+        "A reorder button sent a basket with nothing in it, the card processor said 400 and the "
+        "shopper only saw a generic error",
+        {C("schemas_validation"): 3, S(SCHEMAS, "OrderCreate.items_not_empty"): 3},
+    ),
+    _q(
+        "v6-symptom-05",
+        "symptom",
+        "We refunded two items of the same price separately and the customer only got the "
+        "money back for one of them",
+        {
+            C("review_comments_refunds"): 3,
+            S(REFUNDS, "issue_refund"): 3,
+            S(GATEWAY, "GatewayClient.refund"): 1,
+        },
+    ),
+    _q(
+        "v6-symptom-06",
+        "symptom",
+        "Shoppers typing the flyer code with its hyphen, or pasting it from an e-mail, are told "
+        "the code is invalid",
+        {C("promo_codes_normalize"): 3, S(CODES, "normalize_code"): 3, S(CODES, "lookup_code"): 1},
+    ),
+    _q(
+        "v6-symptom-07",
+        "symptom",
+        "People who hit Pay twice in a row on a slow connection got two separate orders",
+        {
+            C("idempotency_store"): 3,
+            S(ORDERS_API, "create_order"): 2,
+            F(IDEMPOTENCY): 2,
+            S(SERVICE, "OrderService.place_order"): 1,
+        },
+    ),
+    # coupled
+    _q(
+        "v6-coupled-01",
+        "coupled",
+        "What else must change with backend/export/csv_export.py when finance asks for one more "
+        "column?",
+        {S(CSV_GO, "WriteOrdersCSV"): 3, F(TEST_CSV_PY): 2, S(CSV_PY, "order_row"): 2},
+        (),
+        (CSV_GO, TEST_CSV_PY),
+    ),
+    _q(
+        "v6-coupled-02",
+        "coupled",
+        "Which files are normally kept in step with mobile/src/models/order.ts?",
+        {S(PARSER, "parseOrder"): 3, S(SCHEMAS, "OrderOut"): 2, S(WEB_ORDERS, "OrderDTO"): 2},
+        (),
+        (PARSER, SCHEMAS),
+    ),
+    _q(
+        "v6-coupled-03",
+        "coupled",
+        "What else usually gets edited together with backend/auth/refresh.py?",
+        {
+            F(TEST_REFRESH): 3,
+            F(MIGRATION_REFRESH): 2,
+            F(MIGRATION_REVOCATIONS): 2,
+            S(SESSION, "refreshNow"): 1,
+        },
+        (),
+        (TEST_REFRESH, MIGRATION_REFRESH),
+    ),
+    _q(
+        "v6-coupled-04",
+        "coupled",
+        "If I touch worker/internal/payments/reconcile.go, which other files have historically "
+        "moved with it?",
+        {F(RECONCILE_TEST): 3, F(GATEWAY): 2, C("inc2710_reconcile_timeout"): 1},
+        (),
+        (RECONCILE_TEST, GATEWAY),
+    ),
+    _q(
+        "v6-coupled-05",
+        "coupled",
+        "Which files in other folders and languages need updating along with "
+        "backend/api/schemas.py when the order payload grows a field?",
+        {
+            S(PARSER, "parseOrder"): 3,
+            S(WEB_ORDERS, "parseOrderResponse"): 3,
+            S(MOBILE_MODELS, "Order"): 2,
+            S(MODELS, "Order"): 1,
+        },
+        (),
+        (PARSER, WEB_ORDERS, MOBILE_MODELS),
+    ),
+    _q(
+        "v6-coupled-06",
+        "coupled",
+        "backend/promotions/rules.py: which tests and storefront files tend to land in the same "
+        "commits?",
+        {
+            F(TEST_PROMOTIONS): 3,
+            S(BANNER, "renderPromoBanner"): 2,
+            S(BANNER, "stackingNotice"): 1,
+        },
+        (),
+        (TEST_PROMOTIONS, BANNER),
+    ),
+    _q(
+        "v6-coupled-07",
+        "coupled",
+        "Which other files did the commits that edited backend/core/rate_limiter.py also touch?",
+        {F(TEST_RATE_LIMITER): 3, S(MIDDLEWARE, "rate_limit_middleware"): 2},
+        (),
+        (TEST_RATE_LIMITER, MIDDLEWARE),
+    ),
+    # exact
+    _q(
+        "v6-exact-01",
+        "exact",
+        "SIGNATURE_TOLERANCE_SECONDS",
+        {S(WEBHOOKS, "verify_webhook_signature"): 3, F(WEBHOOKS): 2, C("webhooks"): 1},
+    ),
+    _q(
+        "v6-exact-02",
+        "exact",
+        "statusLabel",
+        {S(ORDER_SCREEN, "statusLabel"): 3, C("mobile_order_screen_status"): 2},
+    ),
+    _q(
+        "v6-exact-03",
+        "exact",
+        "INC-2833",
+        {C("promo_expiry_tz"): 3, S(RULES, "_as_shop_time"): 2, S(RULES, "is_active"): 2},
+    ),
+    _q(
+        "v6-exact-04",
+        "exact",
+        "needs_rehash",
+        {
+            S(PASSWORDS, "needs_rehash"): 3,
+            C("passwords_scrypt"): 1,
+            S(PASSWORDS, "verify_password"): 1,
+        },
+    ),
+    _q(
+        "v6-exact-05",
+        "exact",
+        "refundable_cents",
+        {S(REFUNDS, "refundable_cents"): 3, S(REFUNDS, "issue_refund"): 1, C("refunds_partial"): 1},
+    ),
+    _q(
+        "v6-exact-06",
+        "exact",
+        "sales_tax_cents",
+        {S(TAX, "sales_tax_cents"): 3, C("order_tax_field"): 2},
+    ),
+    _q(
+        "v6-exact-07",
+        "exact",
+        "OrderRepository.list_before",
+        {S(REPOSITORY, "OrderRepository.list_before"): 3, C("inc2801_pagination"): 1},
+    ),
+    # change
+    _q(
+        "v6-change-01",
+        "change",
+        "Make the mobile parser round an amount like 12.5 to a whole cent instead of rejecting "
+        "the whole payload",
+        {S(PARSER, "parseMoney"): 3, C("inc2333_mobile_cents"): 2},
+        (4,),
+        file_filter="mobile/**",
+    ),
+    _q(
+        "v6-change-02",
+        "change",
+        "In backend/auth/refresh.py, stop revoking the whole family: a reused refresh token "
+        "should simply be refused as expired",
+        {S(REFRESH, "rotate_refresh_token"): 3, C("inc2744_refresh_reuse"): 2},
+        (11,),
+    ),
+    _q(
+        "v6-change-03",
+        "change",
+        "Let marketing combine the welcome percentage code with a percentage campaign code in "
+        "one checkout",
+        {
+            S(RULES, "apply_promotions"): 3,
+            C("inc2655_promo_stacking"): 2,
+            S(BANNER, "stackingNotice"): 1,
+        },
+        (8,),
+    ),
+    _q(
+        "v6-change-04",
+        "change",
+        "Add the gateway charge id as a column of the order export, in the Python download and "
+        "the Go nightly file alike",
+        {
+            S(CSV_PY, "order_row"): 3,
+            S(CSV_GO, "WriteOrdersCSV"): 3,
+            S(CSV_GO, "Order"): 2,
+            F(TEST_CSV_PY): 1,
+        },
+    ),
+    _q(
+        "v6-change-05",
+        "change",
+        "Have the worker's retry backoff start at five seconds instead of two",
+        {S(WORKER_MAIN, "main"): 3, S(BACKOFF, "Backoff.Next"): 1, S(BACKOFF, "Backoff"): 1},
+    ),
+    _q(
+        "v6-change-06",
+        "change",
+        "In reconcile.go, mark a charge failed as soon as the gateway answer is anything but "
+        "succeeded, so stock is released sooner",
+        {S(RECONCILE, "classifyGatewayStatus"): 3, C("inc2710_reconcile_timeout"): 2},
+        (12,),
+    ),
+    _q(
+        "v6-change-07",
+        "change",
+        "Put the refunded amount with its currency into the refund notification e-mail",
+        {
+            F(REFUND_TEMPLATE): 3,
+            S(NOTIFICATIONS, "refund_job"): 2,
+            S(HANDLERS, "sendRefundIssued"): 2,
+        },
+    ),
+    _q(
+        "v6-change-08",
+        "change",
+        "Add an endpoint so customers can cancel an order themselves while it has not shipped",
+        {
+            S(SERVICE, "OrderService.cancel_order"): 3,
+            S(MODELS, "Order.can_cancel"): 2,
+            F(ORDERS_API): 2,
+        },
+    ),
+)
+
 _ROWS: Mapping[str, tuple[_Row, ...]] = {
     "dev": _DEV,
     "heldout_v1": _HELDOUT_V1,
@@ -2307,6 +2728,7 @@ _ROWS: Mapping[str, tuple[_Row, ...]] = {
     "heldout_v3": _HELDOUT_V3,
     "heldout_v4": _HELDOUT_V4,
     "heldout_v5": _HELDOUT_V5,
+    "heldout_v6": _HELDOUT_V6,
 }
 
 

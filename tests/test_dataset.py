@@ -31,14 +31,22 @@ def _windows(text: str) -> set[str]:
 
 
 def test_split_sizes() -> None:
-    assert SPLITS == ("dev", "heldout_v1", "heldout_v2", "heldout_v3", "heldout_v4", "heldout_v5")
-    assert HELDOUT_SPLITS == ("heldout_v1", "heldout_v2", "heldout_v3", "heldout_v4", "heldout_v5")
+    assert ("dev", *HELDOUT_SPLITS) == SPLITS
+    assert HELDOUT_SPLITS == (
+        "heldout_v1",
+        "heldout_v2",
+        "heldout_v3",
+        "heldout_v4",
+        "heldout_v5",
+        "heldout_v6",
+    )
     assert len(queries("dev")) == 64
     assert len(queries("heldout_v1")) == 35
     assert len(queries("heldout_v2")) == 38
     assert len(queries("heldout_v3")) == 30
     assert len(queries("heldout_v4")) == 30
     assert len(queries("heldout_v5")) == 30
+    assert len(queries("heldout_v6")) == 44
 
 
 @pytest.mark.parametrize("split", SPLITS)
@@ -58,6 +66,7 @@ def test_ids_are_unique_and_prefixed_by_split() -> None:
         "heldout_v3": "v3-",
         "heldout_v4": "v4-",
         "heldout_v5": "v5-",
+        "heldout_v6": "v6-",
     }
     for split in SPLITS:
         for q in queries(split):
@@ -175,3 +184,22 @@ def test_warning_splits_balance_expected_warnings_with_same_file_controls(split:
     assert 0.4 <= len(warned) / len(items) <= 0.6
     on_failed_files = [q for q in controls if {r.path for r in q.relevant} & failed_files]
     assert len(on_failed_files) >= len(controls) * 0.8
+
+
+def test_v6_mixes_warning_probes_with_controls_in_every_class() -> None:
+    """v6 asks as a new user would: every class, a third expecting a recorded failure, and at
+    least twelve controls where any warning is a false alarm."""
+    items = queries("heldout_v6")
+    assert len(items) >= 40
+    assert {q.query_class for q in items} == set(QUERY_CLASSES)
+    controls = [q for q in items if not q.expected_warnings]
+    assert len(controls) >= 12
+    assert 0.2 <= 1 - len(controls) / len(items) <= 0.4
+    # Natural-language questions that name a path or identifier, not only bare lookups.
+    named = [
+        q
+        for q in items
+        if q.query_class != "exact"
+        and re.search(r"[\w-]+/[\w./-]+\.\w+|\w+_\w+|[a-z][A-Z]", q.text)
+    ]
+    assert len(named) >= 10
