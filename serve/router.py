@@ -1,11 +1,20 @@
-"""The query router: a deterministic classifier over surface features of the query.
+"""The query router: a deterministic classifier over what a question asks.
 
-It never looks at the corpus and costs microseconds. Precedence is first match wins, in this
-order: behavioral, causal, coupled, change, exact, symptom, general. `coupled` ("what else must
-change with X") is this project's addition to the seed's six classes: its answer lives in other
-files than the one the query names, so the co-change graph leads and the named file steps back.
-Each class sets the path weights of the fusion, the reranker's preference and the number of
-commit capsules allowed in the top 5.
+It never looks at the corpus and costs microseconds. A question is classified by its form (why,
+how / what does, what else changes with, an imperative change request, a report of something
+that went wrong), not by whether it contains a path or an identifier: "why does
+`charge_with_retry` ..." is about code, "which manifest is kept in step with `main.go`" is about
+co-change, and only a bare lookup ("ERR_QUOTA_EXCEEDED", a path, a SHA) is `exact`.
+
+Each class has cue patterns that score it; the best score wins (ties by the order of
+`PRECEDENCE`). A question with a second class scoring close to the first ("why does X ... and
+where do I change it", "adding a job kind to runner.go: what else is edited with it") is mixed:
+its path weights are blended from both classes, while the reranker's preference, the commit
+slots and pinning follow the first. `coupled` is this project's addition to the seed's six
+classes: its answer lives in other files than the one the query names, so the co-change graph
+leads and the named file steps out of the answer.
+
+Patterns avoid nested quantifiers so matching stays linear in the length of the query.
 """
 
 from __future__ import annotations
@@ -26,6 +35,8 @@ class Route:
     commit_slots: int
     pin: bool  # pin a symbol the query names exactly to rank 1
     named: tuple[str, ...] = ()  # identifiers the query names
+    mixed: str | None = None  # the second class of a mixed question, blended into the weights
+    paths: tuple[str, ...] = ()  # file paths or file names the query names
 
     @property
     def weights(self) -> dict[str, float]:
@@ -42,26 +53,58 @@ CLASSES: dict[str, tuple[float, float, float, str]] = {
     "symptom": (1.2, 1.0, 0.0, "fixes"),
     "general": (1.0, 1.0, 1.0, "auto"),
 }
+PRECEDENCE = ("coupled", "behavioral", "causal", "change", "symptom", "exact", "general")
+# a second class scoring at least this share of the first makes the question mixed
+MIXED_SHARE = 0.6
+MIXED_WEIGHT = 0.35  # the second class's share of the blended path weights
 
-_WHY = re.compile(r"\b(why|reason|reasons|purpose|rationale|explain|explains|motivation)\b", re.I)
+_WHY = re.compile(
+    r"\b(why|reason|reasons|purpose|rationale|explain|explains|motivation|motivated|"
+    r"what made|what led|led us|led to|prompted)\b",
+    re.I,
+)
 _HISTORY_CUE = re.compile(
-    r"\b(was|were|did|changed|change[sd]?|introduced|added|removed|reverted|revert|rolled back|"
-    r"commit|commits|history|originally|fix|fixed|incident|regression|ago|used to)\b",
+    r"\b(was|were|did|changed|introduced|added|removed|reverted|revert|rolled back|"
+    r"commit|commits|history|originally|fix|fixed|incident|regression|ago|used to|go from|"
+    r"went from|move[sd]? from|switch(ed)? from|start(ed)?)\b",
     re.I,
 )
 _WHY_DOES = re.compile(
     r"\bwhy\s+(does|is|do|are|would|should|must|can't|cannot|doesn't|isn't)\b", re.I
 )
 _COUPLED = re.compile(
-    r"\b(what else|which (other )?(files|code|modules)|change[sd]? (together|with (it|them))|"
-    r"changes? along|alongside|usually change|co-?change|coupled|depends? on (that|this|it)|"
-    r"(touch|update|change) (as well|too)|what (needs|has) to change|other side)\b",
+    r"\b(what else|which (other )?(files|code|modules|tests|manifests?|config)|"
+    r"which \w+ (files|tests|code)|in step|change[sd]? (together|with (it|them))|"
+    r"changes? along|along ?side|along with|together with|usually (change|changes|get|gets)|"
+    r"co-?change[sd]?|coupled|depends? on (that|this|it)|"
+    r"(touch|update|change) (as well|too)|what (needs|has) to change|other side|"
+    r"same commits?|moved with|move with|tend to (change|be|land)|tends to (change|be|land)|"
+    r"historically)\b",
     re.I,
 )
-_CHANGE = re.compile(
-    r"^\s*(please\s+)?(also\s+)?(let|show|display|escape|handle|use|prevent|keep|stop|add|change|rename|tune|raise|lower|increase|decrease|reduce|bump|remove|"
-    r"delete|drop|make|support|replace|switch|move|extract|refactor|update|extend|implement|allow|"
-    r"introduce|enable|disable|set|limit|cap|expose|split|merge|convert|migrate)\b",
+_CHANGE_VERBS = (
+    r"let|show|display|escape|handle|use|prevent|keep|stop|add|change|rename|tune|raise|lower|"
+    r"increase|decrease|reduce|bump|remove|delete|drop|make|support|replace|switch|move|extract|"
+    r"refactor|update|extend|implement|allow|introduce|enable|disable|set|limit|cap|expose|split|"
+    r"merge|convert|migrate|give|return|have|put|mark|include|log|accept|reject|record|send|store|"
+    r"cache|retry|skip|treat|count|cut|shorten|lengthen|require|validate|sort|emit|expire|"
+    r"print|warn|fail|treat|quote|round|clear|reset"
+)
+_CHANGE = re.compile(r"^\W*(in [\w./-]+,? )?(please\s+)?(also\s+)?(" + _CHANGE_VERBS + r")\b", re.I)
+_CHANGE_ASK = re.compile(
+    r"\b(i|we) (want|need|have|plan|would like|am going|are going) to\b|"
+    r"\bhow (do|can|should|would) (i|we)\b|\bwhere (do|should|would) (i|we)\b|"
+    r"\b(i'm|i am|we're|we are) (adding|changing|editing|removing|renaming|making)\b|"
+    r"^\W*(adding|changing|removing|renaming|making|letting|storing)\b",
+    re.I,
+)
+_BEHAVIOR = re.compile(
+    r"^\W*(in [\w./-]+,? )?(how|what|which|when|where|does|do|is|are|can|will|who)\b", re.I
+)
+_BEHAVIOR_STRONG = re.compile(
+    r"^\W*(in [\w./-]+,? )?(how (does|do|is|are|much|many|long|often)|"
+    r"what (does|do|happens|is done|number)|what \w+ does|what \w+ \w+ does|which \w+ does|"
+    r"which \w+ \w+ does|what is \w+ for|when does|where does)\b",
     re.I,
 )
 _HEX = re.compile(r"\b[0-9a-f]{7,40}\b")
@@ -74,16 +117,28 @@ _SYMPTOM = re.compile(
     r"\b(twice|double[- ]?(charged|billed|counted)|duplicate[sd]?|silently|dropped|drops|lost|"
     r"stale|outdated|kept|keeps|stopped|stops|ended up|never|hangs?|hung|freez\w*|crash\w*|"
     r"sometimes|intermittent\w*|randomly|after (a|the|an)|customers?|users? (report|see|get)|"
-    r"wrong|missing|broke|broken|fails? to|timed? ?out|logged out|empty|blank|slow(er)?)\b",
+    r"wrong|missing|broke|broken|fails? to|timed? ?out|logged out|empty|blank|slow(er)?|"
+    r"shoppers?|somebody|someone|people|complain\w*|reports?|reported|refused|rejected|"
+    r"told|received?|got|saw|only (got|saw)|off by|instead of the|generic error)\b",
     re.I,
 )
-_PAST_NARRATIVE = re.compile(r"\b\w{3,}ed\b.*\b(and|but|then|after|when)\b", re.I)
+_PAST = re.compile(
+    r"\b(\w{3,}ed|took|got|saw|ran|sent|went|came|gave|lost|broke|paid|hit|left|found|told|"
+    r"said|began|became|did|made|showed|shown|fell|kept|spent|stood|won|wrote|thought|"
+    r"bought|brought|chose|drew|grew|knew|rose|sold|stuck|swung|threw|woke|squeezed)\b",
+    re.I,
+)
+_PAST_NARRATIVE = re.compile(
+    r"\b\w{3,}ed\b.*\b(and|but|then|after|when|although|though|because|while|since)\b", re.I
+)
+_WORD = re.compile(r"[A-Za-z0-9_]+")
 
 # identifiers: snake_case, camelCase / PascalCase with an inner capital, dotted, or followed by ()
 _IDENT = re.compile(
     r"`?([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+|[a-z][a-z0-9]*(?:_[a-z0-9]+)+|"
     r"_[A-Za-z0-9_]+|[a-z]+[A-Z][A-Za-z0-9]*|[A-Z][a-z0-9]+[A-Z][A-Za-z0-9]*|[A-Za-z_]\w*(?=\())`?"
 )
+_FILE_SUFFIXES = (".py", ".ts", ".tsx", ".js", ".go", ".rs", ".java")
 
 
 def named_identifiers(query: str) -> tuple[str, ...]:
@@ -93,43 +148,106 @@ def named_identifiers(query: str) -> tuple[str, ...]:
         token = m.group(1)
         if _CODE_TOKEN.fullmatch(token) or "/" in token:
             continue
-        if token.lower().endswith((".py", ".ts", ".tsx", ".js", ".go", ".rs", ".java")):
+        if token.lower().endswith(_FILE_SUFFIXES):
+            continue
+        if _PATH.fullmatch(token):
             continue
         if token not in seen:
             seen.append(token)
     return tuple(seen)
 
 
+def named_paths(query: str) -> tuple[str, ...]:
+    """Paths and file names the query spells out."""
+    return tuple(dict.fromkeys(m.group(0).rstrip(".") for m in _PATH.finditer(query)))
+
+
 def is_exact(query: str) -> bool:
-    return bool(
+    """A lookup: the query is a code token, identifier, path, SHA or quote with at most a couple
+    of words around it."""
+    looks = bool(
         _CODE_TOKEN.search(query)
         or _HEX.search(query)
         or _QUOTED.search(query)
         or _PATH.search(query)
+        or named_identifiers(query)
     )
+    if not looks:
+        return False
+    rest = query
+    for pattern in (_QUOTED, _PATH, _CODE_TOKEN, _HEX):
+        rest = pattern.sub(" ", rest)
+    words = [w for w in _WORD.findall(rest) if not _IDENT.fullmatch(w)]
+    return len(words) <= 2
+
+
+def scores(query: str) -> dict[str, float]:
+    """Each class's cue score for `query` (0 when nothing points at it)."""
+    out = dict.fromkeys(CLASSES, 0.0)
+    named = named_identifiers(query)
+    question = query.rstrip().endswith("?")
+    if is_exact(query):
+        # a lookup, unless its few words ask something ("rename X to Y", "how does X")
+        out["exact"] = 2.1
+    history = bool(_HISTORY_CUE.search(query))
+    if _WHY_DOES.search(query) and named and not history:
+        out["behavioral"] = 2.5
+        out["causal"] = 1.2
+    elif _WHY.search(query):
+        out["causal"] = 2.5
+    if _COUPLED.search(query):
+        out["coupled"] = 3.0
+    if _CHANGE.search(query):
+        out["change"] = max(out["change"], 2.6)
+    elif _CHANGE_ASK.search(query):
+        out["change"] = max(out["change"], 2.0)
+    if _BEHAVIOR_STRONG.search(query):
+        out["behavioral"] = max(out["behavioral"], 2.2)
+    elif _BEHAVIOR.search(query):
+        out["behavioral"] = max(out["behavioral"], 1.5)
+    symptom = 0.0
+    if not question and not out["change"] and not out["causal"]:
+        if _PAST_NARRATIVE.search(query):
+            symptom += 1.5
+        elif _PAST.search(query):
+            symptom += 1.0
+        if _SYMPTOM.search(query):
+            symptom += 1.0
+    elif _SYMPTOM.search(query) and _PAST.search(query):
+        symptom += 0.8
+    out["symptom"] = symptom
+    if _CODE_TOKEN.search(query) or _HEX.search(query) or _QUOTED.search(query):
+        out["exact"] = max(out["exact"], 0.5)
+    return out
+
+
+def _pick(query: str) -> tuple[str, str | None]:
+    sc = scores(query)
+    order = sorted(PRECEDENCE, key=lambda c: (-sc[c], PRECEDENCE.index(c)))
+    first = order[0]
+    if sc[first] <= 0:
+        return "general", None
+    second = order[1]
+    if sc[second] > 0 and sc[second] >= MIXED_SHARE * sc[first]:
+        return first, second
+    return first, None
 
 
 def classify(
     query: str, commit_slots: dict[str, int] | None = None, *, adaptive: bool = True
 ) -> Route:
     named = named_identifiers(query)
-    if not adaptive:
-        cls = "general"
-    elif _WHY_DOES.search(query) and named and not _HISTORY_CUE.search(query):
-        cls = "behavioral"
-    elif _WHY.search(query):
-        cls = "causal"
-    elif _COUPLED.search(query):
-        cls = "coupled"
-    elif _CHANGE.search(query):
-        cls = "change"
-    elif is_exact(query):
-        cls = "exact"
-    elif _SYMPTOM.search(query) or _PAST_NARRATIVE.search(query):
-        cls = "symptom"
+    if adaptive:
+        cls, mixed = _pick(query)
     else:
-        cls = "general"
+        cls, mixed = "general", None
     w_bm25, w_vec, w_graph, prefer = CLASSES[cls]
+    if mixed is not None:
+        m_bm25, m_vec, m_graph, _ = CLASSES[mixed]
+        keep = 1.0 - MIXED_WEIGHT
+        w_bm25 = keep * w_bm25 + MIXED_WEIGHT * m_bm25
+        w_vec = keep * w_vec + MIXED_WEIGHT * m_vec
+        w_graph = keep * w_graph + MIXED_WEIGHT * m_graph
     slots = (commit_slots or COMMIT_SLOTS).get(cls, 2)
     return Route(
         query_class=cls,
@@ -140,4 +258,6 @@ def classify(
         commit_slots=slots,
         pin=cls in ("behavioral", "exact", "change"),
         named=named,
+        mixed=mixed,
+        paths=named_paths(query),
     )

@@ -43,6 +43,8 @@ from .vectors import VectorIndex
 MODES = ("full", "bm25", "dense", "hybrid")
 # co-change answers share few words with the question: co-change activation counts most
 COUPLED_RERANK = {**WEIGHTS, "graph": 1.5}
+# a named file's functions seed the co-change graph at this share of the file's own weight
+ANCHOR_SYMBOL_SEED = 0.5
 HIT_KINDS = frozenset({"symbol", "commit"})  # failures and invariants surface as warnings
 
 
@@ -252,6 +254,20 @@ class Searcher:
         for p in self.docs.paths_of(row)[:10]:
             if p in g.node_of:
                 out.append(g.node_of[p])
+        return out
+
+    @cached_property
+    def _symbol_nodes(self) -> dict[str, list[int]]:
+        """path -> the graph's symbol nodes in that file (once per generation)."""
+        g = self.graph
+        out: dict[str, list[int]] = {}
+        if g is None:
+            return out
+        for node, (kind, key) in enumerate(zip(g.kinds, g.keys, strict=True)):
+            row = self.docs.by_symbol_id.get(key) if kind == "symbol" else None
+            path = self.docs.path[row] if row is not None else None
+            if path is not None:
+                out.setdefault(path, []).append(node)
         return out
 
     @cached_property
@@ -470,6 +486,9 @@ class Searcher:
                 anchor = graph.node_of.get(path)
                 if anchor is not None:
                     seeds[anchor] = weight
+                # the file's functions seed their own partners: co-change answers are symbols
+                for node in self._symbol_nodes.get(path, ()):
+                    seeds[node] = max(seeds.get(node, 0.0), ANCHOR_SYMBOL_SEED * weight)
             # only files the question names step back and count as "about to change"
             run.anchors = set(anchor_weights) if named else set()
         act_nodes = spread_activation(
@@ -477,8 +496,20 @@ class Searcher:
         )
         activation = run.activation
         scored = self._scored_by_path(prelim)
+        # a file's activation lands on its most activated function when it has one
+        best_symbol: dict[str, tuple[float, int]] = {}
         for node, a in act_nodes.items():
-            row = self._doc_of_node(node, prelim, scored)
+            sym_row = self.docs.by_symbol_id.get(graph.keys[node])
+            if graph.kinds[node] == "symbol" and sym_row is not None:
+                sym_path = self.docs.path[sym_row]
+                if sym_path is not None and a > best_symbol.get(sym_path, (0.0, -1))[0]:
+                    best_symbol[sym_path] = (a, sym_row)
+        for node, a in act_nodes.items():
+            row: int | None
+            if graph.kinds[node] == "file" and graph.keys[node] in best_symbol:
+                row = best_symbol[graph.keys[node]][1]
+            else:
+                row = self._doc_of_node(node, prelim, scored)
             if row is not None and run.keep(row):
                 activation[row] = max(activation.get(row, 0.0), a)
         ranking = sorted(activation, key=lambda r: (-activation[r], r))[: run.depth]
@@ -549,8 +580,14 @@ class Searcher:
         if run.mode != "full":
             return ranked
         cfg, route, final_score = run.cfg, run.route, run.final_score
-        if route.query_class == "coupled" and run.anchors and cfg.anchor_penalty < 1:
-            # the question names these files; its answer is elsewhere
+        if route.query_class == "coupled" and run.anchors and route.mixed is None:
+            # "what else changes with X": X is the question, never its answer
+            anchors = run.anchors
+            ranked = [r for r in ranked if self.docs.path[r] not in anchors] + [
+                r for r in ranked if self.docs.path[r] in anchors
+            ]
+        elif route.query_class == "coupled" and run.anchors and cfg.anchor_penalty < 1:
+            # a change to X and what comes with it: X's code stays, behind its partners
             for r in ranked:
                 if self.docs.path[r] in run.anchors:
                     final_score[r] = final_score.get(r, 0.0) * cfg.anchor_penalty

@@ -1,10 +1,11 @@
-"""The query router on a table of example queries (written for this test, not benchmark text)."""
+"""The query router on a table of example queries (written for this test, not benchmark text):
+questions are classified by what they ask, not by the paths or identifiers inside them."""
 
 from __future__ import annotations
 
 import pytest
 
-from gitstrata.serve.router import classify, named_identifiers
+from gitstrata.serve.router import CLASSES, classify, is_exact, named_identifiers, named_paths
 
 CASES = [
     ("why does normalize_currency round half up", "behavioral"),
@@ -25,6 +26,32 @@ CASES = [
     ("uploads silently dropped on slow networks", "symptom"),
     ("token refresh", "general"),
     ("pagination of the audit log", "general"),
+    # natural-language questions around a path or identifier are not lookups
+    (
+        "What does the web checkout do just before an API call so it doesn't send an access "
+        "token that's about to expire?",
+        "behavioral",
+    ),
+    (
+        "Which deployment manifest has to be kept in step with the concurrency default in "
+        "worker/cmd/worker/main.go?",
+        "coupled",
+    ),
+    ("What else must change with services/billing/invoice.py?", "coupled"),
+    ("How does InvoiceStore.flush decide when to write to disk?", "behavioral"),
+    (
+        "In services/billing/invoice.py, how are rounding errors spread over the lines?",
+        "behavioral",
+    ),
+    ("In services/billing/invoice.py, stop rounding each line separately", "change"),
+    ("Give the rate limiter a way to forget a client", "change"),
+    (
+        "a bot sent a full quota of password guesses just before the minute rolled over, and "
+        "another full quota right after",
+        "symptom",
+    ),
+    ("Invoices were emailed twice although the job had succeeded", "symptom"),
+    ("What made us move the invoice numbers into their own table?", "causal"),
 ]
 
 
@@ -33,9 +60,18 @@ def test_router_classes(query: str, expected: str) -> None:
     assert classify(query).query_class == expected
 
 
+def test_a_path_or_identifier_alone_is_a_lookup_but_not_inside_a_sentence() -> None:
+    assert is_exact("services/billing/invoice.py")
+    assert is_exact("InvoiceStore.flush")
+    assert is_exact("INC-9912 postmortem")
+    assert not is_exact("Why does services/billing/invoice.py round each line on its own?")
+    assert not is_exact("What calls InvoiceStore.flush when the queue is full?")
+
+
 def test_route_carries_weights_and_slots() -> None:
     r = classify("raise the session timeout to two hours")
     assert (r.w_bm25, r.w_vec, r.w_graph, r.commit_slots, r.pin) == (1.0, 1.0, 1.3, 0, True)
+    assert r.mixed is None
     r = classify("why was the cache lock added")
     assert (r.commit_slots, r.prefer, r.pin) == (3, "commits", False)
     r = classify("ERR_QUOTA_EXCEEDED", {"exact": 1})
@@ -43,10 +79,42 @@ def test_route_carries_weights_and_slots() -> None:
     assert classify("anything", adaptive=False).query_class == "general"
 
 
-def test_named_identifiers_skip_generic_words() -> None:
+def test_mixed_questions_blend_the_weights_of_both_classes() -> None:
+    r = classify(
+        "Adding a refund note to services/billing/invoice.py: what else is edited with it?"
+    )
+    assert (r.query_class, r.mixed) == ("coupled", "change")
+    coupled, change = CLASSES["coupled"], CLASSES["change"]
+    # between the two classes' weights, nearer the first class
+    assert change[2] < r.w_graph < coupled[2]
+    assert abs(r.w_graph - coupled[2]) < abs(r.w_graph - change[2])
+    assert r.prefer == coupled[3]
+    pure = classify("What else must change with services/billing/invoice.py?")
+    assert pure.mixed is None and pure.w_graph == coupled[2]
+
+
+def test_named_paths_and_identifiers() -> None:
+    assert named_paths("kept in step with worker/cmd/main.go and api.conf?") == (
+        "worker/cmd/main.go",
+        "api.conf",
+    )
     assert named_identifiers("why does TTLCache.set hold the lock in charge_with_retry()") == (
         "TTLCache.set",
         "charge_with_retry",
     )
     assert named_identifiers("why does the cache hold the lock") == ()
     assert named_identifiers("parseOrder and OrderClient") == ("parseOrder", "OrderClient")
+
+
+def test_a_file_named_in_a_what_else_question_seeds_the_graph_and_leaves_the_answer(
+    fixture_bench,
+) -> None:
+    engine = fixture_bench.strata.engine
+    named = "backend/export/csv_export.py"
+    resp = engine.search_result(f"What else has to be edited when {named} gets edited?", 10)
+    assert resp.response.query_class == "coupled"
+    paths = [h.path for h in resp.response.hits]
+    # its partner in another language and folder, and never the file itself among the answers
+    assert "worker/internal/export/csv.go" in paths[:5]
+    assert named not in paths[:5]
+    assert named in resp.anchors
