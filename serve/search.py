@@ -45,6 +45,9 @@ MODES = ("full", "bm25", "dense", "hybrid")
 COUPLED_RERANK = {**WEIGHTS, "graph": 1.5}
 # a named file's functions seed the co-change graph at this share of the file's own weight
 ANCHOR_SYMBOL_SEED = 0.5
+# routes whose answer is a fix and the code it fixed, and how deep a fix may sit to count
+FIX_CODE_CLASSES = frozenset({"symptom", "causal"})
+FIX_CODE_DEPTH = 2
 HIT_KINDS = frozenset({"symbol", "commit"})  # failures and invariants surface as warnings
 
 
@@ -596,6 +599,8 @@ class Searcher:
             ranked = slot_budget(
                 ranked, self.docs.is_commit, cap=route.commit_slots, window=cfg.slot_window
             )
+        if route.query_class in FIX_CODE_CLASSES:
+            ranked = self._fix_then_code(ranked, run)
         if cfg.pinning and route.pin and route.query_class in cfg.pin_classes:
             pinned = self._named_symbol(route, run.file_path)
             if pinned is not None and run.keep(pinned):
@@ -603,7 +608,60 @@ class Searcher:
                 run.ev(pinned)
                 final_score.setdefault(pinned, 0.0)
                 run.pinned = pinned
+                if route.query_class == "behavioral":
+                    ranked = self._own_commits_first(ranked, pinned, cfg.slot_window)
         return ranked
+
+    def _own_commits_first(self, ranked: list[int], pinned: int, window: int) -> list[int]:
+        """A question about a named function: the commits in the first `window` places are that
+        function's own history (its "why"); other commits move just after the window."""
+        sid = self.docs.symbol_id[pinned]
+        if not sid:
+            return ranked
+        own, _ = self._symbol_commits(sid)
+        mine = set(own)
+        head, deferred = [], []
+        for r in ranked[:window]:
+            if self.docs.is_commit(r) and self.docs.sha[r] not in mine:
+                deferred.append(r)
+            else:
+                head.append(r)
+        rest = ranked[window:]
+        fill = window - len(head)
+        return head + rest[:fill] + deferred + rest[fill:]
+
+    def _fix_then_code(self, ranked: list[int], run: _Run) -> list[int]:
+        """A symptom's answer is the fixing commit and the code it fixed: the function a top
+        fix (or revert) changed most follows it."""
+        docs = self.docs
+        for pos, r in enumerate(ranked[:FIX_CODE_DEPTH]):
+            if not docs.is_commit(r) or docs.intent[r] not in LOAD_BEARING or not docs.sha[r]:
+                continue
+            fixed = self._fixed_symbol(docs.sha[r], run, ranked)
+            if fixed is not None and fixed not in ranked[: pos + 1]:
+                ranked = [d for d in ranked if d != fixed]
+                ranked.insert(pos + 1, fixed)
+                run.final_score.setdefault(fixed, 0.0)
+                run.ev(fixed)
+            break
+        return ranked
+
+    def _fixed_symbol(self, sha: str, run: _Run, ranked: list[int]) -> int | None:
+        """Of the product functions a commit changed (tests and module remainders aside), the
+        one the query ranked highest, else the one it changed most."""
+        position = {r: i for i, r in enumerate(ranked)}
+        best: tuple[int, int, int] | None = None
+        for t in self.index.touches_by_sha.get(sha, []):
+            row = self.docs.by_symbol_id.get(t["symbol_id"])
+            path = t["head_path"] or ""
+            if row is None or self.docs.qualname[row] == "<module>" or _is_test_path(path):
+                continue
+            if not run.keep(row):
+                continue
+            key = (-position.get(row, len(ranked)), int(t["added"] or 0) + int(t["removed"] or 0))
+            if best is None or key > best[:2]:
+                best = (*key, row)
+        return None if best is None else best[2]
 
     def _assemble(self, run: _Run, ranked: list[int], top_k: int) -> tuple[list[Ranked], list[Hit]]:
         """The final order as `Ranked` records (deep enough for commit attachment and the
@@ -714,6 +772,19 @@ class Searcher:
                 )
             )
         return out
+
+
+def _is_test_path(path: str) -> bool:
+    name = path.rsplit("/", 1)[-1].lower()
+    return (
+        path.startswith("tests/")
+        or "/tests/" in path
+        or "/__tests__/" in path
+        or name.startswith("test_")
+        or "_test." in name
+        or ".test." in name
+        or ".spec." in name
+    )
 
 
 def _ms(t0: float) -> float:

@@ -118,3 +118,30 @@ def test_a_file_named_in_a_what_else_question_seeds_the_graph_and_leaves_the_ans
     assert "worker/internal/export/csv.go" in paths[:5]
     assert named not in paths[:5]
     assert named in resp.anchors
+
+
+def test_a_symptom_gets_the_fixing_commit_and_the_code_it_fixed(fixture_bench) -> None:
+    engine = fixture_bench.strata.engine
+    resp = engine.search_result(
+        "Orders were cancelled after the gateway lookup timed out during reconciliation, though "
+        "the customer had paid",
+        10,
+    ).response
+    assert resp.query_class == "symptom"
+    assert (resp.hits[0].kind, resp.hits[0].intent) == ("commit", "bugfix")
+    assert resp.hits[0].title.startswith("fix(worker): gateway timeouts stay pending")
+    assert (resp.hits[1].kind, resp.hits[1].symbol) == ("symbol", "classifyGatewayStatus")
+
+
+def test_a_named_function_keeps_its_own_commits_in_the_window(fixture_bench) -> None:
+    engine = fixture_bench.strata.engine
+    result = engine.search_result("How does verify_webhook_signature guard against replays?", 10)
+    resp = result.response
+    assert resp.query_class == "behavioral"
+    assert resp.hits[0].symbol == "verify_webhook_signature" and resp.hits[0].pinned
+    own = {c.sha for c in resp.hits[0].why} | {
+        t["sha"] for t in engine.index.touches_by_symbol.get(resp.hits[0].key, [])
+    }
+    for h in resp.hits[:5]:
+        if h.kind == "commit":
+            assert h.key in own
