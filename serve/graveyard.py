@@ -28,7 +28,11 @@ left out). A fix that only touched the same function says where the attempt was 
 did. A revert is never vouched for. A triggering commit anchors only the recorded attempt on its
 functions that most resembles the query (ties included); the other attempts on those functions need
 an anchor of their own, so one fix that touched several functions does not raise every attempt ever
-made on them.
+made on them. Results credit only the functions the search is about: when the query names functions
+among its code results (`discount_for`, `TTLCache.get`), no result anchors an attempt on another
+function, whatever commit touched both; and a fix found below the first `context_top` results is one
+of several things the query found, so it triggers only for an attempt the query resembles at least
+`DEEP_TRIGGER_EVIDENCE`.
 
 A recorded attempt also knows the commits whose lines it changed (`why`: the fixes among them,
 else the commit that put in most of those lines), what retrying it would undo. A search that names
@@ -71,6 +75,9 @@ from ..store.attempts import Target, target_label
 from ..store.config import GraveyardConfig
 from ..store.tokenizer import split_identifier
 
+# a fix below the first `context_top` results triggers only for an attempt resembling the query
+# this much: there it is one of several things the query found, not what it is about
+DEEP_TRIGGER_EVIDENCE = 0.6
 CODE_KINDS = frozenset({"symbol", "file", "code", "module"})
 _EPS = 1e-9
 
@@ -296,6 +303,7 @@ class _Anchor(NamedTuple):
     reason: str
     trigger: str | None = None  # the triggering commit, if one anchored it
     vouches: bool = False  # the attempt undoes the trigger and the query is about what it fixed
+    rank: int = 0  # the triggering commit's rank
 
 
 def _retrieval_anchors(
@@ -303,6 +311,7 @@ def _retrieval_anchors(
     retrieved: Sequence[RetrievedItem],
     cfg: GraveyardConfig,
     fixed: Callable[[RetrievedItem], float] | None = None,
+    focus: Callable[[Target], bool] | None = None,
 ) -> list[_Anchor]:
     """Anchors from a result list: retrieved code, triggering commits, gated commits.
 
@@ -318,6 +327,8 @@ def _retrieval_anchors(
     best_head = max(head) if head else 0.0
     anchors: list[_Anchor] = []
     for target in failure.targets:
+        if focus is not None and not focus(target):
+            continue  # results point at the attempt's function only when the query is about it
         for r in top:
             if _covered(target, [(r.path or "", r.qualname)]) is not None:
                 anchors.append(
@@ -348,6 +359,7 @@ def _retrieval_anchors(
                         f"{target_label(touched)}",
                         c.id or f"rank {c.rank}",
                         about >= cfg.trigger_min_evidence - _EPS,
+                        c.rank,
                     )
                 )
             elif not cfg.commit_gating:
@@ -371,6 +383,23 @@ def _retrieval_anchors(
                     )
                 )
     return anchors
+
+
+def _focus(
+    intent: Intent, retrieved: Sequence[RetrievedItem], cfg: GraveyardConfig
+) -> Callable[[Target], bool]:
+    """The functions a search is about: those of its code results it names (`TTLCache.get`,
+    `discount_for`), else its top `context_top` code results. A retrieved commit that also
+    touched other functions says nothing about them."""
+    code = [r for r in retrieved if r.kind in CODE_KINDS and r.path]
+    named = [
+        (r.path or "", r.qualname)
+        for r in code
+        if r.qualname and symbol_names([(r.path or "", r.qualname)]) & intent.identifiers
+    ]
+    if not named:
+        return lambda target: True
+    return lambda target: _covered(target, named) is not None
 
 
 def _why_anchor(
@@ -466,10 +495,17 @@ def match_search(
         terms = [t for t in intent.terms if t not in f.location]
         return lambda c: _coverage(terms, idf, c.about)
 
+    focus = _focus(intent, retrieved, cfg)
+
     def resemblance(f: FailureView) -> tuple[list[_Anchor], tuple[float, list[str]]]:
-        anchors = _retrieval_anchors(f, retrieved, cfg, fixed_for(f))
         own = evidence(intent, idf, f, cfg, located=True)
         named = _named_codes(intent, f)
+        strong = max(own[0], named[0]) >= DEEP_TRIGGER_EVIDENCE - _EPS
+        anchors = [
+            a
+            for a in _retrieval_anchors(f, retrieved, cfg, fixed_for(f), focus)
+            if a.trigger is None or a.rank <= cfg.context_top or strong
+        ]
         if named[0] <= own[0]:
             return anchors, own
         # the codes it names make the commits it would undo, when retrieved, point at it

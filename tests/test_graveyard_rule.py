@@ -478,3 +478,30 @@ def test_a_search_naming_a_code_the_undone_fix_names_warns_when_that_fix_is_retr
         41, (RETRY,), source="revert", why=frozenset({"399d55665b"}), why_terms={"inc-2566"}
     )
     assert match_search(query, None, idf, found, [revert], CFG) == []
+
+
+def test_a_search_naming_a_function_credits_a_trigger_only_for_that_function():
+    """A fix that changed several functions anchors only attempts on the one the query names."""
+    on_gateway = failure(20, GATEWAY, touched=[LINE])
+    on_retry = failure(21, RETRY, touched=[LINE])
+    both = [("backend/payments/retry.py", LINE), ("backend/payments/gateway.py", LINE)]
+    fix = commit(1, 0.50, "bugfix", RETRY, GATEWAY, added=both, about=["anything"])
+    named = Intent.of("how does charge_with_retry handle anything", ["anything"], None)
+    hits = [fix, symbol(2, RETRY), symbol(3, GATEWAY)]
+    assert ids(match_search(named, None, idf, hits, [on_gateway, on_retry], CFG)) == [21]
+    # naming no function: the trigger credits every function it changed, as before
+    plain = Intent.of("anything", ["anything"], None)
+    assert ids(match_search(plain, None, idf, hits, [on_gateway, on_retry], CFG)) == [20, 21]
+
+
+def test_a_fix_below_the_top_results_triggers_only_for_a_closely_resembling_attempt():
+    weak = failure(22, RETRY, touched=[LINE], terms=["uuid"])
+    top = [symbol(1, GATEWAY, 0.9), symbol(2, ("a.py", "x")), symbol(3, ("b.py", "y"))]
+    deep = commit(4, 0.90, "bugfix", RETRY, **FIXED)
+    # at rank 2 the fix vouches; at rank 4 it is one of several things the query found
+    shallow = commit(2, 0.90, "bugfix", RETRY, **FIXED)
+    assert ids(match_search(["anything"], None, idf, [*top[:1], shallow], [weak], CFG)) == [22]
+    assert match_search(["anything"], None, idf, [*top, deep], [weak], CFG) == []
+    # an attempt the query closely resembles still gets it
+    strong = failure(23, RETRY, touched=[LINE], terms=["anything", "uuid"])
+    assert ids(match_search(["anything", "uuid"], None, idf, [*top, deep], [strong], CFG)) == [23]
