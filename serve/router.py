@@ -48,7 +48,7 @@ CLASSES: dict[str, tuple[float, float, float, str]] = {
     "behavioral": (1.2, 1.0, 0.3, "neutral"),
     "causal": (1.0, 1.0, 0.5, "commits"),
     "coupled": (0.8, 0.8, 2.5, "code"),
-    "change": (1.0, 1.0, 1.3, "code"),
+    "change": (1.0, 1.0, 0.8, "code"),
     "exact": (2.0, 0.4, 0.2, "verbatim"),
     "symptom": (1.2, 1.0, 0.0, "fixes"),
     "general": (1.0, 1.0, 1.0, "auto"),

@@ -259,6 +259,21 @@ class Searcher:
                 out.append(g.node_of[p])
         return out
 
+    def _file_seeds(self, files: dict[str, float]) -> dict[int, float]:
+        """Graph seeds for files, each with its weight: the file's node and, at
+        `ANCHOR_SYMBOL_SEED` of it, its functions' nodes (co-change answers are functions)."""
+        graph = self.graph
+        seeds: dict[int, float] = {}
+        if graph is None:
+            return seeds
+        for path, weight in files.items():
+            file_node = graph.node_of.get(path)
+            if file_node is not None:
+                seeds[file_node] = max(seeds.get(file_node, 0.0), weight)
+            for node in self._symbol_nodes.get(path, ()):
+                seeds[node] = max(seeds.get(node, 0.0), ANCHOR_SYMBOL_SEED * weight)
+        return seeds
+
     @cached_property
     def _symbol_nodes(self) -> dict[str, list[int]]:
         """path -> the graph's symbol nodes in that file (once per generation)."""
@@ -481,17 +496,15 @@ class Searcher:
         for d in seeds_docs:
             for node in self._nodes_of(d):
                 seeds[node] = max(seeds.get(node, 0.0), prelim[d] / top)
+        if run.route.query_class == "change":
+            # a change request: what must change along with the place the edit goes, so the
+            # files of the best few code results seed the graph, not every result
+            edit_files, _ = self._anchor_files(run.query, seeds_docs)
+            seeds = self._file_seeds(edit_files)
         if run.route.query_class == "coupled":
             anchor_weights, named = self._anchor_files(run.query, seeds_docs)
             if anchor_weights:  # the anchor files are the only seeds: their partners are the answer
-                seeds = {}
-            for path, weight in anchor_weights.items():
-                anchor = graph.node_of.get(path)
-                if anchor is not None:
-                    seeds[anchor] = weight
-                # the file's functions seed their own partners: co-change answers are symbols
-                for node in self._symbol_nodes.get(path, ()):
-                    seeds[node] = max(seeds.get(node, 0.0), ANCHOR_SYMBOL_SEED * weight)
+                seeds = self._file_seeds(anchor_weights)
             # only files the question names step back and count as "about to change"
             run.anchors = set(anchor_weights) if named else set()
         act_nodes = spread_activation(

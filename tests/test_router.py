@@ -70,7 +70,7 @@ def test_a_path_or_identifier_alone_is_a_lookup_but_not_inside_a_sentence() -> N
 
 def test_route_carries_weights_and_slots() -> None:
     r = classify("raise the session timeout to two hours")
-    assert (r.w_bm25, r.w_vec, r.w_graph, r.commit_slots, r.pin) == (1.0, 1.0, 1.3, 0, True)
+    assert (r.w_bm25, r.w_vec, r.w_graph, r.commit_slots, r.pin) == (1.0, 1.0, 0.8, 0, True)
     assert r.mixed is None
     r = classify("why was the cache lock added")
     assert (r.commit_slots, r.prefer, r.pin) == (3, "commits", False)
