@@ -76,12 +76,30 @@ def ablation_table(result: dict[str, Any]) -> list[str]:
     return rows
 
 
+# nDCG@5 lead over the best baseline each split is held to (the newest split asks for more)
+MARGIN_TARGETS = {"heldout_v6": 0.10}
+
+
+def class_margins(configs: dict[str, Any]) -> str:
+    """The classes where the full engine trails the best baseline of that class, with the gap."""
+    full = configs["full"]["per_class_ndcg@5"]
+    below = []
+    for cls, value in full.items():
+        name, best = max(
+            ((n, m["per_class_ndcg@5"].get(cls, 0.0)) for n, m in configs.items() if n != "full"),
+            key=lambda nb: nb[1],
+        )
+        if value < best:
+            below.append(f"{cls} {value:.3f} < {best:.3f} ({name})")
+    return "; ".join(below) or "none"
+
+
 def targets_section(result: dict[str, Any]) -> list[str]:
     """The targets, checked against this run's numbers: the reading stays true on every rerun."""
     rows = [
         "## Targets, checked against this run",
         "",
-        "| split | nDCG@5 full | best baseline | margin (target >= +0.08) | warning hit (>= 90%) | false alarms (<= 10%) | co-change discovery (>= 80%) |",
+        "| split | nDCG@5 full | best baseline | margin (target >= +0.08; v6: +0.10) | warning hit (>= 90%) | false alarms (<= 10%) | co-change discovery (>= 80%) |",
         "|---|---|---|---|---|---|---|",
     ]
     for split, data in result["splits"].items():
@@ -91,16 +109,26 @@ def targets_section(result: dict[str, Any]) -> list[str]:
             ((n, m) for n, m in cfgs.items() if n != "full"), key=lambda nm: nm[1]["ndcg@5"]
         )
         margin = full["ndcg@5"] - best["ndcg@5"]
+        target = MARGIN_TARGETS.get(split, 0.08)
 
         def mark(ok: bool) -> str:
             return "met" if ok else "**not met**"
 
         rows.append(
-            f"| {split} | {full['ndcg@5']:.3f} | {best['ndcg@5']:.3f} ({best_name}) | {margin:+.3f} {mark(margin >= 0.08)} | "
+            f"| {split} | {full['ndcg@5']:.3f} | {best['ndcg@5']:.3f} ({best_name}) | {margin:+.3f} {mark(margin >= target - 1e-9)} | "
             f"{_pct(full['warning_hit_rate'])} {mark(full['warning_hit_rate'] >= 0.9)} | "
             f"{_pct(full['false_alarm_rate'])} {mark(full['false_alarm_rate'] <= 0.1)} | "
             f"{_pct(full['cochange_discovery'])} {mark(full['cochange_discovery'] >= 0.8)} |"
         )
+    rows += [
+        "",
+        "Per query class, gitstrata against the best baseline for that class (target: none below):",
+        "",
+        "| split | classes below their best baseline |",
+        "|---|---|",
+    ]
+    for split, data in result["splits"].items():
+        rows.append(f"| {split} | {class_margins(data['configs'])} |")
     rows += [
         "",
         "Every weight and threshold was chosen on `dev` only; its numbers are optimistic. A held-out split "

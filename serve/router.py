@@ -248,6 +248,9 @@ def classify(
         w_bm25 = keep * w_bm25 + MIXED_WEIGHT * m_bm25
         w_vec = keep * w_vec + MIXED_WEIGHT * m_vec
         w_graph = keep * w_graph + MIXED_WEIGHT * m_graph
+    if cls == "behavioral" and not named:
+        # nothing to pin: what the code does today is answered by code before its history
+        prefer = "code"
     slots = (commit_slots or COMMIT_SLOTS).get(cls, 2)
     return Route(
         query_class=cls,

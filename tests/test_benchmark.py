@@ -24,6 +24,11 @@ def test_full_engine_beats_every_baseline_on_dev(bench) -> None:
         assert full["warning_hit_rate"] > results[name]["warning_hit_rate"], name
         assert full["cochange_discovery"] > results[name]["cochange_discovery"], name
     assert results["full"]["queries"] == 64
+    # every query class at or above the best baseline for that class
+    for cls, value in full["per_class_ndcg@5"].items():
+        best = max(results[n]["per_class_ndcg@5"][cls] for n in ("bm25", "dense", "hybrid"))
+        assert value >= best, cls
+    assert full["false_alarm_rate"] <= 0.05
 
 
 def _dev_result(bench) -> dict:
@@ -47,6 +52,20 @@ def test_report_renders_every_section(bench) -> None:
     text = render(result)
     assert "## Targets, checked against this run" in text and "## Split `dev`" in text
     assert "gitstrata (full)" in text
+    assert "| dev | none |" in text  # no class below its best baseline
+
+
+def test_class_margins_name_the_classes_below_their_best_baseline() -> None:
+    from gitstrata.benchmarks.report import class_margins
+
+    configs = {
+        "full": {"per_class_ndcg@5": {"causal": 0.5, "change": 0.3}},
+        "bm25": {"per_class_ndcg@5": {"causal": 0.4, "change": 0.35}},
+        "dense": {"per_class_ndcg@5": {"causal": 0.45, "change": 0.2}},
+    }
+    assert class_margins(configs) == "change 0.300 < 0.350 (bm25)"
+    configs["full"]["per_class_ndcg@5"]["change"] = 0.35
+    assert class_margins(configs) == "none"
 
 
 def test_rewriting_results_keeps_the_separately_measured_sections(bench, tmp_path) -> None:

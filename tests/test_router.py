@@ -145,3 +145,8 @@ def test_a_named_function_keeps_its_own_commits_in_the_window(fixture_bench) -> 
     for h in resp.hits[:5]:
         if h.kind == "commit":
             assert h.key in own
+
+
+def test_a_behavioral_question_without_a_name_prefers_code() -> None:
+    assert classify("How does InvoiceStore.flush decide when to write?").prefer == "neutral"
+    assert classify("How does the invoice store decide when to write?").prefer == "code"
