@@ -1,0 +1,652 @@
+"""Task continuity: tasks, checkpoints, handoff, interruption recovery, over the task log.
+
+One `TaskService` per process and index folder; each process is a *session* (its id goes into
+every record it writes). The MCP server, the CLI and `Strata` all call these methods; they
+validate every argument before anything is written (a bad call writes nothing) and raise
+`InputError` with one sentence. Invariants:
+
+- Every write is one journal append through `TaskLog` (durable before the call returns); the
+  state is a replay, so a crash loses nothing that was acknowledged.
+- A task belongs to the repository it was created in (its first root commit); another
+  repository's task is refused by every call.
+- While the log is degraded, reads answer with a notice saying so and writes are refused.
+- The session's *active task* is the last one a call named; the exit hook (`checkpoint_on_exit`)
+  checkpoints it when the session wrote anything since its last checkpoint.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from ..store.errors import GitstrataError, InputError
+from ..store.generations import Store
+from ..store.tasks import (
+    MODES,
+    OUTCOMES,
+    PROGRESS_STATUSES,
+    SEVERITY_IMPORTANCE,
+    STATUSES,
+    checkpoints,
+    failure_key,
+)
+from ..store.tasks_log import TaskLog
+from . import task_git
+from .task_package import (
+    PROGRESS_IMPORTANCE,
+    add_must_not_redo,
+    fold,
+    items,
+    package,
+    render,
+    tokens,
+)
+
+# limits on what a caller may send (characters; list lengths)
+LIMITS = {"name": 200, "goal": 2000, "item": 1000, "summary": 4000, "error": 4000,
+          "text": 2000, "reason": 500, "component": 300, "tool": 200}  # fmt: skip
+MAX_ITEMS = 100
+MAX_PATHS = 500
+MAX_LIST = 200  # tasks a list returns
+LINK_LIMIT = 50  # graveyard entries and reverted commits linked into must_not_redo
+OUTCOME_DELTA = {"success": 0.1, "failure": -0.1}
+
+
+def _text(name: str, value: str | None, *, required: bool = False) -> str | None:
+    if value is None or (isinstance(value, str) and not value.strip() and not required):
+        if required:
+            raise InputError(f"{name} is missing", hint=f"send {name} as text")
+        return None
+    if not isinstance(value, str):
+        raise InputError(f"{name} must be text")
+    if required and not value.strip():
+        raise InputError(f"{name} is empty", hint=f"send a non-empty {name}")
+    limit = LIMITS.get(name, LIMITS["text"])
+    if len(value) > limit:
+        raise InputError(
+            f"{name} is {len(value)} characters, over the {limit} characters limit",
+            hint="send a shorter text: a summary, not a transcript",
+        )
+    return value.strip()
+
+
+def _list(name: str, values: Sequence[str] | None, *, limit: int = MAX_ITEMS) -> list[str] | None:
+    if values is None:
+        return None
+    if isinstance(values, str) or not all(isinstance(v, str) for v in values):
+        raise InputError(f"{name} must be a list of texts")
+    if len(values) > limit:
+        raise InputError(f"{name} has {len(values)} entries, over the {limit} entries limit")
+    out = []
+    for v in values:
+        if len(v) > LIMITS["item"]:
+            raise InputError(
+                f"an entry of {name} is {len(v)} characters, over the {LIMITS['item']} limit"
+            )
+        if v.strip():
+            out.append(v.strip())
+    return out
+
+
+def _number(name: str, value: float | None) -> float | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 1:
+        raise InputError(f"{name} must be a number from 0 to 1")
+    return float(value)
+
+
+def check_mode(mode: str) -> str:
+    got = mode.upper() if isinstance(mode, str) else mode
+    if got not in MODES:
+        raise InputError(f"unknown restore mode {mode!r}", hint="use SELECTIVE, FULL or NONE")
+    return str(got)
+
+
+class TaskService:
+    """Tasks and checkpoints of one index folder, for the repository at `repo_root`."""
+
+    def __init__(self, index_dir: Path, repo_root: Path | None, *, session: str | None = None):
+        self.index_dir = Path(index_dir)
+        self.repo = repo_root
+        self.log = TaskLog(self.index_dir)
+        self.session = session or f"{os.getpid()}-{secrets.token_hex(3)}"
+        self.active: int | None = None
+        self.last_tool: str | None = None
+        self._repo_id: str | None = None
+        self._surfaced: set[str] = set()
+        self._wrote = False  # this session wrote a record for the active task
+        self._lock = threading.Lock()
+
+    @property
+    def repo_id(self) -> str:
+        if self._repo_id is None:
+            self._repo_id = task_git.repo_identity(self.repo)
+        return self._repo_id
+
+    # ------------------------------------------------------------------ state
+
+    def _state(self) -> dict[str, Any]:
+        return self.log.current().state
+
+    def notice(self) -> str | None:
+        """The degraded-mode notice every answer carries, or None."""
+        problems = self.log.current().problems
+        if not problems:
+            return None
+        return (
+            "task store in read-only degraded mode: "
+            + "; ".join(problems)
+            + (" (run `gitstrata doctor`)")
+        )
+
+    def _task(self, task_id: int | None) -> dict[str, Any]:
+        if task_id is None:
+            if self.active is None:
+                raise InputError(
+                    "no active task in this session",
+                    hint="pass task_id, or call create_task / list_tasks first",
+                )
+            task_id = self.active
+        if isinstance(task_id, bool) or not isinstance(task_id, int):
+            raise InputError("task_id must be an integer")
+        task = self._state()["tasks"].get(str(task_id))
+        if task is None:
+            raise InputError(f"no task #{task_id}", hint="list_tasks (or `gitstrata task list`)")
+        if task.get("repo") and self.repo_id and task["repo"] != self.repo_id:
+            raise InputError(
+                f"task #{task_id} belongs to another repository",
+                hint="open the repository it was created in",
+            )
+        self.active = task_id
+        return task
+
+    def _append(self, record: dict[str, Any]) -> dict[str, Any]:
+        Store(self.index_dir).ensure()
+        with self._lock:
+            written = self.log.append({**record, "session": self.session})
+        if written["kind"] == "checkpoint":
+            self._wrote = False
+        elif written["kind"] != "outcome":
+            self._wrote = True
+        return written
+
+    # ------------------------------------------------------------------ tasks
+
+    def create_task(self, name: str, goal: str) -> dict[str, Any]:
+        rec = {
+            "kind": "task",
+            "name": _text("name", name, required=True),
+            "goal": _text("goal", goal, required=True),
+            "repo": self.repo_id,
+            "status": "open",
+        }
+        written = self._append(rec)
+        self.active = written["id"]
+        return self.get_task(written["id"])
+
+    def get_task(self, task_id: int | None = None) -> dict[str, Any]:
+        task = self._task(task_id)
+        state, base, since = fold(task, self._state()["weights"])
+        return {
+            **self._summary(task),
+            "state": {
+                k: state[k] for k in ("completed", "in_progress", "blocked", "preferred_next")
+            },  # fmt: skip
+            "latest_checkpoint": _cp_summary(base) if base else None,
+            "records_since_checkpoint": since,
+            "notice": self.notice(),
+        }
+
+    def _summary(self, task: dict[str, Any]) -> dict[str, Any]:
+        return {k: task[k] for k in ("id", "name", "goal", "status", "created", "updated",
+                                     "checkpoints")}  # fmt: skip
+
+    def update_task(
+        self,
+        task_id: int | None,
+        *,
+        name: str | None = None,
+        goal: str | None = None,
+        status: str | None = None,
+    ) -> dict[str, Any]:
+        task = self._task(task_id)
+        changes = {
+            k: v
+            for k, v in (("name", _text("name", name)), ("goal", _text("goal", goal)))
+            if v is not None
+        }
+        if status is not None:
+            if status not in STATUSES:
+                raise InputError(
+                    f"unknown task status {status!r}", hint=f"use {', '.join(STATUSES)}"
+                )
+            changes["status"] = status
+        if not changes:
+            raise InputError("nothing to update", hint="send name, goal or status")
+        self._append({"kind": "task_update", "task": task["id"], "changes": changes})
+        return self.get_task(task["id"])
+
+    def list_tasks(self, status: str | None = None, limit: int = 50) -> dict[str, Any]:
+        if status is not None and status not in STATUSES:
+            raise InputError(f"unknown task status {status!r}", hint=f"use {', '.join(STATUSES)}")
+        if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_LIST:
+            raise InputError(f"limit must be an integer from 1 to {MAX_LIST}")
+        mine = [
+            t for t in self._state()["tasks"].values()
+            if not (t.get("repo") and self.repo_id and t["repo"] != self.repo_id)
+            and (status is None or t["status"] == status)
+        ]  # fmt: skip
+        mine.sort(key=lambda t: (t["updated"] or "", t["id"]), reverse=True)
+        return {
+            "tasks": [self._summary(t) for t in mine[:limit]],
+            "total": len(mine),
+            "interrupted": self.pending_interrupted(),
+            "notice": self.notice(),
+        }
+
+    # ------------------------------------------------------------------ checkpoints
+
+    def checkpoint(
+        self,
+        task_id: int | None = None,
+        *,
+        reason: str = "manual",
+        summary: str | None = None,
+        completed: Sequence[str] | None = None,
+        in_progress: Sequence[str] | None = None,
+        blocked: Sequence[str] | None = None,
+        next_steps: Sequence[str] | None = None,
+        working_set: Sequence[str] | None = None,
+    ) -> dict[str, Any]:
+        """Write a checkpoint: the lists given replace the current ones, the others are folded
+        from the last checkpoint and the records since; the work tree is read from git."""
+        given = {
+            "completed": _list("completed", completed),
+            "in_progress": _list("in_progress", in_progress),
+            "blocked": _list("blocked", blocked),
+            "preferred_next": _list("next_steps", next_steps),
+        }
+        files = _list("working_set", working_set, limit=MAX_PATHS)
+        summary = _text("summary", summary)
+        task = self._task(task_id)
+        state = self._current_state(task, given, files)
+        if summary is not None:
+            state["summary"] = summary
+        written = self._append(
+            {"kind": "checkpoint", "task": task["id"], "reason": reason, "state": state}
+        )
+        self._wrote = False
+        version = sum(1 for c in checkpoints(self._task(task["id"])))
+        return {
+            "task": task["id"],
+            "version": version,
+            "record": written["id"],
+            "reason": reason,
+            "confidence": state["confidence"],
+            "must_not_redo": len(state["must_not_redo"]),
+            "must_preserve": len(state["must_preserve"]),
+            "working_set": state["working_set"],
+            "branch": state["branch"],
+            "head": state["head"],
+            "notice": self.notice(),
+        }
+
+    def _current_state(
+        self,
+        task: dict[str, Any],
+        given: dict[str, list[str] | None],
+        files: list[str] | None,
+    ) -> dict[str, Any]:
+        weights = self._state()["weights"]
+        state, _, _ = fold(task, weights)
+        for name, texts in given.items():
+            if texts is not None:
+                state[name] = items(texts, name)
+        tree = task_git.work_tree(self.repo, self.index_dir)
+        modified = [f["path"] for f in tree.files]
+        declared = files if files is not None else [p for p in state["working_set"]]
+        state["working_set"] = sorted(set(declared) | set(modified))[:MAX_PATHS]
+        state["modified_files"] = tree.files
+        state["branch"], state["head"] = tree.branch, tree.head
+        state["last_tool"] = self.last_tool
+        for item in self._linked_failures(state["working_set"]):
+            add_must_not_redo(state, item)
+        state["must_preserve"] = self._invariants(state["working_set"])
+        state["confidence"] = confidence(state, task)
+        return state
+
+    def _linked_failures(self, paths: list[str]) -> list[dict[str, Any]]:
+        """Graveyard entries and reverted commits that touched the working set."""
+        from ..store.attempts import load_failures, revert_id, target_label
+        from ..store.journal import Journal
+
+        wanted = set(paths)
+        if not wanted:
+            return []
+        out: list[dict[str, Any]] = []
+        for f in load_failures(Journal(self.index_dir / "journal")):
+            hit = [t for t in f.targets if t[0] in wanted]
+            if hit:
+                note = f.notes or (f.signature.errors[0] if f.signature.errors else "failed")
+                out.append({"key": f"failure:{f.id}", "source": "graveyard", "importance": 0.8,
+                            "text": f"failed attempt #{f.id} on {target_label(hit[0])}: {note}"})  # fmt: skip
+        for sha, subject in _reverted_commits(self.index_dir, wanted):
+            out.append({"key": revert_id(sha), "source": "revert", "importance": 0.8,
+                        "text": f"reverted commit {sha[:10]}: {subject}"})  # fmt: skip
+        return out[:LINK_LIMIT]
+
+    def _invariants(self, paths: list[str]) -> list[dict[str, str]]:
+        from .invariants import InvariantStore
+
+        try:
+            store = InvariantStore.in_strata(self.index_dir)
+            seen: dict[str, dict[str, str]] = {}
+            for p in paths:
+                for inv in store.match_file(p):
+                    seen.setdefault(inv.id, inv.to_dict())
+        except GitstrataError:
+            return []
+        return list(seen.values())
+
+    def list_checkpoints(self, task_id: int | None = None) -> dict[str, Any]:
+        task = self._task(task_id)
+        return {
+            "task": task["id"],
+            "checkpoints": [_cp_summary(c) for c in checkpoints(task)],
+            "notice": self.notice(),
+        }
+
+    # ------------------------------------------------------------------ handoff and tracking
+
+    def session_handoff(
+        self,
+        summary: str,
+        completed: Sequence[str] | None = None,
+        in_progress: Sequence[str] | None = None,
+        blocked: Sequence[str] | None = None,
+        next_steps: Sequence[str] | None = None,
+        task_id: int | None = None,
+        working_set: Sequence[str] | None = None,
+    ) -> dict[str, Any]:
+        _text("summary", summary, required=True)
+        return self.checkpoint(
+            task_id,
+            reason="handoff",
+            summary=summary,
+            completed=completed or [],
+            in_progress=in_progress or [],
+            blocked=blocked or [],
+            next_steps=next_steps or [],
+            working_set=working_set,
+        )
+
+    def report_interruption(self, reason: str, task_id: int | None = None) -> dict[str, Any]:
+        text = _text("reason", reason, required=True)
+        task = self._task(task_id)
+        self._append({"kind": "interruption", "task": task["id"], "reason": text})
+        return self.checkpoint(task["id"], reason="interrupt", summary=f"interrupted: {text}")
+
+    def track_progress(
+        self,
+        feature: str,
+        status: str,
+        completion: float | None = None,
+        blockers: Sequence[str] | None = None,
+        quality: float | None = None,
+        notes: str | None = None,
+        task_id: int | None = None,
+    ) -> dict[str, Any]:
+        if status not in PROGRESS_STATUSES:
+            raise InputError(
+                f"unknown progress status {status!r}", hint=f"use {', '.join(PROGRESS_STATUSES)}"
+            )
+        rec = {
+            "kind": "progress",
+            "feature": _text("feature", feature, required=True),
+            "status": status,
+            "completion": _number("completion", completion)
+            if completion is not None
+            else (1.0 if status == "done" else 0.0),
+            "blockers": _list("blockers", blockers) or [],
+            "quality": _number("quality", quality),
+            "notes": _text("notes", notes),
+            "importance": PROGRESS_IMPORTANCE[status],
+        }
+        task = self._task(task_id)
+        written = self._append({**rec, "task": task["id"]})
+        return {"task": task["id"], "record": written["id"], "feature": rec["feature"],
+                "status": status, "notice": self.notice()}  # fmt: skip
+
+    def track_failure(
+        self,
+        error: str,
+        component: str | None = None,
+        severity: str = "medium",
+        root_cause: str | None = None,
+        fix: str | None = None,
+        related_tests: Sequence[str] | None = None,
+        approach: str | None = None,
+        task_id: int | None = None,
+    ) -> dict[str, Any]:
+        if severity not in SEVERITY_IMPORTANCE:
+            raise InputError(
+                f"unknown severity {severity!r}", hint="use critical, high, medium or low"
+            )
+        rec = {
+            "kind": "failure",
+            "error": _text("error", error, required=True),
+            "component": _text("component", component),
+            "severity": severity,
+            "importance": SEVERITY_IMPORTANCE[severity],
+            "root_cause": _text("root_cause", root_cause),
+            "fix": _text("fix", fix),
+            "related_tests": _list("related_tests", related_tests) or [],
+            "approach": _text("approach", approach),
+        }
+        task = self._task(task_id)
+        written = self._append({**rec, "task": task["id"]})
+        return {"task": task["id"], "record": written["id"], "importance": rec["importance"],
+                "key": failure_key(written), "notice": self.notice()}  # fmt: skip
+
+    # ------------------------------------------------------------------ restore
+
+    def restore_checkpoint(
+        self, task_id: int | None = None, mode: str = "SELECTIVE", version: int | None = None
+    ) -> dict[str, Any]:
+        """The continuation package (see `task_package`), with the drift since the checkpoint
+        and the confidence; records the restore (not while degraded) and returns the package
+        with its rendered `text` and size in `tokens`."""
+        mode = check_mode(mode)
+        task = self._task(task_id)
+        if version is not None:
+            known = [c["version"] for c in checkpoints(task)]
+            if isinstance(version, bool) or version not in known:
+                raise InputError(
+                    f"task #{task['id']} has no checkpoint v{version}",
+                    hint="list_checkpoints shows the versions",
+                )
+        state, base, since = fold(task, self._state()["weights"], upto=version)
+        pkg = package(task, mode, state, base, since)
+        if mode != "NONE":
+            pkg["drift"] = task_git.drift(self.repo, state, self.index_dir)
+            pkg["continuation_confidence"] = confidence(state, task, pkg["drift"])
+        notice = self.notice()
+        if notice:
+            pkg["notice"] = notice
+        surfaced = [m["key"] for m in pkg.get("must_not_redo", [])]
+        self._surfaced.update(surfaced)
+        if notice is None:
+            self._append({"kind": "restore", "task": task["id"], "mode": mode,
+                          "version": pkg.get("version", 0), "surfaced": surfaced})  # fmt: skip
+        text = render(pkg)
+        pkg["text"] = text
+        pkg["tokens"] = tokens(text)
+        return pkg
+
+    def session_outcome(self, outcome: str, task_id: int | None = None) -> dict[str, Any]:
+        """Mark this session a success or a failure: the weights of the failures its restores
+        surfaced move by +-0.1 (importance decides what SELECTIVE details)."""
+        if outcome not in OUTCOMES:
+            raise InputError(f"unknown outcome {outcome!r}", hint="use success or failure")
+        task = self._task(task_id) if task_id is not None or self.active is not None else None
+        delta = OUTCOME_DELTA[outcome]
+        adjust = {k: delta for k in sorted(self._surfaced) if k.startswith("task-failure:")}
+        self._append({"kind": "outcome", "task": task["id"] if task else None,
+                      "outcome": outcome, "adjust": adjust})  # fmt: skip
+        return {"outcome": outcome, "adjusted": adjust, "notice": self.notice()}
+
+    def pending_interrupted(self) -> list[dict[str, Any]]:
+        """Tasks whose latest checkpoint was written by an interruption and that no session
+        restored since."""
+        out = []
+        for t in self._state()["tasks"].values():
+            if t.get("repo") and self.repo_id and t["repo"] != self.repo_id:
+                continue
+            cps = checkpoints(t)
+            if not cps or cps[-1]["reason"] not in ("interrupt", "auto"):
+                continue
+            if any(r["kind"] == "restore" and r["id"] > cps[-1]["id"] for r in t["records"]):
+                continue
+            out.append({"task": t["id"], "name": t["name"], "version": cps[-1]["version"]})
+        return sorted(out, key=lambda x: x["task"])
+
+    def interrupted_hint(self) -> str | None:
+        pending = self.pending_interrupted()
+        if not pending:
+            return None
+        first = pending[0]
+        more = f" (and {len(pending) - 1} more)" if len(pending) > 1 else ""
+        return (
+            f'interrupted task {first["task"]} ("{first["name"]}"){more}: call '
+            f"restore_checkpoint(task_id={first['task']}) to resume"
+        )
+
+    # ------------------------------------------------------------------ exit
+
+    def checkpoint_on_exit(self, reason: str) -> dict[str, Any] | None:
+        """The shutdown hook: an `auto` checkpoint of the active task when this session wrote
+        anything for it since its last checkpoint. Never raises (the process is ending)."""
+        if self.active is None or not self._wrote:
+            return None
+        try:
+            self._append({"kind": "interruption", "task": self.active, "reason": reason[:200]})
+            return self.checkpoint(self.active, reason="auto", summary=f"process ended: {reason}")
+        except (GitstrataError, OSError):
+            return None
+
+    # ------------------------------------------------------------------ health and metrics
+
+    def evaluate_continuity(self, task_id: int | None = None) -> dict[str, Any]:
+        from .task_metrics import evaluate
+
+        task = self._task(task_id)
+        return {**evaluate(task, self._state()["weights"]), "notice": self.notice()}
+
+    def runtime_health(self) -> dict[str, Any]:
+        loaded = self.log.current()
+        path = self.log.journal.path("tasks")
+        try:
+            size = path.stat().st_size
+        except OSError:
+            size = 0
+        try:
+            generation = Store(self.index_dir).current_name()
+        except (GitstrataError, OSError) as exc:
+            generation = f"unreadable: {exc}"
+        tasks = loaded.state["tasks"].values()
+        return {
+            "degraded": bool(loaded.problems),
+            "problems": loaded.problems,
+            "journal": {
+                "stream": "tasks",
+                "bytes": size,
+                "last_record": loaded.state["last_id"],
+                "skipped_lines": len(loaded.warnings),
+                "acknowledged": loaded.state["acked"],
+                "warnings": loaded.warnings[-5:],
+            },  # fmt: skip
+            "snapshot": {"state": loaded.snapshot, "replayed_after_it": loaded.replayed},
+            "tasks": {"total": len(tasks), "open": sum(t["status"] == "open" for t in tasks)},
+            "index_generation": generation,
+            "session": self.session,
+            "active_task": self.active,
+            "interrupted": self.pending_interrupted(),
+            "notice": self.notice(),
+        }
+
+
+def confidence(
+    state: dict[str, Any], task: dict[str, Any], drift: dict[str, Any] | None = None
+) -> float:
+    """How safely an agent can continue from `state`: 1 minus what is missing or moved."""
+    score = 1.0
+    if not state.get("goal"):
+        score -= 0.2
+    if not state.get("completed") and not state.get("in_progress"):
+        score -= 0.15
+    if not state.get("preferred_next"):
+        score -= 0.1
+    score -= min(0.2, 0.05 * len(state.get("blocked", [])))
+    last = state.get("last_failure")
+    if last and not last.get("fix"):
+        score -= 0.1
+    if drift:
+        score -= 0.1 * sum(
+            1 for k in ("branch", "head", "files_gone", "files_changed") if k in drift
+        )
+    if task.get("status") in ("done", "abandoned"):
+        score -= 0.1
+    return round(max(0.05, min(1.0, score)), 2)
+
+
+def _cp_summary(cp: dict[str, Any]) -> dict[str, Any]:
+    s = cp["state"]
+    return {
+        "version": cp["version"],
+        "record": cp["id"],
+        "at": cp.get("ts"),
+        "reason": cp["reason"],
+        "session": cp.get("session"),
+        "goal": s.get("goal"),
+        "confidence": s.get("confidence"),
+        "completed": len(s.get("completed", [])),
+        "in_progress": len(s.get("in_progress", [])),
+        "must_not_redo": len(s.get("must_not_redo", [])),
+        "branch": s.get("branch"),
+        "head": s.get("head"),
+        "summary": s.get("summary"),
+    }
+
+
+def _reverted_commits(index_dir: Path, paths: set[str]) -> list[tuple[str, str]]:
+    """(sha, subject) of the reverted commits (per the live index) that touched `paths`."""
+    try:
+        gen = Store(index_dir).live()
+        if gen is None:
+            return []
+        commits = gen.table("commits", columns=["sha", "subject", "intent", "reverted_sha"])
+        reverted = [
+            (r["reverted_sha"], r["subject"])
+            for r in commits.to_pylist()
+            if r["intent"] == "revert" and r["reverted_sha"]
+        ]
+        if not reverted:
+            return []
+        touches = gen.table("touches", columns=["sha", "head_path"]).to_pylist()
+    except (GitstrataError, OSError, KeyError):
+        return []
+    touched: dict[str, set[str]] = {}
+    for t in touches:
+        touched.setdefault(t["sha"], set()).add(t["head_path"])
+    out = []
+    for prefix, subject in reverted:
+        for sha, files in touched.items():
+            if sha.startswith(prefix) and files & paths:
+                out.append((sha, subject or ""))
+                break
+    return out[:LINK_LIMIT]
