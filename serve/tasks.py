@@ -304,6 +304,7 @@ class TaskService:
     ) -> dict[str, Any]:
         weights = self._state()["weights"]
         state, _, _ = fold(task, weights)
+        state["summary"] = None  # a summary belongs to the checkpoint that was given it
         for name, texts in given.items():
             if texts is not None:
                 state[name] = items(texts, name)
