@@ -101,13 +101,20 @@ def commits_between(root: Path, old: str, new: str) -> int | None:
     return int(out) if out and out.strip().isdigit() else None
 
 
-def drift(root: Path | None, state: dict[str, Any], index_dir: Path | None = None) -> dict:
+def drift(
+    root: Path | None,
+    state: dict[str, Any],
+    index_dir: Path | None = None,
+    *,
+    now: WorkTree | None = None,
+) -> dict:
     """How the work tree moved since a checkpoint's `state`: branch, HEAD, and the checkpoint's
-    files that changed or are gone. `drifted` is False when nothing moved."""
+    files that changed or are gone. `drifted` is False when nothing moved. `now`: the work tree
+    as already read."""
     out: dict[str, Any] = {"drifted": False, "notes": []}
     if root is None:
         return out
-    now = work_tree(root, index_dir)
+    now = now if now is not None else work_tree(root, index_dir)
     old_branch, old_head = state.get("branch"), state.get("head")
     if old_branch and now.branch != old_branch:
         out["branch"] = {"was": old_branch, "now": now.branch}

@@ -331,6 +331,8 @@ def history_line(entry: Mapping[str, Any]) -> str:
         mnr = [m["text"] for m in s.get("must_not_redo", [])]
         if mnr:
             parts.append(f"must_not_redo: {'; '.join(mnr)}")
+        if s.get("working_set"):
+            parts.append(f"working_set: {', '.join(s['working_set'])}")
         return f"#{entry['id']} checkpoint v{entry.get('version')} ({entry['reason']}){mark}: " + (
             " | ".join(parts)
         )

@@ -306,7 +306,12 @@ class TaskService:
         state, _, _ = fold(task, weights)
         state["summary"] = None  # a summary belongs to the checkpoint that was given it
         for name, texts in given.items():
-            if texts is not None:
+            if texts is None:
+                continue
+            if name == "completed":  # done stays done: a handoff lists what its session did
+                known = {i["key"] for i in state[name]}
+                state[name] += [i for i in items(texts, name) if i["key"] not in known]
+            else:
                 state[name] = items(texts, name)
         tree = task_git.work_tree(self.repo, self.index_dir)
         modified = [f["path"] for f in tree.files]
@@ -472,9 +477,22 @@ class TaskService:
                     hint="list_checkpoints shows the versions",
                 )
         state, base, since = fold(task, self._state()["weights"], upto=version)
+        now = task_git.work_tree(self.repo, self.index_dir) if mode != "NONE" else None
+        if now is not None and version is None:
+            # what the work tree holds now belongs to the task too (a crash may have left
+            # edits no checkpoint saw)
+            extra = [f["path"] for f in now.files if f["path"] not in state["working_set"]]
+            state["working_set"] = [*state["working_set"], *extra][:MAX_PATHS]
+            # failed attempts and invariants recorded since the checkpoint apply as well
+            for item in self._linked_failures(state["working_set"]):
+                add_must_not_redo(state, item)
+            have = {i["id"] for i in state["must_preserve"]}
+            state["must_preserve"] += [
+                i for i in self._invariants(state["working_set"]) if i["id"] not in have
+            ]
         pkg = package(task, mode, state, base, since)
-        if mode != "NONE":
-            pkg["drift"] = task_git.drift(self.repo, state, self.index_dir)
+        if now is not None:
+            pkg["drift"] = task_git.drift(self.repo, state, self.index_dir, now=now)
             pkg["continuation_confidence"] = confidence(state, task, pkg["drift"])
         notice = self.notice()
         if notice:
