@@ -239,6 +239,11 @@ def scenarios() -> list[Scenario]:
                 ("wipe",),
             ],
         ),  # fmt: skip
+        Scenario(
+            "workspace-wipe-after-untracked-edit",
+            "workspace wipe",
+            [*BASE, ("edit", "auth/session.py", "SESSION = {}\n"), ("crash",), ("wipe",)],
+        ),
         Scenario("retry-storm", "retry storm", [*BASE, *storm, ("exit", "SIGTERM")]),
         Scenario(
             "retry-storm-mixed",

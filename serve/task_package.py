@@ -116,6 +116,12 @@ def _copy(value: Any) -> Any:
 
 def _fold_one(state: dict[str, Any], rec: Mapping[str, Any], weights: Mapping[str, float]) -> int:
     kind = rec["kind"]
+    if rec.get("files"):  # the work tree when the record was written
+        by_path = {f["path"]: f for f in state["modified_files"]}
+        by_path.update({f["path"]: dict(f) for f in rec["files"]})
+        state["modified_files"] = sorted(by_path.values(), key=lambda f: f["path"])
+        known = set(state["working_set"])
+        state["working_set"] += [f["path"] for f in rec["files"] if f["path"] not in known]
     if kind == "task_update" and "goal" in rec["changes"]:
         state["goal"] = rec["changes"]["goal"]
     elif kind == "progress":
@@ -182,7 +188,7 @@ def _important(values: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 def history_entry(rec: Mapping[str, Any], stale: bool) -> dict[str, Any]:
     """A record as FULL shows it: its own fields, without the bookkeeping."""
-    drop = ("session", "repo")
+    drop = ("session", "repo", "files")
     out = {k: v for k, v in rec.items() if k not in drop}
     if stale:
         out["stale"] = True

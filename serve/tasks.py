@@ -53,6 +53,7 @@ MAX_ITEMS = 100
 MAX_PATHS = 500
 MAX_LIST = 200  # tasks a list returns
 LINK_LIMIT = 50  # graveyard entries and reverted commits linked into must_not_redo
+TRACKED_FILES = 100  # modified files a progress or failure record keeps
 OUTCOME_DELTA = {"success": 0.1, "failure": -0.1}
 
 
@@ -326,6 +327,11 @@ class TaskService:
         state["confidence"] = confidence(state, task)
         return state
 
+    def _files(self) -> list[dict[str, Any]]:
+        """The modified and untracked files now, kept with each progress and failure record so a
+        crash before the next checkpoint does not lose the working set."""
+        return task_git.work_tree(self.repo, self.index_dir).files[:TRACKED_FILES]
+
     def _linked_failures(self, paths: list[str]) -> list[dict[str, Any]]:
         """Graveyard entries and reverted commits that touched the working set."""
         from ..store.attempts import load_failures, revert_id, target_label
@@ -424,7 +430,7 @@ class TaskService:
             "importance": PROGRESS_IMPORTANCE[status],
         }
         task = self._task(task_id)
-        written = self._append({**rec, "task": task["id"]})
+        written = self._append({**rec, "task": task["id"], "files": self._files()})
         return {"task": task["id"], "record": written["id"], "feature": rec["feature"],
                 "status": status, "notice": self.notice()}  # fmt: skip
 
@@ -455,7 +461,7 @@ class TaskService:
             "approach": _text("approach", approach),
         }
         task = self._task(task_id)
-        written = self._append({**rec, "task": task["id"]})
+        written = self._append({**rec, "task": task["id"], "files": self._files()})
         return {"task": task["id"], "record": written["id"], "importance": rec["importance"],
                 "key": failure_key(written), "notice": self.notice()}  # fmt: skip
 

@@ -10,9 +10,10 @@ journal stream `tasks`, and the task state is what replaying those records gives
                   in_progress, blocked, preferred_next, must_not_redo, must_preserve,
                   working_set, modified_files, branch, head, last_tool, last_failure,
                   confidence, summary}; its version is its rank among the task's checkpoints
-    progress      task, feature, status, completion, blockers, quality, notes, importance
+    progress      task, feature, status, completion, blockers, quality, notes, importance,
+                  files (the modified files then: path, status, hash)
     failure       task, error, component, severity, importance, root_cause, fix,
-                  related_tests, approach
+                  related_tests, approach, files
     interruption  task, reason
     restore       task, version, mode, surfaced (the failure keys the package showed)
     outcome       task or null, outcome (success | failure), adjust {failure key: delta}
@@ -148,6 +149,11 @@ def check_record(record: Mapping[str, Any]) -> str | None:
         return None if record.get("status", "open") in STATUSES else "task.status is unknown"
     if not _is_int(record.get("task")):
         return f"{kind}.task is not a task id"
+    files = record.get("files", [])
+    if not isinstance(files, list) or not all(
+        isinstance(f, dict) and isinstance(f.get("path"), str) for f in files
+    ):
+        return f"{kind}.files is not a list of files"
     if kind == "task_update":
         changes = record.get("changes")
         if not isinstance(changes, dict) or not changes:

@@ -274,3 +274,16 @@ def test_cli_task_commands_round_trip_as_json(repo) -> None:
     assert [t["name"] for t in listed["tasks"]] == ["cli task"]
     doctor = json.loads(cli(repo, "doctor", "--json").stdout)
     assert doctor["ok"] and doctor["checks"][0]["name"] == "task store"
+
+
+def test_a_crash_and_a_wiped_work_tree_keep_the_files_tracked_records_saw(repo) -> None:
+    tasks = service(repo)
+    tid = tasks.create_task("keys", "load signing keys")["id"]
+    repo.write("auth/keys.py", "KEYS = []\n")
+    repo.write("auth/token.py", "T = 2\n")
+    tasks.track_progress("key loading", "in_progress")
+    repo.git("stash", "-u", "-q")  # the process died and the work tree was reset
+    pkg = service(repo).restore_checkpoint(tid)
+    assert pkg["version"] == 0 and pkg["working_set"] == ["auth/keys.py", "auth/token.py"]
+    assert pkg["drift"]["files_gone"] == ["auth/keys.py"]
+    assert pkg["drift"]["files_changed"] == ["auth/token.py"]

@@ -9,7 +9,7 @@ import pytest
 
 from gitstrata.benchmarks import continuity
 
-pytestmark = pytest.mark.slow  # 23 scenarios, each in its own git repository
+pytestmark = pytest.mark.slow  # 24 scenarios, each in its own git repository
 
 
 @pytest.fixture(scope="module")

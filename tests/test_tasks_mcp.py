@@ -232,3 +232,31 @@ def test_bad_task_arguments_are_one_line_errors_and_write_nothing(repo, tmp_path
         assert (journal / "tasks.jsonl").read_bytes() == before
 
     anyio.run(main)
+
+
+def test_a_degraded_task_store_is_reported_by_every_answer(repo, tmp_path) -> None:
+    from gitstrata import Strata
+
+    tid = Strata(repo.path).tasks.create_task("t", "g")["id"]
+    snapshots = repo.path / ".strata" / "snapshots"
+    snapshots.mkdir(parents=True, exist_ok=True)
+    (snapshots / "tasks.json").write_text("{not json")
+    before = journal_bytes(repo)
+
+    async def main() -> None:
+        async with session(repo, tmp_path / "server.log") as s:
+            pre = await call(s, "preflight_check", file_path="auth/login.py")
+            assert not pre.is_error and "task store in read-only degraded mode" in texts(pre)
+            got = await call(s, "get_task", task_id=tid)
+            assert not got.is_error and texts(got).startswith("NOTICE: task store in read-only")
+            refused = await call(s, "track_progress", feature="f", status="done", task_id=tid)
+            assert refused.is_error and "gitstrata doctor" in texts(refused)
+            health = (await call(s, "get_runtime_health")).structured_content
+            assert health["degraded"] and "is corrupt" in health["problems"][0]
+
+    anyio.run(main)
+    assert journal_bytes(repo) == before
+
+
+def journal_bytes(repo: GitRepo) -> bytes:
+    return (repo.path / ".strata" / "journal" / "tasks.jsonl").read_bytes()
