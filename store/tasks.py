@@ -63,6 +63,7 @@ __all__ = [
     "SEVERITY_IMPORTANCE",
     "STATUSES",
     "STREAM",
+    "VALIDATOR",
     "apply",
     "check_record",
     "empty_state",
@@ -189,6 +190,10 @@ def check_record(record: Mapping[str, Any]) -> str | None:
     if record.get("mode") not in MODES or not _is_int(record.get("version", 0)):
         return "restore needs a mode and a checkpoint version"
     return None if _str_list(record.get("surfaced", [])) else "restore.surfaced is not a list"
+
+
+# the stream and its validator, for a journal that validates each record it reads
+VALIDATOR = (STREAM, check_record)
 
 
 # ---------------------------------------------------------------- replay

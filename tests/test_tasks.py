@@ -287,3 +287,18 @@ def test_a_crash_and_a_wiped_work_tree_keep_the_files_tracked_records_saw(repo) 
     assert pkg["version"] == 0 and pkg["working_set"] == ["auth/keys.py", "auth/token.py"]
     assert pkg["drift"]["files_gone"] == ["auth/keys.py"]
     assert pkg["drift"]["files_changed"] == ["auth/token.py"]
+
+
+def test_a_snapshot_is_written_every_so_many_records_and_used_at_start(repo) -> None:
+    from gitstrata.store.tasks_log import SNAPSHOT_EVERY
+
+    tasks = service(repo)
+    tid = tasks.create_task("t", "g")["id"]
+    snap = repo.path / ".strata" / "snapshots" / "tasks.json"
+    for i in range(SNAPSHOT_EVERY - 1):  # the task record was the first append
+        assert not snap.exists()
+        tasks.track_progress(f"step {i}", "done", task_id=tid)
+    assert snap.exists()
+    fresh = TaskLog(repo.path / ".strata").load()
+    assert fresh.snapshot == "used" and fresh.replayed == 0 and not fresh.problems
+    assert fresh.state == tasks.log.current().state
