@@ -25,6 +25,7 @@ ITEM_IMPORTANCE = {"completed": 0.6, "in_progress": 0.8, "blocked": 0.8, "prefer
 PROGRESS_IMPORTANCE = {
     "blocked": 0.9, "in_progress": 0.7, "done": 0.6, "planned": 0.4, "dropped": 0.3,
 }  # fmt: skip
+MAX_HISTORY = 2000  # records a FULL package shows, newest kept (a bound on one answer)
 PROGRESS_LIST = {"done": "completed", "in_progress": "in_progress", "blocked": "blocked",
                  "planned": "preferred_next"}  # fmt: skip
 
@@ -237,7 +238,9 @@ def package(
     out["failures"] = _dedup_failures(details) if mode == "SELECTIVE" else details
     if mode == "FULL":
         stale = stale_ids(task)
-        out["history"] = [history_entry(r, r["id"] in stale) for r in task["records"]]
+        records = task["records"][-MAX_HISTORY:]
+        out["history"] = [history_entry(r, r["id"] in stale) for r in records]
+        out["history_omitted"] = len(task["records"]) - len(records)
         out["stale_entries"] = sum(1 for h in out["history"] if h.get("stale"))
     else:
         out["stale_entries"] = 0

@@ -532,6 +532,8 @@ class TaskService:
         for t in self._state()["tasks"].values():
             if t.get("repo") and self.repo_id and t["repo"] != self.repo_id:
                 continue
+            if t["status"] in ("done", "abandoned"):
+                continue
             cps = checkpoints(t)
             if not cps or cps[-1]["reason"] not in ("interrupt", "auto"):
                 continue
