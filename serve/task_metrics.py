@@ -108,3 +108,27 @@ def evaluate(task: Mapping[str, Any], weights: Mapping[str, float]) -> dict[str,
         if len(cps) >= 2
         else "fewer than two checkpoints: only failure recall can be scored",
     }
+
+
+def confidence(
+    state: dict[str, Any], task: dict[str, Any], drift: dict[str, Any] | None = None
+) -> float:
+    """How safely an agent can continue from `state`: 1 minus what is missing or moved."""
+    score = 1.0
+    if not state.get("goal"):
+        score -= 0.2
+    if not state.get("completed") and not state.get("in_progress"):
+        score -= 0.15
+    if not state.get("preferred_next"):
+        score -= 0.1
+    score -= min(0.2, 0.05 * len(state.get("blocked", [])))
+    last = state.get("last_failure")
+    if last and not last.get("fix"):
+        score -= 0.1
+    if drift:
+        score -= 0.1 * sum(
+            1 for k in ("branch", "head", "files_gone", "files_changed") if k in drift
+        )
+    if task.get("status") in ("done", "abandoned"):
+        score -= 0.1
+    return round(max(0.05, min(1.0, score)), 2)

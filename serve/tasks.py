@@ -26,7 +26,6 @@ from typing import Any
 from ..store.errors import GitstrataError, InputError
 from ..store.generations import Store
 from ..store.tasks import (
-    MODES,
     OUTCOMES,
     PROGRESS_STATUSES,
     SEVERITY_IMPORTANCE,
@@ -36,6 +35,18 @@ from ..store.tasks import (
 )
 from ..store.tasks_log import TaskLog
 from . import task_git
+from .task_input import (
+    LIMITS,
+    MAX_ITEMS,
+    MAX_LIST,
+    MAX_PATHS,
+    check_mode,
+    list_arg,
+    number_arg,
+    text_arg,
+)
+from .task_links import invariants_on, linked_failures
+from .task_metrics import confidence
 from .task_package import (
     PROGRESS_IMPORTANCE,
     add_must_not_redo,
@@ -46,66 +57,10 @@ from .task_package import (
     tokens,
 )
 
-# limits on what a caller may send (characters; list lengths)
-LIMITS = {"name": 200, "goal": 2000, "item": 1000, "summary": 4000, "error": 4000,
-          "text": 2000, "reason": 500, "component": 300, "tool": 200}  # fmt: skip
-MAX_ITEMS = 100
-MAX_PATHS = 500
-MAX_LIST = 200  # tasks a list returns
-LINK_LIMIT = 50  # graveyard entries and reverted commits linked into must_not_redo
+__all__ = ["LIMITS", "MAX_ITEMS", "MAX_PATHS", "TaskService", "check_mode"]
+
 TRACKED_FILES = 100  # modified files a progress or failure record keeps
 OUTCOME_DELTA = {"success": 0.1, "failure": -0.1}
-
-
-def _text(name: str, value: str | None, *, required: bool = False) -> str | None:
-    if value is None or (isinstance(value, str) and not value.strip() and not required):
-        if required:
-            raise InputError(f"{name} is missing", hint=f"send {name} as text")
-        return None
-    if not isinstance(value, str):
-        raise InputError(f"{name} must be text")
-    if required and not value.strip():
-        raise InputError(f"{name} is empty", hint=f"send a non-empty {name}")
-    limit = LIMITS.get(name, LIMITS["text"])
-    if len(value) > limit:
-        raise InputError(
-            f"{name} is {len(value)} characters, over the {limit} characters limit",
-            hint="send a shorter text: a summary, not a transcript",
-        )
-    return value.strip()
-
-
-def _list(name: str, values: Sequence[str] | None, *, limit: int = MAX_ITEMS) -> list[str] | None:
-    if values is None:
-        return None
-    if isinstance(values, str) or not all(isinstance(v, str) for v in values):
-        raise InputError(f"{name} must be a list of texts")
-    if len(values) > limit:
-        raise InputError(f"{name} has {len(values)} entries, over the {limit} entries limit")
-    out = []
-    for v in values:
-        if len(v) > LIMITS["item"]:
-            raise InputError(
-                f"an entry of {name} is {len(v)} characters, over the {LIMITS['item']} limit"
-            )
-        if v.strip():
-            out.append(v.strip())
-    return out
-
-
-def _number(name: str, value: float | None) -> float | None:
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 1:
-        raise InputError(f"{name} must be a number from 0 to 1")
-    return float(value)
-
-
-def check_mode(mode: str) -> str:
-    got = mode.upper() if isinstance(mode, str) else mode
-    if got not in MODES:
-        raise InputError(f"unknown restore mode {mode!r}", hint="use SELECTIVE, FULL or NONE")
-    return str(got)
 
 
 class TaskService:
@@ -181,8 +136,8 @@ class TaskService:
     def create_task(self, name: str, goal: str) -> dict[str, Any]:
         rec = {
             "kind": "task",
-            "name": _text("name", name, required=True),
-            "goal": _text("goal", goal, required=True),
+            "name": text_arg("name", name, required=True),
+            "goal": text_arg("goal", goal, required=True),
             "repo": self.repo_id,
             "status": "open",
         }
@@ -218,7 +173,7 @@ class TaskService:
         task = self._task(task_id)
         changes = {
             k: v
-            for k, v in (("name", _text("name", name)), ("goal", _text("goal", goal)))
+            for k, v in (("name", text_arg("name", name)), ("goal", text_arg("goal", goal)))
             if v is not None
         }
         if status is not None:
@@ -267,13 +222,13 @@ class TaskService:
         """Write a checkpoint: the lists given replace the current ones, the others are folded
         from the last checkpoint and the records since; the work tree is read from git."""
         given = {
-            "completed": _list("completed", completed),
-            "in_progress": _list("in_progress", in_progress),
-            "blocked": _list("blocked", blocked),
-            "preferred_next": _list("next_steps", next_steps),
+            "completed": list_arg("completed", completed),
+            "in_progress": list_arg("in_progress", in_progress),
+            "blocked": list_arg("blocked", blocked),
+            "preferred_next": list_arg("next_steps", next_steps),
         }
-        files = _list("working_set", working_set, limit=MAX_PATHS)
-        summary = _text("summary", summary)
+        files = list_arg("working_set", working_set, limit=MAX_PATHS)
+        summary = text_arg("summary", summary)
         task = self._task(task_id)
         state = self._current_state(task, given, files)
         if summary is not None:
@@ -333,37 +288,10 @@ class TaskService:
         return task_git.work_tree(self.repo, self.index_dir).files[:TRACKED_FILES]
 
     def _linked_failures(self, paths: list[str]) -> list[dict[str, Any]]:
-        """Graveyard entries and reverted commits that touched the working set."""
-        from ..store.attempts import load_failures, revert_id, target_label
-        from ..store.journal import Journal
-
-        wanted = set(paths)
-        if not wanted:
-            return []
-        out: list[dict[str, Any]] = []
-        for f in load_failures(Journal(self.index_dir / "journal")):
-            hit = [t for t in f.targets if t[0] in wanted]
-            if hit:
-                note = f.notes or (f.signature.errors[0] if f.signature.errors else "failed")
-                out.append({"key": f"failure:{f.id}", "source": "graveyard", "importance": 0.8,
-                            "text": f"failed attempt #{f.id} on {target_label(hit[0])}: {note}"})  # fmt: skip
-        for sha, subject in _reverted_commits(self.index_dir, wanted):
-            out.append({"key": revert_id(sha), "source": "revert", "importance": 0.8,
-                        "text": f"reverted commit {sha[:10]}: {subject}"})  # fmt: skip
-        return out[:LINK_LIMIT]
+        return linked_failures(self.index_dir, paths)
 
     def _invariants(self, paths: list[str]) -> list[dict[str, str]]:
-        from .invariants import InvariantStore
-
-        try:
-            store = InvariantStore.in_strata(self.index_dir)
-            seen: dict[str, dict[str, str]] = {}
-            for p in paths:
-                for inv in store.match_file(p):
-                    seen.setdefault(inv.id, inv.to_dict())
-        except GitstrataError:
-            return []
-        return list(seen.values())
+        return invariants_on(self.index_dir, paths)
 
     def list_checkpoints(self, task_id: int | None = None) -> dict[str, Any]:
         task = self._task(task_id)
@@ -385,7 +313,7 @@ class TaskService:
         task_id: int | None = None,
         working_set: Sequence[str] | None = None,
     ) -> dict[str, Any]:
-        _text("summary", summary, required=True)
+        text_arg("summary", summary, required=True)
         return self.checkpoint(
             task_id,
             reason="handoff",
@@ -398,7 +326,7 @@ class TaskService:
         )
 
     def report_interruption(self, reason: str, task_id: int | None = None) -> dict[str, Any]:
-        text = _text("reason", reason, required=True)
+        text = text_arg("reason", reason, required=True)
         task = self._task(task_id)
         self._append({"kind": "interruption", "task": task["id"], "reason": text})
         return self.checkpoint(task["id"], reason="interrupt", summary=f"interrupted: {text}")
@@ -419,14 +347,14 @@ class TaskService:
             )
         rec = {
             "kind": "progress",
-            "feature": _text("feature", feature, required=True),
+            "feature": text_arg("feature", feature, required=True),
             "status": status,
-            "completion": _number("completion", completion)
+            "completion": number_arg("completion", completion)
             if completion is not None
             else (1.0 if status == "done" else 0.0),
-            "blockers": _list("blockers", blockers) or [],
-            "quality": _number("quality", quality),
-            "notes": _text("notes", notes),
+            "blockers": list_arg("blockers", blockers) or [],
+            "quality": number_arg("quality", quality),
+            "notes": text_arg("notes", notes),
             "importance": PROGRESS_IMPORTANCE[status],
         }
         task = self._task(task_id)
@@ -451,14 +379,14 @@ class TaskService:
             )
         rec = {
             "kind": "failure",
-            "error": _text("error", error, required=True),
-            "component": _text("component", component),
+            "error": text_arg("error", error, required=True),
+            "component": text_arg("component", component),
             "severity": severity,
             "importance": SEVERITY_IMPORTANCE[severity],
-            "root_cause": _text("root_cause", root_cause),
-            "fix": _text("fix", fix),
-            "related_tests": _list("related_tests", related_tests) or [],
-            "approach": _text("approach", approach),
+            "root_cause": text_arg("root_cause", root_cause),
+            "fix": text_arg("fix", fix),
+            "related_tests": list_arg("related_tests", related_tests) or [],
+            "approach": text_arg("approach", approach),
         }
         task = self._task(task_id)
         written = self._append({**rec, "task": task["id"], "files": self._files()})
@@ -607,30 +535,6 @@ class TaskService:
         }
 
 
-def confidence(
-    state: dict[str, Any], task: dict[str, Any], drift: dict[str, Any] | None = None
-) -> float:
-    """How safely an agent can continue from `state`: 1 minus what is missing or moved."""
-    score = 1.0
-    if not state.get("goal"):
-        score -= 0.2
-    if not state.get("completed") and not state.get("in_progress"):
-        score -= 0.15
-    if not state.get("preferred_next"):
-        score -= 0.1
-    score -= min(0.2, 0.05 * len(state.get("blocked", [])))
-    last = state.get("last_failure")
-    if last and not last.get("fix"):
-        score -= 0.1
-    if drift:
-        score -= 0.1 * sum(
-            1 for k in ("branch", "head", "files_gone", "files_changed") if k in drift
-        )
-    if task.get("status") in ("done", "abandoned"):
-        score -= 0.1
-    return round(max(0.05, min(1.0, score)), 2)
-
-
 def _cp_summary(cp: dict[str, Any]) -> dict[str, Any]:
     s = cp["state"]
     return {
@@ -648,32 +552,3 @@ def _cp_summary(cp: dict[str, Any]) -> dict[str, Any]:
         "head": s.get("head"),
         "summary": s.get("summary"),
     }
-
-
-def _reverted_commits(index_dir: Path, paths: set[str]) -> list[tuple[str, str]]:
-    """(sha, subject) of the reverted commits (per the live index) that touched `paths`."""
-    try:
-        gen = Store(index_dir).live()
-        if gen is None:
-            return []
-        commits = gen.table("commits", columns=["sha", "subject", "intent", "reverted_sha"])
-        reverted = [
-            (r["reverted_sha"], r["subject"])
-            for r in commits.to_pylist()
-            if r["intent"] == "revert" and r["reverted_sha"]
-        ]
-        if not reverted:
-            return []
-        touches = gen.table("touches", columns=["sha", "head_path"]).to_pylist()
-    except (GitstrataError, OSError, KeyError):
-        return []
-    touched: dict[str, set[str]] = {}
-    for t in touches:
-        touched.setdefault(t["sha"], set()).add(t["head_path"])
-    out = []
-    for prefix, subject in reverted:
-        for sha, files in touched.items():
-            if sha.startswith(prefix) and files & paths:
-                out.append((sha, subject or ""))
-                break
-    return out[:LINK_LIMIT]
