@@ -302,3 +302,19 @@ def test_a_snapshot_is_written_every_so_many_records_and_used_at_start(repo) -> 
     fresh = TaskLog(repo.path / ".strata").load()
     assert fresh.snapshot == "used" and fresh.replayed == 0 and not fresh.problems
     assert fresh.state == tasks.log.current().state
+
+
+def test_must_not_redo_links_reverted_commits_on_the_working_set(repo) -> None:
+    bad = repo.commit("perf: cache tokens forever", {"auth/token.py": "T = cached()\n"})
+    repo.git("revert", "--no-edit", "HEAD")
+    strata = Strata(repo.path)
+    strata.index(jobs=1)
+    tasks = strata.tasks
+    tid = tasks.create_task("tokens", "token caching that expires")["id"]
+    repo.write("auth/token.py", "T = 3\n")
+    cp = tasks.checkpoint(next_steps=["cache with expiry"])
+    assert cp["must_not_redo"] == 1
+    pkg = tasks.restore_checkpoint(tid)
+    [item] = pkg["must_not_redo"]
+    assert item["key"] == f"revert:{bad[:10]}" and item["source"] == "revert"
+    assert f"reverted commit {bad[:10]}" in pkg["text"]
