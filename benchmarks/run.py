@@ -237,6 +237,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--sizes", default="10000,100000", help="vector counts for the vector benchmark"
     )
+    ap.add_argument("--no-continuity", action="store_true", help="skip benchmarks/continuity.py")
     ap.add_argument(
         "--real",
         action="store_true",
@@ -250,6 +251,10 @@ def main(argv: list[str] | None = None) -> int:
         from . import real
 
         result["real"] = [real.measure_repo(source) for source in real.default_sources()]
+    if not args.no_continuity:
+        from . import continuity
+
+        result["continuity"] = continuity.run()
     if args.json_out:
         args.json_out.write_text(json.dumps(result, indent=2) + "\n")
     if args.out:
@@ -264,6 +269,10 @@ def main(argv: list[str] | None = None) -> int:
             from .speed import sections
 
             extra += sections(result["speed"])
+        if "continuity" in result:
+            from .continuity import markdown as continuity_markdown
+
+            extra.append(continuity_markdown(result["continuity"]))
         write_results(result, args.out, extra or None)
     if not args.json_out and not args.out:
         json.dump(result, sys.stdout, indent=2)

@@ -397,6 +397,13 @@ def invariant_remove(
     typer.echo(f"removed {rule_id}")
 
 
+# the task commands reuse the option aliases above, so they are registered after them
+from .cli_tasks import doctor, task_app  # noqa: E402
+
+app.add_typer(task_app, name="task")
+app.command("doctor")(doctor)
+
+
 def main() -> None:
     from .entry import report_error
     from .store.errors import GitstrataError

@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from .serve.engine import Engine
     from .serve.invariants import Invariant
     from .serve.models import FailureWarning, InvariantHit, PreflightReport, SearchResponse
+    from .serve.tasks import TaskService
     from .store.attempts import FailedAttempt
     from .store.config import Config
     from .store.generations import Store
@@ -54,6 +55,7 @@ class Strata:
         self.index_dir: Path = self.location.index_dir_or_default
         self._engine: Engine | None = None
         self._git: Git | None = None
+        self._tasks: TaskService | None = None
 
     @property
     def git(self) -> Git:
@@ -298,6 +300,28 @@ class Strata:
         from .serve.invariants import InvariantStore
 
         return InvariantStore.in_strata(self.index_dir).remove(rule_id)
+
+    # ------------------------------------------------------------------ task continuity
+
+    @property
+    def tasks(self) -> TaskService:
+        """Tasks, checkpoints, handoffs and restores of this repository (one session per
+        `Strata`): `strata.tasks.create_task(name, goal)`, `track_progress`, `track_failure`,
+        `session_handoff`, `report_interruption`, `restore_checkpoint(task_id, mode)`,
+        `list_tasks`, `list_checkpoints`, `session_outcome`, `evaluate_continuity`,
+        `runtime_health`. See `serve/tasks.py`."""
+        from .serve.tasks import TaskService
+
+        if self._tasks is None:
+            self._tasks = TaskService(self.index_dir, self.repo)
+        return self._tasks
+
+    def doctor(self) -> dict[str, Any]:
+        """Check the index folder's stores, report what was found and repair it (rebuilds the
+        task snapshot from the journal); see `gitstrata/doctor.py`."""
+        from .doctor import run_doctor
+
+        return run_doctor(self)
 
     # ------------------------------------------------------------------ serving
 

@@ -16,7 +16,8 @@ four resources (`strata://status`, `strata://invariants`, `strata://graveyard`,
   to send instead; the server keeps running. Streamable HTTP binds to a loopback address unless
   `allow_remote` is given.
 
-This is the only module that imports `mcp` (~0.7 s). (No `from __future__ import annotations`:
+This and `mcp_tasks` (the task continuity tools and the exit checkpoint) are the only modules
+that import `mcp` (~0.7 s). (No `from __future__ import annotations`:
 the SDK reads the tool functions' annotations, and `CallToolResult` is only imported inside the
 functions that register tools.)
 """
@@ -44,6 +45,7 @@ if TYPE_CHECKING:
     from mcp_types import CallToolResult
 
     from .engine import Engine
+    from .tasks import TaskService
 
 TRANSPORTS = ("stdio", "streamable-http")
 # attempted_diff and error_trace; notes and command
@@ -218,11 +220,14 @@ class _Replies:
         return engine
 
 
-def build_server(life: Lifecycle) -> "MCPServer":
+def build_server(life: Lifecycle, tasks: "TaskService | None" = None) -> "MCPServer":
     """The MCP server over `life`'s index (tools, resources, prompts), not yet running."""
     from importlib.metadata import PackageNotFoundError, version
 
     from mcp.server.mcpserver import MCPServer
+
+    from .mcp_tasks import add_session_notes, add_task_tools
+    from .tasks import TaskService
 
     try:
         ver = version("gitstrata")
@@ -232,9 +237,12 @@ def build_server(life: Lifecycle) -> "MCPServer":
     replies = _Replies(life)
     _add_read_tools(app, life, replies)
     _add_write_tools(app, life, replies)
+    tasks = tasks if tasks is not None else TaskService(life.index_dir, life.repo)
+    add_task_tools(app, tasks, replies.result, replies.fail)
     _add_resources(app, life)
     _add_prompts(app)
     _explain_bad_arguments(app)
+    add_session_notes(app, tasks)
     return app
 
 
@@ -532,9 +540,15 @@ def serve(
     if transport == "streamable-http":
         check_bind_host(host, allow_remote)
         host = host.strip("[]")  # "[::1]" as in a URL, "::1" for the socket
+    from .mcp_tasks import install_exit_checkpoint, run_exit_hook
+    from .tasks import TaskService
+
     life = Lifecycle(Path(directory), Path(index_dir) if index_dir is not None else None)
+    tasks = TaskService(life.index_dir, life.repo)
+    install_exit_checkpoint(tasks)  # SIGTERM / SIGINT: the active task is checkpointed first
+    ended = "stdin closed"
     try:
-        app = build_server(life)
+        app = build_server(life, tasks)
         if transport == "stdio":
             _start_after_initialize(app, life)
             app.run("stdio")
@@ -545,6 +559,7 @@ def serve(
                   file=sys.stderr, flush=True)  # fmt: skip
             app.run("streamable-http", host=host, port=port)
     except KeyboardInterrupt:
-        pass
+        ended = "SIGINT"
     finally:
+        run_exit_hook(tasks, ended if transport == "stdio" else "server stopped")
         life.close()

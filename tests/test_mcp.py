@@ -23,6 +23,7 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 
 from gitstrata.serve.mcp_server import check_bind_host
+from gitstrata.serve.mcp_tasks import TASK_TOOLS
 from gitstrata.store.errors import InputError
 from gitstrata.store.generations import Store
 
@@ -190,7 +191,7 @@ def test_stdio_lists_everything_and_calls_every_tool(indexed, tmp_path) -> None:
     async def main() -> None:
         async with stdio_session(indexed, tmp_path / "server.log") as s:
             tools = {t.name: t for t in (await s.list_tools()).tools}
-            assert set(tools) == TOOLS
+            assert set(tools) == TOOLS | TASK_TOOLS
             assert tools["preflight_check"].input_schema["required"] == ["file_path"]
             assert tools["search_causal_history"].input_schema["required"] == ["query"]
             assert tools["record_failure"].input_schema["required"] == [
@@ -200,7 +201,7 @@ def test_stdio_lists_everything_and_calls_every_tool(indexed, tmp_path) -> None:
                 "critical", "high", "medium", "low",
             ]  # fmt: skip
             assert all(len(t.description) > 200 for t in tools.values())
-            assert {n for n, t in tools.items() if t.annotations.read_only_hint} == {
+            assert {n for n, t in tools.items() if t.annotations.read_only_hint} - TASK_TOOLS == {
                 "preflight_check", "search_causal_history",
             }  # fmt: skip
             assert {str(r.uri) for r in (await s.list_resources()).resources} == RESOURCES
@@ -579,7 +580,7 @@ def test_streamable_http_on_loopback(indexed, tmp_path) -> None:
 
         await poll(up, "the HTTP server")
         async with session() as s:
-            assert {t.name for t in (await s.list_tools()).tools} == TOOLS
+            assert {t.name for t in (await s.list_tools()).tools} == TOOLS | TASK_TOOLS
             pre = await call(s, "preflight_check", file_path="backend/payments/retry.py",
                              symbol_name="charge_with_retry")  # fmt: skip
             assert not pre.is_error and pre.structured_content["found"]
