@@ -397,6 +397,15 @@ def invariant_remove(
     typer.echo(f"removed {rule_id}")
 
 
+def _register_memory() -> None:
+    from .memory_cli import register
+
+    register(app)
+
+
+_register_memory()
+
+
 def main() -> None:
     from .entry import report_error
     from .store.errors import GitstrataError

@@ -25,10 +25,12 @@ if TYPE_CHECKING:
     from .pipeline.runner import IndexReport
     from .serve.engine import Engine
     from .serve.invariants import Invariant
+    from .serve.memory import MemoryBook, Recalled, WriteResult
     from .serve.models import FailureWarning, InvariantHit, PreflightReport, SearchResponse
     from .store.attempts import FailedAttempt
     from .store.config import Config
     from .store.generations import Store
+    from .store.memory import Memory
 
 
 class Strata:
@@ -54,6 +56,7 @@ class Strata:
         self.index_dir: Path = self.location.index_dir_or_default
         self._engine: Engine | None = None
         self._git: Git | None = None
+        self._memory: MemoryBook | None = None
 
     @property
     def git(self) -> Git:
@@ -299,6 +302,45 @@ class Strata:
 
         return InvariantStore.in_strata(self.index_dir).remove(rule_id)
 
+    # ------------------------------------------------------------------ memories
+
+    @property
+    def memory(self) -> MemoryBook:
+        """The agent memories of this repository (journal, team file and index imports); see
+        `serve/memory.py`. Writes are durable before a call returns."""
+        from .serve.memory import MemoryBook, index_embedder
+
+        if self._memory is None:
+            self._memory = MemoryBook(
+                self.index_dir, self.repo, embed=index_embedder(self.index_dir)
+            )
+        return self._memory
+
+    def remember(self, text: str, kind: str = "fact", **options: Any) -> WriteResult:
+        """Store a memory (or reinforce, merge into or supersede a similar one). Options:
+        importance (0..1), tags, anchors (`path` or `path::Symbol`), source, status, share."""
+        return self.memory.remember(text, kind, **options)
+
+    def recall(self, query: str, limit: int = 5, **options: Any) -> list[Recalled]:
+        """The memories that best answer `query` (each returned one is reinforced)."""
+        return self.memory.recall(query, limit, **options)
+
+    def forget_memory(self, memory_id: str) -> Memory:
+        return self.memory.forget(memory_id)
+
+    def update_memory(self, memory_id: str, **fields: Any) -> Memory:
+        return self.memory.update(memory_id, **fields)
+
+    def memory_stats(self) -> dict[str, Any]:
+        return self.memory.stats()
+
+    def context_pack(self, budget: int = 2000) -> str:
+        """A token-budgeted briefing for an agent: project summary, hotspots, active decisions
+        and pitfalls, invariants, stale memories."""
+        from .serve.memory_context import context_pack
+
+        return context_pack(self.memory, self.invariants(), budget=budget)
+
     # ------------------------------------------------------------------ serving
 
     def serve_mcp(
@@ -323,6 +365,7 @@ class Strata:
 
     def close(self) -> None:
         self._engine = None
+        self._memory = None
 
     def __enter__(self) -> Strata:
         return self
