@@ -308,12 +308,10 @@ class Strata:
     def memory(self) -> MemoryBook:
         """The agent memories of this repository (journal, team file and index imports); see
         `serve/memory.py`. Writes are durable before a call returns."""
-        from .serve.memory import MemoryBook, index_embedder
+        from .serve.memory import MemoryBook
 
         if self._memory is None:
-            self._memory = MemoryBook(
-                self.index_dir, self.repo, embed=index_embedder(self.index_dir)
-            )
+            self._memory = MemoryBook(self.index_dir, self.repo, index_vectors=True)
         return self._memory
 
     def remember(self, text: str, kind: str = "fact", **options: Any) -> WriteResult:

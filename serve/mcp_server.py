@@ -232,6 +232,9 @@ def build_server(life: Lifecycle) -> "MCPServer":
     replies = _Replies(life)
     _add_read_tools(app, life, replies)
     _add_write_tools(app, life, replies)
+    from .mcp_memory import add_memory_tools
+
+    add_memory_tools(app, life, replies)
     _add_resources(app, life)
     _add_prompts(app)
     _explain_bad_arguments(app)

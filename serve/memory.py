@@ -136,6 +136,7 @@ class MemoryBook:
         clock: Callable[[], datetime] | None = None,
         embed: Callable[[str], Any] | None = None,
         use_index: bool = True,
+        index_vectors: bool = False,
     ) -> None:
         self.root = Path(store_root)
         self.repo_root = Path(repo_root) if repo_root is not None else None
@@ -143,6 +144,9 @@ class MemoryBook:
         self.team = TeamFile(self.root / "memories.jsonl")
         self.clock = clock or (lambda: datetime.now(UTC))
         self.vectors = MemoryVectors(embed)
+        # the live generation's embedder, reloaded when the generation changes
+        self.index_vectors = index_vectors and embed is None and use_index
+        self._vectors_gen: str | None = None
         self.stale_index = Staleness(self.root) if use_index else None
         self.warnings: list[str] = []
         self._lock = threading.Lock()
@@ -166,6 +170,9 @@ class MemoryBook:
     def all(self) -> dict[str, Memory]:
         """Every memory by id, forgotten ones included (`forgotten` set)."""
         sig = self._signature()
+        if self.index_vectors and sig[2] != self._vectors_gen:
+            self._vectors_gen = sig[2]
+            self.vectors = MemoryVectors(index_embedder(self.root))
         with self._lock:
             if self._cached is not None and self._cached[0] == sig:
                 return self._cached[1]
@@ -517,12 +524,18 @@ class MemoryBook:
         query = " ".join(x for x in (context, symbol, path) if x)
         wanted = ("decision", "pitfall", "principle")
         if query.strip():
+            # a memory anchored elsewhere (another symbol of this file) is about that code;
+            # an unanchored one qualifies by sharing at least two terms with the target
+            qterms = set(terms(query))
             for r in self.recall(
                 query, limit, kinds=wanted, include_inactive=False, reinforce=False,
                 follow_links=False,
             ):  # fmt: skip
-                if r.memory.id not in out and r.relevance >= 0.5:
-                    out[r.memory.id] = r
+                m = r.memory
+                if m.id in out or m.anchors or r.relevance < 0.5:
+                    continue
+                if len(qterms & set(terms(m.text))) >= 2:
+                    out[m.id] = r
         ranked = sorted(out.values(), key=lambda x: (-x.score, x.memory.id))[:limit]
         for r in ranked:
             r.stale = self.staleness(r.memory)
@@ -736,6 +749,26 @@ def check_limit(limit: Any) -> int:
     if not 1 <= n <= MAX_RECALL:
         raise MemoryInputError(f"limit {limit!r} is not from 1 to {MAX_RECALL}")
     return n
+
+
+def memory_refs(hits: list[Recalled]) -> list[Any]:
+    """`hits` as the `MemoryRef`s of search and preflight results."""
+    from .models import MemoryRef
+
+    return [
+        MemoryRef(
+            id=h.memory.id,
+            kind=h.memory.kind,
+            status=h.memory.status,
+            text=h.memory.text,
+            importance=h.memory.importance,
+            score=round(h.score, 4),
+            anchors=[a.label for a in h.memory.anchors],
+            stale=[n.text() for n in h.stale],
+            via=h.via,
+        )
+        for h in hits
+    ]
 
 
 __all__ = [

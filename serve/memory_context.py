@@ -45,6 +45,7 @@ def _summary(book: MemoryBook) -> list[str]:
     if book.stale_index is not None:
         v = book.stale_index.view()
         if v is not None:
+            v.ensure()
             out.append(
                 f"Indexed at {v.head[:10]}: {len(v.file_blob)} files, {len(v.commits)} commits."
             )

@@ -56,8 +56,27 @@ class _GenView:
     """The tables of one generation that anchors need, read once."""
 
     def __init__(self, gen: Any) -> None:
+        self.gen = gen
         self.name = gen.path.name
         self.head = gen.manifest.repo_head
+        self._loaded = False
+        self.imported: dict[str, Memory] = {}
+        if gen.has("memories"):
+            for rec in gen.table("memories", columns=["record"])["record"].to_pylist():
+                try:
+                    data = json.loads(rec)
+                    mem = memory_from_add(data, str(data.get("created") or ""))
+                except (ValueError, KeyError, TypeError, GitstrataError):
+                    continue
+                mem.shared = bool(data.get("shared"))
+                self.imported[mem.id] = mem
+
+    def ensure(self) -> _GenView:
+        """Read the code and history tables (once): only anchors need them."""
+        if self._loaded:
+            return self
+        self._loaded = True
+        gen = self.gen
         sym = gen.table("symbols", columns=["path", "qualname", "start_line", "end_line", "code",
                                              "blob"]) if gen.has("symbols") else None  # fmt: skip
         self.symbols_rows = sym
@@ -99,19 +118,11 @@ class _GenView:
                     self.renamed[path] = head_path
             for rows in (*self.by_file.values(), *self.by_symbol.values()):
                 rows.sort()
-        self.imported: dict[str, Memory] = {}
-        if gen.has("memories"):
-            for rec in gen.table("memories", columns=["record"])["record"].to_pylist():
-                try:
-                    data = json.loads(rec)
-                    mem = memory_from_add(data, str(data.get("created") or ""))
-                except (ValueError, KeyError, TypeError, GitstrataError):
-                    continue
-                mem.shared = bool(data.get("shared"))
-                self.imported[mem.id] = mem
+        return self
 
     def current(self, anchor: Anchor) -> tuple[str, str | None]:
         """(path at the indexed HEAD, content hash there or None when gone)."""
+        self.ensure()
         path = anchor.path
         if path not in self.file_blob:
             path = self.renamed.get(path, path)
@@ -158,6 +169,8 @@ class Staleness:
     def pin(self, anchor: Anchor, repo_root: Path | None) -> Anchor:
         """`anchor` with its symbol resolved and its content hash and HEAD recorded."""
         v = self.view()
+        if v is not None:
+            v.ensure()
         known = v is not None and (anchor.path in v.file_blob)
         if not known and repo_root is not None and not (repo_root / anchor.path).exists():
             raise MemoryInputError(
@@ -183,6 +196,7 @@ class Staleness:
         v = self.view()
         if v is None:
             return []
+        v.ensure()
         notes = []
         for a in mem.anchors:
             path, now_hash = v.current(a)
