@@ -37,6 +37,7 @@ _FIELDS = (
 def team_dict(mem: Memory) -> dict[str, Any]:
     full = mem.to_dict()
     out = {k: full[k] for k in _FIELDS}
+    out["tags"] = sorted(set(out["tags"]))
     return {k: v for k, v in out.items() if v not in (None, [], "")}
 
 
