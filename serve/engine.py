@@ -251,7 +251,9 @@ class Engine:
         if index.symbols_by_path.get(path) is not None or report.found:
             report.invariants = self.anti.rules(path, qualname)
         report.memories = self._memories(
-            lambda: self.memory.for_target(path, qualname, intended_change)
+            lambda: self.memory.for_target(
+                path, qualname, intended_change, partners=[c.path for c in report.coupling[:5]]
+            )
         )
         report.generation = index.name
         report = scrub_model(report)

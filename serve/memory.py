@@ -36,6 +36,7 @@ from ..store.errors import GitstrataError
 from ..store.journal import Journal
 from ..store.memory import (
     KIND_WEIGHT,
+    MAX_TEXT,
     STATUS_WEIGHT,
     STREAM,
     Anchor,
@@ -172,7 +173,8 @@ class MemoryBook:
         sig = self._signature()
         if self.index_vectors and sig[2] != self._vectors_gen:
             self._vectors_gen = sig[2]
-            self.vectors = MemoryVectors(index_embedder(self.root))
+            root = self.root
+            self.vectors = MemoryVectors(loader=lambda: index_embedder(root))
         with self._lock:
             if self._cached is not None and self._cached[0] == sig:
                 return self._cached[1]
@@ -494,7 +496,7 @@ class MemoryBook:
         docs = [_doc_text(m) for m in pool]
         kw = [0.0] * len(pool)
         if mode in ("hybrid", "bm25"):
-            kw = BM25([terms(d) for d in docs]).scores(terms(query))
+            kw = BM25([self.vectors.terms(d) for d in docs]).scores(terms(query))
         vec = [0.0] * len(pool)
         if mode in ("hybrid", "vector"):
             raw = [self.vectors.cosine(query, d) for d in docs]
@@ -507,7 +509,12 @@ class MemoryBook:
         return [0.5 * k / best_kw + 0.5 * v / best_vec for k, v in zip(kw, vec, strict=True)]
 
     def for_target(
-        self, path: str, symbol: str | None = None, context: str | None = None, limit: int = 5
+        self,
+        path: str,
+        symbol: str | None = None,
+        context: str | None = None,
+        limit: int = 5,
+        partners: Iterable[str] = (),
     ) -> list[Recalled]:
         """Decisions, pitfalls and principles for preflight: those anchored to the target (or
         its file) first, then those the target's name or the intended change recalls."""
@@ -521,7 +528,13 @@ class MemoryBook:
                 if a.path == path and (a.symbol is None or symbol is None or a.symbol == symbol):
                     exact = 2.0 if a.symbol is not None and a.symbol == symbol else 1.5
                     out[m.id] = Recalled(m, exact * self._prior(m, now), 1.0, strength(m, now))
-        query = " ".join(x for x in (context, symbol, path) if x)
+        # memories about the files that change together with the target (co-change partners)
+        for rank, partner in enumerate(dict.fromkeys(partners)):
+            for m in mems:
+                if m.id not in out and any(a.path == partner for a in m.anchors):
+                    score = 0.8 / (1 + rank) * self._prior(m, now)
+                    out[m.id] = Recalled(m, score, 0.5, strength(m, now), via=partner)
+        query = " ".join(x for x in (context, symbol, path) if x)[:MAX_TEXT]
         wanted = ("decision", "pitfall", "principle")
         if query.strip():
             # a memory anchored elsewhere (another symbol of this file) is about that code;
@@ -575,159 +588,26 @@ class MemoryBook:
         cluster_at: float = CLUSTER_AT,
         dry_run: bool = False,
     ) -> dict[str, Any]:
-        """Merge clusters of similar memories of one kind into their most important member and
-        prune memories whose strength fell below `prune_below`, unless they bridge two strong
-        neighbours. Appends records only; the journal keeps everything."""
-        now = self.now()
-        mems = [m for m in self.live() if m.status != "superseded"]
-        parent = {m.id: m.id for m in mems}
+        """Merge clusters of similar memories and prune faded ones (see `memory_maintain`)."""
+        from .memory_maintain import consolidate
 
-        def find(x: str) -> str:
-            while parent[x] != x:
-                parent[x] = parent[parent[x]]
-                x = parent[x]
-            return x
-
-        for i, a in enumerate(mems):
-            for b in mems[i + 1 :]:
-                if a.kind != b.kind or not _anchors_compatible(list(a.anchors), b.anchors):
-                    continue
-                if self.vectors.similarity(a.text, b.text) >= cluster_at:
-                    parent[find(a.id)] = find(b.id)
-        clusters: dict[str, list[Memory]] = {}
-        for m in mems:
-            clusters.setdefault(find(m.id), []).append(m)
-        merged, pruned, kept_bridges = [], [], []
-        gone: set[str] = set()
-        for group in clusters.values():
-            if len(group) < 2:
-                continue
-            group.sort(key=lambda m: (-m.importance, -m.recalls, m.created, m.id))
-            head, rest = group[0], group[1:]
-            text = head.text
-            for other in rest:
-                text = merge_text(text, other.text)
-            merged.append({"into": head.id, "merged": [m.id for m in rest]})
-            if not dry_run:
-                fields: dict[str, Any] = {"text": text}
-                tags = sorted(set().union(*(set(m.tags) for m in group)))
-                if tags != sorted(head.tags):
-                    fields["tags"] = tags
-                self._append({"op": "update", "mid": head.id, "fields": fields})
-                for other in rest:
-                    self._append(
-                        {"op": "forget", "mid": other.id, "reason": f"merged into {head.id}"}
-                    )
-            gone.update(m.id for m in rest)
-        by_id = {m.id: m for m in mems}
-        for m in mems:
-            if m.id in gone or m.source == "adr" or m.shared:
-                continue
-            s = strength(m, now)
-            if s >= prune_below:
-                continue
-            strong = [
-                n for n in m.links if n in by_id and n not in gone
-                and strength(by_id[n], now) >= 4 * prune_below
-            ]  # fmt: skip
-            if len(strong) >= 2:
-                kept_bridges.append(m.id)
-                continue
-            pruned.append(m.id)
-            if not dry_run:
-                self._append({"op": "forget", "mid": m.id, "reason": "pruned"})
-        report = {
-            "merged": merged,
-            "pruned": pruned,
-            "kept_bridges": kept_bridges,
-            "dry_run": dry_run,
-            "at": fmt_time(now),
-        }
-        if not dry_run:
-            self._append(
-                {
-                    "op": "maintain",
-                    "merged": len(merged),
-                    "pruned": len(pruned),
-                    "at": fmt_time(now),
-                }
-            )
-        return report
+        return consolidate(self, prune_below=prune_below, cluster_at=cluster_at, dry_run=dry_run)
 
     def last_maintenance(self) -> str | None:
-        last = None
-        for rec in self.journal.read(STREAM).records:
-            if rec.get("op") == "maintain":
-                last = str(rec.get("at") or rec.get("ts"))
-        return last
+        from .memory_maintain import last_maintenance
+
+        return last_maintenance(self)
 
     def maybe_maintain(self) -> dict[str, Any] | None:
         """Consolidate when the last maintenance is older than 12 hours (the server's schedule)."""
-        if not self.live():
-            return None
-        last = self.last_maintenance()
-        from ..store.memory import parse_time
+        from .memory_maintain import maybe_maintain
 
-        t = parse_time(last)
-        if t is not None and (self.now() - t).total_seconds() < MAINTAIN_EVERY_HOURS * 3600:
-            return None
-        try:
-            return self.consolidate()
-        except GitstrataError:
-            return None
+        return maybe_maintain(self)
 
     def stats(self) -> dict[str, Any]:
-        now = self.now()
-        live = self.live()
-        by_kind: dict[str, int] = {}
-        by_status: dict[str, int] = {}
-        by_source: dict[str, int] = {}
-        buckets = {"<0.05": 0, "0.05-0.2": 0, "0.2-0.5": 0, "0.5-1": 0, ">=1": 0}
-        for m in live:
-            by_kind[m.kind] = by_kind.get(m.kind, 0) + 1
-            by_status[m.status] = by_status.get(m.status, 0) + 1
-            by_source[m.source] = by_source.get(m.source, 0) + 1
-            s = strength(m, now)
-            key = (
-                "<0.05" if s < 0.05 else "0.05-0.2" if s < 0.2 else "0.2-0.5" if s < 0.5
-                else "0.5-1" if s < 1 else ">=1"
-            )  # fmt: skip
-            buckets[key] += 1
-        pitfalls = [m for m in live if m.kind == "pitfall"]
-        by_component: dict[str, int] = {}
-        by_severity: dict[str, int] = {}
-        for m in pitfalls:
-            comps = {a.path.split("/")[0] for a in m.anchors} or {"(unanchored)"}
-            for c in comps:
-                by_component[c] = by_component.get(c, 0) + 1
-            sev = "critical" if m.importance >= 0.9 else "major" if m.importance >= 0.7 else "minor"
-            by_severity[sev] = by_severity.get(sev, 0) + 1
-        features = {
-            m.id: {"text": m.text[:120], "status": m.status}
-            for m in live
-            if "feature" in m.tags or m.kind == "session"
-        }
-        forgotten = [m for m in self.all().values() if m.forgotten is not None]
-        return {
-            "total": len(live),
-            "forgotten": len(forgotten),
-            "kinds": dict(sorted(by_kind.items())),
-            "statuses": dict(sorted(by_status.items())),
-            "sources": dict(sorted(by_source.items())),
-            "shared": sum(1 for m in live if m.shared),
-            "strength": buckets,
-            "stale": len(self.stale()),
-            "last_maintenance": self.last_maintenance(),
-            "engineering": {
-                "failures": {
-                    "total": len(pitfalls),
-                    "by_component": dict(sorted(by_component.items())),
-                    "by_severity": dict(sorted(by_severity.items())),
-                },
-                "features": {"total_tracked": len(features), "items": features},
-            },
-            "warnings": self.warnings[:10],
-        }
+        from .memory_maintain import stats
+
+        return stats(self)
 
 
 def _doc_text(m: Memory) -> str:

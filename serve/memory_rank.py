@@ -183,9 +183,24 @@ class MemoryVectors:
     """Vectors of memory texts: subword vectors, averaged with the index embedder's when one
     is given (`embed`: text -> unit float32 vector)."""
 
-    def __init__(self, embed: Callable[[str], np.ndarray] | None = None) -> None:
+    def __init__(
+        self,
+        embed: Callable[[str], np.ndarray] | None = None,
+        loader: Callable[[], Callable[[str], np.ndarray] | None] | None = None,
+    ) -> None:
         self.embed = embed
+        # `loader` gives the embedder on first use: a book that never ranks never loads it
+        self._loader = loader
         self._cache: dict[str, tuple[np.ndarray, np.ndarray | None]] = {}
+        self._terms: dict[str, list[str]] = {}
+
+    def terms(self, text: str) -> list[str]:
+        got = self._terms.get(text)
+        if got is None:
+            if len(self._terms) > 50_000:
+                self._terms.clear()
+            got = self._terms[text] = terms(text)
+        return got
 
     def of(self, text: str) -> tuple[np.ndarray, np.ndarray | None]:
         got = self._cache.get(text)
@@ -207,6 +222,9 @@ class MemoryVectors:
         return max(0.0, float(np.dot(self.of(a)[0], self.of(b)[0])))
 
     def cosine(self, a: str, b: str) -> float:
+        if self._loader is not None:
+            self.embed, self._loader = self._loader(), None
+            self._cache.clear()
         sa, da = self.of(a)
         sb, db = self.of(b)
         sub = float(np.dot(sa, sb))

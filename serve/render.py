@@ -434,6 +434,8 @@ def _remembered_lines(memories: list[MemoryRef]) -> list[Line]:
     out = []
     for i, m in enumerate(memories):
         where = f" anchors={quoteattr(', '.join(m.anchors[:3]))}" if m.anchors else ""
+        if m.via:  # linked from another memory, or anchored to a co-change partner
+            where += f" via={quoteattr(m.via)}"
         head = Line(
             f"  <memory id={quoteattr(m.id)} kind={quoteattr(m.kind)} "
             f"status={quoteattr(m.status)}{where}>{_one_line(m.text, 300)}</memory>",

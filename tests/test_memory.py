@@ -13,6 +13,7 @@ import pytest
 from gitstrata.facade import Strata
 from gitstrata.serve.memory import MemoryBook
 from gitstrata.serve.memory_rank import opposite, polarity, stem
+from gitstrata.serve.render import estimate_tokens
 from gitstrata.store.errors import InputError
 from gitstrata.store.journal import Journal
 from gitstrata.store.memory import STREAM, Memory, strength, validate_memory
@@ -278,3 +279,63 @@ def test_strata_api_and_cli_json(git_repo, tmp_path: Path) -> None:
     )  # fmt: skip
     assert bad.returncode == 1 and "Traceback" not in bad.stderr
     assert bad.stderr.startswith("error: unknown memory kind")
+
+
+def _cli(repo: Path, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "gitstrata", "-C", str(repo), *args],
+        capture_output=True,
+        text=True,
+    )
+
+
+def test_cli_memory_commands_json_context_and_prompt(git_repo) -> None:
+    git_repo.commit("init", {"app/pay.py": "def charge(x):\n    return x\n"})
+    added = json.loads(_cli(git_repo.path, "memory", "add", "Charges are integer cents",
+                            "-k", "decision", "-a", "app/pay.py::charge", "--json").stdout)  # fmt: skip
+    mid = added["memory"]["id"]
+    assert added["action"] == "created"
+    pit = json.loads(_cli(git_repo.path, "memory", "add", "Never retry a declined card",
+                          "-k", "pitfall", "-i", "0.9", "--json").stdout)  # fmt: skip
+    listed = json.loads(_cli(git_repo.path, "memory", "list", "--json").stdout)
+    assert {m["id"] for m in listed} == {mid, pit["memory"]["id"]}
+    shown = json.loads(_cli(git_repo.path, "memory", "show", mid[:6], "--json").stdout)
+    assert shown["id"] == mid and shown["stale"] == []
+    stats = json.loads(_cli(git_repo.path, "memory", "stats", "--json").stdout)
+    assert stats["kinds"] == {"decision": 1, "pitfall": 1}
+    assert stats["engineering"]["failures"]["by_severity"] == {"critical": 1}
+    cons = json.loads(_cli(git_repo.path, "memory", "consolidate", "--dry-run", "--json").stdout)
+    assert cons["merged"] == [] and cons["pruned"] == [] and cons["dry_run"] is True
+    assert json.loads(_cli(git_repo.path, "memory", "stale", "--json").stdout) == []
+    upd = _cli(git_repo.path, "memory", "update", mid, "--status", "archived")
+    assert upd.returncode == 0 and "updated" in upd.stdout
+    bad = _cli(git_repo.path, "memory", "update", mid, "--status", "maybe")
+    assert bad.returncode == 1 and bad.stderr.startswith("error: unknown memory status")
+    ctx = _cli(git_repo.path, "context", "--budget", "200")
+    assert ctx.returncode == 0 and "## Pitfalls" in ctx.stdout and "Never retry" in ctx.stdout
+    s = Strata(git_repo.path)
+    for i in range(12):
+        s.remember(f"Service number {i} listens on port {8000 + i}", "fact", dedup=False)
+    small = _cli(git_repo.path, "context", "--budget", "100").stdout
+    large = _cli(git_repo.path, "context", "--budget", "5000").stdout
+    assert "left out to fit 100 tokens" in small and "left out" not in large
+    assert estimate_tokens(small) <= 100 + small.count("\n") and "port 8011" in large
+    prompt = _cli(git_repo.path, "prompt").stdout
+    assert "preflight_check" in prompt and "Never retry a declined card" in prompt
+    gone = _cli(git_repo.path, "memory", "forget", mid)
+    assert gone.returncode == 0
+    again = _cli(git_repo.path, "memory", "show", mid)
+    assert again.returncode == 1 and "unknown memory id" in again.stderr
+
+
+def test_preflight_shows_memories_of_co_change_partners(git_repo) -> None:
+    for i in range(3):
+        git_repo.commit(f"change both {i}", {"api/schema.py": f"def order():\n    return {i}\n",
+                                              "web/form.ts": f"export const v = {i};\n"})  # fmt: skip
+    s = Strata(git_repo.path)
+    s.index()
+    m = s.remember("The form mirrors the order schema field by field", "decision",
+                   anchors=["web/form.ts"])  # fmt: skip
+    report = s.preflight("api/schema.py", "order")
+    assert [x.id for x in report.memories] == [m.memory.id]
+    assert report.memories[0].via == "web/form.ts"
