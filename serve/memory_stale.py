@@ -101,16 +101,16 @@ class _GenView:
                 self.commits[sha] = (_ms(when), subject or "")
         self.by_symbol: dict[tuple[str, str], list[tuple[int, str]]] = {}
         self.by_file: dict[str, list[tuple[int, str]]] = {}
+        self.created_in: set[tuple[str, str]] = set()
         self.renamed: dict[str, str] = {}
         if gen.has("touches"):
-            t = gen.table(
-                "touches", columns=["sha", "commit_time", "path", "head_path", "qualname"]
-            )
-            cols = [
-                t[c].to_pylist() for c in ("sha", "commit_time", "path", "head_path", "qualname")
-            ]
-            for sha, when, path, head_path, qualname in zip(*cols, strict=True):
+            names = ["sha", "commit_time", "path", "head_path", "qualname", "status"]
+            t = gen.table("touches", columns=names)
+            cols = [t[c].to_pylist() for c in names]
+            for sha, when, path, head_path, qualname, status in zip(*cols, strict=True):
                 ms = _ms(when)
+                if status == "A":
+                    self.created_in.add((sha, head_path))
                 self.by_file.setdefault(head_path, []).append((ms, sha))
                 if qualname:
                     self.by_symbol.setdefault((head_path, qualname), []).append((ms, sha))
@@ -203,8 +203,9 @@ class Staleness:
             if a.hash is not None and now_hash == a.hash:
                 continue
             if a.hash is None and a.head is None:
-                # written before the file was indexed: stale once a later commit touched it
-                since = self._first_touch(v, a, path, None, mem.created)
+                # written before the file was indexed: stale once a later commit changed it
+                # (the commit that added the file is where it starts, not a change)
+                since = self._first_touch(v, a, path, None, mem.created, skip_created=True)
                 if since is None:
                     continue
             else:
@@ -220,7 +221,14 @@ class Staleness:
         return notes
 
     def _first_touch(
-        self, v: _GenView, a: Anchor, path: str, head: str | None, created: str
+        self,
+        v: _GenView,
+        a: Anchor,
+        path: str,
+        head: str | None,
+        created: str,
+        *,
+        skip_created: bool = False,
     ) -> tuple[int, str] | None:
         if head is not None and head in v.commits:
             after = v.commits[head][0]
@@ -230,5 +238,7 @@ class Staleness:
         rows = v.by_symbol.get((path, a.symbol), []) if a.symbol else v.by_file.get(path, [])
         for ms, sha in rows:
             if ms > after and sha != head:
+                if skip_created and (sha, path) in v.created_in:
+                    continue
                 return ms, sha
         return None

@@ -53,8 +53,9 @@ def dumps(mems: list[Memory]) -> str:
 def parse(text: str, name: str = FILE_NAME) -> tuple[list[Memory], list[str]]:
     warnings: list[str] = []
     found: dict[str, tuple[str, str, Memory]] = {}
-    for number, raw in enumerate(text.splitlines(), start=1):
-        s = raw.strip()
+    # only "\n" ends a line: a memory's text may hold U+0085 or U+2028, which JSON keeps as is
+    for number, raw in enumerate(text.split("\n"), start=1):
+        s = raw.strip(" \t\r")
         if not s:
             continue
         if s.startswith(_MARKERS):

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from datetime import UTC, datetime
 
 import pyarrow as pa
 
 from gitstrata.facade import Strata
+from gitstrata.serve.memory import MemoryBook
 from gitstrata.stages.memory_sources import adr_records, is_adr_path, parse_adr
 from gitstrata.store.memory import Memory
 from gitstrata.store.memory_team import TeamFile, dumps, parse
@@ -261,3 +263,31 @@ def test_staleness_follows_the_anchored_symbol_not_its_file(git_repo) -> None:
                          capture_output=True, text=True, check=True)  # fmt: skip
     assert "possibly stale since" in out.stdout and sym.memory.id in out.stdout
     assert pa is not None
+
+
+def test_a_renamed_file_is_followed_and_an_unindexed_anchor_starts_at_its_first_commit(
+    git_repo,
+) -> None:
+    git_repo.commit("init", {"app/billing.py": BILLING, "README.md": "x\n"})
+    s = Strata(git_repo.path)
+    s.index()
+    pinned = s.remember("Charges are integer cents", "decision", anchors=["app/billing.py::charge"])
+    git_repo.write("app/new.py", "def fresh():\n    return 1\n")  # not committed, not indexed
+    # written (by the clock) before the commits that follow, as it would be outside a test
+    before = MemoryBook(s.index_dir, git_repo.path, clock=lambda: datetime(2023, 11, 1, tzinfo=UTC))
+    early = before.remember("fresh is a placeholder", "fact", anchors=["app/new.py::fresh"])
+    assert early.memory.anchors[0].hash is None
+    git_repo.git("mv", "app/billing.py", "app/payments.py")
+    git_repo.commit("Rename billing to payments")
+    s.index()
+    assert s.memory.stale() == []  # renamed unchanged; the new file's first commit is no change
+    git_repo.commit("Fresh returns two", {"app/new.py": "def fresh():\n    return 2\n"})
+    git_repo.commit(
+        "Charge rounds",
+        {"app/payments.py": BILLING.replace("amount * 100", "round(amount * 100)")},
+    )
+    s.index()
+    stale = {m.id: notes[0] for m, notes in s.memory.stale()}
+    assert set(stale) == {pinned.memory.id, early.memory.id}
+    assert stale[pinned.memory.id].subject == "Charge rounds"
+    assert stale[early.memory.id].subject == "Fresh returns two"
