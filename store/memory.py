@@ -318,6 +318,10 @@ def validate_memory(record: dict[str, Any]) -> None:
             raise MemoryInputError(f"links must map at most {MAX_LINKS} ids to weights")
 
 
+# the journal's per-stream record check: `VALIDATORS[stream](record)` raises on a bad record
+VALIDATORS = {STREAM: validate_memory}
+
+
 # ---------------------------------------------------------------- fold
 
 
