@@ -58,7 +58,7 @@ from ..store.memory import (
     validate_memory,
 )
 from ..store.memory_team import TeamFile
-from .memory_rank import BM25, MemoryVectors, opposite, terms
+from .memory_rank import BM25, MemoryVectors, opposite
 from .memory_stale import Staleness, StaleNote
 
 REINFORCE_AT = 0.85
@@ -496,7 +496,7 @@ class MemoryBook:
         docs = [_doc_text(m) for m in pool]
         kw = [0.0] * len(pool)
         if mode in ("hybrid", "bm25"):
-            kw = BM25([self.vectors.terms(d) for d in docs]).scores(terms(query))
+            kw = BM25([self.vectors.terms(d) for d in docs]).scores(self.vectors.terms(query))
         vec = [0.0] * len(pool)
         if mode in ("hybrid", "vector"):
             raw = [self.vectors.cosine(query, d) for d in docs]
@@ -539,7 +539,7 @@ class MemoryBook:
         if query.strip():
             # a memory anchored elsewhere (another symbol of this file) is about that code;
             # an unanchored one qualifies by sharing at least two terms with the target
-            qterms = set(terms(query))
+            qterms = set(self.vectors.terms(query))
             for r in self.recall(
                 query, limit, kinds=wanted, include_inactive=False, reinforce=False,
                 follow_links=False,
@@ -547,7 +547,7 @@ class MemoryBook:
                 m = r.memory
                 if m.id in out or m.anchors or r.relevance < 0.5:
                     continue
-                if len(qterms & set(terms(m.text))) >= 2:
+                if len(qterms & set(self.vectors.terms(m.text))) >= 2:
                     out[m.id] = r
         ranked = sorted(out.values(), key=lambda x: (-x.score, x.memory.id))[:limit]
         for r in ranked:

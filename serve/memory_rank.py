@@ -15,6 +15,7 @@ import re
 import zlib
 from collections import Counter
 from collections.abc import Callable, Sequence
+from functools import lru_cache
 
 import numpy as np
 
@@ -92,6 +93,7 @@ _POSITIVES = frozenset(
 )
 
 
+@lru_cache(maxsize=65536)
 def stem(term: str) -> str:
     """A crude English stem: the longest listed suffix off a word of letters, then a final e
     (`deploys`, `deploying`, `deployed` -> `deploy`; `rotate`, `rotating` -> `rotat`)."""
