@@ -243,6 +243,11 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="also run benchmarks/real.py over the real repositories' bundles beside the checkout",
     )
+    ap.add_argument(
+        "--memory",
+        action="store_true",
+        help="also run benchmarks/memory_recall.py (memory recall and staleness)",
+    )
     args = ap.parse_args(argv)
     splits = tuple(s for s in args.splits.split(",") if s)
     sizes = tuple(int(x) for x in args.sizes.split(",") if x)
@@ -255,6 +260,10 @@ def main(argv: list[str] | None = None) -> int:
         from . import continuity
 
         result["continuity"] = continuity.run()
+    if args.memory:
+        from . import memory_recall
+
+        result["memory"] = memory_recall.run()
     if args.json_out:
         args.json_out.write_text(json.dumps(result, indent=2) + "\n")
     if args.out:
@@ -273,6 +282,10 @@ def main(argv: list[str] | None = None) -> int:
             from .continuity import markdown as continuity_markdown
 
             extra.append(continuity_markdown(result["continuity"]))
+        if "memory" in result:
+            from .memory_recall import markdown as memory_markdown
+
+            extra.append(memory_markdown(result["memory"]))
         write_results(result, args.out, extra or None)
     if not args.json_out and not args.out:
         json.dump(result, sys.stdout, indent=2)

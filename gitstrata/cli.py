@@ -404,6 +404,15 @@ app.add_typer(task_app, name="task")
 app.command("doctor")(doctor)
 
 
+def _register_memory() -> None:
+    from .memory_cli import register
+
+    register(app)
+
+
+_register_memory()
+
+
 def main() -> None:
     from .entry import report_error
     from .store.errors import GitstrataError

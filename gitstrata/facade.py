@@ -25,11 +25,13 @@ if TYPE_CHECKING:
     from .pipeline.runner import IndexReport
     from .serve.engine import Engine
     from .serve.invariants import Invariant
+    from .serve.memory import MemoryBook, Recalled, WriteResult
     from .serve.models import FailureWarning, InvariantHit, PreflightReport, SearchResponse
     from .serve.tasks import TaskService
     from .store.attempts import FailedAttempt
     from .store.config import Config
     from .store.generations import Store
+    from .store.memory import Memory
 
 
 class Strata:
@@ -56,6 +58,7 @@ class Strata:
         self._engine: Engine | None = None
         self._git: Git | None = None
         self._tasks: TaskService | None = None
+        self._memory: MemoryBook | None = None
 
     @property
     def git(self) -> Git:
@@ -323,6 +326,43 @@ class Strata:
 
         return run_doctor(self)
 
+    # ------------------------------------------------------------------ memories
+
+    @property
+    def memory(self) -> MemoryBook:
+        """The agent memories of this repository (journal, team file and index imports); see
+        `serve/memory.py`. Writes are durable before a call returns."""
+        from .serve.memory import MemoryBook
+
+        if self._memory is None:
+            self._memory = MemoryBook(self.index_dir, self.repo, index_vectors=True)
+        return self._memory
+
+    def remember(self, text: str, kind: str = "fact", **options: Any) -> WriteResult:
+        """Store a memory (or reinforce, merge into or supersede a similar one). Options:
+        importance (0..1), tags, anchors (`path` or `path::Symbol`), source, status, share."""
+        return self.memory.remember(text, kind, **options)
+
+    def recall(self, query: str, limit: int = 5, **options: Any) -> list[Recalled]:
+        """The memories that best answer `query` (each returned one is reinforced)."""
+        return self.memory.recall(query, limit, **options)
+
+    def forget_memory(self, memory_id: str) -> Memory:
+        return self.memory.forget(memory_id)
+
+    def update_memory(self, memory_id: str, **fields: Any) -> Memory:
+        return self.memory.update(memory_id, **fields)
+
+    def memory_stats(self) -> dict[str, Any]:
+        return self.memory.stats()
+
+    def context_pack(self, budget: int = 2000) -> str:
+        """A token-budgeted briefing for an agent: project summary, hotspots, active decisions
+        and pitfalls, invariants, stale memories."""
+        from .serve.memory_context import context_pack
+
+        return context_pack(self.memory, self.invariants(), budget=budget)
+
     # ------------------------------------------------------------------ serving
 
     def serve_mcp(
@@ -347,6 +387,7 @@ class Strata:
 
     def close(self) -> None:
         self._engine = None
+        self._memory = None
 
     def __enter__(self) -> Strata:
         return self

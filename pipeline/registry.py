@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from .history import STAGES as HISTORY
+from .memories import MEMORIES
 from .retrieval import STAGES as RETRIEVAL
 from .stage import Stage
 from .tree import CHUNK
 
 
 def default_stages() -> list[Stage]:
-    return [CHUNK, *HISTORY, *RETRIEVAL]
+    return [CHUNK, *HISTORY, *RETRIEVAL, MEMORIES]

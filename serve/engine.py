@@ -10,16 +10,18 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from ..store.config import Config, GraveyardConfig, RetrievalConfig
-from ..store.errors import IndexCorrupt, InputError
+from ..store.errors import GitstrataError, IndexCorrupt, InputError
 from ..store.generations import Store
 from ..store.tokenizer import query_terms
 from .anticontext import AntiContext
 from .graveyard import Intent, RetrievedItem
 from .index import ServeIndex
-from .models import PreflightReport, SearchResponse
+from .memory import MemoryBook, Recalled, memory_refs
+from .models import MemoryRef, PreflightReport, SearchResponse
 from .paths import repo_relative
 from .perplexity import PerplexityCheck
 from .preflight import attach_reasons, build_preflight
@@ -39,6 +41,7 @@ class Engine:
             self.store.root, reapplied_share=self.config.graveyard.reapplied_share
         )
         self._set(ServeIndex(self.store.require_live()))
+        self.memory = MemoryBook(self.store.root, repo_root, index_vectors=True)
 
     def _set(self, index: ServeIndex) -> None:
         # index, searcher and perplexity check are swapped together: a request reads one snapshot
@@ -138,6 +141,7 @@ class Engine:
             resp.latency_ms["total"] = round(
                 resp.latency_ms.get("total", 0) + resp.latency_ms["anticontext"], 3
             )
+            resp.memories = self._memories(lambda: self.memory.recall(query, 3, reinforce=False))
         result.response = scrub_model(result.response)
         if check is not None and mode == "full":
             resp = result.response
@@ -246,6 +250,11 @@ class Engine:
                 )
         if index.symbols_by_path.get(path) is not None or report.found:
             report.invariants = self.anti.rules(path, qualname)
+        report.memories = self._memories(
+            lambda: self.memory.for_target(
+                path, qualname, intended_change, partners=[c.path for c in report.coupling[:5]]
+            )
+        )
         report.generation = index.name
         report = scrub_model(report)
         if check is not None:
@@ -257,6 +266,13 @@ class Engine:
             )
         report.latency_ms = round((time.perf_counter() - t0) * 1000, 3)
         return report
+
+    def _memories(self, recall: Callable[[], list[Recalled]]) -> list[MemoryRef]:
+        # a memory is context: a bad journal line or query never fails the answer around it
+        try:
+            return memory_refs(recall())
+        except GitstrataError:
+            return []
 
 
 def _filter_path(repo_root: Path | None, file_path: str) -> str:

@@ -239,6 +239,9 @@ def build_server(life: Lifecycle, tasks: "TaskService | None" = None) -> "MCPSer
     _add_write_tools(app, life, replies)
     tasks = tasks if tasks is not None else TaskService(life.index_dir, life.repo)
     add_task_tools(app, tasks, replies.result, replies.fail)
+    from .mcp_memory import add_memory_tools
+
+    add_memory_tools(app, life, replies)
     _add_resources(app, life)
     _add_prompts(app)
     _explain_bad_arguments(app)

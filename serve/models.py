@@ -91,6 +91,20 @@ class InvariantHit(_Model):
     description: str
 
 
+class MemoryRef(_Model):
+    """A remembered decision, pitfall, ... shown with search and preflight results."""
+
+    id: str
+    kind: str
+    status: str
+    text: str
+    importance: float
+    score: float
+    anchors: list[str] = Field(default_factory=list)
+    stale: list[str] = Field(default_factory=list)  # "possibly stale since <commit> <subject>"
+    via: str | None = None  # the memory whose link brought this one
+
+
 class SearchResponse(_Model):
     schema_version: int = SCHEMA_VERSION
     query: str
@@ -104,6 +118,7 @@ class SearchResponse(_Model):
     latency_ms: dict[str, float] = Field(default_factory=dict)
     generation: str | None = None
     firewall: list[str] = Field(default_factory=list)  # spans flagged by the perplexity check
+    memories: list[MemoryRef] = Field(default_factory=list)
 
 
 class SymbolContext(_Model):
@@ -175,3 +190,4 @@ class PreflightReport(_Model):
     load_bearing_commits: int = 0  # all fix commits that wrote code lines of the target
     history_total: int = 0  # commits touching the target; `history` shows the most useful
     history_more: str = ""  # how to list them all
+    memories: list[MemoryRef] = Field(default_factory=list)  # decisions / pitfalls for the target

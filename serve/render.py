@@ -19,6 +19,7 @@ from .models import (
     FailureWarning,
     Hit,
     InvariantHit,
+    MemoryRef,
     PastAttempt,
     PreflightReport,
     SearchResponse,
@@ -418,13 +419,33 @@ def render_preflight(report: PreflightReport, *, budget: int | None = 2000) -> s
                 )
             )
         lines.append(Line("</co_change_coupling>", FRAME))
-    if report.related:
+    if report.related or report.memories:
         lines.append(Line("<related_memory>", FRAME))
+        lines += _remembered_lines(report.memories)
         for i, hit in enumerate(report.related):
             lines.append(Line(f"  {_hit_line(hit)}", LOW - i, "related memory"))
         lines.append(Line("</related_memory>", FRAME))
     lines.append(Line("</gitstrata_preflight>", FRAME))
     return _fit(lines, budget)
+
+
+def _remembered_lines(memories: list[MemoryRef]) -> list[Line]:
+    """Remembered decisions and pitfalls, each with its staleness note."""
+    out = []
+    for i, m in enumerate(memories):
+        where = f" anchors={quoteattr(', '.join(m.anchors[:3]))}" if m.anchors else ""
+        if m.via:  # linked from another memory, or anchored to a co-change partner
+            where += f" via={quoteattr(m.via)}"
+        head = Line(
+            f"  <memory id={quoteattr(m.id)} kind={quoteattr(m.kind)} "
+            f"status={quoteattr(m.status)}{where}>{_one_line(m.text, 300)}</memory>",
+            HIGH - i,
+            "remembered memory",
+        )
+        out.append(head)
+        for note in m.stale[:2]:
+            out.append(Line(f"    ! {_one_line(note, 200)}", HIGH - i, parent=head, tied=True))
+    return out
 
 
 def _hit_line(hit: Hit) -> str:
@@ -444,6 +465,10 @@ def render_search(resp: SearchResponse, *, budget: int | None = 2500) -> str:
     lines += _invariant_lines(resp.invariants)
     lines += _warning_lines(resp.warnings)
     lines += _firewall_lines(resp.firewall)
+    if resp.memories:
+        lines.append(Line("<related_memory>", FRAME))
+        lines += _remembered_lines(resp.memories)
+        lines.append(Line("</related_memory>", FRAME))
     lines.append(Line("<results>", FRAME))
     for hit in resp.hits:
         head = Line(

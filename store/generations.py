@@ -6,7 +6,7 @@ Layout of a store folder (`.strata/` by default, or any `--out DIR`):
     gen-NNNNNN/      manifest.json + the artifacts named in it
     journal/         append-only records (never touched here)
     index.lock       held by the one `gitstrata index` allowed to run
-    .gitignore       ignores everything but invariants.okf.json and config.json
+    .gitignore       ignores everything but invariants.okf.json, memories.jsonl and config.json
 
 Invariants: a reader only ever sees a generation whose manifest was written last, after every
 artifact was flushed; `CURRENT` names a complete folder or the previous one; only the live and
@@ -41,12 +41,16 @@ GITIGNORE = (
     "# and the configuration below, which are meant to be committed\n"
     "*\n"
     "!invariants.okf.json\n"
+    "!memories.jsonl\n"
     "!config.json\n"
 )
 # What earlier releases wrote (it un-ignored itself, so every indexed repository showed the
 # folder as untracked): replaced when found verbatim, a user's own edits are never touched.
 _OLD_GITIGNORES = frozenset(
     {
+        "# written by gitstrata: everything here is rebuilt from git, except the team knowledge\n"
+        "# and the configuration below, which are meant to be committed\n"
+        "*\n!invariants.okf.json\n!config.json\n",
         "# written by gitstrata: everything here is rebuilt from git except team knowledge\n"
         "*\n!.gitignore\n!invariants.okf.json\n!config.json\n",
     }

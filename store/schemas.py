@@ -267,6 +267,19 @@ VECTORS_BITS = pa.schema([pa.field(f"lane{j}", pa.uint64(), nullable=False) for 
 
 # ---------------------------------------------------------------- registry
 
+# ---------------------------------------------------------------- memories
+# One row per memory from outside the journal (ADRs, git history, the team file), `record` being
+# its `add` record as JSON (the shape of `store.memory`), so the journal's records fold onto it.
+MEMORIES = pa.schema(
+    [
+        pa.field("id", pa.string(), nullable=False),
+        pa.field("kind", pa.string(), nullable=False),
+        pa.field("source", pa.string(), nullable=False),
+        pa.field("origin", pa.string()),
+        pa.field("record", pa.string(), nullable=False),
+    ]
+)
+
 ARTIFACTS: dict[str, Artifact] = {
     a.name: a
     for a in [
@@ -288,6 +301,7 @@ ARTIFACTS: dict[str, Artifact] = {
         Artifact("cochange_symbols", "cochange_symbols.parquet", "parquet", COCHANGE_SYMBOLS),
         Artifact("graph_nodes", "graph_nodes.arrow", "arrow", GRAPH_NODES),
         Artifact("graph", "graph.arrow", "arrow", GRAPH),
+        Artifact("memories", "memories.parquet", "parquet", MEMORIES),
     ]
 }
 

@@ -20,7 +20,8 @@ from gitstrata.store.progress import ProgressEvent, ProgressMessage, decode, enc
 
 STAGES = ("chunk", "capsule", "blame", "documents", "embed")  # the steps that report
 # the default stage graph, in the order the runner announces it
-RUN_ORDER = ("chunk", "capsule", "blame", "cochange", "documents", "firewall", "embed", "quantize")
+RUN_ORDER = ("chunk", "capsule", "blame", "cochange", "documents", "firewall", "memories", "embed",
+             "quantize")  # fmt: skip
 
 
 def small_repo(path: Path) -> GitRepo:

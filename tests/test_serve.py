@@ -255,6 +255,7 @@ def test_json_shape_is_stable() -> None:
         "latency_ms",
         "generation",
         "firewall",
+        "memories",
     ]
     assert list(shape(Hit)) == [
         "rank",
@@ -301,6 +302,7 @@ def test_json_shape_is_stable() -> None:
         "load_bearing_commits",
         "history_total",
         "history_more",
+        "memories",
     ]
 
 

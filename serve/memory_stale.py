@@ -1,0 +1,244 @@
+"""What the live index says about memories: anchors pinned at write time, staleness, imports.
+
+An anchor is pinned when a memory is written: its symbol name resolved to the indexed qualname,
+the content hash of that symbol's code (or the file's blob for a file anchor) and the indexed
+HEAD recorded. A memory is possibly stale when the live index holds other content for an anchor
+(or no longer holds it); the note names the first commit after the pinned HEAD that touched the
+anchor (its symbol, for a symbol anchor), so a commit that changed another symbol of the same
+file neither marks it nor is named. A renamed file is followed through the history stages'
+`head_path`. Everything read from a generation is cached per generation.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from ..store.errors import GitstrataError
+from ..store.generations import Store
+from ..store.memory import Anchor, Memory, MemoryInputError, memory_from_add, parse_time
+from .targets import resolve_symbol_name
+
+
+@dataclass(frozen=True)
+class StaleNote:
+    anchor: str
+    reason: str  # changed | removed
+    commit: str | None = None
+    subject: str | None = None
+    date: str | None = None
+
+    def text(self) -> str:
+        since = f" since {self.commit[:10]} {self.subject or ''}".rstrip() if self.commit else ""
+        what = "was removed" if self.reason == "removed" else "changed"
+        return f"possibly stale{since} ({self.anchor} {what})"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "anchor": self.anchor,
+            "reason": self.reason,
+            "commit": self.commit,
+            "subject": self.subject,
+            "date": self.date,
+            "note": self.text(),
+        }
+
+
+def code_hash(code: str) -> str:
+    return hashlib.blake2b(code.encode("utf-8", "surrogateescape"), digest_size=8).hexdigest()
+
+
+class _GenView:
+    """The tables of one generation that anchors need, read once."""
+
+    def __init__(self, gen: Any) -> None:
+        self.gen = gen
+        self.name = gen.path.name
+        self.head = gen.manifest.repo_head
+        self._loaded = False
+        self.imported: dict[str, Memory] = {}
+        if gen.has("memories"):
+            for rec in gen.table("memories", columns=["record"])["record"].to_pylist():
+                try:
+                    data = json.loads(rec)
+                    mem = memory_from_add(data, str(data.get("created") or ""))
+                except (ValueError, KeyError, TypeError, GitstrataError):
+                    continue
+                mem.shared = bool(data.get("shared"))
+                self.imported[mem.id] = mem
+
+    def ensure(self) -> _GenView:
+        """Read the code and history tables (once): only anchors need them."""
+        if self._loaded:
+            return self
+        self._loaded = True
+        gen = self.gen
+        sym = gen.table("symbols", columns=["path", "qualname", "start_line", "end_line", "code",
+                                             "blob"]) if gen.has("symbols") else None  # fmt: skip
+        self.symbols_rows = sym
+        self.symbol_hash: dict[tuple[str, str], str] = {}
+        if sym is not None:
+            for r in sym.to_pylist():
+                code = r["code"]
+                self.symbol_hash[(r["path"], r["qualname"])] = (
+                    code_hash(code) if code is not None else f"blob:{r['blob']}"
+                )
+        self.file_blob: dict[str, str] = {}
+        if gen.has("files"):
+            for r in gen.table("files", columns=["path", "blob"]).to_pylist():
+                self.file_blob[r["path"]] = r["blob"]
+        self.commits: dict[str, tuple[int, str]] = {}
+        if gen.has("commits"):
+            t = gen.table("commits", columns=["sha", "commit_time", "subject"])
+            for sha, when, subject in zip(
+                t["sha"].to_pylist(), t["commit_time"].to_pylist(), t["subject"].to_pylist(),
+                strict=True,
+            ):  # fmt: skip
+                self.commits[sha] = (_ms(when), subject or "")
+        self.by_symbol: dict[tuple[str, str], list[tuple[int, str]]] = {}
+        self.by_file: dict[str, list[tuple[int, str]]] = {}
+        self.created_in: set[tuple[str, str]] = set()
+        self.renamed: dict[str, str] = {}
+        if gen.has("touches"):
+            names = ["sha", "commit_time", "path", "head_path", "qualname", "status"]
+            t = gen.table("touches", columns=names)
+            cols = [t[c].to_pylist() for c in names]
+            for sha, when, path, head_path, qualname, status in zip(*cols, strict=True):
+                ms = _ms(when)
+                if status == "A":
+                    self.created_in.add((sha, head_path))
+                self.by_file.setdefault(head_path, []).append((ms, sha))
+                if qualname:
+                    self.by_symbol.setdefault((head_path, qualname), []).append((ms, sha))
+                if path != head_path:
+                    self.renamed[path] = head_path
+            for rows in (*self.by_file.values(), *self.by_symbol.values()):
+                rows.sort()
+        return self
+
+    def current(self, anchor: Anchor) -> tuple[str, str | None]:
+        """(path at the indexed HEAD, content hash there or None when gone)."""
+        self.ensure()
+        path = anchor.path
+        if path not in self.file_blob:
+            path = self.renamed.get(path, path)
+        if anchor.symbol:
+            return path, self.symbol_hash.get((path, anchor.symbol))
+        return path, self.file_blob.get(path)
+
+
+def _ms(value: Any) -> int:
+    if isinstance(value, datetime):
+        return int(value.timestamp() * 1000)
+    return int(value or 0)
+
+
+class Staleness:
+    def __init__(self, store_root: Path) -> None:
+        self.store = Store(Path(store_root))
+        self._view: _GenView | None = None
+
+    def generation_name(self) -> str | None:
+        try:
+            return self.store.current_name()
+        except GitstrataError:
+            return None
+
+    def view(self) -> _GenView | None:
+        name = self.generation_name()
+        if name is None:
+            return None
+        if self._view is None or self._view.name != name:
+            try:
+                gen = self.store.live()
+            except GitstrataError:
+                return None
+            if gen is None:
+                return None
+            self._view = _GenView(gen)
+        return self._view
+
+    def imported(self) -> dict[str, Memory]:
+        v = self.view()
+        return dict(v.imported) if v is not None else {}
+
+    def pin(self, anchor: Anchor, repo_root: Path | None) -> Anchor:
+        """`anchor` with its symbol resolved and its content hash and HEAD recorded."""
+        v = self.view()
+        if v is not None:
+            v.ensure()
+        known = v is not None and (anchor.path in v.file_blob)
+        if not known and repo_root is not None and not (repo_root / anchor.path).exists():
+            raise MemoryInputError(
+                f"anchor {anchor.label!r}: no such file in the repository",
+                hint="anchor to an existing path relative to the repository root",
+            )
+        if v is None or not known:
+            return anchor
+        symbol = anchor.symbol
+        if symbol:
+            qualnames = {q for (p, q) in v.symbol_hash if p == anchor.path}
+            symbol = resolve_symbol_name(anchor.path, symbol, v.symbols_rows)
+            if qualnames and symbol not in qualnames:
+                raise MemoryInputError(
+                    f"anchor {anchor.label!r}: {anchor.path} has no symbol {anchor.symbol!r}",
+                    hint="anchor to the file, or name a function, class or method it defines",
+                )
+        pinned = Anchor(anchor.path, symbol, None, v.head)
+        _, h = v.current(pinned)
+        return Anchor(anchor.path, symbol, h, v.head)
+
+    def check(self, mem: Memory) -> list[StaleNote]:
+        v = self.view()
+        if v is None:
+            return []
+        v.ensure()
+        notes = []
+        for a in mem.anchors:
+            path, now_hash = v.current(a)
+            if a.hash is not None and now_hash == a.hash:
+                continue
+            if a.hash is None and a.head is None:
+                # written before the file was indexed: stale once a later commit changed it
+                # (the commit that added the file is where it starts, not a change)
+                since = self._first_touch(v, a, path, None, mem.created, skip_created=True)
+                if since is None:
+                    continue
+            else:
+                since = self._first_touch(v, a, path, a.head, mem.created)
+            reason = "removed" if now_hash is None else "changed"
+            if since is None:
+                notes.append(StaleNote(a.label, reason))
+            else:
+                when, sha = since
+                subject = v.commits.get(sha, (0, ""))[1]
+                day = datetime.fromtimestamp(when / 1000, UTC).strftime("%Y-%m-%d")
+                notes.append(StaleNote(a.label, reason, sha, subject, day))
+        return notes
+
+    def _first_touch(
+        self,
+        v: _GenView,
+        a: Anchor,
+        path: str,
+        head: str | None,
+        created: str,
+        *,
+        skip_created: bool = False,
+    ) -> tuple[int, str] | None:
+        if head is not None and head in v.commits:
+            after = v.commits[head][0]
+        else:
+            t = parse_time(created)
+            after = int(t.timestamp() * 1000) if t is not None else 0
+        rows = v.by_symbol.get((path, a.symbol), []) if a.symbol else v.by_file.get(path, [])
+        for ms, sha in rows:
+            if ms > after and sha != head:
+                if skip_created and (sha, path) in v.created_in:
+                    continue
+                return ms, sha
+        return None

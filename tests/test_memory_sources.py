@@ -1,0 +1,293 @@
+"""Memories from ADRs, the git history and the team file; staleness on real commits."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from datetime import UTC, datetime
+
+import pyarrow as pa
+
+from gitstrata.facade import Strata
+from gitstrata.serve.memory import MemoryBook
+from gitstrata.stages.memory_sources import adr_records, is_adr_path, parse_adr
+from gitstrata.store.memory import Memory
+from gitstrata.store.memory_team import TeamFile, dumps, parse
+
+NYGARD_1 = """# 1. Record architecture decisions
+
+Date: 2020-01-01
+
+## Status
+
+Superseded by [ADR-0003](0003-use-postgresql.md)
+
+## Context
+
+We need to record the architectural decisions made on this project.
+
+## Decision
+
+We will use Architecture Decision Records, as described by Michael Nygard.
+
+## Consequences
+
+See Michael Nygard's article.
+"""
+
+NYGARD_3 = """# 3. Use PostgreSQL for orders
+
+Date: 2021-02-01
+
+## Status
+
+Accepted
+
+Supersedes [ADR-0001](0001-record-architecture-decisions.md)
+
+## Context
+
+Orders need transactions across tables.
+
+## Decision
+
+We use PostgreSQL for the orders service.
+"""
+
+MADR_FRONT = """---
+status: accepted
+date: 2022-03-04
+deciders: alice, bob
+---
+# Use Kafka for domain events
+
+## Context and Problem Statement
+
+How do services publish events?
+
+## Decision Outcome
+
+Chosen option: "Kafka", because it keeps the order of events per key.
+"""
+
+MADR_LIST = """# Use MongoDB for the catalog
+
+* Status: superseded by [ADR-0005](0005-use-kafka-for-domain-events.md)
+* Deciders: carol
+* Date: 2019-05-05
+
+## Context and Problem Statement
+
+Where do we store the product catalog?
+
+## Decision Outcome
+
+Chosen option: "MongoDB", because the catalog is schemaless.
+"""
+
+FILES = [
+    ("docs/adr/0001-record-architecture-decisions.md", NYGARD_1),
+    ("docs/adr/0003-use-postgresql.md", NYGARD_3),
+    ("docs/adr/0004-use-mongodb-for-the-catalog.md", MADR_LIST),
+    ("docs/adr/0005-use-kafka-for-domain-events.md", MADR_FRONT),
+]
+
+
+def test_adr_parsing_nygard_and_madr() -> None:
+    one = parse_adr(*FILES[0])
+    assert one is not None
+    assert (one.number, one.title, one.status, one.date) == (
+        1, "Record architecture decisions", "superseded", "2020-01-01",
+    )  # fmt: skip
+    assert one.superseded_by == [3] and one.summary.startswith("We will use Architecture")
+    three = parse_adr(*FILES[1])
+    assert three is not None and three.status == "accepted" and three.supersedes == [1]
+    kafka = parse_adr(*FILES[3])
+    assert kafka is not None
+    assert (kafka.number, kafka.title, kafka.status, kafka.date) == (
+        5, "Use Kafka for domain events", "accepted", "2022-03-04",
+    )  # fmt: skip
+    assert kafka.summary.startswith('Chosen option: "Kafka"')
+    mongo = parse_adr(*FILES[2])
+    assert mongo is not None and mongo.number == 4 and mongo.status == "superseded"
+    assert mongo.superseded_by == [5] and mongo.date == "2019-05-05"
+    assert is_adr_path("docs/adr/0001-x.md") and is_adr_path("service/adr/0002-y.md")
+    assert not is_adr_path("docs/adr/README.md") and not is_adr_path("docs/guide.md")
+
+
+def test_adr_records_have_supersede_edges_both_ways() -> None:
+    recs = {r["origin"]: r for r in adr_records(FILES, "2023-01-01T00:00:00Z")}
+    first, pg = recs[FILES[0][0]], recs[FILES[1][0]]
+    mongo, kafka = recs[FILES[2][0]], recs[FILES[3][0]]
+    assert first["status"] == "superseded" and first["superseded_by"] == pg["mid"]
+    assert pg["supersedes"] == [first["mid"]] and pg["status"] == "active"
+    assert mongo["status"] == "superseded" and mongo["superseded_by"] == kafka["mid"]
+    assert kafka["supersedes"] == [mongo["mid"]]
+    assert pg["kind"] == "decision" and pg["source"] == "adr"
+    assert pg["text"].startswith("ADR-0003: Use PostgreSQL for orders.")
+    assert pg["created"] == "2021-02-01T00:00:00Z"
+    assert adr_records(FILES, "x") == adr_records(list(reversed(FILES)), "x")  # stable ids
+
+
+def test_index_imports_adrs_git_pitfalls_and_hotspots(git_repo) -> None:
+    git_repo.commit("docs: ADRs", dict(FILES))
+    git_repo.commit("feat: cache prices", {"app/price.py": "def price(x):\n    return x\n"})
+    git_repo.commit("feat: faster prices", {"app/price.py": "def price(x):\n    return x * 1\n"})
+    sha = git_repo.git("rev-parse", "HEAD").strip()
+    git_repo.commit(
+        f'Revert "feat: faster prices"\n\nThis reverts commit {sha}.',
+        {"app/price.py": "def price(x):\n    return x\n"},
+    )
+    git_repo.commit(
+        "fix: price rounding again", {"app/price.py": "def price(x):\n    return round(x)\n"}
+    )
+    s = Strata(git_repo.path)
+    s.index()
+    by_source: dict[str, list[Memory]] = {}
+    for m in s.memory.live():
+        by_source.setdefault(m.source, []).append(m)
+    assert len(by_source["adr"]) == 4
+    pitfalls = sorted(m.text for m in by_source["git"] if m.kind == "pitfall")
+    assert len(pitfalls) == 2
+    assert pitfalls[0].startswith("Fixed again: fix: price rounding again (in app/price.py)")
+    assert pitfalls[1].startswith('Reverted: Revert "feat: faster prices" (in app/price.py)')
+    assert all(
+        "candidate" in m.tags and m.importance == 0.2
+        for m in by_source["git"]
+        if m.kind == "pitfall"
+    )
+    hits = s.recall("which database for orders", 3, reinforce=False)
+    assert hits[0].memory.source == "adr" and "PostgreSQL" in hits[0].memory.text
+    # an agent discards a candidate: the forget survives the next index run
+    s.forget_memory(next(m.id for m in by_source["git"] if m.kind == "pitfall"))
+    s.index()
+    assert len([m for m in s.memory.live() if m.source == "git" and m.kind == "pitfall"]) == 1
+
+
+def _mem(mid: str, text: str, updated: str = "2026-01-02T00:00:00Z") -> Memory:
+    return Memory(id=mid, kind="decision", text=text, created="2026-01-01T00:00:00Z",
+                  updated=updated, shared=True, tags=("b", "a"))  # fmt: skip
+
+
+def test_team_file_is_byte_stable_and_sorted(tmp_path) -> None:
+    mems = [_mem("mbbb", "Second é"), _mem("maaa", "First")]
+    text = dumps(mems)
+    assert text.splitlines()[0].startswith('{"created"') and '"id":"maaa"' in text.splitlines()[0]
+    again, warnings = parse(text)
+    assert warnings == [] and dumps(again) == text
+    team = TeamFile(tmp_path / "memories.jsonl")
+    for m in mems:
+        team.put(m)
+    assert (tmp_path / "memories.jsonl").read_text(encoding="utf-8") == text
+    team.put(mems[0])
+    assert (tmp_path / "memories.jsonl").read_text(encoding="utf-8") == text
+
+
+def test_conflicted_team_file_reimports_without_loss(tmp_path) -> None:
+    base = [_mem("maaa", "Base")]
+    ours = dumps([*base, _mem("mccc", "Ours adds this")]).splitlines()
+    theirs = dumps([*base, _mem("mddd", "Theirs adds that"),
+                    _mem("maaa", "Base, edited", "2026-02-01T00:00:00Z")]).splitlines()  # fmt: skip
+    conflicted = "\n".join(["<<<<<<< HEAD", *ours, "=======", *theirs, ">>>>>>> branch"]) + "\n"
+    mems, warnings = parse(conflicted)
+    assert [m.id for m in mems] == ["maaa", "mccc", "mddd"]
+    assert mems[0].text == "Base, edited" and len(warnings) == 3
+    # resolved by hand by keeping both sides' lines: the same memories, then canonical bytes
+    resolved = "\n".join([*ours, *theirs]) + "\n"
+    again, warnings = parse(resolved)
+    assert [m.id for m in again] == ["maaa", "mccc", "mddd"] and warnings == []
+    path = tmp_path / "memories.jsonl"
+    path.write_text(resolved, encoding="utf-8")
+    TeamFile(path).rewrite()
+    assert path.read_text(encoding="utf-8") == dumps(again)
+
+
+def test_shared_memories_go_to_the_team_file_and_are_imported_on_index(git_repo, tmp_path) -> None:
+    git_repo.commit("init", {"app/a.py": "def f():\n    return 1\n"})
+    s = Strata(git_repo.path)
+    got = s.remember("Feature flags live in the config service", "decision", share=True)
+    team = git_repo.path / ".strata" / "memories.jsonl"
+    assert got.memory.id in team.read_text(encoding="utf-8")
+    s.index()
+    ignored = subprocess.run(["git", "check-ignore", "-q", ".strata/memories.jsonl"],
+                             cwd=git_repo.path)  # fmt: skip
+    assert ignored.returncode == 1  # not ignored: meant to be committed
+    # a teammate's clone: no journal, the team file arrives with the checkout
+    clone = tmp_path / "clone"
+    subprocess.run(["git", "clone", "-q", str(git_repo.path), str(clone)], check=True)
+    (clone / ".strata").mkdir()
+    (clone / ".strata" / "memories.jsonl").write_bytes(team.read_bytes())
+    other = Strata(clone)
+    other.index()
+    gen = other.store.live()
+    assert gen is not None and gen.table("memories")["id"].to_pylist() == [got.memory.id]
+    assert other.recall("feature flags", 1)[0].memory.id == got.memory.id
+    assert (clone / ".strata" / "memories.jsonl").read_bytes() == team.read_bytes()
+    s.forget_memory(got.memory.id)
+    assert team.read_text(encoding="utf-8") == ""
+
+
+BILLING = (
+    "def charge(amount):\n    return amount * 100\n\n\ndef refund(amount):\n    return -amount\n"
+)
+
+
+def test_staleness_follows_the_anchored_symbol_not_its_file(git_repo) -> None:
+    git_repo.commit("init", {"app/billing.py": BILLING})
+    s = Strata(git_repo.path)
+    s.index()
+    sym = s.remember("Charges are integer cents", "decision", anchors=["app/billing.py::charge"])
+    whole = s.remember("Billing has no I/O", "principle", anchors=["app/billing.py"])
+    git_repo.commit(
+        "Refund takes abs", {"app/billing.py": BILLING.replace("-amount", "-abs(amount)")}
+    )
+    s.index()
+    stale = {m.id: notes for m, notes in s.memory.stale()}
+    assert sym.memory.id not in stale
+    assert whole.memory.id in stale  # the file changed
+    head = git_repo.commit(
+        "Charge rounds", {"app/billing.py": BILLING.replace("-amount", "-abs(amount)").replace(
+            "amount * 100", "round(amount * 100)")},
+    )  # fmt: skip
+    s.index()
+    stale = {m.id: notes for m, notes in s.memory.stale()}
+    assert stale[sym.memory.id][0].commit == head
+    assert (
+        stale[sym.memory.id][0].text().startswith(f"possibly stale since {head[:10]} Charge rounds")
+    )
+    hit = s.recall("integer cents", 1)[0]
+    assert hit.stale and hit.stale[0].commit == head
+    report = s.preflight("app/billing.py", "charge")
+    assert report.memories[0].id == sym.memory.id and report.memories[0].stale
+    out = subprocess.run([sys.executable, "-m", "gitstrata", "-C", str(git_repo.path), "memory", "stale"],
+                         capture_output=True, text=True, check=True)  # fmt: skip
+    assert "possibly stale since" in out.stdout and sym.memory.id in out.stdout
+    assert pa is not None
+
+
+def test_a_renamed_file_is_followed_and_an_unindexed_anchor_starts_at_its_first_commit(
+    git_repo,
+) -> None:
+    git_repo.commit("init", {"app/billing.py": BILLING, "README.md": "x\n"})
+    s = Strata(git_repo.path)
+    s.index()
+    pinned = s.remember("Charges are integer cents", "decision", anchors=["app/billing.py::charge"])
+    git_repo.write("app/new.py", "def fresh():\n    return 1\n")  # not committed, not indexed
+    # written (by the clock) before the commits that follow, as it would be outside a test
+    before = MemoryBook(s.index_dir, git_repo.path, clock=lambda: datetime(2023, 11, 1, tzinfo=UTC))
+    early = before.remember("fresh is a placeholder", "fact", anchors=["app/new.py::fresh"])
+    assert early.memory.anchors[0].hash is None
+    git_repo.git("mv", "app/billing.py", "app/payments.py")
+    git_repo.commit("Rename billing to payments")
+    s.index()
+    assert s.memory.stale() == []  # renamed unchanged; the new file's first commit is no change
+    git_repo.commit("Fresh returns two", {"app/new.py": "def fresh():\n    return 2\n"})
+    git_repo.commit(
+        "Charge rounds",
+        {"app/payments.py": BILLING.replace("amount * 100", "round(amount * 100)")},
+    )
+    s.index()
+    stale = {m.id: notes[0] for m, notes in s.memory.stale()}
+    assert set(stale) == {pinned.memory.id, early.memory.id}
+    assert stale[pinned.memory.id].subject == "Charge rounds"
+    assert stale[early.memory.id].subject == "Fresh returns two"
