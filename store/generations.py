@@ -306,7 +306,10 @@ class Store:
         self.root = Path(root)
 
     def ensure(self) -> None:
-        private_dir(self.root)
+        # a folder named with --out is tightened once it holds an index (not before: it may be
+        # a folder of the user's that gitstrata is refused in)
+        ours = self.root.name == ".strata" or (self.root / "CURRENT").exists()
+        private_dir(self.root, existing=ours)
         ignore = self.root / ".gitignore"
         try:
             current: str | None = ignore.read_text(encoding="utf-8")

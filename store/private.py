@@ -16,9 +16,9 @@ DIR_MODE = 0o700
 FILE_MODE = 0o600
 
 
-def private_dir(path: Path) -> Path:
-    """`path` as a folder, created 0700 with any missing parents; an existing one loses its
-    group and other permissions."""
+def private_dir(path: Path, *, existing: bool = True) -> Path:
+    """`path` as a folder, created 0700 with any missing parents; an existing one is set to
+    0700 too unless `existing` is False (a folder the user named that may not be ours)."""
     path = Path(path)
     missing: list[Path] = []
     here = path
@@ -26,7 +26,8 @@ def private_dir(path: Path) -> Path:
         missing.append(here)
         here = here.parent
     if not missing:
-        tighten(path)
+        if existing:
+            tighten(path, DIR_MODE)
         return path
     for folder in reversed(missing):
         try:
@@ -37,20 +38,19 @@ def private_dir(path: Path) -> Path:
     return path
 
 
-def tighten(path: Path, fd: int | None = None) -> None:
-    """Drop group and other permissions of `path` (or open `fd`) when the current user owns it."""
+def tighten(path: Path, mode: int, fd: int | None = None) -> None:
+    """Set `path` (or open `fd`) to `mode` when the current user owns it and it differs."""
     try:
         st = os.fstat(fd) if fd is not None else os.stat(path)
     except OSError:
         return
-    mode = stat.S_IMODE(st.st_mode)
-    if st.st_uid != os.getuid() or not mode & 0o077:
+    if st.st_uid != os.getuid() or stat.S_IMODE(st.st_mode) == mode:
         return
     try:
         if fd is not None:
-            os.fchmod(fd, mode & ~0o077)
+            os.fchmod(fd, mode)
         else:
-            os.chmod(path, mode & ~0o077)
+            os.chmod(path, mode)
     except OSError:
         pass  # a read-only file system: nothing new is written there either
 
@@ -59,7 +59,7 @@ def open_private(path: Path, flags: int) -> int:
     """`os.open(path, flags | O_CREAT)` with the file 0600 (a new one, or an older one
     tightened)."""
     fd = os.open(path, flags | os.O_CREAT, FILE_MODE)
-    tighten(path, fd)
+    tighten(path, FILE_MODE, fd)
     return fd
 
 
