@@ -333,8 +333,9 @@ def _git(repo: Path, *args: str, when: int = _BASE_EPOCH) -> str:
     return done.stdout.decode("utf-8", "replace")
 
 
-def build_repo(path: Path) -> Path:
-    """The planted repository at `path`, with a config holding the allow and deny patterns."""
+def build_repo(path: Path, config: dict[str, Any] | None = None) -> Path:
+    """The planted repository at `path`, with `config` (by default the allow and deny
+    patterns) as its `.strata/config.json`."""
     path.mkdir(parents=True, exist_ok=True)
     _git(path, "init", "-q", "-b", "main")
     for day, commit in enumerate(history(), start=1):
@@ -349,7 +350,7 @@ def build_repo(path: Path) -> Path:
         _git(path, "commit", "-q", "-m", commit.message, when=_BASE_EPOCH + day * 86_400)
     strata = path / ".strata"
     strata.mkdir(exist_ok=True)
-    config = {"redaction": {"allow": [ALLOW], "deny": [DENY]}}
+    config = config or {"redaction": {"allow": [ALLOW], "deny": [DENY]}}
     (strata / "config.json").write_text(json.dumps(config, indent=2) + "\n", encoding="utf-8")
     return path
 
@@ -435,96 +436,109 @@ def _found(haystack: str, value: str) -> bool:
     return value.lower() in haystack.lower()
 
 
-def measure(workdir: Path | None = None, *, mcp: bool = True) -> dict[str, Any]:
-    """Build, index and probe the planted repository; the recall table as a dict."""
+def measure(
+    workdir: Path | None = None, *, mcp: bool = True, control: bool = True
+) -> dict[str, Any]:
+    """Build, index and probe the planted repository; the recall table as a dict. `control`
+    also probes a copy whose config allows every detection (redaction off): the same probes
+    must find the secrets there, or they could not fail."""
+    with tempfile.TemporaryDirectory(prefix="gitstrata-redaction-") as tmp:
+        base = Path(workdir) if workdir is not None else Path(tmp)
+        config = {"redaction": {"allow": [ALLOW], "deny": [DENY]}}
+        res = _probe(build_repo(base / "planted", config), base, mcp=mcp)
+        if control:
+            off = {"redaction": {"allow": [r"[\s\S]"]}}
+            seen = _probe(build_repo(base / "control", off), base, mcp=False)
+            res["control_recall"] = seen["recall"]
+        return res
+
+
+def _probe(repo: Path, base: Path, *, mcp: bool) -> dict[str, Any]:
     import anyio
 
     from ..facade import Strata
     from ..serve.render import render_preflight, render_search
 
-    with tempfile.TemporaryDirectory(prefix="gitstrata-redaction-") as tmp:
-        base = Path(workdir) if workdir is not None else Path(tmp)
-        repo = build_repo(base / "planted")
-        done = subprocess.run(
-            [sys.executable, "-m", "gitstrata", "index", str(repo), "--quiet"],
-            capture_output=True,
-            text=True,
-        )
-        if done.returncode != 0:
-            raise RuntimeError(f"gitstrata index failed: {done.stderr.strip()}")
-        strata = Strata(repo)
-        gen_dir = strata.store.require_live().path
-        tables = table_texts(gen_dir)
-        all_tables = "\n".join(tables.values())
-        raw = [p.read_bytes().lower() for p in gen_dir.rglob("*") if p.is_file()]
+    done = subprocess.run(
+        [sys.executable, "-m", "gitstrata", "index", str(repo), "--quiet"],
+        capture_output=True,
+        text=True,
+    )
+    if done.returncode != 0:
+        raise RuntimeError(f"gitstrata index failed: {done.stderr.strip()}")
+    strata = Strata(repo)
+    gen_dir = strata.store.require_live().path
+    tables = table_texts(gen_dir)
+    all_tables = "\n".join(tables.values())
+    raw = [p.read_bytes().lower() for p in gen_dir.rglob("*") if p.is_file()]
 
-        subjects = [c.message.split("\n", 1)[0] for c in history()]
-        files = sorted(head_files())
-        queries = [s.value for s in SECRETS] + subjects + [f"what changed in {f}" for f in files]
-        served_search: list[str] = []
-        for q in queries:
-            resp = strata.search(q, 20)
-            # an answer names its own query: that echo is the caller's text, not the index's
-            served_search += [
-                render_search(resp).replace(q, ""),
-                resp.model_dump_json().replace(q, ""),
-            ]
-        served_preflight: list[str] = []
-        for f in files:
-            report = strata.preflight(f)
-            served_preflight += [render_preflight(report), report.model_dump_json()]
-        strata.close()
-        served_mcp: list[str] = []
-        if mcp:
-            served_mcp = anyio.run(_mcp_texts, repo, queries, files, base / "mcp.log")
-        status = Strata(repo).status()
+    subjects = [c.message.split("\n", 1)[0] for c in history()]
+    files = sorted(head_files())
+    queries = [s.value for s in SECRETS] + subjects + [f"what changed in {f}" for f in files]
+    served_search: list[str] = []
+    for q in queries:
+        resp = strata.search(q, 20)
+        # an answer names its own query: that echo is the caller's text, not the index's
+        served_search += [
+            render_search(resp).replace(q, ""),
+            resp.model_dump_json().replace(q, ""),
+        ]
+    served_preflight: list[str] = []
+    for f in files:
+        report = strata.preflight(f)
+        served_preflight += [render_preflight(report), report.model_dump_json()]
+    strata.close()
+    served_mcp: list[str] = []
+    if mcp:
+        served_mcp = anyio.run(_mcp_texts, repo, queries, files, base / "mcp.log")
+    status = Strata(repo).status()
 
-        leaks: dict[str, list[str]] = {loc: [] for loc in LOCATIONS}
-        search_text = "\n".join(served_search)
-        preflight_text = "\n".join(served_preflight)
-        mcp_text = "\n".join(served_mcp)
-        for s in SECRETS:
-            if _found(all_tables, s.value):
-                leaks["tables"].append(s.name)
-            if any(s.value.lower().encode() in blob for blob in raw):
-                leaks["files"].append(s.name)
-            if _fulltext_hits(gen_dir, s.value):
-                leaks["fulltext"].append(s.name)
-            if _found(search_text, s.value):
-                leaks["api_search"].append(s.name)
-            if _found(preflight_text, s.value):
-                leaks["api_preflight"].append(s.name)
-            if mcp and _found(mcp_text, s.value):
-                leaks["mcp"].append(s.name)
-        if not mcp:
-            leaks.pop("mcp")
+    leaks: dict[str, list[str]] = {loc: [] for loc in LOCATIONS}
+    search_text = "\n".join(served_search)
+    preflight_text = "\n".join(served_preflight)
+    mcp_text = "\n".join(served_mcp)
+    for s in SECRETS:
+        if _found(all_tables, s.value):
+            leaks["tables"].append(s.name)
+        if any(s.value.lower().encode() in blob for blob in raw):
+            leaks["files"].append(s.name)
+        if _fulltext_hits(gen_dir, s.value):
+            leaks["fulltext"].append(s.name)
+        if _found(search_text, s.value):
+            leaks["api_search"].append(s.name)
+        if _found(preflight_text, s.value):
+            leaks["api_preflight"].append(s.name)
+        if mcp and _found(mcp_text, s.value):
+            leaks["mcp"].append(s.name)
+    if not mcp:
+        leaks.pop("mcp")
 
-        stored = {
-            "message": tables.get("commits.parquet", ""),
-            **{f: tables.get("symbols.parquet", "") for f in head_files()},
-        }
-        wrongly = [text for text, where in DECOYS if text not in stored[where]]
-        served_all = search_text + preflight_text + mcp_text
-        n = len(SECRETS)
-        return {
-            "planted": n,
-            "kinds": len({s.kind for s in SECRETS}),
-            "commits": len(history()),
-            "recall": {loc: round((n - len(v)) / n, 4) for loc, v in leaks.items()},
-            "leaked": {loc: v for loc, v in leaks.items() if v},
-            "decoys": len(DECOYS),
-            "decoys_redacted": len(wrongly),
-            "decoys_redacted_list": wrongly,
-            "served_placeholders": served_all.count("[REDACTED:"),
-            "status_redactions": status.get("redactions", {}),
-            "tables_checked": len(tables),
-            "files_checked": len(raw),
-            "served_answers": {
-                "api_search": len(served_search) // 2,
-                "api_preflight": len(served_preflight) // 2,
-                "mcp": len(served_mcp) // 2,
-            },
-        }
+    stored = {
+        "message": tables.get("commits.parquet", ""),
+        **{f: tables.get("symbols.parquet", "") for f in head_files()},
+    }
+    wrongly = [text for text, where in DECOYS if text not in stored[where]]
+    served_all = search_text + preflight_text + mcp_text
+    n = len(SECRETS)
+    return {
+        "planted": n,
+        "kinds": len({s.kind for s in SECRETS}),
+        "commits": len(history()),
+        "recall": {loc: round((n - len(v)) / n, 4) for loc, v in leaks.items()},
+        "leaked": {loc: v for loc, v in leaks.items() if v},
+        "decoys": len(DECOYS),
+        "decoys_redacted": len(wrongly),
+        "decoys_redacted_list": wrongly,
+        "served_placeholders": served_all.count("[REDACTED:"),
+        "status_redactions": status.get("redactions", {}),
+        "tables_checked": len(tables),
+        "files_checked": len(raw),
+        "served_answers": {
+            "api_search": len(served_search) // 2,
+            "api_preflight": len(served_preflight) // 2,
+            "mcp": len(served_mcp) // 2,
+        },
+    }
 
 
 def markdown(res: dict[str, Any], command: str = "python -m gitstrata.benchmarks.redaction") -> str:
@@ -538,12 +552,19 @@ def markdown(res: dict[str, Any], command: str = "python -m gitstrata.benchmarks
         "of the generation, the full-text index and the answers of the API and the MCP server "
         f"({res['served_answers']['mcp']} MCP calls) searched for each secret. Target: 100 %.",
         "",
-        "| location | recall | leaked |",
-        "| --- | ---: | --- |",
+        "The control column probes a copy whose config allows every detection (redaction off; "
+        "its MCP answers are not probed): there the same probes must find the secrets. The "
+        "`files` probe reads bytes as written, and compressed Parquet pages hide some of them; "
+        "the `tables` probe reads the decoded values.",
+        "",
+        "| location | recall | leaked | control: recall with redaction off |",
+        "| --- | ---: | --- | ---: |",
     ]
+    control = res.get("control_recall", {})
     for loc, recall in res["recall"].items():
         leaked = ", ".join(res["leaked"].get(loc, [])) or "-"
-        rows.append(f"| {loc} | {recall * 100:.1f} % | {leaked} |")
+        off = f"{control[loc] * 100:.1f} %" if loc in control else "-"
+        rows.append(f"| {loc} | {recall * 100:.1f} % | {leaked} | {off} |")
     rows += [
         "",
         f"Decoys wrongly redacted: {res['decoys_redacted']} of {res['decoys']}. "
@@ -558,8 +579,9 @@ def main(argv: list[str] | None = None) -> int:
     )
     ap.add_argument("--json", action="store_true", help="print the result as JSON")
     ap.add_argument("--no-mcp", action="store_true", help="skip the MCP server")
+    ap.add_argument("--no-control", action="store_true", help="skip the redaction-off control")
     args = ap.parse_args(argv)
-    res = measure(mcp=not args.no_mcp)
+    res = measure(mcp=not args.no_mcp, control=not args.no_control)
     if args.json:
         json.dump(res, sys.stdout, indent=2)
         sys.stdout.write("\n")

@@ -242,6 +242,11 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="also run benchmarks/real.py over the real repositories' bundles beside the checkout",
     )
+    ap.add_argument(
+        "--redaction",
+        action="store_true",
+        help="also run benchmarks/redaction.py (planted secrets)",
+    )
     args = ap.parse_args(argv)
     splits = tuple(s for s in args.splits.split(",") if s)
     sizes = tuple(int(x) for x in args.sizes.split(",") if x)
@@ -250,6 +255,10 @@ def main(argv: list[str] | None = None) -> int:
         from . import real
 
         result["real"] = [real.measure_repo(source) for source in real.default_sources()]
+    if args.redaction:
+        from . import redaction
+
+        result["redaction"] = redaction.measure()
     if args.json_out:
         args.json_out.write_text(json.dumps(result, indent=2) + "\n")
     if args.out:
@@ -264,6 +273,10 @@ def main(argv: list[str] | None = None) -> int:
             from .speed import sections
 
             extra += sections(result["speed"])
+        if "redaction" in result:
+            from .redaction import markdown as redaction_markdown
+
+            extra.append(redaction_markdown(result["redaction"]))
         write_results(result, args.out, extra or None)
     if not args.json_out and not args.out:
         json.dump(result, sys.stdout, indent=2)
