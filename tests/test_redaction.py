@@ -358,6 +358,27 @@ def test_a_new_commit_is_redacted_incrementally(git_repo: GitRepo) -> None:
     strata.close()
 
 
+def test_a_recorded_failure_is_redacted_in_the_journal_and_its_documents(git_repo: GitRepo) -> None:
+    git_repo.commit("init", {"app.py": "def deploy():\n    return 1\n"})
+    strata = Strata(git_repo.path)
+    strata.index()
+    strata.record_failure(
+        "app.py",
+        error_trace=f"auth failed for mongodb://admin:{LETTERS}@mongo/shop",
+        notes=f"tried the CI token {GH}",
+        command=f"deploy --password={LETTERS}",
+        exit_code=1,
+    )
+    journal = b"".join(p.read_bytes() for p in (strata.index_dir / "journal").glob("*.jsonl"))
+    assert LETTERS.encode() not in journal and GH.encode() not in journal
+    assert b"[REDACTED:password_assignment]" in journal
+    strata.index()  # the record becomes a document
+    gen = strata.store.require_live()
+    assert _leaks(_all_strings(gen.path), [LETTERS, GH]) == []
+    assert gen.manifest.stages["documents"].stats["redactions"]["journal"]["github_token"] == 1
+    strata.close()
+
+
 def test_redaction_is_part_of_the_stages_code_version() -> None:
     for adapter in ("gitstrata.pipeline.history", "gitstrata.pipeline.tree"):
         assert "gitstrata.store.redact" in module_sources(adapter)
