@@ -62,7 +62,10 @@ def _j(*parts: str) -> str:
 
 
 RSA_BODY = _j("MIIEowIBAAKCAQEAv3Jq0yQm8p5Zr2LkT7Xw", "9sD4fNc1HbV6uYeR0aGi3KjM5lOn8PqS")
-SSH_BODY = _j("b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAE", "bm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW")
+# a key body's random lines (a real OpenSSH key's first line is a fixed header, the same in
+# every key, so a rotation's diff shows only lines like these)
+SSH_BODY = _j("Wd4Fh7Kj2Lm9Nq3Rs8Tv1Xy6Zb0Cg5Hk", "2Mp7Qt4Uw9Ya3Db8Ef1Gj6Kn0Pr5Sv2Xz")
+NEW_SSH_BODY = _j("Tq8Ls3Wn6Xp1Zr4Vb7Yc2Hd9Jf5Kg0Mh", "3Nk8Pm1Qs6Rt4Uv9Wx2Yz7Ab5Cd0Ef8Gh")
 
 SECRETS: tuple[Secret, ...] = (
     Secret("aws_key", "AWS access key id", _j("AKIA", "Q3T7ZK2WX9LMNB4R"), "head"),
@@ -165,6 +168,7 @@ SECRETS: tuple[Secret, ...] = (
         "head",
     ),
     Secret("env_password", ".env password", _j("hunter2", "hunter2"), "head"),
+    Secret("rotated_key", "rotated key body (diff without BEGIN / END)", NEW_SSH_BODY, "head"),
 )
 
 # (text, the file or "message" it is planted in): must be stored verbatim
@@ -302,6 +306,8 @@ def login(password: str, token=None):
                 ".env": f"DB_PASSWORD={_s('env_password')}\n",
             },
         ),
+        # only the body lines change: the diff shows them without the BEGIN / END lines
+        Commit("Rotate the ops key", {"ops/id_ed25519": _pem("OPENSSH PRIVATE KEY", NEW_SSH_BODY)}),
     ]
 
 

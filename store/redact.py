@@ -46,16 +46,28 @@ _PEM_BEGIN = re.compile(r"-----BEGIN ((?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?)----
 _PEM_BODY_LINE = re.compile(r"[ \t]*[+\- ]?[ \t]*(?:[A-Za-z0-9+/=]{8,}|[A-Za-z\-]+: .*)[ \t]*\Z")
 
 # (kind, literal prefixes one of which the text must contain, pattern): the match is the secret
-_TOKENS: list[tuple[str, tuple[str, ...], re.Pattern[str]]] = [
+_TOKEN_SPECS: list[tuple[str, tuple[str, ...], re.Pattern[str]]] = [
     (
         "aws_access_key",
         ("AKIA", "ASIA", "ABIA", "ACCA", "AIDA", "AROA", "AGPA", "ANPA", "ANVA", "APKA"),
         re.compile(r"\b(?:AKIA|ASIA|ABIA|ACCA|AIDA|AROA|AGPA|ANPA|ANVA|APKA)[0-9A-Z]{16}\b"),
     ),
-    ("github_token", ("gh",), re.compile(r"\bgh[pousr]_[A-Za-z0-9]{30,255}\b")),
+    (
+        "github_token",
+        ("ghp_", "gho_", "ghu_", "ghs_", "ghr_"),
+        re.compile(r"\bgh[pousr]_[A-Za-z0-9]{30,255}\b"),
+    ),
     ("github_token", ("github_pat_",), re.compile(r"\bgithub_pat_[A-Za-z0-9_]{40,255}\b")),
-    ("gitlab_token", ("gl",), re.compile(r"\bgl(?:pat|dt|ptt|rt|cbt|oas|soat|ffct)-[\w\-]{20,}")),
-    ("slack_token", ("xox",), re.compile(r"\bxox[abposre]-(?:[A-Za-z0-9]+-){1,5}[A-Za-z0-9]+\b")),
+    (
+        "gitlab_token",
+        ("glpat-", "gldt-", "glptt-", "glrt-", "glcbt-", "gloas-", "glsoat-", "glffct-"),
+        re.compile(r"\bgl(?:pat|dt|ptt|rt|cbt|oas|soat|ffct)-[\w\-]{20,}"),
+    ),
+    (
+        "slack_token",
+        ("xoxa-", "xoxb-", "xoxp-", "xoxo-", "xoxs-", "xoxr-", "xoxe-"),
+        re.compile(r"\bxox[abposre]-(?:[A-Za-z0-9]+-){1,5}[A-Za-z0-9]+\b"),
+    ),
     ("slack_token", ("xapp-",), re.compile(r"\bxapp-\d-[A-Z0-9]+-\d+-[a-f0-9]{32,}\b")),
     (
         "slack_webhook",
@@ -79,8 +91,16 @@ _TOKENS: list[tuple[str, tuple[str, ...], re.Pattern[str]]] = [
     ("sendgrid_key", ("SG.",), re.compile(r"\bSG\.[\w\-]{16,32}\.[\w\-]{16,64}")),
     ("twilio_key", ("SK",), re.compile(r"\bSK[0-9a-f]{32}\b")),
     ("mailgun_key", ("key-",), re.compile(r"\bkey-[0-9a-z]{32}\b")),
-    ("shopify_token", ("shp",), re.compile(r"\bshp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}\b")),
-    ("digitalocean_token", ("do",), re.compile(r"\bdo[opr]_v1_[a-f0-9]{64}\b")),
+    (
+        "shopify_token",
+        ("shpat_", "shpca_", "shppa_", "shpss_"),
+        re.compile(r"\bshp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}\b"),
+    ),
+    (
+        "digitalocean_token",
+        ("dop_v1_", "doo_v1_", "dor_v1_"),
+        re.compile(r"\bdo[opr]_v1_[a-f0-9]{64}\b"),
+    ),
     ("databricks_token", ("dapi",), re.compile(r"\bdapi[a-f0-9]{32}(?:-\d)?\b")),
     ("docker_token", ("dckr_pat_",), re.compile(r"\bdckr_pat_[A-Za-z0-9_\-]{27,}")),
     ("postman_key", ("PMAK-",), re.compile(r"\bPMAK-[a-f0-9]{24}-[a-f0-9]{34}\b")),
@@ -100,6 +120,24 @@ _TOKENS: list[tuple[str, tuple[str, ...], re.Pattern[str]]] = [
         re.compile(r"\beyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}"),
     ),
 ]
+
+
+def _literal_first(pattern: re.Pattern[str]) -> tuple[re.Pattern[str], bool]:
+    """A leading `\\b` moved into the replacement's check: a pattern that starts with its
+    literal prefix lets the regex engine skip ahead to it, one with `\\b` tries every position."""
+    if pattern.pattern.startswith(r"\b"):
+        return re.compile(pattern.pattern[2:], pattern.flags), True
+    return pattern, False
+
+
+_TOKENS = [(kind, pre, *_literal_first(pat)) for kind, pre, pat in _TOKEN_SPECS]
+# every prefix in one pass (longest first, so a found `sk-ant-` also stands for `sk-`)
+_PREFIXES = re.compile(
+    "|".join(
+        re.escape(p)
+        for p in sorted({p for _, pre, _ in _TOKEN_SPECS for p in pre}, key=len, reverse=True)
+    )
+)
 
 # scheme://user:password@host -> only the password goes; a password may hold `@`, the host
 # starts after the last one
@@ -126,7 +164,7 @@ _QUOTED_ASSIGN = re.compile(
     re.IGNORECASE,
 )
 _BARE_ASSIGN = re.compile(
-    rf"(?P<head>(?<![\w.\-])(?P<name>{_NAME})[\"']?[^\S\n]*(?P<sep>[:=])[^\S\n]*)"
+    rf"(?P<head>(?<![\w.\-:])(?P<name>{_NAME})[\"']?[^\S\n]*(?P<sep>[:=])(?![:=])[^\S\n]*)"
     r"(?P<secret>(?!\[REDACTED)[^\s\"'`,;()\[\]{}<>$]{4,})(?![\w(\[.])(?P<rest>[^\S\n]*(?:\n|\Z))?",
     re.IGNORECASE,
 )
@@ -162,9 +200,9 @@ _KEYWORD_INSIDE = re.compile(r"pass|pwd|secret|token|key|cred|auth", re.IGNORECA
 
 # `.env` / shell style: an upper-case key-ish name at the start of a line takes any value
 _ENV_ASSIGN = re.compile(
-    r"(?m)^(?P<head>[ \t+\-]*(?:export[ \t]+)?[A-Z][A-Z0-9_]*?"
+    r"(?m)^(?P<head>[ \t+\-]*(?:export[ \t]+)?(?P<name>[A-Z][A-Z0-9_]*?"
     r"(?:PASSWORD|PASSWD|PWD|PASSPHRASE|SECRET|TOKEN|API_KEY|APIKEY|ACCESS_KEY|PRIVATE_KEY|"
-    r"SECRET_KEY|CREDENTIALS?)[ \t]*=[ \t]*)(?P<secret>(?!\[REDACTED)[^\s\"'`$#][^\s\"'`]*)"
+    r"SECRET_KEY|CREDENTIALS?))[ \t]*=[ \t]*)(?P<secret>(?!\[REDACTED)[^\s\"'`$#][^\s\"'`]*)"
 )
 
 # command-line flags: `--password=...`, `--db-password '...'`, `--token ...`
@@ -181,7 +219,7 @@ _FLAG = re.compile(
 # `key=value` pairs of URL queries and connection strings: `?token=...&`, `;Password=...;`,
 # `host=db user=app password=...`
 _PAIR = re.compile(
-    r"(?P<head>(?P<lead>[?&;]|(?<=[ \t])|^)[ \t]*(?:[\w.\-]*?[_\-.])?"
+    r"(?P<head>(?P<lead>[?&;]|(?<=[ \t])|^)(?:[\w.\-]*?[_\-.])?"
     r"(?:password|passwd|pwd|pass|token|secret|api_?key|access_?token|client_secret)=)"
     r"(?P<secret>(?!\[REDACTED)(?![$<{%])[^\s&;'\"#`]{3,})",
     re.IGNORECASE | re.MULTILINE,
@@ -196,14 +234,18 @@ _GENERIC = re.compile(
 )
 
 # a token that is random by its letters, with no key name beside it
-_RANDOM = re.compile(r"(?<![A-Za-z0-9+/_\-.=])[A-Za-z0-9+/]{32,100}={0,2}(?![A-Za-z0-9+/_\-=])")
+_RANDOM = re.compile(
+    r"(?:(?<=^[+\-])|(?<![A-Za-z0-9+/_\-.=]))"  # a diff line's own `+` / `-` is no neighbour
+    r"[A-Za-z0-9][A-Za-z0-9+/]{31,99}={0,2}(?![A-Za-z0-9+/_\-=])",
+    re.MULTILINE,
+)
 _DATA_PREFIX = re.compile(r"(?:base64,|sha(?:1|256|384|512)-|h1:|sha256:|integrity=\"?)\Z", re.I)
-_BASE64_LINE = re.compile(r"[ \t+\-\"']*[A-Za-z0-9+/]{60,}={0,2}[\"',]*[ \t]*\Z")
 
 # a line with one of these may hold a key-ish assignment, flag or bearer header
-_HINT = re.compile(
-    r"pass|pwd|secret|token|key|credential|auth|sig|salt|hmac|bearer|basic", re.IGNORECASE
-)
+_HINT = re.compile(r"pass|pwd|secret|token|key|credential|auth|sig|salt|hmac|bearer|basic")
+_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+# a run long enough to hold a random token: the token rule runs only where there is one
+_LONG_RUN = re.compile(r"[A-Za-z0-9+/=_\-.]{32,}")
 
 
 def _entropy(s: str) -> float:
@@ -243,7 +285,10 @@ def _random_token(s: str) -> bool:
 
 
 def _name_ok(name: str) -> bool:
-    """The key word a name ends with starts a word of it (`db_pass`, `dbPass`; not `compass`)."""
+    """The key word a name ends with starts a word of it (`db_pass`, `dbPass`; not `compass`,
+    `OLDPWD`), and a name of `pass` or `pwd` alone is a test result or the working folder."""
+    if name.lower() in _NOT_KEYS:
+        return False
     m = _KEY_WORD_RE.search(name)
     if m is None:
         return True
@@ -254,13 +299,38 @@ def _name_ok(name: str) -> bool:
     return not before.isalpha() or (before.islower() and first.isupper())
 
 
+_NOT_KEYS = frozenset({"pass", "pwd"})
+# what documentation writes where a password goes
+_PLACEHOLDER_WORDS = frozenset(
+    {"password", "passwd", "pass", "pwd", "pw", "secret", "token", "user", "username", "changeit"}
+)
+
+
 def _not_placeholder_value(value: str) -> bool:
-    stripped = value.strip()
-    return bool(stripped) and set(stripped) - set("*xX.•-_ ") != set()
+    """Some letter or digit other than `x` (`****`, `xxxx`, `...` are placeholders)."""
+    return any(c.isalnum() and c not in "xX" for c in value)
+
+
+def _url_value(m: re.Match[str]) -> bool:
+    value = m.group("secret")
+    if value[:1] in "$<{%[" or value.lower() in _PLACEHOLDER_WORDS:
+        return False  # a template or the word itself: `postgres://user:password@host`
+    return _not_placeholder_value(value)
+
+
+# a version, not a secret: `"pbkdf2-password": "1.2.1"`, `token = ^2.0.0`
+_VERSION = re.compile(r"[\^~>=<v]*\d+(?:\.\d+)+[\w.\-+]*")
+
+
+def _quoted_value(m: re.Match[str]) -> bool:
+    value = m.group("secret")
+    return _not_placeholder_value(value) and not _VERSION.fullmatch(value)
 
 
 def _data_not_code(m: re.Match[str]) -> bool:
     value = m.group("secret")
+    if _VERSION.fullmatch(value):
+        return False
     if _CODE_VALUE.fullmatch(value):
         return _letters_are_secret(m, value)
     if value.lower() in _TYPE_NAMES:
@@ -314,8 +384,15 @@ class Redactor:
         kinds: list[str] = []
         allowed = self._allowed
 
-        def whole(kind: str) -> Callable[[re.Match[str]], str]:
+        def whole(kind: str, boundary: bool = False) -> Callable[[re.Match[str]], str]:
             def sub(m: re.Match[str]) -> str:
+                start = m.start()
+                if (
+                    boundary
+                    and start
+                    and (m.string[start - 1].isalnum() or m.string[start - 1] == "_")
+                ):
+                    return m.group(0)  # inside a longer word
                 if allowed(m.group(0)):
                     return m.group(0)
                 kinds.append(kind)
@@ -346,11 +423,13 @@ class Redactor:
             text = _outside_placeholders(text, functools.partial(pattern.sub, custom))
         if "PRIVATE KEY" in text:
             text = _redact_pem(text, kinds, allowed, keep_lines)
-        for kind, prefixes, pattern in _TOKENS:
-            if any(p in text for p in prefixes):
-                text = pattern.sub(whole(kind), text)
+        found = set(_PREFIXES.findall(text))
+        if found:
+            for kind, prefixes, pattern, boundary in _TOKENS:
+                if any(p in f for p in prefixes for f in found):
+                    text = pattern.sub(whole(kind, boundary), text)
         if "://" in text:
-            text = _URL_PASSWORD.sub(tail("url_password"), text)
+            text = _URL_PASSWORD.sub(tail("url_password", _url_value), text)
 
         def keyed(line: str) -> str:
             line = _BEARER.sub(
@@ -361,17 +440,14 @@ class Redactor:
                 line = _FLAG.sub(tail("password_assignment", _flag_value), line)
             if "=" in line:
                 line = _PAIR.sub(tail("password_assignment", _pair_value), line)
-            line = _QUOTED_ASSIGN.sub(
-                tail("password_assignment", lambda m: _not_placeholder_value(m.group("secret"))),
-                line,
-            )
+            line = _QUOTED_ASSIGN.sub(tail("password_assignment", _quoted_value), line)
             line = _BARE_ASSIGN.sub(tail("password_assignment", _data_not_code), line)
             return _GENERIC.sub(
                 tail("high_entropy_secret", lambda m: _looks_random(m.group("secret"))), line
             )
 
         text = _on_hinted_lines(text, keyed)
-        text = _RANDOM.sub(_random_sub(text, kinds, allowed), text)
+        text = _random_tokens(text, kinds, allowed)
         return text, kinds
 
 
@@ -404,7 +480,9 @@ def _outside_placeholders(text: str, fn: Callable[[str], str]) -> str:
 
 def _on_hinted_lines(text: str, fn: Callable[[str], str]) -> str:
     """`fn` applied to each line holding a key word (its own line ending kept apart)."""
-    hits = list(_HINT.finditer(text))
+    # searched in an ASCII-lowered copy: the same length, so the same positions, and a
+    # case-sensitive search is several times faster than an IGNORECASE one
+    hits = list(_HINT.finditer(text.translate(_ASCII_LOWER)))
     if not hits:
         return text
     out: list[str] = []
@@ -433,6 +511,23 @@ def _pair_value(m: re.Match[str]) -> bool:
     return _CONN_CONTEXT.search(m.string, line_start, m.start() + 1) is not None
 
 
+def _random_tokens(text: str, kinds: list[str], allowed: Callable[[str], bool]) -> str:
+    """High-entropy tokens replaced, looked for only inside runs long enough to hold one."""
+    sub = _random_sub(text, kinds, allowed)
+    out: list[str] = []
+    pos = 0
+    for run in _LONG_RUN.finditer(text):
+        for m in _RANDOM.finditer(text, run.start(), run.end()):
+            new = sub(m)
+            if new != m.group(0):
+                out += (text[pos : m.start()], new)
+                pos = m.end()
+    if not out:
+        return text
+    out.append(text[pos:])
+    return "".join(out)
+
+
 def _random_sub(
     text: str, kinds: list[str], allowed: Callable[[str], bool]
 ) -> Callable[[re.Match[str]], str]:
@@ -442,28 +537,12 @@ def _random_sub(
             return token
         if _DATA_PREFIX.search(text, max(0, m.start() - 20), m.start()):
             return token  # an integrity hash or inline data, not a credential
-        if _in_base64_block(text, m.start(), m.end()):
-            return token  # a line of a certificate or an embedded file
+        # a line of base64 among others is redacted too: a rotated key's diff shows its body
+        # lines without the BEGIN / END lines (a certificate's lines go as well, harmlessly)
         kinds.append("high_entropy_token")
         return PLACEHOLDER.format("high_entropy_token")
 
     return sub
-
-
-def _in_base64_block(text: str, start: int, end: int) -> bool:
-    line_start = text.rfind("\n", 0, start) + 1
-    line_end = text.find("\n", end)
-    line_end = len(text) if line_end == -1 else line_end
-    if not _BASE64_LINE.match(text[line_start:line_end]):
-        return False
-    prev_start = text.rfind("\n", 0, max(0, line_start - 1)) + 1
-    if line_start > 0 and _BASE64_LINE.match(text[prev_start : line_start - 1]):
-        return True
-    if line_end < len(text):
-        nxt = text.find("\n", line_end + 1)
-        nxt = len(text) if nxt == -1 else nxt
-        return _BASE64_LINE.match(text[line_end + 1 : nxt]) is not None
-    return False
 
 
 def _redact_pem(

@@ -141,6 +141,14 @@ def test_new_detectors_find_the_secret_and_only_it(text, expected, kinds) -> Non
         "Reverts 4b825dc642cb6eb9a060e54bf8d69288fbee4904 and 123e4567-e89b-12d3-a456-426614174000",
         "https://user@example.com/path?page=2&sort=desc",
         "session_key_ttl = 3600",
+        "Token::RecursivePrefix => 1,",
+        '"pbkdf2-password": "1.2.1",',
+        "--- PASS: TestParseOrder/valid (0.00s)",
+        "PWD=/home/dev/src",
+        "postgres://user:password@localhost/db",
+        "postgres://app:${DB_PASSWORD}@db/shop",
+        "if password == secret_value:",
+        "https://example.com/login?next=/home&token=",
     ],
 )
 def test_honest_code_is_left_alone(code) -> None:
