@@ -248,6 +248,11 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="also run benchmarks/memory_recall.py (memory recall and staleness)",
     )
+    ap.add_argument(
+        "--redaction",
+        action="store_true",
+        help="also run benchmarks/redaction.py (planted secrets)",
+    )
     args = ap.parse_args(argv)
     splits = tuple(s for s in args.splits.split(",") if s)
     sizes = tuple(int(x) for x in args.sizes.split(",") if x)
@@ -264,6 +269,10 @@ def main(argv: list[str] | None = None) -> int:
         from . import memory_recall
 
         result["memory"] = memory_recall.run()
+    if args.redaction:
+        from . import redaction
+
+        result["redaction"] = redaction.measure()
     if args.json_out:
         args.json_out.write_text(json.dumps(result, indent=2) + "\n")
     if args.out:
@@ -286,6 +295,10 @@ def main(argv: list[str] | None = None) -> int:
             from .memory_recall import markdown as memory_markdown
 
             extra.append(memory_markdown(result["memory"]))
+        if "redaction" in result:
+            from .redaction import markdown as redaction_markdown
+
+            extra.append(redaction_markdown(result["redaction"]))
         write_results(result, args.out, extra or None)
     if not args.json_out and not args.out:
         json.dump(result, sys.stdout, indent=2)

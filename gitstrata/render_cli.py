@@ -122,6 +122,11 @@ def print_status(info: dict[str, Any]) -> None:
         )
     console.print(table)
     console.print(f"  {_size(info['bytes_on_disk'])} on disk")
+    red = info.get("redactions") or {}
+    kinds = ", ".join(f"{k} {n}" for k, n in (red.get("by_kind") or {}).items())
+    console.print(
+        Text(f"  secrets redacted: {red.get('total', 0)}" + (f" ({kinds})" if kinds else ""))
+    )
 
 
 def print_frame(frame: pl.DataFrame, *, limit: int = 50) -> None:

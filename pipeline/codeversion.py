@@ -21,6 +21,8 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ..store.private import write_private
+
 if TYPE_CHECKING:
     from .stage import Stage
 
@@ -138,7 +140,7 @@ def save_import_cache(path: Path) -> None:
     data = {k: _import_cache.known[k] for k in sorted(_import_cache.used)}
     tmp = path.with_name(f"{path.name}.{os.getpid()}")
     try:
-        tmp.write_text(json.dumps(data), encoding="utf-8")
+        write_private(tmp, json.dumps(data).encode("utf-8"))
         os.replace(tmp, path)
     except OSError:
         tmp.unlink(missing_ok=True)

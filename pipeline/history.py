@@ -37,8 +37,9 @@ from ..stages import capsule as capsule_stage
 from ..stages import cochange as cochange_stage
 from ..stages.patch import LOG_ARGS, iter_commits
 from ..store import schemas
-from ..store.config import HistoryConfig
+from ..store.config import HistoryConfig, RedactionConfig
 from ..store.errors import GitError
+from ..store.redact import placeholder_counts, redactor_for
 from .gitio import BlobReader, Git, git_env
 from .stage import Stage, StageContext, StageResult
 
@@ -103,15 +104,18 @@ def stream_log(git: Git, shas: Sequence[str]) -> Iterator[bytes]:
 
 def extract(item: tuple) -> tuple[pa.Table, pa.Table, dict]:
     """One worker's share: commits and raw touches of `shas` (module-level: picklable). `item`
-    is (root, shas, config) or (root, shas, config, full_parse)."""
+    is (root, shas, config), optionally followed by full_parse and the redaction config."""
     root, shas, cfg, *rest = item
     full_parse = bool(rest and rest[0])
+    redactor = redactor_for(rest[1] if len(rest) > 1 else None)
     cpu = _cpu()
     git = Git(root)
     stats: dict = {}
     with BlobReader(git) as reader:
         commits = iter_commits(stream_log(git, shas), text_cap=cfg.patch_text_bytes)
-        c, t = capsule_stage.build(commits, reader.read, cfg, stats=stats, full_parse=full_parse)
+        c, t = capsule_stage.build(
+            commits, reader.read, cfg, stats=stats, full_parse=full_parse, redactor=redactor
+        )
     stats["cpu_seconds"] = _cpu() - cpu  # a pool worker's CPU is not its parent's to measure
     return c, t, stats
 
@@ -142,12 +146,15 @@ def extract_all(
     workers: int,
     progress=None,
     full_parse: bool = False,
+    redaction: RedactionConfig | None = None,
 ) -> tuple[list[pa.Table], list[pa.Table], dict]:
     """Extract `shas`, split into contiguous ranges over a local process pool when large
     (`full_parse`: the reference attribution, every file version parsed)."""
     parts = max(1, min(workers, len(shas) // cfg.commits_per_worker))
     items = (
-        [(str(git.root), chunk, cfg, full_parse) for chunk in split(shas, parts)] if shas else []
+        [(str(git.root), chunk, cfg, full_parse, redaction) for chunk in split(shas, parts)]
+        if shas
+        else []
     )
     cs, ts, stats = [], [], {"workers": parts}
     results: Iterable[tuple[pa.Table, pa.Table, dict]]
@@ -174,6 +181,7 @@ def _config_key(ctx: StageContext) -> str:
     payload = {
         "history": ctx.config.history.fingerprint_payload(),
         "max": ctx.config.index.max_commits,
+        "redaction": ctx.config.redaction.fingerprint_payload(),
     }
     return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()[:16]
 
@@ -202,7 +210,14 @@ def run_capsule(ctx: StageContext) -> StageResult:
         exclude = old_head if mode == "incremental" else None
         shas = rev_list(ctx.git, ctx.head, exclude=exclude, max_count=max_commits)
         with ctx.progress.task("capsule: commits", total=len(shas)) as task:
-            cs, ts, xstats = extract_all(ctx.git, shas, cfg, workers=ctx.jobs, progress=task)
+            cs, ts, xstats = extract_all(
+                ctx.git,
+                shas,
+                cfg,
+                workers=ctx.jobs,
+                progress=task,
+                redaction=ctx.config.redaction,
+            )
         if mode == "incremental":
             assert prev_c is not None and prev_t is not None
             cs.insert(0, prev_c)
@@ -221,6 +236,10 @@ def run_capsule(ctx: StageContext) -> StageResult:
         "bulk_commits": int(pc.sum(commits["bulk"]).as_py() or 0),
         "shallow": ctx.git.is_shallow(),
         **{k: v for k, v in xstats.items() if k != "commits"},
+        "redactions": {
+            "commits": placeholder_counts(commits, ("message", "excerpt")),
+            "touches": placeholder_counts(touches, ("excerpt",)),
+        },
     }
     state_out = {
         "head": ctx.head,
@@ -468,7 +487,7 @@ CAPSULE = Stage(
     name="capsule",
     run=run_capsule,
     outputs=("commits", "touches"),
-    config=("index", "history"),
+    config=("index", "history", "redaction"),
     source="head",
     description="one capsule per commit (intent, tickets, diff excerpt) and per-symbol touches",
 )

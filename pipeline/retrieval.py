@@ -31,6 +31,7 @@ from ..store.attempts import changed_lines, load_failures, target_label
 from ..store.embedder import Embedder
 from ..store.errors import IndexCorrupt
 from ..store.journal import Journal
+from ..store.redact import Redactor, count_placeholders, redact_text, redactor_for
 from .stage import Stage, StageContext, StageResult
 
 
@@ -38,9 +39,10 @@ def _journal(ctx: StageContext) -> Journal:
     return Journal(ctx.store_root / "journal")
 
 
-def journal_records(journal: Journal) -> list[dict[str, Any]]:
+def journal_records(journal: Journal, redactor: Redactor | None = None) -> list[dict[str, Any]]:
     """Failed attempts of the journal as document records (forgotten ones left out, repeats
-    folded into their first record), so every configuration can retrieve them as text."""
+    folded into their first record), so every configuration can retrieve them as text. They
+    were redacted when recorded; `redactor` applies the team's patterns of today too."""
     docs = []
     for f in load_failures(journal):
         first = f.targets[0] if f.targets else (None, None)
@@ -65,8 +67,8 @@ def journal_records(journal: Journal) -> list[dict[str, Any]]:
                 "key": str(f.id),
                 "path": first[0],
                 "symbol": first[1],
-                "title": title[:300],
-                "body": body,
+                "title": (redact_text(title, redactor) or "")[:300],
+                "body": redact_text(body, redactor) or "",
                 "time": int(when),
             }
         )
@@ -103,7 +105,8 @@ def run_documents(ctx: StageContext) -> StageResult:
     symbols = ctx.input("symbols")
     commits = ctx.input("commits")
     touches = ctx.input("touches")
-    docs = build_documents(symbols, commits, touches, records=journal_records(_journal(ctx)))
+    records = journal_records(_journal(ctx), redactor_for(ctx.config.redaction))
+    docs = build_documents(symbols, commits, touches, records=records)
     cols = docs.select(["doc_idx", "kind", "title", "symbols", "paths", "body"]).to_pydict()
     hashes = docs.column("content_hash").to_pylist()
     known = _previous_terms(ctx.previous_path("fulltext"))
@@ -131,6 +134,11 @@ def run_documents(ctx: StageContext) -> StageResult:
         "tokenized": len(todo),
         "by_kind": {k["values"]: k["counts"] for k in sorted(kinds, key=lambda k: k["values"])},
         "with_history": commits is not None,
+        "redactions": {
+            "journal": dict(
+                sorted(count_placeholders(r[k] for r in records for k in ("title", "body")).items())
+            )
+        },
     }
     return StageResult(tables={"documents": docs, "docmeta": docmeta(docs)}, stats=stats)
 
@@ -205,6 +213,7 @@ DOCUMENTS = Stage(
     run=run_documents,
     inputs=("symbols", "commits", "touches"),
     outputs=("documents", "docmeta", "fulltext"),
+    config=("redaction",),
     extra=lambda ctx: _journal(ctx).signature(),  # a new journal record re-runs the stage
     description="symbols, commit capsules and journal records as documents + Tantivy index",
 )

@@ -6,6 +6,7 @@ rows are carried over from the previous `files` / `symbols` tables.
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 
 import pyarrow as pa
@@ -23,8 +24,9 @@ from ..stages.chunk import (
     resolve_file_imports,
     skip_reason,
 )
-from ..store.config import ChunkConfig
+from ..store.config import ChunkConfig, RedactionConfig
 from ..store.globs import PathMatcher
+from ..store.redact import placeholder_counts, redactor_for
 from .gitio import BlobReader
 from .stage import Stage, StageContext, StageResult
 
@@ -32,9 +34,11 @@ REUSABLE = {"indexed", "binary"}
 OTHER_LANGUAGE = "other"  # the summary's name for files of no detected language
 
 
-def _chunk_task(item: tuple[FileEntry, bytes | None, ChunkConfig]) -> tuple[dict, list[dict]]:
-    entry, data, cfg = item
-    return chunk_file(entry, data, cfg)
+def _chunk_task(
+    item: tuple[FileEntry, bytes | None, ChunkConfig, RedactionConfig],
+) -> tuple[dict, list[dict]]:
+    entry, data, cfg, redaction = item
+    return chunk_file(entry, data, cfg, redactor_for(redaction))
 
 
 def run_chunk(ctx: StageContext) -> StageResult:
@@ -43,7 +47,11 @@ def run_chunk(ctx: StageContext) -> StageResult:
     entries = [FileEntry(e.path, e.blob, e.mode, e.size) for e in ctx.git.ls_tree(ctx.head)]
 
     previous_blobs: dict[str, tuple[str, dict]] = {}
-    prev_files = ctx.previous("files")
+    redaction = ctx.config.redaction
+    redaction_key = json.dumps(redaction.fingerprint_payload(), sort_keys=True)
+    # rows redacted under other patterns are not this run's rows, whatever their blob
+    same_redaction = ctx.previous_state.get("redaction") == redaction_key
+    prev_files = ctx.previous("files") if same_redaction else None
     if prev_files is not None:
         for row in prev_files.to_pylist():
             if row["status"] in REUSABLE:
@@ -67,7 +75,7 @@ def run_chunk(ctx: StageContext) -> StageResult:
     def items():
         with BlobReader(ctx.git) as reader:
             for entry in todo:
-                yield entry, reader.read(entry.blob), cfg
+                yield entry, reader.read(entry.blob), cfg, redaction
 
     new_symbols: list[dict] = []
     for frow, srows in ctx.map(_chunk_task, items(), label="files", total=len(todo)):
@@ -102,8 +110,16 @@ def run_chunk(ctx: StageContext) -> StageResult:
         "reused": len(reused_paths),
         "symbols": tables["symbols"].num_rows,
         "symbols_by_language": _by_language(languages),
+        "redactions": {"symbols": _source_redactions(tables["symbols"])},
     }
-    return StageResult(tables=tables, stats=stats)
+    return StageResult(tables=tables, stats=stats, state={"redaction": redaction_key})
+
+
+def _source_redactions(symbols: pa.Table) -> dict[str, int]:
+    """Secrets redacted in HEAD's source, each counted once: in the outermost symbols and the
+    module remainders, which together cover every line of a file once."""
+    outer = symbols.filter(pc.is_null(symbols["parent"]))
+    return placeholder_counts(outer, ("code",))
 
 
 def _by_language(counts: Counter[str | None]) -> dict[str, int]:
@@ -119,7 +135,7 @@ CHUNK = Stage(
     name="chunk",
     run=run_chunk,
     outputs=("files", "symbols"),
-    config=("chunk",),
+    config=("chunk", "redaction"),
     source="tree",
     description="files of HEAD cut into symbols (functions, classes, methods, types, <module>)",
 )

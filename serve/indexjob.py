@@ -19,6 +19,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from ..store.private import open_private
 from ..store.progress import ProgressEvent, ProgressMessage, decode
 
 LOG_NAME = "mcp-index.log"
@@ -63,7 +64,7 @@ class Build:
             "jsonl",
         ]
         env = {**os.environ, "NO_COLOR": "1"}
-        with open(log_path, "wb") as fh:
+        with os.fdopen(open_private(log_path, os.O_WRONLY | os.O_TRUNC), "wb") as fh:
             process = subprocess.Popen(
                 cmd,
                 stdin=subprocess.DEVNULL,

@@ -9,6 +9,8 @@ returns Arrow tables. Invariants:
 - File versions come from `spancache.SpanCache`: cached by blob id (a file's parent version is
   usually another commit's child version), and mostly derived across the diff rather than
   parsed; derived spans equal parsed ones (`spans` states when).
+- Every text stored (message, subject, the commit's and each touch's diff excerpt) passed the
+  redactor whole before it was cut to its bound, so a cut never leaves half a secret behind.
 - Output depends only on the set of commits given, never on their order or on how a range was
   split across workers: `finalize` sorts by (commit_time, sha, path, qualname) and derives
   `head_path` / `symbol_id` from the whole history's renames.
@@ -25,6 +27,7 @@ import pyarrow as pa
 from ..store import schemas
 from ..store.config import HistoryConfig
 from ..store.ids import symbol_id
+from ..store.redact import Redactor, redact_text
 from .frames import frame
 from .intent import classify, compile_rules, facts_of, subject_of
 from .patch import CommitPatch, FileChange, hunk_lines
@@ -117,8 +120,15 @@ class _Excerpt:
             self.parts.append(line)
             self.chars += len(line) + 1
 
-    def text(self) -> str | None:
-        return "\n".join(self.parts)[: self.cap] if self.parts else None
+    def text(self, redactor: Redactor | None) -> str | None:
+        return _bounded(self.parts, self.cap, redactor)
+
+
+def _bounded(lines: list[str], cap: int, redactor: Redactor | None) -> str | None:
+    """Whole lines joined, redacted, then cut to `cap` characters (None when there are none)."""
+    if not lines:
+        return None
+    return (redact_text("\n".join(lines), redactor) or "")[:cap]
 
 
 def attribute(
@@ -179,7 +189,7 @@ def _excerpts(fc: FileChange, touches, old_spans, new_spans, cap: int, commit: _
             commit.add(line)
             if room:
                 assert t is not None
-                t.excerpt.append(line[: cap - t.chars])
+                t.excerpt.append(line)  # whole: cut after redaction, in `_bounded`
                 t.chars += len(line) + 1
 
 
@@ -192,8 +202,10 @@ def build(
     language_of=None,
     stats: dict | None = None,
     full_parse: bool = False,
+    redactor: Redactor | None = None,
 ) -> tuple[pa.Table, pa.Table]:
-    """`commits` and raw touches (without head_path / symbol_id) for the given commits.
+    """`commits` and raw touches (without head_path / symbol_id) for the given commits, their
+    texts passed through `redactor` (the built-in rules by default).
 
     `full_parse` parses every file version whole instead of deriving most of them: the
     reference the derived attribution must equal (tests and benchmarks compare the two)."""
@@ -204,7 +216,8 @@ def build(
     n = 0
     for c in commits:
         n += 1
-        intent = classify(c.message, [facts_of(f) for f in c.files], rules)
+        message = redact_text(c.message, redactor) or ""
+        intent = classify(message, [facts_of(f) for f in c.files], rules)
         use_cache = cache if len(c.files) <= config.symbol_max_files else None
         commit = _Excerpt(config.excerpt_chars)
         symbols = 0
@@ -224,7 +237,7 @@ def build(
                     added=t.added,
                     removed=t.removed,
                     binary=fc.binary,
-                    excerpt="\n".join(t.excerpt) if t.excerpt else None,
+                    excerpt=_bounded(t.excerpt, config.symbol_excerpt_chars, redactor),
                 )
         out_c.add(
             sha=c.sha,
@@ -233,8 +246,8 @@ def build(
             author_email=c.author_email,
             author_time=c.author_time,
             commit_time=c.commit_time,
-            subject=subject_of(c.message),
-            message=c.message.strip(),
+            subject=subject_of(message),
+            message=message.strip(),
             intent=intent.intent,
             reverted_sha=intent.reverted_sha,
             tickets=list(intent.tickets),
@@ -243,7 +256,7 @@ def build(
             added=sum(f.added for f in c.files),
             removed=sum(f.removed for f in c.files),
             bulk=len(c.files) > config.bulk_files,
-            excerpt=commit.text(),
+            excerpt=commit.text(redactor),
         )
     if stats is not None:
         stats["commits"] = stats.get("commits", 0) + n

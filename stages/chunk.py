@@ -1,7 +1,8 @@
 """The `chunk` stage: the files of one commit's tree, cut into symbols.
 
 Pure: it receives each file's path, blob id and bytes, and returns rows. The same blob always
-gives the same rows, which is what makes the stage incremental by blob id. Files that cannot be
+gives the same rows (under one redaction config), which is what makes the stage incremental by
+blob id. Files that cannot be
 indexed (binary, too large, vendored, submodules, symlinks) are kept in `files` with the reason
 in `status`, so skips are counted, never silent.
 """
@@ -18,6 +19,7 @@ from ..store import schemas
 from ..store.config import ChunkConfig
 from ..store.globs import PathMatcher
 from ..store.ids import MODULE_SYMBOL, symbol_id
+from ..store.redact import Redactor, redact_text
 from .chunking import (
     FACT_FILES,
     GoNames,
@@ -79,15 +81,19 @@ def file_row(entry: FileEntry, status: str, **extra: object) -> dict:
     return row
 
 
-def chunk_file(entry: FileEntry, data: bytes | None, cfg: ChunkConfig) -> tuple[dict, list[dict]]:
-    """One file's `files` row and `symbols` rows."""
+def chunk_file(
+    entry: FileEntry, data: bytes | None, cfg: ChunkConfig, redactor: Redactor | None = None
+) -> tuple[dict, list[dict]]:
+    """One file's `files` row and `symbols` rows; the text stored (code, signature, docstring)
+    passed `redactor` (the built-in rules by default). The file is redacted whole, keeping its
+    line count, so symbols' line ranges still cut it where the parser found them."""
     if data is None:
         return file_row(entry, "unreadable"), []
     if b"\0" in data[:BINARY_SNIFF]:
         return file_row(entry, "binary"), []
     path = _clean(entry.path)
     parsed = parse_source(path, data)
-    text = _text(data)
+    text = redact_text(_text(data), redactor, keep_lines=True) or ""
     lines = text.split("\n")
     if lines and lines[-1] == "":
         lines.pop()
@@ -113,8 +119,8 @@ def chunk_file(entry: FileEntry, data: bytes | None, cfg: ChunkConfig) -> tuple[
                 "parent": sym.parent,
                 "start_line": sym.start_line,
                 "end_line": sym.end_line,
-                "signature": sym.signature,
-                "docstring": sym.docstring,
+                "signature": redact_text(sym.signature, redactor),
+                "docstring": redact_text(sym.docstring, redactor),
                 "language": parsed.language,
                 "blob": entry.blob,
                 "code": code[: cfg.max_code_chars],

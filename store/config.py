@@ -183,6 +183,36 @@ class FirewallConfig(Section):
     max_corpus_chars: int = Field(default=8_000_000, ge=1_000)  # training text kept
 
 
+class RedactionConfig(Section):
+    """Secret redaction at index time (`store/redact.py`): a team's own patterns on top of the
+    built-in detectors. `allow`: a detected secret in which one of these regexes is found is
+    kept (documentation examples, test fixtures); `deny`: text these regexes match is always
+    redacted (kind `custom`; a group named `secret` limits the replacement to that group)."""
+
+    allow: tuple[str, ...] = ()
+    deny: tuple[str, ...] = ()
+
+    @field_validator("allow", "deny")
+    @classmethod
+    def _regexes(cls, v: tuple[str, ...]) -> tuple[str, ...]:
+        if len(v) > MAX_REDACTION_PATTERNS:
+            raise ValueError(f"at most {MAX_REDACTION_PATTERNS} patterns")
+        for pattern in v:
+            if len(pattern) > MAX_REDACTION_PATTERN_CHARS:
+                raise ValueError(f"a pattern of over {MAX_REDACTION_PATTERN_CHARS} characters")
+            try:
+                compiled = re.compile(pattern)
+            except re.error as exc:
+                raise ValueError(f"{pattern!r} is not a valid regular expression: {exc}") from None
+            if compiled.fullmatch(""):
+                raise ValueError(f"{pattern!r} matches the empty text")
+        return v
+
+
+MAX_REDACTION_PATTERNS = 200
+MAX_REDACTION_PATTERN_CHARS = 1_000
+
+
 # commit capsules allowed in the first results, per query class (the router's classes)
 COMMIT_SLOTS = {
     "causal": 3,
@@ -248,6 +278,7 @@ class Config(Section):
     firewall: FirewallConfig = Field(default_factory=FirewallConfig.defaults)
     history: HistoryConfig = Field(default_factory=HistoryConfig.defaults)
     graph: GraphConfig = Field(default_factory=GraphConfig.defaults)
+    redaction: RedactionConfig = Field(default_factory=RedactionConfig.defaults)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any], *, source: str = "config") -> Config:

@@ -30,6 +30,7 @@ import pyarrow.parquet as pq
 from .errors import IndexCorrupt, IndexMissing
 from .lock import FileLock
 from .manifest import Manifest, OutputInfo
+from .private import private_dir, tighten_tree, write_private
 from .schemas import FORMAT_VERSION, artifact
 
 GEN_RE = re.compile(r"^gen-(\d{6,})$")
@@ -202,7 +203,7 @@ class GenerationWriter:
         self.tmp = store.root / f".tmp-{name}-{os.getpid()}"
         if self.tmp.exists():
             shutil.rmtree(self.tmp)
-        self.tmp.mkdir(parents=True)
+        private_dir(self.tmp)
         # hard links to a published generation's files: their data is already on disk
         self._linked: set[Path] = set()
 
@@ -258,6 +259,8 @@ class GenerationWriter:
     def publish(self, manifest: Manifest) -> Generation:
         mpath = self.tmp / "manifest.json"
         mpath.write_text(manifest.model_dump_json(indent=2) + "\n", encoding="utf-8")
+        # whatever wrote them (Arrow, Tantivy, numpy) and whatever the umask: owner only
+        tighten_tree(self.tmp)
         # a carried-over hard link needs no data sync, only the directory entry naming it
         folders = [self.tmp]
         for f in self.tmp.rglob("*"):
@@ -307,7 +310,10 @@ class Store:
         self.root = Path(root)
 
     def ensure(self) -> None:
-        self.root.mkdir(parents=True, exist_ok=True)
+        # a folder named with --out is tightened once it holds an index (not before: it may be
+        # a folder of the user's that gitstrata is refused in)
+        ours = self.root.name == ".strata" or (self.root / "CURRENT").exists()
+        private_dir(self.root, existing=ours)
         ignore = self.root / ".gitignore"
         try:
             current: str | None = ignore.read_text(encoding="utf-8")
@@ -316,7 +322,7 @@ class Store:
         except (OSError, UnicodeDecodeError):
             return  # not ours to fix
         if current is None or current in _OLD_GITIGNORES:
-            ignore.write_text(GITIGNORE, encoding="utf-8")
+            write_private(ignore, GITIGNORE.encode("utf-8"))
 
     def lock(self, *, timeout: float | None = None, on_wait=None) -> FileLock:
         self.ensure()
@@ -364,10 +370,7 @@ class Store:
 
     def _set_current(self, name: str) -> None:
         tmp = self.root / f".CURRENT.{os.getpid()}"
-        with open(tmp, "w", encoding="utf-8") as fh:
-            fh.write(name + "\n")
-            fh.flush()
-            os.fsync(fh.fileno())
+        write_private(tmp, f"{name}\n".encode(), sync=True)
         os.replace(tmp, self.root / "CURRENT")
         _fsync_dir(self.root)
 

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import JournalError
+from .private import open_private, private_dir
 
 STREAM_RE = re.compile(r"^[a-z][a-z0-9_]{0,31}$")
 MAX_RECORD_BYTES = 4 << 20
@@ -46,9 +47,9 @@ class Journal:
     def append(self, stream: str, record: dict[str, Any]) -> dict[str, Any]:
         """Append `record` (a JSON object) with a new `id` and `ts`; returns what was written."""
         path = self.path(stream)
-        self.root.mkdir(parents=True, exist_ok=True)
+        private_dir(self.root)
         try:
-            fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o644)
+            fd = open_private(path, os.O_RDWR | os.O_APPEND)
         except OSError as exc:
             raise JournalError(f"{path}: cannot open the journal ({exc.strerror})") from None
         try:

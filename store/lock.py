@@ -13,6 +13,7 @@ from pathlib import Path
 from types import TracebackType
 
 from .errors import IndexLocked
+from .private import open_private
 
 
 class FileLock:
@@ -29,7 +30,7 @@ class FileLock:
         self._fd: int | None = None
 
     def acquire(self) -> None:
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        fd = open_private(self.path, os.O_RDWR)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:

@@ -1,57 +1,75 @@
-"""Secret redaction, applied by every writer before text reaches the journal or an artifact.
+"""Secret redaction: the one redactor every writer runs before text reaches an artifact, the
+journal or an answer.
 
 `redact(text)` returns the text with each secret replaced by `[REDACTED:<kind>]` and the kinds
-found, one entry per replacement, in the order the rules ran. Invariants:
+found, one entry per replacement, in the order the rules ran. A `Redactor` adds a team's own
+patterns (`deny`: always redacted, kind `custom`) and exceptions (`allow`: a detected secret in
+which one of them is found is kept); `redactor_for(config)` builds it from the `redaction`
+section. Invariants:
 
 - Deterministic and idempotent: `redact(redact(t)[0])[0] == redact(t)[0]`; a placeholder is
-  never matched again.
+  never matched again, by the built-in rules or by a team's patterns.
 - Rules run from the most specific shape to the most generic, so a GitHub token is reported as
   `github_token`, not as a generic secret, and a PEM key is removed as one block (a `BEGIN`
   without its `END`, as in a truncated diff, is removed to the end of its base64 body).
-- Only the secret is replaced; the key name, the URL's user and host and the surrounding code
-  stay, so a redacted diff still reads as a diff.
-- Generic rules need a key-ish name next to the value (`DB_PASSWORD=...`, `"apiKey": "..."`):
-  plain identifiers, calls and attribute reads (`token=get_token()`) are code, not secrets.
+- Only the secret is replaced; the key name, the flag, the URL's user and host and the
+  surrounding code stay, so a redacted diff still reads as a diff. Line breaks outside a key
+  block are kept, so line-based consumers still line up.
+- Generic rules need a key-ish name next to the value (`DB_PASSWORD=...`, `"apiKey": "..."`,
+  `--password=...`) or a value that is random by its letters (a high-entropy token): plain
+  identifiers, calls and attribute reads (`token=get_token()`) are code, not secrets.
+- Cost: the key-name rules run only on lines that contain a key word, and each provider format
+  only when its literal prefix occurs, so code without secrets is scanned a few times, not
+  once per rule.
 """
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Sequence
+from typing import TYPE_CHECKING
+
+from .secret_formats import TOKEN_FORMATS as _TOKEN_SPECS
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+
+    from .config import RedactionConfig
 
 PLACEHOLDER = "[REDACTED:{}]"
+PLACEHOLDER_RE = re.compile(r"\[REDACTED:([a-z0-9_]+)\]")
+CUSTOM = "custom"  # the kind of a match of a team's `deny` pattern
 
 _PEM_BEGIN = re.compile(r"-----BEGIN ((?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?)-----")
 # lines of a key body, possibly inside a diff (`+`, `-`, ` ` prefix) or indented
 _PEM_BODY_LINE = re.compile(r"[ \t]*[+\- ]?[ \t]*(?:[A-Za-z0-9+/=]{8,}|[A-Za-z\-]+: .*)[ \t]*\Z")
 
-# (kind, pattern): the whole match is the secret
-_TOKENS: list[tuple[str, re.Pattern[str]]] = [
-    ("aws_access_key", re.compile(r"\b(?:AKIA|ASIA|ABIA|ACCA|AIDA|AROA|AGPA)[0-9A-Z]{16}\b")),
-    ("github_token", re.compile(r"\bgh[pousr]_[A-Za-z0-9]{30,255}\b")),
-    ("github_token", re.compile(r"\bgithub_pat_[A-Za-z0-9_]{40,255}\b")),
-    ("gitlab_token", re.compile(r"\bgl(?:pat|dt|ptt|rt|cbt|oas)-[A-Za-z0-9_\-]{20,}")),
-    ("slack_token", re.compile(r"\bxox[abposr]-(?:[A-Za-z0-9]+-){1,5}[A-Za-z0-9]+\b")),
-    (
-        "slack_webhook",
-        re.compile(r"https://hooks\.slack\.com/services/T[A-Z0-9]+/B[A-Z0-9]+/[A-Za-z0-9]+"),
-    ),
-    ("stripe_key", re.compile(r"\b(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{16,}\b")),
-    ("stripe_webhook_secret", re.compile(r"\bwhsec_[A-Za-z0-9]{24,}\b")),
-    ("anthropic_key", re.compile(r"\bsk-ant-[A-Za-z0-9_\-]{20,}")),
-    ("openai_key", re.compile(r"\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,}")),
-    ("google_api_key", re.compile(r"\bAIza[0-9A-Za-z_\-]{35}(?![0-9A-Za-z_\-])")),
-    ("npm_token", re.compile(r"\bnpm_[A-Za-z0-9]{36}\b")),
-    ("pypi_token", re.compile(r"\bpypi-AgEIcHlwaS5vcmc[A-Za-z0-9_\-]{20,}")),
-    ("jwt", re.compile(r"\beyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}")),
-]
 
-# scheme://user:password@host -> only the password goes
+def _literal_first(pattern: re.Pattern[str]) -> tuple[re.Pattern[str], bool]:
+    """A leading `\\b` moved into the replacement's check: a pattern that starts with its
+    literal prefix lets the regex engine skip ahead to it, one with `\\b` tries every position."""
+    if pattern.pattern.startswith(r"\b"):
+        return re.compile(pattern.pattern[2:], pattern.flags), True
+    return pattern, False
+
+
+_TOKENS = [(kind, pre, *_literal_first(pat)) for kind, pre, pat in _TOKEN_SPECS]
+# every prefix in one pass (longest first, so a found `sk-ant-` also stands for `sk-`)
+_PREFIXES = re.compile(
+    "|".join(
+        re.escape(p)
+        for p in sorted({p for _, pre, _ in _TOKEN_SPECS for p in pre}, key=len, reverse=True)
+    )
+)
+
+# scheme://user:password@host -> only the password goes; a password may hold `@`, the host
+# starts after the last one
 _URL_PASSWORD = re.compile(
     r"(?P<head>\b[a-zA-Z][a-zA-Z0-9+.\-]{1,20}://[^\s:/@'\"]+:)"
-    r"(?P<secret>(?!\[REDACTED)[^\s@/'\"]+)(?=@)"
+    r"(?P<secret>(?!\[REDACTED)[^\s/'\"]+?)(?=@[^\s@/'\"?#]*(?:[/:?#\s'\"]|\Z))"
 )
 _BEARER = re.compile(
     r"(?P<head>\b(?:[Bb]earer|BEARER|[Tt]oken|[Bb]asic)\s+)(?P<secret>[A-Za-z0-9\-._~+/]{16,}=*)"
@@ -61,38 +79,99 @@ _KEY_WORDS = (
     r"pass(?:word|wd|phrase)?|pwd|secret|token|api[_\-]?key|access[_\-]?key|"
     r"private[_\-]?key|secret[_\-]?key|client[_\-]?secret|credentials?|auth[_\-]?key"
 )
+_KEY_WORD_RE = re.compile(rf"(?:{_KEY_WORDS}|key|signature|sig|auth|salt|hmac)\Z", re.IGNORECASE)
 # A key-ish name ends with one of the key words (`DB_PASSWORD`, `accessToken`; not `max_tokens`).
 _NAME = rf"[A-Za-z_][\w.\-]*?(?:{_KEY_WORDS})|(?:{_KEY_WORDS})"
 
 _QUOTED_ASSIGN = re.compile(
-    rf"(?P<head>(?<![\w.\-])(?:{_NAME})[\"']?\s*(?::=|=>|[:=])\s*(?P<q>[\"'`]))"
+    rf"(?P<head>(?<![\w.\-])(?P<name>{_NAME})[\"']?\s*(?::=|=>|[:=])\s*(?P<q>[\"'`]))"
     r"(?P<secret>(?!\[REDACTED)(?![$<{%])[^\"'`\s]{3,}?|(?!\[REDACTED)(?![$<{%])[^\"'`\n]{6,}?)"
     r"(?P=q)",
     re.IGNORECASE,
 )
 _BARE_ASSIGN = re.compile(
-    rf"(?P<head>(?<![\w.\-])(?:{_NAME})\s*[:=]\s*)"
-    r"(?P<secret>(?!\[REDACTED)[^\s\"'`,;()\[\]{}<>$]{4,})(?![\w(\[.])",
+    rf"(?P<head>(?<![\w.\-:])(?P<name>{_NAME})[\"']?[^\S\n]*(?P<sep>[:=])(?![:=])[^\S\n]*)"
+    r"(?P<secret>(?!\[REDACTED)[^\s\"'`,;()\[\]{}<>$]{4,})(?![\w(\[.])(?P<rest>[^\S\n]*(?:\n|\Z))?",
     re.IGNORECASE,
 )
 # the value of a bare assignment is code unless it looks like data
-_CODE_VALUE = re.compile(
-    r"[A-Za-z_][A-Za-z_]*|(?:true|false|none|null|nil|undefined|str|int|bytes|string|bool)",
-    re.IGNORECASE,
+_CODE_VALUE = re.compile(r"[A-Za-z_][A-Za-z_]*")
+_TYPE_NAMES = frozenset(
+    [
+        "true",
+        "false",
+        "none",
+        "null",
+        "nil",
+        "undefined",
+        "str",
+        "int",
+        "bytes",
+        "string",
+        "bool",
+        "boolean",
+        "number",
+        "any",
+        "object",
+        "unknown",
+        "optional",
+        "text",
+        "varchar",
+        "char",
+        "secretstr",
+    ]
 )
+_PASSWORD_NAME = re.compile(r"(?:pass(?:word|wd|phrase)?|pwd)\Z", re.IGNORECASE)
+_KEYWORD_INSIDE = re.compile(r"pass|pwd|secret|token|key|cred|auth", re.IGNORECASE)
 
 # `.env` / shell style: an upper-case key-ish name at the start of a line takes any value
 _ENV_ASSIGN = re.compile(
-    r"(?m)^(?P<head>[ \t+\-]*(?:export[ \t]+)?[A-Z][A-Z0-9_]*?"
+    r"(?m)^(?P<head>[ \t+\-]*(?:export[ \t]+)?(?P<name>[A-Z][A-Z0-9_]*?"
     r"(?:PASSWORD|PASSWD|PWD|PASSPHRASE|SECRET|TOKEN|API_KEY|APIKEY|ACCESS_KEY|PRIVATE_KEY|"
-    r"SECRET_KEY|CREDENTIALS?)[ \t]*=[ \t]*)(?P<secret>(?!\[REDACTED)[^\s\"'`$#][^\s\"'`]*)"
+    r"SECRET_KEY|CREDENTIALS?))[ \t]*=[ \t]*)(?P<secret>(?!\[REDACTED)[^\s\"'`$#][^\s\"'`]*)"
 )
 
+# command-line flags: `--password=...`, `--db-password '...'`, `--token ...`
+_FLAG_WORDS = (
+    r"password|passwd|pass|pwd|passphrase|token|secret|api[_\-]?key|access[_\-]?key|"
+    r"secret[_\-]?key|client[_\-]?secret|auth"
+)
+_FLAG = re.compile(
+    rf"(?P<head>(?<![\w\-])--?(?:[A-Za-z][\w\-]*?[\-_])?(?:{_FLAG_WORDS})(?P<sep>=|[ \t]+)"
+    r"(?P<q>[\"']?))(?P<secret>(?!\[REDACTED)(?![$<{%\-])[^\s\"'`]{3,})",
+    re.IGNORECASE,
+)
+
+# `key=value` pairs of URL queries and connection strings: `?token=...&`, `;Password=...;`,
+# `host=db user=app password=...`
+_PAIR = re.compile(
+    r"(?P<head>(?P<lead>[?&;]|(?<=[ \t])|^)(?:[\w.\-]*?[_\-.])?"
+    r"(?:password|passwd|pwd|pass|token|secret|api_?key|access_?token|client_secret)=)"
+    r"(?P<secret>(?!\[REDACTED)(?![$<{%])[^\s&;'\"#`]{3,})",
+    re.IGNORECASE | re.MULTILINE,
+)
+_CONN_CONTEXT = re.compile(r"\b(?:host|hostaddr|user|dbname|port|sslmode|server|database|uid)=")
+
 _GENERIC = re.compile(
-    rf"(?P<head>(?<![\w.\-])(?:[A-Za-z_][\w.\-]*?)?(?:{_KEY_WORDS}|key|signature|sig|auth|salt|hmac)[\"']?[^\S\n]*(?:[:=]|=>)?[^\S\n]*"
+    rf"(?P<head>(?<![\w.\-])(?P<name>(?:[A-Za-z_][\w.\-]*?)?(?:{_KEY_WORDS}|key|signature|sig|auth|salt|hmac))"
+    r"[\"']?[^\S\n]*(?:[:=]|=>)?[^\S\n]*"
     r"[\"'`]?)(?P<secret>(?!\[REDACTED)[A-Za-z0-9+/_\-=]{32,})",
     re.IGNORECASE,
 )
+
+# a token that is random by its letters, with no key name beside it
+_RANDOM = re.compile(
+    r"(?:(?<=^[+\-])|(?<![A-Za-z0-9+/_\-.=]))"  # a diff line's own `+` / `-` is no neighbour
+    r"[A-Za-z0-9][A-Za-z0-9+/]{31,99}={0,2}(?![A-Za-z0-9+/_\-=])",
+    re.MULTILINE,
+)
+_DATA_PREFIX = re.compile(r"(?:base64,|sha(?:1|256|384|512)-|h1:|sha256:|integrity=\"?)\Z", re.I)
+
+# a line with one of these may hold a key-ish assignment, flag or bearer header
+_HINT = re.compile(r"pass|pwd|secret|token|key|credential|auth|sig|salt|hmac|bearer|basic")
+_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+# a run long enough to hold a random token: the token rule runs only where there is one
+_LONG_RUN = re.compile(r"[A-Za-z0-9+/=_\-.]{32,}")
 
 
 def _entropy(s: str) -> float:
@@ -112,45 +191,289 @@ def _looks_random(s: str) -> bool:
     return classes >= 2 and _entropy(s) >= 4.0
 
 
-def redact(text: str) -> tuple[str, list[str]]:
-    """`text` with secrets replaced by `[REDACTED:<kind>]`, and the kinds replaced."""
-    if not text:
-        return text, []
-    kinds: list[str] = []
-
-    def whole(kind: str) -> Callable[[re.Match[str]], str]:
-        def sub(m: re.Match[str]) -> str:
-            kinds.append(kind)
-            return PLACEHOLDER.format(kind)
-
-        return sub
-
-    def tail(kind: str, check: Callable[[str], bool] | None = None):
-        def sub(m: re.Match[str]) -> str:
-            secret = m.group("secret")
-            if check is not None and not check(secret):
-                return m.group(0)
-            kinds.append(kind)
-            rest = m.group(0)[m.end("secret") - m.start() :]
-            return m.group("head") + PLACEHOLDER.format(kind) + rest
-
-        return sub
-
-    if "PRIVATE KEY" in text:
-        text = _redact_pem(text, kinds)
-    for kind, pattern in _TOKENS:
-        text = pattern.sub(whole(kind), text)
-    if "://" in text:
-        text = _URL_PASSWORD.sub(tail("url_password"), text)
-    text = _BEARER.sub(tail("bearer_token", lambda s: _entropy(s) >= 3.0), text)
-    text = _ENV_ASSIGN.sub(tail("password_assignment"), text)
-    text = _QUOTED_ASSIGN.sub(tail("password_assignment", _not_placeholder_value), text)
-    text = _BARE_ASSIGN.sub(tail("password_assignment", _data_not_code), text)
-    text = _GENERIC.sub(tail("high_entropy_secret", _looks_random), text)
-    return text, kinds
+def _char_class(c: str) -> int:
+    return 0 if c.islower() else 1 if c.isupper() else 2 if c.isdigit() else 3
 
 
-def _redact_pem(text: str, kinds: list[str]) -> str:
+def _random_token(s: str) -> bool:
+    """A token no one typed: every letter class, high entropy and class changes at nearly
+    every other character (a camelCase identifier or a path changes class once a word)."""
+    body = s.rstrip("=")
+    if "//" in body:
+        return False
+    lower = sum(c.islower() for c in body)
+    upper = sum(c.isupper() for c in body)
+    digits = sum(c.isdigit() for c in body)
+    if min(lower, upper, digits) < 2:
+        return False
+    changes = sum(_char_class(a) != _char_class(b) for a, b in zip(body, body[1:], strict=False))
+    return changes / len(body) >= 0.4 and _entropy(body) >= min(4.4, 0.85 * math.log2(len(body)))
+
+
+def _name_ok(name: str) -> bool:
+    """The key word a name ends with starts a word of it (`db_pass`, `dbPass`; not `compass`,
+    `OLDPWD`), and a name of `pass` or `pwd` alone is a test result or the working folder."""
+    if name.lower() in _NOT_KEYS:
+        return False
+    m = _KEY_WORD_RE.search(name)
+    if m is None:
+        return True
+    i = m.start()
+    if i == 0:
+        return True
+    before, first = name[i - 1], name[i]
+    return not before.isalpha() or (before.islower() and first.isupper())
+
+
+_NOT_KEYS = frozenset({"pass", "pwd"})
+# what documentation writes where a password goes
+_PLACEHOLDER_WORDS = frozenset(
+    {"password", "passwd", "pass", "pwd", "pw", "secret", "token", "user", "username", "changeit"}
+)
+
+
+def _not_placeholder_value(value: str) -> bool:
+    """Some letter or digit other than `x` (`****`, `xxxx`, `...` are placeholders)."""
+    return any(c.isalnum() and c not in "xX" for c in value)
+
+
+def _url_value(m: re.Match[str]) -> bool:
+    value = m.group("secret")
+    if value[:1] in "$<{%[" or value.lower() in _PLACEHOLDER_WORDS:
+        return False  # a template or the word itself: `postgres://user:password@host`
+    return _not_placeholder_value(value)
+
+
+# a version, not a secret: `"pbkdf2-password": "1.2.1"`, `token = ^2.0.0`
+_VERSION = re.compile(r"[\^~>=<v]*\d+(?:\.\d+)+[\w.\-+]*")
+
+
+def _quoted_value(m: re.Match[str]) -> bool:
+    value = m.group("secret")
+    return _not_placeholder_value(value) and not _VERSION.fullmatch(value)
+
+
+def _data_not_code(m: re.Match[str]) -> bool:
+    value = m.group("secret")
+    if _VERSION.fullmatch(value):
+        return False
+    if _CODE_VALUE.fullmatch(value):
+        return _letters_are_secret(m, value)
+    if value.lower() in _TYPE_NAMES:
+        return False
+    if value.replace(".", "").replace("_", "").isalpha() and "." in value:
+        return False  # an attribute path: settings.api_key
+    return _not_placeholder_value(value)
+
+
+def _letters_are_secret(m: re.Match[str], value: str) -> bool:
+    """A letters-only value is a variable in code, except for a password-like key on a line of
+    its own in configuration style: `password: hunter` (YAML), `password = CorrectHorse`."""
+    if "_" in value or value.lower() in _TYPE_NAMES or _KEYWORD_INSIDE.search(value):
+        return False
+    if not _PASSWORD_NAME.search(m.group("name")) or m.group("rest") is None:
+        return False
+    if m.group("sep") == ":":
+        return len(value) >= 4
+    mixed = any(c.isupper() for c in value) and any(c.islower() for c in value)
+    return len(value) >= 8 and mixed
+
+
+def _flag_value(m: re.Match[str]) -> bool:
+    value = m.group("secret")
+    if re.fullmatch(r"[A-Z][A-Z_\-]*", value):
+        return False  # a metavar in help text: --password PASSWORD
+    if not _not_placeholder_value(value):
+        return False
+    if m.group("sep") == "=" or m.group("q"):
+        return True
+    # `--token and ...` in prose: a word after a space is a secret only when it cannot be prose
+    return not value.isalpha() or (len(value) >= 10 and not value.islower())
+
+
+class Redactor:
+    """The built-in rules plus a team's `allow` and `deny` patterns (Python regexes)."""
+
+    def __init__(self, allow: Sequence[str] = (), deny: Sequence[str] = ()) -> None:
+        self.allow = re.compile("|".join(f"(?:{p})" for p in allow)) if allow else None
+        self.deny = [re.compile(p) for p in deny]
+
+    def _allowed(self, secret: str) -> bool:
+        return self.allow is not None and self.allow.search(secret) is not None
+
+    def redact(self, text: str, *, keep_lines: bool = False) -> tuple[str, list[str]]:
+        """`text` with secrets replaced by `[REDACTED:<kind>]`, and the kinds replaced.
+        `keep_lines`: a key block leaves its line breaks behind, so the text keeps its line
+        count (source whose symbols are known by line number)."""
+        if not text:
+            return text, []
+        kinds: list[str] = []
+        allowed = self._allowed
+
+        def whole(kind: str, boundary: bool = False) -> Callable[[re.Match[str]], str]:
+            def sub(m: re.Match[str]) -> str:
+                start = m.start()
+                if (
+                    boundary
+                    and start
+                    and (m.string[start - 1].isalnum() or m.string[start - 1] == "_")
+                ):
+                    return m.group(0)  # inside a longer word
+                if allowed(m.group(0)):
+                    return m.group(0)
+                kinds.append(kind)
+                return PLACEHOLDER.format(kind)
+
+            return sub
+
+        def tail(
+            kind: str, check: Callable[[re.Match[str]], bool] | None = None
+        ) -> Callable[[re.Match[str]], str]:
+            def sub(m: re.Match[str]) -> str:
+                secret = m.group("secret")
+                if check is not None and not check(m):
+                    return m.group(0)
+                if "name" in m.re.groupindex and not _name_ok(m.group("name")):
+                    return m.group(0)
+                if allowed(secret):
+                    return m.group(0)
+                kinds.append(kind)
+                rest = m.group(0)[m.end("secret") - m.start() :]
+                return m.group("head") + PLACEHOLDER.format(kind) + rest
+
+            return sub
+
+        custom = _custom(kinds)
+        for pattern in self.deny:
+            # one pattern at a time: a placeholder the last one wrote is never matched again
+            text = _outside_placeholders(text, functools.partial(pattern.sub, custom))
+        if "PRIVATE KEY" in text:
+            text = _redact_pem(text, kinds, allowed, keep_lines)
+        found = set(_PREFIXES.findall(text))
+        if found:
+            for kind, prefixes, pattern, boundary in _TOKENS:
+                if any(p in f for p in prefixes for f in found):
+                    text = pattern.sub(whole(kind, boundary), text)
+        if "://" in text:
+            text = _URL_PASSWORD.sub(tail("url_password", _url_value), text)
+
+        def keyed(line: str) -> str:
+            line = _BEARER.sub(
+                tail("bearer_token", lambda m: _entropy(m.group("secret")) >= 3.0), line
+            )
+            line = _ENV_ASSIGN.sub(tail("password_assignment"), line)
+            if "-" in line:
+                line = _FLAG.sub(tail("password_assignment", _flag_value), line)
+            if "=" in line:
+                line = _PAIR.sub(tail("password_assignment", _pair_value), line)
+            line = _QUOTED_ASSIGN.sub(tail("password_assignment", _quoted_value), line)
+            line = _BARE_ASSIGN.sub(tail("password_assignment", _data_not_code), line)
+            return _GENERIC.sub(
+                tail("high_entropy_secret", lambda m: _looks_random(m.group("secret"))), line
+            )
+
+        text = _on_hinted_lines(text, keyed)
+        text = _random_tokens(text, kinds, allowed)
+        return text, kinds
+
+
+def _custom(kinds: list[str]) -> Callable[[re.Match[str]], str]:
+    def sub(m: re.Match[str]) -> str:
+        if not m.group(0):
+            return ""
+        kinds.append(CUSTOM)
+        if "secret" in m.re.groupindex and m.group("secret") is not None:
+            start, end = m.span("secret")
+            whole = m.group(0)
+            return (
+                whole[: start - m.start()] + PLACEHOLDER.format(CUSTOM) + whole[end - m.start() :]
+            )
+        return PLACEHOLDER.format(CUSTOM)
+
+    return sub
+
+
+def _outside_placeholders(text: str, fn: Callable[[str], str]) -> str:
+    """`fn` applied to the pieces of `text` between placeholders, which stay as they are."""
+    out, pos = [], 0
+    for m in PLACEHOLDER_RE.finditer(text):
+        out.append(fn(text[pos : m.start()]))
+        out.append(m.group(0))
+        pos = m.end()
+    out.append(fn(text[pos:]))
+    return "".join(out)
+
+
+def _on_hinted_lines(text: str, fn: Callable[[str], str]) -> str:
+    """`fn` applied to each line holding a key word (its own line ending kept apart)."""
+    # searched in an ASCII-lowered copy: the same length, so the same positions, and a
+    # case-sensitive search is several times faster than an IGNORECASE one
+    hits = list(_HINT.finditer(text.translate(_ASCII_LOWER)))
+    if not hits:
+        return text
+    out: list[str] = []
+    pos = 0
+    for m in hits:
+        if m.start() < pos:
+            continue  # this line was done
+        start = text.rfind("\n", 0, m.start()) + 1
+        end = text.find("\n", m.end())
+        end = len(text) if end == -1 else end
+        out.append(text[pos:start])
+        out.append(fn(text[start:end]))
+        pos = end
+    out.append(text[pos:])
+    return "".join(out)
+
+
+def _pair_value(m: re.Match[str]) -> bool:
+    value = m.group("secret")
+    if not _not_placeholder_value(value) or value.lower() in _TYPE_NAMES:
+        return False
+    if m.group("lead") and m.group("lead") in "?&;":
+        return True
+    # after a space: only inside a connection string (`host=db user=app password=...`)
+    line_start = m.string.rfind("\n", 0, m.start()) + 1
+    return _CONN_CONTEXT.search(m.string, line_start, m.start() + 1) is not None
+
+
+def _random_tokens(text: str, kinds: list[str], allowed: Callable[[str], bool]) -> str:
+    """High-entropy tokens replaced, looked for only inside runs long enough to hold one."""
+    sub = _random_sub(text, kinds, allowed)
+    out: list[str] = []
+    pos = 0
+    for run in _LONG_RUN.finditer(text):
+        for m in _RANDOM.finditer(text, run.start(), run.end()):
+            new = sub(m)
+            if new != m.group(0):
+                out += (text[pos : m.start()], new)
+                pos = m.end()
+    if not out:
+        return text
+    out.append(text[pos:])
+    return "".join(out)
+
+
+def _random_sub(
+    text: str, kinds: list[str], allowed: Callable[[str], bool]
+) -> Callable[[re.Match[str]], str]:
+    def sub(m: re.Match[str]) -> str:
+        token = m.group(0)
+        if not _random_token(token) or allowed(token):
+            return token
+        if _DATA_PREFIX.search(text, max(0, m.start() - 20), m.start()):
+            return token  # an integrity hash or inline data, not a credential
+        # a line of base64 among others is redacted too: a rotated key's diff shows its body
+        # lines without the BEGIN / END lines (a certificate's lines go as well, harmlessly)
+        kinds.append("high_entropy_token")
+        return PLACEHOLDER.format("high_entropy_token")
+
+    return sub
+
+
+def _redact_pem(
+    text: str, kinds: list[str], allowed: Callable[[str], bool], keep_lines: bool = False
+) -> str:
     out: list[str] = []
     pos = 0
     while (m := _PEM_BEGIN.search(text, pos)) is not None:
@@ -168,26 +491,69 @@ def _redact_pem(text: str, kinds: list[str]) -> str:
                 if not _PEM_BODY_LINE.match(text[pos + 1 : line_end]):
                     break
                 pos = line_end
+        if allowed(text[m.start() : pos]):
+            out.append(text[m.start() : pos])
+            continue
         kinds.append("private_key")
         out.append(PLACEHOLDER.format("private_key"))
+        if keep_lines:
+            out.append("\n" * text.count("\n", m.start(), pos))
     out.append(text[pos:])
     return "".join(out)
 
 
-def _not_placeholder_value(value: str) -> bool:
-    stripped = value.strip()
-    return bool(stripped) and set(stripped) - set("*xX.•-_ ") != set()
+DEFAULT = Redactor()
 
 
-def _data_not_code(value: str) -> bool:
-    if _CODE_VALUE.fullmatch(value):
-        return False
-    if value.replace(".", "").replace("_", "").isalpha() and "." in value:
-        return False  # an attribute path: settings.api_key
-    return _not_placeholder_value(value)
+def redact(text: str, redactor: Redactor | None = None) -> tuple[str, list[str]]:
+    """`text` with secrets replaced by `[REDACTED:<kind>]`, and the kinds replaced (the
+    built-in rules, or `redactor`'s)."""
+    return (redactor or DEFAULT).redact(text)
 
 
-def redact_counts(text: str) -> tuple[str, dict[str, int]]:
+def redact_counts(text: str, redactor: Redactor | None = None) -> tuple[str, dict[str, int]]:
     """`redact`, with the kinds counted (the shape stored next to a redacted record)."""
-    out, kinds = redact(text)
+    out, kinds = redact(text, redactor)
     return out, dict(sorted(Counter(kinds).items()))
+
+
+def redact_text(
+    text: str | None, redactor: Redactor | None = None, *, keep_lines: bool = False
+) -> str | None:
+    """The redacted text alone (None stays None): what a writer stores."""
+    if not text:
+        return text
+    return (redactor or DEFAULT).redact(text, keep_lines=keep_lines)[0]
+
+
+@functools.lru_cache(maxsize=16)
+def _cached(allow: tuple[str, ...], deny: tuple[str, ...]) -> Redactor:
+    return Redactor(allow, deny)
+
+
+def redactor_for(config: RedactionConfig | None) -> Redactor:
+    """The redactor of a `redaction` config section (built once per distinct section)."""
+    if config is None or (not config.allow and not config.deny):
+        return DEFAULT
+    return _cached(tuple(config.allow), tuple(config.deny))
+
+
+def count_placeholders(texts: Iterable[str | None]) -> Counter[str]:
+    """Placeholders by kind in stored texts: what a table holds redacted."""
+    counts: Counter[str] = Counter()
+    for text in texts:
+        if text and "[REDACTED:" in text:
+            counts.update(PLACEHOLDER_RE.findall(text))
+    return counts
+
+
+def placeholder_counts(table: pa.Table, columns: Sequence[str]) -> dict[str, int]:
+    """Placeholders by kind in `columns` of a table (only rows holding one are read)."""
+    import pyarrow.compute as pc  # here: a journal writer never needs Arrow
+
+    counts: Counter[str] = Counter()
+    for name in columns:
+        col = table.column(name)
+        hits = pc.filter(col, pc.fill_null(pc.match_substring(col, "[REDACTED:"), False))
+        counts.update(count_placeholders(hits.to_pylist()))
+    return dict(sorted(counts.items()))

@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from .generations import Store
+from .manifest import Manifest
 
 
 def read_head(repo: Path) -> str | None:
@@ -69,4 +70,32 @@ def index_status(store: Store, repo: Path | None) -> dict[str, Any]:
         "tables": tables,
         "timings": m.timings,
         "generations": store.generations(),
+        "redactions": redaction_summary(m),
+    }
+
+
+# Where a secret is counted once: HEAD's source, the commits (message and diff excerpt) and the
+# journal's failure records. `touches` and `documents` repeat those texts; their counts are
+# listed per table but not added again.
+_COUNTED_ONCE = ("symbols", "commits", "journal")
+
+
+def redaction_summary(manifest: Manifest) -> dict[str, Any]:
+    """Secrets the index stores redacted: total, by kind, and by table (what each stage's
+    stats recorded when it wrote them)."""
+    by_table: dict[str, dict[str, int]] = {}
+    for rec in manifest.stages.values():
+        found = rec.stats.get("redactions")
+        if isinstance(found, dict):
+            for table, counts in found.items():
+                if isinstance(counts, dict):
+                    by_table[str(table)] = {str(k): int(v) for k, v in counts.items()}
+    by_kind: dict[str, int] = {}
+    for table in _COUNTED_ONCE:
+        for kind, n in by_table.get(table, {}).items():
+            by_kind[kind] = by_kind.get(kind, 0) + n
+    return {
+        "total": sum(by_kind.values()),
+        "by_kind": dict(sorted(by_kind.items())),
+        "by_table": dict(sorted(by_table.items())),
     }

@@ -1,0 +1,460 @@
+"""Secrets never stored or served: the redactor's detectors (true positives and honest code), a
+team's allow / deny patterns, redaction through the real index pipeline (tables, full-text index,
+search and preflight), the count `status` shows, rebuilds when the patterns change, and the
+owner-only permissions of everything the index folder holds."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import subprocess
+import sys
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+from conftest import GitRepo
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from gitstrata.facade import Strata
+from gitstrata.pipeline.codeversion import module_sources
+from gitstrata.serve.render import render_preflight, render_search
+from gitstrata.store.config import Config
+from gitstrata.store.errors import ConfigError
+from gitstrata.store.journal import Journal
+from gitstrata.store.redact import Redactor, count_placeholders, redact
+
+
+def _j(*parts: str) -> str:
+    return "".join(parts)  # no complete credential-shaped literal in the source
+
+
+GH = _j("ghp_", "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8")
+AWS = _j("AKIA", "Q3T7ZK2WX9LMNB4R")
+RANDOM = _j("Qm3Xr8Lw2Nv5Tb9Y", "c4Hd7Jf1Kp6Sg0Ea")
+LETTERS = _j("CorrectHorse", "BatteryStaple")
+PEM_BODY = _j("MIIEowIBAAKCAQEAv3Jq0yQm8p5Zr2LkT7Xw", "9sD4fNc1HbV6uYeR0aGi3KjM5lOn8PqS")
+
+
+# ---------------------------------------------------------------- detectors
+
+
+@pytest.mark.parametrize(
+    ("text", "expected", "kinds"),
+    [
+        (
+            f"mysqldump --password={LETTERS} shop",
+            "mysqldump --password=[REDACTED:password_assignment] shop",
+            ["password_assignment"],
+        ),
+        (
+            f"deploy --db-password '{LETTERS}'",
+            "deploy --db-password '[REDACTED:password_assignment]'",
+            ["password_assignment"],
+        ),
+        (
+            f"mysql --password {LETTERS} -e 'select 1'",
+            "mysql --password [REDACTED:password_assignment] -e 'select 1'",
+            ["password_assignment"],
+        ),
+        (
+            f"https://api.test/v1?user=a&token={LETTERS}&page=2",
+            "https://api.test/v1?user=a&token=[REDACTED:password_assignment]&page=2",
+            ["password_assignment"],
+        ),
+        (
+            f"Server=db;User Id=app;Password={LETTERS};",
+            "Server=db;User Id=app;Password=[REDACTED:password_assignment];",
+            ["password_assignment"],
+        ),
+        (
+            f'dsn = "host=db user=app password={LETTERS} dbname=shop"',
+            'dsn = "host=db user=app password=[REDACTED:password_assignment] dbname=shop"',
+            ["password_assignment"],
+        ),
+        ("  password: wombatlantern", "  password: [REDACTED:password_assignment]", None),
+        (f"password = {LETTERS}", "password = [REDACTED:password_assignment]", None),
+        (
+            f"mongodb://admin:{LETTERS}@mongo:27017/shop",
+            "mongodb://admin:[REDACTED:url_password]@mongo:27017/shop",
+            ["url_password"],
+        ),
+        (
+            "postgres://app:p@ss%2Fw0rd@db.internal/shop",
+            "postgres://app:[REDACTED:url_password]@db.internal/shop",
+            ["url_password"],
+        ),
+        (f"rotated to {RANDOM} today", "rotated to [REDACTED:high_entropy_token] today", None),
+        (
+            f"the signing key {RANDOM}",
+            "the signing key [REDACTED:high_entropy_secret]",
+            ["high_entropy_secret"],
+        ),
+        (
+            _j(
+                "SENDGRID = 'SG.",
+                "Ab3De5Gh7Jk9Mn1Pq2Rs4T.Uv6Wx8Yz0Ab2Cd4Ef6Gh8Ij0Kl2Mn4Op6Qr8St0Uv2W'",
+            ),
+            "SENDGRID = '[REDACTED:sendgrid_key]'",
+            ["sendgrid_key"],
+        ),
+        (_j("hf_", "QwErTyUiOpAsDfGhJkLzXcVbNmQwErTyUi"), "[REDACTED:huggingface_token]", None),
+        (_j("ya29.", "a0AfH6SMBx9Kq2Lm8Np4Rt6Vw1Yb3"), "[REDACTED:google_oauth_token]", None),
+        (_j("hvs.", "CAESIJx9Kq2Lm8Np4Rt6Vw1Yb3Cd5"), "[REDACTED:vault_token]", None),
+        (
+            f"-----BEGIN PGP PRIVATE KEY BLOCK-----\n{PEM_BODY}\n-----END PGP PRIVATE KEY BLOCK-----",
+            "[REDACTED:private_key]",
+            ["private_key"],
+        ),
+    ],
+)
+def test_new_detectors_find_the_secret_and_only_it(text, expected, kinds) -> None:
+    out, found = redact(text)
+    assert out == expected
+    if kinds is not None:
+        assert found == kinds
+    assert redact(out) == (out, [])  # idempotent
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "token = get_token()",
+        'password = request.form["password"]',
+        "password = password",
+        "password = hashed_password",
+        "password: str",
+        "def login(password: str, token=None):",
+        'compass = "north"',
+        'bypass = "yes"',
+        "max_tokens=100",
+        'parser.add_argument("--password", help="the --password to use")',
+        "usage: deploy --password PASSWORD",
+        "pass --token and the --secret option",
+        "token: ${{ secrets.NPM_TOKEN }}",
+        "password=os.environ['PW']",
+        "thisIsAVeryLongIdentifierName2ForTesting3",
+        "src/components/SomeLongComponentName2/index.tsx",
+        "integrity sha512-Zx9Kq2Lm8Np4Rt6Vw1Yb3Cd5Fg7Hj0JkZx9Kq2Lm8Np4Rt6Vw1Yb3Cd5Fg7Hj0Jk==",
+        "Reverts 4b825dc642cb6eb9a060e54bf8d69288fbee4904 and 123e4567-e89b-12d3-a456-426614174000",
+        "https://user@example.com/path?page=2&sort=desc",
+        "session_key_ttl = 3600",
+        "Token::RecursivePrefix => 1,",
+        '"pbkdf2-password": "1.2.1",',
+        "--- PASS: TestParseOrder/valid (0.00s)",
+        "PWD=/home/dev/src",
+        "postgres://user:password@localhost/db",
+        "postgres://app:${DB_PASSWORD}@db/shop",
+        "if password == secret_value:",
+        "https://example.com/login?next=/home&token=",
+    ],
+)
+def test_honest_code_is_left_alone(code) -> None:
+    assert redact(code) == (code, [])
+
+
+def test_a_key_block_can_keep_the_line_count() -> None:
+    text = f"a = 1\n-----BEGIN RSA PRIVATE KEY-----\n{PEM_BODY}\n-----END RSA PRIVATE KEY-----\nb = 2\n"
+    out, kinds = Redactor().redact(text, keep_lines=True)
+    assert kinds == ["private_key"]
+    assert out.count("\n") == text.count("\n")
+    assert out.splitlines()[0] == "a = 1" and out.splitlines()[4] == "b = 2"
+    assert PEM_BODY not in out
+
+
+def test_allow_keeps_a_detected_secret_and_deny_adds_one() -> None:
+    r = Redactor(allow=["EXAMPLE"], deny=[r"acme_[0-9a-f]{12}", r"pin=(?P<secret>\d{4,})"])
+    example = _j("AKIA", "IOSFODNN7", "EXAMPLE")
+    text = f"{example} {AWS} acme_0123456789ab pin=4242 {GH}"
+    out, kinds = r.redact(text)
+    assert out == (
+        f"{example} [REDACTED:aws_access_key] [REDACTED:custom] pin=[REDACTED:custom] "
+        "[REDACTED:github_token]"
+    )
+    assert sorted(kinds) == ["aws_access_key", "custom", "custom", "github_token"]
+    assert r.redact(out) == (out, [])
+    # a deny pattern that would match the placeholder's own letters never re-matches it
+    greedy = Redactor(deny=[r"[A-Z]{8}"])
+    once = greedy.redact("CAPITALS here")[0]
+    assert once == "[REDACTED:custom] here"
+    assert greedy.redact(once) == (once, [])
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from(
+            [
+                GH,
+                AWS,
+                RANDOM,
+                LETTERS,
+                "password=",
+                "--password=",
+                " ",
+                "\n",
+                "://u:",
+                "@h/",
+                "'",
+                "x",
+            ]
+        )
+        | st.text(max_size=12),
+        max_size=12,
+    )
+)
+def test_redaction_is_idempotent_and_keeps_line_breaks(parts) -> None:
+    text = "".join(parts)
+    once, _ = redact(text)
+    assert redact(once) == (once, [])
+    assert once.count("\n") == text.count("\n")
+    spaced = redact(" ".join(parts))[0]  # glued to a word, a token has no edge to be found by
+    assert GH not in spaced and AWS not in spaced
+
+
+def test_config_validates_the_patterns(tmp_path) -> None:
+    cfg = Config.from_dict({"redaction": {"allow": ["EXAMPLE"], "deny": [r"acme_\w+"]}})
+    assert cfg.redaction.deny == (r"acme_\w+",)
+    for bad, why in (
+        ({"deny": ["("]}, "not a valid regular expression"),
+        ({"deny": ["x*"]}, "matches the empty text"),
+        ({"allow": "EXAMPLE"}, "redaction.allow"),
+        ({"mask": ["x"]}, "redaction.mask"),
+    ):
+        with pytest.raises(ConfigError, match=why):
+            Config.from_dict({"redaction": bad})
+
+
+def test_a_bad_pattern_is_one_line_and_exit_1(git_repo: GitRepo) -> None:
+    git_repo.commit("init", {"a.py": "x = 1\n"})
+    strata = git_repo.path / ".strata"
+    strata.mkdir()
+    (strata / "config.json").write_text('{"redaction": {"deny": ["(unclosed"]}}')
+    done = subprocess.run(
+        [sys.executable, "-m", "gitstrata", "index", str(git_repo.path), "--quiet"],
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 1
+    assert "Traceback" not in done.stderr
+    assert "redaction.deny" in done.stderr and "not a valid regular expression" in done.stderr
+
+
+# ---------------------------------------------------------------- through the pipeline
+
+
+SETTINGS = f'''import os
+
+GITHUB = "{GH}"
+
+
+def connect(password: str, token=None):
+    token = get_token()
+    url = "postgres://app:{LETTERS}@db/shop"
+    return url, token
+'''
+
+
+def _planted(repo: GitRepo) -> None:
+    repo.commit(
+        f"Add settings\n\nCI used {AWS} for the upload.",
+        {
+            "app/settings.py": SETTINGS,
+            "keys/id_rsa": f"-----BEGIN RSA PRIVATE KEY-----\n{PEM_BODY}\n-----END RSA PRIVATE KEY-----\n",
+            "deploy.sh": f"mysqldump --password={LETTERS} shop\nexport TEAM=acme_0123456789ab\n",
+        },
+    )
+    repo.remove("keys/id_rsa")
+    repo.commit(f"Remove the key; the old signing key {RANDOM} is revoked")
+
+
+def _all_strings(gen_dir: Path) -> str:
+    out = []
+    for path in gen_dir.rglob("*.parquet"):
+        for row in pq.read_table(path).to_pylist():
+            out.append(json.dumps(row, ensure_ascii=False, default=str))
+    return "\n".join(out).lower()
+
+
+def _leaks(text: str, secrets: list[str]) -> list[str]:
+    return [s for s in secrets if s.lower() in text.lower()]
+
+
+SECRETS = [GH, AWS, RANDOM, LETTERS, PEM_BODY]
+
+
+def test_nothing_planted_is_stored_or_served(git_repo: GitRepo) -> None:
+    _planted(git_repo)
+    strata = Strata(git_repo.path)
+    strata.index()
+    gen = strata.store.require_live()
+    stored = _all_strings(gen.path)
+    assert _leaks(stored, SECRETS) == []
+    assert "[redacted:private_key]" in stored  # the removed key block is in history, redacted
+    raw = b"".join(p.read_bytes() for p in gen.path.rglob("*") if p.is_file()).lower()
+    assert [s for s in SECRETS if s.lower().encode() in raw] == []
+    commits = gen.table("commits").to_pylist()
+    assert (
+        commits[0]["message"] == "Add settings\n\nCI used [REDACTED:aws_access_key] for the upload."
+    )
+    code = "\n".join(gen.table("symbols").column("code").to_pylist())
+    assert "token = get_token()" in code  # honest code kept verbatim
+    assert "postgres://app:[REDACTED:url_password]@db/shop" in code
+    served = []
+    for query in [*SECRETS, "Add settings", "Remove the key", "connect database url"]:
+        resp = strata.search(query, 20)
+        served += [
+            render_search(resp).replace(query, ""),
+            resp.model_dump_json().replace(query, ""),
+        ]
+    for path in ("app/settings.py", "deploy.sh"):
+        report = strata.preflight(path)
+        served += [render_preflight(report), report.model_dump_json()]
+    strata.close()
+    text = "\n".join(served)
+    assert _leaks(text, SECRETS) == []
+    assert "[REDACTED:" in text  # the redacted documents were among the answers
+
+
+def test_status_counts_redactions_in_text_and_json(git_repo: GitRepo) -> None:
+    _planted(git_repo)
+    Strata(git_repo.path).index()
+    info = Strata(git_repo.path).status()["redactions"]
+    assert info["by_table"]["commits"]["aws_access_key"] == 1
+    assert info["by_table"]["symbols"]["github_token"] == 1
+    # the key block is in two commit excerpts: the commit adding it and the one removing it
+    assert info["by_kind"]["private_key"] == 2
+    assert info["total"] == sum(info["by_kind"].values())
+    cli = [sys.executable, "-m", "gitstrata", "-C", str(git_repo.path), "status"]
+    as_json = subprocess.run([*cli, "--json"], capture_output=True, text=True, check=True)
+    assert json.loads(as_json.stdout)["redactions"] == info
+    plain = subprocess.run(cli, capture_output=True, text=True, check=True)
+    assert f"secrets redacted: {info['total']} (" in plain.stdout
+    assert f"github_token {info['by_kind']['github_token']}" in plain.stdout
+
+
+def test_changing_the_patterns_rebuilds_what_they_cover(git_repo: GitRepo) -> None:
+    _planted(git_repo)
+    strata = Strata(git_repo.path)
+    strata.index()
+    team = "acme_0123456789ab"
+    assert team in _all_strings(strata.store.require_live().path)
+    (git_repo.path / ".strata" / "config.json").write_text(
+        json.dumps({"redaction": {"deny": [r"acme_[0-9a-f]{12}"]}})
+    )
+    strata.index()
+    gen = strata.store.require_live()
+    assert team not in _all_strings(gen.path)
+    assert gen.manifest.stages["chunk"].stats["redactions"]["symbols"]["custom"] == 1
+    assert gen.manifest.stages["capsule"].stats["mode"] == "full"
+    strata.close()
+
+
+def test_a_new_commit_is_redacted_incrementally(git_repo: GitRepo) -> None:
+    git_repo.commit("init", {"a.py": "x = 1\n"})
+    strata = Strata(git_repo.path)
+    strata.index()
+    git_repo.commit(f"Add the key {GH}", {"a.py": f'x = 1\nTOKEN = "{GH}"\n'})
+    strata.index()
+    gen = strata.store.require_live()
+    assert gen.manifest.stages["capsule"].stats["mode"] == "incremental"
+    assert GH.lower() not in _all_strings(gen.path)
+    counts = count_placeholders(gen.table("commits").column("message").to_pylist())
+    assert counts == {"github_token": 1}
+    strata.close()
+
+
+def test_a_recorded_failure_is_redacted_in_the_journal_and_its_documents(git_repo: GitRepo) -> None:
+    git_repo.commit("init", {"app.py": "def deploy():\n    return 1\n"})
+    strata = Strata(git_repo.path)
+    strata.index()
+    strata.record_failure(
+        "app.py",
+        error_trace=f"auth failed for mongodb://admin:{LETTERS}@mongo/shop",
+        notes=f"tried the CI token {GH}",
+        command=f"deploy --password={LETTERS}",
+        exit_code=1,
+    )
+    journal = b"".join(p.read_bytes() for p in (strata.index_dir / "journal").glob("*.jsonl"))
+    assert LETTERS.encode() not in journal and GH.encode() not in journal
+    assert b"[REDACTED:password_assignment]" in journal
+    strata.index()  # the record becomes a document
+    gen = strata.store.require_live()
+    assert _leaks(_all_strings(gen.path), [LETTERS, GH]) == []
+    assert gen.manifest.stages["documents"].stats["redactions"]["journal"]["github_token"] == 1
+    strata.close()
+
+
+def test_redaction_is_part_of_the_stages_code_version() -> None:
+    for adapter in ("gitstrata.pipeline.history", "gitstrata.pipeline.tree"):
+        found = module_sources(adapter)
+        assert {"gitstrata.store.redact", "gitstrata.store.secret_formats"} <= set(found)
+
+
+# ---------------------------------------------------------------- permissions
+
+
+def _modes(root: Path) -> dict[str, int]:
+    out = {".": stat.S_IMODE(root.stat().st_mode)}
+    for p in root.rglob("*"):
+        if not p.is_symlink():
+            out[p.relative_to(root).as_posix()] = stat.S_IMODE(p.stat().st_mode)
+    return out
+
+
+@pytest.mark.parametrize("umask", [0o022, 0o000, 0o277])
+def test_everything_in_the_index_folder_is_owner_only(git_repo: GitRepo, umask: int) -> None:
+    git_repo.commit("init", {"a.py": "def f():\n    return 1\n"})
+    old = os.umask(umask)
+    try:
+        strata = Strata(git_repo.path)
+        strata.index()
+        Journal(strata.index_dir / "journal").append("notes", {"text": "hello"})
+        git_repo.commit("more", {"a.py": "def f():\n    return 2\n"})
+        strata.index()  # carried and new artifacts alike
+        strata.close()
+    finally:
+        os.umask(old)
+    modes = _modes(git_repo.path / ".strata")
+    assert modes["journal/notes.jsonl"] == 0o600 and modes["journal"] == 0o700
+    assert modes["index.lock"] == 0o600 and modes["CURRENT"] == 0o600
+    dirs = [n for n in modes if (git_repo.path / ".strata" / n).is_dir()]
+    assert {modes[n] for n in dirs} == {0o700}
+    files = [n for n in modes if (git_repo.path / ".strata" / n).is_file()]
+    assert {modes[n] for n in files} == {0o600}
+
+
+def test_an_older_readable_store_is_tightened(git_repo: GitRepo) -> None:
+    git_repo.commit("init", {"a.py": "x = 1\n"})
+    store = git_repo.path / ".strata"
+    (store / "journal").mkdir(parents=True)
+    os.chmod(store, 0o755)
+    os.chmod(store / "journal", 0o755)
+    old = store / "journal" / "notes.jsonl"
+    old.write_text('{"id":1,"ts":"2024-01-01T00:00:00Z"}\n')
+    os.chmod(old, 0o644)
+    Journal(store / "journal").append("notes", {"text": "x"})
+    Strata(git_repo.path).index()
+    assert stat.S_IMODE(store.stat().st_mode) == 0o700
+    assert stat.S_IMODE((store / "journal").stat().st_mode) == 0o700
+    assert stat.S_IMODE(old.stat().st_mode) == 0o600
+
+
+# ---------------------------------------------------------------- the benchmark, end to end
+
+
+@pytest.mark.slow
+def test_the_benchmark_finds_every_planted_secret_redacted(tmp_path) -> None:
+    from gitstrata.benchmarks.redaction import LOCATIONS, markdown, measure
+
+    res = measure(tmp_path)  # the real index, the API and `gitstrata mcp` over stdio
+    assert res["planted"] >= 20
+    assert res["recall"] == dict.fromkeys(LOCATIONS, 1.0), res["leaked"]
+    assert res["decoys_redacted"] == 0, res["decoys_redacted_list"]
+    assert res["served_answers"]["mcp"] > 0 and res["served_placeholders"] > 0
+    # with every detection allowed the same probes see the secrets: they can fail
+    assert res["control_recall"]["tables"] == 0.0 and res["control_recall"]["fulltext"] == 0.0
+    assert res["control_recall"]["api_search"] < 0.1
+    assert "| mcp | 100.0 % | - |" in markdown(res)
