@@ -33,10 +33,12 @@ def test_the_corpus_is_well_formed_and_big_enough():
     assert len(ids) == len(set(ids))
     kinds = Counter(c.expected for c in CASES)
     assert kinds["injection"] >= 80 and kinds["benign"] >= 80
-    assert {c.split for c in CASES} == {"dev", "heldout"}
+    assert {c.split for c in CASES} == {"dev", "heldout", "heldout_v2"}
     for kind in ("injection", "benign"):
-        held = sum(1 for c in CASES if c.expected == kind and c.split == "heldout")
-        assert 0.25 <= held / kinds[kind] <= 0.5  # roughly a third held out
+        dev = sum(1 for c in CASES if c.expected == kind and c.split == "dev")
+        for split in ("heldout", "heldout_v2"):
+            held = sum(1 for c in CASES if c.expected == kind and c.split == split)
+            assert held >= 30 and held >= dev // 2
     assert len({c.category for c in CASES if c.expected == "injection"}) >= 9
     for c in CASES:
         if c.expected == "injection":
