@@ -24,6 +24,7 @@ from __future__ import annotations
 import functools
 import re
 import unicodedata
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -247,17 +248,16 @@ def _matches(rule: Rule, view: str, starts: list[int]) -> list[re.Match[str]]:
     there, with `match`, so text far from every trigger is never scanned.
     """
     found: dict[tuple[int, int], re.Match[str]] = {}
-    tried: set[int] = set()
+    tried: dict[int, re.Match[str] | None] = {}  # a start tried for one trigger may cover the next
     for p in starts:
         candidates = [p]
         if rule.reach:
             lo = max(0, p - rule.reach)
             candidates += [m.start() for m in _TOKEN_START.finditer(view, lo, p)]
         for q in candidates:
-            if q in tried:
-                continue
-            tried.add(q)
-            m = rule.pattern.match(view, q)
+            if q not in tried:
+                tried[q] = rule.pattern.match(view, q)
+            m = tried[q]
             if m is not None and m.end() > p:
                 found[m.span()] = m
     return [found[k] for k in sorted(found)]
@@ -275,8 +275,12 @@ def _lowered(view: str) -> str:
     return low
 
 
-def _rule_spans(view: str, low: str | None = None) -> list[tuple[int, int, str]]:
-    """(start, end, rule) of every rule match in `view`, in `view`'s coordinates."""
+def _rule_spans(
+    view: str, low: str | None = None, disguised: Callable[[int, int], bool] | None = None
+) -> list[tuple[int, int, str]]:
+    """(start, end, rule) of every rule match in `view`, in `view`'s coordinates. A match that
+    `disguised` says was written in look-alike letters or encoded gets no exemption: honest
+    install docs are not written that way."""
     low = _lowered(view) if low is None else low
     spans = []
     for i, starts in TRIGGERS.hits(low).items():
@@ -286,7 +290,11 @@ def _rule_spans(view: str, low: str | None = None) -> list[tuple[int, int, str]]
         for m in _matches(rule, view, starts):
             if rule.negatable and negated(view, m.start()):
                 continue
-            if rule.exempt is not None and rule.exempt(view, m.start(), m.end()):
+            if (
+                rule.exempt is not None
+                and rule.exempt(view, m.start(), m.end())
+                and not (disguised is not None and disguised(m.start(), m.end()))
+            ):
                 continue
             spans.append((m.start(), m.end(), rule.name))
     return spans
@@ -298,12 +306,18 @@ def _injection_spans(text: str) -> list[tuple[int, int, str]]:
     view, lo, hi = fold_view(text)
     low = _lowered(view)
     spans: list[tuple[int, int, str]] = []
-    for start, end, name in _rule_spans(view, low):
+
+    def folded(start: int, end: int) -> bool:
+        return (
+            lo is not None and hi is not None and view[start:end] != text[lo[start] : hi[end - 1]]
+        )
+
+    for start, end, name in _rule_spans(view, low, folded):
         spans.append(
             (start, end, name) if lo is None or hi is None else (lo[start], hi[end - 1], name)
         )
     for dview, dlo, dhi in derived_views(view, low):
-        for start, end, name in _rule_spans(dview):
+        for start, end, name in _rule_spans(dview, disguised=lambda start, end: True):
             a, b = (start, end) if dlo is None or dhi is None else (dlo[start], dhi[end - 1])
             if lo is not None and hi is not None:
                 a, b = lo[a], hi[b - 1]

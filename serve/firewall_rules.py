@@ -107,6 +107,8 @@ class TriggerIndex:
                 if (i, p) not in seen and low.startswith(t, p):
                     seen.add((i, p))
                     out.setdefault(i, []).append(p)
+        for positions in out.values():
+            positions.sort()
         return out
 
 
@@ -289,7 +291,15 @@ RULES: tuple[Rule, ...] = (
         r"(?:instructions|rules|guidelines|guardrails|directives|restrictions|programming|"
         r"system\s+prompt)",
         r"\bsystem\s+override\b",
-        triggers=("ignore", "disregard", "forget", "override", "bypass", "discard"),
+        triggers=(
+            "ignore",
+            "disregard",
+            "forget",
+            "override",
+            "bypass",
+            "discard",
+            "system override",
+        ),
         reach=0,
         extend=True,
     ),
@@ -480,6 +490,8 @@ RULES: tuple[Rule, ...] = (
             "leak",
             "exfiltrat",
             "mail",
+            "email",
+            "e-mail",
             "paste",
             "submit",
             "share",
@@ -536,7 +548,7 @@ RULES: tuple[Rule, ...] = (
         r"(?:&&|;|\|\|)\s*(?:sudo\s+)?(?:(?:(?:ba|z|da|k|fi)?sh|python3?|perl|ruby|node|source|"
         r"\.)\s+|chmod\s+\+x\s+|\./)\1",
         r"\bbase64\s+(?:-d|--decode|-D)\b[^\n|]{0,40}\|\s*(?:sudo\s+)?(?:ba|z|k|da)?sh\b",
-        r"\bdownload\b[^\n.]{0,200}?\b(?:and\s+)?(?:then\s+)?(?:execute|run)\s+it\b",
+        r"\bdownload\b[^\n]{0,200}?\b(?:and\s+)?(?:then\s+)?(?:execute|run)\s+it\b",
         triggers=(
             "curl",
             "wget",
@@ -568,7 +580,11 @@ RULES: tuple[Rule, ...] = (
         r"\b(?:delete|remove|wipe|destroy|erase|nuke|purge)\s+(?:(?:the|this|your|our|entire|"
         r"whole|all|of)\s+)*(?:repo|repository|repositories|codebase|source\s+tree|database|"
         r"production\s+(?:data(?:base)?|db)|git\s+history|\.git(?:\s+(?:folder|directory))?|home"
-        r"\s+directory|all\s+(?:files|data|branches|backups))\b",
+        r"\s+directory|all\s+(?:files|data|branches|backups))\b"
+        # "delete the repository fixture": a noun after it names something smaller
+        r"(?!\s+(?:fixtures?|objects?|instances?|mocks?|stubs?|helpers?|caches?|copy|copies|"
+        r"clones?|entry|entries|rows?|records?|fields?|settings?|urls?|paths?|names?|ids?|"
+        r"configs?|connections?|handles?|tables?|migrations?|dumps?|snapshots?)\b)",
         r"\bforce[\s-]?push(?:es|ed|ing)?\b(?!\s+(?:is|are|was|were|has|have|to\s+\w+\s+is)\b)"
         r"[^\n.]{0,40}?\b(?:main|master|production|prod|release|trunk)\b",
         r"\bgit\s+push\s+(?:[^\n;|&]*\s)?(?:-f|--force(?:-with-lease)?)\b[^\n;|&]*\b(?:main|"

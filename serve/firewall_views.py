@@ -99,7 +99,7 @@ def fold_view(text: str) -> View:
 # maximal runs (a run that starts later would have matched from its start): the regexes have
 # no look-behind, so the engine skips ahead to a possible first character
 _B64 = re.compile(r"[A-Za-z0-9+/_-]{16,}={0,2}")
-_B64_EDGE = frozenset("+/=-_")
+_B64_EDGE = frozenset("+/-_")  # before a run: it continues a longer token (`=` is `key=`)
 _HEX_RUN = frozenset("0123456789abcdefABCDEF")
 _HEX_ESCAPES = re.compile(r"(?:\\x[0-9a-fA-F]{2}){6,}")
 _PCT = re.compile(r"(?:[^\s%<>\"'()]*%[0-9a-fA-F]{2}){3,}[^\s%<>\"'()]*")
