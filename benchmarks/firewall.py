@@ -3,8 +3,8 @@
     python -m gitstrata.benchmarks.firewall [--json] [--split dev|heldout|all] [--out RESULTS.md]
 
 The corpus (`benchmarks/firewall_corpus/*.jsonl`, one JSON object a line: `id`, `category`,
-`text`, `expected` injection|benign, `split` dev|heldout|heldout_v2, and for injections
-`payload`) holds
+`text`, `expected` injection|benign, `split` dev|heldout|heldout_v2|heldout_v3, and for
+injections `payload`) holds
 injections written in many disguises and benign developer texts that look like them. Every text
 goes through `serve.firewall.clean`, the function every served string passes (the engine's result
 models, MCP answers and resources, the CLI's graveyard and invariant output).
@@ -14,10 +14,10 @@ models, MCP answers and resources, the CLI's graveyard and invariant output).
   included) no longer reach the agent; what is left is the marker naming what was removed.
 - A benign text is **modified** when the text served differs from it in any way.
 
-Rules were tuned on `dev`. `heldout` was written and committed with it, before the firewall
-changes it evaluated; it was run once for them, then used to diagnose the next change, so it is
-retired (its later numbers are optimistic). `heldout_v2` was written and committed before that
-diagnosis and evaluates the change made from it.
+Rules were tuned on `dev`. Each held-out split was written and committed before the change it
+evaluates and run once for it; then it was used to diagnose misses, so it is retired and its
+later numbers are optimistic: `heldout` (written with `dev`) evaluated the first rules,
+`heldout_v2` the fixes from `heldout`, `heldout_v3` the fixes from `heldout_v2`.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 CORPUS = Path(__file__).resolve().parent / "firewall_corpus"
-SPLITS = ("dev", "heldout", "heldout_v2")
+SPLITS = ("dev", "heldout", "heldout_v2", "heldout_v3")
 MARKER_PREFIX = "[gitstrata-firewall: removed"
 SECTION = "## Context firewall against an adversarial corpus"
 
