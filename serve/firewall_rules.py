@@ -236,7 +236,7 @@ _NOT_AUDIENCE = (
 )
 # a placeholder in a URL that a model would fill in with data it holds
 _PLACEHOLDER = (
-    r"(?:\{[^}\s]{0,60}\}|\$\{?[a-z_]\w*|\$\(|<[^>\s][^>\n]{0,80}>|%s\b|"
+    r"(?:\{\{[^}\n]{0,80}\}\}|\{[^}\s]{0,60}\}|\$\{?[a-z_]\w*|\$\(|<[^>\s][^>\n]{0,80}>|%s\b|"
     r"(?-i:\[[A-Z_]{2,}\]|\b[A-Z][A-Z0-9]*_[A-Z0-9_]+\b|\b(?:SECRET|TOKEN|PASSWORD|APIKEY|KEY|"
     r"CREDENTIALS?|DATA|CONTENTS?|COOKIES?|SESSION|ENV)\b))"
 )
@@ -247,7 +247,8 @@ _URL_PH = r"(?:https?:)?//[^\s)>\]\"']{0,600}?" + _PLACEHOLDER
 _ML_VERB = (
     r"(?:ignorier\w*|vergiss|vergesst|vergessen\s+sie|missachte\w*|ignorez|ignorer|ignore|ignora|"
     r"ignorar|ignorate|oublie[zr]?|olvid[ae]r?|omit[ae]|descarta|dimentica(?:te|re)?|esque[cç]a|"
-    r"esquece|negeer|vergeet|игнорир\w*|проигнорир\w*|забудь(?:те)?|забыть)"
+    r"esquece|negeer|vergeet|игнорир\w*|проигнорир\w*|забудь(?:те)?|забыть|"
+    r"не\s+обращай(?:те)?\s+внимани[яе]\s+на)"
 )
 _ML_NOUN = (
     r"(?:anweisung(?:en)?|instruktionen|regeln|vorgaben|richtlinien|instructions|consignes|"
@@ -331,6 +332,7 @@ RULES: tuple[Rule, ...] = (
             "проигнор",
             "забуд",
             "забыть",
+            "не обращай",
             "忽略",
             "无视",
             "無視",
@@ -468,7 +470,10 @@ RULES: tuple[Rule, ...] = (
         r"\b(?:send|post|upload|transmit|forward|leak|e-?mail|paste|submit|share|copy|push|"
         r"pipe|sync|publish|include|put|embed|write)\b[^\n]{0,80}?(?:" + _SECRET_PATH + "|"
         r"" + _ENV_SECRET + "|"
-        r"" + _SECRET + r")[^\n]{0,60}?\b(?:to|into|via|on|in)\b\s+(?:[\w-]+\s+){0,3}?" + _DEST,
+        r""
+        + _SECRET
+        + r")[^\n]{0,60}?\b(?:to|into|via|on|in|with)\b\s+(?:[\w-]+\s+){0,3}?"
+        + _DEST,
         # a secret file or variable, sent or put where others read it
         r"\b(?:send|post|upload|transmit|forward|leak|e-?mail|publish)\b[^\n]{0,80}?(?:"
         r"" + _SECRET_PATH + "|" + _ENV_SECRET + r")",
@@ -585,7 +590,9 @@ RULES: tuple[Rule, ...] = (
         r"(?!\s+(?:fixtures?|objects?|instances?|mocks?|stubs?|helpers?|caches?|copy|copies|"
         r"clones?|entry|entries|rows?|records?|fields?|settings?|urls?|paths?|names?|ids?|"
         r"configs?|connections?|handles?|tables?|migrations?|dumps?|snapshots?)\b)",
-        r"\bforce[\s-]?push(?:es|ed|ing)?\b(?!\s+(?:is|are|was|were|has|have|to\s+\w+\s+is)\b)"
+        # "force push is disabled", "force push protection": about the setting, not an order
+        r"\bforce[\s-]?push(?:es|ed|ing)?\b(?!\s+(?:is|are|was|were|has|have|to\s+\w+\s+is|"
+        r"protections?|rules?|settings?|polic(?:y|ies)|permissions?|hooks?|checks?)\b)"
         r"[^\n.]{0,40}?\b(?:main|master|production|prod|release|trunk)\b",
         r"\bgit\s+push\s+(?:[^\n;|&]*\s)?(?:-f|--force(?:-with-lease)?)\b[^\n;|&]*\b(?:main|"
         r"master)\b",

@@ -107,7 +107,8 @@ _CONCAT = re.compile(r"(?:([\"'])[^\"'\n]{0,80}\1\s*\+\s*)+([\"'])[^\"'\n]{0,80}
 _CONCAT_HINT = ("' +", '" +', "'+", '"+')
 _PIECE = re.compile(r"([\"'])([^\"'\n]{0,80})\1")
 _ROT13_HINT = re.compile(r"\brot[\s_-]?13\b|\bcaesar\b", re.I)
-_SPACED = re.compile(r"(?<!\w)(?:\w[ .\-\u00b7])(?:\w[ .\-\u00b7]){3,}\w(?!\w)")
+# three letters or more ("a l l"): only looked for once a spelled-out verb was seen
+_SPACED = re.compile(r"(?<!\w)(?:\w[ .\-\u00b7]){2,}\w(?!\w)")
 # the first letters of the orders' verbs spelled out: "i g n", "d-i-s", "f.o.r", "o v e", "b y p"
 _SPACED_HINT = re.compile(
     "|".join(f"{a}[ ._-]{b}[ ._-]{c}" for a, b, c in ("ign", "dis", "for", "ove", "byp"))
