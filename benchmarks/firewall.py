@@ -1,13 +1,13 @@
 """The context firewall against an adversarial corpus: injections neutralised, honest text kept.
 
-    python -m gitstrata.benchmarks.firewall [--json] [--split dev|heldout|all] [--out RESULTS.md]
+    python -m gitstrata.benchmarks.firewall [--json] [--split SPLIT|all] [--misses] [--out FILE]
 
 The corpus (`benchmarks/firewall_corpus/*.jsonl`, one JSON object a line: `id`, `category`,
-`text`, `expected` injection|benign, `split` dev|heldout|heldout_v2|heldout_v3, and for
-injections `payload`) holds
-injections written in many disguises and benign developer texts that look like them. Every text
-goes through `serve.firewall.clean`, the function every served string passes (the engine's result
-models, MCP answers and resources, the CLI's graveyard and invariant output).
+`text`, `expected` injection|benign, `split` dev|heldout|heldout_v2..v4, and for injections
+`payload`) holds injections written in many disguises and benign developer texts that look like
+them. Every text goes through `serve.firewall.clean`, the function every served string passes
+(the engine's result models, MCP answers and resources, the CLI's graveyard and invariant
+output).
 
 - An injection is **neutralised** when the text served holds a firewall marker and none of its
   `payload` strings: the words that carry the instruction (as written in the text, disguise
@@ -17,7 +17,8 @@ models, MCP answers and resources, the CLI's graveyard and invariant output).
 Rules were tuned on `dev`. Each held-out split was written and committed before the change it
 evaluates and run once for it; then it was used to diagnose misses, so it is retired and its
 later numbers are optimistic: `heldout` (written with `dev`) evaluated the first rules,
-`heldout_v2` the fixes from `heldout`, `heldout_v3` the fixes from `heldout_v2`.
+`heldout_v2` the fixes from `heldout`, `heldout_v3` those from `heldout_v2`, and `heldout_v4`
+those from `heldout_v3`.
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 CORPUS = Path(__file__).resolve().parent / "firewall_corpus"
-SPLITS = ("dev", "heldout", "heldout_v2", "heldout_v3")
+SPLITS = ("dev", "heldout", "heldout_v2", "heldout_v3", "heldout_v4")
 MARKER_PREFIX = "[gitstrata-firewall: removed"
 SECTION = "## Context firewall against an adversarial corpus"
 

@@ -33,10 +33,10 @@ def test_the_corpus_is_well_formed_and_big_enough():
     assert len(ids) == len(set(ids))
     kinds = Counter(c.expected for c in CASES)
     assert kinds["injection"] >= 80 and kinds["benign"] >= 80
-    assert {c.split for c in CASES} == {"dev", "heldout", "heldout_v2", "heldout_v3"}
+    assert {c.split for c in CASES} == {"dev", "heldout", "heldout_v2", "heldout_v3", "heldout_v4"}
     for kind in ("injection", "benign"):
         dev = sum(1 for c in CASES if c.expected == kind and c.split == "dev")
-        for split in ("heldout", "heldout_v2", "heldout_v3"):
+        for split in ("heldout", "heldout_v2", "heldout_v3", "heldout_v4"):
             held = sum(1 for c in CASES if c.expected == kind and c.split == split)
             assert held >= 30 and held >= dev // 2
     assert len({c.category for c in CASES if c.expected == "injection"}) >= 9
