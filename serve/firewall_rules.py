@@ -285,6 +285,9 @@ RULES: tuple[Rule, ...] = (
         + _QUAL
         + r"\s+"
         + _WEAK_ORDERS,
+        # "ignore the above, and ...": what is above is the object; "the above warning" is not
+        r"\b(?:ignore|disregard|forget)\s+(?:all\s+of\s+|all\s+)?(?:the\s+)?(?:above|foregoing|"
+        r"preceding)\s*(?:[,;.:\u2014-]|and\b|then\b|instead\b)",
         r"\b(?:ignore|disregard|forget)\s+(?:all|everything)\s+(?:you\s+(?:were|have\s+been)\s+"
         r"told|(?:that\s+)?(?:was\s+)?(?:said\s+|written\s+)?(?:above|before))",
         r"\b(?:ignore|disregard|forget|override|bypass)\s+(?:all\s+|any\s+)?(?:of\s+)?"
@@ -630,7 +633,8 @@ RULES: tuple[Rule, ...] = (
         r"\bif\s+you\s+are\s+an?\s+" + _AGENT + r"\b",
         r"\bas\s+(?:an?|the)\s+" + _AGENT + r"\s+(?:reading|processing|reviewing|analy[sz]ing|"
         r"parsing|looking\s+at)\b",
-        r"^[ \t>*\-]{0,6}(?:hey\s+|dear\s+)?" + _AGENT + r"\s*[,:]\s*(?:please\s+)?(?:ignore|"
+        r"^[ \t>*\-]{0,6}(?:hey\s+|dear\s+|(?:attention|note|important|notice|reminder)\s*[,:]?"
+        r"\s*)?" + _AGENT + r"\s*[,:]\s*(?:please\s+)?(?:ignore|"
         r"disregard|forget|run|execute|approve|merge|delete|remove|skip|do\s+not|don't|you|"
         r"always|never|insert|add|send)\b",
         triggers=(
@@ -669,8 +673,11 @@ RULES: tuple[Rule, ...] = (
 TRIGGERS = TriggerIndex(RULES)
 
 SENTENCE_END = re.compile(r"\n|[.!?。！？](?=\s|$|[^\x00-\x7f])")
+# a ban on the act, not an order to do it ("disallow force pushes to release branches")
 _NEGATION = re.compile(
-    r"\b(?:never|not|no|don't|dont|do\s+not|avoid|without|n't)\b[^.!?\n]*$", re.I
+    r"\b(?:never|not|no|don't|dont|do\s+not|avoid|without|n't|disallow\w*|prevent\w*|"
+    r"forbid\w*|prohibit\w*|refus\w*)\b[^.!?\n]*$",
+    re.I,
 )
 
 
