@@ -3,7 +3,7 @@
     python -m gitstrata.benchmarks.firewall [--json] [--split SPLIT|all] [--misses] [--out FILE]
 
 The corpus (`benchmarks/firewall_corpus/*.jsonl`, one JSON object a line: `id`, `category`,
-`text`, `expected` injection|benign, `split` dev|heldout|heldout_v2..v4, and for injections
+`text`, `expected` injection|benign, `split` dev|heldout|heldout_v2..v5, and for injections
 `payload`) holds injections written in many disguises and benign developer texts that look like
 them. Every text goes through `serve.firewall.clean`, the function every served string passes
 (the engine's result models, MCP answers and resources, the CLI's graveyard and invariant
@@ -17,8 +17,7 @@ output).
 Rules were tuned on `dev`. Each held-out split was written and committed before the change it
 evaluates and run once for it; then it was used to diagnose misses, so it is retired and its
 later numbers are optimistic: `heldout` (written with `dev`) evaluated the first rules,
-`heldout_v2` the fixes from `heldout`, `heldout_v3` those from `heldout_v2`, and `heldout_v4`
-those from `heldout_v3`.
+`heldout_v2` the fixes from `heldout`, `heldout_v3` those from `heldout_v2`, and so on.
 """
 
 from __future__ import annotations
@@ -32,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 CORPUS = Path(__file__).resolve().parent / "firewall_corpus"
-SPLITS = ("dev", "heldout", "heldout_v2", "heldout_v3", "heldout_v4")
+SPLITS = ("dev", "heldout", "heldout_v2", "heldout_v3", "heldout_v4", "heldout_v5")
 MARKER_PREFIX = "[gitstrata-firewall: removed"
 SECTION = "## Context firewall against an adversarial corpus"
 
@@ -122,7 +121,10 @@ def _tally(rows: list[dict[str, Any]]) -> dict[str, Any]:
 def measure(folder: Path = CORPUS) -> dict[str, Any]:
     """Neutralised and modified counts, per split and per category (deterministic)."""
     rows = evaluate(load_corpus(folder))
+    first = folder / "first_runs.json"
+    first_runs = json.loads(first.read_text(encoding="utf-8")) if first.exists() else {}
     return {
+        "first_runs": {k: v for k, v in first_runs.items() if not k.startswith("_")},
         "splits": {s: _tally([r for r in rows if r["split"] == s]) for s in SPLITS},
         "all": _tally(rows),
         "misses": [
@@ -138,32 +140,49 @@ def _pct(n: int, d: int) -> str:
 def markdown(
     result: dict[str, Any], command: str = "python -m gitstrata.benchmarks.firewall"
 ) -> str:
-    """The RESULTS.md section: totals per split, then per category."""
+    """The RESULTS.md section: totals per split (with each held-out split's first run), then
+    per category and split."""
+    first = result.get("first_runs", {})
     lines = [
         SECTION,
         "",
         f"Measured by `{command}`: every text of `benchmarks/firewall_corpus/` through the "
         "function every served string passes. Neutralised: a firewall marker stands in the text "
         "and none of the words that carried the instruction survived. Modified: any change to a "
-        "benign text. Targets: >= 95 % neutralised, <= 2 % modified.",
+        "benign text. Targets: >= 95 % neutralised, <= 2 % modified, on text not tuned on.",
         "",
-        "| split | injections | neutralised | benign | modified |",
-        "| --- | ---: | ---: | ---: | ---: |",
+        "The rules were tuned on `dev`. Each held-out split was committed before the change it "
+        'evaluates and run once for it ("first run", the honest number); it was then used to '
+        "find misses, so its current numbers are optimistic. The newest split's first run is the "
+        "measure of the firewall on text it was not tuned on.",
+        "",
+        "| split | injections | neutralised (first run) | neutralised now | benign | modified "
+        "(first run) | modified now |",
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: |",
     ]
     for name, data in [*result["splits"].items(), ("all", result["all"])]:
         i, b = data["injections"], data["benign"]
+        f = first.get(name)
+        fi = f"{f['neutralised']} ({_pct(f['neutralised'], f['injections'])})" if f else "-"
+        fb = f"{f['modified']} ({_pct(f['modified'], f['benign'])})" if f else "-"
         lines.append(
-            f"| {name} | {i['total']} | {i['neutralised']} ({_pct(i['neutralised'], i['total'])}) "
-            f"| {b['total']} | {b['modified']} ({_pct(b['modified'], b['total'])}) |"
+            f"| {name} | {i['total']} | {fi} | {i['neutralised']} "
+            f"({_pct(i['neutralised'], i['total'])}) | {b['total']} | {fb} | {b['modified']} "
+            f"({_pct(b['modified'], b['total'])}) |"
         )
     for kind, what in (("injections", "neutralised"), ("benign", "modified")):
-        lines += ["", f"| {kind} by category | dev | heldout |", "| --- | ---: | ---: |"]
-        cats = sorted(result["all"][kind]["by_category"])
-        for cat in cats:
+        lines += [
+            "",
+            f"{kind.capitalize()} {what} now, by category:",
+            "",
+            f"| category | {' | '.join(SPLITS)} |",
+            "| --- |" + " ---: |" * len(SPLITS),
+        ]
+        for cat in sorted(result["all"][kind]["by_category"]):
             cells = []
             for split in SPLITS:
                 c = result["splits"][split][kind]["by_category"].get(cat)
-                cells.append(f"{c[what]} / {c['total']} {what}" if c else "-")
+                cells.append(f"{c[what]} / {c['total']}" if c else "-")
             lines.append(f"| {cat} | {' | '.join(cells)} |")
     return "\n".join(lines)
 
