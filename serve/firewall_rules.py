@@ -223,7 +223,8 @@ _DEST = (
     r"(?:a\s+)?(?:new\s+)?(?:public\s+|secret\s+)?gists?\b|webhooks?\b|requestbin|ngrok|"
     r"discord|telegram|me\b|us\b|(?:an?\s+)?(?:external|remote|public)\s+(?:server|host|url|"
     r"endpoint|site)|this\s+(?:url|address|endpoint|server|host)|the\s+attacker|"
-    r"(?:the|your)\s+(?:reply|response|answer|commit\s+message|pull\s+request|pr\b))"
+    r"(?:the|your|this|an?)\s+(?:next\s+|new\s+)?(?:public\s+)?(?:reply|response|answer|"
+    r"commit\s+message|pull\s+request|pr\b|issue|comment|discussion|chat))"
 )
 _AGENT = (
     r"(?:(?:ai|llm|coding|autonomous)\s+(?:assistants?|agents?|models?|copilots?)|ai|llms?|"
@@ -236,7 +237,7 @@ _NOT_AUDIENCE = (
 )
 # a placeholder in a URL that a model would fill in with data it holds
 _PLACEHOLDER = (
-    r"(?:\{\{[^}\n]{0,80}\}\}|\{[^}\s]{0,60}\}|\$\{?[a-z_]\w*|\$\(|<[^>\s][^>\n]{0,80}>|%s\b|"
+    r"(?:\{\{[^}\n]{0,80}\}\}|\{[\w.$-]{1,60}\}|\$\{?[a-z_]\w*|\$\(|<[^>\s][^>\n]{0,80}>|%s\b|"
     r"(?-i:\[[A-Z_]{2,}\]|\b[A-Z][A-Z0-9]*_[A-Z0-9_]+\b|\b(?:SECRET|TOKEN|PASSWORD|APIKEY|KEY|"
     r"CREDENTIALS?|DATA|CONTENTS?|COOKIES?|SESSION|ENV)\b))"
 )

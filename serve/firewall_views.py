@@ -23,7 +23,7 @@ import codecs
 import re
 import unicodedata
 from collections.abc import Callable, Iterator
-from urllib.parse import unquote
+from urllib.parse import unquote_plus
 
 # (view text, per-character source start, per-character source end); None maps: identity
 View = tuple[str, list[int] | None, list[int] | None]
@@ -113,13 +113,13 @@ _SPACED = re.compile(r"(?<!\w)(?:\w[ .\-\u00b7]){2,}\w(?!\w)")
 _SPACED_HINT = re.compile(
     "|".join(f"{a}[ ._-]{b}[ ._-]{c}" for a, b, c in ("ign", "dis", "for", "ove", "byp"))
 )
-_GLUE = re.compile(r"(?<=[A-Za-z])[_.\-]+(?=[A-Za-z])|(?<=[a-z])(?=[A-Z])")
+_GLUE = re.compile(r"(?<=[A-Za-z])[ \t]*[_.\-+]+[ \t]*(?=[A-Za-z])|(?<=[a-z])(?=[A-Z])")
 _VERBS = ("ignor", "disregard", "forget", "overrid", "bypass")
 # a token of words glued by case or punctuation that holds an order's verb
 _GLUED = re.compile(
-    r"[A-Za-z]*(?:ignor|disregard|forget|overrid|bypass)[A-Za-z]*(?:[_.\-]+[A-Za-z]+|"
-    r"[A-Z][a-z]+)+|[A-Za-z]+(?:[_.\-]+[A-Za-z]+)*[_.\-]+(?:ignor|disregard|forget|"
-    r"overrid|bypass)[A-Za-z]*(?:[_.\-]+[A-Za-z]+)*",
+    r"[A-Za-z]*(?:ignor|disregard|forget|overrid|bypass)[A-Za-z]*(?:[ \t]*[_.\-+]+[ \t]*"
+    r"[A-Za-z]+|[A-Z][a-z]+)+|[A-Za-z]+(?:[ \t]*[_.\-+]+[ \t]*[A-Za-z]+)*[ \t]*[_.\-+]+[ \t]*"
+    r"(?:ignor|disregard|forget|overrid|bypass)[A-Za-z]*(?:[ \t]*[_.\-+]+[ \t]*[A-Za-z]+)*",
     re.I,
 )
 
@@ -163,7 +163,7 @@ def _decode_hex(run: str) -> str | None:
 
 
 def _decode_pct(run: str) -> str | None:
-    text = unquote(run)
+    text = unquote_plus(run)  # for matching only: a `+` in a query string is a space
     return text if text != run else None
 
 
@@ -199,6 +199,8 @@ def _decoded(view: str, low: str) -> View | None:
         run = m.group()
         if m.start() and view[m.start() - 1] in _B64_EDGE or view[m.end() : m.end() + 1] == "=":
             continue  # a piece of a longer token
+        if run[:2] in ("0x", "0X") and _HEX_RUN.issuperset(run[2:]):
+            run = run[2:]  # a hex literal
         text = _decode_hex(run) if _HEX_RUN.issuperset(run) else _decode_b64(run)
         if text is not None:
             subs.append((m.start(), m.end(), f" {text} "))
