@@ -29,7 +29,15 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..store.config import FirewallConfig
-from .firewall_rules import RULES, SENTENCE_END, TRIGGERS, Rule, negated
+from .firewall_rules import (
+    COLLAPSED_HINTS,
+    COLLAPSED_ORDER,
+    RULES,
+    SENTENCE_END,
+    TRIGGERS,
+    Rule,
+    negated,
+)
 from .firewall_views import derived_views, fold_view
 
 if TYPE_CHECKING:  # numpy is only needed once a model is loaded, not on the hot path
@@ -322,7 +330,26 @@ def _injection_spans(text: str) -> list[tuple[int, int, str]]:
             if lo is not None and hi is not None:
                 a, b = lo[a], hi[b - 1]
             spans.append((a, b, name))
+    if not spans and any(h in low for h in COLLAPSED_HINTS):
+        spans += _collapsed_spans(low, lo, hi)
     return spans
+
+
+_SPACES = re.compile(r"\s+")
+
+
+def _collapsed_spans(
+    low: str, lo: list[int] | None, hi: list[int] | None
+) -> list[tuple[int, int, str]]:
+    if COLLAPSED_ORDER.search(_SPACES.sub("", low)) is None:
+        return []
+    keep = [i for i, c in enumerate(low) if not c.isspace()]  # built only for a match
+    m = COLLAPSED_ORDER.search("".join(low[i] for i in keep))
+    assert m is not None
+    a, b = keep[m.start()], keep[m.end() - 1] + 1
+    if lo is not None and hi is not None:
+        a, b = lo[a], hi[b - 1]
+    return [(a, b, "instruction_override")]
 
 
 def injected(text: str) -> bool:

@@ -261,14 +261,16 @@ _ML_QUAL = (
     r"(?:vorherig\w*|bisherig\w*|obig\w*|vorangegangen\w*|früher\w*|ursprünglich\w*|alle[nms]?|"
     r"deine?[nmrs]?|précédent\w*|antérieur\w*|toutes|tous|tes|vos|ci-dessus|anterior\w*|"
     r"previ[oa]s|todas|todos|tus|precedent[ei]|tutte|tutti|tue|suas|tuas|eerdere|vorige|jouw|"
-    r"bovenstaande|предыдущ\w*|все|всех|сво\w*|тво\w*|ваш\w*|прежн\w*|выше)"
+    r"bovenstaande|предыдущ\w*|все|всех|сво\w*|тво\w*|ваш\w*|прежн\w*|выше|"
+    r"(?:del|do|da|des|du)\s+(?:sistema|système|systeme)|system\w*|системн\w*)"
 )
 _CJK_VERB = r"(?:忽略|无视|無視|忽视|忽視|忘记|忘記|忘掉|不要理会|不要理會|别管|別管)"
 _CJK_NOUN = (
     r"(?:指令|指示|规则|規則|提示词|提示詞|说明|說明|ルール|プロンプト|지시|지침|규칙|프롬프트)"
 )
 _CJK_QUAL = (
-    r"(?:之前|以前|上面|以上|前面|先前|所有|全部|一切|これまで|すべて|全て|上記|이전|모든|위의)"
+    r"(?:之前|以前|上面|以上|前面|先前|所有|全部|一切|系统|系統|これまで|すべて|全て|上記|前の|"
+    r"システム|이전|모든|위의|시스템)"
 )
 _CJK_STOP = r"[^。！？!?\n]"
 
@@ -361,6 +363,11 @@ RULES: tuple[Rule, ...] = (
             "すべて",
             "全て",
             "上記",
+            "前の",
+            "システム",
+            "系统",
+            "系統",
+            "시스템",
             "이전",
             "모든",
             "위의",
@@ -558,6 +565,7 @@ RULES: tuple[Rule, ...] = (
         r"\.)\s+|chmod\s+\+x\s+|\./)\1",
         r"\bbase64\s+(?:-d|--decode|-D)\b[^\n|]{0,40}\|\s*(?:sudo\s+)?(?:ba|z|k|da)?sh\b",
         r"\bdownload\b[^\n]{0,200}?\b(?:and\s+)?(?:then\s+)?(?:execute|run)\s+it\b",
+        r"\bpipe\b[^\n]{0,200}?\b(?:in)?to\s+(?:sudo\s+)?(?:ba|z|k|da)?sh\b",
         triggers=(
             "curl",
             "wget",
@@ -567,6 +575,7 @@ RULES: tuple[Rule, ...] = (
             "iex",
             "base64",
             "download",
+            "pipe",
         ),
         reach=30,
         extend=True,
@@ -672,6 +681,15 @@ RULES: tuple[Rule, ...] = (
 )
 
 TRIGGERS = TriggerIndex(RULES)
+
+# the classic order with every space taken out, for words split in odd places ("ig nore prev
+# ious"): looked for only when a piece of its verb is there and nothing else matched
+COLLAPSED_ORDER = re.compile(
+    r"(?:ignore|disregard|forget|override|bypass)(?:all|any|every|your|the|of)*(?:previous|prior|"
+    r"preceding|earlier|above|former|original|initial|system)(?:instructions?|prompts?|rules|"
+    r"directions?|directives?|guidelines|guidance)"
+)
+COLLAPSED_HINTS = ("nore", "regard", "rget", "rride", "ypass")
 
 SENTENCE_END = re.compile(r"\n|[.!?。！？](?=\s|$|[^\x00-\x7f])")
 # a ban on the act, not an order to do it ("disallow force pushes to release branches")
