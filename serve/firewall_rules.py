@@ -438,6 +438,10 @@ RULES: tuple[Rule, ...] = (
         r"(?:[ \t]+(?:prompt|message|override))?[ \t]*:[ \t]*(?=(?:you|your|ignore|disregard|"
         r"forget|always|never|do\s+not|don't|approve|delete|remove|run|execute|respond|reply|"
         r"answer|act|pretend|obey|the\s+(?:user|assistant|ai|model)|from\s+now)\b)",
+        # the order on the line under the heading: only words no how-to list starts with
+        r"^[ \t>]{0,12}(?:#{1,6}[ \t]*)?(?:system|instructions?|assistant|user|human|developer)"
+        r"(?:[ \t]+(?:prompt|message|override))?[ \t]*:[ \t]*\n[ \t]*(?=(?:you|your|ignore|"
+        r"disregard|forget|always|never|do\s+not|don't|approve|merge|obey|pretend|from\s+now)\b)",
         triggers=("system", "instruction", "assistant", "user", "human", "developer"),
         reach=20,
         extend=True,
@@ -599,14 +603,16 @@ RULES: tuple[Rule, ...] = (
         r"whole|all|of)\s+)*(?:repo|repository|repositories|codebase|source\s+tree|database|"
         r"production\s+(?:data(?:base)?|db)|git\s+history|\.git(?:\s+(?:folder|directory))?|home"
         r"\s+directory|all\s+(?:files|data|branches|backups))\b"
-        # "delete the repository fixture": a noun after it names something smaller
-        r"(?!\s+(?:fixtures?|objects?|instances?|mocks?|stubs?|helpers?|caches?|copy|copies|"
-        r"clones?|entry|entries|rows?|records?|fields?|settings?|urls?|paths?|names?|ids?|"
-        r"configs?|connections?|handles?|tables?|migrations?|dumps?|snapshots?)\b)",
+        # the thing itself, not a compound ("delete the repository fixture", "remove the
+        # repository mirror step"): the object ends the phrase
+        r"(?=\s*(?:$|[.,;:!?)]|(?:and|then|now|immediately|completely|entirely|permanently|too|"
+        r"from|on|in|at|with|using|via|before|after|without|for\s+good|as\s+well)\b))",
         # "force push is disabled", "force push protection": about the setting, not an order
         r"\bforce[\s-]?push(?:es|ed|ing)?\b(?!\s+(?:is|are|was|were|has|have|to\s+\w+\s+is|"
         r"protections?|rules?|settings?|polic(?:y|ies)|permissions?|hooks?|checks?)\b)"
-        r"[^\n.]{0,40}?\b(?:main|master|production|prod|release|trunk)\b",
+        r"[^\n.]{0,40}?\b(?:main|master|production|prod|release|trunk)\b"
+        r"(?!\s+(?:is|are|was|were|get|gets)\s+(?:now\s+)?(?:rejected|blocked|disabled|forbidden|"
+        r"disallowed|prevented|refused|not\s+allowed)\b)",
         r"\bgit\s+push\s+(?:[^\n;|&]*\s)?(?:-f|--force(?:-with-lease)?)\b[^\n;|&]*\b(?:main|"
         r"master)\b",
         # an order, not a plan: "we must drop the table sessions_old" is how migrations read
