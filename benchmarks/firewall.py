@@ -170,6 +170,29 @@ def markdown(
             f"({_pct(i['neutralised'], i['total'])}) | {b['total']} | {fb} | {b['modified']} "
             f"({_pct(b['modified'], b['total'])}) |"
         )
+    held = [s for s in SPLITS if s in first]
+    if held:
+        n, t = sum(first[s]["neutralised"] for s in held), sum(first[s]["injections"] for s in held)
+        m, b = sum(first[s]["modified"] for s in held), sum(first[s]["benign"] for s in held)
+        lines += [
+            "",
+            f"Pooled over the held-out splits' first runs: {n} / {t} injections neutralised "
+            f"({_pct(n, t)}), {m} / {b} benign texts modified ({_pct(m, b)}).",
+        ]
+    for kind, what in (("injections", "neutralised"), ("benign", "modified")):
+        lines += [
+            "",
+            f"{kind.capitalize()} {what} at each held-out split's first run, by category:",
+            "",
+            f"| category | {' | '.join(held)} |",
+            "| --- |" + " ---: |" * len(held),
+        ]
+        for cat in sorted(result["all"][kind]["by_category"]):
+            cells = []
+            for split in held:
+                c = first[split].get(f"{kind}_by_category", {}).get(cat)
+                cells.append(f"{c[what]} / {c['total']}" if c else "-")
+            lines.append(f"| {cat} | {' | '.join(cells)} |")
     for kind, what in (("injections", "neutralised"), ("benign", "modified")):
         lines += [
             "",
