@@ -1,6 +1,7 @@
 """The context firewall: every string served to an agent passes through here.
 
-Three layers, in order:
+Three layers, in order (a right-to-left override run that reads as an order once reversed, the
+way a reader sees it, is removed first as hidden text):
 
 1. Invisible Unicode is removed: tag characters (U+E0000..E007F, whose hidden ASCII payload is
    decoded and reported), zero-width characters, bidi controls, variation selectors and every
@@ -8,9 +9,11 @@ Three layers, in order:
    sequence (a joiner between two emoji), one VS15/VS16 after an emoji or keycap base, a flag's
    tag sequence (U+1F3F4 + tag letters + U+E007F), one ideographic variation selector after a
    CJK ideograph, and ZWJ/ZWNJ between two letters of scripts that need them (Arabic, Indic...).
-2. Injection patterns are redacted in place, matched on an NFKC-normalised, case-folded view of
-   the text (so full-width and compatibility look-alikes match) and mapped back to the original
-   characters, which are replaced by `[gitstrata-firewall: removed <kind>]`.
+2. Injection patterns are redacted in place, matched on views of the text (`firewall_views`:
+   NFKC with Cyrillic and Greek look-alikes folded in Latin text; decoded base64, hex and
+   percent-encoded runs; joined quoted pieces; rot13 when hinted; glued or spaced-out words)
+   and mapped back to the original characters, which are replaced by
+   `[gitstrata-firewall: removed <kind>]`; a disguised run is removed whole.
 3. High-perplexity spans are flagged, never deleted, by `store.charlm.TrigramModel` when one
    calibrated on the repository is given.
 
@@ -235,13 +238,6 @@ def _hidden(out: list[str], findings: list[Finding], rule: str, payload: str, wh
             end=start + len(marker),
         )
     )
-
-
-def nfkc_view(text: str) -> tuple[str, list[int] | None]:
-    """The folded copy of `text` the rules see (NFKC, homoglyphs folded) and, per copy
-    character, the index of its source character. None as the map means the copy is `text`."""
-    view, lo, _ = fold_view(text)
-    return view, lo
 
 
 # a match may start at a token start, or at a bracket glued to a word (`pass</tool_result>`)
@@ -508,7 +504,6 @@ __all__ = [
     "clean",
     "clean_tree",
     "injected",
-    "nfkc_view",
     "redact_injections",
     "report",
     "strip_invisible",
