@@ -3,7 +3,7 @@
     python -m gitstrata.benchmarks.firewall [--json] [--split SPLIT|all] [--misses] [--out FILE]
 
 The corpus (`benchmarks/firewall_corpus/*.jsonl`, one JSON object a line: `id`, `category`,
-`text`, `expected` injection|benign, `split` dev|heldout|heldout_v2..v6, and for injections
+`text`, `expected` injection|benign, `split` dev|heldout|heldout_v2..v7, and for injections
 `payload`) holds injections written in many disguises and benign developer texts that look like
 them. Every text goes through `serve.firewall.clean`, the function every served string passes
 (the engine's result models, MCP answers and resources, the CLI's graveyard and invariant
@@ -31,7 +31,16 @@ from pathlib import Path
 from typing import Any
 
 CORPUS = Path(__file__).resolve().parent / "firewall_corpus"
-SPLITS = ("dev", "heldout", "heldout_v2", "heldout_v3", "heldout_v4", "heldout_v5", "heldout_v6")
+SPLITS = (
+    "dev",
+    "heldout",
+    "heldout_v2",
+    "heldout_v3",
+    "heldout_v4",
+    "heldout_v5",
+    "heldout_v6",
+    "heldout_v7",
+)
 MARKER_PREFIX = "[gitstrata-firewall: removed"
 SECTION = "## Context firewall against an adversarial corpus"
 
