@@ -17,7 +17,8 @@ output).
 Rules were tuned on `dev`. Each held-out split was written and committed before the change it
 evaluates and run once for it; then it was used to diagnose misses, so it is retired and its
 later numbers are optimistic: `heldout` (written with `dev`) evaluated the first rules,
-`heldout_v2` the fixes from `heldout`, `heldout_v3` those from `heldout_v2`, and so on.
+`heldout_v2` the fixes from `heldout`, `heldout_v3` those from `heldout_v2`, and so on;
+`heldout_v7` evaluates the final rules and nothing was changed after it was run.
 """
 
 from __future__ import annotations
@@ -162,8 +163,8 @@ def markdown(
         "",
         "The rules were tuned on `dev`. Each held-out split was committed before the change it "
         'evaluates and run once for it ("first run", the honest number); it was then used to '
-        "find misses, so its current numbers are optimistic. The newest split's first run is the "
-        "measure of the firewall on text it was not tuned on.",
+        "find misses, so its current numbers are optimistic; nothing was changed after the newest "
+        "split's run, which measures the final rules on text they were not tuned on.",
         "",
         "| split | injections | neutralised (first run) | neutralised now | benign | modified "
         "(first run) | modified now |",
