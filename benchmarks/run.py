@@ -205,6 +205,9 @@ def run(
                     for split in splits
                 }
         bench.strata.close()
+        from .firewall import measure as measure_firewall
+
+        result["firewall"] = {k: v for k, v in measure_firewall().items() if k != "misses"}
         if speed:
             from .speed import run_speed
 
@@ -279,6 +282,10 @@ def main(argv: list[str] | None = None) -> int:
         from .report import write_results
 
         extra: list[str] = []
+        if "firewall" in result:
+            from .firewall import markdown as firewall_markdown
+
+            extra.append(firewall_markdown(result["firewall"]))
         if "real" in result:
             from .real import markdown
 

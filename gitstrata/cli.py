@@ -284,7 +284,9 @@ def graveyard_list(ctx: typer.Context, out: OutOpt = None, as_json: JsonOpt = Fa
         return
     failures = _strata(ctx, out).failures()
     if as_json:
-        _emit_json([_failure_dict(f) for f in failures])
+        from .serve.firewall import clean_tree  # recorded text came from outside
+
+        _emit_json(clean_tree([_failure_dict(f) for f in failures]))
         return
     from .render_cli import print_graveyard
 
@@ -316,7 +318,9 @@ def graveyard_show(
     """Show one failed attempt with its diff and failure signature."""
     f = _strata(ctx, out).failure(failure_id)
     if as_json:
-        _emit_json(_failure_dict(f))
+        from .serve.firewall import clean_tree  # recorded text came from outside
+
+        _emit_json(clean_tree(_failure_dict(f)))
         return
     from .render_cli import print_failure
 
@@ -365,21 +369,25 @@ def invariant_add(
     if severity not in SEVERITIES:
         raise typer.BadParameter(f"use one of {', '.join(SEVERITIES)}", param_hint="--severity")
     inv = _strata(ctx, out).record_invariant(rule_id, scope, description, severity)
+    from .serve.firewall import clean_tree
+
     if as_json:
-        _emit_json(inv.model_dump())
+        _emit_json(clean_tree(inv.model_dump()))
     else:
-        typer.echo(f"added {inv.id} [{inv.severity}] {inv.scope}")
+        typer.echo(clean_tree(f"added {inv.id} [{inv.severity}] {inv.scope}"))
 
 
 @invariant_app.command("list")
 def invariant_list(ctx: typer.Context, out: OutOpt = None, as_json: JsonOpt = False) -> None:
     """List invariants."""
     rules = _strata(ctx, out).invariants()
+    from .serve.firewall import clean_tree
+
     if as_json:
-        _emit_json([r.to_dict() for r in rules])
+        _emit_json(clean_tree([r.to_dict() for r in rules]))
         return
     for r in rules:
-        typer.echo(f"{r.id}  [{r.severity}]  {r.scope}  {r.description}")
+        typer.echo(clean_tree(f"{r.id}  [{r.severity}]  {r.scope}  {r.description}"))
     if not rules:
         typer.echo(
             "no invariants yet: gitstrata invariant add RULE --scope GLOB --description TEXT"

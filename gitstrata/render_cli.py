@@ -193,6 +193,8 @@ def print_search(resp: SearchResponse) -> None:
 
 
 def print_graveyard(failures: Sequence[FailedAttempt]) -> None:
+    from .serve.firewall import clean  # recorded text came from outside: served like any
+
     console = _console()
     if not failures:
         console.print(
@@ -203,8 +205,8 @@ def print_graveyard(failures: Sequence[FailedAttempt]) -> None:
     for col in ("id", "last seen", "times", "exit", "targets", "what was tried / error"):
         table.add_column(col, overflow="fold")
     for f in failures:
-        targets = ", ".join(f"{p}::{q}" if q else p for p, q in f.targets[:3])
-        what = f.notes or (f.signature.errors[0] if f.signature.errors else "")
+        targets = clean(", ".join(f"{p}::{q}" if q else p for p, q in f.targets[:3]))
+        what = clean(f.notes or (f.signature.errors[0] if f.signature.errors else ""))
         table.add_row(
             str(f.id),
             Text(f.last_seen[:10]),
@@ -219,6 +221,8 @@ def print_graveyard(failures: Sequence[FailedAttempt]) -> None:
 def print_failure(f: FailedAttempt) -> None:
     from rich.syntax import Syntax
 
+    from .serve.firewall import clean  # recorded text came from outside: served like any
+
     console = _console()
     console.print(
         f"[bold]failed attempt #{f.id}[/] (seen {f.occurrences}x, last {escape(f.last_seen)})"
@@ -231,9 +235,9 @@ def print_failure(f: FailedAttempt) -> None:
     lines += [f"  error: {err}" for err in f.signature.errors[:5]]
     lines += [f"  failing: {t}" for t in f.signature.failing[:5]]
     for line in lines:
-        console.print(Text(line))
+        console.print(Text(clean(line)))
     if f.diff:
-        console.print(Syntax(f.diff, "diff", theme="ansi_dark", word_wrap=True))
+        console.print(Syntax(clean(f.diff), "diff", theme="ansi_dark", word_wrap=True))
 
 
 def print_inspect(info: dict[str, Any]) -> None:

@@ -1,6 +1,7 @@
 """The context firewall: every string served to an agent passes through here.
 
-Three layers, in order:
+Three layers, in order (a right-to-left override run that reads as an order once reversed, the
+way a reader sees it, is removed first as hidden text):
 
 1. Invisible Unicode is removed: tag characters (U+E0000..E007F, whose hidden ASCII payload is
    decoded and reported), zero-width characters, bidi controls, variation selectors and every
@@ -8,9 +9,11 @@ Three layers, in order:
    sequence (a joiner between two emoji), one VS15/VS16 after an emoji or keycap base, a flag's
    tag sequence (U+1F3F4 + tag letters + U+E007F), one ideographic variation selector after a
    CJK ideograph, and ZWJ/ZWNJ between two letters of scripts that need them (Arabic, Indic...).
-2. Injection patterns are redacted in place, matched on an NFKC-normalised, case-folded view of
-   the text (so full-width and compatibility look-alikes match) and mapped back to the original
-   characters, which are replaced by `[gitstrata-firewall: removed <kind>]`.
+2. Injection patterns are redacted in place, matched on views of the text (`firewall_views`:
+   NFKC with Cyrillic and Greek look-alikes folded in Latin text; decoded base64, hex and
+   percent-encoded runs; joined quoted pieces; rot13 when hinted; glued or spaced-out words)
+   and mapped back to the original characters, which are replaced by
+   `[gitstrata-firewall: removed <kind>]`; a disguised run is removed whole.
 3. High-perplexity spans are flagged, never deleted, by `store.charlm.TrigramModel` when one
    calibrated on the repository is given.
 
@@ -24,11 +27,21 @@ from __future__ import annotations
 import functools
 import re
 import unicodedata
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..store.config import FirewallConfig
-from .firewall_rules import RULES, SENTENCE_END, Rule, negated
+from .firewall_rules import (
+    COLLAPSED_HINTS,
+    COLLAPSED_ORDER,
+    RULES,
+    SENTENCE_END,
+    TRIGGERS,
+    Rule,
+    negated,
+)
+from .firewall_views import derived_views, fold_view
 
 if TYPE_CHECKING:  # numpy is only needed once a model is loaded, not on the hot path
     from ..store.charlm import TrigramModel
@@ -227,87 +240,127 @@ def _hidden(out: list[str], findings: list[Finding], rule: str, payload: str, wh
     )
 
 
-def nfkc_view(text: str) -> tuple[str, list[int] | None]:
-    """An NFKC copy of `text` and, per copy character, the index of its source character.
-
-    None as the map means the copy is `text` itself.
-    """
-    if text.isascii() or unicodedata.is_normalized("NFKC", text):
-        return text, None
-    chars: list[str] = []
-    index: list[int] = []
-    last = 0
-    for m in _NON_ASCII.finditer(text):  # ASCII runs map to themselves: copied whole
-        i = m.start()
-        chars.append(text[last:i])
-        index.extend(range(last, i))
-        norm = unicodedata.normalize("NFKC", text[i])
-        chars.append(norm)
-        index.extend([i] * len(norm))
-        last = i + 1
-    chars.append(text[last:])
-    index.extend(range(last, len(text)))
-    return "".join(chars), index
+# a match may start at a token start, or at a bracket glued to a word (`pass</tool_result>`)
+_TOKEN_START = re.compile(r"(?<!\w)\S|[<\[]")
 
 
-def _is_word(ch: str) -> bool:
-    return ch.isalnum() or ch == "_"
-
-
-_TOKEN_START = re.compile(r"(?<!\w)\S")
-
-
-def _matches(rule: Rule, view: str, low: str) -> list[re.Match[str]]:
-    """The rule's matches that cover one of its triggers.
+def _matches(rule: Rule, view: str, starts: list[int]) -> list[re.Match[str]]:
+    """The rule's matches that cover one of its triggers (found at `starts`).
 
     A match starts at a trigger or, at most `reach` characters before it, at a token start (a
-    non-space character after a non-word character): the regex is tried only there, with
-    `match`, so text far from every trigger is never scanned.
+    non-space character after a non-word character, or a bracket): the regex is tried only
+    there, with `match`, so text far from every trigger is never scanned.
     """
     found: dict[tuple[int, int], re.Match[str]] = {}
-    tried: set[int] = set()
-    for trig in rule.triggers:
-        wordy = _is_word(trig[0])
-        pos = low.find(trig)
-        while pos != -1:
-            p, pos = pos, low.find(trig, pos + 1)
-            if wordy and p > 0 and _is_word(low[p - 1]):
-                continue  # inside a word: "rm" in "format"
-            candidates = [p]
-            if rule.reach:
-                lo = max(0, p - rule.reach)
-                candidates += [m.start() for m in _TOKEN_START.finditer(view, lo, p)]
-            for q in candidates:
-                if q in tried:
-                    continue
-                tried.add(q)
-                m = rule.pattern.match(view, q)
-                if m is not None and m.end() > p:
-                    found[m.span()] = m
+    tried: dict[int, re.Match[str] | None] = {}  # a start tried for one trigger may cover the next
+    for p in starts:
+        candidates = [p]
+        if rule.reach:
+            lo = max(0, p - rule.reach)
+            candidates += [m.start() for m in _TOKEN_START.finditer(view, lo, p)]
+        for q in candidates:
+            if q not in tried:
+                tried[q] = rule.pattern.match(view, q)
+            m = tried[q]
+            if m is not None and m.end() > p:
+                found[m.span()] = m
     return [found[k] for k in sorted(found)]
 
 
 def _sentence_end(text: str, pos: int) -> int:
     m = SENTENCE_END.search(text, pos, min(len(text), pos + 300))
-    return m.start() + (1 if m.group() in ".!?" else 0) if m else min(len(text), pos + 300)
+    return m.start() + (1 if m.group() != "\n" else 0) if m else min(len(text), pos + 300)
+
+
+def _lowered(view: str) -> str:
+    low = view.lower()
+    if len(low) != len(view):  # a few characters change length when lowered
+        low = "".join(c if len(c.lower()) != 1 else c.lower() for c in view)
+    return low
+
+
+def _rule_spans(
+    view: str, low: str | None = None, disguised: Callable[[int, int], bool] | None = None
+) -> list[tuple[int, int, str]]:
+    """(start, end, rule) of every rule match in `view`, in `view`'s coordinates. A match that
+    `disguised` says was written in look-alike letters or encoded gets no exemption: honest
+    install docs are not written that way."""
+    low = _lowered(view) if low is None else low
+    spans = []
+    for i, starts in TRIGGERS.hits(low).items():
+        rule = RULES[i]
+        if rule.gate and not any(g in low for g in rule.gate):
+            continue
+        for m in _matches(rule, view, starts):
+            if rule.negatable and negated(view, m.start()):
+                continue
+            if (
+                rule.exempt is not None
+                and rule.exempt(view, m.start(), m.end())
+                and not (disguised is not None and disguised(m.start(), m.end()))
+            ):
+                continue
+            spans.append((m.start(), m.end(), rule.name))
+    return spans
+
+
+def _injection_spans(text: str) -> list[tuple[int, int, str]]:
+    """(start, end, rule) in `text` of every match in the folded view or a view derived from it
+    (decoded, joined, rotated, unglued), before extension to the end of the sentence."""
+    view, lo, hi = fold_view(text)
+    low = _lowered(view)
+    spans: list[tuple[int, int, str]] = []
+
+    def folded(start: int, end: int) -> bool:
+        return (
+            lo is not None and hi is not None and view[start:end] != text[lo[start] : hi[end - 1]]
+        )
+
+    for start, end, name in _rule_spans(view, low, folded):
+        spans.append(
+            (start, end, name) if lo is None or hi is None else (lo[start], hi[end - 1], name)
+        )
+    for dview, dlo, dhi in derived_views(view, low):
+        for start, end, name in _rule_spans(dview, disguised=lambda start, end: True):
+            a, b = (start, end) if dlo is None or dhi is None else (dlo[start], dhi[end - 1])
+            if lo is not None and hi is not None:
+                a, b = lo[a], hi[b - 1]
+            spans.append((a, b, name))
+    if not spans and any(h in low for h in COLLAPSED_HINTS):
+        spans += _collapsed_spans(low, lo, hi)
+    return spans
+
+
+_SPACES = re.compile(r"\s+")
+
+
+def _collapsed_spans(
+    low: str, lo: list[int] | None, hi: list[int] | None
+) -> list[tuple[int, int, str]]:
+    if COLLAPSED_ORDER.search(_SPACES.sub("", low)) is None:
+        return []
+    keep = [i for i, c in enumerate(low) if not c.isspace()]  # built only for a match
+    m = COLLAPSED_ORDER.search("".join(low[i] for i in keep))
+    assert m is not None
+    a, b = keep[m.start()], keep[m.end() - 1] + 1
+    if lo is not None and hi is not None:
+        a, b = lo[a], hi[b - 1]
+    return [(a, b, "instruction_override")]
+
+
+def injected(text: str) -> bool:
+    """Whether any injection rule matches `text` (or a view of it)."""
+    return bool(_injection_spans(text))
 
 
 def redact_injections(text: str, *, with_findings: bool = True) -> tuple[str, list[Finding]]:
     """`text` with every injection pattern replaced by a marker naming its kind."""
-    view, index = nfkc_view(text)
-    low = view.lower()
-    if len(low) != len(view):  # a few characters change length when lowered
-        low = "".join(c if len(c.lower()) != 1 else c.lower() for c in view)
-    spans: list[tuple[int, int, str]] = []
-    for rule in RULES:
-        for m in _matches(rule, view, low):
-            if rule.negatable and negated(view, m.start()):
-                continue
-            start = m.start() if index is None else index[m.start()]
-            end = m.end() if index is None else index[m.end() - 1] + 1
-            if rule.extend:
-                end = max(end, _sentence_end(text, end))
-            spans.append((start, end, rule.name))
+    extend = {r.name for r in RULES if r.extend}
+    spans = []
+    for start, end, name in _injection_spans(text):
+        if name in extend:
+            end = max(end, _sentence_end(text, end))
+        spans.append((start, end, name))
     if not spans:
         return text, []
     spans.sort()
@@ -343,6 +396,30 @@ def redact_injections(text: str, *, with_findings: bool = True) -> tuple[str, li
     return "".join(out), findings
 
 
+_REVERSED_RUN = re.compile("[\u202e\u202b]([^\u202c\n]*)\u202c?")
+
+
+def reveal_reversed(text: str) -> tuple[str, list[Finding]]:
+    """`text` with right-to-left override runs removed when, read the way a reader sees them
+    (reversed), they hold an injection; stripping the controls alone would serve the order
+    backwards, which a model can still read."""
+    if "\u202e" not in text and "\u202b" not in text:
+        return text, []
+    out: list[str] = []
+    findings: list[Finding] = []
+    pos = 0
+    for m in _REVERSED_RUN.finditer(text):
+        if not injected(m.group(1)[::-1]):
+            continue
+        out.append(text[pos : m.start()])
+        _hidden(out, findings, "reversed_text", m.group(1)[::-1], "right-to-left override")
+        pos = m.end()
+    if not findings:
+        return text, []
+    out.append(text[pos:])
+    return "".join(out), findings
+
+
 class Firewall:
     """Scrubs text before it leaves the process; `corpus_model` enables perplexity flags."""
 
@@ -354,9 +431,11 @@ class Firewall:
 
     def scan(self, text: str) -> tuple[str, list[Finding]]:
         """The scrubbed text and everything that was removed or flagged in it."""
-        stripped, findings = strip_invisible(text)
-        clean, injected = redact_injections(stripped)
-        findings.extend(injected)
+        revealed, findings = reveal_reversed(text)
+        stripped, invisible = strip_invisible(revealed)
+        findings.extend(invisible)
+        clean, injections = redact_injections(stripped)
+        findings.extend(injections)
         if self.model is not None and self.model.active:
             for start, end, score in self.model.flag(clean):
                 findings.append(
@@ -388,7 +467,7 @@ _CACHE_MAX_CHARS = 8192
 
 def _clean(text: str) -> str:
     if not text.isascii():
-        text = strip_invisible(text)[0]
+        text = strip_invisible(reveal_reversed(text)[0])[0]
     return redact_injections(text, with_findings=False)[0]
 
 
@@ -398,6 +477,19 @@ _clean_cached = functools.lru_cache(maxsize=4096)(_clean)
 def clean(text: str) -> str:
     """`Firewall().clean(text)`: invisible Unicode and injections, no perplexity (no model)."""
     return _clean_cached(text) if len(text) <= _CACHE_MAX_CHARS else _clean(text)
+
+
+def clean_tree(value: Any) -> Any:
+    """`value` (JSON-shaped: dicts, lists, scalars) with every string value cleaned; keys are
+    the caller's own and stay as they are. For output built outside the engine's result models
+    (the CLI's graveyard and invariant listings)."""
+    if isinstance(value, str):
+        return clean(value)
+    if isinstance(value, dict):
+        return {k: clean_tree(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [clean_tree(v) for v in value]
+    return value
 
 
 def report(findings: list[Finding]) -> list[str]:
@@ -410,7 +502,8 @@ __all__ = [
     "Finding",
     "Firewall",
     "clean",
-    "nfkc_view",
+    "clean_tree",
+    "injected",
     "redact_injections",
     "report",
     "strip_invisible",

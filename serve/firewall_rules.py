@@ -1,16 +1,24 @@
 """The injection patterns of the context firewall, as data.
 
-Each rule is a case-insensitive regex matched on an NFKC-normalised view of the text, plus the
+Each rule is a case-insensitive regex matched on the firewall's views of a text (NFKC with
+homoglyphs folded, and the decoded / joined / unglued views of `firewall_views`), plus the
 literal triggers that make it cheap: every match contains one of the rule's `triggers` (lower
 case) at most `reach` characters after the match starts, so the firewall only tries the regex
 near a trigger. Adding an alternative means adding its trigger too; `tests/test_firewall.py`
-checks every payload class against its rule.
+checks every payload class against its rule, and `benchmarks/firewall.py` runs the corpus.
+
+Rules aim at orders given to the agent, not at developer prose about the same things: "ignore
+previous commands that failed", "### Instructions:" over a numbered list, "Note for Copilot
+users", "we must drop the table sessions_old", a `curl | sh` line under "Install" and a badge
+URL with a query string all stay as written. `exempt` is how a rule looks at the context of a
+match (the words before it) when its own text cannot decide.
 """
 
 from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 
@@ -26,12 +34,82 @@ class Rule:
     reach: int = 40
     extend: bool = False  # redact to the end of the sentence: the rest is the attacker's too
     negatable: bool = False  # "never force push to main" is advice, not an order
+    exempt: Callable[[str, int, int], bool] | None = None  # (view, start, end): context says keep
+    # words (lower case) of which the text must hold one before any trigger is looked for
+    gate: tuple[str, ...] = ()
 
     @functools.cached_property
     def pattern(self) -> re.Pattern[str]:
         # compiled on the first text holding a trigger: compiling every rule costs a one-shot
         # process tens of milliseconds, and most texts hold no trigger of most rules
         return re.compile(self.source, re.IGNORECASE | re.MULTILINE)
+
+
+def _spaced(trigger: str) -> bool:
+    """A trigger that starts with a letter of a script written with spaces: it must start a
+    word ("rm" is not in "format"); in Chinese or Japanese there are no words to start."""
+    return (trigger[0].isalnum() or trigger[0] == "_") and ord(trigger[0]) < 0x2E80
+
+
+def _trie(words: list[str]) -> str:
+    """A regex for any of `words`, factored by prefix (a regex engine tries an alternation
+    branch by branch, a factored one a character at a time); a word that is a prefix of another
+    is enough to find both."""
+    tree: dict = {}
+    for w in words:
+        node = tree
+        for ch in w:
+            node = node.setdefault(ch, {})
+        node[""] = {}
+
+    def emit(node: dict) -> str:
+        if "" in node:
+            return ""
+        branches = [re.escape(ch) + emit(child) for ch, child in sorted(node.items())]
+        return branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
+
+    return emit(tree)
+
+
+class TriggerIndex:
+    """Where the triggers of every rule are in a text, in one scan: a factored regex finds
+    word-starting triggers; the others (punctuation, Chinese, Japanese, Korean) are found by
+    substring search, ASCII ones only when the text is ASCII."""
+
+    def __init__(self, rules: tuple[Rule, ...]) -> None:
+        by_first: dict[str, list[tuple[str, int]]] = {}
+        for i, rule in enumerate(rules):
+            for t in rule.triggers:
+                by_first.setdefault(t[0], []).append((t, i))
+        self.by_first = by_first
+        spaced = sorted({t for r in rules for t in r.triggers if _spaced(t)})
+        self.words_ascii = re.compile(r"\b" + _trie([t for t in spaced if t.isascii()]))
+        self.words_all = re.compile(r"\b" + _trie(spaced))
+        others = sorted({t for r in rules for t in r.triggers if not _spaced(t)})
+        self.others_ascii = tuple(t for t in others if t.isascii())
+        self.others_all = tuple(others)
+
+    def hits(self, low: str) -> dict[int, list[int]]:
+        """Rule index -> positions in `low` where one of its triggers starts."""
+        ascii_only = low.isascii()
+        starts = [
+            m.start() for m in (self.words_ascii if ascii_only else self.words_all).finditer(low)
+        ]
+        for t in self.others_ascii if ascii_only else self.others_all:
+            pos = low.find(t)
+            while pos != -1:
+                starts.append(pos)
+                pos = low.find(t, pos + 1)
+        out: dict[int, list[int]] = {}
+        seen: set[tuple[int, int]] = set()
+        for p in starts:
+            for t, i in self.by_first.get(low[p], ()):
+                if (i, p) not in seen and low.startswith(t, p):
+                    seen.add((i, p))
+                    out.setdefault(i, []).append(p)
+        for positions in out.values():
+            positions.sort()
+        return out
 
 
 def _rule(
@@ -42,18 +120,159 @@ def _rule(
     reach: int = 40,
     extend: bool = False,
     negatable: bool = False,
+    exempt: Callable[[str, int, int], bool] | None = None,
+    gate: tuple[str, ...] = (),
 ) -> Rule:
     body = "|".join(f"(?:{a})" for a in alternatives)
-    return Rule(name, why, body, triggers, reach, extend, negatable)
+    return Rule(name, why, body, triggers, reach, extend, negatable, exempt, gate)
 
+
+# ------------------------------------------------------------------ context
+
+# words that address the reader as the one who acts: an order, not documentation
+_ADDRESSED = re.compile(
+    r"\b(?:you|your|agent|assistant|ai|llm|model|copilot|claude|chatgpt|must|immediately|now|"
+    r"first|before\s+\w+ing|to\s+fix|please)\b",
+    re.I,
+)
+# what introduces a command a reader is meant to run to install something
+_INSTALL = re.compile(
+    r"\b(?:install(?:s|ed|er|ing|ation)?|set\s*up|setup|quick\s*start|getting\s+started|"
+    r"bootstrap)\b",
+    re.I,
+)
+_URL = re.compile(r"\S+://\S+")
+_CLAUSE_START = re.compile(r"[.!?;](?=\s)|\n\s*\n")
+
+
+def _before(view: str, start: int, limit: int) -> str:
+    return _URL.sub(" ", view[max(0, start - limit) : start])
+
+
+def _install_line(view: str, start: int, end: int) -> bool:
+    """A download-and-run line introduced as an installation step and not aimed at the agent:
+    what install docs look like."""
+    before = _before(view, start, 200)
+    if not _INSTALL.search(before):
+        return False
+    clause = before[
+        max((m.end() for m in _CLAUSE_START.finditer(before)), default=0) :
+    ]  # the sentence the command is in
+    line_end = view.find("\n", end)
+    after = _URL.sub(" ", view[end : line_end if line_end != -1 else len(view)])
+    return not _ADDRESSED.search(clause) and not _ADDRESSED.search(after)
+
+
+# ------------------------------------------------------------------ vocabulary
 
 _DET = r"(?:(?:the|all|any|every|each|your|my|our|these|those|of|its)\s+){0,3}"
+_QUAL = (
+    r"(?:previous|prior|preceding|earlier|above|former|foregoing|original|initial|system|"
+    r"developer|safety|existing)"
+)
+# what only a model is given; "commands", "context", "messages" are also developer words
+_ORDERS = (
+    r"(?:instructions?|prompts?|rules|directions?|directives?|guidelines|guidance|guardrails|"
+    r"constraints|policies|programming|restrictions)"
+)
+_WEAK_ORDERS = r"(?:commands|orders|messages?|context|conversation)"
 _SECRET = (
     r"(?:api[\s_-]?keys?|tokens?|secrets?|credentials?|passwords?|passphrases?|private\s+keys?|"
     r"ssh\s+keys?|access\s+keys?|session\s+cookies?|cookies|\.env\b|env(?:ironment)?\s+"
     r"(?:file|var(?:iable)?s)|id_rsa|\.npmrc|\.pypirc|\.netrc|aws\s+credentials)"
 )
-_AGENT = r"(?:ai|llms?|language\s+models?|assistants?|agents?|copilot|claude|chatgpt|gpt|cursor|coding\s+agents?)"
+_SECRET_PATH = (
+    r"(?:(?:~|\$home|/home/[\w.-]+|/root)/)?\.(?:aws/credentials|ssh/id_\w+\b(?!\.pub)|netrc|"
+    r"npmrc|pypirc|docker/config\.json|kube/config|config/gh/hosts\.ya?ml|git-credentials|"
+    r"env\b)|/etc/(?:passwd|shadow)\b|\bid_(?:rsa|ed25519|ecdsa|dsa)\b(?!\.pub)"
+)
+# what every text a secret rule can match holds (lower case): a cheap test before the regexes
+_SECRET_WORDS = (
+    "key",
+    "token",
+    "secret",
+    "credential",
+    "password",
+    "passwd",
+    "passphrase",
+    "cookie",
+    ".env",
+    "env ",
+    "env_",
+    "id_rsa",
+    "id_ed",
+    "id_ecdsa",
+    "id_dsa",
+    "/etc/",
+    ".netrc",
+    ".npmrc",
+    ".pypirc",
+    ".aws",
+    ".ssh",
+    ".config",
+    ".docker",
+    ".kube",
+    ".git-cred",
+)
+_ENV_SECRET = (
+    r"(?-i:\$\{?[A-Z0-9_]*(?:TOKEN|SECRET|API_?KEY|PASSWORD|PASSWD|CREDENTIALS?|PRIVATE_KEY|"
+    r"ACCESS_KEY)[A-Z0-9_]*\}?)"
+)
+_DEST = (
+    r"(?:(?:https?|ftp)://|[\w.+-]+@[\w-]+\.[\w.-]+|\d{1,3}(?:\.\d{1,3}){3}\b|pastebin|paste\.|"
+    r"(?:a\s+)?(?:new\s+)?(?:public\s+|secret\s+)?gists?\b|webhooks?\b|requestbin|ngrok|"
+    r"discord|telegram|me\b|us\b|(?:an?\s+)?(?:external|remote|public)\s+(?:server|host|url|"
+    r"endpoint|site)|this\s+(?:url|address|endpoint|server|host)|the\s+attacker|"
+    r"(?:the|your|this|an?)\s+(?:next\s+|new\s+)?(?:public\s+)?(?:reply|response|answer|"
+    r"commit\s+message|pull\s+request|pr\b|issue|comment|discussion|chat))"
+)
+_AGENT = (
+    r"(?:(?:ai|llm|coding|autonomous)\s+(?:assistants?|agents?|models?|copilots?)|ai|llms?|"
+    r"language\s+models?|assistants?|agents?|copilot|claude|chatgpt|gpt|cursor|"
+    r"coding\s+agents?|the\s+model)"
+)
+_NOT_AUDIENCE = (
+    r"(?![\s-]+(?:users?|integration|support|plugins?|extensions?|settings|config\w*|docs|"
+    r"documentation|assisted|generated|features?)\b)"
+)
+# a placeholder in a URL that a model would fill in with data it holds
+_PLACEHOLDER = (
+    r"(?:\{\{[^}\n]{0,80}\}\}|\{[\w.$-]{1,60}\}|\$\{?[a-z_]\w*|\$\(|<[^>\s][^>\n]{0,80}>|%s\b|"
+    r"(?-i:\[[A-Z_]{2,}\]|\b[A-Z][A-Z0-9]*_[A-Z0-9_]+\b|\b(?:SECRET|TOKEN|PASSWORD|APIKEY|KEY|"
+    r"CREDENTIALS?|DATA|CONTENTS?|COOKIES?|SESSION|ENV)\b))"
+)
+_URL_PH = r"(?:https?:)?//[^\s)>\]\"']{0,600}?" + _PLACEHOLDER
+
+# the same order in other languages: a verb "ignore / forget", a word for the model's
+# instructions, and a word saying which ones ("all", "previous", "your") near them
+_ML_VERB = (
+    r"(?:ignorier\w*|vergiss|vergesst|vergessen\s+sie|missachte\w*|ignorez|ignorer|ignore|ignora|"
+    r"ignorar|ignorate|oublie[zr]?|olvid[ae]r?|omit[ae]|descarta|dimentica(?:te|re)?|esque[cç]a|"
+    r"esquece|negeer|vergeet|игнорир\w*|проигнорир\w*|забудь(?:те)?|забыть|"
+    r"не\s+обращай(?:те)?\s+внимани[яе]\s+на)"
+)
+_ML_NOUN = (
+    r"(?:anweisung(?:en)?|instruktionen|regeln|vorgaben|richtlinien|instructions|consignes|"
+    r"règles|directives|instrucciones|reglas|indicaciones|directrices|istruzioni|regole|"
+    r"direttive|instruções|instrucoes|regras|diretrizes|instructies|regels|richtlijnen|"
+    r"инструкци\w*|указани\w*|правил\w*|директив\w*|промпт\w*)"
+)
+_ML_QUAL = (
+    r"(?:vorherig\w*|bisherig\w*|obig\w*|vorangegangen\w*|früher\w*|ursprünglich\w*|alle[nms]?|"
+    r"deine?[nmrs]?|précédent\w*|antérieur\w*|toutes|tous|tes|vos|ci-dessus|anterior\w*|"
+    r"previ[oa]s|todas|todos|tus|precedent[ei]|tutte|tutti|tue|suas|tuas|eerdere|vorige|jouw|"
+    r"bovenstaande|предыдущ\w*|все|всех|сво\w*|тво\w*|ваш\w*|прежн\w*|выше|"
+    r"(?:del|do|da|des|du)\s+(?:sistema|système|systeme)|system\w*|системн\w*)"
+)
+_CJK_VERB = r"(?:忽略|无视|無視|忽视|忽視|忘记|忘記|忘掉|不要理会|不要理會|别管|別管)"
+_CJK_NOUN = (
+    r"(?:指令|指示|规则|規則|提示词|提示詞|说明|說明|ルール|プロンプト|지시|지침|규칙|프롬프트)"
+)
+_CJK_QUAL = (
+    r"(?:之前|以前|上面|以上|前面|先前|所有|全部|一切|系统|系統|これまで|すべて|全て|上記|前の|"
+    r"システム|이전|모든|위의|시스템)"
+)
+_CJK_STOP = r"[^。！？!?\n]"
 
 RULES: tuple[Rule, ...] = (
     _rule(
@@ -61,14 +280,98 @@ RULES: tuple[Rule, ...] = (
         "text telling the model to drop its instructions",
         r"\b(?:ignore|disregard|forget|override|bypass|discard)\s+"
         + _DET
-        + r"(?:previous|prior|preceding|earlier|above|former|foregoing|original|initial|system|"
-        r"developer|safety|existing)\s+(?:instructions?|prompts?|rules|directions?|directives?|"
-        r"guidelines|guidance|context|messages?|guardrails|constraints|commands|orders|policies)",
+        + _QUAL
+        + r"\s+"
+        + _ORDERS,
+        r"\b(?:ignore|disregard|forget|override|bypass|discard)\s+(?:(?:all|your|any)\s+)+"
+        + _DET
+        + _QUAL
+        + r"\s+"
+        + _WEAK_ORDERS,
+        # "ignore the above, and ...": what is above is the object; "the above warning" is not
+        r"\b(?:ignore|disregard|forget)\s+(?:all\s+of\s+|all\s+)?(?:the\s+)?(?:above|foregoing|"
+        r"preceding)\s*(?:[,;.:\u2014-]|and\b|then\b|instead\b)",
         r"\b(?:ignore|disregard|forget)\s+(?:all|everything)\s+(?:you\s+(?:were|have\s+been)\s+"
         r"told|(?:that\s+)?(?:was\s+)?(?:said\s+|written\s+)?(?:above|before))",
-        r"\b(?:ignore|disregard)\s+(?:all\s+|any\s+)?(?:your|the)\s+(?:instructions|rules|"
-        r"guidelines|system\s+prompt)",
-        triggers=("ignore", "disregard", "forget", "override", "bypass", "discard"),
+        r"\b(?:ignore|disregard|forget|override|bypass)\s+(?:all\s+|any\s+)?(?:of\s+)?"
+        r"(?:your|the)\s+(?:(?:safety|security|content|original|initial|hidden)\s+)?"
+        r"(?:instructions|rules|guidelines|guardrails|directives|restrictions|programming|"
+        r"system\s+prompt)",
+        r"\bsystem\s+override\b",
+        triggers=(
+            "ignore",
+            "disregard",
+            "forget",
+            "override",
+            "bypass",
+            "discard",
+            "system override",
+        ),
+        reach=0,
+        extend=True,
+    ),
+    _rule(
+        "instruction_override",
+        "text telling the model to drop its instructions (in another language)",
+        r"\b" + _ML_VERB + r"\b(?=[^.!?\n]{0,80}?\b" + _ML_QUAL + r"\b)(?:\s+[\w'’-]+){0,4}?\s+"
+        r"" + _ML_NOUN,
+        _CJK_VERB + r"(?=" + _CJK_STOP + r"{0,16}?" + _CJK_QUAL + r")" + _CJK_STOP + r"{0,16}?"
+        r"" + _CJK_NOUN,
+        _CJK_QUAL + _CJK_STOP + r"{0,12}?" + _CJK_NOUN + _CJK_STOP + r"{0,12}?"
+        r"(?:無視|忘れ|忽略|无视|忘记|무시|잊)",
+        triggers=(
+            "ignor",
+            "vergiss",
+            "vergesst",
+            "vergessen",
+            "missacht",
+            "oubli",
+            "olvid",
+            "omit",
+            "descarta",
+            "dimentic",
+            "esquec",
+            "esqueç",
+            "negeer",
+            "vergeet",
+            "игнор",
+            "проигнор",
+            "забуд",
+            "забыть",
+            "не обращай",
+            "忽略",
+            "无视",
+            "無視",
+            "忽视",
+            "忽視",
+            "忘记",
+            "忘記",
+            "忘掉",
+            "不要理",
+            "别管",
+            "別管",
+            "之前",
+            "以前",
+            "上面",
+            "以上",
+            "前面",
+            "先前",
+            "所有",
+            "全部",
+            "一切",
+            "これまで",
+            "すべて",
+            "全て",
+            "上記",
+            "前の",
+            "システム",
+            "系统",
+            "系統",
+            "시스템",
+            "이전",
+            "모든",
+            "위의",
+        ),
         reach=0,
         extend=True,
     ),
@@ -82,7 +385,7 @@ RULES: tuple[Rule, ...] = (
         r"\bnew\s+(?:system\s+)?(?:instructions?|prompt|rules)\s*:",
         r"\b(?:act|behave|respond)\s+as\s+(?:if\s+you\s+(?:are|were)\s+)?(?:an?\s+)?"
         r"(?:unrestricted|unfiltered|uncensored|jailbroken|dan)\b",
-        r"\bsystem\s+prompt\s*(?::|override|update)",
+        r"\bsystem\s+prompt\s*(?::[ \t]*\S|override|update)",
         triggers=(
             "now",
             "longer",
@@ -110,8 +413,6 @@ RULES: tuple[Rule, ...] = (
         r"function_calls?|function_output|system[-_](?:prompt|message|reminder)|im_start|im_end|"
         r"antml:[\w-]+)\b[^>\n]{0,80}>",
         r"^[ \t>*+\-#/]{0,12}(?:human|assistant)[ \t]*:",
-        r"^[ \t>]{0,12}#{1,6}[ \t]*(?:system|instructions?|assistant|user|human)"
-        r"(?:[ \t]+(?:prompt|message))?[ \t]*:",
         triggers=(
             "<|",
             "inst]",
@@ -126,20 +427,49 @@ RULES: tuple[Rule, ...] = (
             "antml:",
             "human",
             "assistant",
-            "system",
-            "instruction",
-            "user",
         ),
         reach=20,
     ),
     _rule(
+        "fake_delimiter",
+        "a heading or line posing as the system's or the user's turn, with an order in it",
+        # "### System:" over an OS version, "### Instructions:" over a numbered list: headings
+        r"^[ \t>]{0,12}(?:#{1,6}[ \t]*)?(?:system|instructions?|assistant|user|human|developer)"
+        r"(?:[ \t]+(?:prompt|message|override))?[ \t]*:[ \t]*(?=(?:you|your|ignore|disregard|"
+        r"forget|always|never|do\s+not|don't|approve|delete|remove|run|execute|respond|reply|"
+        r"answer|act|pretend|obey|the\s+(?:user|assistant|ai|model)|from\s+now)\b)",
+        # the order on the line under the heading: only words no how-to list starts with
+        r"^[ \t>]{0,12}(?:#{1,6}[ \t]*)?(?:system|instructions?|assistant|user|human|developer)"
+        r"(?:[ \t]+(?:prompt|message|override))?[ \t]*:[ \t]*\n[ \t]*(?=(?:you|your|ignore|"
+        r"disregard|forget|always|never|do\s+not|don't|approve|merge|obey|pretend|from\s+now)\b)",
+        triggers=("system", "instruction", "assistant", "user", "human", "developer"),
+        reach=20,
+        extend=True,
+    ),
+    _rule(
+        "hidden_markup",
+        "an HTML comment or hidden element speaking to the model (a reader never sees it)",
+        # the comment speaks to the model ("AI agents: ..."), or gives an order a model obeys
+        r"<!--(?=(?:(?!-->)[\s\S]){0,2000}?(?:\b" + _AGENT + r"\s*[:,]|\b(?:ignore|disregard|"
+        r"forget)\b[^\n]{0,60}\b(?:instructions?|rules|prompt|guidance|comments?|reviews?|"
+        r"tests?|failures?|errors?)\b|\byou\s+(?:must|should|will|are\s+now)\b|\b(?:do\s+not|"
+        r"don't)\s+(?:mention|tell|reveal|show)\b))"
+        r"(?:(?!-->)[\s\S]){0,2000}(?:-->|$)",
+        r"<(div|span|p|section|details)\b[^>\n]{0,200}?(?:display\s*:\s*none|visibility\s*:\s*"
+        r"hidden|font-size\s*:\s*0|\bhidden\b)[^>\n]{0,200}>[\s\S]{0,2000}?(?:</\1\s*>|$)",
+        triggers=("<!--", "display", "visibility", "font-size", "hidden"),
+        reach=220,
+    ),
+    _rule(
         "image_beacon",
-        "a remote image whose URL carries data (fetching it leaks that data)",
-        r"!\[[^\]\n]{0,300}\]\(\s*<?(?:https?:)?//[^\s)>]*[?#][^\s)>]*>?"
-        r"(?:\s+[\"'][^\"'\n]*[\"'])?\s*\)",
-        r"<img\b[^>\n]*\bsrc\s*=\s*[\"']?(?:https?:)?//[^\"'\s>]*\?[^\"'\s>]*[^>\n]*>?",
-        triggers=("![", "<img"),
-        reach=0,
+        "a Markdown or HTML link or image whose URL carries data for a model to fill in "
+        "(rendering or following it leaks that data)",
+        r"!?\[[^\]\n]{0,300}\]\(\s*<?" + _URL_PH + r"[^\n)]{0,300}\)?",
+        r"^[ \t]{0,3}\[[^\]\n]{1,300}\]:[ \t]*<?" + _URL_PH + r"[^\n]*",
+        r"<" + _URL_PH + r"[^>\n]{0,300}>",
+        r"<img\b[^>\n]*\bsrc\s*=\s*[\"']?" + _URL_PH + r"[^>\n]*>?",
+        triggers=("](", "]:", "<http", "<//", "<img"),
+        reach=310,
     ),
     _rule(
         "camo_proxy",
@@ -151,12 +481,26 @@ RULES: tuple[Rule, ...] = (
     _rule(
         "secret_exfiltration",
         "text asking to send secrets somewhere",
-        r"\b(?:send|post|upload|transmit|forward|leak|exfiltrate|e-?mail|paste|submit|share)\b"
-        r"\s+(?:(?:the|all|any|your|my|our|its|their|contents?|values?|of)\s+){0,4}"
-        r"(?:[\w.-]+\s+){0,2}?" + _SECRET + r"[^\n.]{0,80}?\b(?:to|into|via)\b",
+        # a secret, and where to send it
+        r"\b(?:send|post|upload|transmit|forward|leak|e-?mail|paste|submit|share|copy|push|"
+        r"pipe|sync|publish|include|put|embed|write)\b[^\n]{0,80}?(?:" + _SECRET_PATH + "|"
+        r"" + _ENV_SECRET + "|"
+        r""
+        + _SECRET
+        + r")[^\n]{0,60}?\b(?:to|into|via|on|in|with)\b\s+(?:[\w-]+\s+){0,3}?"
+        + _DEST,
+        # a secret file or variable, sent or put where others read it
+        r"\b(?:send|post|upload|transmit|forward|leak|e-?mail|publish)\b[^\n]{0,80}?(?:"
+        r"" + _SECRET_PATH + "|" + _ENV_SECRET + r")",
+        r"\bexfiltrat\w*\b",
         r"\b(?:cat|print|echo|output|reveal|display|dump|exfiltrate)\s+(?:out\s+)?(?:the\s+)?"
-        r"(?:contents?\s+of\s+)?(?:~/\.ssh/id_\w+|~/\.aws/credentials|/etc/(?:passwd|shadow)|"
-        r"~/\.netrc|~/\.npmrc|~/\.pypirc|\$\{?\w*(?:TOKEN|SECRET|API_KEY|PASSWORD)\w*\}?)",
+        r"(?:contents?\s+of\s+)?(?:~/\.ssh/id_\w+\b(?!\.pub)|~/\.aws/credentials|"
+        r"/etc/(?:passwd|shadow)|~/\.netrc|~/\.npmrc|~/\.pypirc|" + _ENV_SECRET + r")",
+        r"\b(?:send|give|tell|show|reveal|print|output|display|dump|repeat|leak)\s+(?:me\s+|us\s+)?"
+        r"(?:your|the)\s+(?:full\s+|hidden\s+|initial\s+|original\s+|exact\s+)?(?:system\s+prompt|"
+        r"initial\s+prompt|hidden\s+instructions|instructions\s+above|environment\s+variables|"
+        r"env\s+vars)",
+        r"\b(?:cat|printenv|env|echo|base64)\b[^\n|]{0,80}\|\s*(?:curl|wget|nc|ncat|netcat)\b",
         triggers=(
             "send",
             "post",
@@ -164,11 +508,24 @@ RULES: tuple[Rule, ...] = (
             "transmit",
             "forward",
             "leak",
-            "exfiltrate",
+            "exfiltrat",
             "mail",
+            "email",
+            "e-mail",
             "paste",
             "submit",
             "share",
+            "copy",
+            "push",
+            "pipe",
+            "sync",
+            "publish",
+            "include",
+            "put",
+            "add",
+            "append",
+            "embed",
+            "write",
             "cat",
             "print",
             "echo",
@@ -176,20 +533,64 @@ RULES: tuple[Rule, ...] = (
             "reveal",
             "display",
             "dump",
+            "give",
+            "tell",
+            "show",
+            "repeat",
+            "env",
+            "base64",
         ),
         reach=2,
         extend=True,
+        gate=_SECRET_WORDS + ("exfiltrat", "prompt", "instructions", "environment", "env var"),
+    ),
+    # a secret file read and then put somewhere: the file comes first
+    _rule(
+        "secret_exfiltration",
+        "text asking to send secrets somewhere",
+        r"\b(?:read|open|cat|load)\s+(?:the\s+)?(?:" + _SECRET_PATH + "|" + _ENV_SECRET + r")"
+        r"[^\n.]{0,40}?\b(?:include|put|paste|add|append|embed|write|copy|send|post)\b",
+        triggers=("read", "open", "cat", "load"),
+        reach=2,
+        extend=True,
+        gate=_SECRET_WORDS,
     ),
     _rule(
         "pipe_to_shell",
-        "a download piped straight into a shell",
+        "a download run straight away as code",
         r"\b(?:curl|wget)\b[^\n|;]{0,300}\|\s*(?:sudo\s+)?(?:-\w+\s+)*(?:ba|z|k|da|fi)?sh\b",
         r"\b(?:curl|wget)\b[^\n|;]{0,300}\|\s*(?:sudo\s+)?python3?\b",
         r"\b(?:ba|z)?sh\s+(?:-c\s+)?[\"']?(?:\$\(|<\()\s*(?:curl|wget)\b",
         r"\b(?:iwr|irm|invoke-webrequest|invoke-restmethod)\b[^\n|]{0,300}\|\s*iex\b",
         r"\biex\s*\(\s*(?:new-object\s+net\.webclient|iwr|irm|invoke-webrequest)",
-        triggers=("curl", "wget", "iwr", "irm", "invoke-", "iex"),
+        # saved to a file, then that file run
+        r"\b(?:curl|wget)\b[^\n]{0,300}?(?:\s-o\s*|\s-O\s*|\s--output[= ]|>\s*)(\S+)[^\n]{0,200}?"
+        r"(?:&&|;|\|\|)\s*(?:sudo\s+)?(?:(?:(?:ba|z|da|k|fi)?sh|python3?|perl|ruby|node|source|"
+        r"\.)\s+|chmod\s+\+x\s+|\./)\1",
+        r"\bbase64\s+(?:-d|--decode|-D)\b[^\n|]{0,40}\|\s*(?:sudo\s+)?(?:ba|z|k|da)?sh\b",
+        r"\bdownload\b[^\n]{0,200}?\b(?:and\s+)?(?:then\s+)?(?:execute|run)\s+it\b",
+        r"\bpipe\b[^\n]{0,200}?\b(?:in)?to\s+(?:sudo\s+)?(?:ba|z|k|da)?sh\b",
+        triggers=(
+            "curl",
+            "wget",
+            "iwr",
+            "irm",
+            "invoke-",
+            "iex",
+            "base64",
+            "download",
+            "pipe",
+        ),
         reach=30,
+        extend=True,
+        exempt=_install_line,
+    ),
+    _rule(
+        "pipe_to_shell",
+        "a download run straight away as code",
+        r"\b(?:exec|eval)\s*\(\s*[\w.]*(?:urlopen|urlretrieve|requests\.get|httpx\.get)\s*\(",
+        triggers=("urlopen", "urlretrieve", "requests.get", "httpx.get"),
+        reach=40,
         extend=True,
     ),
     _rule(
@@ -197,18 +598,27 @@ RULES: tuple[Rule, ...] = (
         "an order to destroy files, history or data",
         r"\brm\s+(?:-[a-z]*r[a-z]*f[a-z]*|-[a-z]*f[a-z]*r[a-z]*|-r\s+-f|-f\s+-r|--recursive\s+"
         r"--force|--force\s+--recursive)\s+(?:--no-preserve-root\s+)?(?:/\*?|~/?|\$home/?|\*|"
-        r"\.\.?/?)(?=[\s;&|'\"`)]|$)",
+        r"\.\.?/?)(?=[\s;&|'\"`)<]|$)",
         r"\b(?:delete|remove|wipe|destroy|erase|nuke|purge)\s+(?:(?:the|this|your|our|entire|"
         r"whole|all|of)\s+)*(?:repo|repository|repositories|codebase|source\s+tree|database|"
         r"production\s+(?:data(?:base)?|db)|git\s+history|\.git(?:\s+(?:folder|directory))?|home"
-        r"\s+directory|all\s+(?:files|data|branches|backups))\b",
-        r"\bforce[\s-]?push(?:es|ed|ing)?\b[^\n.]{0,40}?\b(?:main|master|production|prod|"
-        r"release|trunk)\b",
+        r"\s+directory|all\s+(?:files|data|branches|backups))\b"
+        # the thing itself, not a compound ("delete the repository fixture", "remove the
+        # repository mirror step"): the object ends the phrase
+        r"(?=\s*(?:$|[.,;:!?)]|(?:and|then|now|immediately|completely|entirely|permanently|too|"
+        r"from|on|in|at|with|using|via|before|after|without|for\s+good|as\s+well)\b))",
+        # "force push is disabled", "force push protection": about the setting, not an order
+        r"\bforce[\s-]?push(?:es|ed|ing)?\b(?!\s+(?:is|are|was|were|has|have|to\s+\w+\s+is|"
+        r"protections?|rules?|settings?|polic(?:y|ies)|permissions?|hooks?|checks?)\b)"
+        r"[^\n.]{0,40}?\b(?:main|master|production|prod|release|trunk)\b"
+        r"(?!\s+(?:is|are|was|were|get|gets)\s+(?:now\s+)?(?:rejected|blocked|disabled|forbidden|"
+        r"disallowed|prevented|refused|not\s+allowed)\b)",
         r"\bgit\s+push\s+(?:[^\n;|&]*\s)?(?:-f|--force(?:-with-lease)?)\b[^\n;|&]*\b(?:main|"
         r"master)\b",
-        r"\b(?:please|now|must|should|then|immediately|also|first|go\s+ahead\s+and|make\s+sure\s+"
-        r"(?:to|you)|you\s+(?:must|should|need\s+to))\s+(?:run\s+|execute\s+)?[`\"']?(?:drop\s+"
-        r"(?:the\s+)?(?:table|database|schema)|truncate\s+(?:table\s+)?\w+)",
+        # an order, not a plan: "we must drop the table sessions_old" is how migrations read
+        r"\b(?:please|now|immediately|go\s+ahead\s+and|you\s+(?:must|should|need\s+to))\s+"
+        r"(?:run\s+|execute\s+)?[`\"']?(?:drop\s+(?:the\s+)?(?:table|database|schema)|truncate\s+"
+        r"(?:table\s+)?\w+)",
         triggers=(
             "rm",
             "delete",
@@ -230,11 +640,19 @@ RULES: tuple[Rule, ...] = (
     _rule(
         "agent_directive",
         "text addressed to AI agents reading it",
+        # a heading-like address ("Note to AI agents: ..."), not a phrase in a sentence
         r"\b(?:note|message|instructions?|attention|reminder|directive|important)\s+(?:to|for)\s+"
-        r"(?:the\s+|any\s+|all\s+)?" + _AGENT + r"\b",
+        r"(?:the\s+|any\s+|all\s+)?" + _AGENT + r"\b" + _NOT_AUDIENCE + r"(?=\s*(?:[:\-\u2014]|"
+        r"reading\b|who\s+reads?\b))",
         r"\b(?:ai|llm)\s+(?:agents?|assistants?|models?)\s*(?:reading\s+this|must|should|are\s+"
         r"(?:required|instructed))\b",
         r"\bif\s+you\s+are\s+an?\s+" + _AGENT + r"\b",
+        r"\bas\s+(?:an?|the)\s+" + _AGENT + r"\s+(?:reading|processing|reviewing|analy[sz]ing|"
+        r"parsing|looking\s+at)\b",
+        r"^[ \t>*\-]{0,6}(?:hey\s+|dear\s+|(?:attention|note|important|notice|reminder)\s*[,:]?"
+        r"\s*)?" + _AGENT + r"\s*[,:]\s*(?:please\s+)?(?:ignore|"
+        r"disregard|forget|run|execute|approve|merge|delete|remove|skip|do\s+not|don't|you|"
+        r"always|never|insert|add|send)\b",
         triggers=(
             "note",
             "message",
@@ -245,6 +663,8 @@ RULES: tuple[Rule, ...] = (
             "important",
             "ai ",
             "ai\t",
+            "ai,",
+            "ai:",
             "llm",
             "language model",
             "assistant",
@@ -254,15 +674,35 @@ RULES: tuple[Rule, ...] = (
             "chatgpt",
             "gpt",
             "cursor",
+            "reading",
+            "processing",
+            "reviewing",
+            "analy",
+            "parsing",
+            "looking at",
         ),
         reach=30,
         extend=True,
     ),
 )
 
-SENTENCE_END = re.compile(r"\n|[.!?](?=\s|$)")
+TRIGGERS = TriggerIndex(RULES)
+
+# the classic order with every space taken out, for words split in odd places ("ig nore prev
+# ious"): looked for only when a piece of its verb is there and nothing else matched
+COLLAPSED_ORDER = re.compile(
+    r"(?:ignore|disregard|forget|override|bypass)(?:all|any|every|your|the|of)*(?:previous|prior|"
+    r"preceding|earlier|above|former|original|initial|system)(?:instructions?|prompts?|rules|"
+    r"directions?|directives?|guidelines|guidance)"
+)
+COLLAPSED_HINTS = ("nore", "regard", "rget", "rride", "ypass")
+
+SENTENCE_END = re.compile(r"\n|[.!?。！？](?=\s|$|[^\x00-\x7f])")
+# a ban on the act, not an order to do it ("disallow force pushes to release branches")
 _NEGATION = re.compile(
-    r"\b(?:never|not|no|don't|dont|do\s+not|avoid|without|n't)\b[^.!?\n]*$", re.I
+    r"\b(?:never|not|no|don't|dont|do\s+not|avoid|without|n't|disallow\w*|prevent\w*|"
+    r"forbid\w*|prohibit\w*|refus\w*)\b[^.!?\n]*$",
+    re.I,
 )
 
 

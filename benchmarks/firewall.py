@@ -1,0 +1,285 @@
+"""The context firewall against an adversarial corpus: injections neutralised, honest text kept.
+
+    python -m gitstrata.benchmarks.firewall [--json] [--split SPLIT|all] [--misses] [--out FILE]
+
+The corpus (`benchmarks/firewall_corpus/*.jsonl`, one JSON object a line: `id`, `category`,
+`text`, `expected` injection|benign, `split` dev|heldout|heldout_v2..v7, and for injections
+`payload`) holds injections written in many disguises and benign developer texts that look like
+them. Every text goes through `serve.firewall.clean`, the function every served string passes
+(the engine's result models, MCP answers and resources, the CLI's graveyard and invariant
+output).
+
+- An injection is **neutralised** when the text served holds a firewall marker and none of its
+  `payload` strings: the words that carry the instruction (as written in the text, disguise
+  included) no longer reach the agent; what is left is the marker naming what was removed.
+- A benign text is **modified** when the text served differs from it in any way.
+
+Rules were tuned on `dev`. Each held-out split was written and committed before the change it
+evaluates and run once for it; then it was used to diagnose misses, so it is retired and its
+later numbers are optimistic: `heldout` (written with `dev`) evaluated the first rules,
+`heldout_v2` the fixes from `heldout`, `heldout_v3` those from `heldout_v2`, and so on;
+`heldout_v7` evaluates the final rules and nothing was changed after it was run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+CORPUS = Path(__file__).resolve().parent / "firewall_corpus"
+SPLITS = (
+    "dev",
+    "heldout",
+    "heldout_v2",
+    "heldout_v3",
+    "heldout_v4",
+    "heldout_v5",
+    "heldout_v6",
+    "heldout_v7",
+)
+MARKER_PREFIX = "[gitstrata-firewall: removed"
+SECTION = "## Context firewall against an adversarial corpus"
+
+
+@dataclass(frozen=True)
+class Case:
+    id: str
+    category: str
+    text: str
+    expected: str  # "injection" | "benign"
+    split: str  # "dev" | "heldout"
+    payload: tuple[str, ...] = field(default=())
+
+
+def load_corpus(folder: Path = CORPUS) -> list[Case]:
+    cases = []
+    for path in sorted(folder.glob("*.jsonl")):
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if line.strip():
+                row = json.loads(line)
+                row["payload"] = tuple(row.get("payload", ()))
+                cases.append(Case(**row))
+    return cases
+
+
+def neutralised(case: Case, served: str) -> bool:
+    """The instruction no longer reaches the agent: a marker stands where it was, and none of
+    the words that carried it survived."""
+    return MARKER_PREFIX in served and not any(p in served for p in case.payload)
+
+
+def evaluate(cases: Iterable[Case]) -> list[dict[str, Any]]:
+    """One row per case: what was served and how it counts."""
+    from ..serve.firewall import clean
+
+    rows = []
+    for case in cases:
+        served = clean(case.text)
+        ok = neutralised(case, served) if case.expected == "injection" else served == case.text
+        rows.append(
+            {
+                "id": case.id,
+                "category": case.category,
+                "expected": case.expected,
+                "split": case.split,
+                "ok": ok,
+                "served": served,
+            }
+        )
+    return rows
+
+
+def _tally(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    def count(kind: str, key: str | None = None) -> dict[str, dict[str, int]]:
+        out: dict[str, dict[str, int]] = {}
+        for r in rows:
+            if r["expected"] != kind:
+                continue
+            k = r[key] if key else "all"
+            slot = out.setdefault(k, {"total": 0, "ok": 0})
+            slot["total"] += 1
+            slot["ok"] += int(r["ok"])
+        return dict(sorted(out.items()))
+
+    def rename(table: dict[str, dict[str, int]], what: str) -> dict[str, dict[str, int]]:
+        return {
+            k: {
+                "total": v["total"],
+                what: v["ok"] if what == "neutralised" else v["total"] - v["ok"],
+            }
+            for k, v in table.items()
+        }
+
+    inj, ben = count("injection"), count("benign")
+    return {
+        "injections": {
+            **rename(inj, "neutralised").get("all", {"total": 0, "neutralised": 0}),
+            "by_category": rename(count("injection", "category"), "neutralised"),
+        },
+        "benign": {
+            **rename(ben, "modified").get("all", {"total": 0, "modified": 0}),
+            "by_category": rename(count("benign", "category"), "modified"),
+        },
+    }
+
+
+def measure(folder: Path = CORPUS) -> dict[str, Any]:
+    """Neutralised and modified counts, per split and per category (deterministic)."""
+    rows = evaluate(load_corpus(folder))
+    first = folder / "first_runs.json"
+    first_runs = json.loads(first.read_text(encoding="utf-8")) if first.exists() else {}
+    return {
+        "first_runs": {k: v for k, v in first_runs.items() if not k.startswith("_")},
+        "splits": {s: _tally([r for r in rows if r["split"] == s]) for s in SPLITS},
+        "all": _tally(rows),
+        "misses": [
+            {k: r[k] for k in ("id", "split", "expected", "served")} for r in rows if not r["ok"]
+        ],
+    }
+
+
+def _pct(n: int, d: int) -> str:
+    return f"{100 * n / d:.1f} %" if d else "-"
+
+
+def markdown(
+    result: dict[str, Any], command: str = "python -m gitstrata.benchmarks.firewall"
+) -> str:
+    """The RESULTS.md section: totals per split (with each held-out split's first run), then
+    per category and split."""
+    first = result.get("first_runs", {})
+    lines = [
+        SECTION,
+        "",
+        f"Measured by `{command}`: every text of `benchmarks/firewall_corpus/` through the "
+        "function every served string passes. Neutralised: a firewall marker stands in the text "
+        "and none of the words that carried the instruction survived. Modified: any change to a "
+        "benign text. Targets: >= 95 % neutralised, <= 2 % modified, on text not tuned on.",
+        "",
+        "The rules were tuned on `dev`. Each held-out split was committed before the change it "
+        'evaluates and run once for it ("first run", the honest number); it was then used to '
+        "find misses, so its current numbers are optimistic; nothing was changed after the newest "
+        "split's run, which measures the final rules on text they were not tuned on.",
+        "",
+        "| split | injections | neutralised (first run) | neutralised now | benign | modified "
+        "(first run) | modified now |",
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: |",
+    ]
+    for name, data in [*result["splits"].items(), ("all", result["all"])]:
+        i, b = data["injections"], data["benign"]
+        f = first.get(name)
+        fi = f"{f['neutralised']} ({_pct(f['neutralised'], f['injections'])})" if f else "-"
+        fb = f"{f['modified']} ({_pct(f['modified'], f['benign'])})" if f else "-"
+        lines.append(
+            f"| {name} | {i['total']} | {fi} | {i['neutralised']} "
+            f"({_pct(i['neutralised'], i['total'])}) | {b['total']} | {fb} | {b['modified']} "
+            f"({_pct(b['modified'], b['total'])}) |"
+        )
+    held = [s for s in SPLITS if s in first]
+    if held:
+        n, t = sum(first[s]["neutralised"] for s in held), sum(first[s]["injections"] for s in held)
+        m, b = sum(first[s]["modified"] for s in held), sum(first[s]["benign"] for s in held)
+        lines += [
+            "",
+            f"Pooled over the held-out splits' first runs: {n} / {t} injections neutralised "
+            f"({_pct(n, t)}), {m} / {b} benign texts modified ({_pct(m, b)}).",
+        ]
+    for kind, what in (("injections", "neutralised"), ("benign", "modified")):
+        lines += [
+            "",
+            f"{kind.capitalize()} {what} at each held-out split's first run, by category:",
+            "",
+            f"| category | {' | '.join(held)} |",
+            "| --- |" + " ---: |" * len(held),
+        ]
+        for cat in sorted(result["all"][kind]["by_category"]):
+            cells = []
+            for split in held:
+                c = first[split].get(f"{kind}_by_category", {}).get(cat)
+                cells.append(f"{c[what]} / {c['total']}" if c else "-")
+            lines.append(f"| {cat} | {' | '.join(cells)} |")
+    for kind, what in (("injections", "neutralised"), ("benign", "modified")):
+        lines += [
+            "",
+            f"{kind.capitalize()} {what} now, by category:",
+            "",
+            f"| category | {' | '.join(SPLITS)} |",
+            "| --- |" + " ---: |" * len(SPLITS),
+        ]
+        for cat in sorted(result["all"][kind]["by_category"]):
+            cells = []
+            for split in SPLITS:
+                c = result["splits"][split][kind]["by_category"].get(cat)
+                cells.append(f"{c[what]} / {c['total']}" if c else "-")
+            lines.append(f"| {cat} | {' | '.join(cells)} |")
+    return "\n".join(lines)
+
+
+def write_section(result: dict[str, Any], path: Path) -> None:
+    """Put the firewall section into RESULTS.md, replacing the previous one, else before the
+    separately measured sections (it belongs to the generated part: `run.py` writes it too)."""
+    from .report import KEPT_MARKER
+
+    section = markdown(result)
+    text = path.read_text(encoding="utf-8") if path.exists() else ""
+    if SECTION in text:
+        head, rest = text.split(SECTION, 1)
+        nxt = rest.find("\n## ")
+        marker = rest.find(KEPT_MARKER)
+        cut = min(x for x in (nxt, marker, len(rest)) if x >= 0)
+        tail = rest[cut:].lstrip("\n")
+        text = head + section + ("\n\n" + tail if tail else "\n")
+    elif KEPT_MARKER in text:
+        head, rest = text.split(KEPT_MARKER, 1)
+        text = head.rstrip("\n") + "\n\n" + section + "\n\n" + KEPT_MARKER + rest
+    else:
+        text = text.rstrip("\n") + "\n\n" + section + "\n"
+    path.write_text(text, encoding="utf-8")
+
+
+def _print_table(result: dict[str, Any], split: str) -> None:
+    data = result["all"] if split == "all" else result["splits"][split]
+    i, b = data["injections"], data["benign"]
+    print(f"split {split}: injections neutralised {i['neutralised']}/{i['total']} "
+          f"({_pct(i['neutralised'], i['total'])}); benign modified {b['modified']}/{b['total']} "
+          f"({_pct(b['modified'], b['total'])})")  # fmt: skip
+    for kind, what in (("injections", "neutralised"), ("benign", "modified")):
+        for cat, c in data[kind]["by_category"].items():
+            print(f"  {kind[:3]} {cat:14} {c[what]:3d} / {c['total']:3d} {what}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(
+        prog="python -m gitstrata.benchmarks.firewall", description=__doc__.split("\n\n")[0]
+    )
+    ap.add_argument("--json", action="store_true", help="print the result as JSON")
+    ap.add_argument("--split", choices=(*SPLITS, "all"), default="all")
+    ap.add_argument("--misses", action="store_true", help="list the texts that count against")
+    ap.add_argument("--out", type=Path, help="write the section into this RESULTS.md")
+    args = ap.parse_args(argv)
+    result = measure()
+    misses = [m for m in result["misses"] if args.split in ("all", m["split"])]
+    if args.json:
+        shown = result if args.split == "all" else result["splits"][args.split]
+        json.dump({**shown, "misses": misses} if args.misses else shown, sys.stdout, indent=2,
+                  ensure_ascii=False)  # fmt: skip
+        sys.stdout.write("\n")
+    else:
+        _print_table(result, args.split)
+        if args.misses:
+            for m in misses:
+                print(f"  miss {m['id']} ({m['split']}): {m['served']!r}")
+    if args.out:
+        write_section(result, args.out)
+    return 0
+
+
+__all__ = ["Case", "load_corpus", "markdown", "measure", "neutralised", "write_section"]
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,260 @@
+"""The views of a text the firewall's rules are matched on, each mapped back to the text.
+
+A view is a string plus, per view character, the range of source characters it stands for, so a
+rule that matches in a view removes exactly the source characters behind the match (a decoded
+base64 word stands for the whole base64 run). Views are for matching only: what is served is
+always the source text with spans replaced by markers, never a view.
+
+- `fold_view`: NFKC, then Cyrillic and Greek letters that look like Latin ones folded to Latin
+  in Latin text (everywhere when Latin letters are the majority, else only inside words that
+  mix scripts), so `іgnоrе` matches `ignore` while Russian prose stays Russian.
+- `derived_views`: what an agent could be told to decode or join. Base64, hex and percent-encoded
+  runs that decode to readable text, concatenated quoted pieces (`'ign' + 'ore'`) joined, text
+  a rot13 hint points at rotated, and words glued or spaced out (`IgnoreAllPrevious`,
+  `i g n o r e`, `ignore_all_previous`) split back into words. A view is built only when its
+  cheap pre-check finds something to decode, so ordinary text costs one regex scan or none.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import codecs
+import re
+import unicodedata
+from collections.abc import Callable, Iterator
+from urllib.parse import unquote_plus
+
+# (view text, per-character source start, per-character source end); None maps: identity
+View = tuple[str, list[int] | None, list[int] | None]
+
+_NON_ASCII = re.compile(r"[^\x00-\x7f]")
+
+# letters rendered like Latin ones in common fonts (a subset of Unicode's confusables that
+# injection kits use); NFKC already folds full-width and mathematical alphanumerics
+_CONFUSABLE = {
+    **dict(
+        zip(
+            "аеорсухіјѕԁһӏԛԝвкмнтАВЕКМНОРСТХІЈЅҮ",
+            "aeopcyxijsdhlqwbkmhtABEKMHOPCTXIJSY",
+            strict=True,
+        )
+    ),
+    **dict(zip("αοιρνκυτΑΒΕΖΗΙΚΜΝΟΡΤΥΧ", "aoipvkutABEZHIKMNOPTYX", strict=True)),
+    "ı": "i",
+    "ɡ": "g",
+    "օ": "o",
+    "ս": "u",
+    "ց": "g",
+}
+_HAS_CONFUSABLE = re.compile("[" + "".join(_CONFUSABLE) + "]")
+_WORD = re.compile(r"\w+")
+
+
+def _latin_majority(text: str) -> bool:
+    latin = other = 0
+    for ch in text:
+        if ch.isalpha():
+            if ch.isascii():
+                latin += 1
+            elif ch in _CONFUSABLE or "\u0370" <= ch <= "\u04ff":
+                other += 1
+    return latin >= other
+
+
+def fold_view(text: str) -> View:
+    """NFKC and homoglyph folding, with the source index of every view character."""
+    confusable = not text.isascii() and _HAS_CONFUSABLE.search(text) is not None
+    if text.isascii() or (not confusable and unicodedata.is_normalized("NFKC", text)):
+        return text, None, None
+    fold_all = confusable and _latin_majority(text)
+    mixed: set[int] = set()
+    if confusable and not fold_all:
+        for m in _WORD.finditer(text):
+            w = m.group()
+            if any(c.isascii() and c.isalpha() for c in w):
+                mixed.update(range(m.start(), m.end()))
+    chars: list[str] = []
+    index: list[int] = []
+    last = 0
+    for m in _NON_ASCII.finditer(text):  # ASCII runs map to themselves: copied whole
+        i = m.start()
+        chars.append(text[last:i])
+        index.extend(range(last, i))
+        ch = text[i]
+        norm = unicodedata.normalize("NFKC", ch)
+        if (fold_all or i in mixed) and norm in _CONFUSABLE:
+            norm = _CONFUSABLE[norm]
+        chars.append(norm)
+        index.extend([i] * len(norm))
+        last = i + 1
+    chars.append(text[last:])
+    index.extend(range(last, len(text)))
+    return "".join(chars), index, [i + 1 for i in index]
+
+
+# ------------------------------------------------------------------ derived views
+
+# encoded prose mixes cases; a long snake_case or lower-case identifier is not worth decoding
+# maximal runs (a run that starts later would have matched from its start): the regexes have
+# no look-behind, so the engine skips ahead to a possible first character
+_B64 = re.compile(r"[A-Za-z0-9+/_-]{16,}={0,2}")
+_B64_EDGE = frozenset("+/-_")  # before a run: it continues a longer token (`=` is `key=`)
+_HEX_RUN = frozenset("0123456789abcdefABCDEF")
+_HEX_ESCAPES = re.compile(r"(?:\\x[0-9a-fA-F]{2}){6,}")
+_PCT = re.compile(r"(?:[^\s%<>\"'()]*%[0-9a-fA-F]{2}){3,}[^\s%<>\"'()]*")
+_CONCAT = re.compile(r"(?:([\"'])[^\"'\n]{0,80}\1\s*\+\s*)+([\"'])[^\"'\n]{0,80}\2")
+_CONCAT_HINT = ("' +", '" +', "'+", '"+')
+_PIECE = re.compile(r"([\"'])([^\"'\n]{0,80})\1")
+_ROT13_HINT = re.compile(r"\brot[\s_-]?13\b|\bcaesar\b", re.I)
+# three letters or more ("a l l"): only looked for once a spelled-out verb was seen
+_SPACED = re.compile(r"(?<!\w)(?:\w[ .\-\u00b7]){2,}\w(?!\w)")
+# the first letters of the orders' verbs spelled out: "i g n", "d-i-s", "f.o.r", "o v e", "b y p"
+_SPACED_HINT = re.compile(
+    "|".join(f"{a}[ ._-]{b}[ ._-]{c}" for a, b, c in ("ign", "dis", "for", "ove", "byp"))
+)
+_GLUE = re.compile(r"(?<=[A-Za-z])[ \t]*[_.\-+]+[ \t]*(?=[A-Za-z])|(?<=[a-z])(?=[A-Z])")
+_VERBS = ("ignor", "disregard", "forget", "overrid", "bypass")
+# a token of words glued by case or punctuation that holds an order's verb
+_GLUED = re.compile(
+    r"[A-Za-z]*(?:ignor|disregard|forget|overrid|bypass)[A-Za-z]*(?:[ \t]*[_.\-+]+[ \t]*"
+    r"[A-Za-z]+|[A-Z][a-z]+)+|[A-Za-z]+(?:[ \t]*[_.\-+]+[ \t]*[A-Za-z]+)*[ \t]*[_.\-+]+[ \t]*"
+    r"(?:ignor|disregard|forget|overrid|bypass)[A-Za-z]*(?:[ \t]*[_.\-+]+[ \t]*[A-Za-z]+)*",
+    re.I,
+)
+
+
+def _readable(raw: bytes) -> str | None:
+    """`raw` as text when it is readable prose or a command: UTF-8, printable, with a space."""
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    if len(text) < 8 or " " not in text.strip():
+        return None
+    printable = sum(1 for c in text if c.isprintable() or c in "\n\t")
+    return text if printable >= 0.95 * len(text) else None
+
+
+def _decode_b64(run: str) -> str | None:
+    body = run.rstrip("=")
+    # encoded prose mixes cases; a snake_case or lower-case identifier is not worth decoding
+    if body.islower() or body.isupper() or body.isdigit():
+        return None
+    pad = "=" * (-len(body) % 4)
+    try:
+        if "-" in body or "_" in body:
+            raw = base64.urlsafe_b64decode(body + pad)
+        else:
+            raw = base64.b64decode(body + pad, validate=True)
+    except (binascii.Error, ValueError):
+        return None
+    return _readable(raw)
+
+
+def _decode_hex(run: str) -> str | None:
+    digits = run.replace("\\x", "")
+    if len(digits) % 2:
+        return None
+    try:
+        return _readable(bytes.fromhex(digits))
+    except ValueError:
+        return None
+
+
+def _decode_pct(run: str) -> str | None:
+    text = unquote_plus(run)  # for matching only: a `+` in a query string is a space
+    return text if text != run else None
+
+
+def _concat(run: str) -> str | None:
+    return "".join(m.group(2) for m in _PIECE.finditer(run))
+
+
+def _substitute(view: str, subs: list[tuple[int, int, str]]) -> View:
+    """`view` with the ranges in `subs` replaced; replaced characters map to their whole range."""
+    chars: list[str] = []
+    lo: list[int] = []
+    hi: list[int] = []
+    pos = 0
+    for start, end, repl in sorted(subs):
+        if start < pos:
+            continue  # overlapping candidates: the first wins
+        chars.append(view[pos:start])
+        lo.extend(range(pos, start))
+        hi.extend(range(pos + 1, start + 1))
+        chars.append(repl)
+        lo.extend([start] * len(repl))
+        hi.extend([end] * len(repl))
+        pos = end
+    chars.append(view[pos:])
+    lo.extend(range(pos, len(view)))
+    hi.extend(range(pos + 1, len(view) + 1))
+    return "".join(chars), lo, hi
+
+
+def _decoded(view: str, low: str) -> View | None:
+    subs: list[tuple[int, int, str]] = []
+    for m in _B64.finditer(view):  # hex digits are base64 letters: one scan finds both
+        run = m.group()
+        if m.start() and view[m.start() - 1] in _B64_EDGE or view[m.end() : m.end() + 1] == "=":
+            continue  # a piece of a longer token
+        if run[:2] in ("0x", "0X") and _HEX_RUN.issuperset(run[2:]):
+            run = run[2:]  # a hex literal
+        text = _decode_hex(run) if _HEX_RUN.issuperset(run) else _decode_b64(run)
+        if text is not None:
+            subs.append((m.start(), m.end(), f" {text} "))
+    decoders: list[tuple[re.Pattern[str], Callable[[str], str | None]]] = []
+    if "\\x" in low:
+        decoders.append((_HEX_ESCAPES, _decode_hex))
+    if "%" in view:
+        decoders.append((_PCT, _decode_pct))
+    for pattern, decode in decoders:
+        for m in pattern.finditer(view):
+            text = decode(m.group())
+            if text is not None:
+                subs.append((m.start(), m.end(), f" {text} "))
+    if any(h in view for h in _CONCAT_HINT):
+        for m in _CONCAT.finditer(view):
+            joined = _concat(m.group())
+            if joined:
+                subs.append((m.start(), m.end(), joined))
+    return _substitute(view, subs) if subs else None
+
+
+def _unglued(view: str, low: str) -> View | None:
+    subs: list[tuple[int, int, str]] = []
+    if _SPACED_HINT.search(low):
+        for m in _SPACED.finditer(view):
+            subs.append((m.start(), m.end(), re.sub(r"[ .\-\u00b7]", "", m.group())))
+    inserted = False
+    if any(v in low for v in _VERBS):
+        for token in _GLUED.finditer(view):
+            for m in _GLUE.finditer(view, token.start(), token.end()):
+                subs.append((m.start(), m.end(), " "))
+                inserted |= m.start() == m.end()
+    if not subs:
+        return None
+    chars, lo, hi = _substitute(view, subs)
+    assert lo is not None and hi is not None
+    if inserted:  # a space between camelCase words stands for the letter after it
+        for i, (a, b) in enumerate(zip(lo, hi, strict=True)):
+            if a == b:
+                hi[i] = min(b + 1, len(view))
+    return chars, lo, hi
+
+
+def derived_views(view: str, low: str) -> Iterator[View]:
+    """The decoded, joined, rotated and unglued views of `view` that differ from it (maps into
+    `view`'s coordinates); `low` is `view` lower-cased."""
+    decoded = _decoded(view, low)
+    if decoded is not None:
+        yield decoded
+    if ("rot" in low or "caesar" in low) and _ROT13_HINT.search(view):
+        yield codecs.encode(view, "rot13"), None, None
+    unglued = _unglued(view, low)
+    if unglued is not None:
+        yield unglued
+
+
+__all__ = ["View", "derived_views", "fold_view"]
