@@ -238,6 +238,11 @@ def main(argv: list[str] | None = None) -> int:
         "--sizes", default="10000,100000", help="vector counts for the vector benchmark"
     )
     ap.add_argument(
+        "--embedders",
+        action="store_true",
+        help="also run the embedder ablation (benchmarks/embedders.py, dev split only)",
+    )
+    ap.add_argument(
         "--real",
         action="store_true",
         help="also run benchmarks/real.py over the real repositories' bundles beside the checkout",
@@ -250,6 +255,10 @@ def main(argv: list[str] | None = None) -> int:
         from . import real
 
         result["real"] = [real.measure_repo(source) for source in real.default_sources()]
+    if args.embedders:
+        from . import embedders
+
+        result["embedders"] = embedders.run()
     if args.json_out:
         args.json_out.write_text(json.dumps(result, indent=2) + "\n")
     if args.out:
@@ -265,6 +274,11 @@ def main(argv: list[str] | None = None) -> int:
 
             extra += sections(result["speed"])
         write_results(result, args.out, extra or None)
+        if "embedders" in result:
+            from .embedders import markdown as embedders_markdown
+            from .embedders import write_section
+
+            write_section(args.out, embedders_markdown(result["embedders"]))
     if not args.json_out and not args.out:
         json.dump(result, sys.stdout, indent=2)
         sys.stdout.write("\n")
