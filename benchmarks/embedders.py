@@ -119,13 +119,17 @@ def embed_cost(documents: Any, section: dict[str, Any]) -> dict[str, float]:
 
 
 def load_cost(section: dict[str, Any]) -> float:
-    """Seconds a fresh process takes to import and load the backend's query side (what a
-    one-shot `gitstrata query` pays before its first vector), measured in a subprocess."""
+    """Seconds a fresh process takes to load a pretrained backend's model (imports and files)
+    before its first vector, beyond what gitstrata imports anyway: what a one-shot
+    `gitstrata query` pays once. Measured in a subprocess; 0 for hashing-LSA, whose state is
+    the index's own (memory-mapped)."""
     code = (
-        "import json, sys, time; t = time.perf_counter(); "
+        "import json, sys, time; "
         "from gitstrata.store.config import EmbeddingConfig; "
         "from gitstrata.stages.embed import new_backend; "
-        "b = new_backend(EmbeddingConfig.model_validate(json.loads(sys.argv[1]))); "
+        "cfg = EmbeddingConfig.model_validate(json.loads(sys.argv[1])); "
+        "t = time.perf_counter(); b = new_backend(cfg); "
+        "b.wordllama.transform(['warm up']) if hasattr(b, 'wordllama') else "
         "b.transform(['warm up']) if b.name != 'hashing-lsa' else None; "
         "print(time.perf_counter() - t)"
     )

@@ -34,6 +34,11 @@ MODEL_DIM = 256
 # body only dilutes them (and bounds the work on generated files)
 MAX_TOKENS = 512
 
+# a long text is tokenized from its head: this many characters a token, and this many tokens
+# beyond `max_tokens` before the cut, make the kept tokens those of the whole text
+CHARS_PER_TOKEN = 8
+CUT_MARGIN = 16
+
 _LOCK = threading.Lock()
 _MODELS: dict[tuple[str, int], tuple[Any, np.ndarray]] = {}
 
@@ -123,8 +128,7 @@ class WordLlamaBackend:
         if not len(texts):
             return out
         tokenizer, table = _load_model(self.model, self._dim)
-        encoded = tokenizer.encode_batch(list(texts), add_special_tokens=False)
-        ids = [np.asarray(e.ids[: self.max_tokens], np.int64) for e in encoded]
+        ids = self._token_ids(tokenizer, texts)
         lengths = np.fromiter((len(i) for i in ids), np.int64, len(ids))
         live = np.flatnonzero(lengths)
         if len(live) == 0:
@@ -134,6 +138,26 @@ class WordLlamaBackend:
         sums = np.add.reduceat(table[flat].astype(np.float32), starts, axis=0)
         out[live] = sums / lengths[live, None].astype(np.float32)
         return out
+
+    def _token_ids(self, tokenizer: Any, texts: Sequence[str]) -> list[np.ndarray]:
+        """The first `max_tokens` token ids of each text. A long text is tokenized from its head
+        only (`CHARS_PER_TOKEN` characters a token): BPE merges are local, so tokens
+        `CUT_MARGIN` tokens before the cut are those of the whole text; a head that yields too
+        few tokens to be sure is tokenized whole."""
+        limit = self.max_tokens * CHARS_PER_TOKEN
+        heads = [t[:limit] for t in texts]
+        encoded = tokenizer.encode_batch(heads, add_special_tokens=False)
+        out = [e.ids for e in encoded]
+        redo = [
+            i
+            for i, (t, ids) in enumerate(zip(texts, out, strict=True))
+            if len(t) > limit and len(ids) < self.max_tokens + CUT_MARGIN
+        ]
+        if redo:
+            whole = tokenizer.encode_batch([texts[i] for i in redo], add_special_tokens=False)
+            for i, e in zip(redo, whole, strict=True):
+                out[i] = e.ids
+        return [np.asarray(ids[: self.max_tokens], np.int64) for ids in out]
 
     def save(self, directory: Path) -> None:
         """Nothing but `meta.json`'s parameters: the model is the installed package's."""

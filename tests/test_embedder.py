@@ -343,6 +343,23 @@ def test_wordllama_is_the_packages_own_model() -> None:
 
 
 @needs_wordllama
+def test_wordllama_tokenizes_a_long_text_from_its_head_as_it_would_whole() -> None:
+    from gitstrata.store.wordllama import _load_model
+
+    backend = WordLlamaBackend(max_tokens=32)
+    tokenizer, table = _load_model(backend.model, backend.dim)
+    long_texts = [
+        " ".join(CORPUS) * 20,  # many tokens past the cut
+        "x" * 300 + " retry",  # one long word: the head alone would be cut inside it
+        "(" * 260 + " charge",  # one character a token: the head has too few to be sure
+    ]
+    for text in long_texts:
+        whole = tokenizer.encode(text, add_special_tokens=False).ids[:32]
+        expected = table[whole].astype(np.float32).mean(axis=0)
+        np.testing.assert_allclose(backend.transform([text])[0], expected, rtol=1e-5, atol=1e-6)
+
+
+@needs_wordllama
 def test_wordllama_relates_a_paraphrase_that_shares_no_word() -> None:
     backend = WordLlamaBackend()
     docs = _unit(backend.transform(PARAPHRASE_DOCS))
