@@ -165,3 +165,21 @@ def test_a_bad_model_folder_is_a_one_line_error(tmp_path: Path, setup: str, mess
 def test_the_onnx_backend_needs_a_folder() -> None:
     with pytest.raises(ConfigError, match="needs `onnx_model`"):
         Config.from_dict({"embedding": {"backend": "onnx"}})
+
+
+def test_a_tokenizer_json_is_read_with_the_tokenizers_library(tmp_path: Path) -> None:
+    tokenizers = pytest.importorskip("tokenizers", reason="tokenizers not installed")
+    from tokenizers.models import WordLevel
+    from tokenizers.pre_tokenizers import Whitespace
+
+    folder = _folder(tmp_path)
+    (folder / "vocab.txt").unlink()
+    tok = tokenizers.Tokenizer(WordLevel({t: i for i, t in enumerate(VOCAB)}, unk_token="[UNK]"))
+    tok.pre_tokenizer = Whitespace()
+    tok.save(str(folder / "tokenizer.json"))
+    backend = OnnxBackend.from_folder(folder).fit(["x"])
+    assert backend.params()["vocab"] == "tokenizer.json"
+    table = _table()
+    out = backend.transform(["retry charge nonsense", "cache"])
+    np.testing.assert_allclose(out[0], table[[4, 5, 1]].mean(axis=0), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(out[1], table[7], rtol=1e-5, atol=1e-6)
