@@ -84,11 +84,20 @@ def test_the_guard_refuses_internet_connections(tmp_path: Path) -> None:
     assert "create_connection" in log.read_text()
 
 
-@pytest.mark.skipif(
+NEEDS_WORDLLAMA = pytest.mark.skipif(
     importlib.util.find_spec("wordllama") is None,
     reason="wordllama is not installed (the `wordllama` and `dev` extras)",
 )
-@pytest.mark.parametrize("backend", ["hashing-lsa", "wordllama", "hashing-lsa+wordllama"])
+
+
+@pytest.mark.parametrize(
+    "backend",
+    [
+        "hashing-lsa",
+        pytest.param("wordllama", marks=NEEDS_WORDLLAMA),
+        pytest.param("hashing-lsa+wordllama", marks=NEEDS_WORDLLAMA),
+    ],
+)
 def test_index_and_query_with_the_network_disabled(tmp_path: Path, backend: str) -> None:
     repo = GitRepo(tmp_path / "repo")
     repo.commit(
