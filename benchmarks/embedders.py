@@ -207,7 +207,8 @@ def markdown(result: dict[str, Any]) -> str:
     lines += [
         "",
         "Embed stage time (fit from scratch, one process) per 1,000 documents, query embedding "
-        "time and the one-off load of a fresh process.",
+        "time and the one-off model load of a fresh process; times vary with the machine's load. "
+        "hashing-LSA's time includes its SVD fit, a pretrained model's only its transform.",
         "",
         "| embedder | corpus | documents | embed s / 1k docs | query embed ms (P50) | load s |",
         "| --- | --- | --- | --- | --- | --- |",
