@@ -170,4 +170,8 @@ class WordLlamaBackend:
                 f"installed is {installed}",
                 hint=f"run `{REBUILD}`",
             )
-        return cls(**params)
+        backend = cls(**params)
+        # a loaded state serves queries: read the model now, so a server's warm-up pays for it
+        # rather than its first query
+        _load_model(backend.model, backend.dim)
+        return backend
