@@ -242,6 +242,11 @@ def main(argv: list[str] | None = None) -> int:
     )
     ap.add_argument("--no-continuity", action="store_true", help="skip benchmarks/continuity.py")
     ap.add_argument(
+        "--embedders",
+        action="store_true",
+        help="also run the embedder ablation (benchmarks/embedders.py, dev split only)",
+    )
+    ap.add_argument(
         "--real",
         action="store_true",
         help="also run benchmarks/real.py over the real repositories' bundles beside the checkout",
@@ -276,6 +281,10 @@ def main(argv: list[str] | None = None) -> int:
         from . import redaction
 
         result["redaction"] = redaction.measure()
+    if args.embedders:
+        from . import embedders
+
+        result["embedders"] = embedders.run()
     if args.json_out:
         args.json_out.write_text(json.dumps(result, indent=2) + "\n")
     if args.out:
@@ -307,6 +316,11 @@ def main(argv: list[str] | None = None) -> int:
 
             extra.append(redaction_markdown(result["redaction"]))
         write_results(result, args.out, extra or None)
+        if "embedders" in result:
+            from .embedders import markdown as embedders_markdown
+            from .embedders import write_section
+
+            write_section(args.out, embedders_markdown(result["embedders"]))
     if not args.json_out and not args.out:
         json.dump(result, sys.stdout, indent=2)
         sys.stdout.write("\n")

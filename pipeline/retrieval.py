@@ -21,13 +21,14 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from ..stages.documents import build_documents, docmeta
-from ..stages.embed import embed_documents
+from ..stages.embed import embed_documents, model_identity
 from ..stages.firewall_lm import corpus as firewall_corpus
 from ..stages.firewall_lm import train as train_firewall_lm
 from ..stages.firewall_lm import update as update_firewall_lm
 from ..stages.quantize import quantize
 from ..store import fulltext
 from ..store.attempts import changed_lines, load_failures, target_label
+from ..store.config import EmbeddingConfig
 from ..store.embedder import Embedder
 from ..store.errors import IndexCorrupt
 from ..store.journal import Journal
@@ -156,6 +157,14 @@ def _link_or_save(previous: Path, out: Path, embedder: Embedder) -> None:
         embedder.save(out)
 
 
+def _embedding(ctx: StageContext) -> EmbeddingConfig:
+    """The `embedding` section with a relative ONNX model folder resolved in the repository."""
+    cfg = ctx.config.embedding
+    if cfg.onnx_model and not Path(cfg.onnx_model).expanduser().is_absolute():
+        cfg = cfg.model_copy(update={"onnx_model": str(ctx.git.root / cfg.onnx_model)})
+    return cfg
+
+
 def run_embed(ctx: StageContext) -> StageResult:
     documents = ctx.input("documents")
     previous = None
@@ -178,7 +187,7 @@ def run_embed(ctx: StageContext) -> StageResult:
     with ctx.progress.task("embed: documents", total=documents.num_rows) as task:
         result = embed_documents(
             documents,
-            ctx.config.embedding,
+            _embedding(ctx),
             previous,
             reuse=reuse,
             advance=task.advance,
@@ -204,7 +213,7 @@ def run_quantize(ctx: StageContext) -> StageResult:
     vectors = ctx.input("vectors_f32")
     embedder = Embedder.load(ctx.input_path("embedder"))
     bits, i8 = quantize(vectors, embedder.rotation, mrl_dim=embedder.mrl_dim)
-    stats = {"vectors": bits.num_rows, "served_bytes_per_vector": 32 + 256 + 4}
+    stats = {"vectors": bits.num_rows, "served_bytes_per_vector": 32 + embedder.mrl_dim + 4}
     return StageResult(tables={"vectors_bits": bits, "vectors_i8": i8}, stats=stats)
 
 
@@ -224,7 +233,8 @@ EMBED = Stage(
     inputs=("documents",),
     outputs=("embedder", "vectors_f32"),
     config=("embedding",),
-    description="hashing-LSA embedder (refit when > 30 % of documents are new) and float32 vectors",
+    extra=lambda ctx: model_identity(_embedding(ctx)),  # a new pretrained model re-embeds
+    description="the embedder (refit when > 30 % of documents are new) and float32 vectors",
 )
 
 QUANTIZE = Stage(
@@ -232,7 +242,7 @@ QUANTIZE = Stage(
     run=run_quantize,
     inputs=("vectors_f32", "embedder"),
     outputs=("vectors_bits", "vectors_i8"),
-    description="int8 and bit-sliced 1-bit SimHash codes of the 256-d Matryoshka prefix",
+    description="int8 and bit-sliced 1-bit SimHash codes of the served (Matryoshka) vectors",
 )
 
 

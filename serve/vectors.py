@@ -2,7 +2,8 @@
 
 Stage 1 ranks every document by the Hamming distance between its 256-bit SimHash code and the
 query's and keeps the C nearest (ties by row); stage 2 rescores those C with the asymmetric
-int8 cosine and returns the top k (ties by row). The codes are numpy views into `pa.memory_map`
+int8 cosine and returns the top k (ties by row). The served width is the embedder's, any number
+of components; the codes are 256 bits whatever it is (`store/vecstore.py`). The codes are numpy views into `pa.memory_map`
 (see `store/vecstore.py`): nothing of the vector store is copied into the heap.
 
 Below `NUMPY_MAX_ROWS` rows the same two stages run in numpy (`np.bitwise_count` and a stable
@@ -18,6 +19,7 @@ from pathlib import Path
 import numpy as np
 
 from ..store.embedder import Embedder
+from ..store.errors import IndexCorrupt
 from ..store.vecstore import CODE_BITS, MappedVectors, open_mapped, sign_codes
 
 NUMPY_MAX_ROWS = 20_000
@@ -30,6 +32,13 @@ class VectorIndex:
     ) -> None:
         self.mapped = mapped
         self.rotation = np.asarray(rotation, dtype=np.float32)
+        self.dim = int(self.rotation.shape[1])  # the served width (any; the codes are 256 bits)
+        if self.rotation.shape[0] != CODE_BITS or mapped.codes.shape[1] != self.dim:
+            raise IndexCorrupt(
+                f"the embedder's {self.rotation.shape[0]} x {self.dim} hyperplanes do not fit "
+                f"{mapped.codes.shape[1]}-wide codes",
+                hint="run `gitstrata index --rebuild`",
+            )
         self.embedder = embedder
         self._jit = False
         self._local = threading.local()
@@ -40,7 +49,7 @@ class VectorIndex:
         gen_dir = Path(gen_dir)
         if embedder is None:
             embedder = Embedder.load(gen_dir / "embedder")
-        return cls(open_mapped(gen_dir), embedder.rotation, embedder)
+        return cls(open_mapped(gen_dir, embedder.mrl_dim), embedder.rotation, embedder)
 
     @property
     def n(self) -> int:
@@ -62,7 +71,7 @@ class VectorIndex:
 
     def encode(self, qvec: np.ndarray) -> np.ndarray:
         """The query's packed code, uint64[4]."""
-        return sign_codes(np.asarray(qvec, dtype=np.float32)[:CODE_BITS], self.rotation)[0]
+        return sign_codes(np.asarray(qvec, dtype=np.float32)[: self.dim], self.rotation)[0]
 
     def candidates(self, qvec: np.ndarray, c: int) -> tuple[np.ndarray, np.ndarray]:
         """Stage 1: (rows int64[c'], Hamming distances int32[c']) ordered by (distance, row)."""
@@ -85,7 +94,7 @@ class VectorIndex:
 
     def rescore(self, qvec: np.ndarray, rows: np.ndarray) -> np.ndarray:
         """Stage 2: cos(q, int8 code) for each row (float32)."""
-        q = np.ascontiguousarray(qvec, dtype=np.float32)[:CODE_BITS]
+        q = np.ascontiguousarray(np.asarray(qvec, dtype=np.float32)[: self.dim])
         if self._jit or self.n > NUMPY_MAX_ROWS:
             from . import kernels
 

@@ -8,8 +8,9 @@ side keeps matching them. Without a refit, a document whose id and content hash 
 document of the previous run keeps that run's vector (`reuse`): the same state would compute
 the same row, so only new and changed documents are featurized.
 
-Output `vectors_f32`: row i is document i, unit-length vectors of `full_dim` components, stored as
-float16 (the artifact keeps its name; readers widen it to float32).
+Output `vectors_f32`: row i is document i, unit-length vectors of the backend's width
+(hashing-LSA: `full_dim`; wordllama: 256; fused: both served parts), stored as float16 (the
+artifact keeps its name; readers widen it to float32).
 """
 
 from __future__ import annotations
@@ -22,11 +23,21 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
+from ..store.combined import LsaWordLlama
 from ..store.config import EmbeddingConfig
-from ..store.embedder import BACKENDS, Embedder, doc_key, haar_rotation, make_backend
+from ..store.embedder import (
+    BACKENDS,
+    Embedder,
+    EmbeddingBackend,
+    doc_key,
+    served_dim,
+    simhash_rotation,
+)
 from ..store.lsa import HashingLSA, featurize_with
-from ..store.schemas import VECTORS_F32
-from ..store.vecstore import CODE_BITS, mrl_truncate
+from ..store.onnx_embed import OnnxBackend
+from ..store.schemas import VECTORS_F32, sized_like
+from ..store.vecstore import mrl_truncate
+from ..store.wordllama import WordLlamaBackend, installed_version
 from .documents import embed_text
 
 
@@ -39,11 +50,7 @@ class EmbedResult:
     reused: int = 0  # vectors carried from the previous run without a transform
 
 
-def backend_params(config: EmbeddingConfig) -> dict:
-    if config.backend not in BACKENDS:
-        raise ValueError(
-            f"unknown embedding backend {config.backend!r}; known: {', '.join(BACKENDS)}"
-        )
+def lsa_params(config: EmbeddingConfig) -> dict:
     return {
         "full_dim": config.full_dim,
         "seed": config.seed,
@@ -56,13 +63,47 @@ def backend_params(config: EmbeddingConfig) -> dict:
     }
 
 
+def new_backend(config: EmbeddingConfig) -> EmbeddingBackend:
+    """A fresh (unfitted) backend as `config` asks for it."""
+    if config.backend == HashingLSA.name:
+        return HashingLSA(**lsa_params(config))
+    if config.backend == WordLlamaBackend.name:
+        return WordLlamaBackend(max_tokens=config.wordllama_max_tokens)
+    if config.backend == LsaWordLlama.name:
+        return LsaWordLlama(
+            lsa=lsa_params(config),
+            wordllama={"max_tokens": config.wordllama_max_tokens},
+            part_dim=config.mrl_dim,
+            weight=config.wordllama_weight,
+        )
+    if config.backend == OnnxBackend.name:
+        return OnnxBackend.from_folder(config.onnx_model, max_tokens=config.onnx_max_tokens)
+    raise ValueError(f"unknown embedding backend {config.backend!r}; known: {', '.join(BACKENDS)}")
+
+
+def model_identity(config: EmbeddingConfig) -> str:
+    """What identifies a pretrained model outside the config: the installed wordllama version,
+    the ONNX files' digest (part of the stage's fingerprint, so a new model re-embeds)."""
+    if config.backend in (WordLlamaBackend.name, LsaWordLlama.name):
+        return f"wordllama {installed_version()}"
+    if config.backend == OnnxBackend.name:
+        return f"onnx {OnnxBackend.from_folder(config.onnx_model).sha256}"
+    return ""
+
+
+def backend_params(config: EmbeddingConfig) -> dict:
+    """The parameters of the backend `config` asks for (what its state records)."""
+    return new_backend(config).params()
+
+
 def compatible(previous: Embedder, config: EmbeddingConfig) -> bool:
     """Whether `previous` was made with the parameters `config` asks for."""
+    if previous.backend.name != config.backend:
+        return False
     return (
-        previous.backend.name == config.backend
-        and previous.backend.params() == backend_params(config)
-        and previous.mrl_dim == config.mrl_dim
-        and np.array_equal(previous.rotation, haar_rotation(CODE_BITS, config.seed))
+        previous.backend.params() == backend_params(config)
+        and previous.mrl_dim == served_dim(previous.backend, config.mrl_dim)
+        and np.array_equal(previous.rotation, simhash_rotation(previous.mrl_dim, config.seed))
     )
 
 
@@ -85,13 +126,13 @@ def document_keys(documents: pa.Table) -> np.ndarray:
 def vectors_table(doc_ids: list[str], vectors: np.ndarray) -> pa.Table:
     n, d = vectors.shape
     flat = pa.array(np.ascontiguousarray(vectors, dtype=np.float16).reshape(-1))
-    return pa.table(
+    table = pa.table(
         {
             "doc_id": pa.array(doc_ids, pa.string()),
             "vector": pa.FixedSizeListArray.from_arrays(flat, d),
-        },
-        schema=VECTORS_F32,
+        }
     )
+    return table.cast(sized_like(VECTORS_F32, table.schema))
 
 
 # documents featurized per call, so progress advances while a large corpus is embedded
@@ -130,12 +171,13 @@ def embed_documents(
     refit = previous is None or not compatible(previous, config) or fraction > config.refit_fraction
     if refit:
         texts = document_texts(documents)
-        backend = make_backend(config.backend, **backend_params(config))
-        if isinstance(backend, HashingLSA):
+        backend = new_backend(config)
+        lsa = backend.lsa if isinstance(backend, LsaWordLlama) else backend
+        if isinstance(lsa, HashingLSA):
             # featurized once: the fit and the vectors share the features
             feats: list = []
             if mapper is not None:
-                one = functools.partial(featurize_with, tuple(sorted(backend.params().items())))
+                one = functools.partial(featurize_with, tuple(sorted(lsa.params().items())))
                 for f in mapper(one, texts):
                     feats.append(f)
                     if advance is not None and len(feats) % BATCH == 0:
@@ -144,24 +186,28 @@ def embed_documents(
                     advance(len(feats) % BATCH)
             else:
                 for start in range(0, len(texts), BATCH):
-                    feats += backend.featurize(texts[start : start + BATCH])
+                    feats += lsa.featurize(texts[start : start + BATCH])
                     if advance is not None:
                         advance(min(BATCH, len(texts) - start))
-            backend = backend.fit_features(feats)
-            raw = backend.transform_features(feats)
-        else:
-            fit_transform = getattr(backend, "fit_transform", None)
-            if fit_transform is not None:
-                backend, raw = fit_transform(texts)
+            lsa = lsa.fit_features(feats)
+            raw = lsa.transform_features(feats)
+            if isinstance(backend, LsaWordLlama):
+                backend = backend.with_lsa(lsa)
+                fused = np.zeros((len(texts), backend.dim), np.float32)
+                for start in range(0, len(texts), BATCH):
+                    stop = start + BATCH
+                    fused[start:stop] = backend.combine(raw[start:stop], texts[start:stop])
+                raw = fused
             else:
-                backend = backend.fit(texts)
-                raw = backend.transform(texts)
-            if advance is not None:
-                advance(len(texts))
+                backend = lsa
+        else:
+            backend = backend.fit(texts)
+            raw = _in_batches(backend.transform, texts, backend.dim, advance)
+        mrl = served_dim(backend, config.mrl_dim)
         embedder = Embedder(
             backend,
-            mrl_dim=config.mrl_dim,
-            rotation=haar_rotation(CODE_BITS, config.seed),
+            mrl_dim=mrl,
+            rotation=simhash_rotation(mrl, config.seed),
             fit_keys=keys,
         )
         vectors = mrl_truncate(raw, embedder.full_dim)

@@ -3,10 +3,10 @@
 Input: `vectors_f32` (row i = document i, full-dimension unit vectors) and the embedder's
 rotation. Output, row-aligned with the input:
 
-- `vectors_i8`: the Matryoshka prefix (first 256 components, re-normalised) as per-vector
-  symmetric int8 codes plus the float32 scale;
-- `vectors_bits`: the SimHash code of that prefix after the fixed rotation, 256 bits as four
-  uint64 lanes, one column per lane (bit-sliced, column-major).
+- `vectors_i8`: the served vector (the first `mrl_dim` components, re-normalised; any width)
+  as per-vector symmetric int8 codes plus the float32 scale;
+- `vectors_bits`: the SimHash code of that vector under the embedder's fixed 256 x `mrl_dim`
+  hyperplanes, 256 bits as four uint64 lanes, one column per lane (bit-sliced, column-major).
 
 The formats are defined in `store/vecstore.py`; the query side encodes with the same functions.
 Both tables are returned as one record batch so the server maps each column as one buffer.
@@ -19,6 +19,7 @@ import pyarrow as pa
 
 from ..store.vecstore import (
     CODE_BITS,
+    LANES,
     bits_table,
     i8_table,
     int8_quantize,
@@ -45,9 +46,11 @@ def quantize(
     full = vectors_matrix(vectors_f32)
     if full.shape[1] < mrl_dim:
         raise ValueError(f"vectors have {full.shape[1]} dims, fewer than mrl_dim={mrl_dim}")
+    if np.shape(rotation) != (CODE_BITS, mrl_dim):
+        raise ValueError(f"rotation must be {CODE_BITS} x {mrl_dim}, got {np.shape(rotation)}")
     prefix = mrl_truncate(full, mrl_dim)
     codes, scales = int8_quantize(prefix)
-    bits = sign_codes(prefix, rotation) if len(prefix) else np.zeros((0, 4), np.uint64)
+    bits = sign_codes(prefix, rotation) if len(prefix) else np.zeros((0, LANES), np.uint64)
     if len(prefix) == 0:
         codes = np.zeros((0, mrl_dim), np.int8)
     return bits_table(bits).combine_chunks(), i8_table(codes, scales).combine_chunks()

@@ -119,9 +119,18 @@ class GraphConfig(Section):
 class EmbeddingConfig(Section):
     """The offline embedder and the vector store (stages `embed`, `quantize`)."""
 
-    backend: str = "hashing-lsa"
-    full_dim: Literal[384] = 384  # the width of `vectors_f32` (store/schemas.py)
-    mrl_dim: Literal[256] = 256  # the served prefix; the 1-bit codes are exactly 256 bits
+    # hashing-lsa: fitted on the corpus; wordllama: the pretrained model its wheel ships;
+    # hashing-lsa+wordllama: both, cosines fused by `wordllama_weight`; onnx: `onnx_model`
+    backend: Literal["hashing-lsa", "wordllama", "hashing-lsa+wordllama", "onnx"] = "hashing-lsa"
+    full_dim: int = Field(default=384, ge=8, le=4096)  # hashing-LSA's components (`vectors_f32`)
+    # the served Matryoshka prefix (of each part, for the fused backend); the 1-bit codes are
+    # 256 hyperplanes whatever the width
+    mrl_dim: int = Field(default=256, ge=8, le=4096)
+    wordllama_weight: float = Field(default=0.5, ge=0.0, le=1.0)  # its share of the fused cosine
+    wordllama_max_tokens: int = Field(default=512, ge=8, le=65_536)  # a text's tokens pooled
+    # folder with model.onnx + tokenizer.json or vocab.txt; a relative one is in the repository
+    onnx_model: str | None = None
+    onnx_max_tokens: int = Field(default=256, ge=8, le=8192)
     seed: int = Field(default=1_234_567, ge=0)
     refit_fraction: float = Field(default=0.30, gt=0.0, le=1.0)
     char_ngrams: bool = True  # character 3-grams of each word, for typo tolerance
@@ -130,6 +139,12 @@ class EmbeddingConfig(Section):
     max_vocab: int = Field(default=65_536, ge=256)  # features kept at fit, most frequent first
     oversample: int = Field(default=16, ge=0)
     power_iters: int = Field(default=4, ge=0, le=20)
+
+    @model_validator(mode="after")
+    def _onnx_folder(self) -> EmbeddingConfig:
+        if self.backend == "onnx" and not self.onnx_model:
+            raise ValueError("backend 'onnx' needs `onnx_model`: a folder holding model.onnx")
+        return self
 
 
 # section: graveyard

@@ -5,10 +5,13 @@ A query must be embedded exactly as the documents were, so the fitted state is a
 loads it and applies it.
 
 Backends are pluggable (`EmbeddingBackend`: `dim`, `fit`, `transform`, `save`, `load`), registered
-by name in `BACKENDS`; the default is hashing-LSA (`store/lsa.py`). The `Embedder` around a
-backend adds what the vector store needs whatever the backend: the Matryoshka prefix
-(`mrl_dim`), the fixed Haar-random rotation of the SimHash codes, and the fingerprints of the
-documents the backend was fitted on (for the refit rule).
+by name in `BACKENDS`: hashing-LSA (`store/lsa.py`, fitted on the corpus), wordllama
+(`store/wordllama.py`, a pretrained static model shipped in its wheel), both fused
+(`store/combined.py`) and a local ONNX model (`store/onnx_embed.py`). The `Embedder` around a
+backend adds what the vector store needs whatever the backend: the served width (`mrl_dim`, a
+Matryoshka prefix for backends whose prefixes are sound, else the whole vector), the fixed random
+rotation of the SimHash codes (`CODE_BITS` hyperplanes whatever the width), and the fingerprints
+of the documents the backend was fitted on (for the refit rule).
 """
 
 from __future__ import annotations
@@ -21,10 +24,13 @@ from typing import ClassVar, Protocol
 
 import numpy as np
 
+from .combined import LsaWordLlama
 from .errors import IndexCorrupt
 from .lsa import HashingLSA, _load_npy, single_threaded_blas
+from .onnx_embed import OnnxBackend
 from .tokenizer import TOKENIZER_VERSION
 from .vecstore import CODE_BITS, mrl_truncate
+from .wordllama import WordLlamaBackend
 
 STATE_FORMAT = 1
 REBUILD = "gitstrata index --rebuild"
@@ -34,6 +40,7 @@ class EmbeddingBackend(Protocol):
     """What an embedding model must offer to plug into the `embed` stage and the query side."""
 
     name: ClassVar[str]
+    matryoshka: ClassVar[bool]  # whether every prefix of a vector is itself a sound embedding
 
     @property
     def dim(self) -> int: ...
@@ -54,7 +61,15 @@ class EmbeddingBackend(Protocol):
     def params(self) -> dict: ...
 
 
-BACKENDS: dict[str, type[EmbeddingBackend]] = {HashingLSA.name: HashingLSA}
+BACKENDS: dict[str, type[EmbeddingBackend]] = {
+    b.name: b for b in (HashingLSA, WordLlamaBackend, LsaWordLlama, OnnxBackend)
+}
+
+
+def served_dim(backend: EmbeddingBackend, mrl_dim: int) -> int:
+    """The width of the served vectors: the `mrl_dim` prefix when the backend's prefixes are
+    sound, else the backend's whole vector."""
+    return min(mrl_dim, int(backend.dim)) if backend.matryoshka else int(backend.dim)
 
 
 def haar_rotation(dim: int, seed: int) -> np.ndarray:
@@ -67,6 +82,26 @@ def haar_rotation(dim: int, seed: int) -> np.ndarray:
         q, r = np.linalg.qr(g)
     q *= np.sign(np.diag(r))
     return q.astype(np.float32)
+
+
+def simhash_rotation(dim: int, seed: int) -> np.ndarray:
+    """float32[CODE_BITS, dim]: the hyperplanes of the 1-bit codes of `dim`-wide vectors.
+
+    At `dim == CODE_BITS` the Haar-random rotation; wider, `CODE_BITS` orthonormal rows (the
+    Q of a Gaussian's QR, sign-corrected like `haar_rotation`); narrower, where that many
+    orthogonal hyperplanes do not exist, unit-length Gaussian rows (Charikar's SimHash). Either
+    way the Hamming distance of two codes estimates the angle of their vectors."""
+    if dim == CODE_BITS:
+        return haar_rotation(dim, seed)
+    g = np.random.default_rng([seed, 0x5EED, dim]).standard_normal((dim, CODE_BITS))
+    if dim > CODE_BITS:
+        with single_threaded_blas():
+            q, r = np.linalg.qr(g)
+        q *= np.sign(np.diag(r))
+        return np.ascontiguousarray(q.T, dtype=np.float32)
+    rows = g.T
+    rows /= np.linalg.norm(rows, axis=1, keepdims=True)
+    return np.ascontiguousarray(rows, dtype=np.float32)
 
 
 def doc_key(doc_id: str, content_hash: str) -> int:
@@ -82,8 +117,12 @@ class Embedder:
     def __init__(
         self, backend, *, mrl_dim: int, rotation: np.ndarray, fit_keys: np.ndarray
     ) -> None:
-        if mrl_dim != CODE_BITS:
-            raise ValueError(f"mrl_dim must be {CODE_BITS} (the code width), got {mrl_dim}")
+        if not 1 <= mrl_dim <= int(backend.dim):
+            raise ValueError(f"mrl_dim must be in 1..{backend.dim}, got {mrl_dim}")
+        if np.shape(rotation) != (CODE_BITS, mrl_dim):
+            raise ValueError(
+                f"rotation must be {CODE_BITS} x {mrl_dim}, got {' x '.join(map(str, np.shape(rotation)))}"
+            )
         self.backend = backend
         self.mrl_dim = mrl_dim
         self.rotation = rotation
@@ -142,12 +181,17 @@ class Embedder:
         if backend_cls is None:
             raise IndexCorrupt(f"{directory}: unknown embedder backend {meta.get('backend')!r}")
         backend = backend_cls.load(directory, meta)
-        return cls(
-            backend,
-            mrl_dim=int(meta["mrl_dim"]),
-            rotation=_load_npy(directory / "rotation.npy"),
-            fit_keys=_load_npy(directory / "fit_keys.npy"),
-        )
+        try:
+            return cls(
+                backend,
+                mrl_dim=int(meta["mrl_dim"]),
+                rotation=_load_npy(directory / "rotation.npy"),
+                fit_keys=_load_npy(directory / "fit_keys.npy"),
+            )
+        except (KeyError, ValueError) as exc:
+            raise IndexCorrupt(
+                f"{directory}: inconsistent embedder state ({exc})", hint=f"run `{REBUILD}`"
+            ) from None
 
 
 def make_backend(name: str, **params) -> EmbeddingBackend:

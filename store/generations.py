@@ -31,7 +31,7 @@ from .errors import IndexCorrupt, IndexMissing
 from .lock import FileLock
 from .manifest import Manifest, OutputInfo
 from .private import private_dir, tighten_tree, write_private
-from .schemas import FORMAT_VERSION, artifact
+from .schemas import FORMAT_VERSION, artifact, sized_like
 
 GEN_RE = re.compile(r"^gen-(\d{6,})$")
 # The store's own .gitignore ignores itself too, so an indexed repository's `git status` stays
@@ -168,14 +168,15 @@ class Generation:
                 raise IndexCorrupt(f"{name}: a folder artifact, not a table")
         except (OSError, pa.ArrowInvalid) as exc:
             raise IndexCorrupt(f"{path}: unreadable ({exc})", hint=f"run `{REBUILD}`") from None
-        if spec.schema is not None and columns is None and not table.schema.equals(spec.schema):
+        expected = sized_like(spec.schema, table.schema) if spec.schema is not None else None
+        if expected is not None and columns is None and not table.schema.equals(expected):
             # Parquet stores second timestamps as milliseconds; anything else is a real mismatch
-            if table.schema.names != spec.schema.names:
+            if table.schema.names != expected.names:
                 raise IndexCorrupt(
                     f"{path}: schema differs from this version's", hint=f"run `{REBUILD}`"
                 )
             try:
-                table = table.cast(spec.schema)
+                table = table.cast(expected)
             except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
                 raise IndexCorrupt(
                     f"{path}: schema differs from this version's", hint=f"run `{REBUILD}`"
@@ -210,7 +211,8 @@ class GenerationWriter:
     def write_table(self, name: str, table: pa.Table) -> OutputInfo:
         spec = artifact(name)
         if spec.schema is not None:
-            table = table.select(spec.schema.names).cast(spec.schema)
+            table = table.select(spec.schema.names)
+            table = table.cast(sized_like(spec.schema, table.schema))
         path = self.tmp / spec.file
         if spec.format == "parquet":
             pq.write_table(

@@ -186,6 +186,7 @@ class HashingLSA:
     """Feature hashing -> sublinear TF-IDF -> randomized truncated SVD (see the module doc)."""
 
     name: ClassVar[str] = "hashing-lsa"
+    matryoshka: ClassVar[bool] = True  # components ordered by singular value (Eckart-Young)
 
     def __init__(
         self,

@@ -246,6 +246,8 @@ DOCMETA = pa.schema(
     ]
 )
 
+# the default widths; a generation's vectors have the width of the embedder that made them
+# (`store/embedder.py`), so readers and writers take the list sizes from the table (`sized_like`)
 VECTOR_DIM = 384  # full embedding (disk only)
 CODE_DIM = 256  # the served Matryoshka prefix
 
@@ -304,6 +306,20 @@ ARTIFACTS: dict[str, Artifact] = {
         Artifact("memories", "memories.parquet", "parquet", MEMORIES),
     ]
 }
+
+
+def sized_like(schema: pa.Schema, actual: pa.Schema) -> pa.Schema:
+    """`schema` with the size of each fixed-size list field taken from the same field of
+    `actual`, when it is a fixed-size list there too (the vector columns)."""
+    fields = []
+    for f in schema:
+        i = actual.get_field_index(f.name)
+        if pa.types.is_fixed_size_list(f.type) and i >= 0:
+            other = actual.field(i).type
+            if pa.types.is_fixed_size_list(other) and other.list_size != f.type.list_size:
+                f = f.with_type(pa.list_(f.type.value_field, other.list_size))
+        fields.append(f)
+    return pa.schema(fields, metadata=schema.metadata)
 
 
 def artifact(name: str) -> Artifact:

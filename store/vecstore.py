@@ -6,10 +6,13 @@ a query the same way and to map the files. Invariants:
 - Row i of `vectors_bits.arrow`, `vectors_i8.arrow`, `docmeta.arrow` and `documents.parquet`
   is document `doc_idx == i`.
 - Matryoshka: the served vector is the first `mrl_dim` components of the full embedding,
-  re-normalised to unit length (a zero vector stays zero).
+  re-normalised to unit length (a zero vector stays zero). Its width is the embedder's
+  (`store/embedder.py`), any number of components; the int8 codes have that width.
 - int8: per-vector symmetric, q = round(v / s) with s = max|v| / 127, so |v - s q| <= s / 2
   componentwise. `s` is stored next to the codes.
-- 1-bit: bit b of a code is [ (R v)_b >= 0 ] for the fixed rotation R of the embedder state;
+- 1-bit: bit b of a code is [ (R v)_b >= 0 ] for the fixed `CODE_BITS` x width hyperplane
+  matrix R of the embedder state (a rotation when the width is `CODE_BITS`), so a code is
+  256 bits whatever the width;
   bit b lives in lane b // 64 at bit position b % 64 (least significant first). Each lane is
   its own uint64 column, so a scan over n codes reads four contiguous n * 8 byte arrays.
 - Arrow files are written as one record batch, so every column is one contiguous buffer that
@@ -114,7 +117,7 @@ class MappedVectors:
     """
 
     lanes: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
-    codes: np.ndarray  # int8[n, 256]
+    codes: np.ndarray  # int8[n, width]
     scales: np.ndarray  # float32[n]
     maps: tuple[pa.MemoryMappedFile, ...]
     tables: tuple[pa.Table, ...]
@@ -124,8 +127,9 @@ class MappedVectors:
         return int(self.lanes[0].shape[0])
 
 
-def open_mapped(gen_dir: Path) -> MappedVectors:
-    """Map the two served vector files of a generation folder."""
+def open_mapped(gen_dir: Path, dim: int | None = None) -> MappedVectors:
+    """Map the two served vector files of a generation folder; `dim`, when given, is the width
+    the codes must have (the embedder's)."""
     gen_dir = Path(gen_dir)
     bits_path = gen_dir / "vectors_bits.arrow"
     i8_path = gen_dir / "vectors_i8.arrow"
@@ -141,21 +145,21 @@ def open_mapped(gen_dir: Path) -> MappedVectors:
     )
     lanes = (l0, l1, l2, l3)
     codes_arr = _single_chunk(i8, "codes", i8_path)
-    dim = codes_arr.type.list_size
-    if dim != CODE_BITS:
+    width = codes_arr.type.list_size
+    if dim is not None and width != dim:
         raise IndexCorrupt(
-            f"{i8_path}: codes have {dim} dims, expected {CODE_BITS}", hint=f"run `{REBUILD}`"
+            f"{i8_path}: codes have {width} dims, the embedder {dim}", hint=f"run `{REBUILD}`"
         )
     values = codes_arr.values
     if len(codes_arr) == 0:
-        codes = np.empty((0, dim), np.int8)
+        codes = np.empty((0, width), np.int8)
     else:
         codes = np.frombuffer(
             values.buffers()[1],
             dtype=np.int8,
-            count=len(codes_arr) * dim,
-            offset=(values.offset + codes_arr.offset * dim),
-        ).reshape(len(codes_arr), dim)
+            count=len(codes_arr) * width,
+            offset=(values.offset + codes_arr.offset * width),
+        ).reshape(len(codes_arr), width)
     scales = _column_view(_single_chunk(i8, "scale", i8_path), i8_path, np.float32)
     if len({len(lanes[0]), len(codes), len(scales)}) != 1:
         raise IndexCorrupt(

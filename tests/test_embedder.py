@@ -1,8 +1,10 @@
-"""The hashing-LSA embedder: shapes on tiny corpora, determinism across runs and processes,
-state round trip, the SVD against a dense reference, and the refit rule."""
+"""The embedders: the contract every backend keeps, the hashing-LSA (shapes on tiny corpora,
+determinism across runs and processes, state round trip, the SVD against a dense reference, the
+refit rule), wordllama (the package's own model, offline) and their fusion."""
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import subprocess
 import sys
@@ -15,10 +17,13 @@ import pytest
 
 from gitstrata.stages.embed import embed_documents
 from gitstrata.stages.quantize import vectors_matrix
+from gitstrata.store.combined import LsaWordLlama
 from gitstrata.store.config import EmbeddingConfig
 from gitstrata.store.embedder import BACKENDS, Embedder, haar_rotation, make_backend
-from gitstrata.store.lsa import _truncated_svd
+from gitstrata.store.errors import IndexCorrupt
+from gitstrata.store.lsa import HashingLSA, _truncated_svd
 from gitstrata.store.schemas import DOCUMENTS
+from gitstrata.store.wordllama import WordLlamaBackend
 
 CORPUS = [
     "def charge_with_retry(gateway, order): retry the payment charge on timeout",
@@ -34,17 +39,47 @@ CORPUS = [
 ]
 
 
-def test_backends_contract(tmp_path: Path) -> None:
-    for name in BACKENDS:
-        backend = make_backend(name, full_dim=384, seed=3)
-        fitted = backend.fit(CORPUS)
-        assert fitted.dim == 384
-        out = fitted.transform(CORPUS[:3])
-        assert out.shape == (3, 384) and out.dtype == np.float32
-        (tmp_path / name).mkdir()
-        fitted.save(tmp_path / name)
-        again = BACKENDS[name].load(tmp_path / name, {"params": fitted.params()})
-        np.testing.assert_array_equal(again.transform(CORPUS[:3]), out)
+# every registered backend but the ONNX one, which needs a model folder (tests/test_onnx_embedder.py)
+FACTORIES = {
+    "hashing-lsa": lambda: HashingLSA(full_dim=384, seed=3),
+    "wordllama": lambda: WordLlamaBackend(),
+    "hashing-lsa+wordllama": lambda: LsaWordLlama(lsa={"full_dim": 384, "seed": 3}, weight=0.4),
+}
+DIMS = {"hashing-lsa": 384, "wordllama": 256, "hashing-lsa+wordllama": 512}
+needs_wordllama = pytest.mark.skipif(
+    importlib.util.find_spec("wordllama") is None,
+    reason="wordllama is not installed (the `wordllama` and `dev` extras)",
+)
+
+
+def test_every_backend_is_in_the_contract_suite() -> None:
+    assert set(BACKENDS) == {*FACTORIES, "onnx"}
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        pytest.param(n, marks=[needs_wordllama] if "wordllama" in n else [])
+        for n in sorted(FACTORIES)
+    ],
+)
+def test_backends_contract(tmp_path: Path, name: str) -> None:
+    backend = FACTORIES[name]()
+    assert backend.name == name and isinstance(BACKENDS[name].matryoshka, bool)
+    fitted = backend.fit(CORPUS)
+    assert fitted.dim == DIMS[name]
+    out = fitted.transform(CORPUS[:3])
+    assert out.shape == (3, DIMS[name]) and out.dtype == np.float32
+    assert np.linalg.norm(out, axis=1).min() > 0
+    np.testing.assert_array_equal(fitted.transform(CORPUS[:3]), out)
+    assert fitted.transform([]).shape == (0, DIMS[name])
+    (tmp_path / name).mkdir()
+    fitted.save(tmp_path / name)
+    meta = {"params": json.loads(json.dumps(fitted.params())), "full_dim": fitted.dim}
+    again = BACKENDS[name].load(tmp_path / name, meta)
+    np.testing.assert_array_equal(again.transform(CORPUS[:3]), out)
+    # one text alone (the query path) embeds as it does in a batch
+    np.testing.assert_allclose(again.transform([CORPUS[1]])[0], out[1], rtol=1e-5, atol=1e-6)
 
 
 def _embedder(texts: list[str], seed: int = 3) -> Embedder:
@@ -273,3 +308,117 @@ def test_a_fit_featurized_on_a_process_pool_equals_the_one_in_process() -> None:
     serial = embed_documents(docs, cfg)
     assert sum(seen) == len(texts)
     np.testing.assert_array_equal(vectors_matrix(pooled.vectors), vectors_matrix(serial.vectors))
+
+
+# ---------------------------------------------------------------- wordllama and the fused backend
+
+PARAPHRASE_DOCS = [
+    "def allow_login(client, window): count the login attempts of a client in the current minute",
+    "def render_page(template, title): format the html page",
+    "def parse_order(raw): parse the JSON order payload",
+    "class TTLCache: expire cached entries after a time to live",
+    "def migrate(db): apply schema migrations in order",
+]
+
+
+def _unit(v: np.ndarray) -> np.ndarray:
+    return v / np.linalg.norm(v, axis=-1, keepdims=True)
+
+
+@needs_wordllama
+def test_wordllama_is_the_packages_own_model() -> None:
+    # the package's loader, offline, in another process: importing it configures logging
+    code = (
+        "import json; from wordllama import WordLlama; "
+        "from gitstrata.store.wordllama import package_dir; "
+        "m = WordLlama.load(cache_dir=package_dir(), disable_download=True); "
+        f"print(json.dumps(m.embed({PARAPHRASE_DOCS!r}).tolist()))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout
+    reference = np.array(json.loads(out), dtype=np.float32)
+    ours = WordLlamaBackend().transform(PARAPHRASE_DOCS)
+    np.testing.assert_allclose(ours, reference, rtol=1e-4, atol=1e-5)
+
+
+@needs_wordllama
+def test_wordllama_tokenizes_a_long_text_from_its_head_as_it_would_whole() -> None:
+    from gitstrata.store.wordllama import _load_model
+
+    backend = WordLlamaBackend(max_tokens=32)
+    tokenizer, table = _load_model(backend.model, backend.dim)
+    long_texts = [
+        " ".join(CORPUS) * 20,  # many tokens past the cut
+        "x" * 300 + " retry",  # one long word: the head alone would be cut inside it
+        "(" * 260 + " charge",  # one character a token: the head has too few to be sure
+    ]
+    for text in long_texts:
+        whole = tokenizer.encode(text, add_special_tokens=False).ids[:32]
+        expected = table[whole].astype(np.float32).mean(axis=0)
+        np.testing.assert_allclose(backend.transform([text])[0], expected, rtol=1e-5, atol=1e-6)
+
+
+@needs_wordllama
+def test_wordllama_relates_a_paraphrase_that_shares_no_word() -> None:
+    backend = WordLlamaBackend()
+    docs = _unit(backend.transform(PARAPHRASE_DOCS))
+    q = _unit(backend.transform(["too many password guesses sent just before the clock ticked"]))
+    assert int(np.argmax(docs @ q[0])) == 0
+
+
+@needs_wordllama
+def test_the_fused_cosine_is_the_weighted_sum_of_both() -> None:
+    fused = LsaWordLlama(lsa={"full_dim": 384, "seed": 3}, weight=0.3).fit(CORPUS)
+    a, b = fused.transform(["retry the payment charge", "charge retries on timeout"])
+    lsa = _unit(fused.lsa.transform(["retry the payment charge", "charge retries on timeout"]))
+    lsa = _unit(lsa[:, :256])
+    wl = _unit(fused.wordllama.transform(["retry the payment charge", "charge retries on timeout"]))
+    assert a.shape == (512,)
+    np.testing.assert_allclose(np.linalg.norm([a, b], axis=1), 1.0, atol=1e-5)
+    np.testing.assert_allclose(a @ b, 0.7 * lsa[0] @ lsa[1] + 0.3 * wl[0] @ wl[1], atol=1e-5)
+
+
+@needs_wordllama
+def test_a_state_made_with_another_wordllama_version_is_refused(tmp_path: Path) -> None:
+    result = embed_documents(
+        _documents(CORPUS[:4]), EmbeddingConfig(backend="hashing-lsa+wordllama")
+    )
+    result.embedder.save(tmp_path / "emb")
+    meta_file = tmp_path / "emb" / "meta.json"
+    meta = json.loads(meta_file.read_text())
+    meta["params"]["wordllama"]["version"] = "0.0.1"
+    meta_file.write_text(json.dumps(meta))
+    with pytest.raises(IndexCorrupt, match=r"wordllama 0\.0\.1"):
+        Embedder.load(tmp_path / "emb")
+
+
+@pytest.mark.parametrize(
+    ("backend", "full", "served"),
+    [
+        pytest.param("wordllama", 256, 256, marks=needs_wordllama),
+        pytest.param("hashing-lsa+wordllama", 512, 512, marks=needs_wordllama),
+        ("hashing-lsa", 384, 256),
+    ],
+)
+def test_embed_stage_widths_and_refit_rule_per_backend(
+    tmp_path: Path, backend: str, full: int, served: int
+) -> None:
+    cfg = EmbeddingConfig(backend=backend)
+    docs = _documents(CORPUS)
+    first = embed_documents(docs, cfg)
+    assert first.refit and first.vectors.schema.field("vector").type.list_size == full
+    assert first.embedder.full_dim == full and first.embedder.mrl_dim == served
+    assert first.embedder.rotation.shape == (256, served)
+    first.embedder.save(tmp_path / "emb")
+    loaded = Embedder.load(tmp_path / "emb")
+    again = embed_documents(docs, cfg, loaded)
+    assert not again.refit
+    np.testing.assert_array_equal(vectors_matrix(again.vectors), vectors_matrix(first.vectors))
+    np.testing.assert_array_equal(
+        loaded.embed_query("retry the charge"), first.embedder.embed_query("retry the charge")
+    )
+    other = {"wordllama": {"wordllama_max_tokens": 64}, "hashing-lsa": {"seed": 5}}.get(
+        backend, {"wordllama_weight": 0.9}
+    )
+    assert embed_documents(docs, EmbeddingConfig(backend=backend, **other), loaded).refit
