@@ -87,10 +87,20 @@ class Strata:
 
         if self._engine is None:
             self._sync_remote()
-            self._engine = Engine.open(self.index_dir, repo_root=self.repo)
+            self._engine = Engine.open(
+                self.index_dir, repo_root=self.repo, watch_head=self._own_index()
+            )
         else:
             self._engine.reload()
         return self._engine
+
+    def _own_index(self) -> bool:
+        """The index is this work tree's (its own folder, or one named inside it), so its HEAD
+        can be compared with the work tree's."""
+        named = self.location.named_index
+        if self.repo is None or self.remote is not None:
+            return False
+        return named is None or named.resolve().is_relative_to(self.repo.resolve())
 
     def search(
         self, query: str, top_k: int = 10, *, file_path: str | None = None, mode: str = "full"

@@ -245,6 +245,7 @@ def run_capsule(ctx: StageContext) -> StageResult:
             "history_oldest": first,
             "history_oldest_time": str(pc.min(times).as_py()) if commits.num_rows else None,
             "history_shallow": stats["shallow"],
+            "history_boundary": ctx.git.shallow_boundary() if stats["shallow"] else [],
         },
     }
     return StageResult(

@@ -147,7 +147,16 @@ def run_index(
     warnings: list[str] = []
     shallow = git.is_shallow()
     if shallow:
-        warnings.append("shallow clone: history before the shallow boundary is not indexed")
+        warnings.append(
+            "shallow clone: history before the shallow boundary is not indexed, and blame "
+            "gives the boundary commit every older line (answers say so; fetch the whole "
+            "history with `git fetch --unshallow`)"
+        )
+    if git.is_partial():
+        warnings.append(
+            "partial clone: git downloads the file versions it lacks while indexing (slow, "
+            "and it needs the network); a full clone indexes offline"
+        )
 
     def waiting() -> None:
         progress.message(f"waiting for another gitstrata index on {store.root} to finish ...")

@@ -332,3 +332,42 @@ def test_a_prebuilt_index_of_another_history_is_refused(make_repo, tmp_path) -> 
     assert proc.returncode == 1
     assert "not an ancestor of HEAD" in proc.stderr and "Traceback" not in proc.stderr
     assert not (repo.path / ".strata" / "CURRENT").exists()  # nothing was adopted
+
+
+# ---------------------------------------------------------------- what an answer cannot know
+
+
+def test_a_shallow_clone_marks_its_cut_history(make_repo, tmp_path) -> None:
+    repo = make_repo()
+    _history(repo)
+    clone = tmp_path / "shallow"
+    subprocess.run(
+        ["git", "clone", "-q", "--depth", "3", repo.path.as_uri(), str(clone)],
+        check=True,
+        capture_output=True,
+    )
+    with Strata(clone) as s:
+        report = s.index(jobs=1)
+        assert any(w.startswith("shallow clone") for w in report.warnings)
+        pf = s.preflight("pkg/mod0.py", "f0")
+        assert any(n.startswith("shallow clone: history is cut") for n in pf.index_notes)
+        boundary = [o for o in pf.ownership if o.boundary]
+        assert boundary and boundary[0].commit.sha in (clone / ".git" / "shallow").read_text()
+        hits = s.search("off by one")
+        assert any(n.startswith("shallow clone") for n in hits.index_notes)
+    with Strata(repo.path) as full:
+        full.index(jobs=1)
+        pf = full.preflight("pkg/mod0.py", "f0")
+        assert pf.index_notes == [] and not any(o.boundary for o in pf.ownership)
+
+
+def test_answers_say_when_head_moved_past_the_index(make_repo) -> None:
+    repo = make_repo()
+    _history(repo)
+    with Strata(repo.path) as s:
+        s.index(jobs=1)
+        assert s.preflight("pkg/mod1.py", "f0").index_notes == []
+        new = repo.commit("feat: later", {"pkg/later.py": "def later():\n    return 2\n"})
+        notes = s.preflight("pkg/mod1.py", "f0").index_notes
+        assert len(notes) == 1 and new[:10] in notes[0] and "gitstrata index" in notes[0]
+        assert s.search("later").index_notes == notes
