@@ -4,6 +4,8 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 REPO   ?= .
 ARGS   ?=
+# a prebuilt index to start from (a folder or a URI, e.g. the one CI published)
+FROM   ?=
 
 .PHONY: index test test-fast bench lint mcp install dev clean-venv
 
@@ -29,7 +31,7 @@ dev: $(VENV)/.installed-dev
 
 ## index: create the venv, install gitstrata, index REPO (default: this checkout)
 index: $(VENV)/.installed
-	$(BIN)/gitstrata index $(REPO) $(ARGS)
+	$(BIN)/gitstrata index $(REPO) $(if $(FROM),--from $(FROM)) $(ARGS)
 	@echo ""
 	@echo "The index is in $(REPO)/.strata (gitstrata -C $(REPO) status shows it). Next, try:"
 	@echo "  $(BIN)/gitstrata -C $(REPO) query \"why was this changed\""

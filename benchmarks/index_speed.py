@@ -116,12 +116,15 @@ def _tree(proc: Any) -> tuple[int, float]:
     return rss, cpu
 
 
-def run_index(repo: Path, out: Path, jobs: int | None = None) -> dict[str, Any]:
-    """One `gitstrata index` through the CLI: wall time, per-stage wall time and peak RSS."""
+def run_index(
+    repo: Path, out: Path, jobs: int | None = None, extra: tuple[str, ...] = ()
+) -> dict[str, Any]:
+    """One `gitstrata index` through the CLI (with `extra` arguments): wall time, per-stage
+    wall time and peak RSS."""
     import psutil
 
     cmd = [sys.executable, "-m", "gitstrata", "index", str(repo), "--out", str(out)]
-    cmd += ["--progress", "jsonl"] + (["--jobs", str(jobs)] if jobs else [])
+    cmd += ["--progress", "jsonl"] + (["--jobs", str(jobs)] if jobs else []) + list(extra)
     env = {**os.environ, "NO_COLOR": "1"}
     cpu0 = _children_cpu()
     t0 = time.perf_counter()

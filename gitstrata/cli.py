@@ -49,7 +49,7 @@ def _param(opt: Opt) -> Any:
 # Shared option aliases
 JsonOpt = Annotated[bool, _param(opts.JSON)]
 QuietOpt = Annotated[bool, _param(opts.QUIET)]
-OutOpt = Annotated[Path | None, _param(opts.OUT)]
+OutOpt = Annotated[str | None, _param(opts.OUT)]
 
 
 class State:
@@ -77,7 +77,7 @@ def root(
 
 
 def _strata(
-    ctx: typer.Context, out: Path | None, *, path: Path | None = None, require_repo: bool = True
+    ctx: typer.Context, out: str | None, *, path: Path | None = None, require_repo: bool = True
 ) -> Strata:
     """The `Strata` of the repository at `-C` (joined with `path`) and index folder `out`."""
     from .facade import Strata
@@ -99,6 +99,9 @@ def index(
     out: OutOpt = None,
     rebuild: Annotated[bool, _param(opts.INDEX_REBUILD)] = False,
     jobs: Annotated[int | None, _param(opts.INDEX_JOBS)] = None,
+    executor: Annotated[opts.ExecutorKind, _param(opts.INDEX_EXECUTOR)] = "local",
+    address: Annotated[str | None, _param(opts.INDEX_ADDRESS)] = None,
+    start_from: Annotated[str | None, _param(opts.INDEX_FROM)] = None,
     quiet: QuietOpt = False,
     progress_style: Annotated[opts.ProgressStyle, _param(opts.INDEX_PROGRESS)] = "auto",
     as_json: JsonOpt = False,
@@ -112,6 +115,9 @@ def index(
         out,
         rebuild=rebuild,
         jobs=jobs,
+        executor=executor,
+        address=address,
+        start_from=start_from,
         quiet=quiet,
         progress_style=progress_style,
         as_json=as_json,

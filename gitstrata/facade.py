@@ -15,7 +15,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
-from .store.location import Location
+from .store.location import Location, is_uri
 
 if TYPE_CHECKING:
     import polars as pl
@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from .store.config import Config
     from .store.generations import Store
     from .store.memory import Memory
+    from .store.remote import RemoteStore
 
 
 class Strata:
@@ -50,6 +51,14 @@ class Strata:
         index_dir: str | Path | None = None,
         require_repo: bool = True,
     ) -> None:
+        # a remote location (s3://, gs://, file://) is served from its local cache store
+        self.remote: RemoteStore | None = None
+        if is_uri(index_dir):
+            from .store.remote import RemoteStore
+
+            self.remote = RemoteStore(str(index_dir))
+            index_dir = self.remote.local.root
+        self._pulled = False
         self.location = Location.resolve(repo, index_dir)
         if require_repo and index_dir is None:
             self.location.require_repo()
@@ -82,10 +91,21 @@ class Strata:
         from .serve.engine import Engine
 
         if self._engine is None:
-            self._engine = Engine.open(self.index_dir, repo_root=self.repo)
+            self._sync_remote()
+            self._engine = Engine.open(
+                self.index_dir, repo_root=self.repo, watch_head=self._own_index()
+            )
         else:
             self._engine.reload()
         return self._engine
+
+    def _own_index(self) -> bool:
+        """The index is this work tree's (its own folder, or one named inside it), so its HEAD
+        can be compared with the work tree's."""
+        named = self.location.named_index
+        if self.repo is None or self.remote is not None:
+            return False
+        return named is None or named.resolve().is_relative_to(self.repo.resolve())
 
     def search(
         self, query: str, top_k: int = 10, *, file_path: str | None = None, mode: str = "full"
@@ -145,18 +165,49 @@ class Strata:
         jobs: int | None = None,
         progress: Progress | None = None,
         executor: str = "local",
+        address: str | None = None,
+        start_from: str | Path | None = None,
     ) -> IndexReport:
-        """Build or refresh the index; only stale stages run. Returns what was done."""
+        """Build or refresh the index; only stale stages run. Returns what was done.
+        `executor` is `local` (a process pool), `inline` or `ray` (Ray tasks on a local runtime,
+        or on the cluster at `address`); the output is the same whichever runs.
+
+        `start_from` names a prebuilt index (a store folder or a URI, e.g. the one CI published
+        for the merge base): adopted when its commit is an ancestor of HEAD and it is newer than
+        the local index, so only what is new is indexed. With a remote index location, the run
+        starts from what is published there and publishes the new generation when done."""
         from .pipeline.runner import run_index
 
-        return run_index(
-            self.location.require_repo(),
+        repo = self.location.require_repo()
+        notes: list[str] = []
+        if self.remote is not None:
+            self._sync_remote()
+        if start_from is not None:
+            from .pipeline.prebuilt import start_from as adopt_prebuilt
+
+            note = adopt_prebuilt(self.git, self.store, start_from, self.git.require_head())
+            if note:
+                notes.append(note)
+        report = run_index(
+            repo,
             self.index_dir,
             rebuild=rebuild,
             jobs=jobs,
             progress=progress,
             executor=executor,
+            address=address,
         )
+        report.notes[:0] = notes
+        if self.remote is not None:
+            name = self.remote.push(self.store.require_live())
+            report.published = f"{self.remote.shown} ({name})"
+        return report
+
+    def _sync_remote(self) -> None:
+        """Bring the local cache of a remote index location up to what is published, once."""
+        if self.remote is not None and not self._pulled:
+            self.remote.pull()
+            self._pulled = True
 
     # ------------------------------------------------------------------ the live index
 
@@ -166,6 +217,7 @@ class Strata:
         from .store.status import index_status
 
         # a named index may hold another checkout's history: only the own index is compared
+        self._sync_remote()
         repo = self.repo if self.location.named_index is None else None
         return index_status(self.store, repo)
 
@@ -173,12 +225,14 @@ class Strata:
         """Coupling hotspots, hidden couplings, load-bearing files and the index's footprint."""
         from .store.inspect import inspect_index
 
+        self._sync_remote()
         return inspect_index(self.store.require_live(), limit)
 
     def sql(self, query: str) -> pl.DataFrame:
         """Polars SQL over the live generation's tables (`commits`, `touches`, `symbols`, ...)."""
         from .store.tables import run_sql
 
+        self._sync_remote()
         return run_sql(self.store.require_live(), query)
 
     def config(self, *, defaults: bool = False) -> Config:
@@ -376,6 +430,7 @@ class Strata:
         """Serve this repository over the Model Context Protocol until the client goes away."""
         from .serve.mcp_server import serve
 
+        self._sync_remote()
         serve(
             self.repo if self.repo is not None else self.location.directory,
             index_dir=self.location.named_index,

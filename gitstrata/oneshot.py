@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 
 def run_query(
     directory: Path,
-    index_dir: Path | None,
+    index_dir: str | Path | None,
     text: str,
     *,
     file: str | None = None,
@@ -45,7 +45,7 @@ def run_query(
 
 def run_preflight(
     directory: Path,
-    index_dir: Path | None,
+    index_dir: str | Path | None,
     file: str,
     *,
     symbol: str | None = None,
@@ -72,10 +72,13 @@ def run_preflight(
 def run_index(
     directory: Path,
     path: Path | None,
-    index_dir: Path | None,
+    index_dir: str | Path | None,
     *,
     rebuild: bool = False,
     jobs: int | None = None,
+    executor: str = "local",
+    address: str | None = None,
+    start_from: str | None = None,
     quiet: bool = False,
     progress_style: ProgressStyle = "auto",
     as_json: bool = False,
@@ -87,7 +90,14 @@ def run_index(
     repo = directory / path if path is not None else directory
     try:
         with Strata(repo, index_dir=index_dir) as strata:
-            report = strata.index(rebuild=rebuild, jobs=jobs, progress=progress)
+            report = strata.index(
+                rebuild=rebuild,
+                jobs=jobs,
+                progress=progress,
+                executor=executor,
+                address=address,
+                start_from=start_from,
+            )
     finally:
         progress.close()
     if as_json:

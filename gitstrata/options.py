@@ -18,6 +18,7 @@ from typing import Any, Literal, get_args
 Mode = Literal["full", "bm25", "dense", "hybrid"]
 Transport = Literal["stdio", "streamable-http"]
 ProgressStyle = Literal["auto", "plain", "jsonl"]
+ExecutorKind = Literal["local", "ray"]
 PROGRESS_STYLES: tuple[str, ...] = get_args(ProgressStyle)
 MODES: tuple[str, ...] = get_args(Mode)
 TRANSPORTS: tuple[str, ...] = get_args(Transport)
@@ -52,8 +53,9 @@ class Opt:
 OUT = Opt(
     "out",
     ("--out", "--index"),
-    Path,
-    "Index folder (default: REPO/.strata).",
+    str,
+    "Index folder, or a remote location (s3://, gs://, file://) served from a local cache "
+    "(default: REPO/.strata).",
     show_default=False,
 )
 JSON = Opt("as_json", ("--json",), bool, "Print machine-readable JSON.", default=False)
@@ -92,6 +94,27 @@ MCP_ALLOW_REMOTE = Opt(
 INDEX_PATH = Opt("path", (), Path, "Repository to index (default: .).", required=False)
 INDEX_REBUILD = Opt("rebuild", ("--rebuild",), bool, "Ignore the previous index.", default=False)
 INDEX_JOBS = Opt("jobs", ("--jobs", "-j"), int, "Worker processes.", min=1)
+INDEX_EXECUTOR = Opt(
+    "executor",
+    ("--executor",),
+    str,
+    "Where per-file and per-commit-range work runs: local (a process pool) or ray.",
+    "local",
+    get_args(ExecutorKind),
+)
+INDEX_ADDRESS = Opt(
+    "address",
+    ("--address",),
+    str,
+    "The Ray cluster to run on (host:port of its head, or auto); default: a local Ray runtime.",
+)
+INDEX_FROM = Opt(
+    "start_from",
+    ("--from",),
+    str,
+    "Start from a prebuilt index (a folder or a URI, e.g. the one CI published): only what is "
+    "new since its commit is indexed.",
+)
 QUIET = Opt("quiet", ("--quiet", "-q"), bool, "No progress output.", default=False)
 INDEX_PROGRESS = Opt(
     "progress_style",
@@ -108,7 +131,18 @@ FAST_COMMANDS: dict[str, tuple[Opt, ...]] = {
     "query": (QUERY_TEXT, QUERY_FILE, QUERY_MODE, QUERY_TOP_K, QUERY_RAW, OUT, JSON),
     "preflight": (PREFLIGHT_FILE, PREFLIGHT_SYMBOL, PREFLIGHT_INTENT, OUT, JSON),
     "mcp": (MCP_TRANSPORT, MCP_HOST, MCP_PORT, MCP_ALLOW_REMOTE, OUT),
-    "index": (INDEX_PATH, OUT, INDEX_REBUILD, INDEX_JOBS, QUIET, INDEX_PROGRESS, JSON),
+    "index": (
+        INDEX_PATH,
+        OUT,
+        INDEX_REBUILD,
+        INDEX_JOBS,
+        INDEX_EXECUTOR,
+        INDEX_ADDRESS,
+        INDEX_FROM,
+        QUIET,
+        INDEX_PROGRESS,
+        JSON,
+    ),
 }
 
 

@@ -58,8 +58,12 @@ def print_index_report(report: IndexReport, *, repo: Path) -> None:
             f"indexed {escape(repo.name)} at {report.head[:10]} into {escape(report.generation)}",
             soft_wrap=True,
         )
+    for note in report.notes:
+        console.print(escape(note), soft_wrap=True)
     for w in report.warnings:
         console.print(f"[yellow]warning:[/] {escape(w)}", soft_wrap=True)
+    if report.published:
+        console.print(f"published to {escape(report.published)}", soft_wrap=True)
     if chunk is not None and chunk.stats:
         s = chunk.stats
         skipped = ", ".join(f"{k} {v}" for k, v in s.get("skipped", {}).items()) or "none"

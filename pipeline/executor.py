@@ -1,29 +1,48 @@
-"""Executors run a stage's per-item work: in this process, or on a local process pool.
+"""Executors run a stage's work units: in this process, on a local process pool, or as Ray tasks.
 
-Results always come back in input order, so an executor never changes a stage's output. Work
-functions must be module-level (picklable) and take one item.
+Results always come back in input order, so an executor never changes a stage's output: the
+same rows, the same checksums, the same manifest fingerprints whichever one ran (the executor is
+not part of any fingerprint). Work functions must be module-level (picklable) and take one item.
+
+Two kinds of work:
+- `map`: many small items (one file to chunk); below `POOL_MIN_ITEMS` a pool costs more to start
+  than it saves, so they run in this process.
+- `map_units`: few large units (a commit range to extract, a batch of files to blame); each is
+  worth shipping to a worker, whatever their number.
+
+A `distributed` executor's workers may run on other hosts: they read the repository from the
+path in the work unit, so that path must be visible to them (a shared filesystem, or a clone at
+the same path and commit on every node).
 """
 
 from __future__ import annotations
 
 import multiprocessing as mp
 import os
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
+from ..store.errors import InputError
+
 # Below this many items a pool costs more to start than it saves.
 POOL_MIN_ITEMS = 256
+EXECUTORS = ("local", "inline", "ray")
+RAY_HINT = "install the extra: pip install 'gitstrata[ray]'"
 
 
 class Executor:
     """In-process, one item at a time."""
 
     jobs = 1
+    distributed = False
 
     def map(self, fn: Callable[[Any], Any], items: Iterable[Any]) -> Iterator[Any]:
         for item in items:
             yield fn(item)
+
+    def map_units(self, fn: Callable[[Any], Any], units: Iterable[Any]) -> Iterator[Any]:
+        return self.map(fn, units)
 
     def close(self) -> None:
         pass
@@ -36,17 +55,27 @@ class LocalExecutor(Executor):
         self.jobs = max(1, jobs or os.cpu_count() or 1)
         self._pool: ProcessPoolExecutor | None = None
 
+    def _ensure_pool(self) -> ProcessPoolExecutor:
+        if self._pool is None:
+            self._pool = ProcessPoolExecutor(
+                max_workers=self.jobs, mp_context=mp.get_context("forkserver")
+            )
+        return self._pool
+
     def map(self, fn: Callable[[Any], Any], items: Iterable[Any]) -> Iterator[Any]:
         items = list(items)
         if self.jobs == 1 or len(items) < POOL_MIN_ITEMS:
             yield from super().map(fn, items)
             return
-        if self._pool is None:
-            self._pool = ProcessPoolExecutor(
-                max_workers=self.jobs, mp_context=mp.get_context("forkserver")
-            )
         chunk = max(1, min(64, len(items) // (self.jobs * 8)))
-        yield from self._pool.map(fn, items, chunksize=chunk)
+        yield from self._ensure_pool().map(fn, items, chunksize=chunk)
+
+    def map_units(self, fn: Callable[[Any], Any], units: Iterable[Any]) -> Iterator[Any]:
+        units = list(units)
+        if self.jobs == 1 or len(units) < 2:
+            yield from Executor.map(self, fn, units)
+            return
+        yield from self._ensure_pool().map(fn, units)
 
     def close(self) -> None:
         if self._pool is not None:
@@ -54,9 +83,84 @@ class LocalExecutor(Executor):
             self._pool = None
 
 
-def make_executor(kind: str = "local", jobs: int | None = None) -> Executor:
+def _run_batch(fn: Callable[[Any], Any], batch: Sequence[Any]) -> list[Any]:
+    return [fn(item) for item in batch]
+
+
+class RayExecutor(Executor):
+    """Work units as Ray tasks: on a local Ray runtime started here (`address` None), or on the
+    cluster at `address` ("auto" for the one this host belongs to)."""
+
+    distributed = True
+
+    def __init__(self, jobs: int | None = None, address: str | None = None) -> None:
+        try:
+            import ray
+        except ImportError:
+            raise InputError(
+                "the ray executor needs Ray, which is not installed", hint=RAY_HINT
+            ) from None
+        self._ray = ray
+        self._started = False
+        if not ray.is_initialized():
+            import logging
+
+            # Ray reports usage statistics unless told not to; nothing leaves the machine.
+            os.environ["RAY_USAGE_STATS_ENABLED"] = "0"
+            kwargs: dict[str, Any] = {
+                "include_dashboard": False,
+                "log_to_driver": False,
+                "logging_level": logging.ERROR,
+                "configure_logging": True,
+            }
+            if address is not None:
+                kwargs["address"] = address
+            elif jobs is not None:
+                kwargs["num_cpus"] = jobs
+            try:
+                ray.init(**kwargs)
+            except (ConnectionError, RuntimeError, ValueError) as exc:
+                where = address or "a local Ray runtime"
+                raise InputError(
+                    f"cannot start the ray executor on {where}: {exc}",
+                    hint="check --address (host:port of the head node, or auto)",
+                ) from None
+            self._started = True
+        cpus = int(ray.cluster_resources().get("CPU", 1))
+        self.jobs = max(1, jobs or cpus)
+        self._task = ray.remote(_run_batch)
+
+    def _batches(self, fn: Callable[[Any], Any], items: list[Any], per_task: int) -> Iterator[Any]:
+        refs = [
+            self._task.remote(fn, items[i : i + per_task]) for i in range(0, len(items), per_task)
+        ]
+        for ref in refs:
+            yield from self._ray.get(ref)
+
+    def map(self, fn: Callable[[Any], Any], items: Iterable[Any]) -> Iterator[Any]:
+        items = list(items)
+        if len(items) < POOL_MIN_ITEMS:
+            yield from super().map(fn, items)
+            return
+        per_task = max(1, min(256, -(-len(items) // (self.jobs * 4))))
+        yield from self._batches(fn, items, per_task)
+
+    def map_units(self, fn: Callable[[Any], Any], units: Iterable[Any]) -> Iterator[Any]:
+        yield from self._batches(fn, list(units), 1)
+
+    def close(self) -> None:
+        if self._started and self._ray.is_initialized():
+            self._ray.shutdown()
+        self._started = False
+
+
+def make_executor(
+    kind: str = "local", jobs: int | None = None, address: str | None = None
+) -> Executor:
     if kind == "local":
         return LocalExecutor(jobs)
     if kind == "inline":
         return Executor()
-    raise ValueError(f"unknown executor {kind!r}; known: local, inline")
+    if kind == "ray":
+        return RayExecutor(jobs, address)
+    raise InputError(f"unknown executor {kind!r}", hint=f"known: {', '.join(EXECUTORS)}")

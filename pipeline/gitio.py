@@ -163,6 +163,28 @@ class Git:
     def is_shallow(self) -> bool:
         return (self.git_dir / "shallow").exists()
 
+    def is_partial(self) -> bool:
+        """A partial clone (`--filter`): contents it lacks are fetched by git on demand."""
+        common = self.git_dir
+        try:
+            rel = (self.git_dir / "commondir").read_text(encoding="utf-8").strip()
+            common = (self.git_dir / rel).resolve()
+        except OSError:
+            pass
+        try:
+            text = (common / "config").read_text(encoding="utf-8", errors="replace").lower()
+        except OSError:
+            return False
+        return "partialclone" in text or "promisor = true" in text
+
+    def shallow_boundary(self) -> list[str]:
+        """The commits a shallow clone's history stops at (their parents are not here)."""
+        try:
+            text = (self.git_dir / "shallow").read_text(encoding="ascii", errors="replace")
+        except OSError:
+            return []
+        return sorted(line.strip() for line in text.splitlines() if line.strip())
+
     def ls_tree(self, rev: str) -> list[TreeEntry]:
         """Every tracked path at `rev` with its blob id, mode and size (one subprocess)."""
         raw = self.run_bytes("ls-tree", "-r", "-z", "--long", "--full-tree", rev)

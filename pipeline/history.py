@@ -28,6 +28,7 @@ import tempfile
 import time
 from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
+from typing import TYPE_CHECKING
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -42,6 +43,9 @@ from ..store.errors import GitError
 from ..store.redact import placeholder_counts, redactor_for
 from .gitio import BlobReader, Git, git_env
 from .stage import Stage, StageContext, StageResult
+
+if TYPE_CHECKING:
+    from .executor import Executor
 
 READ_SIZE = 1 << 20
 
@@ -147,9 +151,15 @@ def extract_all(
     progress=None,
     full_parse: bool = False,
     redaction: RedactionConfig | None = None,
+    executor: Executor | None = None,
 ) -> tuple[list[pa.Table], list[pa.Table], dict]:
-    """Extract `shas`, split into contiguous ranges over a local process pool when large
-    (`full_parse`: the reference attribution, every file version parsed)."""
+    """Extract `shas`, split into contiguous ranges over a local process pool when large, or
+    over a distributed `executor`'s workers (`full_parse`: the reference attribution, every file
+    version parsed). The split never changes the output."""
+    distributed = executor is not None and executor.distributed
+    if distributed:
+        assert executor is not None
+        workers = executor.jobs
     parts = max(1, min(workers, len(shas) // cfg.commits_per_worker))
     items = (
         [(str(git.root), chunk, cfg, full_parse, redaction) for chunk in split(shas, parts)]
@@ -158,7 +168,10 @@ def extract_all(
     )
     cs, ts, stats = [], [], {"workers": parts}
     results: Iterable[tuple[pa.Table, pa.Table, dict]]
-    if parts == 1:
+    if distributed:
+        assert executor is not None
+        results = executor.map_units(extract, items)
+    elif parts == 1:
         results = map(extract, items)
     else:
         pool = ProcessPoolExecutor(max_workers=parts, mp_context=mp.get_context("forkserver"))
@@ -172,7 +185,7 @@ def extract_all(
             if progress is not None:
                 progress.advance(len(item[1]))
     finally:
-        if parts > 1:
+        if parts > 1 and not distributed:
             pool.shutdown(cancel_futures=True)
     return cs, ts, stats
 
@@ -217,6 +230,7 @@ def run_capsule(ctx: StageContext) -> StageResult:
                 workers=ctx.jobs,
                 progress=task,
                 redaction=ctx.config.redaction,
+                executor=ctx.executor,
             )
         if mode == "incremental":
             assert prev_c is not None and prev_t is not None
@@ -249,6 +263,7 @@ def run_capsule(ctx: StageContext) -> StageResult:
             "history_oldest": first,
             "history_oldest_time": str(pc.min(times).as_py()) if commits.num_rows else None,
             "history_shallow": stats["shallow"],
+            "history_boundary": ctx.git.shallow_boundary() if stats["shallow"] else [],
         },
     }
     return StageResult(
@@ -358,6 +373,38 @@ def blame_file(
     return blame_stage.parse_porcelain(out, path, blob, language)
 
 
+BLAME_FILES_PER_UNIT = 64
+
+
+def _batches(items: list, size: int) -> list[list]:
+    return [items[i : i + size] for i in range(0, len(items), size)]
+
+
+def blame_unit(unit: tuple) -> list[blame_stage.FileBlame]:
+    """A distributed worker's share of blame: (root, head, [(path, blob, language)], ignored
+    revisions, honour the repository's own ignore file). Module-level: picklable."""
+    root, head, files, revs, honour = unit
+    git = Git(root)
+    with tempfile.TemporaryDirectory(prefix="gitstrata-blame-") as tmp:
+        ignore_file = None
+        if revs:
+            ignore_file = os.path.join(tmp, "ignore-revs")
+            with open(ignore_file, "w", encoding="ascii") as fh:
+                fh.write("".join(f"{r}\n" for r in revs))
+        return [
+            blame_file(
+                git,
+                path,
+                blob,
+                head,
+                language=language,
+                ignore_file=ignore_file,
+                honour_config=honour,
+            )
+            for path, blob, language in files
+        ]
+
+
 def run_blame(ctx: StageContext) -> StageResult:
     files, symbols, commits = ctx.input("files"), ctx.input("symbols"), ctx.input("commits")
     if not ctx.config.index.blame:
@@ -403,7 +450,7 @@ def run_blame(ctx: StageContext) -> StageResult:
             with open(ignore_file, "w", encoding="ascii") as fh:
                 fh.write("".join(f"{r}\n" for r in revs))
         env = None
-        if len(todo) >= BLAME_GRAPH_MIN_FILES:
+        if len(todo) >= BLAME_GRAPH_MIN_FILES and not ctx.executor.distributed:
             env = blame_graph_env(ctx.git, ctx.head, os.path.join(tmp, "objects"))
 
         def one(item: tuple[str, str, str | None]) -> blame_stage.FileBlame:
@@ -420,13 +467,25 @@ def run_blame(ctx: StageContext) -> StageResult:
             )
 
         results = []
-        with (
-            ctx.progress.task("blame: files", total=len(todo)) as task,
-            ThreadPoolExecutor(max_workers=max(1, ctx.jobs)) as pool,
-        ):
-            for fb in pool.map(one, todo):
-                results.append(fb)
-                task.advance()
+        if ctx.executor.distributed:
+            # workers elsewhere cannot see this host's temporary commit-graph; blame's output
+            # is the same without it
+            units = [
+                (str(ctx.git.root), ctx.head, batch, revs, honour)
+                for batch in _batches(todo, BLAME_FILES_PER_UNIT)
+            ]
+            with ctx.progress.task("blame: files", total=len(todo)) as task:
+                for part in ctx.executor.map_units(blame_unit, units):
+                    results.extend(part)
+                    task.advance(len(part))
+        else:
+            with (
+                ctx.progress.task("blame: files", total=len(todo)) as task,
+                ThreadPoolExecutor(max_workers=max(1, ctx.jobs)) as pool,
+            ):
+                for fb in pool.map(one, todo):
+                    results.append(fb)
+                    task.advance()
     table = blame_stage.build(results, symbols, commits, reused)
     stats = {
         "files": len(todo) + len(reused_paths),

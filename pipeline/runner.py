@@ -52,6 +52,8 @@ class IndexReport:
     seconds: float
     stages: list[StageReport]
     warnings: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)  # e.g. which prebuilt index it started from
+    published: str | None = None  # the remote location the generation was published to
 
     def stage(self, name: str) -> StageReport | None:
         return next((s for s in self.stages if s.name == name), None)
@@ -66,6 +68,8 @@ class IndexReport:
             "shallow": self.shallow,
             "seconds": round(self.seconds, 3),
             "warnings": self.warnings,
+            "notes": self.notes,
+            "published": self.published,
             "stages": [
                 {
                     "name": s.name,
@@ -122,6 +126,7 @@ def run_index(
     rebuild: bool = False,
     jobs: int | None = None,
     executor: str = "local",
+    address: str | None = None,
     progress: Progress | None = None,
     stages: Sequence[Stage] | None = None,
     config: Config | None = None,
@@ -142,7 +147,16 @@ def run_index(
     warnings: list[str] = []
     shallow = git.is_shallow()
     if shallow:
-        warnings.append("shallow clone: history before the shallow boundary is not indexed")
+        warnings.append(
+            "shallow clone: history before the shallow boundary is not indexed, and blame "
+            "gives the boundary commit every older line (answers say so; fetch the whole "
+            "history with `git fetch --unshallow`)"
+        )
+    if git.is_partial():
+        warnings.append(
+            "partial clone: git downloads the file versions it lacks while indexing (slow, "
+            "and it needs the network); a full clone indexes offline"
+        )
 
     def waiting() -> None:
         progress.message(f"waiting for another gitstrata index on {store.root} to finish ...")
@@ -168,6 +182,7 @@ def run_index(
                 rebuild=rebuild,
                 jobs=jobs,
                 executor_kind=executor,
+                address=address,
                 progress=progress,
             )
         except BaseException:
@@ -237,13 +252,14 @@ def _run_stages(
     rebuild: bool,
     jobs: int | None,
     executor_kind: str,
+    address: str | None,
     progress: Progress,
 ) -> tuple[dict[str, StageRecord], list[StageReport]]:
     records: dict[str, StageRecord] = {}
     reports: list[StageReport] = []
     sha_of: dict[str, str] = {}  # artifact -> sha256 in this run
     tables: dict[str, pa.Table] = {}  # artifacts written in this run, kept for later stages
-    executor = make_executor(executor_kind, jobs)
+    executor = make_executor(executor_kind, jobs, address)
 
     def load_input(name: str) -> pa.Table:
         if name not in tables:

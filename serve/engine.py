@@ -19,6 +19,7 @@ from ..store.generations import Store
 from ..store.tokenizer import query_terms
 from .anticontext import AntiContext
 from .graveyard import Intent, RetrievedItem
+from .headwatch import HeadWatch
 from .index import ServeIndex
 from .memory import MemoryBook, Recalled, memory_refs
 from .models import MemoryRef, PreflightReport, SearchResponse
@@ -31,10 +32,17 @@ from .search import Ranked, Searcher, SearchResult
 
 class Engine:
     def __init__(
-        self, store_root: Path, *, repo_root: Path | None = None, config: Config | None = None
+        self,
+        store_root: Path,
+        *,
+        repo_root: Path | None = None,
+        config: Config | None = None,
+        watch_head: bool = True,
     ) -> None:
         self.store = Store(store_root)
         self.repo_root = repo_root
+        # `watch_head`: the index is this work tree's own, so a HEAD that moved is worth saying
+        self._head = HeadWatch(repo_root) if repo_root is not None and watch_head else None
         self.config = config or Config.load(store_root)
         self._lock = threading.Lock()
         self.anti = AntiContext(
@@ -65,9 +73,33 @@ class Engine:
 
     @classmethod
     def open(
-        cls, store_root: Path, *, repo_root: Path | None = None, config: Config | None = None
+        cls,
+        store_root: Path,
+        *,
+        repo_root: Path | None = None,
+        config: Config | None = None,
+        watch_head: bool = True,
     ) -> Engine:
-        return cls(store_root, repo_root=repo_root, config=config)
+        return cls(store_root, repo_root=repo_root, config=config, watch_head=watch_head)
+
+    def index_notes(self, index: ServeIndex) -> list[str]:
+        """What answers from `index` cannot know: commits after it, history before a shallow
+        clone's boundary. A few `stat` calls; git is read only when HEAD's files changed."""
+        notes = []
+        indexed = index.manifest.repo_head
+        head = self._head.poll() if self._head is not None else None
+        if head and head != indexed:
+            notes.append(
+                f"the index is at {indexed[:10]} but HEAD is {head[:10]}: commits after the "
+                "index are not covered (run `gitstrata index`)"
+            )
+        if index.manifest.shallow:
+            oldest = index.manifest.indexed_range.get("history_oldest_time") or "its boundary"
+            notes.append(
+                f"shallow clone: history is cut at {str(oldest)[:10]}; blame gives the boundary "
+                "commit every older line, and older fixes and reverts are unknown"
+            )
+        return notes
 
     @property
     def generation(self) -> str:
@@ -143,6 +175,7 @@ class Engine:
             )
             resp.memories = self._memories(lambda: self.memory.recall(query, 3, reinforce=False))
         result.response = scrub_model(result.response)
+        result.response.index_notes = self.index_notes(index)
         if check is not None and mode == "full":
             resp = result.response
             # the repository's own text is what the model was trained on; text written from
@@ -257,6 +290,10 @@ class Engine:
         )
         report.generation = index.name
         report = scrub_model(report)
+        report.index_notes = self.index_notes(index)
+        boundary = index.manifest.indexed_range.get("history_boundary") or ()
+        for o in report.ownership:
+            o.boundary = o.commit.sha in boundary
         if check is not None:
             report.firewall = check.notes(
                 [

@@ -119,6 +119,8 @@ class SearchResponse(_Model):
     generation: str | None = None
     firewall: list[str] = Field(default_factory=list)  # spans flagged by the perplexity check
     memories: list[MemoryRef] = Field(default_factory=list)
+    # what the answer cannot know: HEAD moved past the index, history cut at a shallow clone
+    index_notes: list[str] = Field(default_factory=list)
 
 
 class SymbolContext(_Model):
@@ -139,6 +141,9 @@ class Ownership(_Model):
     load_bearing: bool
     code_lines: int = 0  # of `lines`: neither blank nor comment-only
     code_share: float = 0.0  # of the symbol's code lines
+    # a shallow clone's boundary commit: blame gives it every older line, so it owns more
+    # than it wrote
+    boundary: bool = False
 
 
 class HistoryEntry(_Model):
@@ -183,6 +188,7 @@ class PreflightReport(_Model):
     latency_ms: float = 0.0
     generation: str | None = None
     firewall: list[str] = Field(default_factory=list)
+    index_notes: list[str] = Field(default_factory=list)  # as in `SearchResponse`
     # `load_bearing_lines` / `_share` count code lines; `load_bearing` lists the fixes above the
     # retrieval.load_bearing_min_lines / _min_share thresholds, largest first
     code_lines: int = 0

@@ -360,6 +360,7 @@ def render_preflight(report: PreflightReport, *, budget: int | None = 2000) -> s
         attrs += f" symbol={quoteattr(report.symbol)}"
     attrs += f" latency_ms={quoteattr(f'{report.latency_ms:.2f}')}"
     lines: list[Line] = [Line(f"<gitstrata_preflight {attrs}>", FRAME)]
+    lines += _index_note_lines(report.index_notes)
     if not report.found:
         lines.append(Line(f"<not_found>{report.message or 'unknown target'}</not_found>", FRAME))
         if report.nearest:
@@ -383,6 +384,7 @@ def render_preflight(report: PreflightReport, *, budget: int | None = 2000) -> s
         if report.ownership:
             owners = ", ".join(
                 f"{o.commit.short} [{o.commit.intent}] {_pct(o.share)}"
+                + (" (clone boundary: includes older lines)" if o.boundary else "")
                 for o in report.ownership[:4]
             )
             lines.append(Line(f"  blame ownership: {owners}", HIGH, "ownership line"))
@@ -448,6 +450,10 @@ def _remembered_lines(memories: list[MemoryRef]) -> list[Line]:
     return out
 
 
+def _index_note_lines(notes: list[str]) -> list[Line]:
+    return [Line(f"<index_note>{n}</index_note>", MUST, "index note") for n in notes]
+
+
 def _hit_line(hit: Hit) -> str:
     if hit.kind == "commit":
         return (
@@ -462,6 +468,7 @@ def render_search(resp: SearchResponse, *, budget: int | None = 2500) -> str:
     if resp.file_filter:
         attrs += f" file={quoteattr(resp.file_filter)}"
     lines = [Line(f"<gitstrata_search {attrs}>", FRAME)]
+    lines += _index_note_lines(resp.index_notes)
     lines += _invariant_lines(resp.invariants)
     lines += _warning_lines(resp.warnings)
     lines += _firewall_lines(resp.firewall)

@@ -15,12 +15,19 @@ here, so the rules live in one place:
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
 from .errors import NotARepository
 
 INDEX_FOLDER = ".strata"
+_URI_RE = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]*://")
+
+
+def is_uri(value: object) -> bool:
+    """True for `scheme://...` strings (a remote index location), False for folder paths."""
+    return isinstance(value, str) and bool(_URI_RE.match(value))
 
 
 def find_repo_root(directory: str | os.PathLike[str]) -> Path | None:

@@ -1,0 +1,373 @@
+"""Beyond one machine: executors (one contract for all), the Ray executor's identical output,
+index locations in object storage, and starting from a prebuilt index."""
+
+from __future__ import annotations
+
+import json
+import operator
+import os
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import pyarrow as pa
+import pytest
+
+from gitstrata import Strata
+from gitstrata.pipeline.executor import Executor, LocalExecutor, make_executor
+from gitstrata.store.errors import IndexCorrupt, InputError
+from gitstrata.store.generations import Generation, Store
+from gitstrata.store.remote import RemoteStore, display_uri
+
+try:
+    import ray  # noqa: F401
+
+    HAVE_RAY = True
+except ImportError:
+    HAVE_RAY = False
+
+needs_ray = pytest.mark.skipif(not HAVE_RAY, reason="Ray is not installed (the `ray` extra)")
+
+
+@pytest.fixture(scope="module")
+def ray_executor():
+    if not HAVE_RAY:
+        pytest.skip("Ray is not installed (the `ray` extra)")
+    ex = make_executor("ray", jobs=2)
+    yield ex
+    ex.close()
+
+
+@pytest.fixture(params=["inline", "local", "ray"])
+def executor(request):
+    if request.param == "ray":
+        yield request.getfixturevalue("ray_executor")
+        return
+    ex = make_executor(request.param, jobs=2)
+    yield ex
+    ex.close()
+
+
+@pytest.mark.parametrize("n", [0, 3, 700])
+def test_executor_contract_map_keeps_input_order(executor: Executor, n: int) -> None:
+    # a function every worker can import (Ray workers do not see the test modules)
+    assert list(executor.map(operator.neg, range(n))) == [-i for i in range(n)]
+
+
+@pytest.mark.parametrize("n", [0, 1, 5])
+def test_executor_contract_units_keep_input_order(executor: Executor, n: int) -> None:
+    assert list(executor.map_units(operator.neg, range(n))) == [-i for i in range(n)]
+    assert executor.jobs >= 1
+
+
+def test_unknown_executor_is_an_input_error() -> None:
+    with pytest.raises(InputError, match="unknown executor 'bogus'"):
+        make_executor("bogus")
+    assert isinstance(make_executor("local", jobs=3), LocalExecutor)
+
+
+# ---------------------------------------------------------------- a repository to index
+
+
+def _history(repo) -> list[str]:
+    shas = []
+    for i in range(24):
+        files = {
+            f"pkg/mod{i % 5}.py": "".join(
+                f"def f{j}(x):\n    return x + {i * j}\n\n" for j in range(1 + i % 4)
+            ),
+            "pkg/config.toml": f"level = {i}\n",
+        }
+        if i % 6 == 5:
+            files["pkg/util.py"] = f"def helper(v):\n    return v * {i}\n"
+        msg = f"fix: off by one in f{i % 4}" if i % 3 == 0 else f"feat: step {i}"
+        shas.append(repo.commit(msg, files))
+    return shas
+
+
+def _config(store: Path) -> None:
+    store.mkdir(parents=True, exist_ok=True)
+    # small commit ranges, so a distributed run really splits the history
+    (store / "config.json").write_text(json.dumps({"history": {"commits_per_worker": 4}}))
+
+
+def _tables(gen: Generation) -> dict[str, pa.Table]:
+    out = {}
+    for rec in gen.manifest.stages.values():
+        for name, info in rec.outputs.items():
+            if info.format != "dir":
+                out[name] = gen.table(name)
+    return out
+
+
+def _same_index(a: Generation, b: Generation) -> None:
+    ta, tb = _tables(a), _tables(b)
+    assert sorted(ta) == sorted(tb)
+    for name in ta:
+        assert ta[name].equals(tb[name]), name
+    assert a.manifest.repo_head == b.manifest.repo_head
+
+
+@needs_ray
+def test_ray_executor_writes_the_same_index_as_the_local_one(make_repo, tmp_path, ray_executor):
+    repo = make_repo()
+    _history(repo)
+    local_out, ray_out = tmp_path / "local", tmp_path / "ray"
+    _config(local_out)
+    _config(ray_out)
+    with Strata(repo.path, index_dir=local_out) as s:
+        s.index(jobs=2)
+    with Strata(repo.path, index_dir=ray_out) as s:
+        report = s.index(executor="ray")
+    assert report.stage("capsule").stats["workers"] > 1  # the history was split over tasks
+    a, b = Store(local_out).require_live(), Store(ray_out).require_live()
+    _same_index(a, b)
+    # same checksums and the same fingerprints: a later local run reuses every stage
+    for stage, rec in a.manifest.stages.items():
+        other = b.manifest.stages[stage]
+        assert rec.fingerprint == other.fingerprint, stage
+        assert {n: o.sha256 for n, o in rec.outputs.items() if o.format != "dir"} == {
+            n: o.sha256 for n, o in other.outputs.items() if o.format != "dir"
+        }, stage
+
+
+# ---------------------------------------------------------------- object storage
+
+
+def test_display_uri_hides_credentials() -> None:
+    shown = display_uri("s3://KEY:SECRET@bucket/idx?endpoint_override=h:9&secret_key=zz")
+    assert "SECRET" not in shown and "zz" not in shown and "KEY" not in shown
+    assert shown.startswith("s3://bucket/idx") and "endpoint_override" in shown
+
+
+def test_publish_to_a_uri_and_serve_from_its_cache(make_repo, tmp_path, monkeypatch) -> None:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    repo = make_repo()
+    _history(repo)
+    uri = (tmp_path / "bucket" / "idx").as_uri()
+    with Strata(repo.path, index_dir=uri) as s:
+        report = s.index(jobs=1)
+    assert report.published and report.published.endswith(f"({report.generation})")
+    remote_root = tmp_path / "bucket" / "idx"
+    assert (remote_root / "CURRENT").read_text().strip() == report.generation
+    # a reader anywhere (no checkout) downloads it once and answers from the cache
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    with Strata(elsewhere, index_dir=uri) as reader:
+        hits = reader.search("off by one", top_k=3)
+        assert hits.hits
+        assert reader.status()["generation"] == report.generation
+    _same_index(Store(remote_root).require_live(), RemoteStore(uri).local.require_live())
+
+
+def test_an_upload_cut_short_never_shows_a_half_generation(make_repo, tmp_path) -> None:
+    repo = make_repo()
+    shas = _history(repo)
+    uri = (tmp_path / "bucket").as_uri()
+    remote = RemoteStore(uri, tmp_path / "cache")
+    local = tmp_path / "local"
+    with Strata(repo.path, index_dir=local) as s:
+        s.index(jobs=1)
+    first = remote.push(Store(local).require_live())
+    repo.commit("feat: one more", {"pkg/new.py": "def more():\n    return 1\n"})
+    with Strata(repo.path, index_dir=local) as s:
+        s.index(jobs=1)
+    gen = Store(local).require_live()
+    (gen.path / "touches.parquet").unlink()  # the upload fails part way through
+    with pytest.raises(InputError, match="cannot upload"):
+        remote.push(gen)
+    assert remote.remote_current() == first
+    served = RemoteStore(uri, tmp_path / "cache2").pull()
+    assert served is not None and served.manifest.repo_head == shas[-1]
+    assert not served.verify()
+
+
+def test_a_damaged_cached_file_is_fetched_again(make_repo, tmp_path) -> None:
+    repo = make_repo()
+    _history(repo)
+    uri = (tmp_path / "bucket").as_uri()
+    with Strata(repo.path, index_dir=tmp_path / "local") as s:
+        s.index(jobs=1)
+    RemoteStore(uri, tmp_path / "cache").push(Store(tmp_path / "local").require_live())
+    gen = RemoteStore(uri, tmp_path / "cache").pull()
+    assert gen is not None
+    target = gen.path / "commits.parquet"
+    data = bytearray(target.read_bytes())
+    data[len(data) // 2] ^= 0xFF  # same size, different bytes
+    target.write_bytes(bytes(data))
+    assert gen.verify()  # damaged
+    again = RemoteStore(uri, tmp_path / "cache").pull()
+    assert again is not None and not again.verify()
+    assert again.table("commits").num_rows == 24
+
+
+def test_a_remote_file_that_does_not_match_its_manifest_is_refused(make_repo, tmp_path) -> None:
+    repo = make_repo()
+    _history(repo)
+    with Strata(repo.path, index_dir=tmp_path / "local") as s:
+        s.index(jobs=1)
+    uri = (tmp_path / "bucket").as_uri()
+    name = RemoteStore(uri, tmp_path / "cache").push(Store(tmp_path / "local").require_live())
+    bad = tmp_path / "bucket" / name / "symbols.parquet"
+    bad.write_bytes(bad.read_bytes()[:-7] + b"garbage")
+    with pytest.raises(IndexCorrupt, match="does not match its manifest"):
+        RemoteStore(uri, tmp_path / "fresh-cache").pull()
+
+
+def test_a_location_pyarrow_cannot_open_is_one_line(tmp_path, monkeypatch) -> None:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    proc = subprocess.run(
+        [sys.executable, "-m", "gitstrata", "status", "--index", "nosuch://bucket/x"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+    )
+    assert proc.returncode == 1
+    assert "Traceback" not in proc.stderr
+    assert "not a location this pyarrow can open" in proc.stderr
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_publish_and_serve_through_an_s3_compatible_server(make_repo, tmp_path) -> None:
+    moto_server = pytest.importorskip("moto.server", reason="moto is not installed (dev extra)")
+    import pyarrow.fs as pafs
+
+    port = _free_port()
+    server = moto_server.ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
+    server.start()
+    try:
+        env = {
+            "AWS_ACCESS_KEY_ID": "testing",
+            "AWS_SECRET_ACCESS_KEY": "testing",
+            "AWS_DEFAULT_REGION": "us-east-1",
+            "AWS_EC2_METADATA_DISABLED": "true",
+            "XDG_CACHE_HOME": str(tmp_path / "cache"),
+        }
+        old = {k: os.environ.get(k) for k in env}
+        os.environ.update(env)
+        try:
+            s3 = pafs.S3FileSystem(
+                endpoint_override=f"127.0.0.1:{port}",
+                scheme="http",
+                region="us-east-1",
+                allow_bucket_creation=True,
+            )
+            s3.create_dir("indexes")
+            repo = make_repo()
+            _history(repo)
+            uri = f"s3://indexes/team/repo?endpoint_override=127.0.0.1:{port}&scheme=http"
+            proc = subprocess.run(
+                [sys.executable, "-m", "gitstrata", "index", "--out", uri, "--json", "-j", "1"],
+                cwd=repo.path,
+                capture_output=True,
+                text=True,
+            )
+            assert proc.returncode == 0, proc.stderr
+            report = json.loads(proc.stdout)
+            assert report["published"].startswith("s3://indexes/team/repo")
+            current = s3.open_input_stream("indexes/team/repo/CURRENT").read().decode().strip()
+            assert current == report["generation"]
+            query = subprocess.run(
+                [sys.executable, "-m", "gitstrata", "query", "off by one", "--index", uri],
+                cwd=tmp_path,
+                capture_output=True,
+                text=True,
+            )
+            assert query.returncode == 0, query.stderr
+            assert "off by one" in query.stdout
+        finally:
+            for k, v in old.items():
+                if v is None:
+                    os.environ.pop(k, None)
+                else:
+                    os.environ[k] = v
+    finally:
+        server.stop()
+
+
+# ---------------------------------------------------------------- starting from a prebuilt index
+
+
+def test_from_a_prebuilt_index_then_incremental_equals_a_full_build(make_repo, tmp_path) -> None:
+    repo = make_repo()
+    shas = _history(repo)
+    # CI built the index at an older commit and published it
+    repo.git("checkout", "-q", shas[15])
+    with Strata(repo.path, index_dir=tmp_path / "ci") as s:
+        s.index(jobs=1)
+    repo.git("checkout", "-q", "main")
+    with Strata(repo.path, index_dir=tmp_path / "dev") as s:
+        report = s.index(jobs=1, start_from=str(tmp_path / "ci"))
+    assert report.notes and report.notes[0].startswith("started from the prebuilt index")
+    capsule = report.stage("capsule")
+    assert capsule.stats["mode"] == "incremental" and capsule.stats["new_commits"] == 8
+    with Strata(repo.path, index_dir=tmp_path / "full") as s:
+        s.index(jobs=1)
+    _same_index(Store(tmp_path / "dev").require_live(), Store(tmp_path / "full").require_live())
+    # a second run keeps the local index: it is newer than the prebuilt one
+    with Strata(repo.path, index_dir=tmp_path / "dev") as s:
+        again = s.index(jobs=1, start_from=str(tmp_path / "ci"))
+    assert again.up_to_date and again.notes[0].startswith("kept the local index")
+
+
+def test_a_prebuilt_index_of_another_history_is_refused(make_repo, tmp_path) -> None:
+    repo = make_repo()
+    _history(repo)
+    with Strata(repo.path, index_dir=tmp_path / "ci") as s:
+        s.index(jobs=1)
+    repo.git("checkout", "-q", "-b", "other", "HEAD~3")
+    repo.commit("feat: elsewhere", {"pkg/other.py": "def o():\n    return 0\n"})
+    proc = subprocess.run(
+        [sys.executable, "-m", "gitstrata", "index", "--from", str(tmp_path / "ci"), "-q"],
+        cwd=repo.path,
+        capture_output=True,
+        text=True,
+    )
+    assert proc.returncode == 1
+    assert "not an ancestor of HEAD" in proc.stderr and "Traceback" not in proc.stderr
+    assert not (repo.path / ".strata" / "CURRENT").exists()  # nothing was adopted
+
+
+# ---------------------------------------------------------------- what an answer cannot know
+
+
+def test_a_shallow_clone_marks_its_cut_history(make_repo, tmp_path) -> None:
+    repo = make_repo()
+    _history(repo)
+    clone = tmp_path / "shallow"
+    subprocess.run(
+        ["git", "clone", "-q", "--depth", "3", repo.path.as_uri(), str(clone)],
+        check=True,
+        capture_output=True,
+    )
+    with Strata(clone) as s:
+        report = s.index(jobs=1)
+        assert any(w.startswith("shallow clone") for w in report.warnings)
+        pf = s.preflight("pkg/mod0.py", "f0")
+        assert any(n.startswith("shallow clone: history is cut") for n in pf.index_notes)
+        boundary = [o for o in pf.ownership if o.boundary]
+        assert boundary and boundary[0].commit.sha in (clone / ".git" / "shallow").read_text()
+        hits = s.search("off by one")
+        assert any(n.startswith("shallow clone") for n in hits.index_notes)
+    with Strata(repo.path) as full:
+        full.index(jobs=1)
+        pf = full.preflight("pkg/mod0.py", "f0")
+        assert pf.index_notes == [] and not any(o.boundary for o in pf.ownership)
+
+
+def test_answers_say_when_head_moved_past_the_index(make_repo) -> None:
+    repo = make_repo()
+    _history(repo)
+    with Strata(repo.path) as s:
+        s.index(jobs=1)
+        assert s.preflight("pkg/mod1.py", "f0").index_notes == []
+        new = repo.commit("feat: later", {"pkg/later.py": "def later():\n    return 2\n"})
+        notes = s.preflight("pkg/mod1.py", "f0").index_notes
+        assert len(notes) == 1 and new[:10] in notes[0] and "gitstrata index" in notes[0]
+        assert s.search("later").index_notes == notes
