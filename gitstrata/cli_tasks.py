@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Annotated, Any
 
 import typer
@@ -24,7 +23,7 @@ Next = Annotated[list[str] | None, typer.Option("--next", help="A next step (rep
 Files = Annotated[list[str] | None, typer.Option("--file", help="A working-set file (repeatable).")]
 
 
-def _service(ctx: typer.Context, out: Path | None) -> Any:
+def _service(ctx: typer.Context, out: str | None) -> Any:
     return _strata(ctx, out).tasks
 
 

@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
@@ -24,13 +23,11 @@ KindOpt = Annotated[
         "--kind", "-k", help="decision | pitfall | principle | preference | fact | session"
     ),
 ]
-OutOpt = Annotated[
-    Path | None, typer.Option("--out", help="Index folder (default: <repo>/.strata).")
-]
-JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON.")]
+# the shared aliases: --out/--index (a folder or a remote location) and --json
+from .cli import JsonOpt, OutOpt  # noqa: E402
 
 
-def _strata(ctx: typer.Context, out: Path | None) -> Any:
+def _strata(ctx: typer.Context, out: str | None) -> Any:
     from .cli import _strata as make
 
     return make(ctx, out)

@@ -188,7 +188,6 @@ class PreflightReport(_Model):
     latency_ms: float = 0.0
     generation: str | None = None
     firewall: list[str] = Field(default_factory=list)
-    index_notes: list[str] = Field(default_factory=list)  # as in `SearchResponse`
     # `load_bearing_lines` / `_share` count code lines; `load_bearing` lists the fixes above the
     # retrieval.load_bearing_min_lines / _min_share thresholds, largest first
     code_lines: int = 0
@@ -197,3 +196,4 @@ class PreflightReport(_Model):
     history_total: int = 0  # commits touching the target; `history` shows the most useful
     history_more: str = ""  # how to list them all
     memories: list[MemoryRef] = Field(default_factory=list)  # decisions / pitfalls for the target
+    index_notes: list[str] = Field(default_factory=list)  # as in `SearchResponse`

@@ -256,6 +256,7 @@ def test_json_shape_is_stable() -> None:
         "generation",
         "firewall",
         "memories",
+        "index_notes",
     ]
     assert list(shape(Hit)) == [
         "rank",
@@ -303,6 +304,7 @@ def test_json_shape_is_stable() -> None:
         "history_total",
         "history_more",
         "memories",
+        "index_notes",
     ]
 
 
