@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 from pydantic import Field
 
 from ..store.attempts import Attempt, PayloadLimits
-from ..store.errors import GitstrataError, InputError
+from ..store.errors import GitstrataError, IndexCorrupt, InputError
 from ..store.vocabulary import Severity
 from .lifecycle import Lifecycle
 from .paths import repo_relative
@@ -211,6 +211,8 @@ class _Replies:
     async def engine(self) -> "Engine | None":
         import anyio
 
+        if self.life.damage is not None:  # an answer from damaged files could be anything
+            raise IndexCorrupt(self.life.damage, hint="a rebuild of what is damaged has started")
         engine = self.life.engine
         if engine is None:  # a load may be in progress: wait for it off the event loop
             self.life.start()  # a client that never said it was initialized
