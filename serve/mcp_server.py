@@ -23,6 +23,7 @@ functions that register tools.)
 
 import ipaddress
 import json
+import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -539,6 +540,7 @@ def serve(
         app = build_server(life)
         if transport == "stdio":
             _start_after_initialize(app, life)
+            _stop_on_signals(life)
             app.run("stdio")
         else:
             life.start()  # many clients, none of them first: load at once
@@ -548,5 +550,52 @@ def serve(
             app.run("streamable-http", host=host, port=port)
     except KeyboardInterrupt:
         pass
+    except BaseException as exc:
+        if not _client_gone(exc):
+            raise
+        _silence_stdout()  # the interpreter's last flush would report the broken pipe again
     finally:
         life.close()
+
+
+def _client_gone(exc: BaseException) -> bool:
+    """True when `exc` (or every exception of a group) says the client closed the stream."""
+    import anyio
+
+    if isinstance(exc, BaseExceptionGroup):
+        return all(_client_gone(e) for e in exc.exceptions)
+    gone = (BrokenPipeError, ConnectionResetError, EOFError, anyio.BrokenResourceError)
+    return isinstance(exc, (*gone, anyio.ClosedResourceError))
+
+
+def _silence_stdout() -> None:
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):
+        pass
+
+
+def _stop_on_signals(life: Lifecycle) -> None:
+    """SIGINT and SIGTERM end a stdio server at once and cleanly (exit 0): its stdin reader is a
+    thread that no exception reaches, so waiting for the event loop to notice could be forever.
+    A build in progress is stopped; every acknowledged journal write is already on disk."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        return
+
+    def stop(signum: int, frame: object) -> None:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        life.close()
+        try:
+            sys.stderr.flush()
+        except (OSError, ValueError):
+            pass
+        _silence_stdout()
+        os._exit(0)
+
+    signal.signal(signal.SIGINT, stop)
+    signal.signal(signal.SIGTERM, stop)

@@ -36,7 +36,7 @@ import pyarrow as pa
 import pyarrow.ipc as ipc
 import pyarrow.parquet as pq
 
-from .errors import IndexCorrupt, IndexMissing
+from .errors import IndexCorrupt, IndexMissing, InputError
 from .lock import FileLock
 from .manifest import Manifest, OutputInfo
 from .schemas import FORMAT_VERSION, artifact
@@ -408,7 +408,17 @@ class Store:
         self.damaged: set[str] = set()
 
     def ensure(self) -> None:
-        self.root.mkdir(parents=True, exist_ok=True)
+        if self.root.exists() and not self.root.is_dir():
+            raise InputError(
+                f"{self.root}: not a folder", hint="pass --out a folder (it is created if missing)"
+            )
+        try:
+            self.root.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise InputError(
+                f"{self.root}: cannot create the index folder ({exc.strerror})",
+                hint="pass --out a folder you can write to",
+            ) from None
         ignore = self.root / ".gitignore"
         try:
             current: str | None = ignore.read_text(encoding="utf-8")
