@@ -6,11 +6,18 @@ change with X") is this project's addition to the seed's six classes: its answer
 files than the one the query names, so the co-change graph leads and the named file steps back.
 Each class sets the path weights of the fusion, the reranker's preference and the number of
 commit capsules allowed in the top 5.
+
+Work is linear in the query: the features are read from its first `MAX_ROUTE_CHARS` characters,
+and `_IDENT` and `_PATH` (whose patterns retry from every position of a word, so a word of n
+letters costs n^2 steps) run on one word at a time, skipping words over `MAX_WORD_CHARS`: no
+identifier or path is that long. The other patterns scan each position once or stop at the next
+quote or the end of the bounded text.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from ..store.config import COMMIT_SLOTS
@@ -79,6 +86,12 @@ _SYMPTOM = re.compile(
 )
 _PAST_NARRATIVE = re.compile(r"\b\w{3,}ed\b.*\b(and|but|then|after|when)\b", re.I)
 
+MAX_ROUTE_CHARS = 2000  # a question; anything longer is classified by its beginning
+MAX_WORD_CHARS = 128  # the longest run of identifier characters read for identifiers
+# the characters `_IDENT` can consume: a match never crosses a character outside these
+_WORD = re.compile(r"[\w.`]+")
+_PATH_WORD = re.compile(r"[\w./-]+")  # the same for `_PATH`
+
 # identifiers: snake_case, camelCase / PascalCase with an inner capital, dotted, or followed by ()
 _IDENT = re.compile(
     r"`?([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+|[a-z][a-z0-9]*(?:_[a-z0-9]+)+|"
@@ -86,10 +99,27 @@ _IDENT = re.compile(
 )
 
 
+def per_word(
+    pattern: re.Pattern[str], words: re.Pattern[str], text: str
+) -> Iterator[re.Match[str]]:
+    """`pattern.finditer(text)` one word of `words` at a time: the same matches when no match of
+    `pattern` consumes a character outside `words` (lookbehind, `\\b` and the lookahead still
+    see the characters around the word), words over `MAX_WORD_CHARS` skipped."""
+    for word in words.finditer(text):
+        start, end = word.span()
+        if end - start <= MAX_WORD_CHARS:
+            yield from pattern.finditer(text, start, min(end + 1, len(text)))
+
+
+def route_text(query: str) -> str:
+    """The part of the query the router reads."""
+    return query[:MAX_ROUTE_CHARS]
+
+
 def named_identifiers(query: str) -> tuple[str, ...]:
     """Identifier-looking tokens of the query (generic words never match)."""
     seen: list[str] = []
-    for m in _IDENT.finditer(query):
+    for m in per_word(_IDENT, _WORD, route_text(query)):
         token = m.group(1)
         if _CODE_TOKEN.fullmatch(token) or "/" in token:
             continue
@@ -101,17 +131,19 @@ def named_identifiers(query: str) -> tuple[str, ...]:
 
 
 def is_exact(query: str) -> bool:
+    query = route_text(query)
     return bool(
         _CODE_TOKEN.search(query)
         or _HEX.search(query)
         or _QUOTED.search(query)
-        or _PATH.search(query)
+        or next(per_word(_PATH, _PATH_WORD, query), None) is not None
     )
 
 
 def classify(
     query: str, commit_slots: dict[str, int] | None = None, *, adaptive: bool = True
 ) -> Route:
+    query = route_text(query)
     named = named_identifiers(query)
     if not adaptive:
         cls = "general"
