@@ -34,6 +34,7 @@ from pydantic import Field
 from ..store.attempts import Attempt, PayloadLimits
 from ..store.errors import GitstrataError, IndexCorrupt, InputError
 from ..store.vocabulary import Severity
+from .invariants import MAX_DESCRIPTION, MAX_SCOPE
 from .lifecycle import Lifecycle
 from .paths import repo_relative
 from .payload import bound
@@ -51,6 +52,21 @@ TRANSPORTS = ("stdio", "streamable-http")
 MCP_LIMITS = PayloadLimits(payload=256 * 1024, note=16 * 1024)
 MAX_QUERY_CHARS = 4000  # query, intended_change
 SEARCH_BUDGET = 2500  # tokens of a search_causal_history answer (text, and structured content)
+# the longest string each tool argument may be, checked before any work: an argument's size
+# must not decide how long a call holds the server (the diff and the error output are bounded
+# in bytes by MCP_LIMITS; any other string by ANY_ARG_CHARS)
+ARG_LIMITS = {
+    "file_path": 4096,
+    "symbol_name": 512,
+    "query": MAX_QUERY_CHARS,
+    "intended_change": MAX_QUERY_CHARS,
+    "rule_id": 256,
+    "scope": MAX_SCOPE,
+    "invariant_description": MAX_DESCRIPTION,
+    "notes": MCP_LIMITS.note,
+    "command": MCP_LIMITS.note,
+}
+ANY_ARG_CHARS = 2 * MCP_LIMITS.payload
 
 INSTRUCTIONS = """\
 gitstrata is this repository's causal memory, built from its git history: why code is the way it
@@ -283,6 +299,12 @@ def _explain_bad_arguments(app: "MCPServer") -> None:
     call = app.call_tool
 
     async def call_tool(name: str, arguments: dict[str, Any], context: Any = None) -> Any:
+        for key, value in (arguments or {}).items():
+            if isinstance(value, str):
+                try:
+                    _limit(key, value, ARG_LIMITS.get(key, ANY_ARG_CHARS))
+                except InputError as exc:
+                    raise ToolError(_message(exc)) from None
         try:
             return await call(name, arguments, context)
         except ToolError as exc:
