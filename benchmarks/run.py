@@ -242,6 +242,11 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="also run benchmarks/real.py over the real repositories' bundles beside the checkout",
     )
+    ap.add_argument(
+        "--robustness",
+        action="store_true",
+        help="also run benchmarks/robustness.py (bad input, damage, signals, fuzz)",
+    )
     args = ap.parse_args(argv)
     splits = tuple(s for s in args.splits.split(",") if s)
     sizes = tuple(int(x) for x in args.sizes.split(",") if x)
@@ -250,6 +255,10 @@ def main(argv: list[str] | None = None) -> int:
         from . import real
 
         result["real"] = [real.measure_repo(source) for source in real.default_sources()]
+    if args.robustness:
+        from . import robustness
+
+        result["robustness"] = robustness.measure()
     if args.json_out:
         args.json_out.write_text(json.dumps(result, indent=2) + "\n")
     if args.out:
@@ -264,6 +273,10 @@ def main(argv: list[str] | None = None) -> int:
             from .speed import sections
 
             extra += sections(result["speed"])
+        if "robustness" in result:
+            from .robustness import markdown as robustness_markdown
+
+            extra.append(robustness_markdown(result["robustness"]))
         write_results(result, args.out, extra or None)
     if not args.json_out and not args.out:
         json.dump(result, sys.stdout, indent=2)

@@ -216,13 +216,14 @@ class Lifecycle:
     def _tick(self) -> None:
         self._poll_build()
         self._maybe_warm()
-        self._check_served()
         try:
             current = self.store.current_name()
             if current is not None and (self.engine is None or current != self.engine.generation):
                 self._load()
         except GitstrataError as exc:
             self._fail(str(exc) + (f" (hint: {exc.hint})" if exc.hint else ""))
+        # after a load: a served generation an index run has since collected is not damage
+        self._check_served()
         if self._watch is None:
             if self.engine is None:
                 self.problem = (
@@ -247,6 +248,11 @@ class Lifecycle:
         if engine is None:
             self.damage = None
             return
+        try:
+            if self.store.current_name() != engine.generation:
+                return  # a newer one is published: it is loaded next
+        except GitstrataError:
+            pass  # CURRENT itself is damaged: the served files are still checked
         found = engine.index.gen.problems()
         if not found:
             self.damage = None

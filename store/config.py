@@ -183,6 +183,11 @@ class FirewallConfig(Section):
     max_corpus_chars: int = Field(default=8_000_000, ge=1_000)  # training text kept
 
 
+def _key(part: Any) -> str:
+    text = str(part)
+    return text if text.isprintable() and text and " " not in text else repr(text)[:60]
+
+
 CONFIG_MAX_BYTES = 1 << 20  # a config of every key with its default is ~6 KB
 
 # commit capsules allowed in the first results, per query class (the router's classes)
@@ -271,8 +276,10 @@ class Config(Section):
             return cls.model_validate(data)
         except ValidationError as exc:
             err = exc.errors()[0]
-            where = ".".join(str(p) for p in err["loc"]) or "(root)"
-            msg = str(err["msg"]).removeprefix("Value error, ")
+            # keys come from the file: one that is not a plain word is shown quoted, so the
+            # message stays one line
+            where = ".".join(_key(p) for p in err["loc"]) or "(root)"
+            msg = " ".join(str(err["msg"]).removeprefix("Value error, ").split())
             raise ConfigError(
                 f"{source}: {where}: {msg}",
                 hint="fix or remove that key; `gitstrata config --defaults` lists every key",
