@@ -453,3 +453,53 @@ def test_mcp_status_says_broken_and_tools_answer_one_line(repo: GitRepo, tmp_pat
                     assert "\n" not in text.strip()
 
     anyio.run(main)
+
+
+mcp_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=30)
+    | st.sampled_from(["pay/price.py", "../../etc/passwd", "/etc/hosts", "x" * 5000, "price"]),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3),
+    max_leaves=6,
+)  # fmt: skip
+mcp_calls = st.sampled_from(
+    tuple({"preflight_check": ["file_path", "symbol_name", "intended_change"],
+     "search_causal_history": ["query", "top_k", "file_path"],
+     "record_invariant": ["rule_id", "scope", "invariant_description", "severity"]}.items()
+    )
+).flatmap(
+    lambda item: st.tuples(
+        st.just(item[0]),
+        st.dictionaries(st.sampled_from([*item[1], "bogus"]), mcp_values, max_size=4),
+    )
+)  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def server(indexed: GitRepo, tmp_path_factory: pytest.TempPathFactory):
+    import shutil
+
+    from gitstrata.benchmarks.robustness import Server
+
+    copy = tmp_path_factory.mktemp("fuzz-mcp") / "repo"
+    shutil.copytree(indexed.path, copy, symlinks=True)
+    srv = Server(copy)
+    yield srv
+    code, log = srv.stop("stdin EOF")
+    assert code == 0 and "Traceback" not in log, log
+
+
+@pytest.mark.slow
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(call=mcp_calls)
+def test_fuzzed_mcp_arguments_get_an_answer_or_one_line(server, call) -> None:
+    tool, arguments = call
+    reply = server.tool(tool, arguments)
+    assert "result" in reply, reply  # a tool answer, never a protocol failure
+    result = reply["result"]
+    text = " ".join(c.get("text", "") for c in result.get("content", []))
+    assert "Traceback" not in text
+    if result.get("isError"):
+        assert "\n" not in text.strip(), text
+    assert server.proc.poll() is None  # still serving
