@@ -466,12 +466,28 @@ OVERSIZED = [
 ]
 
 
-def load(repo: Path, work: Path) -> dict[str, Any]:
+def _record_failures(repo: Path, count: int) -> None:
+    """`count` different failed attempts on one function, through the public API."""
+    from .. import Strata
+
+    with Strata(repo) as strata:
+        for n in range(count):
+            strata.record_failure(
+                "pay/m1.py",
+                f"--- a/pay/m1.py\n+++ b/pay/m1.py\n@@ -2 +2 @@\n-    return x + 1\n"
+                f"+    return x * {n + 2}  # variant {n}\n",
+                f"FAILED tests/test_m1.py::test_f{n} - AssertionError: rounding {n}",
+                notes=f"tried multiplying by {n + 2} to fix the rounding",
+            )
+
+
+def load(repo: Path, work: Path, failures: int = 200) -> dict[str, Any]:
     copy = work / "load"
     shutil.rmtree(copy, ignore_errors=True)
     shutil.copytree(repo, copy, symlinks=True)
+    _record_failures(copy, failures)
     server = Server(copy)
-    out: dict[str, Any] = {}
+    out: dict[str, Any] = {"recorded_failures": failures}
     try:
         server.tool("search_causal_history", {"query": "rounding"})
         time.sleep(1.0)  # the engine warms once the first answer is out
@@ -494,10 +510,13 @@ def load(repo: Path, work: Path) -> dict[str, Any]:
         out["concurrent_20"] = {"total_ms": round((time.perf_counter() - t0) * 1000, 1)}
         out["rss_end_mb"] = round(server.rss_kb() / 1024, 1)
         sizes = []
-        for _ in range(3):
-            reply = server.tool("search_causal_history", {"query": "rounding fix"})
-            sizes.append(len(json.dumps(reply.get("result", {}).get("structuredContent") or {})))
-        out["search_structured_bytes"] = max(sizes)
+        for query in ("rounding fix", "multiplying m1 f1", "AssertionError rounding"):
+            reply = server.tool("search_causal_history", {"query": query})
+            result = reply.get("result", {})
+            sizes.append(len(json.dumps(result.get("structuredContent") or {})))
+            sizes.append(len(json.dumps(result.get("content") or [])))
+        out["search_structured_bytes"] = max(sizes[0::2])
+        out["search_text_bytes"] = max(sizes[1::2])
     finally:
         server.stop("stdin EOF")
         shutil.rmtree(copy, ignore_errors=True)
@@ -564,8 +583,9 @@ def markdown(result: dict[str, Any]) -> str:
         f"4 KB queries): RSS {s['rss_start_mb']} MB before, {s['rss_end_mb']} MB after "
         f"200 sequential + 20 concurrent calls; sequential p50 {s['sequential_200']['p50_ms']} ms, "
         f"p95 {s['sequential_200']['p95_ms']} ms, max {s['sequential_200']['max_ms']} ms; "
-        f"20 concurrent in {s['concurrent_20']['total_ms']} ms; a search's structured content "
-        f"{s['search_structured_bytes']} bytes.",
+        f"20 concurrent in {s['concurrent_20']['total_ms']} ms. With "
+        f"{s['recorded_failures']} recorded failures a search's structured content is at most "
+        f"{s['search_structured_bytes']} bytes (its text {s['search_text_bytes']} bytes).",
         "",
     ]
     return "\n".join(lines)
