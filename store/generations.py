@@ -217,7 +217,7 @@ class Generation:
         """A digest of (name, type, size, mtime, inode) of every file the outputs cover: it
         changes whenever one of them is rewritten, truncated, replaced or removed."""
         h = hashlib.sha256()
-        for rec in sorted(self.manifest.stages.values(), key=lambda r: r.fingerprint):
+        for _, rec in sorted(self.manifest.stages.items()):
             for name in sorted(rec.outputs):
                 top = self.path / rec.outputs[name].file
                 h.update(name.encode() + b"\0")
