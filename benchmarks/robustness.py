@@ -481,6 +481,25 @@ def _record_failures(repo: Path, count: int) -> None:
             )
 
 
+# single tokens that cost the square of their length in a pattern retried from every position
+LONG_TOKEN_UNITS = ("a", "A", "a-", "a.", "a_", "a/", "aB", "Z-1", "a(")
+
+
+def long_tokens(repo: Path, chars: int = 30_000) -> dict[str, Any]:
+    """The slowest in-process search for a query that is one `chars`-character token."""
+    from .. import Strata
+
+    times = {}
+    with Strata(repo) as strata:
+        strata.search("rounding", 5)
+        for unit in LONG_TOKEN_UNITS:
+            t0 = time.perf_counter()
+            strata.search((unit * chars)[:chars], 8)
+            times[unit] = (time.perf_counter() - t0) * 1000
+    worst = max(times, key=lambda u: times[u])
+    return {"chars": chars, "max_ms": round(times[worst], 1), "slowest": worst}
+
+
 def load(repo: Path, work: Path, failures: int = 200) -> dict[str, Any]:
     copy = work / "load"
     shutil.rmtree(copy, ignore_errors=True)
@@ -517,6 +536,13 @@ def load(repo: Path, work: Path, failures: int = 200) -> dict[str, Any]:
             sizes.append(len(json.dumps(result.get("content") or [])))
         out["search_structured_bytes"] = max(sizes[0::2])
         out["search_text_bytes"] = max(sizes[1::2])
+        # one 4,000-character token per call (the longest query a call may send)
+        held = []
+        for unit in LONG_TOKEN_UNITS:
+            t0 = time.perf_counter()
+            server.tool("search_causal_history", {"query": (unit * 4000)[:4000]})
+            held.append((time.perf_counter() - t0) * 1000)
+        out["mcp_4k_token_max_ms"] = round(max(held), 1)
     finally:
         server.stop("stdin EOF")
         shutil.rmtree(copy, ignore_errors=True)
@@ -549,6 +575,7 @@ def measure(seed: int = 17, fuzz: int = 60, repo: Path | None = None) -> dict[st
         fuzz_config(base, tally, fuzz * 3, rng)
         fuzz_mcp(base, work, tally, fuzz * 2, rng)
         server = load(base, work)
+        server["long_token"] = long_tokens(base)
     total = {
         k: sum(row[k] for row in tally.kinds.values())
         for k in ("tried", "tracebacks", "wrong", "records_lost")
@@ -585,7 +612,10 @@ def markdown(result: dict[str, Any]) -> str:
         f"p95 {s['sequential_200']['p95_ms']} ms, max {s['sequential_200']['max_ms']} ms; "
         f"20 concurrent in {s['concurrent_20']['total_ms']} ms. With "
         f"{s['recorded_failures']} recorded failures a search's structured content is at most "
-        f"{s['search_structured_bytes']} bytes (its text {s['search_text_bytes']} bytes).",
+        f"{s['search_structured_bytes']} bytes (its text {s['search_text_bytes']} bytes). "
+        f"A query of one {s['long_token']['chars']:,}-character token takes at most "
+        f"{s['long_token']['max_ms']} ms in process (`{s['long_token']['slowest']}...`); over MCP "
+        f"a 4,000-character one holds the server at most {s['mcp_4k_token_max_ms']} ms.",
         "",
     ]
     return "\n".join(lines)
