@@ -261,6 +261,11 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="also run benchmarks/redaction.py (planted secrets)",
     )
+    ap.add_argument(
+        "--robustness",
+        action="store_true",
+        help="also run benchmarks/robustness.py (bad input, damage, signals, fuzz)",
+    )
     args = ap.parse_args(argv)
     splits = tuple(s for s in args.splits.split(",") if s)
     sizes = tuple(int(x) for x in args.sizes.split(",") if x)
@@ -285,6 +290,10 @@ def main(argv: list[str] | None = None) -> int:
         from . import embedders
 
         result["embedders"] = embedders.run()
+    if args.robustness:
+        from . import robustness
+
+        result["robustness"] = robustness.measure()
     if args.json_out:
         args.json_out.write_text(json.dumps(result, indent=2) + "\n")
     if args.out:
@@ -315,6 +324,10 @@ def main(argv: list[str] | None = None) -> int:
             from .redaction import markdown as redaction_markdown
 
             extra.append(redaction_markdown(result["redaction"]))
+        if "robustness" in result:
+            from .robustness import markdown as robustness_markdown
+
+            extra.append(robustness_markdown(result["robustness"]))
         write_results(result, args.out, extra or None)
         if "embedders" in result:
             from .embedders import markdown as embedders_markdown

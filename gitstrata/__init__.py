@@ -7,11 +7,14 @@ one-shot command only pays for what it uses.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
 from ._version import __version__
 
+# not `typing.TYPE_CHECKING`: importing `typing` here would widen the window at start-up in
+# which a Ctrl-C reaches Python before the command line's handlers (gitstrata/entry.py)
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from .facade import Strata
     from .store.errors import (
         AmbiguousSymbol,

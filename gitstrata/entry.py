@@ -5,17 +5,32 @@ once per question and `gitstrata index` after each commit, so these four are par
 of imports). Their parser is built from the same option specs as the Typer commands
 (`options.py`). Anything it does not understand (`--help`, a usage error, every other command)
 goes to the Typer CLI, which owns the help text and the error messages.
+
+Whatever goes wrong ends here as one line on stderr and a non-zero exit, never a traceback:
+`GitstrataError` (exit 1, with its hint), an argument that is not UTF-8 (exit 2), an operating
+system error such as a path that is a file or a folder that is not writable (exit 1), Ctrl-C and
+SIGTERM (exit 130 and 143: `finally` blocks still run, so an interrupted index publishes
+nothing), a closed stdout (exit 141, as `head` expects). An unexpected exception is one line too,
+naming its type; `GITSTRATA_DEBUG=1` shows its traceback.
 """
 
 from __future__ import annotations
 
+# nothing heavier than builtins here: Ctrl-C lands in `main`'s handlers only once `main` runs,
+# so the imports before it are kept to the interpreter's own
+import os
+import signal
 import sys
-from collections.abc import Callable
-from pathlib import Path
+
+TYPE_CHECKING = False  # `typing` costs milliseconds of the window before `main`
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 
 def _fast(argv: list[str]) -> Callable[[], None] | None:
     """A call for the fast path, or None to let Typer handle `argv`."""
+    from pathlib import Path
+
     from .options import FAST_COMMANDS, parse_fast
 
     rest = list(argv)
@@ -103,19 +118,121 @@ def report_error(exc: BaseException) -> None:
         print(f"hint: {hint}", file=sys.stderr)
 
 
-def main() -> None:
-    call = _fast(sys.argv[1:])
-    if call is None:
-        from .cli import main as cli_main
+class Terminated(BaseException):
+    """SIGTERM, raised where the main thread is so that cleanup runs as for Ctrl-C."""
 
-        cli_main()
-        return
-    from .store.errors import GitstrataError
 
+def _terminate(signum: int, frame: object) -> None:
+    raise Terminated()
+
+
+def bad_argument(argv: list[str]) -> str | None:
+    """The one-line complaint about the first argument that is not valid UTF-8 (the OS hands
+    Python undecodable bytes as lone surrogates, which no output can print), else None."""
+    for number, arg in enumerate(argv, 1):
+        try:
+            arg.encode("utf-8")
+        except UnicodeEncodeError:
+            shown = arg.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+            return f"argument {number} is not valid UTF-8: {shown[:60]!r}"
+    return None
+
+
+def _os_error(exc: OSError) -> str:
+    what = exc.strerror or type(exc).__name__
+    where = exc.filename if exc.filename is not None else None
+    if where is None:
+        text = str(exc).strip().splitlines()[0] if str(exc).strip() else what
+        return text
+    return f"{where}: {what}"
+
+
+def _quiet_stdout() -> None:
+    """After a broken pipe, point stdout at /dev/null so the interpreter's final flush is silent."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):
+        pass
+
+
+def run_guarded(call: Callable[[], None]) -> None:
+    """Run one command; every way it can fail ends as one line and an exit status."""
     try:
         call()
-    except GitstrataError as exc:
+    except SystemExit:
+        raise
+    except BaseException as exc:  # noqa: BLE001 - the process edge: each kind reported below
+        code = _report(exc)
+        try:
+            sys.stdout.flush()
+            sys.stderr.flush()
+        except (OSError, ValueError):
+            _quiet_stdout()
+        if code in (130, 143):
+            # an interrupted run has nothing left to save (its `finally` blocks ran): leave
+            # before exit handlers join worker pools, where a second Ctrl-C would land
+            os._exit(code)
+        sys.exit(code)
+
+
+def _report(exc: BaseException) -> int:
+    """Print the one line (and hint) for `exc`; the exit status."""
+    if isinstance(exc, KeyboardInterrupt | Terminated):
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        print(
+            "interrupted" if isinstance(exc, KeyboardInterrupt) else "terminated", file=sys.stderr
+        )
+        return 130 if isinstance(exc, KeyboardInterrupt) else 143
+    from .store.errors import GitstrataError
+
+    if isinstance(exc, GitstrataError):
         report_error(exc)
-        sys.exit(1)
-    except KeyboardInterrupt:
-        sys.exit(130)
+        return 1
+    if isinstance(exc, BrokenPipeError):
+        _quiet_stdout()
+        return 141
+    if isinstance(exc, RecursionError):
+        message = "input nested too deeply to process"
+    elif isinstance(exc, OSError):
+        message = _os_error(exc)
+    elif isinstance(exc, UnicodeError):
+        message = f"text that is not valid UTF-8 ({getattr(exc, 'reason', exc)})"
+    elif isinstance(exc, MemoryError):
+        message = "out of memory"
+    elif os.environ.get("GITSTRATA_DEBUG"):
+        raise exc
+    else:
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+        print(f"error: internal error: {type(exc).__name__}: {first}"[:500], file=sys.stderr)
+        print(
+            "hint: rerun with GITSTRATA_DEBUG=1 for the traceback, and report it", file=sys.stderr
+        )
+        return 1
+    print(f"error: {message}", file=sys.stderr)
+    return 1
+
+
+def main() -> None:
+    try:
+        signal.signal(signal.SIGTERM, _terminate)
+    except ValueError:  # not the main thread (an embedding host): keep its handler
+        pass
+    argv = sys.argv[1:]
+    problem = bad_argument(argv)
+    if problem is not None:
+        print(f"error: {problem}", file=sys.stderr)
+        print("hint: pass text and paths as UTF-8", file=sys.stderr)
+        sys.exit(2)
+
+    def dispatch() -> None:
+        call = _fast(argv)
+        if call is None:
+            from .cli import main as cli_main
+
+            cli_main()
+        else:
+            call()
+
+    run_guarded(dispatch)

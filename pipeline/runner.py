@@ -165,8 +165,13 @@ def run_index(
         try:
             previous = store.live()
         except IndexCorrupt as exc:
-            warnings.append(f"previous index unusable, rebuilding: {exc}")
-            previous = None
+            # what is still sound is reused; the stages whose outputs are damaged run again
+            previous = store.salvage()
+            warnings.append(
+                f"previous index damaged, rebuilding what is damaged: {exc}"
+                if previous is not None
+                else f"previous index unusable, rebuilding: {exc}"
+            )
         writer = store.begin()
         load_import_cache(store.root / IMPORT_CACHE)
         try:

@@ -33,6 +33,9 @@ FORMAT = "okf"
 VERSION = 1
 _RULE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:/-]{0,63}$")
 MAX_DESCRIPTION = 4000
+# a glob is a path pattern: its compiled form is matched on every preflight, so its size is
+# bounded when it is written (and a file holding a larger one is refused, not slowly served)
+MAX_SCOPE = 1000
 
 
 class InvariantError(InputError):
@@ -54,13 +57,19 @@ def _validate(rule_id: str, scope: str, description: str, severity: str) -> Inva
     rule_id, scope, description = rule_id.strip(), scope.strip(), description.strip()
     severity = severity.strip().lower()
     if not _RULE_ID.match(rule_id):
+        shown = rule_id if len(rule_id) <= 80 else rule_id[:77] + "..."
         raise InvariantError(
-            f"invalid rule id {rule_id!r}",
+            f"invalid rule id {shown!r}",
             hint="use letters, digits and . _ - : / (at most 64), e.g. INV-PAY-001",
         )
     if not scope:
         raise InvariantError(
             f"{rule_id}: the scope is empty",
+            hint='give a path glob, optionally with symbols: "src/pay/**" or "api/*.py::Order*"',
+        )
+    if len(scope) > MAX_SCOPE:
+        raise InvariantError(
+            f"{rule_id}: the scope has {len(scope)} characters (at most {MAX_SCOPE})",
             hint='give a path glob, optionally with symbols: "src/pay/**" or "api/*.py::Order*"',
         )
     path_part = scope.partition("::")[0]

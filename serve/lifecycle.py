@@ -16,6 +16,10 @@ Invariants:
 - HEAD is polled once per `interval` seconds (see `headwatch`: no subprocess per request).
 - One build at a time; a failed build keeps the old generation serving, is reported in
   `status()`, and the same HEAD is not retried until HEAD moves again.
+- The served generation's files are checked against their last verified stat signature on each
+  tick (a few dozen `stat` calls; sha256 only when one changed): a damaged generation makes the
+  phase "broken", every tool answer an error naming it, and starts one `gitstrata index`, which
+  rebuilds what is damaged.
 """
 
 from __future__ import annotations
@@ -27,7 +31,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..store.errors import GitstrataError
+from ..store.errors import GitstrataError, IndexCorrupt
 from ..store.generations import Store
 from ..store.location import find_repo_root
 from ..store.status import index_status, read_head
@@ -68,6 +72,8 @@ class Lifecycle:
         self.warm = False
         self.started_at = utc_now()
         self.problem: str | None = None  # why there is no engine, while there is none
+        self.damage: str | None = None  # what is wrong with the served generation's files
+        self._repairing: str | None = None  # the damaged generation a build was started for
         self.last_refresh: dict[str, Any] | None = None
         self.errors: list[dict[str, str]] = []
         self._loading = False
@@ -87,6 +93,8 @@ class Lifecycle:
     def phase(self) -> str:
         if self._build is not None:
             return "indexing" if self.engine is None else "refreshing"
+        if self.damage is not None:
+            return "broken"
         if self.engine is not None:
             return "ready"
         if self._loading:
@@ -163,6 +171,11 @@ class Lifecycle:
         }
         try:
             out["index"] = index_status(self.store, self.repo)
+        except IndexCorrupt as exc:
+            out["index"] = None
+            out["index_error"] = str(exc)
+            out["phase"] = "broken" if self._build is None else out["phase"]
+            out["problem"] = out["problem"] or str(exc)
         except (GitstrataError, OSError) as exc:
             out["index"] = None
             out["index_error"] = str(exc)
@@ -209,6 +222,8 @@ class Lifecycle:
                 self._load()
         except GitstrataError as exc:
             self._fail(str(exc) + (f" (hint: {exc.hint})" if exc.hint else ""))
+        # after a load: a served generation an index run has since collected is not damage
+        self._check_served()
         if self._watch is None:
             if self.engine is None:
                 self.problem = (
@@ -226,6 +241,29 @@ class Lifecycle:
         indexed = self.engine.index.manifest.repo_head if self.engine is not None else None
         if self._build is None and head != indexed and head != self._done_head:
             self._start_build(head)
+
+    def _check_served(self) -> None:
+        """Notice damage to the served generation's files, and start one repairing build."""
+        engine = self.engine
+        if engine is None:
+            self.damage = None
+            return
+        try:
+            if self.store.current_name() != engine.generation:
+                return  # a newer one is published: it is loaded next
+        except GitstrataError:
+            pass  # CURRENT itself is damaged: the served files are still checked
+        found = engine.index.gen.problems()
+        if not found:
+            self.damage = None
+            return
+        self.damage = f"generation {engine.generation} is damaged: {next(iter(found.values()))}"
+        if self._build is None and self._repairing != engine.generation and self.repo is not None:
+            self._repairing = engine.generation
+            self._fail(self.damage)
+            head = read_head(self.repo)
+            if head is not None:
+                self._start_build(head)
 
     def _load(self) -> None:
         from .engine import Engine

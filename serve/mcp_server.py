@@ -24,6 +24,7 @@ functions that register tools.)
 
 import ipaddress
 import json
+import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -32,8 +33,9 @@ from typing import TYPE_CHECKING, Annotated, Any
 from pydantic import Field
 
 from ..store.attempts import Attempt, PayloadLimits
-from ..store.errors import GitstrataError, InputError
+from ..store.errors import GitstrataError, IndexCorrupt, InputError
 from ..store.vocabulary import Severity
+from .invariants import MAX_DESCRIPTION, MAX_SCOPE
 from .lifecycle import Lifecycle
 from .paths import repo_relative
 from .payload import bound
@@ -52,6 +54,21 @@ TRANSPORTS = ("stdio", "streamable-http")
 MCP_LIMITS = PayloadLimits(payload=256 * 1024, note=16 * 1024)
 MAX_QUERY_CHARS = 4000  # query, intended_change
 SEARCH_BUDGET = 2500  # tokens of a search_causal_history answer (text, and structured content)
+# the longest string each tool argument may be, checked before any work: an argument's size
+# must not decide how long a call holds the server (the diff and the error output are bounded
+# in bytes by MCP_LIMITS; any other string by ANY_ARG_CHARS)
+ARG_LIMITS = {
+    "file_path": 4096,
+    "symbol_name": 512,
+    "query": MAX_QUERY_CHARS,
+    "intended_change": MAX_QUERY_CHARS,
+    "rule_id": 256,
+    "scope": MAX_SCOPE,
+    "invariant_description": MAX_DESCRIPTION,
+    "notes": MCP_LIMITS.note,
+    "command": MCP_LIMITS.note,
+}
+ANY_ARG_CHARS = 2 * MCP_LIMITS.payload
 
 INSTRUCTIONS = """\
 gitstrata is this repository's causal memory, built from its git history: why code is the way it
@@ -213,6 +230,8 @@ class _Replies:
     async def engine(self) -> "Engine | None":
         import anyio
 
+        if self.life.damage is not None:  # an answer from damaged files could be anything
+            raise IndexCorrupt(self.life.damage, hint="a rebuild of what is damaged has started")
         engine = self.life.engine
         if engine is None:  # a load may be in progress: wait for it off the event loop
             self.life.start()  # a client that never said it was initialized
@@ -291,6 +310,12 @@ def _explain_bad_arguments(app: "MCPServer") -> None:
     call = app.call_tool
 
     async def call_tool(name: str, arguments: dict[str, Any], context: Any = None) -> Any:
+        for key, value in (arguments or {}).items():
+            if isinstance(value, str):
+                try:
+                    _limit(key, value, ARG_LIMITS.get(key, ANY_ARG_CHARS))
+                except InputError as exc:
+                    raise ToolError(_message(exc)) from None
         try:
             return await call(name, arguments, context)
         except ToolError as exc:
@@ -554,6 +579,7 @@ def serve(
         app = build_server(life, tasks)
         if transport == "stdio":
             _start_after_initialize(app, life)
+            _stop_on_signals(life, lambda reason: run_exit_hook(tasks, reason))
             app.run("stdio")
         else:
             life.start()  # many clients, none of them first: load at once
@@ -563,6 +589,56 @@ def serve(
             app.run("streamable-http", host=host, port=port)
     except KeyboardInterrupt:
         ended = "SIGINT"
+    except BaseException as exc:
+        if not _client_gone(exc):
+            raise
+        _silence_stdout()  # the interpreter's last flush would report the broken pipe again
     finally:
         run_exit_hook(tasks, ended if transport == "stdio" else "server stopped")
         life.close()
+
+
+def _client_gone(exc: BaseException) -> bool:
+    """True when `exc` (or every exception of a group) says the client closed the stream."""
+    import anyio
+
+    if isinstance(exc, BaseExceptionGroup):
+        return all(_client_gone(e) for e in exc.exceptions)
+    gone = (BrokenPipeError, ConnectionResetError, EOFError, anyio.BrokenResourceError)
+    return isinstance(exc, (*gone, anyio.ClosedResourceError))
+
+
+def _silence_stdout() -> None:
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):
+        pass
+
+
+def _stop_on_signals(life: Lifecycle, before_exit: Callable[[str], None] | None = None) -> None:
+    """SIGINT and SIGTERM end a stdio server at once and cleanly (exit 0): its stdin reader is a
+    thread that no exception reaches, so waiting for the event loop to notice could be forever.
+    A build in progress is stopped; every acknowledged journal write is already on disk.
+    `before_exit(signal name)` runs first (the active task's automatic checkpoint)."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        return
+
+    def stop(signum: int, frame: object) -> None:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        if before_exit is not None:
+            before_exit(signal.Signals(signum).name)
+        life.close()
+        try:
+            sys.stderr.flush()
+        except (OSError, ValueError):
+            pass
+        _silence_stdout()
+        os._exit(0)
+
+    signal.signal(signal.SIGINT, stop)
+    signal.signal(signal.SIGTERM, stop)

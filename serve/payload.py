@@ -5,8 +5,9 @@ model as structured content; both count against its context. `bound` keeps the m
 within the block's limit (`budget` tokens x 4 characters, the render's own estimate) by leaving
 out list entries, least important lists and entries last in their list first, and says what
 it left out in `truncated` with the block's notice (`render.truncation_note`). Invariants and
-warnings are never dropped (the block never drops them either); a model that fits is returned
-unchanged.
+warnings go last, and the first of each always stays: a journal of a thousand failures that all
+match a query must not turn one answer into half a megabyte. If the entries that stay are still
+too large, their longest strings are cut. A model that fits is returned unchanged.
 """
 
 from __future__ import annotations
@@ -29,6 +30,10 @@ TRIM_ORDER = (
     ("load_bearing", "load-bearing fix"),
     ("firewall", "firewall note"),
 )
+# trimmed only when the lists above are empty and the answer is still too large; the first
+# entry of each stays (the most relevant warning, the most severe invariant)
+LAST_TRIM = (("warnings", "failure warning"), ("invariants", "invariant"))
+MIN_STRING = 200  # a string is never cut below this many characters
 
 
 def _size(value: Any) -> int:
@@ -47,19 +52,44 @@ def bound(data: dict[str, Any], budget: int | None) -> dict[str, Any]:
     counts: dict[str, int] = {}
     # room for the notice itself (its text is at most a few dozen characters longer)
     room = limit - 200
-    for field, what in TRIM_ORDER:
-        items = out.get(field)
-        if not isinstance(items, list) or not items:
-            continue
-        kept = list(items)
-        sizes = [_size(x) + 1 for x in kept]
-        while kept and total > room:
-            kept.pop()
-            total -= sizes.pop()
-            counts[what] = counts.get(what, 0) + 1
-        out[field] = kept
-        if total <= room:
-            break
+    for order, keep in ((TRIM_ORDER, 0), (LAST_TRIM, 1)):
+        for field, what in order:
+            if total <= room:
+                break
+            items = out.get(field)
+            if not isinstance(items, list) or len(items) <= keep:
+                continue
+            kept = list(items)
+            sizes = [_size(x) + 1 for x in kept]
+            while len(kept) > keep and total > room:
+                kept.pop()
+                total -= sizes.pop()
+                counts[what] = counts.get(what, 0) + 1
+            out[field] = kept
+    if total > room:
+        out = _cut_strings(out, room)
+        counts["long text"] = counts.get("long text", 0) + 1
     if counts:
         out["truncated"] = truncation_note(budget, counts, unit="item")
     return out
+
+
+def _cut_strings(data: dict[str, Any], room: int) -> dict[str, Any]:
+    """`data` with its longest strings cut (at `MIN_STRING` characters at least) until the JSON
+    fits in `room` characters, or every string is that short."""
+    cap = max(MIN_STRING, room // 4)
+    while True:
+        out = _capped(data, cap)
+        if _size(out) <= room or cap <= MIN_STRING:
+            return out
+        cap = max(MIN_STRING, cap // 2)
+
+
+def _capped(value: Any, cap: int) -> Any:
+    if isinstance(value, str):
+        return value if len(value) <= cap else value[: cap - 1] + "…"
+    if isinstance(value, dict):
+        return {k: _capped(v, cap) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_capped(v, cap) for v in value]
+    return value

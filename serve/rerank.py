@@ -21,6 +21,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from ..store.vocabulary import LOAD_BEARING
+from .router import per_word
 
 WEIGHTS = {
     "rrf": 1.0,
@@ -39,8 +40,15 @@ _VERBATIM = re.compile(
 )
 
 
+# the characters a `_VERBATIM` token is made of: it is matched one such word at a time
+_VERBATIM_WORD = re.compile(r"[\w#-]+")
+
+
 def verbatim_tokens(query: str) -> list[str]:
-    return list(dict.fromkeys(m.group(0) for m in _VERBATIM.finditer(query)))
+    # word by word, as the router reads identifiers: the first alternative has no anchor, so on
+    # one long word it would be tried from every position (the square of the word's length)
+    found = (m.group(0) for m in per_word(_VERBATIM, _VERBATIM_WORD, query))
+    return list(dict.fromkeys(found))
 
 
 @dataclass

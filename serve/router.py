@@ -14,12 +14,16 @@ slots and pinning follow the first. `coupled` is this project's addition to the 
 classes: its answer lives in other files than the one the query names, so the co-change graph
 leads and the named file steps out of the answer.
 
-Patterns avoid nested quantifiers so matching stays linear in the length of the query.
+Work is linear in the query: the features are read from its first `MAX_ROUTE_CHARS` characters,
+and `_IDENT` and `_PATH` (whose patterns retry from every position of a word, so a word of n
+letters costs n^2 steps) run on one word at a time, skipping words over `MAX_WORD_CHARS`: no
+identifier or path is that long. The other patterns avoid nested quantifiers.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from ..store.config import COMMIT_SLOTS
@@ -133,6 +137,12 @@ _PAST_NARRATIVE = re.compile(
 )
 _WORD = re.compile(r"[A-Za-z0-9_]+")
 
+MAX_ROUTE_CHARS = 2000  # a question; anything longer is classified by its beginning
+MAX_WORD_CHARS = 128  # the longest run of identifier characters read for identifiers
+# the characters `_IDENT` can consume: a match never crosses a character outside these
+_IDENT_WORD = re.compile(r"[\w.`]+")
+_PATH_WORD = re.compile(r"[\w./-]+")  # the same for `_PATH`
+
 # identifiers: snake_case, camelCase / PascalCase with an inner capital, dotted, or followed by ()
 _IDENT = re.compile(
     r"`?([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+|[a-z][a-z0-9]*(?:_[a-z0-9]+)+|"
@@ -141,10 +151,27 @@ _IDENT = re.compile(
 _FILE_SUFFIXES = (".py", ".ts", ".tsx", ".js", ".go", ".rs", ".java")
 
 
+def per_word(
+    pattern: re.Pattern[str], words: re.Pattern[str], text: str
+) -> Iterator[re.Match[str]]:
+    """`pattern.finditer(text)` one word of `words` at a time: the same matches when no match of
+    `pattern` consumes a character outside `words` (lookbehind, `\\b` and the lookahead still
+    see the characters around the word), words over `MAX_WORD_CHARS` skipped."""
+    for word in words.finditer(text):
+        start, end = word.span()
+        if end - start <= MAX_WORD_CHARS:
+            yield from pattern.finditer(text, start, min(end + 1, len(text)))
+
+
+def route_text(query: str) -> str:
+    """The part of the query the router reads."""
+    return query[:MAX_ROUTE_CHARS]
+
+
 def named_identifiers(query: str) -> tuple[str, ...]:
     """Identifier-looking tokens of the query (generic words never match)."""
     seen: list[str] = []
-    for m in _IDENT.finditer(query):
+    for m in per_word(_IDENT, _IDENT_WORD, route_text(query)):
         token = m.group(1)
         if _CODE_TOKEN.fullmatch(token) or "/" in token:
             continue
@@ -159,23 +186,28 @@ def named_identifiers(query: str) -> tuple[str, ...]:
 
 def named_paths(query: str) -> tuple[str, ...]:
     """Paths and file names the query spells out."""
-    return tuple(dict.fromkeys(m.group(0).rstrip(".") for m in _PATH.finditer(query)))
+    found = per_word(_PATH, _PATH_WORD, route_text(query))
+    return tuple(dict.fromkeys(m.group(0).rstrip(".") for m in found))
 
 
 def is_exact(query: str) -> bool:
     """A lookup: the query is a code token, identifier, path, SHA or quote with at most a couple
     of words around it."""
+    query = route_text(query)
+    paths = [m.span() for m in per_word(_PATH, _PATH_WORD, query)]
     looks = bool(
         _CODE_TOKEN.search(query)
         or _HEX.search(query)
         or _QUOTED.search(query)
-        or _PATH.search(query)
+        or paths
         or named_identifiers(query)
     )
     if not looks:
         return False
     rest = query
-    for pattern in (_QUOTED, _PATH, _CODE_TOKEN, _HEX):
+    for start, end in reversed(paths):
+        rest = rest[:start] + " " + rest[end:]
+    for pattern in (_QUOTED, _CODE_TOKEN, _HEX):
         rest = pattern.sub(" ", rest)
     words = [w for w in _WORD.findall(rest) if not _IDENT.fullmatch(w)]
     return len(words) <= 2
@@ -236,6 +268,7 @@ def _pick(query: str) -> tuple[str, str | None]:
 def classify(
     query: str, commit_slots: dict[str, int] | None = None, *, adaptive: bool = True
 ) -> Route:
+    query = route_text(query)
     named = named_identifiers(query)
     if adaptive:
         cls, mixed = _pick(query)

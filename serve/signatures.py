@@ -34,7 +34,9 @@ _TOOLCHAIN = re.compile(
 
 _EXC_NAME = r"(?:[A-Za-z_][\w]*\.)*[A-Z]\w*(?:Error|Exception|Warning|Exit|Interrupt|Failure|Fault|Timeout|Declined|Denied|Invalid|Mismatch|NotFound|Iteration)"
 _EXC_LINE = re.compile(rf"^({_EXC_NAME}|(?:[A-Za-z_]\w*\.)*[A-Z]\w+)(?::\s*(.*))?$")
-_EXC_ANYWHERE = re.compile(rf"\b({_EXC_NAME})\b")
+# a name starts where a dotted chain starts, never inside one: started at every segment of a long
+# `a.a.a...` line the scan would cost the square of the line's length
+_EXC_ANYWHERE = re.compile(rf"\b(?<!\w\.)({_EXC_NAME})\b")
 _CODES = re.compile(
     r"\b(ERR_[A-Z0-9_]{2,}|E\d{4,5}|TS\d{4,5}|DATA_RACE|"
     r"E(?:ACCES|NOENT|CONNREFUSED|CONNRESET|ADDRINUSE|TIMEDOUT|PIPE|NOMEM|EXIST|PERM))\b"

@@ -228,6 +228,13 @@ MAX_REDACTION_PATTERNS = 200
 MAX_REDACTION_PATTERN_CHARS = 1_000
 
 
+def _key(part: Any) -> str:
+    text = str(part)
+    return text if text.isprintable() and text and " " not in text else repr(text)[:60]
+
+
+CONFIG_MAX_BYTES = 1 << 20  # a config of every key with its default is ~6 KB
+
 # commit capsules allowed in the first results, per query class (the router's classes)
 COMMIT_SLOTS = {
     "causal": 3,
@@ -264,6 +271,20 @@ class RetrievalConfig(Section):
     )  # coupled route: the named file steps back
     time_decay: bool = True
     commit_slots: dict[str, int] = Field(default_factory=lambda: dict(COMMIT_SLOTS))
+
+    @field_validator("commit_slots")
+    @classmethod
+    def _known_classes(cls, value: dict[str, int]) -> dict[str, int]:
+        unknown = sorted(set(value) - set(COMMIT_SLOTS))
+        if unknown:
+            raise ValueError(
+                f"unknown query class {unknown[0]!r} (classes: {', '.join(COMMIT_SLOTS)})"
+            )
+        negative = [k for k, v in value.items() if v < 0]
+        if negative:
+            raise ValueError(f"{negative[0]}: a count of commit slots, 0 or more")
+        return value
+
     slot_window: int = Field(default=5, ge=1)
     slot_budget: bool = True
     pin_position: int = Field(default=1, ge=1)
@@ -301,9 +322,12 @@ class Config(Section):
             return cls.model_validate(data)
         except ValidationError as exc:
             err = exc.errors()[0]
-            where = ".".join(str(p) for p in err["loc"]) or "(root)"
+            # keys come from the file: one that is not a plain word is shown quoted, so the
+            # message stays one line
+            where = ".".join(_key(p) for p in err["loc"]) or "(root)"
+            msg = " ".join(str(err["msg"]).removeprefix("Value error, ").split())
             raise ConfigError(
-                f"{source}: {where}: {err['msg']}",
+                f"{source}: {where}: {msg}",
                 hint="fix or remove that key; `gitstrata config --defaults` lists every key",
             ) from None
 
@@ -315,9 +339,13 @@ class Config(Section):
         if not path.exists():
             return cls.defaults()
         try:
+            if path.stat().st_size > CONFIG_MAX_BYTES:
+                raise ConfigError(f"{path.name}: over {CONFIG_MAX_BYTES} bytes, not a config file")
             data = json.loads(path.read_text(encoding="utf-8"))
         except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
             raise ConfigError(f"{path.name}: not valid JSON ({exc})") from None
+        except RecursionError:
+            raise ConfigError(f"{path.name}: nested too deeply to be a config file") from None
         if not isinstance(data, dict):
             raise ConfigError(f"{path.name}: the top level must be an object")
         return cls.from_dict(data, source=path.name)

@@ -11,6 +11,13 @@ Layout of a store folder (`.strata/` by default, or any `--out DIR`):
 Invariants: a reader only ever sees a generation whose manifest was written last, after every
 artifact was flushed; `CURRENT` names a complete folder or the previous one; only the live and
 the previous generations are kept. Nothing inside a generation is an absolute path.
+
+A generation is checked against its manifest's sha256s the first time it is opened as the live
+one, and the verdict is kept (`verified.json`, beside the manifest) with the size, mtime and inode
+of every file it covered: a later open re-hashes only when one of those changed, so a one-shot
+query pays a few dozen `stat` calls, not a read of the whole index. A generation that fails the
+check is named in the error (`IndexCorrupt`), and `salvage()` hands the indexer what is still
+sound so that `gitstrata index` rebuilds only the stages whose outputs are damaged.
 """
 
 from __future__ import annotations
@@ -20,6 +27,8 @@ import json
 import os
 import re
 import shutil
+import stat
+import threading
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -27,7 +36,7 @@ import pyarrow as pa
 import pyarrow.ipc as ipc
 import pyarrow.parquet as pq
 
-from .errors import IndexCorrupt, IndexMissing
+from .errors import IndexCorrupt, IndexMissing, InputError
 from .lock import FileLock
 from .manifest import Manifest, OutputInfo
 from .private import private_dir, tighten_tree, write_private
@@ -57,6 +66,16 @@ _OLD_GITIGNORES = frozenset(
     }
 )
 REBUILD = "gitstrata index --rebuild"
+REPAIR = "run `gitstrata index`: it rebuilds what is damaged"
+VERIFIED = "verified.json"  # beside the manifest: the stat signature of the last sound check
+CURRENT_MAX = 256  # bytes of `CURRENT` read: a generation name is a dozen
+# what a writer leaves behind when it dies: its temp folder and its temp `CURRENT`, each named
+# with its pid (a live pid's are a concurrent writer's, and are left alone)
+_STALE_RE = re.compile(r"^(?:\.tmp-gen-\d{6,}-|\.CURRENT\.)(\d+)$")
+
+# generation path -> (stat signature, problems): the verdict of this process's last check
+_VERDICTS: dict[str, tuple[str, dict[str, str]]] = {}
+_VERDICTS_LOCK = threading.Lock()
 
 
 def sha256_file(path: Path) -> str:
@@ -185,14 +204,94 @@ class Generation:
 
     def verify(self) -> list[str]:
         """Every problem found checking all outputs' sha256 (empty when sound)."""
-        problems = []
+        return list(self._hash_check().values())
+
+    def _hash_check(self) -> dict[str, str]:
+        """artifact name -> what is wrong with it, for every output failing its sha256."""
+        problems: dict[str, str] = {}
         for rec in self.manifest.stages.values():
             for name in rec.outputs:
                 try:
                     self.file(name, check="sha256")
                 except IndexCorrupt as exc:
-                    problems.append(str(exc))
+                    problems[name] = str(exc)
+                except OSError as exc:  # a folder where a file belongs, unreadable permissions
+                    problems[name] = f"{self.path / rec.outputs[name].file}: {exc.strerror}"
         return problems
+
+    def stat_signature(self) -> str:
+        """A digest of (name, type, size, mtime, inode) of every file the outputs cover: it
+        changes whenever one of them is rewritten, truncated, replaced or removed."""
+        h = hashlib.sha256()
+        for _, rec in sorted(self.manifest.stages.items()):
+            for name in sorted(rec.outputs):
+                top = self.path / rec.outputs[name].file
+                h.update(name.encode() + b"\0")
+                try:
+                    files = sorted(top.rglob("*")) if top.is_dir() else [top]
+                except OSError:
+                    files = [top]
+                for f in files:
+                    try:
+                        st = f.lstat()
+                    except OSError:
+                        h.update(b"missing\n")
+                        continue
+                    rel = f.relative_to(top).as_posix() if f != top else ""
+                    h.update(
+                        f"{rel}|{stat.S_IFMT(st.st_mode)}|{st.st_size}|{st.st_mtime_ns}|"
+                        f"{st.st_ino}\n".encode()
+                    )
+        return h.hexdigest()
+
+    def problems(self) -> dict[str, str]:
+        """artifact name -> what is wrong, checked by sha256 once per change of the files (the
+        verdict is kept in this process and, when sound, in `verified.json`)."""
+        sig = self.stat_signature()
+        key = str(self.path)
+        with _VERDICTS_LOCK:
+            cached = _VERDICTS.get(key)
+        if cached is not None and cached[0] == sig:
+            return dict(cached[1])
+        if _read_verified(self.path) == sig:
+            found: dict[str, str] = {}
+        else:
+            found = self._hash_check()
+            if not found:
+                _write_verified(self.path, sig)
+        with _VERDICTS_LOCK:
+            _VERDICTS[key] = (sig, found)
+        return dict(found)
+
+    def check(self) -> None:
+        """Raise `IndexCorrupt` naming this generation and its first damaged artifact."""
+        found = self.problems()
+        if found:
+            more = f" (and {len(found) - 1} more damaged)" if len(found) > 1 else ""
+            first = next(iter(found.values()))
+            raise IndexCorrupt(f"generation {self.name} is damaged: {first}{more}", hint=REPAIR)
+
+
+def _read_verified(folder: Path) -> str | None:
+    try:
+        raw = json.loads((folder / VERIFIED).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    sig = raw.get("stat_signature") if isinstance(raw, dict) else None
+    return sig if isinstance(sig, str) else None
+
+
+def _write_verified(folder: Path, sig: str) -> None:
+    """Best effort: a read-only store (a published CI artifact) is checked again next time."""
+    tmp = folder / f".{VERIFIED}.{os.getpid()}.{threading.get_ident()}"
+    try:
+        tmp.write_text(json.dumps({"stat_signature": sig}) + "\n", encoding="utf-8")
+        os.replace(tmp, folder / VERIFIED)
+    except OSError:
+        try:
+            tmp.unlink()
+        except OSError:
+            pass
 
 
 class GenerationWriter:
@@ -276,8 +375,12 @@ class GenerationWriter:
         final = self.store.root / self.name
         os.rename(self.tmp, final)
         _fsync_dir(self.store.root)
+        gen = Generation(final, manifest)
+        # every file was hashed as it was written (or carried from a checked generation), and a
+        # rename keeps sizes, mtimes and inodes: the first reader need not hash them again
+        _write_verified(final, gen.stat_signature())
         self.store._set_current(self.name)
-        return Generation(final, manifest)
+        return gen
 
     def abort(self) -> None:
         shutil.rmtree(self.tmp, ignore_errors=True)
@@ -310,12 +413,24 @@ class Store:
 
     def __init__(self, root: Path) -> None:
         self.root = Path(root)
+        # generations `salvage` found damaged: collected once a sound one is live
+        self.damaged: set[str] = set()
 
     def ensure(self) -> None:
+        if self.root.exists() and not self.root.is_dir():
+            raise InputError(
+                f"{self.root}: not a folder", hint="pass --out a folder (it is created if missing)"
+            )
         # a folder named with --out is tightened once it holds an index (not before: it may be
         # a folder of the user's that gitstrata is refused in)
         ours = self.root.name == ".strata" or (self.root / "CURRENT").exists()
-        private_dir(self.root, existing=ours)
+        try:
+            private_dir(self.root, existing=ours)
+        except OSError as exc:
+            raise InputError(
+                f"{self.root}: cannot create the index folder ({exc.strerror})",
+                hint="pass --out a folder you can write to",
+            ) from None
         ignore = self.root / ".gitignore"
         try:
             current: str | None = ignore.read_text(encoding="utf-8")
@@ -331,26 +446,62 @@ class Store:
         return FileLock(self.root / "index.lock", timeout=timeout, on_wait=on_wait)
 
     def current_name(self) -> str | None:
+        path = self.root / "CURRENT"
         try:
-            name = (self.root / "CURRENT").read_text(encoding="utf-8").strip()
+            st = path.stat()
         except FileNotFoundError:
             return None
+        except OSError as exc:
+            raise IndexCorrupt(f"{path}: unreadable ({exc.strerror})", hint=REPAIR) from None
+        if not stat.S_ISREG(st.st_mode):
+            # a folder or a FIFO there would fail, or block, the read
+            raise IndexCorrupt(f"{path}: not a file", hint=REPAIR)
+        try:
+            with open(path, "rb") as fh:
+                raw = fh.read(CURRENT_MAX)
+        except OSError as exc:
+            raise IndexCorrupt(f"{path}: unreadable ({exc.strerror})", hint=REPAIR) from None
+        try:
+            name = raw.decode("utf-8").strip()
+        except UnicodeDecodeError:
+            raise IndexCorrupt(f"{path}: not UTF-8 text", hint=REPAIR) from None
         if not GEN_RE.match(name):
-            raise IndexCorrupt(
-                f"{self.root / 'CURRENT'}: names no generation", hint=f"run `{REBUILD}`"
-            )
+            raise IndexCorrupt(f"{path}: names no generation", hint=REPAIR)
         return name
 
     def live(self) -> Generation | None:
+        """The live generation, checked against its manifest (see `Generation.problems`)."""
         name = self.current_name()
         if name is None:
             return None
         path = self.root / name
         if not path.is_dir():
-            raise IndexCorrupt(
-                f"{path}: the live generation's folder is missing", hint=f"run `{REBUILD}`"
-            )
-        return Generation.open(path)
+            raise IndexCorrupt(f"{path}: the live generation's folder is missing", hint=REPAIR)
+        gen = Generation.open(path)
+        gen.check()
+        return gen
+
+    def salvage(self) -> Generation | None:
+        """What an indexer may reuse of a damaged live generation: the generation without the
+        stages whose outputs are damaged (so those stages run again), or None when `CURRENT`, the
+        folder or the manifest is unusable (everything runs again)."""
+        try:
+            name = self.current_name()
+            if name is None or not (self.root / name).is_dir():
+                return None
+            gen = Generation.open(self.root / name)
+        except IndexCorrupt:
+            return None
+        found = gen.problems()
+        if not found:
+            return gen
+        self.damaged.add(gen.name)
+        stages = {
+            stage: rec
+            for stage, rec in gen.manifest.stages.items()
+            if not any(out in found for out in rec.outputs)
+        }
+        return Generation(gen.path, gen.manifest.model_copy(update={"stages": stages}))
 
     def require_live(self) -> Generation:
         gen = self.live()
@@ -366,6 +517,7 @@ class Store:
 
     def begin(self) -> GenerationWriter:
         self.ensure()
+        self.sweep()
         existing = self.generations()
         number = int(existing[-1][4:]) + 1 if existing else 1
         return GenerationWriter(self, f"gen-{number:06d}")
@@ -373,8 +525,36 @@ class Store:
     def _set_current(self, name: str) -> None:
         tmp = self.root / f".CURRENT.{os.getpid()}"
         write_private(tmp, f"{name}\n".encode(), sync=True)
-        os.replace(tmp, self.root / "CURRENT")
+        current = self.root / "CURRENT"
+        if current.is_dir() and not current.is_symlink():
+            shutil.rmtree(current)  # a damaged store: nothing can be renamed over a folder
+        os.replace(tmp, current)
         _fsync_dir(self.root)
+
+    def sweep(self) -> list[str]:
+        """Remove `.tmp-gen-*` folders and `.CURRENT.<pid>` files whose writer is gone (a crash);
+        a running writer's own are kept."""
+        removed: list[str] = []
+        try:
+            entries = list(self.root.iterdir())
+        except OSError:
+            return removed
+        for entry in entries:
+            m = _STALE_RE.match(entry.name)
+            if m is None:
+                continue
+            pid = int(m.group(1))
+            if _pid_alive(pid):
+                continue
+            if entry.is_dir() and not entry.is_symlink():
+                shutil.rmtree(entry, ignore_errors=True)
+            else:
+                try:
+                    entry.unlink()
+                except OSError:
+                    continue
+            removed.append(entry.name)
+        return removed
 
     def collect(self, keep: int = 2) -> list[str]:
         """Delete generations older than the live one and the `keep - 1` before it."""
@@ -386,13 +566,10 @@ class Store:
         keep_names = set(names[max(0, upto - keep + 1) : upto + 1])
         removed = []
         for name in names[:upto]:
-            if name not in keep_names:
+            if name not in keep_names or name in self.damaged:
                 shutil.rmtree(self.root / name, ignore_errors=True)
                 removed.append(name)
-        for stale in self.root.glob(".tmp-gen-*"):
-            pid = stale.name.rsplit("-", 1)[-1]
-            if pid.isdigit() and not _pid_alive(int(pid)):
-                shutil.rmtree(stale, ignore_errors=True)
+        self.sweep()
         return removed
 
 

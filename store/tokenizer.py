@@ -28,6 +28,7 @@ Invariant: `tokenize` is deterministic and depends only on its input text.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
 TOKENIZER_VERSION = 1
 
@@ -49,16 +50,20 @@ STOPWORDS = frozenset((
 # fmt: on
 
 # Alternatives are tried in order at each position; earlier ones are the more specific shapes.
-_TOKEN_RE = re.compile(
-    r"""
+_TOKENS = r"""
     (?P<path>[\w.-]*(?:/[\w.-]+)+)
   | (?P<ticket>\#\d+|\b[A-Za-z][A-Za-z0-9]*-\d+\b)
   | (?P<hex>\b(?=[0-9a-f]*[0-9])(?=[0-9a-f]*[a-f])[0-9a-f]{7,64}\b)
   | (?P<dotted>[^\W\d]\w*(?:\.[^\W\d]\w*)+)
   | (?P<ident>\w+)
-    """,
-    re.VERBOSE,
-)
+    """
+_TOKEN_RE = re.compile(_TOKENS, re.VERBOSE)
+# The same without paths, for a run of text with no `/`: there `path` cannot match, but trying
+# it scans to the run's end from every token, which costs the square of a long run's length
+# (`a-a-a-...`). No token consumes a character outside `_RUN_RE`, so matching run by run (each
+# with the character after it in view, for `\b`) finds exactly the tokens of the whole text.
+_NO_PATH_RE = re.compile(_TOKENS.replace("(?P<path>[\\w.-]*(?:/[\\w.-]+)+)\n  | ", ""), re.VERBOSE)
+_RUN_RE = re.compile(r"[\w./#-]+")
 
 # Parts of an ASCII identifier: an acronym before a capitalised word, a (capitalised) lowercase
 # run, an upper-case run, a digit run. Underscores separate. `_split_unicode` is the same rule
@@ -162,7 +167,7 @@ def _emit_dotted(text: str, out: list[str]) -> None:
 def tokenize(text: str) -> list[str]:
     """Code-aware terms of `text`, in order, duplicates kept (term frequency matters)."""
     out: list[str] = []
-    for m in _TOKEN_RE.finditer(text):
+    for m in _token_matches(text):
         kind = m.lastgroup
         tok = m.group()
         if kind == "ident":
@@ -191,6 +196,18 @@ def tokenize(text: str) -> list[str]:
         else:  # hex
             out.append(tok.lower())
     return out
+
+
+def _token_matches(text: str) -> Iterator[re.Match[str]]:
+    """`_TOKEN_RE.finditer(text)`, in linear time (see `_NO_PATH_RE`)."""
+    if "/" in text:
+        n = len(text)
+        for run in _RUN_RE.finditer(text):
+            start, end = run.span()
+            pattern = _TOKEN_RE if "/" in run.group() else _NO_PATH_RE
+            yield from pattern.finditer(text, start, min(end + 1, n))
+    else:
+        yield from _NO_PATH_RE.finditer(text)
 
 
 def _emit_segment(seg: str, out: list[str]) -> None:

@@ -83,16 +83,21 @@ def test_checksum_and_size_mismatch_are_clear_errors(tmp_path: Path) -> None:
     data = bytearray(target.read_bytes())
     data[len(data) // 2] ^= 0xFF
     target.write_bytes(bytes(data))
+    # the live generation is checked when it is opened: the error names it and the file
+    with pytest.raises(
+        IndexCorrupt, match="gen-000001 is damaged: .*files.parquet: checksum mismatch"
+    ):
+        store.require_live()
     with pytest.raises(IndexCorrupt, match="files.parquet: checksum mismatch"):
-        store.require_live().file("files", check="sha256")
-    assert store.require_live().verify()
+        Generation.open(gen.path).file("files", check="sha256")
+    assert Generation.open(gen.path).verify()
     target.write_bytes(bytes(data[:-10]))
     with pytest.raises(IndexCorrupt, match="size differs"):
-        store.require_live().table("files")
+        Generation.open(gen.path).table("files")
     target.unlink()
-    with pytest.raises(IndexCorrupt, match="missing artifact file") as exc:
-        store.require_live().table("files")
-    assert exc.value.hint == "run `gitstrata index --rebuild`"
+    with pytest.raises(IndexCorrupt, match="files.parquet: missing artifact file") as exc:
+        store.require_live()
+    assert exc.value.hint == "run `gitstrata index`: it rebuilds what is damaged"
 
 
 def test_unknown_format_version_is_refused(tmp_path: Path) -> None:
