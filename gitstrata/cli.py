@@ -245,15 +245,23 @@ def preflight(
 @app.command()
 def mcp(
     ctx: typer.Context,
-    out: OutOpt = opts.OUT.default,
+    out: Annotated[list[str] | None, _param(opts.MCP_INDEX)] = None,
     transport: Annotated[opts.Transport, _param(opts.MCP_TRANSPORT)] = opts.MCP_TRANSPORT.default,
     host: Annotated[str, _param(opts.MCP_HOST)] = opts.MCP_HOST.default,
     port: Annotated[int, _param(opts.MCP_PORT)] = opts.MCP_PORT.default,
     allow_remote: Annotated[bool, _param(opts.MCP_ALLOW_REMOTE)] = opts.MCP_ALLOW_REMOTE.default,
 ) -> None:
-    """Serve the repository to agents over the Model Context Protocol (stdio by default)."""
-    _strata(ctx, out, require_repo=False).serve_mcp(
-        transport=transport, host=host, port=port, allow_remote=allow_remote
+    """Serve the repository to agents over the Model Context Protocol (stdio by default); with
+    several --index NAME=LOCATION, serve each of those repositories."""
+    from .facade import serve_mcp
+
+    serve_mcp(
+        ctx.obj.directory,
+        out or [],
+        transport=transport,
+        host=host,
+        port=port,
+        allow_remote=allow_remote,
     )
 
 

@@ -46,10 +46,15 @@ def _fast(argv: list[str]) -> Callable[[], None] | None:
     if command == "mcp":
 
         def run_mcp() -> None:
-            from .facade import Strata
+            from .facade import serve_mcp
 
-            Strata(directory, index_dir=ns.out, require_repo=False).serve_mcp(
-                transport=ns.transport, host=ns.host, port=ns.port, allow_remote=ns.allow_remote
+            serve_mcp(
+                directory,
+                ns.out or [],
+                transport=ns.transport,
+                host=ns.host,
+                port=ns.port,
+                allow_remote=ns.allow_remote,
             )
 
         return run_mcp

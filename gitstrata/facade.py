@@ -454,3 +454,51 @@ class Strata:
         tb: TracebackType | None,
     ) -> None:
         self.close()
+
+
+def serve_mcp(
+    directory: str | Path,
+    locations: Sequence[str] = (),
+    *,
+    transport: str = "stdio",
+    host: str = "127.0.0.1",
+    port: int = 8765,
+    allow_remote: bool = False,
+) -> None:
+    """Serve over MCP: the repository at `directory` (or the one index of `locations`), or,
+    with several `NAME=LOCATION` entries, each of those repositories behind one server. A
+    location is a repository folder, an index folder, or a remote index URI (relative folders
+    are taken from `directory`)."""
+    from .serve.mcp_multi import serve_many, split_named
+
+    options: dict[str, Any] = {
+        "transport": transport,
+        "host": host,
+        "port": port,
+        "allow_remote": allow_remote,
+    }
+    named = split_named(list(locations))
+    if named is None:
+        index_dir = locations[0] if locations else None
+        Strata(directory, index_dir=index_dir, require_repo=False).serve_mcp(**options)
+        return
+    repos: list[tuple[str, Path, Path | None]] = []
+    for name, where in named:
+        if is_uri(where):
+            from .store.remote import RemoteStore
+
+            remote = RemoteStore(where)
+            remote.pull()
+            repos.append((name, remote.local.root, remote.local.root))
+            continue
+        folder = Path(directory) / where
+        if not folder.is_dir():
+            from .store.errors import InputError
+
+            raise InputError(
+                f"--index {name}={where}: no such folder",
+                hint="name a repository or an index folder",
+            )
+        own = (folder / ".git").exists()  # a checkout: its own .strata, built when missing
+        repos.append((name, folder, None if own else folder))
+    serve_many(repos, **options)

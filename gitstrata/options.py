@@ -38,6 +38,7 @@ class Opt:
     max: int | None = None
     show_default: bool = True
     required: bool = True  # a positional argument only
+    multiple: bool = False  # may be given several times (a list)
 
     @property
     def positional(self) -> bool:
@@ -57,6 +58,16 @@ OUT = Opt(
     "Index folder, or a remote location (s3://, gs://, file://) served from a local cache "
     "(default: REPO/.strata).",
     show_default=False,
+)
+# `gitstrata mcp` serves one index, or several given as NAME=LOCATION
+MCP_INDEX = Opt(
+    "out",
+    ("--out", "--index"),
+    str,
+    "Index folder or remote location (default: REPO/.strata); repeat as NAME=LOCATION to serve "
+    "several repositories (a repository folder or an index folder or URI each).",
+    show_default=False,
+    multiple=True,
 )
 JSON = Opt("as_json", ("--json",), bool, "Print machine-readable JSON.", default=False)
 
@@ -130,7 +141,7 @@ INDEX_PROGRESS = Opt(
 FAST_COMMANDS: dict[str, tuple[Opt, ...]] = {
     "query": (QUERY_TEXT, QUERY_FILE, QUERY_MODE, QUERY_TOP_K, QUERY_RAW, OUT, JSON),
     "preflight": (PREFLIGHT_FILE, PREFLIGHT_SYMBOL, PREFLIGHT_INTENT, OUT, JSON),
-    "mcp": (MCP_TRANSPORT, MCP_HOST, MCP_PORT, MCP_ALLOW_REMOTE, OUT),
+    "mcp": (MCP_TRANSPORT, MCP_HOST, MCP_PORT, MCP_ALLOW_REMOTE, MCP_INDEX),
     "index": (
         INDEX_PATH,
         OUT,
@@ -156,6 +167,8 @@ def argparse_parser(command: str) -> argparse.ArgumentParser:
             p.add_argument(opt.dest, type=opt.type, choices=opt.choices, nargs=nargs)
         elif opt.type is bool:
             p.add_argument(*opt.flags, dest=opt.dest, action="store_true", default=opt.default)
+        elif opt.multiple:
+            p.add_argument(*opt.flags, dest=opt.dest, type=opt.type, action="append")
         else:
             p.add_argument(
                 *opt.flags, dest=opt.dest, type=opt.type, default=opt.default, choices=opt.choices

@@ -28,7 +28,7 @@ import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, Protocol
 
 from pydantic import Field
 
@@ -617,7 +617,11 @@ def _silence_stdout() -> None:
         pass
 
 
-def _stop_on_signals(life: Lifecycle, before_exit: Callable[[str], None] | None = None) -> None:
+class Closable(Protocol):
+    def close(self) -> None: ...
+
+
+def _stop_on_signals(life: Closable, before_exit: Callable[[str], None] | None = None) -> None:
     """SIGINT and SIGTERM end a stdio server at once and cleanly (exit 0): its stdin reader is a
     thread that no exception reaches, so waiting for the event loop to notice could be forever.
     A build in progress is stopped; every acknowledged journal write is already on disk.

@@ -3,6 +3,7 @@ read without a checkout, the graveyard and invariant commands, the typed errors'
 
 from __future__ import annotations
 
+import argparse
 import ast
 import json
 import os
@@ -210,6 +211,8 @@ def _fast_params(command: str) -> dict[str, tuple]:
     for action in argparse_parser(command)._actions:
         flags = tuple(sorted(action.option_strings)) or (action.dest,)
         kind = "bool" if action.nargs == 0 else action.type.__name__  # type: ignore[union-attr]
+        if isinstance(action, argparse._AppendAction):  # a repeatable option: a list in Typer
+            kind = "list"
         choices = tuple(action.choices) if action.choices is not None else None
         low, high = ranges[action.dest]
         out[action.dest] = (flags, kind, action.default, choices, low, high)
