@@ -28,7 +28,9 @@ if TYPE_CHECKING:
     from .serve.models import FailureWarning, InvariantHit, PreflightReport, SearchResponse
     from .store.attempts import FailedAttempt
     from .store.config import Config
+    from .store.doctor import Check
     from .store.generations import Store
+    from .store.journal import Skipped
 
 
 class Strata:
@@ -54,6 +56,7 @@ class Strata:
         self.index_dir: Path = self.location.index_dir_or_default
         self._engine: Engine | None = None
         self._git: Git | None = None
+        self._journal_skipped: list[Skipped] = []
 
     @property
     def git(self) -> Git:
@@ -158,11 +161,21 @@ class Strata:
     def status(self) -> dict[str, Any]:
         """The live generation, its indexed HEAD (and whether the work tree's HEAD moved since),
         its tables and their sizes."""
+        from .store.journal_health import journal_health
         from .store.status import index_status
 
         # a named index may hold another checkout's history: only the own index is compared
         repo = self.repo if self.location.named_index is None else None
-        return index_status(self.store, repo)
+        info = index_status(self.store, repo)
+        info["journal"] = journal_health(self.journal_dir).to_dict()
+        return info
+
+    def doctor(self) -> list[Check]:
+        """Every check of `store.doctor` on the index folder (the live generation, the journal),
+        in report order; reads only."""
+        from .store.doctor import run_doctor
+
+        return run_doctor(self.index_dir)
 
     def inspect(self, limit: int = 10) -> dict[str, Any]:
         """Coupling hotspots, hidden couplings, load-bearing files and the index's footprint."""
@@ -191,10 +204,21 @@ class Strata:
 
     def failures(self) -> list[FailedAttempt]:
         """Live failed attempts, newest first (repeats folded in, forgotten ones left out)."""
-        from .store.attempts import load_failures
+        from .store.attempts import read_failures
         from .store.journal import Journal
 
-        return sorted(load_failures(Journal(self.journal_dir)), key=lambda f: f.id, reverse=True)
+        failures, self._journal_skipped = read_failures(Journal(self.journal_dir))
+        return sorted(failures, key=lambda f: f.id, reverse=True)
+
+    def journal_notice(self) -> str | None:
+        """One line about the journal lines skipped by the reads this object made (its
+        `failures()`, and its engine's), or None when every line read fitted."""
+        from .store.journal_health import skipped_notice
+
+        skipped = {(s.file, s.line): s for s in self._journal_skipped}
+        if self._engine is not None:
+            skipped.update({(s.file, s.line): s for s in self._engine.anti.skipped})
+        return skipped_notice(sorted(skipped.values(), key=lambda s: (s.file, s.line)))
 
     def failure(self, failure_id: int) -> FailedAttempt:
         """One live failed attempt (`InputError` if there is none with that id)."""

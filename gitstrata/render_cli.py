@@ -122,6 +122,21 @@ def print_status(info: dict[str, Any]) -> None:
         )
     console.print(table)
     console.print(f"  {_size(info['bytes_on_disk'])} on disk")
+    journal = info.get("journal") or {}
+    if journal.get("error"):
+        console.print(Text(f"  journal: cannot be read: {journal['error']}"), style="yellow")
+    elif journal.get("skipped"):
+        lines = ", ".join(f"{s['file']}:{s['line']}" for s in journal["skipped_lines"][:5])
+        more = ", ..." if journal["skipped"] > 5 else ""
+        console.print(
+            Text(
+                f"  journal: {journal['records']} records; {journal['skipped']} unreadable "
+                f"line(s) skipped ({lines}{more}), kept in the file: see `gitstrata doctor`"
+            ),
+            style="yellow",
+        )
+    elif journal:
+        console.print(f"  journal: {journal['records']} records")
 
 
 def print_frame(frame: pl.DataFrame, *, limit: int = 50) -> None:

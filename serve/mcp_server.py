@@ -32,6 +32,7 @@ from pydantic import Field
 
 from ..store.attempts import Attempt, PayloadLimits
 from ..store.errors import GitstrataError, InputError
+from ..store.journal_health import JournalWatch
 from ..store.vocabulary import Severity
 from .lifecycle import Lifecycle
 from .paths import repo_relative
@@ -180,6 +181,7 @@ class _Replies:
 
     def __init__(self, life: Lifecycle) -> None:
         self.life = life
+        self.journal = JournalWatch(life.index_dir / "journal")
 
     def result(
         self, text: str, data: dict[str, Any], *, is_error: bool = False, scrubbed: bool = False
@@ -187,6 +189,12 @@ class _Replies:
         from mcp_types import CallToolResult, TextContent
 
         from .firewall import clean
+
+        # journal lines every reader skips are named in every answer until someone fixes them
+        health = self.journal.health()
+        if not health.ok:
+            text = f"{text}\n\nNote: {health.notice()}"
+            data = {**data, "journal": health.to_dict()}
 
         # `scrubbed`: an engine result, whose every string field the engine already cleaned
         # (serve/safe.py); the block is cleaned again as a whole, since fields joined into one
@@ -468,6 +476,8 @@ def _add_write_tools(app: "MCPServer", life: Lifecycle, replies: _Replies) -> No
 def _add_resources(app: "MCPServer", life: Lifecycle) -> None:
     from .firewall import clean
 
+    journal = JournalWatch(life.index_dir / "journal")
+
     def resource_json(data: dict[str, Any]) -> str:
         return json.dumps(scrub_tree(data, clean), indent=2, ensure_ascii=False, default=str)
 
@@ -475,7 +485,7 @@ def _add_resources(app: "MCPServer", life: Lifecycle) -> None:
                   description="Index state: phase, served generation and HEAD, indexed range, table counts, "
                   "build progress, last refresh and errors.")  # fmt: skip
     def status() -> str:
-        return resource_json(life.status())
+        return resource_json({**life.status(), "journal": journal.health().to_dict()})
 
     @app.resource("strata://invariants", name="invariants", mime_type="application/json",
                   description="Every team invariant recorded for this repository.")  # fmt: skip
