@@ -262,11 +262,20 @@ class Strata:
         with the work tree's diff and the failure signature. Returns the command's exit code.
 
         The repository's configuration (`graveyard` section) bounds what is captured."""
+        import sys
+
         from .serve.api import symbols_rows
         from .serve.capture import exec_and_record
+        from .store.config import GraveyardConfig
+        from .store.errors import GitstrataError
 
         root = self.location.require_repo()
-        cfg = self.config().graveyard
+        try:
+            cfg = self.config().graveyard
+        except GitstrataError as exc:
+            # a broken config.json must not cost the command its run or its exit code
+            print(f"gitstrata: {exc}; recording with the default settings", file=sys.stderr)
+            cfg = GraveyardConfig()
         index_dir = self.index_dir
         return exec_and_record(
             root, self.journal_dir, argv, notes, lambda: symbols_rows(index_dir), cfg=cfg
