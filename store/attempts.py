@@ -34,8 +34,10 @@ id as target (`"revert:<sha prefix>"`), which the read side honours (`forgotten_
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import hashlib
 import json
+import os
 import re
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field, fields
@@ -43,8 +45,7 @@ from pathlib import PurePosixPath
 from typing import Any
 
 from .errors import InputError, JournalError
-from .journal import Journal, JournalRead, Skipped, check_base, parse_lines
-from .lock import FileLock
+from .journal import Journal, JournalRead, Skipped, check_base, parse_numbered, pick_lines
 from .unidiff import parse_diff
 
 STREAM = "failures"
@@ -525,16 +526,18 @@ def load_failures(
 @contextlib.contextmanager
 def _stream_lock(journal: Journal) -> Iterator[None]:
     """Serialises check-then-append on the stream (the journal locks each append alone)."""
+    # a bare flock (no pid written into the file, unlike the index lock): it is taken per
+    # append, and rewriting the file each time would cost as much as the append's fsync
     try:
         journal.root.mkdir(parents=True, exist_ok=True)
-        lock = FileLock(journal.root / f"{STREAM}.lock")
-        lock.acquire()
+        fd = os.open(journal.root / f"{STREAM}.lock", os.O_RDWR | os.O_CREAT, 0o600)
     except OSError as exc:
         raise JournalError(f"{journal.root}: cannot lock the journal ({exc.strerror})") from None
     try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
         yield
     finally:
-        lock.release()
+        os.close(fd)  # closing the last descriptor releases the lock
 
 
 def _lines_about(journal: Journal, fingerprint: str) -> JournalRead:
@@ -545,9 +548,8 @@ def _lines_about(journal: Journal, fingerprint: str) -> JournalRead:
         b'"fingerprint":' + json.dumps(fingerprint, ensure_ascii=False).encode("utf-8"),
         b'"op":"forget"',
     )
-    data = journal.read_bytes(STREAM)
-    picked = [line if any(n in line for n in needles) else b"" for line in data.split(b"\n")]
-    got = parse_lines(b"\n".join(picked), journal.path(STREAM).name, check_line)
+    picked = pick_lines(journal.read_bytes(STREAM), needles)
+    got = parse_numbered(picked, journal.path(STREAM).name, check_line)
     forgotten = {r.get("target") for r in got.records if r.get("op") == "forget"}
     got.records = [
         r

@@ -26,7 +26,7 @@ import json
 import os
 import re
 import zlib
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -240,18 +240,48 @@ def _max_id(data: bytes) -> int:
 
 def parse_lines(data: bytes, name: str, validate: Validator | None = None) -> JournalRead:
     """The records of one stream file's bytes (see the module docstring for what is skipped)."""
-    out = JournalRead()
     lines = data.split(b"\n")
+    # the last line is torn when the file does not end with a newline (or when the line before
+    # a final newline does not parse: a crash may have cut it short)
+    last = len(lines) - 1 if lines[-1] == b"" else len(lines)
+    return parse_numbered(((n, raw, n == last) for n, raw in enumerate(lines, 1)), name, validate)
+
+
+def pick_lines(data: bytes, needles: Iterable[bytes]) -> list[tuple[int, bytes, bool]]:
+    """The lines of `data` holding any of `needles`, as (line number, bytes, is it the last
+    line), in file order: found by a byte search, so a lookup never splits or parses the rest."""
+    spans: set[tuple[int, int]] = set()
+    for needle in needles:
+        pos = data.find(needle)
+        while pos != -1:
+            start = data.rfind(b"\n", 0, pos) + 1
+            end = data.find(b"\n", pos)
+            end = len(data) if end == -1 else end
+            spans.add((start, end))
+            pos = data.find(needle, end)
+    out = []
+    number, counted = 1, 0
+    for start, end in sorted(spans):
+        number += data.count(b"\n", counted, start)
+        counted = start
+        out.append((number, data[start:end], end >= len(data) - 1))
+    return out
+
+
+def parse_numbered(
+    lines: Iterable[tuple[int, bytes, bool]], name: str, validate: Validator | None = None
+) -> JournalRead:
+    """`parse_lines` over (line number, bytes, is it the last line) triples."""
+    out = JournalRead()
     seen: set[int] = set()
-    for number, raw in enumerate(lines, start=1):
+    for number, raw, last in lines:
         if not raw.strip():
             continue
         reason = None
         try:
             rec = json.loads(raw.decode("utf-8"))
         except (UnicodeDecodeError, ValueError, RecursionError):
-            torn = number == len(lines) or (number == len(lines) - 1 and lines[-1] == b"")
-            reason = "incomplete last line" if torn else "not valid JSON"
+            reason = "incomplete last line" if last else "not valid JSON"
         else:
             reason = check_base(rec)
             if reason is None and rec["id"] in seen:

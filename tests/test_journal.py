@@ -378,3 +378,20 @@ def test_readers_warn_in_one_line_and_doctor_and_status_name_the_lines(changed_r
     for args in (("preflight", "limits.py"), ("query", "limit")):
         assert gitstrata(repo, *args).stderr == warning
     assert journal.read_bytes().count(REPRO) == 1  # nothing rewritten
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from([b"", b"ab", b"x", b"needle", b"a needle b", b"{", b"\xff"]), max_size=12
+    ),
+    st.booleans(),
+)
+def test_picking_lines_by_bytes_numbers_them_as_a_full_read_does(lines, newline_at_end) -> None:
+    from gitstrata.store.journal import pick_lines
+
+    data = b"\n".join(lines) + (b"\n" if newline_at_end and lines else b"")
+    split = data.split(b"\n")
+    last = len(split) - 1 if split[-1] == b"" else len(split)
+    want = [(n, raw, n == last) for n, raw in enumerate(split, 1) if b"needle" in raw]
+    assert pick_lines(data, [b"needle", b"dle"]) == want
