@@ -236,8 +236,7 @@ def print_failure(f: FailedAttempt) -> None:
     lines = [f"  target: {p}::{q}" if q else f"  target: {p}" for p, q in f.targets]
     if f.command:
         lines.append(f"  command: {f.command} (exit {f.exit_code})")
-    if f.notes:
-        lines.append(f"  tried: {f.notes}")
+    lines += [f"  tried: {n}" for n in f.all_notes()]  # each repeat's own notes too
     lines += [f"  error: {err}" for err in f.signature.errors[:5]]
     lines += [f"  failing: {t}" for t in f.signature.failing[:5]]
     for line in lines:

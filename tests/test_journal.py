@@ -395,3 +395,22 @@ def test_picking_lines_by_bytes_numbers_them_as_a_full_read_does(lines, newline_
     last = len(split) - 1 if split[-1] == b"" else len(split)
     want = [(n, raw, n == last) for n, raw in enumerate(split, 1) if b"needle" in raw]
     assert pick_lines(data, [b"needle", b"dle"]) == want
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.tuples(st.binary(max_size=40), st.booleans()), min_size=1, max_size=8))
+def test_any_bytes_written_between_appends_stay_and_never_cost_a_record(tmp_path_factory, junk):
+    j = Journal(tmp_path_factory.mktemp("j"))
+    written = []
+    for blob, with_newline in junk:
+        written.append(j.append("memories", {"n": len(written)}))
+        with j.path("memories").open("ab") as fh:
+            fh.write(blob + (b"\n" if with_newline else b""))
+    written.append(j.append("memories", {"n": len(written)}))
+    data = j.path("memories").read_bytes()
+    assert all(blob in data for blob, _ in junk)
+    got = j.read("memories")
+    ids = [r["id"] for r in written]
+    assert len(set(ids)) == len(ids)
+    # every record a caller was given back is read back, whatever the junk around it
+    assert [r for r in got.records if r in written] == written
