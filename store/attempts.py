@@ -14,7 +14,6 @@ the journal stream `failures` with these fields (besides the journal's `id` and 
     fingerprint     16 hex chars; the same attempt failing the same way has the same one
     command, exit_code, signal, notes
     redactions      {secret kind: count}
-
     diff_key        16 hex chars: the diff's content (`diff_key`), hunk offsets left out
     target_notes    why paths named in the diff were left out of `targets` (outside the
                     repository), when some were
@@ -25,10 +24,11 @@ repeat that differs from the first record (its notes, its output, its diff text)
 caller sent is dropped; any other attempt is a new record. Forgetting one appends a tombstone
 `{"op": "forget", "target": id}`; nothing is ever rewritten, and `load_failures` folds both.
 Every line is checked against its type on read (`check_line`): one that does not fit is skipped
-and reported, never allowed to break a reader or a writer. The read side and the pipeline's `documents` stage parse records only
-through `FailedAttempt.from_record`. A reverted commit is a failed attempt too, without a journal
-record: its id is `revert:<sha10>` (`revert_id`); muting it appends the same tombstone with that
-id as target (`"revert:<sha prefix>"`), which the read side honours (`forgotten_reverts`).
+and reported, never allowed to break a reader or a writer. The read side and the pipeline's
+`documents` stage parse records only through `FailedAttempt.from_record`. A reverted commit is
+a failed attempt too, without a journal record: its id is `revert:<sha10>` (`revert_id`); muting
+it appends the same tombstone with that id as target (`"revert:<sha prefix>"`), which the read
+side honours (`forgotten_reverts`).
 """
 
 from __future__ import annotations
@@ -313,11 +313,6 @@ def new_record(
     if attempt.recorded_at:
         record["ts"] = attempt.recorded_at
     return record
-
-
-def is_record(rec: Mapping[str, Any]) -> bool:
-    """Whether a journal line of the stream is a failed attempt (not an occurrence/tombstone)."""
-    return rec.get("op") is None and isinstance(rec.get("id"), int) and bool(rec.get("fingerprint"))
 
 
 # ---------------------------------------------------------------- checking a line

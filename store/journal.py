@@ -106,7 +106,7 @@ class Journal:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX)
             size = os.fstat(fd).st_size
-            next_id = self._next_id(stream, fd, size)
+            next_id, reusable = self._next_id(stream, fd, size)
             full = {
                 "id": next_id,
                 "ts": record.get("ts") or _now(),
@@ -122,7 +122,8 @@ class Journal:
             prefix = b"\n" if size and os.pread(fd, 1, size - 1) != b"\n" else b""
             _write_all(fd, prefix + data + b"\n")
             os.fsync(fd)
-            self._save_tail(stream, size + len(prefix) + len(data) + 1, next_id + 1)
+            if reusable:
+                self._save_tail(stream, size + len(prefix) + len(data) + 1, next_id + 1)
             return full
         except OSError as exc:
             raise JournalError(f"{path}: cannot append to the journal ({exc.strerror})") from None
@@ -131,13 +132,19 @@ class Journal:
                 fcntl.flock(fd, fcntl.LOCK_UN)
             os.close(fd)
 
-    def _next_id(self, stream: str, fd: int, size: int) -> int:
-        """The id the next record gets: from the sidecar when it describes this file as it is,
-        else recovered by one scan (and the sidecar rewritten by the append that follows)."""
+    def _next_id(self, stream: str, fd: int, size: int) -> tuple[int, bool]:
+        """The id the next record gets, and whether the one after it is that plus one (so the
+        sidecar may say so): from the sidecar when it describes this file as it is, else
+        recovered by one scan."""
         tail = _read_tail(self._tail_path(stream))
         if tail is not None and tail[0] == size:
-            return tail[1]
-        return _max_id(_read_fd(fd, size)) + 1
+            return tail[1], True
+        used = _ids(_read_fd(fd, size))
+        top = max(used, default=0)
+        if top < MAX_ID:
+            return top + 1, True
+        # a line took the largest id: use the first free one, scanning again next time
+        return next(i for i in range(1, len(used) + 2) if i not in used), False
 
     def _save_tail(self, stream: str, size: int, next_id: int) -> None:
         # one fixed-width write in place (a rename would cost as much as the fsync); a torn or
@@ -223,9 +230,9 @@ def _read_fd(fd: int, size: int) -> bytes:
     return b"".join(chunks)
 
 
-def _max_id(data: bytes) -> int:
-    """The largest valid `id` of any object line, whatever else the line holds (0 for none)."""
-    top = 0
+def _ids(data: bytes) -> set[int]:
+    """The valid `id` of every object line, whatever else the line holds."""
+    out: set[int] = set()
     for raw in data.split(b"\n"):
         if not raw.strip():
             continue
@@ -234,8 +241,8 @@ def _max_id(data: bytes) -> int:
         except (UnicodeDecodeError, ValueError, RecursionError):
             continue
         if isinstance(rec, dict) and _valid_id(rec.get("id")):
-            top = max(top, rec["id"])
-    return top
+            out.add(rec["id"])
+    return out
 
 
 def parse_lines(data: bytes, name: str, validate: Validator | None = None) -> JournalRead:

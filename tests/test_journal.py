@@ -414,3 +414,13 @@ def test_any_bytes_written_between_appends_stay_and_never_cost_a_record(tmp_path
     assert len(set(ids)) == len(ids)
     # every record a caller was given back is read back, whatever the junk around it
     assert [r for r in got.records if r in written] == written
+
+
+def test_a_line_holding_the_largest_id_does_not_stop_appends(tmp_path: Path) -> None:
+    j = Journal(tmp_path)
+    j.append("memories", {"n": 0})
+    with j.path("memories").open("ab") as fh:
+        fh.write(b'{"id":9007199254740991,"ts":"t","n":"max"}\n{"id":3,"ts":"t","n":"three"}\n')
+    got = [j.append("memories", {"n": n})["id"] for n in range(1, 4)]
+    assert got == [2, 4, 5]
+    assert len({r["id"] for r in j.read("memories").records}) == 6
