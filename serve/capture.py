@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from ..store.attempts import Attempt, append_failure, relative_path
+from ..store.attempts import Attempt, append_failure
 from ..store.config import GraveyardConfig
 from ..store.errors import GitError, GitstrataError, InputError, NotARepository
 from ..store.journal import Journal
@@ -317,7 +317,7 @@ def _read_untracked(root: Path, rel: str, limit: int) -> tuple[bytes, os.stat_re
     """An untracked regular file's bytes, or None: a symlink (at the end or on the way out of
     the repository), not a regular file, or larger than `limit`. Checked as it is opened, so a
     link swapped in after git listed the file is not followed."""
-    if relative_path(rel) is None or not stays_inside(root, rel):
+    if not stays_inside(root, rel):
         return None
     try:
         fd = os.open(root / rel, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
