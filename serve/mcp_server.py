@@ -194,7 +194,7 @@ class _Replies:
         health = self.journal.health()
         if not health.ok:
             text = f"{text}\n\nNote: {health.notice()}"
-            data = {**data, "journal": health.to_dict()}
+            data = {**data, "journal": scrub_tree(health.to_dict(), clean)}  # reasons quote lines
 
         # `scrubbed`: an engine result, whose every string field the engine already cleaned
         # (serve/safe.py); the block is cleaned again as a whole, since fields joined into one
