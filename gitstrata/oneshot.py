@@ -99,6 +99,12 @@ def run_index(
             report = strata.index(rebuild=rebuild, jobs=jobs, progress=progress)
     finally:
         progress.close()
+    from .store.journal_health import journal_health
+
+    # the documents stage read the journal: say what it had to leave out
+    notice = journal_health(strata.journal_dir).notice()
+    if notice:
+        sys.stderr.write(f"warning: {notice}\n")
     if as_json:
         import json
 

@@ -362,7 +362,8 @@ def test_readers_warn_in_one_line_and_doctor_and_status_name_the_lines(changed_r
     text = gitstrata(repo, "doctor")
     assert text.returncode == 1 and "FAIL  journal: 1 records; 2 lines skipped" in text.stdout
 
-    assert gitstrata(repo, "index", "--quiet").returncode == 0
+    indexed = gitstrata(repo, "index", "--quiet")
+    assert indexed.returncode == 0 and indexed.stderr == warning
     status = gitstrata(repo, "status", "--json")
     assert status.returncode == 0
     assert json.loads(status.stdout)["journal"] == {
