@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from .store.doctor import Check
     from .store.generations import Store
     from .store.journal import Skipped
+    from .store.journal_health import JournalHealth
 
 
 class Strata:
@@ -161,13 +162,12 @@ class Strata:
     def status(self) -> dict[str, Any]:
         """The live generation, its indexed HEAD (and whether the work tree's HEAD moved since),
         its tables and their sizes."""
-        from .store.journal_health import journal_health
         from .store.status import index_status
 
         # a named index may hold another checkout's history: only the own index is compared
         repo = self.repo if self.location.named_index is None else None
         info = index_status(self.store, repo)
-        info["journal"] = journal_health(self.journal_dir).to_dict()
+        info["journal"] = self.journal_health().to_dict()
         return info
 
     def doctor(self) -> list[Check]:
@@ -209,6 +209,12 @@ class Strata:
 
         failures, self._journal_skipped = read_failures(Journal(self.journal_dir))
         return sorted(failures, key=lambda f: f.id, reverse=True)
+
+    def journal_health(self) -> JournalHealth:
+        """Every journal line read and checked: how many records fit, which lines are skipped."""
+        from .store.journal_health import journal_health
+
+        return journal_health(self.journal_dir)
 
     def journal_notice(self) -> str | None:
         """One line about the journal lines skipped by the reads this object made (its

@@ -97,12 +97,10 @@ def run_index(
     try:
         with Strata(repo, index_dir=index_dir) as strata:
             report = strata.index(rebuild=rebuild, jobs=jobs, progress=progress)
+            # the documents stage read the journal: say what it had to leave out
+            notice = strata.journal_health().notice()
     finally:
         progress.close()
-    from .store.journal_health import journal_health
-
-    # the documents stage read the journal: say what it had to leave out
-    notice = journal_health(strata.journal_dir).notice()
     if notice:
         sys.stderr.write(f"warning: {notice}\n")
     if as_json:
