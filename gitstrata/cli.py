@@ -124,6 +124,13 @@ def index(
     )
 
 
+def _warn_journal(strata: Strata) -> None:
+    """The one-line warning of a command that read the journal and had to skip lines."""
+    notice = strata.journal_notice()
+    if notice:
+        typer.echo(f"warning: {notice}", err=True)
+
+
 @app.command()
 def status(ctx: typer.Context, out: OutOpt = None, as_json: JsonOpt = False) -> None:
     """Show the live index: generation, indexed HEAD, tables and their sizes."""
@@ -279,10 +286,31 @@ def exec_(
 ) -> None:
     """Run a command transparently; when it fails, record the attempt in the graveyard.
 
-    Output streams live, the exit code is the command's own. Example:
+    Output streams live, the exit code is the command's own (also when the attempt cannot be
+    recorded: that is a warning). Example:
     gitstrata exec --notes "fresh key per retry" -- pytest -x tests/test_retry.py
     """
     raise typer.Exit(_strata(ctx, out).exec(command, notes))
+
+
+@app.command()
+def doctor(ctx: typer.Context, out: OutOpt = None, as_json: JsonOpt = False) -> None:
+    """Check the index folder: the live generation's files, the journal's lines and the task
+    store (whose snapshot it rebuilds from the journal); exit status 1 when a check fails."""
+    checks = _strata(ctx, out, require_repo=False).doctor()
+    if as_json:
+        _emit_json({"ok": all(c.ok for c in checks), "checks": [c.to_dict() for c in checks]})
+    else:
+        for c in checks:
+            typer.echo(f"{'ok  ' if c.ok else 'FAIL'}  {c.name}: {c.summary}")
+            for line in c.details:
+                typer.echo(f"        {line}")
+            for line in c.actions:
+                typer.echo(f"        done: {line}")
+            if c.hint and not c.ok:
+                typer.echo(f"        hint: {c.hint}")
+    if not all(c.ok for c in checks):
+        raise typer.Exit(1)
 
 
 graveyard_app = typer.Typer(
@@ -296,7 +324,9 @@ def graveyard_list(ctx: typer.Context, out: OutOpt = None, as_json: JsonOpt = Fa
     """List failed attempts (newest first)."""
     if ctx.invoked_subcommand is not None:
         return
-    failures = _strata(ctx, out).failures()
+    strata = _strata(ctx, out)
+    failures = strata.failures()
+    _warn_journal(strata)
     if as_json:
         from .serve.firewall import clean_tree  # recorded text came from outside
 
@@ -317,6 +347,7 @@ def _failure_dict(f: FailedAttempt) -> dict[str, Any]:
         "command": f.command,
         "exit_code": f.exit_code,
         "notes": f.notes,
+        "all_notes": f.all_notes(),  # the first record's and every repeat's, each once
         "signature": f.signature.to_dict(),
         "diff": f.diff,
     }
@@ -330,7 +361,9 @@ def graveyard_show(
     as_json: JsonOpt = False,
 ) -> None:
     """Show one failed attempt with its diff and failure signature."""
-    f = _strata(ctx, out).failure(failure_id)
+    strata = _strata(ctx, out)
+    f = strata.failure(failure_id)
+    _warn_journal(strata)
     if as_json:
         from .serve.firewall import clean_tree  # recorded text came from outside
 
@@ -420,10 +453,9 @@ def invariant_remove(
 
 
 # the task commands reuse the option aliases above, so they are registered after them
-from .cli_tasks import doctor, task_app  # noqa: E402
+from .cli_tasks import task_app  # noqa: E402
 
 app.add_typer(task_app, name="task")
-app.command("doctor")(doctor)
 
 
 def _register_memory() -> None:

@@ -1,5 +1,4 @@
-"""`gitstrata task ...` and `gitstrata doctor`: thin commands over `Strata.tasks` and
-`Strata.doctor` (registered by `cli.py`)."""
+"""`gitstrata task ...`: thin commands over `Strata.tasks` (registered by `cli.py`)."""
 
 from __future__ import annotations
 
@@ -166,19 +165,3 @@ def task_restore(
         _emit_json(data)
     else:
         typer.echo(data["text"])
-
-
-def doctor(ctx: typer.Context, out: OutOpt = None, as_json: JsonOpt = False) -> None:
-    """Check the index folder's stores (the task journal and snapshot), report, repair."""
-    data = _strata(ctx, out, require_repo=False).doctor()
-    if as_json:
-        _emit_json(data)
-    else:
-        for check in data["checks"]:
-            typer.echo(f"{check['name']}: {'ok' if check['ok'] else 'FAILED'}")
-            for line in check["found"]:
-                typer.echo(f"  found: {line}")
-            for line in check["actions"]:
-                typer.echo(f"  done: {line}")
-    if not data["ok"]:
-        raise typer.Exit(1)

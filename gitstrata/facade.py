@@ -30,7 +30,10 @@ if TYPE_CHECKING:
     from .serve.tasks import TaskService
     from .store.attempts import FailedAttempt
     from .store.config import Config
+    from .store.doctor import Check
     from .store.generations import Store
+    from .store.journal import Skipped
+    from .store.journal_health import JournalHealth
     from .store.memory import Memory
     from .store.remote import RemoteStore
 
@@ -68,6 +71,7 @@ class Strata:
         self._git: Git | None = None
         self._tasks: TaskService | None = None
         self._memory: MemoryBook | None = None
+        self._journal_skipped: list[Skipped] = []
 
     @property
     def git(self) -> Git:
@@ -219,7 +223,16 @@ class Strata:
         # a named index may hold another checkout's history: only the own index is compared
         self._sync_remote()
         repo = self.repo if self.location.named_index is None else None
-        return index_status(self.store, repo)
+        info = index_status(self.store, repo)
+        info["journal"] = self.journal_health().to_dict()
+        return info
+
+    def doctor(self) -> list[Check]:
+        """Every check of `store.doctor` on the index folder (the live generation, the journal,
+        the task store, whose snapshot it rebuilds from the journal), in report order."""
+        from .store.doctor import run_doctor
+
+        return run_doctor(self.index_dir)
 
     def inspect(self, limit: int = 10) -> dict[str, Any]:
         """Coupling hotspots, hidden couplings, load-bearing files and the index's footprint."""
@@ -250,10 +263,27 @@ class Strata:
 
     def failures(self) -> list[FailedAttempt]:
         """Live failed attempts, newest first (repeats folded in, forgotten ones left out)."""
-        from .store.attempts import load_failures
+        from .store.attempts import read_failures
         from .store.journal import Journal
 
-        return sorted(load_failures(Journal(self.journal_dir)), key=lambda f: f.id, reverse=True)
+        failures, self._journal_skipped = read_failures(Journal(self.journal_dir))
+        return sorted(failures, key=lambda f: f.id, reverse=True)
+
+    def journal_health(self) -> JournalHealth:
+        """Every journal line read and checked: how many records fit, which lines are skipped."""
+        from .store.journal_health import journal_health
+
+        return journal_health(self.journal_dir)
+
+    def journal_notice(self) -> str | None:
+        """One line about the journal lines skipped by the reads this object made (its
+        `failures()`, and its engine's), or None when every line read fitted."""
+        from .store.journal_health import skipped_notice
+
+        skipped = {(s.file, s.line): s for s in self._journal_skipped}
+        if self._engine is not None:
+            skipped.update({(s.file, s.line): s for s in self._engine.anti.skipped})
+        return skipped_notice(sorted(skipped.values(), key=lambda s: (s.file, s.line)))
 
     def failure(self, failure_id: int) -> FailedAttempt:
         """One live failed attempt (`InputError` if there is none with that id)."""
@@ -297,11 +327,20 @@ class Strata:
         with the work tree's diff and the failure signature. Returns the command's exit code.
 
         The repository's configuration (`graveyard` section) bounds what is captured."""
+        import sys
+
         from .serve.api import symbols_rows
         from .serve.capture import exec_and_record
+        from .store.config import GraveyardConfig
+        from .store.errors import GitstrataError
 
         root = self.location.require_repo()
-        cfg = self.config().graveyard
+        try:
+            cfg = self.config().graveyard
+        except GitstrataError as exc:
+            # a broken config.json must not cost the command its run or its exit code
+            print(f"gitstrata: {exc}; recording with the default settings", file=sys.stderr)
+            cfg = GraveyardConfig()
         index_dir = self.index_dir
         return exec_and_record(
             root, self.journal_dir, argv, notes, lambda: symbols_rows(index_dir), cfg=cfg
@@ -372,13 +411,6 @@ class Strata:
         if self._tasks is None:
             self._tasks = TaskService(self.index_dir, self.repo)
         return self._tasks
-
-    def doctor(self) -> dict[str, Any]:
-        """Check the index folder's stores, report what was found and repair it (rebuilds the
-        task snapshot from the journal); see `gitstrata/doctor.py`."""
-        from .doctor import run_doctor
-
-        return run_doctor(self)
 
     # ------------------------------------------------------------------ memories
 

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from .facade import Strata
     from .options import ProgressStyle
 
 
@@ -41,6 +42,7 @@ def run_query(
             from .render_cli import print_search
 
             print_search(resp)
+        _warn_journal(strata)
 
 
 def run_preflight(
@@ -66,7 +68,14 @@ def run_preflight(
 
             budget = strata.engine.config.retrieval.token_budget
             sys.stdout.write(render_preflight(report, budget=budget) + "\n")
+        _warn_journal(strata)
     return 0 if report.found else 1
+
+
+def _warn_journal(strata: Strata) -> None:
+    notice = strata.journal_notice()
+    if notice:
+        sys.stderr.write(f"warning: {notice}\n")
 
 
 def run_index(
@@ -98,8 +107,12 @@ def run_index(
                 address=address,
                 start_from=start_from,
             )
+            # the documents stage read the journal: say what it had to leave out
+            notice = strata.journal_health().notice()
     finally:
         progress.close()
+    if notice:
+        sys.stderr.write(f"warning: {notice}\n")
     if as_json:
         import json
 

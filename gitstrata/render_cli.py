@@ -131,6 +131,21 @@ def print_status(info: dict[str, Any]) -> None:
     console.print(
         Text(f"  secrets redacted: {red.get('total', 0)}" + (f" ({kinds})" if kinds else ""))
     )
+    journal = info.get("journal") or {}
+    if journal.get("error"):
+        console.print(Text(f"  journal: cannot be read: {journal['error']}"), style="yellow")
+    elif journal.get("skipped"):
+        lines = ", ".join(f"{s['file']}:{s['line']}" for s in journal["skipped_lines"][:5])
+        more = ", ..." if journal["skipped"] > 5 else ""
+        console.print(
+            Text(
+                f"  journal: {journal['records']} records; {journal['skipped']} unreadable "
+                f"line(s) skipped ({lines}{more}), kept in the file: see `gitstrata doctor`"
+            ),
+            style="yellow",
+        )
+    elif journal:
+        console.print(f"  journal: {journal['records']} records")
 
 
 def print_frame(frame: pl.DataFrame, *, limit: int = 50) -> None:
@@ -234,8 +249,7 @@ def print_failure(f: FailedAttempt) -> None:
     lines = [f"  target: {p}::{q}" if q else f"  target: {p}" for p, q in f.targets]
     if f.command:
         lines.append(f"  command: {f.command} (exit {f.exit_code})")
-    if f.notes:
-        lines.append(f"  tried: {f.notes}")
+    lines += [f"  tried: {n}" for n in f.all_notes()]  # each repeat's own notes too
     lines += [f"  error: {err}" for err in f.signature.errors[:5]]
     lines += [f"  failing: {t}" for t in f.signature.failing[:5]]
     for line in lines:

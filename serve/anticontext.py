@@ -29,14 +29,14 @@ from ..store.attempts import (
     Target,
     changed_lines,
     forgotten_reverts,
-    load_failures,
+    read_failures,
     revert_id,
     target_label,
     touched_lines,
 )
 from ..store.config import GraveyardConfig
 from ..store.ids import MODULE_SYMBOL
-from ..store.journal import Journal
+from ..store.journal import Journal, Skipped
 from ..store.tokenizer import tokenize
 from ..store.vocabulary import LOAD_BEARING
 from .graveyard import (
@@ -78,13 +78,13 @@ class AntiContext:
         self._sig: tuple[str, str] | None = None
         self._cache: _Known | None = None
         self.warnings: list[str] = []
+        self.skipped: list[Skipped] = []  # journal lines the last read left out
 
     # ------------------------------------------------------------------ failures
 
     def _journal_failures(self) -> list[FailedAttempt]:
-        found: list[str] = []
-        out = load_failures(self.journal, on_warning=found.append)
-        self.warnings = found
+        out, self.skipped = read_failures(self.journal)
+        self.warnings = [str(s) for s in self.skipped]
         return out
 
     def views(

@@ -24,6 +24,7 @@ import contextlib
 import os
 import shlex
 import signal as signal_mod
+import stat as stat_mod
 import subprocess
 import sys
 import threading
@@ -37,6 +38,7 @@ from ..store.config import GraveyardConfig
 from ..store.errors import GitError, GitstrataError, InputError, NotARepository
 from ..store.journal import Journal
 from .failures import build_failure_record
+from .paths import stays_inside
 
 FORWARDED = (signal_mod.SIGINT, signal_mod.SIGTERM, signal_mod.SIGHUP)
 UNTRACKED_MAX_BYTES = 64 * 1024
@@ -311,6 +313,29 @@ def _new_file_diff(path: str, data: bytes, executable: bool) -> str:
     return f"{head}--- /dev/null\n+++ {b}\n@@ -0,0 +{count} @@\n{body}{tail}"
 
 
+def _read_untracked(root: Path, rel: str, limit: int) -> tuple[bytes, os.stat_result] | None:
+    """An untracked regular file's bytes, or None: a symlink (at the end or on the way out of
+    the repository), not a regular file, or larger than `limit`. Checked as it is opened, so a
+    link swapped in after git listed the file is not followed."""
+    if not stays_inside(root, rel):
+        return None
+    try:
+        fd = os.open(root / rel, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError:
+        return None
+    try:
+        st = os.fstat(fd)
+        if not stat_mod.S_ISREG(st.st_mode) or st.st_size > limit:
+            return None
+        with os.fdopen(os.dup(fd), "rb") as fh:
+            data = fh.read(limit + 1)
+        return (data, st) if len(data) <= limit else None
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
 def snapshot_worktree(
     repo_root: str | os.PathLike[str],
     *,
@@ -342,14 +367,10 @@ def snapshot_worktree(
         rel = raw.decode("utf-8", "surrogateescape")
         if rel.startswith(".strata/"):
             continue
-        path = root / rel
-        try:
-            st = path.lstat()
-            if not path.is_file() or path.is_symlink() or st.st_size > untracked_max_bytes:
-                continue
-            data = path.read_bytes()
-        except OSError:
+        got = _read_untracked(root, rel, untracked_max_bytes)
+        if got is None:
             continue
+        data, st = got
         if b"\0" in data[:8192]:
             continue
         rendered = _new_file_diff(rel, data, bool(st.st_mode & 0o111))
@@ -395,7 +416,7 @@ def exec_and_record(
     root = Path(repo_root).resolve()
     try:
         diff = snapshot_worktree(root)
-    except GitstrataError as exc:
+    except (GitstrataError, OSError) as exc:
         diff = ""
         say(f"recording without a diff ({exc})")
     if not (diff.strip() or result.output.strip() or (notes or "").strip()):
@@ -419,6 +440,9 @@ def exec_and_record(
         written = append_failure(Journal(Path(journal_root)), record)
     except (GitstrataError, OSError, ValueError) as exc:
         say(f"could not record the failed attempt: {exc}")
+        return result.exit_code
+    except Exception as exc:  # noqa: BLE001 - the wrapped command's exit code is the contract
+        say(f"could not record the failed attempt ({type(exc).__name__}: {exc})")
         return result.exit_code
     if written.get("op") == "occurrence":
         say(

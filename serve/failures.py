@@ -9,38 +9,43 @@ goes into it. Invariants:
 - Targets are the file the caller named (with its symbol) followed by the symbols the diff
   changed (`serve.targets`); the fingerprint (`serve.fingerprint`) is computed on the redacted
   text, so a secret never decides whether two attempts are the same.
+- A target is a path inside the repository: the caller's file is refused otherwise
+  (`InputError`); a path taken from the diff's headers that is absolute, climbs out with `..`
+  or leads out through a symlink is left out, and the record says so (`target_notes`).
 """
 
 from __future__ import annotations
 
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import Any
 
 from ..store.attempts import (
     Attempt,
     FailedAttempt,
     Target,
-    append_failure,
-    load_failures,
+    diff_key,
     new_record,
-    written_id,
+    record_failure_line,
+    relative_path,
 )
 from ..store.config import GraveyardConfig
 from ..store.errors import InputError
 from ..store.journal import Journal
 from ..store.redact import redact_counts
 from .fingerprint import fingerprint
+from .paths import stays_inside
 from .signatures import extract_signature
 from .targets import map_changed_lines, resolve_symbol_name
 
 __all__ = ["build_failure_record", "record_attempt"]
 
 
-def _clean_path(path: str) -> str:
-    p = path.replace("\\", "/").strip()
-    while p.startswith("./"):
-        p = p[2:]
-    if not p or p.startswith("/") or ".." in PurePosixPath(p).parts:
+MAX_TARGET_NOTES = 5
+
+
+def _clean_path(path: str, repo_root: str | None) -> str:
+    p = relative_path(path)
+    if p is None or (repo_root is not None and not stays_inside(repo_root, p)):
         raise InputError(
             f"{path!r}: a failed attempt's file must be a path inside the repository",
             hint="pass the path relative to the repository root",
@@ -81,20 +86,32 @@ class _Scrubber:
         return out
 
 
-def _targets(attempt: Attempt, diff: str, symbols_rows: Any) -> list[Target]:
+def _targets(
+    attempt: Attempt, diff: str, symbols_rows: Any, repo_root: str | None
+) -> tuple[list[Target], list[str]]:
+    """The record's targets, and a note for each path of the diff left out of them."""
     targets: dict[Target, None] = {}
+    notes: dict[str, None] = {}
     if attempt.file_path:
-        path = _clean_path(attempt.file_path)
+        path = _clean_path(attempt.file_path, repo_root)
         # named as preflight names it, so the next preflight of that symbol finds it
         symbol = attempt.symbol_name and resolve_symbol_name(
             path, attempt.symbol_name, symbols_rows
         )
         targets[(path, symbol or None)] = None
-    for path, qualname in map_changed_lines(diff, symbols_rows):
-        if qualname is None and any(p == path for p, _ in targets):
+    for raw, qualname in map_changed_lines(diff, symbols_rows):
+        rel = relative_path(raw)
+        if rel is None or (repo_root is not None and not stays_inside(repo_root, rel)):
+            shown = raw if len(raw) <= 120 else raw[:120] + "..."
+            notes[f"left out {shown!r}, a path of the diff outside the repository"] = None
+            continue
+        if qualname is None and any(p == rel for p, _ in targets):
             continue  # the caller named this file already
-        targets[(path, qualname)] = None
-    return list(targets)
+        targets[(rel, qualname)] = None
+    kept = list(notes)[:MAX_TARGET_NOTES]
+    if len(notes) > len(kept):
+        kept.append(f"and {len(notes) - len(kept)} more such paths")
+    return list(targets), kept
 
 
 def build_failure_record(
@@ -126,9 +143,10 @@ def build_failure_record(
     )
     signature = extract_signature(trace, root=repo_root)
     excerpt, truncated = _head_bytes(diff, cfg.max_diff_bytes)
+    targets, target_notes = _targets(attempt, diff, symbols_rows, repo_root)
     return new_record(
         clean,
-        targets=_targets(attempt, diff, symbols_rows),
+        targets=targets,
         diff=excerpt,
         diff_bytes=len(diff.encode("utf-8", "surrogateescape")),
         diff_truncated=truncated,
@@ -136,6 +154,8 @@ def build_failure_record(
         signature=signature,
         fingerprint=fingerprint(diff, signature, clean.command),
         redactions=scrub.counts,
+        key=diff_key(diff),
+        target_notes=target_notes,
     )
 
 
@@ -149,8 +169,5 @@ def record_attempt(
 ) -> tuple[dict[str, Any], FailedAttempt]:
     """Build and append `attempt`'s record (or an occurrence of the same attempt); returns what
     was written and the failed attempt as it now reads, occurrences counted."""
-    journal = Journal(Path(journal_root))
     record = build_failure_record(attempt, symbols_rows, cfg=cfg, repo_root=repo_root)
-    written = append_failure(journal, record)
-    fid = written_id(written)
-    return written, next(f for f in load_failures(journal) if f.id == fid)
+    return record_failure_line(Journal(Path(journal_root)), record)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 import re
 
-from ..store.attempts import Signature
+from ..store.attempts import Signature, changed_lines
 from ..store.unidiff import parse_diff
 
 __all__ = ["fingerprint", "normalise_volatile"]
@@ -53,9 +53,13 @@ def normalise_volatile(text: str) -> str:
 def fingerprint(diff: str, signature: Signature, command: str | None) -> str:
     """16 hex chars identifying an attempt: same change, same failure, same command."""
     parts = ["cmd", normalise_volatile(command or "")]
-    for change in parse_diff(diff):
+    files = parse_diff(diff)
+    for change in files:
         parts.append(f"file {change.path}")
         parts.extend(normalise_volatile(line) for line in change.changed_text if line.strip())
+    if not files:
+        # hunks without file headers: their changed lines still tell two attempts apart
+        parts.extend(normalise_volatile(line) for line in changed_lines(diff))
     parts.append("sig")
     for name in ("errors", "failing", "exceptions", "codes"):
         # sorted: parallel test runners report the same failures in any order

@@ -34,6 +34,7 @@ from pydantic import Field
 
 from ..store.attempts import Attempt, PayloadLimits
 from ..store.errors import GitstrataError, IndexCorrupt, InputError
+from ..store.journal_health import JournalWatch
 from ..store.vocabulary import Severity
 from .invariants import MAX_DESCRIPTION, MAX_SCOPE
 from .lifecycle import Lifecycle
@@ -199,6 +200,7 @@ class _Replies:
 
     def __init__(self, life: Lifecycle) -> None:
         self.life = life
+        self.journal = JournalWatch(life.index_dir / "journal")
 
     def result(
         self, text: str, data: dict[str, Any], *, is_error: bool = False, scrubbed: bool = False
@@ -206,6 +208,12 @@ class _Replies:
         from mcp_types import CallToolResult, TextContent
 
         from .firewall import clean
+
+        # journal lines every reader skips are named in every answer until someone fixes them
+        health = self.journal.health()
+        if not health.ok:
+            text = f"{text}\n\nNote: {health.notice()}"
+            data = {**data, "journal": scrub_tree(health.to_dict(), clean)}  # reasons quote lines
 
         # `scrubbed`: an engine result, whose every string field the engine already cleaned
         # (serve/safe.py); the block is cleaned again as a whole, since fields joined into one
@@ -504,6 +512,8 @@ def _add_write_tools(app: "MCPServer", life: Lifecycle, replies: _Replies) -> No
 def _add_resources(app: "MCPServer", life: Lifecycle) -> None:
     from .firewall import clean
 
+    journal = JournalWatch(life.index_dir / "journal")
+
     def resource_json(data: dict[str, Any]) -> str:
         return json.dumps(scrub_tree(data, clean), indent=2, ensure_ascii=False, default=str)
 
@@ -511,7 +521,7 @@ def _add_resources(app: "MCPServer", life: Lifecycle) -> None:
                   description="Index state: phase, served generation and HEAD, indexed range, table counts, "
                   "build progress, last refresh and errors.")  # fmt: skip
     def status() -> str:
-        return resource_json(life.status())
+        return resource_json({**life.status(), "journal": journal.health().to_dict()})
 
     @app.resource("strata://invariants", name="invariants", mime_type="application/json",
                   description="Every team invariant recorded for this repository.")  # fmt: skip

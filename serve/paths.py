@@ -2,13 +2,15 @@
 
 Agents send absolute paths, `./` prefixes, Windows separators and now and then `../../etc`.
 Everything that leaves the repository (by `..`, by an absolute path elsewhere, or through a
-symlink pointing out) is refused with `InputError`, before any lookup.
+symlink pointing out, at any depth) is refused with `InputError`, before any lookup.
+
+Checked when used, every time: the file system is asked again on each call (no per-path memo),
+so a symlink planted after a path was first accepted is refused from the next call on.
 """
 
 from __future__ import annotations
 
 import os
-from functools import lru_cache
 from pathlib import Path, PurePosixPath
 
 from ..store.errors import InputError
@@ -17,26 +19,22 @@ MAX_PATH_CHARS = 4096
 
 
 def repo_relative(repo_root: Path | None, file_path: str) -> str:
-    if not isinstance(file_path, str):
-        raise InputError("file_path must be text")
-    return _repo_relative(repo_root, file_path)
-
-
-@lru_cache(maxsize=4096)
-def _repo_relative(repo_root: Path | None, file_path: str) -> str:
     if not isinstance(file_path, str) or not file_path.strip():
-        raise InputError("file_path is empty")
+        raise InputError(
+            "file_path is empty" if isinstance(file_path, str) else "file_path must be text"
+        )
     if len(file_path) > MAX_PATH_CHARS or "\0" in file_path:
         raise InputError("file_path is not a valid path")
     raw = file_path.strip().replace("\\", "/")
     if repo_root is not None and os.path.isabs(raw):
-        root = Path(os.path.realpath(repo_root))
-        real = Path(os.path.realpath(raw))
-        try:
-            inside = real.relative_to(root)
-        except ValueError:
-            raise InputError(f"{file_path}: outside the repository") from None
-        return inside.as_posix()
+        root = os.path.realpath(repo_root)
+        real = os.path.realpath(raw)
+        if not _inside(root, real):
+            raise InputError(f"{file_path}: outside the repository")
+        rel = os.path.relpath(real, root)
+        if rel == ".":
+            raise InputError(f"{file_path}: names the repository itself, not a file")
+        return Path(rel).as_posix()
     if raw.startswith("/"):
         raise InputError(f"{file_path}: outside the repository")
     parts: list[str] = []
@@ -52,11 +50,17 @@ def _repo_relative(repo_root: Path | None, file_path: str) -> str:
     if not parts:
         raise InputError(f"{file_path}: names the repository itself, not a file")
     rel = "/".join(parts)
-    if repo_root is not None:
-        root = Path(os.path.realpath(repo_root))
-        full = root / rel
-        if full.exists() or full.is_symlink():
-            real = Path(os.path.realpath(full))
-            if real != root and root not in real.parents:
-                raise InputError(f"{file_path}: a symlink that points outside the repository")
+    if repo_root is not None and not stays_inside(repo_root, rel):
+        raise InputError(f"{file_path}: a symlink that points outside the repository")
     return rel
+
+
+def stays_inside(repo_root: str | os.PathLike[str], rel: str) -> bool:
+    """Whether `rel` under `repo_root`, every symlink on the way resolved now (a missing tail
+    is fine: it names nothing yet), is still inside the repository."""
+    root = os.path.realpath(repo_root)
+    return _inside(root, os.path.realpath(os.path.join(root, rel)))
+
+
+def _inside(root: str, real: str) -> bool:
+    return real == root or real.startswith(root.rstrip(os.sep) + os.sep)

@@ -50,6 +50,7 @@ def graveyard_view(journal_root: Path, *, diff_lines: int = 40) -> dict[str, Any
                 "command": f.command,
                 "exit_code": f.exit_code,
                 "notes": f.notes,
+                "all_notes": f.all_notes(),  # the first record's and each repeat's
                 "errors": list(f.signature.errors[:5]),
                 "failing_tests": list(f.signature.failing[:10]),
                 "diff_excerpt": "\n".join(changed[:diff_lines]),

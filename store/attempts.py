@@ -14,26 +14,38 @@ the journal stream `failures` with these fields (besides the journal's `id` and 
     fingerprint     16 hex chars; the same attempt failing the same way has the same one
     command, exit_code, signal, notes
     redactions      {secret kind: count}
+    diff_key        16 hex chars: the diff's content (`diff_key`), hunk offsets left out
+    target_notes    why paths named in the diff were left out of `targets` (outside the
+                    repository), when some were
 
-A repeat of a live record appends `{"op": "occurrence", "target": id, ...}` and forgetting one
-appends a tombstone `{"op": "forget", "target": id}`; nothing is ever rewritten, and
-`load_failures` folds both. The read side and the pipeline's `documents` stage parse records only
-through `FailedAttempt.from_record`. A reverted commit is a failed attempt too, without a journal
-record: its id is `revert:<sha10>` (`revert_id`); muting it appends the same tombstone with that
-id as target (`"revert:<sha prefix>"`), which the read side honours (`forgotten_reverts`).
+A repeat of a live record (the same fingerprint *and* the same `diff_key`: the same change
+failing the same way) appends `{"op": "occurrence", "target": id, ...}` with every field of the
+repeat that differs from the first record (its notes, its output, its diff text), so nothing a
+caller sent is dropped; any other attempt is a new record. Forgetting one appends a tombstone
+`{"op": "forget", "target": id}`; nothing is ever rewritten, and `load_failures` folds both.
+Every line is checked against its type on read (`check_line`): one that does not fit is skipped
+and reported, never allowed to break a reader or a writer. The read side and the pipeline's
+`documents` stage parse records only through `FailedAttempt.from_record`. A reverted commit is
+a failed attempt too, without a journal record: its id is `revert:<sha10>` (`revert_id`); muting
+it appends the same tombstone with that id as target (`"revert:<sha prefix>"`), which the read
+side honours (`forgotten_reverts`).
 """
 
 from __future__ import annotations
 
 import contextlib
+import fcntl
+import hashlib
+import json
+import os
 import re
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field, fields
+from pathlib import PurePosixPath
 from typing import Any
 
 from .errors import InputError, JournalError
-from .journal import Journal
-from .lock import FileLock
+from .journal import Journal, JournalRead, Skipped, check_base, parse_numbered, pick_lines
 from .unidiff import parse_diff
 
 STREAM = "failures"
@@ -52,10 +64,14 @@ __all__ = [
     "Target",
     "append_failure",
     "changed_lines",
+    "check_line",
+    "diff_key",
     "forget_failure",
     "forgotten_reverts",
     "load_failures",
     "parse_failure_id",
+    "read_failures",
+    "relative_path",
     "revert_id",
     "target_label",
     "touched_lines",
@@ -126,6 +142,39 @@ def touched_lines(diff: str) -> frozenset[str]:
             removed = [ln[1:] for ln in around if ln[:1] == " "]
         out.update(t for t in (ln.strip() for ln in removed) if any(c.isalnum() for c in t))
     return frozenset(out)
+
+
+def relative_path(path: str) -> str | None:
+    """`path` as a repository-relative POSIX path, or None when it is not one: absolute,
+    climbing out with `..`, empty, or holding a NUL or a control character. Lexical only; the
+    serving side also resolves symlinks when it uses a path (`serve.paths`)."""
+    if not isinstance(path, str) or len(path) > 4096:
+        return None
+    raw = path.replace("\\", "/").strip()
+    if not raw or raw.startswith("/") or re.match(r"^[A-Za-z]:", raw):
+        return None
+    if any(ord(c) < 32 or ord(c) == 127 for c in raw):
+        return None
+    parts = [p for p in PurePosixPath(raw).parts if p not in ("", ".")]
+    if not parts or ".." in parts:
+        return None
+    return "/".join(parts)
+
+
+_DIFF_NOISE = re.compile(r"^(?:@@ |index [0-9a-f]+\.\.[0-9a-f]+|similarity index |dissimilarity )")
+
+
+def diff_key(diff: str) -> str:
+    """16 hex chars naming the content of an attempted diff: every line but its hunk headers,
+    context lines and blob ids, whitespace runs collapsed. Two diffs of the same change made at
+    other line offsets share it; two different changes never do, with or without file headers
+    (a diff of hunks alone is compared by its changed lines)."""
+    kept = []
+    for line in diff.splitlines():
+        if not line.strip() or line[:1] == " " or _DIFF_NOISE.match(line):
+            continue
+        kept.append(" ".join(line.split()))
+    return hashlib.sha1("\n".join(kept).encode("utf-8", "surrogatepass")).hexdigest()[:16]
 
 
 # ---------------------------------------------------------------- input
@@ -236,9 +285,12 @@ def new_record(
     signature: Signature,
     fingerprint: str,
     redactions: Mapping[str, int],
+    key: str | None = None,
+    target_notes: list[str] | None = None,
 ) -> dict[str, Any]:
     """The journal record of `attempt` from its prepared (redacted, bounded) parts; the journal
-    adds `id` and `ts` (`ts` is the attempt's `recorded_at` when it has one)."""
+    adds `id` and `ts` (`ts` is the attempt's `recorded_at` when it has one). `key`: the
+    `diff_key` of the whole diff (by default of `diff`, which may be an excerpt)."""
     record: dict[str, Any] = {
         "kind": KIND,
         "source": attempt.source,
@@ -254,15 +306,109 @@ def new_record(
         "signal": attempt.signal,
         "notes": attempt.notes,
         "redactions": dict(sorted(redactions.items())),
+        "diff_key": key or diff_key(diff),
     }
+    if target_notes:
+        record["target_notes"] = list(target_notes)
     if attempt.recorded_at:
         record["ts"] = attempt.recorded_at
     return record
 
 
-def is_record(rec: Mapping[str, Any]) -> bool:
-    """Whether a journal line of the stream is a failed attempt (not an occurrence/tombstone)."""
-    return rec.get("op") is None and isinstance(rec.get("id"), int) and bool(rec.get("fingerprint"))
+# ---------------------------------------------------------------- checking a line
+
+_TEXT, _INT, _BOOL, _DICT, _LIST, _NONE = str, int, bool, dict, list, type(None)
+# the fields of a record (and of an occurrence, which repeats those that differ), by type
+_FIELD_TYPES: dict[str, tuple[type, ...]] = {
+    "kind": (_TEXT,),
+    "source": (_TEXT,),
+    "targets": (_LIST,),
+    "diff": (_TEXT,),
+    "diff_bytes": (_INT,),
+    "diff_truncated": (_BOOL,),
+    "trace": (_TEXT,),
+    "signature": (_DICT,),
+    "fingerprint": (_TEXT,),
+    "diff_key": (_TEXT,),
+    "command": (_TEXT, _NONE),
+    "exit_code": (_INT, _NONE),
+    "signal": (_INT, _NONE),
+    "notes": (_TEXT, _NONE),
+    "redactions": (_DICT,),
+    "target_notes": (_LIST,),
+    "occurrence": (_INT,),
+}
+_TYPE_NAMES = {_TEXT: "text", _INT: "an integer", _BOOL: "true or false", _DICT: "an object",
+               _LIST: "a list", _NONE: "null"}  # fmt: skip
+
+
+def _fits(value: Any, types: tuple[type, ...]) -> bool:
+    # bool is an int to Python, not to a reader of `exit_code`
+    return any(
+        value is None
+        if t is _NONE
+        else isinstance(value, t) and (t is _BOOL or type(value) is not bool)
+        for t in types
+    )
+
+
+def _check_fields(rec: Mapping[str, Any]) -> str | None:
+    for name, types in _FIELD_TYPES.items():
+        if name in rec and not _fits(rec[name], types):
+            return f"{name} is not {' or '.join(_TYPE_NAMES[t] for t in types)}"
+    targets = rec.get("targets") or []
+    for t in targets:
+        if not (
+            isinstance(t, dict)
+            and isinstance(t.get("path"), str)
+            and isinstance(t.get("qualname"), str | None)
+        ):
+            return "targets holds an entry that is not {path, qualname}"
+    for name, values in (rec.get("signature") or {}).items():
+        if not (isinstance(values, list) and all(isinstance(v, str) for v in values)):
+            return f"signature.{name} is not a list of text"
+    for name, count in (rec.get("redactions") or {}).items():
+        if type(count) is not int:
+            return f"redactions.{name} is not an integer"
+    if not all(isinstance(n, str) for n in rec.get("target_notes") or []):
+        return "target_notes is not a list of text"
+    return None
+
+
+def _op_text(op: Any) -> str:
+    return json.dumps(op, ensure_ascii=True)[:40]
+
+
+def check_line(rec: Mapping[str, Any]) -> str | None:
+    """Why a line of the `failures` stream does not fit its record type (None when it does):
+    a failed attempt, an occurrence of one, or a tombstone. Required fields and their types;
+    optional ones are checked when present. (`id` and `ts` are the journal's own check.)"""
+    base = check_base(rec)
+    if base is not None:
+        return base
+    op = rec.get("op")
+    if op is None:
+        if not isinstance(rec.get("fingerprint"), str) or not rec["fingerprint"]:
+            return "a failed attempt without a fingerprint"
+        if "targets" not in rec:
+            return "a failed attempt without targets"
+        if rec.get("kind", KIND) != KIND:
+            return f"kind is {_op_text(rec.get('kind'))}, not {KIND}"
+        return _check_fields(rec)
+    if op == "occurrence":
+        if type(rec.get("target")) is not int:
+            return "an occurrence without the id of its failed attempt"
+        return _check_fields(rec)
+    if op == "forget":
+        target = rec.get("target")
+        if type(target) is int or (
+            isinstance(target, str)
+            and target.startswith(REVERT_PREFIX)
+            and _REVERT_ID.fullmatch(target) is not None
+        ):
+            return None
+        return "a tombstone without a failed attempt id or revert:<sha>"
+    return f"unknown op {_op_text(op)}"
 
 
 @dataclass
@@ -284,17 +430,24 @@ class FailedAttempt:
     notes: str | None = None
     source: str = "api"
     record: dict[str, Any] = field(default_factory=dict, repr=False)
+    # the occurrence lines, oldest first: each repeat's own notes, output and diff when they differ
+    repeats: list[dict[str, Any]] = field(default_factory=list, repr=False)
 
     @classmethod
     def from_record(cls, rec: Mapping[str, Any]) -> FailedAttempt:
+        """From a line that passed `check_line` (a target path that is not inside the repository
+        is left out, whatever wrote it)."""
+        targets: dict[Target, None] = {}
+        for t in rec.get("targets") or ():
+            path = relative_path(t.get("path") or "")
+            if path is not None:
+                targets[(path, t.get("qualname"))] = None
         return cls(
             id=int(rec["id"]),
             first_seen=str(rec.get("ts", "")),
             last_seen=str(rec.get("ts", "")),
             occurrences=1,
-            targets=tuple(
-                (t["path"], t.get("qualname")) for t in rec.get("targets", ()) if t.get("path")
-            ),
+            targets=tuple(targets),
             signature=Signature.from_dict(rec.get("signature") or {}),
             fingerprint=str(rec.get("fingerprint", "")),
             diff=rec.get("diff") or "",
@@ -303,9 +456,31 @@ class FailedAttempt:
             exit_code=rec.get("exit_code"),
             signal=rec.get("signal"),
             notes=rec.get("notes"),
-            source=rec.get("source", "api"),
+            source=rec.get("source") or "api",
             record=dict(rec),
         )
+
+    def add_repeat(self, rec: Mapping[str, Any]) -> None:
+        self.occurrences += 1
+        self.last_seen = str(rec.get("ts", self.last_seen))
+        self.repeats.append(dict(rec))
+
+    @property
+    def key(self) -> str | None:
+        """The `diff_key` the record was written with, or of its diff when it is whole (None
+        for an older record whose diff was cut: its content is not known)."""
+        stored = self.record.get("diff_key")
+        if isinstance(stored, str):
+            return stored
+        return None if self.record.get("diff_truncated") else diff_key(self.diff)
+
+    def all_notes(self) -> list[str]:
+        """The notes of the first record and of every repeat, each once, in order."""
+        out: dict[str, None] = {}
+        for n in [self.notes, *(r.get("notes") for r in self.repeats)]:
+            if isinstance(n, str) and n.strip():
+                out[n] = None
+        return list(out)
 
     def changed_lines(self) -> list[str]:
         """The diff's `-`/`+` lines, read hunk by hunk."""
@@ -315,68 +490,126 @@ class FailedAttempt:
 # ---------------------------------------------------------------- the journal stream
 
 
+def _fold(got: JournalRead) -> list[FailedAttempt]:
+    by_id: dict[int, FailedAttempt] = {}
+    for rec in got.records:
+        if rec.get("op") is None:
+            by_id[rec["id"]] = FailedAttempt.from_record(rec)
+        elif rec.get("op") == "occurrence" and (f := by_id.get(rec["target"])) is not None:
+            f.add_repeat(rec)
+    return list(by_id.values())
+
+
+def read_failures(journal: Journal) -> tuple[list[FailedAttempt], list[Skipped]]:
+    """Live failed attempts, oldest first (occurrences counted, forgotten ones left out), and
+    the lines of the stream that were skipped because they do not fit."""
+    got = journal.live(STREAM, check_line)
+    return _fold(got), got.skipped
+
+
 def load_failures(
     journal: Journal, *, on_warning: Callable[[str], None] | None = None
 ) -> list[FailedAttempt]:
     """Live failed attempts, oldest first, occurrences counted and forgotten ones left out."""
-    got = journal.live(STREAM)
+    failures, skipped = read_failures(journal)
     if on_warning is not None:
-        for w in got.warnings:
-            on_warning(w)
-    by_id: dict[int, FailedAttempt] = {}
-    for rec in got.records:
-        target = rec.get("target")
-        if is_record(rec):
-            by_id[rec["id"]] = FailedAttempt.from_record(rec)
-        elif (
-            rec.get("op") == "occurrence"
-            and isinstance(target, int)
-            and (f := by_id.get(target)) is not None
-        ):
-            f.occurrences += 1
-            f.last_seen = str(rec.get("ts", f.last_seen))
-    return list(by_id.values())
+        for s in skipped:
+            on_warning(str(s))
+    return failures
 
 
 @contextlib.contextmanager
 def _stream_lock(journal: Journal) -> Iterator[None]:
     """Serialises check-then-append on the stream (the journal locks each append alone)."""
+    # a bare flock (no pid written into the file, unlike the index lock): it is taken per
+    # append, and rewriting the file each time would cost as much as the append's fsync
     try:
         journal.root.mkdir(parents=True, exist_ok=True)
-        lock = FileLock(journal.root / f"{STREAM}.lock")
-        lock.acquire()
+        fd = os.open(journal.root / f"{STREAM}.lock", os.O_RDWR | os.O_CREAT, 0o600)
     except OSError as exc:
         raise JournalError(f"{journal.root}: cannot lock the journal ({exc.strerror})") from None
     try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
         yield
     finally:
-        lock.release()
+        os.close(fd)  # closing the last descriptor releases the lock
+
+
+def _lines_about(journal: Journal, fingerprint: str) -> JournalRead:
+    """The stream's lines that can decide whether an attempt with `fingerprint` was recorded:
+    those holding that fingerprint (its records and occurrences) and the tombstones. Found by
+    their bytes, so only those few lines are parsed, each checked like any read checks it."""
+    needles = (
+        b'"fingerprint":' + json.dumps(fingerprint, ensure_ascii=False).encode("utf-8"),
+        b'"op":"forget"',
+    )
+    picked = pick_lines(journal.read_bytes(STREAM), needles)
+    got = parse_numbered(picked, journal.path(STREAM).name, check_line)
+    forgotten = {r.get("target") for r in got.records if r.get("op") == "forget"}
+    got.records = [
+        r
+        for r in got.records
+        if r.get("op") != "forget"
+        and r["id"] not in forgotten
+        and r.get("fingerprint") == fingerprint
+    ]
+    return got
+
+
+def _repeat(first: FailedAttempt, record: Mapping[str, Any]) -> dict[str, Any]:
+    """The occurrence line of `record`, a repeat of `first`: everything it says that the first
+    record does not (its notes, its own output or diff text, its time when it was imported)."""
+    differs = {
+        k: v
+        for k, v in record.items()
+        if k not in ("id", "kind", "op", "target") and first.record.get(k) != v
+    }
+    return {
+        **differs,
+        "op": "occurrence",
+        "target": first.id,
+        "fingerprint": first.fingerprint,
+        "occurrence": first.occurrences + 1,
+        "exit_code": record.get("exit_code"),
+        "command": record.get("command"),
+    }
 
 
 def append_failure(journal: Journal, record: Mapping[str, Any]) -> dict[str, Any]:
-    """Append `record`, or an occurrence of the live record with the same fingerprint.
+    """Append `record`, or an occurrence of the live record of the same attempt.
 
-    The check and the append happen under one lock, so concurrent writers of the same attempt
-    produce one record and occurrences, never two copies. Returns what was written.
+    The same attempt: the same fingerprint (same change, failing the same way, same command)
+    and the same `diff_key` (the diff's content, not only where its hunks are). The check and
+    the append happen under one lock, so concurrent writers of the same attempt produce one
+    record and occurrences, never two copies. Returns what was written.
     """
-    if not record.get("fingerprint"):
+    return record_failure_line(journal, record)[0]
+
+
+def record_failure_line(
+    journal: Journal, record: Mapping[str, Any]
+) -> tuple[dict[str, Any], FailedAttempt]:
+    """`append_failure`, also returning the failed attempt as it now reads (occurrences
+    counted), without reading the rest of the stream."""
+    fp = record.get("fingerprint")
+    if not isinstance(fp, str) or not fp:
         raise InputError("a failed attempt record needs a fingerprint (use build_failure_record)")
+    record = dict(record)
+    record.setdefault("diff_key", diff_key(record.get("diff") or ""))
+    reason = check_line(
+        {"id": 1, "ts": "", **{k: v for k, v in record.items() if k not in ("id", "ts")}}
+    )
+    if reason is not None:
+        raise InputError(f"not a failed attempt record: {reason}")
     with _stream_lock(journal):
-        same = [f for f in load_failures(journal) if f.fingerprint == record["fingerprint"]]
-        if not same:
-            return journal.append(STREAM, dict(record))
-        first = same[0]
-        return journal.append(
-            STREAM,
-            {
-                "op": "occurrence",
-                "target": first.id,
-                "fingerprint": first.fingerprint,
-                "occurrence": first.occurrences + 1,
-                "exit_code": record.get("exit_code"),
-                "command": record.get("command"),
-            },
-        )
+        known = _fold(_lines_about(journal, fp))
+        same = next((f for f in known if f.key == record["diff_key"]), None)
+        if same is None:
+            written = journal.append(STREAM, record)
+            return written, FailedAttempt.from_record(written)
+        written = journal.append(STREAM, _repeat(same, record))
+        same.add_repeat(written)
+        return written, same
 
 
 def written_id(written: Mapping[str, Any]) -> int:
@@ -388,7 +621,7 @@ def forgotten_reverts(journal: Journal) -> list[str]:
     """The sha prefixes of the reverted commits muted by a tombstone."""
     return [
         r["target"][len(REVERT_PREFIX) :]
-        for r in journal.read(STREAM).records
+        for r in journal.read(STREAM, check_line).records
         if r.get("op") == "forget"
         and isinstance(r.get("target"), str)
         and r["target"].startswith(REVERT_PREFIX)
