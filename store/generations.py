@@ -285,7 +285,7 @@ def _write_verified(folder: Path, sig: str) -> None:
     """Best effort: a read-only store (a published CI artifact) is checked again next time."""
     tmp = folder / f".{VERIFIED}.{os.getpid()}.{threading.get_ident()}"
     try:
-        tmp.write_text(json.dumps({"stat_signature": sig}) + "\n", encoding="utf-8")
+        write_private(tmp, (json.dumps({"stat_signature": sig}) + "\n").encode())
         os.replace(tmp, folder / VERIFIED)
     except OSError:
         try:
