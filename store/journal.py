@@ -151,7 +151,7 @@ class Journal:
         # one fixed-width write in place (a rename would cost as much as the fsync); a torn or
         # stale sidecar fails its checksum or its size and only costs the next append one scan
         with contextlib.suppress(OSError):
-            fd = os.open(self._tail_path(stream), os.O_WRONLY | os.O_CREAT, 0o600)
+            fd = open_private(self._tail_path(stream), os.O_WRONLY)
             try:
                 os.pwrite(fd, _tail_line(size, next_id), 0)
             finally:
