@@ -443,11 +443,23 @@ class Strata:
         return self.memory.stats()
 
     def context_pack(self, budget: int = 2000) -> str:
-        """A token-budgeted briefing for an agent: project summary, hotspots, active decisions
-        and pitfalls, invariants, stale memories."""
+        """A token-budgeted briefing for an agent: open tasks (interrupted ones first), project
+        summary, hotspots, active decisions and pitfalls, invariants, stale memories."""
         from .serve.memory_context import context_pack
+        from .store.errors import GitstrataError
 
-        return context_pack(self.memory, self.invariants(), budget=budget)
+        try:
+            listed = self.tasks.list_tasks(limit=10)
+        except GitstrataError:  # a degraded task store says so in `gitstrata task list`
+            listed = {"tasks": [], "interrupted": []}
+        stopped = {t.get("task") for t in listed.get("interrupted") or []}
+        tasks = [
+            f'- task {t["id"]} "{t["name"]}" [{t["status"]}]: {t["goal"]}'
+            + (" (interrupted: call restore_checkpoint first)" if t["id"] in stopped else "")
+            for t in sorted(listed["tasks"], key=lambda t: t["id"] not in stopped)
+            if t["status"] in ("open", "blocked")
+        ]
+        return context_pack(self.memory, self.invariants(), budget=budget, tasks=tasks)
 
     # ------------------------------------------------------------------ serving
 

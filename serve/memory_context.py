@@ -55,11 +55,19 @@ def _summary(book: MemoryBook) -> list[str]:
     return out
 
 
-def context_pack(book: MemoryBook, invariants: list[Any], *, budget: int = 2000) -> str:
+def context_pack(
+    book: MemoryBook,
+    invariants: list[Any],
+    *,
+    budget: int = 2000,
+    tasks: list[str] | None = None,
+) -> str:
+    """`tasks`: lines on the open tasks (first in the pack: a resumed session starts there)."""
     now = datetime.now(UTC).strftime("%Y-%m-%d")
     live = [m for m in book.live() if m.status == "active"]
     by_weight = sorted(live, key=lambda m: (-m.importance, -m.recalls, m.id))
     sections: list[tuple[str, list[str]]] = [
+        ("Open tasks (resume one with restore_checkpoint)", list(tasks or [])),
         ("Project", _summary(book)),
         (
             "Invariants (must always hold)",

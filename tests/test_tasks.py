@@ -319,3 +319,20 @@ def test_must_not_redo_links_reverted_commits_on_the_working_set(repo) -> None:
     [item] = pkg["must_not_redo"]
     assert item["key"] == f"revert:{bad[:10]}" and item["source"] == "revert"
     assert f"reverted commit {bad[:10]}" in pkg["text"]
+
+
+def test_the_prompt_names_open_tasks_interrupted_first(repo) -> None:
+    tasks = service(repo)
+    first = tasks.create_task("docs pass", "every public function has a docstring")["id"]
+    second = busy_task(tasks)
+    tasks.report_interruption("context window full", task_id=second)
+    done = tasks.create_task("old chore", "bump the lock file")["id"]
+    tasks.update_task(done, status="done")
+    prompt = cli(repo, "prompt")
+    assert prompt.returncode == 0, prompt.stderr
+    lines = [ln for ln in prompt.stdout.splitlines() if ln.startswith("- task ")]
+    assert lines == [
+        f'- task {second} "session tokens" [open]: login issues a signed, rotating session token'
+        " (interrupted: call restore_checkpoint first)",
+        f'- task {first} "docs pass" [open]: every public function has a docstring',
+    ]
