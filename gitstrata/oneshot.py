@@ -69,6 +69,12 @@ def run_preflight(
             budget = strata.engine.config.retrieval.token_budget
             sys.stdout.write(render_preflight(report, budget=budget) + "\n")
         _warn_journal(strata)
+    if not report.found:  # a script reading only the exit status and stderr learns why too
+        from .serve.firewall import clean
+
+        nearest = f"; nearest: {', '.join(report.nearest[:3])}" if report.nearest else ""
+        why = clean(report.message or f"{file} is not in the index")
+        sys.stderr.write(f"error: {why}{nearest}\n")
     return 0 if report.found else 1
 
 
