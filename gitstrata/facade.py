@@ -410,6 +410,7 @@ class Strata:
 
         if self._tasks is None:
             self._tasks = TaskService(self.index_dir, self.repo)
+            self._tasks.outcome_hooks.append(lambda delta: self.memory.adjust_used(delta))
         return self._tasks
 
     # ------------------------------------------------------------------ memories

@@ -77,7 +77,9 @@ def _line(mem: dict[str, Any]) -> str:
     return f"{mem['id']} [{mem['kind']}/{mem['status']}] {mem['text']}{where}"
 
 
-def add_memory_tools(app: "MCPServer", life: "Lifecycle", replies: Any) -> None:
+def add_memory_tools(app: "MCPServer", life: "Lifecycle", replies: Any) -> MemoryBook:
+    """Register the memory tools over one `MemoryBook`, returned (a session outcome reweights
+    what its recalls returned)."""
     from mcp_types import CallToolResult, ToolAnnotations
 
     book = MemoryBook(life.index_dir, life.repo, index_vectors=True)
@@ -187,3 +189,5 @@ def add_memory_tools(app: "MCPServer", life: "Lifecycle", replies: Any) -> None:
             f"last maintenance: {stats['last_maintenance'] or 'never'}."
         )
         return replies.result(text_out, stats)
+
+    return book

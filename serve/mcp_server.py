@@ -268,7 +268,8 @@ def build_server(life: Lifecycle, tasks: "TaskService | None" = None) -> "MCPSer
     add_task_tools(app, tasks, replies.result, replies.fail)
     from .mcp_memory import add_memory_tools
 
-    add_memory_tools(app, life, replies)
+    book = add_memory_tools(app, life, replies)
+    tasks.outcome_hooks.append(book.adjust_used)
     _add_resources(app, life)
     _add_prompts(app)
     _explain_bad_arguments(app)

@@ -150,6 +150,7 @@ class MemoryBook:
         self._vectors_gen: str | None = None
         self.stale_index = Staleness(self.root) if use_index else None
         self.warnings: list[str] = []
+        self.used: set[str] = set()  # memories this session's recalls returned
         self._lock = threading.Lock()
         self._cached: tuple[Any, dict[str, Memory]] | None = None
 
@@ -482,7 +483,24 @@ class MemoryBook:
             self._append(
                 {"op": "recall", "mids": [r.memory.id for r in ranked], "at": fmt_time(now)}
             )
+            self.used.update(r.memory.id for r in ranked)
         return ranked
+
+    def adjust_used(self, delta: float) -> dict[str, float]:
+        """Move the importance of every memory this session recalled by `delta` (a session
+        outcome: the memories a successful session used matter more), within 0..1; returns the
+        new importance of each changed one. Each change is an update record."""
+        out: dict[str, float] = {}
+        live = {m.id: m for m in self.live()}
+        for mid in sorted(self.used):
+            mem = live.get(mid)
+            if mem is None:
+                continue
+            new = round(min(1.0, max(0.0, mem.importance + delta)), 3)
+            if new != mem.importance:
+                self.update(mid, importance=new)
+                out[mid] = new
+        return out
 
     def _prior(self, m: Memory, now: datetime) -> float:
         return (

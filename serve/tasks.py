@@ -19,7 +19,7 @@ from __future__ import annotations
 import os
 import secrets
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -75,6 +75,9 @@ class TaskService:
         self.last_tool: str | None = None
         self._repo_id: str | None = None
         self._surfaced: set[str] = set()
+        # what else a session outcome reweights (the memories this session recalled): each
+        # hook takes the delta and returns what it changed
+        self.outcome_hooks: list[Callable[[float], dict[str, float]]] = []
         self._wrote = False  # this session wrote a record for the active task
         self._lock = threading.Lock()
 
@@ -443,7 +446,8 @@ class TaskService:
 
     def session_outcome(self, outcome: str, task_id: int | None = None) -> dict[str, Any]:
         """Mark this session a success or a failure: the weights of the failures its restores
-        surfaced move by +-0.1 (importance decides what SELECTIVE details)."""
+        surfaced move by +-0.1 (importance decides what SELECTIVE details), and so does the
+        importance of the memories it recalled (`outcome_hooks`)."""
         if outcome not in OUTCOMES:
             raise InputError(f"unknown outcome {outcome!r}", hint="use success or failure")
         task = self._task(task_id) if task_id is not None or self.active is not None else None
@@ -451,7 +455,15 @@ class TaskService:
         adjust = {k: delta for k in sorted(self._surfaced) if k.startswith("task-failure:")}
         self._append({"kind": "outcome", "task": task["id"] if task else None,
                       "outcome": outcome, "adjust": adjust})  # fmt: skip
-        return {"outcome": outcome, "adjusted": adjust, "notice": self.notice()}
+        memories: dict[str, float] = {}
+        for hook in self.outcome_hooks:
+            memories.update(hook(delta))
+        return {
+            "outcome": outcome,
+            "adjusted": adjust,
+            "memories_adjusted": memories,
+            "notice": self.notice(),
+        }
 
     def pending_interrupted(self) -> list[dict[str, Any]]:
         """Tasks whose latest checkpoint was written by an interruption and that no session

@@ -336,3 +336,19 @@ def test_the_prompt_names_open_tasks_interrupted_first(repo) -> None:
         " (interrupted: call restore_checkpoint first)",
         f'- task {first} "docs pass" [open]: every public function has a docstring',
     ]
+
+
+def test_a_session_outcome_reweights_the_memories_it_recalled(repo) -> None:
+    s = Strata(repo.path)
+    used = s.remember("Session tokens are signed with HMAC-SHA256.", "decision", importance=0.5)
+    other = s.remember("Release notes go in CHANGELOG.md.", "preference", importance=0.5)
+    s.tasks.create_task("tokens", "sign session tokens")
+    assert [r.memory.id for r in s.recall("how are session tokens signed", limit=1)] == [
+        used.memory.id
+    ]
+    got = s.tasks.session_outcome("success")
+    assert got["memories_adjusted"] == {used.memory.id: 0.6}
+    assert s.memory.get(used.memory.id).importance == 0.6
+    assert s.memory.get(other.memory.id).importance == 0.5
+    again = Strata(repo.path)  # a new session recalled nothing: nothing moves
+    assert again.tasks.session_outcome("failure")["memories_adjusted"] == {}
