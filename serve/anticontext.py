@@ -25,6 +25,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..store.attempts import (
+    STREAM,
     FailedAttempt,
     Target,
     changed_lines,
@@ -95,7 +96,7 @@ class AntiContext:
         return known.views, known.details
 
     def _known(self, index: ServeIndex, embed) -> _Known:
-        sig = (self.journal.signature(), index.name)
+        sig = (self.journal.signature((STREAM,)), index.name)  # the failures stream only
         with self._lock:
             if sig == self._sig and self._cache is not None:
                 return self._cache

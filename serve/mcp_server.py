@@ -203,8 +203,16 @@ class _Replies:
         self.journal = JournalWatch(life.index_dir / "journal")
 
     def result(
-        self, text: str, data: dict[str, Any], *, is_error: bool = False, scrubbed: bool = False
+        self,
+        text: str,
+        data: dict[str, Any],
+        *,
+        is_error: bool = False,
+        scrubbed: bool = False,
+        fill: dict[str, str] | None = None,
     ) -> "CallToolResult":
+        """`fill`: placeholders of `text` replaced after the firewall, by values of our own (a
+        latency changes every call, and would make every text new to the firewall's cache)."""
         from mcp_types import CallToolResult, TextContent
 
         from .firewall import clean
@@ -218,8 +226,11 @@ class _Replies:
         # `scrubbed`: an engine result, whose every string field the engine already cleaned
         # (serve/safe.py); the block is cleaned again as a whole, since fields joined into one
         # text could form a pattern that no single field holds
+        out = clean(text)
+        for placeholder, value in (fill or {}).items():
+            out = out.replace(placeholder, value, 1)
         return CallToolResult(
-            content=[TextContent(type="text", text=clean(text))],
+            content=[TextContent(type="text", text=out)],
             structured_content=data if scrubbed else scrub_tree(data, clean),
             is_error=is_error,
         )
@@ -384,9 +395,14 @@ def _add_read_tools(app: "MCPServer", life: Lifecycle, replies: _Replies) -> Non
                 return replies.unavailable(extra, {"file": path, "invariants": rules})
             report = engine.preflight(path, symbol_name or None, intended_change or None)
             budget = engine.config.retrieval.token_budget
-            text = render_preflight(report, budget=budget)
+            # rendered with a fixed latency, filled in after the firewall (see `result`)
+            shown = report.model_copy(update={"latency_ms": 0.0})
+            text = render_preflight(shown, budget=budget)
             return replies.result(
-                text, bound(report.model_dump(mode="json"), budget), scrubbed=True
+                text,
+                bound(report.model_dump(mode="json"), budget),
+                scrubbed=True,
+                fill={'latency_ms="0.00"': f'latency_ms="{report.latency_ms:.2f}"'},
             )
         except GitstrataError as exc:
             raise replies.fail(exc) from None

@@ -140,13 +140,25 @@ def _ms(value: Any) -> int:
 class Staleness:
     def __init__(self, store_root: Path) -> None:
         self.store = Store(Path(store_root))
+        self._current: tuple[Any, str | None] | None = None  # (CURRENT's stat, its name)
         self._view: _GenView | None = None
 
     def generation_name(self) -> str | None:
+        # CURRENT is replaced by a rename (a new inode), so one stat tells whether to read it
         try:
-            return self.store.current_name()
+            st = (self.store.root / "CURRENT").stat()
+            key: Any = (st.st_ino, st.st_mtime_ns, st.st_size)
+        except OSError:
+            key = None
+        cached = self._current
+        if cached is not None and key is not None and cached[0] == key:
+            return cached[1]
+        try:
+            name = self.store.current_name()
         except GitstrataError:
-            return None
+            name = None
+        self._current = (key, name)
+        return name
 
     def view(self) -> _GenView | None:
         name = self.generation_name()

@@ -26,7 +26,7 @@ import json
 import os
 import re
 import zlib
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -181,8 +181,17 @@ class Journal:
         ]
         return got
 
-    def signature(self) -> str:
-        """Sizes of every stream: changes whenever anything is appended (cheap, no read)."""
+    def signature(self, streams: Sequence[str] | None = None) -> str:
+        """Sizes of every stream (or of `streams`): changes whenever anything is appended
+        (cheap, no read; naming the streams saves listing the folder)."""
+        if streams is not None:
+            parts = []
+            for name in streams:
+                try:
+                    parts.append(f"{name}:{self.path(name).stat().st_size}")
+                except OSError:
+                    parts.append(f"{name}:-")
+            return ",".join(parts)
         if not self.root.is_dir():
             return ""
         parts = []
