@@ -380,17 +380,23 @@ def _batches(items: list, size: int) -> list[list]:
     return [items[i : i + size] for i in range(0, len(items), size)]
 
 
+def write_ignore_revs(folder: str, revs: Sequence[str]) -> str | None:
+    """`revs` as a `--ignore-revs-file` in `folder` (None when there are none)."""
+    if not revs:
+        return None
+    path = os.path.join(folder, "ignore-revs")
+    with open(path, "w", encoding="ascii") as fh:
+        fh.write("".join(f"{r}\n" for r in revs))
+    return path
+
+
 def blame_unit(unit: tuple) -> list[blame_stage.FileBlame]:
     """A distributed worker's share of blame: (root, head, [(path, blob, language)], ignored
     revisions, honour the repository's own ignore file). Module-level: picklable."""
     root, head, files, revs, honour = unit
     git = Git(root)
     with tempfile.TemporaryDirectory(prefix="gitstrata-blame-") as tmp:
-        ignore_file = None
-        if revs:
-            ignore_file = os.path.join(tmp, "ignore-revs")
-            with open(ignore_file, "w", encoding="ascii") as fh:
-                fh.write("".join(f"{r}\n" for r in revs))
+        ignore_file = write_ignore_revs(tmp, revs)
         return [
             blame_file(
                 git,
@@ -444,11 +450,7 @@ def run_blame(ctx: StageContext) -> StageResult:
         reused = prev.filter(pc.is_in(prev["path"], value_set=pa.array(reused_paths, pa.string())))
 
     with tempfile.TemporaryDirectory(prefix="gitstrata-blame-") as tmp:
-        ignore_file = None
-        if revs:
-            ignore_file = os.path.join(tmp, "ignore-revs")
-            with open(ignore_file, "w", encoding="ascii") as fh:
-                fh.write("".join(f"{r}\n" for r in revs))
+        ignore_file = write_ignore_revs(tmp, revs)
         env = None
         if len(todo) >= BLAME_GRAPH_MIN_FILES and not ctx.executor.distributed:
             env = blame_graph_env(ctx.git, ctx.head, os.path.join(tmp, "objects"))
