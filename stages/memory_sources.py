@@ -260,8 +260,10 @@ def git_records(commits: pa.Table, touches: pa.Table, *, depth: int = GIT_DEPTH,
             "created": when,
             "updated": when,
         })  # fmt: skip
-    counts = Counter(p for sha in shas for p in files_of.get(sha, []))
-    hot = [(p, n) for p, n in counts.most_common(HOTSPOT_FILES) if n >= hotspot_min]
+    counts = Counter(p for r in recent for p in files_of.get(r["sha"], []))
+    # ties by path: the fact must not depend on the order anything was counted in
+    ranked = sorted(counts.items(), key=lambda pn: (-pn[1], pn[0]))[:HOTSPOT_FILES]
+    hot = [(p, n) for p, n in ranked if n >= hotspot_min]
     if hot:
         when = _fmt(recent[0]["commit_time"])
         listing = ", ".join(f"{p} ({n})" for p, n in hot)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from datetime import UTC, datetime
@@ -291,3 +292,37 @@ def test_a_renamed_file_is_followed_and_an_unindexed_anchor_starts_at_its_first_
     assert set(stale) == {pinned.memory.id, early.memory.id}
     assert stale[pinned.memory.id].subject == "Charge rounds"
     assert stale[early.memory.id].subject == "Fresh returns two"
+
+
+def test_the_hotspot_fact_does_not_depend_on_hash_order() -> None:
+    # files changed equally often are listed by path, whatever order the commits come in: the
+    # memories artifact must be the same bytes from run to run (the executors' identity test)
+    code = (
+        "from datetime import UTC, datetime, timedelta\n"
+        "import pyarrow as pa\n"
+        "from gitstrata.stages.memory_sources import git_records\n"
+        "t0 = datetime(2024, 1, 1, tzinfo=UTC)\n"
+        "shas = [f'{i:040x}' for i in range(12)]\n"
+        "commits = pa.table({'sha': shas, 'commit_time': [t0 + timedelta(hours=i) for i in "
+        "range(12)], 'subject': ['feat: step'] * 12, 'intent': ['feature'] * 12, "
+        "'reverted_sha': [None] * 12})\n"
+        "paths = ['zeta.py', 'alpha.py', 'mid.py']\n"
+        "touches = pa.table({'sha': [s for s in shas for _ in paths], "
+        "'head_path': [paths[(i + j) % 3] for i in range(12) for j in range(3)]})\n"
+        "[fact] = git_records(commits, touches, hotspot_min=1)\n"
+        "print(fact['text'])\n"
+    )
+    texts = {
+        subprocess.run(
+            [sys.executable, "-c", code],
+            capture_output=True,
+            text=True,
+            check=True,
+            env={**os.environ, "PYTHONHASHSEED": seed},
+        ).stdout
+        for seed in ("1", "2", "3")
+    }
+    assert texts == {
+        "Code hotspots (files changed most in the last 12 commits): alpha.py (12), mid.py (12), "
+        "zeta.py (12).\n"
+    }
