@@ -19,13 +19,13 @@ from __future__ import annotations
 import json
 import os
 import re
-import tempfile
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from ..store.errors import InputError
 from ..store.globs import Scope
 from ..store.lock import FileLock
+from ..store.private import write_shared
 from ..store.vocabulary import SEVERITIES
 
 FILE_NAME = "invariants.okf.json"
@@ -219,16 +219,5 @@ class InvariantStore:
             return []
 
     def _write(self, invariants: list[Invariant]) -> None:
-        data = dumps(invariants).encode("utf-8")
-        fd, tmp = tempfile.mkstemp(prefix=f".{self.path.name}.", dir=self.path.parent)
-        try:
-            with os.fdopen(fd, "wb") as fh:
-                fh.write(data)
-                fh.flush()
-                os.fsync(fh.fileno())
-            os.chmod(tmp, 0o644)
-            os.replace(tmp, self.path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        write_shared(self.path, dumps(invariants).encode("utf-8"))
         self._stamp = None  # reload (and recompile) on the next read

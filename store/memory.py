@@ -195,31 +195,25 @@ def check_text(text: Any) -> str:
     return text
 
 
-def check_kind(kind: Any) -> str:
-    k = str(kind).strip().lower()
-    if k not in KINDS:
+def _choice(value: Any, allowed: tuple[str, ...], what: str) -> str:
+    v = str(value).strip().lower()
+    if v not in allowed:
         raise MemoryInputError(
-            f"unknown memory kind {kind!r}", hint=f"use one of {', '.join(KINDS)}"
+            f"unknown memory {what} {value!r}", hint=f"use one of {', '.join(allowed)}"
         )
-    return k
+    return v
+
+
+def check_kind(kind: Any) -> str:
+    return _choice(kind, KINDS, "kind")
 
 
 def check_status(status: Any) -> str:
-    s = str(status).strip().lower()
-    if s not in STATUSES:
-        raise MemoryInputError(
-            f"unknown memory status {status!r}", hint=f"use one of {', '.join(STATUSES)}"
-        )
-    return s
+    return _choice(status, STATUSES, "status")
 
 
 def check_source(source: Any) -> str:
-    s = str(source).strip().lower()
-    if s not in SOURCES:
-        raise MemoryInputError(
-            f"unknown memory source {source!r}", hint=f"use one of {', '.join(SOURCES)}"
-        )
-    return s
+    return _choice(source, SOURCES, "source")
 
 
 def check_importance(value: Any) -> float:

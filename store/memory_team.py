@@ -17,14 +17,13 @@ Invariants:
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
 from .errors import InputError
 from .lock import FileLock
 from .memory import Memory, memory_from_add
+from .private import write_shared
 
 FILE_NAME = "memories.jsonl"
 _MARKERS = ("<<<<<<<", "=======", ">>>>>>>", "|||||||")
@@ -126,15 +125,4 @@ class TeamFile:
         return FileLock(self.path.with_name(f".{self.path.name}.lock"))
 
     def _write(self, mems: list[Memory]) -> None:
-        data = dumps(mems).encode("utf-8")
-        fd, tmp = tempfile.mkstemp(prefix=f".{self.path.name}.", dir=self.path.parent)
-        try:
-            with os.fdopen(fd, "wb") as fh:
-                fh.write(data)
-                fh.flush()
-                os.fsync(fh.fileno())
-            os.chmod(tmp, 0o644)
-            os.replace(tmp, self.path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        write_shared(self.path, dumps(mems).encode("utf-8"))

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import stat
+import tempfile
 from pathlib import Path
 
 DIR_MODE = 0o700
@@ -86,3 +87,19 @@ def tighten_tree(root: Path) -> None:
             full = os.path.join(folder, name)
             if not os.path.islink(full):
                 os.chmod(full, FILE_MODE)
+
+
+def write_shared(path: Path, data: bytes, mode: int = 0o644) -> None:
+    """Replace `path` with `data` atomically (a temp file fsync'd, then renamed), readable by
+    others: the team files meant to be committed (invariants, memories), not the index's own."""
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.chmod(tmp, mode)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise

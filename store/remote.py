@@ -27,7 +27,7 @@ from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from .errors import IndexCorrupt, IndexMissing, InputError
-from .generations import GEN_RE, Generation, Store, _dir_digest, sha256_file
+from .generations import GEN_RE, Generation, Store, _dir_digest, _link_or_copy, sha256_file
 from .location import is_uri
 from .manifest import Manifest, OutputInfo
 from .schemas import FORMAT_VERSION
@@ -334,13 +334,6 @@ def open_prebuilt(source: str | Path, cache_root: Path | None = None) -> Generat
     if not folder.is_dir():
         raise InputError(f"{folder}: no such index folder", hint="name a store folder or a URI")
     return Store(folder).require_live()
-
-
-def _link_or_copy(src: Path, dst: Path) -> None:
-    try:
-        os.link(src, dst)
-    except OSError:
-        shutil.copy2(src, dst)
 
 
 def _first_line(exc: BaseException) -> str:
