@@ -172,11 +172,12 @@ def print_search(resp: SearchResponse) -> None:
         table.add_column(col, justify="right" if col not in ("kind", "result") else "left")
     for h in resp.hits:
         e = h.evidence
-        name = (
-            f"{h.path}::{h.symbol}"
-            if h.kind == "symbol"
-            else f"{h.key[:10]} [{h.intent}] {h.title}"
-        )
+        if h.kind == "symbol":
+            name = f"{h.path}::{h.symbol}"
+        elif h.kind == "memory":  # the title names the memory's kind
+            name = f"{h.key} {h.title}"
+        else:
+            name = f"{h.key[:10]} [{h.intent}] {h.title}"
         table.add_row(
             str(h.rank) + ("*" if h.pinned else ""),
             Text(h.kind),
@@ -207,6 +208,17 @@ def print_search(resp: SearchResponse) -> None:
             f"[red]! failed attempt #{escape(str(warn.failure_id))}[/]: "
             f"{escape(warn.tried[:100])} ({escape('; '.join(warn.reasons))})"
         )
+    if resp.memories:
+        console.print(Text("memories:"))
+    for m in resp.memories:
+        where = f" [{', '.join(m.anchors[:3])}]" if m.anchors else ""
+        status = "" if m.status == "active" else f" ({m.status})"
+        console.print(
+            Text(f"  {m.kind} {m.id}{status}{where}: {' '.join(m.text.split())[:160]}"),
+            soft_wrap=True,
+        )
+        for note in m.stale[:2]:
+            console.print(Text(f"    {note}"), soft_wrap=True)
     stages = ", ".join(f"{k} {v:.2f}" for k, v in resp.latency_ms.items() if k != "total")
     console.print(Text(f"latency ms: {stages}"))
 

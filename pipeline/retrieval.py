@@ -20,7 +20,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from ..stages.documents import build_documents, docmeta
+from ..stages.documents import build_documents, docmeta, memory_records
 from ..stages.embed import embed_documents, model_identity
 from ..stages.firewall_lm import corpus as firewall_corpus
 from ..stages.firewall_lm import train as train_firewall_lm
@@ -32,6 +32,7 @@ from ..store.config import EmbeddingConfig
 from ..store.embedder import Embedder
 from ..store.errors import IndexCorrupt
 from ..store.journal import Journal
+from ..store.memory import STREAM as MEMORY_STREAM
 from ..store.redact import Redactor, count_placeholders, redact_text, redactor_for
 from .stage import Stage, StageContext, StageResult
 
@@ -106,7 +107,12 @@ def run_documents(ctx: StageContext) -> StageResult:
     symbols = ctx.input("symbols")
     commits = ctx.input("commits")
     touches = ctx.input("touches")
-    records = journal_records(_journal(ctx), redactor_for(ctx.config.redaction))
+    journal, redactor = _journal(ctx), redactor_for(ctx.config.redaction)
+    records = journal_records(journal, redactor)
+    memories = ctx.input("memories").column("record").to_pylist()
+    records += memory_records(
+        memories, journal.read(MEMORY_STREAM).records, lambda t: redact_text(t, redactor)
+    )
     docs = build_documents(symbols, commits, touches, records=records)
     cols = docs.select(["doc_idx", "kind", "title", "symbols", "paths", "body"]).to_pydict()
     hashes = docs.column("content_hash").to_pylist()
@@ -220,11 +226,11 @@ def run_quantize(ctx: StageContext) -> StageResult:
 DOCUMENTS = Stage(
     name="documents",
     run=run_documents,
-    inputs=("symbols", "commits", "touches"),
+    inputs=("symbols", "commits", "touches", "memories"),
     outputs=("documents", "docmeta", "fulltext"),
     config=("redaction",),
     extra=lambda ctx: _journal(ctx).signature(),  # a new journal record re-runs the stage
-    description="symbols, commit capsules and journal records as documents + Tantivy index",
+    description="symbols, commit capsules, journal records and memories as documents + Tantivy index",
 )
 
 EMBED = Stage(

@@ -142,6 +142,8 @@ class Engine:
         cfg = config or self.config.retrieval
         result = searcher.search(query, top_k, cfg, file_path=path, mode=mode)
         attach_reasons(index, result.response.hits, cfg.reason_chars)
+        # memory documents are served by the live memories' state, not the index's
+        result.response.hits = self.memory.filter_hits(result.response.hits)
         if mode == "full":
             t0 = time.perf_counter()
             resp = result.response

@@ -49,15 +49,19 @@ from ..store.memory import (
     check_status,
     check_tags,
     check_text,
+    document_fields,
     fmt_time,
     fold,
     importance_factor,
+    indexed,
     parse_anchor,
     strength,
     usage_factor,
     validate_memory,
 )
 from ..store.memory_team import TeamFile
+from ..store.redact import redact_text
+from .memory_index import IndexMemories, open_index_memories
 from .memory_rank import BM25, MemoryVectors, opposite
 from .memory_stale import Staleness, StaleNote
 
@@ -153,6 +157,8 @@ class MemoryBook:
         self.used: set[str] = set()  # memories this session's recalls returned
         self._lock = threading.Lock()
         self._cached: tuple[Any, dict[str, Memory]] | None = None
+        # the live generation's memory documents (read on first recall after a swap)
+        self._indexed: IndexMemories | None = None
 
     # ------------------------------------------------------------ state
 
@@ -176,6 +182,7 @@ class MemoryBook:
             self._vectors_gen = sig[2]
             root = self.root
             self.vectors = MemoryVectors(loader=lambda: index_embedder(root))
+            self._indexed = None
         with self._lock:
             if self._cached is not None and self._cached[0] == sig:
                 return self._cached[1]
@@ -517,7 +524,8 @@ class MemoryBook:
             kw = BM25([self.vectors.terms(d) for d in docs]).scores(self.vectors.terms(query))
         vec = [0.0] * len(pool)
         if mode in ("hybrid", "vector"):
-            raw = [self.vectors.cosine(query, d) for d in docs]
+            known = self._index_cosines(query, pool)
+            raw = [self.vectors.cosine(query, d, known.get(i)) for i, d in enumerate(docs)]
             vec = [max(0.0, (x - 0.2) / 0.8) for x in raw]  # chance similarity of short texts
         best_kw, best_vec = max(kw) or 1.0, max(vec) or 1.0
         if mode == "bm25":
@@ -525,6 +533,63 @@ class MemoryBook:
         if mode == "vector":
             return [v / best_vec for v in vec]
         return [0.5 * k / best_kw + 0.5 * v / best_vec for k, v in zip(kw, vec, strict=True)]
+
+    def indexed(self) -> IndexMemories | None:
+        """The live generation's memory documents, when recall uses the index's vectors."""
+        if not self.index_vectors or self.stale_index is None:
+            return None
+        self.all()  # notices a swapped generation
+        if self._indexed is None or self._indexed.name != self._vectors_gen:
+            gen = None
+            if self._vectors_gen is not None:
+                try:
+                    gen = self.stale_index.store.live()
+                except GitstrataError:
+                    gen = None
+            self._indexed = open_index_memories(gen)
+        return self._indexed
+
+    def _index_cosines(self, query: str, pool: list[Memory]) -> dict[int, float]:
+        """The embedder's cosine of `query` with each pooled memory the index holds as it is
+        now (by position in `pool`); the others are embedded at query time."""
+        idx = self.indexed()
+        if idx is None or not len(idx):
+            return {}
+        at = {i: r for i, m in enumerate(pool) if (r := idx.row(m)) is not None}
+        qvec = self.vectors.dense(query) if at else None
+        if qvec is None:
+            return {}
+        cos = idx.cosines(qvec, list(at.values()))
+        return dict(zip(at, cos, strict=True))
+
+    def serves(self, mid: str) -> Memory | None:
+        """The live, active memory `mid`, or None: a memory document of the index is shown
+        only while its memory is neither forgotten nor superseded, rejected or archived."""
+        mem = self.all().get(mid)
+        return mem if mem is not None and indexed(mem) else None
+
+    def filter_hits(self, hits: list[Any]) -> list[Any]:
+        """Search hits with the index's memory documents checked against the live memories:
+        a forgotten or no longer active memory is left out, a changed one shows its text of
+        now; the rest keep their order, ranks renumbered."""
+        if not any(h.kind == "memory" for h in hits):
+            return hits
+        try:
+            live = {m.id: m for m in self.live() if indexed(m)}
+        except GitstrataError:
+            live = {}  # unreadable memories: none is shown rather than a stale one
+        out = []
+        for h in hits:
+            if h.kind == "memory":
+                mem = live.get(h.key)
+                if mem is None:
+                    continue
+                h.title = redact_text(document_fields(mem)["title"]) or ""
+                h.snippet = (redact_text(mem.text) or "")[:300]
+            out.append(h)
+        for i, h in enumerate(out, start=1):
+            h.rank = i
+        return out
 
     def for_target(
         self,
@@ -658,7 +723,7 @@ def memory_refs(hits: list[Recalled]) -> list[Any]:
             id=h.memory.id,
             kind=h.memory.kind,
             status=h.memory.status,
-            text=h.memory.text,
+            text=redact_text(h.memory.text) or "",  # shown beside documents: redacted alike
             importance=h.memory.importance,
             score=round(h.score, 4),
             anchors=[a.label for a in h.memory.anchors],

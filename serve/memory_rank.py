@@ -195,6 +195,7 @@ class MemoryVectors:
         self._loader = loader
         self._cache: dict[str, tuple[np.ndarray, np.ndarray | None]] = {}
         self._terms: dict[str, list[str]] = {}
+        self._subwords: dict[str, np.ndarray] = {}  # texts whose dense vector is not needed
 
     def terms(self, text: str) -> list[str]:
         got = self._terms.get(text)
@@ -223,11 +224,34 @@ class MemoryVectors:
         decides the same way with or without an index."""
         return max(0.0, float(np.dot(self.of(a)[0], self.of(b)[0])))
 
-    def cosine(self, a: str, b: str) -> float:
+    def subword(self, text: str) -> np.ndarray:
+        got = self._cache.get(text)
+        if got is not None:
+            return got[0]
+        vec = self._subwords.get(text)
+        if vec is None:
+            if len(self._subwords) > 50_000:
+                self._subwords.clear()
+            vec = self._subwords[text] = subword_vector(text)
+        return vec
+
+    def _load(self) -> None:
         if self._loader is not None:
             self.embed, self._loader = self._loader(), None
             self._cache.clear()
+
+    def dense(self, text: str) -> np.ndarray | None:
+        """The embedder's unit vector of `text`, or None without an embedder."""
+        self._load()
+        return self.of(text)[1]
+
+    def cosine(self, a: str, b: str, dense: float | None = None) -> float:
+        """Subword cosine averaged with the embedder's; `dense` gives the embedder's cosine
+        when it is known already (a memory's vector read from the index)."""
+        self._load()
         sa, da = self.of(a)
+        if dense is not None:
+            return max(0.0, 0.5 * float(np.dot(sa, self.subword(b))) + 0.5 * dense)
         sb, db = self.of(b)
         sub = float(np.dot(sa, sb))
         if da is None or db is None:

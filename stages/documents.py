@@ -16,7 +16,7 @@ journal record (failures, invariants, memories). Invariants:
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from datetime import UTC, datetime
 from typing import Any
 
@@ -25,6 +25,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..store.ids import MODULE_SYMBOL
+from ..store.memory import document_fields, fold, imported_memories, indexed
 from ..store.schemas import DOCMETA, DOCUMENTS
 
 MAX_TOUCHED_LISTED = 60  # touched symbols named in a commit document
@@ -240,12 +241,34 @@ def _record_docs(records: Iterable[Mapping[str, Any]] | pa.Table | None) -> list
                 "language": None,
                 "start_line": None,
                 "end_line": None,
-                "symbols": [symbol] if symbol else [],
-                "paths": [path] if path else [],
+                "symbols": list(r.get("symbols") or ([symbol] if symbol else [])),
+                "paths": list(r.get("paths") or ([path] if path else [])),
             }
         )
     docs.sort(key=lambda d: (d["time"], d["kind"], d["doc_id"]))
     return docs
+
+
+def memory_records(
+    imported: Iterable[str],
+    journal: Iterable[Mapping[str, Any]],
+    redact: Callable[[str], str | None] | None = None,
+) -> list[dict[str, Any]]:
+    """The active memories as document records (kind `memory`, key the memory's id): the
+    `memories` table's records (`imported`: ADRs, git, the team file) with the journal's
+    `memories` stream folded on top, as the server folds them. Title and body pass `redact`."""
+    mems, _ = fold([dict(r) for r in journal], imported_memories(imported))
+    out = []
+    for mid in sorted(mems):
+        mem = mems[mid]
+        if not indexed(mem):
+            continue
+        rec = document_fields(mem)
+        if redact is not None:
+            rec["title"] = redact(rec["title"]) or ""
+            rec["body"] = redact(rec["body"]) or ""
+        out.append(rec)
+    return out
 
 
 def build_documents(

@@ -17,8 +17,10 @@ records in order. Invariants:
 
 from __future__ import annotations
 
+import json
 import math
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import PurePosixPath
@@ -445,3 +447,46 @@ def usage_factor(mem: Memory, now: datetime) -> float:
 
 def importance_factor(importance: float) -> float:
     return 1.0 + 0.6 * (importance - 0.5)
+
+
+# ---------------------------------------------------------------- index documents
+
+
+def imported_memories(records: Iterable[str]) -> dict[str, Memory]:
+    """The memories of a generation's `memories` table (its `record` column, JSON `add`
+    records); a record that does not parse is left out."""
+    out: dict[str, Memory] = {}
+    for raw in records:
+        try:
+            data = json.loads(raw)
+            mem = memory_from_add(data, str(data.get("created") or ""))
+        except (ValueError, KeyError, TypeError, InputError):
+            continue
+        out[mem.id] = mem
+    return out
+
+
+def indexed(mem: Memory) -> bool:
+    """Whether a memory belongs in the index's documents: what recall serves by default.
+    Forgotten, superseded, rejected and archived memories stay out."""
+    return mem.forgotten is None and mem.status == "active"
+
+
+def document_fields(mem: Memory) -> dict[str, Any]:
+    """A memory as a document of the index: the title names its kind, the body is its text
+    with tags and anchors, so BM25 and the embedder see what recall compares."""
+    first = mem.text.splitlines()[0] if mem.text else ""
+    paths = list(dict.fromkeys(a.path for a in mem.anchors))
+    symbols = list(dict.fromkeys(a.symbol for a in mem.anchors if a.symbol))
+    t = parse_time(mem.updated) or parse_time(mem.created)
+    return {
+        "kind": "memory",
+        "key": mem.id,
+        "path": paths[0] if paths else None,
+        "symbol": mem.anchors[0].symbol if mem.anchors else None,
+        "paths": paths,
+        "symbols": symbols,
+        "title": f"{mem.kind}: {first}"[:300],
+        "body": "\n".join([mem.text, *mem.tags, *(a.label for a in mem.anchors)]),
+        "time": int(t.timestamp()) if t is not None else 0,
+    }
