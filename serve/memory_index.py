@@ -1,27 +1,31 @@
 """The live index's memory documents: which memories it holds and their vectors.
 
 The `documents` stage folds every active memory into the index as a `memory` document
-(`doc_id` "memory:<id>", `time` the memory's last update). Recall reads those documents' int8
+(`doc_id` "memory:<id>"). Recall reads those documents' int8
 vectors instead of embedding each memory's text at query time; a memory written or changed after
 the index was built has no document of its version and is embedded as before (the overlay).
-Invariants: a document serves a memory only while its time equals the memory's last update, so
-an edited text is never scored by its old vector; the state of a memory (forgotten, superseded)
+Invariants: a document serves a memory only while its title and body are what the memory gives
+now (redacted as the stage redacts by default), so an edited text is never scored by its old
+vector; the state of a memory (forgotten, superseded)
 always comes from the memory book, never from the documents. Everything here is read once per
 generation.
 """
 
 from __future__ import annotations
 
+import hashlib
 from functools import cached_property
 from typing import Any
 
 import numpy as np
 import pyarrow.compute as pc
+import pyarrow.parquet as pq
 
 from ..store.embedder import Embedder
 from ..store.errors import GitstrataError
 from ..store.generations import Generation
-from ..store.memory import Memory, parse_time
+from ..store.memory import Memory, document_fields
+from ..store.redact import redact_text
 from ..store.vecstore import open_docmeta
 from .vectors import VectorIndex
 
@@ -29,11 +33,8 @@ KIND = "memory"
 PREFIX = KIND + ":"
 
 
-def version(mem: Memory) -> int:
-    """What a memory document records of the memory it was built from: its last update, in
-    epoch seconds (a recall or a reinforcement changes no text and no update time)."""
-    t = parse_time(mem.updated) or parse_time(mem.created)
-    return int(t.timestamp()) if t is not None else 0
+def _digest(title: str, body: str) -> str:
+    return hashlib.blake2b(f"{title}\0{body}".encode(), digest_size=12).hexdigest()
 
 
 class IndexMemories:
@@ -42,31 +43,43 @@ class IndexMemories:
     def __init__(self, gen: Generation) -> None:
         self.gen = gen
         self.name = gen.path.name
-        self.rows: dict[str, tuple[int, int]] = {}  # memory id -> (doc_idx, version)
+        self.rows: dict[str, tuple[int, str]] = {}  # memory id -> (doc_idx, digest of its text)
+        self._same: dict[tuple[Any, ...], bool] = {}
         if not gen.has("docmeta") or not gen.has("documents"):
             return
         meta = open_docmeta(gen.path)
-        kinds = meta.column("kind").combine_chunks()
-        mask = pc.equal(pc.cast(kinds, "string"), KIND)
-        rows = np.flatnonzero(mask.to_numpy(zero_copy_only=False)).tolist()
-        if not rows:
+        kinds = pc.cast(meta.column("kind").combine_chunks(), "string")
+        if not pc.any(pc.equal(kinds, KIND)).as_py():
             return
-        times = meta.column("time").to_numpy()
-        ids = gen.table("documents", columns=["doc_id"]).column("doc_id")
-        for r in rows:
-            doc_id = ids[r].as_py()
+        # memory documents come last, so the filter skips the row groups of code and commits
+        t = pq.read_table(
+            gen.file("documents"),
+            columns=["doc_idx", "doc_id", "title", "body"],
+            filters=[("kind", "=", KIND)],
+        )
+        cols = [t[c].to_pylist() for c in ("doc_idx", "doc_id", "title", "body")]
+        for row, doc_id, title, body in zip(*cols, strict=True):
             if doc_id.startswith(PREFIX):
-                self.rows[doc_id[len(PREFIX) :]] = (r, int(times[r]))
+                self.rows[doc_id[len(PREFIX) :]] = (int(row), _digest(title, body))
 
     def __len__(self) -> int:
         return len(self.rows)
 
     def row(self, mem: Memory) -> int | None:
-        """The document row holding `mem` as it is now, or None (not indexed, or changed)."""
+        """The document row holding `mem` as it is now, or None (not indexed, or changed since:
+        its old vector would score words it no longer says)."""
         got = self.rows.get(mem.id)
-        if got is None or got[1] != version(mem):
+        if got is None:
             return None
-        return got[0]
+        key = (mem.id, mem.kind, mem.text, mem.tags, mem.anchors)
+        same = self._same.get(key)
+        if same is None:
+            if len(self._same) > 50_000:
+                self._same.clear()
+            doc = document_fields(mem)
+            title, body = redact_text(doc["title"]) or "", redact_text(doc["body"]) or ""
+            same = self._same[key] = _digest(title, body) == got[1]
+        return got[0] if same else None
 
     @cached_property
     def embedder(self) -> Embedder | None:
