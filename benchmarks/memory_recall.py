@@ -1,13 +1,15 @@
 """Memory recall and staleness, measured through the `Strata` API.
 
-    python -m gitstrata.benchmarks.memory_recall [--json FILE] [--markdown]
+    python -m gitstrata.benchmarks.memory_recall [--json FILE] [--markdown] [--index BACKENDS]
 
 Recall: the labelled set in `memory_data/recall_set.json` (written before the ranking was tuned;
 each query has one correct memory; four kinds: exact keywords, inflected forms, typos, paraphrases
 sharing no word with the memory) is stored with `Strata.remember` in a fresh repository, then
 every query is asked with `Strata.recall` in each mode (bm25, vector, hybrid) without
 reinforcement, so the order of the queries does not matter. Reports Recall@1, Recall@3 and MRR
-per kind and overall.
+per kind and overall: without an index (subword vectors alone), then for each embedding backend
+after `Strata.index` of a small repository, when the memories are documents of the index and
+recall reads their vectors from it.
 
 Staleness: the scripted history of the same file (files, memories anchored to their symbols or to
 a whole file, then commits that change some of those symbols) is replayed in a real repository,
@@ -57,15 +59,39 @@ def _repo(path: Path, files: dict[str, str]) -> Path:
     return path
 
 
-def recall_benchmark(workdir: Path, data: dict[str, Any]) -> dict[str, Any]:
+def recall_benchmark(
+    workdir: Path, data: dict[str, Any], backend: str | None = None
+) -> dict[str, Any]:
+    """Recall without an index (`backend` None), or after `gitstrata index` of a small
+    repository with that embedding backend: the memories are then documents of the index and
+    recall scores them with their stored vectors and the index embedder's query vector."""
     from gitstrata import Strata
 
-    repo = _repo(workdir / "recall", {"README.md": "memory benchmark\n"})
+    files = {"README.md": "memory benchmark\n"}
+    if backend is not None:
+        files.update(data["staleness"]["files"])  # a little code beside the memories
+    repo = _repo(workdir / f"recall-{backend or 'none'}", files)
     strata = Strata(repo)
+    if backend is not None:
+        strata.index_dir.mkdir(parents=True, exist_ok=True)
+        (strata.index_dir / "config.json").write_text(
+            json.dumps({"embedding": {"backend": backend}}) + "\n", encoding="utf-8"
+        )
     ids = {}
     for m in data["memories"]:
         got = strata.remember(m["text"], m["kind"], dedup=False, source="user")
         ids[got.memory.id] = m["id"]
+    indexed = 0
+    if backend is not None:
+        report = strata.index()
+        documents = report.stage("documents")
+        if documents is not None:
+            indexed = int(documents.stats["by_kind"].get("memory", 0))
+        book = strata.memory
+        idx = book.indexed()
+        served = sum(1 for m in book.live() if idx is not None and idx.row(m) is not None)
+        if served != len(ids):
+            raise RuntimeError(f"{served} of {len(ids)} memories are served from the index")
     rows: dict[str, dict[str, list[int | None]]] = {mode: {} for mode in MODES}
     for mode in MODES:
         for q in data["queries"]:
@@ -73,7 +99,12 @@ def recall_benchmark(workdir: Path, data: dict[str, Any]) -> dict[str, Any]:
             ranked = [ids[h.memory.id] for h in hits]
             rank = ranked.index(q["answer"]) + 1 if q["answer"] in ranked else None
             rows[mode].setdefault(q["kind"], []).append(rank)
-    out: dict[str, Any] = {"memories": len(data["memories"]), "queries": len(data["queries"])}
+    out: dict[str, Any] = {
+        "memories": len(data["memories"]),
+        "queries": len(data["queries"]),
+        "index": backend,
+        "indexed_memories": indexed,
+    }
     table = []
     for kind in (*KINDS, "all"):
         for mode in MODES:
@@ -128,12 +159,16 @@ def staleness_benchmark(workdir: Path, script: dict[str, Any]) -> dict[str, Any]
     }
 
 
-def run(workdir: Path | None = None) -> dict[str, Any]:
+INDEX_BACKENDS = ("hashing-lsa", "wordllama")
+
+
+def run(workdir: Path | None = None, backends: tuple[str, ...] = INDEX_BACKENDS) -> dict[str, Any]:
     data = json.loads(DATA.read_text(encoding="utf-8"))
     with tempfile.TemporaryDirectory(prefix="gitstrata-memory-") as tmp:
         base = Path(workdir or tmp)
         return {
             "recall": recall_benchmark(base, data),
+            "recall_indexed": [recall_benchmark(base, data, b) for b in backends],
             "staleness": staleness_benchmark(base, data["staleness"]),
         }
 
@@ -160,6 +195,24 @@ def markdown(result: dict[str, Any]) -> str:
             f"| {kind} | {row['queries']} | {mode} | {row['recall@1']:.0%} | "
             f"{row['recall@3']:.0%} | {row['mrr']:.2f} |"
         )
+    for got in result.get("recall_indexed", []):
+        lines += [
+            "",
+            f"With an index (`{got['index']}` embedding backend; {got['indexed_memories']} "
+            "memories folded into the index's documents, scored by their stored vectors):",
+            "",
+            "| Query kind | Queries | Mode | Recall@1 | Recall@3 | MRR |",
+            "|---|--:|---|--:|--:|--:|",
+        ]
+        for row in got["table"]:
+            if row["mode"] == "bm25":
+                continue  # the keyword path does not read the index
+            kind = f"**{row['kind']}**" if row["kind"] == "all" else row["kind"]
+            mode = f"**{row['mode']}**" if row["mode"] == "hybrid" else row["mode"]
+            lines.append(
+                f"| {kind} | {row['queries']} | {mode} | {row['recall@1']:.0%} | "
+                f"{row['recall@3']:.0%} | {row['mrr']:.2f} |"
+            )
     lines += [
         "",
         f"Staleness on a scripted history ({st['memories']} memories anchored to symbols and "
@@ -176,8 +229,13 @@ def main(argv: list[str] | None = None) -> int:
     )
     ap.add_argument("--json", dest="json_out", type=Path)
     ap.add_argument("--markdown", action="store_true", help="print the RESULTS.md section")
+    ap.add_argument(
+        "--index",
+        default=",".join(INDEX_BACKENDS),
+        help="embedding backends to also measure with an index, comma-separated ('' for none)",
+    )
     args = ap.parse_args(argv)
-    result = run()
+    result = run(backends=tuple(b for b in args.index.split(",") if b))
     if args.json_out:
         args.json_out.write_text(json.dumps(result, indent=2) + "\n")
     if args.markdown:
