@@ -88,7 +88,7 @@ def recall_benchmark(
         if documents is not None:
             indexed = int(documents.stats["by_kind"].get("memory", 0))
         book = strata.memory
-        idx = book.indexed()
+        idx = book.index_memories()
         served = sum(1 for m in book.live() if idx is not None and idx.row(m) is not None)
         if served != len(ids):
             raise RuntimeError(f"{served} of {len(ids)} memories are served from the index")

@@ -125,7 +125,7 @@ def evaluate(
                 if w.source == "journal"
             }
         else:
-            ranked_hits = [h for h in resp.hits if h.kind != "failure"]
+            ranked_hits = [h for h in resp.hits if h.kind not in ("failure", "memory")]
             surfaced = {
                 bench.failure_ids.get(int(h.key.split(":")[-1]), -1)
                 for h in resp.hits[:5]

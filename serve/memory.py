@@ -14,6 +14,10 @@ team file, as of the last index run) and the team file `memories.jsonl` itself. 
   x importance x status x usage (decay and reinforcement), follows links breadth first to depth
   2 with a discount, drops matches below 20 % of the best, and appends one `recall` record for
   what it returned.
+- The index holds every active memory as a `memory` document (folded in by the `documents`
+  stage); recall reads an indexed memory's stored vector while its document still says what the
+  memory says, and search shows a memory document only while the memory is active: the state
+  always comes from the fold here, never from the index.
 - A memory anchored to code carries the content hash of its symbol (or file) when written; a
   different hash in the live index marks it "possibly stale since <commit>" (`staleness`).
 - The clock is injectable (`clock`), so decay is tested on controlled time.
@@ -534,7 +538,7 @@ class MemoryBook:
             return [v / best_vec for v in vec]
         return [0.5 * k / best_kw + 0.5 * v / best_vec for k, v in zip(kw, vec, strict=True)]
 
-    def indexed(self) -> IndexMemories | None:
+    def index_memories(self) -> IndexMemories | None:
         """The live generation's memory documents, when recall uses the index's vectors."""
         if not self.index_vectors or self.stale_index is None:
             return None
@@ -552,7 +556,7 @@ class MemoryBook:
     def _index_cosines(self, query: str, pool: list[Memory]) -> dict[int, float]:
         """The embedder's cosine of `query` with each pooled memory the index holds as it is
         now (by position in `pool`); the others are embedded at query time."""
-        idx = self.indexed()
+        idx = self.index_memories()
         if idx is None or not len(idx):
             return {}
         at = {i: r for i, m in enumerate(pool) if (r := idx.row(m)) is not None}
@@ -561,12 +565,6 @@ class MemoryBook:
             return {}
         cos = idx.cosines(qvec, list(at.values()))
         return dict(zip(at, cos, strict=True))
-
-    def serves(self, mid: str) -> Memory | None:
-        """The live, active memory `mid`, or None: a memory document of the index is shown
-        only while its memory is neither forgotten nor superseded, rejected or archived."""
-        mem = self.all().get(mid)
-        return mem if mem is not None and indexed(mem) else None
 
     def filter_hits(self, hits: list[Any]) -> list[Any]:
         """Search hits with the index's memory documents checked against the live memories:

@@ -65,7 +65,7 @@ def test_remembered_then_indexed_memory_is_a_document_found_by_search(strata: St
 
     # recall scores the indexed memory with the index's stored vector
     book = strata.memory
-    idx = book.indexed()
+    idx = book.index_memories()
     assert idx is not None and idx.row(book.get(mid)) is not None
     assert set(book._index_cosines("integer cents", [book.get(mid)])) == {0}
 
@@ -100,7 +100,7 @@ def test_changed_memory_shows_its_text_of_now_and_is_embedded_again(strata: Stra
         "Money is stored as integer cents in every service"
     ]
     book = strata.memory
-    idx = book.indexed()
+    idx = book.index_memories()
     assert idx is not None and idx.row(book.get(mid)) is None  # the old vector is not used
 
 

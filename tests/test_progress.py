@@ -20,7 +20,8 @@ from gitstrata.store.progress import ProgressEvent, ProgressMessage, decode, enc
 
 STAGES = ("chunk", "capsule", "blame", "documents", "embed")  # the steps that report
 # the default stage graph, in the order the runner announces it
-RUN_ORDER = ("chunk", "capsule", "blame", "cochange", "documents", "firewall", "memories", "embed",
+# memories feed documents (they are folded into the index), so they run before it
+RUN_ORDER = ("chunk", "capsule", "blame", "cochange", "firewall", "memories", "documents", "embed",
              "quantize")  # fmt: skip
 
 
