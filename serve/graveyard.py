@@ -40,7 +40,19 @@ incident ids, error codes or constants (`INC-2566`, `ERR_TOKEN_REUSED`: see `cod
 attempt's record or those commits' messages all name has full evidence (such names are specific,
 where common words are not), and then such a commit in the top `context_top` results anchors the
 attempt (`context_weight`) as a code hit would. Questions and lookups rarely share the words of a failure's
-notes, but they do name the incident or the error the fix was about.
+notes, but they do name the incident or the error the fix was about. A code that only stands on
+the unchanged lines around the attempt's changes (the error a changed branch raises) is half that
+evidence (`NEARBY_CODE_EVIDENCE`): it says what the change affected, and an anchor must back it.
+
+Those commits' messages are also what the attempt is *about*, in the words people use for it: a
+question or change that resembles the fix an attempt would undo (the IDF-weighted share of its
+terms in the messages, any form of the word, or the cosine of their vectors) resembles the attempt
+at `WHY_EVIDENCE` of that, but only for the attempts whose fix it resembles at least `WHY_RELATIVE`
+x the closest fix of all: fixes in one area share their words ("retry", "charge"), and the query
+is about the one it is closest to. Reverts mined from git have no such fix (they are their own).
+
+An attempt is anchored by its targets and by the other symbols whose lines its diff changed (an
+attempt recorded on an encoder that also edits its decoder); anchors still only boost.
 
 The score is structural + textual, where
 
@@ -67,6 +79,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property, lru_cache
 from typing import NamedTuple
 
 import numpy as np
@@ -78,6 +91,11 @@ from ..store.tokenizer import split_identifier
 # a fix below the first `context_top` results triggers only for an attempt resembling the query
 # this much: there it is one of several things the query found, not what it is about
 DEEP_TRIGGER_EVIDENCE = 0.6
+# a code the query names that only stands next to the attempt's changed lines
+NEARBY_CODE_EVIDENCE = 0.5
+# resembling the fix an attempt would undo counts this much of resembling the attempt itself
+WHY_EVIDENCE = 0.6
+WHY_RELATIVE = 0.8
 CODE_KINDS = frozenset({"symbol", "file", "code", "module"})
 _EPS = 1e-9
 
@@ -159,10 +177,26 @@ class FailureView:
     # the commits whose lines it changed (sha[:10]): what retrying it would undo, and why
     why: frozenset[str] = frozenset()
     why_terms: Collection[str] = field(default_factory=frozenset)  # their messages' terms
+    why_vector: np.ndarray | None = None  # the vector of those messages
+    # the other symbols whose lines its diff changed: an attempt recorded on one function often
+    # edits its neighbour too (an encoder and its decoder), and results on either point at it
+    changed: tuple[Target, ...] = ()
+    # the codes (`codes`) on the unchanged lines around its changes: the error a changed branch
+    # raises, the constant a changed condition tests; what it affected, not what it names
+    nearby_codes: frozenset[str] = frozenset()
 
     @property
     def strict(self) -> bool:
         return self.source == REVERT
+
+    @cached_property
+    def why_stems(self) -> frozenset[str]:
+        return stems(self.why_terms)
+
+    @property
+    def anchors(self) -> tuple[Target, ...]:
+        """Where results and preflights anchor it: its targets and the symbols it changed."""
+        return tuple(dict.fromkeys((*self.targets, *self.changed)))
 
     def undoes(self, commit: RetrievedItem) -> bool:
         """Whether this attempt changed lines `commit` added in the attempt's files: retrying it
@@ -222,14 +256,52 @@ def _cosine(a: np.ndarray | None, b: np.ndarray | None) -> float:
     return max(0.0, float(x @ y) / denom) if denom > 0 else 0.0
 
 
-def _coverage(terms: Sequence[str], idf: Callable[[str], float], found: Collection[str]) -> float:
-    """The IDF-weighted share of `terms` (distinct) that `found` holds."""
+_SUFFIXES = (("ies", "y"), ("ing", ""), ("ed", ""), ("s", ""))
+
+
+@lru_cache(maxsize=65_536)
+def stem(word: str) -> str:
+    """A light English stem of a prose word (`records` `record`, `keeps` `keep`, `expired`
+    `expire`, `running` `run`), so that a question and a note that say the same thing in another
+    form still share it. Identifiers, numbers and short words are left as they are."""
+    if len(word) <= 3 or not word.isalpha() or not word.isascii():
+        return word
+    for suffix, repl in _SUFFIXES:
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            if suffix == "s" and word.endswith(("ss", "us", "is")):
+                break
+            word = word[: -len(suffix)] + repl
+            if suffix in ("ing", "ed") and word[-1] == word[-2] and word[-1] not in "aeiouls":
+                word = word[:-1]
+            break
+    return word[:-1] if len(word) > 3 and word.endswith("e") else word
+
+
+def stems(terms: Iterable[str]) -> frozenset[str]:
+    return frozenset(stem(t) for t in terms)
+
+
+def _coverage(
+    terms: Sequence[str],
+    idf: Callable[[str], float],
+    found: Collection[str],
+    found_stems: Collection[str] = frozenset(),
+) -> float:
+    """The IDF-weighted share of `terms` (distinct) that `found` holds, or its `found_stems`
+    in another form of the word."""
     terms = list(dict.fromkeys(terms))
     weights = [max(float(idf(t)), 0.0) for t in terms]
     total = sum(weights)
     if total <= 0:
         return 0.0
-    return sum(w for t, w in zip(terms, weights, strict=True) if t in found) / total
+    return (
+        sum(
+            w
+            for t, w in zip(terms, weights, strict=True)
+            if t in found or (found_stems and stem(t) in found_stems)
+        )
+        / total
+    )
 
 
 def textual_score(
@@ -265,6 +337,32 @@ def textual_score(
     return cfg.textual_weight * best, reason
 
 
+def fix_resemblance(
+    intent: Intent,
+    idf: Callable[[str], float],
+    failure: FailureView,
+    cfg: GraveyardConfig,
+    *,
+    located: bool = False,
+) -> tuple[float, str | None]:
+    """How much `intent` resembles the fix `failure` would undo (0..1: the larger of the
+    IDF-weighted share of its terms in the fix's messages, any form of the word, and the cosine
+    of their vectors; `located`: place names left out as in `textual_score`), and why. A revert
+    mined from git has no such fix: 0."""
+    if failure.strict or not failure.why_terms:
+        return 0.0, None
+    terms = [t for t in intent.terms if not (located and t in failure.location)]
+    cover = _coverage(terms, idf, failure.why_terms, failure.why_stems)
+    cosine = _cosine(intent.vector, failure.why_vector)
+    if located and failure.place is not None:
+        cosine = max(0.0, cosine - cfg.location_discount * _cosine(intent.vector, failure.place))
+    best = max(cover, cosine)
+    if best <= 0:
+        return 0.0, None
+    said = f"{cover:.0%} of its terms" if cover >= cosine else f"similarity {cosine:.2f}"
+    return best, f"resembles the fix it would undo ({said})"
+
+
 def evidence(
     intent: Intent,
     idf: Callable[[str], float],
@@ -272,14 +370,22 @@ def evidence(
     cfg: GraveyardConfig,
     *,
     located: bool = False,
+    fix_best: float = 0.0,
 ) -> tuple[float, list[str]]:
     """How much `failure` resembles `intent` (0..1), and the reasons it is not zero
-    (`located`: see `textual_score`)."""
+    (`located`: see `textual_score`). Resembling the fix the attempt would undo counts
+    `WHY_EVIDENCE` of resembling the attempt, and only for the attempts whose fix the intent
+    resembles at least `WHY_RELATIVE` x the best of all (`fix_best`): fixes in one area share
+    their words, and the question is about the one it is closest to."""
     text, reason = textual_score(
         intent.terms, intent.vector, idf, failure, cfg, located=located and not failure.strict
     )
     best = text / cfg.textual_weight if cfg.textual_weight > 0 else 0.0
     reasons = [reason] if reason else []
+    fix, fix_reason = fix_resemblance(intent, idf, failure, cfg, located=located)
+    if fix >= WHY_RELATIVE * fix_best - _EPS and WHY_EVIDENCE * fix > best:
+        best = WHY_EVIDENCE * fix
+        reasons = [fix_reason] if fix_reason else []
     symbols = symbol_names(failure.targets)
     # naming the symbol being changed is the anchor again, not resemblance: it only adds a
     # little; the other identifiers the intent names must appear in the attempt's changed lines
@@ -326,7 +432,7 @@ def _retrieval_anchors(
     head = [r.score for r in retrieved if r.rank <= cfg.context_top]
     best_head = max(head) if head else 0.0
     anchors: list[_Anchor] = []
-    for target in failure.targets:
+    for target in failure.anchors:
         if focus is not None and not focus(target):
             continue  # results point at the attempt's function only when the query is about it
         for r in top:
@@ -427,9 +533,13 @@ def _named_codes(intent: Intent, failure: FailureView) -> tuple[float, list[str]
     if failure.strict or not intent.codes:
         return 0.0, []
     known = (failure.text_terms, failure.identifiers, failure.why_terms)
-    if not all(any(c in k for k in known) for c in intent.codes):
-        return 0.0, []
-    return 1.0, [f"names {', '.join(sorted(intent.codes)[:3])}, as its record or the fix it undoes"]
+    named = ", ".join(sorted(intent.codes)[:3])
+    if all(any(c in k for k in known) for c in intent.codes):
+        return 1.0, [f"names {named}, as its record or the fix it undoes"]
+    if all(c in failure.nearby_codes or any(c in k for k in known) for c in intent.codes):
+        # next to what it changed, not what it changed: a hint, which an anchor must back
+        return NEARBY_CODE_EVIDENCE, [f"names {named}, next to the lines it changed"]
+    return 0.0, []
 
 
 def _decide(
@@ -496,9 +606,13 @@ def match_search(
         return lambda c: _coverage(terms, idf, c.about)
 
     focus = _focus(intent, retrieved, cfg)
+    failures = list(failures)
+    fix_best = max(
+        (fix_resemblance(intent, idf, f, cfg, located=True)[0] for f in failures), default=0.0
+    )
 
     def resemblance(f: FailureView) -> tuple[list[_Anchor], tuple[float, list[str]]]:
-        own = evidence(intent, idf, f, cfg, located=True)
+        own = evidence(intent, idf, f, cfg, located=True, fix_best=fix_best)
         named = _named_codes(intent, f)
         strong = max(own[0], named[0]) >= DEEP_TRIGGER_EVIDENCE - _EPS
         anchors = [
@@ -556,10 +670,12 @@ def match_preflight(
     intent = _as_intent(intended_change_terms, intended_vec)
     if not intent:
         return []
+    failures = list(failures)
+    fix_best = max((fix_resemblance(intent, idf, f, cfg)[0] for f in failures), default=0.0)
     out = []
     for f in failures:
         anchors: list[tuple[float, str]] = []
-        for target in f.targets:
+        for target in f.anchors:
             t_path, t_qual = target
             if t_path != path:
                 continue
@@ -575,5 +691,5 @@ def match_preflight(
                     )
                 )
         anchors += [(a.weight, a.reason) for a in _retrieval_anchors(f, retrieved, cfg)]
-        out.append(_decide(f, anchors, evidence(intent, idf, f, cfg), cfg))
+        out.append(_decide(f, anchors, evidence(intent, idf, f, cfg, fix_best=fix_best), cfg))
     return _ranked(out)
