@@ -193,6 +193,19 @@ class FailureView:
     def why_stems(self) -> frozenset[str]:
         return stems(self.why_terms)
 
+    # each attempt is compared with every query: its vectors are normalised once
+    @cached_property
+    def unit_vector(self) -> np.ndarray | None:
+        return _unit(self.vector)
+
+    @cached_property
+    def unit_place(self) -> np.ndarray | None:
+        return _unit(self.place)
+
+    @cached_property
+    def unit_why(self) -> np.ndarray | None:
+        return _unit(self.why_vector)
+
     @property
     def anchors(self) -> tuple[Target, ...]:
         """Where results and preflights anchor it: its targets and the symbols it changed."""
@@ -238,6 +251,10 @@ class Intent:
     def __bool__(self) -> bool:
         return bool(self.terms) or self.vector is not None
 
+    @cached_property
+    def unit(self) -> np.ndarray | None:
+        return _unit(self.vector)
+
 
 def _covered(target: Target, symbols: Iterable[Target]) -> Target | None:
     """The symbol of `symbols` that anchors `target` (file-level targets match any in the file)."""
@@ -248,12 +265,18 @@ def _covered(target: Target, symbols: Iterable[Target]) -> Target | None:
     return None
 
 
-def _cosine(a: np.ndarray | None, b: np.ndarray | None) -> float:
-    if a is None or b is None:
-        return 0.0
-    x, y = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
-    denom = float(np.linalg.norm(x) * np.linalg.norm(y))
-    return max(0.0, float(x @ y) / denom) if denom > 0 else 0.0
+def _unit(v: np.ndarray | None) -> np.ndarray | None:
+    """`v` scaled to length 1 (float64), or None for a missing or zero vector."""
+    if v is None:
+        return None
+    x = np.asarray(v, dtype=np.float64)
+    n = float(np.sqrt(x @ x))
+    return x / n if n > 0 else None
+
+
+def _dot(x: np.ndarray | None, y: np.ndarray | None) -> float:
+    """The cosine of two unit vectors (0 when either is missing), clipped at 0."""
+    return 0.0 if x is None or y is None else max(0.0, float(x @ y))
 
 
 _SUFFIXES = (("ies", "y"), ("ing", ""), ("ed", ""), ("s", ""))
@@ -323,9 +346,10 @@ def textual_score(
     if located:
         terms = [t for t in terms if t not in failure.location]
     coverage = _coverage(terms, idf, failure.text_terms)
-    cosine = _cosine(query_vec, failure.vector)
+    query = _unit(query_vec)
+    cosine = _dot(query, failure.unit_vector)
     if located and failure.place is not None:
-        cosine = max(0.0, cosine - cfg.location_discount * _cosine(query_vec, failure.place))
+        cosine = max(0.0, cosine - cfg.location_discount * _dot(query, failure.unit_place))
     best = max(coverage, cosine)
     if best <= 0:
         return 0.0, None
@@ -353,9 +377,9 @@ def fix_resemblance(
         return 0.0, None
     terms = [t for t in intent.terms if not (located and t in failure.location)]
     cover = _coverage(terms, idf, failure.why_terms, failure.why_stems)
-    cosine = _cosine(intent.vector, failure.why_vector)
+    cosine = _dot(intent.unit, failure.unit_why)
     if located and failure.place is not None:
-        cosine = max(0.0, cosine - cfg.location_discount * _cosine(intent.vector, failure.place))
+        cosine = max(0.0, cosine - cfg.location_discount * _dot(intent.unit, failure.unit_place))
     best = max(cover, cosine)
     if best <= 0:
         return 0.0, None
@@ -371,20 +395,22 @@ def evidence(
     *,
     located: bool = False,
     fix_best: float = 0.0,
+    fix: tuple[float, str | None] | None = None,
 ) -> tuple[float, list[str]]:
     """How much `failure` resembles `intent` (0..1), and the reasons it is not zero
     (`located`: see `textual_score`). Resembling the fix the attempt would undo counts
     `WHY_EVIDENCE` of resembling the attempt, and only for the attempts whose fix the intent
     resembles at least `WHY_RELATIVE` x the best of all (`fix_best`): fixes in one area share
-    their words, and the question is about the one it is closest to."""
+    their words, and the question is about the one it is closest to. `fix`: that resemblance,
+    when the caller already has it."""
     text, reason = textual_score(
         intent.terms, intent.vector, idf, failure, cfg, located=located and not failure.strict
     )
     best = text / cfg.textual_weight if cfg.textual_weight > 0 else 0.0
     reasons = [reason] if reason else []
-    fix, fix_reason = fix_resemblance(intent, idf, failure, cfg, located=located)
-    if fix >= WHY_RELATIVE * fix_best - _EPS and WHY_EVIDENCE * fix > best:
-        best = WHY_EVIDENCE * fix
+    like, fix_reason = fix or fix_resemblance(intent, idf, failure, cfg, located=located)
+    if like >= WHY_RELATIVE * fix_best - _EPS and WHY_EVIDENCE * like > best:
+        best = WHY_EVIDENCE * like
         reasons = [fix_reason] if fix_reason else []
     symbols = symbol_names(failure.targets)
     # naming the symbol being changed is the anchor again, not resemblance: it only adds a
@@ -607,12 +633,13 @@ def match_search(
 
     focus = _focus(intent, retrieved, cfg)
     failures = list(failures)
-    fix_best = max(
-        (fix_resemblance(intent, idf, f, cfg, located=True)[0] for f in failures), default=0.0
-    )
+    fixes = [fix_resemblance(intent, idf, f, cfg, located=True) for f in failures]
+    fix_best = max((x[0] for x in fixes), default=0.0)
 
-    def resemblance(f: FailureView) -> tuple[list[_Anchor], tuple[float, list[str]]]:
-        own = evidence(intent, idf, f, cfg, located=True, fix_best=fix_best)
+    def resemblance(
+        f: FailureView, fix: tuple[float, str | None]
+    ) -> tuple[list[_Anchor], tuple[float, list[str]]]:
+        own = evidence(intent, idf, f, cfg, located=True, fix_best=fix_best, fix=fix)
         named = _named_codes(intent, f)
         strong = max(own[0], named[0]) >= DEEP_TRIGGER_EVIDENCE - _EPS
         anchors = [
@@ -625,7 +652,7 @@ def match_search(
         # the codes it names make the commits it would undo, when retrieved, point at it
         return anchors + _why_anchor(f, retrieved, cfg), named
 
-    found = [(f, *resemblance(f)) for f in failures]
+    found = [(f, *resemblance(f, fix)) for f, fix in zip(failures, fixes, strict=True)]
     best: dict[str, float] = {}
     for f, anchors, (amount, _) in found:
         if f.strict:  # a revert is never vouched for by the results (see `_decide`)
@@ -671,9 +698,10 @@ def match_preflight(
     if not intent:
         return []
     failures = list(failures)
-    fix_best = max((fix_resemblance(intent, idf, f, cfg)[0] for f in failures), default=0.0)
+    fixes = [fix_resemblance(intent, idf, f, cfg) for f in failures]
+    fix_best = max((x[0] for x in fixes), default=0.0)
     out = []
-    for f in failures:
+    for f, fix in zip(failures, fixes, strict=True):
         anchors: list[tuple[float, str]] = []
         for target in f.anchors:
             t_path, t_qual = target
@@ -691,5 +719,6 @@ def match_preflight(
                     )
                 )
         anchors += [(a.weight, a.reason) for a in _retrieval_anchors(f, retrieved, cfg)]
-        out.append(_decide(f, anchors, evidence(intent, idf, f, cfg, fix_best=fix_best), cfg))
+        found = evidence(intent, idf, f, cfg, fix_best=fix_best, fix=fix)
+        out.append(_decide(f, anchors, found, cfg))
     return _ranked(out)
