@@ -371,11 +371,13 @@ def fix_resemblance(
 ) -> tuple[float, str | None]:
     """How much `intent` resembles the fix `failure` would undo (0..1: the larger of the
     IDF-weighted share of its terms in the fix's messages, any form of the word, and the cosine
-    of their vectors; `located`: place names left out as in `textual_score`), and why. A revert
-    mined from git has no such fix: 0."""
+    of their vectors), and why. The terms naming the attempt's files and symbols never count:
+    a fix's message names its place as much as the intent does, and the place is the anchor.
+    `located`: the cosine is discounted as in `textual_score`. A revert mined from git has no
+    such fix: 0."""
     if failure.strict or not failure.why_terms:
         return 0.0, None
-    terms = [t for t in intent.terms if not (located and t in failure.location)]
+    terms = [t for t in intent.terms if t not in failure.location]
     cover = _coverage(terms, idf, failure.why_terms, failure.why_stems)
     cosine = _dot(intent.unit, failure.unit_why)
     if located and failure.place is not None:

@@ -551,6 +551,11 @@ def test_a_query_like_the_fix_an_attempt_undoes_is_evidence_for_the_closest_fix_
     [w] = match_preflight(*RETRY, query, None, idf, [keep], CFG)
     assert w.failure_id == 50
     assert match_preflight(*RETRY, Intent(["sku"], None), None, idf, [keep], CFG) == []
+    # naming the place is the anchor, not resemblance, however often the fix's message names it
+    placed = _undoing(
+        54, RETRY, {"charge_with_retry", "idempotency"}, location=frozenset({"charge_with_retry"})
+    )
+    assert fix_resemblance(Intent(["charge_with_retry"], None), idf, placed, CFG)[0] == 0.0
     # a reverted commit mined from git is its own fix: no second chance through its message
     revert = _undoing(51, RETRY, {"keep", "idempotency", "record", "48", "hours"}, source="revert")
     assert fix_resemblance(query, idf, revert, CFG) == (0.0, None)
