@@ -52,6 +52,7 @@ SPLITS: tuple[str, ...] = (
     "heldout_v4",
     "heldout_v5",
     "heldout_v6",
+    "heldout_v7",
 )
 HELDOUT_SPLITS: tuple[str, ...] = (
     "heldout_v1",
@@ -60,6 +61,7 @@ HELDOUT_SPLITS: tuple[str, ...] = (
     "heldout_v4",
     "heldout_v5",
     "heldout_v6",
+    "heldout_v7",
 )
 
 
@@ -2721,6 +2723,475 @@ _HELDOUT_V6: tuple[_Row, ...] = (
     ),
 )
 
+# --- held-out v7: written from the fixture's files, commit messages and recorded failures (the
+# graveyard) before the warning rule that follows v6 was changed, without running retrieval on it.
+# Every class; about half the queries re-attempt, ask about or report a symptom of what a recorded
+# failure tried (warning due), the others are questions, lookups and changes on the same files
+# and often the same symbols, where a warning is a false alarm. Report it, never tune on it --------
+
+TEST_ORDERS_API = "tests/backend/test_orders_api.py"
+
+_HELDOUT_V7: tuple[_Row, ...] = (
+    # causal
+    _q(
+        "v7-causal-01",
+        "causal",
+        "Why does validate_token still accept a token a minute after its exp claim? Isn't that "
+        "a hole an attacker could use?",
+        {C("inc2291_clock_skew"): 3, S(TOKENS, "validate_token"): 2},
+        (1,),
+    ),
+    _q(
+        "v7-causal-02",
+        "causal",
+        "What is the reasoning behind keeping idempotency records two full days rather than one?",
+        {C("inc2472_idempotency_ttl"): 3, F(IDEMPOTENCY): 2, F(OFFLINE): 1},
+        (10,),
+    ),
+    _q(
+        "v7-causal-03",
+        "causal",
+        "Why is the proxy read timeout in front of the API as long as 45 seconds?",
+        {C("inc2689_nginx_timeout"): 3, F(NGINX): 3, F(SETTINGS): 1},
+        (14,),
+    ),
+    _q(
+        "v7-causal-04",
+        "causal",
+        "Why does the page token of the order history carry the order id next to the timestamp?",
+        {
+            C("inc2801_pagination"): 3,
+            S(ORDERS_API, "encode_cursor"): 2,
+            S(REPOSITORY, "OrderRepository.list_before"): 1,
+        },
+        (13,),
+    ),
+    _q(
+        "v7-causal-05",
+        "causal",
+        "Why is the checkout rate limit read from an environment variable instead of being "
+        "hard-coded?",
+        {C("settings_rate_limits"): 3, F(SETTINGS): 2, S(MIDDLEWARE, "rate_limit_middleware"): 1},
+    ),
+    _q(
+        "v7-causal-06",
+        "causal",
+        "Why does the Go job runner report counts and latencies per job kind to Prometheus?",
+        {
+            C("worker_metrics"): 3,
+            S(JOB_METRICS, "Metrics.Observe"): 2,
+            S(RUNNER, "Runner.handle"): 1,
+        },
+    ),
+    _q(
+        "v7-causal-07",
+        "causal",
+        "Why are refresh tokens only stored as SHA-256 digests on our side?",
+        {C("refresh_tokens"): 3, S(REFRESH, "_digest"): 3},
+    ),
+    _q(
+        "v7-causal-08",
+        "causal",
+        "Why were hit and miss counters added to the TTL cache in the first place?",
+        {C("cache_stats"): 3, S(CACHE, "TTLCache.stats"): 2},
+    ),
+    # behavioral
+    _q(
+        "v7-behavioral-01",
+        "behavioral",
+        "Is the lock held inside TTLCache.get even for a plain read of a value?",
+        {S(CACHE, "TTLCache.get"): 3, C("cache_race_test"): 2, C("cache_perf_revert"): 2},
+        (2,),
+    ),
+    _q(
+        "v7-behavioral-02",
+        "behavioral",
+        "If the card gateway replies 429 Too Many Requests, will charge_with_retry send the "
+        "charge again?",
+        {
+            S(GATEWAY, "classify_response"): 3,
+            S(RETRY, "charge_with_retry"): 2,
+            C("inc2188_declined_fix"): 1,
+        },
+        (7,),
+    ),
+    _q(
+        "v7-behavioral-03",
+        "behavioral",
+        "When does the storefront's session code decide it is time to fetch a new access token?",
+        {
+            S(SESSION, "shouldRefresh"): 3,
+            S(SESSION, "ensureFresh"): 2,
+            C("inc2390_web_refresh_margin"): 2,
+        },
+        (15,),
+        file_filter="web/**",
+    ),
+    _q(
+        "v7-behavioral-04",
+        "behavioral",
+        "What does RateLimiter.retry_after return for a client that is still under its limit?",
+        {S(LIMITER, "RateLimiter.retry_after"): 3, C("rate_limit_headers"): 2},
+    ),
+    _q(
+        "v7-behavioral-05",
+        "behavioral",
+        "What does the gateway client put in the Authorization and Idempotency-Key headers of "
+        "each POST?",
+        {S(GATEWAY, "GatewayClient._post"): 3, S(GATEWAY, "GatewayClient.charge"): 1},
+    ),
+    _q(
+        "v7-behavioral-06",
+        "behavioral",
+        "How does the reconciler classify a charge whose gateway status comes back as an empty "
+        "string?",
+        {S(RECONCILE, "classifyGatewayStatus"): 3, C("inc2710_reconcile_timeout"): 1},
+        (12,),
+    ),
+    _q(
+        "v7-behavioral-07",
+        "behavioral",
+        "What does parseDeliveryWindow return for an order cached before same-day delivery "
+        "existed?",
+        {S(PARSER, "parseDeliveryWindow"): 3, C("delivery_window"): 2},
+        file_filter="mobile/**",
+    ),
+    _q(
+        "v7-behavioral-08",
+        "behavioral",
+        "How long does a refresh token stay valid after it is handed out?",
+        {F(REFRESH): 3, S(REFRESH, "start_session"): 2, C("refresh_tokens"): 2},
+    ),
+    _q(
+        "v7-behavioral-09",
+        "behavioral",
+        "With two percentage vouchers in one basket, which of them does apply_promotions honour?",
+        {
+            S(RULES, "apply_promotions"): 3,
+            C("inc2655_promo_stacking"): 2,
+            S(RULES, "discount_for"): 1,
+        },
+        (8,),
+    ),
+    # symptom
+    _q(
+        "v7-symptom-01",
+        "symptom",
+        "Customers see the same purchase twice on their card statement after the payment "
+        "provider had a slow afternoon",
+        {C("inc2407_idempotency_retry"): 3, S(RETRY, "charge_with_retry"): 3},
+        (0, 16),
+    ),
+    _q(
+        "v7-symptom-02",
+        "symptom",
+        "The order confirmation page in the browser shows British shoppers their total in "
+        "euros instead of pounds",
+        {
+            C("currency_support"): 3,
+            S(WEB_ORDERS, "orderTotalLabel"): 2,
+            S(WEB_ORDERS, "OrderDTO"): 2,
+            S(MONEY_TS, "formatMoney"): 1,
+        },
+        (5,),
+    ),
+    _q(
+        "v7-symptom-03",
+        "symptom",
+        "Support tickets: people with the shop open in two browser tabs get logged out on every "
+        "device at once",
+        {
+            C("inc2744_refresh_reuse"): 3,
+            S(REFRESH, "rotate_refresh_token"): 3,
+            S(SESSION, "refreshNow"): 1,
+        },
+        (11,),
+    ),
+    _q(
+        "v7-symptom-04",
+        "symptom",
+        "While the nightly export runs, checkout starts failing with ERR_DB_POOL_EXHAUSTED",
+        {
+            C("worker_perf_revert"): 3,
+            S(RUNNER, "Runner.processBatch"): 3,
+            C("worker_inflight_comment"): 2,
+        },
+        (6,),
+    ),
+    _q(
+        "v7-symptom-05",
+        "symptom",
+        "An accountant opened the finance CSV and a customer note starting with =HYPERLINK ran "
+        "as a formula",
+        {
+            C("inc2602_csv_injection"): 3,
+            S(CSV_PY, "escape_cell"): 3,
+            S(CSV_GO, "escapeCell"): 2,
+        },
+        (9, 17),
+    ),
+    _q(
+        "v7-symptom-06",
+        "symptom",
+        "Orders placed while the phone was offline vanish if the first replay attempt gets a 503",
+        {C("mobile_offline_keep_failed"): 3, S(OFFLINE, "replayQueue"): 3},
+    ),
+    _q(
+        "v7-symptom-07",
+        "symptom",
+        "A ten euro voucher was accepted on a thirty euro basket although the campaign said "
+        "orders over fifty only",
+        {C("promo_min_subtotal"): 3, S(RULES, "discount_for"): 3, S(RULES, "Promotion"): 1},
+    ),
+    _q(
+        "v7-symptom-08",
+        "symptom",
+        "Kubernetes restarts every API pod whenever the database has a short outage",
+        {S(HEALTH, "healthz"): 3, C("k8s_probes"): 2, F(K8S_API): 2},
+    ),
+    _q(
+        "v7-symptom-09",
+        "symptom",
+        "Finance says the order spreadsheet has no currency column, so Swedish krona totals "
+        "look like euros",
+        {C("export_columns"): 3, S(CSV_PY, "order_row"): 3, S(CSV_GO, "WriteOrdersCSV"): 2},
+    ),
+    # coupled
+    _q(
+        "v7-coupled-01",
+        "coupled",
+        "If mobile/src/parsers/orderParser.ts started accepting fractional amounts, which other "
+        "files change in the same commits?",
+        {S(PARSER, "parseMoney"): 3, S(MOBILE_MODELS, "Order"): 2, F(SCHEMAS): 2},
+        (4,),
+        (MOBILE_MODELS, SCHEMAS),
+    ),
+    _q(
+        "v7-coupled-02",
+        "coupled",
+        "Taking the semaphore out of Runner.processBatch: what else under worker/ usually changes "
+        "along with runner.go?",
+        {F(RUNNER_TEST): 3, S(WORKER_MAIN, "main"): 2, S(RUNNER, "Runner.processBatch"): 2},
+        (6,),
+        (RUNNER_TEST, WORKER_MAIN),
+    ),
+    _q(
+        "v7-coupled-03",
+        "coupled",
+        "If we shorten RECORD_TTL in backend/payments/idempotency.py, which other files have "
+        "moved with it before?",
+        {F(TEST_IDEMPOTENCY): 3, F(OFFLINE): 2, C("inc2472_idempotency_ttl"): 2},
+        (10,),
+        (TEST_IDEMPOTENCY, OFFLINE),
+    ),
+    _q(
+        "v7-coupled-04",
+        "coupled",
+        "Which files are usually edited together with backend/orders/service.py?",
+        {F(SCHEMAS): 3, F(WEB_ORDERS): 2, F(MODELS): 2},
+        (),
+        (SCHEMAS, WEB_ORDERS, MODELS),
+    ),
+    _q(
+        "v7-coupled-05",
+        "coupled",
+        "What other files did the commits touching worker/internal/export/csv.go also change?",
+        {S(CSV_PY, "escape_cell"): 3, F(TEST_CSV_PY): 2, S(CSV_PY, "order_row"): 2},
+        (),
+        (CSV_PY, TEST_CSV_PY),
+    ),
+    _q(
+        "v7-coupled-06",
+        "coupled",
+        "backend/auth/tokens.py: which tests and client-side files are kept in step with it?",
+        {F(TEST_TOKENS): 3, S(SESSION, "shouldRefresh"): 2, F(SESSION): 2},
+        (),
+        (TEST_TOKENS, SESSION),
+    ),
+    _q(
+        "v7-coupled-07",
+        "coupled",
+        "Which endpoint, migration and test files go along with changes to "
+        "backend/orders/repository.py?",
+        {
+            F(ORDERS_API): 3,
+            F(TEST_ORDERS_API): 2,
+            F("db/migrations/0009_orders_created_id_index.sql"): 2,
+        },
+        (),
+        (ORDERS_API, TEST_ORDERS_API),
+    ),
+    _q(
+        "v7-coupled-08",
+        "coupled",
+        "If the silent refresh in web/src/auth/session.ts waited until the server's clock-skew "
+        "grace ran out, which server files would need to agree?",
+        {S(TOKENS, "validate_token"): 3, F(TOKENS): 2, S(SESSION, "shouldRefresh"): 2},
+        (15,),
+        (TOKENS,),
+    ),
+    # exact
+    _q(
+        "v7-exact-01",
+        "exact",
+        "proxy_read_timeout",
+        {F(NGINX): 3, C("inc2689_nginx_timeout"): 2, F(SETTINGS): 1},
+        (14,),
+    ),
+    _q(
+        "v7-exact-02",
+        "exact",
+        "REFRESH_MARGIN_MS",
+        {F(SESSION): 3, S(SESSION, "shouldRefresh"): 2, C("inc2390_web_refresh_margin"): 2},
+        (15,),
+    ),
+    _q(
+        "v7-exact-03",
+        "exact",
+        "OutcomePending",
+        {
+            S(RECONCILE, "classifyGatewayStatus"): 3,
+            S(RECONCILE, "Outcome"): 2,
+            C("inc2710_reconcile_timeout"): 2,
+        },
+        (12,),
+    ),
+    _q(
+        "v7-exact-04",
+        "exact",
+        "ERR_REFUND_NOT_ALLOWED",
+        {S(REFUNDS, "issue_refund"): 3, C("refunds_partial"): 1},
+    ),
+    _q(
+        "v7-exact-05",
+        "exact",
+        "RetryPolicy.delays",
+        {S(RETRY, "RetryPolicy.delays"): 3, S(RETRY, "RetryPolicy"): 2},
+    ),
+    _q(
+        "v7-exact-06",
+        "exact",
+        "export_promotions_csv",
+        {S(CSV_PY, "export_promotions_csv"): 3, C("promotions_export"): 2},
+    ),
+    _q(
+        "v7-exact-07",
+        "exact",
+        "INC-2602",
+        {
+            C("inc2602_csv_injection"): 3,
+            S(CSV_PY, "escape_cell"): 2,
+            S(CSV_GO, "escapeCell"): 2,
+        },
+        (9, 17),
+    ),
+    _q(
+        "v7-exact-08",
+        "exact",
+        "TTLCache.get_or_load",
+        {S(CACHE, "TTLCache.get_or_load"): 3, S(CODES, "lookup_code"): 1},
+    ),
+    _q(
+        "v7-exact-09",
+        "exact",
+        "Backoff.Next",
+        {S(BACKOFF, "Backoff.Next"): 3, C("worker_backoff_tests"): 1},
+    ),
+    # change
+    _q(
+        "v7-change-01",
+        "change",
+        "Make backend/auth/tokens.py reject a token the moment its exp time has passed, with no "
+        "leeway",
+        {S(TOKENS, "validate_token"): 3, C("inc2291_clock_skew"): 2},
+        (1,),
+    ),
+    _q(
+        "v7-change-02",
+        "change",
+        "Speed up cache reads by letting TTLCache.get skip taking the RLock",
+        {S(CACHE, "TTLCache.get"): 3, C("cache_perf_revert"): 2, C("cache_perf_lockfree"): 1},
+        (2,),
+    ),
+    _q(
+        "v7-change-03",
+        "change",
+        "Treat a 409 Conflict from the card processor as a transient error so the charge is "
+        "attempted again",
+        {
+            S(GATEWAY, "classify_response"): 3,
+            C("inc2188_declined_fix"): 2,
+            S(RETRY, "charge_with_retry"): 1,
+        },
+        (7,),
+    ),
+    _q(
+        "v7-change-04",
+        "change",
+        "Drop the id from the cursor that GET /orders hands out, the timestamp alone should be "
+        "enough",
+        {
+            S(ORDERS_API, "encode_cursor"): 3,
+            S(ORDERS_API, "decode_cursor"): 2,
+            C("inc2801_pagination"): 2,
+        },
+        (13,),
+    ),
+    _q(
+        "v7-change-05",
+        "change",
+        "Replace the weighted two-window estimate in the rate limiter with a plain per-minute "
+        "counter",
+        {
+            S(LIMITER, "RateLimiter.allow"): 3,
+            S(LIMITER, "RateLimiter._estimate"): 2,
+            C("inc2458_sliding_window"): 2,
+        },
+        (3,),
+    ),
+    _q(
+        "v7-change-06",
+        "change",
+        "Let client_key in backend/core/rate_limiter.py limit partners by their API key "
+        "instead of their IP address",
+        {S(LIMITER, "client_key"): 3, S(MIDDLEWARE, "rate_limit_middleware"): 2},
+    ),
+    _q(
+        "v7-change-07",
+        "change",
+        "Add a buy-one-get-one promotion kind next to percent, fixed and free shipping",
+        {S(RULES, "discount_for"): 3, S(RULES, "Promotion"): 2, S(RULES, "apply_promotions"): 1},
+    ),
+    _q(
+        "v7-change-08",
+        "change",
+        "Pass the order's currency from charge_with_retry through to the gateway charge call",
+        {
+            S(RETRY, "charge_with_retry"): 3,
+            S(GATEWAY, "GatewayClient.charge"): 3,
+            S(SERVICE, "OrderService._charge"): 2,
+        },
+    ),
+    _q(
+        "v7-change-09",
+        "change",
+        "In worker/internal/payments/reconcile.go, flag a succeeded charge as a mismatch also "
+        "when its currency differs from ours",
+        {
+            S(RECONCILE, "classifyGatewayStatus"): 3,
+            S(RECONCILE, "GatewayStatus"): 2,
+            S(RECONCILE, "Charge"): 2,
+        },
+    ),
+    _q(
+        "v7-change-10",
+        "change",
+        "Make escape_cell also neutralise cells that begin with a pipe character",
+        {S(CSV_PY, "escape_cell"): 3, S(CSV_GO, "escapeCell"): 2, F(TEST_CSV_PY): 1},
+    ),
+)
+
+
 _ROWS: Mapping[str, tuple[_Row, ...]] = {
     "dev": _DEV,
     "heldout_v1": _HELDOUT_V1,
@@ -2729,6 +3200,7 @@ _ROWS: Mapping[str, tuple[_Row, ...]] = {
     "heldout_v4": _HELDOUT_V4,
     "heldout_v5": _HELDOUT_V5,
     "heldout_v6": _HELDOUT_V6,
+    "heldout_v7": _HELDOUT_V7,
 }
 
 

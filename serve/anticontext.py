@@ -39,12 +39,14 @@ from ..store.config import GraveyardConfig
 from ..store.ids import MODULE_SYMBOL
 from ..store.journal import Journal, Skipped
 from ..store.tokenizer import tokenize
+from ..store.unidiff import parse_diff
 from ..store.vocabulary import LOAD_BEARING
 from .graveyard import (
     REVERT,
     FailureView,
     Intent,
     RetrievedItem,
+    codes,
     identifiers,
     match_preflight,
     match_search,
@@ -123,6 +125,9 @@ class AntiContext:
                         place=embed(_place(f.targets)),
                         why=frozenset(sha[:10] for sha in why),
                         why_terms=frozenset(tokenize(why_text)),
+                        why_vector=embed(why_text) if why_text else None,
+                        changed=_changed_symbols(index, f.diff, f.targets),
+                        nearby_codes=codes(_context_text(f.diff)),
                     )
                 )
                 known.details[f.id] = warning_from_failure(f)
@@ -301,6 +306,33 @@ def _why_text(index: ServeIndex, shas: Sequence[str]) -> str:
         for x in (index.commits[sha]["subject"], _body(messages.get(sha), 2_000))
         if x
     )
+
+
+def _changed_symbols(index: ServeIndex, diff: str, targets: Sequence[Target]) -> tuple[Target, ...]:
+    """The innermost named symbols at HEAD holding the lines `diff` changed (old-side line
+    numbers), other than `targets`. A diff recorded against an older HEAD may be a few lines
+    off; the symbol found is then a neighbour at worst, which only boosts a match."""
+    own = set(targets)
+    out: dict[Target, None] = {}
+    for fc in parse_diff(diff or ""):
+        rows = [
+            r
+            for r in index.symbols_by_path.get(fc.path) or ()
+            if r.qualname and r.qualname != MODULE_SYMBOL
+        ]
+        for line in dict.fromkeys((*fc.removed, *fc.inserted_after)):
+            holding = [r for r in rows if r.start_line <= line <= r.end_line]
+            if holding:
+                inner = min(holding, key=lambda r: r.end_line - r.start_line)
+                target = (fc.path, inner.qualname)
+                if target not in own:
+                    out[target] = None
+    return tuple(out)
+
+
+def _context_text(diff: str) -> str:
+    """The unchanged lines a diff shows around its changes."""
+    return "\n".join(ln[1:] for ln in (diff or "").splitlines() if ln.startswith(" "))
 
 
 def _place(targets: Sequence[Target]) -> str:

@@ -40,7 +40,19 @@ incident ids, error codes or constants (`INC-2566`, `ERR_TOKEN_REUSED`: see `cod
 attempt's record or those commits' messages all name has full evidence (such names are specific,
 where common words are not), and then such a commit in the top `context_top` results anchors the
 attempt (`context_weight`) as a code hit would. Questions and lookups rarely share the words of a failure's
-notes, but they do name the incident or the error the fix was about.
+notes, but they do name the incident or the error the fix was about. A code that only stands on
+the unchanged lines around the attempt's changes (the error a changed branch raises) is half that
+evidence (`NEARBY_CODE_EVIDENCE`): it says what the change affected, and an anchor must back it.
+
+Those commits' messages are also what the attempt is *about*, in the words people use for it: a
+question or change that resembles the fix an attempt would undo (the IDF-weighted share of its
+terms in the messages, any form of the word, or the cosine of their vectors) resembles the attempt
+at `WHY_EVIDENCE` of that, but only for the attempts whose fix it resembles at least `WHY_RELATIVE`
+x the closest fix of all: fixes in one area share their words ("retry", "charge"), and the query
+is about the one it is closest to. Reverts mined from git have no such fix (they are their own).
+
+An attempt is anchored by its targets and by the other symbols whose lines its diff changed (an
+attempt recorded on an encoder that also edits its decoder); anchors still only boost.
 
 The score is structural + textual, where
 
@@ -67,6 +79,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property, lru_cache
 from typing import NamedTuple
 
 import numpy as np
@@ -78,6 +91,11 @@ from ..store.tokenizer import split_identifier
 # a fix below the first `context_top` results triggers only for an attempt resembling the query
 # this much: there it is one of several things the query found, not what it is about
 DEEP_TRIGGER_EVIDENCE = 0.6
+# a code the query names that only stands next to the attempt's changed lines
+NEARBY_CODE_EVIDENCE = 0.5
+# resembling the fix an attempt would undo counts this much of resembling the attempt itself
+WHY_EVIDENCE = 0.6
+WHY_RELATIVE = 0.8
 CODE_KINDS = frozenset({"symbol", "file", "code", "module"})
 _EPS = 1e-9
 
@@ -159,10 +177,39 @@ class FailureView:
     # the commits whose lines it changed (sha[:10]): what retrying it would undo, and why
     why: frozenset[str] = frozenset()
     why_terms: Collection[str] = field(default_factory=frozenset)  # their messages' terms
+    why_vector: np.ndarray | None = None  # the vector of those messages
+    # the other symbols whose lines its diff changed: an attempt recorded on one function often
+    # edits its neighbour too (an encoder and its decoder), and results on either point at it
+    changed: tuple[Target, ...] = ()
+    # the codes (`codes`) on the unchanged lines around its changes: the error a changed branch
+    # raises, the constant a changed condition tests; what it affected, not what it names
+    nearby_codes: frozenset[str] = frozenset()
 
     @property
     def strict(self) -> bool:
         return self.source == REVERT
+
+    @cached_property
+    def why_stems(self) -> frozenset[str]:
+        return stems(self.why_terms)
+
+    # each attempt is compared with every query: its vectors are normalised once
+    @cached_property
+    def unit_vector(self) -> np.ndarray | None:
+        return _unit(self.vector)
+
+    @cached_property
+    def unit_place(self) -> np.ndarray | None:
+        return _unit(self.place)
+
+    @cached_property
+    def unit_why(self) -> np.ndarray | None:
+        return _unit(self.why_vector)
+
+    @property
+    def anchors(self) -> tuple[Target, ...]:
+        """Where results and preflights anchor it: its targets and the symbols it changed."""
+        return tuple(dict.fromkeys((*self.targets, *self.changed)))
 
     def undoes(self, commit: RetrievedItem) -> bool:
         """Whether this attempt changed lines `commit` added in the attempt's files: retrying it
@@ -204,6 +251,10 @@ class Intent:
     def __bool__(self) -> bool:
         return bool(self.terms) or self.vector is not None
 
+    @cached_property
+    def unit(self) -> np.ndarray | None:
+        return _unit(self.vector)
+
 
 def _covered(target: Target, symbols: Iterable[Target]) -> Target | None:
     """The symbol of `symbols` that anchors `target` (file-level targets match any in the file)."""
@@ -214,22 +265,66 @@ def _covered(target: Target, symbols: Iterable[Target]) -> Target | None:
     return None
 
 
-def _cosine(a: np.ndarray | None, b: np.ndarray | None) -> float:
-    if a is None or b is None:
-        return 0.0
-    x, y = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
-    denom = float(np.linalg.norm(x) * np.linalg.norm(y))
-    return max(0.0, float(x @ y) / denom) if denom > 0 else 0.0
+def _unit(v: np.ndarray | None) -> np.ndarray | None:
+    """`v` scaled to length 1 (float64), or None for a missing or zero vector."""
+    if v is None:
+        return None
+    x = np.asarray(v, dtype=np.float64)
+    n = float(np.sqrt(x @ x))
+    return x / n if n > 0 else None
 
 
-def _coverage(terms: Sequence[str], idf: Callable[[str], float], found: Collection[str]) -> float:
-    """The IDF-weighted share of `terms` (distinct) that `found` holds."""
+def _dot(x: np.ndarray | None, y: np.ndarray | None) -> float:
+    """The cosine of two unit vectors (0 when either is missing), clipped at 0."""
+    return 0.0 if x is None or y is None else max(0.0, float(x @ y))
+
+
+_SUFFIXES = (("ies", "y"), ("ing", ""), ("ed", ""), ("s", ""))
+
+
+@lru_cache(maxsize=65_536)
+def stem(word: str) -> str:
+    """A light English stem of a prose word (`records` `record`, `keeps` `keep`, `expired`
+    `expire`, `running` `run`), so that a question and a note that say the same thing in another
+    form still share it. Identifiers, numbers and short words are left as they are."""
+    if len(word) <= 3 or not word.isalpha() or not word.isascii():
+        return word
+    for suffix, repl in _SUFFIXES:
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            if suffix == "s" and word.endswith(("ss", "us", "is")):
+                break
+            word = word[: -len(suffix)] + repl
+            if suffix in ("ing", "ed") and word[-1] == word[-2] and word[-1] not in "aeiouls":
+                word = word[:-1]
+            break
+    return word[:-1] if len(word) > 3 and word.endswith("e") else word
+
+
+def stems(terms: Iterable[str]) -> frozenset[str]:
+    return frozenset(stem(t) for t in terms)
+
+
+def _coverage(
+    terms: Sequence[str],
+    idf: Callable[[str], float],
+    found: Collection[str],
+    found_stems: Collection[str] = frozenset(),
+) -> float:
+    """The IDF-weighted share of `terms` (distinct) that `found` holds, or its `found_stems`
+    in another form of the word."""
     terms = list(dict.fromkeys(terms))
     weights = [max(float(idf(t)), 0.0) for t in terms]
     total = sum(weights)
     if total <= 0:
         return 0.0
-    return sum(w for t, w in zip(terms, weights, strict=True) if t in found) / total
+    return (
+        sum(
+            w
+            for t, w in zip(terms, weights, strict=True)
+            if t in found or (found_stems and stem(t) in found_stems)
+        )
+        / total
+    )
 
 
 def textual_score(
@@ -251,9 +346,10 @@ def textual_score(
     if located:
         terms = [t for t in terms if t not in failure.location]
     coverage = _coverage(terms, idf, failure.text_terms)
-    cosine = _cosine(query_vec, failure.vector)
+    query = _unit(query_vec)
+    cosine = _dot(query, failure.unit_vector)
     if located and failure.place is not None:
-        cosine = max(0.0, cosine - cfg.location_discount * _cosine(query_vec, failure.place))
+        cosine = max(0.0, cosine - cfg.location_discount * _dot(query, failure.unit_place))
     best = max(coverage, cosine)
     if best <= 0:
         return 0.0, None
@@ -265,6 +361,34 @@ def textual_score(
     return cfg.textual_weight * best, reason
 
 
+def fix_resemblance(
+    intent: Intent,
+    idf: Callable[[str], float],
+    failure: FailureView,
+    cfg: GraveyardConfig,
+    *,
+    located: bool = False,
+) -> tuple[float, str | None]:
+    """How much `intent` resembles the fix `failure` would undo (0..1: the larger of the
+    IDF-weighted share of its terms in the fix's messages, any form of the word, and the cosine
+    of their vectors), and why. The terms naming the attempt's files and symbols never count:
+    a fix's message names its place as much as the intent does, and the place is the anchor.
+    `located`: the cosine is discounted as in `textual_score`. A revert mined from git has no
+    such fix: 0."""
+    if failure.strict or not failure.why_terms:
+        return 0.0, None
+    terms = [t for t in intent.terms if t not in failure.location]
+    cover = _coverage(terms, idf, failure.why_terms, failure.why_stems)
+    cosine = _dot(intent.unit, failure.unit_why)
+    if located and failure.place is not None:
+        cosine = max(0.0, cosine - cfg.location_discount * _dot(intent.unit, failure.unit_place))
+    best = max(cover, cosine)
+    if best <= 0:
+        return 0.0, None
+    said = f"{cover:.0%} of its terms" if cover >= cosine else f"similarity {cosine:.2f}"
+    return best, f"resembles the fix it would undo ({said})"
+
+
 def evidence(
     intent: Intent,
     idf: Callable[[str], float],
@@ -272,14 +396,24 @@ def evidence(
     cfg: GraveyardConfig,
     *,
     located: bool = False,
+    fix_best: float = 0.0,
+    fix: tuple[float, str | None] | None = None,
 ) -> tuple[float, list[str]]:
     """How much `failure` resembles `intent` (0..1), and the reasons it is not zero
-    (`located`: see `textual_score`)."""
+    (`located`: see `textual_score`). Resembling the fix the attempt would undo counts
+    `WHY_EVIDENCE` of resembling the attempt, and only for the attempts whose fix the intent
+    resembles at least `WHY_RELATIVE` x the best of all (`fix_best`): fixes in one area share
+    their words, and the question is about the one it is closest to. `fix`: that resemblance,
+    when the caller already has it."""
     text, reason = textual_score(
         intent.terms, intent.vector, idf, failure, cfg, located=located and not failure.strict
     )
     best = text / cfg.textual_weight if cfg.textual_weight > 0 else 0.0
     reasons = [reason] if reason else []
+    like, fix_reason = fix or fix_resemblance(intent, idf, failure, cfg, located=located)
+    if like >= WHY_RELATIVE * fix_best - _EPS and WHY_EVIDENCE * like > best:
+        best = WHY_EVIDENCE * like
+        reasons = [fix_reason] if fix_reason else []
     symbols = symbol_names(failure.targets)
     # naming the symbol being changed is the anchor again, not resemblance: it only adds a
     # little; the other identifiers the intent names must appear in the attempt's changed lines
@@ -326,7 +460,7 @@ def _retrieval_anchors(
     head = [r.score for r in retrieved if r.rank <= cfg.context_top]
     best_head = max(head) if head else 0.0
     anchors: list[_Anchor] = []
-    for target in failure.targets:
+    for target in failure.anchors:
         if focus is not None and not focus(target):
             continue  # results point at the attempt's function only when the query is about it
         for r in top:
@@ -427,9 +561,13 @@ def _named_codes(intent: Intent, failure: FailureView) -> tuple[float, list[str]
     if failure.strict or not intent.codes:
         return 0.0, []
     known = (failure.text_terms, failure.identifiers, failure.why_terms)
-    if not all(any(c in k for k in known) for c in intent.codes):
-        return 0.0, []
-    return 1.0, [f"names {', '.join(sorted(intent.codes)[:3])}, as its record or the fix it undoes"]
+    named = ", ".join(sorted(intent.codes)[:3])
+    if all(any(c in k for k in known) for c in intent.codes):
+        return 1.0, [f"names {named}, as its record or the fix it undoes"]
+    if all(c in failure.nearby_codes or any(c in k for k in known) for c in intent.codes):
+        # next to what it changed, not what it changed: a hint, which an anchor must back
+        return NEARBY_CODE_EVIDENCE, [f"names {named}, next to the lines it changed"]
+    return 0.0, []
 
 
 def _decide(
@@ -496,9 +634,14 @@ def match_search(
         return lambda c: _coverage(terms, idf, c.about)
 
     focus = _focus(intent, retrieved, cfg)
+    failures = list(failures)
+    fixes = [fix_resemblance(intent, idf, f, cfg, located=True) for f in failures]
+    fix_best = max((x[0] for x in fixes), default=0.0)
 
-    def resemblance(f: FailureView) -> tuple[list[_Anchor], tuple[float, list[str]]]:
-        own = evidence(intent, idf, f, cfg, located=True)
+    def resemblance(
+        f: FailureView, fix: tuple[float, str | None]
+    ) -> tuple[list[_Anchor], tuple[float, list[str]]]:
+        own = evidence(intent, idf, f, cfg, located=True, fix_best=fix_best, fix=fix)
         named = _named_codes(intent, f)
         strong = max(own[0], named[0]) >= DEEP_TRIGGER_EVIDENCE - _EPS
         anchors = [
@@ -511,7 +654,7 @@ def match_search(
         # the codes it names make the commits it would undo, when retrieved, point at it
         return anchors + _why_anchor(f, retrieved, cfg), named
 
-    found = [(f, *resemblance(f)) for f in failures]
+    found = [(f, *resemblance(f, fix)) for f, fix in zip(failures, fixes, strict=True)]
     best: dict[str, float] = {}
     for f, anchors, (amount, _) in found:
         if f.strict:  # a revert is never vouched for by the results (see `_decide`)
@@ -556,10 +699,13 @@ def match_preflight(
     intent = _as_intent(intended_change_terms, intended_vec)
     if not intent:
         return []
+    failures = list(failures)
+    fixes = [fix_resemblance(intent, idf, f, cfg) for f in failures]
+    fix_best = max((x[0] for x in fixes), default=0.0)
     out = []
-    for f in failures:
+    for f, fix in zip(failures, fixes, strict=True):
         anchors: list[tuple[float, str]] = []
-        for target in f.targets:
+        for target in f.anchors:
             t_path, t_qual = target
             if t_path != path:
                 continue
@@ -575,5 +721,6 @@ def match_preflight(
                     )
                 )
         anchors += [(a.weight, a.reason) for a in _retrieval_anchors(f, retrieved, cfg)]
-        out.append(_decide(f, anchors, evidence(intent, idf, f, cfg), cfg))
+        found = evidence(intent, idf, f, cfg, fix_best=fix_best, fix=fix)
+        out.append(_decide(f, anchors, found, cfg))
     return _ranked(out)

@@ -10,8 +10,9 @@ For the top N of the fusion it combines features no single retrieval path sees a
 terms; `bigrams` = share of adjacent query term pairs found adjacent in the document;
 `verbatim_hits` = share of the query's code tokens (error codes, ticket ids, identifiers) found
 character for character; `intent_agreement` follows the router's preference (commits for causal
-questions, bugfix commits for symptoms, code for change requests). Weights live in `WEIGHTS` and
-were set on the dev split only.
+questions, bugfix commits for symptoms, code for change requests). When code is preferred, a
+file's own chunk (titled by its path) keeps `PATH_TITLE_SHARE` of its title coverage. Weights live
+in `WEIGHTS` and were set on the dev split only.
 """
 
 from __future__ import annotations
@@ -33,6 +34,9 @@ WEIGHTS = {
     "intent": 0.35,
     "graph": 0.2,
 }
+
+# the share of title coverage kept, for code answers, by a document titled by its file's path
+PATH_TITLE_SHARE = 0.5
 
 _VERBATIM = re.compile(
     r"[A-Z][A-Z0-9]*_[A-Z0-9_]+|\bE\d{3,5}\b|\b[A-Z][A-Z0-9]{1,9}-\d+\b|#\d+\b|"
@@ -97,6 +101,10 @@ def rerank(
         pairs, tset, title = doc_terms(c.row)
         cov = sum(i for t, i in zip(terms, idfs, strict=True) if t in tset) / total_idf
         tcov = sum(i for t, i in zip(terms, idfs, strict=True) if t in title) / total_idf
+        if prefer == "code" and any("/" in t for t in title):
+            # a file's own chunk is titled by its path: a request's place words ("the mobile
+            # order screen") name that file, while the edit goes into one of its functions
+            tcov *= PATH_TITLE_SHARE
         if bigrams:
             big = sum(1 for b in bigrams if b in pairs) / len(bigrams)
         else:

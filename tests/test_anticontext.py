@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import subprocess
 import sys
 
@@ -255,3 +256,72 @@ def test_an_incident_id_the_undone_fix_names_raises_the_attempt_in_a_search(git_
     # an id nobody named is no evidence (in this two-commit history the fix still comes first
     # for any query, and what it was about vouches for the attempt as before)
     assert not any("inc-4712" in r for w in other.warnings for r in w.reasons)
+
+
+CURSOR = '''"""Opaque page cursors."""
+import base64
+import json
+
+
+class CursorError(Exception):
+    pass
+
+
+def encode_cursor(created_at, order_id):
+    raw = json.dumps({"t": created_at, "id": order_id}).encode()
+    return base64.urlsafe_b64encode(raw).decode()
+
+
+def decode_cursor(cursor):
+    try:
+        data = json.loads(base64.urlsafe_b64decode(cursor))
+        return data["t"], data["id"]
+    except (ValueError, KeyError) as exc:
+        raise CursorError("ERR_BAD_CURSOR") from exc
+
+
+def page_size(limit):
+    if limit > 100:
+        raise CursorError("ERR_PAGE_TOO_LARGE")
+    return limit
+'''
+
+
+def test_an_attempt_is_anchored_by_every_function_it_changed_and_the_codes_beside_them(
+    git_repo,
+) -> None:
+    """Recorded on encode_cursor, the attempt also changed decode_cursor, right above the error
+    that line decides: a lookup of that error finds decode_cursor and warns; another error of
+    the same file does not."""
+    git_repo.commit("feat: cursors", {"cursor.py": CURSOR})
+    git_repo.write(".gitignore", ".strata/\n__pycache__/\n")
+    git_repo.commit("chore: ignore index")
+    after = CURSOR.replace('{"t": created_at, "id": order_id}', '{"t": created_at}').replace(
+        'return data["t"], data["id"]', 'return data["t"], data.get("id", "")'
+    )
+    diff = "diff --git a/cursor.py b/cursor.py\n" + "".join(
+        difflib.unified_diff(
+            CURSOR.splitlines(keepends=True),
+            after.splitlines(keepends=True),
+            "a/cursor.py",
+            "b/cursor.py",
+            n=3,
+        )
+    )
+    with Strata(git_repo.path) as s:
+        s.index(jobs=1)
+        rec = s.record_failure(
+            "cursor.py",
+            diff,
+            "FAILED test_cursor.py::test_round_trip - assert '' == 'o-2'",
+            notes="shorter cursors: the timestamp alone",
+            symbol_name="encode_cursor",
+        )
+        found = s.search("ERR_BAD_CURSOR", top_k=5)
+        other = s.search("ERR_PAGE_TOO_LARGE", top_k=5)
+        pre = s.preflight("cursor.py", "decode_cursor", "keep only the timestamp in the cursor")
+    assert [w.failure_id for w in found.warnings] == [rec.failure_id]
+    assert any("next to the lines it changed" in r for r in found.warnings[0].reasons)
+    assert other.warnings == []
+    assert [w.failure_id for w in pre.warnings] == [rec.failure_id]
+    assert "same symbol cursor.py::decode_cursor" in pre.warnings[0].reasons

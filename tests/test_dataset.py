@@ -39,6 +39,7 @@ def test_split_sizes() -> None:
         "heldout_v4",
         "heldout_v5",
         "heldout_v6",
+        "heldout_v7",
     )
     assert len(queries("dev")) == 64
     assert len(queries("heldout_v1")) == 35
@@ -47,6 +48,7 @@ def test_split_sizes() -> None:
     assert len(queries("heldout_v4")) == 30
     assert len(queries("heldout_v5")) == 30
     assert len(queries("heldout_v6")) == 44
+    assert len(queries("heldout_v7")) == 53
 
 
 @pytest.mark.parametrize("split", SPLITS)
@@ -67,6 +69,7 @@ def test_ids_are_unique_and_prefixed_by_split() -> None:
         "heldout_v4": "v4-",
         "heldout_v5": "v5-",
         "heldout_v6": "v6-",
+        "heldout_v7": "v7-",
     }
     for split in SPLITS:
         for q in queries(split):
@@ -203,3 +206,25 @@ def test_v6_mixes_warning_probes_with_controls_in_every_class() -> None:
         and re.search(r"[\w-]+/[\w./-]+\.\w+|\w+_\w+|[a-z][A-Z]", q.text)
     ]
     assert len(named) >= 10
+
+
+def test_v7_balances_warning_probes_with_same_code_controls_in_every_class() -> None:
+    """v7 measures whether a warning fits what is asked or intended: every class has queries
+    that expect a recorded failure and controls that do not, and most controls ask about, look
+    up or change a file that some failure changed, where a file-only match must stay silent."""
+    records = failure_records()
+    failed_files = {r["file_path"] for r in records}
+    items = queries("heldout_v7")
+    assert len(items) >= 40
+    warned = [q for q in items if q.expected_warnings]
+    controls = [q for q in items if not q.expected_warnings]
+    assert 0.4 <= len(warned) / len(items) <= 0.6
+    assert len(controls) >= 12
+    for cls in QUERY_CLASSES:
+        assert any(q.query_class == cls for q in warned), cls
+        assert any(q.query_class == cls for q in controls), cls
+    on_failed_files = [q for q in controls if {r.path for r in q.relevant} & failed_files]
+    assert len(on_failed_files) >= len(controls) * 0.6
+    # Re-attempts are worded in many ways: every failure except one duplicate is probed.
+    probed = {i for q in warned for i in q.expected_warnings}
+    assert len(probed) >= 15

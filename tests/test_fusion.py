@@ -81,3 +81,36 @@ def test_recency_array_matches_scalar() -> None:
     ages = np.array([0.0, 86400.0 * 120, 86400.0 * 500, -10.0])
     expect = [recency_multiplier(a, 0.25, 120) for a in ages]
     assert recency_array(ages, 0.25, 120).tolist() == pytest.approx(expect)
+
+
+def test_a_change_request_does_not_credit_a_files_path_title_in_full() -> None:
+    """Place words of a change request ("the mobile order screen") name the file; its own
+    chunk, titled by its path, keeps PATH_TITLE_SHARE of that title coverage when code is
+    preferred, and all of it otherwise."""
+    from gitstrata.serve.rerank import PATH_TITLE_SHARE, Candidate, rerank
+
+    titles = {
+        1: frozenset({"mobile/src/order_screen.tsx", "mobile", "order", "screen"}),
+        2: frozenset({"order", "screen"}),
+    }
+    query = ["mobile", "order", "screen"]
+
+    def scored(prefer: str) -> dict[int, float]:
+        cands = [Candidate(r, 1.0, None, 0.0, "symbol", None) for r in (1, 2)]
+        got = rerank(
+            cands,
+            "show the tax on the mobile order screen",
+            query,
+            lambda t: 1.0,
+            lambda r: (frozenset(), frozenset(query), titles[r]),
+            lambda r: "",
+            prefer,
+        )
+        return {c.row: c.rerank for c in got}
+
+    neutral, code = scored("neutral"), scored("code")
+    assert neutral[1] > neutral[2]
+    assert code[1] - code[2] == pytest.approx(
+        neutral[1] - neutral[2] - (1 - PATH_TITLE_SHARE) * 0.5
+    )
+    assert code[2] > code[1]

@@ -8,13 +8,18 @@ import numpy as np
 import pytest
 
 from gitstrata.serve.graveyard import (
+    NEARBY_CODE_EVIDENCE,
+    WHY_EVIDENCE,
     FailureView,
     Intent,
     RetrievedItem,
     codes,
+    evidence,
+    fix_resemblance,
     identifiers,
     match_preflight,
     match_search,
+    stem,
     textual_score,
 )
 from gitstrata.store.config import GraveyardConfig
@@ -505,3 +510,80 @@ def test_a_fix_below_the_top_results_triggers_only_for_a_closely_resembling_atte
     # an attempt the query closely resembles still gets it
     strong = failure(23, RETRY, touched=[LINE], terms=["anything", "uuid"])
     assert ids(match_search(["anything", "uuid"], None, idf, [*top, deep], [strong], CFG)) == [23]
+
+
+def test_stem_folds_word_forms_of_prose_but_leaves_identifiers_and_numbers():
+    assert {stem(w) for w in ("records", "record")} == {"record"}
+    assert {stem(w) for w in ("expired", "expire", "expires")} == {"expir"}
+    assert {stem(w) for w in ("running", "runs", "run")} == {"run"}
+    assert stem("queries") == stem("query")
+    assert [stem(w) for w in ("status", "access", "max_retries", "2566", "uuid4")] == [
+        "status",
+        "access",
+        "max_retries",
+        "2566",
+        "uuid4",
+    ]
+
+
+def _undoing(fid, target, why_terms, **kw) -> FailureView:
+    return FailureView(
+        fid,
+        (target,),
+        Counter(["unrelated"]),
+        why=frozenset({"399d55665b"}),
+        why_terms=why_terms,
+        **kw,
+    )
+
+
+def test_a_query_like_the_fix_an_attempt_undoes_is_evidence_for_the_closest_fix_only():
+    """The attempt's notes say nothing the question says; the fix it would undo does."""
+    keep = _undoing(50, RETRY, {"keep", "idempotency", "record", "48", "hours"})
+    query = Intent(["how", "long", "records", "keeps"], None)
+    fix, reason = fix_resemblance(query, idf, keep, CFG)
+    assert fix == pytest.approx(0.5) and "fix it would undo" in (reason or "")
+    amount, reasons = evidence(query, idf, keep, CFG)
+    assert amount == pytest.approx(WHY_EVIDENCE * fix) and "fix it would undo" in reasons[0]
+    # with another attempt whose fix the query resembles much more, this one's fix is no evidence
+    assert evidence(query, idf, keep, CFG, fix_best=1.0)[0] == 0.0
+    # with an anchor it fires; the anchor alone does not
+    [w] = match_preflight(*RETRY, query, None, idf, [keep], CFG)
+    assert w.failure_id == 50
+    assert match_preflight(*RETRY, Intent(["sku"], None), None, idf, [keep], CFG) == []
+    # naming the place is the anchor, not resemblance, however often the fix's message names it
+    placed = _undoing(
+        54, RETRY, {"charge_with_retry", "idempotency"}, location=frozenset({"charge_with_retry"})
+    )
+    assert fix_resemblance(Intent(["charge_with_retry"], None), idf, placed, CFG)[0] == 0.0
+    # a reverted commit mined from git is its own fix: no second chance through its message
+    revert = _undoing(51, RETRY, {"keep", "idempotency", "record", "48", "hours"}, source="revert")
+    assert fix_resemblance(query, idf, revert, CFG) == (0.0, None)
+
+
+def test_the_symbols_an_attempt_changed_anchor_it_like_its_target():
+    decode = ("backend/api/orders.py", "decode_cursor")
+    encode = ("backend/api/orders.py", "encode_cursor")
+    f = FailureView(52, (encode,), Counter(["cursor", "timestamp"]), changed=(decode,))
+    query = ["cursor", "timestamp"]
+    assert ids(match_search(query, None, idf, [symbol(2, decode)], [f], CFG)) == [52]
+    [w] = match_preflight(*decode, query, None, idf, [f], CFG)
+    assert w.structural == CFG.same_symbol
+    # anchoring is still only a boost
+    assert match_search(["sku"], None, idf, [symbol(1, decode)], [f], CFG) == []
+
+
+def test_a_code_next_to_the_changed_lines_is_half_the_evidence_and_needs_an_anchor():
+    decode = ("backend/api/orders.py", "decode_cursor")
+    f = FailureView(
+        53, (decode,), Counter(["cursor"]), nearby_codes=frozenset({"err_invalid_cursor"})
+    )
+    query = Intent.of(
+        "ERR_INVALID_CURSOR", ["err_invalid_cursor", "err", "invalid", "cursor"], None
+    )
+    [w] = match_search(query, None, idf, [symbol(2, decode)], [f], CFG)
+    assert w.evidence == NEARBY_CODE_EVIDENCE
+    assert any("next to the lines it changed" in r for r in w.reasons)
+    assert match_search(query, None, idf, [symbol(4, decode)], [f], CFG) == []
+    other = Intent.of("ERR_ORDER_NOT_FOUND", ["err_order_not_found"], None)
+    assert match_search(other, None, idf, [symbol(2, decode)], [f], CFG) == []
