@@ -315,7 +315,11 @@ class GenerationWriter:
         path = self.tmp / spec.file
         if spec.format == "parquet":
             pq.write_table(
-                table, path, compression="zstd", use_dictionary=_dictionary_columns(table.schema)
+                table,
+                path,
+                compression="zstd",
+                use_dictionary=_dictionary_columns(table.schema),
+                use_byte_stream_split=_float_leaves(table.schema),
             )
         elif spec.format == "arrow":
             with pa.OSFile(str(path), "wb") as sink, ipc.new_file(sink, table.schema) as writer:
@@ -396,6 +400,21 @@ def _dictionary_columns(schema: pa.Schema) -> list[str]:
         return pa.types.is_floating(t)
 
     return [f.name for f in schema if not floats(f.type)]
+
+
+def _float_leaves(schema: pa.Schema) -> list[str]:
+    """Parquet paths of the floating-point elements of list columns (embedding vectors):
+    written byte-stream-split, the exponent bytes of all values side by side, which zstd then
+    compresses (a vector matrix shrinks by ~8 % and writes faster than as plain values). Scalar
+    float columns (weights, shares) repeat few values and compress better plain."""
+    out = []
+    for f in schema:
+        t, path = f.type, f.name
+        while pa.types.is_list(t) or pa.types.is_large_list(t) or pa.types.is_fixed_size_list(t):
+            t, path = t.value_type, f"{path}.list.element"
+        if path != f.name and pa.types.is_floating(t):
+            out.append(path)
+    return out
 
 
 def _link_or_copy(src: Path, dst: Path) -> bool:
