@@ -73,7 +73,9 @@ def clone(source: Path, dest: Path) -> Path:
 
 
 def disk_bytes(path: Path) -> int:
-    """Bytes the files under `path` occupy (hard links counted once)."""
+    """Bytes the files under `path` (or the file `path`) occupy (hard links counted once)."""
+    if path.is_file():
+        return path.stat().st_blocks * 512
     seen: set[tuple[int, int]] = set()
     total = 0
     for root, _dirs, files in os.walk(path):
