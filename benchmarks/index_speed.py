@@ -1,6 +1,7 @@
 """Speed, memory and size of `gitstrata index` on real repositories, against raw `git log`.
 
     python -m gitstrata.benchmarks.index_speed [REPO_OR_BUNDLE ...] [--runs N] [--json]
+                                               [--incremental-runs N]
                                                [--repos click,ripgrep] [--jobs N]
                                                [--synthetic 25000,50000,100000]
 
@@ -11,10 +12,14 @@ CLI a user runs (`python -m gitstrata index --progress jsonl`):
 - the floor: wall time of raw `git log -p -U0 --no-merges -M` read through a pipe;
 - a full index from scratch: wall time, and per stage its wall time and the peak resident
   memory of the whole process tree (the CLI and its workers, summed, sampled every 50 ms; the
-  stage boundaries come from the run's own JSON-lines progress events);
+  stage boundaries come from the run's own JSON-lines progress events); the summed RSS counts a
+  page the CLI shares with its forked workers once per process, so the run's peak proportional
+  set size (shared pages split between their processes, sampled every 0.5 s) is given beside it;
 - the ratio of the full index to the floor (target: at most 20x);
-- the index folder's size on disk against the repository's `.git` (target: at most 1x);
-- an incremental index after one new commit that edits one source file (target: under 2 s).
+- the index folder's size on disk against the repository's `.git` (target: at most 1x), and
+  each artifact's share of it;
+- an incremental index after one new commit that edits one source file (target: under 2 s),
+  wall and CPU time (`--incremental-runs N` measures N of them after each full index).
 
 Medians over `--runs` full and incremental runs (the floor is timed as often). With
 `--synthetic N,N,...` it also indexes generated histories of those sizes
@@ -48,6 +53,7 @@ from .real import default_sources, pick_repos, repo_name
 TARGET_RATIO = 20.0
 TARGET_INCREMENTAL_S = 2.0
 SAMPLE_S = 0.05
+PSS_EVERY = 10  # proportional set size is read every 10th sample: it costs ~5 ms a process
 COMMENT = {".py": "#", ".rb": "#", ".sh": "#", ".toml": "#", ".yml": "#", ".yaml": "#"}
 
 
@@ -67,7 +73,9 @@ def clone(source: Path, dest: Path) -> Path:
 
 
 def disk_bytes(path: Path) -> int:
-    """Bytes the files under `path` occupy (hard links counted once)."""
+    """Bytes the files under `path` (or the file `path`) occupy (hard links counted once)."""
+    if path.is_file():
+        return path.stat().st_blocks * 512
     seen: set[tuple[int, int]] = set()
     total = 0
     for root, _dirs, files in os.walk(path):
@@ -116,6 +124,25 @@ def _tree(proc: Any) -> tuple[int, float]:
     return rss, cpu
 
 
+def _tree_pss(proc: Any) -> int:
+    """Proportional set size of a process and its descendants: a page shared by the CLI and
+    its forked workers (libraries, copy-on-write data) counts once in total, where the sum of
+    their RSS counts it once per process."""
+    import psutil
+
+    try:
+        procs = [proc, *proc.children(recursive=True)]
+    except psutil.Error:
+        return 0
+    total = 0
+    for p in procs:
+        try:
+            total += p.memory_full_info().pss
+        except (psutil.Error, AttributeError):
+            pass
+    return total
+
+
 def run_index(
     repo: Path, out: Path, jobs: int | None = None, extra: tuple[str, ...] = ()
 ) -> dict[str, Any]:
@@ -160,8 +187,12 @@ def run_index(
 
     reader = threading.Thread(target=read, daemon=True)
     reader.start()
+    peak_pss, samples = 0, 0
     while proc.poll() is None:
         rss, _cpu = _tree(ps)
+        samples += 1
+        if samples % PSS_EVERY == 0:
+            peak_pss = max(peak_pss, _tree_pss(ps))
         with lock:
             peak[0] = max(peak[0], rss)
             if current[0] in stages:
@@ -188,6 +219,7 @@ def run_index(
         "wall_seconds": round(wall, 3),
         "cpu_seconds": round(_children_cpu() - cpu0, 2),
         "peak_rss_mb": round(peak[0] / 2**20, 1),
+        "peak_pss_mb": round(peak_pss / 2**20, 1),
         "stages": per_stage,
     }
 
@@ -236,7 +268,24 @@ def _median_stages(runs: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
     }
 
 
-def measure_repo(source: Path, *, runs: int = 1, jobs: int | None = None) -> dict[str, Any]:
+def artifact_sizes(out: Path) -> dict[str, float]:
+    """MB on disk of each artifact of the live generation (folders summed), largest first."""
+    gen = Store(out).live()
+    assert gen is not None
+    sizes = {
+        name: disk_bytes(gen.path / info.file) / 2**20
+        for rec in gen.manifest.stages.values()
+        for name, info in rec.outputs.items()
+    }
+    return {k: round(v, 2) for k, v in sorted(sizes.items(), key=lambda kv: -kv[1])}
+
+
+def measure_repo(
+    source: Path, *, runs: int = 1, jobs: int | None = None, incremental_runs: int | None = None
+) -> dict[str, Any]:
+    """`runs` full indexes, each followed by `incremental_runs` (default 1) incremental ones,
+    every one after one more new commit."""
+    per_full = max(1, incremental_runs or 1)
     with tempfile.TemporaryDirectory(prefix="gitstrata-index-speed-") as tmp:
         repo = clone(source, Path(tmp) / "r")
         commits = int(git(repo, "rev-list", "--count", "--no-merges", "HEAD"))
@@ -244,16 +293,19 @@ def measure_repo(source: Path, *, runs: int = 1, jobs: int | None = None) -> dic
         floor = statistics.median(time_git_log(repo) for _ in range(runs))
         full_runs, incr_runs = [], []
         index_bytes = 0
+        sizes: dict[str, float] = {}
         for k in range(runs):
             out = Path(tmp) / f"index-{k}"
             log(f"{repo_name(source)}: full index {k + 1}/{runs}")
             full_runs.append(run_index(repo, out, jobs))
             index_bytes = disk_bytes(out)
-            new_commit(repo, k)
-            log(f"{repo_name(source)}: incremental index {k + 1}/{runs}")
-            incr_runs.append(run_index(repo, out, jobs))
+            sizes = artifact_sizes(out)
+            for j in range(per_full):
+                new_commit(repo, k * per_full + j)
+                log(f"{repo_name(source)}: incremental index {j + 1}/{per_full} after full {k + 1}")
+                incr_runs.append(run_index(repo, out, jobs))
             # the next full run starts from the original history again
-            git(repo, "reset", "-q", "--hard", "HEAD~1")
+            git(repo, "reset", "-q", "--hard", f"HEAD~{per_full}")
         full = statistics.median(r["wall_seconds"] for r in full_runs)
         incr = statistics.median(r["wall_seconds"] for r in incr_runs)
         return {
@@ -266,11 +318,18 @@ def measure_repo(source: Path, *, runs: int = 1, jobs: int | None = None) -> dic
             "ratio_to_git_log": round(full / floor, 1) if floor else None,
             "ratio_target": TARGET_RATIO,
             "peak_rss_mb": max(r["peak_rss_mb"] for r in full_runs),
+            "peak_pss_mb": max(r["peak_pss_mb"] for r in full_runs),
             "stages": _median_stages(full_runs),
             "git_dir_mb": round(git_bytes / 2**20, 1),
             "index_mb": round(index_bytes / 2**20, 1),
             "size_ratio": round(index_bytes / git_bytes, 2) if git_bytes else None,
+            "artifact_mb": sizes,
             "incremental_seconds": round(incr, 3),
+            "incremental_runs": len(incr_runs),
+            # CPU is what the load of a shared machine stretches least
+            "incremental_cpu_seconds": round(
+                statistics.median(r["cpu_seconds"] for r in incr_runs), 2
+            ),
             "incremental_target_seconds": TARGET_INCREMENTAL_S,
             "incremental_stages": _median_stages(incr_runs),
             "load_average": round(os.getloadavg()[0], 2),
@@ -314,9 +373,14 @@ def _table(results: list[dict[str, Any]]) -> str:
         lines.append(
             f"{r['repo']}: {r['commits']} commits, git log {r['git_log_seconds']:.2f} s, "
             f"index {r['index_seconds']:.1f} s ({r['ratio_to_git_log']}x, target "
-            f"{TARGET_RATIO:.0f}x), peak RSS {r['peak_rss_mb']:.0f} MB, index "
+            f"{TARGET_RATIO:.0f}x), peak RSS {r['peak_rss_mb']:.0f} MB (PSS "
+            f"{r['peak_pss_mb']:.0f} MB), index "
             f"{r['index_mb']} MB / .git {r['git_dir_mb']} MB ({r['size_ratio']}x), incremental "
-            f"{r['incremental_seconds']:.2f} s"
+            f"{r['incremental_seconds']:.2f} s (CPU {r['incremental_cpu_seconds']:.2f} s)"
+        )
+        lines.append(
+            "  largest artifacts: "
+            + ", ".join(f"{n} {mb} MB" for n, mb in list(r["artifact_mb"].items())[:6])
         )
         for name, s in r["stages"].items():
             inc = r["incremental_stages"].get(name, {})
@@ -334,6 +398,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("sources", nargs="*", type=Path, metavar="REPO_OR_BUNDLE")
     ap.add_argument("--json", action="store_true", help="print one JSON object")
     ap.add_argument("--runs", type=int, default=1, help="full and incremental runs per repository")
+    ap.add_argument(
+        "--incremental-runs",
+        type=int,
+        default=None,
+        help="incremental runs after each full one, each after one more commit (default 1)",
+    )
     ap.add_argument("--jobs", type=int, default=None, help="passed to gitstrata index --jobs")
     ap.add_argument("--repos", default=None, help="only these bundles (comma separated names)")
     ap.add_argument(
@@ -369,7 +439,14 @@ def main(argv: list[str] | None = None) -> int:
     results: list[dict[str, Any]] = []
     for s in sources:
         try:
-            results.append(measure_repo(s, runs=max(1, args.runs), jobs=args.jobs))
+            results.append(
+                measure_repo(
+                    s,
+                    runs=max(1, args.runs),
+                    jobs=args.jobs,
+                    incremental_runs=args.incremental_runs,
+                )
+            )
         except (RuntimeError, subprocess.CalledProcessError) as exc:
             results.append({"repo": repo_name(s), "error": str(exc)})
         if not args.json:

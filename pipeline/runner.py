@@ -338,7 +338,7 @@ def _run_stages(
                 outputs = {}
                 for name in stage.outputs:
                     if artifact(name).format == "dir":
-                        outputs[name] = writer.finish_dir(name)
+                        outputs[name] = writer.finish_dir(name, previous)
                     else:
                         outputs[name] = writer.write_table(name, result.tables[name])
                         tables[name] = result.tables[name]

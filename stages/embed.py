@@ -189,8 +189,10 @@ def embed_documents(
                     feats += lsa.featurize(texts[start : start + BATCH])
                     if advance is not None:
                         advance(min(BATCH, len(texts) - start))
-            lsa = lsa.fit_features(feats)
-            raw = lsa.transform_features(feats)
+            if not isinstance(backend, LsaWordLlama):
+                texts = []  # featurized: only the fused backend reads the texts again
+            lsa, raw = lsa.fit_transform_features(feats)
+            del feats
             if isinstance(backend, LsaWordLlama):
                 backend = backend.with_lsa(lsa)
                 fused = np.zeros((len(texts), backend.dim), np.float32)

@@ -117,6 +117,20 @@ def _spmm(
     return out
 
 
+def _document_frequencies(raw, n_features: int) -> tuple[np.ndarray, np.ndarray]:
+    """(sorted feature ids present, number of documents holding each): `np.unique` over all
+    documents' ids (unique within a document), counted in bounded blocks rather than over one
+    concatenation of every id of the corpus."""
+    counts = np.zeros(n_features, np.int64)
+    step = 4096
+    for start in range(0, len(raw), step):
+        ids = [i for i, _ in raw[start : start + step]]
+        if ids:
+            counts += np.bincount(np.concatenate(ids), minlength=n_features)
+    uniq = np.flatnonzero(counts)
+    return uniq.astype(np.int64), counts[uniq]
+
+
 def _transpose(indptr: np.ndarray, indices: np.ndarray, data: np.ndarray, m: int):
     order = np.argsort(indices, kind="stable")
     rows = np.repeat(np.arange(len(indptr) - 1, dtype=np.int64), np.diff(indptr))
@@ -251,16 +265,14 @@ class HashingLSA:
             indptr[i + 1] = indptr[i] + len(c)
         indices = np.concatenate(cols) if cols else np.empty(0, np.int64)
         data = np.concatenate(vals) if vals else np.empty(0, np.float32)
-        return indptr, indices.astype(np.int64), data.astype(np.float32)
+        return indptr, indices.astype(np.int64, copy=False), data.astype(np.float32, copy=False)
 
     def fit(self, texts: Sequence[str]) -> HashingLSA:
         return self.fit_transform(texts)[0]
 
     def fit_transform(self, texts: Sequence[str]) -> tuple[HashingLSA, np.ndarray]:
         """The fitted copy and the embeddings of `texts` (each text featurized once)."""
-        raw = self.featurize(texts)
-        fitted = self.fit_features(raw)
-        return fitted, fitted.transform_features(raw)
+        return self.fit_transform_features(self.featurize(texts))
 
     def featurize(self, texts: Sequence[str]) -> list[tuple[np.ndarray, np.ndarray]]:
         """(sorted feature ids, sublinear tf weights) per text: what fit and transform read,
@@ -276,12 +288,23 @@ class HashingLSA:
     def transform_features(self, raw: list[tuple[np.ndarray, np.ndarray]]) -> np.ndarray:
         return self._transform_raw(raw)
 
-    def _fit_raw(self, raw) -> None:
+    def fit_transform_features(
+        self, raw: list[tuple[np.ndarray, np.ndarray]]
+    ) -> tuple[HashingLSA, np.ndarray]:
+        """`fit_features(raw)` and that fit's `transform_features(raw)`, the weighted matrix
+        built once: the fit's matrix is the one the transform would build again."""
+        fitted = HashingLSA(**self.params())
+        csr = fitted._fit_raw(raw)
+        if csr is None or len(raw) == 1 or len(fitted.features) == 0:
+            return fitted, fitted._transform_raw(raw)  # the transform's own special cases
+        return fitted, _spmm(*csr, fitted.components)
+
+    def _fit_raw(self, raw) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+        """Fit on `raw`; returns the weighted CSR matrix it was fitted on (None when empty)."""
         n = len(raw)
         if n == 0:
-            return
-        all_ids = np.concatenate([ids for ids, _ in raw])
-        uniq, df = np.unique(all_ids, return_counts=True)
+            return None
+        uniq, df = _document_frequencies(raw, self.n_features)
         min_df = 2 if n >= 50 else 1
         keep = df >= min_df
         uniq, df = uniq[keep], df[keep]
@@ -306,6 +329,7 @@ class HashingLSA:
             )
         # stored as float16 (`save`): round now so the fit's own vectors are those a reload gives
         self.components = self.components.astype(np.float16).astype(np.float32)
+        return indptr, indices, data
 
     def transform(self, texts: Sequence[str]) -> np.ndarray:
         return self._transform_raw(self._raw(texts))
