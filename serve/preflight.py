@@ -18,6 +18,7 @@ first, each with its body's reason, and `history_more` says how to list them all
 from __future__ import annotations
 
 import difflib
+import functools
 import posixpath
 
 from ..store.config import RetrievalConfig
@@ -286,6 +287,7 @@ def _sql_text(value: str) -> str:
 _COMMENT_STARTS = ("#", "//", "/*", "* ", "*/", '"""', "'''", "--")
 
 
+@functools.lru_cache(maxsize=16384)  # the diff lines of hot symbols, in answer after answer
 def _is_comment(line: str) -> bool:
     """A diff line (`+     text`) whose text looks like a comment or docstring, in any of
     the usual syntaxes (an ordering hint only: nothing is dropped for it)."""
@@ -293,13 +295,14 @@ def _is_comment(line: str) -> bool:
     return text.startswith(_COMMENT_STARTS) or text == "*"
 
 
-def _excerpt_lines(text: str) -> list[str]:
+@functools.lru_cache(maxsize=4096)  # a generation's excerpts never change; hot ones repeat
+def _excerpt_lines(text: str) -> tuple[str, ...]:
     """The +/- lines of a stored excerpt, most telling first: changed code, not blank lines."""
     out = []
     for line in text.splitlines():
         if line[:1] in "+-" and line[1:].strip() and not line.startswith(("+++", "---")):
             out.append(line[0] + "     " + line[1:].rstrip())
-    return out
+    return tuple(out)
 
 
 def _coupling(index: ServeIndex, target: SymbolRow, report: PreflightReport, *, limit: int) -> None:
