@@ -215,13 +215,7 @@ class Engine:
             touched: tuple = ()
             bulk = False
             if x.kind == "commit" and x.sha:
-                touched = tuple(
-                    dict.fromkeys(
-                        (t["head_path"], t["qualname"])
-                        for t in index.touches_by_sha.get(x.sha, [])
-                        if t["qualname"]
-                    )
-                )
+                touched = index.symbols_touched(x.sha)
                 bulk = bool(index.commits.get(x.sha, {}).get("bulk"))
             out.append(
                 RetrievedItem(
@@ -257,7 +251,9 @@ class Engine:
             query = " ".join(x for x in (intended_change, qualname or path) if x)
             # related memory is context, not the answer: BM25 with recency and the slot budget,
             # no vectors / graph / reranker, so preflight stays around a millisecond
-            result = searcher.search(query, cfg.related_limit + 3, self._lite(cfg))
+            # one document per symbol, so the target is at most one of the hits: one more than
+            # the limit is enough, and every hit built costs its text and evidence
+            result = searcher.search(query, cfg.related_limit + 1, self._lite(cfg))
             retrieved = self._retrieved(index, result.ranked)
             own = {target.symbol_id}
             report.related = [h for h in result.response.hits if h.key not in own][

@@ -40,3 +40,31 @@ def test_preflight_memory_staleness_follows_generations_and_anchor_edits(git_rep
     )
     shown = s.preflight("app/billing.py", "refund").memories
     assert [m.id for m in shown] == [other.memory.id] and shown[0].stale == []
+
+
+def test_preflight_history_and_warnings_follow_new_commits_and_journal_appends(git_repo) -> None:
+    git_repo.commit("init", {"app/billing.py": BILLING})
+    s = Strata(git_repo.path)
+    s.index()
+    intent = "round the charge to whole cents"
+    before = s.preflight("app/billing.py", "charge", intent)
+    assert [h.commit.subject for h in before.history] == ["init"]
+    assert before.warnings == [] and before.past_attempts == []
+    assert s.preflight("app/billing.py", "charge", intent).history == before.history
+
+    head = git_repo.commit("Charge rounds to whole cents", {"app/billing.py": ROUNDED})
+    s.index()
+    after = s.preflight("app/billing.py", "charge", intent)
+    assert [h.commit.sha for h in after.history][:1] == [head]
+    assert after.history_total == 2 and after.history[0].added >= 1
+
+    # a failure recorded now warns the very next preflight of the same change
+    s.record_failure(
+        "app/billing.py",
+        "-    return round(amount * 100)\n+    return int(amount * 100 + 0.5)\n",
+        "AssertionError: charge(0.285) == 28 (expected 29)",
+        notes="rounding the charge to whole cents with int() truncates negative amounts",
+        symbol_name="charge",
+    )
+    warned = s.preflight("app/billing.py", "charge", intent)
+    assert [w.failure_id for w in warned.warnings + warned.past_attempts]
