@@ -149,7 +149,7 @@ class Engine:
             resp = result.response
             qvec = result.query_vec if result.query_vec is not None else searcher.embed_query(query)
             gcfg = graveyard or self.config.graveyard
-            intent = Intent.of(query, query_terms(query), qvec)
+            intent = Intent.of(query, result.terms, qvec)  # tokenised once, by the search
             retrieved = self._retrieved(index, result.ranked)
             resp.warnings = self.anti.for_search(
                 index, searcher.embed_query, intent, searcher.idf, retrieved, gcfg

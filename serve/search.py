@@ -108,6 +108,7 @@ class SearchResult:
     route: Route
     query_vec: np.ndarray | None
     anchors: frozenset[str] = frozenset()  # files a co-change question is about
+    terms: list[str] = field(default_factory=list)  # the query's terms, as BM25 searched them
 
 
 @dataclass(eq=False)
@@ -395,6 +396,7 @@ class Searcher:
             route=run.route,
             query_vec=run.qvec,
             anchors=frozenset(run.anchors),
+            terms=run.terms,
         )
 
     def _route(
