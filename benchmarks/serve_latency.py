@@ -15,7 +15,8 @@ Reported per repository: P50 / P95 in milliseconds over `--rounds` passes after 
 pass, with the CPU time of the same calls (less stretched by a busy machine); `Strata(repo)`
 open time after imports (the engine included); the one-shot CLI's wall time for `preflight`
 and `query` (median of `--cli-runs` processes after one warm-up, so the disk cache is warm),
-with the process's user + system CPU time.
+with the process's user + system CPU time. `--phases` adds the CPU time per call of each phase of
+preflight and search (timers around the engine's callees, after the latency passes).
 """
 
 from __future__ import annotations
@@ -123,6 +124,7 @@ def measure(
     rounds: int = 30,
     targets: list[Target] | None = None,
     texts: list[str] | None = None,
+    with_phases: bool = False,
 ) -> dict[str, Any]:
     t0 = time.perf_counter()
     from gitstrata import Strata
@@ -159,7 +161,9 @@ def measure(
             engine.search(q, 10)
             srch.append((time.perf_counter() - t0) * 1000)
             srch_cpu.append((time.thread_time() - c0) * 1000)
+    phases = phase_breakdown(engine, targets, texts) if with_phases else None
     return {
+        **({"phases": phases} if phases else {}),
         "import_ms": round(import_ms, 1),
         "open_ms": round(open_ms, 2),
         "first_preflight_ms": round(first_preflight_ms, 1),
@@ -176,6 +180,93 @@ def measure(
         "preflight_calls": len(pre),
         "search_calls": len(srch),
     }
+
+
+# (object attribute path on the engine, label): the callees of `Engine.preflight` and
+# `Engine.search`, timed one level down (nested entries are indented)
+PHASES = (
+    ("build_preflight", "target lookup, ownership, history, coupling"),
+    ("searcher.search", "search: retrieval"),
+    ("searcher._route", "  route (router)"),
+    ("searcher._bm25_path", "  BM25 (Tantivy)"),
+    ("searcher._vector_path", "  vectors"),
+    ("searcher._graph_path", "  co-change graph"),
+    ("searcher._fuse", "  fusion"),
+    ("searcher._rerank", "  rerank"),
+    ("searcher._assemble", "  hits (models)"),
+    ("_retrieved", "retrieved items for the graveyard"),
+    ("Intent.of", "intent (terms, identifiers, vector)"),
+    ("anti.for_preflight", "anti-context: warnings"),
+    ("anti.past_attempts", "anti-context: past attempts"),
+    ("anti.for_search", "anti-context: search warnings"),
+    ("anti.rules", "invariants"),
+    ("memory.for_target", "memories for the target"),
+    ("memory.recall", "  memory recall"),
+    ("scrub_model", "firewall (every string field)"),
+    ("index_notes", "index notes (HEAD, shallow)"),
+    ("repo_relative", "path check"),
+)
+
+
+def phase_breakdown(
+    engine: Any, targets: list[Target], texts: list[str], rounds: int = 5
+) -> dict[str, dict[str, float]]:
+    """CPU milliseconds per call of each phase (mean), for preflight and search: each callee of
+    the engine is wrapped with a timer on this engine only (module functions for the run)."""
+    from gitstrata.serve import engine as engine_module
+
+    spent: dict[str, float] = {}
+    undo: list[tuple[Any, str, Any, bool]] = []
+
+    def wrap(owner: Any, name: str, label: str) -> None:
+        inner = getattr(owner, name, None)
+        if inner is None:
+            return
+
+        def timed(*args: Any, **kwargs: Any) -> Any:
+            c0 = time.thread_time()
+            try:
+                return inner(*args, **kwargs)
+            finally:
+                spent[label] = spent.get(label, 0.0) + time.thread_time() - c0
+
+        undo.append((owner, name, vars(owner).get(name), name in vars(owner)))
+        setattr(owner, name, timed)
+
+    for where, label in PHASES:
+        head, _, name = where.rpartition(".")
+        if head == "Intent":
+            wrap(engine_module.Intent, name, label)
+        elif head:
+            wrap(getattr(engine, head), name, label)
+        elif hasattr(engine_module, name):
+            wrap(engine_module, name, label)
+        else:
+            wrap(engine, name, label)
+    out: dict[str, dict[str, float]] = {}
+    try:
+        for what, call, items in (
+            ("preflight", lambda t: engine.preflight(*t), targets),
+            ("search", lambda q: engine.search(q, 10), texts),
+        ):
+            spent.clear()
+            c0 = time.thread_time()
+            for _ in range(rounds):
+                for item in items:
+                    call(item)
+            n = rounds * len(items)
+            total = (time.thread_time() - c0) * 1000 / n
+            out[what] = {"total": round(total, 3)}
+            for _, label in PHASES:  # in the order of the table, nested under their parent
+                if label in spent:
+                    out[what][label] = round(spent[label] * 1000 / n, 3)
+    finally:
+        for owner, name, raw, own in reversed(undo):
+            if own:
+                setattr(owner, name, raw)
+            else:
+                delattr(owner, name)
+    return out
 
 
 def cli_wall(
@@ -241,11 +332,16 @@ def prepare(source: Path, tmp: Path) -> tuple[Path, Path, str]:
         return repo, strata.index_dir, name
 
 
-def run_repo(source: Path, tmp: Path, rounds: int, cli_runs: int) -> dict[str, Any]:
+def run_repo(
+    source: Path, tmp: Path, rounds: int, cli_runs: int, phases: bool = False
+) -> dict[str, Any]:
     repo, index_dir, name = prepare(source, tmp)
     targets = hot_targets(index_dir)
     texts = real_queries(index_dir, targets)
-    res: dict[str, Any] = {"repo": name, **measure(repo, index_dir, rounds, targets, texts)}
+    res: dict[str, Any] = {
+        "repo": name,
+        **measure(repo, index_dir, rounds, targets, texts, with_phases=phases),
+    }
     if cli_runs:
         res.update(cli_wall(repo, index_dir, targets[0], texts[0], cli_runs))
     return res
@@ -261,6 +357,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--rounds", type=int, default=30)
     ap.add_argument("--cli-runs", type=int, default=7, help="one-shot processes per command")
     ap.add_argument("--json", action="store_true")
+    ap.add_argument(
+        "--phases", action="store_true", help="also the CPU time per phase (timers on callees)"
+    )
     args = ap.parse_args(argv)
     results: list[dict[str, Any]] = []
     with tempfile.TemporaryDirectory(prefix="gitstrata-serve-") as tmp:
@@ -273,24 +372,35 @@ def main(argv: list[str] | None = None) -> int:
             info = build_fixture(Path(tmp) / "fixture")
             repo, index_dir = info.path, Path(tmp) / "index"
             Strata(repo, index_dir=index_dir).index(jobs=1)
-            res = {"repo": "fixture", **measure(repo, index_dir, args.rounds)}
+            res = {
+                "repo": "fixture",
+                **measure(repo, index_dir, args.rounds, with_phases=args.phases),
+            }
             if args.cli_runs:
                 res.update(cli_wall(repo, index_dir, TARGETS[0], queries("dev")[0].text,
                                     args.cli_runs))  # fmt: skip
             results.append(res)
         elif args.index is not None and len(sources) == 1 and sources[0].suffix != ".bundle":
             results.append(
-                {"repo": sources[0].name, **measure(sources[0], args.index, args.rounds)}
+                {
+                    "repo": sources[0].name,
+                    **measure(sources[0], args.index, args.rounds, with_phases=args.phases),
+                }
             )
         else:
             for source in sources:
-                results.append(run_repo(source, Path(tmp), args.rounds, args.cli_runs))
+                results.append(run_repo(source, Path(tmp), args.rounds, args.cli_runs, args.phases))
     if args.json:
         print(json.dumps(results if len(results) > 1 else results[0]))
     else:
         for res in results:
             for k, v in res.items():
-                print(f"{k:20s} {v}")
+                if k != "phases":
+                    print(f"{k:20s} {v}")
+            for what, spent in res.get("phases", {}).items():
+                print(f"{what} CPU ms per call, by phase:")
+                for label, ms in spent.items():
+                    print(f"  {label:45s} {ms:8.3f}")
             print()
     return 0
 

@@ -12,6 +12,7 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from ..store.config import Config, GraveyardConfig, RetrievalConfig
 from ..store.errors import GitstrataError, IndexCorrupt, InputError
@@ -50,6 +51,7 @@ class Engine:
         )
         self._set(ServeIndex(self.store.require_live()))
         self.memory = MemoryBook(self.store.root, repo_root, index_vectors=True)
+        _memoize_staleness(self.memory)
 
     def _set(self, index: ServeIndex) -> None:
         # index, searcher and perplexity check are swapped together: a request reads one snapshot
@@ -149,7 +151,7 @@ class Engine:
             resp = result.response
             qvec = result.query_vec if result.query_vec is not None else searcher.embed_query(query)
             gcfg = graveyard or self.config.graveyard
-            intent = Intent.of(query, query_terms(query), qvec)
+            intent = Intent.of(query, result.terms, qvec)  # tokenised once, by the search
             retrieved = self._retrieved(index, result.ranked)
             resp.warnings = self.anti.for_search(
                 index, searcher.embed_query, intent, searcher.idf, retrieved, gcfg
@@ -215,13 +217,7 @@ class Engine:
             touched: tuple = ()
             bulk = False
             if x.kind == "commit" and x.sha:
-                touched = tuple(
-                    dict.fromkeys(
-                        (t["head_path"], t["qualname"])
-                        for t in index.touches_by_sha.get(x.sha, [])
-                        if t["qualname"]
-                    )
-                )
+                touched = index.symbols_touched(x.sha)
                 bulk = bool(index.commits.get(x.sha, {}).get("bulk"))
             out.append(
                 RetrievedItem(
@@ -257,7 +253,9 @@ class Engine:
             query = " ".join(x for x in (intended_change, qualname or path) if x)
             # related memory is context, not the answer: BM25 with recency and the slot budget,
             # no vectors / graph / reranker, so preflight stays around a millisecond
-            result = searcher.search(query, cfg.related_limit + 3, self._lite(cfg))
+            # one document per symbol, so the target is at most one of the hits: one more than
+            # the limit is enough, and every hit built costs its text and evidence
+            result = searcher.search(query, cfg.related_limit + 1, self._lite(cfg))
             retrieved = self._retrieved(index, result.ranked)
             own = {target.symbol_id}
             report.related = [h for h in result.response.hits if h.key not in own][
@@ -312,6 +310,32 @@ class Engine:
             return memory_refs(recall())
         except GitstrataError:
             return []
+
+
+def _memoize_staleness(book: MemoryBook) -> None:
+    """Keep each memory's staleness notes per generation. They depend only on the generation
+    and the memory's anchors and creation time, and finding one walks the anchored file's whole
+    history, which made it most of a preflight on a real repository. A new generation, a new
+    memory or an edited anchor is a new key, so nothing served is older than its inputs."""
+    stale = book.stale_index
+    check = getattr(stale, "check", None)
+    if stale is None or check is None:
+        return
+    memo: dict[tuple[Any, ...], tuple[Any, ...]] = {}
+
+    def cached(mem: Any) -> list[Any]:
+        name = stale.generation_name()
+        key = (name, mem.created, tuple(mem.anchors))
+        got = memo.get(key)
+        if got is None:
+            got = tuple(check(mem))
+            if stale.generation_name() == name:  # not swapped while it was computed
+                if len(memo) >= 4096:
+                    memo.clear()
+                memo[key] = got
+        return list(got)
+
+    setattr(stale, "check", cached)  # noqa: B010  (an instance attribute, not the method)
 
 
 def _filter_path(repo_root: Path | None, file_path: str) -> str:

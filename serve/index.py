@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 import threading
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Hashable, Iterator, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from functools import cached_property, lru_cache
@@ -197,6 +197,8 @@ class Grouped(Mapping[str, list[dict[str, Any]]]):
 
 
 _V = TypeVar("_V")
+_T = TypeVar("_T")
+_MISSING = object()
 
 
 class _GroupedView(Mapping[str, _V]):
@@ -259,6 +261,8 @@ class ServeIndex:
         self.name = gen.name
         self.manifest = gen.manifest
         self._reasons: dict[tuple[str, int], str] = {}
+        self._touched: dict[str, tuple[tuple[str, str], ...]] = {}
+        self._memo: dict[Hashable, object] = {}
 
     @classmethod
     def open(cls, store_root: Path) -> ServeIndex:
@@ -379,6 +383,34 @@ class ServeIndex:
     def touches_by_sha(self) -> Mapping[str, list[dict[str, Any]]]:
         """commit sha -> the symbols it touched (head paths)."""
         return self._touches_grouped("sha")
+
+    def memo(self, key: Hashable, build: Callable[[], _T]) -> _T:
+        """A value derived from this generation alone (a symbol's shown history), built on its
+        first request and kept; a reload makes a new index, so nothing outlives its generation."""
+        got = self._memo.get(key, _MISSING)
+        if got is _MISSING:
+            got = build()
+            if len(self._memo) >= 16384:
+                self._memo.clear()
+            self._memo[key] = got
+        return got  # type: ignore[return-value]
+
+    def symbols_touched(self, sha: str) -> tuple[tuple[str, str], ...]:
+        """(head path, qualname) of each symbol a commit touched, in table order, once: the
+        graveyard matcher asks for the same retrieved commits query after query."""
+        got = self._touched.get(sha)
+        if got is None:
+            got = tuple(
+                dict.fromkeys(
+                    (t["head_path"], t["qualname"])
+                    for t in self.touches_by_sha.get(sha, [])
+                    if t["qualname"]
+                )
+            )
+            if len(self._touched) >= 65536:
+                self._touched.clear()
+            self._touched[sha] = got
+        return got
 
     @cached_property
     def blame_by_symbol(self) -> Mapping[str, list[dict[str, Any]]]:

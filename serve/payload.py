@@ -12,6 +12,7 @@ too large, their longest strings are cut. A model that fits is returned unchange
 
 from __future__ import annotations
 
+import functools
 import json
 from typing import Any
 
@@ -36,8 +37,33 @@ LAST_TRIM = (("warnings", "failure warning"), ("invariants", "invariant"))
 MIN_STRING = 200  # a string is never cut below this many characters
 
 
+# `json.dumps(value, ensure_ascii=False)` without building an encoder per call
+_encode = json.JSONEncoder(ensure_ascii=False).encode
+
+
 def _size(value: Any) -> int:
-    return len(json.dumps(value, ensure_ascii=False))
+    return len(_encode(value))
+
+
+def _entries_size(list_size: int, n: int) -> int:
+    """`sum(_size(x) + 1 for x in items)` from `_size(items)` and `len(items)`: a JSON list is
+    its entries' own encodings joined by ", " inside brackets."""
+    return list_size - 2 - 2 * (n - 1) + n if n else 0
+
+
+def _field_sizes(data: dict[str, Any]) -> tuple[int, dict[str, int]]:
+    """`_size(data)` and each field's `_size`, from one encoding of each field: a JSON object is
+    its `"key": value` pairs joined by ", " inside braces."""
+    sizes = {k: _size(v) for k, v in data.items()}
+    if not all(type(k) is str for k in sizes):
+        return _size(data), sizes
+    pairs = sum(_key_size(k) + 2 + n for k, n in sizes.items())
+    return 2 + pairs + 2 * max(0, len(sizes) - 1), sizes
+
+
+@functools.lru_cache(maxsize=256)
+def _key_size(key: str) -> int:  # the models' field names, the same in every answer
+    return _size(key)
 
 
 def bound(data: dict[str, Any], budget: int | None) -> dict[str, Any]:
@@ -45,7 +71,7 @@ def bound(data: dict[str, Any], budget: int | None) -> dict[str, Any]:
     if budget is None:
         return data
     limit = budget * 4
-    total = _size(data)
+    total, field_size = _field_sizes(data)
     if total <= limit:
         return data
     out = dict(data)
@@ -60,10 +86,16 @@ def bound(data: dict[str, Any], budget: int | None) -> dict[str, Any]:
             if not isinstance(items, list) or len(items) <= keep:
                 continue
             kept = list(items)
-            sizes = [_size(x) + 1 for x in kept]
+            # a list that goes down to `keep` entries whatever happens is sized at once
+            gone = _entries_size(field_size[field], len(kept))
+            if keep:
+                gone -= sum(_size(x) + 1 for x in kept[:keep])
+            if total - gone > room:
+                total -= gone
+                counts[what] = counts.get(what, 0) + len(kept) - keep
+                del kept[keep:]
             while len(kept) > keep and total > room:
-                kept.pop()
-                total -= sizes.pop()
+                total -= _size(kept.pop()) + 1
                 counts[what] = counts.get(what, 0) + 1
             out[field] = kept
     if total > room:

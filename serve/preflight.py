@@ -18,7 +18,9 @@ first, each with its body's reason, and `history_more` says how to list them all
 from __future__ import annotations
 
 import difflib
+import functools
 import posixpath
+from typing import Any
 
 from ..store.config import RetrievalConfig
 from ..store.errors import AmbiguousSymbol
@@ -209,6 +211,33 @@ def _history(
     whole_file: bool,
     cfg: RetrievalConfig,
 ) -> None:
+    limit, recent = cfg.history_limit, cfg.history_recent
+    key = ("history", target.path if whole_file else target.symbol_id, whole_file, limit, recent)
+    total, plan = index.memo(key, lambda: _history_plan(index, target, whole_file, limit, recent))
+    report.history_total = total
+    for sha, when, added, removed, files, excerpt in plan:
+        report.history.append(
+            HistoryEntry(
+                commit=commit_ref(index, sha, when, cfg.reason_chars),
+                added=added,
+                removed=removed,
+                excerpt=list(excerpt),
+                files=files,
+            )
+        )
+    if report.history_total > len(report.history):
+        report.history_more = history_query(target, whole_file=whole_file)
+
+
+HistoryPlan = tuple[int, tuple[tuple[str, Any, int, int, int, tuple[str, ...]], ...]]
+
+
+def _history_plan(
+    index: ServeIndex, target: SymbolRow, whole_file: bool, limit: int, recent: int
+) -> HistoryPlan:
+    """(commits touching the target, then per shown commit: sha, its time, lines added and
+    removed, touched rows, excerpt lines): the same for every request of a generation, and a
+    hot symbol's touches run into the hundreds."""
     touches = (
         index.touches_by_path.get(target.path, [])
         if whole_file
@@ -218,29 +247,20 @@ def _history(
     for t in touches:  # newest first
         by_sha.setdefault(t["sha"], []).append(t)
     newest = list(by_sha)
-    report.history_total = len(newest)
-    for sha in useful_commits(index, newest, cfg.history_limit, cfg.history_recent):
+    plan = []
+    for sha in useful_commits(index, newest, limit, recent):
         rows = by_sha[sha]
-        entry = HistoryEntry(
-            commit=commit_ref(index, sha, rows[0]["commit_time"], cfg.reason_chars),
-            added=0,
-            removed=0,
-        )
         lines: list[str] = []
-        added = removed = 0  # summed here: each assignment to a model field costs a hook call
+        added = removed = 0
         for t in rows:
             added += t["added"] or 0
             removed += t["removed"] or 0
             if t["excerpt"] and len(lines) < 32:
                 lines.extend(_excerpt_lines(t["excerpt"]))
-        entry.added, entry.removed = added, removed
-        entry.files += len(rows)
         # changed code tells more than reworded comments: it goes first, in diff order
         lines.sort(key=_is_comment)
-        entry.excerpt = lines[:8]
-        report.history.append(entry)
-    if report.history_total > len(report.history):
-        report.history_more = history_query(target, whole_file=whole_file)
+        plan.append((sha, rows[0]["commit_time"], added, removed, len(rows), tuple(lines[:8])))
+    return len(newest), tuple(plan)
 
 
 def useful_commits(index: ServeIndex, newest: list[str], limit: int, recent: int) -> list[str]:
@@ -286,6 +306,7 @@ def _sql_text(value: str) -> str:
 _COMMENT_STARTS = ("#", "//", "/*", "* ", "*/", '"""', "'''", "--")
 
 
+@functools.lru_cache(maxsize=16384)  # the diff lines of hot symbols, in answer after answer
 def _is_comment(line: str) -> bool:
     """A diff line (`+     text`) whose text looks like a comment or docstring, in any of
     the usual syntaxes (an ordering hint only: nothing is dropped for it)."""
@@ -293,13 +314,14 @@ def _is_comment(line: str) -> bool:
     return text.startswith(_COMMENT_STARTS) or text == "*"
 
 
-def _excerpt_lines(text: str) -> list[str]:
+@functools.lru_cache(maxsize=4096)  # a generation's excerpts never change; hot ones repeat
+def _excerpt_lines(text: str) -> tuple[str, ...]:
     """The +/- lines of a stored excerpt, most telling first: changed code, not blank lines."""
     out = []
     for line in text.splitlines():
         if line[:1] in "+-" and line[1:].strip() and not line.startswith(("+++", "---")):
             out.append(line[0] + "     " + line[1:].rstrip())
-    return out
+    return tuple(out)
 
 
 def _coupling(index: ServeIndex, target: SymbolRow, report: PreflightReport, *, limit: int) -> None:

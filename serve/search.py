@@ -108,6 +108,7 @@ class SearchResult:
     route: Route
     query_vec: np.ndarray | None
     anchors: frozenset[str] = frozenset()  # files a co-change question is about
+    terms: list[str] = field(default_factory=list)  # the query's terms, as BM25 searched them
 
 
 @dataclass(eq=False)
@@ -146,6 +147,7 @@ class Searcher:
         self.docs = DocTable(gen)
         self._embedded: dict[str, np.ndarray] = {}
         self._why_keys: dict[str, tuple[list[str], dict[str, tuple[bool, float]]]] = {}
+        self._why_sorted: dict[str, tuple[list[str], dict[str, int]]] = {}
         self.t_now = float(self.docs.time.max()) if self.docs.n else 0.0
 
     @cached_property
@@ -394,6 +396,7 @@ class Searcher:
             route=run.route,
             query_vec=run.qvec,
             anchors=frozenset(run.anchors),
+            terms=run.terms,
         )
 
     def _route(
@@ -545,14 +548,22 @@ class Searcher:
                 cfg.recency_alpha,
                 cfg.recency_half_life_days,
             )
-            ev = run.ev
+            # every fused row came from a ranking, which gathered its evidence: `run.ev` is a
+            # lookup here, done inline (a few hundred rows per query)
+            evidence = run.evidence
             for r, m in zip(rows_arr.tolist(), mult.tolist(), strict=True):
                 fused[r] *= m
-                ev(r).recency = m
+                e = evidence.get(r)
+                if e is None:
+                    e = evidence[r] = Ev()
+                e.recency = m
         ranked = rank_by(fused)
-        ev = run.ev
+        evidence = run.evidence
         for r in ranked:
-            ev(r).rrf = fused[r]
+            e = evidence.get(r)
+            if e is None:
+                e = evidence[r] = Ev()
+            e.rrf = fused[r]
         run.final_score = dict(fused)
         return fused, ranked
 
@@ -767,11 +778,31 @@ class Searcher:
             got = self._why_keys[symbol_id] = (list(seen), keys)
         return got
 
+    def _why_order(self, symbol_id: str) -> tuple[list[str], dict[str, int]]:
+        """The symbol's commits in the order `_why` prefers them before the query has a say
+        (stable on first-seen order), and each one's place in it: once per generation."""
+        got = self._why_sorted.get(symbol_id)
+        if got is None:
+            shas, keys = self._symbol_commits(symbol_id)
+            order = sorted(shas, key=keys.__getitem__)
+            got = self._why_sorted[symbol_id] = (order, {s: i for i, s in enumerate(order)})
+        return got
+
     def _why(self, symbol_id: str, candidate_shas: set[str], limit: int) -> list[CommitRef]:
-        shas, newest_first = self._symbol_commits(symbol_id)
-        order = sorted(shas, key=lambda s: (s not in candidate_shas, *newest_first[s]))
+        # the query's candidates first, then the rest, each part in the kept order: the same
+        # as sorting every commit by (not a candidate, kept key) with ties in first-seen order
+        order, place = self._why_order(symbol_id)
+        mine = sorted((s for s in candidate_shas if s in place), key=place.__getitem__)
+        picked = mine[:limit]
+        if len(picked) < limit:
+            chosen = set(picked)
+            for sha in order:
+                if sha not in chosen:
+                    picked.append(sha)
+                    if len(picked) == limit:
+                        break
         out = []
-        for sha in order[:limit]:
+        for sha in picked:
             c = self.index.commits.get(sha)
             if c is None:
                 continue

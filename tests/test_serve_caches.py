@@ -1,0 +1,70 @@
+"""What the serving layer keeps between requests is never older than its inputs: a new
+generation, a journal append and a memory write are seen by the very next answer."""
+
+from __future__ import annotations
+
+from gitstrata import Strata
+
+BILLING = (
+    "def charge(amount):\n    return amount * 100\n\n\ndef refund(amount):\n    return -amount\n"
+)
+ROUNDED = BILLING.replace("amount * 100", "round(amount * 100)")
+
+
+def test_preflight_memory_staleness_follows_generations_and_anchor_edits(git_repo) -> None:
+    git_repo.commit("init", {"app/billing.py": BILLING})
+    s = Strata(git_repo.path)
+    s.index()
+    sym = s.remember("Charges are integer cents", "decision", anchors=["app/billing.py::charge"])
+    engine = s.engine
+    first = s.preflight("app/billing.py", "charge")
+    assert [m.id for m in first.memories] == [sym.memory.id]
+    assert first.memories[0].stale == []
+    # the same answer again comes from what the engine kept: still not stale
+    assert s.preflight("app/billing.py", "charge").memories[0].stale == []
+
+    head = git_repo.commit("Charge rounds", {"app/billing.py": ROUNDED})
+    s.index()
+    again = s.preflight("app/billing.py", "charge")
+    assert s.engine is engine  # one engine, swapped to the new generation
+    assert len(again.memories[0].stale) == 1
+    assert again.memories[0].stale[0].startswith(f"possibly stale since {head[:10]} Charge rounds")
+
+    # anchoring again pins the anchor to the new code: the next answer says it is current
+    s.update_memory(sym.memory.id, anchors=["app/billing.py::charge"])
+    assert s.preflight("app/billing.py", "charge").memories[0].stale == []
+
+    # a memory written now is in the very next answer, with its own staleness
+    other = s.remember(
+        "Refunds are negative charges", "pitfall", anchors=["app/billing.py::refund"]
+    )
+    shown = s.preflight("app/billing.py", "refund").memories
+    assert [m.id for m in shown] == [other.memory.id] and shown[0].stale == []
+
+
+def test_preflight_history_and_warnings_follow_new_commits_and_journal_appends(git_repo) -> None:
+    git_repo.commit("init", {"app/billing.py": BILLING})
+    s = Strata(git_repo.path)
+    s.index()
+    intent = "round the charge to whole cents"
+    before = s.preflight("app/billing.py", "charge", intent)
+    assert [h.commit.subject for h in before.history] == ["init"]
+    assert before.warnings == [] and before.past_attempts == []
+    assert s.preflight("app/billing.py", "charge", intent).history == before.history
+
+    head = git_repo.commit("Charge rounds to whole cents", {"app/billing.py": ROUNDED})
+    s.index()
+    after = s.preflight("app/billing.py", "charge", intent)
+    assert [h.commit.sha for h in after.history][:1] == [head]
+    assert after.history_total == 2 and after.history[0].added >= 1
+
+    # a failure recorded now warns the very next preflight of the same change
+    s.record_failure(
+        "app/billing.py",
+        "-    return round(amount * 100)\n+    return int(amount * 100 + 0.5)\n",
+        "AssertionError: charge(0.285) == 28 (expected 29)",
+        notes="rounding the charge to whole cents with int() truncates negative amounts",
+        symbol_name="charge",
+    )
+    warned = s.preflight("app/billing.py", "charge", intent)
+    assert [w.failure_id for w in warned.warnings + warned.past_attempts]
