@@ -198,14 +198,64 @@ def tokenize(text: str) -> list[str]:
     return out
 
 
+_PATH_CHAR = re.compile(r"[\w.-]")
+
+
+def _path_starts(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    """The positions of `text[start:end]` where `path` matches, as closed intervals: the
+    stretch of path characters before a `/` that a path character follows, and that `/`.
+    Each character is looked at once or twice (a stretch belongs to one slash)."""
+    spans: list[tuple[int, int]] = []
+    slash = text.find("/", start, end)
+    while slash != -1:
+        if slash + 1 < end and _PATH_CHAR.match(text, slash + 1):
+            first = slash
+            while first > start and _PATH_CHAR.match(text, first - 1):
+                first -= 1
+            spans.append((first, slash))
+        slash = text.find("/", slash + 1, end)
+    return spans
+
+
+def _run_matches(text: str, start: int, end: int, stop: int) -> Iterator[re.Match[str]]:
+    """`_TOKEN_RE.finditer(text, start, stop)` for a run holding a `/`, in linear time.
+
+    Tried at a position where it cannot match, `path` scans the rest of the stretch first, so
+    a long run such as `a-a-a-...-a/` costs the square of its length. Where `path` can match is
+    known beforehand (`_path_starts`); elsewhere `_TOKEN_RE` matches what `_NO_PATH_RE` does,
+    and the earlier of the two positions wins, `path` on a tie (it is the first alternative).
+    """
+    spans = _path_starts(text, start, end)
+    k = 0
+    pos = start
+    other = _NO_PATH_RE.search(text, pos, stop)
+    while pos < end:
+        while k < len(spans) and spans[k][1] < pos:
+            k += 1
+        path_at = max(pos, spans[k][0]) if k < len(spans) else None
+        if other is not None and other.start() < pos:
+            other = _NO_PATH_RE.search(text, pos, stop)
+        if path_at is not None and (other is None or path_at <= other.start()):
+            m = _TOKEN_RE.match(text, path_at, stop)
+            assert m is not None and m.lastgroup == "path"
+        elif other is not None:
+            m = other
+        else:
+            return
+        yield m
+        pos = m.end()
+
+
 def _token_matches(text: str) -> Iterator[re.Match[str]]:
-    """`_TOKEN_RE.finditer(text)`, in linear time (see `_NO_PATH_RE`)."""
+    """`_TOKEN_RE.finditer(text)`, in linear time (see `_NO_PATH_RE` and `_run_matches`)."""
     if "/" in text:
         n = len(text)
         for run in _RUN_RE.finditer(text):
             start, end = run.span()
-            pattern = _TOKEN_RE if "/" in run.group() else _NO_PATH_RE
-            yield from pattern.finditer(text, start, min(end + 1, n))
+            if "/" in run.group():
+                yield from _run_matches(text, start, end, min(end + 1, n))
+            else:
+                yield from _NO_PATH_RE.finditer(text, start, min(end + 1, n))
     else:
         yield from _NO_PATH_RE.finditer(text)
 

@@ -458,3 +458,16 @@ def test_the_benchmark_finds_every_planted_secret_redacted(tmp_path) -> None:
     assert res["control_recall"]["tables"] == 0.0 and res["control_recall"]["fulltext"] == 0.0
     assert res["control_recall"]["api_search"] < 0.1
     assert "| mcp | 100.0 % | - |" in markdown(res)
+
+
+def test_a_private_key_body_line_is_matched_in_linear_time() -> None:
+    # a truncated key block whose next "line" is blanks around a diff sign, then a character
+    # no body holds: split every way between the blanks, the old pattern took minutes
+    from gitstrata.store.redact import _PEM_BODY_LINE
+
+    blanks = " \t" * 100_000
+    assert _PEM_BODY_LINE.match(blanks + "+" + blanks + "!") is None
+    assert _PEM_BODY_LINE.match(blanks + "+" + "QUJD" * 50_000 + blanks) is not None
+    text = "-----BEGIN RSA PRIVATE KEY-----\n+MIIEowIBAAKCAQEA0Z3VS5JJcds3xfn\n" + blanks + "!"
+    out, kinds = redact(text)
+    assert kinds == ["private_key"] and "MIIEow" not in out and out.endswith(blanks + "!")
