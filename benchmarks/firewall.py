@@ -205,8 +205,12 @@ def markdown(
         "",
         "The rules were tuned on `dev`. Each held-out split was committed before the change it "
         'evaluates and run once for it ("first run", the honest number); it was then used to '
-        "find misses, so its current numbers are optimistic; nothing was changed after the newest "
-        "split's run, which measures the final rules on text they were not tuned on.",
+        "find misses, so its current numbers are optimistic. The newest split, `heldout_v8`, was "
+        "written before its run and adds kinds the others lack (tool-result spoofing, role-play, "
+        "multi-step orders; advisories, changelogs and review comments); after its first run the "
+        "rules were changed using `dev` and the retired splits only, but its texts and first-run "
+        'misses had been seen, so its "now" column is a second run, not a blind one: the first '
+        "runs are the numbers to quote.",
         "",
         "| split | injections | neutralised (first run) | neutralised now | benign | modified "
         "(first run) | modified now |",
