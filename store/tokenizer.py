@@ -199,40 +199,32 @@ def tokenize(text: str) -> list[str]:
 
 
 _PATH_CHAR = re.compile(r"[\w.-]")
-
-
-def _path_starts(text: str, start: int, end: int) -> list[tuple[int, int]]:
-    """The positions of `text[start:end]` where `path` matches, as closed intervals: the
-    stretch of path characters before a `/` that a path character follows, and that `/`.
-    Each character is looked at once or twice (a stretch belongs to one slash)."""
-    spans: list[tuple[int, int]] = []
-    slash = text.find("/", start, end)
-    while slash != -1:
-        if slash + 1 < end and _PATH_CHAR.match(text, slash + 1):
-            first = slash
-            while first > start and _PATH_CHAR.match(text, first - 1):
-                first -= 1
-            spans.append((first, slash))
-        slash = text.find("/", slash + 1, end)
-    return spans
+_SLASH = re.compile(r"/(?=[\w.-])")  # a slash a path segment follows
 
 
 def _run_matches(text: str, start: int, end: int, stop: int) -> Iterator[re.Match[str]]:
     """`_TOKEN_RE.finditer(text, start, stop)` for a run holding a `/`, in linear time.
 
     Tried at a position where it cannot match, `path` scans the rest of the stretch first, so
-    a long run such as `a-a-a-...-a/` costs the square of its length. Where `path` can match is
-    known beforehand (`_path_starts`); elsewhere `_TOKEN_RE` matches what `_NO_PATH_RE` does,
-    and the earlier of the two positions wins, `path` on a tie (it is the first alternative).
+    a long run such as `a-a-a-...-a/` costs the square of its length. `path` matches exactly
+    from the stretch of path characters before a slash that a path character follows, and from
+    that slash; elsewhere `_TOKEN_RE` matches what `_NO_PATH_RE` does. The earlier of the two
+    positions wins, `path` on a tie (it is the first alternative). Each slash is found once and
+    each stretch walked once.
     """
-    spans = _path_starts(text, start, end)
-    k = 0
     pos = start
     other = _NO_PATH_RE.search(text, pos, stop)
+    slash = first = -1  # the next usable slash and the start of the stretch before it
     while pos < end:
-        while k < len(spans) and spans[k][1] < pos:
-            k += 1
-        path_at = max(pos, spans[k][0]) if k < len(spans) else None
+        if slash < pos:
+            found = _SLASH.search(text, pos, end)
+            if found is None:
+                slash = end
+            else:
+                slash = first = found.start()
+                while first > pos and _PATH_CHAR.match(text, first - 1):
+                    first -= 1
+        path_at = max(pos, first) if slash < end else None
         if other is not None and other.start() < pos:
             other = _NO_PATH_RE.search(text, pos, stop)
         if path_at is not None and (other is None or path_at <= other.start()):
