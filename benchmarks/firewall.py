@@ -3,7 +3,7 @@
     python -m gitstrata.benchmarks.firewall [--json] [--split SPLIT|all] [--misses] [--out FILE]
 
 The corpus (`benchmarks/firewall_corpus/*.jsonl`, one JSON object a line: `id`, `category`,
-`text`, `expected` injection|benign, `split` dev|heldout|heldout_v2..v7, and for injections
+`text`, `expected` injection|benign, `split` dev|heldout|heldout_v2..v8, and for injections
 `payload`) holds injections written in many disguises and benign developer texts that look like
 them. Every text goes through `serve.firewall.clean`, the function every served string passes
 (the engine's result models, MCP answers and resources, the CLI's graveyard and invariant
@@ -17,8 +17,13 @@ output).
 Rules were tuned on `dev`. Each held-out split was written and committed before the change it
 evaluates and run once for it; then it was used to diagnose misses, so it is retired and its
 later numbers are optimistic: `heldout` (written with `dev`) evaluated the first rules,
-`heldout_v2` the fixes from `heldout`, `heldout_v3` those from `heldout_v2`, and so on;
-`heldout_v7` evaluates the final rules and nothing was changed after it was run.
+`heldout_v2` the fixes from `heldout`, `heldout_v3` those from `heldout_v2`, and so on.
+`heldout_v8` adds categories the earlier splits lacked (tool-result spoofing, role-play,
+multi-step orders; security advisories, changelogs and review comments as benign look-alikes)
+and was written from knowledge of attacks, not from what the rules catch.
+
+`--record-first-run SPLIT` stores a split's numbers in `first_runs.json` with the commit they
+ran on; it refuses a split already recorded, so a first run is recorded once.
 """
 
 from __future__ import annotations
@@ -41,6 +46,7 @@ SPLITS = (
     "heldout_v5",
     "heldout_v6",
     "heldout_v7",
+    "heldout_v8",
 )
 MARKER_PREFIX = "[gitstrata-firewall: removed"
 SECTION = "## Context firewall against an adversarial corpus"
@@ -143,6 +149,42 @@ def measure(folder: Path = CORPUS) -> dict[str, Any]:
     }
 
 
+def first_run_entry(result: dict[str, Any], split: str, commit: str) -> dict[str, Any]:
+    """A split's numbers in the shape `first_runs.json` keeps them."""
+    data = result["splits"][split]
+    i, b = data["injections"], data["benign"]
+    return {
+        "neutralised": i["neutralised"],
+        "injections": i["total"],
+        "modified": b["modified"],
+        "benign": b["total"],
+        "firewall_commit": commit,
+        "injections_by_category": i["by_category"],
+        "benign_by_category": b["by_category"],
+    }
+
+
+def record_first_run(result: dict[str, Any], split: str, folder: Path = CORPUS) -> dict[str, Any]:
+    """Store a held-out split's first run; a second run of the same split is refused, since
+    only the first is the honest number."""
+    import subprocess
+
+    path = folder / "first_runs.json"
+    runs = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+    if split == "dev" or split in runs:
+        raise ValueError(f"{split}: a first run is recorded once, for a held-out split only")
+    commit = subprocess.run(
+        ["git", "rev-parse", "--short", "HEAD"],
+        cwd=folder,
+        capture_output=True,
+        text=True,
+        check=False,
+    ).stdout.strip()
+    runs[split] = first_run_entry(result, split, commit or "unknown")
+    path.write_text(json.dumps(runs, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    return runs[split]
+
+
 def _pct(n: int, d: int) -> str:
     return f"{100 * n / d:.1f} %" if d else "-"
 
@@ -163,8 +205,12 @@ def markdown(
         "",
         "The rules were tuned on `dev`. Each held-out split was committed before the change it "
         'evaluates and run once for it ("first run", the honest number); it was then used to '
-        "find misses, so its current numbers are optimistic; nothing was changed after the newest "
-        "split's run, which measures the final rules on text they were not tuned on.",
+        "find misses, so its current numbers are optimistic. The newest split, `heldout_v8`, was "
+        "written before its run and adds kinds the others lack (tool-result spoofing, role-play, "
+        "multi-step orders; advisories, changelogs and review comments); after its first run the "
+        "rules were changed using `dev` and the retired splits only, but its texts and first-run "
+        'misses had been seen, so its "now" column is a second run, not a blind one: the first '
+        "runs are the numbers to quote.",
         "",
         "| split | injections | neutralised (first run) | neutralised now | benign | modified "
         "(first run) | modified now |",
@@ -261,8 +307,20 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--split", choices=(*SPLITS, "all"), default="all")
     ap.add_argument("--misses", action="store_true", help="list the texts that count against")
     ap.add_argument("--out", type=Path, help="write the section into this RESULTS.md")
+    ap.add_argument(
+        "--record-first-run",
+        choices=SPLITS[1:],
+        metavar="SPLIT",
+        help="store this held-out split's numbers in first_runs.json (once per split)",
+    )
     args = ap.parse_args(argv)
     result = measure()
+    if args.record_first_run:
+        try:
+            record_first_run(result, args.record_first_run)
+        except ValueError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
     misses = [m for m in result["misses"] if args.split in ("all", m["split"])]
     if args.json:
         shown = result if args.split == "all" else result["splits"][args.split]
@@ -279,7 +337,16 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-__all__ = ["Case", "load_corpus", "markdown", "measure", "neutralised", "write_section"]
+__all__ = [
+    "Case",
+    "first_run_entry",
+    "load_corpus",
+    "markdown",
+    "measure",
+    "neutralised",
+    "record_first_run",
+    "write_section",
+]
 
 if __name__ == "__main__":
     raise SystemExit(main())

@@ -16,15 +16,43 @@ naming its type; `GITSTRATA_DEBUG=1` shows its traceback.
 
 from __future__ import annotations
 
-# nothing heavier than builtins here: Ctrl-C lands in `main`'s handlers only once `main` runs,
-# so the imports before it are kept to the interpreter's own
+# nothing heavier than builtins here: until `run_guarded` owns Ctrl-C, the handler below does,
+# and it is installed before anything else is imported. `_signal` is the C module behind
+# `signal`, which imports `enum` (ten milliseconds in which Ctrl-C would be a traceback)
 import os
-import signal
 import sys
 
 TYPE_CHECKING = False  # `typing` costs milliseconds of the window before `main`
 if TYPE_CHECKING:
+    import signal as _signal
     from collections.abc import Callable
+else:
+    import _signal
+
+
+def _interrupted_early(signum: int, frame: object) -> None:
+    """Ctrl-C before a command started: nothing to clean up, so leave at once, quietly."""
+    try:
+        os.write(2, b"interrupted\n")
+    finally:
+        os._exit(130)
+
+
+def _is_program() -> bool:
+    """This process is the command line (the console script or `python -m gitstrata`), not a
+    host that imported the module and owns its own Ctrl-C."""
+    first = sys.argv[0] if sys.argv else ""
+    name = os.path.basename(first).removesuffix(".exe")
+    return name in ("gitstrata", "git-strata") or (
+        name == "__main__.py" and os.path.basename(os.path.dirname(first)) == "gitstrata"
+    )
+
+
+if _is_program():
+    try:
+        _signal.signal(_signal.SIGINT, _interrupted_early)
+    except ValueError:  # not the main thread
+        pass
 
 
 def _fast(argv: list[str]) -> Callable[[], None] | None:
@@ -162,9 +190,27 @@ def _quiet_stdout() -> None:
         pass
 
 
+def _unraisable(unraisable: sys.UnraisableHookArgs) -> None:
+    """A Ctrl-C that lands in a finaliser or a weakref callback cannot be raised there; Python
+    would print it as a traceback and carry on. Deliver it again, where the command is: raised
+    from here it would land in this hook, so a moment later, from another thread."""
+    if isinstance(unraisable.exc_value, KeyboardInterrupt):
+        import threading
+
+        timer = threading.Timer(0.02, _signal.raise_signal, (_signal.SIGINT,))
+        timer.daemon = True
+        timer.start()
+        return
+    sys.__unraisablehook__(unraisable)
+
+
 def run_guarded(call: Callable[[], None]) -> None:
     """Run one command; every way it can fail ends as one line and an exit status."""
     try:
+        # from here Ctrl-C is a KeyboardInterrupt, so the command's `finally` blocks run
+        if _signal.getsignal(_signal.SIGINT) is _interrupted_early:
+            _signal.signal(_signal.SIGINT, _signal.default_int_handler)
+            sys.unraisablehook = _unraisable
         call()
     except SystemExit:
         raise
@@ -185,7 +231,7 @@ def run_guarded(call: Callable[[], None]) -> None:
 def _report(exc: BaseException) -> int:
     """Print the one line (and hint) for `exc`; the exit status."""
     if isinstance(exc, KeyboardInterrupt | Terminated):
-        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        _signal.signal(_signal.SIGINT, _signal.SIG_IGN)
         print(
             "interrupted" if isinstance(exc, KeyboardInterrupt) else "terminated", file=sys.stderr
         )
@@ -221,7 +267,7 @@ def _report(exc: BaseException) -> int:
 
 def main() -> None:
     try:
-        signal.signal(signal.SIGTERM, _terminate)
+        _signal.signal(_signal.SIGTERM, _terminate)
     except ValueError:  # not the main thread (an embedding host): keep its handler
         pass
     argv = sys.argv[1:]

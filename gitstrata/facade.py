@@ -333,17 +333,26 @@ class Strata:
         from .serve.capture import exec_and_record
         from .store.config import GraveyardConfig
         from .store.errors import GitstrataError
+        from .store.redact import Redactor, redactor_for
 
         root = self.location.require_repo()
+        redactor: Redactor | None = None
         try:
-            cfg = self.config().graveyard
+            config = self.config()
+            cfg, redactor = config.graveyard, redactor_for(config.redaction)
         except GitstrataError as exc:
             # a broken config.json must not cost the command its run or its exit code
             print(f"gitstrata: {exc}; recording with the default settings", file=sys.stderr)
             cfg = GraveyardConfig()
         index_dir = self.index_dir
         return exec_and_record(
-            root, self.journal_dir, argv, notes, lambda: symbols_rows(index_dir), cfg=cfg
+            root,
+            self.journal_dir,
+            argv,
+            notes,
+            lambda: symbols_rows(index_dir),
+            cfg=cfg,
+            redactor=redactor,
         )
 
     def record_failure(

@@ -15,6 +15,7 @@ from ..store.attempts import Attempt, PayloadLimits
 from ..store.config import Config
 from ..store.errors import GitstrataError
 from ..store.generations import Store
+from ..store.redact import redactor_for
 from .anticontext import warning_from_failure
 from .failures import record_attempt
 from .invariants import InvariantStore
@@ -52,12 +53,14 @@ def record_failure(
     if attempt.file_path:
         attempt = replace(attempt, file_path=repo_relative(repo_root, attempt.file_path))
     Store(index_dir).ensure()
+    config = Config.load(index_dir)
     _, failure = record_attempt(
         Path(index_dir) / "journal",
         attempt,
         symbols_rows(index_dir),
-        cfg=Config.load(index_dir).graveyard,
+        cfg=config.graveyard,
         repo_root=str(repo_root) if repo_root is not None else None,
+        redactor=redactor_for(config.redaction),
     )
     return warning_from_failure(failure, ["recorded"])
 

@@ -37,6 +37,7 @@ from ..store.attempts import Attempt, append_failure
 from ..store.config import GraveyardConfig
 from ..store.errors import GitError, GitstrataError, InputError, NotARepository
 from ..store.journal import Journal
+from ..store.redact import Redactor
 from .failures import build_failure_record
 from .paths import stays_inside
 
@@ -390,6 +391,7 @@ def exec_and_record(
     symbols_rows: Any | Callable[[], Any] = (),
     *,
     cfg: GraveyardConfig | None = None,
+    redactor: Redactor | None = None,
     stdin: bool = True,
     stdout: BinaryIO | int | None = None,
     stderr: BinaryIO | int | None = None,
@@ -436,7 +438,9 @@ def exec_and_record(
             signal=result.signal,
             source="exec",
         )
-        record = build_failure_record(attempt, rows, cfg=cfg, repo_root=str(root))
+        record = build_failure_record(
+            attempt, rows, cfg=cfg, repo_root=str(root), redactor=redactor
+        )
         written = append_failure(Journal(Path(journal_root)), record)
     except (GitstrataError, OSError, ValueError) as exc:
         say(f"could not record the failed attempt: {exc}")

@@ -31,7 +31,7 @@ from ..store.attempts import (
 from ..store.config import GraveyardConfig
 from ..store.errors import InputError
 from ..store.journal import Journal
-from ..store.redact import redact_counts
+from ..store.redact import Redactor, redact_counts
 from .fingerprint import fingerprint
 from .paths import stays_inside
 from .signatures import extract_signature
@@ -74,13 +74,14 @@ def _tail_bytes(text: str, limit: int) -> str:
 class _Scrubber:
     """Redacts texts and counts what it redacted, by kind, over all of them."""
 
-    def __init__(self) -> None:
+    def __init__(self, redactor: Redactor | None = None) -> None:
         self.counts: dict[str, int] = {}
+        self.redactor = redactor
 
     def __call__(self, text: str | None) -> str | None:
         if text is None:
             return None
-        out, found = redact_counts(text)
+        out, found = redact_counts(text, self.redactor)
         for kind, n in found.items():
             self.counts[kind] = self.counts.get(kind, 0) + n
         return out
@@ -120,15 +121,18 @@ def build_failure_record(
     *,
     cfg: GraveyardConfig | None = None,
     repo_root: str | None = None,
+    redactor: Redactor | None = None,
 ) -> dict[str, Any]:
     """The journal record of `attempt` (without `id`; with `ts` only if it has `recorded_at`).
 
     `symbols_rows`: HEAD's symbols (mappings or an Arrow table with path, qualname, start_line,
     end_line) that the diff's changed lines are mapped onto. `repo_root`: the repository's
     absolute path, so that locations in the output under it become repository-relative.
+    `redactor`: the repository's (its `redaction.allow` / `deny` patterns), else the built-in
+    rules.
     """
     cfg = cfg or GraveyardConfig()
-    scrub = _Scrubber()
+    scrub = _Scrubber(redactor)
     diff = scrub(attempt.attempted_diff or "") or ""
     trace = scrub(attempt.error_trace or "") or ""
     clean = Attempt(
@@ -166,8 +170,11 @@ def record_attempt(
     *,
     cfg: GraveyardConfig | None = None,
     repo_root: str | None = None,
+    redactor: Redactor | None = None,
 ) -> tuple[dict[str, Any], FailedAttempt]:
     """Build and append `attempt`'s record (or an occurrence of the same attempt); returns what
     was written and the failed attempt as it now reads, occurrences counted."""
-    record = build_failure_record(attempt, symbols_rows, cfg=cfg, repo_root=repo_root)
+    record = build_failure_record(
+        attempt, symbols_rows, cfg=cfg, repo_root=repo_root, redactor=redactor
+    )
     return record_failure_line(Journal(Path(journal_root)), record)

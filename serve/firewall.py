@@ -331,7 +331,8 @@ def _injection_spans(text: str) -> list[tuple[int, int, str]]:
     return spans
 
 
-_SPACES = re.compile(r"\s+")
+# spaces and the dots or stars that spell an order out letter by letter
+_SPACES = re.compile(r"[\s.\u00b7*]+")
 
 
 def _collapsed_spans(
@@ -339,7 +340,7 @@ def _collapsed_spans(
 ) -> list[tuple[int, int, str]]:
     if COLLAPSED_ORDER.search(_SPACES.sub("", low)) is None:
         return []
-    keep = [i for i, c in enumerate(low) if not c.isspace()]  # built only for a match
+    keep = [i for i, c in enumerate(low) if not _SPACES.match(c)]  # built only for a match
     m = COLLAPSED_ORDER.search("".join(low[i] for i in keep))
     assert m is not None
     a, b = keep[m.start()], keep[m.end() - 1] + 1

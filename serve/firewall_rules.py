@@ -12,6 +12,15 @@ previous commands that failed", "### Instructions:" over a numbered list, "Note 
 users", "we must drop the table sessions_old", a `curl | sh` line under "Install" and a badge
 URL with a query string all stay as written. `exempt` is how a rule looks at the context of a
 match (the words before it) when its own text cannot decide.
+
+Besides orders to drop instructions, the rules know the other shapes an injection takes: a
+persona or game for the model ("pretend you are", "an AI without rules"), instructions said to be
+withdrawn or replaced by an operator, banners closing a tool's output, asking to hide the act
+from the user (`concealment`) or to carry an order into later sessions (`memory_poisoning`), and
+secrets read in one step of a list and posted in another. Quoted forms that documentation uses
+stay: a delimiter in an inline code span, a download-and-run line set as code under a heading or
+a shell comment, a secret's transfer forbidden right before its verb ("never put your key in a
+link"), a file name in a URL's path.
 """
 
 from __future__ import annotations
@@ -149,11 +158,59 @@ def _before(view: str, start: int, limit: int) -> str:
     return _URL.sub(" ", view[max(0, start - limit) : start])
 
 
+_CODE_LINE = re.compile(r"(?:^|\n)(?: {4}|\t|[ \t]*\$ )[^\n]*$")
+_FENCE = re.compile(r"^[ \t]*(?:```|~~~)", re.M)
+
+
+# what may stand before the command on its line: a prompt, sudo, a shell or PowerShell wrapper
+_COMMAND_START = re.compile(
+    r"[ \t]*(?:\$[ \t]+)?(?:sudo[ \t]+)?(?:powershell(?:\.exe)?(?:[ \t]+-\w+(?:[ \t]+\w+)?)*?"
+    r"[ \t]+-c(?:ommand)?[ \t]+[\"']?|(?:/bin/)?(?:ba|z)?sh[ \t]+-c[ \t]+[\"']?(?:\$\()?)?",
+    re.I,
+)
+
+
+def _code_line(view: str, start: int) -> bool:
+    """The match is on a line of its own set as code: indented four spaces, a `$ ` prompt,
+    inside a fenced block, or a command alone on its line under a shell comment, a fence or a
+    line ending in a colon ("# On Windows.", "Linux:")."""
+    line_start = view.rfind("\n", 0, start) + 1
+    if _CODE_LINE.search(view, max(0, line_start - 1), start) is not None:
+        return True
+    if len(_FENCE.findall(view, 0, line_start)) % 2 == 1:
+        return True
+    if _COMMAND_START.fullmatch(view, line_start, start) is None:
+        return False
+    prev = view[:line_start].rstrip().rsplit("\n", 1)[-1].strip()
+    return prev.startswith(("#", "```", "~~~")) or prev.endswith(":")
+
+
+def _inline_code(view: str, start: int, end: int) -> bool:
+    """The match is quoted inside an inline code span (`<|im_end|>` in docs of a chat format):
+    the line has an odd number of backticks before it and a closing one after it."""
+    line_start = view.rfind("\n", 0, start) + 1
+    line_end = view.find("\n", end)
+    line_end = len(view) if line_end == -1 else line_end
+    return view.count("`", line_start, start) % 2 == 1 and "`" in view[end:line_end]
+
+
+_ADVICE = re.compile(
+    r"\b(?:never|not|don't|dont|do\s+not|avoid|must\s+not|mustn't)\s+(?:ever\s+)?$", re.I
+)
+
+
+def _advised_against(view: str, start: int, end: int) -> bool:
+    """The act is forbidden right before its verb ("never put your API key in a Markdown
+    link"): security advice. A negation further off does not count: "don't forget to send..."
+    is still an order."""
+    return _ADVICE.search(view, max(0, start - 20), start) is not None
+
+
 def _install_line(view: str, start: int, end: int) -> bool:
-    """A download-and-run line introduced as an installation step and not aimed at the agent:
-    what install docs look like."""
+    """A download-and-run line introduced as an installation step, or set as a code line of
+    its own, and not aimed at the agent: what install docs look like."""
     before = _before(view, start, 200)
-    if not _INSTALL.search(before):
+    if not _INSTALL.search(before) and not _code_line(view, start):
         return False
     clause = before[
         max((m.end() for m in _CLAUSE_START.finditer(before)), default=0) :
@@ -168,7 +225,7 @@ def _install_line(view: str, start: int, end: int) -> bool:
 _DET = r"(?:(?:the|all|any|every|each|your|my|our|these|those|of|its)\s+){0,3}"
 _QUAL = (
     r"(?:previous|prior|preceding|earlier|above|former|foregoing|original|initial|system|"
-    r"developer|safety|existing)"
+    r"developer|safety|existing|content|usage|ethical|moderation)"
 )
 # what only a model is given; "commands", "context", "messages" are also developer words
 _ORDERS = (
@@ -224,7 +281,8 @@ _DEST = (
     r"discord|telegram|me\b|us\b|(?:an?\s+)?(?:external|remote|public)\s+(?:server|host|url|"
     r"endpoint|site)|this\s+(?:url|address|endpoint|server|host)|the\s+attacker|"
     r"(?:the|your|this|an?)\s+(?:next\s+|new\s+)?(?:public\s+)?(?:reply|response|answer|"
-    r"commit\s+message|pull\s+request|pr\b|issue|comment|discussion|chat))"
+    r"commit\s+message|pull\s+request|pr\b|pr\s+description|issue|comment|discussion|chat)|"
+    r"(?:an?\s+)?(?:markdown|html)\s+(?:links?|images?))"
 )
 _AGENT = (
     r"(?:(?:ai|llm|coding|autonomous)\s+(?:assistants?|agents?|models?|copilots?)|ai|llms?|"
@@ -238,7 +296,9 @@ _NOT_AUDIENCE = (
 # a placeholder in a URL that a model would fill in with data it holds
 _PLACEHOLDER = (
     r"(?:\{\{[^}\n]{0,80}\}\}|\{[\w.$-]{1,60}\}|\$\{?[a-z_]\w*|\$\(|<[^>\s][^>\n]{0,80}>|%s\b|"
-    r"(?-i:\[[A-Z_]{2,}\]|\b[A-Z][A-Z0-9]*_[A-Z0-9_]+\b|\b(?:SECRET|TOKEN|PASSWORD|APIKEY|KEY|"
+    # a bare upper-case word is a slot only as a query value: in a path it is a file's name
+    # (`CODE_OF_CONDUCT.md`, `wiki/ISO/IEC_80000`)
+    r"(?-i:\[[A-Z_]{2,}\]|(?<==)(?:[A-Z][A-Z0-9]*_[A-Z0-9_]+|SECRET|TOKEN|PASSWORD|APIKEY|KEY|"
     r"CREDENTIALS?|DATA|CONTENTS?|COOKIES?|SESSION|ENV)\b))"
 )
 _URL_PH = r"(?:https?:)?//[^\s)>\]\"']{0,600}?" + _PLACEHOLDER
@@ -249,20 +309,33 @@ _ML_VERB = (
     r"(?:ignorier\w*|vergiss|vergesst|vergessen\s+sie|missachte\w*|ignorez|ignorer|ignore|ignora|"
     r"ignorar|ignorate|oublie[zr]?|olvid[ae]r?|omit[ae]|descarta|dimentica(?:te|re)?|esque[cç]a|"
     r"esquece|negeer|vergeet|игнорир\w*|проигнорир\w*|забудь(?:те)?|забыть|"
-    r"не\s+обращай(?:те)?\s+внимани[яе]\s+на)"
+    r"не\s+обращай(?:те)?\s+внимани[яе]\s+на|ne\s+(?:tiens|tenez|tenons)\s+pas\s+compte|"
+    r"desconsider\w*|desatiend\w*|ignoruj\w*|zignoruj\w*|nie\s+zwracaj\s+uwagi\s+na|abaikan|"
+    r"lupakan|bỏ\s+qua|quên|ignorera|glöm|glem|ignorér|ignoreer)"
 )
 _ML_NOUN = (
     r"(?:anweisung(?:en)?|instruktionen|regeln|vorgaben|richtlinien|instructions|consignes|"
     r"règles|directives|instrucciones|reglas|indicaciones|directrices|istruzioni|regole|"
     r"direttive|instruções|instrucoes|regras|diretrizes|instructies|regels|richtlijnen|"
-    r"инструкци\w*|указани\w*|правил\w*|директив\w*|промпт\w*)"
+    r"инструкци\w*|указани\w*|правил\w*|директив\w*|промпт\w*|polece\w*|instrukcj\w*|"
+    r"zasad\w*|reguł\w*|wytyczn\w*|instruksi|perintah|aturan|petunjuk|arahan|hướng\s+dẫn|"
+    r"chỉ\s+dẫn|quy\s+tắc|instruktioner|regler|instruksjoner|talimat\w*|kural\w*|yönerge\w*)"
 )
 _ML_QUAL = (
     r"(?:vorherig\w*|bisherig\w*|obig\w*|vorangegangen\w*|früher\w*|ursprünglich\w*|alle[nms]?|"
     r"deine?[nmrs]?|précédent\w*|antérieur\w*|toutes|tous|tes|vos|ci-dessus|anterior\w*|"
     r"previ[oa]s|todas|todos|tus|precedent[ei]|tutte|tutti|tue|suas|tuas|eerdere|vorige|jouw|"
     r"bovenstaande|предыдущ\w*|все|всех|сво\w*|тво\w*|ваш\w*|прежн\w*|выше|"
-    r"(?:del|do|da|des|du)\s+(?:sistema|système|systeme)|system\w*|системн\w*)"
+    r"(?:del|do|da|des|du)\s+(?:sistema|système|systeme)|system\w*|системн\w*|poprzedni\w*|"
+    r"wcześniejsz\w*|wszystki\w*|sebelumnya|semua|trước(?:\s+đó)?|tất\s+cả|tidigare|alla|"
+    r"tidligere|alle|önceki|tüm|bütün)"
+)
+# languages that put the verb last (Turkish, Hindi): which orders, then "ignore"
+_SOV = (
+    r"(?:önceki|tüm|bütün|yukarıdaki)\s+(?:\w+\s+){0,2}?(?:talimat|kural|yönerge|komut)\w*"
+    r"(?:\s+\w+)?\s+(?:yok\s+say|görmezden\s+gel|unut)\w*",
+    r"(?:पिछले|पिछली|सभी|पूर्व|ऊपर\s+के)\s+(?:\S+\s+){0,2}?(?:निर्देश|नियम|आदेश)\S*\s+(?:को\s+)?"
+    r"(?:अनदेखा|नज़रअंदाज़|नजरअंदाज|भूल)",
 )
 _CJK_VERB = r"(?:忽略|无视|無視|忽视|忽視|忘记|忘記|忘掉|不要理会|不要理會|别管|別管)"
 _CJK_NOUN = (
@@ -319,8 +392,30 @@ RULES: tuple[Rule, ...] = (
         r"" + _CJK_NOUN,
         _CJK_QUAL + _CJK_STOP + r"{0,12}?" + _CJK_NOUN + _CJK_STOP + r"{0,12}?"
         r"(?:無視|忘れ|忽略|无视|忘记|무시|잊)",
+        *_SOV,
         triggers=(
             "ignor",
+            "zignor",
+            "ne tiens",
+            "ne tenez",
+            "ne tenons",
+            "desconsider",
+            "desatiend",
+            "nie zwracaj",
+            "abaikan",
+            "lupakan",
+            "bỏ qua",
+            "quên",
+            "glöm",
+            "glem",
+            "önceki",
+            "tüm",
+            "bütün",
+            "yukarıdaki",
+            "पिछल",
+            "सभी",
+            "पूर्व",
+            "ऊपर",
             "vergiss",
             "vergesst",
             "vergessen",
@@ -381,11 +476,18 @@ RULES: tuple[Rule, ...] = (
         r"\byou\s+are\s+(?:now|no\s+longer)\s+(?:an?\s+|the\s+|in\s+)?(?:[\w-]+\s+){0,3}?"
         r"(?:ai|assistant|model|agent|bot|persona|character|dan|jailbroken|unrestricted|"
         r"unfiltered|uncensored|(?:developer|god|debug)\s+mode)\b",
-        r"\bfrom\s+now\s+on,?\s+(?:you\s+(?:are|will|must|shall|should)|act|respond|behave)\b",
+        r"\bfrom\s+now\s+on,?\s+(?:you\s+(?:are|will|must|shall|should|act|respond|behave|"
+        r"answer|reply|obey|only|always|never)|act|respond|behave)\b",
         r"\bnew\s+(?:system\s+)?(?:instructions?|prompt|rules)\s*:",
         r"\b(?:act|behave|respond)\s+as\s+(?:if\s+you\s+(?:are|were)\s+)?(?:an?\s+)?"
         r"(?:unrestricted|unfiltered|uncensored|jailbroken|dan)\b",
         r"\bsystem\s+prompt\s*(?::[ \t]*\S|override|update)",
+        # role-play: a persona for the model to take on, or a game whose rules it is to follow
+        r"\bpretend\s+(?:to\s+be|you\s+are|you're|that\s+you(?:'re|\s+are|\s+have)|you\s+have)\b",
+        r"\b(?:stay|remain|keep)\s+in\s+(?:character|role)\b",
+        r"\b(?:let'?s\s+(?:play\s+a\s+game|role-?play|pretend)|role-?play(?:\s+time)?|new\s+game)\b"
+        r"[^\n]{0,40}?\byou\s+(?:are|will\s+be|play|act)\b",
+        r"(?-i:\byou\s+are\s+(?:now\s+)?(?:DAN|STAN|DUDE|AIM)\b)",
         triggers=(
             "now",
             "longer",
@@ -397,8 +499,74 @@ RULES: tuple[Rule, ...] = (
             "uncensored",
             "jailbroken",
             "dan",
+            "pretend",
+            "stay in",
+            "remain in",
+            "keep in",
+            "let's",
+            "lets",
+            "role",
+            "new game",
         ),
         reach=80,
+        extend=True,
+    ),
+    _rule(
+        "role_override",
+        "text giving the model a persona without rules",
+        r"\b(?:an?\s+)?(?:[\w-]+\s+){0,2}?(?:ai|model|assistant|bot|chatbot|terminal|shell|persona|"
+        r"agent)s?,?\s+(?:with\s+no|without\s+(?:any\s+)?|that\s+has\s+no|free\s+(?:of|from)\s+"
+        r"(?:all\s+|any\s+)?)(?:rules|restrictions|limits|limitations|filters|guidelines|guardrails|"
+        r"ethics|morals|censorship|boundaries)\b(?!\s+(?:on|for|in|of)\b)",
+        r"\byou\s+(?:now\s+)?have\s+no\s+(?:rules|restrictions|limits|limitations|filters|"
+        r"guidelines|guardrails|boundaries)\b",
+        triggers=("with no", "without", "that has no", "free of", "free from", "have no"),
+        reach=40,
+        extend=True,
+    ),
+    _rule(
+        "role_override",
+        "text saying the model's instructions were withdrawn or replaced",
+        r"\byour\s+(?:[\w-]+\s+){0,2}?(?:instructions|guidelines|rules|restrictions|guardrails|"
+        r"directives|programming|system\s+prompt|polic(?:y|ies))\s+(?:are|is|have\s+been|has\s+been|"
+        r"were)\s+(?:now\s+|hereby\s+|officially\s+|temporarily\s+)?(?:revoked|lifted|void|null|"
+        r"suspended|cancel+ed|disabled|removed|overridden|superseded|replaced|obsolete|invalid|"
+        r"no\s+longer\s+(?:valid|in\s+effect|active|applicable))",
+        r"\b(?:your|the)\s+(?:safety|security|content|usage)\s+(?:polic(?:y|ies)|guidelines|rules|"
+        r"restrictions|filters?)\s+(?:no\s+longer\s+appl(?:y|ies)|(?:do|does)\s+not\s+apply|"
+        r"(?:is|are)\s+(?:now\s+)?(?:disabled|lifted|suspended|revoked|void))",
+        r"\byour\s+(?:real|actual|true|new|only|primary|sole|secret)\s+(?:task|goal|job|objective|"
+        r"purpose|mission|instructions?|role)\s+(?:is|are|now|will\s+be)\b",
+        r"\b(?:the\s+)?(?:user|owner|admin\w*|operator|maintainers?|developers?)\s+(?:has|have)\s+"
+        r"(?:already\s+)?(?:authori[sz]ed|granted|approved|allowed|permitted|given)\s+you\b",
+        triggers=(
+            "your",
+            "security",
+            "safety",
+            "content",
+            "usage",
+            "user",
+            "owner",
+            "admin",
+            "operator",
+            "maintainer",
+            "developer",
+        ),
+        reach=5,
+        extend=True,
+    ),
+    _rule(
+        "role_override",
+        "text posing as new orders from whoever runs the model",
+        r"\bnew\s+(?:system\s+)?(?:instructions?|orders?|directives?|tasks?|rules)\s+(?:from|by)\s+"
+        r"(?:the\s+|your\s+)?(?:operator|user|admin\w*|developers?|system|owner|maintainers?|"
+        r"supervisor|security\s+team|anthropic|openai)\b",
+        r"\bnew\s+(?:system\s+)?(?:instructions?|directives?|rules)\s+(?:follow|below|as\s+follows)\b",
+        r"\bimportant\s+system\s+(?:update|notice|message|alert)\b",
+        r"\[\s*(?:system|admin(?:istrator)?|operator)\s+(?:notice|message|note|override|update|alert)"
+        r"\s*\]",
+        triggers=("new", "important", "[system", "[admin", "[operator", "[ "),
+        reach=0,
         extend=True,
     ),
     _rule(
@@ -412,7 +580,9 @@ RULES: tuple[Rule, ...] = (
         r"</?\s*(?:tool_result|tool_use|tool_call|tool_response|tool_output|function_results?|"
         r"function_calls?|function_output|system[-_](?:prompt|message|reminder)|im_start|im_end|"
         r"antml:[\w-]+)\b[^>\n]{0,80}>",
-        r"^[ \t>*+\-#/]{0,12}(?:human|assistant)[ \t]*:",
+        # a turn of a transcript; "human : bool, optional" is a parameter's doc
+        r"^[ \t>*+\-#/]{0,12}(?:human|assistant)[ \t]*:(?![ \t]*(?:bool|int|str|float|list|dict|"
+        r"tuple|set|optional|none|callable|array[\w-]*|ndarray|object|any)\b)",
         triggers=(
             "<|",
             "inst]",
@@ -428,7 +598,19 @@ RULES: tuple[Rule, ...] = (
             "human",
             "assistant",
         ),
+        exempt=_inline_code,
         reach=20,
+    ),
+    _rule(
+        "fake_delimiter",
+        "a banner or fence posing as the end of a tool's output or as the system's turn",
+        r"^[ \t]*[=\-*#_~<\[(]{2,}[ \t]*(?:end|begin|start)\s+(?:of\s+)?(?:the\s+)?(?:tool|function|"
+        r"search|command|api|system|user|assistant)\s+(?:output|results?|response|call|input|prompt|"
+        r"message)s?\b[^\n]*",
+        r"^[ \t]*(?:```|~~~)[ \t]*(?:system|system[-_]prompt|prompt|instructions?)[ \t]*\n"
+        r"[\s\S]{0,2000}?(?:^[ \t]*(?:```|~~~)|\Z)",
+        triggers=("end", "begin", "start", "```", "~~~"),
+        reach=30,
     ),
     _rule(
         "fake_delimiter",
@@ -450,7 +632,12 @@ RULES: tuple[Rule, ...] = (
         "hidden_markup",
         "an HTML comment or hidden element speaking to the model (a reader never sees it)",
         # the comment speaks to the model ("AI agents: ..."), or gives an order a model obeys
-        r"<!--(?=(?:(?!-->)[\s\S]){0,2000}?(?:\b" + _AGENT + r"\s*[:,]|\b(?:ignore|disregard|"
+        # (an agent named with a colon or as the one spoken to, an order at a clause's start)
+        r"<!--(?=(?:(?!-->)[\s\S]){0,2000}?(?:\b" + _AGENT + r"\s*:|(?:(?<=<!--)|^|[.!?;]\s)[\s]*"
+        r"(?:hey\s+|dear\s+)?"
+        + _AGENT
+        + r"\s*,|(?:(?<=<!--)|^|[.!?:;]\s|\b(?:please|must|should|and|"
+        r"then|now)\s)[ \t]*(?:ignore|disregard|"
         r"forget)\b[^\n]{0,60}\b(?:instructions?|rules|prompt|guidance|comments?|reviews?|"
         r"tests?|failures?|errors?)\b|\byou\s+(?:must|should|will|are\s+now)\b|\b(?:do\s+not|"
         r"don't)\s+(?:mention|tell|reveal|show)\b))"
@@ -472,6 +659,17 @@ RULES: tuple[Rule, ...] = (
         reach=310,
     ),
     _rule(
+        "image_beacon",
+        "a URL with a slot the model is asked to fill with data (following it leaks that data)",
+        r"(?:https?:)?//[^\s)>\]\"']{0,300}?(?:<|\{\{?|\[)\s*(?:paste|insert|put|fill\s+in|add|"
+        r"append|include|the\s+(?:output|contents?|conversation|chat\s+history|system\s+prompt|"
+        r"previous\s+messages))\b[^>}\]\n]{0,80}?\b(?:output|contents?|env|environment|secrets?|"
+        r"tokens?|keys?|passwords?|credentials?|cookies?|history|conversation|prompt|messages|"
+        r"here)\b[^>}\]\n]{0,40}(?:>|\}\}?|\])?",
+        triggers=("://", "//"),
+        reach=8,
+    ),
+    _rule(
         "camo_proxy",
         "an image-proxy URL (a known exfiltration channel)",
         r"(?:https?:)?//camo\.githubusercontent\.com/[^\s)\]\"'>]*",
@@ -483,16 +681,13 @@ RULES: tuple[Rule, ...] = (
         "text asking to send secrets somewhere",
         # a secret, and where to send it
         r"\b(?:send|post|upload|transmit|forward|leak|e-?mail|paste|submit|share|copy|push|"
-        r"pipe|sync|publish|include|put|embed|write)\b[^\n]{0,80}?(?:" + _SECRET_PATH + "|"
-        r"" + _ENV_SECRET + "|"
-        r""
-        + _SECRET
-        + r")[^\n]{0,60}?\b(?:to|into|via|on|in|with)\b\s+(?:[\w-]+\s+){0,3}?"
-        + _DEST,
+        r"pipe|sync|publish|include|put|embed|write|collect|gather|harvest|extract|grab)\b"
+        r"[^\n]{0,80}?(?:" + _SECRET_PATH + "|" + _ENV_SECRET + "|" + _SECRET + r")[^\n]{0,80}?"
+        r"\b(?:to|into|via|on|in|with|as)\b\s+(?:[\w-]+\s+){0,3}?" + _DEST,
         # a secret file or variable, sent or put where others read it
         r"\b(?:send|post|upload|transmit|forward|leak|e-?mail|publish)\b[^\n]{0,80}?(?:"
         r"" + _SECRET_PATH + "|" + _ENV_SECRET + r")",
-        r"\bexfiltrat\w*\b",
+        r"(?:^[ \t>*\-]*|[.!?:;][ \t]+|\b(?:please|now|then|must|should|you)\s+)exfiltrate\b",
         r"\b(?:cat|print|echo|output|reveal|display|dump|exfiltrate)\s+(?:out\s+)?(?:the\s+)?"
         r"(?:contents?\s+of\s+)?(?:~/\.ssh/id_\w+\b(?!\.pub)|~/\.aws/credentials|"
         r"/etc/(?:passwd|shadow)|~/\.netrc|~/\.npmrc|~/\.pypirc|" + _ENV_SECRET + r")",
@@ -539,18 +734,45 @@ RULES: tuple[Rule, ...] = (
             "repeat",
             "env",
             "base64",
+            "collect",
+            "gather",
+            "harvest",
+            "extract",
+            "grab",
         ),
-        reach=2,
+        reach=12,
         extend=True,
+        exempt=_advised_against,
         gate=_SECRET_WORDS + ("exfiltrat", "prompt", "instructions", "environment", "env var"),
     ),
-    # a secret file read and then put somewhere: the file comes first
+    # a secret file read and then put somewhere: the file comes first, the putting may be a
+    # later step of a numbered list
     _rule(
         "secret_exfiltration",
         "text asking to send secrets somewhere",
         r"\b(?:read|open|cat|load)\s+(?:the\s+)?(?:" + _SECRET_PATH + "|" + _ENV_SECRET + r")"
         r"[^\n.]{0,40}?\b(?:include|put|paste|add|append|embed|write|copy|send|post)\b",
-        triggers=("read", "open", "cat", "load"),
+        r"\b(?:read|open|cat|load|copy)\s+(?:the\s+)?(?:" + _SECRET_PATH + "|" + _ENV_SECRET + r")"
+        r"[\s\S]{0,160}?\b(?:include|put|paste|add|append|embed|write|send|post|upload)\s+(?:it|them|"
+        r"this|that|the\s+(?:key|token|value|contents?|output|result))\s+(?:in|into|to|on)\b",
+        r"\b(?:read|tell|give|show|recite|print|list|reveal)\s+(?:me|us)\s+(?:the|your|all|our)\s+"
+        r"(?:[\w-]+\s+){0,2}?(?:passwords?|api\s+keys?|tokens?|secrets?|credentials?|private\s+keys?)"
+        r"\b(?!\s+(?:polic\w*|format|length|rules?|requirements?|fields?|budget|limits?|rotation|"
+        r"expiry|usage|counts?|type|names?)\b)",
+        triggers=(
+            "read",
+            "open",
+            "cat",
+            "load",
+            "copy",
+            "tell",
+            "give",
+            "show",
+            "recite",
+            "print",
+            "list",
+            "reveal",
+        ),  # fmt: skip
         reach=2,
         extend=True,
         gate=_SECRET_WORDS,
@@ -588,9 +810,9 @@ RULES: tuple[Rule, ...] = (
     _rule(
         "pipe_to_shell",
         "a download run straight away as code",
-        r"\b(?:exec|eval)\s*\(\s*[\w.]*(?:urlopen|urlretrieve|requests\.get|httpx\.get)\s*\(",
+        r"\b(?:exec|eval)\s*\([^\n]{0,120}?(?:urlopen|urlretrieve|requests\.get|httpx\.get)\s*\(",
         triggers=("urlopen", "urlretrieve", "requests.get", "httpx.get"),
-        reach=40,
+        reach=130,
         extend=True,
     ),
     _rule(
@@ -643,7 +865,8 @@ RULES: tuple[Rule, ...] = (
         # a heading-like address ("Note to AI agents: ..."), not a phrase in a sentence
         r"\b(?:note|message|instructions?|attention|reminder|directive|important)\s+(?:to|for)\s+"
         r"(?:the\s+|any\s+|all\s+)?" + _AGENT + r"\b" + _NOT_AUDIENCE + r"(?=\s*(?:[:\-\u2014]|"
-        r"reading\b|who\s+reads?\b))",
+        r"reading\b|who\s+reads?\b|(?:reviewing|processing|parsing|summari[sz]ing|analy[sz]ing|"
+        r"looking\s+at|working\s+on)\b[^:\n]{0,40}:))",
         r"\b(?:ai|llm)\s+(?:agents?|assistants?|models?)\s*(?:reading\s+this|must|should|are\s+"
         r"(?:required|instructed))\b",
         r"\bif\s+you\s+are\s+an?\s+" + _AGENT + r"\b",
@@ -651,8 +874,14 @@ RULES: tuple[Rule, ...] = (
         r"parsing|looking\s+at)\b",
         r"^[ \t>*\-]{0,6}(?:hey\s+|dear\s+|(?:attention|note|important|notice|reminder)\s*[,:]?"
         r"\s*)?" + _AGENT + r"\s*[,:]\s*(?:please\s+)?(?:ignore|"
-        r"disregard|forget|run|execute|approve|merge|delete|remove|skip|do\s+not|don't|you|"
-        r"always|never|insert|add|send)\b",
+        r"disregard|forget|run|execute|approve|merge|delete|remove|skip|do\s+not|don't|you|your|"
+        r"always|never|insert|add|send|comply|obey|follow)\b",
+        # the same heading in other languages ("Hinweis an die KI:", "Nota per l'IA:")
+        r"^[ \t>*\-]{0,6}(?:hinweis|nachricht|notiz|achtung|nota|mensaje|mensagem|observa[cç][aã]o|"
+        r"aviso|remarque|avis|message|note|uwaga|wiadomo[sś][cć]|catatan|pesan|lưu\s+ý)\s+"
+        r"(?:an|für|für|à|a|al|ao|para|pour|per|do|dla|untuk|cho|to|for)\s+(?:die|den|das|la|le|"
+        r"el|o|a|l'|the)?\s*(?:ki|ia|ai|llm|assistent\w*|asistente|assistente|assistant|agent\w*|"
+        r"modell|modelo|modèle|modello|model\w*|sztucznej\s+inteligencji|trợ\s+lý)\s*:",
         triggers=(
             "note",
             "message",
@@ -680,9 +909,75 @@ RULES: tuple[Rule, ...] = (
             "analy",
             "parsing",
             "looking at",
+            "hinweis",
+            "nachricht",
+            "notiz",
+            "achtung",
+            "nota",
+            "mensaje",
+            "mensagem",
+            "observa",
+            "aviso",
+            "remarque",
+            "avis",
+            "uwaga",
+            "wiadomo",
+            "catatan",
+            "pesan",
+            "lưu ý",
         ),
         reach=30,
         extend=True,
+    ),
+    _rule(
+        "concealment",
+        "text asking the model to hide what it does from the people it works for",
+        r"\b(?:do\s+not|don't|never)\s+(?:mention|tell|reveal|report|disclose|say\s+anything\s+about|"
+        r"bring\s+up)\s+(?:this|it|that|these\s+\w+|any\s+of\s+this|what\s+you\s+(?:did|changed|"
+        r"added))\s+(?:in|to)\s+(?:your|the)\s+(?:summary|reply|response|answer|report|output|"
+        r"final\s+\w+|user|human|reviewers?|maintainers?)\b",
+        r"\b(?:secretly|covertly|surreptitiously)\s+(?:\w+\s+){0,2}?(?:add|insert|disable|remove|"
+        r"delete|send|upload|push|commit|modify|change|install|include|turn\s+off)\b",
+        r"\b(?:quietly|silently)\s+(?:disable|turn\s+off|bypass|remove|delete|weaken)\s+(?:the\s+|"
+        r"all\s+|any\s+)?(?:[\w-]+\s+){0,2}?(?:hooks?|checks?|verification|signing|signatures?|"
+        r"protections?|security|audit\w*|logging|monitoring|tests?|ci|linters?|reviews?)\b",
+        triggers=(
+            "do not",
+            "don't",
+            "never",
+            "secretly",
+            "covertly",
+            "surreptitiously",
+            "quietly",
+            "silently",
+        ),
+        reach=0,
+        extend=True,
+    ),
+    _rule(
+        "memory_poisoning",
+        "text asking the model to carry an order over to later tasks or sessions",
+        r"\b(?:remember|memori[sz]e|keep\s+in\s+mind|note|store|save)\s+(?:this|that|the\s+following)?"
+        r"\s*(?:for|in|across|during)\s+(?:all\s+)?(?:later|future|subsequent|upcoming|every|all)\s+"
+        r"(?:tasks?|sessions?|conversations?|chats?|interactions?|runs?|prompts?)\b",
+        r"\b(?:for|in|across|during)\s+(?:all\s+)?(?:later|future|subsequent|upcoming)\s+(?:tasks?|"
+        r"sessions?|conversations?|chats?|interactions?)\s*,?\s*(?:remember|always|never|keep\s+in\s+"
+        r"mind|note)\b",
+        triggers=(
+            "remember",
+            "memori",
+            "keep in",
+            "note",
+            "store",
+            "save",
+            "for",
+            "in",
+            "across",
+            "during",
+        ),  # fmt: skip
+        reach=0,
+        extend=True,
+        gate=("later", "future", "subsequent", "upcoming", "every ", "all "),
     ),
 )
 

@@ -102,6 +102,7 @@ _B64 = re.compile(r"[A-Za-z0-9+/_-]{16,}={0,2}")
 _B64_EDGE = frozenset("+/-_")  # before a run: it continues a longer token (`=` is `key=`)
 _HEX_RUN = frozenset("0123456789abcdefABCDEF")
 _HEX_ESCAPES = re.compile(r"(?:\\x[0-9a-fA-F]{2}){6,}")
+_U_ESCAPES = re.compile(r"(?:\\u[0-9a-fA-F]{4}){4,}")
 _PCT = re.compile(r"(?:[^\s%<>\"'()]*%[0-9a-fA-F]{2}){3,}[^\s%<>\"'()]*")
 _CONCAT = re.compile(r"(?:([\"'])[^\"'\n]{0,80}\1\s*\+\s*)+([\"'])[^\"'\n]{0,80}\2")
 _CONCAT_HINT = ("' +", '" +', "'+", '"+')
@@ -113,6 +114,7 @@ _SPACED = re.compile(r"(?<!\w)(?:\w[ .\-\u00b7]){2,}\w(?!\w)")
 _SPACED_HINT = re.compile(
     "|".join(f"{a}[ ._-]{b}[ ._-]{c}" for a, b, c in ("ign", "dis", "for", "ove", "byp"))
 )
+_SPELLED = re.compile(r"\w[.\-\u00b7]\w[.\-\u00b7]\w")
 _GLUE = re.compile(r"(?<=[A-Za-z])[ \t]*[_.\-+]+[ \t]*(?=[A-Za-z])|(?<=[a-z])(?=[A-Z])")
 _VERBS = ("ignor", "disregard", "forget", "overrid", "bypass")
 # a token of words glued by case or punctuation that holds an order's verb
@@ -162,6 +164,13 @@ def _decode_hex(run: str) -> str | None:
         return None
 
 
+def _decode_u(run: str) -> str | None:
+    """`\\u0049\\u0067...` (JSON, JavaScript, Python escapes) as the letters they stand for;
+    a word is enough, the words around it are in the view already."""
+    text = "".join(chr(int(run[i + 2 : i + 6], 16)) for i in range(0, len(run), 6))
+    return text if all(c.isprintable() for c in text) else None
+
+
 def _decode_pct(run: str) -> str | None:
     text = unquote_plus(run)  # for matching only: a `+` in a query string is a space
     return text if text != run else None
@@ -207,6 +216,8 @@ def _decoded(view: str, low: str) -> View | None:
     decoders: list[tuple[re.Pattern[str], Callable[[str], str | None]]] = []
     if "\\x" in low:
         decoders.append((_HEX_ESCAPES, _decode_hex))
+    if "\\u" in low:
+        decoders.append((_U_ESCAPES, _decode_u))
     if "%" in view:
         decoders.append((_PCT, _decode_pct))
     for pattern, decode in decoders:
@@ -226,7 +237,12 @@ def _unglued(view: str, low: str) -> View | None:
     subs: list[tuple[int, int, str]] = []
     if _SPACED_HINT.search(low):
         for m in _SPACED.finditer(view):
-            subs.append((m.start(), m.end(), re.sub(r"[ .\-\u00b7]", "", m.group())))
+            run = m.group()
+            if " " in run and _SPELLED.search(run):
+                # "i.g.n.o.r.e a.l.l": the dots spell a word out, the spaces part the words
+                subs.append((m.start(), m.end(), re.sub(r"[.\-\u00b7]", "", run)))
+            else:
+                subs.append((m.start(), m.end(), re.sub(r"[ .\-\u00b7]", "", run)))
     inserted = False
     if any(v in low for v in _VERBS):
         for token in _GLUED.finditer(view):

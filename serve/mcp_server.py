@@ -70,6 +70,9 @@ ARG_LIMITS = {
     "command": MCP_LIMITS.note,
 }
 ANY_ARG_CHARS = 2 * MCP_LIMITS.payload
+# the longest JSON-RPC line the stdio server reads whole: every argument at its limit, escaped,
+# fits; a longer line is answered as too large without being held (`mcp_stdin`)
+MAX_REQUEST_BYTES = 4 * 1024 * 1024
 
 INSTRUCTIONS = """\
 gitstrata is this repository's causal memory, built from its git history: why code is the way it
@@ -327,9 +330,18 @@ def _explain_bad_arguments(app: "MCPServer") -> None:
     from mcp.server.mcpserver.exceptions import ToolError
     from pydantic import ValidationError
 
+    from .mcp_stdin import OVERSIZED_ARGUMENT
+
     call = app.call_tool
 
     async def call_tool(name: str, arguments: dict[str, Any], context: Any = None) -> Any:
+        if OVERSIZED_ARGUMENT in (arguments or {}):
+            size = arguments[OVERSIZED_ARGUMENT]
+            raise ToolError(
+                f"the request is {size} bytes, over the {MAX_REQUEST_BYTES} bytes a call may "
+                "send (send the relevant part: the failing hunks of a diff, the last lines of an "
+                "output)"
+            )
         for key, value in (arguments or {}).items():
             if isinstance(value, str):
                 try:
@@ -607,7 +619,7 @@ def serve(
         if transport == "stdio":
             _start_after_initialize(app, life)
             _stop_on_signals(life, lambda reason: run_exit_hook(tasks, reason))
-            app.run("stdio")
+            _run_stdio(app)
         else:
             life.start()  # many clients, none of them first: load at once
             where = f"[{host}]" if ":" in host else host
@@ -623,6 +635,22 @@ def serve(
     finally:
         run_exit_hook(tasks, ended if transport == "stdio" else "server stopped")
         life.close()
+
+
+def _run_stdio(app: "MCPServer") -> None:
+    """`app.run("stdio")`, reading requests through `mcp_stdin.BoundedLines`."""
+    import anyio
+    from mcp.server.stdio import stdio_server
+
+    from .mcp_stdin import BoundedLines, claim_stdin
+
+    async def run() -> None:
+        lines = BoundedLines(claim_stdin(), MAX_REQUEST_BYTES)
+        async with stdio_server(stdin=lines) as (read, write):  # type: ignore[arg-type]
+            server = app._lowlevel_server
+            await server.run(read, write, server.create_initialization_options())
+
+    anyio.run(run)
 
 
 def _client_gone(exc: BaseException) -> bool:

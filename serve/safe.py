@@ -11,12 +11,16 @@ from typing import TypeVar
 
 from pydantic import BaseModel
 
+from ..store.redact import Redactor, redact_text
 from .firewall import clean
 
 M = TypeVar("M", bound=BaseModel)
 
 
 _SCALARS = (int, float, bool, type(None))
+# what the caller typed, echoed back in the answer: a secret pasted into a query must not come
+# back verbatim (in a log, a transcript, a shared answer), so it passes the store's redactor
+_ECHOED = frozenset({"query", "intended_change", "symbol", "file_filter"})
 _FIELDS: dict[type, tuple[str, ...]] = {}
 
 
@@ -39,7 +43,7 @@ def _scrub(value):
     if isinstance(value, str):
         return clean(value)
     if isinstance(value, BaseModel):
-        return scrub_model(value)
+        return _scrub_fields(value, frozenset(), None)
     if isinstance(value, list):
         for i, v in enumerate(value):
             c = _scrub(v)
@@ -53,9 +57,14 @@ def _scrub(value):
     return value
 
 
-def scrub_model(model: M) -> M:
+def scrub_model(model: M, redactor: Redactor | None = None) -> M:
     """Pass every string of a freshly built result model through the firewall, in place (the
-    models are built per request, so nothing shared is touched). Returns the model."""
+    models are built per request, so nothing shared is touched); the echoed input is redacted
+    first (by `redactor`, else the built-in rules). Returns the model."""
+    return _scrub_fields(model, _ECHOED, redactor)
+
+
+def _scrub_fields(model: M, echoed: frozenset[str], redactor: Redactor | None) -> M:
     cls = type(model)
     names = _FIELDS.get(cls)
     if names is None:  # pydantic's class-level `model_fields` is a property: read it once
@@ -66,7 +75,10 @@ def scrub_model(model: M) -> M:
         kind = type(value)
         if kind in _SCALARS:
             continue
-        cleaned = clean(value) if kind is str else _scrub(value)
+        if kind is str and name in echoed:
+            cleaned = clean(redact_text(value, redactor) or value)
+        else:
+            cleaned = clean(value) if kind is str else _scrub(value)
         if cleaned is not value and cleaned != value:
             object.__setattr__(model, name, cleaned)
     return model

@@ -45,7 +45,11 @@ CUSTOM = "custom"  # the kind of a match of a team's `deny` pattern
 
 _PEM_BEGIN = re.compile(r"-----BEGIN ((?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?)-----")
 # lines of a key body, possibly inside a diff (`+`, `-`, ` ` prefix) or indented
-_PEM_BODY_LINE = re.compile(r"[ \t]*[+\- ]?[ \t]*(?:[A-Za-z0-9+/=]{8,}|[A-Za-z\-]+: .*)[ \t]*\Z")
+# (possessive: the blanks around a diff's `+` could otherwise be split in a square number of
+# ways before a long line fails; none of the classes overlaps what follows it)
+_PEM_BODY_LINE = re.compile(
+    r"[ \t]*+(?:[+\-][ \t]*+)?(?:[A-Za-z0-9+/=]{8,}+|[A-Za-z\-]++: .*)[ \t]*+\Z"
+)
 
 
 def _literal_first(pattern: re.Pattern[str]) -> tuple[re.Pattern[str], bool]:

@@ -198,14 +198,56 @@ def tokenize(text: str) -> list[str]:
     return out
 
 
+_PATH_CHAR = re.compile(r"[\w.-]")
+_SLASH = re.compile(r"/(?=[\w.-])")  # a slash a path segment follows
+
+
+def _run_matches(text: str, start: int, end: int, stop: int) -> Iterator[re.Match[str]]:
+    """`_TOKEN_RE.finditer(text, start, stop)` for a run holding a `/`, in linear time.
+
+    Tried at a position where it cannot match, `path` scans the rest of the stretch first, so
+    a long run such as `a-a-a-...-a/` costs the square of its length. `path` matches exactly
+    from the stretch of path characters before a slash that a path character follows, and from
+    that slash; elsewhere `_TOKEN_RE` matches what `_NO_PATH_RE` does. The earlier of the two
+    positions wins, `path` on a tie (it is the first alternative). Each slash is found once and
+    each stretch walked once.
+    """
+    pos = start
+    other = _NO_PATH_RE.search(text, pos, stop)
+    slash = first = -1  # the next usable slash and the start of the stretch before it
+    while pos < end:
+        if slash < pos:
+            found = _SLASH.search(text, pos, end)
+            if found is None:
+                slash = end
+            else:
+                slash = first = found.start()
+                while first > pos and _PATH_CHAR.match(text, first - 1):
+                    first -= 1
+        path_at = max(pos, first) if slash < end else None
+        if other is not None and other.start() < pos:
+            other = _NO_PATH_RE.search(text, pos, stop)
+        if path_at is not None and (other is None or path_at <= other.start()):
+            m = _TOKEN_RE.match(text, path_at, stop)
+            assert m is not None and m.lastgroup == "path"
+        elif other is not None:
+            m = other
+        else:
+            return
+        yield m
+        pos = m.end()
+
+
 def _token_matches(text: str) -> Iterator[re.Match[str]]:
-    """`_TOKEN_RE.finditer(text)`, in linear time (see `_NO_PATH_RE`)."""
+    """`_TOKEN_RE.finditer(text)`, in linear time (see `_NO_PATH_RE` and `_run_matches`)."""
     if "/" in text:
         n = len(text)
         for run in _RUN_RE.finditer(text):
             start, end = run.span()
-            pattern = _TOKEN_RE if "/" in run.group() else _NO_PATH_RE
-            yield from pattern.finditer(text, start, min(end + 1, n))
+            if "/" in run.group():
+                yield from _run_matches(text, start, end, min(end + 1, n))
+            else:
+                yield from _NO_PATH_RE.finditer(text, start, min(end + 1, n))
     else:
         yield from _NO_PATH_RE.finditer(text)
 

@@ -318,6 +318,29 @@ def test_nothing_planted_is_stored_or_served(git_repo: GitRepo) -> None:
     assert "[REDACTED:" in text  # the redacted documents were among the answers
 
 
+def test_a_secret_typed_into_a_question_is_not_echoed(git_repo: GitRepo) -> None:
+    # the answer repeats the question (`query`, `intended_change`): a key pasted into it must
+    # come back redacted, in the model, its JSON and the rendered block
+    _planted(git_repo)
+    with Strata(git_repo.path) as strata:
+        strata.index()
+        query = f"why does upload fail with {AWS} and --password={LETTERS} token {GH}"
+        resp = strata.search(query, 5)
+        report = strata.preflight("app/settings.py", None, f"rotate {GH} in settings")
+        served = [
+            resp.query,
+            resp.model_dump_json(),
+            render_search(resp),
+            report.intended_change or "",
+            report.model_dump_json(),
+            render_preflight(report),
+        ]
+    text = "\n".join(served)
+    assert _leaks(text, [AWS, LETTERS, GH]) == []
+    assert resp.query.startswith("why does upload fail with [REDACTED:aws_access_key]")
+    assert report.intended_change == "rotate [REDACTED:github_token] in settings"
+
+
 def test_status_counts_redactions_in_text_and_json(git_repo: GitRepo) -> None:
     _planted(git_repo)
     Strata(git_repo.path).index()
@@ -385,6 +408,29 @@ def test_a_recorded_failure_is_redacted_in_the_journal_and_its_documents(git_rep
     assert _leaks(_all_strings(gen.path), [LETTERS, GH]) == []
     assert gen.manifest.stages["documents"].stats["redactions"]["journal"]["github_token"] == 1
     strata.close()
+
+
+def test_the_teams_patterns_apply_when_a_failure_is_recorded(git_repo: GitRepo) -> None:
+    # `redaction.deny` / `allow` hold at record time, through the API and `exec`, not only
+    # when the index is built
+    git_repo.commit("init", {"app.py": "def deploy():\n    return 1\n"})
+    (git_repo.path / ".strata").mkdir(exist_ok=True)
+    (git_repo.path / ".strata" / "config.json").write_text(
+        json.dumps({"redaction": {"deny": [r"acme_[0-9a-f]{12}"], "allow": ["EXAMPLE"]}})
+    )
+    team, example = "acme_0123456789ab", _j("AKIA", "IOSFODNN7", "EXAMPLE")
+    with Strata(git_repo.path) as strata:
+        strata.index()
+        strata.record_failure("app.py", notes=f"the team key {team}, the doc key {example}")
+        code = strata.exec(
+            [sys.executable, "-c", f"import sys; print('login {team}'); sys.exit(3)"],
+            notes=f"again {team}",
+        )
+        journal = b"".join(p.read_bytes() for p in strata.journal_dir.glob("*.jsonl"))
+    assert code == 3
+    assert team.encode() not in journal
+    assert journal.count(b"[REDACTED:custom]") >= 3  # the notes of both, the exec output
+    assert example.encode() in journal  # allowed: kept as written
 
 
 def test_redaction_is_part_of_the_stages_code_version() -> None:
@@ -458,3 +504,16 @@ def test_the_benchmark_finds_every_planted_secret_redacted(tmp_path) -> None:
     assert res["control_recall"]["tables"] == 0.0 and res["control_recall"]["fulltext"] == 0.0
     assert res["control_recall"]["api_search"] < 0.1
     assert "| mcp | 100.0 % | - |" in markdown(res)
+
+
+def test_a_private_key_body_line_is_matched_in_linear_time() -> None:
+    # a truncated key block whose next "line" is blanks around a diff sign, then a character
+    # no body holds: split every way between the blanks, the old pattern took minutes
+    from gitstrata.store.redact import _PEM_BODY_LINE
+
+    blanks = " \t" * 100_000
+    assert _PEM_BODY_LINE.match(blanks + "+" + blanks + "!") is None
+    assert _PEM_BODY_LINE.match(blanks + "+" + "QUJD" * 50_000 + blanks) is not None
+    text = "-----BEGIN RSA PRIVATE KEY-----\n+MIIEowIBAAKCAQEA0Z3VS5JJcds3xfn\n" + blanks + "!"
+    out, kinds = redact(text)
+    assert kinds == ["private_key"] and "MIIEow" not in out and out.endswith(blanks + "!")

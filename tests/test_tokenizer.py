@@ -121,3 +121,37 @@ def test_stopwords_dropped_alone_kept_inside(word: str) -> None:
     assert tokenize(f"{word} {word.upper()}") == []
     if len(word) >= 2:
         assert word in tokenize(f"load_{word}_config")
+
+
+# ---------------------------------------------------------------- linear time on crafted runs
+
+
+def _reference(text: str) -> list[tuple[tuple[int, int], str | None]]:
+    from gitstrata.store.tokenizer import _TOKEN_RE
+
+    return [(m.span(), m.lastgroup) for m in _TOKEN_RE.finditer(text)]
+
+
+def _matches(text: str) -> list[tuple[tuple[int, int], str | None]]:
+    from gitstrata.store.tokenizer import _token_matches
+
+    return [(m.span(), m.lastgroup) for m in _token_matches(text)]
+
+
+@given(st.text(alphabet="ab1Z_-./# é:", max_size=40))
+def test_paths_are_found_as_the_single_regex_finds_them(text):
+    assert _matches(text) == _reference(text)
+
+
+def test_a_long_run_that_ends_in_a_slash_is_tokenized_whole():
+    # `a-a-...-a/`: the single regex tries `path` from every `a`, each try scanning to the
+    # slash (the square of the length: about a minute here); run by run it is one pass
+    n = 200_000
+    text = "a-" * n + "/ tail"
+    found = _matches(text)
+    assert len(found) == n + 1
+    assert found[0] == ((0, 1), "ident") and found[-2] == ((2 * n - 2, 2 * n - 1), "ident")
+    assert found[-1] == ((2 * n + 2, 2 * n + 6), "ident")
+    assert tokenize(text)[-1] == "tail"
+    # a path at the end of such a run is still a path
+    assert _matches("x-" * n + "/y")[-1] == ((0, 2 * n + 2), "path")

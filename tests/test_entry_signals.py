@@ -1,0 +1,96 @@
+"""Ctrl-C at any moment of a `gitstrata` process: before the command starts it ends the process
+quietly (exit 130, no traceback); a host that imports the module keeps its own handler."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _env() -> dict[str, str]:
+    return {**os.environ, "PYTHONPATH": str(ROOT)}
+
+
+def test_ctrl_c_before_the_command_starts_is_one_line(tmp_path):
+    # a console script named like ours, interrupted right after the import that installs the
+    # handler and before `main` runs: the window in which Python would print a traceback
+    script = tmp_path / "gitstrata"
+    script.write_text(
+        "import os, signal, sys\n"
+        "from gitstrata.entry import main\n"
+        "os.kill(os.getpid(), signal.SIGINT)\n"
+        "for _ in range(10**6):\n"
+        "    pass\n"
+        "sys.exit(main())\n",
+        encoding="utf-8",
+    )
+    done = subprocess.run(
+        [sys.executable, str(script), "status"],
+        capture_output=True,
+        text=True,
+        env=_env(),
+        cwd=tmp_path,
+    )
+    assert done.returncode == 130
+    assert done.stderr == "interrupted\n"
+    assert "Traceback" not in done.stderr
+
+
+def test_ctrl_c_inside_a_finaliser_reaches_the_command(tmp_path):
+    # a KeyboardInterrupt raised in a weakref callback or `__del__` is "unraisable": Python
+    # would print it and go on; the command line delivers it again and ends as interrupted
+    script = tmp_path / "gitstrata"
+    script.write_text(
+        "import sys\n"
+        "from gitstrata import entry\n"
+        "class Dies:\n"
+        "    def __del__(self):\n"
+        "        raise KeyboardInterrupt\n"
+        "def command():\n"
+        "    Dies()\n"
+        "    for _ in range(10**7):\n"
+        "        pass\n"
+        "    print('not interrupted')\n"
+        "entry.run_guarded(command)\n",
+        encoding="utf-8",
+    )
+    done = subprocess.run(
+        [sys.executable, str(script)], capture_output=True, text=True, env=_env(), cwd=tmp_path
+    )
+    assert done.returncode == 130, done.stderr
+    assert done.stderr == "interrupted\n"
+    assert "not interrupted" not in done.stdout
+
+
+def test_a_host_importing_the_module_keeps_its_ctrl_c():
+    code = (
+        "import signal\n"
+        "from gitstrata import entry\n"
+        "assert signal.getsignal(signal.SIGINT) is signal.default_int_handler\n"
+        "print('ok')\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=_env(), check=False
+    )
+    assert done.stdout == "ok\n", done.stderr
+
+
+def test_python_dash_m_installs_the_handler_too(tmp_path):
+    # `python -m gitstrata` runs `__main__.py`, whose path names the package
+    code = (
+        "import runpy, sys, signal\n"
+        "sys.argv = [sys.argv[0]]\n"
+        "import gitstrata, os\n"
+        "path = os.path.join(os.path.dirname(gitstrata.__file__), '__main__.py')\n"
+        "sys.argv[0] = path\n"
+        "from gitstrata import entry\n"
+        "print(entry._is_program())\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=_env(), check=False
+    )
+    assert done.stdout == "True\n", done.stderr
