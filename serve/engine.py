@@ -17,6 +17,7 @@ from typing import Any
 from ..store.config import Config, GraveyardConfig, RetrievalConfig
 from ..store.errors import GitstrataError, IndexCorrupt, InputError
 from ..store.generations import Store
+from ..store.redact import redactor_for
 from ..store.tokenizer import query_terms
 from .anticontext import AntiContext
 from .graveyard import Intent, RetrievedItem
@@ -45,6 +46,8 @@ class Engine:
         # `watch_head`: the index is this work tree's own, so a HEAD that moved is worth saying
         self._head = HeadWatch(repo_root) if repo_root is not None and watch_head else None
         self.config = config or Config.load(store_root)
+        # the question echoed in an answer is redacted with the repository's own patterns too
+        self.redactor = redactor_for(self.config.redaction)
         self._lock = threading.Lock()
         self.anti = AntiContext(
             self.store.root, reapplied_share=self.config.graveyard.reapplied_share
@@ -178,7 +181,7 @@ class Engine:
                 resp.latency_ms.get("total", 0) + resp.latency_ms["anticontext"], 3
             )
             resp.memories = self._memories(lambda: self.memory.recall(query, 3, reinforce=False))
-        result.response = scrub_model(result.response)
+        result.response = scrub_model(result.response, self.redactor)
         result.response.index_notes = self.index_notes(index)
         if check is not None and mode == "full":
             resp = result.response
@@ -289,7 +292,7 @@ class Engine:
             )
         )
         report.generation = index.name
-        report = scrub_model(report)
+        report = scrub_model(report, self.redactor)
         report.index_notes = self.index_notes(index)
         boundary = index.manifest.indexed_range.get("history_boundary") or ()
         for o in report.ownership:

@@ -13,6 +13,7 @@ from pydantic import Field
 
 from ..store.errors import GitstrataError
 from ..store.memory import MAX_TEXT
+from ..store.redact import redact_text
 from .memory import MAX_RECALL, MemoryBook
 
 if TYPE_CHECKING:
@@ -143,7 +144,7 @@ def add_memory_tools(app: "MCPServer", life: "Lifecycle", replies: Any) -> Memor
             lines.append(_line(r) + (f" (linked from {r['via']})" if r["via"] else ""))
             lines += [f"  ! {s['note']}" for s in r["stale"]]
         text_out = "\n".join(lines) if lines else "No memory matches."
-        return replies.result(text_out, {"query": query, "memories": rows})
+        return replies.result(text_out, {"query": redact_text(query), "memories": rows})
 
     @app.tool(name="forget", description=FORGET_DESCRIPTION, annotations=writes)
     def forget(memory_id: MemoryId) -> CallToolResult:

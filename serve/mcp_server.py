@@ -35,6 +35,7 @@ from pydantic import Field
 from ..store.attempts import Attempt, PayloadLimits
 from ..store.errors import GitstrataError, IndexCorrupt, InputError
 from ..store.journal_health import JournalWatch
+from ..store.redact import redact_text
 from ..store.vocabulary import Severity
 from .invariants import MAX_DESCRIPTION, MAX_SCOPE
 from .lifecycle import Lifecycle
@@ -583,7 +584,8 @@ def _add_prompts(app: "MCPServer") -> None:
     )
     def before_edit(file_path: str, symbol_name: str = "", intended_change: str = "") -> str:
         target = f"{symbol_name} in {file_path}" if symbol_name else file_path
-        ask = f' with intended_change="{intended_change}"' if intended_change else ""
+        said = redact_text(intended_change)
+        ask = f' with intended_change="{said}"' if said else ""
         return clean(
             f"Before changing {target}, call preflight_check{ask}. Keep every invariant it lists, do "
             "not repeat any failed attempt it shows, keep the load-bearing lines unless you know why "

@@ -210,6 +210,12 @@ def test_stdio_lists_everything_and_calls_every_tool(indexed, tmp_path) -> None:
             assert prompts == {"workflow", "before_edit"}
             workflow = (await s.get_prompt("workflow")).messages[0].content.text
             assert "preflight_check" in workflow and "gitstrata exec --" in workflow
+            key = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
+            ask = await s.get_prompt(
+                "before_edit", {"file_path": "a.py", "intended_change": f"rotate {key}"}
+            )
+            said = ask.messages[0].content.text
+            assert key not in said and 'intended_change="rotate [REDACTED:' in said
 
             pre = await call(s, "preflight_check", file_path="backend/payments/retry.py",
                              symbol_name="charge_with_retry", intended_change="new key per retry")  # fmt: skip

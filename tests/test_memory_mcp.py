@@ -46,7 +46,9 @@ def test_remember_recall_preflight_and_staleness_over_stdio(make_repo, tmp_path)
 
     async def second_session(mid: str) -> None:
         async with stdio_session(repo, log) as s:
-            got = await call(s, "recall", query="idempotency key for retries")
+            key = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
+            got = await call(s, "recall", query=f"idempotency key for retries {key}")
+            assert key not in str(got.structured_content["query"])
             mems = got.structured_content["memories"]
             assert mems[0]["id"] == mid and mems[0]["stale"] == []
             pre = await call(s, "preflight_check", file_path=RETRY, symbol_name="charge_with_retry")

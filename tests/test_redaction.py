@@ -341,6 +341,22 @@ def test_a_secret_typed_into_a_question_is_not_echoed(git_repo: GitRepo) -> None
     assert report.intended_change == "rotate [REDACTED:github_token] in settings"
 
 
+def test_a_question_is_redacted_with_the_teams_deny_patterns(git_repo: GitRepo) -> None:
+    # the echo uses the repository's own patterns too, not only the built-in rules
+    _planted(git_repo)
+    (git_repo.path / ".strata").mkdir(exist_ok=True)
+    (git_repo.path / ".strata" / "config.json").write_text(
+        json.dumps({"redaction": {"deny": [r"acme_[0-9a-f]{12}"]}})
+    )
+    team = "acme_fedcba987654"
+    with Strata(git_repo.path) as strata:
+        strata.index()
+        resp = strata.search(f"where is {team} read", 5)
+        report = strata.preflight("app/settings.py", None, f"rotate {team}")
+    assert team not in resp.model_dump_json() + report.model_dump_json()
+    assert report.intended_change == "rotate [REDACTED:custom]"
+
+
 def test_status_counts_redactions_in_text_and_json(git_repo: GitRepo) -> None:
     _planted(git_repo)
     Strata(git_repo.path).index()
