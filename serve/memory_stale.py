@@ -19,6 +19,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..store.errors import GitstrataError
@@ -168,11 +169,18 @@ class _GenView:
             t = self._touches
             if t is not None:
                 rows = t.filter(pc.equal(t["head_path"], head_path))
-                names = ["sha", "commit_time", "qualname", "status"]
-                for sha, when, qualname, status in zip(
-                    *(rows[c].to_pylist() for c in names), strict=True
+                # git's times are whole seconds: the column's milliseconds as integers are what
+                # `_ms` makes of each datetime, without making the datetimes (a hot file has
+                # thousands of touches)
+                when = rows["commit_time"]
+                if pa.types.is_timestamp(when.type) and when.type.unit == "ms" and when.type.tz:
+                    times = when.cast(pa.int64()).fill_null(0).to_pylist()
+                else:
+                    times = [_ms(x) for x in when.to_pylist()]
+                names = ["sha", "qualname", "status"]
+                for ms, sha, qualname, status in zip(
+                    times, *(rows[c].to_pylist() for c in names), strict=True
                 ):
-                    ms = _ms(when)
                     if status == "A":
                         got.created_in.add(sha)
                     got.by_file.append((ms, sha))
