@@ -16,8 +16,9 @@ warning (at most `max_warnings`); the other attempts on a preflight's target are
 from __future__ import annotations
 
 import threading
+from bisect import bisect_left
 from collections import Counter
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -188,7 +189,7 @@ class AntiContext:
             return item
         got = known.commits.get(item.id)
         if got is None:
-            full = next((s for s in index.commits if s.startswith(item.id)), None) or ""
+            full = sha_prefixes(index).first(item.id) or ""
             added = frozenset(
                 (t["head_path"], ln[1:].strip())
                 for t in index.touches_by_sha.get(full, [])
@@ -413,9 +414,35 @@ def _head_code(index: ServeIndex, paths: set[str]) -> dict[str, set[str]]:
     return out
 
 
+class ShaPrefixes:
+    """The indexed commits' shas sorted, so that a prefix resolves by bisection instead of a
+    scan of every commit. On an ambiguous prefix the commit first in the index's order wins,
+    as it would in that scan."""
+
+    def __init__(self, shas: Iterable[str]) -> None:
+        pairs = sorted((s, i) for i, s in enumerate(shas))
+        self.shas = [s for s, _ in pairs]
+        self.order = [i for _, i in pairs]
+
+    def first(self, prefix: str) -> str | None:
+        best: int | None = None
+        i = bisect_left(self.shas, prefix)
+        while i < len(self.shas) and self.shas[i].startswith(prefix):
+            if best is None or self.order[i] < self.order[best]:
+                best = i
+            i += 1
+        return self.shas[best] if best is not None else None
+
+
+def sha_prefixes(index: ServeIndex) -> ShaPrefixes:
+    """The sha prefix resolver of `index`, built once per loaded generation."""
+    return index.memo("sha_prefixes", lambda: ShaPrefixes(index.commits))
+
+
 def _reverts(index: ServeIndex, muted: Collection[str], share: float) -> list[_Revert]:
     """Every reverted commit of the history that was not muted, with how it ended."""
     commits = index.commits
+    prefixes = sha_prefixes(index)
     pairs: list[tuple[str, str]] = []  # (reverted, revert)
     reverted_by: dict[str, str] = {}  # a revert's sha prefix -> the commit that reverted it
     for sha, c in commits.items():
@@ -423,24 +450,31 @@ def _reverts(index: ServeIndex, muted: Collection[str], share: float) -> list[_R
         if c.get("intent") != "revert" or not reverted:
             continue
         reverted_by[reverted] = sha
-        full = next((s for s in commits if s.startswith(reverted)), None)
+        full = prefixes.first(reverted)
         if full is None or any(full.startswith(m) for m in muted):
             continue
         pairs.append((full, sha))
     # reverting a revert re-applies the first change: that pair says so ("re-applied in"), so
     # the undone revert is not an attempt of its own
-    shas = set(commits)
     pairs = [
         (full, sha)
         for full, sha in pairs
         if not (
             commits[full].get("intent") == "revert"
             and (r := commits[full].get("reverted_sha"))
-            and any(s.startswith(r) for s in shas)
+            and prefixes.first(r) is not None
         )
     ]
     if not pairs:
         return []
+    # a revert's own reverter: the first key (in the history's order) that is a prefix of it
+    lengths = sorted({len(k) for k in reverted_by})
+    key_order = {k: i for i, k in enumerate(reverted_by)}
+
+    def reverter(sha: str) -> str | None:
+        hits = [sha[:n] for n in lengths if sha[:n] in reverted_by]
+        return reverted_by[min(hits, key=key_order.__getitem__)] if hits else None
+
     by_sha = index.touches_by_sha
     messages = _messages(index, {s for p in pairs for s in p})
     code = _head_code(index, {t["head_path"] for _, r in pairs for t in by_sha.get(r, [])})
@@ -455,7 +489,7 @@ def _reverts(index: ServeIndex, muted: Collection[str], share: float) -> list[_R
             )
         )
         diff = [ln for t in touches for ln in changed_lines(t["excerpt"] or "")]
-        again = next((v for k, v in reverted_by.items() if sha.startswith(k)), None)
+        again = reverter(sha)
         reapplied = again[:10] if again else _restored_by(index, sha, code, share)
         reason = _body(messages.get(sha))
         tried = f"{orig['subject']} ({full[:10]}), reverted by {sha[:10]}"

@@ -342,11 +342,24 @@ def textual_score(
     name where the attempt was made (the attempt's paths and symbols) are then the anchor that
     retrieved the attempt's code, not resemblance: coverage leaves them out, and the cosine
     loses `location_discount` x the query's similarity to those names alone."""
+    return _textual(query_terms, _unit(query_vec), idf, failure, cfg, located=located)
+
+
+def _textual(
+    query_terms: Sequence[str],
+    query: np.ndarray | None,
+    idf: Callable[[str], float],
+    failure: FailureView,
+    cfg: GraveyardConfig,
+    *,
+    located: bool,
+) -> tuple[float, str | None]:
+    """`textual_score` with the query's unit vector (an intent's is normalised once, not once
+    per attempt compared with it)."""
     terms = list(query_terms)
     if located:
         terms = [t for t in terms if t not in failure.location]
     coverage = _coverage(terms, idf, failure.text_terms)
-    query = _unit(query_vec)
     cosine = _dot(query, failure.unit_vector)
     if located and failure.place is not None:
         cosine = max(0.0, cosine - cfg.location_discount * _dot(query, failure.unit_place))
@@ -405,8 +418,8 @@ def evidence(
     resembles at least `WHY_RELATIVE` x the best of all (`fix_best`): fixes in one area share
     their words, and the question is about the one it is closest to. `fix`: that resemblance,
     when the caller already has it."""
-    text, reason = textual_score(
-        intent.terms, intent.vector, idf, failure, cfg, located=located and not failure.strict
+    text, reason = _textual(
+        intent.terms, intent.unit, idf, failure, cfg, located=located and not failure.strict
     )
     best = text / cfg.textual_weight if cfg.textual_weight > 0 else 0.0
     reasons = [reason] if reason else []
@@ -641,14 +654,15 @@ def match_search(
     def resemblance(
         f: FailureView, fix: tuple[float, str | None]
     ) -> tuple[list[_Anchor], tuple[float, list[str]]]:
+        found = _retrieval_anchors(f, retrieved, cfg, fixed_for(f), focus)
+        if not found and not _why_anchor(f, retrieved, cfg):
+            # nothing retrieved points at it: no warning whatever it resembles, and it vouches
+            # for no trigger, so its evidence is not needed
+            return [], (0.0, [])
         own = evidence(intent, idf, f, cfg, located=True, fix_best=fix_best, fix=fix)
         named = _named_codes(intent, f)
         strong = max(own[0], named[0]) >= DEEP_TRIGGER_EVIDENCE - _EPS
-        anchors = [
-            a
-            for a in _retrieval_anchors(f, retrieved, cfg, fixed_for(f), focus)
-            if a.trigger is None or a.rank <= cfg.context_top or strong
-        ]
+        anchors = [a for a in found if a.trigger is None or a.rank <= cfg.context_top or strong]
         if named[0] <= own[0]:
             return anchors, own
         # the codes it names make the commits it would undo, when retrieved, point at it

@@ -13,10 +13,14 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import dataclass
+from bisect import bisect_right
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
+
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from ..store.errors import GitstrataError
 from ..store.generations import Store
@@ -53,7 +57,9 @@ def code_hash(code: str) -> str:
 
 
 class _GenView:
-    """The tables of one generation that anchors need, read once."""
+    """The tables of one generation that anchors need, read once; what one anchor needs of them
+    (its file's touches, its symbols' hashes) is looked up when first asked for, so a request
+    pays for the anchors it shows, not for every symbol and touch of the history."""
 
     def __init__(self, gen: Any) -> None:
         self.gen = gen
@@ -72,7 +78,7 @@ class _GenView:
                 self.imported[mem.id] = mem
 
     def ensure(self) -> _GenView:
-        """Read the code and history tables (once): only anchors need them."""
+        """Read the code and history tables (once, as Arrow): only anchors need them."""
         if self._loaded:
             return self
         self._loaded = True
@@ -80,55 +86,146 @@ class _GenView:
         sym = gen.table("symbols", columns=["path", "qualname", "start_line", "end_line", "code",
                                              "blob"]) if gen.has("symbols") else None  # fmt: skip
         self.symbols_rows = sym
-        self.symbol_hash: dict[tuple[str, str], str] = {}
-        if sym is not None:
-            for r in sym.to_pylist():
-                code = r["code"]
-                self.symbol_hash[(r["path"], r["qualname"])] = (
-                    code_hash(code) if code is not None else f"blob:{r['blob']}"
-                )
-        self.file_blob: dict[str, str] = {}
-        if gen.has("files"):
-            for r in gen.table("files", columns=["path", "blob"]).to_pylist():
-                self.file_blob[r["path"]] = r["blob"]
-        self.commits: dict[str, tuple[int, str]] = {}
-        if gen.has("commits"):
-            t = gen.table("commits", columns=["sha", "commit_time", "subject"])
-            for sha, when, subject in zip(
-                t["sha"].to_pylist(), t["commit_time"].to_pylist(), t["subject"].to_pylist(),
-                strict=True,
-            ):  # fmt: skip
-                self.commits[sha] = (_ms(when), subject or "")
-        self.by_symbol: dict[tuple[str, str], list[tuple[int, str]]] = {}
-        self.by_file: dict[str, list[tuple[int, str]]] = {}
-        self.created_in: set[tuple[str, str]] = set()
-        self.renamed: dict[str, str] = {}
-        if gen.has("touches"):
-            names = ["sha", "commit_time", "path", "head_path", "qualname", "status"]
-            t = gen.table("touches", columns=names)
-            cols = [t[c].to_pylist() for c in names]
-            for sha, when, path, head_path, qualname, status in zip(*cols, strict=True):
-                ms = _ms(when)
-                if status == "A":
-                    self.created_in.add((sha, head_path))
-                self.by_file.setdefault(head_path, []).append((ms, sha))
-                if qualname:
-                    self.by_symbol.setdefault((head_path, qualname), []).append((ms, sha))
-                if path != head_path:
-                    self.renamed[path] = head_path
-            for rows in (*self.by_file.values(), *self.by_symbol.values()):
-                rows.sort()
+        self._symbol_hash: dict[str, dict[str, str]] = {}  # path -> qualname -> hash
+        self._file_blob: dict[str, str] | None = None
+        self._commits_table = (
+            gen.table("commits", columns=["sha", "commit_time", "subject"])
+            if gen.has("commits")
+            else None
+        )
+        self._commit_row: dict[str, int] | None = None
+        self._commits: dict[str, tuple[int, str]] | None = None
+        self._touches = (
+            gen.table("touches", columns=["sha", "commit_time", "path", "head_path", "qualname",
+                                          "status"]) if gen.has("touches") else None
+        )  # fmt: skip
+        self._history: dict[str, _PathHistory] = {}
+        self._renamed: dict[str, str | None] = {}
         return self
+
+    @property
+    def file_blob(self) -> dict[str, str]:
+        self.ensure()
+        if self._file_blob is None:
+            self._file_blob = {}
+            if self.gen.has("files"):
+                t = self.gen.table("files", columns=["path", "blob"])
+                self._file_blob = dict(
+                    zip(t["path"].to_pylist(), t["blob"].to_pylist(), strict=True)
+                )
+        return self._file_blob
+
+    def symbols_at(self, path: str) -> dict[str, str]:
+        """Each symbol of `path` at HEAD: qualname -> content hash."""
+        self.ensure()
+        got = self._symbol_hash.get(path)
+        if got is None:
+            got = {}
+            sym = self.symbols_rows
+            if sym is not None:
+                rows = sym.filter(pc.equal(sym["path"], path))
+                for q, code, blob in zip(
+                    rows["qualname"].to_pylist(), rows["code"].to_pylist(),
+                    rows["blob"].to_pylist(), strict=True,
+                ):  # fmt: skip
+                    got[q] = code_hash(code) if code is not None else f"blob:{blob}"
+            self._symbol_hash[path] = got
+        return got
+
+    def commit(self, sha: str) -> tuple[int, str] | None:
+        """(commit time in ms, subject) of an indexed commit, None when not indexed."""
+        self.ensure()
+        t = self._commits_table
+        if t is None:
+            return None
+        if self._commit_row is None:
+            self._commit_row = {s: i for i, s in enumerate(t["sha"].to_pylist())}
+        i = self._commit_row.get(sha)
+        if i is None:
+            return None
+        return _ms(t["commit_time"][i].as_py()), t["subject"][i].as_py() or ""
+
+    @property
+    def commits(self) -> dict[str, tuple[int, str]]:
+        """Every indexed commit (sha -> (time in ms, subject)); lookups use `commit`."""
+        self.ensure()
+        if self._commits is None:
+            self._commits = {}
+            t = self._commits_table
+            if t is not None:
+                for sha, when, subject in zip(
+                    t["sha"].to_pylist(), t["commit_time"].to_pylist(),
+                    t["subject"].to_pylist(), strict=True,
+                ):  # fmt: skip
+                    self._commits[sha] = (_ms(when), subject or "")
+        return self._commits
+
+    def history(self, head_path: str) -> _PathHistory:
+        """The touches of the file at HEAD's `head_path`, in time order."""
+        self.ensure()
+        got = self._history.get(head_path)
+        if got is None:
+            got = _PathHistory()
+            t = self._touches
+            if t is not None:
+                rows = t.filter(pc.equal(t["head_path"], head_path))
+                # git's times are whole seconds: the column's milliseconds as integers are what
+                # `_ms` makes of each datetime, without making the datetimes (a hot file has
+                # thousands of touches)
+                when = rows["commit_time"]
+                if pa.types.is_timestamp(when.type) and when.type.unit == "ms" and when.type.tz:
+                    times = when.cast(pa.int64()).fill_null(0).to_pylist()
+                else:
+                    times = [_ms(x) for x in when.to_pylist()]
+                names = ["sha", "qualname", "status"]
+                for ms, sha, qualname, status in zip(
+                    times, *(rows[c].to_pylist() for c in names), strict=True
+                ):
+                    if status == "A":
+                        got.created_in.add(sha)
+                    got.by_file.append((ms, sha))
+                    if qualname:
+                        got.by_symbol.setdefault(qualname, []).append((ms, sha))
+                got.by_file.sort()
+                for touches in got.by_symbol.values():
+                    touches.sort()
+            self._history[head_path] = got
+        return got
+
+    def renamed(self, path: str) -> str | None:
+        """The path at HEAD of a file the history knows under an older `path` (the newest
+        row's when several say so)."""
+        self.ensure()
+        if path not in self._renamed:
+            found = None
+            t = self._touches
+            if t is not None:
+                rows = t.filter(
+                    pc.and_(pc.equal(t["path"], path), pc.not_equal(t["path"], t["head_path"]))
+                )
+                if rows.num_rows:
+                    found = rows["head_path"][rows.num_rows - 1].as_py()
+            self._renamed[path] = found
+        return self._renamed[path]
 
     def current(self, anchor: Anchor) -> tuple[str, str | None]:
         """(path at the indexed HEAD, content hash there or None when gone)."""
         self.ensure()
         path = anchor.path
         if path not in self.file_blob:
-            path = self.renamed.get(path, path)
+            path = self.renamed(path) or path
         if anchor.symbol:
-            return path, self.symbol_hash.get((path, anchor.symbol))
+            return path, self.symbols_at(path).get(anchor.symbol)
         return path, self.file_blob.get(path)
+
+
+@dataclass
+class _PathHistory:
+    """One file's touches: (ms, sha) sorted, for the file and per symbol."""
+
+    by_file: list[tuple[int, str]] = field(default_factory=list)
+    by_symbol: dict[str, list[tuple[int, str]]] = field(default_factory=dict)
+    created_in: set[str] = field(default_factory=set)  # the commits that added the file
 
 
 def _ms(value: Any) -> int:
@@ -193,7 +290,7 @@ class Staleness:
             return anchor
         symbol = anchor.symbol
         if symbol:
-            qualnames = {q for (p, q) in v.symbol_hash if p == anchor.path}
+            qualnames = set(v.symbols_at(anchor.path))
             symbol = resolve_symbol_name(anchor.path, symbol, v.symbols_rows)
             if qualnames and symbol not in qualnames:
                 raise MemoryInputError(
@@ -227,7 +324,7 @@ class Staleness:
                 notes.append(StaleNote(a.label, reason))
             else:
                 when, sha = since
-                subject = v.commits.get(sha, (0, ""))[1]
+                subject = (v.commit(sha) or (0, ""))[1]
                 day = datetime.fromtimestamp(when / 1000, UTC).strftime("%Y-%m-%d")
                 notes.append(StaleNote(a.label, reason, sha, subject, day))
         return notes
@@ -242,15 +339,18 @@ class Staleness:
         *,
         skip_created: bool = False,
     ) -> tuple[int, str] | None:
-        if head is not None and head in v.commits:
-            after = v.commits[head][0]
+        pinned = v.commit(head) if head is not None else None
+        if pinned is not None:
+            after = pinned[0]
         else:
             t = parse_time(created)
             after = int(t.timestamp() * 1000) if t is not None else 0
-        rows = v.by_symbol.get((path, a.symbol), []) if a.symbol else v.by_file.get(path, [])
-        for ms, sha in rows:
-            if ms > after and sha != head:
-                if skip_created and (sha, path) in v.created_in:
+        h = v.history(path)
+        rows = h.by_symbol.get(a.symbol, []) if a.symbol else h.by_file
+        # sorted by (ms, sha): the first touch after `after` is found by bisection
+        for ms, sha in rows[bisect_right(rows, (after, chr(0x10FFFF))) :]:
+            if sha != head:
+                if skip_created and sha in h.created_in:
                     continue
                 return ms, sha
         return None

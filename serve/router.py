@@ -25,6 +25,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import lru_cache
 
 from ..store.config import COMMIT_SLOTS
 
@@ -168,6 +169,7 @@ def route_text(query: str) -> str:
     return query[:MAX_ROUTE_CHARS]
 
 
+@lru_cache(maxsize=256)  # classify, scores and is_exact each ask for the same query
 def named_identifiers(query: str) -> tuple[str, ...]:
     """Identifier-looking tokens of the query (generic words never match)."""
     seen: list[str] = []

@@ -197,7 +197,14 @@ class Generation:
         spec = artifact(name)
         try:
             if spec.format == "parquet":
-                table = pq.read_table(path, columns=columns)
+                # one file's reader: `read_table` imports pyarrow.dataset, tens of ms in a
+                # one-shot process; it is kept for a column the file lacks, which it reports
+                with pq.ParquetFile(path) as pf:
+                    names = pf.schema_arrow.names
+                    if columns is not None and not set(columns) <= set(names):
+                        table = pq.read_table(path, columns=columns)
+                    else:
+                        table = pf.read(columns=columns)
             elif spec.format == "arrow":
                 table = ipc.open_file(pa.memory_map(str(path), "r")).read_all()
                 if columns is not None:

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import difflib
+import random
 import subprocess
 import sys
 
 import pytest
 
 from gitstrata import Strata
+from gitstrata.serve.anticontext import ShaPrefixes
 from gitstrata.serve.render import render_preflight
 
 SRC = '''"""Retries."""
@@ -325,3 +327,12 @@ def test_an_attempt_is_anchored_by_every_function_it_changed_and_the_codes_besid
     assert other.warnings == []
     assert [w.failure_id for w in pre.warnings] == [rec.failure_id]
     assert "same symbol cursor.py::decode_cursor" in pre.warnings[0].reasons
+
+
+def test_sha_prefixes_resolve_like_a_scan_of_the_history_in_order() -> None:
+    rng = random.Random(7)
+    shas = ["".join(rng.choice("0123456789abcdef") for _ in range(40)) for _ in range(300)]
+    shas += ["abc" + s[3:] for s in shas[:5]]  # ambiguous short prefixes, out of sorted order
+    prefixes = ShaPrefixes(shas)
+    for prefix in ["abc", "ab", "0", "fff", "zzz", *(s[:7] for s in shas[::17]), shas[3]]:
+        assert prefixes.first(prefix) == next((s for s in shas if s.startswith(prefix)), None)

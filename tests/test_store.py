@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import multiprocessing as mp
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pyarrow as pa
@@ -209,3 +211,25 @@ def test_every_parquet_artifact_reads_back_with_its_declared_schema(tmp_path: Pa
     gen = writer.publish(manifest)
     for name in outputs:
         assert gen.table(name).schema.equals(ARTIFACTS[name].schema), name
+
+
+def test_columns_read_back_and_a_column_the_file_lacks_is_corrupt(tmp_path: Path) -> None:
+    live = _publish(Store(tmp_path / ".strata"), 3)
+    got = live.table("files", columns=["blob", "path"])
+    assert got.schema.names == ["blob", "path"]
+    assert got.to_pylist() == _files_table(3).select(["blob", "path"]).to_pylist()
+    with pytest.raises(IndexCorrupt, match="files.parquet: unreadable"):
+        live.table("files", columns=["path", "no_such_column"])
+
+
+def test_reading_a_table_does_not_import_the_dataset_layer(tmp_path: Path) -> None:
+    # a one-shot process pays tens of milliseconds for pyarrow.dataset; one file needs no dataset
+    _publish(Store(tmp_path / ".strata"), 3)
+    code = (
+        "import sys\nfrom pathlib import Path\nfrom gitstrata.store.generations import Store\n"
+        f"gen = Store(Path({str(tmp_path / '.strata')!r})).require_live()\n"
+        "assert gen.table('files', columns=['path']).num_rows == 3\n"
+        "print('pyarrow.dataset' in sys.modules)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
