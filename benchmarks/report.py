@@ -77,7 +77,7 @@ def ablation_table(result: dict[str, Any]) -> list[str]:
 
 
 # nDCG@5 lead over the best baseline each split is held to (the newest split asks for more)
-MARGIN_TARGETS = {"heldout_v6": 0.10}
+MARGIN_TARGETS = {"heldout_v6": 0.10, "heldout_v7": 0.10}
 
 
 def class_margins(configs: dict[str, Any]) -> str:
@@ -99,7 +99,7 @@ def targets_section(result: dict[str, Any]) -> list[str]:
     rows = [
         "## Targets, checked against this run",
         "",
-        "| split | nDCG@5 full | best baseline | margin (target >= +0.08; v6: +0.10) | warning hit (>= 90%) | false alarms (<= 10%) | co-change discovery (>= 80%) |",
+        "| split | nDCG@5 full | best baseline | margin (target >= +0.08; v6, v7: +0.10) | warning hit (>= 90%) | false alarms (<= 10%) | co-change discovery (>= 80%) |",
         "|---|---|---|---|---|---|---|",
     ]
     for split, data in result["splits"].items():
