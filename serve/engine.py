@@ -12,7 +12,6 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 from ..store.config import Config, GraveyardConfig, RetrievalConfig
 from ..store.errors import GitstrataError, IndexCorrupt, InputError
@@ -54,7 +53,6 @@ class Engine:
         )
         self._set(ServeIndex(self.store.require_live()))
         self.memory = MemoryBook(self.store.root, repo_root, index_vectors=True)
-        _memoize_staleness(self.memory)
 
     def _set(self, index: ServeIndex) -> None:
         # index, searcher and perplexity check are swapped together: a request reads one snapshot
@@ -313,32 +311,6 @@ class Engine:
             return memory_refs(recall())
         except GitstrataError:
             return []
-
-
-def _memoize_staleness(book: MemoryBook) -> None:
-    """Keep each memory's staleness notes per generation. They depend only on the generation
-    and the memory's anchors and creation time, and finding one walks the anchored file's whole
-    history, which made it most of a preflight on a real repository. A new generation, a new
-    memory or an edited anchor is a new key, so nothing served is older than its inputs."""
-    stale = book.stale_index
-    check = getattr(stale, "check", None)
-    if stale is None or check is None:
-        return
-    memo: dict[tuple[Any, ...], tuple[Any, ...]] = {}
-
-    def cached(mem: Any) -> list[Any]:
-        name = stale.generation_name()
-        key = (name, mem.created, tuple(mem.anchors))
-        got = memo.get(key)
-        if got is None:
-            got = tuple(check(mem))
-            if stale.generation_name() == name:  # not swapped while it was computed
-                if len(memo) >= 4096:
-                    memo.clear()
-                memo[key] = got
-        return list(got)
-
-    setattr(stale, "check", cached)  # noqa: B010  (an instance attribute, not the method)
 
 
 def _filter_path(repo_root: Path | None, file_path: str) -> str:

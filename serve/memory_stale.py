@@ -66,6 +66,8 @@ class _GenView:
         self.name = gen.path.name
         self.head = gen.manifest.repo_head
         self._loaded = False
+        # a memory's notes depend only on this generation and its anchors and creation time
+        self.notes: dict[tuple[Any, ...], tuple[StaleNote, ...]] = {}
         self.imported: dict[str, Memory] = {}
         if gen.has("memories"):
             for rec in gen.table("memories", columns=["record"])["record"].to_pylist():
@@ -302,9 +304,21 @@ class Staleness:
         return Anchor(anchor.path, symbol, h, v.head)
 
     def check(self, mem: Memory) -> list[StaleNote]:
+        """`mem`'s staleness notes against the live generation, kept per generation: a new
+        generation is a new view, a new memory or an edited anchor a new key."""
         v = self.view()
         if v is None:
             return []
+        key = (mem.created, tuple(mem.anchors))
+        got = v.notes.get(key)
+        if got is None:
+            got = tuple(self._notes(v, mem))
+            if len(v.notes) >= 4096:
+                v.notes.clear()
+            v.notes[key] = got
+        return list(got)
+
+    def _notes(self, v: _GenView, mem: Memory) -> list[StaleNote]:
         v.ensure()
         notes = []
         for a in mem.anchors:
