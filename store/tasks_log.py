@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import GitstrataError, JournalError
-from .journal import Journal
+from .journal import Journal, JournalRead
 from .tasks import STREAM, apply, check_record, empty_state, replay
 
 SNAPSHOT_FORMAT = 1
@@ -90,14 +90,7 @@ class TaskLog:
             got = self.journal.read(STREAM)
         except JournalError as exc:
             return Loaded(empty_state(), problems=[f"the task journal cannot be read: {exc}"])
-        warnings = list(got.warnings)
-        valid = []
-        for rec in got.records:
-            problem = check_record(rec)
-            if problem is None:
-                valid.append(rec)
-            else:
-                warnings.append(f"{STREAM}.jsonl: skipped record {rec.get('id', '?')}: {problem}")
+        valid, warnings = _checked(got)
         top = max((r["id"] for r in valid if isinstance(r.get("id"), int)), default=0)
         base, problem = self.read_snapshot(top)
         problems = [problem] if problem else []
@@ -201,14 +194,7 @@ class TaskLog:
             got = self.journal.read(STREAM)
         except JournalError as exc:
             return {"ok": False, "problems": [str(exc)], "actions": []}
-        warnings = list(got.warnings)
-        valid = []
-        for rec in got.records:
-            problem = check_record(rec)
-            if problem is None:
-                valid.append(rec)
-            else:
-                warnings.append(f"{STREAM}.jsonl: skipped record {rec.get('id', '?')}: {problem}")
+        valid, warnings = _checked(got)
         full = replay(valid)
         top = full["last_id"]
         snap, snap_problem = self.read_snapshot(top)
@@ -240,3 +226,17 @@ class TaskLog:
             "tasks": len(full["tasks"]),
             "records": len(valid),
         }
+
+
+def _checked(got: JournalRead) -> tuple[list[dict[str, Any]], list[str]]:
+    """The records of a journal read that fit their type, and the read's warnings plus one per
+    record skipped."""
+    warnings = list(got.warnings)
+    valid = []
+    for rec in got.records:
+        problem = check_record(rec)
+        if problem is None:
+            valid.append(rec)
+        else:
+            warnings.append(f"{STREAM}.jsonl: skipped record {rec.get('id', '?')}: {problem}")
+    return valid, warnings
