@@ -235,34 +235,20 @@ def markdown(
             f"Pooled over the held-out splits' first runs: {n} / {t} injections neutralised "
             f"({_pct(n, t)}), {m} / {b} benign texts modified ({_pct(m, b)}).",
         ]
-    for kind, what in (("injections", "neutralised"), ("benign", "modified")):
-        lines += [
-            "",
+    for kind, what in KINDS:
+        lines += _by_category(
             f"{kind.capitalize()} {what} at each held-out split's first run, by category:",
-            "",
-            f"| category | {' | '.join(held)} |",
-            "| --- |" + " ---: |" * len(held),
-        ]
-        for cat in sorted(result["all"][kind]["by_category"]):
-            cells = []
-            for split in held:
-                c = first[split].get(f"{kind}_by_category", {}).get(cat)
-                cells.append(f"{c[what]} / {c['total']}" if c else "-")
-            lines.append(f"| {cat} | {' | '.join(cells)} |")
-    for kind, what in (("injections", "neutralised"), ("benign", "modified")):
-        lines += [
-            "",
+            result["all"][kind]["by_category"],
+            {split: first[split].get(f"{kind}_by_category", {}) for split in held},
+            what,
+        )
+    for kind, what in KINDS:
+        lines += _by_category(
             f"{kind.capitalize()} {what} now, by category:",
-            "",
-            f"| category | {' | '.join(SPLITS)} |",
-            "| --- |" + " ---: |" * len(SPLITS),
-        ]
-        for cat in sorted(result["all"][kind]["by_category"]):
-            cells = []
-            for split in SPLITS:
-                c = result["splits"][split][kind]["by_category"].get(cat)
-                cells.append(f"{c[what]} / {c['total']}" if c else "-")
-            lines.append(f"| {cat} | {' | '.join(cells)} |")
+            result["all"][kind]["by_category"],
+            {split: result["splits"][split][kind]["by_category"] for split in SPLITS},
+            what,
+        )
     return "\n".join(lines)
 
 
@@ -350,3 +336,22 @@ __all__ = [
 
 if __name__ == "__main__":
     raise SystemExit(main())
+
+
+KINDS = (("injections", "neutralised"), ("benign", "modified"))
+
+
+def _by_category(
+    title: str, categories: Any, columns: dict[str, dict[str, Any]], what: str
+) -> list[str]:
+    """A table of `what` / total per category (rows) and split (columns); "-" where a split has
+    no text of that category."""
+    lines = ["", title, "", f"| category | {' | '.join(columns)} |",
+             "| --- |" + " ---: |" * len(columns)]  # fmt: skip
+    for cat in sorted(categories):
+        cells = []
+        for counts in columns.values():
+            c = counts.get(cat)
+            cells.append(f"{c[what]} / {c['total']}" if c else "-")
+        lines.append(f"| {cat} | {' | '.join(cells)} |")
+    return lines
