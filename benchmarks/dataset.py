@@ -53,6 +53,7 @@ SPLITS: tuple[str, ...] = (
     "heldout_v5",
     "heldout_v6",
     "heldout_v7",
+    "heldout_v8",
 )
 HELDOUT_SPLITS: tuple[str, ...] = (
     "heldout_v1",
@@ -62,6 +63,7 @@ HELDOUT_SPLITS: tuple[str, ...] = (
     "heldout_v5",
     "heldout_v6",
     "heldout_v7",
+    "heldout_v8",
 )
 
 
@@ -3192,6 +3194,557 @@ _HELDOUT_V7: tuple[_Row, ...] = (
 )
 
 
+# --- held-out v8: written from the fixture's files, commit messages and recorded failures before
+# the change it evaluates, without running retrieval on it. Same class mix and warning balance as
+# v7 (about half the queries re-attempt, ask about or report a symptom of what a recorded failure
+# tried; the others ask about, look up or change the same files, where a warning is a false
+# alarm), with new wording and partly new facts. Report it, never tune on it ---------------------
+
+_HELDOUT_V8: tuple[_Row, ...] = (
+    # causal
+    _q(
+        "v8-causal-01",
+        "causal",
+        "Presenting an old refresh token a second time signs the user out on all devices; what "
+        "went wrong that made us revoke the entire token family?",
+        {
+            C("inc2744_refresh_reuse"): 3,
+            S(REFRESH, "rotate_refresh_token"): 2,
+            S(REFRESH, "RefreshTokenStore.revoke_family"): 1,
+        },
+        (11,),
+    ),
+    _q(
+        "v8-causal-02",
+        "causal",
+        "What made us cap how many jobs of a single batch the Go worker may run concurrently?",
+        {
+            C("worker_inflight_comment"): 3,
+            C("worker_perf_revert"): 2,
+            S(RUNNER, "Runner.processBatch"): 2,
+        },
+        (6,),
+    ),
+    _q(
+        "v8-causal-03",
+        "causal",
+        "Why do exported cells beginning with a minus or plus sign get an apostrophe put in "
+        "front of them?",
+        {
+            C("inc2602_csv_injection"): 3,
+            S(CSV_PY, "escape_cell"): 2,
+            S(CSV_GO, "escapeCell"): 2,
+        },
+        (9, 17),
+    ),
+    _q(
+        "v8-causal-04",
+        "causal",
+        "When the gateway lookup times out, reconciliation leaves the charge pending; why not "
+        "simply record it as failed?",
+        {C("inc2710_reconcile_timeout"): 3, S(RECONCILE, "classifyGatewayStatus"): 2},
+        (12,),
+    ),
+    _q(
+        "v8-causal-05",
+        "causal",
+        "Why can a shopper no longer combine the welcome percentage code with a seasonal one?",
+        {
+            C("inc2655_promo_stacking"): 3,
+            S(RULES, "apply_promotions"): 2,
+            S(TEST_PROMOTIONS, "test_percentage_codes_do_not_stack"): 1,
+        },
+        (8,),
+    ),
+    _q(
+        "v8-causal-06",
+        "causal",
+        "What led us to move password hashing to scrypt, and what becomes of hashes made with "
+        "PBKDF2?",
+        {
+            C("passwords_scrypt"): 3,
+            S(PASSWORDS, "needs_rehash"): 2,
+            S(PASSWORDS, "verify_password"): 2,
+        },
+    ),
+    _q(
+        "v8-causal-07",
+        "causal",
+        "What was the motivation for checking partner webhook signatures in constant time?",
+        {C("webhook_constant_time"): 3, S(WEBHOOKS, "verify_webhook_signature"): 2},
+    ),
+    _q(
+        "v8-causal-08",
+        "causal",
+        "Access tokens used to live longer; why were they cut down to a quarter of an hour?",
+        {C("access_ttl_15m"): 3, S(TOKENS, "issue_token"): 2},
+    ),
+    _q(
+        "v8-causal-09",
+        "causal",
+        "Why are the start and end of a promotion campaign read in the shop's own time zone "
+        "rather than UTC?",
+        {
+            C("promo_expiry_tz"): 3,
+            S(RULES, "_as_shop_time"): 3,
+            S(RULES, "is_active"): 1,
+        },
+    ),
+    # behavioral
+    _q(
+        "v8-behavioral-01",
+        "behavioral",
+        "Can one thread reading a key through TTLCache.get while another evicts it end in an "
+        "exception?",
+        {S(CACHE, "TTLCache.get"): 3, C("cache_race_test"): 2, C("cache_perf_revert"): 1},
+        (2,),
+    ),
+    _q(
+        "v8-behavioral-02",
+        "behavioral",
+        "A client spends its whole quota in the last second of a minute: does it get a fresh full "
+        "quota one second later?",
+        {
+            S(LIMITER, "RateLimiter.allow"): 3,
+            S(LIMITER, "RateLimiter._estimate"): 2,
+            C("inc2458_sliding_window"): 2,
+        },
+        (3,),
+    ),
+    _q(
+        "v8-behavioral-03",
+        "behavioral",
+        "For how long after placing an order does a replay carrying the same Idempotency-Key "
+        "still get the original answer back?",
+        {
+            F(IDEMPOTENCY): 3,
+            S(IDEMPOTENCY, "IdempotencyStore.lookup"): 2,
+            C("inc2472_idempotency_ttl"): 2,
+        },
+        (10,),
+    ),
+    _q(
+        "v8-behavioral-04",
+        "behavioral",
+        "What happens in the app when an order payload carries an amount such as 12.5?",
+        {
+            S(PARSER, "parseMoney"): 3,
+            C("inc2333_mobile_cents"): 2,
+            S(PARSER, "parseOrder"): 1,
+        },
+        (4,),
+        file_filter="mobile/**",
+    ),
+    _q(
+        "v8-behavioral-05",
+        "behavioral",
+        "If the first charge attempt times out, is the second attempt sent with an identical "
+        "Idempotency-Key header?",
+        {
+            S(RETRY, "charge_with_retry"): 3,
+            C("inc2407_idempotency_retry"): 3,
+            S(GATEWAY, "GatewayClient._post"): 1,
+        },
+        (0, 16),
+    ),
+    _q(
+        "v8-behavioral-06",
+        "behavioral",
+        "How is a voucher entered with full-width letters and hyphens matched to a stored code?",
+        {
+            S(CODES, "normalize_code"): 3,
+            C("promo_codes_normalize"): 2,
+            S(CODES, "lookup_code"): 1,
+        },
+    ),
+    _q(
+        "v8-behavioral-07",
+        "behavioral",
+        "Which order states still let Order.can_cancel return true?",
+        {S(MODELS, "Order.can_cancel"): 3, S(SERVICE, "OrderService.cancel_order"): 2},
+    ),
+    _q(
+        "v8-behavioral-08",
+        "behavioral",
+        "After one partial refund, how much of the captured payment can still be given back?",
+        {
+            S(REFUNDS, "refundable_cents"): 3,
+            S(REFUNDS, "issue_refund"): 2,
+            C("refunds_partial"): 2,
+        },
+    ),
+    _q(
+        "v8-behavioral-09",
+        "behavioral",
+        "What does decode_cursor do with a page token that is not valid base64 at all?",
+        {
+            S(ORDERS_API, "decode_cursor"): 3,
+            S(TEST_ORDERS_API, "test_malformed_cursor_is_a_client_error"): 2,
+            S(ORDERS_API, "list_orders"): 1,
+        },
+    ),
+    # symptom
+    _q(
+        "v8-symptom-01",
+        "symptom",
+        "Shoppers get a 504 from the proxy although their card was charged, so they press pay "
+        "again",
+        {C("inc2689_nginx_timeout"): 3, F(NGINX): 3, F(SETTINGS): 1},
+        (14,),
+    ),
+    _q(
+        "v8-symptom-02",
+        "symptom",
+        "People whose phone clock runs a bit behind are thrown back to the login screen with "
+        "ERR_TOKEN_EXPIRED just after signing in",
+        {C("inc2291_clock_skew"): 3, S(TOKENS, "validate_token"): 3},
+        (1,),
+    ),
+    _q(
+        "v8-symptom-03",
+        "symptom",
+        "Two orders from a bulk import share a created_at, and one of them is missing when the "
+        "history is read page by page",
+        {
+            C("inc2801_pagination"): 3,
+            S(ORDERS_API, "encode_cursor"): 2,
+            S(REPOSITORY, "OrderRepository.list_before"): 2,
+        },
+        (13,),
+    ),
+    _q(
+        "v8-symptom-04",
+        "symptom",
+        "The nightly job marked a payment as failed and we released the stock, but the bank had "
+        "actually captured the money",
+        {C("inc2710_reconcile_timeout"): 3, S(RECONCILE, "classifyGatewayStatus"): 3},
+        (12,),
+    ),
+    _q(
+        "v8-symptom-05",
+        "symptom",
+        "After the storefront sits idle for a while, its first API call comes back 401 and only "
+        "the retry works",
+        {
+            C("inc2390_web_refresh_margin"): 3,
+            S(SESSION, "shouldRefresh"): 3,
+            S(SESSION, "ensureFresh"): 2,
+        },
+        (15,),
+    ),
+    _q(
+        "v8-symptom-06",
+        "symptom",
+        "I put three of the same mug in the cart and the badge in the header still shows 1",
+        {C("web_cart_badge"): 3, S(CART, "cartLabel"): 3},
+    ),
+    _q(
+        "v8-symptom-07",
+        "symptom",
+        "Receipts for customers in Texas have no line for sales tax",
+        {C("order_tax_field"): 3, S(TAX, "sales_tax_cents"): 3},
+    ),
+    _q(
+        "v8-symptom-08",
+        "symptom",
+        "A rolling deploy of the worker cut jobs off halfway and some e-mails were never sent",
+        {C("worker_shutdown"): 3, S(RUNNER, "Runner.Run"): 2, S(WORKER_MAIN, "main"): 2},
+    ),
+    _q(
+        "v8-symptom-09",
+        "symptom",
+        "The login endpoint answers 429 but gives the client no hint of when it may try again",
+        {
+            C("rate_limit_headers"): 3,
+            S(LIMITER, "RateLimiter.retry_after"): 2,
+            S(MIDDLEWARE, "rate_limit_middleware"): 2,
+        },
+    ),
+    # coupled
+    _q(
+        "v8-coupled-01",
+        "coupled",
+        "Suppose escape_cell stopped prefixing values that start with '+': which test and Go "
+        "files would have to follow?",
+        {S(CSV_PY, "escape_cell"): 3, S(CSV_GO, "escapeCell"): 2, F(TEST_CSV_PY): 2},
+        (9, 17),
+        (CSV_GO, TEST_CSV_PY),
+    ),
+    _q(
+        "v8-coupled-02",
+        "coupled",
+        "If the reconciler treated every status other than succeeded as failed, which test and "
+        "Python gateway file have moved with reconcile.go in the past?",
+        {
+            S(RECONCILE, "classifyGatewayStatus"): 3,
+            F(RECONCILE_TEST): 2,
+            S(GATEWAY, "classify_response"): 1,
+        },
+        (12,),
+        (RECONCILE_TEST, GATEWAY),
+    ),
+    _q(
+        "v8-coupled-03",
+        "coupled",
+        "Letting two percent-off vouchers apply to one basket: which storefront and test files "
+        "ride along with the promotion rules?",
+        {
+            S(RULES, "apply_promotions"): 3,
+            S(BANNER, "stackingNotice"): 2,
+            F(TEST_PROMOTIONS): 2,
+        },
+        (8,),
+        (BANNER, TEST_PROMOTIONS),
+    ),
+    _q(
+        "v8-coupled-04",
+        "coupled",
+        "Cutting the upstream read timeout in deploy/nginx/api.conf to ten seconds: which "
+        "manifest and Python config need to agree with it?",
+        {F(NGINX): 3, F(K8S_API): 2, F(SETTINGS): 2},
+        (14,),
+        (K8S_API, SETTINGS),
+    ),
+    _q(
+        "v8-coupled-05",
+        "coupled",
+        "Adding a WAREHOUSE_REGION variable to the Settings class: which deployment file usually "
+        "gets edited in the same commit?",
+        {S(SETTINGS, "Settings"): 3, F(K8S_API): 3, S(SETTINGS, "get_settings"): 1},
+        (),
+        (K8S_API,),
+    ),
+    _q(
+        "v8-coupled-06",
+        "coupled",
+        "A loyalty_points attribute on the order the API returns: which TypeScript files in web "
+        "and mobile have historically changed with backend/api/schemas.py?",
+        {
+            S(SCHEMAS, "OrderOut"): 3,
+            S(WEB_ORDERS, "OrderDTO"): 2,
+            S(PARSER, "parseOrder"): 2,
+            S(MOBILE_MODELS, "Order"): 1,
+        },
+        (),
+        (WEB_ORDERS, PARSER, MOBILE_MODELS),
+    ),
+    _q(
+        "v8-coupled-07",
+        "coupled",
+        "Storing a device name with each refresh token: which migrations and tests have been "
+        "committed together with backend/auth/refresh.py?",
+        {
+            F(TEST_REFRESH): 3,
+            F(MIGRATION_REFRESH): 2,
+            F(MIGRATION_REVOCATIONS): 2,
+            S(REFRESH, "start_session"): 1,
+        },
+        (),
+        (TEST_REFRESH, MIGRATION_REFRESH),
+    ),
+    _q(
+        "v8-coupled-08",
+        "coupled",
+        "Registering a refund-reminder job kind with the Go worker: besides runner.go, which "
+        "files are normally touched?",
+        {
+            S(WORKER_MAIN, "main"): 3,
+            S(HANDLERS, "DefaultHandlers"): 2,
+            F(RUNNER_TEST): 2,
+            S(RUNNER, "Runner.handle"): 1,
+        },
+        (),
+        (WORKER_MAIN, RUNNER_TEST),
+    ),
+    _q(
+        "v8-coupled-09",
+        "coupled",
+        "Throttling password resets as well as logins: which test and middleware files co-change "
+        "with backend/core/rate_limiter.py?",
+        {
+            F(TEST_RATE_LIMITER): 3,
+            S(MIDDLEWARE, "rate_limit_middleware"): 2,
+            S(LIMITER, "RateLimiter"): 1,
+        },
+        (),
+        (TEST_RATE_LIMITER, MIDDLEWARE),
+    ),
+    # exact
+    _q(
+        "v8-exact-01",
+        "exact",
+        "INC-2689",
+        {C("inc2689_nginx_timeout"): 3, F(NGINX): 2, F(SETTINGS): 1},
+        (14,),
+    ),
+    _q(
+        "v8-exact-02",
+        "exact",
+        "INC-2472",
+        {C("inc2472_idempotency_ttl"): 3, F(IDEMPOTENCY): 2, F(TEST_IDEMPOTENCY): 1},
+        (10,),
+    ),
+    _q(
+        "v8-exact-03",
+        "exact",
+        "INC-2333",
+        {
+            C("inc2333_mobile_cents"): 3,
+            S(PARSER, "parseMoney"): 2,
+            S(MOBILE_MODELS, "Order"): 1,
+        },
+        (4,),
+    ),
+    _q(
+        "v8-exact-04",
+        "exact",
+        "RETRYABLE_STATUSES",
+        {S(GATEWAY, "classify_response"): 3, C("inc2188_declined_fix"): 2},
+        (7,),
+    ),
+    _q(
+        "v8-exact-05",
+        "exact",
+        "GATEWAY_LEGACY_URL",
+        {C("settings_cleanup"): 3, F(SETTINGS): 1},
+    ),
+    _q(
+        "v8-exact-06",
+        "exact",
+        "IdempotencyStore.purge_expired",
+        {
+            S(IDEMPOTENCY, "IdempotencyStore.purge_expired"): 3,
+            S(IDEMPOTENCY, "IdempotencyStore.remember"): 1,
+        },
+    ),
+    _q(
+        "v8-exact-07",
+        "exact",
+        "TTLCache.invalidate",
+        {S(CACHE, "TTLCache.invalidate"): 3, S(CACHE, "TTLCache.clear"): 1},
+    ),
+    _q(
+        "v8-exact-08",
+        "exact",
+        "Metrics.Observe",
+        {
+            S(JOB_METRICS, "Metrics.Observe"): 3,
+            C("worker_metrics"): 2,
+            S(RUNNER, "Runner.handle"): 1,
+        },
+    ),
+    _q(
+        "v8-exact-09",
+        "exact",
+        "Order.can_cancel",
+        {S(MODELS, "Order.can_cancel"): 3, S(SERVICE, "OrderService.cancel_order"): 1},
+    ),
+    # change
+    _q(
+        "v8-change-01",
+        "change",
+        "Generate a brand-new idempotency key for each pass of the loop in charge_with_retry, so a "
+        "timed-out attempt cannot taint the next one",
+        {
+            S(RETRY, "charge_with_retry"): 3,
+            C("inc2407_idempotency_retry"): 2,
+            S(GATEWAY, "GatewayClient.charge"): 1,
+        },
+        (0, 16),
+    ),
+    _q(
+        "v8-change-02",
+        "change",
+        "The storefront's OrderDTO can lose its currency property, every web order is in EUR",
+        {
+            S(WEB_ORDERS, "OrderDTO"): 3,
+            S(WEB_ORDERS, "orderTotalLabel"): 2,
+            C("currency_support"): 2,
+        },
+        (5,),
+    ),
+    _q(
+        "v8-change-03",
+        "change",
+        "Make the mobile order parser forgiving about amounts like 19.99 instead of raising "
+        "ERR_PARSE_AMOUNT",
+        {
+            S(PARSER, "parseMoney"): 3,
+            C("inc2333_mobile_cents"): 2,
+            S(PARSER, "parseOrder"): 1,
+        },
+        (4,),
+    ),
+    _q(
+        "v8-change-04",
+        "change",
+        "Accounting's import rejects '-15.00 because of the apostrophe; make csv.go leave numbers "
+        "that start with a minus alone",
+        {
+            S(CSV_GO, "escapeCell"): 3,
+            C("inc2602_csv_injection"): 2,
+            F(CSV_GO_TEST): 1,
+        },
+        (17,),
+    ),
+    _q(
+        "v8-change-05",
+        "change",
+        "Instead of revoking the whole family when an already used refresh token comes back, "
+        "just refuse that single request",
+        {
+            S(REFRESH, "rotate_refresh_token"): 3,
+            C("inc2744_refresh_reuse"): 2,
+            S(REFRESH, "RefreshTokenStore.revoke_family"): 1,
+        },
+        (11,),
+    ),
+    _q(
+        "v8-change-06",
+        "change",
+        "Report how many entries were evicted in TTLCache.stats next to the hit and miss counts",
+        {S(CACHE, "TTLCache.stats"): 3, S(CACHE, "TTLCache.set"): 2, C("cache_stats"): 1},
+    ),
+    _q(
+        "v8-change-07",
+        "change",
+        "Let the order endpoints demand an orders:write scope from the access token before "
+        "creating an order",
+        {
+            S(TOKENS, "has_scope"): 3,
+            S(ORDERS_API, "create_order"): 2,
+            S(TOKENS, "validate_token"): 1,
+        },
+    ),
+    _q(
+        "v8-change-08",
+        "change",
+        "Carry the issuer's decline reason into the GatewayDeclined error so support can see it",
+        {S(GATEWAY, "GatewayDeclined"): 3, S(GATEWAY, "classify_response"): 2},
+    ),
+    _q(
+        "v8-change-09",
+        "change",
+        "Write the delivery window of each order into the Go nightly orders CSV",
+        {
+            S(CSV_GO, "WriteOrdersCSV"): 3,
+            S(CSV_GO, "Order"): 2,
+            S(CSV_PY, "order_row"): 1,
+        },
+    ),
+    _q(
+        "v8-change-10",
+        "change",
+        "Allow clients of GET /orders to ask for the oldest orders first",
+        {
+            S(ORDERS_API, "list_orders"): 3,
+            S(REPOSITORY, "OrderRepository.list_before"): 2,
+            S(ORDERS_API, "encode_cursor"): 1,
+        },
+    ),
+)
+
+
 _ROWS: Mapping[str, tuple[_Row, ...]] = {
     "dev": _DEV,
     "heldout_v1": _HELDOUT_V1,
@@ -3201,6 +3754,7 @@ _ROWS: Mapping[str, tuple[_Row, ...]] = {
     "heldout_v5": _HELDOUT_V5,
     "heldout_v6": _HELDOUT_V6,
     "heldout_v7": _HELDOUT_V7,
+    "heldout_v8": _HELDOUT_V8,
 }
 
 

@@ -40,6 +40,7 @@ def test_split_sizes() -> None:
         "heldout_v5",
         "heldout_v6",
         "heldout_v7",
+        "heldout_v8",
     )
     assert len(queries("dev")) == 64
     assert len(queries("heldout_v1")) == 35
@@ -49,6 +50,7 @@ def test_split_sizes() -> None:
     assert len(queries("heldout_v5")) == 30
     assert len(queries("heldout_v6")) == 44
     assert len(queries("heldout_v7")) == 53
+    assert len(queries("heldout_v8")) == 55
 
 
 @pytest.mark.parametrize("split", SPLITS)
@@ -70,6 +72,7 @@ def test_ids_are_unique_and_prefixed_by_split() -> None:
         "heldout_v5": "v5-",
         "heldout_v6": "v6-",
         "heldout_v7": "v7-",
+        "heldout_v8": "v8-",
     }
     for split in SPLITS:
         for q in queries(split):
@@ -208,13 +211,15 @@ def test_v6_mixes_warning_probes_with_controls_in_every_class() -> None:
     assert len(named) >= 10
 
 
-def test_v7_balances_warning_probes_with_same_code_controls_in_every_class() -> None:
-    """v7 measures whether a warning fits what is asked or intended: every class has queries
-    that expect a recorded failure and controls that do not, and most controls ask about, look
-    up or change a file that some failure changed, where a file-only match must stay silent."""
+@pytest.mark.parametrize("split", ["heldout_v7", "heldout_v8"])
+def test_warning_probes_balance_same_code_controls_in_every_class(split: str) -> None:
+    """v7 and v8 measure whether a warning fits what is asked or intended: every class has
+    queries that expect a recorded failure and controls that do not, and most controls ask
+    about, look up or change a file that some failure changed, where a file-only match must stay
+    silent."""
     records = failure_records()
     failed_files = {r["file_path"] for r in records}
-    items = queries("heldout_v7")
+    items = queries(split)
     assert len(items) >= 40
     warned = [q for q in items if q.expected_warnings]
     controls = [q for q in items if not q.expected_warnings]
