@@ -3,7 +3,7 @@
     python -m gitstrata.benchmarks.firewall [--json] [--split SPLIT|all] [--misses] [--out FILE]
 
 The corpus (`benchmarks/firewall_corpus/*.jsonl`, one JSON object a line: `id`, `category`,
-`text`, `expected` injection|benign, `split` dev|heldout|heldout_v2..v8, and for injections
+`text`, `expected` injection|benign, `split` dev|heldout|heldout_v2..v9, and for injections
 `payload`) holds injections written in many disguises and benign developer texts that look like
 them. Every text goes through `serve.firewall.clean`, the function every served string passes
 (the engine's result models, MCP answers and resources, the CLI's graveyard and invariant
@@ -20,7 +20,10 @@ later numbers are optimistic: `heldout` (written with `dev`) evaluated the first
 `heldout_v2` the fixes from `heldout`, `heldout_v3` those from `heldout_v2`, and so on.
 `heldout_v8` adds categories the earlier splits lacked (tool-result spoofing, role-play,
 multi-step orders; security advisories, changelogs and review comments as benign look-alikes)
-and was written from knowledge of attacks, not from what the rules catch.
+and was written from knowledge of attacks, not from what the rules catch. `heldout_v9` uses
+languages, encodings and containers none of the earlier splits has (URL-safe base64, base32,
+octal, HTML entities, variation selectors; orders inside YAML, TOML, JSON, CSV, docstrings and
+commit trailers) against benign texts that discuss injection, agent configs and i18n strings.
 
 `--record-first-run SPLIT` stores a split's numbers in `first_runs.json` with the commit they
 ran on; it refuses a split already recorded, so a first run is recorded once.
@@ -47,6 +50,7 @@ SPLITS = (
     "heldout_v6",
     "heldout_v7",
     "heldout_v8",
+    "heldout_v9",
 )
 MARKER_PREFIX = "[gitstrata-firewall: removed"
 SECTION = "## Context firewall against an adversarial corpus"
