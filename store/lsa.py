@@ -116,16 +116,21 @@ def _spmm(
     data: np.ndarray,
     dense: np.ndarray,
     scales: np.ndarray | None = None,
+    expanded: np.ndarray | None = None,
 ) -> np.ndarray:
     """CSR (rows x m) times dense (m x l), in row blocks of bounded memory. A block dense enough
     (>= 2 % non-zeros) is expanded and multiplied by BLAS; a sparser one gathers the rows it
     needs. With `scales`, `dense` holds int8 codes of `quantize_rows` and is dequantised:
     whole where the whole matrix is read anyway, row by row where a few documents gather only
-    their own rows. Deterministic for the same inputs."""
+    their own rows (`expanded`, when given, is that whole dequantised matrix, already made).
+    Which way a product goes depends only on the matrix's shape and the CSR rows, so a state
+    gives the same vectors bit for bit whether it was just fitted or loaded."""
     n = len(indptr) - 1
     m, ell = dense.shape
 
     def whole() -> np.ndarray:
+        if expanded is not None:
+            return expanded
         if scales is not None:
             return dequantize_rows(dense, scales)
         return np.asarray(dense, dtype=np.float32)
@@ -141,6 +146,9 @@ def _spmm(
         return spmm(indptr, indices, data, whole())
     out = np.zeros((n, ell), dtype=np.float32)
     full: np.ndarray | None = None
+    # codes are expanded whole for BLAS only when the product reads more rows than the matrix
+    # has: a few new documents (an incremental run) gather their own rows instead
+    expand = scales is None or len(data) >= m
     budget = max(1, (32 << 20) // (4 * max(1, ell)))  # ~32 MB of gathered rows
     rows_per_block = max(1, (16 << 20) // (4 * max(1, m)))  # ~16 MB of expanded block
     start = 0
@@ -149,7 +157,7 @@ def _spmm(
         stop = min(n, max(stop, start + 1), start + rows_per_block)
         lo, hi = indptr[start], indptr[stop]
         if hi > lo:
-            if (hi - lo) >= 0.02 * (stop - start) * m:
+            if expand and (hi - lo) >= 0.02 * (stop - start) * m:
                 block = np.zeros((stop - start, m), np.float32)
                 local = np.repeat(np.arange(stop - start), np.diff(indptr[start : stop + 1]))
                 block[local, indices[lo:hi]] = data[lo:hi]
@@ -359,7 +367,7 @@ class HashingLSA:
         csr = fitted._fit_raw(raw)
         if csr is None or len(raw) == 1 or len(fitted.features) == 0:
             return fitted, fitted._transform_raw(raw)  # the transform's own special cases
-        return fitted, _spmm(*csr, fitted.components)
+        return fitted, _spmm(*csr, fitted.codes, fitted.scales, fitted._components)
 
     def _fit_raw(self, raw) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
         """Fit on `raw`; returns the weighted CSR matrix it was fitted on (None when empty)."""
@@ -412,9 +420,7 @@ class HashingLSA:
             v /= np.float32(np.sqrt(np.dot(v, v)))
             return (v @ self.component_rows(c))[None, :].astype(np.float32)
         indptr, indices, data = self._csr(raw)
-        if self._components is not None:
-            return _spmm(indptr, indices, data, self._components)
-        return _spmm(indptr, indices, data, self.codes, self.scales)
+        return _spmm(indptr, indices, data, self.codes, self.scales, self._components)
 
     def save(self, directory: Path) -> None:
         for name in ("features", "idf", "singular_values"):
