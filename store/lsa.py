@@ -105,9 +105,9 @@ def dequantize_rows(
     codes: np.ndarray, scales: np.ndarray, rows: np.ndarray | None = None
 ) -> np.ndarray:
     """float32 `codes[rows] * scales[rows]` per row (every row when `rows` is None)."""
-    if rows is None:
-        return codes.astype(np.float32) * scales[:, None]
-    return codes[rows].astype(np.float32) * scales[rows, None]
+    out = (codes if rows is None else codes[rows]).astype(np.float32)
+    out *= scales[:, None] if rows is None else scales[rows, None]
+    return out
 
 
 def _spmm(
@@ -294,13 +294,10 @@ class HashingLSA:
     @property
     def components(self) -> np.ndarray:
         """The whole dequantised components matrix, float32 (len(features) x full_dim); a
-        query reads only its own rows (`component_rows`)."""
+        query and a few documents read only their own rows of the codes."""
         if self._components is None:
             self._components = dequantize_rows(self.codes, self.scales)
         return self._components
-
-    def component_rows(self, rows: np.ndarray) -> np.ndarray:
-        return dequantize_rows(self.codes, self.scales, rows)
 
     def params(self) -> dict:
         return {
@@ -418,7 +415,9 @@ class HashingLSA:
                 return np.zeros((1, self.full_dim), np.float32)
             v = w[self.features[pos] == ids] * self.idf[c]
             v /= np.float32(np.sqrt(np.dot(v, v)))
-            return (v @ self.component_rows(c))[None, :].astype(np.float32)
+            # the scales folded into the weights: one pass over the query's rows, not two
+            rows = self.codes[c].astype(np.float32)
+            return ((v * self.scales[c]) @ rows)[None, :].astype(np.float32)
         indptr, indices, data = self._csr(raw)
         return _spmm(indptr, indices, data, self.codes, self.scales, self._components)
 
