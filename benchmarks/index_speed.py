@@ -17,7 +17,7 @@ CLI a user runs (`python -m gitstrata index --progress jsonl`):
   set size (shared pages split between their processes, sampled every 0.5 s) is given beside it;
 - the ratio of the full index to the floor (target: at most 20x);
 - the index folder's size on disk against the repository's `.git` (target: at most 1x), and
-  each artifact's share of it;
+  each artifact's share of it (and the largest files inside folder artifacts);
 - an incremental index after one new commit that edits one source file (target: under 2 s),
   wall and CPU time (`--incremental-runs N` measures N of them after each full index).
 
@@ -280,6 +280,24 @@ def artifact_sizes(out: Path) -> dict[str, float]:
     return {k: round(v, 2) for k, v in sorted(sizes.items(), key=lambda kv: -kv[1])}
 
 
+def folder_file_sizes(out: Path, min_mb: float = 0.05) -> dict[str, float]:
+    """MB on disk of the files inside the live generation's folder artifacts (the embedder's
+    arrays, the full-text index's segments and term cache), `min_mb` or more, largest first."""
+    gen = Store(out).live()
+    assert gen is not None
+    sizes = {}
+    for rec in gen.manifest.stages.values():
+        for name, info in rec.outputs.items():
+            folder = gen.path / info.file
+            if info.format != "dir" or not folder.is_dir():
+                continue
+            for f in folder.rglob("*"):
+                mb = disk_bytes(f) / 2**20 if f.is_file() else 0.0
+                if mb >= min_mb:
+                    sizes[f"{name}/{f.relative_to(folder)}"] = mb
+    return {k: round(v, 2) for k, v in sorted(sizes.items(), key=lambda kv: -kv[1])}
+
+
 def measure_repo(
     source: Path, *, runs: int = 1, jobs: int | None = None, incremental_runs: int | None = None
 ) -> dict[str, Any]:
@@ -294,12 +312,14 @@ def measure_repo(
         full_runs, incr_runs = [], []
         index_bytes = 0
         sizes: dict[str, float] = {}
+        inner: dict[str, float] = {}
         for k in range(runs):
             out = Path(tmp) / f"index-{k}"
             log(f"{repo_name(source)}: full index {k + 1}/{runs}")
             full_runs.append(run_index(repo, out, jobs))
             index_bytes = disk_bytes(out)
             sizes = artifact_sizes(out)
+            inner = folder_file_sizes(out)
             for j in range(per_full):
                 new_commit(repo, k * per_full + j)
                 log(f"{repo_name(source)}: incremental index {j + 1}/{per_full} after full {k + 1}")
@@ -324,6 +344,7 @@ def measure_repo(
             "index_mb": round(index_bytes / 2**20, 1),
             "size_ratio": round(index_bytes / git_bytes, 2) if git_bytes else None,
             "artifact_mb": sizes,
+            "folder_files_mb": inner,
             "incremental_seconds": round(incr, 3),
             "incremental_runs": len(incr_runs),
             # CPU is what the load of a shared machine stretches least
@@ -381,6 +402,10 @@ def _table(results: list[dict[str, Any]]) -> str:
         lines.append(
             "  largest artifacts: "
             + ", ".join(f"{n} {mb} MB" for n, mb in list(r["artifact_mb"].items())[:6])
+        )
+        lines.append(
+            "  largest files in folders: "
+            + ", ".join(f"{n} {mb} MB" for n, mb in list(r["folder_files_mb"].items())[:4])
         )
         for name, s in r["stages"].items():
             inc = r["incremental_stages"].get(name, {})

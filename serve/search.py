@@ -156,14 +156,8 @@ class Searcher:
 
     @cached_property
     def embedder(self) -> Embedder:
-        embedder = Embedder.load(self.gen.file("embedder"))
-        backend = embedder.backend
-        components = getattr(backend, "components", None)
-        if isinstance(components, np.memmap):
-            # the same mapped pages as a plain array: np.memmap's fancy indexing pays for a
-            # subclass round trip on every query (milliseconds at real-repository vocabularies)
-            backend.components = components.view(np.ndarray)
-        return embedder
+        # the state's large arrays come back as plain views of mapped pages (`store/lsa.py`)
+        return Embedder.load(self.gen.file("embedder"))
 
     def embed_query(self, text: str) -> np.ndarray:
         """The query's served vector; one request embeds the same text several times (search,

@@ -41,11 +41,10 @@ def _epoch(value: Any) -> int:
 
 
 def _hash(*parts: Any) -> str:
-    h = hashlib.blake2b(digest_size=16)
-    for p in parts:
-        h.update(repr(p).encode("utf-8", "surrogatepass"))
-        h.update(b"\0")
-    return h.hexdigest()
+    """blake2b-128 of each part's repr followed by a NUL (one buffer: this runs for every
+    document on every refresh)."""
+    text = "\0".join(map(repr, parts)) + "\0"
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
 
 
 _UNITS = {"s": 1, "ms": 1_000, "us": 1_000_000, "ns": 1_000_000_000}
@@ -145,13 +144,22 @@ def _symbol_docs(
     return docs
 
 
-def _touched_by_commit(touches: pa.Table | None) -> dict[str, list[dict]]:
-    out: dict[str, list[dict]] = {}
+def _touched_by_commit(
+    touches: pa.Table | None,
+) -> dict[str, list[tuple[str, str | None, str | None, int, int]]]:
+    """sha -> (head_path, qualname, symbol_id, added, removed) of each of its touches, in
+    table order (read by column: this runs over every touch on every refresh)."""
+    out: dict[str, list[tuple[str, str | None, str | None, int, int]]] = {}
     if touches is None or touches.num_rows == 0:
         return out
-    cols = ["sha", "head_path", "qualname", "symbol_id", "added", "removed"]
-    for row in touches.select(cols).to_pylist():
-        out.setdefault(row["sha"], []).append(row)
+    cols = touches.select(["sha", "head_path", "qualname", "symbol_id", "added", "removed"])
+    sha, *rest = (c.to_pylist() for c in cols.columns)
+    for key, row in zip(sha, zip(*rest, strict=True), strict=True):
+        got = out.get(key)
+        if got is None:
+            out[key] = [row]
+        else:
+            got.append(row)
     return out
 
 
@@ -182,16 +190,14 @@ def _commit_docs(commits: pa.Table | None, touches: pa.Table | None) -> list[dic
             lines.append(f"reverts {c['reverted_sha']}")
         symbols: list[str] = []
         paths: list[str] = []
-        for t in touched.get(c["sha"], []):
-            if t["head_path"] not in paths:
-                paths.append(t["head_path"])
-            if t["symbol_id"] is None or t["qualname"] is None:
+        for head_path, qualname, symbol_id, added, removed in touched.get(c["sha"], []):
+            if head_path not in paths:
+                paths.append(head_path)
+            if symbol_id is None or qualname is None:
                 continue
             if len(symbols) < MAX_TOUCHED_LISTED:
-                symbols.append(t["qualname"])
-                lines.append(
-                    f"touched {t['head_path']}::{t['qualname']} +{t['added']} -{t['removed']}"
-                )
+                symbols.append(qualname)
+                lines.append(f"touched {head_path}::{qualname} +{added} -{removed}")
         excerpt = (c.get("excerpt") or "")[:MAX_COMMIT_EXCERPT]
         if excerpt:
             lines.append(excerpt)

@@ -97,7 +97,4 @@ class LsaWordLlama:
         out = cls(**params)
         out.wordllama = WordLlamaBackend.load(directory, {"params": params["wordllama"]})
         out.lsa = HashingLSA.load(directory, {"params": params["lsa"]})
-        # the same mapped pages as a plain array: np.memmap's fancy indexing pays for a subclass
-        # round trip on every query (the server does this for a bare hashing-LSA backend)
-        out.lsa.components = out.lsa.components.view(np.ndarray)
         return out

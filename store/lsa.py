@@ -6,9 +6,12 @@ sublinear TF-IDF, L2-normalised rows; a randomized truncated SVD (fixed seed) ke
 components ordered by singular value. By Eckart-Young every prefix of the embedding is then the
 best approximation of its rank, which is what makes the Matryoshka truncation sound. Components
 are sign-fixed (largest entry positive), so the same corpus gives the same vectors. A corpus of
-rank below `full_dim` is zero-padded. The state is four `.npy` arrays; `components.npy` (float16,
-rounded at fit time so fit and reload agree) is memory-mapped on load, so a query reads only the
-rows of its own features.
+rank below `full_dim` is zero-padded. The state is five `.npy` arrays. The components, the
+index's largest file, are stored as int8 codes (`components.npy`) with one float32 scale per
+feature (`component_scales.npy`, the row's largest magnitude over 127), rounded so at fit time,
+so fit and reload agree; the codes are memory-mapped on load and a query dequantises only the
+rows of its own features. A state of the earlier format (float16 components, no scales) still
+loads, as exactly the matrix it stored.
 """
 
 from __future__ import annotations
@@ -80,21 +83,72 @@ def single_threaded_blas() -> Iterator[None]:
 # ---------------------------------------------------------------- sparse helpers (numpy only)
 
 
+def quantize_rows(matrix: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(int8 codes, float32 scale per row): each row divided by its largest magnitude over 127
+    and rounded to the nearest integer; a zero row has scale 0 and zero codes. `dequantize_rows`
+    of the result is within half a scale of every entry."""
+    m = len(matrix)
+    codes = np.zeros(matrix.shape, np.int8)
+    scales = np.zeros(m, np.float32)
+    step = 8192  # rows per block: the float32 temporaries stay ~12 MB at 384 columns
+    for start in range(0, m, step):
+        block = np.asarray(matrix[start : start + step], dtype=np.float32)
+        peak = np.abs(block).max(axis=1) if block.shape[1] else np.zeros(len(block), np.float32)
+        scale = (peak / np.float32(127.0)).astype(np.float32)
+        safe = np.where(scale > 0, scale, np.float32(1.0))
+        codes[start : start + step] = np.clip(np.rint(block / safe[:, None]), -127, 127)
+        scales[start : start + step] = scale
+    return codes, scales
+
+
+def dequantize_rows(
+    codes: np.ndarray, scales: np.ndarray, rows: np.ndarray | None = None
+) -> np.ndarray:
+    """float32 `codes[rows] * scales[rows]` per row (every row when `rows` is None)."""
+    out = (codes if rows is None else codes[rows]).astype(np.float32)
+    out *= scales[:, None] if rows is None else scales[rows, None]
+    return out
+
+
 def _spmm(
-    indptr: np.ndarray, indices: np.ndarray, data: np.ndarray, dense: np.ndarray
+    indptr: np.ndarray,
+    indices: np.ndarray,
+    data: np.ndarray,
+    dense: np.ndarray,
+    scales: np.ndarray | None = None,
+    expanded: np.ndarray | None = None,
 ) -> np.ndarray:
     """CSR (rows x m) times dense (m x l), in row blocks of bounded memory. A block dense enough
     (>= 2 % non-zeros) is expanded and multiplied by BLAS; a sparser one gathers the rows it
-    needs. Deterministic for the same inputs."""
+    needs. With `scales`, `dense` holds int8 codes of `quantize_rows` and is dequantised:
+    whole where the whole matrix is read anyway, row by row where a few documents gather only
+    their own rows (`expanded`, when given, is that whole dequantised matrix, already made).
+    Which way a product goes depends only on the matrix's shape and the CSR rows, so a state
+    gives the same vectors bit for bit whether it was just fitted or loaded."""
     n = len(indptr) - 1
     m, ell = dense.shape
+
+    def whole() -> np.ndarray:
+        if expanded is not None:
+            return expanded
+        if scales is not None:
+            return dequantize_rows(dense, scales)
+        return np.asarray(dense, dtype=np.float32)
+
+    def gather(rows: np.ndarray) -> np.ndarray:
+        if scales is not None:
+            return dequantize_rows(dense, scales, rows)
+        return dense[rows].astype(np.float32)
+
     if len(data) * ell >= NUMBA_MIN_WORK:
         from .sparse import spmm
 
-        # a loaded state's components are float16: widened here, where the whole matrix is
-        # read anyway, while a few documents only gather their own rows below
-        return spmm(indptr, indices, data, np.asarray(dense, dtype=np.float32))
+        return spmm(indptr, indices, data, whole())
     out = np.zeros((n, ell), dtype=np.float32)
+    full: np.ndarray | None = None
+    # codes are expanded whole for BLAS only when the product reads more rows than the matrix
+    # has: a few new documents (an incremental run) gather their own rows instead
+    expand = scales is None or len(data) >= m
     budget = max(1, (32 << 20) // (4 * max(1, ell)))  # ~32 MB of gathered rows
     rows_per_block = max(1, (16 << 20) // (4 * max(1, m)))  # ~16 MB of expanded block
     start = 0
@@ -103,13 +157,15 @@ def _spmm(
         stop = min(n, max(stop, start + 1), start + rows_per_block)
         lo, hi = indptr[start], indptr[stop]
         if hi > lo:
-            if (hi - lo) >= 0.02 * (stop - start) * m:
+            if expand and (hi - lo) >= 0.02 * (stop - start) * m:
                 block = np.zeros((stop - start, m), np.float32)
                 local = np.repeat(np.arange(stop - start), np.diff(indptr[start : stop + 1]))
                 block[local, indices[lo:hi]] = data[lo:hi]
-                out[start:stop] = block @ np.asarray(dense, dtype=np.float32)
+                if full is None:
+                    full = whole()
+                out[start:stop] = block @ full
             else:
-                prod = data[lo:hi, None] * dense[indices[lo:hi]].astype(np.float32)
+                prod = data[lo:hi, None] * gather(indices[lo:hi])
                 seg = indptr[start:stop] - lo
                 nonempty = indptr[start + 1 : stop + 1] > indptr[start:stop]
                 out[start:stop][nonempty] = np.add.reduceat(prod, seg[nonempty], axis=0)
@@ -224,13 +280,24 @@ class HashingLSA:
         self.power_iters = power_iters
         self.features = np.empty(0, np.int64)  # sorted kept feature ids
         self.idf = np.empty(0, np.float32)
-        self.components = np.zeros((0, full_dim), np.float32)  # (len(features), full_dim)
+        # the components (len(features) x full_dim) as `quantize_rows` codes and scales
+        self.codes: np.ndarray = np.zeros((0, full_dim), np.int8)
+        self.scales = np.empty(0, np.float32)
+        self._components: np.ndarray | None = None
         self.singular_values = np.zeros(full_dim, np.float32)
         self._hasher = _Hasher(seed, n_features)
 
     @property
     def dim(self) -> int:
         return self.full_dim
+
+    @property
+    def components(self) -> np.ndarray:
+        """The whole dequantised components matrix, float32 (len(features) x full_dim); a
+        query and a few documents read only their own rows of the codes."""
+        if self._components is None:
+            self._components = dequantize_rows(self.codes, self.scales)
+        return self._components
 
     def params(self) -> dict:
         return {
@@ -297,7 +364,7 @@ class HashingLSA:
         csr = fitted._fit_raw(raw)
         if csr is None or len(raw) == 1 or len(fitted.features) == 0:
             return fitted, fitted._transform_raw(raw)  # the transform's own special cases
-        return fitted, _spmm(*csr, fitted.components)
+        return fitted, _spmm(*csr, fitted.codes, fitted.scales, fitted._components)
 
     def _fit_raw(self, raw) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
         """Fit on `raw`; returns the weighted CSR matrix it was fitted on (None when empty)."""
@@ -317,7 +384,7 @@ class HashingLSA:
         self.idf = (np.log((1.0 + n) / (1.0 + df)) + 1.0).astype(np.float32)
         indptr, indices, data = self._csr(raw)
         with single_threaded_blas():
-            self.components, self.singular_values = _truncated_svd(
+            components, self.singular_values = _truncated_svd(
                 indptr,
                 indices,
                 data,
@@ -327,8 +394,11 @@ class HashingLSA:
                 self.power_iters,
                 self.seed,
             )
-        # stored as float16 (`save`): round now so the fit's own vectors are those a reload gives
-        self.components = self.components.astype(np.float16).astype(np.float32)
+        # stored as int8 codes (`save`): rounded now so the fit's own vectors are those a
+        # reload gives
+        self.codes, self.scales = quantize_rows(components)
+        del components
+        self._components = dequantize_rows(self.codes, self.scales)
         return indptr, indices, data
 
     def transform(self, texts: Sequence[str]) -> np.ndarray:
@@ -345,26 +415,42 @@ class HashingLSA:
                 return np.zeros((1, self.full_dim), np.float32)
             v = w[self.features[pos] == ids] * self.idf[c]
             v /= np.float32(np.sqrt(np.dot(v, v)))
-            return (v @ self.components[c])[None, :].astype(np.float32)
+            # the scales folded into the weights: one pass over the query's rows, not two
+            rows = self.codes[c].astype(np.float32)
+            return ((v * self.scales[c]) @ rows)[None, :].astype(np.float32)
         indptr, indices, data = self._csr(raw)
-        return _spmm(indptr, indices, data, self.components)
+        return _spmm(indptr, indices, data, self.codes, self.scales, self._components)
 
     def save(self, directory: Path) -> None:
         for name in ("features", "idf", "singular_values"):
             np.save(directory / f"{name}.npy", getattr(self, name), allow_pickle=False)
-        # float16 halves the largest file of the index; the rounding is below the LSA's own noise
-        np.save(
-            directory / "components.npy", self.components.astype(np.float16), allow_pickle=False
-        )
+        # int8 codes halve the largest file of the index against float16; the rounding (half
+        # a row's scale) is below the LSA's own noise
+        np.save(directory / "components.npy", self.codes, allow_pickle=False)
+        np.save(directory / "component_scales.npy", self.scales, allow_pickle=False)
 
     @classmethod
     def load(cls, directory: Path, meta: dict) -> HashingLSA:
         obj = cls(**meta["params"])
         obj.features = _load_npy(directory / "features.npy")
         obj.idf = _load_npy(directory / "idf.npy")
-        # memory-mapped: a query touches only the rows of its own features
-        obj.components = _load_npy(directory / "components.npy", mmap=True)
+        # memory-mapped: a query touches only the rows of its own features. The same mapped
+        # pages as a plain array: np.memmap's fancy indexing pays for a subclass round trip on
+        # every query (milliseconds at real-repository vocabularies)
+        codes = _load_npy(directory / "components.npy", mmap=True)
+        obj.codes = codes.view(np.ndarray)
+        if codes.dtype == np.int8:
+            obj.scales = _load_npy(directory / "component_scales.npy")
+        else:
+            # the earlier format: float16 components, read as they are (scale 1)
+            obj.scales = np.ones(len(codes), np.float32)
         obj.singular_values = _load_npy(directory / "singular_values.npy")
+        if obj.codes.shape != (len(obj.features), obj.full_dim) or obj.scales.shape != (
+            len(obj.features),
+        ):
+            raise IndexCorrupt(
+                f"{directory}: components do not match the features", hint=f"run `{REBUILD}`"
+            )
         return obj
 
 

@@ -21,7 +21,7 @@ from gitstrata.store.combined import LsaWordLlama
 from gitstrata.store.config import EmbeddingConfig
 from gitstrata.store.embedder import BACKENDS, Embedder, haar_rotation, make_backend
 from gitstrata.store.errors import IndexCorrupt
-from gitstrata.store.lsa import HashingLSA, _truncated_svd
+from gitstrata.store.lsa import HashingLSA, _truncated_svd, dequantize_rows, quantize_rows
 from gitstrata.store.schemas import DOCUMENTS
 from gitstrata.store.wordllama import WordLlamaBackend
 
@@ -139,7 +139,67 @@ def test_deterministic_in_process_and_across_processes(tmp_path: Path) -> None:
     np.testing.assert_array_equal(other, a.embed_query("parse the order"))
     loaded = Embedder.load(tmp_path / "emb")
     np.testing.assert_array_equal(loaded.rotation, a.rotation)
-    assert isinstance(loaded.backend.components, np.memmap)
+    # memory-mapped int8 codes, as a plain array over the mapped pages
+    assert loaded.backend.codes.dtype == np.int8
+    assert isinstance(loaded.backend.codes.base, np.memmap)
+
+
+def test_int8_components_dequantise_within_half_a_scale_of_float() -> None:
+    rng = np.random.default_rng(5)
+    matrix = (rng.standard_normal((500, 384)) * rng.random((500, 1))).astype(np.float32)
+    matrix[7] = 0.0  # a zero row keeps scale 0
+    codes, scales = quantize_rows(matrix)
+    assert codes.dtype == np.int8 and scales.dtype == np.float32 and scales[7] == 0
+    ref_scales = np.abs(matrix).max(axis=1) / 127
+    np.testing.assert_allclose(scales, ref_scales, rtol=1e-6)
+    back = dequantize_rows(codes, scales)
+    assert (np.abs(back - matrix) <= ref_scales[:, None] / 2 + 1e-7).all()
+    # relative to each row's size, about a percent (a Gaussian row's peak over its root mean
+    # square, ~3.3, over 127 steps times sqrt(12)): float16 is ~0.03 %
+    norms = np.linalg.norm(matrix, axis=1) + 1e-12
+    assert (np.linalg.norm(back - matrix, axis=1) / norms).max() < 0.015
+    rows = np.array([3, 7, 499, 3])
+    np.testing.assert_array_equal(dequantize_rows(codes, scales, rows), back[rows])
+
+
+def test_int8_state_matches_the_float_fit_and_an_earlier_float16_state_loads(
+    tmp_path: Path,
+) -> None:
+    fitted = HashingLSA(full_dim=384, seed=3).fit(CORPUS)
+    fitted.save(tmp_path)
+    assert np.load(tmp_path / "components.npy").dtype == np.int8
+    # the fit's own vectors are those of the int8 state it saved
+    again = HashingLSA.load(tmp_path, {"params": fitted.params()})
+    np.testing.assert_array_equal(again.transform(CORPUS), fitted.transform(CORPUS))
+    # within float16's rounding of the same components: the LSA's vectors barely move
+    ref = fitted.components.astype(np.float16).astype(np.float32)
+    np.save(tmp_path / "components.npy", ref.astype(np.float16), allow_pickle=False)
+    (tmp_path / "component_scales.npy").unlink()
+    old = HashingLSA.load(tmp_path, {"params": fitted.params()})
+    np.testing.assert_array_equal(old.components, ref)
+    a, b = old.transform(CORPUS), fitted.transform(CORPUS)
+    cos = (a * b).sum(1) / np.linalg.norm(a, axis=1) / np.linalg.norm(b, axis=1)
+    assert cos.min() > 0.999
+    # a bulk transform gathering a few rows equals the whole dequantised product
+    text = [CORPUS[0] + " " + CORPUS[4], CORPUS[2]]
+    np.testing.assert_allclose(
+        again.transform(text), _dense_transform(again, text), rtol=1e-5, atol=1e-6
+    )
+
+
+def _dense_transform(lsa: HashingLSA, texts: list[str]) -> np.ndarray:
+    """A plain numpy reference: the dense tf-idf rows times the whole float32 components."""
+    out = np.zeros((len(texts), lsa.full_dim), np.float32)
+    comps = lsa.codes.astype(np.float32) * lsa.scales[:, None]
+    for i, (ids, w) in enumerate(lsa.featurize(texts)):
+        row = np.zeros(len(lsa.features), np.float32)
+        pos = np.searchsorted(lsa.features, ids)
+        ok = (pos < len(lsa.features)) & (
+            lsa.features[np.minimum(pos, len(lsa.features) - 1)] == ids
+        )
+        row[pos[ok]] = w[ok] * lsa.idf[pos[ok]]
+        out[i] = (row / np.linalg.norm(row)) @ comps
+    return out
 
 
 def _random_csr(rng: np.random.Generator, n: int, m: int, nnz_row: int, rank: int | None = None):

@@ -3,6 +3,7 @@ whole names, filtered by kind and path; the joined-terms indexing equals PreToke
 
 from __future__ import annotations
 
+import hashlib
 import json
 import subprocess
 import sys
@@ -168,6 +169,13 @@ def test_documents_table(index) -> None:
     assert docs.column("intent").to_pylist() == [None, None, "bugfix", None, "bugfix", None]
     commit_body = docs.column("body")[4].as_py()
     assert "touched src/pay/charge.py::charge_with_retry +2 -1" in commit_body
+    # the content hash: blake2b-128 over each field's repr, each followed by a NUL (an index
+    # keeps vectors and terms by it, so it must not drift between versions)
+    for row in docs.to_pylist():
+        h = hashlib.blake2b(digest_size=16)
+        for part in (row["kind"], row["title"], row["body"], row["symbols"], row["paths"]):
+            h.update(repr(part).encode("utf-8", "surrogatepass") + b"\0")
+        assert row["content_hash"] == h.hexdigest()
     meta = docmeta(docs)
     assert meta.schema.equals(DOCMETA)
     assert meta.column("kind").to_pylist() == ["symbol"] * 4 + ["commit", "failure"]
