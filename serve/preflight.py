@@ -39,14 +39,22 @@ from .models import (
 )
 from .targets import match_symbols, parse_symbol_name
 
+# The models below are built from the index's own columns, whose types are the fields' types
+# (a preflight builds dozens): `model_construct` skips re-validating them, as `search` does.
+
 
 def commit_ref(index: ServeIndex, sha: str, fallback_time=None, reason_chars: int = 0) -> CommitRef:
     c = index.commits.get(sha)
     if c is None:
-        return CommitRef(
-            sha=sha, short=sha[:10], date=iso_date(fallback_time), intent="unknown", subject=""
+        return CommitRef.model_construct(
+            sha=sha,
+            short=sha[:10],
+            date=iso_date(fallback_time),
+            intent="unknown",
+            subject="",
+            reason="",
         )
-    return CommitRef(
+    return CommitRef.model_construct(
         sha=sha,
         short=sha[:10],
         date=iso_date(c["author_time"]),
@@ -114,7 +122,7 @@ def build_preflight(
     intended_change: str | None,
     cfg: RetrievalConfig,
 ) -> tuple[PreflightReport, SymbolRow | None]:
-    report = PreflightReport(file=path, symbol=symbol, intended_change=intended_change, found=False)
+    report = _report(path, symbol, intended_change)
     rows = index.symbols_by_path.get(path)
     if rows is None:
         if path in index.coupling_files:
@@ -147,7 +155,7 @@ def build_preflight(
     if target is None:
         return report, None
     if target.qualname != MODULE_SYMBOL or not symbol:
-        report.context = SymbolContext(
+        report.context = SymbolContext.model_construct(
             path=target.path,
             qualname=target.qualname,
             kind=target.kind,
@@ -163,6 +171,15 @@ def build_preflight(
     return report, target
 
 
+def _report(path: str, symbol: str | None, intended_change: str | None) -> PreflightReport:
+    """The empty report (the caller's text validated as such: anything else fails as before)."""
+    if all(isinstance(x, str | None) for x in (symbol, intended_change)) and isinstance(path, str):
+        return PreflightReport.model_construct(
+            file=path, symbol=symbol, intended_change=intended_change, found=False
+        )
+    return PreflightReport(file=path, symbol=symbol, intended_change=intended_change, found=False)
+
+
 def _ownership(
     index: ServeIndex, target: SymbolRow, report: PreflightReport, cfg: RetrievalConfig
 ) -> None:
@@ -174,7 +191,7 @@ def _ownership(
     bearing: list[Ownership] = []
     for r in rows:
         lb = bool(r["load_bearing"])
-        owner = Ownership(
+        owner = Ownership.model_construct(
             commit=commit_ref(index, r["sha"], r["author_time"]),
             lines=r["lines"],
             share=round(r["lines"] / total, 4) if total else 0.0,
@@ -217,7 +234,7 @@ def _history(
     report.history_total = total
     for sha, when, added, removed, files, excerpt in plan:
         report.history.append(
-            HistoryEntry(
+            HistoryEntry.model_construct(
                 commit=commit_ref(index, sha, when, cfg.reason_chars),
                 added=added,
                 removed=removed,
@@ -340,7 +357,7 @@ def _coupling_of_file(index: ServeIndex, path: str, report: PreflightReport, *, 
 
 
 def _partner(r: dict, path: str, symbol: str | None) -> Coupling:
-    return Coupling(
+    return Coupling.model_construct(
         path=path,
         symbol=symbol,
         score=round(r["rank_score"], 4),
