@@ -39,22 +39,14 @@ from .models import (
 )
 from .targets import match_symbols, parse_symbol_name
 
-# The models below are built from the index's own columns, whose types are the fields' types
-# (a preflight builds dozens): `model_construct` skips re-validating them, as `search` does.
-
 
 def commit_ref(index: ServeIndex, sha: str, fallback_time=None, reason_chars: int = 0) -> CommitRef:
     c = index.commits.get(sha)
     if c is None:
-        return CommitRef.model_construct(
-            sha=sha,
-            short=sha[:10],
-            date=iso_date(fallback_time),
-            intent="unknown",
-            subject="",
-            reason="",
+        return CommitRef(
+            sha=sha, short=sha[:10], date=iso_date(fallback_time), intent="unknown", subject=""
         )
-    return CommitRef.model_construct(
+    return CommitRef(
         sha=sha,
         short=sha[:10],
         date=iso_date(c["author_time"]),
@@ -122,7 +114,7 @@ def build_preflight(
     intended_change: str | None,
     cfg: RetrievalConfig,
 ) -> tuple[PreflightReport, SymbolRow | None]:
-    report = _report(path, symbol, intended_change)
+    report = PreflightReport(file=path, symbol=symbol, intended_change=intended_change, found=False)
     rows = index.symbols_by_path.get(path)
     if rows is None:
         if path in index.coupling_files:
@@ -155,7 +147,7 @@ def build_preflight(
     if target is None:
         return report, None
     if target.qualname != MODULE_SYMBOL or not symbol:
-        report.context = SymbolContext.model_construct(
+        report.context = SymbolContext(
             path=target.path,
             qualname=target.qualname,
             kind=target.kind,
@@ -171,15 +163,6 @@ def build_preflight(
     return report, target
 
 
-def _report(path: str, symbol: str | None, intended_change: str | None) -> PreflightReport:
-    """The empty report (the caller's text validated as such: anything else fails as before)."""
-    if all(isinstance(x, str | None) for x in (symbol, intended_change)) and isinstance(path, str):
-        return PreflightReport.model_construct(
-            file=path, symbol=symbol, intended_change=intended_change, found=False
-        )
-    return PreflightReport(file=path, symbol=symbol, intended_change=intended_change, found=False)
-
-
 def _ownership(
     index: ServeIndex, target: SymbolRow, report: PreflightReport, cfg: RetrievalConfig
 ) -> None:
@@ -191,7 +174,7 @@ def _ownership(
     bearing: list[Ownership] = []
     for r in rows:
         lb = bool(r["load_bearing"])
-        owner = Ownership.model_construct(
+        owner = Ownership(
             commit=commit_ref(index, r["sha"], r["author_time"]),
             lines=r["lines"],
             share=round(r["lines"] / total, 4) if total else 0.0,
@@ -234,7 +217,7 @@ def _history(
     report.history_total = total
     for sha, when, added, removed, files, excerpt in plan:
         report.history.append(
-            HistoryEntry.model_construct(
+            HistoryEntry(
                 commit=commit_ref(index, sha, when, cfg.reason_chars),
                 added=added,
                 removed=removed,
@@ -357,7 +340,7 @@ def _coupling_of_file(index: ServeIndex, path: str, report: PreflightReport, *, 
 
 
 def _partner(r: dict, path: str, symbol: str | None) -> Coupling:
-    return Coupling.model_construct(
+    return Coupling(
         path=path,
         symbol=symbol,
         score=round(r["rank_score"], 4),
