@@ -166,6 +166,8 @@ class MemoryBook:
         self._cached: tuple[Any, dict[str, Memory]] | None = None
         # the live generation's memory documents (read on first recall after a swap)
         self._indexed: IndexMemories | None = None
+        # BM25 statistics of a pool's texts: the same pool on every recall until a memory changes
+        self._bm25: dict[tuple[str, ...], BM25] = {}
 
     # ------------------------------------------------------------ state
 
@@ -550,7 +552,7 @@ class MemoryBook:
         docs = [_doc_text(m) for m in pool]
         kw = [0.0] * len(pool)
         if mode in ("hybrid", "bm25"):
-            kw = BM25([self.vectors.terms(d) for d in docs]).scores(self.vectors.terms(query))
+            kw = self._bm25_of(docs).scores(self.vectors.terms(query))
         vec = [0.0] * len(pool)
         if mode in ("hybrid", "vector"):
             known = self._index_cosines(query, pool)
@@ -562,6 +564,17 @@ class MemoryBook:
         if mode == "vector":
             return [v / best_vec for v in vec]
         return [0.5 * k / best_kw + 0.5 * v / best_vec for k, v in zip(kw, vec, strict=True)]
+
+    def _bm25_of(self, docs: list[str]) -> BM25:
+        key = tuple(docs)
+        got = self._bm25.get(key)
+        if got is None:
+            got = BM25([self.vectors.terms(d) for d in docs])
+            with self._lock:
+                if len(self._bm25) >= 64:
+                    self._bm25.clear()
+                self._bm25[key] = got
+        return got
 
     def index_memories(self) -> IndexMemories | None:
         """The live generation's memory documents, when recall uses the index's vectors."""
