@@ -453,9 +453,57 @@ class _Anchor(NamedTuple):
     rank: int = 0  # the triggering commit's rank
 
 
+class _Results:
+    """What `_retrieval_anchors` asks of a result list, indexed once per request: every
+    attempt is checked against the same results. Each lookup gives what `_covered` finds: the
+    first match in the list's order."""
+
+    def __init__(self, retrieved: Sequence[RetrievedItem], cfg: GraveyardConfig) -> None:
+        self.retrieved = retrieved
+        code = sorted(
+            (r for r in retrieved if r.kind in CODE_KINDS and r.path), key=lambda r: r.rank
+        )
+        self.top_by_path: dict[str, RetrievedItem] = {}
+        self.top_by_symbol: dict[Target, RetrievedItem] = {}
+        for r in code:
+            if r.rank <= cfg.context_top:
+                self.top_by_path.setdefault(r.path or "", r)
+                self.top_by_symbol.setdefault((r.path or "", r.qualname), r)
+        gate = [(r.path or "", r.qualname) for r in code if r.rank <= cfg.gate_code_hits]
+        self.gate_paths = frozenset(p for p, _ in gate)
+        self.gate_symbols = frozenset(gate)
+        head = [r.score for r in retrieved if r.rank <= cfg.context_top]
+        self.best_head = max(head) if head else 0.0
+        # per commit: its first touched symbol in each file, and every one it touched
+        self.commits: list[tuple[RetrievedItem, dict[str, Target], frozenset[Target]]] = []
+        for c in retrieved:
+            if c.kind == "commit":
+                first: dict[str, Target] = {}
+                for sym in c.symbols_touched:
+                    first.setdefault(sym[0], sym)
+                self.commits.append((c, first, frozenset(c.symbols_touched)))
+
+    def top_hit(self, target: Target) -> RetrievedItem | None:
+        path, qualname = target
+        if qualname is None:
+            return self.top_by_path.get(path)
+        return self.top_by_symbol.get(target)
+
+    def gated(self, target: Target) -> bool:
+        path, qualname = target
+        return path in self.gate_paths if qualname is None else target in self.gate_symbols
+
+
+def _touched(target: Target, first: dict[str, Target], touched: frozenset[Target]) -> Target | None:
+    """`_covered(target, c.symbols_touched)` from the commit's indexes in `_Results`."""
+    if target[1] is None:
+        return first.get(target[0])
+    return target if target in touched else None
+
+
 def _retrieval_anchors(
     failure: FailureView,
-    retrieved: Sequence[RetrievedItem],
+    retrieved: Sequence[RetrievedItem] | _Results,
     cfg: GraveyardConfig,
     fixed: Callable[[RetrievedItem], float] | None = None,
     focus: Callable[[Target], bool] | None = None,
@@ -466,29 +514,23 @@ def _retrieval_anchors(
     back out) only when the attempt changed lines it added and the query resembles what the fix
     was about (`fixed`: how much of the query its message covers, at least
     `trigger_min_evidence`). Otherwise it marks where the attempt was made, a boost like the
-    others."""
-    code = sorted((r for r in retrieved if r.kind in CODE_KINDS and r.path), key=lambda r: r.rank)
-    top = [r for r in code if r.rank <= cfg.context_top]
-    gate_hits = [(r.path or "", r.qualname) for r in code if r.rank <= cfg.gate_code_hits]
-    head = [r.score for r in retrieved if r.rank <= cfg.context_top]
-    best_head = max(head) if head else 0.0
+    others. `retrieved` may come indexed (`_Results`), as a request checks many attempts."""
+    results = retrieved if isinstance(retrieved, _Results) else _Results(retrieved, cfg)
+    best_head = results.best_head
     anchors: list[_Anchor] = []
     for target in failure.anchors:
         if focus is not None and not focus(target):
             continue  # results point at the attempt's function only when the query is about it
-        for r in top:
-            if _covered(target, [(r.path or "", r.qualname)]) is not None:
-                anchors.append(
-                    _Anchor(
-                        cfg.context_weight,
-                        f"targets {target_label(target)}, retrieved at rank {r.rank}",
-                    )
+        r = results.top_hit(target)
+        if r is not None:
+            anchors.append(
+                _Anchor(
+                    cfg.context_weight,
+                    f"targets {target_label(target)}, retrieved at rank {r.rank}",
                 )
-                break
-        for c in retrieved:
-            if c.kind != "commit":
-                continue
-            touched = _covered(target, c.symbols_touched)
+            )
+        for c, first, every in results.commits:
+            touched = _touched(target, first, every)
             if touched is None:
                 continue
             name = f"{c.intent or 'commit'} commit {c.id or '?'}"
@@ -520,7 +562,7 @@ def _retrieval_anchors(
             elif (
                 c.score >= cfg.commit_gate * best_head - _EPS
                 and not (c.bulk or len(c.symbols_touched) > cfg.bulk_symbols)
-                and _covered(target, gate_hits) is not None
+                and results.gated(target)
             ):
                 anchors.append(
                     _Anchor(
@@ -647,6 +689,7 @@ def match_search(
         return lambda c: _coverage(terms, idf, c.about)
 
     focus = _focus(intent, retrieved, cfg)
+    results = _Results(retrieved, cfg)
     failures = list(failures)
     fixes = [fix_resemblance(intent, idf, f, cfg, located=True) for f in failures]
     fix_best = max((x[0] for x in fixes), default=0.0)
@@ -654,7 +697,7 @@ def match_search(
     def resemblance(
         f: FailureView, fix: tuple[float, str | None]
     ) -> tuple[list[_Anchor], tuple[float, list[str]]]:
-        found = _retrieval_anchors(f, retrieved, cfg, fixed_for(f), focus)
+        found = _retrieval_anchors(f, results, cfg, fixed_for(f), focus)
         if not found and not _why_anchor(f, retrieved, cfg):
             # nothing retrieved points at it: no warning whatever it resembles, and it vouches
             # for no trigger, so its evidence is not needed
@@ -716,6 +759,7 @@ def match_preflight(
     failures = list(failures)
     fixes = [fix_resemblance(intent, idf, f, cfg) for f in failures]
     fix_best = max((x[0] for x in fixes), default=0.0)
+    results = _Results(retrieved, cfg)
     out = []
     for f, fix in zip(failures, fixes, strict=True):
         anchors: list[tuple[float, str]] = []
@@ -734,7 +778,7 @@ def match_preflight(
                         f"sibling {target_label(target)} in the same file as {qualname}",
                     )
                 )
-        anchors += [(a.weight, a.reason) for a in _retrieval_anchors(f, retrieved, cfg)]
+        anchors += [(a.weight, a.reason) for a in _retrieval_anchors(f, results, cfg)]
         found = evidence(intent, idf, f, cfg, fix_best=fix_best, fix=fix)
         out.append(_decide(f, anchors, found, cfg))
     return _ranked(out)
