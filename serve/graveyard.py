@@ -474,14 +474,22 @@ class _Results:
         self.gate_symbols = frozenset(gate)
         head = [r.score for r in retrieved if r.rank <= cfg.context_top]
         self.best_head = max(head) if head else 0.0
-        # per commit: its first touched symbol in each file, and every one it touched
-        self.commits: list[tuple[RetrievedItem, dict[str, Target], frozenset[Target]]] = []
+        # the commits touching each file (with the first symbol each touched there) and each
+        # symbol, in the list's order
+        self._by_path: dict[str, list[tuple[RetrievedItem, Target]]] = {}
+        self._by_symbol: dict[Target, list[RetrievedItem]] = {}
         for c in retrieved:
-            if c.kind == "commit":
-                first: dict[str, Target] = {}
-                for sym in c.symbols_touched:
-                    first.setdefault(sym[0], sym)
-                self.commits.append((c, first, frozenset(c.symbols_touched)))
+            if c.kind != "commit":
+                continue
+            paths: set[str] = set()
+            symbols: set[Target] = set()
+            for sym in c.symbols_touched:
+                if sym[0] not in paths:
+                    paths.add(sym[0])
+                    self._by_path.setdefault(sym[0], []).append((c, sym))
+                if sym not in symbols:
+                    symbols.add(sym)
+                    self._by_symbol.setdefault(sym, []).append(c)
 
     def top_hit(self, target: Target) -> RetrievedItem | None:
         path, qualname = target
@@ -489,16 +497,16 @@ class _Results:
             return self.top_by_path.get(path)
         return self.top_by_symbol.get(target)
 
+    def commits_touching(self, target: Target) -> list[tuple[RetrievedItem, Target]]:
+        """(commit, the symbol it touched there) for each retrieved commit that touched
+        `target` (any symbol of its file for a file-level target), in the list's order."""
+        if target[1] is None:
+            return self._by_path.get(target[0], [])
+        return [(c, target) for c in self._by_symbol.get(target, ())]
+
     def gated(self, target: Target) -> bool:
         path, qualname = target
         return path in self.gate_paths if qualname is None else target in self.gate_symbols
-
-
-def _touched(target: Target, first: dict[str, Target], touched: frozenset[Target]) -> Target | None:
-    """`_covered(target, c.symbols_touched)` from the commit's indexes in `_Results`."""
-    if target[1] is None:
-        return first.get(target[0])
-    return target if target in touched else None
 
 
 def _retrieval_anchors(
@@ -529,10 +537,7 @@ def _retrieval_anchors(
                     f"targets {target_label(target)}, retrieved at rank {r.rank}",
                 )
             )
-        for c, first, every in results.commits:
-            touched = _touched(target, first, every)
-            if touched is None:
-                continue
+        for c, touched in results.commits_touching(target):
             name = f"{c.intent or 'commit'} commit {c.id or '?'}"
             triggers = c.intent in cfg.trigger_intents and (
                 (cfg.commit_trigger_rank1 and c.rank == 1) or c.score > cfg.commit_trigger_score
