@@ -474,11 +474,15 @@ class _Results:
         self.gate_symbols = frozenset(gate)
         head = [r.score for r in retrieved if r.rank <= cfg.context_top]
         self.best_head = max(head) if head else 0.0
-        # the commits touching each file (with the first symbol each touched there) and each
-        # symbol, in the list's order
-        self._by_path: dict[str, list[tuple[RetrievedItem, Target]]] = {}
+        self._by_path: dict[str, list[tuple[RetrievedItem, Target]]] | None = None
         self._by_symbol: dict[Target, list[RetrievedItem]] = {}
-        for c in retrieved:
+
+    def _index_commits(self) -> dict[str, list[tuple[RetrievedItem, Target]]]:
+        """The commits touching each file (with the first symbol each touched there) and each
+        symbol, in the list's order; built when an attempt first asks (a bulk commit touches
+        hundreds of symbols, and most requests have no attempt to check)."""
+        by_path: dict[str, list[tuple[RetrievedItem, Target]]] = {}
+        for c in self.retrieved:
             if c.kind != "commit":
                 continue
             paths: set[str] = set()
@@ -486,10 +490,12 @@ class _Results:
             for sym in c.symbols_touched:
                 if sym[0] not in paths:
                     paths.add(sym[0])
-                    self._by_path.setdefault(sym[0], []).append((c, sym))
+                    by_path.setdefault(sym[0], []).append((c, sym))
                 if sym not in symbols:
                     symbols.add(sym)
                     self._by_symbol.setdefault(sym, []).append(c)
+        self._by_path = by_path
+        return by_path
 
     def top_hit(self, target: Target) -> RetrievedItem | None:
         path, qualname = target
@@ -500,8 +506,9 @@ class _Results:
     def commits_touching(self, target: Target) -> list[tuple[RetrievedItem, Target]]:
         """(commit, the symbol it touched there) for each retrieved commit that touched
         `target` (any symbol of its file for a file-level target), in the list's order."""
+        by_path = self._by_path if self._by_path is not None else self._index_commits()
         if target[1] is None:
-            return self._by_path.get(target[0], [])
+            return by_path.get(target[0], [])
         return [(c, target) for c in self._by_symbol.get(target, ())]
 
     def gated(self, target: Target) -> bool:
