@@ -203,7 +203,7 @@ PHASES = (
     ("anti.for_search", "anti-context: search warnings"),
     ("anti.rules", "invariants"),
     ("memory.for_target", "memories for the target"),
-    ("memory.recall", "  memory recall"),
+    ("memory._recall", "  memory recall"),
     ("scrub_model", "firewall (every string field)"),
     ("index_notes", "index notes (HEAD, shallow)"),
     ("repo_relative", "path check"),
