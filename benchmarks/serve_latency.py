@@ -174,7 +174,9 @@ def measure(
         "search_p95_ms": round(percentile(srch, 95), 3),
         # CPU time of the calling thread: what the call costs, less stretched by a busy machine
         "preflight_cpu_p50_ms": round(percentile(pre_cpu, 50), 3),
+        "preflight_cpu_p95_ms": round(percentile(pre_cpu, 95), 3),
         "search_cpu_p50_ms": round(percentile(srch_cpu, 50), 3),
+        "search_cpu_p95_ms": round(percentile(srch_cpu, 95), 3),
         "targets": len(targets),
         "queries": len(texts),
         "preflight_calls": len(pre),
@@ -201,7 +203,7 @@ PHASES = (
     ("anti.for_search", "anti-context: search warnings"),
     ("anti.rules", "invariants"),
     ("memory.for_target", "memories for the target"),
-    ("memory.recall", "  memory recall"),
+    ("memory._recall", "  memory recall"),
     ("scrub_model", "firewall (every string field)"),
     ("index_notes", "index notes (HEAD, shallow)"),
     ("repo_relative", "path check"),

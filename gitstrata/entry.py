@@ -48,7 +48,10 @@ def _is_program() -> bool:
     )
 
 
-if _is_program():
+# decided at import, before a host that imported this module rewrites `sys.argv` to call `main`
+_PROGRAM = _is_program()
+
+if _PROGRAM:
     try:
         _signal.signal(_signal.SIGINT, _interrupted_early)
     except ValueError:  # not the main thread
@@ -101,6 +104,7 @@ def _fast(argv: list[str]) -> Callable[[], None] | None:
                 raw=ns.raw,
                 as_json=ns.as_json,
             )
+            _leave(0)
 
         return run_query
 
@@ -129,10 +133,23 @@ def _fast(argv: list[str]) -> Callable[[], None] | None:
         from .oneshot import run_preflight as p
 
         code = p(directory, ns.out, ns.file, symbol=ns.symbol, intent=ns.intent, as_json=ns.as_json)
-        if code:
-            sys.exit(code)
+        _leave(code)
 
     return run_preflight
+
+
+def _leave(code: int) -> None:
+    """End a read-only answer: its output flushed, the process exits at once. Tearing down the
+    interpreter (every module, Arrow's and Tantivy's memory maps and thread pools) costs tens of
+    milliseconds of a one-shot `query` or `preflight`, and they leave nothing to save. A host
+    that imported the module, a debugger, a profiler or a coverage tracer gets a normal exit."""
+    if not _PROGRAM or sys.gettrace() is not None or sys.getprofile() is not None:
+        if code:
+            sys.exit(code)
+        return
+    sys.stdout.flush()  # a closed pipe raises here, inside `run_guarded`: exit 141 as before
+    sys.stderr.flush()
+    os._exit(code)
 
 
 def report_error(exc: BaseException) -> None:

@@ -244,8 +244,21 @@ class Engine:
         self, file_path: str, symbol: str | None = None, intended_change: str | None = None
     ) -> PreflightReport:
         t0 = time.perf_counter()
-        index, searcher, check = self._state  # one generation for the whole request
         path = repo_relative(self.repo_root, file_path)
+        return self.preflight_checked(path, symbol, intended_change, started=t0)
+
+    def preflight_checked(
+        self,
+        path: str,
+        symbol: str | None = None,
+        intended_change: str | None = None,
+        *,
+        started: float | None = None,
+    ) -> PreflightReport:
+        """`preflight` of a path this request already passed through `repo_relative` against
+        this engine's work tree (the MCP tool checks it before waiting for the engine)."""
+        t0 = time.perf_counter() if started is None else started
+        index, searcher, check = self._state  # one generation for the whole request
         cfg = self.config.retrieval
         report, target = build_preflight(index, path, symbol, intended_change, cfg)
         qualname = None if target is None or target.qualname == "<module>" else target.qualname

@@ -453,9 +453,72 @@ class _Anchor(NamedTuple):
     rank: int = 0  # the triggering commit's rank
 
 
+class _Results:
+    """What `_retrieval_anchors` asks of a result list, indexed once per request: every
+    attempt is checked against the same results. Each lookup gives what `_covered` finds: the
+    first match in the list's order."""
+
+    def __init__(self, retrieved: Sequence[RetrievedItem], cfg: GraveyardConfig) -> None:
+        self.retrieved = retrieved
+        code = sorted(
+            (r for r in retrieved if r.kind in CODE_KINDS and r.path), key=lambda r: r.rank
+        )
+        self.top_by_path: dict[str, RetrievedItem] = {}
+        self.top_by_symbol: dict[Target, RetrievedItem] = {}
+        for r in code:
+            if r.rank <= cfg.context_top:
+                self.top_by_path.setdefault(r.path or "", r)
+                self.top_by_symbol.setdefault((r.path or "", r.qualname), r)
+        gate = [(r.path or "", r.qualname) for r in code if r.rank <= cfg.gate_code_hits]
+        self.gate_paths = frozenset(p for p, _ in gate)
+        self.gate_symbols = frozenset(gate)
+        head = [r.score for r in retrieved if r.rank <= cfg.context_top]
+        self.best_head = max(head) if head else 0.0
+        self._by_path: dict[str, list[tuple[RetrievedItem, Target]]] | None = None
+        self._by_symbol: dict[Target, list[RetrievedItem]] = {}
+
+    def _index_commits(self) -> dict[str, list[tuple[RetrievedItem, Target]]]:
+        """The commits touching each file (with the first symbol each touched there) and each
+        symbol, in the list's order; built when an attempt first asks (a bulk commit touches
+        hundreds of symbols, and most requests have no attempt to check)."""
+        by_path: dict[str, list[tuple[RetrievedItem, Target]]] = {}
+        for c in self.retrieved:
+            if c.kind != "commit":
+                continue
+            paths: set[str] = set()
+            symbols: set[Target] = set()
+            for sym in c.symbols_touched:
+                if sym[0] not in paths:
+                    paths.add(sym[0])
+                    by_path.setdefault(sym[0], []).append((c, sym))
+                if sym not in symbols:
+                    symbols.add(sym)
+                    self._by_symbol.setdefault(sym, []).append(c)
+        self._by_path = by_path
+        return by_path
+
+    def top_hit(self, target: Target) -> RetrievedItem | None:
+        path, qualname = target
+        if qualname is None:
+            return self.top_by_path.get(path)
+        return self.top_by_symbol.get(target)
+
+    def commits_touching(self, target: Target) -> list[tuple[RetrievedItem, Target]]:
+        """(commit, the symbol it touched there) for each retrieved commit that touched
+        `target` (any symbol of its file for a file-level target), in the list's order."""
+        by_path = self._by_path if self._by_path is not None else self._index_commits()
+        if target[1] is None:
+            return by_path.get(target[0], [])
+        return [(c, target) for c in self._by_symbol.get(target, ())]
+
+    def gated(self, target: Target) -> bool:
+        path, qualname = target
+        return path in self.gate_paths if qualname is None else target in self.gate_symbols
+
+
 def _retrieval_anchors(
     failure: FailureView,
-    retrieved: Sequence[RetrievedItem],
+    retrieved: Sequence[RetrievedItem] | _Results,
     cfg: GraveyardConfig,
     fixed: Callable[[RetrievedItem], float] | None = None,
     focus: Callable[[Target], bool] | None = None,
@@ -466,31 +529,22 @@ def _retrieval_anchors(
     back out) only when the attempt changed lines it added and the query resembles what the fix
     was about (`fixed`: how much of the query its message covers, at least
     `trigger_min_evidence`). Otherwise it marks where the attempt was made, a boost like the
-    others."""
-    code = sorted((r for r in retrieved if r.kind in CODE_KINDS and r.path), key=lambda r: r.rank)
-    top = [r for r in code if r.rank <= cfg.context_top]
-    gate_hits = [(r.path or "", r.qualname) for r in code if r.rank <= cfg.gate_code_hits]
-    head = [r.score for r in retrieved if r.rank <= cfg.context_top]
-    best_head = max(head) if head else 0.0
+    others. `retrieved` may come indexed (`_Results`), as a request checks many attempts."""
+    results = retrieved if isinstance(retrieved, _Results) else _Results(retrieved, cfg)
+    best_head = results.best_head
     anchors: list[_Anchor] = []
     for target in failure.anchors:
         if focus is not None and not focus(target):
             continue  # results point at the attempt's function only when the query is about it
-        for r in top:
-            if _covered(target, [(r.path or "", r.qualname)]) is not None:
-                anchors.append(
-                    _Anchor(
-                        cfg.context_weight,
-                        f"targets {target_label(target)}, retrieved at rank {r.rank}",
-                    )
+        r = results.top_hit(target)
+        if r is not None:
+            anchors.append(
+                _Anchor(
+                    cfg.context_weight,
+                    f"targets {target_label(target)}, retrieved at rank {r.rank}",
                 )
-                break
-        for c in retrieved:
-            if c.kind != "commit":
-                continue
-            touched = _covered(target, c.symbols_touched)
-            if touched is None:
-                continue
+            )
+        for c, touched in results.commits_touching(target):
             name = f"{c.intent or 'commit'} commit {c.id or '?'}"
             triggers = c.intent in cfg.trigger_intents and (
                 (cfg.commit_trigger_rank1 and c.rank == 1) or c.score > cfg.commit_trigger_score
@@ -520,7 +574,7 @@ def _retrieval_anchors(
             elif (
                 c.score >= cfg.commit_gate * best_head - _EPS
                 and not (c.bulk or len(c.symbols_touched) > cfg.bulk_symbols)
-                and _covered(target, gate_hits) is not None
+                and results.gated(target)
             ):
                 anchors.append(
                     _Anchor(
@@ -647,6 +701,7 @@ def match_search(
         return lambda c: _coverage(terms, idf, c.about)
 
     focus = _focus(intent, retrieved, cfg)
+    results = _Results(retrieved, cfg)
     failures = list(failures)
     fixes = [fix_resemblance(intent, idf, f, cfg, located=True) for f in failures]
     fix_best = max((x[0] for x in fixes), default=0.0)
@@ -654,7 +709,7 @@ def match_search(
     def resemblance(
         f: FailureView, fix: tuple[float, str | None]
     ) -> tuple[list[_Anchor], tuple[float, list[str]]]:
-        found = _retrieval_anchors(f, retrieved, cfg, fixed_for(f), focus)
+        found = _retrieval_anchors(f, results, cfg, fixed_for(f), focus)
         if not found and not _why_anchor(f, retrieved, cfg):
             # nothing retrieved points at it: no warning whatever it resembles, and it vouches
             # for no trigger, so its evidence is not needed
@@ -716,6 +771,7 @@ def match_preflight(
     failures = list(failures)
     fixes = [fix_resemblance(intent, idf, f, cfg) for f in failures]
     fix_best = max((x[0] for x in fixes), default=0.0)
+    results = _Results(retrieved, cfg)
     out = []
     for f, fix in zip(failures, fixes, strict=True):
         anchors: list[tuple[float, str]] = []
@@ -734,7 +790,7 @@ def match_preflight(
                         f"sibling {target_label(target)} in the same file as {qualname}",
                     )
                 )
-        anchors += [(a.weight, a.reason) for a in _retrieval_anchors(f, retrieved, cfg)]
+        anchors += [(a.weight, a.reason) for a in _retrieval_anchors(f, results, cfg)]
         found = evidence(intent, idf, f, cfg, fix_best=fix_best, fix=fix)
         out.append(_decide(f, anchors, found, cfg))
     return _ranked(out)

@@ -18,10 +18,11 @@ import re
 import threading
 from collections.abc import Callable, Hashable, Iterator, Mapping
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import Any, TypeVar
+from zoneinfo import ZoneInfo
 
 import numpy as np
 import pyarrow as pa
@@ -101,7 +102,27 @@ def commit_reason(message: str | None, limit: int = 200) -> str:
 
 
 def _columns(table: pa.Table, names: list[str]) -> dict[str, list]:
-    return {n: table.column(n).to_pylist() for n in names}
+    return {n: _pylist(table.column(n)) for n in names}
+
+
+_STEP = {
+    "s": timedelta(seconds=1),
+    "ms": timedelta(milliseconds=1),
+    "us": timedelta(microseconds=1),
+}
+
+
+def _pylist(column: pa.ChunkedArray) -> list:
+    """`column.to_pylist()`. A UTC timestamp column is made from its integers: Arrow makes each
+    time zone aware datetime through the zone's rules (5 us a row, most of reading every
+    commit), where the epoch plus a timedelta is the same datetime, with the same tzinfo."""
+    kind = column.type
+    if not pa.types.is_timestamp(kind) or kind.tz not in ("UTC", None) or kind.unit not in _STEP:
+        return column.to_pylist()
+    epoch = datetime(1970, 1, 1, tzinfo=ZoneInfo("UTC") if kind.tz else None)
+    step = _STEP[kind.unit]
+    # a timedelta is whole microseconds: `step * x` is exact
+    return [None if x is None else epoch + step * x for x in column.cast(pa.int64()).to_pylist()]
 
 
 SortKeys = list[tuple[str, str]]  # (column, "ascending" | "descending"), as pyarrow takes them
@@ -293,7 +314,10 @@ class ServeIndex:
     @cached_property
     def _symbols_table(self) -> pa.Table:
         t = self.table("symbols", columns=list(self._SYMBOL_COLUMNS))
-        return t.add_column(0, "row", pa.array(np.arange(t.num_rows, dtype=np.int64)))
+        # from the buffer: `pa.array(ndarray)` imports numpy.ma, tens of ms in a one-shot process
+        rows = np.arange(t.num_rows, dtype=np.int64)
+        column = pa.Array.from_buffers(pa.int64(), t.num_rows, [None, pa.py_buffer(rows)])
+        return t.add_column(0, "row", column)
 
     @cached_property
     def symbols(self) -> list[SymbolRow]:

@@ -406,7 +406,12 @@ def _add_read_tools(app: "MCPServer", life: Lifecycle, replies: _Replies) -> Non
                     f"\nInvariants that apply to {path} (they always hold):{lines}" if rules else ""
                 )
                 return replies.unavailable(extra, {"file": path, "invariants": rules})
-            report = engine.preflight(path, symbol_name or None, intended_change or None)
+            if engine.repo_root == life.repo:  # `path` was checked against that tree just now
+                report = engine.preflight_checked(
+                    path, symbol_name or None, intended_change or None
+                )
+            else:
+                report = engine.preflight(path, symbol_name or None, intended_change or None)
             budget = engine.config.retrieval.token_budget
             # rendered with a fixed latency, filled in after the firewall (see `result`)
             shown = report.model_copy(update={"latency_ms": 0.0})

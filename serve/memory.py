@@ -151,6 +151,9 @@ class MemoryBook:
         self.repo_root = Path(repo_root) if repo_root is not None else None
         self.journal = Journal(self.root / "journal")
         self.team = TeamFile(self.root / "memories.jsonl")
+        # stat'ed on every read (three times a request): the strings are built once
+        self._journal_file = str(self.journal.path(STREAM))
+        self._team_file = str(self.team.path)
         self.clock = clock or (lambda: datetime.now(UTC))
         self.vectors = MemoryVectors(embed)
         # the live generation's embedder, reloaded when the generation changes
@@ -163,6 +166,8 @@ class MemoryBook:
         self._cached: tuple[Any, dict[str, Memory]] | None = None
         # the live generation's memory documents (read on first recall after a swap)
         self._indexed: IndexMemories | None = None
+        # BM25 statistics of a pool's texts: the same pool on every recall until a memory changes
+        self._bm25: dict[tuple[str, ...], BM25] = {}
 
     # ------------------------------------------------------------ state
 
@@ -170,14 +175,10 @@ class MemoryBook:
         return self.clock().astimezone(UTC)
 
     def _signature(self) -> Any:
-        path = self.journal.path(STREAM)
-        try:
-            st = path.stat()
-            jsig: Any = (st.st_size, st.st_mtime_ns)
-        except OSError:
-            jsig = None
-        gen = self.stale_index.generation_name() if self.stale_index else None
-        return (jsig, self.team.signature(), gen)
+        return (_stat_key(self._journal_file), _stat_key(self._team_file), self._generation())
+
+    def _generation(self) -> str | None:
+        return self.stale_index.generation_name() if self.stale_index else None
 
     def all(self) -> dict[str, Memory]:
         """Every memory by id, forgotten ones included (`forgotten` set)."""
@@ -435,6 +436,32 @@ class MemoryBook:
         mode: str = "hybrid",
     ) -> list[Recalled]:
         """The memories that best answer `query`, best first; each returned one is reinforced."""
+        return self._recall(
+            self.live(),
+            query,
+            limit,
+            kinds=kinds,
+            tags=tags,
+            include_inactive=include_inactive,
+            reinforce=reinforce,
+            follow_links=follow_links,
+            mode=mode,
+        )
+
+    def _recall(
+        self,
+        live: list[Memory],
+        query: str,
+        limit: int,
+        *,
+        kinds: Iterable[str] | None,
+        tags: Iterable[str] | None,
+        include_inactive: bool,
+        reinforce: bool,
+        follow_links: bool,
+        mode: str,
+    ) -> list[Recalled]:
+        """`recall` over `live`, the live memories just read (a request reads them once)."""
         query = check_text(query)
         if not 1 <= int(limit) <= MAX_RECALL:
             raise MemoryInputError(f"limit {limit} is not from 1 to {MAX_RECALL}")
@@ -444,7 +471,7 @@ class MemoryBook:
         tag_set = set(check_tags(list(tags))) if tags else None
         pool = [
             m
-            for m in self.live()
+            for m in live
             if (kind_set is None or m.kind in kind_set)
             and (tag_set is None or tag_set & set(m.tags))
             and (include_inactive or m.status == "active")
@@ -525,7 +552,7 @@ class MemoryBook:
         docs = [_doc_text(m) for m in pool]
         kw = [0.0] * len(pool)
         if mode in ("hybrid", "bm25"):
-            kw = BM25([self.vectors.terms(d) for d in docs]).scores(self.vectors.terms(query))
+            kw = self._bm25_of(docs).scores(self.vectors.terms(query))
         vec = [0.0] * len(pool)
         if mode in ("hybrid", "vector"):
             known = self._index_cosines(query, pool)
@@ -538,11 +565,28 @@ class MemoryBook:
             return [v / best_vec for v in vec]
         return [0.5 * k / best_kw + 0.5 * v / best_vec for k, v in zip(kw, vec, strict=True)]
 
+    def _bm25_of(self, docs: list[str]) -> BM25:
+        key = tuple(docs)
+        got = self._bm25.get(key)
+        if got is None:
+            got = BM25([self.vectors.terms(d) for d in docs])
+            with self._lock:
+                if len(self._bm25) >= 64:
+                    self._bm25.clear()
+                self._bm25[key] = got
+        return got
+
     def index_memories(self) -> IndexMemories | None:
         """The live generation's memory documents, when recall uses the index's vectors."""
         if not self.index_vectors or self.stale_index is None:
             return None
         self.all()  # notices a swapped generation
+        return self._index_memories_read()
+
+    def _index_memories_read(self) -> IndexMemories | None:
+        """`index_memories` right after `all()` noticed the generation (a recall's pool)."""
+        if not self.index_vectors or self.stale_index is None:
+            return None
         if self._indexed is None or self._indexed.name != self._vectors_gen:
             gen = None
             if self._vectors_gen is not None:
@@ -556,7 +600,7 @@ class MemoryBook:
     def _index_cosines(self, query: str, pool: list[Memory]) -> dict[int, float]:
         """The embedder's cosine of `query` with each pooled memory the index holds as it is
         now (by position in `pool`); the others are embedded at query time."""
-        idx = self.index_memories()
+        idx = self._index_memories_read()  # `pool` was read by `all()` a moment ago
         if idx is None or not len(idx):
             return {}
         at = {i: r for i, m in enumerate(pool) if (r := idx.row(m)) is not None}
@@ -599,7 +643,8 @@ class MemoryBook:
     ) -> list[Recalled]:
         """Decisions, pitfalls and principles for preflight: those anchored to the target (or
         its file) first, then those the target's name or the intended change recalls."""
-        mems = [m for m in self.live() if m.status in ("active", "rejected")]
+        live = self.live()
+        mems = [m for m in live if m.status in ("active", "rejected")]
         if not mems:
             return []
         now = self.now()
@@ -621,9 +666,9 @@ class MemoryBook:
             # a memory anchored elsewhere (another symbol of this file) is about that code;
             # an unanchored one qualifies by sharing at least two terms with the target
             qterms = set(self.vectors.terms(query))
-            for r in self.recall(
-                query, limit, kinds=wanted, include_inactive=False, reinforce=False,
-                follow_links=False,
+            for r in self._recall(
+                live, query, limit, kinds=wanted, tags=None, include_inactive=False,
+                reinforce=False, follow_links=False, mode="hybrid",
             ):  # fmt: skip
                 m = r.memory
                 if m.id in out or m.anchors or r.relevance < 0.5:
@@ -710,6 +755,14 @@ def check_limit(limit: Any) -> int:
     if not 1 <= n <= MAX_RECALL:
         raise MemoryInputError(f"limit {limit!r} is not from 1 to {MAX_RECALL}")
     return n
+
+
+def _stat_key(path: str) -> Any:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (st.st_size, st.st_mtime_ns)
 
 
 def memory_refs(hits: list[Recalled]) -> list[Any]:

@@ -51,14 +51,7 @@ class IndexMemories:
         kinds = pc.cast(meta.column("kind").combine_chunks(), "string")
         if not pc.any(pc.equal(kinds, KIND)).as_py():
             return
-        # memory documents come last, so the filter skips the row groups of code and commits
-        t = pq.read_table(
-            gen.file("documents"),
-            columns=["doc_idx", "doc_id", "title", "body"],
-            filters=[("kind", "=", KIND)],
-        )
-        cols = [t[c].to_pylist() for c in ("doc_idx", "doc_id", "title", "body")]
-        for row, doc_id, title, body in zip(*cols, strict=True):
+        for row, doc_id, title, body in _memory_documents(gen):
             if doc_id.startswith(PREFIX):
                 self.rows[doc_id[len(PREFIX) :]] = (int(row), _digest(title, body))
 
@@ -100,6 +93,32 @@ class IndexMemories:
             return [0.0] * len(rows)
         got = vi.rescore(np.asarray(qvec, dtype=np.float32), np.asarray(rows, dtype=np.int64))
         return [float(x) for x in got]
+
+
+def _memory_documents(gen: Generation) -> list[tuple[Any, ...]]:
+    """(doc_idx, doc_id, title, body) of the memory documents, in file order. Memory documents
+    come last, so the row groups whose `kind` statistics exclude them are not read; one file's
+    reader, as `pq.read_table` with a filter imports pyarrow.dataset (tens of ms one-shot)."""
+    names = ["doc_idx", "doc_id", "title", "body", "kind"]
+    with pq.ParquetFile(gen.file("documents")) as pf:
+        meta = pf.metadata
+        leaves = [meta.schema.column(i).path for i in range(meta.num_columns)]
+        at = leaves.index("kind") if "kind" in leaves else -1
+        groups = [g for g in range(meta.num_row_groups) if _may_hold(meta.row_group(g), at)]
+        t = pf.read_row_groups(groups, columns=names)
+    cols = [t.column(c).to_pylist() for c in names]
+    return [row[:4] for row in zip(*cols, strict=True) if row[4] == KIND]
+
+
+def _may_hold(group: Any, column: int) -> bool:
+    """The row group may hold a `kind` of KIND (no statistics: it may)."""
+    stats = group.column(column).statistics if column >= 0 else None
+    if stats is None or not stats.has_min_max:
+        return True
+    try:
+        return bool(stats.min <= KIND <= stats.max)
+    except TypeError:  # statistics of another type than text: read the group
+        return True
 
 
 def open_index_memories(gen: Generation | None) -> IndexMemories | None:

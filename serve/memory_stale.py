@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from bisect import bisect_right
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -241,11 +242,12 @@ class Staleness:
         self.store = Store(Path(store_root))
         self._current: tuple[Any, str | None] | None = None  # (CURRENT's stat, its name)
         self._view: _GenView | None = None
+        self._current_file = str(self.store.root / "CURRENT")  # stat'ed on every memory read
 
     def generation_name(self) -> str | None:
         # CURRENT is replaced by a rename (a new inode), so one stat tells whether to read it
         try:
-            st = (self.store.root / "CURRENT").stat()
+            st = os.stat(self._current_file)
             key: Any = (st.st_ino, st.st_mtime_ns, st.st_size)
         except OSError:
             key = None

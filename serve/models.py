@@ -9,6 +9,17 @@ from pydantic import BaseModel, ConfigDict, Field
 SCHEMA_VERSION = 1
 
 
+# default factories that are Python functions: pydantic inspects a factory's signature when it
+# builds a model, and `inspect.signature(list)` parses the builtin's text signature (a few
+# milliseconds over these models in a one-shot process)
+def _list() -> list:
+    return []
+
+
+def _dict() -> dict:
+    return {}
+
+
 class _Model(BaseModel):
     # built on first use: a one-shot process needs the schemas of one response, not all
     model_config = ConfigDict(extra="forbid", defer_build=True)
@@ -52,7 +63,7 @@ class Hit(_Model):
     score: float
     pinned: bool = False
     evidence: Evidence = Field(default_factory=Evidence)
-    why: list[CommitRef] = Field(default_factory=list)  # commits that shaped this symbol
+    why: list[CommitRef] = Field(default_factory=_list)  # commits that shaped this symbol
     reason: str = ""  # a commit hit: its body's first paragraph, bounded
 
 
@@ -66,8 +77,8 @@ class FailureWarning(_Model):
     exit_code: int | None = None
     command: str | None = None
     tried: str = ""  # what was tried (notes)
-    errors: list[str] = Field(default_factory=list)
-    failing_tests: list[str] = Field(default_factory=list)
+    errors: list[str] = Field(default_factory=_list)
+    failing_tests: list[str] = Field(default_factory=_list)
     diff_excerpt: str = ""
     source: str = "journal"  # journal | revert
 
@@ -79,7 +90,7 @@ class PastAttempt(_Model):
     failure_id: int | str  # journal id, or "revert:<sha>"
     source: str  # journal | revert
     date: str | None = None
-    targets: list[str] = Field(default_factory=list)
+    targets: list[str] = Field(default_factory=_list)
     summary: str  # "reverted: <subject> (<sha>), reverted by <sha>: <reason>"
     reapplied_in: str | None = None  # the commit (short sha) that put the change back
 
@@ -100,8 +111,8 @@ class MemoryRef(_Model):
     text: str
     importance: float
     score: float
-    anchors: list[str] = Field(default_factory=list)
-    stale: list[str] = Field(default_factory=list)  # "possibly stale since <commit> <subject>"
+    anchors: list[str] = Field(default_factory=_list)
+    stale: list[str] = Field(default_factory=_list)  # "possibly stale since <commit> <subject>"
     via: str | None = None  # the memory whose link brought this one
 
 
@@ -113,14 +124,14 @@ class SearchResponse(_Model):
     fusion_weights: dict[str, float]
     file_filter: str | None = None
     hits: list[Hit]
-    warnings: list[FailureWarning] = Field(default_factory=list)
-    invariants: list[InvariantHit] = Field(default_factory=list)
-    latency_ms: dict[str, float] = Field(default_factory=dict)
+    warnings: list[FailureWarning] = Field(default_factory=_list)
+    invariants: list[InvariantHit] = Field(default_factory=_list)
+    latency_ms: dict[str, float] = Field(default_factory=_dict)
     generation: str | None = None
-    firewall: list[str] = Field(default_factory=list)  # spans flagged by the perplexity check
-    memories: list[MemoryRef] = Field(default_factory=list)
+    firewall: list[str] = Field(default_factory=_list)  # spans flagged by the perplexity check
+    memories: list[MemoryRef] = Field(default_factory=_list)
     # what the answer cannot know: HEAD moved past the index, history cut at a shallow clone
-    index_notes: list[str] = Field(default_factory=list)
+    index_notes: list[str] = Field(default_factory=_list)
 
 
 class SymbolContext(_Model):
@@ -150,7 +161,7 @@ class HistoryEntry(_Model):
     commit: CommitRef
     added: int
     removed: int
-    excerpt: list[str] = Field(default_factory=list)
+    excerpt: list[str] = Field(default_factory=_list)
     files: int = 0
 
 
@@ -172,28 +183,28 @@ class PreflightReport(_Model):
     intended_change: str | None = None
     found: bool
     message: str | None = None
-    nearest: list[str] = Field(default_factory=list)
+    nearest: list[str] = Field(default_factory=_list)
     context: SymbolContext | None = None
-    ownership: list[Ownership] = Field(default_factory=list)
+    ownership: list[Ownership] = Field(default_factory=_list)
     load_bearing_share: float = 0.0
     load_bearing_lines: int = 0
     total_lines: int = 0
-    history: list[HistoryEntry] = Field(default_factory=list)
-    coupling: list[Coupling] = Field(default_factory=list)
-    symbol_coupling: list[Coupling] = Field(default_factory=list)
-    related: list[Hit] = Field(default_factory=list)
-    invariants: list[InvariantHit] = Field(default_factory=list)
-    warnings: list[FailureWarning] = Field(default_factory=list)
-    past_attempts: list[PastAttempt] = Field(default_factory=list)
+    history: list[HistoryEntry] = Field(default_factory=_list)
+    coupling: list[Coupling] = Field(default_factory=_list)
+    symbol_coupling: list[Coupling] = Field(default_factory=_list)
+    related: list[Hit] = Field(default_factory=_list)
+    invariants: list[InvariantHit] = Field(default_factory=_list)
+    warnings: list[FailureWarning] = Field(default_factory=_list)
+    past_attempts: list[PastAttempt] = Field(default_factory=_list)
     latency_ms: float = 0.0
     generation: str | None = None
-    firewall: list[str] = Field(default_factory=list)
+    firewall: list[str] = Field(default_factory=_list)
     # `load_bearing_lines` / `_share` count code lines; `load_bearing` lists the fixes above the
     # retrieval.load_bearing_min_lines / _min_share thresholds, largest first
     code_lines: int = 0
-    load_bearing: list[Ownership] = Field(default_factory=list)
+    load_bearing: list[Ownership] = Field(default_factory=_list)
     load_bearing_commits: int = 0  # all fix commits that wrote code lines of the target
     history_total: int = 0  # commits touching the target; `history` shows the most useful
     history_more: str = ""  # how to list them all
-    memories: list[MemoryRef] = Field(default_factory=list)  # decisions / pitfalls for the target
-    index_notes: list[str] = Field(default_factory=list)  # as in `SearchResponse`
+    memories: list[MemoryRef] = Field(default_factory=_list)  # decisions / pitfalls for the target
+    index_notes: list[str] = Field(default_factory=_list)  # as in `SearchResponse`

@@ -39,9 +39,21 @@ MIN_STRING = 200  # a string is never cut below this many characters
 
 # `json.dumps(value, ensure_ascii=False)` without building an encoder per call
 _encode = json.JSONEncoder(ensure_ascii=False).encode
+_encode_str = json.encoder.encode_basestring  # what that encoder does with a str
 
 
 def _size(value: Any) -> int:
+    kind = type(value)
+    # the scalars as the encoder writes them, without building an encoder for each: most
+    # fields of an answer are one string or number
+    if kind is str:
+        return len(_encode_str(value))
+    if kind is int:
+        return len(int.__repr__(value))
+    if value is None or value is True:
+        return 4
+    if value is False:
+        return 5
     return len(_encode(value))
 
 

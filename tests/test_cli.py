@@ -267,6 +267,44 @@ def test_fast_path_imports_neither_typer_nor_rich(repo) -> None:
         assert proc.stderr.splitlines()[-1] == "loaded: []", (args, proc.stderr)
 
 
+def test_one_shot_answers_load_only_what_they_need(tmp_path) -> None:
+    """A one-shot `query` / `preflight` reads a few tables: no JIT compiler, no dataset layer
+    (a filtered Parquet read), no numpy.ma (`pa.array` of an ndarray), no Typer or Rich; a
+    memory in the index makes recall read the memory documents too."""
+    from conftest import GitRepo
+
+    r = GitRepo(tmp_path / "repo")
+    r.commit("feat(payments): charge with retry", {"payments/retry.py": RETRY})
+    with Strata(r.path) as s:
+        s.remember("charge_with_retry must reuse one idempotency key", kind="decision",
+                   anchors=["payments/retry.py"])  # fmt: skip
+        s.index(jobs=1)
+    heavy = ("numba", "pyarrow.dataset", "numpy.ma", "typer", "rich")
+    probe = (
+        "import sys\n"
+        "from gitstrata.entry import main\n"
+        "sys.argv = ['gitstrata', *sys.argv[1:]]\n"
+        "try:\n"
+        "    main()\n"
+        "finally:\n"
+        f"    loaded = sorted(m for m in {heavy!r} if m in sys.modules)\n"
+        "    print('loaded:', loaded, file=sys.stderr)\n"
+    )
+    for args in (
+        ["query", "idempotency key retry", "--raw"],
+        ["query", "idempotency key retry", "--json"],
+        ["preflight", "payments/retry.py", "-s", "charge_with_retry", "-i", "retry faster"],
+    ):
+        proc = subprocess.run(
+            [sys.executable, "-c", probe, "-C", str(r.path), *args],
+            capture_output=True,
+            text=True,
+        )
+        assert proc.returncode == 0, proc.stderr
+        assert "idempotency" in proc.stdout, args
+        assert proc.stderr.splitlines()[-1] == "loaded: []", (args, proc.stderr)
+
+
 # ---------------------------------------------------------------- repository text is not markup
 
 MARKUP_SUBJECTS = (

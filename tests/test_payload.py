@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gitstrata.serve.payload import LAST_TRIM, TRIM_ORDER, _cut_strings, bound
+from gitstrata.serve.payload import _size as sized
 from gitstrata.serve.render import truncation_note
 
 
@@ -52,6 +53,11 @@ answer = st.dictionaries(
 
 
 @settings(max_examples=300, deadline=None)
+@given(st.one_of(scalar, st.integers(), st.floats(), st.lists(entry, max_size=5), entry))
+def test_a_value_is_sized_as_the_encoder_writes_it(value: Any) -> None:
+    assert sized(value) == _size(value)
+
+
 @given(answer, st.sampled_from([60, 100, 250, 600, 1500]))
 def test_bound_cuts_what_sizing_each_entry_cuts(data: dict[str, Any], budget: int) -> None:
     assert bound(data, budget) == reference(data, budget)
