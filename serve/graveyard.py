@@ -21,18 +21,20 @@ resemblance, and its cosine loses `location_discount` x its similarity to those 
 the evidence floor is `search_min_evidence`. A search warns only about attempts its results anchor
 (text resembling an attempt that nothing retrieved fires no more than an anchor alone), and an
 anchor is a boost there too, with one exception: a retrieved fix *vouches* for a recorded attempt,
-which then needs no evidence of its own, when the attempt changed lines that fix added (retrying it
-would take the fix back out) and the query is about what the fix was about (its message and the
-names in the lines it added cover at least `trigger_min_evidence` of the query's terms, place names
-left out). A fix that only touched the same function says where the attempt was made, not what it
+which then needs only `min_evidence` (the bar of a preflight of its own function) instead of the
+search floor, when the attempt changed lines that fix added (retrying it would take the fix back
+out) and the query is about what the fix was about (its message and the names in the lines it
+added cover at least `trigger_min_evidence` of the query's terms, place names left out). The fix
+says where; only the attempt's own record can say what, so some resemblance is always needed. A fix that only touched the same function says where the attempt was made, not what it
 did. A revert is never vouched for. A triggering commit anchors only the recorded attempt on its
 functions that most resembles the query (ties included); the other attempts on those functions need
 an anchor of their own, so one fix that touched several functions does not raise every attempt ever
 made on them. Results credit only the functions the search is about: when the query names functions
 among its code results (`discount_for`, `TTLCache.get`), no result anchors an attempt on another
-function, whatever commit touched both; and a fix found below the first `context_top` results is one
-of several things the query found, so it triggers only for an attempt the query resembles at least
-`DEEP_TRIGGER_EVIDENCE`.
+function, whatever commit touched both, unless the query resembles that attempt at least
+`DEEP_TRIGGER_EVIDENCE` (then the attempt is what it is about, whichever name it uses); and a fix
+found below the first `context_top` results is one of several things the query found, so it
+triggers only for an attempt the query resembles that much.
 
 A recorded attempt also knows the commits whose lines it changed (`why`: the fixes among them,
 else the commit that put in most of those lines), what retrying it would undo. A search that names
@@ -59,7 +61,10 @@ The score is structural + textual, where
 - structural is the strongest anchor of the failure to the code at hand:
   preflight on its own symbol 0.75, on its file 0.5 (also when either side names no symbol),
   on another function of its file 0.25; a failure targeting a code hit retrieved in the top
-  `context_top` (3) 0.3; a *direct trigger* 0.40: a retrieved bugfix / security / revert commit
+  `context_top` (3) 0.3; in a search, a chunk among those that holds the attempt's function (its
+  file's own chunk, its class) `ENCLOSING_WEIGHT` (0.2), only when the query resembles the
+  attempt's own record at least `search_min_evidence` (resembling the fix it would undo is not
+  enough: a fix's words are shared by everything near it); a *direct trigger* 0.40: a retrieved bugfix / security / revert commit
   ranked #1 or scoring above 0.65 anchors every function it modified; any other retrieved commit
   anchors its functions at 0.3 only through the *commit-relevance gate*: its score is at least
   0.9 x the best score in the top 3, it is not bulk (more than 8 symbols), and the failure's
@@ -96,6 +101,9 @@ NEARBY_CODE_EVIDENCE = 0.5
 # resembling the fix an attempt would undo counts this much of resembling the attempt itself
 WHY_EVIDENCE = 0.6
 WHY_RELATIVE = 0.8
+# a retrieved chunk that holds the attempt's function (its file's own chunk, its class) says the
+# search is near the attempt, not on it: a weaker anchor, which more evidence must back
+ENCLOSING_WEIGHT = 0.2
 CODE_KINDS = frozenset({"symbol", "file", "code", "module"})
 _EPS = 1e-9
 
@@ -263,6 +271,14 @@ def _covered(target: Target, symbols: Iterable[Target]) -> Target | None:
         if sym[0] == path and (qualname is None or sym[1] == qualname):
             return sym
     return None
+
+
+def _encloses(outer: Target, target: Target) -> bool:
+    """Whether `outer` (a file's own chunk, or a class) holds the function `target`."""
+    path, qualname = target
+    if outer[0] != path or not qualname:
+        return False
+    return outer[1] is None or qualname.startswith(outer[1] + ".")
 
 
 def _unit(v: np.ndarray | None) -> np.ndarray | None:
@@ -451,6 +467,7 @@ class _Anchor(NamedTuple):
     trigger: str | None = None  # the triggering commit, if one anchored it
     vouches: bool = False  # the attempt undoes the trigger and the query is about what it fixed
     rank: int = 0  # the triggering commit's rank
+    near: bool = False  # a chunk holding the attempt's function: needs its own resemblance
 
 
 def _retrieval_anchors(
@@ -459,6 +476,8 @@ def _retrieval_anchors(
     cfg: GraveyardConfig,
     fixed: Callable[[RetrievedItem], float] | None = None,
     focus: Callable[[Target], bool] | None = None,
+    *,
+    enclosing: bool = False,
 ) -> list[_Anchor]:
     """Anchors from a result list: retrieved code, triggering commits, gated commits.
 
@@ -485,6 +504,15 @@ def _retrieval_anchors(
                     )
                 )
                 break
+            if enclosing and _encloses((r.path or "", r.qualname), target):
+                anchors.append(
+                    _Anchor(
+                        ENCLOSING_WEIGHT,
+                        f"{target_label((r.path or '', r.qualname))}, which holds "
+                        f"{target_label(target)}, retrieved at rank {r.rank}",
+                        near=True,
+                    )
+                )
         for c in retrieved:
             if c.kind != "commit":
                 continue
@@ -530,6 +558,16 @@ def _retrieval_anchors(
                     )
                 )
     return anchors
+
+
+def _resembles_itself(
+    intent: Intent, idf: Callable[[str], float], failure: FailureView, cfg: GraveyardConfig
+) -> bool:
+    """Whether the query resembles the attempt's own record (its text or vector, place words
+    left out) at least `search_min_evidence`, not only the fix it would undo: a fix's words are
+    shared by everything near it, so they cannot back an anchor as weak as an enclosing chunk."""
+    text, _ = _textual(intent.terms, intent.unit, idf, failure, cfg, located=True)
+    return text >= cfg.textual_weight * cfg.search_min_evidence - _EPS
 
 
 def _focus(
@@ -592,15 +630,19 @@ def _decide(
     query_anchored: bool = False,
     floor: float | None = None,
 ) -> Warning | None:
-    """Fire when the evidence reaches its floor (or, for a journal failure in a search, the
-    results anchor it: `query_anchored`) and structural + textual reaches the threshold."""
+    """Fire when the evidence reaches its floor (`min_evidence` for a journal failure in a search
+    that a retrieved fix vouches for: `query_anchored`) and structural + textual reaches the
+    threshold."""
     amount, why = found
     if failure.strict:
         floor = cfg.revert_min_evidence
+    elif query_anchored:
+        # vouched for by a fix the results found, it needs the bar of a recorded attempt in a
+        # preflight of its own function, not none: the fix says where, the attempt says what
+        floor = cfg.min_evidence
     elif floor is None:
         floor = cfg.min_evidence
-    anchored = query_anchored and not failure.strict
-    if not anchored and (amount <= 0 or amount < floor - _EPS):
+    if amount <= 0 or amount < floor - _EPS:
         return None
     structural, reason = max(anchors, key=lambda a: a[0]) if anchors else (0.0, None)
     textual = cfg.textual_weight * amount
@@ -654,7 +696,7 @@ def match_search(
     def resemblance(
         f: FailureView, fix: tuple[float, str | None]
     ) -> tuple[list[_Anchor], tuple[float, list[str]]]:
-        found = _retrieval_anchors(f, retrieved, cfg, fixed_for(f), focus)
+        found = _retrieval_anchors(f, retrieved, cfg, fixed_for(f), enclosing=True)
         if not found and not _why_anchor(f, retrieved, cfg):
             # nothing retrieved points at it: no warning whatever it resembles, and it vouches
             # for no trigger, so its evidence is not needed
@@ -662,7 +704,13 @@ def match_search(
         own = evidence(intent, idf, f, cfg, located=True, fix_best=fix_best, fix=fix)
         named = _named_codes(intent, f)
         strong = max(own[0], named[0]) >= DEEP_TRIGGER_EVIDENCE - _EPS
+        if not strong:
+            # an attempt resembling the query this much is what it is about, whichever function
+            # the query names; otherwise only the results on the named functions point at it
+            found = _retrieval_anchors(f, retrieved, cfg, fixed_for(f), focus, enclosing=True)
         anchors = [a for a in found if a.trigger is None or a.rank <= cfg.context_top or strong]
+        if any(a.near for a in anchors) and not _resembles_itself(intent, idf, f, cfg):
+            anchors = [a for a in anchors if not a.near]
         if named[0] <= own[0]:
             return anchors, own
         # the codes it names make the commits it would undo, when retrieved, point at it
