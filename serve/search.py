@@ -603,7 +603,8 @@ class Searcher:
 
     def _arrange(self, run: _Run, ranked: list[int]) -> list[int]:
         """Full mode's last word on the order: named anchor files step back, commits get their
-        slot budget, a symbol the query names is pinned."""
+        slot budget, a symbol the query names is pinned, a file's own chunk steps behind its
+        symbols."""
         if run.mode != "full":
             return ranked
         cfg, route, final_score = run.cfg, run.route, run.final_score
@@ -634,7 +635,38 @@ class Searcher:
                 run.pinned = pinned
                 if route.query_class == "behavioral":
                     ranked = self._own_commits_first(ranked, pinned, cfg.slot_window)
-        return ranked
+        moved = self._module_after_symbols(ranked, cfg.slot_window)
+        if moved is not ranked and cfg.slot_budget:
+            # what moved up into the window keeps to the commit budget
+            moved = slot_budget(
+                moved, self.docs.is_commit, cap=route.commit_slots, window=cfg.slot_window
+            )
+        return moved
+
+    def _module_after_symbols(self, ranked: list[int], window: int) -> list[int]:
+        """A file's own chunk below one of that file's symbols in the first `window` places
+        repeats the file that symbol already points at: it moves just after the window, and
+        the result it held the place of moves up. A file's own chunk above its symbols stays:
+        there it may be the answer (a module's constants, a config file)."""
+        docs = self.docs
+        head: list[int] = []
+        deferred: list[int] = []
+        seen: set[str] = set()
+        rest = iter(ranked)
+        for r in rest:
+            path = docs.path[r]
+            if docs.kind[r] != "symbol" or not path:
+                head.append(r)
+            elif docs.qualname[r] == "<module>" and path in seen:
+                deferred.append(r)
+            else:
+                seen.add(path)
+                head.append(r)
+            if len(head) >= window:
+                break
+        if not deferred:
+            return ranked
+        return head + deferred + list(rest)
 
     def _own_commits_first(self, ranked: list[int], pinned: int, window: int) -> list[int]:
         """A question about a named function: the commits in the first `window` places are that
