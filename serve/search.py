@@ -670,20 +670,33 @@ class Searcher:
 
     def _own_commits_first(self, ranked: list[int], pinned: int, window: int) -> list[int]:
         """A question about a named function: the commits in the first `window` places are that
-        function's own history (its "why"); other commits move just after the window."""
+        function's own history (its "why"); other commits move just after the window. When none
+        of its own commits made the window, the best ranked of them (among the first
+        `OWN_COMMIT_DEPTH`) comes right after the function: its code first, its "why" attached."""
         sid = self.docs.symbol_id[pinned]
         if not sid:
             return ranked
         own, _ = self._symbol_commits(sid)
         mine = set(own)
+
+        def is_own(r: int) -> bool:
+            return self.docs.is_commit(r) and self.docs.sha[r] in mine
+
         head, deferred = [], []
         for r in ranked[:window]:
-            if self.docs.is_commit(r) and self.docs.sha[r] not in mine:
+            if self.docs.is_commit(r) and not is_own(r):
                 deferred.append(r)
             else:
                 head.append(r)
         rest = ranked[window:]
+        if pinned in head and not any(is_own(r) for r in head):
+            found = next((r for r in rest[:OWN_COMMIT_DEPTH] if is_own(r)), None)
+            if found is not None:
+                rest = [r for r in rest if r != found]
+                head.insert(head.index(pinned) + 1, found)
         fill = window - len(head)
+        if fill < 0:  # the commit brought in pushes the window's last result out, not away
+            return head[:window] + deferred + head[window:] + rest
         return head + rest[:fill] + deferred + rest[fill:]
 
     def _fix_then_code(self, ranked: list[int], run: _Run) -> list[int]:
@@ -848,6 +861,9 @@ class Searcher:
                 )
             )
         return out
+
+
+OWN_COMMIT_DEPTH = 50  # how deep a named function's own commit is looked for
 
 
 def _is_test_path(path: str) -> bool:

@@ -36,3 +36,15 @@ def test_a_files_own_chunk_above_its_symbols_keeps_its_place(fixture_bench) -> N
         "How does the Go reconciler decide a charge has failed?", 10
     ).response.hits
     assert (hits[0].path, hits[0].symbol) == ("worker/internal/payments/reconcile.go", "<module>")
+
+
+def test_a_named_functions_own_commit_is_attached_right_after_it(fixture_bench) -> None:
+    """Its code first, its "why" attached: when none of the named function's own commits made
+    the first five, the best ranked of them is brought in right after the function."""
+    engine = fixture_bench.strata.engine
+    resp = engine.search_result("Why does issue_token give each token a not-before claim?", 10)
+    hits = resp.response.hits
+    assert resp.response.query_class == "behavioral"
+    assert (hits[0].symbol, hits[0].pinned) == ("issue_token", True)
+    own = {t["sha"] for t in engine.index.touches_by_symbol.get(hits[0].key, [])}
+    assert hits[1].kind == "commit" and hits[1].key in own
