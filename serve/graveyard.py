@@ -61,10 +61,11 @@ The score is structural + textual, where
 - structural is the strongest anchor of the failure to the code at hand:
   preflight on its own symbol 0.75, on its file 0.5 (also when either side names no symbol),
   on another function of its file 0.25; a failure targeting a code hit retrieved in the top
-  `context_top` (3) 0.3; in a search, a chunk among those that holds the attempt's function (its
-  file's own chunk, its class) `ENCLOSING_WEIGHT` (0.2), only when the query resembles the
-  attempt's own record at least `search_min_evidence` (resembling the fix it would undo is not
-  enough: a fix's words are shared by everything near it); a *direct trigger* 0.40: a retrieved bugfix / security / revert commit
+  `context_top` (3) 0.3; in a search, another chunk of the attempt's file among those (the
+  file's own chunk, the function's class, a sibling) `SAME_FILE_WEIGHT` (0.2), as the sibling
+  anchor of a preflight, only when the query resembles the attempt's own record at least
+  `search_min_evidence` (resembling the fix it would undo is not enough: a fix's words are shared
+  by everything near it); a *direct trigger* 0.40: a retrieved bugfix / security / revert commit
   ranked #1 or scoring above 0.65 anchors every function it modified; any other retrieved commit
   anchors its functions at 0.3 only through the *commit-relevance gate*: its score is at least
   0.9 x the best score in the top 3, it is not bulk (more than 8 symbols), and the failure's
@@ -101,9 +102,9 @@ NEARBY_CODE_EVIDENCE = 0.5
 # resembling the fix an attempt would undo counts this much of resembling the attempt itself
 WHY_EVIDENCE = 0.6
 WHY_RELATIVE = 0.8
-# a retrieved chunk that holds the attempt's function (its file's own chunk, its class) says the
-# search is near the attempt, not on it: a weaker anchor, which more evidence must back
-ENCLOSING_WEIGHT = 0.2
+# another retrieved chunk of the attempt's file (its own chunk, the function's class, a sibling)
+# says the search is near the attempt, not on it: a weaker anchor, which more evidence must back
+SAME_FILE_WEIGHT = 0.2
 CODE_KINDS = frozenset({"symbol", "file", "code", "module"})
 _EPS = 1e-9
 
@@ -273,12 +274,9 @@ def _covered(target: Target, symbols: Iterable[Target]) -> Target | None:
     return None
 
 
-def _encloses(outer: Target, target: Target) -> bool:
-    """Whether `outer` (a file's own chunk, or a class) holds the function `target`."""
-    path, qualname = target
-    if outer[0] != path or not qualname:
-        return False
-    return outer[1] is None or qualname.startswith(outer[1] + ".")
+def _beside(chunk: Target, target: Target) -> bool:
+    """Whether `chunk` is another chunk of the file of the function `target`."""
+    return chunk[0] == target[0] and bool(target[1]) and chunk[1] != target[1]
 
 
 def _unit(v: np.ndarray | None) -> np.ndarray | None:
@@ -467,7 +465,7 @@ class _Anchor(NamedTuple):
     trigger: str | None = None  # the triggering commit, if one anchored it
     vouches: bool = False  # the attempt undoes the trigger and the query is about what it fixed
     rank: int = 0  # the triggering commit's rank
-    near: bool = False  # a chunk holding the attempt's function: needs its own resemblance
+    near: bool = False  # another chunk of the attempt's file: needs its own resemblance
 
 
 def _retrieval_anchors(
@@ -477,7 +475,7 @@ def _retrieval_anchors(
     fixed: Callable[[RetrievedItem], float] | None = None,
     focus: Callable[[Target], bool] | None = None,
     *,
-    enclosing: bool = False,
+    beside: bool = False,
 ) -> list[_Anchor]:
     """Anchors from a result list: retrieved code, triggering commits, gated commits.
 
@@ -485,7 +483,8 @@ def _retrieval_anchors(
     back out) only when the attempt changed lines it added and the query resembles what the fix
     was about (`fixed`: how much of the query its message covers, at least
     `trigger_min_evidence`). Otherwise it marks where the attempt was made, a boost like the
-    others."""
+    others. `beside`: another chunk of the attempt's file in the top `context_top` (its own
+    chunk, the function's class, a sibling) is a weaker anchor (`near`), `SAME_FILE_WEIGHT`."""
     code = sorted((r for r in retrieved if r.kind in CODE_KINDS and r.path), key=lambda r: r.rank)
     top = [r for r in code if r.rank <= cfg.context_top]
     gate_hits = [(r.path or "", r.qualname) for r in code if r.rank <= cfg.gate_code_hits]
@@ -495,6 +494,7 @@ def _retrieval_anchors(
     for target in failure.anchors:
         if focus is not None and not focus(target):
             continue  # results point at the attempt's function only when the query is about it
+        near = False
         for r in top:
             if _covered(target, [(r.path or "", r.qualname)]) is not None:
                 anchors.append(
@@ -504,11 +504,12 @@ def _retrieval_anchors(
                     )
                 )
                 break
-            if enclosing and _encloses((r.path or "", r.qualname), target):
+            if beside and not near and _beside((r.path or "", r.qualname), target):
+                near = True
                 anchors.append(
                     _Anchor(
-                        ENCLOSING_WEIGHT,
-                        f"{target_label((r.path or '', r.qualname))}, which holds "
+                        SAME_FILE_WEIGHT,
+                        f"{target_label((r.path or '', r.qualname))}, in the file of "
                         f"{target_label(target)}, retrieved at rank {r.rank}",
                         near=True,
                     )
@@ -565,7 +566,7 @@ def _resembles_itself(
 ) -> bool:
     """Whether the query resembles the attempt's own record (its text or vector, place words
     left out) at least `search_min_evidence`, not only the fix it would undo: a fix's words are
-    shared by everything near it, so they cannot back an anchor as weak as an enclosing chunk."""
+    shared by everything near it, so they cannot back an anchor as weak as a chunk beside it."""
     text, _ = _textual(intent.terms, intent.unit, idf, failure, cfg, located=True)
     return text >= cfg.textual_weight * cfg.search_min_evidence - _EPS
 
@@ -696,7 +697,7 @@ def match_search(
     def resemblance(
         f: FailureView, fix: tuple[float, str | None]
     ) -> tuple[list[_Anchor], tuple[float, list[str]]]:
-        found = _retrieval_anchors(f, retrieved, cfg, fixed_for(f), enclosing=True)
+        found = _retrieval_anchors(f, retrieved, cfg, fixed_for(f), beside=True)
         if not found and not _why_anchor(f, retrieved, cfg):
             # nothing retrieved points at it: no warning whatever it resembles, and it vouches
             # for no trigger, so its evidence is not needed
@@ -707,7 +708,7 @@ def match_search(
         if not strong:
             # an attempt resembling the query this much is what it is about, whichever function
             # the query names; otherwise only the results on the named functions point at it
-            found = _retrieval_anchors(f, retrieved, cfg, fixed_for(f), focus, enclosing=True)
+            found = _retrieval_anchors(f, retrieved, cfg, fixed_for(f), focus, beside=True)
         anchors = [a for a in found if a.trigger is None or a.rank <= cfg.context_top or strong]
         if any(a.near for a in anchors) and not _resembles_itself(intent, idf, f, cfg):
             anchors = [a for a in anchors if not a.near]

@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from gitstrata.serve.graveyard import (
-    ENCLOSING_WEIGHT,
     NEARBY_CODE_EVIDENCE,
+    SAME_FILE_WEIGHT,
     WHY_EVIDENCE,
     FailureView,
     Intent,
@@ -261,9 +261,11 @@ def test_symbol_anchoring_is_exact_but_file_level_failures_fall_back():
     module_level = failure(13, ("backend/payments/retry.py", None), terms=["refund"])
     hits = [symbol(1, RETRY)]
     got = match_search(["refund", "key"], None, idf, hits, [named, module_level], CFG)
-    # coverage 1/2 -> textual 0.3 for both; only the file-level failure gets the 0.3 anchor
-    assert ids(got) == [13]
+    # coverage 1/2 -> textual 0.3 for both; only the file-level failure gets the 0.3 anchor, the
+    # other function of the file only the weaker anchor of a chunk beside it
+    assert ids(got) == [13, 12]
     assert got[0].score == pytest.approx(0.3 + 0.3)
+    assert got[1].structural == SAME_FILE_WEIGHT
 
 
 # ---------------------------------------------------------------- search: commits
@@ -493,32 +495,33 @@ def test_a_search_naming_a_code_the_undone_fix_names_warns_when_that_fix_is_retr
     assert match_search(query, None, idf, found, [revert], CFG) == []
 
 
-def test_a_chunk_holding_the_attempts_function_anchors_it_weakly_on_its_own_resemblance():
-    """The file's own chunk or the enclosing class, retrieved, is near the attempt: an anchor of
-    ENCLOSING_WEIGHT, which the attempt's own record must back (the fix it undoes cannot)."""
+def test_another_chunk_of_the_attempts_file_anchors_it_weakly_on_its_own_resemblance():
+    """The file's own chunk, the function's class or a sibling, retrieved, is near the attempt:
+    an anchor of SAME_FILE_WEIGHT, which the attempt's own record must back (the fix it would
+    undo cannot)."""
     f = failure(50, RETRY, terms=["idempotency"])
     module = symbol(1, ("backend/payments/retry.py", None))
     # coverage 3 / 7: 0.2 + 0.6 x 0.43 = 0.46
     [w] = match_search(["idempotency", "uuid"], None, idf, [module], [f], CFG)
-    assert w.structural == ENCLOSING_WEIGHT
+    assert w.structural == SAME_FILE_WEIGHT
     assert w.reasons[0] == (
-        "backend/payments/retry.py, which holds backend/payments/retry.py::charge_with_retry, "
+        "backend/payments/retry.py, in the file of backend/payments/retry.py::charge_with_retry, "
         "retrieved at rank 1"
     )
     # a weaker anchor needs more: coverage 3 / 10 passes the floor, 0.2 + 0.18 does not fire
     assert (
         match_search(["idempotency", "uuid", "retry", "key"], None, idf, [module], [f], CFG) == []
     )
-    # the enclosing class
+    # the function's class, a sibling function
     method = failure(51, ("shop/cache.py", "TTLCache.get"), terms=["idempotency"])
-    cls = symbol(1, ("shop/cache.py", "TTLCache"))
-    [w] = match_search(["idempotency", "uuid"], None, idf, [cls], [method], CFG)
-    assert w.structural == ENCLOSING_WEIGHT
-    # another file's chunk, or a class that does not hold it, is no anchor
+    for chunk in (("shop/cache.py", "TTLCache"), ("shop/cache.py", "TTLCache.set")):
+        [w] = match_search(["idempotency", "uuid"], None, idf, [symbol(1, chunk)], [method], CFG)
+        assert w.structural == SAME_FILE_WEIGHT
+    # below the top `context_top`, or in another file, it is no anchor
+    deep = [symbol(i, ("a.py", f"f{i}")) for i in (1, 2, 3)] + [symbol(4, ("shop/cache.py", None))]
+    assert match_search(["idempotency", "uuid"], None, idf, deep, [method], CFG) == []
     other = symbol(1, ("backend/payments/gateway.py", None))
     assert match_search(["idempotency", "uuid"], None, idf, [other], [f], CFG) == []
-    sibling = symbol(1, ("shop/cache.py", "TTL"))
-    assert match_search(["idempotency", "uuid"], None, idf, [sibling], [method], CFG) == []
     # resembling only the fix the attempt would undo does not back so weak an anchor
     undoes = FailureView(52, (RETRY,), Counter(["sku"]), why_terms={"idempotency", "uuid"})
     assert match_search(["idempotency", "uuid"], None, idf, [module], [undoes], CFG) == []
