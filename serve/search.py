@@ -584,8 +584,7 @@ class Searcher:
             )
             for r in head
         ]
-        # a co-change question's answer shares no words with it: the graph's order counts most
-        weights_rr = COUPLED_RERANK if run.route.query_class == "coupled" else None
+        weights_rr = rerank_weights(run.route, run.weights.get("graph", 0.0), run.cfg.w_graph)
         scored = rerank(
             cands,
             run.query,
@@ -864,6 +863,18 @@ class Searcher:
 
 
 OWN_COMMIT_DEPTH = 50  # how deep a named function's own commit is looked for
+
+
+def rerank_weights(route: Route, w_graph: float, base_graph: float) -> dict[str, float]:
+    """The reranker's weights for a route. A co-change question's answer shares no words with
+    it: the graph's order counts most. Otherwise the graph's activation counts as much as the
+    route trusts the graph path (`w_graph`, its fused weight, against the configured
+    `base_graph`): a lookup or a question about one function, which turned the graph path down,
+    is not re-ranked by it either."""
+    if route.query_class == "coupled":
+        return COUPLED_RERANK
+    share = min(1.0, w_graph / base_graph) if base_graph > 0 else 0.0
+    return {**WEIGHTS, "graph": WEIGHTS["graph"] * share}
 
 
 def _is_test_path(path: str) -> bool:
