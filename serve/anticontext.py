@@ -15,6 +15,7 @@ warning (at most `max_warnings`); the other attempts on a preflight's target are
 
 from __future__ import annotations
 
+import re
 import threading
 from bisect import bisect_left
 from collections import Counter
@@ -56,6 +57,7 @@ from .index import ServeIndex, iso_date
 from .invariants import Invariant, InvariantStore
 from .models import FailureWarning, InvariantHit, PastAttempt
 
+_ASSIGNED = re.compile(r"\b([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)\s*(?::[^=]*)?=(?!=)")
 MAX_DIFF_LINES = 12
 MAX_REASON_CHARS = 240
 
@@ -285,10 +287,15 @@ def _rationale(index: ServeIndex, targets: Sequence[Target], touched: Collection
     if not touched:
         return []
     count: Counter[str] = Counter()
+    # the constants those lines use: the commit that set one's value is undone with them (an
+    # attempt that changes `expiresAt - REFRESH_MARGIN_MS` works against the fix that raised it)
+    constants = codes("\n".join(touched))
     for path in dict.fromkeys(p for p, _ in targets):
         for t in index.touches_by_path.get(path, []):
             plus = {ln[1:].strip() for ln in changed_lines(t["excerpt"] or "") if ln[0] == "+"}
             n = len(plus & set(touched))
+            if constants:
+                n += sum(1 for ln in plus if _sets(ln, constants))
             if n:
                 count[t["sha"]] += n
     if not count:
@@ -296,6 +303,13 @@ def _rationale(index: ServeIndex, targets: Sequence[Target], touched: Collection
     ranked = [sha for sha, _ in count.most_common()]
     fixes = [sha for sha in ranked if index.commits.get(sha, {}).get("intent") in LOAD_BEARING]
     return fixes or ranked[:1]
+
+
+def _sets(line: str, names: Collection[str]) -> bool:
+    """Whether `line` gives one of the constants `names` (lowercased) its value: `NAME = ...`,
+    `NAME: int = ...`, `const NAME = ...`, not `NAME == ...`."""
+    m = _ASSIGNED.search(line)
+    return m is not None and m.group(1).lower() in names
 
 
 def _why_text(index: ServeIndex, shas: Sequence[str]) -> str:

@@ -21,18 +21,20 @@ resemblance, and its cosine loses `location_discount` x its similarity to those 
 the evidence floor is `search_min_evidence`. A search warns only about attempts its results anchor
 (text resembling an attempt that nothing retrieved fires no more than an anchor alone), and an
 anchor is a boost there too, with one exception: a retrieved fix *vouches* for a recorded attempt,
-which then needs no evidence of its own, when the attempt changed lines that fix added (retrying it
-would take the fix back out) and the query is about what the fix was about (its message and the
-names in the lines it added cover at least `trigger_min_evidence` of the query's terms, place names
-left out). A fix that only touched the same function says where the attempt was made, not what it
+which then needs only `min_evidence` (the bar of a preflight of its own function) instead of the
+search floor, when the attempt changed lines that fix added (retrying it would take the fix back
+out) and the query is about what the fix was about (its message and the names in the lines it
+added cover at least `trigger_min_evidence` of the query's terms, place names left out). The fix
+says where; only the attempt's own record can say what, so some resemblance is always needed. A fix that only touched the same function says where the attempt was made, not what it
 did. A revert is never vouched for. A triggering commit anchors only the recorded attempt on its
 functions that most resembles the query (ties included); the other attempts on those functions need
 an anchor of their own, so one fix that touched several functions does not raise every attempt ever
 made on them. Results credit only the functions the search is about: when the query names functions
 among its code results (`discount_for`, `TTLCache.get`), no result anchors an attempt on another
-function, whatever commit touched both; and a fix found below the first `context_top` results is one
-of several things the query found, so it triggers only for an attempt the query resembles at least
-`DEEP_TRIGGER_EVIDENCE`.
+function, whatever commit touched both, unless the query resembles that attempt at least
+`DEEP_TRIGGER_EVIDENCE` (then the attempt is what it is about, whichever name it uses); and a fix
+found below the first `context_top` results is one of several things the query found, so it
+triggers only for an attempt the query resembles that much.
 
 A recorded attempt also knows the commits whose lines it changed (`why`: the fixes among them,
 else the commit that put in most of those lines), what retrying it would undo. A search that names
@@ -59,7 +61,11 @@ The score is structural + textual, where
 - structural is the strongest anchor of the failure to the code at hand:
   preflight on its own symbol 0.75, on its file 0.5 (also when either side names no symbol),
   on another function of its file 0.25; a failure targeting a code hit retrieved in the top
-  `context_top` (3) 0.3; a *direct trigger* 0.40: a retrieved bugfix / security / revert commit
+  `context_top` (3) 0.3; in a search, another chunk of the attempt's file among those (the
+  file's own chunk, the function's class, a sibling) `SAME_FILE_WEIGHT` (0.2), as the sibling
+  anchor of a preflight, only when the query resembles the attempt's own record at least
+  `search_min_evidence` (resembling the fix it would undo is not enough: a fix's words are shared
+  by everything near it); a *direct trigger* 0.40: a retrieved bugfix / security / revert commit
   ranked #1 or scoring above 0.65 anchors every function it modified; any other retrieved commit
   anchors its functions at 0.3 only through the *commit-relevance gate*: its score is at least
   0.9 x the best score in the top 3, it is not bulk (more than 8 symbols), and the failure's
@@ -96,6 +102,9 @@ NEARBY_CODE_EVIDENCE = 0.5
 # resembling the fix an attempt would undo counts this much of resembling the attempt itself
 WHY_EVIDENCE = 0.6
 WHY_RELATIVE = 0.8
+# another retrieved chunk of the attempt's file (its own chunk, the function's class, a sibling)
+# says the search is near the attempt, not on it: a weaker anchor, which more evidence must back
+SAME_FILE_WEIGHT = 0.2
 CODE_KINDS = frozenset({"symbol", "file", "code", "module"})
 _EPS = 1e-9
 
@@ -263,6 +272,11 @@ def _covered(target: Target, symbols: Iterable[Target]) -> Target | None:
         if sym[0] == path and (qualname is None or sym[1] == qualname):
             return sym
     return None
+
+
+def _beside(chunk: Target, target: Target) -> bool:
+    """Whether `chunk` is another chunk of the file of the function `target`."""
+    return chunk[0] == target[0] and bool(target[1]) and chunk[1] != target[1]
 
 
 def _unit(v: np.ndarray | None) -> np.ndarray | None:
@@ -451,6 +465,7 @@ class _Anchor(NamedTuple):
     trigger: str | None = None  # the triggering commit, if one anchored it
     vouches: bool = False  # the attempt undoes the trigger and the query is about what it fixed
     rank: int = 0  # the triggering commit's rank
+    near: bool = False  # another chunk of the attempt's file: needs its own resemblance
 
 
 class _Results:
@@ -465,6 +480,7 @@ class _Results:
         )
         self.top_by_path: dict[str, RetrievedItem] = {}
         self.top_by_symbol: dict[Target, RetrievedItem] = {}
+        self.top = [r for r in code if r.rank <= cfg.context_top]
         for r in code:
             if r.rank <= cfg.context_top:
                 self.top_by_path.setdefault(r.path or "", r)
@@ -522,6 +538,8 @@ def _retrieval_anchors(
     cfg: GraveyardConfig,
     fixed: Callable[[RetrievedItem], float] | None = None,
     focus: Callable[[Target], bool] | None = None,
+    *,
+    beside: bool = False,
 ) -> list[_Anchor]:
     """Anchors from a result list: retrieved code, triggering commits, gated commits.
 
@@ -529,7 +547,9 @@ def _retrieval_anchors(
     back out) only when the attempt changed lines it added and the query resembles what the fix
     was about (`fixed`: how much of the query its message covers, at least
     `trigger_min_evidence`). Otherwise it marks where the attempt was made, a boost like the
-    others. `retrieved` may come indexed (`_Results`), as a request checks many attempts."""
+    others. `beside`: another chunk of the attempt's file in the top `context_top` (its own
+    chunk, the function's class, a sibling) is a weaker anchor (`near`), `SAME_FILE_WEIGHT`.
+    `retrieved` may come indexed (`_Results`), as a request checks many attempts."""
     results = retrieved if isinstance(retrieved, _Results) else _Results(retrieved, cfg)
     best_head = results.best_head
     anchors: list[_Anchor] = []
@@ -537,6 +557,21 @@ def _retrieval_anchors(
         if focus is not None and not focus(target):
             continue  # results point at the attempt's function only when the query is about it
         r = results.top_hit(target)
+        if beside:
+            # a chunk beside the attempt ranked above the first chunk covering it
+            for n in results.top:
+                if n is r:
+                    break
+                if _beside((n.path or "", n.qualname), target):
+                    anchors.append(
+                        _Anchor(
+                            SAME_FILE_WEIGHT,
+                            f"{target_label((n.path or '', n.qualname))}, in the file of "
+                            f"{target_label(target)}, retrieved at rank {n.rank}",
+                            near=True,
+                        )
+                    )
+                    break
         if r is not None:
             anchors.append(
                 _Anchor(
@@ -584,6 +619,16 @@ def _retrieval_anchors(
                     )
                 )
     return anchors
+
+
+def _resembles_itself(
+    intent: Intent, idf: Callable[[str], float], failure: FailureView, cfg: GraveyardConfig
+) -> bool:
+    """Whether the query resembles the attempt's own record (its text or vector, place words
+    left out) at least `search_min_evidence`, not only the fix it would undo: a fix's words are
+    shared by everything near it, so they cannot back an anchor as weak as a chunk beside it."""
+    text, _ = _textual(intent.terms, intent.unit, idf, failure, cfg, located=True)
+    return text >= cfg.textual_weight * cfg.search_min_evidence - _EPS
 
 
 def _focus(
@@ -646,15 +691,19 @@ def _decide(
     query_anchored: bool = False,
     floor: float | None = None,
 ) -> Warning | None:
-    """Fire when the evidence reaches its floor (or, for a journal failure in a search, the
-    results anchor it: `query_anchored`) and structural + textual reaches the threshold."""
+    """Fire when the evidence reaches its floor (`min_evidence` for a journal failure in a search
+    that a retrieved fix vouches for: `query_anchored`) and structural + textual reaches the
+    threshold."""
     amount, why = found
     if failure.strict:
         floor = cfg.revert_min_evidence
+    elif query_anchored:
+        # vouched for by a fix the results found, it needs the bar of a recorded attempt in a
+        # preflight of its own function, not none: the fix says where, the attempt says what
+        floor = cfg.min_evidence
     elif floor is None:
         floor = cfg.min_evidence
-    anchored = query_anchored and not failure.strict
-    if not anchored and (amount <= 0 or amount < floor - _EPS):
+    if amount <= 0 or amount < floor - _EPS:
         return None
     structural, reason = max(anchors, key=lambda a: a[0]) if anchors else (0.0, None)
     textual = cfg.textual_weight * amount
@@ -709,7 +758,7 @@ def match_search(
     def resemblance(
         f: FailureView, fix: tuple[float, str | None]
     ) -> tuple[list[_Anchor], tuple[float, list[str]]]:
-        found = _retrieval_anchors(f, results, cfg, fixed_for(f), focus)
+        found = _retrieval_anchors(f, results, cfg, fixed_for(f), beside=True)
         if not found and not _why_anchor(f, retrieved, cfg):
             # nothing retrieved points at it: no warning whatever it resembles, and it vouches
             # for no trigger, so its evidence is not needed
@@ -717,7 +766,13 @@ def match_search(
         own = evidence(intent, idf, f, cfg, located=True, fix_best=fix_best, fix=fix)
         named = _named_codes(intent, f)
         strong = max(own[0], named[0]) >= DEEP_TRIGGER_EVIDENCE - _EPS
+        if not strong:
+            # an attempt resembling the query this much is what it is about, whichever function
+            # the query names; otherwise only the results on the named functions point at it
+            found = _retrieval_anchors(f, results, cfg, fixed_for(f), focus, beside=True)
         anchors = [a for a in found if a.trigger is None or a.rank <= cfg.context_top or strong]
+        if any(a.near for a in anchors) and not _resembles_itself(intent, idf, f, cfg):
+            anchors = [a for a in anchors if not a.near]
         if named[0] <= own[0]:
             return anchors, own
         # the codes it names make the commits it would undo, when retrieved, point at it

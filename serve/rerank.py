@@ -12,7 +12,8 @@ terms; `bigrams` = share of adjacent query term pairs found adjacent in the docu
 character for character; `intent_agreement` follows the router's preference (commits for causal
 questions, bugfix commits for symptoms, code for change requests). When code is preferred, a
 file's own chunk (titled by its path) keeps `PATH_TITLE_SHARE` of its title coverage. Weights live
-in `WEIGHTS` and were set on the dev split only.
+in `WEIGHTS` and were set on the dev split only; the search scales `w_graph` by how much the
+route trusts the graph path (`serve/search.py::rerank_weights`).
 """
 
 from __future__ import annotations

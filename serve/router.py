@@ -112,6 +112,13 @@ _BEHAVIOR_STRONG = re.compile(
     r"which \w+ \w+ does|what is \w+ for|when does|where does)\b",
     re.I,
 )
+# a question whose main clause follows a leading condition ("If the gateway replies 429, will
+# ...", "With two codes in the basket, which ..."): the clause after the comma is what it asks
+_BEHAVIOR_AFTER_CLAUSE = re.compile(
+    r"^\W*(if|with|when|once|after|given)\b[^,?]{0,200},\s*"
+    r"(how|what|which|when|where|does|do|is|are|can|will|would|who)\b",
+    re.I,
+)
 _HEX = re.compile(r"\b[0-9a-f]{7,40}\b")
 _CODE_TOKEN = re.compile(
     r"\b(?:[A-Z][A-Z0-9]*_[A-Z0-9_]+|E\d{3,5}|[A-Z][A-Z0-9]{1,9}-\d+|[A-Z][A-Za-z0-9]*(?:Error|Exception))\b|#\d+\b"
@@ -237,7 +244,7 @@ def scores(query: str) -> dict[str, float]:
         out["change"] = max(out["change"], 2.0)
     if _BEHAVIOR_STRONG.search(query):
         out["behavioral"] = max(out["behavioral"], 2.2)
-    elif _BEHAVIOR.search(query):
+    elif _BEHAVIOR.search(query) or (question and _BEHAVIOR_AFTER_CLAUSE.search(query)):
         out["behavioral"] = max(out["behavioral"], 1.5)
     symptom = 0.0
     if not question and not out["change"] and not out["causal"]:

@@ -578,8 +578,7 @@ class Searcher:
             )
             for r in head
         ]
-        # a co-change question's answer shares no words with it: the graph's order counts most
-        weights_rr = COUPLED_RERANK if run.route.query_class == "coupled" else None
+        weights_rr = rerank_weights(run.route, run.weights.get("graph", 0.0), run.cfg.w_graph)
         scored = rerank(
             cands,
             run.query,
@@ -597,7 +596,8 @@ class Searcher:
 
     def _arrange(self, run: _Run, ranked: list[int]) -> list[int]:
         """Full mode's last word on the order: named anchor files step back, commits get their
-        slot budget, a symbol the query names is pinned."""
+        slot budget, a symbol the query names is pinned, a file's own chunk steps behind its
+        symbols."""
         if run.mode != "full":
             return ranked
         cfg, route, final_score = run.cfg, run.route, run.final_score
@@ -628,24 +628,68 @@ class Searcher:
                 run.pinned = pinned
                 if route.query_class == "behavioral":
                     ranked = self._own_commits_first(ranked, pinned, cfg.slot_window)
-        return ranked
+        moved = self._module_after_symbols(ranked, cfg.slot_window)
+        if moved is not ranked and cfg.slot_budget:
+            # what moved up into the window keeps to the commit budget
+            moved = slot_budget(
+                moved, self.docs.is_commit, cap=route.commit_slots, window=cfg.slot_window
+            )
+        return moved
+
+    def _module_after_symbols(self, ranked: list[int], window: int) -> list[int]:
+        """A file's own chunk below one of that file's symbols in the first `window` places
+        repeats the file that symbol already points at: it moves just after the window, and
+        the result it held the place of moves up. A file's own chunk above its symbols stays:
+        there it may be the answer (a module's constants, a config file)."""
+        docs = self.docs
+        head: list[int] = []
+        deferred: list[int] = []
+        seen: set[str] = set()
+        rest = iter(ranked)
+        for r in rest:
+            path = docs.path[r]
+            if docs.kind[r] != "symbol" or not path:
+                head.append(r)
+            elif docs.qualname[r] == "<module>" and path in seen:
+                deferred.append(r)
+            else:
+                seen.add(path)
+                head.append(r)
+            if len(head) >= window:
+                break
+        if not deferred:
+            return ranked
+        return head + deferred + list(rest)
 
     def _own_commits_first(self, ranked: list[int], pinned: int, window: int) -> list[int]:
         """A question about a named function: the commits in the first `window` places are that
-        function's own history (its "why"); other commits move just after the window."""
+        function's own history (its "why"); other commits move just after the window. When none
+        of its own commits made the window, the best ranked of them (among the first
+        `OWN_COMMIT_DEPTH`) comes right after the function: its code first, its "why" attached."""
         sid = self.docs.symbol_id[pinned]
         if not sid:
             return ranked
         own, _ = self._symbol_commits(sid)
         mine = set(own)
+
+        def is_own(r: int) -> bool:
+            return self.docs.is_commit(r) and self.docs.sha[r] in mine
+
         head, deferred = [], []
         for r in ranked[:window]:
-            if self.docs.is_commit(r) and self.docs.sha[r] not in mine:
+            if self.docs.is_commit(r) and not is_own(r):
                 deferred.append(r)
             else:
                 head.append(r)
         rest = ranked[window:]
+        if pinned in head and not any(is_own(r) for r in head):
+            found = next((r for r in rest[:OWN_COMMIT_DEPTH] if is_own(r)), None)
+            if found is not None:
+                rest = [r for r in rest if r != found]
+                head.insert(head.index(pinned) + 1, found)
         fill = window - len(head)
+        if fill < 0:  # the commit brought in pushes the window's last result out, not away
+            return head[:window] + deferred + head[window:] + rest
         return head + rest[:fill] + deferred + rest[fill:]
 
     def _fix_then_code(self, ranked: list[int], run: _Run) -> list[int]:
@@ -810,6 +854,21 @@ class Searcher:
                 )
             )
         return out
+
+
+OWN_COMMIT_DEPTH = 50  # how deep a named function's own commit is looked for
+
+
+def rerank_weights(route: Route, w_graph: float, base_graph: float) -> dict[str, float]:
+    """The reranker's weights for a route. A co-change question's answer shares no words with
+    it: the graph's order counts most. Otherwise the graph's activation counts as much as the
+    route trusts the graph path (`w_graph`, its fused weight, against the configured
+    `base_graph`): a lookup or a question about one function, which turned the graph path down,
+    is not re-ranked by it either."""
+    if route.query_class == "coupled":
+        return COUPLED_RERANK
+    share = min(1.0, w_graph / base_graph) if base_graph > 0 else 0.0
+    return {**WEIGHTS, "graph": WEIGHTS["graph"] * share}
 
 
 def _is_test_path(path: str) -> bool:

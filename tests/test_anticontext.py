@@ -329,6 +329,43 @@ def test_an_attempt_is_anchored_by_every_function_it_changed_and_the_codes_besid
     assert "same symbol cursor.py::decode_cursor" in pre.warnings[0].reasons
 
 
+SESSION = '''"""Access-token refresh."""
+
+REFRESH_MARGIN_S = 60
+CLOCK_SKEW_S = 30
+
+
+def should_refresh(expires_at, now):
+    """Whether the token is close enough to its expiry to renew it."""
+    return now >= expires_at - REFRESH_MARGIN_S
+'''
+
+
+def test_an_attempt_undoes_the_fix_that_set_a_constant_its_changed_lines_use(git_repo) -> None:
+    """The fix raised a margin the attempt's changed line uses, without touching that line: it is
+    what the attempt would undo all the same, so a search for the fix's incident warns."""
+    git_repo.commit("feat: token refresh", {"session.py": SESSION})
+    git_repo.commit(
+        "fix(web): refresh two minutes early (INC-4800)\n\nBackground tabs fire timers late.",
+        {"session.py": SESSION.replace("REFRESH_MARGIN_S = 60", "REFRESH_MARGIN_S = 120")},
+    )
+    git_repo.write(".gitignore", ".strata/\n__pycache__/\n")
+    git_repo.commit("chore: ignore index")
+    with Strata(git_repo.path) as s:
+        s.index(jobs=1)
+        rec = s.record_failure(
+            "session.py",
+            "-    return now >= expires_at - REFRESH_MARGIN_S\n"
+            "+    return now >= expires_at - REFRESH_MARGIN_S + CLOCK_SKEW_S\n",
+            "FAILED test_session.py::test_background_tab - 401 ERR_TOKEN_EXPIRED",
+            notes="count the server's skew grace as usable lifetime",
+            symbol_name="should_refresh",
+        )
+        found = s.search("INC-4800", top_k=5)
+    assert [w.failure_id for w in found.warnings] == [rec.failure_id]
+    assert any("inc-4800" in r for r in found.warnings[0].reasons)
+
+
 def test_sha_prefixes_resolve_like_a_scan_of_the_history_in_order() -> None:
     rng = random.Random(7)
     shas = ["".join(rng.choice("0123456789abcdef") for _ in range(40)) for _ in range(300)]

@@ -9,6 +9,7 @@ import pytest
 
 from gitstrata.serve.graveyard import (
     NEARBY_CODE_EVIDENCE,
+    SAME_FILE_WEIGHT,
     WHY_EVIDENCE,
     FailureView,
     Intent,
@@ -76,8 +77,12 @@ def commit(
 
 
 LINE = "return client.charge(order_id, amount_cents, idempotency_key=key)"
-# a fix that added LINE to retry.py, about "anything"
-FIXED = {"added": [("backend/payments/retry.py", LINE)], "about": ["anything"]}
+# a fix that added LINE to retry.py, about "anything" and "uuid"
+FIXED = {"added": [("backend/payments/retry.py", LINE)], "about": ["anything", "uuid"]}
+# a query about what that fix was about; an attempt noted "anything" resembles it 1 / 5 = 0.2:
+# above `min_evidence`, below `search_min_evidence`, so only a fix vouching for it makes it fire
+ASKED = ["anything", "uuid"]
+WEAK = ["anything"]
 
 
 # ---------------------------------------------------------------- textual evidence
@@ -256,60 +261,65 @@ def test_symbol_anchoring_is_exact_but_file_level_failures_fall_back():
     module_level = failure(13, ("backend/payments/retry.py", None), terms=["refund"])
     hits = [symbol(1, RETRY)]
     got = match_search(["refund", "key"], None, idf, hits, [named, module_level], CFG)
-    # coverage 1/2 -> textual 0.3 for both; only the file-level failure gets the 0.3 anchor
-    assert ids(got) == [13]
+    # coverage 1/2 -> textual 0.3 for both; only the file-level failure gets the 0.3 anchor, the
+    # other function of the file only the weaker anchor of a chunk beside it
+    assert ids(got) == [13, 12]
     assert got[0].score == pytest.approx(0.3 + 0.3)
+    assert got[1].structural == SAME_FILE_WEIGHT
 
 
 # ---------------------------------------------------------------- search: commits
 
 
 def test_trigger_by_rank1_bugfix_whose_lines_the_attempt_changed():
-    f = failure(14, RETRY, touched=[LINE])
+    f = failure(14, RETRY, touched=[LINE], terms=WEAK)
     retrieved = [commit(1, 0.50, "bugfix", RETRY, GATEWAY, **FIXED), symbol(2, GATEWAY)]
-    [w] = match_search(["anything"], None, idf, retrieved, [f], CFG)
-    assert w.score == pytest.approx(0.40)
+    [w] = match_search(ASKED, None, idf, retrieved, [f], CFG)
+    assert w.score == pytest.approx(0.40 + 0.6 * 0.2)
     assert w.reasons == (
         "bugfix commit 399d55665b (rank 1, score 0.50) added lines it changed in "
         "backend/payments/retry.py::charge_with_retry",
+        "term overlap 20%",
     )
     # the same commit with a non-load-bearing intent is not a trigger (and fails the gate: RETRY
     # is not among the code hits)
     retrieved = [commit(1, 0.50, "feature", RETRY, GATEWAY, **FIXED), symbol(2, GATEWAY)]
-    assert match_search(["anything"], None, idf, retrieved, [f], CFG) == []
+    assert match_search(ASKED, None, idf, retrieved, [f], CFG) == []
 
 
 def test_a_fix_vouches_only_for_an_attempt_that_undoes_it_and_only_when_the_query_is_about_it():
-    undoes = failure(14, RETRY, touched=[LINE])
-    elsewhere = failure(15, RETRY, touched=["max_attempts = 4"])
+    undoes = failure(14, RETRY, touched=[LINE], terms=WEAK)
+    elsewhere = failure(15, RETRY, touched=["max_attempts = 4"], terms=WEAK)
     fix = commit(1, 0.50, "bugfix", RETRY, **FIXED)
     # the attempt changed other lines of the function: the fix only says where it was made
-    assert ids(match_search(["anything"], None, idf, [fix], [undoes, elsewhere], CFG)) == [14]
-    # the query is not about what the fix was about: no vouching either
-    assert match_search(["uuid"], None, idf, [fix], [undoes], CFG) == []
+    assert ids(match_search(ASKED, None, idf, [fix], [undoes, elsewhere], CFG)) == [14]
+    # the query is not about what the fix was about (it covers 1 / 5 < 0.3): no vouching either
+    assert match_search(["anything", "retry", "key", "sku"], None, idf, [fix], [undoes], CFG) == []
     # query terms that only name the attempt's place do not make it about the fix
-    placed = failure(16, RETRY, touched=[LINE], location=["anything"])
+    placed = failure(16, RETRY, touched=[LINE], location=["anything"], terms=WEAK)
     assert match_search(["anything"], None, idf, [fix], [placed], CFG) == []
+    # nor does a fix vouch for an attempt the query does not resemble at all: the fix says
+    # where, only the attempt's own record can say what
+    unlike = failure(17, RETRY, touched=[LINE], terms=["sku"])
+    assert match_search(ASKED, None, idf, [fix], [unlike], CFG) == []
 
 
 def test_trigger_by_score_above_065():
-    f = failure(15, RETRY, touched=[LINE])
+    f = failure(15, RETRY, touched=[LINE], terms=WEAK)
     retrieved = [symbol(1, GATEWAY, 0.9), commit(2, 0.70, "revert", RETRY, **FIXED)]
-    [w] = match_search(["anything"], None, idf, retrieved, [f], CFG)
-    assert w.score == pytest.approx(0.40)
+    [w] = match_search(ASKED, None, idf, retrieved, [f], CFG)
+    assert w.score == pytest.approx(0.40 + 0.6 * 0.2)
     low = [symbol(1, GATEWAY, 0.9), commit(2, 0.60, "security", RETRY, **FIXED)]
-    assert match_search(["anything"], None, idf, low, [f], CFG) == []
+    assert match_search(ASKED, None, idf, low, [f], CFG) == []
     off = GraveyardConfig(commit_trigger_rank1=False)
     fix = commit(1, 0.5, "bugfix", RETRY, **FIXED)
-    assert match_search(["anything"], None, idf, [fix], [f], off) == []
+    assert match_search(ASKED, None, idf, [fix], [f], off) == []
 
 
 def test_trigger_anchors_file_level_failures_of_touched_files():
-    f = failure(16, ("backend/payments/retry.py", None), touched=[LINE])
-    [w] = match_search(
-        ["anything"], None, idf, [commit(1, 0.5, "bugfix", RETRY, **FIXED)], [f], CFG
-    )
-    assert w.score == pytest.approx(0.40)
+    f = failure(16, ("backend/payments/retry.py", None), touched=[LINE], terms=WEAK)
+    [w] = match_search(ASKED, None, idf, [commit(1, 0.5, "bugfix", RETRY, **FIXED)], [f], CFG)
+    assert w.score == pytest.approx(0.40 + 0.6 * 0.2)
 
 
 def gated(commit_item, code_hits) -> list:
@@ -380,10 +390,10 @@ def test_preflight_also_uses_retrieved_results():
 
 
 def test_in_a_search_results_anchor_a_recorded_failure_but_not_a_revert():
-    journal = failure(22, RETRY, touched=[LINE])
-    revert = failure(23, RETRY, source="revert", touched=[LINE])
+    journal = failure(22, RETRY, touched=[LINE], terms=WEAK)
+    revert = failure(23, RETRY, source="revert", touched=[LINE], terms=WEAK)
     retrieved = [commit(1, 0.50, "bugfix", RETRY, **FIXED)]
-    assert ids(match_search(["anything"], None, idf, retrieved, [journal, revert], CFG)) == [22]
+    assert ids(match_search(ASKED, None, idf, retrieved, [journal, revert], CFG)) == [22]
 
 
 def test_in_a_search_words_naming_the_attempts_place_are_no_resemblance():
@@ -485,31 +495,71 @@ def test_a_search_naming_a_code_the_undone_fix_names_warns_when_that_fix_is_retr
     assert match_search(query, None, idf, found, [revert], CFG) == []
 
 
+def test_another_chunk_of_the_attempts_file_anchors_it_weakly_on_its_own_resemblance():
+    """The file's own chunk, the function's class or a sibling, retrieved, is near the attempt:
+    an anchor of SAME_FILE_WEIGHT, which the attempt's own record must back (the fix it would
+    undo cannot)."""
+    f = failure(50, RETRY, terms=["idempotency"])
+    module = symbol(1, ("backend/payments/retry.py", None))
+    # coverage 3 / 7: 0.2 + 0.6 x 0.43 = 0.46
+    [w] = match_search(["idempotency", "uuid"], None, idf, [module], [f], CFG)
+    assert w.structural == SAME_FILE_WEIGHT
+    assert w.reasons[0] == (
+        "backend/payments/retry.py, in the file of backend/payments/retry.py::charge_with_retry, "
+        "retrieved at rank 1"
+    )
+    # a weaker anchor needs more: coverage 3 / 10 passes the floor, 0.2 + 0.18 does not fire
+    assert (
+        match_search(["idempotency", "uuid", "retry", "key"], None, idf, [module], [f], CFG) == []
+    )
+    # the function's class, a sibling function
+    method = failure(51, ("shop/cache.py", "TTLCache.get"), terms=["idempotency"])
+    for chunk in (("shop/cache.py", "TTLCache"), ("shop/cache.py", "TTLCache.set")):
+        [w] = match_search(["idempotency", "uuid"], None, idf, [symbol(1, chunk)], [method], CFG)
+        assert w.structural == SAME_FILE_WEIGHT
+    # below the top `context_top`, or in another file, it is no anchor
+    deep = [symbol(i, ("a.py", f"f{i}")) for i in (1, 2, 3)] + [symbol(4, ("shop/cache.py", None))]
+    assert match_search(["idempotency", "uuid"], None, idf, deep, [method], CFG) == []
+    other = symbol(1, ("backend/payments/gateway.py", None))
+    assert match_search(["idempotency", "uuid"], None, idf, [other], [f], CFG) == []
+    # resembling only the fix the attempt would undo does not back so weak an anchor
+    undoes = FailureView(52, (RETRY,), Counter(["sku"]), why_terms={"idempotency", "uuid"})
+    assert match_search(["idempotency", "uuid"], None, idf, [module], [undoes], CFG) == []
+    # a preflight's results are retrieved for the target: the chunk anchors nothing there
+    intended = ["idempotency", "uuid"]
+    assert match_preflight(*GATEWAY, intended, None, idf, [f], CFG, retrieved=[module]) == []
+
+
 def test_a_search_naming_a_function_credits_a_trigger_only_for_that_function():
     """A fix that changed several functions anchors only attempts on the one the query names."""
-    on_gateway = failure(20, GATEWAY, touched=[LINE])
-    on_retry = failure(21, RETRY, touched=[LINE])
+    on_gateway = failure(20, GATEWAY, touched=[LINE], terms=WEAK)
+    on_retry = failure(21, RETRY, touched=[LINE], terms=WEAK)
     both = [("backend/payments/retry.py", LINE), ("backend/payments/gateway.py", LINE)]
-    fix = commit(1, 0.50, "bugfix", RETRY, GATEWAY, added=both, about=["anything"])
-    named = Intent.of("how does charge_with_retry handle anything", ["anything"], None)
+    fix = commit(1, 0.50, "bugfix", RETRY, GATEWAY, added=both, about=ASKED)
+    named = Intent.of("how does charge_with_retry handle anything uuid", ASKED, None)
     hits = [fix, symbol(2, RETRY), symbol(3, GATEWAY)]
     assert ids(match_search(named, None, idf, hits, [on_gateway, on_retry], CFG)) == [21]
     # naming no function: the trigger credits every function it changed, as before
-    plain = Intent.of("anything", ["anything"], None)
+    plain = Intent.of("anything uuid", ASKED, None)
     assert ids(match_search(plain, None, idf, hits, [on_gateway, on_retry], CFG)) == [20, 21]
+    # an attempt on another function that the query closely resembles is what it is about,
+    # whichever function it names
+    close = failure(22, GATEWAY, touched=[LINE], terms=ASKED)
+    got = match_search(named, None, idf, hits, [close, on_retry], CFG)
+    assert ids(got) == [22, 21]
 
 
 def test_a_fix_below_the_top_results_triggers_only_for_a_closely_resembling_attempt():
-    weak = failure(22, RETRY, touched=[LINE], terms=["uuid"])
+    weak = failure(22, RETRY, touched=[LINE], terms=WEAK)
     top = [symbol(1, GATEWAY, 0.9), symbol(2, ("a.py", "x")), symbol(3, ("b.py", "y"))]
     deep = commit(4, 0.90, "bugfix", RETRY, **FIXED)
     # at rank 2 the fix vouches; at rank 4 it is one of several things the query found
     shallow = commit(2, 0.90, "bugfix", RETRY, **FIXED)
-    assert ids(match_search(["anything"], None, idf, [*top[:1], shallow], [weak], CFG)) == [22]
-    assert match_search(["anything"], None, idf, [*top, deep], [weak], CFG) == []
+    assert ids(match_search(ASKED, None, idf, [*top[:1], shallow], [weak], CFG)) == [22]
+    assert match_search(ASKED, None, idf, [*top, deep], [weak], CFG) == []
     # an attempt the query closely resembles still gets it
     strong = failure(23, RETRY, touched=[LINE], terms=["anything", "uuid"])
-    assert ids(match_search(["anything", "uuid"], None, idf, [*top, deep], [strong], CFG)) == [23]
+    assert ids(match_search(ASKED, None, idf, [*top, deep], [strong], CFG)) == [23]
 
 
 def test_stem_folds_word_forms_of_prose_but_leaves_identifiers_and_numbers():

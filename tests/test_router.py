@@ -52,6 +52,15 @@ CASES = [
     ),
     ("Invoices were emailed twice although the job had succeeded", "symptom"),
     ("What made us move the invoice numbers into their own table?", "causal"),
+    # a leading condition before the question it sets up: the main clause is what it asks
+    ("If the mail server answers 451, will send_invoice try the next relay?", "behavioral"),
+    ("With two discount rules on one invoice, which of them does price_lines apply?", "behavioral"),
+    (
+        "Once the ledger is locked, what happens to the lines InvoiceStore.flush holds?",
+        "behavioral",
+    ),
+    # ... but not a change or a co-change question with the same opening
+    ("If I rename InvoiceStore.flush, which other files have to change with it?", "coupled"),
 ]
 
 
