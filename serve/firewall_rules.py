@@ -19,8 +19,18 @@ withdrawn or replaced by an operator, banners closing a tool's output, asking to
 from the user (`concealment`) or to carry an order into later sessions (`memory_poisoning`), and
 secrets read in one step of a list and posted in another. Quoted forms that documentation uses
 stay: a delimiter in an inline code span, a download-and-run line set as code under a heading or
-a shell comment, a secret's transfer forbidden right before its verb ("never put your key in a
-link"), a file name in a URL's path.
+a shell comment (or a Dockerfile `RUN` / CI `run:` step), a secret's transfer forbidden right
+before its verb ("never put your key in a link"), a file name in a URL's path, a template slot
+in a link that names no data (`?title={title}`).
+
+Orders are recognised by their parts, not their phrasing: a verb that drops or disobeys ("ignore",
+"do not follow", per language family and script, verb-last languages included), a word for
+the model's orders and one saying which ones; the model spoken to (a vocative "AI model," or
+"to the assistant:", also inside a quotation, a CSV field, a config value, a comment, or a field
+named as a note for it: `AI-Note:`, `llm_instructions:`) followed by an order verb. An attack
+quoted as an example (`quoted_mention`: "attackers may write 'ignore previous instructions'")
+is kept, as advisories and docs about injection write it, unless it is disguised; what does harm
+however it is framed (delimiters, hidden comments, leaking links) is never exempt that way.
 """
 
 from __future__ import annotations
@@ -46,6 +56,9 @@ class Rule:
     exempt: Callable[[str, int, int], bool] | None = None  # (view, start, end): context says keep
     # words (lower case) of which the text must hold one before any trigger is looked for
     gate: tuple[str, ...] = ()
+    # a match quoted as an example (`quoted_mention`) is kept; not for what does harm however
+    # it is framed: a delimiter ends the block, a hidden comment is unseen, a link leaks
+    quotable: bool = True
 
     @functools.cached_property
     def pattern(self) -> re.Pattern[str]:
@@ -82,42 +95,41 @@ def _trie(words: list[str]) -> str:
 
 class TriggerIndex:
     """Where the triggers of every rule are in a text, in one scan: a factored regex finds
-    word-starting triggers; the others (punctuation, Chinese, Japanese, Korean) are found by
-    substring search, ASCII ones only when the text is ASCII."""
+    word-starting triggers, another the others (punctuation, Chinese, Japanese, Korean), ASCII
+    ones only when the text is ASCII."""
 
     def __init__(self, rules: tuple[Rule, ...]) -> None:
-        by_first: dict[str, list[tuple[str, int]]] = {}
+        # triggers by their first two characters (one-character ones by that character): at a
+        # position, only the few triggers that can start there are compared
+        by_two: dict[str, list[tuple[str, int]]] = {}
         for i, rule in enumerate(rules):
-            for t in rule.triggers:
-                by_first.setdefault(t[0], []).append((t, i))
-        self.by_first = by_first
+            for t in dict.fromkeys(rule.triggers):
+                by_two.setdefault(t[:2], []).append((t, i))
+        self.by_two = by_two
         spaced = sorted({t for r in rules for t in r.triggers if _spaced(t)})
         self.words_ascii = re.compile(r"\b" + _trie([t for t in spaced if t.isascii()]))
         self.words_all = re.compile(r"\b" + _trie(spaced))
         others = sorted({t for r in rules for t in r.triggers if not _spaced(t)})
-        self.others_ascii = tuple(t for t in others if t.isascii())
-        self.others_all = tuple(others)
+        # every position where one starts (a look-ahead: occurrences may overlap, "<<" in "<<<")
+        self.others_ascii = re.compile("(?=" + _trie([t for t in others if t.isascii()]) + ")")
+        self.others_all = re.compile("(?=" + _trie(others) + ")")
 
     def hits(self, low: str) -> dict[int, list[int]]:
-        """Rule index -> positions in `low` where one of its triggers starts."""
+        """Rule index -> positions in `low` where one of its triggers starts, in order."""
         ascii_only = low.isascii()
-        starts = [
-            m.start() for m in (self.words_ascii if ascii_only else self.words_all).finditer(low)
-        ]
-        for t in self.others_ascii if ascii_only else self.others_all:
-            pos = low.find(t)
-            while pos != -1:
-                starts.append(pos)
-                pos = low.find(t, pos + 1)
+        words = self.words_ascii if ascii_only else self.words_all
+        others = self.others_ascii if ascii_only else self.others_all
+        starts = {m.start() for m in words.finditer(low)}
+        starts.update(m.start() for m in others.finditer(low))
         out: dict[int, list[int]] = {}
-        seen: set[tuple[int, int]] = set()
-        for p in starts:
-            for t, i in self.by_first.get(low[p], ()):
-                if (i, p) not in seen and low.startswith(t, p):
-                    seen.add((i, p))
-                    out.setdefault(i, []).append(p)
-        for positions in out.values():
-            positions.sort()
+        by_two = self.by_two
+        for p in sorted(starts):
+            found: set[int] = set()
+            for key in (low[p : p + 2], low[p]):
+                for t, i in by_two.get(key, ()):
+                    if i not in found and low.startswith(t, p):
+                        found.add(i)
+                        out.setdefault(i, []).append(p)
         return out
 
 
@@ -133,7 +145,8 @@ def _rule(
     gate: tuple[str, ...] = (),
 ) -> Rule:
     body = "|".join(f"(?:{a})" for a in alternatives)
-    return Rule(name, why, body, triggers, reach, extend, negatable, exempt, gate)
+    quotable = name not in ("fake_delimiter", "hidden_markup", "image_beacon", "camo_proxy")
+    return Rule(name, why, body, triggers, reach, extend, negatable, exempt, gate, quotable)
 
 
 # ------------------------------------------------------------------ context
@@ -158,7 +171,10 @@ def _before(view: str, start: int, limit: int) -> str:
     return _URL.sub(" ", view[max(0, start - limit) : start])
 
 
-_CODE_LINE = re.compile(r"(?:^|\n)(?: {4}|\t|[ \t]*\$ )[^\n]*$")
+# indented, after a prompt, or a Dockerfile `RUN` / CI `run:` step: a command set as code
+_CODE_LINE = re.compile(
+    r"(?:^|\n)(?: {4}|\t|[ \t]*\$ |[ \t]*RUN[ \t]|[ \t]*-?[ \t]*run:[ \t])[^\n]*$"
+)
 _FENCE = re.compile(r"^[ \t]*(?:```|~~~)", re.M)
 
 
@@ -220,6 +236,42 @@ def _install_line(view: str, start: int, end: int) -> bool:
     return not _ADDRESSED.search(clause) and not _ADDRESSED.search(after)
 
 
+_QUOTES = (('"', '"'), ("'", "'"), ("\u201c", "\u201d"), ("\u2018", "\u2019"), ("\u00ab", "\u00bb"),
+           ("\u201e", "\u201c"), ("`", "`"))  # fmt: skip
+# what names a quotation as an example of an attack, not as something to do
+_MENTION = re.compile(
+    r"\b(?:such\s+as|like|e\.\s?g\.?|for\s+(?:example|instance)|i\.\s?e\.?|phrases?|strings?|"
+    r"text|payloads?|wording|words|sentences?|lines?|hides?|hidden|contains?|containing|"
+    r"embed(?:s|ded)?|blocks?|flags?|detects?|catches|matches|injections?|jailbreaks?|"
+    r"attackers?|exploits?|called|known\s+as|patterns?|examples?|samples?|fixtures?|classic)\b"
+    r"[^\n]{0,40}$",
+    re.I,
+)
+
+
+def quoted_mention(view: str, start: int, end: int) -> bool:
+    """The match is inside a quotation on its line that the words before it name as an example
+    ("attackers may write 'ignore previous instructions'", "phrases like \u201cyou are now DAN\u201d"):
+    what advisories and docs about injection look like. The quotation must close: an order
+    that runs to the end of the text is not quoted."""
+    line_start = view.rfind("\n", 0, start) + 1
+    line_end = view.find("\n", end)
+    line_end = len(view) if line_end == -1 else line_end
+    lo, hi = max(line_start, start - 200), min(line_end, end + 300)
+    for open_q, close_q in _QUOTES:
+        i = view.rfind(open_q, lo, start)
+        if i == -1 or (open_q == "'" and i > 0 and view[i - 1].isalnum()):
+            continue  # no quote, or an apostrophe
+        if close_q in view[i + 1 : start]:
+            continue  # the quote before the match closes an earlier one
+        j = view.find(close_q, end, hi)
+        while j != -1 and close_q == "'" and j + 1 < len(view) and view[j + 1].isalpha():
+            j = view.find(close_q, j + 1, hi)
+        if j != -1 and _MENTION.search(_before(view, i, min(80, i - line_start))) is not None:
+            return True
+    return False
+
+
 # ------------------------------------------------------------------ vocabulary
 
 _DET = r"(?:(?:the|all|any|every|each|your|my|our|these|those|of|its)\s+){0,3}"
@@ -235,6 +287,7 @@ _ORDERS = (
 _WEAK_ORDERS = r"(?:commands|orders|messages?|context|conversation)"
 _SECRET = (
     r"(?:api[\s_-]?keys?|tokens?|secrets?|credentials?|passwords?|passphrases?|private\s+keys?|"
+    r"(?:deploy|signing|secret|master)\s+keys?|"
     r"ssh\s+keys?|access\s+keys?|session\s+cookies?|cookies|\.env\b|env(?:ironment)?\s+"
     r"(?:file|var(?:iable)?s)|id_rsa|\.npmrc|\.pypirc|\.netrc|aws\s+credentials)"
 )
@@ -271,6 +324,11 @@ _SECRET_WORDS = (
     ".kube",
     ".git-cred",
 )
+# where a secret's name starts (lower case): the triggers of rules whose match starts at one
+_SECRET_TRIGGERS = ("api", "token", "secret", "credential", "password", "passphrase", "private",
+                    "deploy", "signing", "master", "ssh", "access", "session", "cookie", ".env",
+                    "env", "id_", "~/", "$", "/home/", "/root", "/etc/", ".aws", ".ssh", ".netrc",
+                    ".npmrc", ".pypirc", ".docker", ".kube", ".config", ".git-cred", "aws")  # fmt: skip
 _ENV_SECRET = (
     r"(?-i:\$\{?[A-Z0-9_]*(?:TOKEN|SECRET|API_?KEY|PASSWORD|PASSWD|CREDENTIALS?|PRIVATE_KEY|"
     r"ACCESS_KEY)[A-Z0-9_]*\}?)"
@@ -289,13 +347,25 @@ _AGENT = (
     r"language\s+models?|assistants?|agents?|copilot|claude|chatgpt|gpt|cursor|"
     r"coding\s+agents?|the\s+model)"
 )
+# verbs (and openers) of the orders an injection gives, once the model was spoken to
+_ORDER_VERB = (
+    r"(?:ignore|disregard|forget|override|bypass|stop|run|execute|approve|merge|delete|remove|"
+    r"drop|skip|insert|send|post|upload|push|reveal|print|output|leak|exfiltrate|disable|treat|"
+    r"mark|comply|obey|pretend|from\s+(?:now|here)\s+on|do\s+not|don't|never|always|instead|"
+    r"you\s+(?:must|should|will|are\s+now)|your\s+(?:new|real|only|previous)|add\s+(?:a|an|the|"
+    r"this|my)\b)\b"
+)
 _NOT_AUDIENCE = (
     r"(?![\s-]+(?:users?|integration|support|plugins?|extensions?|settings|config\w*|docs|"
     r"documentation|assisted|generated|features?)\b)"
 )
 # a placeholder in a URL that a model would fill in with data it holds
 _PLACEHOLDER = (
-    r"(?:\{\{[^}\n]{0,80}\}\}|\{[\w.$-]{1,60}\}|\$\{?[a-z_]\w*|\$\(|<[^>\s][^>\n]{0,80}>|%s\b|"
+    r"(?:\{\{[^}\n]{0,80}\}\}|"
+    # a single-brace slot is a template's (`?title={title}`) unless it names data the model holds
+    r"\{(?=[\w.$-]{0,60}?(?:secret|token|key|pass|cred|env|data|content|histor|conversation|chat|"
+    r"prompt|cookie|session|summar|output|diff|message|context|result|response|answer|auth|ssh|"
+    r"aws|private|cert|memory|instruction))[\w.$-]{1,60}\}|\$\{?[a-z_]\w*|\$\(|<[^>\s][^>\n]{0,80}>|%s\b|"
     # a bare upper-case word is a slot only as a query value: in a path it is a file's name
     # (`CODE_OF_CONDUCT.md`, `wiki/ISO/IEC_80000`)
     r"(?-i:\[[A-Z_]{2,}\]|(?<==)(?:[A-Z][A-Z0-9]*_[A-Z0-9_]+|SECRET|TOKEN|PASSWORD|APIKEY|KEY|"
@@ -311,7 +381,19 @@ _ML_VERB = (
     r"esquece|negeer|vergeet|игнорир\w*|проигнорир\w*|забудь(?:те)?|забыть|"
     r"не\s+обращай(?:те)?\s+внимани[яе]\s+на|ne\s+(?:tiens|tenez|tenons)\s+pas\s+compte|"
     r"desconsider\w*|desatiend\w*|ignoruj\w*|zignoruj\w*|nie\s+zwracaj\s+uwagi\s+na|abaikan|"
-    r"lupakan|bỏ\s+qua|quên|ignorera|glöm|glem|ignorér|ignoreer)"
+    r"lupakan|bỏ\s+qua|quên|ignorera|glöm|glem|ignorér|ignoreer|"
+    # Czech, Slovak, Ukrainian, Greek, Arabic
+    r"ignoruj(?:te)?|ігнору\w*|проігнору\w*|забудь(?:те)?|αγνόησ\w*|αγνοήσ\w*|ξέχασ\w*|"
+    r"تجاهل\w*|انس[َى]?|"
+    # "do not follow", the other way to drop an order: per language, the negated verb
+    r"haz\s+caso\s+omiso\s+de|haga\s+caso\s+omiso\s+de|hagan\s+caso\s+omiso\s+de|"
+    r"no\s+(?:sigas|siga|sigan|obedezcas|obedezca|hagas\s+caso\s+a)|"
+    r"n[ãa]o\s+(?:siga|sigas|obede[çc]a|obede[çc]as)|deixe\s+de\s+seguir|"
+    r"non\s+(?:seguire|seguite|obbedire|tenere\s+conto\s+(?:de(?:lle|gli|i|l)?|di))|"
+    r"ne\s+(?:suis|suivez|respecte[zs]?|tiens|tenez)\s+(?:plus|pas)(?:\s+compte\s+d[eu]s?)?|"
+    r"nie\s+(?:stosuj(?:cie)?\s+się\s+do|słuchaj(?:cie)?|wykonuj(?:cie)?|przestrzegaj(?:cie)?)|"
+    r"не\s+(?:следуй(?:те)?|выполняй(?:те)?|слушай(?:те)?|виконуй(?:те)?|слухай(?:те)?)|"
+    r"volg\s+(?:de\s+|je\s+|alle\s+)?\w+\s+niet)"
 )
 _ML_NOUN = (
     r"(?:anweisung(?:en)?|instruktionen|regeln|vorgaben|richtlinien|instructions|consignes|"
@@ -319,7 +401,11 @@ _ML_NOUN = (
     r"direttive|instruções|instrucoes|regras|diretrizes|instructies|regels|richtlijnen|"
     r"инструкци\w*|указани\w*|правил\w*|директив\w*|промпт\w*|polece\w*|instrukcj\w*|"
     r"zasad\w*|reguł\w*|wytyczn\w*|instruksi|perintah|aturan|petunjuk|arahan|hướng\s+dẫn|"
-    r"chỉ\s+dẫn|quy\s+tắc|instruktioner|regler|instruksjoner|talimat\w*|kural\w*|yönerge\w*)"
+    r"chỉ\s+dẫn|quy\s+tắc|instruktioner|regler|instruksjoner|talimat\w*|kural\w*|yönerge\w*|"
+    r"pokyn\w*|instrukc\w*|příkaz\w*|pravid\w*|інструкці\w*|вказівк\w*|правил\w*|"
+    r"οδηγί\w*|οδηγι\w*|εντολ\w*|κανόν\w*|κανον\w*|التعليمات|تعليمات|الأوامر|أوامر|القواعد|"
+    r"الإرشادات|التوجيهات|comandos|ordens|ordini|comandi|órdenes|ordres|commandes|opdrachten|"
+    r"befehle|anordnungen)"
 )
 _ML_QUAL = (
     r"(?:vorherig\w*|bisherig\w*|obig\w*|vorangegangen\w*|früher\w*|ursprünglich\w*|alle[nms]?|"
@@ -328,22 +414,25 @@ _ML_QUAL = (
     r"bovenstaande|предыдущ\w*|все|всех|сво\w*|тво\w*|ваш\w*|прежн\w*|выше|"
     r"(?:del|do|da|des|du)\s+(?:sistema|système|systeme)|system\w*|системн\w*|poprzedni\w*|"
     r"wcześniejsz\w*|wszystki\w*|sebelumnya|semua|trước(?:\s+đó)?|tất\s+cả|tidigare|alla|"
-    r"tidligere|alle|önceki|tüm|bütün)"
+    r"tidligere|alle|önceki|tüm|bütün|všechn\w*|předchozí\w*|dřívější\w*|svoje|své|"
+    r"усі|всі|попередн\w*|свої|твої|ваші|όλες|όλα|όλους|προηγούμεν\w*|παραπάνω|σου|"
+    r"جميع|كل|السابقة|السابق|obigen|oben|plus\s+haut|données|dadas|dados|dadas|date|"
+    r"recibid\w*|ricevut\w*|recebid\w*|otrzyman\w*|eerder\w*)"
 )
 # languages that put the verb last (Turkish, Hindi): which orders, then "ignore"
 _SOV = (
-    r"(?:önceki|tüm|bütün|yukarıdaki)\s+(?:\w+\s+){0,2}?(?:talimat|kural|yönerge|komut)\w*"
+    r"(?:önceki|tüm|bütün|yukarıdaki|sistem|verilen|mevcut|eski|senin|sana)\s+(?:\w+\s+){0,2}?"
+    r"(?:talimat|kural|yönerge|komut)\w*"
     r"(?:\s+\w+)?\s+(?:yok\s+say|görmezden\s+gel|unut)\w*",
-    r"(?:पिछले|पिछली|सभी|पूर्व|ऊपर\s+के)\s+(?:\S+\s+){0,2}?(?:निर्देश|नियम|आदेश)\S*\s+(?:को\s+)?"
+    r"(?:पिछले|पिछली|सभी|पूर्व|ऊपर\s+के|अपने|अपनी|तुम्हारे|तुम्हारी|आपके|आपकी|दिए\s+गए)\s+"
+    r"(?:\S+\s+){0,2}?(?:निर्देश|नियम|आदेश)\S*\s+(?:को\s+)?"
     r"(?:अनदेखा|नज़रअंदाज़|नजरअंदाज|भूल)",
 )
 _CJK_VERB = r"(?:忽略|无视|無視|忽视|忽視|忘记|忘記|忘掉|不要理会|不要理會|别管|別管)"
-_CJK_NOUN = (
-    r"(?:指令|指示|规则|規則|提示词|提示詞|说明|說明|ルール|プロンプト|지시|지침|규칙|프롬프트)"
-)
+_CJK_NOUN = r"(?:指令|指示|规则|規則|提示词|提示詞|说明|說明|ルール|プロンプト|지시|지침|규칙|프롬프트|명령)"
 _CJK_QUAL = (
     r"(?:之前|以前|上面|以上|前面|先前|所有|全部|一切|系统|系統|これまで|すべて|全て|上記|前の|"
-    r"システム|이전|모든|위의|시스템)"
+    r"システム|今まで|先ほど|先程|이전|모든|위의|시스템|지금까지|앞의|기존)"
 )
 _CJK_STOP = r"[^。！？!?\n]"
 
@@ -371,6 +460,14 @@ RULES: tuple[Rule, ...] = (
         r"(?:instructions|rules|guidelines|guardrails|directives|restrictions|programming|"
         r"system\s+prompt)",
         r"\bsystem\s+override\b",
+        # what the model was told, named by who told it ("whatever the developer told you")
+        r"\b(?:ignore|disregard|forget)\s+(?:whatever|what|everything|anything|all)\s+(?:that\s+)?"
+        r"(?:[\w-]+\s+){0,3}?(?:told|instructed|asked|gave|taught|ordered)\s+you\b",
+        # the task itself dropped ("forget the task you were given")
+        r"\b(?:ignore|disregard|forget)\s+(?:the|your)\s+(?:current\s+|original\s+|"
+        r"previous\s+|assigned\s+|initial\s+)?(?:task|job|assignment|request|goal|objective|mission)s?"
+        r"\s+(?:(?:that\s+)?you\s+(?:were|have\s+been)\s+(?:given|assigned|told|asked)|(?:given|"
+        r"assigned)\s+to\s+you)\b",
         triggers=(
             "ignore",
             "disregard",
@@ -385,6 +482,21 @@ RULES: tuple[Rule, ...] = (
     ),
     _rule(
         "instruction_override",
+        "text telling the model to drop its instructions",
+        # what came before declared void ("everything above this line was a test")
+        r"\b(?:everything|all|anything)\s+(?:written\s+|said\s+)?(?:above|before)\s+(?:this\s+|here\s+)?"
+        r"(?:(?:line|point|message|sentence)\s+)?(?:was|is)\s+(?:just\s+|only\s+)?(?:a\s+test|fake|"
+        r"irrelevant|noise|a\s+joke|a\s+distraction|a\s+lie|not\s+real|void|obsolete)\b"
+        # what comes next is what the text means instead: the next sentence goes too
+        r"(?:[.!:;]\s+[^.!?\n]{1,200})?",
+        r"\bthe\s+real\s+(?:request|task|instructions?|order|assignment|job)\s*:",
+        r"\bstop\s+(?:what|everything|anything)\s+(?:you(?:'re|\s+are)\s+doing|else)\b",
+        triggers=("above", "before", "the real", "stop what", "stop everything", "stop anything"),
+        reach=24,
+        extend=True,
+    ),
+    _rule(
+        "instruction_override",
         "text telling the model to drop its instructions (in another language)",
         r"\b" + _ML_VERB + r"\b(?=[^.!?\n]{0,80}?\b" + _ML_QUAL + r"\b)(?:\s+[\w'’-]+){0,4}?\s+"
         r"" + _ML_NOUN,
@@ -392,9 +504,24 @@ RULES: tuple[Rule, ...] = (
         r"" + _CJK_NOUN,
         _CJK_QUAL + _CJK_STOP + r"{0,12}?" + _CJK_NOUN + _CJK_STOP + r"{0,12}?"
         r"(?:無視|忘れ|忽略|无视|忘记|무시|잊)",
+        # "commands" is a developer's word too ("忽略之前失败的命令"): an order only when they
+        # are the reader's own, or all of them so far
+        r"(?:これまで|今まで|先ほど|あなたの|你的|您的|너의|당신의)" + _CJK_STOP + r"{0,6}?"
+        r"(?:命令|명령)" + _CJK_STOP + r"{0,8}?(?:無視|忘れ|忽略|无视|忘记|무시|잊)",
         *_SOV,
+        # "forget everything you were told", in the languages that say it so
+        r"\b(?:vergeet|vergiss|vergesst|oublie[zr]?|olvida|esque[çc]a|esquece|dimentica|zapomnij|"
+        r"забудь(?:те)?|ξέχασε)\s+(?:alles|alle|tout|todo|tudo|tutto|wszystko|всё|все|όλα)\s+"
+        r"(?:\S+\s+){0,4}?(?:verteld|gezegd|gesagt|mitgeteilt|dit|dicho|dito|detto|powiedziano|"
+        r"сказано|говорили|είπαν|ειπώθηκε)",
+        # German puts the negation after the object: "beachte die obigen Anweisungen nicht"
+        r"\b(?:beachte|befolge)\w*\s+(?:\S+\s+){0,3}?(?:anweisung\w*|instruktionen|regeln|"
+        r"vorgaben|richtlinien|befehle)\s+(?:nicht|nie|keinesfalls)\b",
         triggers=(
             "ignor",
+            "zapomnij",
+            "beacht",
+            "befolg",
             "zignor",
             "ne tiens",
             "ne tenez",
@@ -412,6 +539,61 @@ RULES: tuple[Rule, ...] = (
             "tüm",
             "bütün",
             "yukarıdaki",
+            "sistem",
+            "verilen",
+            "mevcut",
+            "eski",
+            "senin",
+            "sana",
+            "अपन",
+            "तुम्हार",
+            "आपक",
+            "दिए",
+            "ігнор",
+            "проігнор",
+            "αγνό",
+            "αγνο",
+            "ξέχασ",
+            "تجاهل",
+            "انس",
+            "haz caso",
+            "haga caso",
+            "hagan caso",
+            "no sig",
+            "no obedez",
+            "no hagas",
+            "não sig",
+            "nao sig",
+            "não obede",
+            "nao obede",
+            "deixe de",
+            "non segui",
+            "non obbed",
+            "non tener",
+            "ne suis",
+            "ne suivez",
+            "ne respect",
+            "nie stosuj",
+            "nie słuchaj",
+            "nie wykonuj",
+            "nie przestrzeg",
+            "не след",
+            "не выполн",
+            "не слуш",
+            "не викон",
+            "не слух",
+            "volg ",
+            "今まで",
+            "先ほど",
+            "先程",
+            "지금까지",
+            "앞의",
+            "あなたの",
+            "你的",
+            "您的",
+            "너의",
+            "당신의",
+            "기존",
             "पिछल",
             "सभी",
             "पूर्व",
@@ -476,7 +658,7 @@ RULES: tuple[Rule, ...] = (
         r"\byou\s+are\s+(?:now|no\s+longer)\s+(?:an?\s+|the\s+|in\s+)?(?:[\w-]+\s+){0,3}?"
         r"(?:ai|assistant|model|agent|bot|persona|character|dan|jailbroken|unrestricted|"
         r"unfiltered|uncensored|(?:developer|god|debug)\s+mode)\b",
-        r"\bfrom\s+now\s+on,?\s+(?:you\s+(?:are|will|must|shall|should|act|respond|behave|"
+        r"\bfrom\s+(?:now|here)\s+on,?\s+(?:you\s+(?:are|will|must|shall|should|act|respond|behave|"
         r"answer|reply|obey|only|always|never)|act|respond|behave)\b",
         r"\bnew\s+(?:system\s+)?(?:instructions?|prompt|rules)\s*:",
         r"\b(?:act|behave|respond)\s+as\s+(?:if\s+you\s+(?:are|were)\s+)?(?:an?\s+)?"
@@ -488,9 +670,27 @@ RULES: tuple[Rule, ...] = (
         r"\b(?:let'?s\s+(?:play\s+a\s+game|role-?play|pretend)|role-?play(?:\s+time)?|new\s+game)\b"
         r"[^\n]{0,40}?\byou\s+(?:are|will\s+be|play|act)\b",
         r"(?-i:\byou\s+are\s+(?:now\s+)?(?:DAN|STAN|DUDE|AIM)\b)",
+        r"\b(?:imagine|suppose|assume)\s+(?:that\s+)?(?:you\s+are|you're|you\s+were)\s+(?:now\s+)?"
+        r"(?:an?\s+|the\s+)?(?:[\w-]+\s+){0,2}?(?:ai|model|assistant|bot|chatbot|agent|llm|persona|"
+        r"character|terminal|shell|version\s+of\s+yourself)\b",
+        r"\b(?:ai|model|assistant|bot|chatbot|agent|persona)\s+(?:called|named)\s+\w+\s*,?\s+(?:that|"
+        r"who|which)\s+(?:answers|does|has\s+no|ignores|never\s+refuses|can\s+do)\b",
+        # a mode the model is said to be in, and a restriction lifted in the same breath
+        r"\byou\s+are\s+now\s+(?:in\s+|running\s+in\s+)?(?:[\w-]+\s+){0,2}?mode\b[^.\n]{0,60}?\b(?:"
+        r"disable|ignore|bypass|turn\s+off|skip|without|no\s+longer|unrestricted|unlimited|"
+        r"(?:all|any)\s+(?:restrictions|rules|filters|checks))",
+        r"\bfor\s+the\s+rest\s+of\s+(?:this|the|our)\s+(?:conversation|chat|session|thread|"
+        r"exchange|dialog(?:ue)?)\b",
         triggers=(
+            "imagine",
+            "suppose",
+            "assume",
+            "called",
+            "named",
+            "rest of",
             "now",
             "longer",
+            "here on",
             "instruction",
             "prompt",
             "rules",
@@ -527,16 +727,21 @@ RULES: tuple[Rule, ...] = (
     _rule(
         "role_override",
         "text saying the model's instructions were withdrawn or replaced",
-        r"\byour\s+(?:[\w-]+\s+){0,2}?(?:instructions|guidelines|rules|restrictions|guardrails|"
+        r"\byour\s+(?:[\w-]+\s+){0,2}?(?:instructions|guidelines|guidance|rules|restrictions|guardrails|"
         r"directives|programming|system\s+prompt|polic(?:y|ies))\s+(?:are|is|have\s+been|has\s+been|"
         r"were)\s+(?:now\s+|hereby\s+|officially\s+|temporarily\s+)?(?:revoked|lifted|void|null|"
         r"suspended|cancel+ed|disabled|removed|overridden|superseded|replaced|obsolete|invalid|"
+        r"outdated|withdrawn|expired|"
         r"no\s+longer\s+(?:valid|in\s+effect|active|applicable))",
         r"\b(?:your|the)\s+(?:safety|security|content|usage)\s+(?:polic(?:y|ies)|guidelines|rules|"
         r"restrictions|filters?)\s+(?:no\s+longer\s+appl(?:y|ies)|(?:do|does)\s+not\s+apply|"
         r"(?:is|are)\s+(?:now\s+)?(?:disabled|lifted|suspended|revoked|void))",
         r"\byour\s+(?:real|actual|true|new|only|primary|sole|secret)\s+(?:task|goal|job|objective|"
         r"purpose|mission|instructions?|role)\s+(?:is|are|now|will\s+be)\b",
+        r"\b(?:guidance|instructions?|rules|directions|orders|prompts?|guidelines|directives)\s+you\s+"
+        r"(?:received|were\s+given|got|have\s+(?:been\s+given|received))\b[^.!?\n]{0,30}?\b(?:no\s+"
+        r"longer\s+(?:appl|valid|in\s+effect|matter)|(?:is|are|was|were)\s+(?:now\s+)?(?:outdated|"
+        r"obsolete|void|revoked|cancel+ed|superseded|invalid|wrong|fake|withdrawn))",
         r"\b(?:the\s+)?(?:user|owner|admin\w*|operator|maintainers?|developers?)\s+(?:has|have)\s+"
         r"(?:already\s+)?(?:authori[sz]ed|granted|approved|allowed|permitted|given)\s+you\b",
         triggers=(
@@ -551,6 +756,14 @@ RULES: tuple[Rule, ...] = (
             "operator",
             "maintainer",
             "developer",
+            "guidance",
+            "instruction",
+            "rules",
+            "direction",
+            "orders",
+            "prompt",
+            "guideline",
+            "directive",
         ),
         reach=5,
         extend=True,
@@ -558,7 +771,8 @@ RULES: tuple[Rule, ...] = (
     _rule(
         "role_override",
         "text posing as new orders from whoever runs the model",
-        r"\bnew\s+(?:system\s+)?(?:instructions?|orders?|directives?|tasks?|rules)\s+(?:from|by)\s+"
+        r"\bnew\s+(?:system\s+)?(?:instructions?|orders?|directives?|tasks?|rules|priorit(?:y|ies)|"
+        r"missions?|objectives?|assignments?)\s+(?:from|by)\s+"
         r"(?:the\s+|your\s+)?(?:operator|user|admin\w*|developers?|system|owner|maintainers?|"
         r"supervisor|security\s+team|anthropic|openai)\b",
         r"\bnew\s+(?:system\s+)?(?:instructions?|directives?|rules)\s+(?:follow|below|as\s+follows)\b",
@@ -646,6 +860,7 @@ RULES: tuple[Rule, ...] = (
         r"hidden|font-size\s*:\s*0|\bhidden\b)[^>\n]{0,200}>[\s\S]{0,2000}?(?:</\1\s*>|$)",
         triggers=("<!--", "display", "visibility", "font-size", "hidden"),
         reach=220,
+        exempt=_inline_code,
     ),
     _rule(
         "image_beacon",
@@ -681,9 +896,10 @@ RULES: tuple[Rule, ...] = (
         "text asking to send secrets somewhere",
         # a secret, and where to send it
         r"\b(?:send|post|upload|transmit|forward|leak|e-?mail|paste|submit|share|copy|push|"
-        r"pipe|sync|publish|include|put|embed|write|collect|gather|harvest|extract|grab)\b"
+        r"pipe|sync|publish|include|put|embed|write|collect|gather|harvest|extract|grab|append|"
+        r"attach)\b"
         r"[^\n]{0,80}?(?:" + _SECRET_PATH + "|" + _ENV_SECRET + "|" + _SECRET + r")[^\n]{0,80}?"
-        r"\b(?:to|into|via|on|in|with|as)\b\s+(?:[\w-]+\s+){0,3}?" + _DEST,
+        r"\b(?:to|into|via|on|in|with|as)\b\s+(?:[\w-]+\s+){0,5}?" + _DEST,
         # a secret file or variable, sent or put where others read it
         r"\b(?:send|post|upload|transmit|forward|leak|e-?mail|publish)\b[^\n]{0,80}?(?:"
         r"" + _SECRET_PATH + "|" + _ENV_SECRET + r")",
@@ -739,11 +955,42 @@ RULES: tuple[Rule, ...] = (
             "harvest",
             "extract",
             "grab",
+            "attach",
         ),
         reach=12,
         extend=True,
         exempt=_advised_against,
         gate=_SECRET_WORDS + ("exfiltrat", "prompt", "instructions", "environment", "env var"),
+    ),
+    _rule(
+        "secret_exfiltration",
+        "text asking to send secrets somewhere",
+        # the secret named first, then sent on ("print the env vars and post them to ...")
+        r"(?:"
+        + _SECRET_PATH
+        + "|"
+        + _ENV_SECRET
+        + "|"
+        + _SECRET
+        + r")[^\n.;]{0,60}?\b(?:and|then)\s+"
+        r"(?:send|post|upload|forward|e-?mail|paste|push|leak|publish)\s+(?:them|it|this|that|"
+        r"those|these|the\s+\w+)\s+(?:to|into|on)\s+(?:[\w-]+\s+){0,3}?" + _DEST,
+        triggers=_SECRET_TRIGGERS,
+        reach=8,
+        extend=True,
+        gate=("send", "post", "upload", "forward", "mail", "paste", "push", "leak", "publish"),
+    ),
+    _rule(
+        "secret_exfiltration",
+        "text asking to send secrets somewhere",
+        # a request to an outside URL carrying a secret ("... to https://x/?c= followed by ...")
+        r"(?:https?|ftp)://\S+[^\n]{0,20}?\b(?:followed\s+by|with|plus|containing|including|"
+        r"carrying|appending|appended\s+with)\s+(?:the\s+)?(?:(?:contents?|value|text)\s+of\s+"
+        r"(?:the\s+|your\s+)?)?(?:" + _SECRET_PATH + "|" + _ENV_SECRET + "|" + _SECRET + r")",
+        triggers=("://",),
+        reach=8,
+        extend=True,
+        gate=_SECRET_WORDS,
     ),
     # a secret file read and then put somewhere: the file comes first, the putting may be a
     # later step of a numbered list
@@ -876,6 +1123,16 @@ RULES: tuple[Rule, ...] = (
         r"\s*)?" + _AGENT + r"\s*[,:]\s*(?:please\s+)?(?:ignore|"
         r"disregard|forget|run|execute|approve|merge|delete|remove|skip|do\s+not|don't|you|your|"
         r"always|never|insert|add|send|comply|obey|follow)\b",
+        # the model spoken to inside a quotation, a CSV field, a config value or a comment
+        # ("Dear AI model, stop ...", `# assistant: disregard ...`, `; to the AI: ...`), with an
+        # order a model obeys right after the address
+        r"(?:^|(?<=[\"'\u201c\u2018(\[,;=>]))[ \t]*(?:#+|//+|--+|/\*+|;+)?[ \t]*(?:(?:dear|hey|"
+        r"attention|to|for)\s+(?:the\s+|any\s+|all\s+|an?\s+)?)?" + _AGENT + _NOT_AUDIENCE + r"\s*"
+        r"[,:\u2014]\s*(?:please\s+)?" + _ORDER_VERB,
+        # a field or trailer named as a note to the model (`AI-Note:`, `llm_instructions:`)
+        r"^[ \t>*\-#/]{0,6}(?:ai|llm|assistant|agent|copilot|claude|gpt|model|bot)[-_ ]?(?:instructions?|"
+        r"notes?|directives?|prompts?|messages?|orders?|tasks?|hints?|todo)[ \t]*[:=][ \t]*[\"']?"
+        r"(?:please\s+)?" + _ORDER_VERB,
         # the same heading in other languages ("Hinweis an die KI:", "Nota per l'IA:")
         r"^[ \t>*\-]{0,6}(?:hinweis|nachricht|notiz|achtung|nota|mensaje|mensagem|observa[cç][aã]o|"
         r"aviso|remarque|avis|message|note|uwaga|wiadomo[sś][cć]|catatan|pesan|lưu\s+ý)\s+"
@@ -925,6 +1182,8 @@ RULES: tuple[Rule, ...] = (
             "catatan",
             "pesan",
             "lưu ý",
+            "ai-",
+            "ai_",
         ),
         reach=30,
         extend=True,

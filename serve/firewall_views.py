@@ -7,12 +7,16 @@ always the source text with spans replaced by markers, never a view.
 
 - `fold_view`: NFKC, then Cyrillic and Greek letters that look like Latin ones folded to Latin
   in Latin text (everywhere when Latin letters are the majority, else only inside words that
-  mix scripts), so `іgnоrе` matches `ignore` while Russian prose stays Russian.
-- `derived_views`: what an agent could be told to decode or join. Base64, hex and percent-encoded
-  runs that decode to readable text, concatenated quoted pieces (`'ign' + 'ore'`) joined, text
-  a rot13 hint points at rotated, and words glued or spaced out (`IgnoreAllPrevious`,
-  `i g n o r e`, `ignore_all_previous`) split back into words. A view is built only when its
-  cheap pre-check finds something to decode, so ordinary text costs one regex scan or none.
+  mix scripts), so `іgnоrе` matches `ignore` while Russian prose stays Russian; Latin letters in
+  another shape (small capitals `ɪɢɴᴏʀᴇ`, IPA) are folded in any text.
+- `derived_views`: what an agent could be told to decode or join. Base64 (URL-safe too), base32,
+  hex (a run, `\\x` escapes, or bytes one by one: `69 67 6e`, `0x69,0x67`), `\\u` / `\\u{..}`
+  escapes, HTML character references and percent-encoded runs that decode to readable text;
+  concatenated quoted pieces (`'ign' + 'ore'`) joined; text rotated by 13, read backwards or
+  written in leetspeak, when the words of an order appear in it so transformed (no hint needed);
+  and words glued or spaced out (`IgnoreAllPrevious`, `i g n o r e`, `ignore_all_previous`)
+  split back into words. A view is built only when its cheap pre-check finds something to
+  decode, so ordinary text costs a few linear scans.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from __future__ import annotations
 import base64
 import binascii
 import codecs
+import html
 import re
 import unicodedata
 from collections.abc import Callable, Iterator
@@ -47,7 +52,16 @@ _CONFUSABLE = {
     "ս": "u",
     "ց": "g",
 }
-_HAS_CONFUSABLE = re.compile("[" + "".join(_CONFUSABLE) + "]")
+# Latin letters in another shape (small capitals, IPA): Latin script already, so folded in any
+# text, not only in a Latin majority; NFKC leaves them as they are
+_LATIN_SHAPES = dict(
+    zip(
+        "ᴀʙᴄᴅᴇꜰɢʜɪᴊᴋʟᴍɴᴏᴘʀꜱᴛᴜᴠᴡʏᴢɑɐɛɩɔʊʋʌ",
+        "abcdefghijklmnoprstuvwyzaaeiouvv",
+        strict=True,
+    )
+)
+_HAS_CONFUSABLE = re.compile("[" + "".join(_CONFUSABLE) + "".join(_LATIN_SHAPES) + "]")
 _WORD = re.compile(r"\w+")
 
 
@@ -85,6 +99,8 @@ def fold_view(text: str) -> View:
         norm = unicodedata.normalize("NFKC", ch)
         if (fold_all or i in mixed) and norm in _CONFUSABLE:
             norm = _CONFUSABLE[norm]
+        elif norm in _LATIN_SHAPES:
+            norm = _LATIN_SHAPES[norm]
         chars.append(norm)
         index.extend([i] * len(norm))
         last = i + 1
@@ -102,7 +118,20 @@ _B64 = re.compile(r"[A-Za-z0-9+/_-]{16,}={0,2}")
 _B64_EDGE = frozenset("+/-_")  # before a run: it continues a longer token (`=` is `key=`)
 _HEX_RUN = frozenset("0123456789abcdefABCDEF")
 _HEX_ESCAPES = re.compile(r"(?:\\x[0-9a-fA-F]{2}){6,}")
-_U_ESCAPES = re.compile(r"(?:\\u[0-9a-fA-F]{4}){4,}")
+# bytes written one by one, parted by spaces, commas or colons, with or without `0x`
+_HEX_BYTES = re.compile(
+    # one way to read each separator (`[ \t]*(?:[,:][ \t]*)?`): no backtracking between two
+    # runs of spaces when a long run fails at its end
+    r"(?<![\w-])(?:0[xX])?[0-9a-fA-F]{2}(?:[ \t]*(?:[,:][ \t]*)?(?:0[xX])?[0-9a-fA-F]{2}(?![\w-])){7,}"
+)
+_HEX_BYTES_HINT = re.compile(
+    r"[0-9a-fA-F]{2}[ \t,:]+(?:0[xX])?[0-9a-fA-F]{2}[ \t,:]+(?:0[xX])?[0-9a-f]"
+)
+_U_ESCAPES = re.compile(r"(?:\\u[0-9a-fA-F]{4}|\\u\{[0-9a-fA-F]{1,6}\}|\\U[0-9a-fA-F]{8}){4,}")
+_U_ESCAPE = re.compile(r"\\(?:u\{([0-9a-fA-F]{1,6})\}|u([0-9a-fA-F]{4})|U([0-9a-fA-F]{8}))")
+_ENTITIES = re.compile(r"(?:&#(?:[0-9]{1,7}|[xX][0-9a-fA-F]{1,6});){4,}")
+_B32_DIGITS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZ234567")
+_PCT_ESCAPE = re.compile(r"%[0-9a-fA-F]{2}")
 _PCT = re.compile(r"(?:[^\s%<>\"'()]*%[0-9a-fA-F]{2}){3,}[^\s%<>\"'()]*")
 _CONCAT = re.compile(r"(?:([\"'])[^\"'\n]{0,80}\1\s*\+\s*)+([\"'])[^\"'\n]{0,80}\2")
 _CONCAT_HINT = ("' +", '" +', "'+", '"+')
@@ -117,13 +146,35 @@ _SPACED_HINT = re.compile(
 _SPELLED = re.compile(r"\w[.\-\u00b7]\w[.\-\u00b7]\w")
 _GLUE = re.compile(r"(?<=[A-Za-z])[ \t]*[_.\-+]+[ \t]*(?=[A-Za-z])|(?<=[a-z])(?=[A-Z])")
 _VERBS = ("ignor", "disregard", "forget", "overrid", "bypass")
-# a token of words glued by case or punctuation that holds an order's verb
-_GLUED = re.compile(
-    r"[A-Za-z]*(?:ignor|disregard|forget|overrid|bypass)[A-Za-z]*(?:[ \t]*[_.\-+]+[ \t]*"
-    r"[A-Za-z]+|[A-Z][a-z]+)+|[A-Za-z]+(?:[ \t]*[_.\-+]+[ \t]*[A-Za-z]+)*[ \t]*[_.\-+]+[ \t]*"
-    r"(?:ignor|disregard|forget|overrid|bypass)[A-Za-z]*(?:[ \t]*[_.\-+]+[ \t]*[A-Za-z]+)*",
-    re.I,
-)
+# words joined by punctuation (`ignore_all`, `ignore.all`, `ignore + all`) or case: each text
+# position is read once, a regex that looked for the verb inside every word would read it again
+_TOKEN = re.compile(r"[A-Za-z]+(?:[ \t]*[_.\-+]+[ \t]*[A-Za-z]+)*")
+_GLUE_MARK = re.compile(r"[_.\-+]|[a-z][A-Z]")
+
+
+def _glued_tokens(view: str, low: str) -> Iterator[re.Match[str]]:
+    """Tokens of words glued by case or punctuation that hold an order's verb: read only on the
+    lines (at most 200 characters either side) around each verb."""
+    done = -1  # tokens end before this were read already
+    for p in sorted(p for v in _VERBS for p in _find_all(low, v)):
+        if p < done:
+            continue
+        lo = max(view.rfind("\n", 0, p) + 1, p - 200, done)
+        hi = view.find("\n", p)
+        hi = min(len(view) if hi == -1 else hi, p + 200)
+        for m in _TOKEN.finditer(view, lo, hi):
+            done = m.end()
+            if m.end() > p:
+                if _GLUE_MARK.search(view, m.start(), m.end()):
+                    yield m
+                break
+
+
+def _find_all(text: str, word: str) -> Iterator[int]:
+    pos = text.find(word)
+    while pos != -1:
+        yield pos
+        pos = text.find(word, pos + 1)
 
 
 def _readable(raw: bytes) -> str | None:
@@ -136,6 +187,10 @@ def _readable(raw: bytes) -> str | None:
         return None
     printable = sum(1 for c in text if c.isprintable() or c in "\n\t")
     return text if printable >= 0.95 * len(text) else None
+
+
+def _three(matches: Iterator[re.Match[str]]) -> bool:
+    return sum(1 for _, __ in zip(range(3), matches, strict=False)) == 3
 
 
 def _decode_b64(run: str) -> str | None:
@@ -165,10 +220,33 @@ def _decode_hex(run: str) -> str | None:
 
 
 def _decode_u(run: str) -> str | None:
-    """`\\u0049\\u0067...` (JSON, JavaScript, Python escapes) as the letters they stand for;
-    a word is enough, the words around it are in the view already."""
-    text = "".join(chr(int(run[i + 2 : i + 6], 16)) for i in range(0, len(run), 6))
+    """`\\u0049\\u0067...`, `\\u{49}`, `\\U00000049` (JSON, JavaScript, Python escapes) as
+    the letters they stand for; a word is enough, the words around it are in the view already."""
+    try:
+        text = "".join(
+            chr(int(next(g for g in m.groups() if g), 16)) for m in _U_ESCAPE.finditer(run)
+        )
+    except (ValueError, OverflowError):
+        return None
     return text if all(c.isprintable() for c in text) else None
+
+
+def _decode_hex_bytes(run: str) -> str | None:
+    return _decode_hex(re.sub(r"0[xX]|[\s,:]", "", run))
+
+
+def _decode_entities(run: str) -> str | None:
+    text = html.unescape(run)
+    return text if text != run and all(c.isprintable() for c in text) else None
+
+
+def _decode_b32(run: str) -> str | None:
+    body = run.rstrip("=")
+    try:
+        raw = base64.b32decode(body + "=" * (-len(body) % 8))
+    except (binascii.Error, ValueError):
+        return None
+    return _readable(raw)
 
 
 def _decode_pct(run: str) -> str | None:
@@ -204,8 +282,16 @@ def _substitute(view: str, subs: list[tuple[int, int, str]]) -> View:
 
 def _decoded(view: str, low: str) -> View | None:
     subs: list[tuple[int, int, str]] = []
-    for m in _B64.finditer(view):  # hex digits are base64 letters: one scan finds both
+    for m in _B64.finditer(view):  # hex and base32 digits are base64 letters: one scan finds all
         run = m.group()
+        if _B32_DIGITS.issuperset(run.rstrip("=")):  # upper case and 2-7, padded up to 6 `=`
+            end = m.end()
+            while end < len(view) and view[end] == "=" and end - m.end() < 6:
+                end += 1
+            text = _decode_b32(view[m.start() : end])
+            if text is not None:
+                subs.append((m.start(), end, f" {text} "))
+                continue
         if m.start() and view[m.start() - 1] in _B64_EDGE or view[m.end() : m.end() + 1] == "=":
             continue  # a piece of a longer token
         if run[:2] in ("0x", "0X") and _HEX_RUN.issuperset(run[2:]):
@@ -214,11 +300,15 @@ def _decoded(view: str, low: str) -> View | None:
         if text is not None:
             subs.append((m.start(), m.end(), f" {text} "))
     decoders: list[tuple[re.Pattern[str], Callable[[str], str | None]]] = []
+    if _HEX_BYTES_HINT.search(view):
+        decoders.append((_HEX_BYTES, _decode_hex_bytes))
+    if "&#" in view:
+        decoders.append((_ENTITIES, _decode_entities))
     if "\\x" in low:
         decoders.append((_HEX_ESCAPES, _decode_hex))
     if "\\u" in low:
         decoders.append((_U_ESCAPES, _decode_u))
-    if "%" in view:
+    if "%" in view and _three(_PCT_ESCAPE.finditer(view)):
         decoders.append((_PCT, _decode_pct))
     for pattern, decode in decoders:
         for m in pattern.finditer(view):
@@ -245,7 +335,7 @@ def _unglued(view: str, low: str) -> View | None:
                 subs.append((m.start(), m.end(), re.sub(r"[ .\-\u00b7]", "", run)))
     inserted = False
     if any(v in low for v in _VERBS):
-        for token in _GLUED.finditer(view):
+        for token in _glued_tokens(view, low):
             for m in _GLUE.finditer(view, token.start(), token.end()):
                 subs.append((m.start(), m.end(), " "))
                 inserted |= m.start() == m.end()
@@ -260,14 +350,37 @@ def _unglued(view: str, low: str) -> View | None:
     return chars, lo, hi
 
 
+# the words an order to drop instructions is made of, as they read rotated by 13, backwards,
+# and in leetspeak: a view is tried when one of them is in the text, hint or no hint
+_ORDER_WORDS = ("ignor", "disregard", "forget", "overrid", "bypass", "instruction", "system prompt")
+_ROT13_WORDS = tuple(codecs.encode(w, "rot13") for w in _ORDER_WORDS)
+_REVERSED_WORDS = tuple(w[::-1] for w in _ORDER_WORDS)
+_LEET = str.maketrans("0134579@$|", "oieastgasl")
+_LEET_DIGITS = frozenset("0134579@$|")
+
+
+def _reversed(view: str) -> View:
+    n = len(view)
+    return view[::-1], list(range(n - 1, -1, -1)), list(range(n, 0, -1))
+
+
 def derived_views(view: str, low: str) -> Iterator[View]:
-    """The decoded, joined, rotated and unglued views of `view` that differ from it (maps into
-    `view`'s coordinates); `low` is `view` lower-cased."""
+    """The decoded, joined, rotated, reversed, de-leeted and unglued views of `view` that differ
+    from it (maps into `view`'s coordinates; a reversed view's maps run backwards); `low` is
+    `view` lower-cased."""
     decoded = _decoded(view, low)
     if decoded is not None:
         yield decoded
-    if ("rot" in low or "caesar" in low) and _ROT13_HINT.search(view):
+    if (("rot" in low or "caesar" in low) and _ROT13_HINT.search(view)) or any(
+        w in low for w in _ROT13_WORDS
+    ):
         yield codecs.encode(view, "rot13"), None, None
+    if any(w in low for w in _REVERSED_WORDS):
+        yield _reversed(view)
+    if not _LEET_DIGITS.isdisjoint(low):
+        leet = low.translate(_LEET)
+        if any(w in leet and w not in low for w in _ORDER_WORDS):
+            yield leet, None, None
     unglued = _unglued(view, low)
     if unglued is not None:
         yield unglued
