@@ -40,6 +40,8 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from . import firewall_lexicon as lexicon
+
 
 @dataclass(frozen=True)
 class Rule:
@@ -59,6 +61,8 @@ class Rule:
     # a match quoted as an example (`quoted_mention`) is kept; not for what does harm however
     # it is framed: a delimiter ends the block, a hidden comment is unseen, a link leaks
     quotable: bool = True
+    # matches found by code instead of `source` (view, trigger positions) -> spans
+    finder: Callable[[str, list[int]], list[tuple[int, int]]] | None = None
 
     @functools.cached_property
     def pattern(self) -> re.Pattern[str]:
@@ -69,8 +73,14 @@ class Rule:
 
 def _spaced(trigger: str) -> bool:
     """A trigger that starts with a letter of a script written with spaces: it must start a
-    word ("rm" is not in "format"); in Chinese or Japanese there are no words to start."""
-    return (trigger[0].isalnum() or trigger[0] == "_") and ord(trigger[0]) < 0x2E80
+    word ("rm" is not in "format"); in Thai, Chinese or Japanese there are no words to start,
+    and Hebrew and Arabic glue particles to the front of a word."""
+    cp = ord(trigger[0])
+    return (
+        (trigger[0].isalnum() or trigger[0] == "_")
+        and cp < 0x2E80
+        and not (0x0590 <= cp <= 0x06FF or 0x0E00 <= cp <= 0x0EFF)
+    )
 
 
 def _trie(words: list[str]) -> str:
@@ -175,6 +185,7 @@ def _before(view: str, start: int, limit: int) -> str:
 _CODE_LINE = re.compile(
     r"(?:^|\n)(?: {4}|\t|[ \t]*\$ |[ \t]*RUN[ \t]|[ \t]*-?[ \t]*run:[ \t])[^\n]*$"
 )
+_TRAILING_COMMENT = re.compile(r"[ \t]#[ \t]+[A-Za-z][^|&;`$]*$")
 _FENCE = re.compile(r"^[ \t]*(?:```|~~~)", re.M)
 
 
@@ -201,6 +212,22 @@ def _code_line(view: str, start: int) -> bool:
     return prev.startswith(("#", "```", "~~~")) or prev.endswith(":")
 
 
+def _shown_command(view: str, start: int, end: int) -> bool:
+    """A piped download-and-run (`curl ... | sh`, `sh -c "$(curl ...)"`) on a line of its own
+    in a text that is nothing else, or ending in a shell comment: the command as it is typed,
+    no sentence asks anyone to run it. Saving to a file and running it is not the installer
+    idiom docs show, so it is not exempt this way."""
+    if "|" not in view[start:end] and "$(" not in view[start:end]:
+        return False
+    line_start = view.rfind("\n", 0, start) + 1
+    if _COMMAND_START.fullmatch(view, line_start, start) is None:
+        return False
+    line_end = view.find("\n", start)
+    line_end = len(view) if line_end == -1 else line_end
+    alone = not view[:line_start].strip() and not view[line_end:].strip()
+    return alone or _TRAILING_COMMENT.search(view, start, line_end) is not None
+
+
 def _inline_code(view: str, start: int, end: int) -> bool:
     """The match is quoted inside an inline code span (`<|im_end|>` in docs of a chat format):
     the line has an odd number of backticks before it and a closing one after it."""
@@ -222,11 +249,26 @@ def _advised_against(view: str, start: int, end: int) -> bool:
     return _ADVICE.search(view, max(0, start - 20), start) is not None
 
 
+def _advised_or_shown(view: str, start: int, end: int) -> bool:
+    """Advice against the act, or the secret inside an inline code span: a command shown with
+    its token as an argument (`codecov -t ${CODECOV_TOKEN}`), not the token sent as data."""
+    if _advised_against(view, start, end):
+        return True
+    line_start = view.rfind("\n", 0, end) + 1
+    line_end = view.find("\n", end)
+    line_end = len(view) if line_end == -1 else line_end
+    return view.count("`", line_start, end) % 2 == 1 and "`" in view[end:line_end]
+
+
 def _install_line(view: str, start: int, end: int) -> bool:
     """A download-and-run line introduced as an installation step, or set as a code line of
     its own, and not aimed at the agent: what install docs look like."""
     before = _before(view, start, 200)
-    if not _INSTALL.search(before) and not _code_line(view, start):
+    if (
+        not _INSTALL.search(before)
+        and not _code_line(view, start)
+        and not _shown_command(view, start, end)
+    ):
         return False
     clause = before[
         max((m.end() for m in _CLAUSE_START.finditer(before)), default=0) :
@@ -267,9 +309,35 @@ def quoted_mention(view: str, start: int, end: int) -> bool:
         j = view.find(close_q, end, hi)
         while j != -1 and close_q == "'" and j + 1 < len(view) and view[j + 1].isalpha():
             j = view.find(close_q, j + 1, hi)
-        if j != -1 and _MENTION.search(_before(view, i, min(80, i - line_start))) is not None:
+        if j != -1 and (
+            _MENTION.search(_before(view, i, min(80, i - line_start))) is not None
+            or _NAMED_AFTER.match(view, j + 1) is not None
+        ):
             return True
     return False
+
+
+# a quotation named as an example by the noun after it ("remove the '...' test case")
+_NAMED_AFTER = re.compile(
+    r"[ \t]*(?:test\s+cases?|tests?|cases?|fixtures?|examples?|strings?|phrases?|payloads?|attacks?|"
+    r"prompts?|jailbreaks?|injections?|samples?|patterns?)\b",
+    re.I,
+)
+
+# a subject before the verb: the sentence says what models do, it does not tell one to do it
+_DESCRIBED = re.compile(
+    r"\b(?:models?|llms?|agents?|assistants?|chatbots?|bots?|the\s+(?:model|agent|assistant|llm|bot|"
+    r"ai|chatbot)|they|which|who)\s+(?:(?:sometimes|often|occasionally|frequently|usually|may|might|"
+    r"can|could|tend\s+to|seem\s+to|start\s+to|begin\s+to|still|also|will\s+not|won't|do\s+not|"
+    r"don't|never)\s+){0,2}$",
+    re.I,
+)
+
+
+def _described(view: str, start: int, end: int) -> bool:
+    """The verb has a subject other than the reader ("models sometimes ignore earlier
+    instructions"): a description of what models do, not an order."""
+    return _DESCRIBED.search(view, max(0, start - 60), start) is not None
 
 
 # ------------------------------------------------------------------ vocabulary
@@ -294,7 +362,10 @@ _SECRET = (
 _SECRET_PATH = (
     r"(?:(?:~|\$home|/home/[\w.-]+|/root)/)?\.(?:aws/credentials|ssh/id_\w+\b(?!\.pub)|netrc|"
     r"npmrc|pypirc|docker/config\.json|kube/config|config/gh/hosts\.ya?ml|git-credentials|"
-    r"env\b)|/etc/(?:passwd|shadow)\b|\bid_(?:rsa|ed25519|ecdsa|dsa)\b(?!\.pub)"
+    r"env\b)|/etc/(?:passwd|shadow)\b|\bid_(?:rsa|ed25519|ecdsa|dsa)\b(?!\.pub)|"
+    # a file named for what it holds
+    r"\b[\w./-]{0,60}?(?:secrets?|credentials?|passwords?|private[-_]?key)\.(?:ya?ml|json|toml|env|txt|"
+    r"ini|cfg|conf|pem|key)\b|\b[\w.-]{1,40}\.pem\b"
 )
 # what every text a secret rule can match holds (lower case): a cheap test before the regexes
 _SECRET_WORDS = (
@@ -323,6 +394,7 @@ _SECRET_WORDS = (
     ".docker",
     ".kube",
     ".git-cred",
+    ".pem",
 )
 # where a secret's name starts (lower case): the triggers of rules whose match starts at one
 _SECRET_TRIGGERS = ("api", "token", "secret", "credential", "password", "passphrase", "private",
@@ -343,7 +415,8 @@ _DEST = (
     r"(?:an?\s+)?(?:markdown|html)\s+(?:links?|images?))"
 )
 _AGENT = (
-    r"(?:(?:ai|llm|coding|autonomous)\s+(?:assistants?|agents?|models?|copilots?)|ai|llms?|"
+    r"(?:(?:ai|llm|coding|autonomous)\s+(?:assistants?|agents?|models?|copilots?|reviewers?|readers?|"
+    r"tools?|bots?|systems?)|ai|llms?|"
     r"language\s+models?|assistants?|agents?|copilot|claude|chatgpt|gpt|cursor|"
     r"coding\s+agents?|the\s+model)"
 )
@@ -354,6 +427,13 @@ _ORDER_VERB = (
     r"mark|comply|obey|pretend|from\s+(?:now|here)\s+on|do\s+not|don't|never|always|instead|"
     r"you\s+(?:must|should|will|are\s+now)|your\s+(?:new|real|only|previous)|add\s+(?:a|an|the|"
     r"this|my)\b)\b"
+)
+# after the address: maybe a clause saying when ("when editing this file,"), then the order
+_THEN_ORDER = (
+    r"(?:(?:when|while|before|after|if|once|as\s+you)\b[^,\n]{0,60},\s*)?(?:please\s+|also\s+|"
+    r"then\s+|just\s+|now\s+)*(?:" + _ORDER_VERB + r"|(?:set|change|modify|edit|grant|enable|"
+    r"export|dump|copy|move|tell|summari[sz]e|close|create|commit|install|fetch|visit|report|"
+    r"respond|reply|return|list|show|email|rewrite|replace|omit|hide|rate|classify|score)\b)"
 )
 _NOT_AUDIENCE = (
     r"(?![\s-]+(?:users?|integration|support|plugins?|extensions?|settings|config\w*|docs|"
@@ -479,6 +559,7 @@ RULES: tuple[Rule, ...] = (
         ),
         reach=0,
         extend=True,
+        exempt=_described,
     ),
     _rule(
         "instruction_override",
@@ -658,7 +739,8 @@ RULES: tuple[Rule, ...] = (
         r"\byou\s+are\s+(?:now|no\s+longer)\s+(?:an?\s+|the\s+|in\s+)?(?:[\w-]+\s+){0,3}?"
         r"(?:ai|assistant|model|agent|bot|persona|character|dan|jailbroken|unrestricted|"
         r"unfiltered|uncensored|(?:developer|god|debug)\s+mode)\b",
-        r"\bfrom\s+(?:now|here)\s+on,?\s+(?:you\s+(?:are|will|must|shall|should|act|respond|behave|"
+        r"\b(?:from\s+(?:now|here)\s+on|from\s+this\s+point\s+(?:on|forward)|henceforth|going\s+"
+        r"forward|starting\s+now),?\s+(?:you\s+(?:are|will|must|shall|should|act|respond|behave|"
         r"answer|reply|obey|only|always|never)|act|respond|behave)\b",
         r"\bnew\s+(?:system\s+)?(?:instructions?|prompt|rules)\s*:",
         r"\b(?:act|behave|respond)\s+as\s+(?:if\s+you\s+(?:are|were)\s+)?(?:an?\s+)?"
@@ -670,27 +752,14 @@ RULES: tuple[Rule, ...] = (
         r"\b(?:let'?s\s+(?:play\s+a\s+game|role-?play|pretend)|role-?play(?:\s+time)?|new\s+game)\b"
         r"[^\n]{0,40}?\byou\s+(?:are|will\s+be|play|act)\b",
         r"(?-i:\byou\s+are\s+(?:now\s+)?(?:DAN|STAN|DUDE|AIM)\b)",
-        r"\b(?:imagine|suppose|assume)\s+(?:that\s+)?(?:you\s+are|you're|you\s+were)\s+(?:now\s+)?"
-        r"(?:an?\s+|the\s+)?(?:[\w-]+\s+){0,2}?(?:ai|model|assistant|bot|chatbot|agent|llm|persona|"
-        r"character|terminal|shell|version\s+of\s+yourself)\b",
-        r"\b(?:ai|model|assistant|bot|chatbot|agent|persona)\s+(?:called|named)\s+\w+\s*,?\s+(?:that|"
-        r"who|which)\s+(?:answers|does|has\s+no|ignores|never\s+refuses|can\s+do)\b",
-        # a mode the model is said to be in, and a restriction lifted in the same breath
-        r"\byou\s+are\s+now\s+(?:in\s+|running\s+in\s+)?(?:[\w-]+\s+){0,2}?mode\b[^.\n]{0,60}?\b(?:"
-        r"disable|ignore|bypass|turn\s+off|skip|without|no\s+longer|unrestricted|unlimited|"
-        r"(?:all|any)\s+(?:restrictions|rules|filters|checks))",
-        r"\bfor\s+the\s+rest\s+of\s+(?:this|the|our)\s+(?:conversation|chat|session|thread|"
-        r"exchange|dialog(?:ue)?)\b",
         triggers=(
-            "imagine",
-            "suppose",
-            "assume",
-            "called",
-            "named",
-            "rest of",
             "now",
             "longer",
             "here on",
+            "this point",
+            "henceforth",
+            "going forward",
+            "starting now",
             "instruction",
             "prompt",
             "rules",
@@ -733,13 +802,13 @@ RULES: tuple[Rule, ...] = (
         r"suspended|cancel+ed|disabled|removed|overridden|superseded|replaced|obsolete|invalid|"
         r"outdated|withdrawn|expired|"
         r"no\s+longer\s+(?:valid|in\s+effect|active|applicable))",
-        r"\b(?:your|the)\s+(?:safety|security|content|usage)\s+(?:polic(?:y|ies)|guidelines|rules|"
-        r"restrictions|filters?)\s+(?:no\s+longer\s+appl(?:y|ies)|(?:do|does)\s+not\s+apply|"
+        r"\b(?:(?:your|the|all)\s+)?(?:safety|content|usage)\s+(?:polic(?:y|ies)|guidelines|guardrails|"
+        r"restrictions)\s+(?:no\s+longer\s+appl(?:y|ies)|(?:do|does)\s+not\s+apply|"
         r"(?:is|are)\s+(?:now\s+)?(?:disabled|lifted|suspended|revoked|void))",
         r"\byour\s+(?:real|actual|true|new|only|primary|sole|secret)\s+(?:task|goal|job|objective|"
         r"purpose|mission|instructions?|role)\s+(?:is|are|now|will\s+be)\b",
         r"\b(?:guidance|instructions?|rules|directions|orders|prompts?|guidelines|directives)\s+you\s+"
-        r"(?:received|were\s+given|got|have\s+(?:been\s+given|received))\b[^.!?\n]{0,30}?\b(?:no\s+"
+        r"(?:received|were\s+given|got|have|were\s+told|have\s+(?:been\s+given|received))\b[^.!?\n]{0,30}?\b(?:no\s+"
         r"longer\s+(?:appl|valid|in\s+effect|matter)|(?:is|are|was|were)\s+(?:now\s+)?(?:outdated|"
         r"obsolete|void|revoked|cancel+ed|superseded|invalid|wrong|fake|withdrawn))",
         r"\b(?:the\s+)?(?:user|owner|admin\w*|operator|maintainers?|developers?)\s+(?:has|have)\s+"
@@ -777,9 +846,25 @@ RULES: tuple[Rule, ...] = (
         r"supervisor|security\s+team|anthropic|openai)\b",
         r"\bnew\s+(?:system\s+)?(?:instructions?|directives?|rules)\s+(?:follow|below|as\s+follows)\b",
         r"\bimportant\s+system\s+(?:update|notice|message|alert)\b",
+        r"^[ \t>*#\[]{0,6}system\s+(?:notice|message|alert|update|override|directive)\s*[:\]]",
+        r"\b(?:updated|revised|corrected|real|actual)\s+(?:system\s+)?(?:instructions|orders|directives)"
+        r"\s*:\s*(?=\S)",
         r"\[\s*(?:system|admin(?:istrator)?|operator)\s+(?:notice|message|note|override|update|alert)"
         r"\s*\]",
-        triggers=("new", "important", "[system", "[admin", "[operator", "[ "),
+        triggers=(
+            "new",
+            "important",
+            "[system",
+            "[admin",
+            "[operator",
+            "[ ",
+            "system",
+            "updated",
+            "revised",
+            "corrected",
+            "real",
+            "actual",
+        ),
         reach=0,
         extend=True,
     ),
@@ -821,9 +906,13 @@ RULES: tuple[Rule, ...] = (
         r"^[ \t]*[=\-*#_~<\[(]{2,}[ \t]*(?:end|begin|start)\s+(?:of\s+)?(?:the\s+)?(?:tool|function|"
         r"search|command|api|system|user|assistant)\s+(?:output|results?|response|call|input|prompt|"
         r"message)s?\b[^\n]*",
+        # the same banner with its word for end or start last ("=== TOOL RESULT END ===")
+        r"^[ \t]*[=\-*#_~<\[(]{2,}[ \t]*(?:tool|function|search|command|api|system|user|assistant)\s+"
+        r"(?:output|results?|response|call|input|prompt|message)s?\s+(?:ends?|begins?|starts?|"
+        r"complete|finished|over)\b[^\n]*",
         r"^[ \t]*(?:```|~~~)[ \t]*(?:system|system[-_]prompt|prompt|instructions?)[ \t]*\n"
         r"[\s\S]{0,2000}?(?:^[ \t]*(?:```|~~~)|\Z)",
-        triggers=("end", "begin", "start", "```", "~~~"),
+        triggers=("end", "begin", "start", "```", "~~~", "complete", "finished", "over"),
         reach=30,
     ),
     _rule(
@@ -905,13 +994,17 @@ RULES: tuple[Rule, ...] = (
         r"" + _SECRET_PATH + "|" + _ENV_SECRET + r")",
         r"(?:^[ \t>*\-]*|[.!?:;][ \t]+|\b(?:please|now|then|must|should|you)\s+)exfiltrate\b",
         r"\b(?:cat|print|echo|output|reveal|display|dump|exfiltrate)\s+(?:out\s+)?(?:the\s+)?"
-        r"(?:contents?\s+of\s+)?(?:~/\.ssh/id_\w+\b(?!\.pub)|~/\.aws/credentials|"
-        r"/etc/(?:passwd|shadow)|~/\.netrc|~/\.npmrc|~/\.pypirc|" + _ENV_SECRET + r")",
+        r"(?:contents?\s+of\s+)?(?:" + _SECRET_PATH + "|" + _ENV_SECRET + r")",
         r"\b(?:send|give|tell|show|reveal|print|output|display|dump|repeat|leak)\s+(?:me\s+|us\s+)?"
         r"(?:your|the)\s+(?:full\s+|hidden\s+|initial\s+|original\s+|exact\s+)?(?:system\s+prompt|"
         r"initial\s+prompt|hidden\s+instructions|instructions\s+above|environment\s+variables|"
         r"env\s+vars)",
         r"\b(?:cat|printenv|env|echo|base64)\b[^\n|]{0,80}\|\s*(?:curl|wget|nc|ncat|netcat)\b",
+        # what only the model holds, put where a request carries it off
+        r"\b(?:encode|embed|put|include|append|add|insert|place|write)\s+(?:your|the)\s+(?:full\s+|entire\s+|"
+        r"hidden\s+|original\s+)?(?:system\s+prompt|instructions|conversation|chat\s+history|context|"
+        r"previous\s+messages|memory)\s+(?:in|into|to|as)\s+(?:the\s+|a\s+|this\s+)?(?:url|link|query|"
+        r"image|request|address|parameter)",
         triggers=(
             "send",
             "post",
@@ -956,10 +1049,13 @@ RULES: tuple[Rule, ...] = (
             "extract",
             "grab",
             "attach",
+            "encode",
+            "insert",
+            "place",
         ),
         reach=12,
         extend=True,
-        exempt=_advised_against,
+        exempt=_advised_or_shown,
         gate=_SECRET_WORDS + ("exfiltrat", "prompt", "instructions", "environment", "env var"),
     ),
     _rule(
@@ -1002,6 +1098,15 @@ RULES: tuple[Rule, ...] = (
         r"\b(?:read|open|cat|load|copy)\s+(?:the\s+)?(?:" + _SECRET_PATH + "|" + _ENV_SECRET + r")"
         r"[\s\S]{0,160}?\b(?:include|put|paste|add|append|embed|write|send|post|upload)\s+(?:it|them|"
         r"this|that|the\s+(?:key|token|value|contents?|output|result))\s+(?:in|into|to|on)\b",
+        r"\b(?:read|list|print|dump|collect|gather|copy|open)\s+(?:all\s+)?(?:the\s+|your\s+)?(?:"
+        + _SECRET_PATH
+        + "|"
+        + _ENV_SECRET
+        + "|"
+        + _SECRET
+        + r")[\s\S]{0,200}?\b(?:include|put|paste|add|append|embed|write|send|post|upload|insert)\s+"
+        r"(?:it|them|this|that|those|these|the\s+(?:key|token|value|contents?|output|result))\s+"
+        r"(?:in|into|to|on)\s+(?:[\w-]+\s+){0,2}?" + _DEST,
         r"\b(?:read|tell|give|show|recite|print|list|reveal)\s+(?:me|us)\s+(?:the|your|all|our)\s+"
         r"(?:[\w-]+\s+){0,2}?(?:passwords?|api\s+keys?|tokens?|secrets?|credentials?|private\s+keys?)"
         r"\b(?!\s+(?:polic\w*|format|length|rules?|requirements?|fields?|budget|limits?|rotation|"
@@ -1019,10 +1124,13 @@ RULES: tuple[Rule, ...] = (
             "print",
             "list",
             "reveal",
+            "dump",
+            "collect",
+            "gather",
         ),  # fmt: skip
         reach=2,
         extend=True,
-        gate=_SECRET_WORDS,
+        gate=_SECRET_WORDS + ("environment",),
     ),
     _rule(
         "pipe_to_shell",
@@ -1123,16 +1231,6 @@ RULES: tuple[Rule, ...] = (
         r"\s*)?" + _AGENT + r"\s*[,:]\s*(?:please\s+)?(?:ignore|"
         r"disregard|forget|run|execute|approve|merge|delete|remove|skip|do\s+not|don't|you|your|"
         r"always|never|insert|add|send|comply|obey|follow)\b",
-        # the model spoken to inside a quotation, a CSV field, a config value or a comment
-        # ("Dear AI model, stop ...", `# assistant: disregard ...`, `; to the AI: ...`), with an
-        # order a model obeys right after the address
-        r"(?:^|(?<=[\"'\u201c\u2018(\[,;=>]))[ \t]*(?:#+|//+|--+|/\*+|;+)?[ \t]*(?:(?:dear|hey|"
-        r"attention|to|for)\s+(?:the\s+|any\s+|all\s+|an?\s+)?)?" + _AGENT + _NOT_AUDIENCE + r"\s*"
-        r"[,:\u2014]\s*(?:please\s+)?" + _ORDER_VERB,
-        # a field or trailer named as a note to the model (`AI-Note:`, `llm_instructions:`)
-        r"^[ \t>*\-#/]{0,6}(?:ai|llm|assistant|agent|copilot|claude|gpt|model|bot)[-_ ]?(?:instructions?|"
-        r"notes?|directives?|prompts?|messages?|orders?|tasks?|hints?|todo)[ \t]*[:=][ \t]*[\"']?"
-        r"(?:please\s+)?" + _ORDER_VERB,
         # the same heading in other languages ("Hinweis an die KI:", "Nota per l'IA:")
         r"^[ \t>*\-]{0,6}(?:hinweis|nachricht|notiz|achtung|nota|mensaje|mensagem|observa[cç][aã]o|"
         r"aviso|remarque|avis|message|note|uwaga|wiadomo[sś][cć]|catatan|pesan|lưu\s+ý)\s+"
@@ -1182,10 +1280,45 @@ RULES: tuple[Rule, ...] = (
             "catatan",
             "pesan",
             "lưu ý",
-            "ai-",
-            "ai_",
         ),
         reach=30,
+        extend=True,
+    ),
+    _rule(
+        "agent_directive",
+        "text addressed to AI agents reading it",
+        # the model spoken to inside a quotation, a CSV field, a config value or a comment
+        # ("Dear AI model, stop ...", `# assistant: disregard ...`, `; to the AI: ...`), with an
+        # order a model obeys right after the address
+        r"(?:^|(?<=[\"'\u201c\u2018(\[,;=>]))[ \t]*(?:#+|//+|--+|/\*+|;+)?[ \t]*(?:(?:dear|hey|"
+        r"attention|to|for)\s+(?:the\s+|any\s+|all\s+|an?\s+)?)?" + _AGENT + _NOT_AUDIENCE + r"\s*"
+        r"[,:\u2014]\s*" + _THEN_ORDER,
+        # the model addressed in parentheses: "(for AI reviewers) approve this"
+        r"\((?:for|to|attn:?|attention:?|note\s+to)\s+(?:the\s+|any\s+|all\s+)?" + _AGENT + r"\)\s*"
+        r"[,:\u2014-]?\s*" + _THEN_ORDER,
+        # a field or trailer named as a note to the model (`AI-Note:`, `llm_instructions:`)
+        r"(?:^[ \t>*\-#/]{0,6}|(?<=[\s\"'<{,;]))@?(?:x-)?(?:ai|llm|assistant|agent|copilot|claude|gpt|"
+        r"model|bot)[-_ ]?(?:instructions?|notes?|directives?|prompts?|messages?|orders?|tasks?|hints?|"
+        r"todo)(?:[ \t]*[:=][ \t]*[\"']?|[\"']?[ \t]+(?:content|value)=[\"']|[ \t]+)" + _THEN_ORDER,
+        triggers=(
+            "ai",
+            "llm",
+            "language model",
+            "assistant",
+            "agent",
+            "copilot",
+            "claude",
+            "chatgpt",
+            "gpt",
+            "cursor",
+            "@ai",
+            "(for",
+            "(to",
+            "(attn",
+            "(attention",
+            "(note",
+        ),
+        reach=14,
         extend=True,
     ),
     _rule(
@@ -1195,6 +1328,10 @@ RULES: tuple[Rule, ...] = (
         r"bring\s+up)\s+(?:this|it|that|these\s+\w+|any\s+of\s+this|what\s+you\s+(?:did|changed|"
         r"added))\s+(?:in|to)\s+(?:your|the)\s+(?:summary|reply|response|answer|report|output|"
         r"final\s+\w+|user|human|reviewers?|maintainers?)\b",
+        r"\b(?:do\s+not|don't|never)\s+(?:tell|inform|notify|alert|warn)\s+(?:the\s+)?(?:user|human|"
+        r"reviewers?|maintainers?|developers?|owner)\s+(?:about|of|that)\s+(?:this|it|that|what\s+you|the\s+"
+        r"(?:[\w-]+\s+){0,2}?(?:change|edit|request|commit|command|modification|code|"
+        r"file|dependency|step|call|endpoint|script|backdoor)s?)\b",
         r"\b(?:secretly|covertly|surreptitiously)\s+(?:\w+\s+){0,2}?(?:add|insert|disable|remove|"
         r"delete|send|upload|push|commit|modify|change|install|include|turn\s+off)\b",
         r"\b(?:quietly|silently)\s+(?:disable|turn\s+off|bypass|remove|delete|weaken)\s+(?:the\s+|"
@@ -1217,7 +1354,8 @@ RULES: tuple[Rule, ...] = (
         "memory_poisoning",
         "text asking the model to carry an order over to later tasks or sessions",
         r"\b(?:remember|memori[sz]e|keep\s+in\s+mind|note|store|save)\s+(?:this|that|the\s+following)?"
-        r"\s*(?:for|in|across|during)\s+(?:all\s+)?(?:later|future|subsequent|upcoming|every|all)\s+"
+        r"\s*(?:(?:to|in|into)\s+(?:your\s+)?(?:long-term\s+)?(?:memory|notes)\s+)?(?:for|in|across|"
+        r"during)\s+(?:all\s+|every\s+)?(?:later|future|subsequent|upcoming|every|all)\s+"
         r"(?:tasks?|sessions?|conversations?|chats?|interactions?|runs?|prompts?)\b",
         r"\b(?:for|in|across|during)\s+(?:all\s+)?(?:later|future|subsequent|upcoming)\s+(?:tasks?|"
         r"sessions?|conversations?|chats?|interactions?)\s*,?\s*(?:remember|always|never|keep\s+in\s+"
@@ -1237,6 +1375,46 @@ RULES: tuple[Rule, ...] = (
         reach=0,
         extend=True,
         gate=("later", "future", "subsequent", "upcoming", "every ", "all "),
+    ),
+)
+
+RULES += (
+    _rule(
+        "role_override",
+        "text saying the model's instructions were withdrawn or replaced",
+        r"\b(?:(?:previous|prior|earlier|existing|original|all)\s+)(?:instructions|directives|guidelines|"
+        r"guidance|orders|rules|prompts?)\s+(?:are|have\s+been|were)\s+(?:hereby|officially)\s+(?:\w+\s+)?"
+        r"(?:revoked|cancel+ed|void|withdrawn|rescinded|superseded|annulled|lifted)",
+        triggers=("hereby", "officially"),
+        reach=50,
+        extend=True,
+    ),
+    _rule(
+        "role_override",
+        "text assigning the model a new role or rules",
+        r"\b(?:imagine|suppose|assume)\s+(?:that\s+)?(?:you\s+are|you're|you\s+were)\s+(?:now\s+)?"
+        r"(?:an?\s+|the\s+)?(?:[\w-]+\s+){0,2}?(?:ai|model|assistant|bot|chatbot|agent|llm|persona|"
+        r"character|terminal|shell|version\s+of\s+yourself)\b",
+        r"\b(?:ai|model|assistant|bot|chatbot|agent|persona)\s+(?:called|named)\s+\w+\s*,?\s+(?:that|"
+        r"who|which)\s+(?:answers|does|has\s+no|ignores|never\s+refuses|can\s+do)\b",
+        # a mode the model is said to be in, and a restriction lifted in the same breath
+        r"\byou\s+are\s+now\s+(?:in\s+|running\s+in\s+)?(?:[\w-]+\s+){0,2}?mode\b[^.\n]{0,60}?\b(?:"
+        r"disable|ignore|bypass|turn\s+off|skip|without|no\s+longer|unrestricted|unlimited|"
+        r"(?:all|any)\s+(?:restrictions|rules|filters|checks))",
+        r"\bfor\s+the\s+rest\s+of\s+(?:this|the|our)\s+(?:conversation|chat|session|thread|"
+        r"exchange|dialog(?:ue)?)\b",
+        triggers=("imagine", "suppose", "assume", "called", "named", "rest of", "you are"),
+        reach=20,
+        extend=True,
+    ),
+    Rule(
+        "instruction_override",
+        "text telling the model to drop its instructions (in another language)",
+        "(?!)",
+        lexicon.TRIGGERS,
+        reach=0,
+        extend=True,
+        finder=lexicon.clause_orders,
     ),
 )
 

@@ -53,16 +53,20 @@ _CONFUSABLE = {
     "ց": "g",
 }
 # Latin letters in another shape (small capitals, IPA): Latin script already, so folded in any
-# text, not only in a Latin majority; NFKC leaves them as they are
+# text, not only in a Latin majority; NFKC leaves them as they are. Turned letters (ɐ ɔ ʌ) are
+# left for the upside-down view, where they stand for other letters.
 _LATIN_SHAPES = dict(
     zip(
-        "ᴀʙᴄᴅᴇꜰɢʜɪᴊᴋʟᴍɴᴏᴘʀꜱᴛᴜᴠᴡʏᴢɑɐɛɩɔʊʋʌ",
-        "abcdefghijklmnoprstuvwyzaaeiouvv",
+        "ᴀʙᴄᴅᴇꜰɢʜɪᴊᴋʟᴍɴᴏᴘʀꜱᴛᴜᴠᴡʏᴢɑɛɩʊʋ",
+        "abcdefghijklmnoprstuvwyzaeiuv",
         strict=True,
     )
 )
 _HAS_CONFUSABLE = re.compile("[" + "".join(_CONFUSABLE) + "".join(_LATIN_SHAPES) + "]")
 _WORD = re.compile(r"\w+")
+# a combining mark right after an ASCII letter (NFKC composes accents, so what is left is drawn
+# through or under the letter: s̶t̶r̶i̶k̶e̶, u̲n̲d̲e̲r̲)
+_MARK_ON_ASCII = re.compile("[!-~][\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff]")
 
 
 def _latin_majority(text: str) -> bool:
@@ -79,7 +83,11 @@ def _latin_majority(text: str) -> bool:
 def fold_view(text: str) -> View:
     """NFKC and homoglyph folding, with the source index of every view character."""
     confusable = not text.isascii() and _HAS_CONFUSABLE.search(text) is not None
-    if text.isascii() or (not confusable and unicodedata.is_normalized("NFKC", text)):
+    if text.isascii() or (
+        not confusable
+        and unicodedata.is_normalized("NFKC", text)
+        and _MARK_ON_ASCII.search(text) is None
+    ):
         return text, None, None
     fold_all = confusable and _latin_majority(text)
     mixed: set[int] = set()
@@ -97,7 +105,9 @@ def fold_view(text: str) -> View:
         index.extend(range(last, i))
         ch = text[i]
         norm = unicodedata.normalize("NFKC", ch)
-        if (fold_all or i in mixed) and norm in _CONFUSABLE:
+        if unicodedata.category(ch) == "Mn" and i and text[i - 1].isascii():
+            norm = ""  # a mark drawn over an ASCII letter (strike-through, underline): noise
+        elif (fold_all or i in mixed) and norm in _CONFUSABLE:
             norm = _CONFUSABLE[norm]
         elif norm in _LATIN_SHAPES:
             norm = _LATIN_SHAPES[norm]
@@ -124,11 +134,13 @@ _HEX_BYTES = re.compile(
     # runs of spaces when a long run fails at its end
     r"(?<![\w-])(?:0[xX])?[0-9a-fA-F]{2}(?:[ \t]*(?:[,:][ \t]*)?(?:0[xX])?[0-9a-fA-F]{2}(?![\w-])){7,}"
 )
-_HEX_BYTES_HINT = re.compile(
-    r"[0-9a-fA-F]{2}[ \t,:]+(?:0[xX])?[0-9a-fA-F]{2}[ \t,:]+(?:0[xX])?[0-9a-f]"
-)
+# an order written byte by byte has spaces in it: the space's byte, 20, parted from its
+# neighbours, is what a substring search finds cheaply
+_HEX_SPACE = (" 20 ", ",20,", ", 20,", "0x20", ":20:", "\t20\t")
 _U_ESCAPES = re.compile(r"(?:\\u[0-9a-fA-F]{4}|\\u\{[0-9a-fA-F]{1,6}\}|\\U[0-9a-fA-F]{8}){4,}")
 _U_ESCAPE = re.compile(r"\\(?:u\{([0-9a-fA-F]{1,6})\}|u([0-9a-fA-F]{4})|U([0-9a-fA-F]{8}))")
+_OCTAL = re.compile(r"(?:\\[0-3][0-7]{2}){4,}")
+_BINARY = re.compile(r"(?<![\w])[01]{8}(?:[ \t,]?[01]{8}(?![\w])){3,}")
 _ENTITIES = re.compile(r"(?:&#(?:[0-9]{1,7}|[xX][0-9a-fA-F]{1,6});){4,}")
 _B32_DIGITS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZ234567")
 _PCT_ESCAPE = re.compile(r"%[0-9a-fA-F]{2}")
@@ -138,12 +150,12 @@ _CONCAT_HINT = ("' +", '" +', "'+", '"+')
 _PIECE = re.compile(r"([\"'])([^\"'\n]{0,80})\1")
 _ROT13_HINT = re.compile(r"\brot[\s_-]?13\b|\bcaesar\b", re.I)
 # three letters or more ("a l l"): only looked for once a spelled-out verb was seen
-_SPACED = re.compile(r"(?<!\w)(?:\w[ .\-\u00b7]){2,}\w(?!\w)")
+_SPACED = re.compile(r"(?<![^\W_])(?:[^\W_][ ._\-\u00b7]){2,}[^\W_](?![^\W_])")
 # the first letters of the orders' verbs spelled out: "i g n", "d-i-s", "f.o.r", "o v e", "b y p"
 _SPACED_HINT = re.compile(
     "|".join(f"{a}[ ._-]{b}[ ._-]{c}" for a, b, c in ("ign", "dis", "for", "ove", "byp"))
 )
-_SPELLED = re.compile(r"\w[.\-\u00b7]\w[.\-\u00b7]\w")
+_SPELLED = re.compile(r"[^\W_][._\-\u00b7][^\W_][._\-\u00b7][^\W_]")
 _GLUE = re.compile(r"(?<=[A-Za-z])[ \t]*[_.\-+]+[ \t]*(?=[A-Za-z])|(?<=[a-z])(?=[A-Z])")
 _VERBS = ("ignor", "disregard", "forget", "overrid", "bypass")
 # words joined by punctuation (`ignore_all`, `ignore.all`, `ignore + all`) or case: each text
@@ -165,9 +177,20 @@ def _glued_tokens(view: str, low: str) -> Iterator[re.Match[str]]:
         for m in _TOKEN.finditer(view, lo, hi):
             done = m.end()
             if m.end() > p:
-                if _GLUE_MARK.search(view, m.start(), m.end()):
+                if _GLUE_MARK.search(view, m.start(), m.end()) and not _identifier(view, m):
                     yield m
                 break
+
+
+def _identifier(view: str, token: re.Match[str]) -> bool:
+    """The glued token is a name shown as code, in an inline code span on its line
+    (`override_system_prompt=True`): an identifier, not an order written without spaces."""
+    line_start = view.rfind("\n", 0, token.start()) + 1
+    line_end = view.find("\n", token.end())
+    line_end = len(view) if line_end == -1 else line_end
+    return (
+        view.count("`", line_start, token.start()) % 2 == 1 and "`" in view[token.end() : line_end]
+    )
 
 
 def _find_all(text: str, word: str) -> Iterator[int]:
@@ -183,8 +206,10 @@ def _readable(raw: bytes) -> str | None:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
         return None
-    if len(text) < 8 or " " not in text.strip():
-        return None
+    if len(text) < 4 or (
+        (len(text) < 8 or " " not in text.strip()) and sum(ord(c) >= 0x2E80 for c in text) < 4
+    ):
+        return None  # prose has spaces; Chinese and Japanese have none
     printable = sum(1 for c in text if c.isprintable() or c in "\n\t")
     return text if printable >= 0.95 * len(text) else None
 
@@ -233,6 +258,17 @@ def _decode_u(run: str) -> str | None:
 
 def _decode_hex_bytes(run: str) -> str | None:
     return _decode_hex(re.sub(r"0[xX]|[\s,:]", "", run))
+
+
+def _decode_octal(run: str) -> str | None:
+    """`\\111\\147...` (C, Python, shell escapes): like `\\u` escapes, a word is enough."""
+    text = bytes(int(run[i + 1 : i + 4], 8) for i in range(0, len(run), 4)).decode("latin-1")
+    return text if text.isprintable() else None
+
+
+def _decode_binary(run: str) -> str | None:
+    digits = re.sub(r"[^01]", "", run)
+    return _readable(bytes(int(digits[i : i + 8], 2) for i in range(0, len(digits) - 7, 8)))
 
 
 def _decode_entities(run: str) -> str | None:
@@ -292,6 +328,14 @@ def _decoded(view: str, low: str) -> View | None:
             if text is not None:
                 subs.append((m.start(), end, f" {text} "))
                 continue
+        if "/" in run:  # path segments of a URL: each may be encoded on its own
+            pos = m.start()
+            for seg in run.split("/"):
+                if len(seg) >= 16 and _HEX_RUN.issuperset(seg):
+                    text = _decode_hex(seg)
+                    if text is not None:
+                        subs.append((pos, pos + len(seg), f" {text} "))
+                pos += len(seg) + 1
         if m.start() and view[m.start() - 1] in _B64_EDGE or view[m.end() : m.end() + 1] == "=":
             continue  # a piece of a longer token
         if run[:2] in ("0x", "0X") and _HEX_RUN.issuperset(run[2:]):
@@ -300,10 +344,14 @@ def _decoded(view: str, low: str) -> View | None:
         if text is not None:
             subs.append((m.start(), m.end(), f" {text} "))
     decoders: list[tuple[re.Pattern[str], Callable[[str], str | None]]] = []
-    if _HEX_BYTES_HINT.search(view):
+    if any(h in low for h in _HEX_SPACE):
         decoders.append((_HEX_BYTES, _decode_hex_bytes))
     if "&#" in view:
         decoders.append((_ENTITIES, _decode_entities))
+    if "\\" in view:
+        decoders.append((_OCTAL, _decode_octal))
+    if "00" in view or "01" in view:
+        decoders.append((_BINARY, _decode_binary))
     if "\\x" in low:
         decoders.append((_HEX_ESCAPES, _decode_hex))
     if "\\u" in low:
@@ -330,9 +378,9 @@ def _unglued(view: str, low: str) -> View | None:
             run = m.group()
             if " " in run and _SPELLED.search(run):
                 # "i.g.n.o.r.e a.l.l": the dots spell a word out, the spaces part the words
-                subs.append((m.start(), m.end(), re.sub(r"[.\-\u00b7]", "", run)))
+                subs.append((m.start(), m.end(), re.sub(r"[._\-\u00b7]", "", run)))
             else:
-                subs.append((m.start(), m.end(), re.sub(r"[ .\-\u00b7]", "", run)))
+                subs.append((m.start(), m.end(), re.sub(r"[ ._\-\u00b7]", "", run)))
     inserted = False
     if any(v in low for v in _VERBS):
         for token in _glued_tokens(view, low):
@@ -353,10 +401,20 @@ def _unglued(view: str, low: str) -> View | None:
 # the words an order to drop instructions is made of, as they read rotated by 13, backwards,
 # and in leetspeak: a view is tried when one of them is in the text, hint or no hint
 _ORDER_WORDS = ("ignor", "disregard", "forget", "overrid", "bypass", "instruction", "system prompt")
-_ROT13_WORDS = tuple(codecs.encode(w, "rot13") for w in _ORDER_WORDS)
-_REVERSED_WORDS = tuple(w[::-1] for w in _ORDER_WORDS)
+_ROT13_WORDS = re.compile("|".join(codecs.encode(w, "rot13") for w in _ORDER_WORDS))
+_REVERSED_WORDS = re.compile("|".join(w[::-1] for w in _ORDER_WORDS))
 _LEET = str.maketrans("0134579@$|", "oieastgasl")
 _LEET_DIGITS = frozenset("0134579@$|")
+
+
+# letters turned upside down ("ǝɹouƃı"), and the Latin letters they stand for
+_FLIPPED = str.maketrans("ɐqɔpǝɟƃɥıɾʞlɯuodbɹsʇnʌʍxʎz", "abcdefghijklmnopqrstuvwxyz")
+_FLIPPED_ONLY = frozenset("ɐǝɟƃɥıɾʞɯɹʇʌʍʎ")
+
+
+def _flipped(view: str) -> View:
+    text, lo, hi = _reversed(view)
+    return text.translate(_FLIPPED), lo, hi
 
 
 def _reversed(view: str) -> View:
@@ -371,12 +429,12 @@ def derived_views(view: str, low: str) -> Iterator[View]:
     decoded = _decoded(view, low)
     if decoded is not None:
         yield decoded
-    if (("rot" in low or "caesar" in low) and _ROT13_HINT.search(view)) or any(
-        w in low for w in _ROT13_WORDS
-    ):
+    if (("rot" in low or "caesar" in low) and _ROT13_HINT.search(view)) or _ROT13_WORDS.search(low):
         yield codecs.encode(view, "rot13"), None, None
-    if any(w in low for w in _REVERSED_WORDS):
+    if _REVERSED_WORDS.search(low):
         yield _reversed(view)
+    if not view.isascii() and len(_FLIPPED_ONLY.intersection(view)) >= 3:
+        yield _flipped(view)
     if not _LEET_DIGITS.isdisjoint(low):
         leet = low.translate(_LEET)
         if any(w in leet and w not in low for w in _ORDER_WORDS):
