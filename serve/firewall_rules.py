@@ -257,7 +257,12 @@ def _advised_or_shown(view: str, start: int, end: int) -> bool:
     line_start = view.rfind("\n", 0, end) + 1
     line_end = view.find("\n", end)
     line_end = len(view) if line_end == -1 else line_end
-    return view.count("`", line_start, end) % 2 == 1 and "`" in view[end:line_end]
+    span_start = view.rfind("`", line_start, end)
+    return (
+        view.count("`", line_start, end) % 2 == 1
+        and "`" in view[end:line_end]
+        and "$" in view[span_start:end]  # a variable passed to a command, not the value sent
+    )
 
 
 def _install_line(view: str, start: int, end: int) -> bool:
@@ -319,7 +324,7 @@ def quoted_mention(view: str, start: int, end: int) -> bool:
 
 # a quotation named as an example by the noun after it ("remove the '...' test case")
 _NAMED_AFTER = re.compile(
-    r"[ \t]*(?:test\s+cases?|tests?|cases?|fixtures?|examples?|strings?|phrases?|payloads?|attacks?|"
+    r"[ \t]*(?:(?:-?style|-?like|type|kind|form)[ \t]+)?(?:test\s+cases?|tests?|cases?|fixtures?|examples?|strings?|phrases?|payloads?|attacks?|"
     r"prompts?|jailbreaks?|injections?|samples?|patterns?)\b",
     re.I,
 )
@@ -355,7 +360,7 @@ _ORDERS = (
 _WEAK_ORDERS = r"(?:commands|orders|messages?|context|conversation)"
 _SECRET = (
     r"(?:api[\s_-]?keys?|tokens?|secrets?|credentials?|passwords?|passphrases?|private\s+keys?|"
-    r"(?:deploy|signing|secret|master)\s+keys?|"
+    r"(?:deploy|signing|secret|master)\s+keys?|output\s+of\s+[`'\"]?(?:env|printenv|set)\b[`'\"]?|"
     r"ssh\s+keys?|access\s+keys?|session\s+cookies?|cookies|\.env\b|env(?:ironment)?\s+"
     r"(?:file|var(?:iable)?s)|id_rsa|\.npmrc|\.pypirc|\.netrc|aws\s+credentials)"
 )
@@ -533,7 +538,7 @@ RULES: tuple[Rule, ...] = (
         # "ignore the above, and ...": what is above is the object; "the above warning" is not
         r"\b(?:ignore|disregard|forget)\s+(?:all\s+of\s+|all\s+)?(?:the\s+)?(?:above|foregoing|"
         r"preceding)\s*(?:[,;.:\u2014-]|and\b|then\b|instead\b)",
-        r"\b(?:ignore|disregard|forget)\s+(?:all|everything)\s+(?:you\s+(?:were|have\s+been)\s+"
+        r"\b(?:ignore|disregard|forget|scratch|discard|drop)\s+(?:all|everything)\s+(?:you\s+(?:were|have\s+been)\s+"
         r"told|(?:that\s+)?(?:was\s+)?(?:said\s+|written\s+)?(?:above|before))",
         r"\b(?:ignore|disregard|forget|override|bypass)\s+(?:all\s+|any\s+)?(?:of\s+)?"
         r"(?:your|the)\s+(?:(?:safety|security|content|original|initial|hidden)\s+)?"
@@ -556,6 +561,9 @@ RULES: tuple[Rule, ...] = (
             "bypass",
             "discard",
             "system override",
+            "scratch",
+            "drop all",
+            "drop everything",
         ),
         reach=0,
         extend=True,
@@ -736,7 +744,7 @@ RULES: tuple[Rule, ...] = (
     _rule(
         "role_override",
         "text assigning the model a new role or rules",
-        r"\byou\s+are\s+(?:now|no\s+longer)\s+(?:an?\s+|the\s+|in\s+)?(?:[\w-]+\s+){0,3}?"
+        r"\byou(?:\s+are|'re|\u2019re)\s+(?:now|no\s+longer)\s+(?:an?\s+|the\s+|in\s+)?(?:[\w-]+\s+){0,3}?"
         r"(?:ai|assistant|model|agent|bot|persona|character|dan|jailbroken|unrestricted|"
         r"unfiltered|uncensored|(?:developer|god|debug)\s+mode)\b",
         r"\b(?:from\s+(?:now|here)\s+on|from\s+this\s+point\s+(?:on|forward)|henceforth|going\s+"
@@ -811,7 +819,7 @@ RULES: tuple[Rule, ...] = (
         r"(?:received|were\s+given|got|have|were\s+told|have\s+(?:been\s+given|received))\b[^.!?\n]{0,30}?\b(?:no\s+"
         r"longer\s+(?:appl|valid|in\s+effect|matter)|(?:is|are|was|were)\s+(?:now\s+)?(?:outdated|"
         r"obsolete|void|revoked|cancel+ed|superseded|invalid|wrong|fake|withdrawn))",
-        r"\b(?:the\s+)?(?:user|owner|admin\w*|operator|maintainers?|developers?)\s+(?:has|have)\s+"
+        r"\b(?:the\s+)?(?:user|owner|admin\w*|operator|maintainers?|developers?)\s+(?:(?:has|have)\s+)?"
         r"(?:already\s+)?(?:authori[sz]ed|granted|approved|allowed|permitted|given)\s+you\b",
         triggers=(
             "your",
@@ -880,7 +888,7 @@ RULES: tuple[Rule, ...] = (
         r"function_calls?|function_output|system[-_](?:prompt|message|reminder)|im_start|im_end|"
         r"antml:[\w-]+)\b[^>\n]{0,80}>",
         # a turn of a transcript; "human : bool, optional" is a parameter's doc
-        r"^[ \t>*+\-#/]{0,12}(?:human|assistant)[ \t]*:(?![ \t]*(?:bool|int|str|float|list|dict|"
+        r"^[ \t>*+\-#/]{0,12}(?:human|assistant)[ \t]*:(?![ \t]*\n[ \t]+[\w-]+[ \t]*:)(?![ \t]*(?:bool|int|str|float|list|dict|"
         r"tuple|set|optional|none|callable|array[\w-]*|ndarray|object|any)\b)",
         triggers=(
             "<|",
@@ -1056,7 +1064,8 @@ RULES: tuple[Rule, ...] = (
         reach=12,
         extend=True,
         exempt=_advised_or_shown,
-        gate=_SECRET_WORDS + ("exfiltrat", "prompt", "instructions", "environment", "env var"),
+        gate=_SECRET_WORDS
+        + ("exfiltrat", "prompt", "instructions", "environment", "env var", "output of"),
     ),
     _rule(
         "secret_exfiltration",
@@ -1219,7 +1228,7 @@ RULES: tuple[Rule, ...] = (
         "text addressed to AI agents reading it",
         # a heading-like address ("Note to AI agents: ..."), not a phrase in a sentence
         r"\b(?:note|message|instructions?|attention|reminder|directive|important)\s+(?:to|for)\s+"
-        r"(?:the\s+|any\s+|all\s+)?" + _AGENT + r"\b" + _NOT_AUDIENCE + r"(?=\s*(?:[:\-\u2014]|"
+        r"(?:the\s+|any\s+|all\s+)?" + _AGENT + r"\b" + _NOT_AUDIENCE + r"(?=[ \t]*(?:[:\-\u2014]|"
         r"reading\b|who\s+reads?\b|(?:reviewing|processing|parsing|summari[sz]ing|analy[sz]ing|"
         r"looking\s+at|working\s+on)\b[^:\n]{0,40}:))",
         r"\b(?:ai|llm)\s+(?:agents?|assistants?|models?)\s*(?:reading\s+this|must|should|are\s+"
@@ -1296,6 +1305,12 @@ RULES: tuple[Rule, ...] = (
         # the model addressed in parentheses: "(for AI reviewers) approve this"
         r"\((?:for|to|attn:?|attention:?|note\s+to)\s+(?:the\s+|any\s+|all\s+)?" + _AGENT + r"\)\s*"
         r"[,:\u2014-]?\s*" + _THEN_ORDER,
+        # a code note naming the model as its owner, `NOTE(llm):`; a commit's scope, `fix(agent):`,
+        # names a part of the code instead
+        r"\b(?:note|todo|fixme|xxx|hack|nb)\((?:the\s+)?"
+        + _AGENT
+        + r"\)[ \t]*[,:\u2014-]?\s*"
+        + _THEN_ORDER,
         # a field or trailer named as a note to the model (`AI-Note:`, `llm_instructions:`)
         r"(?:^[ \t>*\-#/]{0,6}|(?<=[\s\"'<{,;]))@?(?:x-)?(?:ai|llm|assistant|agent|copilot|claude|gpt|"
         r"model|bot)[-_ ]?(?:instructions?|notes?|directives?|prompts?|messages?|orders?|tasks?|hints?|"
@@ -1317,6 +1332,12 @@ RULES: tuple[Rule, ...] = (
             "(attn",
             "(attention",
             "(note",
+            "note(",
+            "todo(",
+            "fixme(",
+            "xxx(",
+            "hack(",
+            "nb(",
         ),
         reach=14,
         extend=True,
