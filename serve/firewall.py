@@ -24,7 +24,6 @@ reported as a `Finding` (what, why, where in the returned text); `clean` gives t
 
 from __future__ import annotations
 
-import bisect
 import functools
 import re
 import unicodedata
@@ -246,24 +245,20 @@ def _hidden(out: list[str], findings: list[Finding], rule: str, payload: str, wh
 _TOKEN_START = re.compile(r"(?<!\w)\S|[<\[]")
 
 
-def _matches(
-    rule: Rule, view: str, starts: list[int], tokens: Callable[[], list[int]]
-) -> list[re.Match[str]]:
+def _matches(rule: Rule, view: str, starts: list[int]) -> list[re.Match[str]]:
     """The rule's matches that cover one of its triggers (found at `starts`).
 
     A match starts at a trigger or, at most `reach` characters before it, at a token start (a
-    non-space character after a non-word character, or a bracket; `tokens` gives them all, in
-    order, found once per view): the regex is tried only there, with `match`, so text far from
-    every trigger is never scanned.
+    non-space character after a non-word character, or a bracket): the regex is tried only
+    there, with `match`, so text far from every trigger is never scanned.
     """
     found: dict[tuple[int, int], re.Match[str]] = {}
     tried: dict[int, re.Match[str] | None] = {}  # a start tried for one trigger may cover the next
     for p in starts:
         candidates = [p]
         if rule.reach:
-            token_starts = tokens()
-            lo = bisect.bisect_left(token_starts, max(0, p - rule.reach))
-            candidates += token_starts[lo : bisect.bisect_left(token_starts, p, lo)]
+            lo = max(0, p - rule.reach)
+            candidates += [m.start() for m in _TOKEN_START.finditer(view, lo, p)]
         for q in candidates:
             if q not in tried:
                 tried[q] = rule.pattern.match(view, q)
@@ -296,13 +291,6 @@ def _rule_spans(
     install docs are not written that way. Exempted matches are added to `kept`."""
     low = _lowered(view) if low is None else low
     spans = []
-    token_starts: list[int] = []
-
-    def tokens() -> list[int]:
-        if not token_starts and view:
-            token_starts.extend(m.start() for m in _TOKEN_START.finditer(view))
-        return token_starts
-
     for i, starts in TRIGGERS.hits(low).items():
         rule = RULES[i]
         if rule.gate and not any(g in low for g in rule.gate):
@@ -310,7 +298,7 @@ def _rule_spans(
         found = (
             rule.finder(view, starts)
             if rule.finder is not None
-            else [m.span() for m in _matches(rule, view, starts, tokens)]
+            else [m.span() for m in _matches(rule, view, starts)]
         )
         for start, end in found:
             if rule.negatable and negated(view, start):

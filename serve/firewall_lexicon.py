@@ -28,7 +28,7 @@ VERBS = (
     "desconsider", "despreze", "não siga", "nao siga", "dimentic", "non seguire", "trascura",
     "uită", "uitați", "uitati", "nu ține cont", "nu tine cont", "nu urma",
     # Slavic, Greek, Baltic-Finnic, Hungarian
-    "zignoruj", "zapomnij", "nie stosuj", "pomiń", "zapomeň", "zabudni", "nevšímej",
+    "zignoruj", "ignoruj", "ignorujte", "zapomnij", "nie stosuj", "pomiń", "zapomeň", "zabudni", "nevšímej",
     "игнорир", "проигнорир", "забудь", "забыть", "не обращай", "не следуй", "пренебреги",
     "ігнору", "проігнору", "не зважай", "αγνόησ", "αγνοήσ", "ξέχασ", "μην ακολουθ",
     "unohda", "ohita", "älä välitä", "sivuuta", "figyelmen kívül", "felejtsd", "ne törődj",

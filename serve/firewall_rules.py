@@ -369,8 +369,10 @@ _SECRET_PATH = (
     r"npmrc|pypirc|docker/config\.json|kube/config|config/gh/hosts\.ya?ml|git-credentials|"
     r"env\b)|/etc/(?:passwd|shadow)\b|\bid_(?:rsa|ed25519|ecdsa|dsa)\b(?!\.pub)|"
     # a file named for what it holds
-    r"\b[\w./-]{0,60}?(?:secrets?|credentials?|passwords?|private[-_]?key)\.(?:ya?ml|json|toml|env|txt|"
-    r"ini|cfg|conf|pem|key)\b|\b[\w.-]{1,40}\.pem\b"
+    # (folders before it each end in a slash: one way to read them, no lazy run to retry)
+    r"\b(?:[\w.-]+/){0,4}(?:secrets?|credentials?|passwords?|private[-_]?key)\.(?:ya?ml|json|toml|env|"
+    r"txt|ini|cfg|conf|"
+    r"pem|key)\b|\b[\w-]+\.pem\b"
 )
 # what every text a secret rule can match holds (lower case): a cheap test before the regexes
 _SECRET_WORDS = (
@@ -466,19 +468,7 @@ _ML_VERB = (
     r"esquece|negeer|vergeet|игнорир\w*|проигнорир\w*|забудь(?:те)?|забыть|"
     r"не\s+обращай(?:те)?\s+внимани[яе]\s+на|ne\s+(?:tiens|tenez|tenons)\s+pas\s+compte|"
     r"desconsider\w*|desatiend\w*|ignoruj\w*|zignoruj\w*|nie\s+zwracaj\s+uwagi\s+na|abaikan|"
-    r"lupakan|bỏ\s+qua|quên|ignorera|glöm|glem|ignorér|ignoreer|"
-    # Czech, Slovak, Ukrainian, Greek, Arabic
-    r"ignoruj(?:te)?|ігнору\w*|проігнору\w*|забудь(?:те)?|αγνόησ\w*|αγνοήσ\w*|ξέχασ\w*|"
-    r"تجاهل\w*|انس[َى]?|"
-    # "do not follow", the other way to drop an order: per language, the negated verb
-    r"haz\s+caso\s+omiso\s+de|haga\s+caso\s+omiso\s+de|hagan\s+caso\s+omiso\s+de|"
-    r"no\s+(?:sigas|siga|sigan|obedezcas|obedezca|hagas\s+caso\s+a)|"
-    r"n[ãa]o\s+(?:siga|sigas|obede[çc]a|obede[çc]as)|deixe\s+de\s+seguir|"
-    r"non\s+(?:seguire|seguite|obbedire|tenere\s+conto\s+(?:de(?:lle|gli|i|l)?|di))|"
-    r"ne\s+(?:suis|suivez|respecte[zs]?|tiens|tenez)\s+(?:plus|pas)(?:\s+compte\s+d[eu]s?)?|"
-    r"nie\s+(?:stosuj(?:cie)?\s+się\s+do|słuchaj(?:cie)?|wykonuj(?:cie)?|przestrzegaj(?:cie)?)|"
-    r"не\s+(?:следуй(?:те)?|выполняй(?:те)?|слушай(?:те)?|виконуй(?:те)?|слухай(?:те)?)|"
-    r"volg\s+(?:de\s+|je\s+|alle\s+)?\w+\s+niet)"
+    r"lupakan|bỏ\s+qua|quên|ignorera|glöm|glem|ignorér|ignoreer)"
 )
 _ML_NOUN = (
     r"(?:anweisung(?:en)?|instruktionen|regeln|vorgaben|richtlinien|instructions|consignes|"
@@ -486,11 +476,7 @@ _ML_NOUN = (
     r"direttive|instruções|instrucoes|regras|diretrizes|instructies|regels|richtlijnen|"
     r"инструкци\w*|указани\w*|правил\w*|директив\w*|промпт\w*|polece\w*|instrukcj\w*|"
     r"zasad\w*|reguł\w*|wytyczn\w*|instruksi|perintah|aturan|petunjuk|arahan|hướng\s+dẫn|"
-    r"chỉ\s+dẫn|quy\s+tắc|instruktioner|regler|instruksjoner|talimat\w*|kural\w*|yönerge\w*|"
-    r"pokyn\w*|instrukc\w*|příkaz\w*|pravid\w*|інструкці\w*|вказівк\w*|правил\w*|"
-    r"οδηγί\w*|οδηγι\w*|εντολ\w*|κανόν\w*|κανον\w*|التعليمات|تعليمات|الأوامر|أوامر|القواعد|"
-    r"الإرشادات|التوجيهات|comandos|ordens|ordini|comandi|órdenes|ordres|commandes|opdrachten|"
-    r"befehle|anordnungen)"
+    r"chỉ\s+dẫn|quy\s+tắc|instruktioner|regler|instruksjoner|talimat\w*|kural\w*|yönerge\w*)"
 )
 _ML_QUAL = (
     r"(?:vorherig\w*|bisherig\w*|obig\w*|vorangegangen\w*|früher\w*|ursprünglich\w*|alle[nms]?|"
@@ -499,10 +485,7 @@ _ML_QUAL = (
     r"bovenstaande|предыдущ\w*|все|всех|сво\w*|тво\w*|ваш\w*|прежн\w*|выше|"
     r"(?:del|do|da|des|du)\s+(?:sistema|système|systeme)|system\w*|системн\w*|poprzedni\w*|"
     r"wcześniejsz\w*|wszystki\w*|sebelumnya|semua|trước(?:\s+đó)?|tất\s+cả|tidigare|alla|"
-    r"tidligere|alle|önceki|tüm|bütün|všechn\w*|předchozí\w*|dřívější\w*|svoje|své|"
-    r"усі|всі|попередн\w*|свої|твої|ваші|όλες|όλα|όλους|προηγούμεν\w*|παραπάνω|σου|"
-    r"جميع|كل|السابقة|السابق|obigen|oben|plus\s+haut|données|dadas|dados|dadas|date|"
-    r"recibid\w*|ricevut\w*|recebid\w*|otrzyman\w*|eerder\w*)"
+    r"tidligere|alle|önceki|tüm|bütün)"
 )
 # languages that put the verb last (Turkish, Hindi): which orders, then "ignore"
 _SOV = (
@@ -638,40 +621,6 @@ RULES: tuple[Rule, ...] = (
             "तुम्हार",
             "आपक",
             "दिए",
-            "ігнор",
-            "проігнор",
-            "αγνό",
-            "αγνο",
-            "ξέχασ",
-            "تجاهل",
-            "انس",
-            "haz caso",
-            "haga caso",
-            "hagan caso",
-            "no sig",
-            "no obedez",
-            "no hagas",
-            "não sig",
-            "nao sig",
-            "não obede",
-            "nao obede",
-            "deixe de",
-            "non segui",
-            "non obbed",
-            "non tener",
-            "ne suis",
-            "ne suivez",
-            "ne respect",
-            "nie stosuj",
-            "nie słuchaj",
-            "nie wykonuj",
-            "nie przestrzeg",
-            "не след",
-            "не выполн",
-            "не слуш",
-            "не викон",
-            "не слух",
-            "volg ",
             "今まで",
             "先ほど",
             "先程",

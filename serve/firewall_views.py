@@ -350,7 +350,7 @@ def _decoded(view: str, low: str) -> View | None:
         decoders.append((_ENTITIES, _decode_entities))
     if "\\" in view:
         decoders.append((_OCTAL, _decode_octal))
-    if "00" in view or "01" in view:
+    if "00100000" in view:  # an order has spaces: their byte, written in bits
         decoders.append((_BINARY, _decode_binary))
     if "\\x" in low:
         decoders.append((_HEX_ESCAPES, _decode_hex))
@@ -401,8 +401,8 @@ def _unglued(view: str, low: str) -> View | None:
 # the words an order to drop instructions is made of, as they read rotated by 13, backwards,
 # and in leetspeak: a view is tried when one of them is in the text, hint or no hint
 _ORDER_WORDS = ("ignor", "disregard", "forget", "overrid", "bypass", "instruction", "system prompt")
-_ROT13_WORDS = re.compile("|".join(codecs.encode(w, "rot13") for w in _ORDER_WORDS))
-_REVERSED_WORDS = re.compile("|".join(w[::-1] for w in _ORDER_WORDS))
+_ROT13_WORDS = tuple(codecs.encode(w, "rot13") for w in _ORDER_WORDS)
+_REVERSED_WORDS = tuple(w[::-1] for w in _ORDER_WORDS)
 _LEET = str.maketrans("0134579@$|", "oieastgasl")
 _LEET_DIGITS = frozenset("0134579@$|")
 
@@ -429,9 +429,11 @@ def derived_views(view: str, low: str) -> Iterator[View]:
     decoded = _decoded(view, low)
     if decoded is not None:
         yield decoded
-    if (("rot" in low or "caesar" in low) and _ROT13_HINT.search(view)) or _ROT13_WORDS.search(low):
+    if (("rot" in low or "caesar" in low) and _ROT13_HINT.search(view)) or any(
+        w in low for w in _ROT13_WORDS
+    ):
         yield codecs.encode(view, "rot13"), None, None
-    if _REVERSED_WORDS.search(low):
+    if any(w in low for w in _REVERSED_WORDS):
         yield _reversed(view)
     if not view.isascii() and len(_FLIPPED_ONLY.intersection(view)) >= 3:
         yield _flipped(view)
