@@ -40,6 +40,7 @@ from .firewall_rules import (
     TRIGGERS,
     Rule,
     negated,
+    quoted_mention,
 )
 from .firewall_views import derived_views, fold_view
 
@@ -280,27 +281,36 @@ def _lowered(view: str) -> str:
 
 
 def _rule_spans(
-    view: str, low: str | None = None, disguised: Callable[[int, int], bool] | None = None
+    view: str,
+    low: str | None = None,
+    disguised: Callable[[int, int], bool] | None = None,
+    kept: list[tuple[int, int]] | None = None,
 ) -> list[tuple[int, int, str]]:
     """(start, end, rule) of every rule match in `view`, in `view`'s coordinates. A match that
     `disguised` says was written in look-alike letters or encoded gets no exemption: honest
-    install docs are not written that way."""
+    install docs are not written that way. Exempted matches are added to `kept`."""
     low = _lowered(view) if low is None else low
     spans = []
     for i, starts in TRIGGERS.hits(low).items():
         rule = RULES[i]
         if rule.gate and not any(g in low for g in rule.gate):
             continue
-        for m in _matches(rule, view, starts):
-            if rule.negatable and negated(view, m.start()):
+        found = (
+            rule.finder(view, starts)
+            if rule.finder is not None
+            else [m.span() for m in _matches(rule, view, starts)]
+        )
+        for start, end in found:
+            if rule.negatable and negated(view, start):
                 continue
             if (
-                rule.exempt is not None
-                and rule.exempt(view, m.start(), m.end())
-                and not (disguised is not None and disguised(m.start(), m.end()))
-            ):
+                (rule.exempt is not None and rule.exempt(view, start, end))
+                or (rule.quotable and quoted_mention(view, start, end))
+            ) and not (disguised is not None and disguised(start, end)):
+                if kept is not None:
+                    kept.append((start, end))
                 continue
-            spans.append((m.start(), m.end(), rule.name))
+            spans.append((start, end, rule.name))
     return spans
 
 
@@ -316,34 +326,50 @@ def _injection_spans(text: str) -> list[tuple[int, int, str]]:
             lo is not None and hi is not None and view[start:end] != text[lo[start] : hi[end - 1]]
         )
 
-    for start, end, name in _rule_spans(view, low, folded):
+    kept: list[tuple[int, int]] = []
+    for start, end, name in _rule_spans(view, low, folded, kept):
         spans.append(
             (start, end, name) if lo is None or hi is None else (lo[start], hi[end - 1], name)
         )
     for dview, dlo, dhi in derived_views(view, low):
+        backwards = dlo is not None and len(dlo) > 1 and dlo[0] > dlo[-1]
         for start, end, name in _rule_spans(dview, disguised=lambda start, end: True):
-            a, b = (start, end) if dlo is None or dhi is None else (dlo[start], dhi[end - 1])
+            if backwards and dlo is not None and dhi is not None:
+                # the rest of the sentence is after the match as it reads, before it in the text
+                if name in _EXTEND:
+                    m = _REVERSED_END.search(dview, end, min(len(dview), end + 300))
+                    end = m.start() if m else min(len(dview), end + 300)
+                a, b = dlo[end - 1], dhi[start]
+            else:
+                a, b = (start, end) if dlo is None or dhi is None else (dlo[start], dhi[end - 1])
             if lo is not None and hi is not None:
                 a, b = lo[a], hi[b - 1]
             spans.append((a, b, name))
     if not spans and any(h in low for h in COLLAPSED_HINTS):
-        spans += _collapsed_spans(low, lo, hi)
+        spans += _collapsed_spans(low, lo, hi, kept)
     return spans
 
+
+# where a sentence ends in text read backwards: its period stands before the space
+_REVERSED_END = re.compile(r"\n|\s(?=[.!?\u3002\uff01\uff1f])")
 
 # spaces and the dots or stars that spell an order out letter by letter
 _SPACES = re.compile(r"[\s.\u00b7*]+")
 
 
 def _collapsed_spans(
-    low: str, lo: list[int] | None, hi: list[int] | None
+    low: str, lo: list[int] | None, hi: list[int] | None, kept: list[tuple[int, int]]
 ) -> list[tuple[int, int, str]]:
+    """The classic order with its spaces taken out, unless it is where a rule's match was kept
+    (a quoted example reads the same once its spaces are gone)."""
     if COLLAPSED_ORDER.search(_SPACES.sub("", low)) is None:
         return []
     keep = [i for i, c in enumerate(low) if not _SPACES.match(c)]  # built only for a match
     m = COLLAPSED_ORDER.search("".join(low[i] for i in keep))
     assert m is not None
     a, b = keep[m.start()], keep[m.end() - 1] + 1
+    if any(s < b and a < e for s, e in kept):
+        return []
     if lo is not None and hi is not None:
         a, b = lo[a], hi[b - 1]
     return [(a, b, "instruction_override")]
@@ -354,12 +380,15 @@ def injected(text: str) -> bool:
     return bool(_injection_spans(text))
 
 
+_EXTEND = frozenset(r.name for r in RULES if r.extend)
+_WHY = {r.name: r.why for r in RULES}
+
+
 def redact_injections(text: str, *, with_findings: bool = True) -> tuple[str, list[Finding]]:
     """`text` with every injection pattern replaced by a marker naming its kind."""
-    extend = {r.name for r in RULES if r.extend}
     spans = []
     for start, end, name in _injection_spans(text):
-        if name in extend:
+        if name in _EXTEND:
             end = max(end, _sentence_end(text, end))
         spans.append((start, end, name))
     if not spans:
@@ -374,7 +403,6 @@ def redact_injections(text: str, *, with_findings: bool = True) -> tuple[str, li
     out: list[str] = []
     findings: list[Finding] = []
     pos = length = 0
-    why = {r.name: r.why for r in RULES}
     for start, end, name in merged:
         out.append(text[pos:start])
         length += start - pos
@@ -385,7 +413,7 @@ def redact_injections(text: str, *, with_findings: bool = True) -> tuple[str, li
                 Finding(
                     "injection",
                     name,
-                    why[name],
+                    _WHY[name],
                     _escape(text[start:end]),
                     length,
                     length + len(marker),

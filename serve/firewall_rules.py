@@ -19,8 +19,18 @@ withdrawn or replaced by an operator, banners closing a tool's output, asking to
 from the user (`concealment`) or to carry an order into later sessions (`memory_poisoning`), and
 secrets read in one step of a list and posted in another. Quoted forms that documentation uses
 stay: a delimiter in an inline code span, a download-and-run line set as code under a heading or
-a shell comment, a secret's transfer forbidden right before its verb ("never put your key in a
-link"), a file name in a URL's path.
+a shell comment (or a Dockerfile `RUN` / CI `run:` step), a secret's transfer forbidden right
+before its verb ("never put your key in a link"), a file name in a URL's path, a template slot
+in a link that names no data (`?title={title}`).
+
+Orders are recognised by their parts, not their phrasing: a verb that drops or disobeys ("ignore",
+"do not follow", per language family and script, verb-last languages included), a word for
+the model's orders and one saying which ones; the model spoken to (a vocative "AI model," or
+"to the assistant:", also inside a quotation, a CSV field, a config value, a comment, or a field
+named as a note for it: `AI-Note:`, `llm_instructions:`) followed by an order verb. An attack
+quoted as an example (`quoted_mention`: "attackers may write 'ignore previous instructions'")
+is kept, as advisories and docs about injection write it, unless it is disguised; what does harm
+however it is framed (delimiters, hidden comments, leaking links) is never exempt that way.
 """
 
 from __future__ import annotations
@@ -29,6 +39,8 @@ import functools
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+
+from . import firewall_lexicon as lexicon
 
 
 @dataclass(frozen=True)
@@ -46,6 +58,11 @@ class Rule:
     exempt: Callable[[str, int, int], bool] | None = None  # (view, start, end): context says keep
     # words (lower case) of which the text must hold one before any trigger is looked for
     gate: tuple[str, ...] = ()
+    # a match quoted as an example (`quoted_mention`) is kept; not for what does harm however
+    # it is framed: a delimiter ends the block, a hidden comment is unseen, a link leaks
+    quotable: bool = True
+    # matches found by code instead of `source` (view, trigger positions) -> spans
+    finder: Callable[[str, list[int]], list[tuple[int, int]]] | None = None
 
     @functools.cached_property
     def pattern(self) -> re.Pattern[str]:
@@ -56,8 +73,14 @@ class Rule:
 
 def _spaced(trigger: str) -> bool:
     """A trigger that starts with a letter of a script written with spaces: it must start a
-    word ("rm" is not in "format"); in Chinese or Japanese there are no words to start."""
-    return (trigger[0].isalnum() or trigger[0] == "_") and ord(trigger[0]) < 0x2E80
+    word ("rm" is not in "format"); in Thai, Chinese or Japanese there are no words to start,
+    and Hebrew and Arabic glue particles to the front of a word."""
+    cp = ord(trigger[0])
+    return (
+        (trigger[0].isalnum() or trigger[0] == "_")
+        and cp < 0x2E80
+        and not (0x0590 <= cp <= 0x06FF or 0x0E00 <= cp <= 0x0EFF)
+    )
 
 
 def _trie(words: list[str]) -> str:
@@ -82,42 +105,41 @@ def _trie(words: list[str]) -> str:
 
 class TriggerIndex:
     """Where the triggers of every rule are in a text, in one scan: a factored regex finds
-    word-starting triggers; the others (punctuation, Chinese, Japanese, Korean) are found by
-    substring search, ASCII ones only when the text is ASCII."""
+    word-starting triggers, another the others (punctuation, Chinese, Japanese, Korean), ASCII
+    ones only when the text is ASCII."""
 
     def __init__(self, rules: tuple[Rule, ...]) -> None:
-        by_first: dict[str, list[tuple[str, int]]] = {}
+        # triggers by their first two characters (one-character ones by that character): at a
+        # position, only the few triggers that can start there are compared
+        by_two: dict[str, list[tuple[str, int]]] = {}
         for i, rule in enumerate(rules):
-            for t in rule.triggers:
-                by_first.setdefault(t[0], []).append((t, i))
-        self.by_first = by_first
+            for t in dict.fromkeys(rule.triggers):
+                by_two.setdefault(t[:2], []).append((t, i))
+        self.by_two = by_two
         spaced = sorted({t for r in rules for t in r.triggers if _spaced(t)})
         self.words_ascii = re.compile(r"\b" + _trie([t for t in spaced if t.isascii()]))
         self.words_all = re.compile(r"\b" + _trie(spaced))
         others = sorted({t for r in rules for t in r.triggers if not _spaced(t)})
-        self.others_ascii = tuple(t for t in others if t.isascii())
-        self.others_all = tuple(others)
+        # every position where one starts (a look-ahead: occurrences may overlap, "<<" in "<<<")
+        self.others_ascii = re.compile("(?=" + _trie([t for t in others if t.isascii()]) + ")")
+        self.others_all = re.compile("(?=" + _trie(others) + ")")
 
     def hits(self, low: str) -> dict[int, list[int]]:
-        """Rule index -> positions in `low` where one of its triggers starts."""
+        """Rule index -> positions in `low` where one of its triggers starts, in order."""
         ascii_only = low.isascii()
-        starts = [
-            m.start() for m in (self.words_ascii if ascii_only else self.words_all).finditer(low)
-        ]
-        for t in self.others_ascii if ascii_only else self.others_all:
-            pos = low.find(t)
-            while pos != -1:
-                starts.append(pos)
-                pos = low.find(t, pos + 1)
+        words = self.words_ascii if ascii_only else self.words_all
+        others = self.others_ascii if ascii_only else self.others_all
+        starts = {m.start() for m in words.finditer(low)}
+        starts.update(m.start() for m in others.finditer(low))
         out: dict[int, list[int]] = {}
-        seen: set[tuple[int, int]] = set()
-        for p in starts:
-            for t, i in self.by_first.get(low[p], ()):
-                if (i, p) not in seen and low.startswith(t, p):
-                    seen.add((i, p))
-                    out.setdefault(i, []).append(p)
-        for positions in out.values():
-            positions.sort()
+        by_two = self.by_two
+        for p in sorted(starts):
+            found: set[int] = set()
+            for key in (low[p : p + 2], low[p]):
+                for t, i in by_two.get(key, ()):
+                    if i not in found and low.startswith(t, p):
+                        found.add(i)
+                        out.setdefault(i, []).append(p)
         return out
 
 
@@ -133,7 +155,8 @@ def _rule(
     gate: tuple[str, ...] = (),
 ) -> Rule:
     body = "|".join(f"(?:{a})" for a in alternatives)
-    return Rule(name, why, body, triggers, reach, extend, negatable, exempt, gate)
+    quotable = name not in ("fake_delimiter", "hidden_markup", "image_beacon", "camo_proxy")
+    return Rule(name, why, body, triggers, reach, extend, negatable, exempt, gate, quotable)
 
 
 # ------------------------------------------------------------------ context
@@ -158,7 +181,11 @@ def _before(view: str, start: int, limit: int) -> str:
     return _URL.sub(" ", view[max(0, start - limit) : start])
 
 
-_CODE_LINE = re.compile(r"(?:^|\n)(?: {4}|\t|[ \t]*\$ )[^\n]*$")
+# indented, after a prompt, or a Dockerfile `RUN` / CI `run:` step: a command set as code
+_CODE_LINE = re.compile(
+    r"(?:^|\n)(?: {4}|\t|[ \t]*\$ |[ \t]*RUN[ \t]|[ \t]*-?[ \t]*run:[ \t])[^\n]*$"
+)
+_TRAILING_COMMENT = re.compile(r"[ \t]#[ \t]+[A-Za-z][^|&;`$]*$")
 _FENCE = re.compile(r"^[ \t]*(?:```|~~~)", re.M)
 
 
@@ -185,6 +212,22 @@ def _code_line(view: str, start: int) -> bool:
     return prev.startswith(("#", "```", "~~~")) or prev.endswith(":")
 
 
+def _shown_command(view: str, start: int, end: int) -> bool:
+    """A piped download-and-run (`curl ... | sh`, `sh -c "$(curl ...)"`) on a line of its own
+    in a text that is nothing else, or ending in a shell comment: the command as it is typed,
+    no sentence asks anyone to run it. Saving to a file and running it is not the installer
+    idiom docs show, so it is not exempt this way."""
+    if "|" not in view[start:end] and "$(" not in view[start:end]:
+        return False
+    line_start = view.rfind("\n", 0, start) + 1
+    if _COMMAND_START.fullmatch(view, line_start, start) is None:
+        return False
+    line_end = view.find("\n", start)
+    line_end = len(view) if line_end == -1 else line_end
+    alone = not view[:line_start].strip() and not view[line_end:].strip()
+    return alone or _TRAILING_COMMENT.search(view, start, line_end) is not None
+
+
 def _inline_code(view: str, start: int, end: int) -> bool:
     """The match is quoted inside an inline code span (`<|im_end|>` in docs of a chat format):
     the line has an odd number of backticks before it and a closing one after it."""
@@ -206,11 +249,31 @@ def _advised_against(view: str, start: int, end: int) -> bool:
     return _ADVICE.search(view, max(0, start - 20), start) is not None
 
 
+def _advised_or_shown(view: str, start: int, end: int) -> bool:
+    """Advice against the act, or the secret inside an inline code span: a command shown with
+    its token as an argument (`codecov -t ${CODECOV_TOKEN}`), not the token sent as data."""
+    if _advised_against(view, start, end):
+        return True
+    line_start = view.rfind("\n", 0, end) + 1
+    line_end = view.find("\n", end)
+    line_end = len(view) if line_end == -1 else line_end
+    span_start = view.rfind("`", line_start, end)
+    return (
+        view.count("`", line_start, end) % 2 == 1
+        and "`" in view[end:line_end]
+        and "$" in view[span_start:end]  # a variable passed to a command, not the value sent
+    )
+
+
 def _install_line(view: str, start: int, end: int) -> bool:
     """A download-and-run line introduced as an installation step, or set as a code line of
     its own, and not aimed at the agent: what install docs look like."""
     before = _before(view, start, 200)
-    if not _INSTALL.search(before) and not _code_line(view, start):
+    if (
+        not _INSTALL.search(before)
+        and not _code_line(view, start)
+        and not _shown_command(view, start, end)
+    ):
         return False
     clause = before[
         max((m.end() for m in _CLAUSE_START.finditer(before)), default=0) :
@@ -218,6 +281,68 @@ def _install_line(view: str, start: int, end: int) -> bool:
     line_end = view.find("\n", end)
     after = _URL.sub(" ", view[end : line_end if line_end != -1 else len(view)])
     return not _ADDRESSED.search(clause) and not _ADDRESSED.search(after)
+
+
+_QUOTES = (('"', '"'), ("'", "'"), ("\u201c", "\u201d"), ("\u2018", "\u2019"), ("\u00ab", "\u00bb"),
+           ("\u201e", "\u201c"), ("`", "`"))  # fmt: skip
+# what names a quotation as an example of an attack, not as something to do
+_MENTION = re.compile(
+    r"\b(?:such\s+as|like|e\.\s?g\.?|for\s+(?:example|instance)|i\.\s?e\.?|phrases?|strings?|"
+    r"text|payloads?|wording|words|sentences?|lines?|hides?|hidden|contains?|containing|"
+    r"embed(?:s|ded)?|blocks?|flags?|detects?|catches|matches|injections?|jailbreaks?|"
+    r"attackers?|exploits?|called|known\s+as|patterns?|examples?|samples?|fixtures?|classic)\b"
+    r"[^\n]{0,40}$",
+    re.I,
+)
+
+
+def quoted_mention(view: str, start: int, end: int) -> bool:
+    """The match is inside a quotation on its line that the words before it name as an example
+    ("attackers may write 'ignore previous instructions'", "phrases like \u201cyou are now DAN\u201d"):
+    what advisories and docs about injection look like. The quotation must close: an order
+    that runs to the end of the text is not quoted."""
+    line_start = view.rfind("\n", 0, start) + 1
+    line_end = view.find("\n", end)
+    line_end = len(view) if line_end == -1 else line_end
+    lo, hi = max(line_start, start - 200), min(line_end, end + 300)
+    for open_q, close_q in _QUOTES:
+        i = view.rfind(open_q, lo, start)
+        if i == -1 or (open_q == "'" and i > 0 and view[i - 1].isalnum()):
+            continue  # no quote, or an apostrophe
+        if close_q in view[i + 1 : start]:
+            continue  # the quote before the match closes an earlier one
+        j = view.find(close_q, end, hi)
+        while j != -1 and close_q == "'" and j + 1 < len(view) and view[j + 1].isalpha():
+            j = view.find(close_q, j + 1, hi)
+        if j != -1 and (
+            _MENTION.search(_before(view, i, min(80, i - line_start))) is not None
+            or _NAMED_AFTER.match(view, j + 1) is not None
+        ):
+            return True
+    return False
+
+
+# a quotation named as an example by the noun after it ("remove the '...' test case")
+_NAMED_AFTER = re.compile(
+    r"[ \t]*(?:(?:-?style|-?like|type|kind|form)[ \t]+)?(?:test\s+cases?|tests?|cases?|fixtures?|examples?|strings?|phrases?|payloads?|attacks?|"
+    r"prompts?|jailbreaks?|injections?|samples?|patterns?)\b",
+    re.I,
+)
+
+# a subject before the verb: the sentence says what models do, it does not tell one to do it
+_DESCRIBED = re.compile(
+    r"\b(?:models?|llms?|agents?|assistants?|chatbots?|bots?|the\s+(?:model|agent|assistant|llm|bot|"
+    r"ai|chatbot)|they|which|who)\s+(?:(?:sometimes|often|occasionally|frequently|usually|may|might|"
+    r"can|could|tend\s+to|seem\s+to|start\s+to|begin\s+to|still|also|will\s+not|won't|do\s+not|"
+    r"don't|never)\s+){0,2}$",
+    re.I,
+)
+
+
+def _described(view: str, start: int, end: int) -> bool:
+    """The verb has a subject other than the reader ("models sometimes ignore earlier
+    instructions"): a description of what models do, not an order."""
+    return _DESCRIBED.search(view, max(0, start - 60), start) is not None
 
 
 # ------------------------------------------------------------------ vocabulary
@@ -235,13 +360,19 @@ _ORDERS = (
 _WEAK_ORDERS = r"(?:commands|orders|messages?|context|conversation)"
 _SECRET = (
     r"(?:api[\s_-]?keys?|tokens?|secrets?|credentials?|passwords?|passphrases?|private\s+keys?|"
+    r"(?:deploy|signing|secret|master)\s+keys?|output\s+of\s+[`'\"]?(?:env|printenv|set)\b[`'\"]?|"
     r"ssh\s+keys?|access\s+keys?|session\s+cookies?|cookies|\.env\b|env(?:ironment)?\s+"
     r"(?:file|var(?:iable)?s)|id_rsa|\.npmrc|\.pypirc|\.netrc|aws\s+credentials)"
 )
 _SECRET_PATH = (
     r"(?:(?:~|\$home|/home/[\w.-]+|/root)/)?\.(?:aws/credentials|ssh/id_\w+\b(?!\.pub)|netrc|"
     r"npmrc|pypirc|docker/config\.json|kube/config|config/gh/hosts\.ya?ml|git-credentials|"
-    r"env\b)|/etc/(?:passwd|shadow)\b|\bid_(?:rsa|ed25519|ecdsa|dsa)\b(?!\.pub)"
+    r"env\b)|/etc/(?:passwd|shadow)\b|\bid_(?:rsa|ed25519|ecdsa|dsa)\b(?!\.pub)|"
+    # a file named for what it holds
+    # (folders before it each end in a slash: one way to read them, no lazy run to retry)
+    r"\b(?:[\w.-]+/){0,4}(?:secrets?|credentials?|passwords?|private[-_]?key)\.(?:ya?ml|json|toml|env|"
+    r"txt|ini|cfg|conf|"
+    r"pem|key)\b|\b[\w-]+\.pem\b"
 )
 # what every text a secret rule can match holds (lower case): a cheap test before the regexes
 _SECRET_WORDS = (
@@ -270,7 +401,13 @@ _SECRET_WORDS = (
     ".docker",
     ".kube",
     ".git-cred",
+    ".pem",
 )
+# where a secret's name starts (lower case): the triggers of rules whose match starts at one
+_SECRET_TRIGGERS = ("api", "token", "secret", "credential", "password", "passphrase", "private",
+                    "deploy", "signing", "master", "ssh", "access", "session", "cookie", ".env",
+                    "env", "id_", "~/", "$", "/home/", "/root", "/etc/", ".aws", ".ssh", ".netrc",
+                    ".npmrc", ".pypirc", ".docker", ".kube", ".config", ".git-cred", "aws")  # fmt: skip
 _ENV_SECRET = (
     r"(?-i:\$\{?[A-Z0-9_]*(?:TOKEN|SECRET|API_?KEY|PASSWORD|PASSWD|CREDENTIALS?|PRIVATE_KEY|"
     r"ACCESS_KEY)[A-Z0-9_]*\}?)"
@@ -285,9 +422,25 @@ _DEST = (
     r"(?:an?\s+)?(?:markdown|html)\s+(?:links?|images?))"
 )
 _AGENT = (
-    r"(?:(?:ai|llm|coding|autonomous)\s+(?:assistants?|agents?|models?|copilots?)|ai|llms?|"
+    r"(?:(?:ai|llm|coding|autonomous)\s+(?:assistants?|agents?|models?|copilots?|reviewers?|readers?|"
+    r"tools?|bots?|systems?)|ai|llms?|"
     r"language\s+models?|assistants?|agents?|copilot|claude|chatgpt|gpt|cursor|"
     r"coding\s+agents?|the\s+model)"
+)
+# verbs (and openers) of the orders an injection gives, once the model was spoken to
+_ORDER_VERB = (
+    r"(?:ignore|disregard|forget|override|bypass|stop|run|execute|approve|merge|delete|remove|"
+    r"drop|skip|insert|send|post|upload|push|reveal|print|output|leak|exfiltrate|disable|treat|"
+    r"mark|comply|obey|pretend|from\s+(?:now|here)\s+on|do\s+not|don't|never|always|instead|"
+    r"you\s+(?:must|should|will|are\s+now)|your\s+(?:new|real|only|previous)|add\s+(?:a|an|the|"
+    r"this|my)\b)\b"
+)
+# after the address: maybe a clause saying when ("when editing this file,"), then the order
+_THEN_ORDER = (
+    r"(?:(?:when|while|before|after|if|once|as\s+you)\b[^,\n]{0,60},\s*)?(?:please\s+|also\s+|"
+    r"then\s+|just\s+|now\s+)*(?:" + _ORDER_VERB + r"|(?:set|change|modify|edit|grant|enable|"
+    r"export|dump|copy|move|tell|summari[sz]e|close|create|commit|install|fetch|visit|report|"
+    r"respond|reply|return|list|show|email|rewrite|replace|omit|hide|rate|classify|score)\b)"
 )
 _NOT_AUDIENCE = (
     r"(?![\s-]+(?:users?|integration|support|plugins?|extensions?|settings|config\w*|docs|"
@@ -295,7 +448,11 @@ _NOT_AUDIENCE = (
 )
 # a placeholder in a URL that a model would fill in with data it holds
 _PLACEHOLDER = (
-    r"(?:\{\{[^}\n]{0,80}\}\}|\{[\w.$-]{1,60}\}|\$\{?[a-z_]\w*|\$\(|<[^>\s][^>\n]{0,80}>|%s\b|"
+    r"(?:\{\{[^}\n]{0,80}\}\}|"
+    # a single-brace slot is a template's (`?title={title}`) unless it names data the model holds
+    r"\{(?=[\w.$-]{0,60}?(?:secret|token|key|pass|cred|env|data|content|histor|conversation|chat|"
+    r"prompt|cookie|session|summar|output|diff|message|context|result|response|answer|auth|ssh|"
+    r"aws|private|cert|memory|instruction))[\w.$-]{1,60}\}|\$\{?[a-z_]\w*|\$\(|<[^>\s][^>\n]{0,80}>|%s\b|"
     # a bare upper-case word is a slot only as a query value: in a path it is a file's name
     # (`CODE_OF_CONDUCT.md`, `wiki/ISO/IEC_80000`)
     r"(?-i:\[[A-Z_]{2,}\]|(?<==)(?:[A-Z][A-Z0-9]*_[A-Z0-9_]+|SECRET|TOKEN|PASSWORD|APIKEY|KEY|"
@@ -332,18 +489,18 @@ _ML_QUAL = (
 )
 # languages that put the verb last (Turkish, Hindi): which orders, then "ignore"
 _SOV = (
-    r"(?:önceki|tüm|bütün|yukarıdaki)\s+(?:\w+\s+){0,2}?(?:talimat|kural|yönerge|komut)\w*"
+    r"(?:önceki|tüm|bütün|yukarıdaki|sistem|verilen|mevcut|eski|senin|sana)\s+(?:\w+\s+){0,2}?"
+    r"(?:talimat|kural|yönerge|komut)\w*"
     r"(?:\s+\w+)?\s+(?:yok\s+say|görmezden\s+gel|unut)\w*",
-    r"(?:पिछले|पिछली|सभी|पूर्व|ऊपर\s+के)\s+(?:\S+\s+){0,2}?(?:निर्देश|नियम|आदेश)\S*\s+(?:को\s+)?"
+    r"(?:पिछले|पिछली|सभी|पूर्व|ऊपर\s+के|अपने|अपनी|तुम्हारे|तुम्हारी|आपके|आपकी|दिए\s+गए)\s+"
+    r"(?:\S+\s+){0,2}?(?:निर्देश|नियम|आदेश)\S*\s+(?:को\s+)?"
     r"(?:अनदेखा|नज़रअंदाज़|नजरअंदाज|भूल)",
 )
 _CJK_VERB = r"(?:忽略|无视|無視|忽视|忽視|忘记|忘記|忘掉|不要理会|不要理會|别管|別管)"
-_CJK_NOUN = (
-    r"(?:指令|指示|规则|規則|提示词|提示詞|说明|說明|ルール|プロンプト|지시|지침|규칙|프롬프트)"
-)
+_CJK_NOUN = r"(?:指令|指示|规则|規則|提示词|提示詞|说明|說明|ルール|プロンプト|지시|지침|규칙|프롬프트|명령)"
 _CJK_QUAL = (
     r"(?:之前|以前|上面|以上|前面|先前|所有|全部|一切|系统|系統|これまで|すべて|全て|上記|前の|"
-    r"システム|이전|모든|위의|시스템)"
+    r"システム|今まで|先ほど|先程|이전|모든|위의|시스템|지금까지|앞의|기존)"
 )
 _CJK_STOP = r"[^。！？!?\n]"
 
@@ -364,13 +521,21 @@ RULES: tuple[Rule, ...] = (
         # "ignore the above, and ...": what is above is the object; "the above warning" is not
         r"\b(?:ignore|disregard|forget)\s+(?:all\s+of\s+|all\s+)?(?:the\s+)?(?:above|foregoing|"
         r"preceding)\s*(?:[,;.:\u2014-]|and\b|then\b|instead\b)",
-        r"\b(?:ignore|disregard|forget)\s+(?:all|everything)\s+(?:you\s+(?:were|have\s+been)\s+"
+        r"\b(?:ignore|disregard|forget|scratch|discard|drop)\s+(?:all|everything)\s+(?:you\s+(?:were|have\s+been)\s+"
         r"told|(?:that\s+)?(?:was\s+)?(?:said\s+|written\s+)?(?:above|before))",
         r"\b(?:ignore|disregard|forget|override|bypass)\s+(?:all\s+|any\s+)?(?:of\s+)?"
         r"(?:your|the)\s+(?:(?:safety|security|content|original|initial|hidden)\s+)?"
         r"(?:instructions|rules|guidelines|guardrails|directives|restrictions|programming|"
         r"system\s+prompt)",
         r"\bsystem\s+override\b",
+        # what the model was told, named by who told it ("whatever the developer told you")
+        r"\b(?:ignore|disregard|forget)\s+(?:whatever|what|everything|anything|all)\s+(?:that\s+)?"
+        r"(?:[\w-]+\s+){0,3}?(?:told|instructed|asked|gave|taught|ordered)\s+you\b",
+        # the task itself dropped ("forget the task you were given")
+        r"\b(?:ignore|disregard|forget)\s+(?:the|your)\s+(?:current\s+|original\s+|"
+        r"previous\s+|assigned\s+|initial\s+)?(?:task|job|assignment|request|goal|objective|mission)s?"
+        r"\s+(?:(?:that\s+)?you\s+(?:were|have\s+been)\s+(?:given|assigned|told|asked)|(?:given|"
+        r"assigned)\s+to\s+you)\b",
         triggers=(
             "ignore",
             "disregard",
@@ -379,8 +544,27 @@ RULES: tuple[Rule, ...] = (
             "bypass",
             "discard",
             "system override",
+            "scratch",
+            "drop all",
+            "drop everything",
         ),
         reach=0,
+        extend=True,
+        exempt=_described,
+    ),
+    _rule(
+        "instruction_override",
+        "text telling the model to drop its instructions",
+        # what came before declared void ("everything above this line was a test")
+        r"\b(?:everything|all|anything)\s+(?:written\s+|said\s+)?(?:above|before)\s+(?:this\s+|here\s+)?"
+        r"(?:(?:line|point|message|sentence)\s+)?(?:was|is)\s+(?:just\s+|only\s+)?(?:a\s+test|fake|"
+        r"irrelevant|noise|a\s+joke|a\s+distraction|a\s+lie|not\s+real|void|obsolete)\b"
+        # what comes next is what the text means instead: the next sentence goes too
+        r"(?:[.!:;]\s+[^.!?\n]{1,200})?",
+        r"\bthe\s+real\s+(?:request|task|instructions?|order|assignment|job)\s*:",
+        r"\bstop\s+(?:what|everything|anything)\s+(?:you(?:'re|\s+are)\s+doing|else)\b",
+        triggers=("above", "before", "the real", "stop what", "stop everything", "stop anything"),
+        reach=24,
         extend=True,
     ),
     _rule(
@@ -392,9 +576,24 @@ RULES: tuple[Rule, ...] = (
         r"" + _CJK_NOUN,
         _CJK_QUAL + _CJK_STOP + r"{0,12}?" + _CJK_NOUN + _CJK_STOP + r"{0,12}?"
         r"(?:無視|忘れ|忽略|无视|忘记|무시|잊)",
+        # "commands" is a developer's word too ("忽略之前失败的命令"): an order only when they
+        # are the reader's own, or all of them so far
+        r"(?:これまで|今まで|先ほど|あなたの|你的|您的|너의|당신의)" + _CJK_STOP + r"{0,6}?"
+        r"(?:命令|명령)" + _CJK_STOP + r"{0,8}?(?:無視|忘れ|忽略|无视|忘记|무시|잊)",
         *_SOV,
+        # "forget everything you were told", in the languages that say it so
+        r"\b(?:vergeet|vergiss|vergesst|oublie[zr]?|olvida|esque[çc]a|esquece|dimentica|zapomnij|"
+        r"забудь(?:те)?|ξέχασε)\s+(?:alles|alle|tout|todo|tudo|tutto|wszystko|всё|все|όλα)\s+"
+        r"(?:\S+\s+){0,4}?(?:verteld|gezegd|gesagt|mitgeteilt|dit|dicho|dito|detto|powiedziano|"
+        r"сказано|говорили|είπαν|ειπώθηκε)",
+        # German puts the negation after the object: "beachte die obigen Anweisungen nicht"
+        r"\b(?:beachte|befolge)\w*\s+(?:\S+\s+){0,3}?(?:anweisung\w*|instruktionen|regeln|"
+        r"vorgaben|richtlinien|befehle)\s+(?:nicht|nie|keinesfalls)\b",
         triggers=(
             "ignor",
+            "zapomnij",
+            "beacht",
+            "befolg",
             "zignor",
             "ne tiens",
             "ne tenez",
@@ -412,6 +611,27 @@ RULES: tuple[Rule, ...] = (
             "tüm",
             "bütün",
             "yukarıdaki",
+            "sistem",
+            "verilen",
+            "mevcut",
+            "eski",
+            "senin",
+            "sana",
+            "अपन",
+            "तुम्हार",
+            "आपक",
+            "दिए",
+            "今まで",
+            "先ほど",
+            "先程",
+            "지금까지",
+            "앞의",
+            "あなたの",
+            "你的",
+            "您的",
+            "너의",
+            "당신의",
+            "기존",
             "पिछल",
             "सभी",
             "पूर्व",
@@ -473,10 +693,11 @@ RULES: tuple[Rule, ...] = (
     _rule(
         "role_override",
         "text assigning the model a new role or rules",
-        r"\byou\s+are\s+(?:now|no\s+longer)\s+(?:an?\s+|the\s+|in\s+)?(?:[\w-]+\s+){0,3}?"
+        r"\byou(?:\s+are|'re|\u2019re)\s+(?:now|no\s+longer)\s+(?:an?\s+|the\s+|in\s+)?(?:[\w-]+\s+){0,3}?"
         r"(?:ai|assistant|model|agent|bot|persona|character|dan|jailbroken|unrestricted|"
         r"unfiltered|uncensored|(?:developer|god|debug)\s+mode)\b",
-        r"\bfrom\s+now\s+on,?\s+(?:you\s+(?:are|will|must|shall|should|act|respond|behave|"
+        r"\b(?:from\s+(?:now|here)\s+on|from\s+this\s+point\s+(?:on|forward)|henceforth|going\s+"
+        r"forward|starting\s+now),?\s+(?:you\s+(?:are|will|must|shall|should|act|respond|behave|"
         r"answer|reply|obey|only|always|never)|act|respond|behave)\b",
         r"\bnew\s+(?:system\s+)?(?:instructions?|prompt|rules)\s*:",
         r"\b(?:act|behave|respond)\s+as\s+(?:if\s+you\s+(?:are|were)\s+)?(?:an?\s+)?"
@@ -491,6 +712,11 @@ RULES: tuple[Rule, ...] = (
         triggers=(
             "now",
             "longer",
+            "here on",
+            "this point",
+            "henceforth",
+            "going forward",
+            "starting now",
             "instruction",
             "prompt",
             "rules",
@@ -527,17 +753,22 @@ RULES: tuple[Rule, ...] = (
     _rule(
         "role_override",
         "text saying the model's instructions were withdrawn or replaced",
-        r"\byour\s+(?:[\w-]+\s+){0,2}?(?:instructions|guidelines|rules|restrictions|guardrails|"
+        r"\byour\s+(?:[\w-]+\s+){0,2}?(?:instructions|guidelines|guidance|rules|restrictions|guardrails|"
         r"directives|programming|system\s+prompt|polic(?:y|ies))\s+(?:are|is|have\s+been|has\s+been|"
         r"were)\s+(?:now\s+|hereby\s+|officially\s+|temporarily\s+)?(?:revoked|lifted|void|null|"
         r"suspended|cancel+ed|disabled|removed|overridden|superseded|replaced|obsolete|invalid|"
+        r"outdated|withdrawn|expired|"
         r"no\s+longer\s+(?:valid|in\s+effect|active|applicable))",
-        r"\b(?:your|the)\s+(?:safety|security|content|usage)\s+(?:polic(?:y|ies)|guidelines|rules|"
-        r"restrictions|filters?)\s+(?:no\s+longer\s+appl(?:y|ies)|(?:do|does)\s+not\s+apply|"
+        r"\b(?:(?:your|the|all)\s+)?(?:safety|content|usage)\s+(?:polic(?:y|ies)|guidelines|guardrails|"
+        r"restrictions)\s+(?:no\s+longer\s+appl(?:y|ies)|(?:do|does)\s+not\s+apply|"
         r"(?:is|are)\s+(?:now\s+)?(?:disabled|lifted|suspended|revoked|void))",
         r"\byour\s+(?:real|actual|true|new|only|primary|sole|secret)\s+(?:task|goal|job|objective|"
         r"purpose|mission|instructions?|role)\s+(?:is|are|now|will\s+be)\b",
-        r"\b(?:the\s+)?(?:user|owner|admin\w*|operator|maintainers?|developers?)\s+(?:has|have)\s+"
+        r"\b(?:guidance|instructions?|rules|directions|orders|prompts?|guidelines|directives)\s+you\s+"
+        r"(?:received|were\s+given|got|have|were\s+told|have\s+(?:been\s+given|received))\b[^.!?\n]{0,30}?\b(?:no\s+"
+        r"longer\s+(?:appl|valid|in\s+effect|matter)|(?:is|are|was|were)\s+(?:now\s+)?(?:outdated|"
+        r"obsolete|void|revoked|cancel+ed|superseded|invalid|wrong|fake|withdrawn))",
+        r"\b(?:the\s+)?(?:user|owner|admin\w*|operator|maintainers?|developers?)\s+(?:(?:has|have)\s+)?"
         r"(?:already\s+)?(?:authori[sz]ed|granted|approved|allowed|permitted|given)\s+you\b",
         triggers=(
             "your",
@@ -551,6 +782,14 @@ RULES: tuple[Rule, ...] = (
             "operator",
             "maintainer",
             "developer",
+            "guidance",
+            "instruction",
+            "rules",
+            "direction",
+            "orders",
+            "prompt",
+            "guideline",
+            "directive",
         ),
         reach=5,
         extend=True,
@@ -558,14 +797,31 @@ RULES: tuple[Rule, ...] = (
     _rule(
         "role_override",
         "text posing as new orders from whoever runs the model",
-        r"\bnew\s+(?:system\s+)?(?:instructions?|orders?|directives?|tasks?|rules)\s+(?:from|by)\s+"
+        r"\bnew\s+(?:system\s+)?(?:instructions?|orders?|directives?|tasks?|rules|priorit(?:y|ies)|"
+        r"missions?|objectives?|assignments?)\s+(?:from|by)\s+"
         r"(?:the\s+|your\s+)?(?:operator|user|admin\w*|developers?|system|owner|maintainers?|"
         r"supervisor|security\s+team|anthropic|openai)\b",
         r"\bnew\s+(?:system\s+)?(?:instructions?|directives?|rules)\s+(?:follow|below|as\s+follows)\b",
         r"\bimportant\s+system\s+(?:update|notice|message|alert)\b",
+        r"^[ \t>*#\[]{0,6}system\s+(?:notice|message|alert|update|override|directive)\s*[:\]]",
+        r"\b(?:updated|revised|corrected|real|actual)\s+(?:system\s+)?(?:instructions|orders|directives)"
+        r"\s*:\s*(?=\S)",
         r"\[\s*(?:system|admin(?:istrator)?|operator)\s+(?:notice|message|note|override|update|alert)"
         r"\s*\]",
-        triggers=("new", "important", "[system", "[admin", "[operator", "[ "),
+        triggers=(
+            "new",
+            "important",
+            "[system",
+            "[admin",
+            "[operator",
+            "[ ",
+            "system",
+            "updated",
+            "revised",
+            "corrected",
+            "real",
+            "actual",
+        ),
         reach=0,
         extend=True,
     ),
@@ -581,7 +837,7 @@ RULES: tuple[Rule, ...] = (
         r"function_calls?|function_output|system[-_](?:prompt|message|reminder)|im_start|im_end|"
         r"antml:[\w-]+)\b[^>\n]{0,80}>",
         # a turn of a transcript; "human : bool, optional" is a parameter's doc
-        r"^[ \t>*+\-#/]{0,12}(?:human|assistant)[ \t]*:(?![ \t]*(?:bool|int|str|float|list|dict|"
+        r"^[ \t>*+\-#/]{0,12}(?:human|assistant)[ \t]*:(?![ \t]*\n[ \t]+[\w-]+[ \t]*:)(?![ \t]*(?:bool|int|str|float|list|dict|"
         r"tuple|set|optional|none|callable|array[\w-]*|ndarray|object|any)\b)",
         triggers=(
             "<|",
@@ -607,9 +863,13 @@ RULES: tuple[Rule, ...] = (
         r"^[ \t]*[=\-*#_~<\[(]{2,}[ \t]*(?:end|begin|start)\s+(?:of\s+)?(?:the\s+)?(?:tool|function|"
         r"search|command|api|system|user|assistant)\s+(?:output|results?|response|call|input|prompt|"
         r"message)s?\b[^\n]*",
+        # the same banner with its word for end or start last ("=== TOOL RESULT END ===")
+        r"^[ \t]*[=\-*#_~<\[(]{2,}[ \t]*(?:tool|function|search|command|api|system|user|assistant)\s+"
+        r"(?:output|results?|response|call|input|prompt|message)s?\s+(?:ends?|begins?|starts?|"
+        r"complete|finished|over)\b[^\n]*",
         r"^[ \t]*(?:```|~~~)[ \t]*(?:system|system[-_]prompt|prompt|instructions?)[ \t]*\n"
         r"[\s\S]{0,2000}?(?:^[ \t]*(?:```|~~~)|\Z)",
-        triggers=("end", "begin", "start", "```", "~~~"),
+        triggers=("end", "begin", "start", "```", "~~~", "complete", "finished", "over"),
         reach=30,
     ),
     _rule(
@@ -646,6 +906,7 @@ RULES: tuple[Rule, ...] = (
         r"hidden|font-size\s*:\s*0|\bhidden\b)[^>\n]{0,200}>[\s\S]{0,2000}?(?:</\1\s*>|$)",
         triggers=("<!--", "display", "visibility", "font-size", "hidden"),
         reach=220,
+        exempt=_inline_code,
     ),
     _rule(
         "image_beacon",
@@ -681,21 +942,26 @@ RULES: tuple[Rule, ...] = (
         "text asking to send secrets somewhere",
         # a secret, and where to send it
         r"\b(?:send|post|upload|transmit|forward|leak|e-?mail|paste|submit|share|copy|push|"
-        r"pipe|sync|publish|include|put|embed|write|collect|gather|harvest|extract|grab)\b"
+        r"pipe|sync|publish|include|put|embed|write|collect|gather|harvest|extract|grab|append|"
+        r"attach)\b"
         r"[^\n]{0,80}?(?:" + _SECRET_PATH + "|" + _ENV_SECRET + "|" + _SECRET + r")[^\n]{0,80}?"
-        r"\b(?:to|into|via|on|in|with|as)\b\s+(?:[\w-]+\s+){0,3}?" + _DEST,
+        r"\b(?:to|into|via|on|in|with|as)\b\s+(?:[\w-]+\s+){0,5}?" + _DEST,
         # a secret file or variable, sent or put where others read it
         r"\b(?:send|post|upload|transmit|forward|leak|e-?mail|publish)\b[^\n]{0,80}?(?:"
         r"" + _SECRET_PATH + "|" + _ENV_SECRET + r")",
         r"(?:^[ \t>*\-]*|[.!?:;][ \t]+|\b(?:please|now|then|must|should|you)\s+)exfiltrate\b",
         r"\b(?:cat|print|echo|output|reveal|display|dump|exfiltrate)\s+(?:out\s+)?(?:the\s+)?"
-        r"(?:contents?\s+of\s+)?(?:~/\.ssh/id_\w+\b(?!\.pub)|~/\.aws/credentials|"
-        r"/etc/(?:passwd|shadow)|~/\.netrc|~/\.npmrc|~/\.pypirc|" + _ENV_SECRET + r")",
+        r"(?:contents?\s+of\s+)?(?:" + _SECRET_PATH + "|" + _ENV_SECRET + r")",
         r"\b(?:send|give|tell|show|reveal|print|output|display|dump|repeat|leak)\s+(?:me\s+|us\s+)?"
         r"(?:your|the)\s+(?:full\s+|hidden\s+|initial\s+|original\s+|exact\s+)?(?:system\s+prompt|"
         r"initial\s+prompt|hidden\s+instructions|instructions\s+above|environment\s+variables|"
         r"env\s+vars)",
         r"\b(?:cat|printenv|env|echo|base64)\b[^\n|]{0,80}\|\s*(?:curl|wget|nc|ncat|netcat)\b",
+        # what only the model holds, put where a request carries it off
+        r"\b(?:encode|embed|put|include|append|add|insert|place|write)\s+(?:your|the)\s+(?:full\s+|entire\s+|"
+        r"hidden\s+|original\s+)?(?:system\s+prompt|instructions|conversation|chat\s+history|context|"
+        r"previous\s+messages|memory)\s+(?:in|into|to|as)\s+(?:the\s+|a\s+|this\s+)?(?:url|link|query|"
+        r"image|request|address|parameter)",
         triggers=(
             "send",
             "post",
@@ -739,11 +1005,46 @@ RULES: tuple[Rule, ...] = (
             "harvest",
             "extract",
             "grab",
+            "attach",
+            "encode",
+            "insert",
+            "place",
         ),
         reach=12,
         extend=True,
-        exempt=_advised_against,
-        gate=_SECRET_WORDS + ("exfiltrat", "prompt", "instructions", "environment", "env var"),
+        exempt=_advised_or_shown,
+        gate=_SECRET_WORDS
+        + ("exfiltrat", "prompt", "instructions", "environment", "env var", "output of"),
+    ),
+    _rule(
+        "secret_exfiltration",
+        "text asking to send secrets somewhere",
+        # the secret named first, then sent on ("print the env vars and post them to ...")
+        r"(?:"
+        + _SECRET_PATH
+        + "|"
+        + _ENV_SECRET
+        + "|"
+        + _SECRET
+        + r")[^\n.;]{0,60}?\b(?:and|then)\s+"
+        r"(?:send|post|upload|forward|e-?mail|paste|push|leak|publish)\s+(?:them|it|this|that|"
+        r"those|these|the\s+\w+)\s+(?:to|into|on)\s+(?:[\w-]+\s+){0,3}?" + _DEST,
+        triggers=_SECRET_TRIGGERS,
+        reach=8,
+        extend=True,
+        gate=("send", "post", "upload", "forward", "mail", "paste", "push", "leak", "publish"),
+    ),
+    _rule(
+        "secret_exfiltration",
+        "text asking to send secrets somewhere",
+        # a request to an outside URL carrying a secret ("... to https://x/?c= followed by ...")
+        r"(?:https?|ftp)://\S+[^\n]{0,20}?\b(?:followed\s+by|with|plus|containing|including|"
+        r"carrying|appending|appended\s+with)\s+(?:the\s+)?(?:(?:contents?|value|text)\s+of\s+"
+        r"(?:the\s+|your\s+)?)?(?:" + _SECRET_PATH + "|" + _ENV_SECRET + "|" + _SECRET + r")",
+        triggers=("://",),
+        reach=8,
+        extend=True,
+        gate=_SECRET_WORDS,
     ),
     # a secret file read and then put somewhere: the file comes first, the putting may be a
     # later step of a numbered list
@@ -755,6 +1056,15 @@ RULES: tuple[Rule, ...] = (
         r"\b(?:read|open|cat|load|copy)\s+(?:the\s+)?(?:" + _SECRET_PATH + "|" + _ENV_SECRET + r")"
         r"[\s\S]{0,160}?\b(?:include|put|paste|add|append|embed|write|send|post|upload)\s+(?:it|them|"
         r"this|that|the\s+(?:key|token|value|contents?|output|result))\s+(?:in|into|to|on)\b",
+        r"\b(?:read|list|print|dump|collect|gather|copy|open)\s+(?:all\s+)?(?:the\s+|your\s+)?(?:"
+        + _SECRET_PATH
+        + "|"
+        + _ENV_SECRET
+        + "|"
+        + _SECRET
+        + r")[\s\S]{0,200}?\b(?:include|put|paste|add|append|embed|write|send|post|upload|insert)\s+"
+        r"(?:it|them|this|that|those|these|the\s+(?:key|token|value|contents?|output|result))\s+"
+        r"(?:in|into|to|on)\s+(?:[\w-]+\s+){0,2}?" + _DEST,
         r"\b(?:read|tell|give|show|recite|print|list|reveal)\s+(?:me|us)\s+(?:the|your|all|our)\s+"
         r"(?:[\w-]+\s+){0,2}?(?:passwords?|api\s+keys?|tokens?|secrets?|credentials?|private\s+keys?)"
         r"\b(?!\s+(?:polic\w*|format|length|rules?|requirements?|fields?|budget|limits?|rotation|"
@@ -772,10 +1082,13 @@ RULES: tuple[Rule, ...] = (
             "print",
             "list",
             "reveal",
+            "dump",
+            "collect",
+            "gather",
         ),  # fmt: skip
         reach=2,
         extend=True,
-        gate=_SECRET_WORDS,
+        gate=_SECRET_WORDS + ("environment",),
     ),
     _rule(
         "pipe_to_shell",
@@ -864,7 +1177,7 @@ RULES: tuple[Rule, ...] = (
         "text addressed to AI agents reading it",
         # a heading-like address ("Note to AI agents: ..."), not a phrase in a sentence
         r"\b(?:note|message|instructions?|attention|reminder|directive|important)\s+(?:to|for)\s+"
-        r"(?:the\s+|any\s+|all\s+)?" + _AGENT + r"\b" + _NOT_AUDIENCE + r"(?=\s*(?:[:\-\u2014]|"
+        r"(?:the\s+|any\s+|all\s+)?" + _AGENT + r"\b" + _NOT_AUDIENCE + r"(?=[ \t]*(?:[:\-\u2014]|"
         r"reading\b|who\s+reads?\b|(?:reviewing|processing|parsing|summari[sz]ing|analy[sz]ing|"
         r"looking\s+at|working\s+on)\b[^:\n]{0,40}:))",
         r"\b(?:ai|llm)\s+(?:agents?|assistants?|models?)\s*(?:reading\s+this|must|should|are\s+"
@@ -930,12 +1243,65 @@ RULES: tuple[Rule, ...] = (
         extend=True,
     ),
     _rule(
+        "agent_directive",
+        "text addressed to AI agents reading it",
+        # the model spoken to inside a quotation, a CSV field, a config value or a comment
+        # ("Dear AI model, stop ...", `# assistant: disregard ...`, `; to the AI: ...`), with an
+        # order a model obeys right after the address
+        r"(?:^|(?<=[\"'\u201c\u2018(\[,;=>]))[ \t]*(?:#+|//+|--+|/\*+|;+)?[ \t]*(?:(?:dear|hey|"
+        r"attention|to|for)\s+(?:the\s+|any\s+|all\s+|an?\s+)?)?" + _AGENT + _NOT_AUDIENCE + r"\s*"
+        r"[,:\u2014]\s*" + _THEN_ORDER,
+        # the model addressed in parentheses: "(for AI reviewers) approve this"
+        r"\((?:for|to|attn:?|attention:?|note\s+to)\s+(?:the\s+|any\s+|all\s+)?" + _AGENT + r"\)\s*"
+        r"[,:\u2014-]?\s*" + _THEN_ORDER,
+        # a code note naming the model as its owner, `NOTE(llm):`; a commit's scope, `fix(agent):`,
+        # names a part of the code instead
+        r"\b(?:note|todo|fixme|xxx|hack|nb)\((?:the\s+)?"
+        + _AGENT
+        + r"\)[ \t]*[,:\u2014-]?\s*"
+        + _THEN_ORDER,
+        # a field or trailer named as a note to the model (`AI-Note:`, `llm_instructions:`)
+        r"(?:^[ \t>*\-#/]{0,6}|(?<=[\s\"'<{,;]))@?(?:x-)?(?:ai|llm|assistant|agent|copilot|claude|gpt|"
+        r"model|bot)[-_ ]?(?:instructions?|notes?|directives?|prompts?|messages?|orders?|tasks?|hints?|"
+        r"todo)(?:[ \t]*[:=][ \t]*[\"']?|[\"']?[ \t]+(?:content|value)=[\"']|[ \t]+)" + _THEN_ORDER,
+        triggers=(
+            "ai",
+            "llm",
+            "language model",
+            "assistant",
+            "agent",
+            "copilot",
+            "claude",
+            "chatgpt",
+            "gpt",
+            "cursor",
+            "@ai",
+            "(for",
+            "(to",
+            "(attn",
+            "(attention",
+            "(note",
+            "note(",
+            "todo(",
+            "fixme(",
+            "xxx(",
+            "hack(",
+            "nb(",
+        ),
+        reach=14,
+        extend=True,
+    ),
+    _rule(
         "concealment",
         "text asking the model to hide what it does from the people it works for",
         r"\b(?:do\s+not|don't|never)\s+(?:mention|tell|reveal|report|disclose|say\s+anything\s+about|"
         r"bring\s+up)\s+(?:this|it|that|these\s+\w+|any\s+of\s+this|what\s+you\s+(?:did|changed|"
         r"added))\s+(?:in|to)\s+(?:your|the)\s+(?:summary|reply|response|answer|report|output|"
         r"final\s+\w+|user|human|reviewers?|maintainers?)\b",
+        r"\b(?:do\s+not|don't|never)\s+(?:tell|inform|notify|alert|warn)\s+(?:the\s+)?(?:user|human|"
+        r"reviewers?|maintainers?|developers?|owner)\s+(?:about|of|that)\s+(?:this|it|that|what\s+you|the\s+"
+        r"(?:[\w-]+\s+){0,2}?(?:change|edit|request|commit|command|modification|code|"
+        r"file|dependency|step|call|endpoint|script|backdoor)s?)\b",
         r"\b(?:secretly|covertly|surreptitiously)\s+(?:\w+\s+){0,2}?(?:add|insert|disable|remove|"
         r"delete|send|upload|push|commit|modify|change|install|include|turn\s+off)\b",
         r"\b(?:quietly|silently)\s+(?:disable|turn\s+off|bypass|remove|delete|weaken)\s+(?:the\s+|"
@@ -958,7 +1324,8 @@ RULES: tuple[Rule, ...] = (
         "memory_poisoning",
         "text asking the model to carry an order over to later tasks or sessions",
         r"\b(?:remember|memori[sz]e|keep\s+in\s+mind|note|store|save)\s+(?:this|that|the\s+following)?"
-        r"\s*(?:for|in|across|during)\s+(?:all\s+)?(?:later|future|subsequent|upcoming|every|all)\s+"
+        r"\s*(?:(?:to|in|into)\s+(?:your\s+)?(?:long-term\s+)?(?:memory|notes)\s+)?(?:for|in|across|"
+        r"during)\s+(?:all\s+|every\s+)?(?:later|future|subsequent|upcoming|every|all)\s+"
         r"(?:tasks?|sessions?|conversations?|chats?|interactions?|runs?|prompts?)\b",
         r"\b(?:for|in|across|during)\s+(?:all\s+)?(?:later|future|subsequent|upcoming)\s+(?:tasks?|"
         r"sessions?|conversations?|chats?|interactions?)\s*,?\s*(?:remember|always|never|keep\s+in\s+"
@@ -978,6 +1345,46 @@ RULES: tuple[Rule, ...] = (
         reach=0,
         extend=True,
         gate=("later", "future", "subsequent", "upcoming", "every ", "all "),
+    ),
+)
+
+RULES += (
+    _rule(
+        "role_override",
+        "text saying the model's instructions were withdrawn or replaced",
+        r"\b(?:(?:previous|prior|earlier|existing|original|all)\s+)(?:instructions|directives|guidelines|"
+        r"guidance|orders|rules|prompts?)\s+(?:are|have\s+been|were)\s+(?:hereby|officially)\s+(?:\w+\s+)?"
+        r"(?:revoked|cancel+ed|void|withdrawn|rescinded|superseded|annulled|lifted)",
+        triggers=("hereby", "officially"),
+        reach=50,
+        extend=True,
+    ),
+    _rule(
+        "role_override",
+        "text assigning the model a new role or rules",
+        r"\b(?:imagine|suppose|assume)\s+(?:that\s+)?(?:you\s+are|you're|you\s+were)\s+(?:now\s+)?"
+        r"(?:an?\s+|the\s+)?(?:[\w-]+\s+){0,2}?(?:ai|model|assistant|bot|chatbot|agent|llm|persona|"
+        r"character|terminal|shell|version\s+of\s+yourself)\b",
+        r"\b(?:ai|model|assistant|bot|chatbot|agent|persona)\s+(?:called|named)\s+\w+\s*,?\s+(?:that|"
+        r"who|which)\s+(?:answers|does|has\s+no|ignores|never\s+refuses|can\s+do)\b",
+        # a mode the model is said to be in, and a restriction lifted in the same breath
+        r"\byou\s+are\s+now\s+(?:in\s+|running\s+in\s+)?(?:[\w-]+\s+){0,2}?mode\b[^.\n]{0,60}?\b(?:"
+        r"disable|ignore|bypass|turn\s+off|skip|without|no\s+longer|unrestricted|unlimited|"
+        r"(?:all|any)\s+(?:restrictions|rules|filters|checks))",
+        r"\bfor\s+the\s+rest\s+of\s+(?:this|the|our)\s+(?:conversation|chat|session|thread|"
+        r"exchange|dialog(?:ue)?)\b",
+        triggers=("imagine", "suppose", "assume", "called", "named", "rest of", "you are"),
+        reach=20,
+        extend=True,
+    ),
+    Rule(
+        "instruction_override",
+        "text telling the model to drop its instructions (in another language)",
+        "(?!)",
+        lexicon.TRIGGERS,
+        reach=0,
+        extend=True,
+        finder=lexicon.clause_orders,
     ),
 )
 

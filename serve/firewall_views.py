@@ -7,12 +7,16 @@ always the source text with spans replaced by markers, never a view.
 
 - `fold_view`: NFKC, then Cyrillic and Greek letters that look like Latin ones folded to Latin
   in Latin text (everywhere when Latin letters are the majority, else only inside words that
-  mix scripts), so `іgnоrе` matches `ignore` while Russian prose stays Russian.
-- `derived_views`: what an agent could be told to decode or join. Base64, hex and percent-encoded
-  runs that decode to readable text, concatenated quoted pieces (`'ign' + 'ore'`) joined, text
-  a rot13 hint points at rotated, and words glued or spaced out (`IgnoreAllPrevious`,
-  `i g n o r e`, `ignore_all_previous`) split back into words. A view is built only when its
-  cheap pre-check finds something to decode, so ordinary text costs one regex scan or none.
+  mix scripts), so `іgnоrе` matches `ignore` while Russian prose stays Russian; Latin letters in
+  another shape (small capitals `ɪɢɴᴏʀᴇ`, IPA) are folded in any text.
+- `derived_views`: what an agent could be told to decode or join. Base64 (URL-safe too), base32,
+  hex (a run, `\\x` escapes, or bytes one by one: `69 67 6e`, `0x69,0x67`), `\\u` / `\\u{..}`
+  escapes, HTML character references and percent-encoded runs that decode to readable text;
+  concatenated quoted pieces (`'ign' + 'ore'`) joined; text rotated by 13, read backwards or
+  written in leetspeak, when the words of an order appear in it so transformed (no hint needed);
+  and words glued or spaced out (`IgnoreAllPrevious`, `i g n o r e`, `ignore_all_previous`)
+  split back into words. A view is built only when its cheap pre-check finds something to
+  decode, so ordinary text costs a few linear scans.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from __future__ import annotations
 import base64
 import binascii
 import codecs
+import html
 import re
 import unicodedata
 from collections.abc import Callable, Iterator
@@ -47,8 +52,21 @@ _CONFUSABLE = {
     "ս": "u",
     "ց": "g",
 }
-_HAS_CONFUSABLE = re.compile("[" + "".join(_CONFUSABLE) + "]")
+# Latin letters in another shape (small capitals, IPA): Latin script already, so folded in any
+# text, not only in a Latin majority; NFKC leaves them as they are. Turned letters (ɐ ɔ ʌ) are
+# left for the upside-down view, where they stand for other letters.
+_LATIN_SHAPES = dict(
+    zip(
+        "ᴀʙᴄᴅᴇꜰɢʜɪᴊᴋʟᴍɴᴏᴘʀꜱᴛᴜᴠᴡʏᴢɑɛɩʊʋ",
+        "abcdefghijklmnoprstuvwyzaeiuv",
+        strict=True,
+    )
+)
+_HAS_CONFUSABLE = re.compile("[" + "".join(_CONFUSABLE) + "".join(_LATIN_SHAPES) + "]")
 _WORD = re.compile(r"\w+")
+# a combining mark right after an ASCII letter (NFKC composes accents, so what is left is drawn
+# through or under the letter: s̶t̶r̶i̶k̶e̶, u̲n̲d̲e̲r̲)
+_MARK_ON_ASCII = re.compile("[!-~][\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff]")
 
 
 def _latin_majority(text: str) -> bool:
@@ -65,7 +83,11 @@ def _latin_majority(text: str) -> bool:
 def fold_view(text: str) -> View:
     """NFKC and homoglyph folding, with the source index of every view character."""
     confusable = not text.isascii() and _HAS_CONFUSABLE.search(text) is not None
-    if text.isascii() or (not confusable and unicodedata.is_normalized("NFKC", text)):
+    if text.isascii() or (
+        not confusable
+        and unicodedata.is_normalized("NFKC", text)
+        and _MARK_ON_ASCII.search(text) is None
+    ):
         return text, None, None
     fold_all = confusable and _latin_majority(text)
     mixed: set[int] = set()
@@ -83,8 +105,12 @@ def fold_view(text: str) -> View:
         index.extend(range(last, i))
         ch = text[i]
         norm = unicodedata.normalize("NFKC", ch)
-        if (fold_all or i in mixed) and norm in _CONFUSABLE:
+        if unicodedata.category(ch) == "Mn" and i and text[i - 1].isascii():
+            norm = ""  # a mark drawn over an ASCII letter (strike-through, underline): noise
+        elif (fold_all or i in mixed) and norm in _CONFUSABLE:
             norm = _CONFUSABLE[norm]
+        elif norm in _LATIN_SHAPES:
+            norm = _LATIN_SHAPES[norm]
         chars.append(norm)
         index.extend([i] * len(norm))
         last = i + 1
@@ -102,28 +128,76 @@ _B64 = re.compile(r"[A-Za-z0-9+/_-]{16,}={0,2}")
 _B64_EDGE = frozenset("+/-_")  # before a run: it continues a longer token (`=` is `key=`)
 _HEX_RUN = frozenset("0123456789abcdefABCDEF")
 _HEX_ESCAPES = re.compile(r"(?:\\x[0-9a-fA-F]{2}){6,}")
-_U_ESCAPES = re.compile(r"(?:\\u[0-9a-fA-F]{4}){4,}")
+# bytes written one by one, parted by spaces, commas or colons, with or without `0x`
+_HEX_BYTES = re.compile(
+    # one way to read each separator (`[ \t]*(?:[,:][ \t]*)?`): no backtracking between two
+    # runs of spaces when a long run fails at its end
+    r"(?<![\w-])(?:0[xX])?[0-9a-fA-F]{2}(?:[ \t]*(?:[,:][ \t]*)?(?:0[xX])?[0-9a-fA-F]{2}(?![\w-])){7,}"
+)
+# an order written byte by byte has spaces in it: the space's byte, 20, parted from its
+# neighbours, is what a substring search finds cheaply
+_HEX_SPACE = (" 20 ", ",20,", ", 20,", "0x20", ":20:", "\t20\t")
+_U_ESCAPES = re.compile(r"(?:\\u[0-9a-fA-F]{4}|\\u\{[0-9a-fA-F]{1,6}\}|\\U[0-9a-fA-F]{8}){4,}")
+_U_ESCAPE = re.compile(r"\\(?:u\{([0-9a-fA-F]{1,6})\}|u([0-9a-fA-F]{4})|U([0-9a-fA-F]{8}))")
+_OCTAL = re.compile(r"(?:\\[0-3][0-7]{2}){4,}")
+_BINARY = re.compile(r"(?<![\w])[01]{8}(?:[ \t,]?[01]{8}(?![\w])){3,}")
+_ENTITIES = re.compile(r"(?:&#(?:[0-9]{1,7}|[xX][0-9a-fA-F]{1,6});){4,}")
+_B32_DIGITS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZ234567")
+_PCT_ESCAPE = re.compile(r"%[0-9a-fA-F]{2}")
 _PCT = re.compile(r"(?:[^\s%<>\"'()]*%[0-9a-fA-F]{2}){3,}[^\s%<>\"'()]*")
 _CONCAT = re.compile(r"(?:([\"'])[^\"'\n]{0,80}\1\s*\+\s*)+([\"'])[^\"'\n]{0,80}\2")
 _CONCAT_HINT = ("' +", '" +', "'+", '"+')
 _PIECE = re.compile(r"([\"'])([^\"'\n]{0,80})\1")
 _ROT13_HINT = re.compile(r"\brot[\s_-]?13\b|\bcaesar\b", re.I)
 # three letters or more ("a l l"): only looked for once a spelled-out verb was seen
-_SPACED = re.compile(r"(?<!\w)(?:\w[ .\-\u00b7]){2,}\w(?!\w)")
+_SPACED = re.compile(r"(?<![^\W_])(?:[^\W_][ ._\-\u00b7]){2,}[^\W_](?![^\W_])")
 # the first letters of the orders' verbs spelled out: "i g n", "d-i-s", "f.o.r", "o v e", "b y p"
 _SPACED_HINT = re.compile(
     "|".join(f"{a}[ ._-]{b}[ ._-]{c}" for a, b, c in ("ign", "dis", "for", "ove", "byp"))
 )
-_SPELLED = re.compile(r"\w[.\-\u00b7]\w[.\-\u00b7]\w")
+_SPELLED = re.compile(r"[^\W_][._\-\u00b7][^\W_][._\-\u00b7][^\W_]")
 _GLUE = re.compile(r"(?<=[A-Za-z])[ \t]*[_.\-+]+[ \t]*(?=[A-Za-z])|(?<=[a-z])(?=[A-Z])")
 _VERBS = ("ignor", "disregard", "forget", "overrid", "bypass")
-# a token of words glued by case or punctuation that holds an order's verb
-_GLUED = re.compile(
-    r"[A-Za-z]*(?:ignor|disregard|forget|overrid|bypass)[A-Za-z]*(?:[ \t]*[_.\-+]+[ \t]*"
-    r"[A-Za-z]+|[A-Z][a-z]+)+|[A-Za-z]+(?:[ \t]*[_.\-+]+[ \t]*[A-Za-z]+)*[ \t]*[_.\-+]+[ \t]*"
-    r"(?:ignor|disregard|forget|overrid|bypass)[A-Za-z]*(?:[ \t]*[_.\-+]+[ \t]*[A-Za-z]+)*",
-    re.I,
-)
+# words joined by punctuation (`ignore_all`, `ignore.all`, `ignore + all`) or case: each text
+# position is read once, a regex that looked for the verb inside every word would read it again
+_TOKEN = re.compile(r"[A-Za-z]+(?:[ \t]*[_.\-+]+[ \t]*[A-Za-z]+)*")
+_GLUE_MARK = re.compile(r"[_.\-+]|[a-z][A-Z]")
+
+
+def _glued_tokens(view: str, low: str) -> Iterator[re.Match[str]]:
+    """Tokens of words glued by case or punctuation that hold an order's verb: read only on the
+    lines (at most 200 characters either side) around each verb."""
+    done = -1  # tokens end before this were read already
+    for p in sorted(p for v in _VERBS for p in _find_all(low, v)):
+        if p < done:
+            continue
+        lo = max(view.rfind("\n", 0, p) + 1, p - 200, done)
+        hi = view.find("\n", p)
+        hi = min(len(view) if hi == -1 else hi, p + 200)
+        for m in _TOKEN.finditer(view, lo, hi):
+            done = m.end()
+            if m.end() > p:
+                if _GLUE_MARK.search(view, m.start(), m.end()) and not _identifier(view, m):
+                    yield m
+                break
+
+
+def _identifier(view: str, token: re.Match[str]) -> bool:
+    """The glued token is a name shown as code, in an inline code span on its line
+    (`override_system_prompt=True`): an identifier, not an order written without spaces."""
+    line_start = view.rfind("\n", 0, token.start()) + 1
+    line_end = view.find("\n", token.end())
+    line_end = len(view) if line_end == -1 else line_end
+    return (
+        view.count("`", line_start, token.start()) % 2 == 1 and "`" in view[token.end() : line_end]
+    )
+
+
+def _find_all(text: str, word: str) -> Iterator[int]:
+    pos = text.find(word)
+    while pos != -1:
+        yield pos
+        pos = text.find(word, pos + 1)
 
 
 def _readable(raw: bytes) -> str | None:
@@ -132,10 +206,16 @@ def _readable(raw: bytes) -> str | None:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
         return None
-    if len(text) < 8 or " " not in text.strip():
-        return None
+    if len(text) < 4 or (
+        (len(text) < 8 or " " not in text.strip()) and sum(ord(c) >= 0x2E80 for c in text) < 4
+    ):
+        return None  # prose has spaces; Chinese and Japanese have none
     printable = sum(1 for c in text if c.isprintable() or c in "\n\t")
     return text if printable >= 0.95 * len(text) else None
+
+
+def _three(matches: Iterator[re.Match[str]]) -> bool:
+    return sum(1 for _, __ in zip(range(3), matches, strict=False)) == 3
 
 
 def _decode_b64(run: str) -> str | None:
@@ -165,10 +245,44 @@ def _decode_hex(run: str) -> str | None:
 
 
 def _decode_u(run: str) -> str | None:
-    """`\\u0049\\u0067...` (JSON, JavaScript, Python escapes) as the letters they stand for;
-    a word is enough, the words around it are in the view already."""
-    text = "".join(chr(int(run[i + 2 : i + 6], 16)) for i in range(0, len(run), 6))
+    """`\\u0049\\u0067...`, `\\u{49}`, `\\U00000049` (JSON, JavaScript, Python escapes) as
+    the letters they stand for; a word is enough, the words around it are in the view already."""
+    try:
+        text = "".join(
+            chr(int(next(g for g in m.groups() if g), 16)) for m in _U_ESCAPE.finditer(run)
+        )
+    except (ValueError, OverflowError):
+        return None
     return text if all(c.isprintable() for c in text) else None
+
+
+def _decode_hex_bytes(run: str) -> str | None:
+    return _decode_hex(re.sub(r"0[xX]|[\s,:]", "", run))
+
+
+def _decode_octal(run: str) -> str | None:
+    """`\\111\\147...` (C, Python, shell escapes): like `\\u` escapes, a word is enough."""
+    text = bytes(int(run[i + 1 : i + 4], 8) for i in range(0, len(run), 4)).decode("latin-1")
+    return text if text.isprintable() else None
+
+
+def _decode_binary(run: str) -> str | None:
+    digits = re.sub(r"[^01]", "", run)
+    return _readable(bytes(int(digits[i : i + 8], 2) for i in range(0, len(digits) - 7, 8)))
+
+
+def _decode_entities(run: str) -> str | None:
+    text = html.unescape(run)
+    return text if text != run and all(c.isprintable() for c in text) else None
+
+
+def _decode_b32(run: str) -> str | None:
+    body = run.rstrip("=")
+    try:
+        raw = base64.b32decode(body + "=" * (-len(body) % 8))
+    except (binascii.Error, ValueError):
+        return None
+    return _readable(raw)
 
 
 def _decode_pct(run: str) -> str | None:
@@ -204,8 +318,24 @@ def _substitute(view: str, subs: list[tuple[int, int, str]]) -> View:
 
 def _decoded(view: str, low: str) -> View | None:
     subs: list[tuple[int, int, str]] = []
-    for m in _B64.finditer(view):  # hex digits are base64 letters: one scan finds both
+    for m in _B64.finditer(view):  # hex and base32 digits are base64 letters: one scan finds all
         run = m.group()
+        if _B32_DIGITS.issuperset(run.rstrip("=")):  # upper case and 2-7, padded up to 6 `=`
+            end = m.end()
+            while end < len(view) and view[end] == "=" and end - m.end() < 6:
+                end += 1
+            text = _decode_b32(view[m.start() : end])
+            if text is not None:
+                subs.append((m.start(), end, f" {text} "))
+                continue
+        if "/" in run:  # path segments of a URL: each may be encoded on its own
+            pos = m.start()
+            for seg in run.split("/"):
+                if len(seg) >= 16 and _HEX_RUN.issuperset(seg):
+                    text = _decode_hex(seg)
+                    if text is not None:
+                        subs.append((pos, pos + len(seg), f" {text} "))
+                pos += len(seg) + 1
         if m.start() and view[m.start() - 1] in _B64_EDGE or view[m.end() : m.end() + 1] == "=":
             continue  # a piece of a longer token
         if run[:2] in ("0x", "0X") and _HEX_RUN.issuperset(run[2:]):
@@ -214,11 +344,19 @@ def _decoded(view: str, low: str) -> View | None:
         if text is not None:
             subs.append((m.start(), m.end(), f" {text} "))
     decoders: list[tuple[re.Pattern[str], Callable[[str], str | None]]] = []
+    if any(h in low for h in _HEX_SPACE):
+        decoders.append((_HEX_BYTES, _decode_hex_bytes))
+    if "&#" in view:
+        decoders.append((_ENTITIES, _decode_entities))
+    if "\\" in view:
+        decoders.append((_OCTAL, _decode_octal))
+    if "00100000" in view:  # an order has spaces: their byte, written in bits
+        decoders.append((_BINARY, _decode_binary))
     if "\\x" in low:
         decoders.append((_HEX_ESCAPES, _decode_hex))
     if "\\u" in low:
         decoders.append((_U_ESCAPES, _decode_u))
-    if "%" in view:
+    if "%" in view and _three(_PCT_ESCAPE.finditer(view)):
         decoders.append((_PCT, _decode_pct))
     for pattern, decode in decoders:
         for m in pattern.finditer(view):
@@ -240,12 +378,12 @@ def _unglued(view: str, low: str) -> View | None:
             run = m.group()
             if " " in run and _SPELLED.search(run):
                 # "i.g.n.o.r.e a.l.l": the dots spell a word out, the spaces part the words
-                subs.append((m.start(), m.end(), re.sub(r"[.\-\u00b7]", "", run)))
+                subs.append((m.start(), m.end(), re.sub(r"[._\-\u00b7]", "", run)))
             else:
-                subs.append((m.start(), m.end(), re.sub(r"[ .\-\u00b7]", "", run)))
+                subs.append((m.start(), m.end(), re.sub(r"[ ._\-\u00b7]", "", run)))
     inserted = False
     if any(v in low for v in _VERBS):
-        for token in _GLUED.finditer(view):
+        for token in _glued_tokens(view, low):
             for m in _GLUE.finditer(view, token.start(), token.end()):
                 subs.append((m.start(), m.end(), " "))
                 inserted |= m.start() == m.end()
@@ -260,14 +398,49 @@ def _unglued(view: str, low: str) -> View | None:
     return chars, lo, hi
 
 
+# the words an order to drop instructions is made of, as they read rotated by 13, backwards,
+# and in leetspeak: a view is tried when one of them is in the text, hint or no hint
+_ORDER_WORDS = ("ignor", "disregard", "forget", "overrid", "bypass", "instruction", "system prompt")
+_ROT13_WORDS = tuple(codecs.encode(w, "rot13") for w in _ORDER_WORDS)
+_REVERSED_WORDS = tuple(w[::-1] for w in _ORDER_WORDS)
+_LEET = str.maketrans("0134579@$|", "oieastgasl")
+_LEET_DIGITS = frozenset("0134579@$|")
+
+
+# letters turned upside down ("ǝɹouƃı"), and the Latin letters they stand for
+_FLIPPED = str.maketrans("ɐqɔpǝɟƃɥıɾʞlɯuodbɹsʇnʌʍxʎz", "abcdefghijklmnopqrstuvwxyz")
+_FLIPPED_ONLY = frozenset("ɐǝɟƃɥıɾʞɯɹʇʌʍʎ")
+
+
+def _flipped(view: str) -> View:
+    text, lo, hi = _reversed(view)
+    return text.translate(_FLIPPED), lo, hi
+
+
+def _reversed(view: str) -> View:
+    n = len(view)
+    return view[::-1], list(range(n - 1, -1, -1)), list(range(n, 0, -1))
+
+
 def derived_views(view: str, low: str) -> Iterator[View]:
-    """The decoded, joined, rotated and unglued views of `view` that differ from it (maps into
-    `view`'s coordinates); `low` is `view` lower-cased."""
+    """The decoded, joined, rotated, reversed, de-leeted and unglued views of `view` that differ
+    from it (maps into `view`'s coordinates; a reversed view's maps run backwards); `low` is
+    `view` lower-cased."""
     decoded = _decoded(view, low)
     if decoded is not None:
         yield decoded
-    if ("rot" in low or "caesar" in low) and _ROT13_HINT.search(view):
+    if (("rot" in low or "caesar" in low) and _ROT13_HINT.search(view)) or any(
+        w in low for w in _ROT13_WORDS
+    ):
         yield codecs.encode(view, "rot13"), None, None
+    if any(w in low for w in _REVERSED_WORDS):
+        yield _reversed(view)
+    if not view.isascii() and len(_FLIPPED_ONLY.intersection(view)) >= 3:
+        yield _flipped(view)
+    if not _LEET_DIGITS.isdisjoint(low):
+        leet = low.translate(_LEET)
+        if any(w in leet and w not in low for w in _ORDER_WORDS):
+            yield leet, None, None
     unglued = _unglued(view, low)
     if unglued is not None:
         yield unglued

@@ -1,0 +1,199 @@
+"""An order to drop instructions, recognised in many languages by its parts within one clause.
+
+Every language says "ignore / forget / do not follow" + "the (previous / your / system)
+instructions" with its own words and in its own order (verb first in Finnish, last in Persian
+and Hindi; no spaces in Thai, Chinese or Japanese; particles glued to Hebrew and Arabic nouns).
+So the parts are looked for, not a phrase: a word for the model's orders (the anchor, found by
+the firewall's trigger scan), and in the same clause a verb that drops or disobeys and a word
+saying which orders (previous, above, the system's, the reader's own, what the reader was
+told). A word for orders that developers use too ("commands", 命令, 명령) needs the reader's
+own ("your commands") to count. English is left to the regex rules, which know its grammar:
+no English word is in these lists but the borrowed "prompt".
+
+Lists are stems, lower case; a stem in a script written with spaces must start a word.
+"""
+
+from __future__ import annotations
+
+import re
+
+# verbs that drop or disobey an order (imperative or infinitive), by language
+VERBS = (
+    # German, Dutch, Scandinavian
+    "ignorier", "vergiss", "vergesst", "vergessen sie", "missacht", "übergeh", "negeer", "vergeet",
+    "ignorera", "strunta i", "glöm", "bortse från", "ignorer", "glem", "se bort fra",
+    # Romance ("ignore" is Portuguese too: an English text has no word below saying which)
+    "ignore", "ignorez", "ignorer", "ignora", "ignorar", "ignorate", "ignoră", "ignorați", "oublie", "ne tiens pas compte", "ne tenez pas compte", "ne suis plus", "ne suivez",
+    "olvid", "haz caso omiso", "haga caso omiso", "descart", "desestim", "esquec", "esqueç",
+    "desconsider", "despreze", "não siga", "nao siga", "dimentic", "non seguire", "trascura",
+    "uită", "uitați", "uitati", "nu ține cont", "nu tine cont", "nu urma",
+    # Slavic, Greek, Baltic-Finnic, Hungarian
+    "zignoruj", "ignoruj", "ignorujte", "zapomnij", "nie stosuj", "pomiń", "zapomeň", "zabudni", "nevšímej",
+    "игнорир", "проигнорир", "забудь", "забыть", "не обращай", "не следуй", "пренебреги",
+    "ігнору", "проігнору", "не зважай", "αγνόησ", "αγνοήσ", "ξέχασ", "μην ακολουθ",
+    "unohda", "ohita", "älä välitä", "sivuuta", "figyelmen kívül", "felejtsd", "ne törődj",
+    # Turkish, Indonesian / Malay, Vietnamese, Tagalog
+    "yok say", "görmezden gel", "unut", "dikkate alma", "abaikan", "lupakan", "jangan ikuti",
+    "hiraukan", "bỏ qua", "quên", "phớt lờ", "đừng làm theo", "huwag pansinin", "kalimutan",
+    "balewalain",
+    # Hebrew, Arabic, Persian, Hindi, Bengali, Thai
+    "התעלם", "תתעלם", "שכח", "אל תציית", "تجاهل", "انس", "لا تتبع", "نادیده", "فراموش کن",
+    "توجه نکن", "अनदेखा", "नज़रअंदाज़", "नजरअंदाज", "भूल जा", "भूल जाओ", "उपेक्षा", "উপেক্ষা",
+    "ভুলে যাও", "เพิกเฉย", "ลืม", "ไม่ต้องสนใจ", "ละเว้น",
+    # Chinese, Japanese, Korean
+    "忽略", "无视", "無視", "忽视", "忽視", "忘记", "忘記", "忘掉", "不要理", "别管", "別管",
+    "不要遵守", "不要遵循", "忘れ", "무시", "잊어", "잊으", "잊고",
+)  # fmt: skip
+
+# words for the orders a model is given
+NOUNS = (
+    "anweisung", "instruktion", "vorgabe", "richtlinie", "regeln", "instruction", "consigne",
+    "règle", "directive", "instruccion", "instrucción", "reglas", "indicaciones", "directric",
+    "pautas", "instruç", "instruc", "regras", "diretriz", "orientaç", "istruzion", "regole",
+    "direttiv", "indicazion", "instructie", "regels", "richtlijn", "polece", "instrukcj", "zasad",
+    "reguł", "wytyczn", "pokyn", "instrukc", "pravid", "инструкци", "указани", "правил",
+    "директив", "промпт", "інструкці", "вказівк", "instrucțiun", "instrucţiun", "instructiun",
+    "reguli", "regulile", "directiv", "instruktion", "regler", "riktlinj", "anvisning", "instruks",
+    "retningslinj", "ohje", "sääntö", "säännö", "utasítás", "szabály", "talimat", "kural",
+    "yönerge", "instruksi", "aturan", "petunjuk", "arahan", "hướng dẫn", "chỉ dẫn", "quy tắc",
+    "chỉ thị", "tagubilin", "panuto", "patakaran", "οδηγί", "οδηγι", "κανόν", "κανον", "הוראות",
+    "הנחיות", "כללים", "تعليمات", "قواعد", "إرشادات", "ارشادات", "توجيهات", "دستورالعمل",
+    "دستورات", "قوانین", "निर्देश", "नियम", "প্রম্পট", "নির্দেশ", "নিয়ম", "คำแนะนำ", "กฎ",
+    "指示", "指令", "规则", "規則", "提示词", "提示詞", "ルール", "プロンプト", "지시", "지침", "규칙",
+    "프롬프트", "prompt", "प्रॉम्प्ट", "systemprompt",
+    # what the reader was told
+    "gesagt", "mitgeteilt", "dicho", "dito", "detto", "verteld", "gezegd", "powiedziano",
+    "сказано", "говорили", "řečeno", "sanottu", "mondták", "söylenen", "dikatakan",
+)  # fmt: skip
+
+# words for orders that developers use as well: an order only with the reader's own
+WEAK_NOUNS = (
+    "befehle", "commandes", "comandos", "comandi", "ordens", "ordini", "órdenes", "команд",
+    "komut", "perintah", "εντολ", "أوامر", "اوامر", "आदेश", "คำสั่ง", "命令", "명령",
+)  # fmt: skip
+
+# which orders: earlier, above, the system's
+WHICH = (
+    "vorherig", "bisherig", "obig", "vorangegangen", "früher", "ursprünglich", "vorher",
+    "précédent", "antérieur", "ci-dessus", "plus haut", "avant", "anterior", "previa", "previo",
+    "previas", "previos", "anteriores", "anteriori", "precedenti", "precedentes",
+    "antes", "prévi", "precedent", "sopra", "prima", "eerder", "vorige", "bovenstaande",
+    "hiervoor", "poprzedni", "wcześniejsz", "powyższ", "předchozí", "dřívější", "výše",
+    "предыдущ", "прежн", "выше", "раньше", "ранее", "попередн", "раніше", "вище", "anterioar",
+    "de mai sus", "tidigare", "föregående", "ovanstående", "tidligere", "forrige", "ovenstående",
+    "aiemm", "edellis", "aikaisemm", "korábbi", "előző", "fenti", "önceki", "yukarıdaki",
+    "sebelumnya", "di atas", "trước đó", "trước đây", "ở trên", "προηγούμεν", "παραπάνω",
+    "הקודמות", "הקודמים", "קודמות", "السابقة", "السابق", "سابقة", "قبلی", "پیشین", "पिछले",
+    "पिछली", "पूर्व", "ऊपर", "আগের", "ก่อนหน้า", "ข้างต้น", "以前", "これまで", "今まで", "上記",
+    "前の", "先ほど", "之前", "上面", "以上", "前面", "先前", "이전", "앞에서", "앞의", "위의",
+    "지금까지", "système", "sistema", "sistem", "систем", "σύστημα", "συστήματ",
+    "מערכת", "النظام", "سیستم", "सिस्टम", "システム", "系统", "系統", "시스템",
+)  # fmt: skip
+
+# the reader's own, or given to the reader
+YOURS = (
+    "dein", "dir", "euch", "tes", "vos", "ton", "donné", "reçu", "tus", "tuas", "teus", "suas",
+    "seus", "recibid", "recebid", "dadas", "tue", "tuoi", "ricevut", "state date", "jouw",
+    "swoich", "swoje", "twoje", "twoich", "otrzyman", "svoje", "své", "tvoje", "сво", "тво",
+    "ваш", "тебе", "данн", "полученн", "свої", "твої", "ваші", "tale", "voastre", "dina", "dine",
+    "sinun", "sana", "senin", "verilen", "kamu", "anda", "của bạn", "σου", "שלך", "שקיבלת",
+    "الخاصة بك", "अपने", "अपनी", "तुम्हारे", "तुम्हारी", "आपके", "आपकी", "दिए गए", "ของคุณ",
+    "あなたの", "你的", "您的", "너의", "당신의", "받은",
+)  # fmt: skip
+
+
+def _spaced(word: str) -> bool:
+    """A word of a script written with spaces and without glued particles: it must start a
+    word. Thai, Chinese, Japanese and Korean have no such starts to find; Hebrew and Arabic
+    glue articles and prepositions to the noun (ההוראות, التعليمات)."""
+    cp = ord(word[0])
+    return (
+        word[0].isalnum() and cp < 0x2E80 and not (0x0590 <= cp <= 0x06FF or 0x0E00 <= cp <= 0x0EFF)
+    )
+
+
+# words that begin English ones ("previo" is Spanish, "previous" English): whole words only
+_WHOLE = frozenset(
+    {"previo", "previa", "previos", "previas", "anterior", "avant", "precedent", "prima", "sopra"}
+)
+
+
+def _trie(words: list[str]) -> str:
+    """A regex for any of `words`, factored by prefix (tried a character at a time, not word
+    by word); a word that is a prefix of another is enough to find both."""
+    tree: dict = {}
+    for w in words:
+        node = tree
+        for ch in w:
+            node = node.setdefault(ch, {})
+        node[""] = {}
+
+    def emit(node: dict) -> str:
+        if "" in node:
+            return ""
+        branches = [
+            (r"\s+" if ch == " " else re.escape(ch)) + emit(child)
+            for ch, child in sorted(node.items())
+        ]
+        return branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
+
+    return emit(tree)
+
+
+def _alternation(words: tuple[str, ...], whole: int = 0) -> re.Pattern[str]:
+    """Any of `words`; in a script written with spaces, one starts a word, and one of at most
+    `whole` letters is a whole word ("tes" is French, not the start of "tests")."""
+    low = sorted({w.lower() for w in words})
+    exact = [w for w in low if _spaced(w) and (len(w) <= whole or w in _WHOLE)]
+    stems = [w for w in low if _spaced(w) and w not in exact]
+    glued = [w for w in low if not _spaced(w)]
+    parts = [r"(?<![^\W\d_])" + _trie(stems)]
+    if exact:
+        parts.append(r"(?<![^\W\d_])" + _trie(exact) + r"(?![^\W\d_])")
+    if glued:
+        parts.append(_trie(glued))
+    return re.compile("|".join(parts), re.IGNORECASE)
+
+
+_VERB = _alternation(VERBS, whole=4)
+_NOUN = _alternation(NOUNS)
+_WEAK = _alternation(WEAK_NOUNS)
+_WHICH = _alternation(WHICH + YOURS, whole=4)
+_YOURS = _alternation(YOURS, whole=4)
+_BOUNDARY = re.compile(r"[.!?;\n\u3002\uff01\uff1f\u0964]")
+_REACH = 100  # characters either side of the noun: a clause, not a paragraph
+
+
+def clause_orders(view: str, starts: list[int]) -> list[tuple[int, int]]:
+    """Spans of the clauses around `starts` (where a word for orders begins) that hold a verb
+    dropping them and a word saying which ones; the span runs from the first of the three
+    parts to the last."""
+    out: list[tuple[int, int]] = []
+    if _VERB.search(view) is None:  # one scan: most texts with a word for orders drop none
+        return out
+    done = -1
+    for p in starts:
+        if p < done:
+            continue
+        noun = _NOUN.match(view, p)
+        weak = None if noun else _WEAK.match(view, p)
+        if noun is None and weak is None:
+            continue
+        end_noun = (noun or weak).end()  # type: ignore[union-attr]
+        lo = max(p - _REACH, 0)
+        cut = [m.end() for m in _BOUNDARY.finditer(view, lo, p)]
+        lo = cut[-1] if cut else lo
+        nxt = _BOUNDARY.search(view, end_noun, min(len(view), end_noun + _REACH))
+        hi = nxt.start() if nxt else min(len(view), end_noun + _REACH)
+        verb = _VERB.search(view, lo, hi)
+        which = (_WHICH if noun else _YOURS).search(view, lo, hi)
+        if verb is None or which is None:
+            continue
+        out.append((min(p, verb.start(), which.start()), max(end_noun, verb.end(), which.end())))
+        done = hi
+    return out
+
+
+TRIGGERS = tuple(sorted({w.lower() for w in NOUNS + WEAK_NOUNS}))
+
+__all__ = ["NOUNS", "TRIGGERS", "VERBS", "WEAK_NOUNS", "WHICH", "YOURS", "clause_orders"]
