@@ -241,3 +241,28 @@ def test_python_api_results_pass_the_firewall(hostile_repo):
         report = s.preflight("payments/retry.py", "charge_with_retry", "retry helper")
         assert_served_clean(report.model_dump_json(), "Strata.preflight")
     assert Path(hostile_repo.path / ".strata").is_dir()
+
+
+def test_the_benchmark_run_as_a_program_writes_its_section(tmp_path):
+    # `python -m` runs the module as `__main__`: everything `main` uses must be defined above
+    # the call, not only when the module is imported
+    out = tmp_path / "RESULTS.md"
+    out.write_text("# Benchmark results\n", encoding="utf-8")
+    root = Path(__file__).resolve().parents[1]
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "gitstrata.benchmarks.firewall",
+            "--split",
+            "dev",
+            "--out",
+            str(out),
+        ],
+        capture_output=True,
+        text=True,
+        cwd=root,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "## Context firewall against an adversarial corpus" in out.read_text(encoding="utf-8")
