@@ -118,9 +118,10 @@ _WHOLE = frozenset(
 )
 
 
-def _trie(words: list[str]) -> str:
-    """A regex for any of `words`, factored by prefix (tried a character at a time, not word
-    by word); a word that is a prefix of another is enough to find both."""
+def trie(words: list[str], *, loose_spaces: bool = False) -> str:
+    """A regex for any of `words`, factored by prefix (a regex engine tries an alternation
+    branch by branch, a factored one a character at a time); a word that is a prefix of another
+    is enough to find both. `loose_spaces`: a space in a word matches any run of white space."""
     tree: dict = {}
     for w in words:
         node = tree
@@ -132,7 +133,7 @@ def _trie(words: list[str]) -> str:
         if "" in node:
             return ""
         branches = [
-            (r"\s+" if ch == " " else re.escape(ch)) + emit(child)
+            (r"\s+" if loose_spaces and ch == " " else re.escape(ch)) + emit(child)
             for ch, child in sorted(node.items())
         ]
         return branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
@@ -147,11 +148,11 @@ def _alternation(words: tuple[str, ...], whole: int = 0) -> re.Pattern[str]:
     exact = [w for w in low if _spaced(w) and (len(w) <= whole or w in _WHOLE)]
     stems = [w for w in low if _spaced(w) and w not in exact]
     glued = [w for w in low if not _spaced(w)]
-    parts = [r"(?<![^\W\d_])" + _trie(stems)]
+    parts = [r"(?<![^\W\d_])" + trie(stems, loose_spaces=True)]
     if exact:
-        parts.append(r"(?<![^\W\d_])" + _trie(exact) + r"(?![^\W\d_])")
+        parts.append(r"(?<![^\W\d_])" + trie(exact, loose_spaces=True) + r"(?![^\W\d_])")
     if glued:
-        parts.append(_trie(glued))
+        parts.append(trie(glued, loose_spaces=True))
     return re.compile("|".join(parts), re.IGNORECASE)
 
 
@@ -196,4 +197,4 @@ def clause_orders(view: str, starts: list[int]) -> list[tuple[int, int]]:
 
 TRIGGERS = tuple(sorted({w.lower() for w in NOUNS + WEAK_NOUNS}))
 
-__all__ = ["NOUNS", "TRIGGERS", "VERBS", "WEAK_NOUNS", "WHICH", "YOURS", "clause_orders"]
+__all__ = ["NOUNS", "TRIGGERS", "VERBS", "WEAK_NOUNS", "WHICH", "YOURS", "clause_orders", "trie"]

@@ -83,24 +83,20 @@ def _spaced(trigger: str) -> bool:
     )
 
 
-def _trie(words: list[str]) -> str:
-    """A regex for any of `words`, factored by prefix (a regex engine tries an alternation
-    branch by branch, a factored one a character at a time); a word that is a prefix of another
-    is enough to find both."""
-    tree: dict = {}
-    for w in words:
-        node = tree
-        for ch in w:
-            node = node.setdefault(ch, {})
-        node[""] = {}
+_trie = lexicon.trie
 
-    def emit(node: dict) -> str:
-        if "" in node:
-            return ""
-        branches = [re.escape(ch) + emit(child) for ch, child in sorted(node.items())]
-        return branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
-
-    return emit(tree)
+# words naming the model a text speaks to, as rule triggers (lower case, searched as substrings)
+_MODEL_NAMES = (
+    "llm",
+    "language model",
+    "assistant",
+    "agent",
+    "copilot",
+    "claude",
+    "chatgpt",
+    "gpt",
+    "cursor",
+)
 
 
 class TriggerIndex:
@@ -1207,15 +1203,7 @@ RULES: tuple[Rule, ...] = (
             "ai\t",
             "ai,",
             "ai:",
-            "llm",
-            "language model",
-            "assistant",
-            "agent",
-            "copilot",
-            "claude",
-            "chatgpt",
-            "gpt",
-            "cursor",
+            *_MODEL_NAMES,
             "reading",
             "processing",
             "reviewing",
@@ -1266,15 +1254,7 @@ RULES: tuple[Rule, ...] = (
         r"todo)(?:[ \t]*[:=][ \t]*[\"']?|[\"']?[ \t]+(?:content|value)=[\"']|[ \t]+)" + _THEN_ORDER,
         triggers=(
             "ai",
-            "llm",
-            "language model",
-            "assistant",
-            "agent",
-            "copilot",
-            "claude",
-            "chatgpt",
-            "gpt",
-            "cursor",
+            *_MODEL_NAMES,
             "@ai",
             "(for",
             "(to",
