@@ -464,8 +464,7 @@ def _add_read_tools(app: "MCPServer", life: Lifecycle, replies: _Replies) -> Non
 def _add_write_tools(app: "MCPServer", life: Lifecycle, replies: _Replies) -> None:
     from mcp_types import CallToolResult, ToolAnnotations
 
-    from . import api
-
+    # `api` (Arrow, numpy) is imported by the first write, not before `initialize` is answered
     append_only = ToolAnnotations(
         read_only_hint=False, destructive_hint=False, open_world_hint=False
     )
@@ -497,6 +496,8 @@ def _add_write_tools(app: "MCPServer", life: Lifecycle, replies: _Replies) -> No
             symbol_name=symbol_name,
             command=command,
         )
+        from . import api
+
         try:
             got = api.record_failure(life.repo, life.index_dir, attempt, limits=MCP_LIMITS)
         except GitstrataError as exc:
@@ -531,6 +532,8 @@ def _add_write_tools(app: "MCPServer", life: Lifecycle, replies: _Replies) -> No
         ],
         severity: Annotated[Severity, Field(description="How bad breaking it is.")] = "high",
     ) -> CallToolResult:
+        from . import api
+
         try:
             inv = api.record_invariant(
                 life.index_dir, rule_id, scope, invariant_description, severity

@@ -34,7 +34,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..store.errors import GitstrataError
 from ..store.journal import Journal
@@ -65,9 +65,13 @@ from ..store.memory import (
 )
 from ..store.memory_team import TeamFile
 from ..store.redact import redact_text
-from .memory_index import IndexMemories, open_index_memories
 from .memory_rank import BM25, MemoryVectors, opposite
 from .memory_stale import Staleness, StaleNote
+
+# the index's memory documents (Arrow, numpy, the embedder) are read on the first recall: the
+# MCP server builds a `MemoryBook` before it answers `initialize`
+if TYPE_CHECKING:
+    from .memory_index import IndexMemories
 
 REINFORCE_AT = 0.85
 CONFLICT_AT = 0.65
@@ -594,6 +598,8 @@ class MemoryBook:
                     gen = self.stale_index.store.live()
                 except GitstrataError:
                     gen = None
+            from .memory_index import open_index_memories
+
             self._indexed = open_index_memories(gen)
         return self._indexed
 

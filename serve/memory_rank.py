@@ -16,10 +16,14 @@ import zlib
 from collections import Counter
 from collections.abc import Callable, Sequence
 from functools import lru_cache
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from ..store.tokenizer import tokenize
+
+# numpy is imported by the calls that build vectors: the MCP server imports this module (its
+# memory tools) before it answers `initialize`, which must not wait for numpy
+if TYPE_CHECKING:
+    import numpy as np
 
 DIM = 2048
 _SUFFIXES = (
@@ -120,6 +124,8 @@ def _words(text: str) -> list[str]:
 def subword_vector(text: str) -> np.ndarray:
     """float32[DIM], unit length: each word's character 3- to 5-grams (with boundary marks)
     hashed, plus the whole word; repeated words count sublinearly."""
+    import numpy as np
+
     vec = np.zeros(DIM, dtype=np.float32)
     counts = Counter(_words(text))
     for word, n in counts.items():
@@ -135,6 +141,8 @@ def subword_vector(text: str) -> np.ndarray:
 
 def similarity(a: str, b: str) -> float:
     """Text similarity in [0, 1] used for dedup, associations and consolidation."""
+    import numpy as np
+
     return float(max(0.0, np.dot(subword_vector(a), subword_vector(b))))
 
 
@@ -208,6 +216,8 @@ class MemoryVectors:
     def of(self, text: str) -> tuple[np.ndarray, np.ndarray | None]:
         got = self._cache.get(text)
         if got is None:
+            import numpy as np
+
             dense = None
             if self.embed is not None:
                 v = np.asarray(self.embed(text), dtype=np.float32)
@@ -222,6 +232,8 @@ class MemoryVectors:
     def similarity(self, a: str, b: str) -> float:
         """Subword similarity only: what dedup, links and consolidation compare, so a write
         decides the same way with or without an index."""
+        import numpy as np
+
         return max(0.0, float(np.dot(self.of(a)[0], self.of(b)[0])))
 
     def subword(self, text: str) -> np.ndarray:
@@ -248,6 +260,8 @@ class MemoryVectors:
     def cosine(self, a: str, b: str, dense: float | None = None) -> float:
         """Subword cosine averaged with the embedder's; `dense` gives the embedder's cosine
         when it is known already (a memory's vector read from the index)."""
+        import numpy as np
+
         self._load()
         sa, da = self.of(a)
         if dense is not None:

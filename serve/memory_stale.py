@@ -20,9 +20,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-import pyarrow as pa
-import pyarrow.compute as pc
-
 from ..store.errors import GitstrataError
 from ..store.generations import Store
 from ..store.memory import Anchor, Memory, MemoryInputError, memory_from_add, parse_time
@@ -126,6 +123,8 @@ class _GenView:
             got = {}
             sym = self.symbols_rows
             if sym is not None:
+                import pyarrow.compute as pc  # here, not at import: the MCP server imports this
+
                 rows = sym.filter(pc.equal(sym["path"], path))
                 for q, code, blob in zip(
                     rows["qualname"].to_pylist(), rows["code"].to_pylist(),
@@ -171,6 +170,9 @@ class _GenView:
             got = _PathHistory()
             t = self._touches
             if t is not None:
+                import pyarrow as pa
+                import pyarrow.compute as pc
+
                 rows = t.filter(pc.equal(t["head_path"], head_path))
                 # git's times are whole seconds: the column's milliseconds as integers are what
                 # `_ms` makes of each datetime, without making the datetimes (a hot file has
@@ -203,6 +205,8 @@ class _GenView:
             found = None
             t = self._touches
             if t is not None:
+                import pyarrow.compute as pc
+
                 rows = t.filter(
                     pc.and_(pc.equal(t["path"], path), pc.not_equal(t["path"], t["head_path"]))
                 )

@@ -32,16 +32,17 @@ import threading
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
 from pathlib import Path
-
-import pyarrow as pa
-import pyarrow.ipc as ipc
-import pyarrow.parquet as pq
+from typing import TYPE_CHECKING
 
 from .errors import IndexCorrupt, IndexMissing, InputError
 from .lock import FileLock
 from .manifest import Manifest, OutputInfo
 from .private import private_dir, tighten_tree, write_private
-from .schemas import FORMAT_VERSION, artifact, sized_like
+
+# Arrow (and numpy under it, a tenth of a second) is imported by the calls that read or write a
+# table, not here: the MCP server builds a `Store` before it answers `initialize`
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 GEN_RE = re.compile(r"^gen-(\d{6,})$")
 # The store's own .gitignore ignores itself too, so an indexed repository's `git status` stays
@@ -152,6 +153,8 @@ class Generation:
             raise IndexCorrupt(
                 f"{mpath}: unreadable manifest ({exc})", hint=f"run `{REBUILD}`"
             ) from None
+        from .schemas import FORMAT_VERSION
+
         version = raw.get("format_version") if isinstance(raw, dict) else None
         if version != FORMAT_VERSION:
             raise IndexCorrupt(
@@ -197,6 +200,12 @@ class Generation:
         self, name: str, *, check: str = "size", columns: list[str] | None = None
     ) -> pa.Table:
         """Read a Parquet artifact, or memory-map an Arrow IPC one (zero-copy)."""
+        import pyarrow as pa
+        import pyarrow.ipc as ipc
+        import pyarrow.parquet as pq
+
+        from .schemas import artifact, sized_like
+
         path = self.file(name, check=check)
         spec = artifact(name)
         try:
@@ -338,6 +347,12 @@ class GenerationWriter:
         self._linked: set[Path] = set()
 
     def write_table(self, name: str, table: pa.Table) -> OutputInfo:
+        import pyarrow as pa
+        import pyarrow.ipc as ipc
+        import pyarrow.parquet as pq
+
+        from .schemas import artifact, sized_like
+
         spec = artifact(name)
         if spec.schema is not None:
             table = table.select(spec.schema.names)
@@ -366,6 +381,8 @@ class GenerationWriter:
         )
 
     def output_dir(self, name: str) -> Path:
+        from .schemas import artifact
+
         spec = artifact(name)
         path = self.tmp / spec.file
         path.mkdir(parents=True, exist_ok=True)
@@ -376,6 +393,8 @@ class GenerationWriter:
         to the same file of `previous`'s folder (a stage that kept its state, e.g. an embedder
         not refitted), the previous record holds: those bytes were hashed when they were
         written, and `previous` was checked when it was opened."""
+        from .schemas import artifact
+
         spec = artifact(name)
         path = self.tmp / spec.file
         if previous is not None and previous.has(name):
@@ -439,6 +458,7 @@ class GenerationWriter:
 def _dictionary_columns(schema: pa.Schema) -> list[str]:
     """Columns worth dictionary-encoding: not floating-point ones (embedding vectors repeat no
     value, and trying a dictionary on them costs more than writing them)."""
+    import pyarrow as pa
 
     def floats(t: pa.DataType) -> bool:
         while pa.types.is_list(t) or pa.types.is_large_list(t) or pa.types.is_fixed_size_list(t):
@@ -453,6 +473,8 @@ def _float_leaves(schema: pa.Schema) -> list[str]:
     written byte-stream-split, the exponent bytes of all values side by side, which zstd then
     compresses (a vector matrix shrinks by ~8 % and writes faster than as plain values). Scalar
     float columns (weights, shares) repeat few values and compress better plain."""
+    import pyarrow as pa
+
     out = []
     for f in schema:
         t, path = f.type, f.name

@@ -1,0 +1,64 @@
+"""`gitstrata mcp` answers `initialize` before loading the numeric stack: a client's first
+round trip must not wait for Arrow, numpy, Polars, Tantivy or numba, which the index thread
+loads once the client says it is initialized."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+HEAVY = ("pyarrow", "numpy", "polars", "tantivy", "numba")
+
+
+def test_the_modules_the_server_imports_leave_the_numeric_stack_out():
+    # a fresh interpreter: this test process has imported everything already
+    code = (
+        "import sys\n"
+        "import gitstrata.serve.mcp_server, gitstrata.serve.mcp_multi, gitstrata.serve.mcp_memory\n"
+        "import gitstrata.serve.mcp_tasks, gitstrata.serve.mcp_stdin, gitstrata.serve.firewall\n"
+        "import gitstrata.serve.lifecycle, gitstrata.store.generations, gitstrata.serve.memory\n"
+        f"print(sorted(m for m in {HEAVY!r} if m in sys.modules))\n"
+    )
+    got = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=dict(os.environ)
+    )
+    assert got.returncode == 0, got.stderr
+    assert got.stdout.strip() == "[]"
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not Path("/proc/self/maps").exists(), reason="reads /proc/PID/maps")
+def test_a_server_that_only_answered_initialize_has_not_loaded_the_numeric_stack(
+    git_repo, tmp_path
+):
+    git_repo.commit("init", {"a.py": "def f():\n    return 1\n"})
+    server = subprocess.Popen(
+        [sys.executable, "-m", "gitstrata", "-C", str(git_repo.path), "mcp"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        cwd=tmp_path,
+        env=dict(os.environ),
+    )
+    assert server.stdin is not None and server.stdout is not None
+    try:
+        hello = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+                 "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                            "clientInfo": {"name": "test", "version": "0"}}}  # fmt: skip
+        server.stdin.write((json.dumps(hello) + "\n").encode())
+        server.stdin.flush()
+        answer = json.loads(server.stdout.readline())
+        assert answer["id"] == 1 and "capabilities" in answer["result"]
+        # the extension modules mapped into the process: an imported package's shared objects
+        mapped = Path(f"/proc/{server.pid}/maps").read_text()
+        assert f"{os.sep}pydantic_core{os.sep}" in mapped  # what the server does load shows
+        loaded = [m for m in HEAVY if f"{os.sep}{m}{os.sep}" in mapped]
+        assert loaded == []
+    finally:
+        server.kill()
+        server.wait()
