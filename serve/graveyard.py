@@ -25,8 +25,9 @@ which then needs only `min_evidence` (the bar of a preflight of its own function
 search floor, when the attempt changed lines that fix added (retrying it would take the fix back
 out) and the query is about what the fix was about (its message and the names in the lines it
 added cover at least `trigger_min_evidence` of the query's terms, place names left out). The fix
-says where; only the attempt's own record can say what, so some resemblance is always needed. A fix that only touched the same function says where the attempt was made, not what it
-did. A revert is never vouched for. A triggering commit anchors only the recorded attempt on its
+says where; only the attempt's own record can say what, so some resemblance is always needed. A
+fix that only touched the same function says where the attempt was made, not what it did. A
+revert is never vouched for. A triggering commit anchors only the recorded attempt on its
 functions that most resembles the query (ties included); the other attempts on those functions need
 an anchor of their own, so one fix that touched several functions does not raise every attempt ever
 made on them. Results credit only the functions the search is about: when the query names functions
@@ -478,13 +479,12 @@ class _Results:
         code = sorted(
             (r for r in retrieved if r.kind in CODE_KINDS and r.path), key=lambda r: r.rank
         )
+        self.top = [r for r in code if r.rank <= cfg.context_top]
         self.top_by_path: dict[str, RetrievedItem] = {}
         self.top_by_symbol: dict[Target, RetrievedItem] = {}
-        self.top = [r for r in code if r.rank <= cfg.context_top]
-        for r in code:
-            if r.rank <= cfg.context_top:
-                self.top_by_path.setdefault(r.path or "", r)
-                self.top_by_symbol.setdefault((r.path or "", r.qualname), r)
+        for r in self.top:
+            self.top_by_path.setdefault(r.path or "", r)
+            self.top_by_symbol.setdefault((r.path or "", r.qualname), r)
         gate = [(r.path or "", r.qualname) for r in code if r.rank <= cfg.gate_code_hits]
         self.gate_paths = frozenset(p for p, _ in gate)
         self.gate_symbols = frozenset(gate)
@@ -534,7 +534,7 @@ class _Results:
 
 def _retrieval_anchors(
     failure: FailureView,
-    retrieved: Sequence[RetrievedItem] | _Results,
+    results: _Results,
     cfg: GraveyardConfig,
     fixed: Callable[[RetrievedItem], float] | None = None,
     focus: Callable[[Target], bool] | None = None,
@@ -548,9 +548,7 @@ def _retrieval_anchors(
     was about (`fixed`: how much of the query its message covers, at least
     `trigger_min_evidence`). Otherwise it marks where the attempt was made, a boost like the
     others. `beside`: another chunk of the attempt's file in the top `context_top` (its own
-    chunk, the function's class, a sibling) is a weaker anchor (`near`), `SAME_FILE_WEIGHT`.
-    `retrieved` may come indexed (`_Results`), as a request checks many attempts."""
-    results = retrieved if isinstance(retrieved, _Results) else _Results(retrieved, cfg)
+    chunk, the function's class, a sibling) is a weaker anchor (`near`), `SAME_FILE_WEIGHT`."""
     best_head = results.best_head
     anchors: list[_Anchor] = []
     for target in failure.anchors:

@@ -241,17 +241,23 @@ def test_fast_parser_accepts_what_typer_accepts(command: str) -> None:
     assert set(fast_side) == {o.dest for o in FAST_COMMANDS[command]}
 
 
-def test_fast_path_imports_neither_typer_nor_rich(repo) -> None:
-    probe = (
+def _loaded_probe(modules: tuple[str, ...]) -> str:
+    """Code that runs the command line on its arguments, then prints which of `modules` it
+    loaded as its last line on stderr (`loaded: [...]`)."""
+    return (
         "import sys\n"
         "from gitstrata.entry import main\n"
         "sys.argv = ['gitstrata', *sys.argv[1:]]\n"
         "try:\n"
         "    main()\n"
         "finally:\n"
-        "    loaded = sorted(m for m in ('typer', 'rich', 'click') if m in sys.modules)\n"
+        f"    loaded = sorted(m for m in {modules!r} if m in sys.modules)\n"
         "    print('loaded:', loaded, file=sys.stderr)\n"
     )
+
+
+def test_fast_path_imports_neither_typer_nor_rich(repo) -> None:
+    probe = _loaded_probe(("typer", "rich", "click"))
     for args in (
         ["query", "idempotency key", "--json", "-k", "3"],
         ["query", "idempotency key", "--raw", "--mode", "bm25"],
@@ -280,16 +286,7 @@ def test_one_shot_answers_load_only_what_they_need(tmp_path) -> None:
                    anchors=["payments/retry.py"])  # fmt: skip
         s.index(jobs=1)
     heavy = ("numba", "pyarrow.dataset", "numpy.ma", "typer", "rich")
-    probe = (
-        "import sys\n"
-        "from gitstrata.entry import main\n"
-        "sys.argv = ['gitstrata', *sys.argv[1:]]\n"
-        "try:\n"
-        "    main()\n"
-        "finally:\n"
-        f"    loaded = sorted(m for m in {heavy!r} if m in sys.modules)\n"
-        "    print('loaded:', loaded, file=sys.stderr)\n"
-    )
+    probe = _loaded_probe(heavy)
     for args in (
         ["query", "idempotency key retry", "--raw"],
         ["query", "idempotency key retry", "--json"],
