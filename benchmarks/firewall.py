@@ -3,7 +3,7 @@
     python -m gitstrata.benchmarks.firewall [--json] [--split SPLIT|all] [--misses] [--out FILE]
 
 The corpus (`benchmarks/firewall_corpus/*.jsonl`, one JSON object a line: `id`, `category`,
-`text`, `expected` injection|benign, `split` dev|heldout|heldout_v2..v9, and for injections
+`text`, `expected` injection|benign, `split` dev|heldout|heldout_v2..v10, and for injections
 `payload`) holds injections written in many disguises and benign developer texts that look like
 them. Every text goes through `serve.firewall.clean`, the function every served string passes
 (the engine's result models, MCP answers and resources, the CLI's graveyard and invariant
@@ -24,6 +24,10 @@ and was written from knowledge of attacks, not from what the rules catch. `heldo
 languages, encodings and containers none of the earlier splits has (URL-safe base64, base32,
 octal, HTML entities, variation selectors; orders inside YAML, TOML, JSON, CSV, docstrings and
 commit trailers) against benign texts that discuss injection, agent configs and i18n strings.
+`heldout_v10` puts every category's orders where a code-memory tool finds them (commit bodies,
+docstrings, configs, READMEs, test names), in polite, passive and conditional wordings and in
+further languages (Korean, Hindi, Indonesian, Swahili, Turkish, Polish, Dutch, Italian), against
+honest look-alikes of each benign category.
 
 `--record-first-run SPLIT` stores a split's numbers in `first_runs.json` with the commit they
 ran on; it refuses a split already recorded, so a first run is recorded once.
@@ -51,6 +55,7 @@ SPLITS = (
     "heldout_v7",
     "heldout_v8",
     "heldout_v9",
+    "heldout_v10",
 )
 MARKER_PREFIX = "[gitstrata-firewall: removed"
 SECTION = "## Context firewall against an adversarial corpus"

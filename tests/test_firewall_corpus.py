@@ -48,6 +48,16 @@ def test_the_corpus_is_well_formed_and_big_enough():
             assert not c.payload, c.id
 
 
+def test_no_test_file_spells_out_the_newest_split():
+    """The newest held-out split has not been run yet: no test may carry its texts."""
+    newest = [c.text for c in CASES if c.split == SPLITS[-1] and len(c.text) >= 24]
+    assert newest
+    tests_dir = Path(__file__).resolve().parent
+    for path in sorted(tests_dir.rglob("*.py")):
+        text = path.read_text(encoding="utf-8")
+        assert not [t for t in newest if t in text], path.name
+
+
 def test_dev_split_meets_the_targets():
     dev = measure()["splits"]["dev"]
     inj, ben = dev["injections"], dev["benign"]
