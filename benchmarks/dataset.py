@@ -54,6 +54,7 @@ SPLITS: tuple[str, ...] = (
     "heldout_v6",
     "heldout_v7",
     "heldout_v8",
+    "heldout_v9",
 )
 HELDOUT_SPLITS: tuple[str, ...] = (
     "heldout_v1",
@@ -64,6 +65,7 @@ HELDOUT_SPLITS: tuple[str, ...] = (
     "heldout_v6",
     "heldout_v7",
     "heldout_v8",
+    "heldout_v9",
 )
 
 
@@ -3745,6 +3747,692 @@ _HELDOUT_V8: tuple[_Row, ...] = (
 )
 
 
+# --- held-out v9: written from the fixture's files, commit messages and recorded failures before
+# the change it evaluates, without running retrieval on it; report it, never tune on it.
+# LABELLING RULE: a query expects a warning only when what it asks or intends to do resembles the
+# failed attempt itself (the same approach, the same change, or the symptom that attempt
+# produced), not merely because it names the same file or symbol. A plain "what else changes
+# with FILE" question with no intended change expects none, and so does a question about another
+# aspect of a function some failure changed. About half the queries expect a warning; most
+# controls ask about, look up or change a file that some failure changed --------------------------
+
+TEST_RETRY = "tests/backend/test_retry.py"
+TEST_GATEWAY = "tests/backend/test_gateway.py"
+TEST_CACHE = "tests/backend/test_cache.py"
+TEST_WEBHOOKS = "tests/backend/test_webhooks.py"
+PARSER_TEST = "mobile/src/__tests__/orderParser.test.ts"
+ORDER_SUMMARY = "web/src/components/OrderSummary.tsx"
+BACKOFF_TEST = "worker/internal/retry/backoff_test.go"
+
+_HELDOUT_V9: tuple[_Row, ...] = (
+    # causal
+    _q(
+        "v9-causal-01",
+        "causal",
+        "Wouldn't it be cleaner if every retry in charge_with_retry minted its own idempotency "
+        "key? Why does the loop insist on reusing the first one?",
+        {
+            C("inc2407_idempotency_retry"): 3,
+            S(RETRY, "charge_with_retry"): 2,
+            F(ADR_IDEMPOTENCY): 1,
+        },
+        (0, 16),
+    ),
+    _q(
+        "v9-causal-02",
+        "causal",
+        "Tokens are still accepted for a while after their exp claim has passed; is that leeway "
+        "intended, or a hole we ought to close?",
+        {
+            C("inc2291_clock_skew"): 3,
+            S(TOKENS, "validate_token"): 2,
+            S(TEST_TOKENS, "test_clock_skew_grace_after_expiry"): 1,
+        },
+        (1,),
+    ),
+    _q(
+        "v9-causal-03",
+        "causal",
+        "The limiter mixes a share of the previous minute into its count; why not simply count "
+        "the requests made in the current minute?",
+        {
+            C("inc2458_sliding_window"): 3,
+            S(LIMITER, "RateLimiter._estimate"): 2,
+            S(LIMITER, "RateLimiter.allow"): 2,
+            S(TEST_RATE_LIMITER, "test_burst_across_the_window_edge_is_limited"): 1,
+        },
+        (3,),
+    ),
+    _q(
+        "v9-causal-04",
+        "causal",
+        "What would go wrong if the nightly reconciler booked a status lookup that timed out as "
+        "a failed payment?",
+        {
+            C("inc2710_reconcile_timeout"): 3,
+            S(RECONCILE, "classifyGatewayStatus"): 2,
+            S(RECONCILE_TEST, "TestTimeoutStaysPending"): 2,
+        },
+        (12,),
+    ),
+    _q(
+        "v9-causal-05",
+        "causal",
+        "Why must an idempotency record live for two whole days, would a single day not do?",
+        {
+            C("inc2472_idempotency_ttl"): 3,
+            F(IDEMPOTENCY): 2,
+            S(TEST_IDEMPOTENCY, "test_default_ttl_outlives_offline_replays"): 2,
+            F(OFFLINE): 1,
+        },
+        (10,),
+    ),
+    _q(
+        "v9-causal-06",
+        "causal",
+        "Couldn't the page token of GET /orders be just the created_at timestamp? What made us "
+        "put the order id into it as well?",
+        {
+            C("inc2801_pagination"): 3,
+            S(ORDERS_API, "encode_cursor"): 2,
+            S(REPOSITORY, "OrderRepository.list_before"): 2,
+            S(TEST_ORDERS_API, "test_cursor_round_trip_keeps_the_tie_breaker"): 1,
+        },
+        (13,),
+    ),
+    _q(
+        "v9-causal-07",
+        "causal",
+        "What was the point of giving TTLCache hit and miss counters?",
+        {C("cache_stats"): 3, S(CACHE, "TTLCache.stats"): 2},
+    ),
+    _q(
+        "v9-causal-08",
+        "causal",
+        "Why do our 429 answers carry Retry-After and RateLimit-Limit headers now?",
+        {
+            C("rate_limit_headers"): 3,
+            S(LIMITER, "RateLimiter.retry_after"): 2,
+            S(MIDDLEWARE, "rate_limit_middleware"): 2,
+        },
+    ),
+    _q(
+        "v9-causal-09",
+        "causal",
+        "How come a card the bank declined is never charged a second time by the retry loop?",
+        {
+            C("inc2188_declined_fix"): 3,
+            S(GATEWAY, "classify_response"): 2,
+            S(RETRY, "charge_with_retry"): 1,
+        },
+    ),
+    _q(
+        "v9-causal-10",
+        "causal",
+        "Why does the Go worker let the batch it is running finish when Kubernetes sends SIGTERM?",
+        {C("worker_shutdown"): 3, S(RUNNER, "Runner.Run"): 2, S(WORKER_MAIN, "main"): 2},
+    ),
+    # behavioral
+    _q(
+        "v9-behavioral-01",
+        "behavioral",
+        "Is TTLCache.get safe to call without holding the lock from the promotion lookup hot path "
+        "while other threads keep setting keys?",
+        {S(CACHE, "TTLCache.get"): 3, C("cache_race_test"): 2, C("cache_perf_revert"): 2},
+        (2,),
+    ),
+    _q(
+        "v9-behavioral-02",
+        "behavioral",
+        "Will the app's parser take 59.97 as an amount from an old cached order, or refuse it?",
+        {
+            S(PARSER, "parseMoney"): 3,
+            C("inc2333_mobile_cents"): 2,
+            F(PARSER_TEST): 1,
+        },
+        (4,),
+        file_filter="mobile/**",
+    ),
+    _q(
+        "v9-behavioral-03",
+        "behavioral",
+        "Does the storefront hold off refreshing until the access token is past exp but still "
+        "inside the backend's skew allowance?",
+        {
+            S(SESSION, "shouldRefresh"): 3,
+            C("inc2390_web_refresh_margin"): 2,
+            C("inc2291_clock_skew"): 1,
+        },
+        (15,),
+    ),
+    _q(
+        "v9-behavioral-04",
+        "behavioral",
+        "When the payment provider answers 429 Too Many Requests, does charge_with_retry have "
+        "another go?",
+        {
+            S(GATEWAY, "classify_response"): 3,
+            S(RETRY, "charge_with_retry"): 2,
+            S(TEST_GATEWAY, "test_other_client_errors_are_not_retried"): 2,
+        },
+        (7,),
+    ),
+    _q(
+        "v9-behavioral-05",
+        "behavioral",
+        "In the worker's nightly file, does a negative adjustment such as -42.10 come out with a "
+        "quote in front?",
+        {
+            S(CSV_GO, "escapeCell"): 3,
+            C("inc2602_csv_injection"): 2,
+            S(CSV_GO_TEST, "TestEscapeCellQuotesFormulaPrefixes"): 1,
+        },
+        (17,),
+    ),
+    _q(
+        "v9-behavioral-06",
+        "behavioral",
+        "What does RateLimiter.retry_after report to a client that was just throttled?",
+        {
+            S(LIMITER, "RateLimiter.retry_after"): 3,
+            S(TEST_RATE_LIMITER, "test_retry_after_points_to_the_next_window"): 2,
+            C("rate_limit_headers"): 2,
+        },
+    ),
+    _q(
+        "v9-behavioral-07",
+        "behavioral",
+        "Which kinds of stored hash does verify_password accept, and when does needs_rehash "
+        "answer yes?",
+        {
+            S(PASSWORDS, "needs_rehash"): 3,
+            S(PASSWORDS, "verify_password"): 3,
+            C("passwords_scrypt"): 2,
+        },
+    ),
+    _q(
+        "v9-behavioral-08",
+        "behavioral",
+        "Can a free-shipping code be used on top of a percentage discount in apply_promotions?",
+        {
+            S(RULES, "apply_promotions"): 3,
+            S(TEST_PROMOTIONS, "test_stackable_free_shipping_adds_to_a_percentage_code"): 2,
+            C("inc2655_promo_stacking"): 1,
+        },
+    ),
+    _q(
+        "v9-behavioral-09",
+        "behavioral",
+        "After a successful rotation, what does the client get back: a new refresh token, a new "
+        "access token, or both?",
+        {
+            S(REFRESH, "rotate_refresh_token"): 3,
+            S(TEST_REFRESH, "test_rotation_returns_a_new_refresh_token"): 2,
+            C("refresh_tokens"): 2,
+        },
+    ),
+    _q(
+        "v9-behavioral-10",
+        "behavioral",
+        "What delay does Backoff.Next give for attempt number 200, can the shift overflow?",
+        {S(BACKOFF, "Backoff.Next"): 3, C("worker_backoff_tests"): 2},
+    ),
+    # symptom
+    _q(
+        "v9-symptom-01",
+        "symptom",
+        "A customer paid twice for one order after the first card payment hung; the provider "
+        "shows two captures under two different keys",
+        {
+            C("inc2407_idempotency_retry"): 3,
+            S(RETRY, "charge_with_retry"): 3,
+            F(RUNBOOK): 1,
+        },
+        (0, 16),
+    ),
+    _q(
+        "v9-symptom-02",
+        "symptom",
+        "Checkout requests die with a database pool error while the end-of-month export is "
+        "running in the worker",
+        {
+            C("worker_perf_revert"): 3,
+            S(RUNNER, "Runner.processBatch"): 2,
+            C("worker_inflight_comment"): 2,
+        },
+        (6,),
+    ),
+    _q(
+        "v9-symptom-03",
+        "symptom",
+        "Someone with two browser tabs open gets logged out of every device at the same moment",
+        {
+            C("inc2744_refresh_reuse"): 3,
+            S(REFRESH, "rotate_refresh_token"): 2,
+            S(REFRESH, "RefreshTokenStore.revoke_family"): 2,
+        },
+        (11,),
+    ),
+    _q(
+        "v9-symptom-04",
+        "symptom",
+        "Finance sees a stray apostrophe before delivery notes that begin with a dash bullet in "
+        "the orders spreadsheet",
+        {
+            S(CSV_PY, "escape_cell"): 3,
+            C("inc2602_csv_injection"): 2,
+            S(TEST_CSV_PY, "test_formula_prefixes_are_quoted"): 1,
+        },
+        (9,),
+    ),
+    _q(
+        "v9-symptom-05",
+        "symptom",
+        "The web build breaks in OrderSummary.tsx: property 'currency' does not exist on the "
+        "order type",
+        {
+            S(WEB_ORDERS, "OrderDTO"): 3,
+            F(ORDER_SUMMARY): 2,
+            C("currency_support"): 2,
+        },
+        (5,),
+    ),
+    _q(
+        "v9-symptom-06",
+        "symptom",
+        "Since the proxy timeouts were tightened, staging checkout shows a 504 page while charge "
+        "retries are still in progress",
+        {C("inc2689_nginx_timeout"): 3, F(NGINX): 3, F(SETTINGS): 1},
+        (14,),
+    ),
+    _q(
+        "v9-symptom-07",
+        "symptom",
+        "A wholesale customer's order history on page two lacks orders that were imported in "
+        "the same instant",
+        {
+            C("inc2801_pagination"): 3,
+            S(ORDERS_API, "encode_cursor"): 2,
+            S(REPOSITORY, "OrderRepository.list_before"): 2,
+        },
+        (13,),
+    ),
+    _q(
+        "v9-symptom-08",
+        "symptom",
+        "Partner integrations hammer us in a tight loop after a 429 because they do not know how "
+        "long to wait",
+        {
+            C("rate_limit_headers"): 3,
+            S(MIDDLEWARE, "rate_limit_middleware"): 2,
+            S(LIMITER, "RateLimiter.retry_after"): 2,
+        },
+    ),
+    _q(
+        "v9-symptom-09",
+        "symptom",
+        "The basket icon says 2 although the shopper has three units each of two products",
+        {C("web_cart_badge"): 3, S(CART, "cartLabel"): 3},
+    ),
+    _q(
+        "v9-symptom-10",
+        "symptom",
+        "A voucher that should have ended at midnight in Stockholm still works half an hour later",
+        {
+            C("promo_expiry_tz"): 3,
+            S(RULES, "_as_shop_time"): 2,
+            S(RULES, "is_active"): 2,
+        },
+    ),
+    _q(
+        "v9-symptom-11",
+        "symptom",
+        "A partner reports that our event signatures stop verifying once their proxy reformats "
+        "the JSON body",
+        {
+            S(WEBHOOKS, "verify_webhook_signature"): 3,
+            S(TEST_WEBHOOKS, "test_modified_body_is_rejected"): 2,
+            S(WEBHOOKS, "sign_webhook"): 2,
+        },
+    ),
+    # coupled
+    _q(
+        "v9-coupled-01",
+        "coupled",
+        "If I strip the currency property from OrderDTO in web/src/api/orders.ts, what else has "
+        "to change with it?",
+        {
+            S(WEB_ORDERS, "OrderDTO"): 3,
+            F(ORDER_SUMMARY): 2,
+            S(SCHEMAS, "OrderOut"): 2,
+            S(PARSER, "parseOrder"): 1,
+        },
+        (5,),
+        (SCHEMAS, PARSER),
+    ),
+    _q(
+        "v9-coupled-02",
+        "coupled",
+        "I'm going to drop the MaxInFlight cap in runner.go so batches drain faster; which tests "
+        "and deployment files move with it?",
+        {
+            S(RUNNER, "Runner.processBatch"): 3,
+            S(RUNNER_TEST, "TestProcessBatchRespectsMaxInFlight"): 2,
+            F(K8S_WORKER): 2,
+        },
+        (6,),
+        (RUNNER_TEST, K8S_WORKER),
+    ),
+    _q(
+        "v9-coupled-03",
+        "coupled",
+        "Planning to stop prefixing export cells that begin with + or -; which second "
+        "implementation must be changed the same way?",
+        {
+            S(CSV_PY, "escape_cell"): 3,
+            S(CSV_GO, "escapeCell"): 3,
+            F(CSV_GO_TEST): 1,
+            F(TEST_CSV_PY): 1,
+        },
+        (9, 17),
+        (CSV_GO, TEST_CSV_PY),
+    ),
+    _q(
+        "v9-coupled-04",
+        "coupled",
+        "To let web/src/auth/session.ts refresh later by spending the server's skew allowance, "
+        "which backend module has to agree?",
+        {
+            S(SESSION, "shouldRefresh"): 3,
+            S(TOKENS, "validate_token"): 2,
+            C("inc2291_clock_skew"): 2,
+        },
+        (15,),
+        (TOKENS,),
+    ),
+    _q(
+        "v9-coupled-05",
+        "coupled",
+        "Removing the after-expiry leeway from validate_token: which client code and tests are "
+        "tied to that constant?",
+        {
+            S(TOKENS, "validate_token"): 3,
+            S(SESSION, "shouldRefresh"): 2,
+            F(TEST_TOKENS): 2,
+        },
+        (1,),
+        (SESSION, TEST_TOKENS),
+    ),
+    _q(
+        "v9-coupled-06",
+        "coupled",
+        "What usually changes together with backend/export/csv_export.py?",
+        {
+            S(CSV_GO, "escapeCell"): 3,
+            F(TEST_CSV_PY): 3,
+            S(CSV_GO, "WriteOrdersCSV"): 2,
+        },
+        (),
+        (CSV_GO, TEST_CSV_PY),
+    ),
+    _q(
+        "v9-coupled-07",
+        "coupled",
+        "I'm adding a gift_message to orders; which files in web and mobile move with "
+        "backend/api/schemas.py?",
+        {
+            S(SCHEMAS, "OrderOut"): 3,
+            S(WEB_ORDERS, "OrderDTO"): 2,
+            S(PARSER, "parseOrder"): 2,
+            S(MOBILE_MODELS, "Order"): 2,
+            S(MODELS, "Order"): 1,
+        },
+        (),
+        (WEB_ORDERS, PARSER, MOBILE_MODELS),
+    ),
+    _q(
+        "v9-coupled-08",
+        "coupled",
+        "Which files have been edited alongside backend/payments/idempotency.py?",
+        {
+            F(TEST_IDEMPOTENCY): 3,
+            F(MIGRATION_IDEMPOTENCY): 2,
+            F(OFFLINE): 2,
+            S(SERVICE, "OrderService.place_order"): 1,
+        },
+        (),
+        (TEST_IDEMPOTENCY, OFFLINE),
+    ),
+    _q(
+        "v9-coupled-09",
+        "coupled",
+        "Adding a 'disputed' outcome to reconcile.go: what else in the worker and the backend "
+        "has to follow?",
+        {
+            S(RECONCILE, "classifyGatewayStatus"): 3,
+            F(RECONCILE_TEST): 2,
+            S(GATEWAY, "classify_response"): 1,
+        },
+        (),
+        (RECONCILE_TEST, GATEWAY),
+    ),
+    _q(
+        "v9-coupled-10",
+        "coupled",
+        "Changing how long access tokens from backend/auth/tokens.py live: which client file has "
+        "to stay in step?",
+        {
+            S(TOKENS, "issue_token"): 3,
+            S(SESSION, "shouldRefresh"): 2,
+            C("access_ttl_15m"): 2,
+        },
+        (),
+        (SESSION,),
+    ),
+    # exact
+    _q(
+        "v9-exact-01",
+        "exact",
+        "ERR_PAYMENT_DUPLICATE after ERR_GATEWAY_TIMEOUT",
+        {
+            C("inc2407_idempotency_retry"): 3,
+            S(TEST_RETRY, "test_retry_does_not_double_charge"): 2,
+            S(RETRY, "charge_with_retry"): 2,
+            F(RUNBOOK): 1,
+        },
+        (0, 16),
+    ),
+    _q(
+        "v9-exact-02",
+        "exact",
+        "ERR_DB_POOL_EXHAUSTED nightly export",
+        {
+            C("worker_perf_revert"): 3,
+            S(RUNNER, "Runner.processBatch"): 2,
+            C("worker_inflight_comment"): 2,
+        },
+        (6,),
+    ),
+    _q(
+        "v9-exact-03",
+        "exact",
+        "ERR_PROMO_STACKING WELCOME15",
+        {
+            S(TEST_PROMOTIONS, "test_percentage_codes_do_not_stack"): 3,
+            C("inc2655_promo_stacking"): 2,
+            S(RULES, "apply_promotions"): 2,
+        },
+        (8,),
+    ),
+    _q(
+        "v9-exact-04",
+        "exact",
+        "decodeExpiry",
+        {S(SESSION, "decodeExpiry"): 3, S(SESSION, "shouldRefresh"): 1},
+    ),
+    _q(
+        "v9-exact-05",
+        "exact",
+        "IdempotencyStore.lookup ERR_IDEMPOTENCY_MISMATCH",
+        {
+            S(IDEMPOTENCY, "IdempotencyStore.lookup"): 3,
+            S(TEST_IDEMPOTENCY, "test_same_key_different_body_is_rejected"): 2,
+            F(ERRORS): 1,
+        },
+    ),
+    _q(
+        "v9-exact-06",
+        "exact",
+        "FORMULA_PREFIXES escape_cell",
+        {
+            S(CSV_PY, "escape_cell"): 3,
+            C("inc2602_csv_injection"): 2,
+            S(TEST_CSV_PY, "test_formula_prefixes_are_quoted"): 1,
+        },
+    ),
+    _q(
+        "v9-exact-07",
+        "exact",
+        "OutcomePending classifyGatewayStatus",
+        {
+            S(RECONCILE, "classifyGatewayStatus"): 3,
+            S(RECONCILE_TEST, "TestTimeoutStaysPending"): 2,
+        },
+    ),
+    _q(
+        "v9-exact-08",
+        "exact",
+        "TestHugeAttemptDoesNotOverflow",
+        {
+            S(BACKOFF_TEST, "TestHugeAttemptDoesNotOverflow"): 3,
+            S(BACKOFF, "Backoff.Next"): 2,
+            C("worker_backoff_tests"): 2,
+        },
+    ),
+    _q(
+        "v9-exact-09",
+        "exact",
+        "test_naive_campaign_bounds_are_shop_local_time",
+        {
+            S(TEST_PROMOTIONS, "test_naive_campaign_bounds_are_shop_local_time"): 3,
+            C("promo_expiry_tz"): 2,
+            S(RULES, "_as_shop_time"): 2,
+        },
+    ),
+    # change
+    _q(
+        "v9-change-01",
+        "change",
+        "I'm going to let the welcome code and the spring campaign code both take their "
+        "percentage off the same basket",
+        {
+            S(RULES, "apply_promotions"): 3,
+            C("inc2655_promo_stacking"): 2,
+            S(TEST_PROMOTIONS, "test_percentage_codes_do_not_stack"): 2,
+            S(BANNER, "stackingNotice"): 1,
+        },
+        (8,),
+    ),
+    _q(
+        "v9-change-02",
+        "change",
+        "Shrink the idempotency_keys table by keeping each record for one day only",
+        {
+            F(IDEMPOTENCY): 3,
+            C("inc2472_idempotency_ttl"): 2,
+            S(TEST_IDEMPOTENCY, "test_default_ttl_outlives_offline_replays"): 2,
+            S(IDEMPOTENCY, "IdempotencyStore.purge_expired"): 1,
+        },
+        (10,),
+    ),
+    _q(
+        "v9-change-03",
+        "change",
+        "Make classifyGatewayStatus book every status other than succeeded or processing as a "
+        "failed charge",
+        {
+            S(RECONCILE, "classifyGatewayStatus"): 3,
+            C("inc2710_reconcile_timeout"): 2,
+            S(RECONCILE_TEST, "TestTimeoutStaysPending"): 1,
+        },
+        (12,),
+    ),
+    _q(
+        "v9-change-04",
+        "change",
+        "Take the mutex out of the TTL cache's read path to speed up promotion lookups",
+        {
+            S(CACHE, "TTLCache.get"): 3,
+            C("cache_perf_revert"): 2,
+            C("cache_race_test"): 2,
+            C("cache_perf_lockfree"): 1,
+        },
+        (2,),
+    ),
+    _q(
+        "v9-change-05",
+        "change",
+        "Rewrite RateLimiter.allow as a plain fixed-window counter, the weighted estimate is too "
+        "hard to reason about",
+        {
+            S(LIMITER, "RateLimiter.allow"): 3,
+            S(LIMITER, "RateLimiter._estimate"): 2,
+            C("inc2458_sliding_window"): 2,
+        },
+        (3,),
+    ),
+    _q(
+        "v9-change-06",
+        "change",
+        "I'd like charge_with_retry to try again when the gateway replies 409 Conflict",
+        {
+            S(GATEWAY, "classify_response"): 3,
+            S(RETRY, "charge_with_retry"): 2,
+            C("inc2188_declined_fix"): 1,
+        },
+        (7,),
+    ),
+    _q(
+        "v9-change-07",
+        "change",
+        "Add a jitter option to RetryPolicy.delays in backend/payments/retry.py",
+        {
+            S(RETRY, "RetryPolicy.delays"): 3,
+            S(RETRY, "RetryPolicy"): 2,
+            S(BACKOFF, "Backoff.Next"): 1,
+        },
+    ),
+    _q(
+        "v9-change-08",
+        "change",
+        "Log which client key was throttled each time the rate limit middleware turns a request "
+        "away",
+        {S(MIDDLEWARE, "rate_limit_middleware"): 3, S(LIMITER, "client_key"): 2},
+    ),
+    _q(
+        "v9-change-09",
+        "change",
+        "Put the product SKU into every line that backend/export/csv_export.py writes",
+        {
+            S(CSV_PY, "order_row"): 3,
+            S(CSV_PY, "export_orders_csv"): 2,
+            S(CSV_GO, "WriteOrdersCSV"): 1,
+        },
+    ),
+    _q(
+        "v9-change-10",
+        "change",
+        "Give is_active in backend/promotions/rules.py an optional time zone override for shops "
+        "that span two zones",
+        {
+            S(RULES, "is_active"): 3,
+            S(RULES, "_as_shop_time"): 2,
+            C("promo_expiry_tz"): 2,
+        },
+    ),
+)
+
+
 _ROWS: Mapping[str, tuple[_Row, ...]] = {
     "dev": _DEV,
     "heldout_v1": _HELDOUT_V1,
@@ -3755,6 +4443,7 @@ _ROWS: Mapping[str, tuple[_Row, ...]] = {
     "heldout_v6": _HELDOUT_V6,
     "heldout_v7": _HELDOUT_V7,
     "heldout_v8": _HELDOUT_V8,
+    "heldout_v9": _HELDOUT_V9,
 }
 
 
