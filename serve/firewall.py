@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..store.config import FirewallConfig
+from .firewall_cues import cue_spans
 from .firewall_rules import (
     COLLAPSED_HINTS,
     COLLAPSED_ORDER,
@@ -345,6 +346,31 @@ def _injection_spans(text: str) -> list[tuple[int, int, str]]:
             if lo is not None and hi is not None:
                 a, b = lo[a], hi[b - 1]
             spans.append((a, b, name))
+        if dlo is None or dhi is None or backwards:
+            continue  # a rotated or reversed view: its sentences are not the text's
+        for start, end in cue_spans(_lowered(dview)):
+            # what was decoded, joined or unglued in the sentence goes, whole: the plain
+            # words around it are the folded view's to judge
+            changed = [i for i in range(start, end) if dhi[i] - dlo[i] != 1]
+            if not changed:
+                continue
+            a, b = min(dlo[i] for i in changed), max(dhi[i] for i in changed)
+            if lo is not None and hi is not None:
+                a, b = lo[a], hi[b - 1]
+            spans.append((a, b, _CUES))
+
+    def letters_folded(start: int, end: int) -> bool:
+        # letters written in look-alikes (Cyrillic in English words, full-width Latin); a
+        # full-width colon made ASCII is no disguise
+        if lo is None or hi is None:
+            return False
+        src = text[lo[start] : hi[end - 1]]
+        return [c for c in view[start:end] if c.isalpha()] != [c for c in src if c.isalpha()]
+
+    for start, end in cue_spans(low, letters_folded if lo is not None else None):
+        spans.append(
+            (start, end, _CUES) if lo is None or hi is None else (lo[start], hi[end - 1], _CUES)
+        )
     if not spans and any(h in low for h in COLLAPSED_HINTS):
         spans += _collapsed_spans(low, lo, hi, kept)
     return spans
@@ -381,7 +407,12 @@ def injected(text: str) -> bool:
 
 
 _EXTEND = frozenset(r.name for r in RULES if r.extend)
-_WHY = {r.name: r.why for r in RULES}
+_CUES = "order_cues"
+_WHY = {
+    **{r.name: r.why for r in RULES},
+    _CUES: "a sentence whose parts add up to an order to the model (spoken to it, dropping its "
+    "instructions, moving secrets, running code, asking for secrecy)",
+}
 
 
 def redact_injections(text: str, *, with_findings: bool = True) -> tuple[str, list[Finding]]:
@@ -398,6 +429,8 @@ def redact_injections(text: str, *, with_findings: bool = True) -> tuple[str, li
     for start, end, name in spans:
         if merged and start < merged[-1][1]:
             merged[-1][1] = max(merged[-1][1], end)
+            if merged[-1][2] == _CUES:  # a rule's name says more than the cues'
+                merged[-1][2] = name
         else:
             merged.append([start, end, name])
     out: list[str] = []

@@ -1,0 +1,495 @@
+"""Orders to a model recognised by what they are made of, not by how they are phrased.
+
+The rules (`firewall_rules`) know phrasings; an attacker writes new ones. Every order to a model
+is still built from a few kinds of parts, in any language: it speaks to the model ("AI agents:",
+"the assistant must", "when you read this"), it drops the model's instructions (a verb of
+ignoring + a word for instructions + which ones), it moves secrets (a credential + a verb of
+sending + a destination), it runs code of a dangerous shape, it asks for secrecy ("without
+asking", "don't mention it"), it gives the model a persona, or it poses as the system or a
+tool. One part alone is developer prose ("ignore previous build artifacts", "send the token in
+a header", "the agent loop stops after ten steps"); several in one sentence are an order.
+
+So each sentence (of the folded view, or of a decoded one) gets a score: the weights of the cue
+classes it holds, each counted once, plus half the weight of a secret or destination named in
+another sentence of the same text (a numbered list reads the secret in step 1 and sends "it" in
+step 3). A sentence that reaches `THRESHOLD` and holds an act (or speaks to the model) is
+removed whole. A sentence that describes attacks ("attackers may try to...", "for example")
+and does not speak to the model loses `DESCRIBED`.
+
+Words are matched after lower-casing, per token: English words whole (a commit says "merging",
+an order says "merge"), other languages by stem; scripts written without spaces by substring.
+Shapes (URLs, secret paths, dangerous shell, role tags) are small regexes tried only when a
+character they need is in the text.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Callable
+
+THRESHOLD = 3.0
+DESCRIBED = 2.0
+
+# class -> weight; each class counts once per sentence
+WEIGHTS = {
+    "address": 2.0,  # the model spoken to, or told what it must do
+    "override": 1.0,  # ignore / forget / bypass
+    "orders": 1.0,  # instructions, prompt, rules
+    "which": 0.5,  # previous, above, all, the system's
+    "secret": 1.0,  # credentials, keys, tokens
+    "send": 1.0,  # send, upload, post
+    "dest": 1.0,  # a URL, an address, "the attacker"
+    "reveal": 0.5,  # print, show, output
+    "shell": 2.5,  # a dangerous command by its shape
+    "you": 0.5,  # the reader as "you"
+    "secrecy": 1.5,  # without asking, don't tell, quietly
+    "persona": 2.0,  # pretend, act as, no restrictions
+    "authority": 1.0,  # system, operator, tool output posing as such
+    "grant": 1.0,  # approve, merge, grant, disable checks
+    "must": 0.5,  # an obligation
+    "exec": 0.5,  # run, execute
+    "named": 0.5,  # a model named, not spoken to
+    "imperative": 0,  # the sentence starts with an act
+    "complete": 0.5,  # a verb of ignoring with a word for orders as its object
+    "install": -1.0,  # an installation step: docs show download-and-run lines
+    "disguised": 1.5,  # written in look-alike letters or encoded: honest text is not
+}
+# classes that make a sentence an act (with "address", which makes it an order to the model)
+ACTS = frozenset({"override", "send", "reveal", "shell", "secrecy", "persona", "grant", "exec"})
+
+_W = {
+    "address": """assistant assistants agent agents llm llms chatgpt copilot claude gpt gemini
+        chatbot ai ki ia ии""",
+    "override": """ignore disregard forget override bypass discard overrule circumvent
+        neglect""",
+    "orders": """instructions instruction prompt prompts guidelines guardrails directives
+        directive policies policy restrictions constraints programming safeguards filters
+        rules orders""",
+    "which": """previous prior above earlier preceding original initial all any every system
+        existing former alle toutes todas todos tutte""",
+    "secret": """credentials credential password passwords passwd secret secrets token
+        apikey api_key key cookie cookies passphrase ssh id_rsa env dotenv aws_secret_access_key
+        aws_access_key_id github_token npm_token""",
+    "send": """send post upload transmit forward leak exfiltrate exfil email e-mail mail paste
+        publish beacon ship copy share include embed append attach""",
+    "dest": """webhook pastebin requestbin ngrok gist attacker""",
+    "reveal": """print reveal output show display dump echo cat list repeat recite disclose
+        expose read""",
+    "you": """you your yourself you're youre du dich dein deine deinen vous votre vos tu
+        ton tes usted tus tuo tua você vocês""",
+    "exec": """run execute exec eval""",
+    "secrecy": """secretly quietly silently covertly unnoticed nobody immediately""",
+    "persona": """pretend pretending roleplay role-play jailbreak jailbroken dan unrestricted unfiltered
+        uncensored persona""",
+    "authority": """operator administrator admin sysadmin""",
+    "grant": """approve merge grant granted authorize authorise disable delete deploy""",
+    "must": """must should shall required mandatory""",
+}
+_PHRASES = {
+    "address": """the model,when you read this,when you see this,if you are an,as an ai,
+        ai model,language model,coding agent,ai agent,ai assistant,to the agent,to the assistant,
+        note to,message to,attention ai,hey ai,dear ai""",
+    "override": """do not follow,don't follow,stop following,no longer follow,pay no attention,
+        set aside,throw away,instead of your""",
+    "orders": """system prompt,system message,your task,your job,your goal,your mission""",
+    "secret": """api key,private key,access key,secret key,ssh key,env file,environment variables,
+        env vars,session cookie,auth token,bearer token""",
+    "dest": """the attacker,external server,remote server,this url,this address,this endpoint,
+        the following url,this issue,this pr,this thread,commit message,your reply,your response,
+        your answer,next reply,next response,pr description,public repo,public repository,
+        public gist,a comment""",
+    "reveal": """tell me,give me,show me,send me""",
+    "secrecy": """without asking,without confirmation,without confirming,without telling,
+        without review,without approval,without checking,do not tell,don't tell,do not mention,
+        don't mention,do not inform,don't inform,do not ask,don't ask,never mention,never tell,
+        no one notices,nobody notices,nobody will notice,at all costs,no matter what,
+        before anything else,do not report,don't report,keep this secret,keep it secret,
+        not tell the user,not mention this""",
+    "persona": """act as,you are now,you're now,from now on,developer mode,god mode,
+        no restrictions,no rules,no limits,no filters,no guidelines,stay in character,
+        without restrictions,without rules,without limits,without filters,
+        let's play,lets play,play a game,a game where,no longer an,no longer a,you are a root""",
+    "authority": """tool output,tool result,function result,end of,the user has,user has approved,
+        user has authorized,user authorized,user approved,owner has,maintainers have,
+        new instruction,new instructions,updated instructions,high priority,priority override,
+        security team""",
+    "grant": """push directly,straight to production,directly to production,to production,
+        skip the test,skip the security,skip security,skip the review,branch protection,
+        write access,mark as passed,mark as passing,mark it as,mark the,skip the tests,skip tests,
+        skip review,skip the review,force push,push to main,push to master,commit and push,
+        merge it,approve it,approve this,grant access,full access,shell access,admin access,
+        rm -rf,disable the,turn off the,drop table,drop database""",
+    "must": """need to,have to,has to,is required,are required,are instructed,is instructed""",
+}
+
+# other languages, by stem (must start a word); what each stem is
+_STEMS = {
+    "address": """assistent asistente assistente assistant agente agent modell modelo modello
+        modèle модел ассистент агент асистент модел""",
+    "override": """ignorier vergiss vergesst missacht ignorez ignorer ignora ignorar ignorate
+        oublie olvid descart esquec esqueç dimentic negeer vergeet игнорир проигнорир забуд
+        забыть ігнору zignoruj ignoruj zapomnij abaikan lupakan unut yoksay""",
+    "orders": """anweisung instruktion vorgabe richtlinie regeln consigne règle directive
+        instruccion instrucción reglas indicacion instruç instruc regras istruzion regole
+        direttiv instructie regels polece instrukcj zasad инструкци указани правил директив
+        промпт інструкці talimat kural instruksi aturan""",
+    "which": """vorherig bisherig obig früher ursprünglich précédent antérieur anterior previa
+        previo precedent eerder vorige poprzedni предыдущ прежн ранее попередн önceki
+        sebelumnya""",
+    "secret": """passwort kennwort zugangsdat schlüssel geheim identifiant contraseñ credencial
+        clave senha credenciais chave credenzial chiave пароль ключ токен учётн учетн
+        секрет hasło klucz şifre kata sandi""",
+    "send": """senden schick übermittel übertrag hochlad envoie envoy transmet envía
+        envia enviar mande invia inviare carica отправ перешли пошли загруз wyślij prześlij
+        gönder kirim""",
+    "reveal": """zeig ausgeb gib affiche révèle revele montre muestra revela imprime mostra
+        rivela stampa покажи выведи раскрой покаж pokaż wypisz göster tampilkan""",
+    "you": """ты тебя твой твои вы ваш ваши""",
+    "must": """musst müssen sollst devez doit debes debe devi deve deves должен должны
+        обязан musisz""",
+    "secrecy": """heimlich unbemerkt discrètement secrètement secretamente silenciosamente
+        segretamente тайно незаметно""",
+    "grant": """genehmig approuv fusionn aprueb aprova approva одобр смерж""",
+}
+# scripts written without spaces (Chinese, Japanese, Korean, Thai): substrings
+_GLUED = (
+    ("address", "ผู้ช่วย"),
+    ("override", "ละเว้น เพิกเฉย ลืม ไม่ต้องสนใจ"),
+    ("orders", "คำสั่ง คำแนะนำ กฎ"),
+    ("which", "ก่อนหน้า ทั้งหมด ข้างต้น"),
+    *{
+        "address": "助手 人工智能 模型 智能体 代理 アシスタント エージェント モデル 에이전트 어시스턴트 모델",
+        "override": "忽略 无视 無視 忽视 忽視 忘记 忘記 忘掉 不要理 别管 不要遵守 忘れ 무시 잊어",
+        "orders": "指令 指示 规则 規則 提示词 提示詞 说明 ルール プロンプト 지시 지침 규칙 프롬프트",
+        "which": "之前 以前 上面 以上 先前 所有 全部 系统 系統 これまで すべて 全て 上記 システム 이전 모든 시스템",
+        "secret": "密码 密碼 密钥 密鑰 凭证 憑證 令牌 秘钥 パスワード 認証情報 秘密鍵 トークン 비밀번호 토큰 자격",
+        "send": "发送 發送 发到 發到 发给 上传 上傳 送信 送って アップロード 보내 전송 업로드",
+        "reveal": "显示 顯示 输出 輸出 打印 泄露 表示して 出力 보여 출력",
+        "you": "你 您 あなた 너 당신",
+        "must": "必须 必須 务必 務必 一定要 しなければ 必ず 해야",
+        "secrecy": "悄悄 偷偷 不要告诉 不要告訴 秘密裏 こっそり 몰래",
+        "persona": "扮演 假装 假裝 ふり 역할",
+        "grant": "批准 合并 合併 承認 マージ 승인 병합",
+    }.items(),
+)
+
+
+def _words(spec: dict[str, str], sep: str | None = None) -> dict[str, frozenset[str]]:
+    out: dict[str, set[str]] = {}
+    for cls, words in spec.items():
+        for w in words.split(sep) if sep else words.split():
+            w = w.strip()
+            if w:
+                out.setdefault(w, set()).add(cls)
+    return {w: frozenset(c) for w, c in out.items()}
+
+
+@functools.cache
+def _tables() -> tuple[
+    dict[str, frozenset[str]],
+    dict[str, frozenset[str]],
+    dict[str, frozenset[str]],
+    tuple[tuple[str, str], ...],
+]:
+    """Built on the first text that needs them: most served strings never do."""
+    words = _words(_W)
+    phrases = _words(_PHRASES, ",")
+    stems = _words(_STEMS)
+    glued = tuple((w, cls) for cls, ws in _GLUED for w in ws.split())
+    return words, phrases, stems, glued
+
+
+_TOKEN = re.compile(r"[^\W_]+(?:['’-][^\W_]+)*")
+# where a sentence ends: a stop before a space, a line break, CJK full stops
+_SENTENCE = re.compile(
+    r"(?<=[.!?])(?<!\be\.g\.)(?<!\bi\.e\.)(?<!\betc\.)(?<!\bvs\.)(?<!\.\.\.)\s+|\n+|(?<=[。！？])"
+)
+_NO_SPACES = re.compile("[\u0e00-\u0e7f\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af\uf900-\ufaff]")
+
+# shapes
+_DEST = re.compile(
+    r"(?:https?|ftp)://|\b[\w.+-]+@[\w-]+\.[a-z]{2,}\b|\b\d{1,3}(?:\.\d{1,3}){3}\b|"
+    r"\bnc\s+-|/dev/tcp/",
+    re.I,
+)
+_SECRET_SHAPE = re.compile(
+    r"~/\.|\$home/\.|\.aws\b|\.ssh\b|\bid_(?:rsa|ed25519|ecdsa)\b|(?<![\w/])\.env\b|\.npmrc|"
+    r"\.pypirc|\.netrc|/etc/(?:passwd|shadow)|\$\{?[a-z0-9_]*(?:token|secret|key|password|pass)"
+    r"[a-z0-9_]*\}?|\bprintenv\b|\benv\s*\|",
+    re.I,
+)
+_SHELL = re.compile(
+    r"\b(?:curl|wget|iwr|irm)\b[^\n|]{0,200}\|\s*(?:sudo\s+)?(?:ba|z|k|da)?sh\b|"
+    r"\b(?:curl|wget)\b[^\n]{0,200}(?:&&|;)\s*(?:sudo\s+)?(?:ba|z)?sh\s|"
+    r"\b(?:ba|z)?sh\s+-c\s+[\"']?\$\(|"
+    r"\brm\s+-[a-z]*[rf][a-z]*\s+(?:-[a-z]+\s+)?(?:/|~|\$home|\*|\.\s|\.$)|"
+    r"\bbase64\s+(?:-d|--decode|-D)\b[^\n]{0,40}\|\s*(?:ba|z)?sh\b|"
+    r"/dev/tcp/|\bnc\s+(?:-\w+\s+)*-e\b|\bmkfifo\b|"
+    r"\b(?:iex|invoke-expression)\b|\bdownloadstring\b|"
+    r"\bos\.system\s*\(|\beval\s*\(\s*(?:base64|atob|\$\()|"
+    r"\b(?:curl|wget)\b[^\n|]{0,200}\|\s*(?:sudo\s+)?(?:python3?|perl|ruby|node)\b|"
+    r"\b(?:exec|eval)\s*\([^\n]{0,80}(?:urlopen|requests\.get|httpx\.get|fetch)\b|"
+    r"\b(?:ba|z)?sh\s+<\(\s*(?:curl|wget)|\bchmod\s+\+x\b[^\n]{0,80}(?:&&|;)\s*(?:\./|/)",
+    re.I,
+)
+_AUTHORITY_SHAPE = re.compile(
+    r"</?\s*(?:system|tool_result|tool_output|function_results?|tool_response|admin|operator|"
+    r"(?:start|end)_of_turn|user|assistant)\b|"
+    r"\[[^\]\n]{0,20}\b(?:system|admin|operator|tool|server|mcp)\b[^\]\n]{0,20}\]|<\|[a-z_]+\|>|"
+    r"^\W{0,6}(?:system|operator|admin|instructions?|observation|thought|action)\s*:",
+    re.I | re.M,
+)
+# a role tag that opens a turn: the next sentence is the turn's text
+_TURN = re.compile(
+    r"<\|(?:im_start\|>\s*)?(?:system|user|assistant)?|<start_of_turn>|\[inst\]|<<sys>>|"
+    r"^#{1,6}\s*(?:instruction|system|user)s?\s*:?\s*$",
+    re.I | re.M,
+)
+# the model spoken to: a vocative or heading ("Agent:", "Dear assistant,", "AI agents must")
+_ADDRESS_SHAPE = re.compile(
+    r"(?:^|(?<=\s)(?=\w+\s*:)|[\"'(\[>#*\-:]\s*|(?:hey|dear|attention|note\s+(?:to|for)|message\s+(?:to|for)|to|for)\s+"
+    r"(?:the\s+|all\s+|any\s+)?(?:[\w-]+\s+)?)"
+    r"(?:ai|llm|assistant|agent|copilot|claude|chatgpt|gpt|bot|model|ki|ia)s?\b"
+    r"(?:\s+(?:agents?|assistants?|models?|reviewers?|readers?|tools?|bots?))?\s*(?:[,:]|"
+    r"(?:must|should|shall|needs?\s+to|has\s+to|is\s+required|reading\s+this|will)\b)|"
+    r"\b(?:the|any|an?)\s+(?:ai\s+|coding\s+|llm\s+)?(?:agent|assistant|llm|bot)s?\s+"
+    r"(?:must|should|shall|needs?\s+to|has\s+to|is\s+(?:required|instructed|expected)\s+to)\b",
+    re.I | re.M,
+)
+# a link or image whose URL is a slot for a secret: rendering or following it sends the secret
+_LEAK_URL = re.compile(
+    r"(?:\]\(\s*<?|\]:\s*<?|<img\b[^>]*src=[\"']?)(?:https?:)?//[^\s)>\]]*[?&#=/][^\s)>\]]*(?:\$\{?|\{\{?|<|\[|%s|\$\()",
+    re.I,
+)
+_OPENERS = frozenset(
+    ("please", "now", "then", "first", "next", "also", "just", "and", "step", "finally")
+)
+# a sentence about attacks, not one: an example, a detector, a description of what attackers do
+_DESCRIPTION = re.compile(
+    r"(?<![./@\w-])(?:attackers?|adversar\w*|malicious|injections?|jailbreaks?|e\.\s?g\.|for\s+example|"
+    r"for\s+instance|such\s+as|examples?|fixtures?|test\s+cases?|detects?|detector|flag(?:s|ged)?|"
+    r"accepts|allows|lets|supports|enables|options?|parameters?|arguments?|"
+    r"blocks?|rejects?|refuses?|refused|declines?|sanitiz\w*|threat|vulnerab\w*|cve-\d+(?:-\d+)?|"
+    r"advisory|payloads?|describ\w*|neutrali[sz]\w*|style|"
+    r"(?:models?|llms?|agents?|assistants?|they)\s+(?:\w+\s+)?(?:ignore|forget|disregard|obey|follow))"
+    r"\b(?![./@-]\w)",
+    re.I,
+)
+
+
+def _classes(sentence: str) -> set[str]:
+    words, phrases, stems, glued = _tables()
+    found: set[str] = set()
+    spans = [m.span() for m in _TOKEN.finditer(sentence)]
+    tokens = [sentence[a:b] for a, b in spans]
+    # what stands between one word and the next
+    gaps = [""] + [sentence[spans[i - 1][1] : spans[i][0]] for i in range(1, len(spans))]
+    for i, tok in enumerate(tokens):
+        hit = words.get(tok)
+        if hit:
+            found |= hit
+        elif not tok.isascii() or len(tok) > 3:
+            for k in range(min(len(tok), 12), 2, -1):
+                s = stems.get(tok[:k])
+                if s:
+                    found |= s
+                    break
+        if i + 1 < len(tokens):
+            two = tok + " " + tokens[i + 1]
+            hit = phrases.get(two)
+            if hit:
+                found |= hit
+            if i + 2 < len(tokens):
+                hit = phrases.get(two + " " + tokens[i + 2])
+                if hit:
+                    found |= hit
+                if i + 3 < len(tokens):
+                    hit = phrases.get(two + " " + tokens[i + 2] + " " + tokens[i + 3])
+                    if hit:
+                        found |= hit
+    if _NO_SPACES.search(sentence):
+        for w, cls in glued:
+            if w in sentence:
+                found.add(cls)
+    if any(c in sentence for c in (":", "@", "/dev/", "nc ")) and _DEST.search(sentence):
+        found.add("dest")
+    if any(c in sentence for c in (".", "$", "/", "env")) and _SECRET_SHAPE.search(sentence):
+        found.add("secret")
+    if _SHELL.search(sentence):
+        found.add("shell")
+    if ("](" in sentence or "]:" in sentence or "<img" in sentence) and _LEAK_URL.search(sentence):
+        found |= {"send", "dest"}
+    for tok in tokens:
+        if tok in _OPENERS or tok.isdigit():
+            continue
+        if words.get(tok, frozenset()) & ACTS:
+            found.add("imperative")
+        break
+    if {"install", "installing", "installer", "setup", "installation"} & set(tokens):
+        found.add("install")
+    if (
+        "override" in found
+        and "orders" in found
+        and (
+            _NO_SPACES.search(sentence) or _object_of_override(tokens, gaps, words, stems, phrases)
+        )
+    ):
+        found.add("complete")
+    if ("<" in sentence or "[" in sentence or ":" in sentence) and _AUTHORITY_SHAPE.search(
+        sentence
+    ):
+        found.add("authority")
+    if _ADDRESS_SHAPE.search(sentence):
+        found.add("address")
+    elif "address" in found and not _NO_SPACES.search(sentence):
+        # a model's name in a sentence is prose ("the agent loop stops"); spoken to, it is not
+        found.discard("address")
+        found.add("named")
+    return found
+
+
+_PLAIN = re.compile(r"[ \t'’]*")
+
+
+def _object_of_override(
+    tokens: list[str],
+    gaps: list[str],
+    words: dict[str, frozenset[str]],
+    stems: dict[str, frozenset[str]],
+    phrases: dict[str, frozenset[str]],
+) -> bool:
+    """A word for orders at most four words after a verb of ignoring: its object ("ignore all
+    earlier instructions"), not a word further on ("forget previous turns but keep the system
+    message")."""
+
+    def classes(i: int) -> frozenset[str]:
+        tok = tokens[i]
+        hit = words.get(tok) or (
+            phrases.get(tok + " " + tokens[i + 1]) if i + 1 < len(tokens) else None
+        )
+        if hit:
+            return hit
+        for k in range(min(len(tok), 12), 2, -1):
+            if tok[:k] in stems:
+                return stems[tok[:k]]
+        return frozenset()
+
+    verbs = [i for i in range(len(tokens)) if "override" in classes(i)]
+    return any(
+        "orders" in classes(j) and _PLAIN.fullmatch("".join(gaps[i + 1 : j + 1])) is not None
+        for i in verbs
+        for j in range(i + 1, min(len(tokens), i + 5))
+    )
+
+
+def _score(found: set[str], context: set[str], sentence: str) -> float:
+    score = sum(WEIGHTS[c] for c in found if c in WEIGHTS)
+    if "shell" in found:
+        score -= WEIGHTS["dest"] * ("dest" in found)  # the URL the command downloads
+    score += sum(
+        WEIGHTS[c] / 2 for c in ("secret", "dest", "authority") if c in context and c not in found
+    )
+    if "address" not in found and _DESCRIPTION.search(sentence):
+        score -= DESCRIBED
+    return score
+
+
+def sentences(view: str) -> list[tuple[int, int]]:
+    """(start, end) of every sentence of `view`, white space trimmed."""
+    out = []
+    pos = 0
+    for m in _SENTENCE.finditer(view):
+        out.append((pos, m.start()))
+        pos = m.end()
+    out.append((pos, len(view)))
+    spans = []
+    for a, b in out:
+        while a < b and view[a].isspace():
+            a += 1
+        while b > a and view[b - 1].isspace():
+            b -= 1
+        if b > a:
+            spans.append((a, b))
+    return spans
+
+
+def _core(found: set[str]) -> bool:
+    """Two parts that make an order between them; weak cues alone never remove a sentence."""
+    act = bool(found & ACTS)
+    return (
+        ("address" in found and (act or "orders" in found or "secret" in found))
+        or ("override" in found and "orders" in found)
+        or ("secret" in found and bool(found & {"send", "reveal"}))
+        or "shell" in found
+        or "persona" in found
+        or ("send" in found and "dest" in found)
+        or (act and bool(found & {"secrecy", "authority", "disguised"}))
+    )
+
+
+# a closed quotation or code span (an apostrophe inside a word opens none)
+_QUOTED = re.compile(
+    r"(?<!\w)'[^'\n]{1,200}'(?!\w)|\"[^\"\n]{1,200}\"|“[^”\n]{1,200}”|`[^`\n]{1,200}`"
+)
+
+
+def _unquoted(sentence: str) -> str:
+    """`sentence` with what it quotes blanked, when it describes attacks: an advisory quoting
+    "ignore previous instructions" gives no order."""
+    if not any(q in sentence for q in "'\"“`"):
+        return sentence
+    blank = _QUOTED.sub(lambda m: " " * len(m.group()), sentence)
+    return blank if blank != sentence and _DESCRIPTION.search(blank) else sentence
+
+
+def _parts(
+    low: str, disguised: Callable[[int, int], bool] | None
+) -> list[tuple[int, int, set[str]]]:
+    parts = []
+    turn = False
+    for a, b in sentences(low):
+        found = _classes(_unquoted(low[a:b]))
+        if turn:
+            found.add("authority")  # the text of a turn a role tag opened
+        turn = _TURN.search(low, a, b) is not None
+        if disguised is not None and disguised(a, b):
+            found.add("disguised")
+        parts.append((a, b, found))
+    return parts
+
+
+def cue_spans(
+    low: str, disguised: Callable[[int, int], bool] | None = None
+) -> list[tuple[int, int]]:
+    """Spans of the sentences of `low` (a lower-cased view) whose cues add up to an order;
+    `disguised(start, end)` says whether a span was written in look-alike letters or encoded."""
+    parts = _parts(low, disguised)
+    out = []
+    for a, b, found in parts:
+        if not _core(found):
+            continue
+        context: set[str] = set()
+        for _, _, other in parts:
+            if other is not found:
+                context |= other
+        if _score(found, context, low[a:b]) >= THRESHOLD:
+            out.append((a, b))
+    return out
+
+
+def explain(text: str) -> list[tuple[str, list[str], float]]:
+    """Each sentence of `text` with its cue classes and score: for tuning and for tests."""
+    low = text.lower()
+    parts = _parts(low, None)
+    out = []
+    for a, b, found in parts:
+        context: set[str] = set()
+        for _, _, other in parts:
+            if other is not found:
+                context |= other
+        out.append((text[a:b], sorted(found), _score(found, context, low[a:b])))
+    return out
+
+
+__all__ = ["ACTS", "THRESHOLD", "WEIGHTS", "cue_spans", "explain", "sentences"]
