@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..store.config import FirewallConfig
 from .firewall_cues import cue_spans
+from .firewall_lexicon import lazy
 from .firewall_rules import (
     COLLAPSED_HINTS,
     COLLAPSED_ORDER,
@@ -108,7 +109,7 @@ def _escape(text: str, limit: int = 80) -> str:
     return out if len(out) <= limit else out[: limit - 3] + "..."
 
 
-_NON_ASCII = re.compile(r"[^\x00-\x7f]")
+_NON_ASCII = lazy(r"[^\x00-\x7f]")
 
 
 def _invisible_kind(cp: int, ch: str) -> str | None:
@@ -243,7 +244,7 @@ def _hidden(out: list[str], findings: list[Finding], rule: str, payload: str, wh
 
 
 # a match may start at a token start, or at a bracket glued to a word (`pass</tool_result>`)
-_TOKEN_START = re.compile(r"(?<!\w)\S|[<\[]")
+_TOKEN_START = lazy(r"(?<!\w)\S|[<\[]")
 
 
 def _matches(rule: Rule, view: str, starts: list[int]) -> list[re.Match[str]]:
@@ -377,10 +378,10 @@ def _injection_spans(text: str) -> list[tuple[int, int, str]]:
 
 
 # where a sentence ends in text read backwards: its period stands before the space
-_REVERSED_END = re.compile(r"\n|\s(?=[.!?\u3002\uff01\uff1f])")
+_REVERSED_END = lazy(r"\n|\s(?=[.!?\u3002\uff01\uff1f])")
 
 # spaces and the dots or stars that spell an order out letter by letter
-_SPACES = re.compile(r"[\s.\u00b7*]+")
+_SPACES = lazy(r"[\s.\u00b7*]+")
 
 
 def _collapsed_spans(
@@ -458,7 +459,7 @@ def redact_injections(text: str, *, with_findings: bool = True) -> tuple[str, li
     return "".join(out), findings
 
 
-_REVERSED_RUN = re.compile("[\u202e\u202b]([^\u202c\n]*)\u202c?")
+_REVERSED_RUN = lazy("[\u202e\u202b]([^\u202c\n]*)\u202c?")
 
 
 def reveal_reversed(text: str) -> tuple[str, list[Finding]]:

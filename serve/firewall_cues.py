@@ -27,6 +27,9 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Callable
+from dataclasses import dataclass
+
+from .firewall_lexicon import lazy
 
 THRESHOLD = 3.0
 DESCRIBED = 2.0
@@ -50,7 +53,6 @@ WEIGHTS = {
     "must": 0.5,  # an obligation
     "exec": 0.5,  # run, execute
     "named": 0.5,  # a model named, not spoken to
-    "imperative": 0,  # the sentence starts with an act
     "complete": 0.5,  # a verb of ignoring with a word for orders as its object
     "install": -1.0,  # an installation step: docs show download-and-run lines
     "disguised": 1.5,  # written in look-alike letters or encoded: honest text is not
@@ -185,41 +187,74 @@ def _words(spec: dict[str, str], sep: str | None = None) -> dict[str, frozenset[
     return {w: frozenset(c) for w, c in out.items()}
 
 
+@dataclass(frozen=True)
+class _Tables:
+    words: dict[str, frozenset[str]]  # English words, whole
+    phrases: dict[str, frozenset[str]]  # two to four words
+    stems: dict[str, frozenset[str]]  # other languages: a word starts with one
+    glued: tuple[tuple[str, str], ...]  # scripts without spaces: (substring, class)
+    stem3: frozenset[str]  # the first three letters of every stem: most words have none
+    stem_lengths: tuple[int, ...]  # longest first
+    phrase_first: frozenset[str]  # the first word of every phrase
+    # first word -> (phrase, its words, its classes)
+    by_first: dict[str, tuple[tuple[str, frozenset[str], frozenset[str]], ...]]
+
+
 @functools.cache
-def _tables() -> tuple[
-    dict[str, frozenset[str]],
-    dict[str, frozenset[str]],
-    dict[str, frozenset[str]],
-    tuple[tuple[str, str], ...],
-]:
+def _tables() -> _Tables:
     """Built on the first text that needs them: most served strings never do."""
-    words = _words(_W)
     phrases = _words(_PHRASES, ",")
     stems = _words(_STEMS)
-    glued = tuple((w, cls) for cls, ws in _GLUED for w in ws.split())
-    return words, phrases, stems, glued
+    return _Tables(
+        words=_words(_W),
+        phrases=phrases,
+        stems=stems,
+        glued=tuple((w, cls) for cls, ws in _GLUED for w in ws.split()),
+        stem3=frozenset(w[:3] for w in stems),
+        stem_lengths=tuple(sorted({len(w) for w in stems}, reverse=True)),
+        phrase_first=frozenset(p.split()[0] for p in phrases),
+        by_first={
+            first: tuple(
+                (p, frozenset(_TOKEN.findall(p)), c)
+                for p, c in phrases.items()
+                if p.split()[0] == first
+            )
+            for first in {p.split()[0] for p in phrases}
+        },
+    )
 
 
-_TOKEN = re.compile(r"[^\W_]+(?:['’-][^\W_]+)*")
+def _stem_classes(tok: str, t: _Tables) -> frozenset[str]:
+    if tok[:3] not in t.stem3:
+        return frozenset()
+    for k in t.stem_lengths:
+        if k <= len(tok):
+            hit = t.stems.get(tok[:k])
+            if hit:
+                return hit
+    return frozenset()
+
+
+_TOKEN = lazy(r"[^\W_]+(?:['’-][^\W_]+)*")
 # where a sentence ends: a stop before a space, a line break, CJK full stops
-_SENTENCE = re.compile(
+_SENTENCE = lazy(
     r"(?<=[.!?])(?<!\be\.g\.)(?<!\bi\.e\.)(?<!\betc\.)(?<!\bvs\.)(?<!\.\.\.)\s+|\n+|(?<=[。！？])"
 )
-_NO_SPACES = re.compile("[\u0e00-\u0e7f\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af\uf900-\ufaff]")
+_NO_SPACES = lazy("[\u0e00-\u0e7f\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af\uf900-\ufaff]")
 
 # shapes
-_DEST = re.compile(
+_DEST = lazy(
     r"(?:https?|ftp)://|\b[\w.+-]+@[\w-]+\.[a-z]{2,}\b|\b\d{1,3}(?:\.\d{1,3}){3}\b|"
     r"\bnc\s+-|/dev/tcp/",
     re.I,
 )
-_SECRET_SHAPE = re.compile(
+_SECRET_SHAPE = lazy(
     r"~/\.|\$home/\.|\.aws\b|\.ssh\b|\bid_(?:rsa|ed25519|ecdsa)\b|(?<![\w/])\.env\b|\.npmrc|"
     r"\.pypirc|\.netrc|/etc/(?:passwd|shadow)|\$\{?[a-z0-9_]*(?:token|secret|key|password|pass)"
     r"[a-z0-9_]*\}?|\bprintenv\b|\benv\s*\|",
     re.I,
 )
-_SHELL = re.compile(
+_SHELL = lazy(
     r"\b(?:curl|wget|iwr|irm)\b[^\n|]{0,200}\|\s*(?:sudo\s+)?(?:ba|z|k|da)?sh\b|"
     r"\b(?:curl|wget)\b[^\n]{0,200}(?:&&|;)\s*(?:sudo\s+)?(?:ba|z)?sh\s|"
     r"\b(?:ba|z)?sh\s+-c\s+[\"']?\$\(|"
@@ -233,7 +268,7 @@ _SHELL = re.compile(
     r"\b(?:ba|z)?sh\s+<\(\s*(?:curl|wget)|\bchmod\s+\+x\b[^\n]{0,80}(?:&&|;)\s*(?:\./|/)",
     re.I,
 )
-_AUTHORITY_SHAPE = re.compile(
+_AUTHORITY_SHAPE = lazy(
     r"</?\s*(?:system|tool_result|tool_output|function_results?|tool_response|admin|operator|"
     r"(?:start|end)_of_turn|user|assistant)\b|"
     r"\[[^\]\n]{0,20}\b(?:system|admin|operator|tool|server|mcp)\b[^\]\n]{0,20}\]|<\|[a-z_]+\|>|"
@@ -241,13 +276,13 @@ _AUTHORITY_SHAPE = re.compile(
     re.I | re.M,
 )
 # a role tag that opens a turn: the next sentence is the turn's text
-_TURN = re.compile(
+_TURN = lazy(
     r"<\|(?:im_start\|>\s*)?(?:system|user|assistant)?|<start_of_turn>|\[inst\]|<<sys>>|"
     r"^#{1,6}\s*(?:instruction|system|user)s?\s*:?\s*$",
     re.I | re.M,
 )
 # the model spoken to: a vocative or heading ("Agent:", "Dear assistant,", "AI agents must")
-_ADDRESS_SHAPE = re.compile(
+_ADDRESS_SHAPE = lazy(
     r"(?:^|(?<=\s)(?=\w+\s*:)|[\"'(\[>#*\-:]\s*|(?:hey|dear|attention|note\s+(?:to|for)|message\s+(?:to|for)|to|for)\s+"
     r"(?:the\s+|all\s+|any\s+)?(?:[\w-]+\s+)?)"
     r"(?:ai|llm|assistant|agent|copilot|claude|chatgpt|gpt|bot|model|ki|ia)s?\b"
@@ -258,15 +293,73 @@ _ADDRESS_SHAPE = re.compile(
     re.I | re.M,
 )
 # a link or image whose URL is a slot for a secret: rendering or following it sends the secret
-_LEAK_URL = re.compile(
+_LEAK_URL = lazy(
     r"(?:\]\(\s*<?|\]:\s*<?|<img\b[^>]*src=[\"']?)(?:https?:)?//[^\s)>\]]*[?&#=/][^\s)>\]]*(?:\$\{?|\{\{?|<|\[|%s|\$\()",
     re.I,
 )
-_OPENERS = frozenset(
-    ("please", "now", "then", "first", "next", "also", "just", "and", "step", "finally")
+# what a shape needs in the sentence before its regex is worth trying
+_SECRET_HINTS = ("~/", "$", ".aws", ".ssh", "id_", ".env", ".npmrc", ".pypirc", ".netrc", "/etc/",
+                 "printenv", "env |", "env|")  # fmt: skip
+_SHELL_HINTS = ("curl", "wget", "iwr", "irm", "rm -", "base64", "/dev/tcp", "nc ", "mkfifo", "iex",
+                "invoke-expression", "downloadstring", "os.system", "eval", "exec", "sh ",
+                "chmod")  # fmt: skip
+_MODEL_TOKENS = frozenset(
+    [
+        "ai",
+        "llm",
+        "assistant",
+        "agent",
+        "copilot",
+        "claude",
+        "chatgpt",
+        "gpt",
+        "bot",
+        "model",
+        "ki",
+        "ia",
+        "ais",
+        "llms",
+        "assistants",
+        "agents",
+        "bots",
+        "models",
+    ]
+)
+_HINT_CLASS = {
+    **dict.fromkeys(_SHELL_HINTS, "shell"),
+    **dict.fromkeys(_SECRET_HINTS, "secret"),
+    **dict.fromkeys(("://", "@", "/dev/", "nc "), "dest"),
+    **dict.fromkeys(("](", "]:", "<img"), "send"),
+    **dict.fromkeys(("<", "[", "#"), "authority"),
+}
+# longest first: "<img" before "<"
+_HINTS = lazy("|".join(re.escape(m) for m in sorted(_HINT_CLASS, key=len, reverse=True)))
+_PIECES = lazy(r"['’-]")
+
+
+def _names(tokens: set[str]) -> bool:
+    """Whether a word names a model, alone or as a piece of one (`l'ia`, `ops-bot`)."""
+    return not _MODEL_TOKENS.isdisjoint(tokens) or any(
+        not _MODEL_TOKENS.isdisjoint(_PIECES.split(tok))
+        for tok in tokens
+        if "-" in tok or "'" in tok or "’" in tok
+    )
+
+
+_AUTHORITY_TOKENS = frozenset(
+    [
+        "system",
+        "operator",
+        "admin",
+        "instruction",
+        "instructions",
+        "observation",
+        "thought",
+        "action",
+    ]
 )
 # a sentence about attacks, not one: an example, a detector, a description of what attackers do
-_DESCRIPTION = re.compile(
+_DESCRIPTION = lazy(
     r"(?<![./@\w-])(?:attackers?|adversar\w*|malicious|injections?|jailbreaks?|e\.\s?g\.|for\s+example|"
     r"for\s+instance|such\s+as|examples?|fixtures?|test\s+cases?|detects?|detector|flag(?:s|ged)?|"
     r"accepts|allows|lets|supports|enables|options?|parameters?|arguments?|"
@@ -279,68 +372,52 @@ _DESCRIPTION = re.compile(
 
 
 def _classes(sentence: str) -> set[str]:
-    words, phrases, stems, glued = _tables()
+    t = _tables()
+    words, phrases = t.words, t.phrases
     found: set[str] = set()
     spans = [m.span() for m in _TOKEN.finditer(sentence)]
     tokens = [sentence[a:b] for a, b in spans]
-    # what stands between one word and the next
-    gaps = [""] + [sentence[spans[i - 1][1] : spans[i][0]] for i in range(1, len(spans))]
+    unique = set(tokens)
+    for tok in unique.intersection(words):
+        found |= words[tok]
+    for tok in unique.difference(words):
+        if len(tok) > 3 or not tok.isascii():
+            found |= _stem_classes(tok, t)
+    n = len(tokens)
     for i, tok in enumerate(tokens):
-        hit = words.get(tok)
-        if hit:
-            found |= hit
-        elif not tok.isascii() or len(tok) > 3:
-            for k in range(min(len(tok), 12), 2, -1):
-                s = stems.get(tok[:k])
-                if s:
-                    found |= s
-                    break
-        if i + 1 < len(tokens):
-            two = tok + " " + tokens[i + 1]
-            hit = phrases.get(two)
-            if hit:
-                found |= hit
-            if i + 2 < len(tokens):
-                hit = phrases.get(two + " " + tokens[i + 2])
+        if tok in t.phrase_first and i + 1 < n:
+            gram = tok
+            for j in range(i + 1, min(n, i + 4)):
+                gram += " " + tokens[j]
+                hit = phrases.get(gram)
                 if hit:
                     found |= hit
-                if i + 3 < len(tokens):
-                    hit = phrases.get(two + " " + tokens[i + 2] + " " + tokens[i + 3])
-                    if hit:
-                        found |= hit
     if _NO_SPACES.search(sentence):
-        for w, cls in glued:
+        for w, cls in t.glued:
             if w in sentence:
                 found.add(cls)
     if any(c in sentence for c in (":", "@", "/dev/", "nc ")) and _DEST.search(sentence):
         found.add("dest")
-    if any(c in sentence for c in (".", "$", "/", "env")) and _SECRET_SHAPE.search(sentence):
+    if any(c in sentence for c in _SECRET_HINTS) and _SECRET_SHAPE.search(sentence):
         found.add("secret")
-    if _SHELL.search(sentence):
+    if any(c in sentence for c in _SHELL_HINTS) and _SHELL.search(sentence):
         found.add("shell")
     if ("](" in sentence or "]:" in sentence or "<img" in sentence) and _LEAK_URL.search(sentence):
         found |= {"send", "dest"}
-    for tok in tokens:
-        if tok in _OPENERS or tok.isdigit():
-            continue
-        if words.get(tok, frozenset()) & ACTS:
-            found.add("imperative")
-        break
     if {"install", "installing", "installer", "setup", "installation"} & set(tokens):
         found.add("install")
     if (
         "override" in found
         and "orders" in found
-        and (
-            _NO_SPACES.search(sentence) or _object_of_override(tokens, gaps, words, stems, phrases)
-        )
+        and (_NO_SPACES.search(sentence) or _object_of_override(sentence, spans, t))
     ):
         found.add("complete")
-    if ("<" in sentence or "[" in sentence or ":" in sentence) and _AUTHORITY_SHAPE.search(
-        sentence
-    ):
+    names = _names(unique)
+    if (
+        "<" in sentence or "[" in sentence or _AUTHORITY_TOKENS.intersection(tokens)
+    ) and _AUTHORITY_SHAPE.search(sentence):
         found.add("authority")
-    if _ADDRESS_SHAPE.search(sentence):
+    if names and _ADDRESS_SHAPE.search(sentence):
         found.add("address")
     elif "address" in found and not _NO_SPACES.search(sentence):
         # a model's name in a sentence is prose ("the agent loop stops"); spoken to, it is not
@@ -349,35 +426,28 @@ def _classes(sentence: str) -> set[str]:
     return found
 
 
-_PLAIN = re.compile(r"[ \t'’]*")
+_PLAIN = lazy(r"[ \t'’]*")
 
 
-def _object_of_override(
-    tokens: list[str],
-    gaps: list[str],
-    words: dict[str, frozenset[str]],
-    stems: dict[str, frozenset[str]],
-    phrases: dict[str, frozenset[str]],
-) -> bool:
-    """A word for orders at most four words after a verb of ignoring: its object ("ignore all
-    earlier instructions"), not a word further on ("forget previous turns but keep the system
-    message")."""
+def _object_of_override(sentence: str, spans: list[tuple[int, int]], t: _Tables) -> bool:
+    """A word for orders at most four words after a verb of ignoring, with only spaces between:
+    its object ("ignore all earlier instructions"), not a word further on ("forget previous
+    turns but keep the system message") or across code (`ignore = [...]  # previous rules`)."""
+    tokens = [sentence[a:b] for a, b in spans]
 
     def classes(i: int) -> frozenset[str]:
         tok = tokens[i]
-        hit = words.get(tok) or (
-            phrases.get(tok + " " + tokens[i + 1]) if i + 1 < len(tokens) else None
-        )
-        if hit:
-            return hit
-        for k in range(min(len(tok), 12), 2, -1):
-            if tok[:k] in stems:
-                return stems[tok[:k]]
-        return frozenset()
+        hit = t.words.get(tok)
+        if hit is None and i + 1 < len(tokens):
+            hit = t.phrases.get(tok + " " + tokens[i + 1])
+        return hit or _stem_classes(tok, t)
 
     verbs = [i for i in range(len(tokens)) if "override" in classes(i)]
     return any(
-        "orders" in classes(j) and _PLAIN.fullmatch("".join(gaps[i + 1 : j + 1])) is not None
+        "orders" in classes(j)
+        and all(
+            _PLAIN.fullmatch(sentence, spans[k - 1][1], spans[k][0]) for k in range(i + 1, j + 1)
+        )
         for i in verbs
         for j in range(i + 1, min(len(tokens), i + 5))
     )
@@ -390,7 +460,7 @@ def _score(found: set[str], context: set[str], sentence: str) -> float:
     score += sum(
         WEIGHTS[c] / 2 for c in ("secret", "dest", "authority") if c in context and c not in found
     )
-    if "address" not in found and _DESCRIPTION.search(sentence):
+    if score >= THRESHOLD and "address" not in found and _DESCRIPTION.search(sentence):
         score -= DESCRIBED
     return score
 
@@ -429,9 +499,7 @@ def _core(found: set[str]) -> bool:
 
 
 # a closed quotation or code span (an apostrophe inside a word opens none)
-_QUOTED = re.compile(
-    r"(?<!\w)'[^'\n]{1,200}'(?!\w)|\"[^\"\n]{1,200}\"|“[^”\n]{1,200}”|`[^`\n]{1,200}`"
-)
+_QUOTED = lazy(r"(?<!\w)'[^'\n]{1,200}'(?!\w)|\"[^\"\n]{1,200}\"|“[^”\n]{1,200}”|`[^`\n]{1,200}`")
 
 
 def _unquoted(sentence: str) -> str:
@@ -452,11 +520,51 @@ def _parts(
         found = _classes(_unquoted(low[a:b]))
         if turn:
             found.add("authority")  # the text of a turn a role tag opened
-        turn = _TURN.search(low, a, b) is not None
+        turn = any(c in low[a:b] for c in "<[#") and _TURN.search(low, a, b) is not None
         if disguised is not None and disguised(a, b):
             found.add("disguised")
         parts.append((a, b, found))
     return parts
+
+
+# punctuation as spaces (apostrophes and hyphens stay: "you're", "role-play"): `str.split` then
+# gives the words of a long text several times faster than a regex
+_PUNCTUATION = str.maketrans(
+    dict.fromkeys(
+        '!"#$%&()*+,./:;<=>?@[\\]^_`{|}~\u201c\u201d\u2018\u00ab\u00bb\u2014\u2013\u2026'
+        "\uff0c\u3002\uff01\uff1f\uff1a\uff1b\u300c\u300d\u300e\u300f\uff08\uff09\u3010"
+        "\u3011\u3001",
+        " ",
+    )
+)
+
+
+def _possible(low: str) -> set[str]:
+    """More than the classes the sentences of `low` hold between them, found in one pass over
+    its distinct words and a look for the characters each shape needs: when no sentence could
+    reach `_core` with all of them, none is classified."""
+    t = _tables()
+    unique = set(low.translate(_PUNCTUATION).split())
+    unique |= {w.strip("'’-") for w in unique if w[0] in "'’-" or w[-1] in "'’-"}
+    found: set[str] = set()
+    for tok in unique.intersection(t.words):
+        found |= t.words[tok]
+    if not t.stem3.isdisjoint({w[:3] for w in unique}):
+        for tok in unique.difference(t.words):
+            if len(tok) > 3 or not tok.isascii():
+                found |= _stem_classes(tok, t)
+    for first in unique.intersection(t.by_first):
+        for phrase, words, classes in t.by_first[first]:
+            if words <= unique and phrase in low:
+                found |= classes
+    if _NO_SPACES.search(low):
+        found.update(cls for w, cls in t.glued if w in low)
+    found.update(_HINT_CLASS[m] for m in set(_HINTS.findall(low)))
+    if _names(unique):
+        found.add("address")
+    if _AUTHORITY_TOKENS & unique:
+        found.add("authority")
+    return found
 
 
 def cue_spans(
@@ -464,6 +572,11 @@ def cue_spans(
 ) -> list[tuple[int, int]]:
     """Spans of the sentences of `low` (a lower-cased view) whose cues add up to an order;
     `disguised(start, end)` says whether a span was written in look-alike letters or encoded."""
+    possible = _possible(low)
+    if disguised is not None:
+        possible.add("disguised")
+    if not _core(possible):
+        return []  # the common case: nothing in the text could make an order
     parts = _parts(low, disguised)
     out = []
     for a, b, found in parts:
