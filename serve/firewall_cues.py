@@ -56,6 +56,7 @@ WEIGHTS = {
     "complete": 0.5,  # a verb of ignoring with a word for orders as its object
     "install": -1.0,  # an installation step: docs show download-and-run lines
     "disguised": 1.5,  # written in look-alike letters or encoded: honest text is not
+    "turn": 2.0,  # the text of a chat turn a role tag opened (`<|im_start|>user`)
 }
 # classes that make a sentence an act (with "address", which makes it an order to the model)
 ACTS = frozenset({"override", "send", "reveal", "shell", "secrecy", "persona", "grant", "exec"})
@@ -277,9 +278,8 @@ _AUTHORITY_SHAPE = lazy(
 )
 # a role tag that opens a turn: the next sentence is the turn's text
 _TURN = lazy(
-    r"<\|(?:im_start\|>\s*)?(?:system|user|assistant)?|<start_of_turn>|\[inst\]|<<sys>>|"
-    r"^#{1,6}\s*(?:instruction|system|user)s?\s*:?\s*$",
-    re.I | re.M,
+    r"<\|(?:im_start\|>\s*)?(?:system|user|assistant)?|<start_of_turn>|\[inst\]|<<sys>>",
+    re.I,
 )
 # the model spoken to: a vocative or heading ("Agent:", "Dear assistant,", "AI agents must")
 _ADDRESS_SHAPE = lazy(
@@ -453,6 +453,9 @@ def _object_of_override(sentence: str, spans: list[tuple[int, int]], t: _Tables)
     )
 
 
+_POINTS_BACK = lazy(r"\b(?:it|them|its|their|this|that|these|those|what\s+it\s+says)\b")
+
+
 def _score(found: set[str], context: set[str], sentence: str) -> float:
     score = sum(WEIGHTS[c] for c in found if c in WEIGHTS)
     if "shell" in found:
@@ -460,6 +463,8 @@ def _score(found: set[str], context: set[str], sentence: str) -> float:
     score += sum(
         WEIGHTS[c] / 2 for c in ("secret", "dest", "authority") if c in context and c not in found
     )
+    if "secret" in context and "secret" not in found and _POINTS_BACK.search(sentence):
+        score += WEIGHTS["secret"] / 2  # "post it", "paste them": the secret of another step
     if score >= THRESHOLD and "address" not in found and _DESCRIPTION.search(sentence):
         score -= DESCRIBED
     return score
@@ -494,7 +499,7 @@ def _core(found: set[str]) -> bool:
         or "shell" in found
         or "persona" in found
         or ("send" in found and "dest" in found)
-        or (act and bool(found & {"secrecy", "authority", "disguised"}))
+        or (act and bool(found & {"secrecy", "authority", "disguised", "turn"}))
     )
 
 
@@ -519,8 +524,8 @@ def _parts(
     for a, b in sentences(low):
         found = _classes(_unquoted(low[a:b]))
         if turn:
-            found.add("authority")  # the text of a turn a role tag opened
-        turn = any(c in low[a:b] for c in "<[#") and _TURN.search(low, a, b) is not None
+            found.add("turn")  # the text of a turn a role tag opened
+        turn = any(c in low[a:b] for c in "<[") and _TURN.search(low, a, b) is not None
         if disguised is not None and disguised(a, b):
             found.add("disguised")
         parts.append((a, b, found))

@@ -121,8 +121,8 @@ class TriggerIndex:
         self.others_by_first: dict[str, tuple[str, ...]] = {}
         for t in others:
             self.others_by_first[t[0]] = (*self.others_by_first.get(t[0], ()), t)
-        self.words_ascii = lazy(lambda: r"\b" + _trie([t for t in spaced if t.isascii()]))
-        self.words_all = lazy(lambda: r"\b" + _trie(spaced))
+        self.words_ascii = lazy(lambda: r"\b(?=" + _trie([t for t in spaced if t.isascii()]) + ")")
+        self.words_all = lazy(lambda: r"\b(?=" + _trie(spaced) + ")")
         # every position where one starts (a look-ahead: occurrences may overlap, "<<" in "<<<")
         self.others_ascii = lazy(lambda: "(?=" + _trie(list(self.others_list_ascii)) + ")")
         self.others_all = lazy(lambda: "(?=" + _trie(others) + ")")

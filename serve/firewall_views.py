@@ -64,7 +64,10 @@ _LATIN_SHAPES = dict(
         strict=True,
     )
 )
-_HAS_CONFUSABLE = lazy("[" + "".join(_CONFUSABLE) + "".join(_LATIN_SHAPES) + "]")
+# letters that render blank (Hangul fillers, the Braille blank): spaces that split no word
+# for a reader, so `ignoreㅤall` reads as two words
+_BLANKS = frozenset("\u115f\u1160\u3164\uffa0\u2800")
+_HAS_CONFUSABLE = lazy("[" + "".join(_CONFUSABLE) + "".join(_LATIN_SHAPES) + "".join(_BLANKS) + "]")
 _WORD = lazy(r"\w+")
 # a combining mark right after an ASCII letter (NFKC composes accents, so what is left is drawn
 # through or under the letter: s̶t̶r̶i̶k̶e̶, u̲n̲d̲e̲r̲)
@@ -107,7 +110,9 @@ def fold_view(text: str) -> View:
         index.extend(range(last, i))
         ch = text[i]
         norm = unicodedata.normalize("NFKC", ch)
-        if unicodedata.category(ch) == "Mn" and i and text[i - 1].isascii():
+        if ch in _BLANKS or norm in _BLANKS:
+            norm = " "
+        elif unicodedata.category(ch) == "Mn" and i and text[i - 1].isascii():
             norm = ""  # a mark drawn over an ASCII letter (strike-through, underline): noise
         elif (fold_all or i in mixed) and norm in _CONFUSABLE:
             norm = _CONFUSABLE[norm]
