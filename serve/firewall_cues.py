@@ -57,6 +57,7 @@ WEIGHTS = {
     "install": -1.0,  # an installation step: docs show download-and-run lines
     "disguised": 1.5,  # written in look-alike letters or encoded: honest text is not
     "turn": 2.0,  # the text of a chat turn a role tag opened (`<|im_start|>user`)
+    "leak": 1.0,  # a link or image whose URL is a slot for a secret
 }
 # classes that make a sentence an act (with "address", which makes it an order to the model)
 ACTS = frozenset({"override", "send", "reveal", "shell", "secrecy", "persona", "grant", "exec"})
@@ -71,21 +72,20 @@ _W = {
         rules orders""",
     "which": """previous prior above earlier preceding original initial all any every system
         existing former alle toutes todas todos tutte""",
-    "secret": """credentials credential password passwords passwd secret secrets token
-        apikey api_key key cookie cookies passphrase ssh id_rsa env dotenv aws_secret_access_key
-        aws_access_key_id github_token npm_token""",
-    "send": """send post upload transmit forward leak exfiltrate exfil email e-mail mail paste
-        publish beacon ship copy share include embed append attach""",
+    "secret": """credentials credential password passwords passwd secret secrets apikey api_key
+        cookie cookies passphrase id_rsa dotenv aws_secret_access_key aws_access_key_id
+        github_token npm_token""",
+    "send": """send post upload transmit forward leak exfiltrate exfil paste
+        publish beacon copy share include embed append attach""",
     "dest": """webhook pastebin requestbin ngrok gist attacker""",
     "reveal": """print reveal output show display dump echo cat list repeat recite disclose
         expose read""",
     "you": """you your yourself you're youre du dich dein deine deinen vous votre vos tu
         ton tes usted tus tuo tua você vocês""",
     "exec": """run execute exec eval""",
-    "secrecy": """secretly quietly silently covertly unnoticed nobody immediately""",
-    "persona": """pretend pretending roleplay role-play jailbreak jailbroken dan unrestricted unfiltered
-        uncensored persona""",
-    "authority": """operator administrator admin sysadmin""",
+    "secrecy": """secretly quietly silently covertly unnoticed nobody""",
+    "persona": """pretend pretending roleplay role-play jailbreak jailbroken unrestricted
+        unfiltered uncensored persona""",
     "grant": """approve merge grant granted authorize authorise disable delete deploy""",
     "must": """must should shall required mandatory""",
 }
@@ -103,6 +103,8 @@ _PHRASES = {
         your answer,next reply,next response,pr description,public repo,public repository,
         public gist,a comment""",
     "reveal": """tell me,give me,show me,send me""",
+    # "email" as a verb; as a noun it is a field ("EMAIL": "foo@example.org")
+    "send": """email the,email it,email them,email your,email all,e-mail the,e-mail it""",
     "secrecy": """without asking,without confirmation,without confirming,without telling,
         without review,without approval,without checking,do not tell,don't tell,do not mention,
         don't mention,do not inform,don't inform,do not ask,don't ask,never mention,never tell,
@@ -113,7 +115,7 @@ _PHRASES = {
         no restrictions,no rules,no limits,no filters,no guidelines,stay in character,
         without restrictions,without rules,without limits,without filters,
         let's play,lets play,play a game,a game where,no longer an,no longer a,you are a root""",
-    "authority": """tool output,tool result,function result,end of,the user has,user has approved,
+    "authority": """tool output,tool result,function result,the user has,user has approved,
         user has authorized,user authorized,user approved,owner has,maintainers have,
         new instruction,new instructions,updated instructions,high priority,priority override,
         security team""",
@@ -134,7 +136,7 @@ _STEMS = {
         oublie olvid descart esquec esqueç dimentic negeer vergeet игнорир проигнорир забуд
         забыть ігнору zignoruj ignoruj zapomnij abaikan lupakan unut yoksay""",
     "orders": """anweisung instruktion vorgabe richtlinie regeln consigne règle directive
-        instruccion instrucción reglas indicacion instruç instruc regras istruzion regole
+        instruccion instrucción reglas indicacion instruç regras istruzion regole
         direttiv instructie regels polece instrukcj zasad инструкци указани правил директив
         промпт інструкці talimat kural instruksi aturan""",
     "which": """vorherig bisherig obig früher ursprünglich précédent antérieur anterior previa
@@ -146,14 +148,14 @@ _STEMS = {
     "send": """senden schick übermittel übertrag hochlad envoie envoy transmet envía
         envia enviar mande invia inviare carica отправ перешли пошли загруз wyślij prześlij
         gönder kirim""",
-    "reveal": """zeig ausgeb gib affiche révèle revele montre muestra revela imprime mostra
+    "reveal": """zeig ausgeb affiche révèle revele montre muestra revela imprime mostra
         rivela stampa покажи выведи раскрой покаж pokaż wypisz göster tampilkan""",
     "you": """ты тебя твой твои вы ваш ваши""",
     "must": """musst müssen sollst devez doit debes debe devi deve deves должен должны
         обязан musisz""",
     "secrecy": """heimlich unbemerkt discrètement secrètement secretamente silenciosamente
         segretamente тайно незаметно""",
-    "grant": """genehmig approuv fusionn aprueb aprova approva одобр смерж""",
+    "grant": """genehmig approuv fusionn aprueb одобр смерж""",
 }
 # scripts written without spaces (Chinese, Japanese, Korean, Thai): substrings
 _GLUED = (
@@ -263,7 +265,7 @@ _SHELL = lazy(
     r"\bbase64\s+(?:-d|--decode|-D)\b[^\n]{0,40}\|\s*(?:ba|z)?sh\b|"
     r"/dev/tcp/|\bnc\s+(?:-\w+\s+)*-e\b|\bmkfifo\b|"
     r"\b(?:iex|invoke-expression)\b|\bdownloadstring\b|"
-    r"\bos\.system\s*\(|\beval\s*\(\s*(?:base64|atob|\$\()|"
+    r"\beval\s*\(\s*(?:base64|atob|\$\()|"
     r"\b(?:curl|wget)\b[^\n|]{0,200}\|\s*(?:sudo\s+)?(?:python3?|perl|ruby|node)\b|"
     r"\b(?:exec|eval)\s*\([^\n]{0,80}(?:urlopen|requests\.get|httpx\.get|fetch)\b|"
     r"\b(?:ba|z)?sh\s+<\(\s*(?:curl|wget)|\bchmod\s+\+x\b[^\n]{0,80}(?:&&|;)\s*(?:\./|/)",
@@ -272,7 +274,8 @@ _SHELL = lazy(
 _AUTHORITY_SHAPE = lazy(
     r"</?\s*(?:system|tool_result|tool_output|function_results?|tool_response|admin|operator|"
     r"(?:start|end)_of_turn|user|assistant)\b|"
-    r"\[[^\]\n]{0,20}\b(?:system|admin|operator|tool|server|mcp)\b[^\]\n]{0,20}\]|<\|[a-z_]+\|>|"
+    r"\[(?:[\w ]{0,20}\s)?(?:system|admin|operator|tool|server|mcp)\s+(?:notice|message|note|"
+    r"update|alert|output|result|response|override)s?\s*\]|<\|[a-z_]+\|>|"
     r"^\W{0,6}(?:system|operator|admin|instructions?|observation|thought|action)\s*:",
     re.I | re.M,
 )
@@ -282,19 +285,26 @@ _TURN = lazy(
     re.I,
 )
 # the model spoken to: a vocative or heading ("Agent:", "Dear assistant,", "AI agents must")
+_NAME = r"(?:ai|llm|assistant|agent|copilot|claude|chatgpt|gpt|bot|model|ki|ia)"
 _ADDRESS_SHAPE = lazy(
-    r"(?:^|(?<=\s)(?=\w+\s*:)|[\"'(\[>#*\-:]\s*|(?:hey|dear|attention|note\s+(?:to|for)|message\s+(?:to|for)|to|for)\s+"
-    r"(?:the\s+|all\s+|any\s+)?(?:[\w-]+\s+)?)"
-    r"(?:ai|llm|assistant|agent|copilot|claude|chatgpt|gpt|bot|model|ki|ia)s?\b"
-    r"(?:\s+(?:agents?|assistants?|models?|reviewers?|readers?|tools?|bots?))?\s*(?:[,:]|"
-    r"(?:must|should|shall|needs?\s+to|has\s+to|is\s+required|reading\s+this|will)\b)|"
+    # a heading or tag naming the model, with the order after the colon ("AI agents: ...",
+    # "<!-- copilot: ...", "(ถึงผู้ช่วย AI: ...")
+    r"(?:^\W{0,6}|[\"'(\[>#*\-]\s*|(?<=\s)|(?:note|message|instructions?|reminder|attention)\s+"
+    r"(?:to|for)\s+(?:the\s+|all\s+|any\s+)?(?:[\w-]+\s+)?)" + _NAME + r"s?"
+    r"(?:\s+(?:agents?|assistants?|models?|reviewers?|readers?|tools?|bots?))?\s*:[ \t]*(?=\S)|"
+    # a vocative: "Dear assistant, ...", "Agent, ..." at the start
+    r"(?:^\W{0,6}|\b(?:hey|dear|attention)\s+(?:the\s+)?(?:[\w-]+\s+)?)" + _NAME + r"\s*,|"
+    # an obligation or a reading put on the model ("the agent must", "AI agents reading this")
+    r"\b(?:ai|llm)\s+(?:agents?|assistants?|models?)\s+(?:must|should|shall|reading\s+this)\b|"
     r"\b(?:the|any|an?)\s+(?:ai\s+|coding\s+|llm\s+)?(?:agent|assistant|llm|bot)s?\s+"
     r"(?:must|should|shall|needs?\s+to|has\s+to|is\s+(?:required|instructed|expected)\s+to)\b",
     re.I | re.M,
 )
 # a link or image whose URL is a slot for a secret: rendering or following it sends the secret
 _LEAK_URL = lazy(
-    r"(?:\]\(\s*<?|\]:\s*<?|<img\b[^>]*src=[\"']?)(?:https?:)?//[^\s)>\]]*[?&#=/][^\s)>\]]*(?:\$\{?|\{\{?|<|\[|%s|\$\()",
+    r"(?:\]\(\s*<?|\]:\s*<?|<img\b[^>]*src=[\"']?)(?:https?:)?//[^\s)>\]]*[?&#=/][^\s)>\]]*"
+    r"(?:\$\{?|\{\{?|<|\[|\$\()\s*[\w.\s-]{0,30}?(?:secret|token|key|pass|cred|env|cookie|session|"
+    r"histor|conversation|prompt|content|data|output)",
     re.I,
 )
 # what a shape needs in the sentence before its regex is worth trying
@@ -403,7 +413,7 @@ def _classes(sentence: str) -> set[str]:
     if any(c in sentence for c in _SHELL_HINTS) and _SHELL.search(sentence):
         found.add("shell")
     if ("](" in sentence or "]:" in sentence or "<img" in sentence) and _LEAK_URL.search(sentence):
-        found |= {"send", "dest"}
+        found |= {"leak", "send", "dest"}
     if {"install", "installing", "installer", "setup", "installation"} & set(tokens):
         found.add("install")
     if (
@@ -453,13 +463,17 @@ def _object_of_override(sentence: str, spans: list[tuple[int, int]], t: _Tables)
     )
 
 
-_POINTS_BACK = lazy(r"\b(?:it|them|its|their|this|that|these|those|what\s+it\s+says)\b")
+_POINTS_BACK = lazy(
+    r"\b(?:send|post|upload|paste|include|put|append|forward|share|copy|add|write|embed|attach|"
+    r"leak|publish|e-?mail)\s+(?:it|them|those|these|what\s+it\s+says)\b"
+)
 
 
 def _score(found: set[str], context: set[str], sentence: str) -> float:
     score = sum(WEIGHTS[c] for c in found if c in WEIGHTS)
     if "shell" in found:
         score -= WEIGHTS["dest"] * ("dest" in found)  # the URL the command downloads
+        context = context - {"dest"}
     score += sum(
         WEIGHTS[c] / 2 for c in ("secret", "dest", "authority") if c in context and c not in found
     )
@@ -491,16 +505,25 @@ def sentences(view: str) -> list[tuple[int, int]]:
 
 def _core(found: set[str]) -> bool:
     """Two parts that make an order between them; weak cues alone never remove a sentence."""
-    act = bool(found & ACTS)
+    act = bool(found & ACTS - {"secrecy"})
+    reader = bool(found & {"you", "address", "named"})
     return (
         ("address" in found and (act or "orders" in found or "secret" in found))
-        or ("override" in found and "orders" in found)
-        or ("secret" in found and bool(found & {"send", "reveal"}))
-        or "shell" in found
-        or "persona" in found
-        or ("send" in found and "dest" in found)
+        or ("override" in found and "complete" in found)  # its object is the orders
+        or ("secret" in found and "send" in found and "dest" in found)
+        or ("secret" in found and "reveal" in found and (reader or "dest" in found))
+        or ("orders" in found and "reveal" in found and "you" in found)  # "print your prompt"
+        or "leak" in found
+        or ("shell" in found and bool(found & _SHELL_WITH))
+        or ("persona" in found and reader)
         or (act and bool(found & {"secrecy", "authority", "disguised", "turn"}))
     )
+
+
+# a dangerous command is an order with one of these; alone it is what install docs show
+_SHELL_WITH = frozenset(
+    {"exec", "you", "must", "address", "secrecy", "authority", "turn", "disguised", "secret"}
+)
 
 
 # a closed quotation or code span (an apostrophe inside a word opens none)
@@ -584,13 +607,21 @@ def cue_spans(
         return []  # the common case: nothing in the text could make an order
     parts = _parts(low, disguised)
     out = []
+    everything = set().union(*(found for _, _, found in parts))
     for a, b, found in parts:
-        if not _core(found):
-            continue
         context: set[str] = set()
-        for _, _, other in parts:
-            if other is not found:
-                context |= other
+        if "secret" in everything and "secret" not in found:
+            for _, _, other in parts:
+                if other is not found:
+                    context |= other
+        # "post it to ...": the secret another step named is this one's object
+        points_back = "secret" in context and _POINTS_BACK.search(low, a, b) is not None
+        if not _core(found | {"secret"} if points_back else found):
+            continue
+        if not context:
+            for _, _, other in parts:
+                if other is not found:
+                    context |= other
         if _score(found, context, low[a:b]) >= THRESHOLD:
             out.append((a, b))
     return out
