@@ -247,14 +247,14 @@ _NO_SPACES = lazy("[\u0e00-\u0e7f\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af\uf900-\
 
 # shapes
 _DEST = lazy(
-    r"(?:https?|ftp)://|\b[\w.+-]+@[\w-]+\.[a-z]{2,}\b|\b\d{1,3}(?:\.\d{1,3}){3}\b|"
+    r"(?:https?|ftp)://|\b[\w.+-]{1,64}@[\w-]{1,63}\.[a-z]{2,}\b|\b\d{1,3}(?:\.\d{1,3}){3}\b|"
     r"\bnc\s+-|/dev/tcp/",
     re.I,
 )
 _SECRET_SHAPE = lazy(
     r"~/\.|\$home/\.|\.aws\b|\.ssh\b|\bid_(?:rsa|ed25519|ecdsa)\b|(?<![\w/])\.env\b|\.npmrc|"
-    r"\.pypirc|\.netrc|/etc/(?:passwd|shadow)|\$\{?[a-z0-9_]*(?:token|secret|key|password|pass)"
-    r"[a-z0-9_]*\}?|\bprintenv\b|\benv\s*\|",
+    r"\.pypirc|\.netrc|/etc/(?:passwd|shadow)|\$\{?[a-z0-9_]{0,40}(?:token|secret|key|password|pass)"
+    r"[a-z0-9_]{0,40}\}?|\bprintenv\b|\benv\s*\|",
     re.I,
 )
 _SHELL = lazy(
@@ -302,7 +302,8 @@ _ADDRESS_SHAPE = lazy(
 )
 # a link or image whose URL is a slot for a secret: rendering or following it sends the secret
 _LEAK_URL = lazy(
-    r"(?:\]\(\s*<?|\]:\s*<?|<img\b[^>]*src=[\"']?)(?:https?:)?//[^\s)>\]]*[?&#=/][^\s)>\]]*"
+    # bounded runs: a long URL costs a bounded scan per link, never one per character pair
+    r"(?:\]\(\s*<?|\]:\s*<?|<img\b[^>\n]{0,200}src=[\"']?)(?:https?:)?//[^\s)>\]]{0,600}?"
     r"(?:\$\{?|\{\{?|<|\[|\$\()\s*[\w.\s-]{0,30}?(?:secret|token|key|pass|cred|env|cookie|session|"
     r"histor|conversation|prompt|content|data|output)",
     re.I,

