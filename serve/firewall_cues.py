@@ -284,6 +284,14 @@ _TURN = lazy(
     r"<\|(?:im_start\|>\s*)?(?:system|user|assistant)?|<start_of_turn>|\[inst\]|<<sys>>",
     re.I,
 )
+# a turn whose text is on the same line: a transcript label or a role tag before the words
+_TURN_HERE = lazy(
+    r"\W{0,6}(?:thought|action|human|user|system|operator)\s*:\s*[^\W\d]|"
+    r"(?:\S{0,40}(?:<\|(?:system|user)\|>|<start_of_turn>(?:user|system)|\[system_prompt\]|"
+    r"\[inst\]|<<sys>>|<system>))\s*[^\W\d]"
+)
+_TURN_LABELS = frozenset(("thought", "action", "human", "user", "system", "operator"))
+_ALPACA = lazy(r"#{1,6}\s*instructions?\s*:?")
 # the model spoken to: a vocative or heading ("Agent:", "Dear assistant,", "AI agents must")
 _NAME = r"(?:ai|llm|assistant|agent|copilot|claude|chatgpt|gpt|bot|model|ki|ia)"
 _ADDRESS_SHAPE = lazy(
@@ -545,11 +553,14 @@ def _parts(
 ) -> list[tuple[int, int, set[str]]]:
     parts = []
     turn = False
+    alpaca = "### response" in low  # the instruction template: `### Instruction:` opens a turn
     for a, b in sentences(low):
         found = _classes(_unquoted(low[a:b]))
-        if turn:
-            found.add("turn")  # the text of a turn a role tag opened
-        turn = any(c in low[a:b] for c in "<[") and _TURN.search(low, a, b) is not None
+        if turn or _TURN_HERE.match(low, a, b):
+            found.add("turn")  # the text of a turn a role tag or a transcript label opened
+        turn = (any(c in low[a:b] for c in "<[") and _TURN.search(low, a, b) is not None) or (
+            alpaca and _ALPACA.fullmatch(low, a, b) is not None
+        )
         if disguised is not None and disguised(a, b):
             found.add("disguised")
         parts.append((a, b, found))
@@ -562,7 +573,10 @@ _PUNCTUATION = str.maketrans(
     dict.fromkeys(
         '!"#$%&()*+,./:;<=>?@[\\]^_`{|}~\u201c\u201d\u2018\u00ab\u00bb\u2014\u2013\u2026'
         "\uff0c\u3002\uff01\uff1f\uff1a\uff1b\u300c\u300d\u300e\u300f\uff08\uff09\u3010"
-        "\u3011\u3001",
+        "\u3011\u3001"
+        # invisible characters, should a text reach here with them
+        "\u200b\u200c\u200d\u200e\u200f\u2060\u2066\u2067\u2068\u2069\u202a\u202b\u202c"
+        "\u202d\u202e\ufeff\xa0",
         " ",
     )
 )
@@ -593,6 +607,10 @@ def _possible(low: str) -> set[str]:
         found.add("address")
     if _AUTHORITY_TOKENS & unique:
         found.add("authority")
+    if "<" in low or "[" in low or "### response" in low or not _TURN_LABELS.isdisjoint(unique):
+        found.add("turn")
+    if "override" in found and "orders" in found:
+        found.add("complete")  # whether the one is the other's object is the sentence's to say
     return found
 
 

@@ -150,6 +150,7 @@ _OCTAL = lazy(r"(?:\\[0-3][0-7]{2}){4,}")
 _BINARY = lazy(r"(?<![\w])[01]{8}(?:[ \t,]?[01]{8}(?![\w])){3,}")
 _ENTITIES = lazy(r"(?:&#(?:[0-9]{1,7}|[xX][0-9a-fA-F]{1,6});){4,}")
 _B32_DIGITS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZ234567")
+_QP = lazy(r"(?:=[0-9A-Fa-f]{2}){6,}")
 _PCT_ESCAPE = lazy(r"%[0-9a-fA-F]{2}")
 _PCT = lazy(r"(?:[^\s%<>\"'()]*%[0-9a-fA-F]{2}){3,}[^\s%<>\"'()]*")
 _CONCAT = lazy(r"(?:([\"'])[^\"'\n]{0,80}\1\s*\+\s*)+([\"'])[^\"'\n]{0,80}\2")
@@ -294,7 +295,17 @@ def _decode_b32(run: str) -> str | None:
 
 def _decode_pct(run: str) -> str | None:
     text = unquote_plus(run)  # for matching only: a `+` in a query string is a space
+    for _ in range(2):  # encoded twice (`%2569` is `%69` is `i`): decoded until it holds still
+        again = unquote_plus(text)
+        if again == text:
+            break
+        text = again
     return text if text != run else None
+
+
+def _decode_qp(run: str) -> str | None:
+    """Quoted-printable (`=69=67=6E`), the encoding of mail bodies."""
+    return _readable(bytes(int(run[i + 1 : i + 3], 16) for i in range(0, len(run), 3)))
 
 
 def _concat(run: str) -> str | None:
@@ -363,6 +374,8 @@ def _decoded(view: str, low: str) -> View | None:
         decoders.append((_HEX_ESCAPES, _decode_hex))
     if "\\u" in low:
         decoders.append((_U_ESCAPES, _decode_u))
+    if "=" in view:
+        decoders.append((_QP, _decode_qp))
     if "%" in view and _three(_PCT_ESCAPE.finditer(view)):
         decoders.append((_PCT, _decode_pct))
     for pattern, decode in decoders:
