@@ -32,6 +32,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..store.config import FirewallConfig
+from .firewall_cues import cue_spans
+from .firewall_lexicon import lazy
 from .firewall_rules import (
     COLLAPSED_HINTS,
     COLLAPSED_ORDER,
@@ -107,7 +109,7 @@ def _escape(text: str, limit: int = 80) -> str:
     return out if len(out) <= limit else out[: limit - 3] + "..."
 
 
-_NON_ASCII = re.compile(r"[^\x00-\x7f]")
+_NON_ASCII = lazy(r"[^\x00-\x7f]")
 
 
 def _invisible_kind(cp: int, ch: str) -> str | None:
@@ -242,7 +244,7 @@ def _hidden(out: list[str], findings: list[Finding], rule: str, payload: str, wh
 
 
 # a match may start at a token start, or at a bracket glued to a word (`pass</tool_result>`)
-_TOKEN_START = re.compile(r"(?<!\w)\S|[<\[]")
+_TOKEN_START = lazy(r"(?<!\w)\S|[<\[]")
 
 
 def _matches(rule: Rule, view: str, starts: list[int]) -> list[re.Match[str]]:
@@ -345,16 +347,41 @@ def _injection_spans(text: str) -> list[tuple[int, int, str]]:
             if lo is not None and hi is not None:
                 a, b = lo[a], hi[b - 1]
             spans.append((a, b, name))
+        if dlo is None or dhi is None or backwards:
+            continue  # a rotated or reversed view: its sentences are not the text's
+        for start, end in cue_spans(_lowered(dview)):
+            # what was decoded, joined or unglued in the sentence goes, whole: the plain
+            # words around it are the folded view's to judge
+            changed = [i for i in range(start, end) if dhi[i] - dlo[i] != 1]
+            if not changed:
+                continue
+            a, b = min(dlo[i] for i in changed), max(dhi[i] for i in changed)
+            if lo is not None and hi is not None:
+                a, b = lo[a], hi[b - 1]
+            spans.append((a, b, _CUES))
+
+    def letters_folded(start: int, end: int) -> bool:
+        # letters written in look-alikes (Cyrillic in English words, full-width Latin); a
+        # full-width colon made ASCII is no disguise
+        if lo is None or hi is None:
+            return False
+        src = text[lo[start] : hi[end - 1]]
+        return [c for c in view[start:end] if c.isalpha()] != [c for c in src if c.isalpha()]
+
+    for start, end in cue_spans(low, letters_folded if lo is not None else None):
+        spans.append(
+            (start, end, _CUES) if lo is None or hi is None else (lo[start], hi[end - 1], _CUES)
+        )
     if not spans and any(h in low for h in COLLAPSED_HINTS):
         spans += _collapsed_spans(low, lo, hi, kept)
     return spans
 
 
 # where a sentence ends in text read backwards: its period stands before the space
-_REVERSED_END = re.compile(r"\n|\s(?=[.!?\u3002\uff01\uff1f])")
+_REVERSED_END = lazy(r"\n|\s(?=[.!?\u3002\uff01\uff1f])")
 
 # spaces and the dots or stars that spell an order out letter by letter
-_SPACES = re.compile(r"[\s.\u00b7*]+")
+_SPACES = lazy(r"[\s.\u00b7*]+")
 
 
 def _collapsed_spans(
@@ -381,7 +408,12 @@ def injected(text: str) -> bool:
 
 
 _EXTEND = frozenset(r.name for r in RULES if r.extend)
-_WHY = {r.name: r.why for r in RULES}
+_CUES = "order_cues"
+_WHY = {
+    **{r.name: r.why for r in RULES},
+    _CUES: "a sentence whose parts add up to an order to the model (spoken to it, dropping its "
+    "instructions, moving secrets, running code, asking for secrecy)",
+}
 
 
 def redact_injections(text: str, *, with_findings: bool = True) -> tuple[str, list[Finding]]:
@@ -398,6 +430,8 @@ def redact_injections(text: str, *, with_findings: bool = True) -> tuple[str, li
     for start, end, name in spans:
         if merged and start < merged[-1][1]:
             merged[-1][1] = max(merged[-1][1], end)
+            if merged[-1][2] == _CUES:  # a rule's name says more than the cues'
+                merged[-1][2] = name
         else:
             merged.append([start, end, name])
     out: list[str] = []
@@ -425,7 +459,7 @@ def redact_injections(text: str, *, with_findings: bool = True) -> tuple[str, li
     return "".join(out), findings
 
 
-_REVERSED_RUN = re.compile("[\u202e\u202b]([^\u202c\n]*)\u202c?")
+_REVERSED_RUN = lazy("[\u202e\u202b]([^\u202c\n]*)\u202c?")
 
 
 def reveal_reversed(text: str) -> tuple[str, list[Finding]]:

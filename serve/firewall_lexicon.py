@@ -16,6 +16,54 @@ Lists are stems, lower case; a stem in a script written with spaces must start a
 from __future__ import annotations
 
 import re
+import sys
+from collections.abc import Callable, Iterator
+
+
+class LazyPattern:
+    """A regex compiled on its first use. The firewall holds many; a one-shot process serves a
+    few strings and compiling them all would cost it tens of milliseconds, most for patterns
+    its strings never reach."""
+
+    __slots__ = ("_compiled", "_flags", "_source")
+
+    def __init__(self, source: str | Callable[[], str], flags: int = 0) -> None:
+        self._source, self._flags = source, flags  # a callable builds the source when needed
+        self._compiled: re.Pattern[str] | None = None
+
+    @property
+    def compiled(self) -> re.Pattern[str]:
+        if self._compiled is None:
+            source = self._source if isinstance(self._source, str) else self._source()
+            self._compiled = re.compile(source, self._flags)
+        return self._compiled
+
+    def search(self, s: str, pos: int = 0, endpos: int = sys.maxsize) -> re.Match[str] | None:
+        return self.compiled.search(s, pos, endpos)
+
+    def match(self, s: str, pos: int = 0, endpos: int = sys.maxsize) -> re.Match[str] | None:
+        return self.compiled.match(s, pos, endpos)
+
+    def fullmatch(self, s: str, pos: int = 0, endpos: int = sys.maxsize) -> re.Match[str] | None:
+        return self.compiled.fullmatch(s, pos, endpos)
+
+    def finditer(self, s: str, pos: int = 0, endpos: int = sys.maxsize) -> Iterator[re.Match[str]]:
+        return self.compiled.finditer(s, pos, endpos)
+
+    def findall(self, s: str, pos: int = 0, endpos: int = sys.maxsize) -> list:
+        return self.compiled.findall(s, pos, endpos)
+
+    def split(self, s: str, maxsplit: int = 0) -> list[str]:
+        return self.compiled.split(s, maxsplit)
+
+    def sub(self, repl: str | Callable[[re.Match[str]], str], s: str, count: int = 0) -> str:
+        return self.compiled.sub(repl, s, count)
+
+
+def lazy(source: str | Callable[[], str], flags: int = 0) -> LazyPattern:
+    """`re.compile`, deferred to the first use (`source` may be a function that builds it)."""
+    return LazyPattern(source, flags)
+
 
 # verbs that drop or disobey an order (imperative or infinitive), by language
 VERBS = (
@@ -141,19 +189,23 @@ def trie(words: list[str], *, loose_spaces: bool = False) -> str:
     return emit(tree)
 
 
-def _alternation(words: tuple[str, ...], whole: int = 0) -> re.Pattern[str]:
+def _alternation(words: tuple[str, ...], whole: int = 0) -> LazyPattern:
     """Any of `words`; in a script written with spaces, one starts a word, and one of at most
     `whole` letters is a whole word ("tes" is French, not the start of "tests")."""
-    low = sorted({w.lower() for w in words})
-    exact = [w for w in low if _spaced(w) and (len(w) <= whole or w in _WHOLE)]
-    stems = [w for w in low if _spaced(w) and w not in exact]
-    glued = [w for w in low if not _spaced(w)]
-    parts = [r"(?<![^\W\d_])" + trie(stems, loose_spaces=True)]
-    if exact:
-        parts.append(r"(?<![^\W\d_])" + trie(exact, loose_spaces=True) + r"(?![^\W\d_])")
-    if glued:
-        parts.append(trie(glued, loose_spaces=True))
-    return re.compile("|".join(parts), re.IGNORECASE)
+
+    def source() -> str:
+        low = sorted({w.lower() for w in words})
+        exact = [w for w in low if _spaced(w) and (len(w) <= whole or w in _WHOLE)]
+        stems = [w for w in low if _spaced(w) and w not in exact]
+        glued = [w for w in low if not _spaced(w)]
+        parts = [r"(?<![^\W\d_])" + trie(stems, loose_spaces=True)]
+        if exact:
+            parts.append(r"(?<![^\W\d_])" + trie(exact, loose_spaces=True) + r"(?![^\W\d_])")
+        if glued:
+            parts.append(trie(glued, loose_spaces=True))
+        return "|".join(parts)
+
+    return lazy(source, re.IGNORECASE)
 
 
 _VERB = _alternation(VERBS, whole=4)
@@ -161,7 +213,7 @@ _NOUN = _alternation(NOUNS)
 _WEAK = _alternation(WEAK_NOUNS)
 _WHICH = _alternation(WHICH + YOURS, whole=4)
 _YOURS = _alternation(YOURS, whole=4)
-_BOUNDARY = re.compile(r"[.!?;\n\u3002\uff01\uff1f\u0964]")
+_BOUNDARY = lazy(r"[.!?;\n\u3002\uff01\uff1f\u0964]")
 _REACH = 100  # characters either side of the noun: a clause, not a paragraph
 
 
@@ -197,4 +249,15 @@ def clause_orders(view: str, starts: list[int]) -> list[tuple[int, int]]:
 
 TRIGGERS = tuple(sorted({w.lower() for w in NOUNS + WEAK_NOUNS}))
 
-__all__ = ["NOUNS", "TRIGGERS", "VERBS", "WEAK_NOUNS", "WHICH", "YOURS", "clause_orders", "trie"]
+__all__ = [
+    "LazyPattern",
+    "lazy",
+    "NOUNS",
+    "TRIGGERS",
+    "VERBS",
+    "WEAK_NOUNS",
+    "WHICH",
+    "YOURS",
+    "clause_orders",
+    "trie",
+]

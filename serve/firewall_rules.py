@@ -41,6 +41,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from . import firewall_lexicon as lexicon
+from .firewall_lexicon import lazy
 
 
 @dataclass(frozen=True)
@@ -112,21 +113,42 @@ class TriggerIndex:
             for t in dict.fromkeys(rule.triggers):
                 by_two.setdefault(t[:2], []).append((t, i))
         self.by_two = by_two
+        self.seen = 0  # characters scanned: a process that serves much compiles the regexes
         spaced = sorted({t for r in rules for t in r.triggers if _spaced(t)})
-        self.words_ascii = re.compile(r"\b" + _trie([t for t in spaced if t.isascii()]))
-        self.words_all = re.compile(r"\b" + _trie(spaced))
         others = sorted({t for r in rules for t in r.triggers if not _spaced(t)})
+        self.others_list_ascii = tuple(t for t in others if t.isascii())
+        # by first character: a text without it needs none of them looked for
+        self.others_by_first: dict[str, tuple[str, ...]] = {}
+        for t in others:
+            self.others_by_first[t[0]] = (*self.others_by_first.get(t[0], ()), t)
+        self.words_ascii = lazy(lambda: r"\b(?=" + _trie([t for t in spaced if t.isascii()]) + ")")
+        self.words_all = lazy(lambda: r"\b(?=" + _trie(spaced) + ")")
         # every position where one starts (a look-ahead: occurrences may overlap, "<<" in "<<<")
-        self.others_ascii = re.compile("(?=" + _trie([t for t in others if t.isascii()]) + ")")
-        self.others_all = re.compile("(?=" + _trie(others) + ")")
+        self.others_ascii = lazy(lambda: "(?=" + _trie(list(self.others_list_ascii)) + ")")
+        self.others_all = lazy(lambda: "(?=" + _trie(others) + ")")
 
     def hits(self, low: str) -> dict[int, list[int]]:
-        """Rule index -> positions in `low` where one of its triggers starts, in order."""
+        """Rule index -> positions in `low` where one of its triggers starts, in order.
+
+        A short text is scanned without the factored regexes (every word start, and each
+        trigger that need not start a word, looked for with `str.find`): compiling them costs
+        more than a one-shot process spends on all its short strings. A long text, or a
+        process that has scanned 32 kB, compiles them once and scans faster."""
         ascii_only = low.isascii()
-        words = self.words_ascii if ascii_only else self.words_all
-        others = self.others_ascii if ascii_only else self.others_all
-        starts = {m.start() for m in words.finditer(low)}
-        starts.update(m.start() for m in others.finditer(low))
+        self.seen += len(low)
+        if len(low) <= _SHORT and self.seen <= _SHORT * 32:
+            starts = {m.start() for m in _WORD_START.finditer(low)}
+            for first in self.others_by_first.keys() & set(low):
+                for t in self.others_by_first[first]:
+                    i = low.find(t)
+                    while i != -1:
+                        starts.add(i)
+                        i = low.find(t, i + 1)
+        else:
+            words = self.words_ascii if ascii_only else self.words_all
+            others = self.others_ascii if ascii_only else self.others_all
+            starts = {m.start() for m in words.finditer(low)}
+            starts.update(m.start() for m in others.finditer(low))
         out: dict[int, list[int]] = {}
         by_two = self.by_two
         for p in sorted(starts):
@@ -137,6 +159,11 @@ class TriggerIndex:
                         found.add(i)
                         out.setdefault(i, []).append(p)
         return out
+
+
+# texts up to this long are scanned for triggers word by word (see `TriggerIndex.hits`)
+_SHORT = 1024
+_WORD_START = lazy(r"\b\w")
 
 
 def _rule(
@@ -158,19 +185,19 @@ def _rule(
 # ------------------------------------------------------------------ context
 
 # words that address the reader as the one who acts: an order, not documentation
-_ADDRESSED = re.compile(
+_ADDRESSED = lazy(
     r"\b(?:you|your|agent|assistant|ai|llm|model|copilot|claude|chatgpt|must|immediately|now|"
     r"first|before\s+\w+ing|to\s+fix|please)\b",
     re.I,
 )
 # what introduces a command a reader is meant to run to install something
-_INSTALL = re.compile(
+_INSTALL = lazy(
     r"\b(?:install(?:s|ed|er|ing|ation)?|set\s*up|setup|quick\s*start|getting\s+started|"
     r"bootstrap)\b",
     re.I,
 )
-_URL = re.compile(r"\S+://\S+")
-_CLAUSE_START = re.compile(r"[.!?;](?=\s)|\n\s*\n")
+_URL = lazy(r"\S+://\S+")
+_CLAUSE_START = lazy(r"[.!?;](?=\s)|\n\s*\n")
 
 
 def _before(view: str, start: int, limit: int) -> str:
@@ -178,15 +205,13 @@ def _before(view: str, start: int, limit: int) -> str:
 
 
 # indented, after a prompt, or a Dockerfile `RUN` / CI `run:` step: a command set as code
-_CODE_LINE = re.compile(
-    r"(?:^|\n)(?: {4}|\t|[ \t]*\$ |[ \t]*RUN[ \t]|[ \t]*-?[ \t]*run:[ \t])[^\n]*$"
-)
-_TRAILING_COMMENT = re.compile(r"[ \t]#[ \t]+[A-Za-z][^|&;`$]*$")
-_FENCE = re.compile(r"^[ \t]*(?:```|~~~)", re.M)
+_CODE_LINE = lazy(r"(?:^|\n)(?: {4}|\t|[ \t]*\$ |[ \t]*RUN[ \t]|[ \t]*-?[ \t]*run:[ \t])[^\n]*$")
+_TRAILING_COMMENT = lazy(r"[ \t]#[ \t]+[A-Za-z][^|&;`$]*$")
+_FENCE = lazy(r"^[ \t]*(?:```|~~~)", re.M)
 
 
 # what may stand before the command on its line: a prompt, sudo, a shell or PowerShell wrapper
-_COMMAND_START = re.compile(
+_COMMAND_START = lazy(
     r"[ \t]*(?:\$[ \t]+)?(?:sudo[ \t]+)?(?:powershell(?:\.exe)?(?:[ \t]+-\w+(?:[ \t]+\w+)?)*?"
     r"[ \t]+-c(?:ommand)?[ \t]+[\"']?|(?:/bin/)?(?:ba|z)?sh[ \t]+-c[ \t]+[\"']?(?:\$\()?)?",
     re.I,
@@ -233,7 +258,7 @@ def _inline_code(view: str, start: int, end: int) -> bool:
     return view.count("`", line_start, start) % 2 == 1 and "`" in view[end:line_end]
 
 
-_ADVICE = re.compile(
+_ADVICE = lazy(
     r"\b(?:never|not|don't|dont|do\s+not|avoid|must\s+not|mustn't)\s+(?:ever\s+)?$", re.I
 )
 
@@ -282,7 +307,7 @@ def _install_line(view: str, start: int, end: int) -> bool:
 _QUOTES = (('"', '"'), ("'", "'"), ("\u201c", "\u201d"), ("\u2018", "\u2019"), ("\u00ab", "\u00bb"),
            ("\u201e", "\u201c"), ("`", "`"))  # fmt: skip
 # what names a quotation as an example of an attack, not as something to do
-_MENTION = re.compile(
+_MENTION = lazy(
     r"\b(?:such\s+as|like|e\.\s?g\.?|for\s+(?:example|instance)|i\.\s?e\.?|phrases?|strings?|"
     r"text|payloads?|wording|words|sentences?|lines?|hides?|hidden|contains?|containing|"
     r"embed(?:s|ded)?|blocks?|flags?|detects?|catches|matches|injections?|jailbreaks?|"
@@ -319,14 +344,14 @@ def quoted_mention(view: str, start: int, end: int) -> bool:
 
 
 # a quotation named as an example by the noun after it ("remove the '...' test case")
-_NAMED_AFTER = re.compile(
+_NAMED_AFTER = lazy(
     r"[ \t]*(?:(?:-?style|-?like|type|kind|form)[ \t]+)?(?:test\s+cases?|tests?|cases?|fixtures?|examples?|strings?|phrases?|payloads?|attacks?|"
     r"prompts?|jailbreaks?|injections?|samples?|patterns?)\b",
     re.I,
 )
 
 # a subject before the verb: the sentence says what models do, it does not tell one to do it
-_DESCRIBED = re.compile(
+_DESCRIBED = lazy(
     r"\b(?:models?|llms?|agents?|assistants?|chatbots?|bots?|the\s+(?:model|agent|assistant|llm|bot|"
     r"ai|chatbot)|they|which|who)\s+(?:(?:sometimes|often|occasionally|frequently|usually|may|might|"
     r"can|could|tend\s+to|seem\s+to|start\s+to|begin\s+to|still|also|will\s+not|won't|do\s+not|"
@@ -1372,16 +1397,16 @@ TRIGGERS = TriggerIndex(RULES)
 
 # the classic order with every space taken out, for words split in odd places ("ig nore prev
 # ious"): looked for only when a piece of its verb is there and nothing else matched
-COLLAPSED_ORDER = re.compile(
+COLLAPSED_ORDER = lazy(
     r"(?:ignore|disregard|forget|override|bypass)(?:all|any|every|your|the|of)*(?:previous|prior|"
     r"preceding|earlier|above|former|original|initial|system)(?:instructions?|prompts?|rules|"
     r"directions?|directives?|guidelines|guidance)"
 )
 COLLAPSED_HINTS = ("nore", "regard", "rget", "rride", "ypass")
 
-SENTENCE_END = re.compile(r"\n|[.!?。！？](?=\s|$|[^\x00-\x7f])")
+SENTENCE_END = lazy(r"\n|[.!?。！？](?=\s|$|[^\x00-\x7f])")
 # a ban on the act, not an order to do it ("disallow force pushes to release branches")
-_NEGATION = re.compile(
+_NEGATION = lazy(
     r"\b(?:never|not|no|don't|dont|do\s+not|avoid|without|n't|disallow\w*|prevent\w*|"
     r"forbid\w*|prohibit\w*|refus\w*)\b[^.!?\n]*$",
     re.I,

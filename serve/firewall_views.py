@@ -30,10 +30,12 @@ import unicodedata
 from collections.abc import Callable, Iterator
 from urllib.parse import unquote_plus
 
+from .firewall_lexicon import LazyPattern, lazy
+
 # (view text, per-character source start, per-character source end); None maps: identity
 View = tuple[str, list[int] | None, list[int] | None]
 
-_NON_ASCII = re.compile(r"[^\x00-\x7f]")
+_NON_ASCII = lazy(r"[^\x00-\x7f]")
 
 # letters rendered like Latin ones in common fonts (a subset of Unicode's confusables that
 # injection kits use); NFKC already folds full-width and mathematical alphanumerics
@@ -62,11 +64,14 @@ _LATIN_SHAPES = dict(
         strict=True,
     )
 )
-_HAS_CONFUSABLE = re.compile("[" + "".join(_CONFUSABLE) + "".join(_LATIN_SHAPES) + "]")
-_WORD = re.compile(r"\w+")
+# letters that render blank (Hangul fillers, the Braille blank): spaces that split no word
+# for a reader, so `ignoreㅤall` reads as two words
+_BLANKS = frozenset("\u115f\u1160\u3164\uffa0\u2800")
+_HAS_CONFUSABLE = lazy("[" + "".join(_CONFUSABLE) + "".join(_LATIN_SHAPES) + "".join(_BLANKS) + "]")
+_WORD = lazy(r"\w+")
 # a combining mark right after an ASCII letter (NFKC composes accents, so what is left is drawn
 # through or under the letter: s̶t̶r̶i̶k̶e̶, u̲n̲d̲e̲r̲)
-_MARK_ON_ASCII = re.compile("[!-~][\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff]")
+_MARK_ON_ASCII = lazy("[!-~][\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff]")
 
 
 def _latin_majority(text: str) -> bool:
@@ -105,7 +110,9 @@ def fold_view(text: str) -> View:
         index.extend(range(last, i))
         ch = text[i]
         norm = unicodedata.normalize("NFKC", ch)
-        if unicodedata.category(ch) == "Mn" and i and text[i - 1].isascii():
+        if ch in _BLANKS or norm in _BLANKS:
+            norm = " "
+        elif unicodedata.category(ch) == "Mn" and i and text[i - 1].isascii():
             norm = ""  # a mark drawn over an ASCII letter (strike-through, underline): noise
         elif (fold_all or i in mixed) and norm in _CONFUSABLE:
             norm = _CONFUSABLE[norm]
@@ -124,12 +131,12 @@ def fold_view(text: str) -> View:
 # encoded prose mixes cases; a long snake_case or lower-case identifier is not worth decoding
 # maximal runs (a run that starts later would have matched from its start): the regexes have
 # no look-behind, so the engine skips ahead to a possible first character
-_B64 = re.compile(r"[A-Za-z0-9+/_-]{16,}={0,2}")
+_B64 = lazy(r"[A-Za-z0-9+/_-]{16,}={0,2}")
 _B64_EDGE = frozenset("+/-_")  # before a run: it continues a longer token (`=` is `key=`)
 _HEX_RUN = frozenset("0123456789abcdefABCDEF")
-_HEX_ESCAPES = re.compile(r"(?:\\x[0-9a-fA-F]{2}){6,}")
+_HEX_ESCAPES = lazy(r"(?:\\x[0-9a-fA-F]{2}){6,}")
 # bytes written one by one, parted by spaces, commas or colons, with or without `0x`
-_HEX_BYTES = re.compile(
+_HEX_BYTES = lazy(
     # one way to read each separator (`[ \t]*(?:[,:][ \t]*)?`): no backtracking between two
     # runs of spaces when a long run fails at its end
     r"(?<![\w-])(?:0[xX])?[0-9a-fA-F]{2}(?:[ \t]*(?:[,:][ \t]*)?(?:0[xX])?[0-9a-fA-F]{2}(?![\w-])){7,}"
@@ -137,31 +144,32 @@ _HEX_BYTES = re.compile(
 # an order written byte by byte has spaces in it: the space's byte, 20, parted from its
 # neighbours, is what a substring search finds cheaply
 _HEX_SPACE = (" 20 ", ",20,", ", 20,", "0x20", ":20:", "\t20\t")
-_U_ESCAPES = re.compile(r"(?:\\u[0-9a-fA-F]{4}|\\u\{[0-9a-fA-F]{1,6}\}|\\U[0-9a-fA-F]{8}){4,}")
-_U_ESCAPE = re.compile(r"\\(?:u\{([0-9a-fA-F]{1,6})\}|u([0-9a-fA-F]{4})|U([0-9a-fA-F]{8}))")
-_OCTAL = re.compile(r"(?:\\[0-3][0-7]{2}){4,}")
-_BINARY = re.compile(r"(?<![\w])[01]{8}(?:[ \t,]?[01]{8}(?![\w])){3,}")
-_ENTITIES = re.compile(r"(?:&#(?:[0-9]{1,7}|[xX][0-9a-fA-F]{1,6});){4,}")
+_U_ESCAPES = lazy(r"(?:\\u[0-9a-fA-F]{4}|\\u\{[0-9a-fA-F]{1,6}\}|\\U[0-9a-fA-F]{8}){4,}")
+_U_ESCAPE = lazy(r"\\(?:u\{([0-9a-fA-F]{1,6})\}|u([0-9a-fA-F]{4})|U([0-9a-fA-F]{8}))")
+_OCTAL = lazy(r"(?:\\[0-3][0-7]{2}){4,}")
+_BINARY = lazy(r"(?<![\w])[01]{8}(?:[ \t,]?[01]{8}(?![\w])){3,}")
+_ENTITIES = lazy(r"(?:&#(?:[0-9]{1,7}|[xX][0-9a-fA-F]{1,6});){4,}")
 _B32_DIGITS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZ234567")
-_PCT_ESCAPE = re.compile(r"%[0-9a-fA-F]{2}")
-_PCT = re.compile(r"(?:[^\s%<>\"'()]*%[0-9a-fA-F]{2}){3,}[^\s%<>\"'()]*")
-_CONCAT = re.compile(r"(?:([\"'])[^\"'\n]{0,80}\1\s*\+\s*)+([\"'])[^\"'\n]{0,80}\2")
+_QP = lazy(r"(?:=[0-9A-Fa-f]{2}){6,}")
+_PCT_ESCAPE = lazy(r"%[0-9a-fA-F]{2}")
+_PCT = lazy(r"(?:[^\s%<>\"'()]*%[0-9a-fA-F]{2}){3,}[^\s%<>\"'()]*")
+_CONCAT = lazy(r"(?:([\"'])[^\"'\n]{0,80}\1\s*\+\s*)+([\"'])[^\"'\n]{0,80}\2")
 _CONCAT_HINT = ("' +", '" +', "'+", '"+')
-_PIECE = re.compile(r"([\"'])([^\"'\n]{0,80})\1")
-_ROT13_HINT = re.compile(r"\brot[\s_-]?13\b|\bcaesar\b", re.I)
+_PIECE = lazy(r"([\"'])([^\"'\n]{0,80})\1")
+_ROT13_HINT = lazy(r"\brot[\s_-]?13\b|\bcaesar\b", re.I)
 # three letters or more ("a l l"): only looked for once a spelled-out verb was seen
-_SPACED = re.compile(r"(?<![^\W_])(?:[^\W_][ ._\-\u00b7]){2,}[^\W_](?![^\W_])")
+_SPACED = lazy(r"(?<![^\W_])(?:[^\W_][ ._\-\u00b7]){2,}[^\W_](?![^\W_])")
 # the first letters of the orders' verbs spelled out: "i g n", "d-i-s", "f.o.r", "o v e", "b y p"
-_SPACED_HINT = re.compile(
+_SPACED_HINT = lazy(
     "|".join(f"{a}[ ._-]{b}[ ._-]{c}" for a, b, c in ("ign", "dis", "for", "ove", "byp"))
 )
-_SPELLED = re.compile(r"[^\W_][._\-\u00b7][^\W_][._\-\u00b7][^\W_]")
-_GLUE = re.compile(r"(?<=[A-Za-z])[ \t]*[_.\-+]+[ \t]*(?=[A-Za-z])|(?<=[a-z])(?=[A-Z])")
+_SPELLED = lazy(r"[^\W_][._\-\u00b7][^\W_][._\-\u00b7][^\W_]")
+_GLUE = lazy(r"(?<=[A-Za-z])[ \t]*[_.\-+]+[ \t]*(?=[A-Za-z])|(?<=[a-z])(?=[A-Z])")
 _VERBS = ("ignor", "disregard", "forget", "overrid", "bypass")
 # words joined by punctuation (`ignore_all`, `ignore.all`, `ignore + all`) or case: each text
 # position is read once, a regex that looked for the verb inside every word would read it again
-_TOKEN = re.compile(r"[A-Za-z]+(?:[ \t]*[_.\-+]+[ \t]*[A-Za-z]+)*")
-_GLUE_MARK = re.compile(r"[_.\-+]|[a-z][A-Z]")
+_TOKEN = lazy(r"[A-Za-z]+(?:[ \t]*[_.\-+]+[ \t]*[A-Za-z]+)*")
+_GLUE_MARK = lazy(r"[_.\-+]|[a-z][A-Z]")
 
 
 def _glued_tokens(view: str, low: str) -> Iterator[re.Match[str]]:
@@ -287,7 +295,17 @@ def _decode_b32(run: str) -> str | None:
 
 def _decode_pct(run: str) -> str | None:
     text = unquote_plus(run)  # for matching only: a `+` in a query string is a space
+    for _ in range(2):  # encoded twice (`%2569` is `%69` is `i`): decoded until it holds still
+        again = unquote_plus(text)
+        if again == text:
+            break
+        text = again
     return text if text != run else None
+
+
+def _decode_qp(run: str) -> str | None:
+    """Quoted-printable (`=69=67=6E`), the encoding of mail bodies."""
+    return _readable(bytes(int(run[i + 1 : i + 3], 16) for i in range(0, len(run), 3)))
 
 
 def _concat(run: str) -> str | None:
@@ -343,7 +361,7 @@ def _decoded(view: str, low: str) -> View | None:
         text = _decode_hex(run) if _HEX_RUN.issuperset(run) else _decode_b64(run)
         if text is not None:
             subs.append((m.start(), m.end(), f" {text} "))
-    decoders: list[tuple[re.Pattern[str], Callable[[str], str | None]]] = []
+    decoders: list[tuple[LazyPattern, Callable[[str], str | None]]] = []
     if any(h in low for h in _HEX_SPACE):
         decoders.append((_HEX_BYTES, _decode_hex_bytes))
     if "&#" in view:
@@ -356,6 +374,8 @@ def _decoded(view: str, low: str) -> View | None:
         decoders.append((_HEX_ESCAPES, _decode_hex))
     if "\\u" in low:
         decoders.append((_U_ESCAPES, _decode_u))
+    if "=" in view:
+        decoders.append((_QP, _decode_qp))
     if "%" in view and _three(_PCT_ESCAPE.finditer(view)):
         decoders.append((_PCT, _decode_pct))
     for pattern, decode in decoders:

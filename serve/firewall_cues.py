@@ -1,0 +1,663 @@
+"""Orders to a model recognised by what they are made of, not by how they are phrased.
+
+The rules (`firewall_rules`) know phrasings; an attacker writes new ones. Every order to a model
+is still built from a few kinds of parts, in any language: it speaks to the model ("AI agents:",
+"the assistant must", "when you read this"), it drops the model's instructions (a verb of
+ignoring + a word for instructions + which ones), it moves secrets (a credential + a verb of
+sending + a destination), it runs code of a dangerous shape, it asks for secrecy ("without
+asking", "don't mention it"), it gives the model a persona, or it poses as the system or a
+tool. One part alone is developer prose ("ignore previous build artifacts", "send the token in
+a header", "the agent loop stops after ten steps"); several in one sentence are an order.
+
+So each sentence (of the folded view, or of a decoded one) gets a score: the weights of the cue
+classes it holds, each counted once, plus half the weight of a secret or destination named in
+another sentence of the same text (a numbered list reads the secret in step 1 and sends "it" in
+step 3). A sentence that reaches `THRESHOLD` and holds an act (or speaks to the model) is
+removed whole. A sentence that describes attacks ("attackers may try to...", "for example")
+and does not speak to the model loses `DESCRIBED`.
+
+Words are matched after lower-casing, per token: English words whole (a commit says "merging",
+an order says "merge"), other languages by stem; scripts written without spaces by substring.
+Shapes (URLs, secret paths, dangerous shell, role tags) are small regexes tried only when a
+character they need is in the text.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from .firewall_lexicon import lazy
+
+THRESHOLD = 3.0
+DESCRIBED = 2.0
+
+# class -> weight; each class counts once per sentence
+WEIGHTS = {
+    "address": 2.0,  # the model spoken to, or told what it must do
+    "override": 1.0,  # ignore / forget / bypass
+    "orders": 1.0,  # instructions, prompt, rules
+    "which": 0.5,  # previous, above, all, the system's
+    "secret": 1.0,  # credentials, keys, tokens
+    "send": 1.0,  # send, upload, post
+    "dest": 1.0,  # a URL, an address, "the attacker"
+    "reveal": 0.5,  # print, show, output
+    "shell": 2.5,  # a dangerous command by its shape
+    "you": 0.5,  # the reader as "you"
+    "secrecy": 1.5,  # without asking, don't tell, quietly
+    "persona": 2.0,  # pretend, act as, no restrictions
+    "authority": 1.0,  # system, operator, tool output posing as such
+    "grant": 1.0,  # approve, merge, grant, disable checks
+    "must": 0.5,  # an obligation
+    "exec": 0.5,  # run, execute
+    "named": 0.5,  # a model named, not spoken to
+    "complete": 0.5,  # a verb of ignoring with a word for orders as its object
+    "install": -1.0,  # an installation step: docs show download-and-run lines
+    "disguised": 1.5,  # written in look-alike letters or encoded: honest text is not
+    "turn": 2.0,  # the text of a chat turn a role tag opened (`<|im_start|>user`)
+    "leak": 1.0,  # a link or image whose URL is a slot for a secret
+}
+# classes that make a sentence an act (with "address", which makes it an order to the model)
+ACTS = frozenset({"override", "send", "reveal", "shell", "secrecy", "persona", "grant", "exec"})
+
+_W = {
+    "address": """assistant assistants agent agents llm llms chatgpt copilot claude gpt gemini
+        chatbot ai ki ia ии""",
+    "override": """ignore disregard forget override bypass discard overrule circumvent
+        neglect""",
+    "orders": """instructions instruction prompt prompts guidelines guardrails directives
+        directive policies policy restrictions constraints programming safeguards filters
+        rules orders""",
+    "which": """previous prior above earlier preceding original initial all any every system
+        existing former alle toutes todas todos tutte""",
+    "secret": """credentials credential password passwords passwd secret secrets apikey api_key
+        cookie cookies passphrase id_rsa dotenv aws_secret_access_key aws_access_key_id
+        github_token npm_token""",
+    "send": """send post upload transmit forward leak exfiltrate exfil paste
+        publish beacon copy share include embed append attach""",
+    "dest": """webhook pastebin requestbin ngrok gist attacker""",
+    "reveal": """print reveal output show display dump echo cat list repeat recite disclose
+        expose read""",
+    "you": """you your yourself you're youre du dich dein deine deinen vous votre vos tu
+        ton tes usted tus tuo tua você vocês""",
+    "exec": """run execute exec eval""",
+    "secrecy": """secretly quietly silently covertly unnoticed nobody""",
+    "persona": """pretend pretending roleplay role-play jailbreak jailbroken unrestricted
+        unfiltered uncensored persona""",
+    "grant": """approve merge grant granted authorize authorise disable delete deploy""",
+    "must": """must should shall required mandatory""",
+}
+_PHRASES = {
+    "address": """the model,when you read this,when you see this,if you are an,as an ai,
+        ai model,language model,coding agent,ai agent,ai assistant,to the agent,to the assistant,
+        note to,message to,attention ai,hey ai,dear ai""",
+    "override": """do not follow,don't follow,stop following,no longer follow,pay no attention,
+        set aside,throw away,instead of your""",
+    "orders": """system prompt,system message,your task,your job,your goal,your mission""",
+    "secret": """api key,private key,access key,secret key,ssh key,env file,environment variables,
+        env vars,session cookie,auth token,bearer token""",
+    "dest": """the attacker,external server,remote server,this url,this address,this endpoint,
+        the following url,this issue,this pr,this thread,commit message,your reply,your response,
+        your answer,next reply,next response,pr description,public repo,public repository,
+        public gist,a comment""",
+    "reveal": """tell me,give me,show me,send me""",
+    # "email" as a verb; as a noun it is a field ("EMAIL": "foo@example.org")
+    "send": """email the,email it,email them,email your,email all,e-mail the,e-mail it""",
+    "secrecy": """without asking,without confirmation,without confirming,without telling,
+        without review,without approval,without checking,do not tell,don't tell,do not mention,
+        don't mention,do not inform,don't inform,do not ask,don't ask,never mention,never tell,
+        no one notices,nobody notices,nobody will notice,at all costs,no matter what,
+        before anything else,do not report,don't report,keep this secret,keep it secret,
+        not tell the user,not mention this""",
+    "persona": """act as,you are now,you're now,from now on,developer mode,god mode,
+        no restrictions,no rules,no limits,no filters,no guidelines,stay in character,
+        without restrictions,without rules,without limits,without filters,
+        let's play,lets play,play a game,a game where,no longer an,no longer a,you are a root""",
+    "authority": """tool output,tool result,function result,the user has,user has approved,
+        user has authorized,user authorized,user approved,owner has,maintainers have,
+        new instruction,new instructions,updated instructions,high priority,priority override,
+        security team""",
+    "grant": """push directly,straight to production,directly to production,to production,
+        skip the test,skip the security,skip security,skip the review,branch protection,
+        write access,mark as passed,mark as passing,mark it as,mark the,skip the tests,skip tests,
+        skip review,skip the review,force push,push to main,push to master,commit and push,
+        merge it,approve it,approve this,grant access,full access,shell access,admin access,
+        rm -rf,disable the,turn off the,drop table,drop database""",
+    "must": """need to,have to,has to,is required,are required,are instructed,is instructed""",
+}
+
+# other languages, by stem (must start a word); what each stem is
+_STEMS = {
+    "address": """assistent asistente assistente assistant agente agent modell modelo modello
+        modèle модел ассистент агент асистент модел""",
+    "override": """ignorier vergiss vergesst missacht ignorez ignorer ignora ignorar ignorate
+        oublie olvid descart esquec esqueç dimentic negeer vergeet игнорир проигнорир забуд
+        забыть ігнору zignoruj ignoruj zapomnij abaikan lupakan unut yoksay""",
+    "orders": """anweisung instruktion vorgabe richtlinie regeln consigne règle directive
+        instruccion instrucción reglas indicacion instruç regras istruzion regole
+        direttiv instructie regels polece instrukcj zasad инструкци указани правил директив
+        промпт інструкці talimat kural instruksi aturan""",
+    "which": """vorherig bisherig obig früher ursprünglich précédent antérieur anterior previa
+        previo precedent eerder vorige poprzedni предыдущ прежн ранее попередн önceki
+        sebelumnya""",
+    "secret": """passwort kennwort zugangsdat schlüssel geheim identifiant contraseñ credencial
+        clave senha credenciais chave credenzial chiave пароль ключ токен учётн учетн
+        секрет hasło klucz şifre kata sandi""",
+    "send": """senden schick übermittel übertrag hochlad envoie envoy transmet envía
+        envia enviar mande invia inviare carica отправ перешли пошли загруз wyślij prześlij
+        gönder kirim""",
+    "reveal": """zeig ausgeb affiche révèle revele montre muestra revela imprime mostra
+        rivela stampa покажи выведи раскрой покаж pokaż wypisz göster tampilkan""",
+    "you": """ты тебя твой твои вы ваш ваши""",
+    "must": """musst müssen sollst devez doit debes debe devi deve deves должен должны
+        обязан musisz""",
+    "secrecy": """heimlich unbemerkt discrètement secrètement secretamente silenciosamente
+        segretamente тайно незаметно""",
+    "grant": """genehmig approuv fusionn aprueb одобр смерж""",
+}
+# scripts written without spaces (Chinese, Japanese, Korean, Thai): substrings
+_GLUED = (
+    ("address", "ผู้ช่วย"),
+    ("override", "ละเว้น เพิกเฉย ลืม ไม่ต้องสนใจ"),
+    ("orders", "คำสั่ง คำแนะนำ กฎ"),
+    ("which", "ก่อนหน้า ทั้งหมด ข้างต้น"),
+    *{
+        "address": "助手 人工智能 模型 智能体 代理 アシスタント エージェント モデル 에이전트 어시스턴트 모델",
+        "override": "忽略 无视 無視 忽视 忽視 忘记 忘記 忘掉 不要理 别管 不要遵守 忘れ 무시 잊어",
+        "orders": "指令 指示 规则 規則 提示词 提示詞 说明 ルール プロンプト 지시 지침 규칙 프롬프트",
+        "which": "之前 以前 上面 以上 先前 所有 全部 系统 系統 これまで すべて 全て 上記 システム 이전 모든 시스템",
+        "secret": "密码 密碼 密钥 密鑰 凭证 憑證 令牌 秘钥 パスワード 認証情報 秘密鍵 トークン 비밀번호 토큰 자격",
+        "send": "发送 發送 发到 發到 发给 上传 上傳 送信 送って アップロード 보내 전송 업로드",
+        "reveal": "显示 顯示 输出 輸出 打印 泄露 表示して 出力 보여 출력",
+        "you": "你 您 あなた 너 당신",
+        "must": "必须 必須 务必 務必 一定要 しなければ 必ず 해야",
+        "secrecy": "悄悄 偷偷 不要告诉 不要告訴 秘密裏 こっそり 몰래",
+        "persona": "扮演 假装 假裝 ふり 역할",
+        "grant": "批准 合并 合併 承認 マージ 승인 병합",
+    }.items(),
+)
+
+
+def _words(spec: dict[str, str], sep: str | None = None) -> dict[str, frozenset[str]]:
+    out: dict[str, set[str]] = {}
+    for cls, words in spec.items():
+        for w in words.split(sep) if sep else words.split():
+            w = w.strip()
+            if w:
+                out.setdefault(w, set()).add(cls)
+    return {w: frozenset(c) for w, c in out.items()}
+
+
+@dataclass(frozen=True)
+class _Tables:
+    words: dict[str, frozenset[str]]  # English words, whole
+    phrases: dict[str, frozenset[str]]  # two to four words
+    stems: dict[str, frozenset[str]]  # other languages: a word starts with one
+    glued: tuple[tuple[str, str], ...]  # scripts without spaces: (substring, class)
+    stem3: frozenset[str]  # the first three letters of every stem: most words have none
+    stem_lengths: tuple[int, ...]  # longest first
+    phrase_first: frozenset[str]  # the first word of every phrase
+    # first word -> (phrase, its words, its classes)
+    by_first: dict[str, tuple[tuple[str, frozenset[str], frozenset[str]], ...]]
+
+
+@functools.cache
+def _tables() -> _Tables:
+    """Built on the first text that needs them: most served strings never do."""
+    phrases = _words(_PHRASES, ",")
+    stems = _words(_STEMS)
+    return _Tables(
+        words=_words(_W),
+        phrases=phrases,
+        stems=stems,
+        glued=tuple((w, cls) for cls, ws in _GLUED for w in ws.split()),
+        stem3=frozenset(w[:3] for w in stems),
+        stem_lengths=tuple(sorted({len(w) for w in stems}, reverse=True)),
+        phrase_first=frozenset(p.split()[0] for p in phrases),
+        by_first={
+            first: tuple(
+                (p, frozenset(_TOKEN.findall(p)), c)
+                for p, c in phrases.items()
+                if p.split()[0] == first
+            )
+            for first in {p.split()[0] for p in phrases}
+        },
+    )
+
+
+def _stem_classes(tok: str, t: _Tables) -> frozenset[str]:
+    if tok[:3] not in t.stem3:
+        return frozenset()
+    for k in t.stem_lengths:
+        if k <= len(tok):
+            hit = t.stems.get(tok[:k])
+            if hit:
+                return hit
+    return frozenset()
+
+
+_TOKEN = lazy(r"[^\W_]+(?:['’-][^\W_]+)*")
+# where a sentence ends: a stop before a space, a line break, CJK full stops
+_SENTENCE = lazy(
+    r"(?<=[.!?])(?<!\be\.g\.)(?<!\bi\.e\.)(?<!\betc\.)(?<!\bvs\.)(?<!\.\.\.)\s+|\n+|(?<=[。！？])"
+)
+_NO_SPACES = lazy("[\u0e00-\u0e7f\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af\uf900-\ufaff]")
+
+# shapes
+_DEST = lazy(
+    r"(?:https?|ftp)://|\b[\w.+-]{1,64}@[\w-]{1,63}\.[a-z]{2,}\b|\b\d{1,3}(?:\.\d{1,3}){3}\b|"
+    r"\bnc\s+-|/dev/tcp/",
+    re.I,
+)
+_SECRET_SHAPE = lazy(
+    r"~/\.|\$home/\.|\.aws\b|\.ssh\b|\bid_(?:rsa|ed25519|ecdsa)\b|(?<![\w/])\.env\b|\.npmrc|"
+    r"\.pypirc|\.netrc|/etc/(?:passwd|shadow)|\$\{?[a-z0-9_]{0,40}(?:token|secret|key|password|pass)"
+    r"[a-z0-9_]{0,40}\}?|\bprintenv\b|\benv\s*\|",
+    re.I,
+)
+_SHELL = lazy(
+    r"\b(?:curl|wget|iwr|irm)\b[^\n|]{0,200}\|\s*(?:sudo\s+)?(?:ba|z|k|da)?sh\b|"
+    r"\b(?:curl|wget)\b[^\n]{0,200}(?:&&|;)\s*(?:sudo\s+)?(?:ba|z)?sh\s|"
+    r"\b(?:ba|z)?sh\s+-c\s+[\"']?\$\(|"
+    r"\brm\s+-[a-z]*[rf][a-z]*\s+(?:-[a-z]+\s+)?(?:/|~|\$home|\*|\.\s|\.$)|"
+    r"\bbase64\s+(?:-d|--decode|-D)\b[^\n]{0,40}\|\s*(?:ba|z)?sh\b|"
+    r"/dev/tcp/|\bnc\s+(?:-\w+\s+)*-e\b|\bmkfifo\b|"
+    r"\b(?:iex|invoke-expression)\b|\bdownloadstring\b|"
+    r"\beval\s*\(\s*(?:base64|atob|\$\()|"
+    r"\b(?:curl|wget)\b[^\n|]{0,200}\|\s*(?:sudo\s+)?(?:python3?|perl|ruby|node)\b|"
+    r"\b(?:exec|eval)\s*\([^\n]{0,80}(?:urlopen|requests\.get|httpx\.get|fetch)\b|"
+    r"\b(?:ba|z)?sh\s+<\(\s*(?:curl|wget)|\bchmod\s+\+x\b[^\n]{0,80}(?:&&|;)\s*(?:\./|/)",
+    re.I,
+)
+_AUTHORITY_SHAPE = lazy(
+    r"</?\s*(?:system|tool_result|tool_output|function_results?|tool_response|admin|operator|"
+    r"(?:start|end)_of_turn|user|assistant)\b|"
+    r"\[(?:[\w ]{0,20}\s)?(?:system|admin|operator|tool|server|mcp)\s+(?:notice|message|note|"
+    r"update|alert|output|result|response|override)s?\s*\]|<\|[a-z_]+\|>|"
+    r"^\W{0,6}(?:system|operator|admin|instructions?|observation|thought|action)\s*:",
+    re.I | re.M,
+)
+# a role tag that opens a turn: the next sentence is the turn's text
+_TURN = lazy(
+    r"<\|(?:im_start\|>\s*)?(?:system|user|assistant)?|<start_of_turn>|\[inst\]|<<sys>>",
+    re.I,
+)
+# a turn whose text is on the same line: a transcript label or a role tag before the words
+_TURN_HERE = lazy(
+    r"\W{0,6}(?:thought|action|human|user|system|operator)\s*:\s*[^\W\d]|"
+    r"(?:\S{0,40}(?:<\|(?:system|user)\|>|<start_of_turn>(?:user|system)|\[system_prompt\]|"
+    r"\[inst\]|<<sys>>|<system>))\s*[^\W\d]"
+)
+_TURN_LABELS = frozenset(("thought", "action", "human", "user", "system", "operator"))
+_ALPACA = lazy(r"#{1,6}\s*instructions?\s*:?")
+# the model spoken to: a vocative or heading ("Agent:", "Dear assistant,", "AI agents must")
+_NAME = r"(?:ai|llm|assistant|agent|copilot|claude|chatgpt|gpt|bot|model|ki|ia)"
+_ADDRESS_SHAPE = lazy(
+    # a heading or tag naming the model, with the order after the colon ("AI agents: ...",
+    # "<!-- copilot: ...", "(ถึงผู้ช่วย AI: ...")
+    r"(?:^\W{0,6}|[\"'(\[>#*\-]\s*|(?<=\s)|(?:note|message|instructions?|reminder|attention)\s+"
+    r"(?:to|for)\s+(?:the\s+|all\s+|any\s+)?(?:[\w-]+\s+)?)" + _NAME + r"s?"
+    r"(?:\s+(?:agents?|assistants?|models?|reviewers?|readers?|tools?|bots?))?\s*:[ \t]*(?=\S)|"
+    # a vocative: "Dear assistant, ...", "Agent, ..." at the start
+    r"(?:^\W{0,6}|\b(?:hey|dear|attention)\s+(?:the\s+)?(?:[\w-]+\s+)?)" + _NAME + r"\s*,|"
+    # an obligation or a reading put on the model ("the agent must", "AI agents reading this")
+    r"\b(?:ai|llm)\s+(?:agents?|assistants?|models?)\s+(?:must|should|shall|reading\s+this)\b|"
+    r"\b(?:the|any|an?)\s+(?:ai\s+|coding\s+|llm\s+)?(?:agent|assistant|llm|bot)s?\s+"
+    r"(?:must|should|shall|needs?\s+to|has\s+to|is\s+(?:required|instructed|expected)\s+to)\b",
+    re.I | re.M,
+)
+# a link or image whose URL is a slot for a secret: rendering or following it sends the secret
+_LEAK_URL = lazy(
+    # bounded runs: a long URL costs a bounded scan per link, never one per character pair
+    r"(?:\]\(\s*<?|\]:\s*<?|<img\b[^>\n]{0,200}src=[\"']?)(?:https?:)?//[^\s)>\]]{0,600}?"
+    r"(?:\$\{?|\{\{?|<|\[|\$\()\s*[\w.\s-]{0,30}?(?:secret|token|key|pass|cred|env|cookie|session|"
+    r"histor|conversation|prompt|content|data|output)",
+    re.I,
+)
+# what a shape needs in the sentence before its regex is worth trying
+_SECRET_HINTS = ("~/", "$", ".aws", ".ssh", "id_", ".env", ".npmrc", ".pypirc", ".netrc", "/etc/",
+                 "printenv", "env |", "env|")  # fmt: skip
+_SHELL_HINTS = ("curl", "wget", "iwr", "irm", "rm -", "base64", "/dev/tcp", "nc ", "mkfifo", "iex",
+                "invoke-expression", "downloadstring", "os.system", "eval", "exec", "sh ",
+                "chmod")  # fmt: skip
+_MODEL_TOKENS = frozenset(
+    [
+        "ai",
+        "llm",
+        "assistant",
+        "agent",
+        "copilot",
+        "claude",
+        "chatgpt",
+        "gpt",
+        "bot",
+        "model",
+        "ki",
+        "ia",
+        "ais",
+        "llms",
+        "assistants",
+        "agents",
+        "bots",
+        "models",
+    ]
+)
+_HINT_CLASS = {
+    **dict.fromkeys(_SHELL_HINTS, "shell"),
+    **dict.fromkeys(_SECRET_HINTS, "secret"),
+    **dict.fromkeys(("://", "@", "/dev/", "nc "), "dest"),
+    **dict.fromkeys(("](", "]:", "<img"), "send"),
+    **dict.fromkeys(("<", "[", "#"), "authority"),
+}
+# longest first: "<img" before "<"
+_HINTS = lazy("|".join(re.escape(m) for m in sorted(_HINT_CLASS, key=len, reverse=True)))
+_PIECES = lazy(r"['’-]")
+
+
+def _names(tokens: set[str]) -> bool:
+    """Whether a word names a model, alone or as a piece of one (`l'ia`, `ops-bot`)."""
+    return not _MODEL_TOKENS.isdisjoint(tokens) or any(
+        not _MODEL_TOKENS.isdisjoint(_PIECES.split(tok))
+        for tok in tokens
+        if "-" in tok or "'" in tok or "’" in tok
+    )
+
+
+_AUTHORITY_TOKENS = frozenset(
+    [
+        "system",
+        "operator",
+        "admin",
+        "instruction",
+        "instructions",
+        "observation",
+        "thought",
+        "action",
+    ]
+)
+# a sentence about attacks, not one: an example, a detector, a description of what attackers do
+_DESCRIPTION = lazy(
+    r"(?<![./@\w-])(?:attackers?|adversar\w*|malicious|injections?|jailbreaks?|e\.\s?g\.|for\s+example|"
+    r"for\s+instance|such\s+as|examples?|fixtures?|test\s+cases?|detects?|detector|flag(?:s|ged)?|"
+    r"accepts|allows|lets|supports|enables|options?|parameters?|arguments?|"
+    r"blocks?|rejects?|refuses?|refused|declines?|sanitiz\w*|threat|vulnerab\w*|cve-\d+(?:-\d+)?|"
+    r"advisory|payloads?|describ\w*|neutrali[sz]\w*|style|"
+    r"(?:models?|llms?|agents?|assistants?|they)\s+(?:\w+\s+)?(?:ignore|forget|disregard|obey|follow))"
+    r"\b(?![./@-]\w)",
+    re.I,
+)
+
+
+def _classes(sentence: str) -> set[str]:
+    t = _tables()
+    words, phrases = t.words, t.phrases
+    found: set[str] = set()
+    spans = [m.span() for m in _TOKEN.finditer(sentence)]
+    tokens = [sentence[a:b] for a, b in spans]
+    unique = set(tokens)
+    for tok in unique.intersection(words):
+        found |= words[tok]
+    for tok in unique.difference(words):
+        if len(tok) > 3 or not tok.isascii():
+            found |= _stem_classes(tok, t)
+    n = len(tokens)
+    for i, tok in enumerate(tokens):
+        if tok in t.phrase_first and i + 1 < n:
+            gram = tok
+            for j in range(i + 1, min(n, i + 4)):
+                gram += " " + tokens[j]
+                hit = phrases.get(gram)
+                if hit:
+                    found |= hit
+    if _NO_SPACES.search(sentence):
+        for w, cls in t.glued:
+            if w in sentence:
+                found.add(cls)
+    if any(c in sentence for c in (":", "@", "/dev/", "nc ")) and _DEST.search(sentence):
+        found.add("dest")
+    if any(c in sentence for c in _SECRET_HINTS) and _SECRET_SHAPE.search(sentence):
+        found.add("secret")
+    if any(c in sentence for c in _SHELL_HINTS) and _SHELL.search(sentence):
+        found.add("shell")
+    if ("](" in sentence or "]:" in sentence or "<img" in sentence) and _LEAK_URL.search(sentence):
+        found |= {"leak", "send", "dest"}
+    if {"install", "installing", "installer", "setup", "installation"} & set(tokens):
+        found.add("install")
+    if (
+        "override" in found
+        and "orders" in found
+        and (_NO_SPACES.search(sentence) or _object_of_override(sentence, spans, t))
+    ):
+        found.add("complete")
+    names = _names(unique)
+    if (
+        "<" in sentence or "[" in sentence or _AUTHORITY_TOKENS.intersection(tokens)
+    ) and _AUTHORITY_SHAPE.search(sentence):
+        found.add("authority")
+    if names and _ADDRESS_SHAPE.search(sentence):
+        found.add("address")
+    elif "address" in found and not _NO_SPACES.search(sentence):
+        # a model's name in a sentence is prose ("the agent loop stops"); spoken to, it is not
+        found.discard("address")
+        found.add("named")
+    return found
+
+
+_PLAIN = lazy(r"[ \t'’]*")
+
+
+def _object_of_override(sentence: str, spans: list[tuple[int, int]], t: _Tables) -> bool:
+    """A word for orders at most four words after a verb of ignoring, with only spaces between:
+    its object ("ignore all earlier instructions"), not a word further on ("forget previous
+    turns but keep the system message") or across code (`ignore = [...]  # previous rules`)."""
+    tokens = [sentence[a:b] for a, b in spans]
+
+    def classes(i: int) -> frozenset[str]:
+        tok = tokens[i]
+        hit = t.words.get(tok)
+        if hit is None and i + 1 < len(tokens):
+            hit = t.phrases.get(tok + " " + tokens[i + 1])
+        return hit or _stem_classes(tok, t)
+
+    verbs = [i for i in range(len(tokens)) if "override" in classes(i)]
+    return any(
+        "orders" in classes(j)
+        and all(
+            _PLAIN.fullmatch(sentence, spans[k - 1][1], spans[k][0]) for k in range(i + 1, j + 1)
+        )
+        for i in verbs
+        for j in range(i + 1, min(len(tokens), i + 5))
+    )
+
+
+_POINTS_BACK = lazy(
+    r"\b(?:send|post|upload|paste|include|put|append|forward|share|copy|add|write|embed|attach|"
+    r"leak|publish|e-?mail)\s+(?:it|them|those|these|what\s+it\s+says)\b"
+)
+
+
+def _score(found: set[str], context: set[str], sentence: str) -> float:
+    score = sum(WEIGHTS[c] for c in found if c in WEIGHTS)
+    if "shell" in found:
+        score -= WEIGHTS["dest"] * ("dest" in found)  # the URL the command downloads
+        context = context - {"dest"}
+    score += sum(
+        WEIGHTS[c] / 2 for c in ("secret", "dest", "authority") if c in context and c not in found
+    )
+    if "secret" in context and "secret" not in found and _POINTS_BACK.search(sentence):
+        score += WEIGHTS["secret"] / 2  # "post it", "paste them": the secret of another step
+    if score >= THRESHOLD and "address" not in found and _DESCRIPTION.search(sentence):
+        score -= DESCRIBED
+    return score
+
+
+def sentences(view: str) -> list[tuple[int, int]]:
+    """(start, end) of every sentence of `view`, white space trimmed."""
+    out = []
+    pos = 0
+    for m in _SENTENCE.finditer(view):
+        out.append((pos, m.start()))
+        pos = m.end()
+    out.append((pos, len(view)))
+    spans = []
+    for a, b in out:
+        while a < b and view[a].isspace():
+            a += 1
+        while b > a and view[b - 1].isspace():
+            b -= 1
+        if b > a:
+            spans.append((a, b))
+    return spans
+
+
+def _core(found: set[str]) -> bool:
+    """Two parts that make an order between them; weak cues alone never remove a sentence."""
+    act = bool(found & ACTS - {"secrecy"})
+    reader = bool(found & {"you", "address", "named"})
+    return (
+        ("address" in found and (act or "orders" in found or "secret" in found))
+        or ("override" in found and "complete" in found)  # its object is the orders
+        or ("secret" in found and "send" in found and "dest" in found)
+        or ("secret" in found and "reveal" in found and (reader or "dest" in found))
+        or ("orders" in found and "reveal" in found and "you" in found)  # "print your prompt"
+        or "leak" in found
+        or ("shell" in found and bool(found & _SHELL_WITH))
+        or ("persona" in found and reader)
+        or (act and bool(found & {"secrecy", "authority", "disguised", "turn"}))
+    )
+
+
+# a dangerous command is an order with one of these; alone it is what install docs show
+_SHELL_WITH = frozenset(
+    {"exec", "you", "must", "address", "secrecy", "authority", "turn", "disguised", "secret"}
+)
+
+
+# a closed quotation or code span (an apostrophe inside a word opens none)
+_QUOTED = lazy(r"(?<!\w)'[^'\n]{1,200}'(?!\w)|\"[^\"\n]{1,200}\"|“[^”\n]{1,200}”|`[^`\n]{1,200}`")
+
+
+def _unquoted(sentence: str) -> str:
+    """`sentence` with what it quotes blanked, when it describes attacks: an advisory quoting
+    "ignore previous instructions" gives no order."""
+    if not any(q in sentence for q in "'\"“`"):
+        return sentence
+    blank = _QUOTED.sub(lambda m: " " * len(m.group()), sentence)
+    return blank if blank != sentence and _DESCRIPTION.search(blank) else sentence
+
+
+def _parts(
+    low: str, disguised: Callable[[int, int], bool] | None
+) -> list[tuple[int, int, set[str]]]:
+    parts = []
+    turn = False
+    alpaca = "### response" in low  # the instruction template: `### Instruction:` opens a turn
+    for a, b in sentences(low):
+        found = _classes(_unquoted(low[a:b]))
+        if turn or _TURN_HERE.match(low, a, b):
+            found.add("turn")  # the text of a turn a role tag or a transcript label opened
+        turn = (any(c in low[a:b] for c in "<[") and _TURN.search(low, a, b) is not None) or (
+            alpaca and _ALPACA.fullmatch(low, a, b) is not None
+        )
+        if disguised is not None and disguised(a, b):
+            found.add("disguised")
+        parts.append((a, b, found))
+    return parts
+
+
+# punctuation as spaces (apostrophes and hyphens stay: "you're", "role-play"): `str.split` then
+# gives the words of a long text several times faster than a regex
+_PUNCTUATION = str.maketrans(
+    dict.fromkeys(
+        '!"#$%&()*+,./:;<=>?@[\\]^_`{|}~\u201c\u201d\u2018\u00ab\u00bb\u2014\u2013\u2026'
+        "\uff0c\u3002\uff01\uff1f\uff1a\uff1b\u300c\u300d\u300e\u300f\uff08\uff09\u3010"
+        "\u3011\u3001"
+        # invisible characters, should a text reach here with them
+        "\u200b\u200c\u200d\u200e\u200f\u2060\u2066\u2067\u2068\u2069\u202a\u202b\u202c"
+        "\u202d\u202e\ufeff\xa0",
+        " ",
+    )
+)
+
+
+def _possible(low: str) -> set[str]:
+    """More than the classes the sentences of `low` hold between them, found in one pass over
+    its distinct words and a look for the characters each shape needs: when no sentence could
+    reach `_core` with all of them, none is classified."""
+    t = _tables()
+    unique = set(low.translate(_PUNCTUATION).split())
+    unique |= {w.strip("'’-") for w in unique if w[0] in "'’-" or w[-1] in "'’-"}
+    found: set[str] = set()
+    for tok in unique.intersection(t.words):
+        found |= t.words[tok]
+    if not t.stem3.isdisjoint({w[:3] for w in unique}):
+        for tok in unique.difference(t.words):
+            if len(tok) > 3 or not tok.isascii():
+                found |= _stem_classes(tok, t)
+    for first in unique.intersection(t.by_first):
+        for phrase, words, classes in t.by_first[first]:
+            if words <= unique and phrase in low:
+                found |= classes
+    if _NO_SPACES.search(low):
+        found.update(cls for w, cls in t.glued if w in low)
+    found.update(_HINT_CLASS[m] for m in set(_HINTS.findall(low)))
+    if _names(unique):
+        found.add("address")
+    if _AUTHORITY_TOKENS & unique:
+        found.add("authority")
+    if "<" in low or "[" in low or "### response" in low or not _TURN_LABELS.isdisjoint(unique):
+        found.add("turn")
+    if "override" in found and "orders" in found:
+        found.add("complete")  # whether the one is the other's object is the sentence's to say
+    return found
+
+
+def cue_spans(
+    low: str, disguised: Callable[[int, int], bool] | None = None
+) -> list[tuple[int, int]]:
+    """Spans of the sentences of `low` (a lower-cased view) whose cues add up to an order;
+    `disguised(start, end)` says whether a span was written in look-alike letters or encoded."""
+    possible = _possible(low)
+    if disguised is not None:
+        possible.add("disguised")
+    if not _core(possible):
+        return []  # the common case: nothing in the text could make an order
+    parts = _parts(low, disguised)
+    out = []
+    everything = set().union(*(found for _, _, found in parts))
+    for a, b, found in parts:
+        context: set[str] = set()
+        if "secret" in everything and "secret" not in found:
+            for _, _, other in parts:
+                if other is not found:
+                    context |= other
+        # "post it to ...": the secret another step named is this one's object
+        points_back = "secret" in context and _POINTS_BACK.search(low, a, b) is not None
+        if not _core(found | {"secret"} if points_back else found):
+            continue
+        if not context:
+            for _, _, other in parts:
+                if other is not found:
+                    context |= other
+        if _score(found, context, low[a:b]) >= THRESHOLD:
+            out.append((a, b))
+    return out
+
+
+def explain(text: str) -> list[tuple[str, list[str], float]]:
+    """Each sentence of `text` with its cue classes and score: for tuning and for tests."""
+    low = text.lower()
+    parts = _parts(low, None)
+    out = []
+    for a, b, found in parts:
+        context: set[str] = set()
+        for _, _, other in parts:
+            if other is not found:
+                context |= other
+        out.append((text[a:b], sorted(found), _score(found, context, low[a:b])))
+    return out
+
+
+__all__ = ["ACTS", "THRESHOLD", "WEIGHTS", "cue_spans", "explain", "sentences"]
