@@ -78,7 +78,8 @@ class IndexMemories:
     def embedder(self) -> Embedder | None:
         if not self.rows or not self.gen.has("embedder"):
             return None
-        return Embedder.load(self.gen.file("embedder"))
+        gen = self.gen
+        return gen.derived("embedder", lambda: Embedder.load(gen.file("embedder")))
 
     @cached_property
     def vectors(self) -> VectorIndex | None:

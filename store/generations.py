@@ -30,10 +30,9 @@ import shutil
 import stat
 import threading
 import weakref
-from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from .errors import IndexCorrupt, IndexMissing, InputError
 from .lock import FileLock
@@ -43,7 +42,11 @@ from .private import private_dir, tighten_tree, write_private
 # Arrow (and numpy under it, a tenth of a second) is imported by the calls that read or write a
 # table, not here: the MCP server builds a `Store` before it answers `initialize`
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     import pyarrow as pa
+
+_T = TypeVar("_T")
 
 GEN_RE = re.compile(r"^gen-(\d{6,})$")
 # The store's own .gitignore ignores itself too, so an indexed repository's `git status` stays
@@ -166,6 +169,7 @@ class Generation:
         self._key: tuple[str, int, int, int] | None = None
         self._columns: dict[str, _KeptColumns] | None = None  # artifact -> its columns read
         self._columns_lock = threading.Lock()
+        self._derived: dict[str, Any] = {}
 
     def share(self) -> Generation:
         """Keep the columns read from now on, and hand this instance to later `open`s of the
@@ -176,6 +180,15 @@ class Generation:
             with _SHARED_LOCK:
                 _SHARED[self._key] = self
         return self
+
+    def derived(self, key: str, build: Callable[[], _T]) -> _T:
+        """A value built from this generation's files alone (its query embedder), once per
+        instance: search and the memory book's recall share one."""
+        if key not in self._derived:
+            got = build()
+            with self._columns_lock:
+                self._derived.setdefault(key, got)
+        return self._derived[key]  # type: ignore[no-any-return]
 
     @classmethod
     def open(cls, path: Path) -> Generation:
@@ -543,6 +556,8 @@ class GenerationWriter:
                 files.append(f)
         # concurrent syncs share the file system's journal commits (several times faster than
         # one after the other on ext4); every one has returned before the rename below
+        from concurrent.futures import ThreadPoolExecutor  # a writer's: readers never sync
+
         with ThreadPoolExecutor(max_workers=SYNC_THREADS) as pool:
             list(pool.map(_fsync_file, files))
             list(pool.map(_fsync_dir, folders))
