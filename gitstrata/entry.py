@@ -287,6 +287,11 @@ def main() -> None:
         _signal.signal(_signal.SIGTERM, _terminate)
     except ValueError:  # not the main thread (an embedding host): keep its handler
         pass
+    if _PROGRAM:
+        # pydantic looks for plugins among the entry points of every installed distribution
+        # when it builds its first validator (tens of ms of a one-shot command on a full
+        # environment); the command line's models have none. A value the user set is kept.
+        os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
     argv = sys.argv[1:]
     problem = bad_argument(argv)
     if problem is not None:

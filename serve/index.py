@@ -278,7 +278,8 @@ class _Messages(_GroupedView[str]):
 
 class ServeIndex:
     def __init__(self, gen: Generation) -> None:
-        self.gen = gen
+        # shared: the memory book's own opens of this generation read the same columns
+        self.gen = gen.share()
         self.name = gen.name
         self.manifest = gen.manifest
         self._reasons: dict[tuple[str, int], str] = {}

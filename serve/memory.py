@@ -810,6 +810,7 @@ def index_embedder(store_root: Path) -> Callable[[str], Any] | None:
         gen = Store(Path(store_root)).live()
         if gen is None or not gen.has("embedder"):
             return None
-        return Embedder.load(gen.path / gen.info("embedder").file).embed_query
+        # the live generation is the engine's when one serves it: its embedder is search's
+        return gen.derived("embedder", lambda: Embedder.load(gen.file("embedder"))).embed_query
     except GitstrataError:
         return None

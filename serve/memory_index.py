@@ -78,7 +78,8 @@ class IndexMemories:
     def embedder(self) -> Embedder | None:
         if not self.rows or not self.gen.has("embedder"):
             return None
-        return Embedder.load(self.gen.file("embedder"))
+        gen = self.gen
+        return gen.derived("embedder", lambda: Embedder.load(gen.file("embedder")))
 
     @cached_property
     def vectors(self) -> VectorIndex | None:
@@ -105,7 +106,10 @@ def _memory_documents(gen: Generation) -> list[tuple[Any, ...]]:
         leaves = [meta.schema.column(i).path for i in range(meta.num_columns)]
         at = leaves.index("kind") if "kind" in leaves else -1
         groups = [g for g in range(meta.num_row_groups) if _may_hold(meta.row_group(g), at)]
-        t = pf.read_row_groups(groups, columns=names)
+        # every group: the generation's columns, which search's texts share (read once)
+        t = None if len(groups) == meta.num_row_groups else pf.read_row_groups(groups, names)
+    if t is None:
+        t = gen.table("documents", columns=names)
     cols = [t.column(c).to_pylist() for c in names]
     return [row[:4] for row in zip(*cols, strict=True) if row[4] == KIND]
 

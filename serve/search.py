@@ -157,7 +157,8 @@ class Searcher:
     @cached_property
     def embedder(self) -> Embedder:
         # the state's large arrays come back as plain views of mapped pages (`store/lsa.py`)
-        return Embedder.load(self.gen.file("embedder"))
+        gen = self.gen  # one per generation: the memory book's recall embeds with it too
+        return gen.derived("embedder", lambda: Embedder.load(gen.file("embedder")))
 
     def embed_query(self, text: str) -> np.ndarray:
         """The query's served vector; one request embeds the same text several times (search,

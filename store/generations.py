@@ -29,10 +29,10 @@ import re
 import shutil
 import stat
 import threading
-from concurrent.futures import ThreadPoolExecutor
+import weakref
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from .errors import IndexCorrupt, IndexMissing, InputError
 from .lock import FileLock
@@ -42,7 +42,11 @@ from .private import private_dir, tighten_tree, write_private
 # Arrow (and numpy under it, a tenth of a second) is imported by the calls that read or write a
 # table, not here: the MCP server builds a `Store` before it answers `initialize`
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     import pyarrow as pa
+
+_T = TypeVar("_T")
 
 GEN_RE = re.compile(r"^gen-(\d{6,})$")
 # The store's own .gitignore ignores itself too, so an indexed repository's `git status` stays
@@ -83,6 +87,11 @@ _STALE_RE = re.compile(r"^(?:\.tmp-gen-\d{6,}-|\.CURRENT\.)(\d+)$")
 # generation path -> (stat signature, problems): the verdict of this process's last check
 _VERDICTS: dict[str, tuple[str, dict[str, str]]] = {}
 _VERDICTS_LOCK = threading.Lock()
+# (generation path, manifest size, mtime, inode) -> the shared instance, while one is served
+_SHARED: weakref.WeakValueDictionary[tuple[str, int, int, int], Generation] = (
+    weakref.WeakValueDictionary()
+)
+_SHARED_LOCK = threading.Lock()
 
 
 def sha256_file(path: Path) -> str:
@@ -134,19 +143,68 @@ def _fsync_dir(path: Path) -> None:
         os.close(fd)
 
 
+class _KeptColumns:
+    """The columns of one Parquet file read so far, while the file has this size, mtime and
+    inode; `names`: the file's columns, once read."""
+
+    def __init__(self, stamp: tuple[int, int, int]) -> None:
+        self.stamp = stamp
+        self.names: list[str] | None = None
+        self.columns: dict[str, tuple[Any, Any]] = {}  # name -> (pa.Field, pa.ChunkedArray)
+
+
 class Generation:
-    """A published, read-only generation folder."""
+    """A published, read-only generation folder.
+
+    A served generation is `share()`d: opening its folder again in the same process (the memory
+    book's staleness check, the memory documents) returns the same instance while it lives, and
+    its Parquet columns are read once per process whoever asks for them (a request of a one-shot
+    process reads `commits.message` or `symbols.code` from three places). Any other instance
+    reads its files on every call, so the indexer holds no more than it asks for."""
 
     def __init__(self, path: Path, manifest: Manifest) -> None:
         self.path = path
         self.manifest = manifest
         self.name = path.name
+        self._key: tuple[str, int, int, int] | None = None
+        self._columns: dict[str, _KeptColumns] | None = None  # artifact -> its columns read
+        self._columns_lock = threading.Lock()
+        self._derived: dict[str, Any] = {}
+
+    def share(self) -> Generation:
+        """Keep the columns read from now on, and hand this instance to later `open`s of the
+        same folder (with the same manifest file) in this process."""
+        if self._columns is None:
+            self._columns = {}
+        if self._key is not None:
+            with _SHARED_LOCK:
+                _SHARED[self._key] = self
+        return self
+
+    def derived(self, key: str, build: Callable[[], _T]) -> _T:
+        """A value built from this generation's files alone (its query embedder), once per
+        instance: search and the memory book's recall share one."""
+        if key not in self._derived:
+            got = build()
+            with self._columns_lock:
+                self._derived.setdefault(key, got)
+        return self._derived[key]  # type: ignore[no-any-return]
 
     @classmethod
     def open(cls, path: Path) -> Generation:
         mpath = path / "manifest.json"
-        if not mpath.exists():
-            raise IndexCorrupt(f"{mpath}: missing manifest", hint=f"run `{REBUILD}`")
+        try:
+            st = mpath.stat()
+        except FileNotFoundError:
+            raise IndexCorrupt(f"{mpath}: missing manifest", hint=f"run `{REBUILD}`") from None
+        except OSError:
+            st = None
+        key = (str(path), st.st_size, st.st_mtime_ns, st.st_ino) if st is not None else None
+        if key is not None:
+            with _SHARED_LOCK:
+                shared = _SHARED.get(key)
+            if shared is not None:
+                return shared
         try:
             raw = json.loads(mpath.read_text(encoding="utf-8"))
         except (OSError, ValueError) as exc:
@@ -167,7 +225,9 @@ class Generation:
             raise IndexCorrupt(
                 f"{mpath}: invalid manifest ({exc})", hint=f"run `{REBUILD}`"
             ) from None
-        return cls(path, manifest)
+        gen = cls(path, manifest)
+        gen._key = key
+        return gen
 
     def has(self, name: str) -> bool:
         return self.manifest.output(name) is not None
@@ -209,7 +269,9 @@ class Generation:
         path = self.file(name, check=check)
         spec = artifact(name)
         try:
-            if spec.format == "parquet":
+            if spec.format == "parquet" and self._columns is not None:
+                table = self._kept_columns(name, path, columns)
+            elif spec.format == "parquet":
                 # one file's reader: `read_table` imports pyarrow.dataset, tens of ms in a
                 # one-shot process; it is kept for a column the file lacks, which it reports
                 with pq.ParquetFile(path) as pf:
@@ -241,6 +303,34 @@ class Generation:
                 ) from None
         return table
 
+    def _kept_columns(self, name: str, path: Path, columns: list[str] | None) -> pa.Table:
+        """`columns` of Parquet artifact `name` (every column when None), each read from the
+        file once while the file is the same (size, mtime and inode)."""
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        assert self._columns is not None
+        st = path.stat()
+        stamp = (st.st_size, st.st_mtime_ns, st.st_ino)
+        with self._columns_lock:
+            kept = self._columns.get(name)
+            if kept is None or kept.stamp != stamp:
+                kept = self._columns[name] = _KeptColumns(stamp)
+        want = columns if columns is not None else kept.names
+        if want is None or any(c not in kept.columns for c in want):
+            with pq.ParquetFile(path) as pf:
+                names = pf.schema_arrow.names
+                if columns is not None and not set(columns) <= set(names):
+                    return pq.read_table(path, columns=columns)  # it names the missing column
+                want = columns if columns is not None else names
+                read = pf.read(columns=[c for c in want if c not in kept.columns])
+            with self._columns_lock:
+                kept.names = names
+                for field, column in zip(read.schema, read.columns, strict=True):
+                    kept.columns.setdefault(field.name, (field, column))
+        pairs = [kept.columns[c] for c in want]
+        return pa.Table.from_arrays([c for _, c in pairs], schema=pa.schema([f for f, _ in pairs]))
+
     def verify(self) -> list[str]:
         """Every problem found checking all outputs' sha256 (empty when sound)."""
         return list(self._hash_check().values())
@@ -264,19 +354,21 @@ class Generation:
         h = hashlib.sha256()
         for _, rec in sorted(self.manifest.stages.items()):
             for name in sorted(rec.outputs):
-                top = self.path / rec.outputs[name].file
+                top = str(self.path / rec.outputs[name].file)
                 h.update(name.encode() + b"\0")
                 try:
-                    files = sorted(top.rglob("*")) if top.is_dir() else [top]
+                    folder = stat.S_ISDIR(os.stat(top).st_mode)
                 except OSError:
-                    files = [top]
-                for f in files:
+                    folder = False
+                # a folder's entries (not itself), sorted by their relative path's parts
+                files = _tree(top) if folder else [((), top)]
+                for parts, f in files:
                     try:
-                        st = f.lstat()
+                        st = os.lstat(f)
                     except OSError:
                         h.update(b"missing\n")
                         continue
-                    rel = f.relative_to(top).as_posix() if f != top else ""
+                    rel = "/".join(parts)
                     h.update(
                         f"{rel}|{stat.S_IFMT(st.st_mode)}|{st.st_size}|{st.st_mtime_ns}|"
                         f"{st.st_ino}\n".encode()
@@ -309,6 +401,32 @@ class Generation:
             more = f" (and {len(found) - 1} more damaged)" if len(found) > 1 else ""
             first = next(iter(found.values()))
             raise IndexCorrupt(f"generation {self.name} is damaged: {first}{more}", hint=REPAIR)
+
+
+def _tree(top: str) -> list[tuple[tuple[str, ...], str]]:
+    """Every entry under folder `top` as (parts of its relative path, path), sorted by parts:
+    what `sorted(Path(top).rglob("*"))` lists (links to folders are not followed), without a
+    `Path` per entry (a one-shot process checks its generation's folders on each open)."""
+    out: list[tuple[tuple[str, ...], str]] = []
+
+    def walk(folder: str, parts: tuple[str, ...]) -> None:
+        try:
+            entries = list(os.scandir(folder))
+        except OSError:
+            return
+        for e in entries:
+            here = (*parts, e.name)
+            out.append((here, e.path))
+            try:
+                deeper = e.is_dir() and not e.is_symlink()
+            except OSError:
+                deeper = False
+            if deeper:
+                walk(e.path, here)
+
+    walk(top, ())
+    out.sort()
+    return out
 
 
 def _read_verified(folder: Path) -> str | None:
@@ -438,6 +556,8 @@ class GenerationWriter:
                 files.append(f)
         # concurrent syncs share the file system's journal commits (several times faster than
         # one after the other on ext4); every one has returned before the rename below
+        from concurrent.futures import ThreadPoolExecutor  # a writer's: readers never sync
+
         with ThreadPoolExecutor(max_workers=SYNC_THREADS) as pool:
             list(pool.map(_fsync_file, files))
             list(pool.map(_fsync_dir, folders))

@@ -233,3 +233,44 @@ def test_reading_a_table_does_not_import_the_dataset_layer(tmp_path: Path) -> No
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def _data_address(table: pa.Table, column: str) -> int:
+    """Where the column's characters are in memory: the same array, or a copy read again."""
+    return int(table.column(column).chunk(0).buffers()[2].address)
+
+
+def test_a_shared_generation_reads_each_column_once_and_is_the_one_reopened(
+    tmp_path: Path,
+) -> None:
+    store = Store(tmp_path / ".strata")
+    _publish(store, 4)
+    plain = store.require_live()
+    assert store.require_live() is not plain  # not shared: every open is its own
+    gen = store.require_live().share()
+    assert store.require_live() is gen  # the memory book's open gets the served instance
+    first = gen.table("files", columns=["blob", "path"])
+    # the cached columns are the very arrays read before; a new column is read from the file
+    both = gen.table("files", columns=["path", "size"])
+    assert _data_address(both, "path") == _data_address(first, "path")
+    assert both.to_pylist() == _files_table(4).select(["path", "size"]).to_pylist()
+    whole = gen.table("files")
+    assert whole.schema.names == _files_table(4).schema.names
+    assert whole.to_pylist() == _files_table(4).to_pylist() == plain.table("files").to_pylist()
+    with pytest.raises(IndexCorrupt, match="files.parquet: unreadable"):
+        gen.table("files", columns=["path", "no_such_column"])
+    # a file rewritten in place (another size, mtime or inode) is read again
+    path = gen.file("files")
+    shutil.copyfile(path, tmp_path / "copy.parquet")
+    path.unlink()
+    shutil.copyfile(tmp_path / "copy.parquet", path)
+    assert _data_address(gen.table("files", columns=["path"]), "path") != _data_address(
+        first, "path"
+    )
+    assert gen.table("files", columns=["path"]).to_pylist() == first.select(["path"]).to_pylist()
+    # a new manifest (a rebuilt generation of the same name) is a new instance
+    del plain, gen, first, both, whole
+    import gc
+
+    gc.collect()
+    assert store.require_live() is not store.require_live()
