@@ -6,8 +6,11 @@ obtained cheapest first: from the cache, derived from the other side of the chan
 (`spans.derive`), spliced (only the touched regions parsed, `spans.splice`), or read and parsed
 whole with the same chunker as the `chunk` stage. Non-code files are never read. The bytes a
 splice or a parse needs are rebuilt from a neighbouring version in memory and the hunks when
-possible (checked against the blob id), else read through `cat-file`. With `full_parse` every
-needed version is parsed whole: the reference the other paths must equal.
+possible (checked against the blob id), else read through `cat-file`. Tree-sitter parses a
+file's next whole version, or the next text of a splice region (named by its first top-level
+symbol), incrementally from the last tree of the same file or region (`treesitter.parse_tree`'s
+slot): the tree, and so the symbols, are those of a fresh parse. With `full_parse` every needed
+version is parsed whole: the reference the other paths must equal.
 """
 
 from __future__ import annotations
