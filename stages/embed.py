@@ -126,10 +126,14 @@ def document_keys(documents: pa.Table) -> np.ndarray:
 def vectors_table(doc_ids: list[str] | pa.ChunkedArray, vectors: np.ndarray) -> pa.Table:
     n, d = vectors.shape
     flat = pa.array(np.ascontiguousarray(vectors, dtype=np.float16).reshape(-1))
-    ids = doc_ids.cast(pa.string()) if isinstance(doc_ids, pa.ChunkedArray) else doc_ids
+    ids = (
+        doc_ids.cast(pa.string())
+        if isinstance(doc_ids, pa.ChunkedArray)
+        else pa.array(doc_ids, pa.string())
+    )
     table = pa.table(
         {
-            "doc_id": ids if isinstance(ids, pa.ChunkedArray) else pa.array(ids, pa.string()),
+            "doc_id": ids,
             "vector": pa.FixedSizeListArray.from_arrays(flat, d),
         }
     )
@@ -238,7 +242,7 @@ def _transform_new(
     document it already embedded (same id and content hash), a transform for the others.
 
     The rows stay float16, the artifact's precision: a reused row is copied as stored (widening
-    it to float32 and back is exact, and costs most of a refresh's embed time)."""
+    it to float32 and back is exact, so it only cost time)."""
     n, dim = documents.num_rows, embedder.full_dim
     source = np.full(n, -1, np.int64)  # row of the previous vectors, or -1
     old_vectors = None
