@@ -123,12 +123,17 @@ def document_keys(documents: pa.Table) -> np.ndarray:
     )
 
 
-def vectors_table(doc_ids: list[str], vectors: np.ndarray) -> pa.Table:
+def vectors_table(doc_ids: list[str] | pa.ChunkedArray, vectors: np.ndarray) -> pa.Table:
     n, d = vectors.shape
     flat = pa.array(np.ascontiguousarray(vectors, dtype=np.float16).reshape(-1))
+    ids = (
+        doc_ids.cast(pa.string())
+        if isinstance(doc_ids, pa.ChunkedArray)
+        else pa.array(doc_ids, pa.string())
+    )
     table = pa.table(
         {
-            "doc_id": pa.array(doc_ids, pa.string()),
+            "doc_id": ids,
             "vector": pa.FixedSizeListArray.from_arrays(flat, d),
         }
     )
@@ -217,10 +222,10 @@ def embed_documents(
     else:
         assert previous is not None
         embedder = previous
-        vectors, reused = _transform_new(documents, keys, embedder, reuse, advance)
+        vectors, reused = _transform_new(documents, embedder, reuse, advance)
     return EmbedResult(
         embedder,
-        vectors_table(documents.column("doc_id").to_pylist(), vectors),
+        vectors_table(documents.column("doc_id"), vectors),
         refit,
         fraction,
         reused,
@@ -229,13 +234,15 @@ def embed_documents(
 
 def _transform_new(
     documents: pa.Table,
-    keys: np.ndarray,
     embedder: Embedder,
     reuse: tuple[pa.Table, pa.Table] | None,
     advance: Callable[[int], None] | None,
 ) -> tuple[np.ndarray, int]:
     """Vectors of `documents` under an unchanged embedder: the previous run's row for every
-    document it already embedded, a transform for the others."""
+    document it already embedded (same id and content hash), a transform for the others.
+
+    The rows stay float16, the artifact's precision: a reused row is copied as stored (widening
+    it to float32 and back is exact, so it only cost time)."""
     n, dim = documents.num_rows, embedder.full_dim
     source = np.full(n, -1, np.int64)  # row of the previous vectors, or -1
     old_vectors = None
@@ -246,11 +253,23 @@ def _transform_new(
             and old_vecs.num_rows
             and old_docs.column("doc_id").equals(old_vecs.column("doc_id"))
         ):
-            row_of = {int(k): i for i, k in enumerate(document_keys(old_docs))}
-            source = np.fromiter((row_of.get(int(k), -1) for k in keys), np.int64, n)
+            # matched on (id, content hash) itself: what `doc_key` fingerprints, without
+            # hashing every previous document again
+            old = zip(
+                old_docs.column("doc_id").to_pylist(),
+                old_docs.column("content_hash").to_pylist(),
+                strict=True,
+            )
+            row_of = {key: i for i, key in enumerate(old)}
+            new = zip(
+                documents.column("doc_id").to_pylist(),
+                documents.column("content_hash").to_pylist(),
+                strict=True,
+            )
+            source = np.fromiter((row_of.get(key, -1) for key in new), np.int64, n)
             flat = old_vecs.column("vector").combine_chunks().flatten()
             old_vectors = flat.to_numpy(zero_copy_only=False).reshape(-1, dim)
-    out = np.zeros((n, dim), np.float32)
+    out = np.zeros((n, dim), np.float16)
     hit = source >= 0
     if old_vectors is not None and hit.any():
         out[hit] = old_vectors[source[hit]]

@@ -6,8 +6,11 @@ obtained cheapest first: from the cache, derived from the other side of the chan
 (`spans.derive`), spliced (only the touched regions parsed, `spans.splice`), or read and parsed
 whole with the same chunker as the `chunk` stage. Non-code files are never read. The bytes a
 splice or a parse needs are rebuilt from a neighbouring version in memory and the hunks when
-possible (checked against the blob id), else read through `cat-file`. With `full_parse` every
-needed version is parsed whole: the reference the other paths must equal.
+possible (checked against the blob id), else read through `cat-file`. Tree-sitter parses a
+file's next whole version, or the next text of a splice region (named by its first top-level
+symbol), incrementally from the last tree of the same file or region (`treesitter.parse_tree`'s
+slot): the tree, and so the symbols, are those of a fresh parse. With `full_parse` every needed
+version is parsed whole: the reference the other paths must equal.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ ReadBlob = Callable[[str], "bytes | None"]
 
 _MISSING = object()
 BLOB_BYTES = 64 << 20  # file versions kept in memory to rebuild their neighbours from hunks
+TREES = 64  # files (or regions) whose last tree-sitter tree is kept, to parse incrementally
 
 
 def blob_id(data: bytes, like: str) -> str:
@@ -67,6 +71,7 @@ class SpanCache:
         self._blobs: OrderedDict[str, bytes] = OrderedDict()
         self._blob_bytes = 0
         self._recipes: OrderedDict[str, tuple[str, list, bool]] = OrderedDict()
+        self._trees: OrderedDict[tuple[str, str | None], dict] = OrderedDict()
         self.read = 0
         self.rebuilt = 0
         self.parsed = 0
@@ -145,25 +150,69 @@ class SpanCache:
             self._keep(target, data)
         return data
 
-    def _symbols(self, path: str, data: bytes, language: str | None):
+    def _symbols(self, path: str, data: bytes, language: str | None, *, region: str | None = None):
         """(symbols, clean): the chunker's symbols of a version, and whether ast or tree-sitter
-        parsed it without a syntax error."""
+        parsed it without a syntax error. For a `region` of `splice` (named by its first top-level
+        symbol), which only uses clean results, an unclean parse gives (None, False) and no
+        fallback is computed.
+
+        The same choices as `parse_source`, with one parse: bare symbols (no signatures or
+        docstrings, which spans do not use), and no second tree-sitter parse before the
+        structural fallback."""
         if self._custom_parse is not None:
             return self._custom_parse(path, data).symbols, False
-        from .chunking import TREE_SITTER, Source, assemble, parse_source, treesitter
+        from .chunking import (
+            CODE,
+            TREE_SITTER,
+            Source,
+            assemble,
+            parse_source,
+            python_ast,
+            structural_candidates,
+            treesitter,
+        )
 
-        if language in TREE_SITTER and language != "python":
-            # `parse_source`'s tree-sitter branch, keeping the error flag it does not return
+        if language in CODE and (language == "python" or language in TREE_SITTER):
             src = Source(data, language)
-            found = treesitter.parse_tree(src)
-            if found is not None and not found[1]:
-                return assemble(src, "tree-sitter", found[0], (), bare=True).symbols, True
+            if language == "python":
+                parsed = python_ast.parse(src, bare=True)
+                if parsed is not None:
+                    return parsed.symbols, True
+            else:
+                found = treesitter.parse_tree(src, self._slot(path, region))
+                if found is not None:
+                    candidates, has_error = found
+                    if not has_error:
+                        return assemble(src, "tree-sitter", candidates, (), bare=True).symbols, True
+                    if region is not None:
+                        return None, False
+                    fallback = structural_candidates(src)
+                    chosen = fallback if len(fallback) > len(candidates) else candidates
+                    return assemble(src, "structural", chosen, (), bare=True).symbols, False
+            if region is not None:
+                return None, False
+            return assemble(
+                src, "structural", structural_candidates(src), (), bare=True
+            ).symbols, False
         parsed = parse_source(path, data)
         return parsed.symbols, parsed.parser == "ast"
 
+    def _slot(self, path: str, region: str | None) -> dict:
+        """The last tree-sitter tree of this file's whole versions (or of one of its regions),
+        for an incremental parse of the next one; a bounded number are kept."""
+        key = (path, region)
+        slot = self._trees.get(key)
+        if slot is None:
+            slot = self._trees[key] = {}
+            if len(self._trees) > TREES:
+                self._trees.popitem(last=False)
+        else:
+            self._trees.move_to_end(key)
+        return slot
+
     def _region(self, path: str, language: str | None):
-        def parse(data: bytes):
-            symbols, clean = self._symbols(path, data, language)
+        def parse(data: bytes, region: str = ""):
+            symbols, clean = self._symbols(path, data, language, region=region)
             return symbols if clean else None
 
         return parse

@@ -268,6 +268,17 @@ def _indent_ok(spans: Spans, s: int, before: int, y_lines: list[bytes]) -> bool:
     return max(inds) <= int(spans.indent[inner & (spans.ends == last_end)].min())
 
 
+def _closed(lines: list[bytes], stop: int) -> bool:
+    """The last non-blank line before line `stop` is a lone closing brace (`}` or `};`): nothing
+    above the symbol starting at `stop` can attach to it (no attribute or decorator ends there),
+    so a region ending there parses the same without that symbol."""
+    for k in range(min(stop - 1, len(lines)), 0, -1):
+        text = lines[k - 1].strip()
+        if text:
+            return text in (b"}", b"};")
+    return False
+
+
 def splice(
     spans: Spans, hunks: Sequence[Hunk], *, forward: bool, data: bytes, parse: Callable
 ) -> Spans | None:
@@ -275,29 +286,33 @@ def splice(
     each region runs between two top-level, unindented symbol starts, where a module can be cut
     into independent statements. `parse(region)` returns the region's symbols, or None when it
     does not parse cleanly (with `ast`, or with tree-sitter without an error); then, or when the
-    known side was not parsed cleanly, the result is None (the caller parses the whole file)."""
+    known side was not parsed cleanly, the result is None (the caller parses the whole file).
+    `parse` also gets the qualname of the top-level symbol the region starts with ("" at the
+    top of the file): the same region of the next version is usually parsed from it again."""
     if not spans.clean or not hunks:
         return None
     n = len(spans.owner) - 1
     cuts = sorted(
         {1, n + 1} | {int(x) for x in spans.starts[spans.top & (spans.indent == 0)] if 1 < x <= n}
     )
+    moves = [
+        (h.old_start, h.old_count, h.new_count)
+        if forward
+        else (h.new_start, h.new_count, h.old_count)
+        for h in hunks
+    ]
+    shifts = [(xs + xc if xc else xs + 1, yc - xc) for xs, xc, yc in moves]
+
+    def to_y(line: int) -> int:
+        return line + sum(d for at, d in shifts if at <= line)
+
+    lines = _lines(data)
     regions: list[list[int]] = []  # X [lo, hi)
-    shifts: list[tuple[int, int]] = []
-    for h in hunks:
-        xs, xc, yc = (
-            (h.old_start, h.old_count, h.new_count)
-            if forward
-            else (
-                h.new_start,
-                h.new_count,
-                h.old_count,
-            )
-        )
+    for xs, xc, _ in moves:
         first, last = (xs, xs + xc - 1) if xc else (xs, xs)
         lo = max(c for c in cuts if c < max(first, 2)) if first > 1 else 1
         hi = min((c for c in cuts if c > last), default=n + 1)
-        if hi <= n and not spans.python:
+        if hi <= n and not spans.python and not _closed(lines, to_y(hi)):
             # the symbol after the hunk too: an attribute or decorator left at the end of the
             # region belongs to it, which only a parse that sees both can tell (in Python a
             # decorator without its definition does not parse)
@@ -306,12 +321,7 @@ def splice(
             regions[-1][1] = max(regions[-1][1], hi)
         else:
             regions.append([lo, hi])
-        shifts.append((xs + xc if xc else xs + 1, yc - xc))
 
-    def to_y(line: int) -> int:
-        return line + sum(d for at, d in shifts if at <= line)
-
-    lines = _lines(data)
     keep = np.ones(len(spans.qualnames), dtype=bool)
     keep[spans.module] = False
     cols: list[list] = [[] for _ in range(6)]
@@ -320,7 +330,8 @@ def splice(
         y_lo = 1 if lo == 1 else to_y(lo)
         y_hi = len(lines) + 1 if hi > n else to_y(hi)
         chunk = b"\n".join(lines[y_lo - 1 : y_hi - 1]) + b"\n"
-        symbols = parse(chunk)
+        at = np.flatnonzero(spans.top & (spans.starts == lo))
+        symbols = parse(chunk, spans.qualnames[int(at[0])] if lo > 1 and len(at) else "")
         if symbols is None:
             return None
         if spans.python and hi <= n and b"overload" in chunk:

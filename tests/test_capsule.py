@@ -295,7 +295,7 @@ def _spans(text: str) -> tuple[spans.Spans, str]:
     return spans.from_symbols(parsed.symbols, text.encode(), "python", clean=clean), parsed.parser
 
 
-def _ast_symbols(data: bytes):
+def _ast_symbols(data: bytes, region: str = ""):
     parsed = parse_source("m.py", data)
     return parsed.symbols if parsed.parser == "ast" else None
 
@@ -457,7 +457,7 @@ def _rust_spans(text: str) -> tuple[spans.Spans, str]:
     return spans.from_symbols(parsed.symbols, text.encode(), "rust", clean=clean), parsed.parser
 
 
-def _rust_region(data: bytes):
+def _rust_region(data: bytes, region: str = ""):
     found = treesitter.parse_tree(Source(data, "rust"))
     if found is None or found[1]:
         return None
@@ -573,3 +573,31 @@ def test_body_words_do_not_make_a_feature_a_bugfix() -> None:
         "perf",
         "chore",
     )
+
+
+def test_incremental_tree_equals_a_fresh_parse():
+    """A version parsed from the previous version's tree (the per-file slot) gives the tree and
+    the candidates a fresh parse gives, for small and large edits, growth and shrinkage."""
+    base = "".join(f"fn f{i}(x: u32) -> u32 {{\n    x + {i}\n}}\n\n" for i in range(40))
+    versions = [
+        base,
+        base.replace("x + 7\n", "x + 7 + 1\n    // more\n"),  # a small edit inside a body
+        base.replace("fn f20", "#[test]\nfn f20"),  # an attribute added mid-file
+        base[: len(base) // 3],  # most of the file deleted: a fresh parse instead
+        base[: len(base) // 3] + "struct S {\n    a: u8,\n}\n",
+        base[: len(base) // 3] + "struct S {\n    a: u8,\n}\n",  # the same text again
+        "impl S {\n    fn g(&self) {}\n}\n" + base,  # an edit at the very start
+    ]
+    slot: dict = {}
+    for text in versions:
+        raw = text.encode()
+        got = treesitter.parse_tree(Source(raw, "rust"), slot)
+        fresh = treesitter.parse_tree(Source(raw, "rust"))
+        assert got is not None and fresh is not None
+        assert str(slot["tree"][2].root_node) == str(
+            treesitter._load("rust")[0].parse(raw).root_node
+        )
+        assert sorted((c.span, c.name, c.start_line, c.end_line) for c in got[0]) == sorted(
+            (c.span, c.name, c.start_line, c.end_line) for c in fresh[0]
+        )
+        assert got[1] == fresh[1]

@@ -49,6 +49,7 @@ __all__ = [
     "parse_source",
     "project_facts",
     "resolve_imports",
+    "structural_candidates",
 ]
 
 BACKENDS = ("auto", "ast", "tree-sitter", "structural")
@@ -88,6 +89,10 @@ def parse_source(
 
 
 def _structural(src: Source) -> list[Candidate]:
+    """The structural chunker's candidates (the fallback when no parser can read `src`)."""
     if src.language == "python":
         return python_structural.candidates(src)
     return structural.candidates(src)
+
+
+structural_candidates = _structural

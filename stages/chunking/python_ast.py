@@ -45,7 +45,9 @@ def _python_text(src: Source) -> str:
     return _LONE_CR.sub(" ", src.text) if "\r" in src.text else src.text
 
 
-def parse(src: Source) -> ParsedFile | None:
+def parse(src: Source, *, bare: bool = False) -> ParsedFile | None:
+    """`bare`: no signatures or docstrings (`assemble`'s), for callers that only need where
+    symbols are."""
     try:
         tree = ast.parse(_python_text(src))
     except (SyntaxError, ValueError, MemoryError, RecursionError, OverflowError):
@@ -62,7 +64,7 @@ def parse(src: Source) -> ParsedFile | None:
             for child in children:
                 kind = type(child)
                 if kind in _DEFS:
-                    candidates.append(_candidate(child))
+                    candidates.append(_candidate(child, bare))
                 elif kind is ast.Import or kind is ast.ImportFrom:
                     imports.append((child.lineno, child.col_offset, _specifiers(child)))
                     continue
@@ -71,10 +73,14 @@ def parse(src: Source) -> ParsedFile | None:
                 stack.append(child)
     imports.sort(key=lambda t: (t[0], t[1]))
     names = [n for _, _, group in imports for n in group if n]
+    if bare:
+        return assemble(src, "ast", candidates, names, bare=True)
     return assemble(src, "ast", candidates, names, ast.get_docstring(tree) or "")
 
 
-def _candidate(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) -> Candidate:
+def _candidate(
+    node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef, bare: bool = False
+) -> Candidate:
     first = min([d.lineno for d in node.decorator_list] + [node.lineno])
     end = node.end_lineno or node.lineno
     return Candidate(
@@ -84,7 +90,7 @@ def _candidate(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) -> C
         end_line=end - 1,
         sig_line=node.lineno - 1,
         span=((first, 0), (end, node.end_col_offset or 0)),
-        docstring=ast.get_docstring(node) or "",
+        docstring="" if bare else ast.get_docstring(node) or "",
     )
 
 

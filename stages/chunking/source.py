@@ -17,9 +17,10 @@ import ast
 import bisect
 import inspect
 import re
+from itertools import accumulate
 from typing import Any
 
-_NL = re.compile(r"\n")
+_PLUS_ONE = (1).__add__
 
 _DQ_LINE = r'"(?:[^"\\\n]|\\[\s\S])*"?'
 _DQ_MULTI = r'"(?:[^"\\]|\\[\s\S])*"?'
@@ -141,7 +142,10 @@ class Source:
         self.text, self.raw = decode(source)
         self.language = language
         text = self.text
-        self.line_starts = [0, *(m.end() for m in _NL.finditer(text))]
+        # 0, then one past each "\n": running sums of the line lengths plus their newline
+        self.line_starts = list(
+            accumulate(map(_PLUS_ONE, map(len, text.split("\n")[:-1])), initial=0)
+        )
         n = len(self.line_starts)
         if text.endswith("\n"):
             n -= 1
@@ -248,16 +252,24 @@ class Source:
     # ------------------------------------------------------------------ decorators and comments
 
     def _match_back(self, close: int) -> int | None:
-        depth = 0
-        found = list(_BRACKETS.finditer(self.masked, max(0, close - 8000), close + 1))
-        for m in reversed(found):
-            if m.group() in ")]":
-                depth += 1
-            else:
-                depth -= 1
-                if depth == 0:
-                    return m.start()
-        return None
+        """The opening bracket of the one at `close`, at most 8000 characters back. A short
+        window is tried first: scanning back from `close`, the first bracket that balances it
+        is the same whatever the window, so only a miss needs the long one."""
+        masked = self.masked
+        floor = max(0, close - 8000)
+        lo = max(floor, close - 256)
+        while True:
+            depth = 0
+            for m in reversed(list(_BRACKETS.finditer(masked, lo, close + 1))):
+                if m.group() in ")]":
+                    depth += 1
+                else:
+                    depth -= 1
+                    if depth == 0:
+                        return m.start()
+            if lo == floor:
+                return None
+            lo = floor
 
     def extend_decorators(self, line: int) -> int:
         """First line of the decorators / annotations / attributes stacked right above `line`."""

@@ -175,11 +175,63 @@ def _load(language: str) -> tuple[Any, Any] | None:
     return entry
 
 
-def parse_tree(src: Source) -> tuple[list[Candidate], bool] | None:
+def _point(data: bytes, pos: int) -> tuple[int, int]:
+    """(row, byte column) of offset `pos` in `data`, as tree-sitter counts them."""
+    return data.count(b"\n", 0, pos), pos - (data.rfind(b"\n", 0, pos) + 1)
+
+
+def _changed(old: bytes, new: bytes) -> tuple[int, int, int]:
+    """(start, old end, new end): the one span where two texts differ, their common prefix and
+    suffix cut off (the suffix never overlaps the prefix)."""
+    import numpy as np
+
+    n = min(len(old), len(new))
+    diff = np.flatnonzero(np.frombuffer(old, np.uint8, n) != np.frombuffer(new, np.uint8, n))
+    start = int(diff[0]) if len(diff) else n
+    limit = n - start
+    tail = np.flatnonzero(
+        np.frombuffer(old, np.uint8)[::-1][:limit] != np.frombuffer(new, np.uint8)[::-1][:limit]
+    )
+    suffix = int(tail[0]) if len(tail) else limit
+    return start, len(old) - suffix, len(new) - suffix
+
+
+def _parse(parser: Any, raw: bytes, slot: dict | None) -> Any:
+    """`parser.parse(raw)`, incrementally from the tree of the text `slot` holds when it came
+    from the same parser: the old tree is edited by the one span where the texts differ (so the
+    edit is exact whatever changed), and tree-sitter reparses only what the edit touches, giving
+    the tree a fresh parse gives. An edit over more than a quarter of the text reparses more
+    slowly than a fresh parse, which is done instead. The new tree replaces the slot's."""
+    previous = slot.get("tree") if slot is not None else None
+    tree = None
+    if previous is not None and previous[0] is parser:
+        old_raw, old_tree = previous[1], previous[2]
+        start, old_end, new_end = _changed(old_raw, raw)
+        if old_raw == raw:
+            tree = old_tree
+        elif 4 * (new_end - start) <= len(raw):
+            old_tree.edit(
+                start,
+                old_end,
+                new_end,
+                _point(old_raw, start),
+                _point(old_raw, old_end),
+                _point(raw, new_end),
+            )
+            tree = parser.parse(raw, old_tree)
+    if tree is None:
+        tree = parser.parse(raw)
+    if slot is not None:
+        slot["tree"] = (parser, raw, tree)
+    return tree
+
+
+def parse_tree(src: Source, slot: dict | None = None) -> tuple[list[Candidate], bool] | None:
     """(candidates, tree has errors) or None when no grammar is installed for the language.
 
     For C and C++ only errors over a sizeable share of the file count (see
-    `treesitter_clike.errors_matter`)."""
+    `treesitter_clike.errors_matter`). `slot` (a dict the caller keeps per file) holds the last
+    tree parsed through it, from which the next text is parsed incrementally (`_parse`)."""
     loaded = _load(src.language or "")
     if loaded is None:
         return None
@@ -188,7 +240,7 @@ def parse_tree(src: Source) -> tuple[list[Candidate], bool] | None:
 
     if src.language == "c" and treesitter_clike.looks_like_cpp(src):
         parser, query = _load("cpp") or loaded
-    tree = parser.parse(src.raw)
+    tree = _parse(parser, src.raw, slot)
     nodes = QueryCursor(query).captures(tree.root_node).get("d", [])
     ascii_ = src.text.isascii()
     classes = {
