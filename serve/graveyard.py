@@ -186,7 +186,13 @@ class FailureView:
 
     @cached_property
     def paths(self) -> frozenset[str]:
+        """The files of its anchors."""
         return frozenset(path for path, _ in self.anchors)
+
+    @cached_property
+    def homes(self) -> frozenset[str]:
+        """The files of its targets (where `undoes` looks)."""
+        return frozenset(path for path, _ in self.targets)
 
     # each attempt is compared with every query: its vectors are normalised once
     @cached_property
@@ -734,35 +740,69 @@ class Resemblance:
         }
 
 
+class _QueryTerms:
+    """A query's distinct terms with their IDF weights and stems, computed once per request:
+    `coverage` is `_coverage` for every attempt compared with it."""
+
+    def __init__(self, terms: Sequence[str], idf: Callable[[str], float]) -> None:
+        self.items = [(t, max(float(idf(t)), 0.0), stem(t)) for t in dict.fromkeys(terms)]
+
+    def coverage(
+        self, skip: Collection[str], found: Collection[str], found_stems: Collection[str]
+    ) -> float:
+        total = held = 0.0
+        for term, weight, st in self.items:
+            if term in skip:
+                continue
+            total += weight
+            if term in found or st in found_stems:
+                held += weight
+        return held / total if total > 0 else 0.0
+
+
 def _measure(
     intent: Intent,
-    idf: Callable[[str], float],
+    terms: _QueryTerms,
     failure: FailureView,
     results: _Results,
-    top_commits: Sequence[RetrievedItem],
+    added: Sequence[tuple[RetrievedItem, dict[str, set[str]]]],
 ) -> Resemblance:
-    terms = [t for t in intent.terms if t not in failure.location]  # place names are the anchor
     codes_found, codes_why = _named_codes(intent, failure)
     code = next((r for t in failure.anchors if (r := results.top_hit(t)) is not None), None)
+    undoes = next(
+        (
+            c
+            for c, by_path in added
+            if any(not by_path.get(p, _NONE).isdisjoint(failure.touched) for p in failure.homes)
+        ),
+        None,
+    )
+    # the query's words that only name the attempt's place are the anchor, not resemblance
     return Resemblance(
         cosine=_dot(intent.unit, failure.unit_vector),
-        coverage=_coverage(terms, idf, failure.text_terms, failure.text_stems),
-        fix_coverage=_coverage(terms, idf, failure.why_terms, failure.why_stems)
+        coverage=terms.coverage(failure.location, failure.text_terms, failure.text_stems),
+        fix_coverage=terms.coverage(failure.location, failure.why_terms, failure.why_stems)
         if failure.why_terms
         else 0.0,
         fix_cosine=_dot(intent.unit, failure.unit_why),
         codes=codes_found,
-        undoes=next((c for c in top_commits if failure.undoes(c)), None),
+        undoes=undoes,
         code=code,
         file=next((r for r in results.top if r.path in failure.paths), None),
         codes_reason=codes_why[0] if codes_why else None,
     )
 
 
-def _lead(values: Sequence[float], i: int) -> float:
-    """values[i] minus the best of the others (values[i] itself when it has no others)."""
-    others = [v for j, v in enumerate(values) if j != i]
-    return values[i] - max(others, default=0.0)
+_NONE: frozenset[str] = frozenset()
+
+
+def _leads(values: Sequence[float]) -> list[float]:
+    """Each value minus the best of the others (the value itself when it has no others)."""
+    if not values:
+        return []
+    best = max(range(len(values)), key=values.__getitem__)
+    second = max((v for j, v in enumerate(values) if j != best), default=0.0)
+    return [v - (second if i == best else values[best]) for i, v in enumerate(values)]
 
 
 def resemblance(
@@ -775,13 +815,20 @@ def resemblance(
     """The probability that each recorded attempt is what the search is about (the calibrated
     model above), with what it was computed from, in `failures`' order."""
     results = _Results(retrieved, cfg)
-    top_commits = [r for r in retrieved if r.kind == "commit" and r.rank <= cfg.context_top]
-    measured = [_measure(intent, idf, f, results, top_commits) for f in failures]
-    cosines = [m.cosine for m in measured]
-    fixes = [m.fix_cosine for m in measured]
+    added: list[tuple[RetrievedItem, dict[str, set[str]]]] = []
+    for c in retrieved:
+        if c.kind == "commit" and c.rank <= cfg.context_top:
+            by_path: dict[str, set[str]] = {}
+            for path, line in c.added:
+                by_path.setdefault(path, set()).add(line)
+            added.append((c, by_path))
+    terms = _QueryTerms(intent.terms, idf)
+    measured = [_measure(intent, terms, f, results, added) for f in failures]
+    cosine_leads = _leads([m.cosine for m in measured])
+    fix_leads = _leads([m.fix_cosine for m in measured])
     out = []
-    for i, m in enumerate(measured):
-        x = m.features(_lead(cosines, i), _lead(fixes, i))
+    for m, cosine_lead, fix_lead in zip(measured, cosine_leads, fix_leads, strict=True):
+        x = m.features(cosine_lead, fix_lead)
         z = RESEMBLANCE_BIAS + sum(RESEMBLANCE_WEIGHTS[k] * v for k, v in x.items())
         out.append((1.0 / (1.0 + math.exp(-z)), m))
     return out
