@@ -157,9 +157,6 @@ class Engine:
             resp.warnings = self.anti.for_search(
                 index, searcher.embed_query, intent, searcher.idf, retrieved, gcfg
             )
-            # "what else changes when I change X" names X as a place, not what it changes: a
-            # recorded attempt on X warns as in any search, when the question resembles it
-            resp.warnings = resp.warnings[: gcfg.max_warnings]
             if path is not None and not any(c in path for c in "*?["):
                 resp.invariants = self.anti.rules(path)
             resp.latency_ms["anticontext"] = round((time.perf_counter() - t0) * 1000, 3)
