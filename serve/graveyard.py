@@ -6,7 +6,9 @@ retrieved chunk) only adds to that evidence and never fires alone, so a warning 
 merely because a file or symbol was once part of a failed attempt.
 
 **A recorded attempt in a search** (`match_search`, `resemblance`): a calibrated resemblance,
-the probability of a logistic model over ten measurements, that warns at `WARN_PROBABILITY`.
+the probability of a logistic model over ten measurements, that warns at `WARN_PROBABILITY`, or
+at the stricter `LOOKUP_WARN_PROBABILITY` when the query states no intended change (a lookup, a
+what / why / how question: an attempt in the area it asks about resembles it without being it).
 What the query shares with the attempt's own record (the cosine of their vectors; the
 IDF-weighted share of its terms in the record, any form of the word), with the fix the attempt
 would undo (the messages of the commits that put in the lines it changed: their cosine and the
@@ -73,6 +75,7 @@ import numpy as np
 from ..store.attempts import Target, target_label
 from ..store.config import GraveyardConfig
 from ..store.tokenizer import split_identifier
+from .router import states_change
 
 # in a search, a revert resembling the query this much is what it is about, whichever function the
 # query names, and a fix below the first `context_top` results anchors it
@@ -238,6 +241,9 @@ class Intent:
     identifiers: frozenset[str] = frozenset()
     words: frozenset[str] = frozenset()  # every lowercased word-like token, to spot symbol names
     codes: frozenset[str] = frozenset()  # incident ids, error codes, constants (`codes`)
+    # the text says what it intends to do (`router.states_change`); a lookup or a what / why /
+    # how question does not, and a recorded attempt must resemble it more to warn
+    changes: bool = True
 
     @classmethod
     def of(cls, text: str | None, terms: Sequence[str], vector: np.ndarray | None) -> Intent:
@@ -247,7 +253,7 @@ class Intent:
             for m in _IDENT.finditer(text)
             for w in (m.group().lower(), *re.split(r"\.|::|->", m.group().lower()))
         )
-        return cls(terms, vector, identifiers(text), words, codes(text))
+        return cls(terms, vector, identifiers(text), words, codes(text), states_change(text))
 
     def __bool__(self) -> bool:
         return bool(self.terms) or self.vector is not None
@@ -697,6 +703,10 @@ RESEMBLANCE_WEIGHTS: dict[str, float] = {
     "codes": 0.927,  # the codes the query names (see `_named_codes`)
 }
 WARN_PROBABILITY = 0.40
+# a question that states no intended change (a lookup, a what / why / how question) asks about
+# the code as it is: an attempt in the same area resembles it without being what it is about, so
+# it warns only from this probability (chosen with each split left out, like the weights)
+LOOKUP_WARN_PROBABILITY = 0.45
 # a clear match warns whatever the model says, when the results point at the attempt (its code,
 # a chunk of its files or a commit it would undo among the top results): its record holds this
 # much of the question's terms, or it names the codes the question names (`_named_codes`)
@@ -869,9 +879,10 @@ def _recorded_matches(
     failures: Sequence[FailureView],
     cfg: GraveyardConfig,
 ) -> list[Warning]:
+    bar = WARN_PROBABILITY if intent.changes else LOOKUP_WARN_PROBABILITY
     out = []
     for f, (p, m) in zip(failures, resemblance(intent, idf, retrieved, failures, cfg), strict=True):
-        if p >= WARN_PROBABILITY - _EPS or m.clear:
+        if p >= bar - _EPS or m.clear:
             out.append(Warning(f.id, round(p, 6), _resemblance_reasons(m), evidence=round(p, 6)))
     return out
 
@@ -887,7 +898,8 @@ def match_search(
     """Failed attempts relevant to a search and its results, strongest first.
 
     A recorded attempt warns when its calibrated resemblance to the search (`resemblance`)
-    reaches `WARN_PROBABILITY`, or on a clear match (`Resemblance.clear`). A reverted commit mined from git warns only when the results
+    reaches `WARN_PROBABILITY` (`LOOKUP_WARN_PROBABILITY` when the query states no intended
+    change), or on a clear match (`Resemblance.clear`). A reverted commit mined from git warns only when the results
     point at it (text that resembles a revert nobody retrieved is no warning, as an anchor
     without resemblance is none) and it resembles the query at least `revert_min_evidence`."""
     cfg = cfg or GraveyardConfig()

@@ -262,6 +262,13 @@ def scores(query: str) -> dict[str, float]:
     return out
 
 
+def states_change(query: str) -> bool:
+    """Whether `query` says what it intends to do ("raise the grace period to 90 s", "adding a
+    field to X: what else changes?"): a change request, alone or as the mixed second class,
+    rather than a lookup or a what / why / how question about the code as it is."""
+    return "change" in _pick(route_text(query))
+
+
 def _pick(query: str) -> tuple[str, str | None]:
     sc = scores(query)
     order = sorted(PRECEDENCE, key=lambda c: (-sc[c], PRECEDENCE.index(c)))

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from gitstrata.serve.graveyard import (
+    LOOKUP_WARN_PROBABILITY,
     NEARBY_CODE_EVIDENCE,
     RESEMBLANCE_BIAS,
     RESEMBLANCE_WEIGHTS,
@@ -479,6 +480,25 @@ def test_the_question_is_about_the_recorded_attempt_it_resembles_most():
     assert w.score == pytest.approx(_p(_zeros(fix_cosine=1.0, fix_lead=1.0)))
     assert "resembles the fix it would undo (similarity 1.00, 0% of the terms)" in w.reasons
     assert match_search(query, None, idf, [], [fix_one, fix_twin], CFG) == []
+
+
+def test_a_question_stating_no_intended_change_needs_a_closer_resemblance():
+    # a record sharing the query's terms, at a cosine that puts it between the two bars
+    c = (-math.log(1 / 0.425 - 1) - RESEMBLANCE_BIAS - RESEMBLANCE_WEIGHTS["coverage"]) / (
+        RESEMBLANCE_WEIGHTS["cosine"] + RESEMBLANCE_WEIGHTS["cosine_lead"]
+    )
+    f = FailureView(
+        46, (RETRY,), Counter(["idempotency", "key"]), np.array([c, math.sqrt(1 - c * c)])
+    )
+    terms = ["idempotency", "key"]
+    change = Intent.of("Raise the idempotency key lifetime to two days", terms, UNIT)
+    lookup = Intent.of("Where is the idempotency key derived?", terms, UNIT)
+    assert change.changes and not lookup.changes
+    [(p, _)] = resemblance(change, idf, [], [f], CFG)
+    assert WARN_PROBABILITY <= p < LOOKUP_WARN_PROBABILITY
+    assert resemblance(lookup, idf, [], [f], CFG)[0][0] == pytest.approx(p)  # the same evidence
+    assert ids(match_search(change, None, idf, [], [f], CFG)) == [46]
+    assert match_search(lookup, None, idf, [], [f], CFG) == []
 
 
 def test_in_a_search_words_naming_the_attempts_place_are_no_resemblance():
