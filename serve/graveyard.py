@@ -8,7 +8,8 @@ merely because a file or symbol was once part of a failed attempt.
 **A recorded attempt in a search** (`match_search`, `resemblance`): a calibrated resemblance,
 the probability of a logistic model over ten measurements, that warns at `WARN_PROBABILITY`, or
 at the stricter `LOOKUP_WARN_PROBABILITY` when the query states no intended change (a lookup, a
-what / why / how question: an attempt in the area it asks about resembles it without being it).
+what / why / how question: an attempt in the area it asks about resembles it without being it);
+a bare lookup of a name or code warns only for an attempt whose record names it.
 What the query shares with the attempt's own record (the cosine of their vectors; the
 IDF-weighted share of its terms in the record, any form of the word), with the fix the attempt
 would undo (the messages of the commits that put in the lines it changed: their cosine and the
@@ -75,7 +76,7 @@ import numpy as np
 from ..store.attempts import Target, target_label
 from ..store.config import GraveyardConfig
 from ..store.tokenizer import split_identifier
-from .router import states_change
+from .router import is_exact, states_change
 
 # in a search, a revert resembling the query this much is what it is about, whichever function the
 # query names, and a fix below the first `context_top` results anchors it
@@ -244,6 +245,9 @@ class Intent:
     # the text says what it intends to do (`router.states_change`); a lookup or a what / why /
     # how question does not, and a recorded attempt must resemble it more to warn
     changes: bool = True
+    # a bare lookup of a name, code or path (`router.is_exact`): no prose to resemble, so only an
+    # attempt whose record names what it looks up is what it is about
+    lookup: bool = False
 
     @classmethod
     def of(cls, text: str | None, terms: Sequence[str], vector: np.ndarray | None) -> Intent:
@@ -253,7 +257,15 @@ class Intent:
             for m in _IDENT.finditer(text)
             for w in (m.group().lower(), *re.split(r"\.|::|->", m.group().lower()))
         )
-        return cls(terms, vector, identifiers(text), words, codes(text), states_change(text))
+        return cls(
+            terms,
+            vector,
+            identifiers(text),
+            words,
+            codes(text),
+            states_change(text),
+            is_exact(text),
+        )
 
     def __bool__(self) -> bool:
         return bool(self.terms) or self.vector is not None
@@ -729,11 +741,16 @@ class Resemblance:
     codes_reason: str | None = None
 
     @property
+    def named(self) -> bool:
+        """Its record holds what a bare lookup names (`CLEAR_COVERAGE` of the terms), or it or
+        the fix it undoes names the lookup's codes."""
+        return self.coverage >= CLEAR_COVERAGE - _EPS or self.codes >= NEARBY_CODE_EVIDENCE - _EPS
+
+    @property
     def clear(self) -> bool:
         """A clear match that the results point at (see `CLEAR_COVERAGE`)."""
         pointed = self.undoes is not None or self.code is not None or self.file is not None
-        said = self.coverage >= CLEAR_COVERAGE - _EPS or self.codes >= NEARBY_CODE_EVIDENCE - _EPS
-        return pointed and said
+        return pointed and self.named
 
     def features(self, cosine_lead: float, fix_lead: float) -> dict[str, float]:
         return {
@@ -882,6 +899,8 @@ def _recorded_matches(
     bar = WARN_PROBABILITY if intent.changes else LOOKUP_WARN_PROBABILITY
     out = []
     for f, (p, m) in zip(failures, resemblance(intent, idf, retrieved, failures, cfg), strict=True):
+        if intent.lookup and not m.named:
+            continue  # a lookup of a name the attempt's record does not hold is not about it
         if p >= bar - _EPS or m.clear:
             out.append(Warning(f.id, round(p, 6), _resemblance_reasons(m), evidence=round(p, 6)))
     return out
@@ -899,7 +918,8 @@ def match_search(
 
     A recorded attempt warns when its calibrated resemblance to the search (`resemblance`)
     reaches `WARN_PROBABILITY` (`LOOKUP_WARN_PROBABILITY` when the query states no intended
-    change), or on a clear match (`Resemblance.clear`). A reverted commit mined from git warns only when the results
+    change), or on a clear match; on a bare lookup (`Intent.lookup`) only when its record holds
+    what the lookup names (`Resemblance.named`) (`Resemblance.clear`). A reverted commit mined from git warns only when the results
     point at it (text that resembles a revert nobody retrieved is no warning, as an anchor
     without resemblance is none) and it resembles the query at least `revert_min_evidence`."""
     cfg = cfg or GraveyardConfig()

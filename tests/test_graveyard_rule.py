@@ -501,6 +501,24 @@ def test_a_question_stating_no_intended_change_needs_a_closer_resemblance():
     assert match_search(lookup, None, idf, [], [f], CFG) == []
 
 
+def test_a_bare_lookup_warns_only_for_an_attempt_whose_record_names_it():
+    # the record holds "idempotency" (3 of the 4 IDF weight of the lookup's terms); it and the fix
+    # it undoes are at a cosine of 1: the resemblance is far above either bar
+    f = FailureView(47, (RETRY,), Counter(["uuid", "idempotency"]), UNIT, why_vector=UNIT)
+    named = Intent.of("idempotency_key", ["idempotency", "key"], UNIT)
+    unnamed = Intent.of("GatewayTimeout", ["gateway", "timeout"], UNIT)
+    assert named.lookup and unnamed.lookup
+    assert resemblance(unnamed, idf, [], [f], CFG)[0][0] >= LOOKUP_WARN_PROBABILITY
+    assert ids(match_search(named, None, idf, [], [f], CFG)) == [47]
+    assert match_search(unnamed, None, idf, [], [f], CFG) == []
+    # the same words in a question are prose: the calibrated resemblance decides
+    asked = Intent.of(
+        "Why does the gateway timeout make the retry loop run again?", ["gateway", "timeout"], UNIT
+    )
+    assert not asked.lookup
+    assert ids(match_search(asked, None, idf, [], [f], CFG)) == [47]
+
+
 def test_in_a_search_words_naming_the_attempts_place_are_no_resemblance():
     f = failure(30, GATEWAY, terms=["gateway", "uuid"], location=["gateway"])
     [(_, m)] = resemblance(Intent(["gateway"], None), idf, [], [f], CFG)
