@@ -242,12 +242,7 @@ class Intent:
     identifiers: frozenset[str] = frozenset()
     words: frozenset[str] = frozenset()  # every lowercased word-like token, to spot symbol names
     codes: frozenset[str] = frozenset()  # incident ids, error codes, constants (`codes`)
-    # the text says what it intends to do (`router.states_change`); a lookup or a what / why /
-    # how question does not, and a recorded attempt must resemble it more to warn
-    changes: bool = True
-    # a bare lookup of a name, code or path (`router.is_exact`): no prose to resemble, so only an
-    # attempt whose record names what it looks up is what it is about
-    lookup: bool = False
+    text: str = ""  # what the agent wrote, when known (`Intent.of`)
 
     @classmethod
     def of(cls, text: str | None, terms: Sequence[str], vector: np.ndarray | None) -> Intent:
@@ -257,18 +252,24 @@ class Intent:
             for m in _IDENT.finditer(text)
             for w in (m.group().lower(), *re.split(r"\.|::|->", m.group().lower()))
         )
-        return cls(
-            terms,
-            vector,
-            identifiers(text),
-            words,
-            codes(text),
-            states_change(text),
-            is_exact(text),
-        )
+        return cls(terms, vector, identifiers(text), words, codes(text), text)
 
     def __bool__(self) -> bool:
         return bool(self.terms) or self.vector is not None
+
+    # read by a search's warnings only, from the router's cache of the route just taken
+    @cached_property
+    def changes(self) -> bool:
+        """The text says what it intends to do (`router.states_change`; true when there is no
+        text); a lookup or a what / why / how question does not, and a recorded attempt must
+        resemble it more to warn."""
+        return not self.text or states_change(self.text)
+
+    @cached_property
+    def lookup(self) -> bool:
+        """A bare lookup of a name, code or path (`router.is_exact`): no prose to resemble, so
+        only an attempt whose record names what it looks up is what it is about."""
+        return bool(self.text) and is_exact(self.text)
 
     @cached_property
     def unit(self) -> np.ndarray | None:
