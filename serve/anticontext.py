@@ -69,7 +69,7 @@ class _Known:
     views: list[FailureView]
     details: dict[int | str, FailureWarning]
     past: list[tuple[tuple[Target, ...], PastAttempt]]  # newest first
-    commits: dict[str, RetrievedItem] = field(default_factory=dict)  # sha[:10] -> lines, terms
+    commits: dict[str, RetrievedItem] = field(default_factory=dict)  # sha[:10] -> added lines
 
 
 class AntiContext:
@@ -126,7 +126,6 @@ class AntiContext:
                         touched=touched,
                         location=frozenset(tokenize(_place(f.targets))),
                         place=embed(_place(f.targets)),
-                        why=frozenset(sha[:10] for sha in why),
                         why_terms=frozenset(tokenize(why_text)),
                         why_vector=embed(why_text) if why_text else None,
                         changed=_changed_symbols(index, f.diff, f.targets),
@@ -183,10 +182,9 @@ class AntiContext:
         return self._warnings(found, known.details, cfg.max_warnings)
 
     def _with_added(self, index: ServeIndex, known: _Known, item: RetrievedItem) -> RetrievedItem:
-        """A retrieved commit with the lines it added and what it is about (its message's terms
-        and the code names in those lines), so that matching can tell an attempt that would
-        take those lines out from one that merely touched the same function, and a query about
-        what the commit fixed from one that only found it."""
+        """A retrieved commit with the lines it added (cached per commit), so that matching can
+        tell an attempt that would take those lines out from one that merely touched the same
+        function."""
         if item.kind != "commit" or not item.id:
             return item
         got = known.commits.get(item.id)
@@ -198,16 +196,9 @@ class AntiContext:
                 for ln in changed_lines(t["excerpt"] or "")
                 if ln[0] == "+"
             )
-            got = RetrievedItem(
-                "commit",
-                0,
-                0.0,
-                added=added,
-                about=frozenset(tokenize(_messages(index, {full}).get(full) or ""))
-                | identifiers("\n".join(ln for _, ln in added)),
-            )
+            got = RetrievedItem("commit", 0, 0.0, added=added)
             known.commits[item.id] = got
-        return replace(item, added=got.added, about=got.about)
+        return replace(item, added=got.added)
 
     def for_preflight(
         self, index, embed, path, qualname, intent: Intent, idf, retrieved, cfg: GraveyardConfig

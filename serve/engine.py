@@ -157,21 +157,6 @@ class Engine:
             resp.warnings = self.anti.for_search(
                 index, searcher.embed_query, intent, searcher.idf, retrieved, gcfg
             )
-            # "what else changes when I change X": X is about to change, as in a preflight of X
-            for anchor in sorted(result.anchors):
-                more = self.anti.for_preflight(
-                    index,
-                    searcher.embed_query,
-                    anchor,
-                    None,
-                    intent,
-                    searcher.idf,
-                    retrieved,
-                    gcfg,
-                )
-                seen = {w.failure_id for w in resp.warnings}
-                resp.warnings += [w for w in more if w.failure_id not in seen]
-            resp.warnings = sorted(resp.warnings, key=lambda w: -w.score)[: gcfg.max_warnings]
             if path is not None and not any(c in path for c in "*?["):
                 resp.invariants = self.anti.rules(path)
             resp.latency_ms["anticontext"] = round((time.perf_counter() - t0) * 1000, 3)

@@ -1,81 +1,62 @@
-"""When a failed attempt is relevant: the graveyard's matching rule, as a pure function.
+"""When a failed attempt is relevant: the graveyard's matching rules, as pure functions.
 
-A failure surfaces when it *resembles* what the agent is about to do (the evidence reaches a
-floor) and structural + textual >= `semantic_threshold` (0.40). A structural anchor only boosts:
-on its own it never fires, so a warning is not raised merely because a file or symbol was once
-part of a failed attempt.
+A warning needs evidence that the attempt *resembles* what the agent is about to do or asks
+about (the same approach, change or symptom); a structural anchor (the same file or symbol, a
+retrieved chunk) only adds to that evidence and never fires alone, so a warning is not raised
+merely because a file or symbol was once part of a failed attempt.
 
-Evidence (0..1) is the strongest of: the embedding cosine of the intended change (or query) and
-the attempt; the IDF-weighted share of the intent's terms found in the attempt's text; the share
-of the identifiers the intent names (`snake_case`, `camelCase`, `a.b`) found in the attempt's
-changed lines (halved when only one is shared); plus `named_symbol_evidence` when there is some
-and the intent also names a symbol the attempt changed (naming the symbol alone is the anchor
-again, not resemblance). A reverted commit mined from git is held to a stricter bar than a
-failure an agent recorded: its text is only what its commits say (subjects, the revert's reason,
-the body), not the diff's words, and its floor is `revert_min_evidence` instead of
-`min_evidence`.
+**A recorded attempt in a search** (`match_search`, `resemblance`): a calibrated resemblance,
+the probability of a logistic model over ten measurements, that warns at `WARN_PROBABILITY`, or
+at the stricter `LOOKUP_WARN_PROBABILITY` when the query states no intended change (a lookup, a
+what / why / how question: an attempt in the area it asks about resembles it without being it);
+a bare lookup of a name or code warns only for an attempt whose record names it.
+What the query shares with the attempt's own record (the cosine of their vectors; the
+IDF-weighted share of its terms in the record, any form of the word), with the fix the attempt
+would undo (the messages of the commits that put in the lines it changed: their cosine and the
+share of the query's terms in them), and how far each cosine leads the best of the other
+recorded attempts (attempts in one area share their words; the question is about the one it is
+closest to). The results count as evidence too: a top-`context_top` commit whose added lines the
+attempt changed, its own function among the top results, another chunk of its files among
+them; so do the incident ids, error codes and constants the query names when the record or the
+undone fix names every one (`codes`, `_named_codes`). The query's terms that only name the
+attempt's files and symbols are not resemblance: the place is what retrieved its code. Nothing
+has to be retrieved: a question that resembles an attempt's record and its fix closely enough
+warns whatever the results are; one that shares nothing with the attempt does not, whatever
+they are. A question that names a file ("what else changes with X") names a place, not a change.
+The weights were fitted on the fixture's question splits and the threshold checked on each
+split left out (README, Benchmarks).
 
-In a search the query names places as well as what it wants, and the places are what retrieved the
-attempt's code: the query's terms that only name the attempt's files and symbols do not count as
-resemblance, and its cosine loses `location_discount` x its similarity to those names alone, and
-the evidence floor is `search_min_evidence`. A search warns only about attempts its results anchor
-(text resembling an attempt that nothing retrieved fires no more than an anchor alone), and an
-anchor is a boost there too, with one exception: a retrieved fix *vouches* for a recorded attempt,
-which then needs only `min_evidence` (the bar of a preflight of its own function) instead of the
-search floor, when the attempt changed lines that fix added (retrying it would take the fix back
-out) and the query is about what the fix was about (its message and the names in the lines it
-added cover at least `trigger_min_evidence` of the query's terms, place names left out). The fix
-says where; only the attempt's own record can say what, so some resemblance is always needed. A
-fix that only touched the same function says where the attempt was made, not what it did. A
-revert is never vouched for. A triggering commit anchors only the recorded attempt on its
-functions that most resembles the query (ties included); the other attempts on those functions need
-an anchor of their own, so one fix that touched several functions does not raise every attempt ever
-made on them. Results credit only the functions the search is about: when the query names functions
-among its code results (`discount_for`, `TTLCache.get`), no result anchors an attempt on another
-function, whatever commit touched both, unless the query resembles that attempt at least
-`DEEP_TRIGGER_EVIDENCE` (then the attempt is what it is about, whichever name it uses); and a fix
-found below the first `context_top` results is one of several things the query found, so it
-triggers only for an attempt the query resembles that much.
+**A reverted commit mined from git in a search, and any attempt in a preflight**: evidence and
+anchors. Evidence (0..1) is the strongest of: the embedding cosine of the intended change (or
+query) and the attempt; the IDF-weighted share of the intent's terms found in the attempt's text;
+the share of the identifiers the intent names (`snake_case`, `camelCase`, `a.b`) found in the
+attempt's changed lines (halved when only one is shared); resembling the fix it would undo at
+`WHY_EVIDENCE` of that, only for the attempts whose fix the intent resembles at least
+`WHY_RELATIVE` x the closest fix of all; plus `named_symbol_evidence` when there is some and the
+intent also names a symbol the attempt changed (naming the symbol alone is the anchor again).
+A reverted commit is held to a stricter bar than a failure an agent recorded: its text is only
+what its commits say (subjects, the revert's reason, the body), not the diff's words, and its
+floor is `revert_min_evidence` instead of `min_evidence`. In a search a revert warns only when
+the results anchor it, and when the query names functions among its code results, only results
+on those functions do, unless the revert resembles the query at least `DEEP_TRIGGER_EVIDENCE`.
 
-A recorded attempt also knows the commits whose lines it changed (`why`: the fixes among them,
-else the commit that put in most of those lines), what retrying it would undo. A search that names
-incident ids, error codes or constants (`INC-2566`, `ERR_TOKEN_REUSED`: see `codes`) that the
-attempt's record or those commits' messages all name has full evidence (such names are specific,
-where common words are not), and then such a commit in the top `context_top` results anchors the
-attempt (`context_weight`) as a code hit would. Questions and lookups rarely share the words of a failure's
-notes, but they do name the incident or the error the fix was about. A code that only stands on
-the unchanged lines around the attempt's changes (the error a changed branch raises) is half that
-evidence (`NEARBY_CODE_EVIDENCE`): it says what the change affected, and an anchor must back it.
-
-Those commits' messages are also what the attempt is *about*, in the words people use for it: a
-question or change that resembles the fix an attempt would undo (the IDF-weighted share of its
-terms in the messages, any form of the word, or the cosine of their vectors) resembles the attempt
-at `WHY_EVIDENCE` of that, but only for the attempts whose fix it resembles at least `WHY_RELATIVE`
-x the closest fix of all: fixes in one area share their words ("retry", "charge"), and the query
-is about the one it is closest to. Reverts mined from git have no such fix (they are their own).
+It fires when the evidence reaches its floor and structural + textual >= `semantic_threshold`,
+where structural is the strongest anchor of the failure to the code at hand: preflight on its own
+symbol 0.75, on its file 0.5 (also when either side names no symbol), on another function of its
+file 0.25; a failure targeting a code hit retrieved in the top `context_top` (3) 0.3; in a
+search, another chunk of the attempt's file among those `SAME_FILE_WEIGHT` (0.2), only when the
+query resembles the attempt's own record at least `search_min_evidence`; a *direct trigger* 0.40:
+a retrieved bugfix / security / revert commit ranked #1 or scoring above `commit_trigger_score`
+anchors every function it modified; any other retrieved commit anchors its functions at 0.3 only
+through the *commit-relevance gate*: its score is at least 0.9 x the best score in the top 3, it
+is not bulk (more than 8 symbols), and the failure's function is also among the top-5 code hits;
+textual = 0.6 x the evidence.
 
 An attempt is anchored by its targets and by the other symbols whose lines its diff changed (an
-attempt recorded on an encoder that also edits its decoder); anchors still only boost.
-
-The score is structural + textual, where
-
-- structural is the strongest anchor of the failure to the code at hand:
-  preflight on its own symbol 0.75, on its file 0.5 (also when either side names no symbol),
-  on another function of its file 0.25; a failure targeting a code hit retrieved in the top
-  `context_top` (3) 0.3; in a search, another chunk of the attempt's file among those (the
-  file's own chunk, the function's class, a sibling) `SAME_FILE_WEIGHT` (0.2), as the sibling
-  anchor of a preflight, only when the query resembles the attempt's own record at least
-  `search_min_evidence` (resembling the fix it would undo is not enough: a fix's words are shared
-  by everything near it); a *direct trigger* 0.40: a retrieved bugfix / security / revert commit
-  ranked #1 or scoring above 0.65 anchors every function it modified; any other retrieved commit
-  anchors its functions at 0.3 only through the *commit-relevance gate*: its score is at least
-  0.9 x the best score in the top 3, it is not bulk (more than 8 symbols), and the failure's
-  function is also among the top-5 code hits;
-- textual = 0.6 x the evidence.
-
-Anchoring is symbol-level: a target with a qualname is only anchored by that exact symbol (or,
-in preflight, one nested in it or enclosing it). A target without one (a change outside any
-named symbol) falls back to file-level matching: any hit or touched symbol in its file anchors it.
+attempt recorded on an encoder that also edits its decoder). Anchoring is symbol-level: a target
+with a qualname is only anchored by that exact symbol (or, in preflight, one nested in it or
+enclosing it). A target without one (a change outside any named symbol) falls back to file-level
+matching: any hit or touched symbol in its file anchors it.
 
 Every warning carries human-readable reasons: which anchor and how much text matched. Nothing
 here reads files or indexes; callers pass retrieved items and failure views.
@@ -83,6 +64,7 @@ here reads files or indexes; callers pass retrieved items and failure views.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -94,9 +76,10 @@ import numpy as np
 from ..store.attempts import Target, target_label
 from ..store.config import GraveyardConfig
 from ..store.tokenizer import split_identifier
+from .router import is_exact, states_change
 
-# a fix below the first `context_top` results triggers only for an attempt resembling the query
-# this much: there it is one of several things the query found, not what it is about
+# in a search, a revert resembling the query this much is what it is about, whichever function the
+# query names, and a fix below the first `context_top` results anchors it
 DEEP_TRIGGER_EVIDENCE = 0.6
 # a code the query names that only stands next to the attempt's changed lines
 NEARBY_CODE_EVIDENCE = 0.5
@@ -124,7 +107,6 @@ class RetrievedItem:
     bulk: bool = False
     id: str | None = None  # commit sha or document id, for reasons
     added: frozenset[tuple[str, str]] = frozenset()  # commits: (path, stripped line) they added
-    about: frozenset[str] = frozenset()  # commits: the terms of their message
 
 
 REVERT = "revert"
@@ -184,8 +166,7 @@ class FailureView:
     touched: frozenset[str] = frozenset()  # the lines it changed (see `touched_lines`)
     location: frozenset[str] = frozenset()  # the terms of its files' paths and symbols' names
     place: np.ndarray | None = None  # the vector of those names
-    # the commits whose lines it changed (sha[:10]): what retrying it would undo, and why
-    why: frozenset[str] = frozenset()
+    # the messages of the commits whose lines it changed: what retrying it would undo, and why
     why_terms: Collection[str] = field(default_factory=frozenset)  # their messages' terms
     why_vector: np.ndarray | None = None  # the vector of those messages
     # the other symbols whose lines its diff changed: an attempt recorded on one function often
@@ -202,6 +183,20 @@ class FailureView:
     @cached_property
     def why_stems(self) -> frozenset[str]:
         return stems(self.why_terms)
+
+    @cached_property
+    def text_stems(self) -> frozenset[str]:
+        return stems(self.text_terms)
+
+    @cached_property
+    def paths(self) -> frozenset[str]:
+        """The files of its anchors."""
+        return frozenset(path for path, _ in self.anchors)
+
+    @cached_property
+    def homes(self) -> frozenset[str]:
+        """The files of its targets (where `undoes` looks)."""
+        return frozenset(path for path, _ in self.targets)
 
     # each attempt is compared with every query: its vectors are normalised once
     @cached_property
@@ -247,6 +242,7 @@ class Intent:
     identifiers: frozenset[str] = frozenset()
     words: frozenset[str] = frozenset()  # every lowercased word-like token, to spot symbol names
     codes: frozenset[str] = frozenset()  # incident ids, error codes, constants (`codes`)
+    text: str = ""  # what the agent wrote, when known (`Intent.of`)
 
     @classmethod
     def of(cls, text: str | None, terms: Sequence[str], vector: np.ndarray | None) -> Intent:
@@ -256,10 +252,24 @@ class Intent:
             for m in _IDENT.finditer(text)
             for w in (m.group().lower(), *re.split(r"\.|::|->", m.group().lower()))
         )
-        return cls(terms, vector, identifiers(text), words, codes(text))
+        return cls(terms, vector, identifiers(text), words, codes(text), text)
 
     def __bool__(self) -> bool:
         return bool(self.terms) or self.vector is not None
+
+    # read by a search's warnings only, from the router's cache of the route just taken
+    @cached_property
+    def changes(self) -> bool:
+        """The text says what it intends to do (`router.states_change`; true when there is no
+        text); a lookup or a what / why / how question does not, and a recorded attempt must
+        resemble it more to warn."""
+        return not self.text or states_change(self.text)
+
+    @cached_property
+    def lookup(self) -> bool:
+        """A bare lookup of a name, code or path (`router.is_exact`): no prose to resemble, so
+        only an attempt whose record names what it looks up is what it is about."""
+        return bool(self.text) and is_exact(self.text)
 
     @cached_property
     def unit(self) -> np.ndarray | None:
@@ -464,7 +474,6 @@ class _Anchor(NamedTuple):
     weight: float
     reason: str
     trigger: str | None = None  # the triggering commit, if one anchored it
-    vouches: bool = False  # the attempt undoes the trigger and the query is about what it fixed
     rank: int = 0  # the triggering commit's rank
     near: bool = False  # another chunk of the attempt's file: needs its own resemblance
 
@@ -536,18 +545,13 @@ def _retrieval_anchors(
     failure: FailureView,
     results: _Results,
     cfg: GraveyardConfig,
-    fixed: Callable[[RetrievedItem], float] | None = None,
     focus: Callable[[Target], bool] | None = None,
     *,
     beside: bool = False,
 ) -> list[_Anchor]:
-    """Anchors from a result list: retrieved code, triggering commits, gated commits.
-
-    A triggering commit vouches for the attempt (the query found the fix the attempt would take
-    back out) only when the attempt changed lines it added and the query resembles what the fix
-    was about (`fixed`: how much of the query its message covers, at least
-    `trigger_min_evidence`). Otherwise it marks where the attempt was made, a boost like the
-    others. `beside`: another chunk of the attempt's file in the top `context_top` (its own
+    """Anchors from a result list: retrieved code, triggering commits, gated commits. A
+    triggering commit marks where the attempt was made, a boost like the others. `beside`:
+    another chunk of the attempt's file in the top `context_top` (its own
     chunk, the function's class, a sibling) is a weaker anchor (`near`), `SAME_FILE_WEIGHT`."""
     best_head = results.best_head
     anchors: list[_Anchor] = []
@@ -583,16 +587,13 @@ def _retrieval_anchors(
                 (cfg.commit_trigger_rank1 and c.rank == 1) or c.score > cfg.commit_trigger_score
             )
             if triggers:
-                undoes = failure.undoes(c)
-                about = fixed(c) if fixed is not None and undoes else 0.0
-                what = "added lines it changed in" if undoes else "modified"
+                what = "added lines it changed in" if failure.undoes(c) else "modified"
                 anchors.append(
                     _Anchor(
                         cfg.trigger_weight,
                         f"{name} (rank {c.rank}, score {c.score:.2f}) {what} "
                         f"{target_label(touched)}",
                         c.id or f"rank {c.rank}",
-                        about >= cfg.trigger_min_evidence - _EPS,
                         c.rank,
                     )
                 )
@@ -646,24 +647,6 @@ def _focus(
     return lambda target: _covered(target, named) is not None
 
 
-def _why_anchor(
-    failure: FailureView, retrieved: Sequence[RetrievedItem], cfg: GraveyardConfig
-) -> list[_Anchor]:
-    """A commit in the top `context_top` that put in lines the attempt changed: the query
-    found what the attempt would undo."""
-    for c in sorted(retrieved, key=lambda r: r.rank):
-        if c.rank > cfg.context_top:
-            break
-        if c.kind == "commit" and c.id and c.id in failure.why:
-            return [
-                _Anchor(
-                    cfg.context_weight,
-                    f"{c.intent or 'commit'} commit {c.id} (rank {c.rank}) put in lines it changed",
-                )
-            ]
-    return []
-
-
 def _named_codes(intent: Intent, failure: FailureView) -> tuple[float, list[str]]:
     """Full evidence when the query names incident ids, error codes or constants
     (`INC-2566`, `ERR_TOKEN_REUSED`) and the attempt's record or the messages of the commits it
@@ -685,22 +668,11 @@ def _decide(
     anchors: list[tuple[float, str]],
     found: tuple[float, list[str]],
     cfg: GraveyardConfig,
-    *,
-    query_anchored: bool = False,
-    floor: float | None = None,
 ) -> Warning | None:
-    """Fire when the evidence reaches its floor (`min_evidence` for a journal failure in a search
-    that a retrieved fix vouches for: `query_anchored`) and structural + textual reaches the
-    threshold."""
+    """Fire when the evidence reaches its floor (`revert_min_evidence` for a reverted commit,
+    `min_evidence` for a recorded attempt) and structural + textual reaches the threshold."""
     amount, why = found
-    if failure.strict:
-        floor = cfg.revert_min_evidence
-    elif query_anchored:
-        # vouched for by a fix the results found, it needs the bar of a recorded attempt in a
-        # preflight of its own function, not none: the fix says where, the attempt says what
-        floor = cfg.min_evidence
-    elif floor is None:
-        floor = cfg.min_evidence
+    floor = cfg.revert_min_evidence if failure.strict else cfg.min_evidence
     if amount <= 0 or amount < floor - _EPS:
         return None
     structural, reason = max(anchors, key=lambda a: a[0]) if anchors else (0.0, None)
@@ -725,6 +697,216 @@ def _as_intent(terms: Sequence[str] | Intent, vec: np.ndarray | None) -> Intent:
     return terms if isinstance(terms, Intent) else Intent(terms, vec)
 
 
+# A recorded attempt's resemblance to a search, calibrated: a logistic model over what the query
+# shares with the attempt's record and with the fix it would undo, how much more it shares with
+# this attempt than with any other recorded one, and where the results point (see `resemblance`).
+# Fitted on the fixture's question splits (dev and the retired held-out ones), each split's
+# threshold chosen on the others. It warns at `WARN_PROBABILITY`.
+RESEMBLANCE_BIAS = -5.945
+RESEMBLANCE_WEIGHTS: dict[str, float] = {
+    "cosine": 4.496,  # the query's vector against the attempt's record (notes, errors, diff)
+    "coverage": 1.222,  # the IDF-weighted share of the query's terms in that record
+    "fix_coverage": 2.196,  # ... in the messages of the commits it would undo
+    "fix_cosine": 5.064,  # the query's vector against those messages
+    "fix_lead": 1.998,  # fix_cosine minus the best of the other recorded attempts
+    "cosine_lead": 1.097,  # cosine minus the best of the other recorded attempts
+    "undoes_top": 0.849,  # a top result is a commit whose added lines it changed
+    "file_top": 0.695,  # a top result is a chunk of one of its files
+    "code_top": 0.652,  # a top result is its own function
+    "codes": 0.927,  # the codes the query names (see `_named_codes`)
+}
+WARN_PROBABILITY = 0.40
+# a question that states no intended change (a lookup, a what / why / how question) asks about
+# the code as it is: an attempt in the same area resembles it without being what it is about, so
+# it warns only from this probability (chosen with each split left out, like the weights)
+LOOKUP_WARN_PROBABILITY = 0.45
+# a clear match warns whatever the model says, when the results point at the attempt (its code,
+# a chunk of its files or a commit it would undo among the top results): its record holds this
+# much of the question's terms, or it names the codes the question names (`_named_codes`)
+CLEAR_COVERAGE = 0.6
+
+
+@dataclass(frozen=True)
+class Resemblance:
+    """What `resemblance` weighs for one recorded attempt and one search (its features), with
+    the results that point at it."""
+
+    cosine: float
+    coverage: float
+    fix_coverage: float
+    fix_cosine: float
+    codes: float
+    undoes: RetrievedItem | None  # a top commit whose added lines it changed
+    code: RetrievedItem | None  # its own function among the top results
+    file: RetrievedItem | None  # another chunk of its files among them
+    codes_reason: str | None = None
+
+    @property
+    def named(self) -> bool:
+        """Its record holds what a bare lookup names (`CLEAR_COVERAGE` of the terms), or it or
+        the fix it undoes names the lookup's codes."""
+        return self.coverage >= CLEAR_COVERAGE - _EPS or self.codes >= NEARBY_CODE_EVIDENCE - _EPS
+
+    @property
+    def clear(self) -> bool:
+        """A clear match that the results point at (see `CLEAR_COVERAGE`)."""
+        pointed = self.undoes is not None or self.code is not None or self.file is not None
+        return pointed and self.named
+
+    def features(self, cosine_lead: float, fix_lead: float) -> dict[str, float]:
+        return {
+            "cosine": self.cosine,
+            "coverage": self.coverage,
+            "fix_coverage": self.fix_coverage,
+            "fix_cosine": self.fix_cosine,
+            "fix_lead": fix_lead,
+            "cosine_lead": cosine_lead,
+            "undoes_top": float(self.undoes is not None),
+            "file_top": float(self.file is not None),
+            "code_top": float(self.code is not None),
+            "codes": self.codes,
+        }
+
+
+class _QueryTerms:
+    """A query's distinct terms with their IDF weights and stems, computed once per request:
+    `coverage` is `_coverage` for every attempt compared with it."""
+
+    def __init__(self, terms: Sequence[str], idf: Callable[[str], float]) -> None:
+        self.items = [(t, max(float(idf(t)), 0.0), stem(t)) for t in dict.fromkeys(terms)]
+
+    def coverage(
+        self, skip: Collection[str], found: Collection[str], found_stems: Collection[str]
+    ) -> float:
+        total = held = 0.0
+        for term, weight, st in self.items:
+            if term in skip:
+                continue
+            total += weight
+            if term in found or st in found_stems:
+                held += weight
+        return held / total if total > 0 else 0.0
+
+
+def _measure(
+    intent: Intent,
+    terms: _QueryTerms,
+    failure: FailureView,
+    results: _Results,
+    added: Sequence[tuple[RetrievedItem, dict[str, set[str]]]],
+) -> Resemblance:
+    codes_found, codes_why = _named_codes(intent, failure)
+    code = next((r for t in failure.anchors if (r := results.top_hit(t)) is not None), None)
+    undoes = next(
+        (
+            c
+            for c, by_path in added
+            if any(not by_path.get(p, _NONE).isdisjoint(failure.touched) for p in failure.homes)
+        ),
+        None,
+    )
+    # the query's words that only name the attempt's place are the anchor, not resemblance
+    return Resemblance(
+        cosine=_dot(intent.unit, failure.unit_vector),
+        coverage=terms.coverage(failure.location, failure.text_terms, failure.text_stems),
+        fix_coverage=terms.coverage(failure.location, failure.why_terms, failure.why_stems)
+        if failure.why_terms
+        else 0.0,
+        fix_cosine=_dot(intent.unit, failure.unit_why),
+        codes=codes_found,
+        undoes=undoes,
+        code=code,
+        file=next((r for r in results.top if r.path in failure.paths), None),
+        codes_reason=codes_why[0] if codes_why else None,
+    )
+
+
+_NONE: frozenset[str] = frozenset()
+
+
+def _leads(values: Sequence[float]) -> list[float]:
+    """Each value minus the best of the others (the value itself when it has no others)."""
+    if not values:
+        return []
+    best = max(range(len(values)), key=values.__getitem__)
+    second = max((v for j, v in enumerate(values) if j != best), default=0.0)
+    return [v - (second if i == best else values[best]) for i, v in enumerate(values)]
+
+
+def resemblance(
+    intent: Intent,
+    idf: Callable[[str], float],
+    retrieved: Sequence[RetrievedItem],
+    failures: Sequence[FailureView],
+    cfg: GraveyardConfig,
+) -> list[tuple[float, Resemblance]]:
+    """The probability that each recorded attempt is what the search is about (the calibrated
+    model above), with what it was computed from, in `failures`' order."""
+    results = _Results(retrieved, cfg)
+    added: list[tuple[RetrievedItem, dict[str, set[str]]]] = []
+    for c in retrieved:
+        if c.kind == "commit" and c.rank <= cfg.context_top:
+            by_path: dict[str, set[str]] = {}
+            for path, line in c.added:
+                by_path.setdefault(path, set()).add(line)
+            added.append((c, by_path))
+    terms = _QueryTerms(intent.terms, idf)
+    measured = [_measure(intent, terms, f, results, added) for f in failures]
+    cosine_leads = _leads([m.cosine for m in measured])
+    fix_leads = _leads([m.fix_cosine for m in measured])
+    out = []
+    for m, cosine_lead, fix_lead in zip(measured, cosine_leads, fix_leads, strict=True):
+        x = m.features(cosine_lead, fix_lead)
+        z = RESEMBLANCE_BIAS + sum(RESEMBLANCE_WEIGHTS[k] * v for k, v in x.items())
+        out.append((1.0 / (1.0 + math.exp(-z)), m))
+    return out
+
+
+def _resemblance_reasons(m: Resemblance) -> tuple[str, ...]:
+    said = []
+    if m.code is not None:
+        said.append(
+            f"targets {target_label((m.code.path or '', m.code.qualname))}, retrieved at "
+            f"rank {m.code.rank}"
+        )
+    elif m.file is not None:
+        said.append(
+            f"{target_label((m.file.path or '', m.file.qualname))}, in its file, "
+            f"retrieved at rank {m.file.rank}"
+        )
+    if m.undoes is not None:
+        said.append(
+            f"{m.undoes.intent or 'commit'} commit {m.undoes.id or '?'} (rank "
+            f"{m.undoes.rank}) added lines it changed"
+        )
+    if m.codes_reason:
+        said.append(m.codes_reason)
+    said.append(f"resembles its record (similarity {m.cosine:.2f}, {m.coverage:.0%} of the terms)")
+    if m.fix_cosine > 0 or m.fix_coverage > 0:
+        said.append(
+            f"resembles the fix it would undo (similarity {m.fix_cosine:.2f}, "
+            f"{m.fix_coverage:.0%} of the terms)"
+        )
+    return tuple(said)
+
+
+def _recorded_matches(
+    intent: Intent,
+    idf: Callable[[str], float],
+    retrieved: Sequence[RetrievedItem],
+    failures: Sequence[FailureView],
+    cfg: GraveyardConfig,
+) -> list[Warning]:
+    bar = WARN_PROBABILITY if intent.changes else LOOKUP_WARN_PROBABILITY
+    out = []
+    for f, (p, m) in zip(failures, resemblance(intent, idf, retrieved, failures, cfg), strict=True):
+        if intent.lookup and not m.named:
+            continue  # a lookup of a name the attempt's record does not hold is not about it
+        if p >= bar - _EPS or m.clear:
+            out.append(Warning(f.id, round(p, 6), _resemblance_reasons(m), evidence=round(p, 6)))
+    return out
+
+
 def match_search(
     query_terms: Sequence[str] | Intent,
     query_vec: np.ndarray | None,
@@ -735,66 +917,35 @@ def match_search(
 ) -> list[Warning]:
     """Failed attempts relevant to a search and its results, strongest first.
 
-    A search warns only about attempts its results point at: text that resembles an attempt
-    nobody retrieved is no warning (as an anchor without resemblance is none). A triggering
-    commit vouches only for the attempt on its functions that most resembles the query; the
-    other attempts on those functions need an anchor of their own."""
+    A recorded attempt warns when its calibrated resemblance to the search (`resemblance`)
+    reaches `WARN_PROBABILITY` (`LOOKUP_WARN_PROBABILITY` when the query states no intended
+    change), or on a clear match; on a bare lookup (`Intent.lookup`) only when its record holds
+    what the lookup names (`Resemblance.named`) (`Resemblance.clear`). A reverted commit mined from git warns only when the results
+    point at it (text that resembles a revert nobody retrieved is no warning, as an anchor
+    without resemblance is none) and it resembles the query at least `revert_min_evidence`."""
     cfg = cfg or GraveyardConfig()
     intent = _as_intent(query_terms, query_vec)
-
-    def fixed_for(f: FailureView) -> Callable[[RetrievedItem], float]:
-        # what the query says beyond naming the attempt's place, found in the fix's message
-        terms = [t for t in intent.terms if t not in f.location]
-        return lambda c: _coverage(terms, idf, c.about)
-
+    failures = list(failures)
+    out = _recorded_matches(intent, idf, retrieved, [f for f in failures if not f.strict], cfg)
+    reverts = [f for f in failures if f.strict]
+    if not reverts:
+        return _ranked(out)
     focus = _focus(intent, retrieved, cfg)
     results = _Results(retrieved, cfg)
-    failures = list(failures)
-    fixes = [fix_resemblance(intent, idf, f, cfg, located=True) for f in failures]
-    fix_best = max((x[0] for x in fixes), default=0.0)
-
-    def resemblance(
-        f: FailureView, fix: tuple[float, str | None]
-    ) -> tuple[list[_Anchor], tuple[float, list[str]]]:
-        found = _retrieval_anchors(f, results, cfg, fixed_for(f), beside=True)
-        if not found and not _why_anchor(f, retrieved, cfg):
-            # nothing retrieved points at it: no warning whatever it resembles, and it vouches
-            # for no trigger, so its evidence is not needed
-            return [], (0.0, [])
-        own = evidence(intent, idf, f, cfg, located=True, fix_best=fix_best, fix=fix)
-        named = _named_codes(intent, f)
-        strong = max(own[0], named[0]) >= DEEP_TRIGGER_EVIDENCE - _EPS
-        if not strong:
-            # an attempt resembling the query this much is what it is about, whichever function
+    for f in reverts:
+        found = _retrieval_anchors(f, results, cfg, beside=True)
+        if not found:
+            continue  # nothing retrieved points at it: no warning whatever it resembles
+        own = evidence(intent, idf, f, cfg, located=True)
+        if own[0] < DEEP_TRIGGER_EVIDENCE - _EPS:
+            # a revert resembling the query this much is what it is about, whichever function
             # the query names; otherwise only the results on the named functions point at it
-            found = _retrieval_anchors(f, results, cfg, fixed_for(f), focus, beside=True)
-        anchors = [a for a in found if a.trigger is None or a.rank <= cfg.context_top or strong]
-        if any(a.near for a in anchors) and not _resembles_itself(intent, idf, f, cfg):
-            anchors = [a for a in anchors if not a.near]
-        if named[0] <= own[0]:
-            return anchors, own
-        # the codes it names make the commits it would undo, when retrieved, point at it
-        return anchors + _why_anchor(f, retrieved, cfg), named
-
-    found = [(f, *resemblance(f, fix)) for f, fix in zip(failures, fixes, strict=True)]
-    best: dict[str, float] = {}
-    for f, anchors, (amount, _) in found:
-        if f.strict:  # a revert is never vouched for by the results (see `_decide`)
-            continue
-        for a in anchors:
-            if a.trigger is not None:
-                best[a.trigger] = max(best.get(a.trigger, 0.0), amount)
-    out = []
-    for f, anchors, ev in found:
-        kept = [
-            a for a in anchors if a.trigger is None or f.strict or ev[0] >= best[a.trigger] - _EPS
-        ]
-        if kept:
-            vouched = any(a.vouches for a in kept)
-            pairs = [(a.weight, a.reason) for a in kept]
-            out.append(
-                _decide(f, pairs, ev, cfg, query_anchored=vouched, floor=cfg.search_min_evidence)
-            )
+            found = _retrieval_anchors(f, results, cfg, focus, beside=True)
+            found = [a for a in found if a.trigger is None or a.rank <= cfg.context_top]
+        if any(a.near for a in found) and not _resembles_itself(intent, idf, f, cfg):
+            found = [a for a in found if not a.near]
+        if found and (w := _decide(f, [(a.weight, a.reason) for a in found], own, cfg)):
+            out.append(w)
     return _ranked(out)
 
 

@@ -199,6 +199,7 @@ def named_paths(query: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(m.group(0).rstrip(".") for m in found))
 
 
+@lru_cache(maxsize=256)  # the search's route and its warnings ask for the same query
 def is_exact(query: str) -> bool:
     """A lookup: the query is a code token, identifier, path, SHA or quote with at most a couple
     of words around it."""
@@ -262,6 +263,14 @@ def scores(query: str) -> dict[str, float]:
     return out
 
 
+def states_change(query: str) -> bool:
+    """Whether `query` says what it intends to do ("raise the grace period to 90 s", "adding a
+    field to X: what else changes?"): a change request, alone or as the mixed second class,
+    rather than a lookup or a what / why / how question about the code as it is."""
+    return "change" in _pick(route_text(query))
+
+
+@lru_cache(maxsize=256)  # the search's route and its warnings (`states_change`) ask for the same
 def _pick(query: str) -> tuple[str, str | None]:
     sc = scores(query)
     order = sorted(PRECEDENCE, key=lambda c: (-sc[c], PRECEDENCE.index(c)))

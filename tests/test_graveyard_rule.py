@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 
 import numpy as np
 import pytest
 
 from gitstrata.serve.graveyard import (
+    LOOKUP_WARN_PROBABILITY,
     NEARBY_CODE_EVIDENCE,
+    RESEMBLANCE_BIAS,
+    RESEMBLANCE_WEIGHTS,
     SAME_FILE_WEIGHT,
+    WARN_PROBABILITY,
     WHY_EVIDENCE,
     FailureView,
     Intent,
@@ -20,6 +25,7 @@ from gitstrata.serve.graveyard import (
     identifiers,
     match_preflight,
     match_search,
+    resemblance,
     stem,
     textual_score,
 )
@@ -58,9 +64,7 @@ def symbol(rank, target, score=0.5) -> RetrievedItem:
     return RetrievedItem("symbol", rank, score, *target)
 
 
-def commit(
-    rank, score, intent, *touched, bulk=False, sha="399d55665b", added=(), about=()
-) -> RetrievedItem:
+def commit(rank, score, intent, *touched, bulk=False, sha="399d55665b", added=()) -> RetrievedItem:
     return RetrievedItem(
         "commit",
         rank,
@@ -72,15 +76,14 @@ def commit(
         bulk,
         sha,
         added=frozenset(added),
-        about=frozenset(about),
     )
 
 
 LINE = "return client.charge(order_id, amount_cents, idempotency_key=key)"
-# a fix that added LINE to retry.py, about "anything" and "uuid"
-FIXED = {"added": [("backend/payments/retry.py", LINE)], "about": ["anything", "uuid"]}
-# a query about what that fix was about; an attempt noted "anything" resembles it 1 / 5 = 0.2:
-# above `min_evidence`, below `search_min_evidence`, so only a fix vouching for it makes it fire
+# a fix that added LINE to retry.py
+FIXED = {"added": [("backend/payments/retry.py", LINE)]}
+# an attempt noted "anything" resembles this query 1 / 5 = 0.2: above `min_evidence`, so an
+# anchor of 0.3 or more makes it fire
 ASKED = ["anything", "uuid"]
 WEAK = ["anything"]
 
@@ -228,22 +231,29 @@ def test_naming_the_changed_symbol_only_boosts():
     assert w.reasons[-1] == "the change names charge_with_retry, a symbol it changed"
 
 
-# ---------------------------------------------------------------- search: retrieved symbols
+# ---------------------------------------------------------------- results as anchors
+# (a preflight of another file: only the results anchor the attempt, as a boost)
+
+ELSEWHERE = ("backend/other.py", None)
+
+
+def anchored(query, retrieved, failures, cfg=CFG) -> list:
+    return match_preflight(*ELSEWHERE, query, None, idf, failures, cfg, retrieved=retrieved)
 
 
 def test_retrieved_in_top3_anchors_03():
     f = failure(10, RETRY, terms=["idempotency"])
     hits = [symbol(1, GATEWAY, 0.9), symbol(3, RETRY, 0.8)]
     # 0.3 + 0.6 x coverage 3/(3+1) = 0.75
-    [w] = match_search(["idempotency", "key"], None, idf, hits, [f], CFG)
+    [w] = anchored(["idempotency", "key"], hits, [f])
     assert w.score == pytest.approx(0.3 + 0.6 * 0.75)
     assert (
         w.reasons[0] == "targets backend/payments/retry.py::charge_with_retry, retrieved at rank 3"
     )
-    # rank 4 is not "retrieved" for anchoring; in a search the text alone (0.45) does not fire:
-    # nothing the query found points at the attempt
-    assert match_search(["idempotency", "key"], None, idf, [symbol(4, RETRY)], [f], CFG) == []
-    # a preflight has its target as the anchor, and the same text fires there
+    # rank 4 is not "retrieved" for anchoring: the text alone is left (0.45)
+    [w] = anchored(["idempotency", "key"], [symbol(4, RETRY)], [f])
+    assert (w.structural, w.score) == (0.0, pytest.approx(0.6 * 0.75))
+    # a preflight of its own function has its target as the anchor
     [w] = match_preflight(*RETRY, ["idempotency", "key"], None, idf, [f], CFG)
     assert w.structural == 0.75
 
@@ -251,30 +261,22 @@ def test_retrieved_in_top3_anchors_03():
 def test_below_threshold():
     f = failure(11, RETRY, terms=["key"])
     # 0.3 + 0.6 x 1/(1+3+4) = 0.375 < 0.40
-    assert (
-        match_search(["key", "idempotency", "uuid"], None, idf, [symbol(1, RETRY)], [f], CFG) == []
-    )
+    assert anchored(["key", "idempotency", "uuid"], [symbol(1, RETRY)], [f]) == []
 
 
 def test_symbol_anchoring_is_exact_but_file_level_failures_fall_back():
     named = failure(12, REFUND, terms=["refund"])
     module_level = failure(13, ("backend/payments/retry.py", None), terms=["refund"])
-    hits = [symbol(1, RETRY)]
-    got = match_search(["refund", "key"], None, idf, hits, [named, module_level], CFG)
-    # coverage 1/2 -> textual 0.3 for both; only the file-level failure gets the 0.3 anchor, the
-    # other function of the file only the weaker anchor of a chunk beside it
-    assert ids(got) == [13, 12]
+    got = anchored(["refund", "key"], [symbol(1, RETRY)], [named, module_level])
+    # coverage 1/2 -> textual 0.3 for both; only the file-level failure gets the 0.3 anchor
+    assert ids(got) == [13]
     assert got[0].score == pytest.approx(0.3 + 0.3)
-    assert got[1].structural == SAME_FILE_WEIGHT
-
-
-# ---------------------------------------------------------------- search: commits
 
 
 def test_trigger_by_rank1_bugfix_whose_lines_the_attempt_changed():
     f = failure(14, RETRY, touched=[LINE], terms=WEAK)
     retrieved = [commit(1, 0.50, "bugfix", RETRY, GATEWAY, **FIXED), symbol(2, GATEWAY)]
-    [w] = match_search(ASKED, None, idf, retrieved, [f], CFG)
+    [w] = anchored(ASKED, retrieved, [f])
     assert w.score == pytest.approx(0.40 + 0.6 * 0.2)
     assert w.reasons == (
         "bugfix commit 399d55665b (rank 1, score 0.50) added lines it changed in "
@@ -284,48 +286,30 @@ def test_trigger_by_rank1_bugfix_whose_lines_the_attempt_changed():
     # the same commit with a non-load-bearing intent is not a trigger (and fails the gate: RETRY
     # is not among the code hits)
     retrieved = [commit(1, 0.50, "feature", RETRY, GATEWAY, **FIXED), symbol(2, GATEWAY)]
-    assert match_search(ASKED, None, idf, retrieved, [f], CFG) == []
-
-
-def test_a_fix_vouches_only_for_an_attempt_that_undoes_it_and_only_when_the_query_is_about_it():
-    undoes = failure(14, RETRY, touched=[LINE], terms=WEAK)
-    elsewhere = failure(15, RETRY, touched=["max_attempts = 4"], terms=WEAK)
-    fix = commit(1, 0.50, "bugfix", RETRY, **FIXED)
-    # the attempt changed other lines of the function: the fix only says where it was made
-    assert ids(match_search(ASKED, None, idf, [fix], [undoes, elsewhere], CFG)) == [14]
-    # the query is not about what the fix was about (it covers 1 / 5 < 0.3): no vouching either
-    assert match_search(["anything", "retry", "key", "sku"], None, idf, [fix], [undoes], CFG) == []
-    # query terms that only name the attempt's place do not make it about the fix
-    placed = failure(16, RETRY, touched=[LINE], location=["anything"], terms=WEAK)
-    assert match_search(["anything"], None, idf, [fix], [placed], CFG) == []
-    # nor does a fix vouch for an attempt the query does not resemble at all: the fix says
-    # where, only the attempt's own record can say what
-    unlike = failure(17, RETRY, touched=[LINE], terms=["sku"])
-    assert match_search(ASKED, None, idf, [fix], [unlike], CFG) == []
+    assert anchored(ASKED, retrieved, [f]) == []
 
 
 def test_trigger_by_score_above_065():
     f = failure(15, RETRY, touched=[LINE], terms=WEAK)
     retrieved = [symbol(1, GATEWAY, 0.9), commit(2, 0.70, "revert", RETRY, **FIXED)]
-    [w] = match_search(ASKED, None, idf, retrieved, [f], CFG)
+    [w] = anchored(ASKED, retrieved, [f])
     assert w.score == pytest.approx(0.40 + 0.6 * 0.2)
     low = [symbol(1, GATEWAY, 0.9), commit(2, 0.60, "security", RETRY, **FIXED)]
-    assert match_search(ASKED, None, idf, low, [f], CFG) == []
+    assert anchored(ASKED, low, [f]) == []
     off = GraveyardConfig(commit_trigger_rank1=False)
-    fix = commit(1, 0.5, "bugfix", RETRY, **FIXED)
-    assert match_search(ASKED, None, idf, [fix], [f], off) == []
+    assert anchored(ASKED, [commit(1, 0.5, "bugfix", RETRY, **FIXED)], [f], off) == []
 
 
 def test_trigger_anchors_file_level_failures_of_touched_files():
     f = failure(16, ("backend/payments/retry.py", None), touched=[LINE], terms=WEAK)
-    [w] = match_search(ASKED, None, idf, [commit(1, 0.5, "bugfix", RETRY, **FIXED)], [f], CFG)
+    [w] = anchored(ASKED, [commit(1, 0.5, "bugfix", RETRY, **FIXED)], [f])
     assert w.score == pytest.approx(0.40 + 0.6 * 0.2)
 
 
 def gated(commit_item, code_hits) -> list:
     f = failure(17, RETRY, terms=["idempotency"])
     # textual: 0.6 x 3/(3+4) = 0.257 < 0.40, so only a 0.3 anchor makes it fire
-    return match_search(["idempotency", "uuid"], None, idf, [*code_hits, commit_item], [f], CFG)
+    return anchored(["idempotency", "uuid"], [*code_hits, commit_item], [f])
 
 
 TOP = [symbol(1, GATEWAY, 0.80), symbol(2, ("a.py", "x"), 0.7), symbol(3, ("b.py", "y"), 0.6)]
@@ -365,7 +349,7 @@ def test_gating_off_anchors_any_top3_commit():
     off = GraveyardConfig(commit_gating=False)
     f = failure(18, RETRY, terms=["idempotency"])
     retrieved = [symbol(1, GATEWAY, 0.9), commit(2, 0.3, "feature", RETRY)]
-    [w] = match_search(["idempotency", "uuid"], None, idf, retrieved, [f], off)
+    [w] = anchored(["idempotency", "uuid"], retrieved, [f], off)
     assert w.structural == 0.3
 
 
@@ -373,7 +357,7 @@ def test_strongest_anchor_wins_and_order_is_by_score():
     strong = failure(19, RETRY, terms=["idempotency"])
     weak = failure(20, GATEWAY, terms=["idempotency"])
     retrieved = [commit(1, 0.5, "bugfix", RETRY), symbol(2, RETRY), symbol(3, GATEWAY)]
-    got = match_search(["idempotency"], None, idf, retrieved, [weak, strong], CFG)
+    got = anchored(["idempotency"], retrieved, [weak, strong])
     assert ids(got) == [19, 20]
     assert got[0].structural == 0.40 and got[1].structural == 0.3
     assert got[0].score == pytest.approx(1.0) and got[1].score == pytest.approx(0.9)
@@ -389,77 +373,161 @@ def test_preflight_also_uses_retrieved_results():
     assert match_preflight(*RETRY, ["uuid"], None, idf, [f], CFG, retrieved=retrieved) == []
 
 
-def test_in_a_search_results_anchor_a_recorded_failure_but_not_a_revert():
-    journal = failure(22, RETRY, touched=[LINE], terms=WEAK)
-    revert = failure(23, RETRY, source="revert", touched=[LINE], terms=WEAK)
-    retrieved = [commit(1, 0.50, "bugfix", RETRY, **FIXED)]
-    assert ids(match_search(ASKED, None, idf, retrieved, [journal, revert], CFG)) == [22]
+# ---------------------------------------------------------------- search: a revert
+
+
+def test_in_a_search_a_revert_needs_an_anchor_and_the_strict_bar():
+    revert = failure(22, GATEWAY, source="revert", terms=["idempotency", "key"])
+    # resembling the query perfectly, with no result pointing at it: no warning
+    assert match_search(["idempotency", "key"], None, idf, [symbol(1, RETRY)], [revert], CFG) == []
+    [w] = match_search(["idempotency", "key"], None, idf, [symbol(1, GATEWAY)], [revert], CFG)
+    assert (w.structural, w.evidence) == (0.3, pytest.approx(1.0))
+    # an anchor with resemblance under `revert_min_evidence` (coverage 4 / 10) is none
+    query = ["idempotency", "key", "uuid", "retry"]
+    assert match_search(query, None, idf, [symbol(1, GATEWAY)], [revert], CFG) == []
+
+
+def test_in_a_search_a_reverts_anchors_are_its_code_its_files_chunks_and_its_changed_symbols():
+    f = failure(50, RETRY, source="revert", terms=["idempotency"])
+    module = symbol(1, ("backend/payments/retry.py", None))
+    # another chunk of its file: the weaker anchor, SAME_FILE_WEIGHT
+    [w] = match_search(["idempotency"], None, idf, [module], [f], CFG)
+    assert w.structural == SAME_FILE_WEIGHT
+    assert w.reasons[0] == (
+        "backend/payments/retry.py, in the file of backend/payments/retry.py::charge_with_retry, "
+        "retrieved at rank 1"
+    )
+    method = failure(51, ("shop/cache.py", "TTLCache.get"), source="revert", terms=["idempotency"])
+    for chunk in (("shop/cache.py", "TTLCache"), ("shop/cache.py", "TTLCache.set")):
+        [w] = match_search(["idempotency"], None, idf, [symbol(1, chunk)], [method], CFG)
+        assert w.structural == SAME_FILE_WEIGHT
+    # below the top `context_top`, or in another file, it is no anchor
+    deep = [symbol(i, ("a.py", f"f{i}")) for i in (1, 2, 3)] + [symbol(4, ("shop/cache.py", None))]
+    assert match_search(["idempotency"], None, idf, deep, [method], CFG) == []
+    other = symbol(1, ("backend/payments/gateway.py", None))
+    assert match_search(["idempotency"], None, idf, [other], [f], CFG) == []
+    # a preflight's results are retrieved for the target: the chunk anchors nothing there
+    assert match_preflight(*GATEWAY, ["uuid"], None, idf, [f], CFG, retrieved=[module]) == []
+    # the symbols its diff changed anchor it like its targets
+    decode = ("backend/api/orders.py", "decode_cursor")
+    encode = ("backend/api/orders.py", "encode_cursor")
+    g = FailureView(
+        52, (encode,), Counter(["cursor", "timestamp"]), source="revert", changed=(decode,)
+    )
+    found = [symbol(2, decode)]
+    assert ids(match_search(["cursor", "timestamp"], None, idf, found, [g], CFG)) == [52]
+    assert match_search(["sku"], None, idf, found, [g], CFG) == []
+    [w] = match_preflight(*decode, ["cursor", "timestamp"], None, idf, [g], CFG)
+    assert w.structural == CFG.same_symbol
+
+
+# ---------------------------------------------------------------- search: a recorded attempt
+
+
+def _p(features: dict[str, float]) -> float:
+    z = RESEMBLANCE_BIAS + sum(RESEMBLANCE_WEIGHTS[k] * v for k, v in features.items())
+    return 1 / (1 + math.exp(-z))
+
+
+def _zeros(**kw) -> dict[str, float]:
+    return {k: 0.0 for k in RESEMBLANCE_WEIGHTS} | kw
+
+
+UNIT = np.array([1.0, 0.0])
+ORTHO = np.array([0.0, 1.0])
+
+
+def test_a_recorded_attempt_warns_on_its_calibrated_resemblance():
+    f = FailureView(40, (RETRY,), Counter(["idempotency", "key"]), UNIT, touched=frozenset([LINE]))
+    query = Intent(["idempotency", "key"], UNIT)
+    found = [symbol(1, RETRY)]
+    [w] = match_search(query, None, idf, found, [f], CFG)
+    # cosine 1, coverage 1, a lead of 1 (no other attempt), its function at rank 1 (also a chunk
+    # of its file)
+    want = _p(_zeros(cosine=1.0, coverage=1.0, cosine_lead=1.0, code_top=1.0, file_top=1.0))
+    assert w.score == pytest.approx(want)
+    assert (
+        w.reasons[0] == "targets backend/payments/retry.py::charge_with_retry, retrieved at rank 1"
+    )
+    # nothing has to be retrieved when the question resembles it this closely
+    [w] = match_search(query, None, idf, [], [f], CFG)
+    assert w.score == pytest.approx(_p(_zeros(cosine=1.0, coverage=1.0, cosine_lead=1.0)))
+    assert w.score >= WARN_PROBABILITY
+
+
+def test_for_a_recorded_attempt_anchors_alone_never_fire():
+    f = FailureView(41, (RETRY,), Counter(["idempotency", "key"]), UNIT, touched=frozenset([LINE]))
+    # its function, its file and the fix it would undo all at the top; the question shares nothing
+    found = [commit(1, 1.0, "bugfix", RETRY, **FIXED), symbol(2, RETRY)]
+    assert match_search(Intent(["sku"], ORTHO), None, idf, found, [f], CFG) == []
+    [(p, m)] = resemblance(Intent(["sku"], ORTHO), idf, found, [f], CFG)
+    assert m.undoes is not None and m.code is not None and m.file is not None
+    assert p == pytest.approx(_p(_zeros(undoes_top=1.0, code_top=1.0, file_top=1.0)))
+    assert p < WARN_PROBABILITY
+
+
+def test_the_question_is_about_the_recorded_attempt_it_resembles_most():
+    one = FailureView(42, (RETRY,), vector=UNIT)
+    twin = FailureView(43, (GATEWAY,), vector=UNIT)
+    query = Intent([], UNIT)
+    # alone, a cosine of 1 leads by 1 and warns; two attempts alike lead by nothing
+    assert ids(match_search(query, None, idf, [], [one], CFG)) == [42]
+    assert match_search(query, None, idf, [], [one, twin], CFG) == []
+    # the same for the fix it would undo: the query's vector against that fix's messages
+    fix_one = FailureView(44, (RETRY,), vector=ORTHO, why_vector=UNIT)
+    fix_twin = FailureView(45, (GATEWAY,), vector=ORTHO, why_vector=UNIT)
+    [w] = match_search(query, None, idf, [], [fix_one], CFG)
+    assert w.score == pytest.approx(_p(_zeros(fix_cosine=1.0, fix_lead=1.0)))
+    assert "resembles the fix it would undo (similarity 1.00, 0% of the terms)" in w.reasons
+    assert match_search(query, None, idf, [], [fix_one, fix_twin], CFG) == []
+
+
+def test_a_question_stating_no_intended_change_needs_a_closer_resemblance():
+    # a record sharing the query's terms, at a cosine that puts it between the two bars
+    c = (-math.log(1 / 0.425 - 1) - RESEMBLANCE_BIAS - RESEMBLANCE_WEIGHTS["coverage"]) / (
+        RESEMBLANCE_WEIGHTS["cosine"] + RESEMBLANCE_WEIGHTS["cosine_lead"]
+    )
+    f = FailureView(
+        46, (RETRY,), Counter(["idempotency", "key"]), np.array([c, math.sqrt(1 - c * c)])
+    )
+    terms = ["idempotency", "key"]
+    change = Intent.of("Raise the idempotency key lifetime to two days", terms, UNIT)
+    lookup = Intent.of("Where is the idempotency key derived?", terms, UNIT)
+    assert change.changes and not lookup.changes
+    [(p, _)] = resemblance(change, idf, [], [f], CFG)
+    assert WARN_PROBABILITY <= p < LOOKUP_WARN_PROBABILITY
+    assert resemblance(lookup, idf, [], [f], CFG)[0][0] == pytest.approx(p)  # the same evidence
+    assert ids(match_search(change, None, idf, [], [f], CFG)) == [46]
+    assert match_search(lookup, None, idf, [], [f], CFG) == []
+
+
+def test_a_bare_lookup_warns_only_for_an_attempt_whose_record_names_it():
+    # the record holds "idempotency" (3 of the 4 IDF weight of the lookup's terms); it and the fix
+    # it undoes are at a cosine of 1: the resemblance is far above either bar
+    f = FailureView(47, (RETRY,), Counter(["uuid", "idempotency"]), UNIT, why_vector=UNIT)
+    named = Intent.of("idempotency_key", ["idempotency", "key"], UNIT)
+    unnamed = Intent.of("GatewayTimeout", ["gateway", "timeout"], UNIT)
+    assert named.lookup and unnamed.lookup
+    assert resemblance(unnamed, idf, [], [f], CFG)[0][0] >= LOOKUP_WARN_PROBABILITY
+    assert ids(match_search(named, None, idf, [], [f], CFG)) == [47]
+    assert match_search(unnamed, None, idf, [], [f], CFG) == []
+    # the same words in a question are prose: the calibrated resemblance decides
+    asked = Intent.of(
+        "Why does the gateway timeout make the retry loop run again?", ["gateway", "timeout"], UNIT
+    )
+    assert not asked.lookup
+    assert ids(match_search(asked, None, idf, [], [f], CFG)) == [47]
 
 
 def test_in_a_search_words_naming_the_attempts_place_are_no_resemblance():
-    # the query's only overlap with the attempt is the name of the file it changed
     f = failure(30, GATEWAY, terms=["gateway", "uuid"], location=["gateway"])
-    assert match_search(["gateway"], None, idf, [symbol(1, GATEWAY)], [f], CFG) == []
-    [w] = match_search(["gateway", "uuid"], None, idf, [symbol(1, GATEWAY)], [f], CFG)
-    assert w.evidence == pytest.approx(1.0)
+    [(_, m)] = resemblance(Intent(["gateway"], None), idf, [], [f], CFG)
+    assert m.coverage == 0.0
+    [(_, m)] = resemblance(Intent(["gateway", "uuid"], None), idf, [], [f], CFG)
+    assert m.coverage == pytest.approx(1.0)  # "uuid" is all the query says beyond the place
     # a preflight's intended change names no place: its words all count
     [w] = match_preflight(*GATEWAY, ["gateway"], None, idf, [f], CFG)
     assert w.evidence == pytest.approx(1.0)
-    # nor does a cosine that only reflects the place: the query's similarity to the attempt's
-    # names is taken off (x location_discount)
-    near = FailureView(31, (GATEWAY,), vector=np.array([1.0, 0.0]), place=np.array([1.0, 0.0]))
-    [w] = match_search([], np.array([1.0, 0.0]), idf, [symbol(1, GATEWAY)], [near], CFG)
-    assert w.evidence == pytest.approx(0.5)
-
-
-def test_in_a_search_text_alone_never_fires():
-    # the attempt's text matches the query perfectly, but no result points at it
-    f = failure(24, GATEWAY, terms=["idempotency", "key"])
-    assert match_search(["idempotency", "key"], None, idf, [symbol(1, RETRY)], [f], CFG) == []
-    [w] = match_search(["idempotency", "key"], None, idf, [symbol(1, GATEWAY)], [f], CFG)
-    assert (w.structural, w.evidence) == (0.3, pytest.approx(1.0))
-
-
-def test_a_triggering_commit_vouches_for_the_attempt_most_like_the_query():
-    # one fix modified both functions; each has a recorded attempt
-    on_retry = failure(25, RETRY, terms=["idempotency", "key"])
-    on_gateway = failure(26, GATEWAY, terms=["retry"])
-    fix = commit(1, 1.0, "bugfix", RETRY, GATEWAY, sha="f9003b4ab9")
-    # coverage: on_retry (3 + 1) / 6 = 0.67, on_gateway 2 / 6 = 0.33: only on_retry is vouched for
-    got = match_search(
-        ["idempotency", "key", "retry"], None, idf, [fix], [on_retry, on_gateway], CFG
-    )
-    assert ids(got) == [25]
-    assert got[0].reasons[0] == (
-        "bugfix commit f9003b4ab9 (rank 1, score 1.00) modified "
-        "backend/payments/retry.py::charge_with_retry"
-    )
-    # with an anchor of its own (its function retrieved in the top 3) the other still fires:
-    # 0.3 + 0.6 x 0.33 = 0.5
-    got = match_search(
-        ["idempotency", "key", "retry"],
-        None,
-        idf,
-        [fix, symbol(2, GATEWAY)],
-        [on_retry, on_gateway],
-        CFG,
-    )
-    assert ids(got) == [25, 26]
-    assert got[1].structural == 0.3
-    # equally resembling attempts are both vouched for
-    twin = failure(27, GATEWAY, terms=["idempotency", "key"])
-    got = match_search(["idempotency", "key", "retry"], None, idf, [fix], [on_retry, twin], CFG)
-    assert ids(got) == [25, 27]
-
-
-def test_a_revert_does_not_take_a_triggering_commit_from_a_recorded_attempt():
-    # the reverted commit's own view resembles the query more, but it is held to the strict bar
-    # and is never vouched for by the results: the recorded attempt keeps the trigger
-    recorded = failure(28, RETRY, terms=["retry"])
-    reverted = failure(29, RETRY, terms=["idempotency", "key", "retry"], source="revert")
-    fix = commit(1, 1.0, "revert", RETRY)
-    got = match_search(["idempotency", "key", "retry"], None, idf, [fix], [recorded, reverted], CFG)
-    assert 28 in ids(got)
 
 
 # ---------------------------------------------------------------- what the attempt would undo
@@ -474,92 +542,26 @@ def test_codes_names_incident_ids_error_codes_and_constants_only():
     assert codes("the lock-free read path in TTLCache.get") == frozenset()
 
 
-def test_a_search_naming_a_code_the_undone_fix_names_warns_when_that_fix_is_retrieved():
+def test_a_search_naming_a_code_the_attempt_or_its_fix_names_counts_as_resemblance():
     # the attempt's record never names the incident; the fix whose lines it changed does
-    f = FailureView(
-        40, (RETRY,), Counter(["semaphore"]), why=frozenset({"399d55665b"}), why_terms={"inc-2566"}
-    )
+    f = FailureView(40, (RETRY,), Counter(["semaphore"]), why_terms={"inc-2566"})
     query = Intent(["inc-2566", "inc", "2566"], None, codes=frozenset({"inc-2566"}))
-    # the fix at rank 3 anchors it (no trigger: rank 3, low score), the id is the evidence
-    found = [commit(3, 0.5, "revert", GATEWAY)]
-    [w] = match_search(query, None, idf, found, [f], CFG)
-    assert w.evidence == 1.0 and "put in lines it changed" in w.reasons[0]
-    # below the top 3 the fix is no anchor; an id nobody names is no evidence
-    assert match_search(query, None, idf, [commit(4, 0.5, "revert", GATEWAY)], [f], CFG) == []
+    [(_, m)] = resemblance(query, idf, [], [f], CFG)
+    assert m.codes == 1.0 and m.codes_reason == "names inc-2566, as its record or the fix it undoes"
     other = Intent(["inc-2655"], None, codes=frozenset({"inc-2655"}))
-    assert match_search(other, None, idf, found, [f], CFG) == []
-    # a reverted commit mined from git is held to its own text
-    revert = FailureView(
-        41, (RETRY,), source="revert", why=frozenset({"399d55665b"}), why_terms={"inc-2566"}
+    assert resemblance(other, idf, [], [f], CFG)[0][1].codes == 0.0
+    # a code that only stands next to the lines it changed is half that evidence
+    decode = ("backend/api/orders.py", "decode_cursor")
+    g = FailureView(
+        53, (decode,), Counter(["cursor"]), nearby_codes=frozenset({"err_invalid_cursor"})
     )
-    assert match_search(query, None, idf, found, [revert], CFG) == []
-
-
-def test_another_chunk_of_the_attempts_file_anchors_it_weakly_on_its_own_resemblance():
-    """The file's own chunk, the function's class or a sibling, retrieved, is near the attempt:
-    an anchor of SAME_FILE_WEIGHT, which the attempt's own record must back (the fix it would
-    undo cannot)."""
-    f = failure(50, RETRY, terms=["idempotency"])
-    module = symbol(1, ("backend/payments/retry.py", None))
-    # coverage 3 / 7: 0.2 + 0.6 x 0.43 = 0.46
-    [w] = match_search(["idempotency", "uuid"], None, idf, [module], [f], CFG)
-    assert w.structural == SAME_FILE_WEIGHT
-    assert w.reasons[0] == (
-        "backend/payments/retry.py, in the file of backend/payments/retry.py::charge_with_retry, "
-        "retrieved at rank 1"
+    named = Intent.of(
+        "ERR_INVALID_CURSOR", ["err_invalid_cursor", "err", "invalid", "cursor"], None
     )
-    # a weaker anchor needs more: coverage 3 / 10 passes the floor, 0.2 + 0.18 does not fire
-    assert (
-        match_search(["idempotency", "uuid", "retry", "key"], None, idf, [module], [f], CFG) == []
+    [(_, m)] = resemblance(named, idf, [], [g], CFG)
+    assert m.codes == NEARBY_CODE_EVIDENCE and "next to the lines it changed" in (
+        m.codes_reason or ""
     )
-    # the function's class, a sibling function
-    method = failure(51, ("shop/cache.py", "TTLCache.get"), terms=["idempotency"])
-    for chunk in (("shop/cache.py", "TTLCache"), ("shop/cache.py", "TTLCache.set")):
-        [w] = match_search(["idempotency", "uuid"], None, idf, [symbol(1, chunk)], [method], CFG)
-        assert w.structural == SAME_FILE_WEIGHT
-    # below the top `context_top`, or in another file, it is no anchor
-    deep = [symbol(i, ("a.py", f"f{i}")) for i in (1, 2, 3)] + [symbol(4, ("shop/cache.py", None))]
-    assert match_search(["idempotency", "uuid"], None, idf, deep, [method], CFG) == []
-    other = symbol(1, ("backend/payments/gateway.py", None))
-    assert match_search(["idempotency", "uuid"], None, idf, [other], [f], CFG) == []
-    # resembling only the fix the attempt would undo does not back so weak an anchor
-    undoes = FailureView(52, (RETRY,), Counter(["sku"]), why_terms={"idempotency", "uuid"})
-    assert match_search(["idempotency", "uuid"], None, idf, [module], [undoes], CFG) == []
-    # a preflight's results are retrieved for the target: the chunk anchors nothing there
-    intended = ["idempotency", "uuid"]
-    assert match_preflight(*GATEWAY, intended, None, idf, [f], CFG, retrieved=[module]) == []
-
-
-def test_a_search_naming_a_function_credits_a_trigger_only_for_that_function():
-    """A fix that changed several functions anchors only attempts on the one the query names."""
-    on_gateway = failure(20, GATEWAY, touched=[LINE], terms=WEAK)
-    on_retry = failure(21, RETRY, touched=[LINE], terms=WEAK)
-    both = [("backend/payments/retry.py", LINE), ("backend/payments/gateway.py", LINE)]
-    fix = commit(1, 0.50, "bugfix", RETRY, GATEWAY, added=both, about=ASKED)
-    named = Intent.of("how does charge_with_retry handle anything uuid", ASKED, None)
-    hits = [fix, symbol(2, RETRY), symbol(3, GATEWAY)]
-    assert ids(match_search(named, None, idf, hits, [on_gateway, on_retry], CFG)) == [21]
-    # naming no function: the trigger credits every function it changed, as before
-    plain = Intent.of("anything uuid", ASKED, None)
-    assert ids(match_search(plain, None, idf, hits, [on_gateway, on_retry], CFG)) == [20, 21]
-    # an attempt on another function that the query closely resembles is what it is about,
-    # whichever function it names
-    close = failure(22, GATEWAY, touched=[LINE], terms=ASKED)
-    got = match_search(named, None, idf, hits, [close, on_retry], CFG)
-    assert ids(got) == [22, 21]
-
-
-def test_a_fix_below_the_top_results_triggers_only_for_a_closely_resembling_attempt():
-    weak = failure(22, RETRY, touched=[LINE], terms=WEAK)
-    top = [symbol(1, GATEWAY, 0.9), symbol(2, ("a.py", "x")), symbol(3, ("b.py", "y"))]
-    deep = commit(4, 0.90, "bugfix", RETRY, **FIXED)
-    # at rank 2 the fix vouches; at rank 4 it is one of several things the query found
-    shallow = commit(2, 0.90, "bugfix", RETRY, **FIXED)
-    assert ids(match_search(ASKED, None, idf, [*top[:1], shallow], [weak], CFG)) == [22]
-    assert match_search(ASKED, None, idf, [*top, deep], [weak], CFG) == []
-    # an attempt the query closely resembles still gets it
-    strong = failure(23, RETRY, touched=[LINE], terms=["anything", "uuid"])
-    assert ids(match_search(ASKED, None, idf, [*top, deep], [strong], CFG)) == [23]
 
 
 def test_stem_folds_word_forms_of_prose_but_leaves_identifiers_and_numbers():
@@ -581,7 +583,6 @@ def _undoing(fid, target, why_terms, **kw) -> FailureView:
         fid,
         (target,),
         Counter(["unrelated"]),
-        why=frozenset({"399d55665b"}),
         why_terms=why_terms,
         **kw,
     )
@@ -609,31 +610,3 @@ def test_a_query_like_the_fix_an_attempt_undoes_is_evidence_for_the_closest_fix_
     # a reverted commit mined from git is its own fix: no second chance through its message
     revert = _undoing(51, RETRY, {"keep", "idempotency", "record", "48", "hours"}, source="revert")
     assert fix_resemblance(query, idf, revert, CFG) == (0.0, None)
-
-
-def test_the_symbols_an_attempt_changed_anchor_it_like_its_target():
-    decode = ("backend/api/orders.py", "decode_cursor")
-    encode = ("backend/api/orders.py", "encode_cursor")
-    f = FailureView(52, (encode,), Counter(["cursor", "timestamp"]), changed=(decode,))
-    query = ["cursor", "timestamp"]
-    assert ids(match_search(query, None, idf, [symbol(2, decode)], [f], CFG)) == [52]
-    [w] = match_preflight(*decode, query, None, idf, [f], CFG)
-    assert w.structural == CFG.same_symbol
-    # anchoring is still only a boost
-    assert match_search(["sku"], None, idf, [symbol(1, decode)], [f], CFG) == []
-
-
-def test_a_code_next_to_the_changed_lines_is_half_the_evidence_and_needs_an_anchor():
-    decode = ("backend/api/orders.py", "decode_cursor")
-    f = FailureView(
-        53, (decode,), Counter(["cursor"]), nearby_codes=frozenset({"err_invalid_cursor"})
-    )
-    query = Intent.of(
-        "ERR_INVALID_CURSOR", ["err_invalid_cursor", "err", "invalid", "cursor"], None
-    )
-    [w] = match_search(query, None, idf, [symbol(2, decode)], [f], CFG)
-    assert w.evidence == NEARBY_CODE_EVIDENCE
-    assert any("next to the lines it changed" in r for r in w.reasons)
-    assert match_search(query, None, idf, [symbol(4, decode)], [f], CFG) == []
-    other = Intent.of("ERR_ORDER_NOT_FOUND", ["err_order_not_found"], None)
-    assert match_search(other, None, idf, [symbol(2, decode)], [f], CFG) == []

@@ -5,7 +5,14 @@ from __future__ import annotations
 
 import pytest
 
-from gitstrata.serve.router import CLASSES, classify, is_exact, named_identifiers, named_paths
+from gitstrata.serve.router import (
+    CLASSES,
+    classify,
+    is_exact,
+    named_identifiers,
+    named_paths,
+    states_change,
+)
 
 CASES = [
     ("why does normalize_currency round half up", "behavioral"),
@@ -159,3 +166,18 @@ def test_a_named_function_keeps_its_own_commits_in_the_window(fixture_bench) -> 
 def test_a_behavioral_question_without_a_name_prefers_code() -> None:
     assert classify("How does InvoiceStore.flush decide when to write?").prefer == "neutral"
     assert classify("How does the invoice store decide when to write?").prefer == "code"
+
+
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        ("raise the session timeout to two hours", True),
+        ("adding a dry-run flag to the migration script: what else must change?", True),
+        ("why does normalize_currency round half up", False),
+        ("where is the session timeout set?", False),
+        ("ERR_QUOTA_EXCEEDED", False),
+        ("users were logged out after the deploy", False),
+    ],
+)
+def test_states_change_tells_a_change_request_from_a_question(query: str, expected: bool) -> None:
+    assert states_change(query) is expected
