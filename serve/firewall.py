@@ -32,15 +32,15 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..store.config import FirewallConfig
-from .firewall_cues import cue_spans
+from .firewall_cues import anchor_triggers, cue_spans
 from .firewall_lexicon import lazy
 from .firewall_rules import (
     COLLAPSED_HINTS,
     COLLAPSED_ORDER,
     RULES,
     SENTENCE_END,
-    TRIGGERS,
     Rule,
+    TriggerIndex,
     negated,
     quoted_mention,
 )
@@ -282,18 +282,30 @@ def _lowered(view: str) -> str:
     return low
 
 
+# the rules' triggers and the cue layer's anchors (under the index past the last rule), found in
+# one scan of each view
+_TRIGGERS = TriggerIndex(
+    (*RULES, Rule("order_cues", "", "(?!)", anchor_triggers(), reach=0, quotable=False))
+)
+_ANCHORS = len(RULES)
+
+
 def _rule_spans(
     view: str,
     low: str | None = None,
     disguised: Callable[[int, int], bool] | None = None,
     kept: list[tuple[int, int]] | None = None,
+    hits: dict[int, list[int]] | None = None,
 ) -> list[tuple[int, int, str]]:
     """(start, end, rule) of every rule match in `view`, in `view`'s coordinates. A match that
     `disguised` says was written in look-alike letters or encoded gets no exemption: honest
-    install docs are not written that way. Exempted matches are added to `kept`."""
+    install docs are not written that way. Exempted matches are added to `kept`; `hits` are
+    the trigger scan's of `low` when the caller has it."""
     low = _lowered(view) if low is None else low
     spans = []
-    for i, starts in TRIGGERS.hits(low).items():
+    for i, starts in (_TRIGGERS.hits(low) if hits is None else hits).items():
+        if i == _ANCHORS:
+            continue
         rule = RULES[i]
         if rule.gate and not any(g in low for g in rule.gate):
             continue
@@ -321,6 +333,7 @@ def _injection_spans(text: str) -> list[tuple[int, int, str]]:
     (decoded, joined, rotated, unglued), before extension to the end of the sentence."""
     view, lo, hi = fold_view(text)
     low = _lowered(view)
+    hits = _TRIGGERS.hits(low)
     spans: list[tuple[int, int, str]] = []
 
     def folded(start: int, end: int) -> bool:
@@ -329,13 +342,15 @@ def _injection_spans(text: str) -> list[tuple[int, int, str]]:
         )
 
     kept: list[tuple[int, int]] = []
-    for start, end, name in _rule_spans(view, low, folded, kept):
+    for start, end, name in _rule_spans(view, low, folded, kept, hits):
         spans.append(
             (start, end, name) if lo is None or hi is None else (lo[start], hi[end - 1], name)
         )
     for dview, dlo, dhi in derived_views(view, low):
         backwards = dlo is not None and len(dlo) > 1 and dlo[0] > dlo[-1]
-        for start, end, name in _rule_spans(dview, disguised=lambda start, end: True):
+        dlow = _lowered(dview)
+        dhits = _TRIGGERS.hits(dlow)
+        for start, end, name in _rule_spans(dview, dlow, lambda start, end: True, hits=dhits):
             if backwards and dlo is not None and dhi is not None:
                 # the rest of the sentence is after the match as it reads, before it in the text
                 if name in _EXTEND:
@@ -349,7 +364,7 @@ def _injection_spans(text: str) -> list[tuple[int, int, str]]:
             spans.append((a, b, name))
         if dlo is None or dhi is None or backwards:
             continue  # a rotated or reversed view: its sentences are not the text's
-        for start, end in cue_spans(_lowered(dview)):
+        for start, end in cue_spans(dlow, anchors=dhits.get(_ANCHORS, [])):
             # what was decoded, joined or unglued in the sentence goes, whole: the plain
             # words around it are the folded view's to judge
             changed = [i for i in range(start, end) if dhi[i] - dlo[i] != 1]
@@ -368,7 +383,9 @@ def _injection_spans(text: str) -> list[tuple[int, int, str]]:
         src = text[lo[start] : hi[end - 1]]
         return [c for c in view[start:end] if c.isalpha()] != [c for c in src if c.isalpha()]
 
-    for start, end in cue_spans(low, letters_folded if lo is not None else None):
+    for start, end in cue_spans(
+        low, letters_folded if lo is not None else None, hits.get(_ANCHORS, [])
+    ):
         spans.append(
             (start, end, _CUES) if lo is None or hi is None else (lo[start], hi[end - 1], _CUES)
         )

@@ -29,7 +29,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from .firewall_lexicon import lazy
+from .firewall_lexicon import LazyPattern, lazy
 
 THRESHOLD = 3.0
 DESCRIBED = 2.0
@@ -351,8 +351,6 @@ _HINT_CLASS = {
     **dict.fromkeys(("](", "]:", "<img"), "send"),
     **dict.fromkeys(("<", "[", "#"), "authority"),
 }
-# longest first: "<img" before "<"
-_HINTS = lazy("|".join(re.escape(m) for m in sorted(_HINT_CLASS, key=len, reverse=True)))
 _PIECES = lazy(r"['’-]")
 
 
@@ -388,6 +386,112 @@ _DESCRIPTION = lazy(
     r"\b(?![./@-]\w)",
     re.I,
 )
+
+
+# ------------------------------------------------------------------ the text gate
+
+# classes one of which every order holds (see `_core`): a text with none of them has no
+# sentence worth classifying; the others (which, you, must, an act, a destination) are in
+# most texts
+STRONG = frozenset(
+    {"address", "override", "orders", "secret", "secrecy", "persona", "authority", "turn", "shell",
+     "leak"}
+)  # fmt: skip
+_WEAK = frozenset(WEIGHTS) - STRONG - {"complete", "disguised", "install"}
+# a word for the model in text written with spaces is only named, unless spoken to
+_NAMED_ONLY = STRONG - {"address"}
+# words that pose as a role or a tool only in a tag (`<user>`, `[tool output]`) or as a label
+# with a colon (`System:`, `Thought:`)
+_ROLE_WORDS = frozenset(
+    ("system", "operator", "admin", "user", "assistant", "tool", "server", "mcp", "human",
+     "observation", "thought", "action", "function", "start", "end", "instruction",
+     "instructions")
+)  # fmt: skip
+# strings a shape starts with, and the shape's regex and class
+_SHAPE_STARTS: dict[str, tuple[LazyPattern | None, str]] = {
+    **dict.fromkeys(
+        ("~/", "$", ".aws", ".ssh", "id_", ".env", ".npmrc", ".pypirc", ".netrc", "/etc/",
+         "printenv", "env"), (_SECRET_SHAPE, "secret")
+    ),
+    **dict.fromkeys(
+        ("curl", "wget", "iwr", "irm", "sh", "bash", "zsh", "rm", "base64", "nc", "mkfifo", "iex",
+         "invoke-expression", "downloadstring", "eval", "exec", "chmod", "/dev/tcp/"),
+        (_SHELL, "shell"),
+    ),
+    **dict.fromkeys(("](", "]:", "<img"), (_LEAK_URL, "leak")),
+    **dict.fromkeys(("<|", "<start_of_turn", "[inst]", "<<sys>>", "### response"), (None, "turn")),
+}  # fmt: skip
+# the model spoken to, from its name on: "agent:", "assistant,", "ai agents must", "bot should"
+# (every way `_ADDRESS_SHAPE` reads a name as spoken to, and more)
+_SPOKEN_TO = lazy(
+    _NAME + r"s?(?:\s+[\w-]+)?(?:\s*[:,]|\s+(?:must|should|shall|needs?\s+to|has\s+to|"
+    r"is\s+(?:required|instructed|expected)\s+to|reading\s+this)\b)"
+)
+_LABEL = lazy(r"\s*:")
+_TAG_OPEN = lazy(r"</?\s*$")
+
+
+@dataclass(frozen=True)
+class _Anchors:
+    triggers: tuple[str, ...]  # every string the gate looks at, lower case
+    words: dict[str, frozenset[str]]  # a whole word: its strong classes
+    # phrases and shapes by their first two characters: (string, regex to confirm, classes)
+    starts: dict[str, tuple[tuple[str, LazyPattern | None, frozenset[str]], ...]]
+
+
+@functools.cache
+def _anchors() -> _Anchors:
+    t = _tables()
+    words = {w: cls & _NAMED_ONLY for w, cls in t.words.items() if cls & _NAMED_ONLY}
+    stems = [w for w, cls in t.stems.items() if cls & _NAMED_ONLY]
+    starts: dict[str, list[tuple[str, LazyPattern | None, frozenset[str]]]] = {}
+    phrases = [(p, None, cls & _NAMED_ONLY) for p, cls in t.phrases.items() if cls & _NAMED_ONLY]
+    shapes = [(s, pat, frozenset({cls})) for s, (pat, cls) in _SHAPE_STARTS.items()]
+    for s, pat, cls in phrases + shapes:
+        starts.setdefault(s[:2], []).append((s, pat, cls))
+    triggers = {*words, *stems, *_MODEL_TOKENS, *_ROLE_WORDS, *(s for s, _, _ in phrases + shapes)}
+    return _Anchors(tuple(sorted(triggers)), words, {k: tuple(v) for k, v in starts.items()})
+
+
+def anchor_triggers() -> tuple[str, ...]:
+    """The strings (lower case) that start every part `gate` counts: the firewall finds them
+    in the one scan that finds its rules' triggers."""
+    return _anchors().triggers
+
+
+def gate(low: str, starts: list[int], disguised: bool = False) -> bool:
+    """Whether `low` could hold an order, from where `anchor_triggers` start in it: the strong
+    classes confirmed there, with every weak class assumed, make a pair (`_core`). Never false
+    for a text one of whose sentences `cue_spans` would remove (tested on the corpus)."""
+    if disguised or (not low.isascii() and _NO_SPACES.search(low)):
+        return True  # look-alike letters count as a part; scripts without spaces: substrings
+    a, t = _anchors(), _tables()
+    found: set[str] = set()
+    for p in starts:
+        m = _TOKEN.match(low, p)
+        if m is not None:
+            tok = m.group()
+            found |= a.words.get(tok) or (
+                _stem_classes(tok, t) & _NAMED_ONLY
+                if len(tok) > 3 or not tok.isascii()
+                else frozenset()
+            )
+            if _SPOKEN_TO.match(low, p):
+                found.add("address")
+            if tok in _ROLE_WORDS and (
+                _TAG_OPEN.search(low, max(0, p - 12), p)
+                or "[" in low[max(0, p - 22) : p]
+                or _LABEL.match(low, m.end())
+            ):
+                found |= {"authority", "turn"}
+        for s, pattern, cls in (*a.starts.get(low[p : p + 2], ()), *a.starts.get(low[p], ())):
+            if low.startswith(s, p) and (pattern is None or pattern.match(low, p)):
+                found |= cls
+        if found and _core(
+            found | _WEAK | ({"complete"} if {"override", "orders"} <= found else set())
+        ):
+            return True
+    return False
 
 
 def _classes(sentence: str) -> set[str]:
@@ -602,7 +706,7 @@ def _possible(low: str) -> set[str]:
                 found |= classes
     if _NO_SPACES.search(low):
         found.update(cls for w, cls in t.glued if w in low)
-    found.update(_HINT_CLASS[m] for m in set(_HINTS.findall(low)))
+    found.update(cls for m, cls in _HINT_CLASS.items() if m in low)
     if _names(unique):
         found.add("address")
     if _AUTHORITY_TOKENS & unique:
@@ -615,10 +719,15 @@ def _possible(low: str) -> set[str]:
 
 
 def cue_spans(
-    low: str, disguised: Callable[[int, int], bool] | None = None
+    low: str,
+    disguised: Callable[[int, int], bool] | None = None,
+    anchors: list[int] | None = None,
 ) -> list[tuple[int, int]]:
     """Spans of the sentences of `low` (a lower-cased view) whose cues add up to an order;
-    `disguised(start, end)` says whether a span was written in look-alike letters or encoded."""
+    `disguised(start, end)` says whether a span was written in look-alike letters or encoded;
+    `anchors`, where `anchor_triggers` start in `low` when the caller has looked (`gate`)."""
+    if anchors is not None and not gate(low, anchors, disguised is not None):
+        return []  # the common case, decided from the trigger scan the rules need anyway
     possible = _possible(low)
     if disguised is not None:
         possible.add("disguised")
@@ -660,4 +769,14 @@ def explain(text: str) -> list[tuple[str, list[str], float]]:
     return out
 
 
-__all__ = ["ACTS", "THRESHOLD", "WEIGHTS", "cue_spans", "explain", "sentences"]
+__all__ = [
+    "ACTS",
+    "STRONG",
+    "THRESHOLD",
+    "WEIGHTS",
+    "anchor_triggers",
+    "cue_spans",
+    "explain",
+    "gate",
+    "sentences",
+]

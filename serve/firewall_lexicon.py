@@ -23,9 +23,8 @@ from collections.abc import Callable, Iterator
 class LazyPattern:
     """A regex compiled on its first use. The firewall holds many; a one-shot process serves a
     few strings and compiling them all would cost it tens of milliseconds, most for patterns
-    its strings never reach."""
-
-    __slots__ = ("_compiled", "_flags", "_source")
+    its strings never reach. Once compiled, the pattern's own methods replace these (set on
+    the instance, they are found before the class's): a call costs what a compiled one does."""
 
     def __init__(self, source: str | Callable[[], str], flags: int = 0) -> None:
         self._source, self._flags = source, flags  # a callable builds the source when needed
@@ -35,7 +34,9 @@ class LazyPattern:
     def compiled(self) -> re.Pattern[str]:
         if self._compiled is None:
             source = self._source if isinstance(self._source, str) else self._source()
-            self._compiled = re.compile(source, self._flags)
+            pattern = self._compiled = re.compile(source, self._flags)
+            for name in ("search", "match", "fullmatch", "finditer", "findall", "split", "sub"):
+                self.__dict__[name] = getattr(pattern, name)
         return self._compiled
 
     def search(self, s: str, pos: int = 0, endpos: int = sys.maxsize) -> re.Match[str] | None:
