@@ -24,7 +24,6 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from ..store.attempts import (
     STREAM,
@@ -43,6 +42,7 @@ from ..store.journal import Journal, Skipped
 from ..store.tokenizer import tokenize
 from ..store.unidiff import parse_diff
 from ..store.vocabulary import LOAD_BEARING
+from . import arrow_ops as pc
 from .graveyard import (
     REVERT,
     FailureView,
@@ -403,7 +403,7 @@ def _messages(index: ServeIndex, shas: set[str]) -> dict[str, str]:
     if not shas or not index.has("commits"):
         return {}
     t = index.table("commits", columns=["sha", "message"])
-    t = t.filter(pc.is_in(t.column("sha"), value_set=pa.array(sorted(shas), pa.string())))
+    t = pc.filter(t, pc.is_in(t.column("sha"), value_set=pa.array(sorted(shas), pa.string())))
     return dict(zip(t.column("sha").to_pylist(), t.column("message").to_pylist(), strict=True))
 
 
@@ -412,7 +412,7 @@ def _head_code(index: ServeIndex, paths: set[str]) -> dict[str, set[str]]:
     if not paths or not index.has("symbols"):
         return {}
     t = index.table("symbols", columns=["path", "code"])
-    t = t.filter(pc.is_in(t.column("path"), value_set=pa.array(sorted(paths), pa.string())))
+    t = pc.filter(t, pc.is_in(t.column("path"), value_set=pa.array(sorted(paths), pa.string())))
     out: dict[str, set[str]] = {}
     for path, code in zip(t.column("path").to_pylist(), t.column("code").to_pylist(), strict=True):
         out.setdefault(path, set()).update(ln.strip() for ln in (code or "").splitlines())

@@ -14,12 +14,12 @@ from functools import cached_property, lru_cache
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from ..store.fulltext import read_field_terms
 from ..store.generations import Generation
 from ..store.tokenizer import tokenize
 from ..store.vecstore import open_docmeta
+from . import arrow_ops as pc
 
 
 class _Dict:

@@ -26,10 +26,10 @@ from zoneinfo import ZoneInfo
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from ..store.errors import IndexCorrupt
 from ..store.generations import Generation, Store
+from . import arrow_ops as pc
 
 
 def _iso_date(ts: Any) -> str:
@@ -122,7 +122,9 @@ def _pylist(column: pa.ChunkedArray) -> list:
     epoch = datetime(1970, 1, 1, tzinfo=ZoneInfo("UTC") if kind.tz else None)
     step = _STEP[kind.unit]
     # a timedelta is whole microseconds: `step * x` is exact
-    return [None if x is None else epoch + step * x for x in column.cast(pa.int64()).to_pylist()]
+    return [
+        None if x is None else epoch + step * x for x in pc.cast(column, pa.int64()).to_pylist()
+    ]
 
 
 SortKeys = list[tuple[str, str]]  # (column, "ascending" | "descending"), as pyarrow takes them
@@ -147,8 +149,8 @@ class Grouped(Mapping[str, list[dict[str, Any]]]):
         """Sort once by (key, ranking) so that every later lookup is a slice."""
         if self._slices is not None:
             return
-        t = self._table.filter(pc.is_valid(self._table.column(self._key)))
-        t = t.take(pc.sort_indices(t, [(self._key, "ascending"), *self._order]))
+        t = pc.filter(self._table, pc.is_valid(self._table.column(self._key)))
+        t = pc.take(t, pc.sort_indices(t, [(self._key, "ascending"), *self._order]))
         keys = t.column(self._key).combine_chunks()
         n = len(keys)
         starts = np.zeros(min(n, 1), np.int64)
@@ -156,7 +158,7 @@ class Grouped(Mapping[str, list[dict[str, Any]]]):
             change = pc.not_equal(keys[1:], keys[:-1]).to_numpy(zero_copy_only=False)
             starts = np.concatenate((starts, np.flatnonzero(change) + 1))
         ends = np.append(starts[1:], n) if n else starts
-        names = keys.take(pa.array(starts)).to_pylist()
+        names = pc.take(keys, pa.array(starts)).to_pylist()
         self._sorted = t
         self._slices = dict(
             zip(names, zip(starts.tolist(), ends.tolist(), strict=True), strict=True)
@@ -173,11 +175,11 @@ class Grouped(Mapping[str, list[dict[str, Any]]]):
             hit = pc.equal(col, pa.scalar(key, col.type))
         else:
             hit = pc.equal(col, key)
-        rows = self._table.filter(hit)
+        rows = pc.filter(self._table, hit)
         if rows.num_rows == 0:
             return None
         if self._order:
-            rows = rows.take(pc.sort_indices(rows, self._order))
+            rows = pc.take(rows, pc.sort_indices(rows, self._order))
         return rows.to_pylist()
 
     def get(self, key: Any, default: Any = None) -> Any:  # type: ignore[override]
@@ -331,7 +333,8 @@ class ServeIndex:
 
     @cached_property
     def paths(self) -> list[str]:
-        return sorted(pc.unique(self._symbols_table.column("path")).drop_null().to_pylist())
+        found = pc.unique(self._symbols_table.column("path")).to_pylist()
+        return sorted(p for p in found if p is not None)
 
     # ------------------------------------------------------------------ history
 

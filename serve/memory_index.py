@@ -18,7 +18,7 @@ from functools import cached_property
 from typing import Any
 
 import numpy as np
-import pyarrow.compute as pc
+import pyarrow as pa
 import pyarrow.parquet as pq
 
 from ..store.embedder import Embedder
@@ -27,6 +27,7 @@ from ..store.generations import Generation
 from ..store.memory import Memory, document_fields
 from ..store.redact import redact_text
 from ..store.vecstore import open_docmeta
+from . import arrow_ops as pc
 from .vectors import VectorIndex
 
 KIND = "memory"
@@ -48,7 +49,7 @@ class IndexMemories:
         if not gen.has("docmeta") or not gen.has("documents"):
             return
         meta = open_docmeta(gen.path)
-        kinds = pc.cast(meta.column("kind").combine_chunks(), "string")
+        kinds = pc.cast(meta.column("kind").combine_chunks(), pa.string())
         if not pc.any(pc.equal(kinds, KIND)).as_py():
             return
         for row, doc_id, title, body in _memory_documents(gen):

@@ -123,9 +123,9 @@ class _GenView:
             got = {}
             sym = self.symbols_rows
             if sym is not None:
-                import pyarrow.compute as pc  # here, not at import: the MCP server imports this
+                from . import arrow_ops as pc  # here, not at import: the MCP server imports this
 
-                rows = sym.filter(pc.equal(sym["path"], path))
+                rows = pc.filter(sym, pc.equal(sym["path"], path))
                 for q, code, blob in zip(
                     rows["qualname"].to_pylist(), rows["code"].to_pylist(),
                     rows["blob"].to_pylist(), strict=True,
@@ -171,15 +171,16 @@ class _GenView:
             t = self._touches
             if t is not None:
                 import pyarrow as pa
-                import pyarrow.compute as pc
 
-                rows = t.filter(pc.equal(t["head_path"], head_path))
+                from . import arrow_ops as pc
+
+                rows = pc.filter(t, pc.equal(t["head_path"], head_path))
                 # git's times are whole seconds: the column's milliseconds as integers are what
                 # `_ms` makes of each datetime, without making the datetimes (a hot file has
                 # thousands of touches)
                 when = rows["commit_time"]
                 if pa.types.is_timestamp(when.type) and when.type.unit == "ms" and when.type.tz:
-                    times = when.cast(pa.int64()).fill_null(0).to_pylist()
+                    times = pc.fill_null(pc.cast(when, pa.int64()), 0).to_pylist()
                 else:
                     times = [_ms(x) for x in when.to_pylist()]
                 names = ["sha", "qualname", "status"]
@@ -205,10 +206,10 @@ class _GenView:
             found = None
             t = self._touches
             if t is not None:
-                import pyarrow.compute as pc
+                from . import arrow_ops as pc
 
-                rows = t.filter(
-                    pc.and_(pc.equal(t["path"], path), pc.not_equal(t["path"], t["head_path"]))
+                rows = pc.filter(
+                    t, pc.and_(pc.equal(t["path"], path), pc.not_equal(t["path"], t["head_path"]))
                 )
                 if rows.num_rows:
                     found = rows["head_path"][rows.num_rows - 1].as_py()

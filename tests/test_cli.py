@@ -275,8 +275,9 @@ def test_fast_path_imports_neither_typer_nor_rich(repo) -> None:
 
 def test_one_shot_answers_load_only_what_they_need(tmp_path) -> None:
     """A one-shot `query` / `preflight` reads a few tables: no JIT compiler, no dataset layer
-    (a filtered Parquet read), no numpy.ma (`pa.array` of an ndarray), no Typer or Rich; a
-    memory in the index makes recall read the memory documents too."""
+    (a filtered Parquet read), no numpy.ma (`pa.array` of an ndarray), no wrappers of every
+    Arrow kernel (`pyarrow.compute`), no Typer or Rich; a memory in the index makes recall read
+    the memory documents too."""
     from conftest import GitRepo
 
     r = GitRepo(tmp_path / "repo")
@@ -285,7 +286,7 @@ def test_one_shot_answers_load_only_what_they_need(tmp_path) -> None:
         s.remember("charge_with_retry must reuse one idempotency key", kind="decision",
                    anchors=["payments/retry.py"])  # fmt: skip
         s.index(jobs=1)
-    heavy = ("numba", "pyarrow.dataset", "numpy.ma", "typer", "rich")
+    heavy = ("numba", "pyarrow.dataset", "pyarrow.compute", "numpy.ma", "typer", "rich")
     probe = _loaded_probe(heavy)
     for args in (
         ["query", "idempotency key retry", "--raw"],
