@@ -55,6 +55,7 @@ SPLITS: tuple[str, ...] = (
     "heldout_v7",
     "heldout_v8",
     "heldout_v9",
+    "heldout_v10",
 )
 HELDOUT_SPLITS: tuple[str, ...] = (
     "heldout_v1",
@@ -66,6 +67,7 @@ HELDOUT_SPLITS: tuple[str, ...] = (
     "heldout_v7",
     "heldout_v8",
     "heldout_v9",
+    "heldout_v10",
 )
 
 
@@ -4433,6 +4435,663 @@ _HELDOUT_V9: tuple[_Row, ...] = (
 )
 
 
+_HELDOUT_V10: tuple[_Row, ...] = (
+    # causal
+    _q(
+        "v10-causal-01",
+        "causal",
+        "What's the reasoning behind blending last minute's tally into allow()'s decision, "
+        "rather than a straight per-minute counter that resets on the hour mark?",
+        {
+            C("inc2458_sliding_window"): 3,
+            S(LIMITER, "RateLimiter._estimate"): 2,
+            S(LIMITER, "RateLimiter.allow"): 2,
+        },
+        (3,),
+    ),
+    _q(
+        "v10-causal-02",
+        "causal",
+        "Why does presenting a refresh token a second time log out the whole token family "
+        "instead of simply being refused like a stale token?",
+        {
+            C("inc2744_refresh_reuse"): 3,
+            S(REFRESH, "rotate_refresh_token"): 2,
+            S(REFRESH, "RefreshTokenStore.revoke_family"): 2,
+        },
+        (11,),
+    ),
+    _q(
+        "v10-causal-03",
+        "causal",
+        "Why is the front proxy willing to wait 45 seconds for an API answer, isn't that far too "
+        "patient for a web shop?",
+        {C("inc2689_nginx_timeout"): 3, F(NGINX): 3, S(RETRY, "RetryPolicy"): 1},
+        (14,),
+    ),
+    _q(
+        "v10-causal-04",
+        "causal",
+        "What went wrong the last time the Go job runner fired off a whole batch with no ceiling "
+        "on how many jobs run at once?",
+        {
+            C("worker_perf_revert"): 3,
+            C("worker_perf_unbounded"): 2,
+            S(RUNNER, "Runner.processBatch"): 2,
+            C("worker_inflight_comment"): 2,
+        },
+        (6,),
+    ),
+    _q(
+        "v10-causal-05",
+        "causal",
+        "All our storefront customers pay in euros, so what is the currency property on the web "
+        "order type still good for?",
+        {
+            C("currency_support"): 3,
+            S(WEB_ORDERS, "OrderDTO"): 2,
+            F(ORDER_SUMMARY): 1,
+        },
+        (5,),
+    ),
+    _q(
+        "v10-causal-06",
+        "causal",
+        "Why does RetryPolicy spread the charge attempts out over growing delays instead of "
+        "retrying at once?",
+        {
+            S(RETRY, "RetryPolicy.delays"): 3,
+            S(RETRY, "RetryPolicy"): 2,
+            C("payments_gateway"): 2,
+        },
+    ),
+    _q(
+        "v10-causal-07",
+        "causal",
+        "What motivated cutting the lifetime of access tokens down to a quarter of an hour?",
+        {C("access_ttl_15m"): 3, S(TOKENS, "issue_token"): 2},
+    ),
+    _q(
+        "v10-causal-08",
+        "causal",
+        "Why were the TTL cache and the request limiter relocated into a shared core package?",
+        {
+            C("refactor_utils_to_core"): 3,
+            S(CACHE, "TTLCache"): 1,
+            S(LIMITER, "RateLimiter"): 1,
+        },
+    ),
+    _q(
+        "v10-causal-09",
+        "causal",
+        "Why did password storage move to scrypt, and what becomes of the older PBKDF2 digests?",
+        {
+            C("passwords_scrypt"): 3,
+            S(PASSWORDS, "needs_rehash"): 2,
+            S(PASSWORDS, "verify_password"): 2,
+        },
+    ),
+    _q(
+        "v10-causal-10",
+        "causal",
+        "Why are partner webhook signatures checked with a constant-time comparison rather than "
+        "a plain string equality?",
+        {C("webhook_constant_time"): 3, S(WEBHOOKS, "verify_webhook_signature"): 2},
+    ),
+    # behavioral
+    _q(
+        "v10-behavioral-01",
+        "behavioral",
+        "If a courier note in the finance spreadsheet begins with a plus sign, like +46 70 123 "
+        "45 67, does the Python export still put an apostrophe in front of it?",
+        {
+            S(CSV_PY, "escape_cell"): 3,
+            C("inc2602_csv_injection"): 2,
+            S(TEST_CSV_PY, "test_formula_prefixes_are_quoted"): 1,
+        },
+        (9,),
+    ),
+    _q(
+        "v10-behavioral-02",
+        "behavioral",
+        "When two orders carry exactly the same created_at, can the next-page token of the order "
+        "listing still tell them apart?",
+        {
+            S(ORDERS_API, "encode_cursor"): 3,
+            C("inc2801_pagination"): 2,
+            S(REPOSITORY, "OrderRepository.list_before"): 2,
+            S(TEST_ORDERS_API, "test_cursor_round_trip_keeps_the_tie_breaker"): 1,
+        },
+        (13,),
+    ),
+    _q(
+        "v10-behavioral-03",
+        "behavioral",
+        "How does the nightly payment check treat a gateway lookup that comes back empty or "
+        "hits its deadline: left open, or written off?",
+        {
+            S(RECONCILE, "classifyGatewayStatus"): 3,
+            C("inc2710_reconcile_timeout"): 2,
+            S(RECONCILE_TEST, "TestTimeoutStaysPending"): 2,
+        },
+        (12,),
+    ),
+    _q(
+        "v10-behavioral-04",
+        "behavioral",
+        "For how long is an Idempotency-Key remembered, and is that enough for a phone that "
+        "replays an order after more than a day without signal?",
+        {
+            F(IDEMPOTENCY): 3,
+            C("inc2472_idempotency_ttl"): 2,
+            S(TEST_IDEMPOTENCY, "test_default_ttl_outlives_offline_replays"): 2,
+            F(OFFLINE): 1,
+        },
+        (10,),
+    ),
+    _q(
+        "v10-behavioral-05",
+        "behavioral",
+        "Can a reader of the TTL cache blow up with KeyError while another thread is evicting "
+        "the very entry it is reading?",
+        {
+            S(CACHE, "TTLCache.get"): 3,
+            C("cache_race_test"): 2,
+            C("cache_perf_revert"): 2,
+        },
+        (2,),
+    ),
+    _q(
+        "v10-behavioral-06",
+        "behavioral",
+        "What does GatewayClient.charge actually send to the payment provider in its request?",
+        {S(GATEWAY, "GatewayClient.charge"): 3, S(GATEWAY, "GatewayClient._post"): 2},
+    ),
+    _q(
+        "v10-behavioral-07",
+        "behavioral",
+        "What does discount_for give back for a fixed-amount code that is worth more than the "
+        "basket's subtotal?",
+        {
+            S(RULES, "discount_for"): 3,
+            C("promotions_engine"): 2,
+            S(RULES, "apply_promotions"): 1,
+        },
+    ),
+    _q(
+        "v10-behavioral-08",
+        "behavioral",
+        "What does start_session hand to the client when a customer signs in?",
+        {
+            S(REFRESH, "start_session"): 3,
+            C("refresh_tokens"): 2,
+            S(REFRESH, "RefreshTokenStore"): 1,
+        },
+    ),
+    _q(
+        "v10-behavioral-09",
+        "behavioral",
+        "How does the app's parseDeliveryWindow cope with an order that has no delivery slot?",
+        {S(PARSER, "parseDeliveryWindow"): 3, C("delivery_window"): 2},
+        (),
+        (),
+        "mobile/**",
+    ),
+    _q(
+        "v10-behavioral-10",
+        "behavioral",
+        "What does Runner.handle do with a job whose kind has no handler registered?",
+        {
+            S(RUNNER, "Runner.handle"): 3,
+            S(RUNNER_TEST, "TestUnknownKindIsRetried"): 2,
+            S(HANDLERS, "DefaultHandlers"): 1,
+        },
+    ),
+    # symptom
+    _q(
+        "v10-symptom-01",
+        "symptom",
+        "Support ticket: card debited two times for a single checkout; on our side the first "
+        "attempt timed out, but the money had already left the account",
+        {
+            C("inc2407_idempotency_retry"): 3,
+            S(RETRY, "charge_with_retry"): 3,
+            F(RUNBOOK): 1,
+        },
+        (0, 16),
+    ),
+    _q(
+        "v10-symptom-02",
+        "symptom",
+        "Shoppers whose phone clock runs a little fast are thrown out of checkout with "
+        "ERR_TOKEN_EXPIRED moments after signing in",
+        {
+            C("inc2291_clock_skew"): 3,
+            S(TOKENS, "validate_token"): 2,
+            S(TEST_TOKENS, "test_clock_skew_grace_after_expiry"): 1,
+        },
+        (1,),
+    ),
+    _q(
+        "v10-symptom-03",
+        "symptom",
+        "An order came out 35 percent cheaper after the customer typed in two different "
+        "percent-off vouchers one after the other",
+        {
+            C("inc2655_promo_stacking"): 3,
+            S(RULES, "apply_promotions"): 2,
+            S(TEST_PROMOTIONS, "test_percentage_codes_do_not_stack"): 2,
+        },
+        (8,),
+    ),
+    _q(
+        "v10-symptom-04",
+        "symptom",
+        "Reopened from the offline cache, an order that cost 59.97 shows a total of 0.60 in the "
+        "app",
+        {
+            S(PARSER, "parseMoney"): 3,
+            C("inc2333_mobile_cents"): 2,
+            F(PARSER_TEST): 1,
+        },
+        (4,),
+        (),
+        "mobile/**",
+    ),
+    _q(
+        "v10-symptom-05",
+        "symptom",
+        "The accounting import reads our worker's negative adjustments as text, because each one "
+        "has an apostrophe glued to the minus sign",
+        {
+            S(CSV_GO, "escapeCell"): 3,
+            C("inc2602_csv_injection"): 2,
+            S(CSV_GO_TEST, "TestEscapeCellQuotesFormulaPrefixes"): 1,
+        },
+        (17,),
+        (),
+        "worker/**",
+    ),
+    _q(
+        "v10-symptom-06",
+        "symptom",
+        "Token renewals make up a third of all API calls; the storefront seems to renew its token "
+        "long before it would run out",
+        {
+            S(SESSION, "shouldRefresh"): 3,
+            C("inc2390_web_refresh_margin"): 2,
+            C("web_session_tests"): 1,
+        },
+        (15,),
+    ),
+    _q(
+        "v10-symptom-07",
+        "symptom",
+        "Rows for orders paid in Swedish kronor in the finance CSV do not say which currency the "
+        "amounts are in",
+        {S(CSV_PY, "order_row"): 3, C("export_columns"): 2, S(CSV_PY, "export_orders_csv"): 1},
+    ),
+    _q(
+        "v10-symptom-08",
+        "symptom",
+        "Calling the order listing with a mangled cursor query parameter gives a 500 error "
+        "instead of a 400",
+        {
+            S(ORDERS_API, "decode_cursor"): 3,
+            S(TEST_ORDERS_API, "test_malformed_cursor_is_a_client_error"): 2,
+            S(ORDERS_API, "list_orders"): 1,
+        },
+    ),
+    _q(
+        "v10-symptom-09",
+        "symptom",
+        "After pressing sign out, the storefront still sends the old bearer token with the next "
+        "request",
+        {S(SESSION, "endSession"): 3, C("web_session"): 2, S(SESSION, "startSession"): 1},
+    ),
+    _q(
+        "v10-symptom-10",
+        "symptom",
+        "Partially refunded orders show up with an unknown status in the web order history",
+        {
+            S(WEB_ORDERS, "OrderStatus"): 3,
+            S(WEB_ORDERS, "parseOrderResponse"): 2,
+            C("refunds_partial"): 1,
+        },
+    ),
+    # coupled
+    _q(
+        "v10-coupled-01",
+        "coupled",
+        "If RECORD_TTL in backend/payments/idempotency.py goes down to a single day, which other "
+        "parts of the system lean on that window?",
+        {
+            F(IDEMPOTENCY): 3,
+            F(OFFLINE): 2,
+            S(TEST_IDEMPOTENCY, "test_default_ttl_outlives_offline_replays"): 2,
+            F(MIGRATION_IDEMPOTENCY): 1,
+        },
+        (10,),
+        (OFFLINE, TEST_IDEMPOTENCY),
+    ),
+    _q(
+        "v10-coupled-02",
+        "coupled",
+        "Turning timed-out status lookups into failed charges in reconcile.go: which tests and "
+        "which Python module share that idea of a timeout?",
+        {
+            S(RECONCILE, "classifyGatewayStatus"): 3,
+            F(RECONCILE_TEST): 2,
+            S(GATEWAY, "classify_response"): 1,
+        },
+        (12,),
+        (RECONCILE_TEST, GATEWAY),
+    ),
+    _q(
+        "v10-coupled-03",
+        "coupled",
+        "If the limiter went back to counting the current window alone, which middleware and "
+        "test files travel with backend/core/rate_limiter.py?",
+        {
+            S(LIMITER, "RateLimiter.allow"): 3,
+            S(MIDDLEWARE, "rate_limit_middleware"): 2,
+            F(TEST_RATE_LIMITER): 2,
+        },
+        (3,),
+        (MIDDLEWARE, TEST_RATE_LIMITER),
+    ),
+    _q(
+        "v10-coupled-04",
+        "coupled",
+        "Making the order list's page token hold just the timestamp: which repository query has "
+        "to change in step with encode_cursor?",
+        {
+            S(ORDERS_API, "encode_cursor"): 3,
+            S(REPOSITORY, "OrderRepository.list_before"): 2,
+            S(ORDERS_API, "decode_cursor"): 2,
+            F(TEST_ORDERS_API): 1,
+        },
+        (13,),
+        (REPOSITORY,),
+    ),
+    _q(
+        "v10-coupled-05",
+        "coupled",
+        "If a replayed refresh token only got an expired error instead of revoking its family, "
+        "which migration and tests are tied to backend/auth/refresh.py?",
+        {
+            S(REFRESH, "rotate_refresh_token"): 3,
+            F(MIGRATION_REVOCATIONS): 2,
+            F(TEST_REFRESH): 2,
+        },
+        (11,),
+        (MIGRATION_REVOCATIONS, TEST_REFRESH),
+    ),
+    _q(
+        "v10-coupled-06",
+        "coupled",
+        "Which files tend to be committed together with worker/internal/jobs/runner.go?",
+        {F(RUNNER_TEST): 3, S(WORKER_MAIN, "main"): 3, F(K8S_WORKER): 1},
+        (),
+        (RUNNER_TEST, WORKER_MAIN),
+    ),
+    _q(
+        "v10-coupled-07",
+        "coupled",
+        "Adding a buy-two-get-one promotion type to backend/promotions/rules.py: which files have "
+        "historically changed alongside it?",
+        {
+            S(RULES, "Promotion"): 3,
+            F(TEST_PROMOTIONS): 2,
+            F(BANNER): 2,
+            S(CODES, "lookup_code"): 1,
+        },
+        (),
+        (TEST_PROMOTIONS, BANNER),
+    ),
+    _q(
+        "v10-coupled-08",
+        "coupled",
+        "Which backend auth files were changed in the same commits as web/src/auth/session.ts?",
+        {F(TOKENS): 3, F(REFRESH): 2, F(TEST_TOKENS): 1},
+        (),
+        (TOKENS, REFRESH),
+    ),
+    _q(
+        "v10-coupled-09",
+        "coupled",
+        "If Order in backend/orders/models.py gains a gift_wrap flag, which API schema and client "
+        "types must follow?",
+        {
+            S(MODELS, "Order"): 3,
+            S(SCHEMAS, "OrderOut"): 2,
+            S(WEB_ORDERS, "OrderDTO"): 2,
+            S(MOBILE_MODELS, "Order"): 1,
+        },
+        (),
+        (SCHEMAS, WEB_ORDERS),
+    ),
+    _q(
+        "v10-coupled-10",
+        "coupled",
+        "When the refund call in backend/payments/gateway.py changes, which other modules and "
+        "tests usually move with it?",
+        {
+            S(GATEWAY, "GatewayClient.refund"): 3,
+            S(REFUNDS, "issue_refund"): 2,
+            F(TEST_GATEWAY): 1,
+        },
+        (),
+        (REFUNDS, TEST_GATEWAY),
+    ),
+    # exact
+    _q(
+        "v10-exact-01",
+        "exact",
+        "test_burst_across_the_window_edge_is_limited",
+        {
+            S(TEST_RATE_LIMITER, "test_burst_across_the_window_edge_is_limited"): 3,
+            C("inc2458_sliding_window"): 2,
+            S(LIMITER, "RateLimiter.allow"): 2,
+        },
+        (3,),
+    ),
+    _q(
+        "v10-exact-02",
+        "exact",
+        "ERR_TOKEN_REUSED revoke_family",
+        {
+            C("inc2744_refresh_reuse"): 3,
+            S(REFRESH, "rotate_refresh_token"): 2,
+            S(REFRESH, "RefreshTokenStore.revoke_family"): 2,
+        },
+        (11,),
+    ),
+    _q(
+        "v10-exact-03",
+        "exact",
+        "proxy_read_timeout 504 Gateway Time-out",
+        {F(NGINX): 3, C("inc2689_nginx_timeout"): 3},
+        (14,),
+    ),
+    _q(
+        "v10-exact-04",
+        "exact",
+        "TestEscapeCellQuotesFormulaPrefixes",
+        {
+            S(CSV_GO_TEST, "TestEscapeCellQuotesFormulaPrefixes"): 3,
+            S(CSV_GO, "escapeCell"): 2,
+            C("inc2602_csv_injection"): 1,
+        },
+        (17,),
+    ),
+    _q(
+        "v10-exact-05",
+        "exact",
+        "test_formula_prefixes_are_quoted",
+        {
+            S(TEST_CSV_PY, "test_formula_prefixes_are_quoted"): 3,
+            S(CSV_PY, "escape_cell"): 2,
+            C("inc2602_csv_injection"): 1,
+        },
+        (9,),
+    ),
+    _q(
+        "v10-exact-06",
+        "exact",
+        "OrderParseError parseMoney total_cents",
+        {
+            S(PARSER, "parseMoney"): 3,
+            F(PARSER_TEST): 2,
+            C("inc2333_mobile_cents"): 2,
+        },
+        (4,),
+    ),
+    _q(
+        "v10-exact-07",
+        "exact",
+        "get_or_load loader miss TTLCache",
+        {S(CACHE, "TTLCache.get_or_load"): 3, S(CACHE, "TTLCache"): 1},
+    ),
+    _q(
+        "v10-exact-08",
+        "exact",
+        "client_key per-client limiter key",
+        {S(LIMITER, "client_key"): 3, S(MIDDLEWARE, "rate_limit_middleware"): 1},
+    ),
+    _q(
+        "v10-exact-09",
+        "exact",
+        "refundable_cents issue_refund partial",
+        {
+            S(REFUNDS, "refundable_cents"): 3,
+            S(REFUNDS, "issue_refund"): 2,
+            C("refunds_partial"): 2,
+        },
+    ),
+    _q(
+        "v10-exact-10",
+        "exact",
+        "orderTotalLabel",
+        {S(WEB_ORDERS, "orderTotalLabel"): 3, S(MONEY_TS, "formatMoney"): 2},
+    ),
+    # change
+    _q(
+        "v10-change-01",
+        "change",
+        "Let every pass through the charge retry loop send a freshly generated key; reusing the "
+        "first one after a timeout feels wrong",
+        {
+            S(RETRY, "charge_with_retry"): 3,
+            C("inc2407_idempotency_retry"): 2,
+            S(TEST_RETRY, "test_retry_does_not_double_charge"): 2,
+            F(ADR_IDEMPOTENCY): 1,
+        },
+        (0, 16),
+    ),
+    _q(
+        "v10-change-02",
+        "change",
+        "Treat a 429 from the payment provider as transient so that the charge is tried again "
+        "after the usual backoff",
+        {
+            S(GATEWAY, "classify_response"): 3,
+            S(RETRY, "charge_with_retry"): 2,
+            S(TEST_GATEWAY, "test_other_client_errors_are_not_retried"): 2,
+            C("inc2188_declined_fix"): 1,
+        },
+        (7,),
+    ),
+    _q(
+        "v10-change-03",
+        "change",
+        "Have the job runner start every job of a batch right away, the month-end export takes "
+        "hours as it is",
+        {
+            S(RUNNER, "Runner.processBatch"): 3,
+            C("worker_perf_revert"): 2,
+            C("worker_inflight_comment"): 2,
+            S(RUNNER_TEST, "TestProcessBatchRespectsMaxInFlight"): 1,
+        },
+        (6,),
+    ),
+    _q(
+        "v10-change-04",
+        "change",
+        "Have the storefront put off its silent renewal until the backend would really turn the "
+        "token down, counting the sixty seconds of grace",
+        {
+            S(SESSION, "shouldRefresh"): 3,
+            C("inc2390_web_refresh_margin"): 2,
+            C("inc2291_clock_skew"): 1,
+        },
+        (15,),
+    ),
+    _q(
+        "v10-change-05",
+        "change",
+        "Tighten validate_token so a token dies exactly at exp and is never honoured before nbf, "
+        "no leeway either way",
+        {
+            S(TOKENS, "validate_token"): 3,
+            C("inc2291_clock_skew"): 2,
+            S(TEST_TOKENS, "test_clock_skew_grace_after_expiry"): 1,
+        },
+        (1,),
+    ),
+    _q(
+        "v10-change-06",
+        "change",
+        "Delete the currency member from the storefront's order type and hardcode EUR where "
+        "amounts are formatted",
+        {
+            S(WEB_ORDERS, "OrderDTO"): 3,
+            C("currency_support"): 2,
+            F(ORDER_SUMMARY): 2,
+            S(MONEY_TS, "formatMoney"): 1,
+        },
+        (5,),
+    ),
+    _q(
+        "v10-change-07",
+        "change",
+        "Include the request path in request_fingerprint so that one key sent to two different "
+        "endpoints is told apart",
+        {
+            S(IDEMPOTENCY, "request_fingerprint"): 3,
+            S(IDEMPOTENCY, "IdempotencyStore.lookup"): 2,
+            C("idempotency_store"): 2,
+        },
+    ),
+    _q(
+        "v10-change-08",
+        "change",
+        "Log the gateway's raw status string next to each outcome that Reconcile writes",
+        {
+            S(RECONCILE, "Reconcile"): 3,
+            C("worker_reconcile_logging"): 2,
+            S(RECONCILE, "GatewayStatus"): 1,
+        },
+    ),
+    _q(
+        "v10-change-09",
+        "change",
+        "Keep looked-up promotion codes in the TTL cache for five minutes to spare the database",
+        {
+            S(CODES, "lookup_code"): 3,
+            S(CACHE, "TTLCache.get_or_load"): 2,
+            S(CACHE, "TTLCache"): 2,
+        },
+    ),
+    _q(
+        "v10-change-10",
+        "change",
+        "Tell the other open tabs about a sign-out from endSession through a BroadcastChannel",
+        {S(SESSION, "endSession"): 3, S(SESSION, "startSession"): 1},
+    ),
+)
+
+
 _ROWS: Mapping[str, tuple[_Row, ...]] = {
     "dev": _DEV,
     "heldout_v1": _HELDOUT_V1,
@@ -4444,6 +5103,7 @@ _ROWS: Mapping[str, tuple[_Row, ...]] = {
     "heldout_v7": _HELDOUT_V7,
     "heldout_v8": _HELDOUT_V8,
     "heldout_v9": _HELDOUT_V9,
+    "heldout_v10": _HELDOUT_V10,
 }
 
 

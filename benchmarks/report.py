@@ -82,6 +82,7 @@ MARGIN_TARGETS = {
     "heldout_v7": 0.10,
     "heldout_v8": 0.10,
     "heldout_v9": 0.10,
+    "heldout_v10": 0.10,
 }
 
 

@@ -42,6 +42,7 @@ def test_split_sizes() -> None:
         "heldout_v7",
         "heldout_v8",
         "heldout_v9",
+        "heldout_v10",
     )
     assert len(queries("dev")) == 64
     assert len(queries("heldout_v1")) == 35
@@ -53,6 +54,7 @@ def test_split_sizes() -> None:
     assert len(queries("heldout_v7")) == 53
     assert len(queries("heldout_v8")) == 55
     assert len(queries("heldout_v9")) == 60
+    assert len(queries("heldout_v10")) == 60
 
 
 @pytest.mark.parametrize("split", SPLITS)
@@ -76,6 +78,7 @@ def test_ids_are_unique_and_prefixed_by_split() -> None:
         "heldout_v7": "v7-",
         "heldout_v8": "v8-",
         "heldout_v9": "v9-",
+        "heldout_v10": "v10-",
     }
     for split in SPLITS:
         for q in queries(split):
@@ -214,9 +217,9 @@ def test_v6_mixes_warning_probes_with_controls_in_every_class() -> None:
     assert len(named) >= 10
 
 
-@pytest.mark.parametrize("split", ["heldout_v7", "heldout_v8", "heldout_v9"])
+@pytest.mark.parametrize("split", ["heldout_v7", "heldout_v8", "heldout_v9", "heldout_v10"])
 def test_warning_probes_balance_same_code_controls_in_every_class(split: str) -> None:
-    """v7, v8 and v9 measure whether a warning fits what is asked or intended: every class has
+    """v7 to v10 measure whether a warning fits what is asked or intended: every class has
     queries that expect a recorded failure and controls that do not, and most controls ask
     about, look up or change a file that some failure changed, where a file-only match must stay
     silent."""
