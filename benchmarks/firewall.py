@@ -3,7 +3,7 @@
     python -m gitstrata.benchmarks.firewall [--json] [--split SPLIT|all] [--misses] [--out FILE]
 
 The corpus (`benchmarks/firewall_corpus/*.jsonl`, one JSON object a line: `id`, `category`,
-`text`, `expected` injection|benign, `split` dev|heldout|heldout_v2..v10, and for injections
+`text`, `expected` injection|benign, `split` dev|heldout|heldout_v2..v11, and for injections
 `payload`) holds injections written in many disguises and benign developer texts that look like
 them. Every text goes through `serve.firewall.clean`, the function every served string passes
 (the engine's result models, MCP answers and resources, the CLI's graveyard and invariant
@@ -27,7 +27,14 @@ commit trailers) against benign texts that discuss injection, agent configs and 
 `heldout_v10` puts every category's orders where a code-memory tool finds them (commit bodies,
 docstrings, configs, READMEs, test names), in polite, passive and conditional wordings and in
 further languages (Korean, Hindi, Indonesian, Swahili, Turkish, Polish, Dutch, Italian), against
-honest look-alikes of each benign category.
+honest look-alikes of each benign category. `heldout_v11` was written blind (without the rules or
+their runs) and committed before the changes it evaluates: orders in Makefiles, TOML, SQL
+comments, Jupyter cells, CSV cells, git trailers, log lines and stack traces; Vietnamese, Thai,
+Greek, Hebrew, Ukrainian, Czech, Finnish, Hungarian and Bengali; mathematical, circled and
+small-capital letters; soft hyphens, word joiners, fillers and bidi isolates; base85,
+quoted-printable, Morse, character codes, bits, Caesar and Atbash; further chat templates and
+tool-call formats, personas and plans split across sentences; against look-alikes in the same
+containers and scripts.
 
 `--record-first-run SPLIT` stores a split's numbers in `first_runs.json` with the commit they
 ran on; it refuses a split already recorded, so a first run is recorded once.
@@ -56,6 +63,7 @@ SPLITS = (
     "heldout_v8",
     "heldout_v9",
     "heldout_v10",
+    "heldout_v11",
 )
 MARKER_PREFIX = "[gitstrata-firewall: removed"
 SECTION = "## Context firewall against an adversarial corpus"
