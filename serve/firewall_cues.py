@@ -58,18 +58,25 @@ WEIGHTS = {
     "disguised": 1.5,  # written in look-alike letters or encoded: honest text is not
     "turn": 2.0,  # the text of a chat turn a role tag opened (`<|im_start|>user`)
     "leak": 1.0,  # a link or image whose URL is a slot for a secret
+    "weaken": 1.5,  # a safeguard removed: MFA, signatures, TLS checks, code owners
+    "plan": 1.5,  # a step that hides another step's harm, or is hidden by another step
 }
 # classes that make a sentence an act (with "address", which makes it an order to the model)
-ACTS = frozenset({"override", "send", "reveal", "shell", "secrecy", "persona", "grant", "exec"})
+ACTS = frozenset(
+    {"override", "send", "reveal", "shell", "secrecy", "persona", "grant", "exec", "weaken"}
+)
+# acts that harm whoever runs them; a plan that hides one is an order whatever its wording
+HARM = frozenset({"weaken", "shell", "leak"})
 
 _W = {
     "address": """assistant assistants agent agents llm llms chatgpt copilot claude gpt gemini
         chatbot ai ki ia ии""",
     "override": """ignore disregard forget override bypass discard overrule circumvent
-        neglect""",
+        neglect revoke revoked rescind rescinded suspend suspended nullify nullified waive
+        waived""",
     "orders": """instructions instruction prompt prompts guidelines guardrails directives
         directive policies policy restrictions constraints programming safeguards filters
-        rules orders""",
+        rules orders guidance preamble""",
     "which": """previous prior above earlier preceding original initial all any every system
         existing former alle toutes todas todos tutte""",
     "secret": """credentials credential password passwords passwd secret secrets apikey api_key
@@ -85,8 +92,9 @@ _W = {
     "exec": """run execute exec eval""",
     "secrecy": """secretly quietly silently covertly unnoticed nobody""",
     "persona": """pretend pretending roleplay role-play jailbreak jailbroken unrestricted
-        unfiltered uncensored persona""",
-    "grant": """approve merge grant granted authorize authorise disable delete deploy""",
+        unfiltered uncensored persona impersonate unshackled""",
+    "grant": """approve merge grant granted authorize authorise disable delete deploy push
+        publish""",
     "must": """must should shall required mandatory""",
 }
 _PHRASES = {
@@ -97,12 +105,16 @@ _PHRASES = {
         set aside,throw away,instead of your""",
     "orders": """system prompt,system message,your task,your job,your goal,your mission""",
     "secret": """api key,private key,access key,secret key,ssh key,env file,environment variables,
-        env vars,session cookie,auth token,bearer token""",
+        env vars,session cookie,auth token,bearer token,deploy key,signing key,gpg key,pgp key,
+        private keys,secrets file,access token,personal access token,refresh token,session token,
+        oauth token,real values,actual values,real secrets,actual secrets""",
     "dest": """the attacker,external server,remote server,this url,this address,this endpoint,
         the following url,this issue,this pr,this thread,commit message,your reply,your response,
         your answer,next reply,next response,pr description,public repo,public repository,
-        public gist,a comment""",
-    "reveal": """tell me,give me,show me,send me""",
+        public gist,a comment,when you answer,when you reply,when you respond,html comment,
+        in the summary,in the reply,the same reply,in the response""",
+    "reveal": """tell me,give me,show me,send me,contents of,content of,the value of,
+        the values of,reply with,respond with,answer with,reply only,respond only""",
     # "email" as a verb; as a noun it is a field ("EMAIL": "foo@example.org")
     "send": """email the,email it,email them,email your,email all,e-mail the,e-mail it""",
     "secrecy": """without asking,without confirmation,without confirming,without telling,
@@ -110,15 +122,21 @@ _PHRASES = {
         don't mention,do not inform,don't inform,do not ask,don't ask,never mention,never tell,
         no one notices,nobody notices,nobody will notice,at all costs,no matter what,
         before anything else,do not report,don't report,keep this secret,keep it secret,
-        not tell the user,not mention this""",
+        not tell the user,not mention this,keep it out of,keep this out of,leave it out of,
+        leave this out of,out of the summary,out of the changelog,out of the pr,
+        out of the commit,out of the release notes,without reading,without looking,
+        without mentioning,without informing,without notifying""",
     "persona": """act as,you are now,you're now,from now on,developer mode,god mode,
         no restrictions,no rules,no limits,no filters,no guidelines,stay in character,
         without restrictions,without rules,without limits,without filters,
-        let's play,lets play,play a game,a game where,no longer an,no longer a,you are a root""",
+        let's play,lets play,play a game,a game where,no longer an,no longer a,you are a root,
+        imagine you are,imagine you're,play the part,play the role,take on the role,
+        assume the role,in the role of,you will play,a story in which,a story where""",
     "authority": """tool output,tool result,function result,the user has,user has approved,
         user has authorized,user authorized,user approved,owner has,maintainers have,
         new instruction,new instructions,updated instructions,high priority,priority override,
-        security team""",
+        security team,next time you,every time you,for every future,for all future,
+        in every future,in future sessions,in all future,every future""",
     "grant": """push directly,straight to production,directly to production,to production,
         skip the test,skip the security,skip security,skip the review,branch protection,
         write access,mark as passed,mark as passing,mark it as,mark the,skip the tests,skip tests,
@@ -126,6 +144,9 @@ _PHRASES = {
         merge it,approve it,approve this,grant access,full access,shell access,admin access,
         rm -rf,disable the,turn off the,drop table,drop database""",
     "must": """need to,have to,has to,is required,are required,are instructed,is instructed""",
+    # the reader told what to do to someone else, or cast in a part
+    "you": """not ask the user,don't ask the user,without asking the user,not tell the user,
+        play the part,play the role,take on the role,assume the role""",
 }
 
 # other languages, by stem (must start a word); what each stem is
@@ -308,6 +329,152 @@ _ADDRESS_SHAPE = lazy(
     r"(?:must|should|shall|needs?\s+to|has\s+to|is\s+(?:required|instructed|expected)\s+to)\b",
     re.I | re.M,
 )
+_ORDERS_NOUN = (
+    r"(?:instructions?|prompts?|guidelines|guidance|directives?|polic(?:y|ies)|restrictions|rules|"
+    r"constraints|guardrails|safeguards|programming)"
+)
+# shapes of an order that no word list holds: (strings one of which the sentence must hold, the
+# shape, the classes it adds)
+_STRUCTURE: tuple[tuple[tuple[str, ...], LazyPattern, frozenset[str]], ...] = (
+    # orders said to be withdrawn, in the passive or as a state ("the earlier guidance is to be
+    # considered suspended", "prior directives are hereby withdrawn", "rules no longer apply")
+    (
+        (
+            "withdrawn",
+            "suspended",
+            "revoked",
+            "rescinded",
+            "void",
+            "lifted",
+            "waived",
+            "no longer",
+            "nullified",
+            "disregarded",
+            "ignored",
+            "set aside",
+            "not apply",
+        ),
+        lazy(
+            r"\b"
+            + _ORDERS_NOUN
+            + r"\b(?:\s+[\w'’-]+){0,6}?\s+(?:(?:is|are|was|were|be|been|being|as)"
+            r"\s+(?:now\s+|hereby\s+|henceforth\s+|temporarily\s+|officially\s+|to\s+be\s+|"
+            r"considered\s+|treated\s+as\s+|regarded\s+as\s+)*(?:void|withdrawn|suspended|"
+            r"revoked|rescinded|lifted|waived|nullified|disregarded|ignored|set\s+aside|"
+            r"no\s+longer\s+(?:valid|applicable|binding|in\s+effect|relevant|active))|"
+            r"(?:no\s+longer|do\s+not|does\s+not|don't|doesn't|never)\s+apply)\b"
+        ),
+        frozenset({"override", "complete"}),
+    ),
+    # a persona by its shape: a name and what it is ("you are DevBot, a helper that..."), a
+    # life without rules ("an agent with no content rules")
+    (
+        (
+            "you are",
+            "you're",
+            "your name",
+            "you will be",
+            "no ",
+            "without",
+            "free of",
+            "never given",
+            "not bound",
+        ),
+        lazy(
+            r"\byou(?:\s+are|'re)\s+(?:now\s+)?(?:called\s+|named\s+)?['\"]?[\w-]+['\"]?\s*,\s*"
+            r"(?:an?|the)\s|\byour\s+name\s+is\b|\byou\s+will\s+be\s+(?:called|named|playing)\b|"
+            r"\b(?:who|that|which|has|have|had|having|operates?|answers?|responds?)\s+"
+            r"(?:[\w-]+\s+){0,3}?(?:no|without(?:\s+any)?|free\s+(?:of|from)(?:\s+any)?|never\s+given\s+any|"
+            r"not\s+bound\s+by(?:\s+any)?)\s+(?:[\w-]+\s+){0,2}?(?:rules|restrictions|limits|"
+            r"limitations|filters|guidelines|guardrails|policies|constraints|censorship)\b"
+        ),
+        frozenset({"persona"}),
+    ),
+    # a change to be passed off as a harmless one
+    (
+        (" as ",),
+        lazy(
+            r"\b(?:describe|present|label|report|call|summari[sz]e|frame|title|mark|log|list|"
+            r"disguise|pass)\s+(?:[\w-]+\s+){0,3}?(?:off\s+)?(?:only\s+)?as\s+(?:an?\s+|the\s+)?"
+            r"['\"‘“]?(?:refactor\w*|clean-?up|docs?\b|documentation|typo|formatting|style|minor|"
+            r"chore|routine|trivial|harmless|no-?op|cosmetic|dependency|maintenance|tests?\b)"
+        ),
+        frozenset({"secrecy"}),
+    ),
+    # a safeguard removed or turned off
+    (
+        (
+            "verify",
+            "insecure",
+            "mfa",
+            "2fa",
+            "otp",
+            "csrf",
+            "codeowners",
+            "signature",
+            "signing",
+            "auth",
+            "ssl",
+            "tls",
+            "certificate",
+            "sandbox",
+            "protection",
+            "security",
+            "permission",
+            "sudoers",
+        ),
+        lazy(
+            r"\bverify\s*=\s*false\b|--no-verify\b|--insecure\b|\bauthorized_keys\b|\bsudoers\b|"
+            r"\b(?:remove|disable|delete|drop|skip|bypass|turn\s+off|comment\s+out|strip|replace|"
+            r"weaken|loosen|relax|rewrite|empty|overwrite)\s+(?:the\s+|all\s+|any\s+|every\s+|"
+            r"this\s+|its\s+)?(?:[\w-]+\s+){0,2}?(?:mfa|2fa|otp|csrf|codeowners|signatures?|signing|"
+            r"auth\w*|ssl|tls|certificates?|verification|sandbox\w*|branch\s+protection|"
+            r"security\s+(?:checks?|scans?|reviews?)|permission\s+checks?)\b"
+        ),
+        frozenset({"weaken"}),
+    ),
+    # a command that moves files to another machine, or hides what it runs
+    (
+        ("scp", "rsync", "sftp", "git push", "curl", "wget", "powershell", "pwsh"),
+        lazy(
+            r"\b(?:scp|rsync|sftp)\s+(?:-\S+\s+)*\S+\s+[\w.-]+@[\w.-]+:|"
+            r"\bgit\s+push\b[^\n]{0,80}\s--(?:all|mirror)\b|"
+            r"\b(?:curl|wget)\b[^\n]{0,160}(?:-d|--data[\w-]*|-f|--form|-t|--upload-file|"
+            r"--post-file)[\s=]+['\"]?(?:\w+=)?@?(?:~/|/etc/|\$home|\.env\b|\.ssh|\.aws|\.gnupg|"
+            r"\.netrc|\.npmrc|\.pypirc|\.git-credentials|\.kube)|"
+            r"\b(?:powershell|pwsh)(?:\.exe)?\b[^\n]{0,80}\s-(?:e|ec|enc|encodedcommand|"
+            r"w\s+hidden|windowstyle\s+hidden)\b"
+        ),
+        frozenset({"shell", "send", "disguised"}),
+    ),
+    # a chat message's role set in data, a role heading or banner
+    (
+        ('"role"', "'role'", "role:", "#", "---", "==", "[[", "{{"),
+        lazy(
+            r"[\"']?role[\"']?\s*[:=]\s*[\"']?(?:system|developer|tool|function|operator)\b|"
+            r"(?:^|\n)\W{0,3}#{1,6}\s*(?:system|developer|operator|admin)(?:\s+(?:prompt|message|"
+            r"instructions?|notes?|notice|override|update))?\s*:?\s*(?:$|\n)|"
+            r"(?:-{3,}|={2,}|\[\[|\{\{)\s*(?:end|begin|start)?\s*(?:of\s+)?(?:the\s+)?(?:user|"
+            r"system|tool|developer|operator)[\s_-]*(?:input|prompt|message|output|result|data)?"
+            r"\s*(?:-{3,}|={2,}|\]\]|\}\})"
+        ),
+        frozenset({"authority", "turn"}),
+    ),
+)
+# the model spoken to in a polite or conditional question, or named as an automated reader
+_ADDRESS_MORE = lazy(
+    r"\b(?:should|could|would|can|will|might|may)\s+(?:the|an?|any|this|every|your)\s+"
+    r"(?:[\w-]+\s+){0,2}?" + _NAME + r"s?\b|"
+    r"\bif\s+you(?:'re|\s+are)\s+(?:an?\s+)?(?:[\w-]+\s+){0,2}?" + _NAME + r"s?\b|"
+    r"\b(?:automated|automatic|ai[\s-]powered|llm[\s-]based)\s+(?:code\s+)?(?:reviewers?|tools?|"
+    r"agents?|assistants?|systems?|readers?|bots?|maintainers?)\b|"
+    r"\b" + _NAME + r"s?\s+(?:is|are)\s+(?:kindly\s+|hereby\s+)?(?:expected|asked|requested|"
+    r"instructed|required|encouraged|invited|advised|supposed|directed)\s+to\b|"
+    # a vocative or label with a name glued to it ("Ops-Bot,", "Agent-Instructions:")
+    r"(?:^|[.!?]\s+)\W{0,6}(?:[\w]+-)?" + _NAME + r"(?:[\s-]?\d+)?\s*,|"
+    r"(?:^|\n)\W{0,6}(?:[\w]+[-_ ])?" + _NAME + r"s?[-_ ](?:instructions?|notes?|directives?|"
+    r"tasks?|prompt|memo|hints?|reminders?|todo)\s*:"
+)
 # a link or image whose URL is a slot for a secret: rendering or following it sends the secret
 _LEAK_URL = lazy(
     # bounded runs: a long URL costs a bounded scan per link, never one per character pair
@@ -397,7 +564,7 @@ STRONG = frozenset(
     {"address", "override", "orders", "secret", "secrecy", "persona", "authority", "turn", "shell",
      "leak"}
 )  # fmt: skip
-_WEAK = frozenset(WEIGHTS) - STRONG - {"complete", "disguised", "install"}
+_WEAK = frozenset(WEIGHTS) - STRONG - {"complete", "disguised", "install", "plan"}
 # a word for the model in text written with spaces is only named, unless spoken to
 _NAMED_ONLY = STRONG - {"address"}
 # words that pose as a role or a tool only in a tag (`<user>`, `[tool output]`) or as a label
@@ -420,6 +587,17 @@ _SHAPE_STARTS: dict[str, tuple[LazyPattern | None, str]] = {
     ),
     **dict.fromkeys(("](", "]:", "<img"), (_LEAK_URL, "leak")),
     **dict.fromkeys(("<|", "<start_of_turn", "[inst]", "<<sys>>", "### response"), (None, "turn")),
+    # the structural shapes (`_STRUCTURE`), by a string each needs
+    **dict.fromkeys(
+        ("verify", "--no-verify", "--insecure", "mfa", "2fa", "codeowners", "authorized_keys",
+         "sudoers", "scp", "rsync", "sftp", "git push", "powershell", "pwsh"), (None, "weaken")
+    ),
+    **dict.fromkeys(
+        ("withdrawn", "suspended", "revoked", "rescinded", "nullified", "no longer appl",
+         "not apply"), (None, "complete")
+    ),
+    **dict.fromkeys(("you are", "you're", "your name"), (None, "persona")),
+    **dict.fromkeys(('"role"', "'role'", "role:"), (None, "turn")),
 }  # fmt: skip
 # the model spoken to, from its name on: "agent:", "assistant,", "ai agents must", "bot should"
 # (every way `_ADDRESS_SHAPE` reads a name as spoken to, and more)
@@ -476,7 +654,9 @@ def gate(low: str, starts: list[int], disguised: bool = False) -> bool:
                 if len(tok) > 3 or not tok.isascii()
                 else frozenset()
             )
-            if _SPOKEN_TO.match(low, p):
+            if _SPOKEN_TO.match(low, p) or (
+                tok in _MODEL_TOKENS and _SPOKEN_BEFORE.search(low, max(0, p - 48), p)
+            ):
                 found.add("address")
             if tok in _ROLE_WORDS and (
                 _TAG_OPEN.search(low, max(0, p - 12), p)
@@ -488,10 +668,33 @@ def gate(low: str, starts: list[int], disguised: bool = False) -> bool:
             if low.startswith(s, p) and (pattern is None or pattern.match(low, p)):
                 found |= cls
         if found and _core(
-            found | _WEAK | ({"complete"} if {"override", "orders"} <= found else set())
+            found
+            | _WEAK
+            | ({"complete"} if {"override", "orders"} <= found else set())
+            | ({"override"} if "complete" in found else set())
+            # a safeguard named may be a plan's harm, hidden by a step no anchor marks
+            | ({"plan"} if "weaken" in found else set())
         ):
             return True
+    if "-" in low:  # words split by hyphens ("dis-regard the prev-ious instruc-tions")
+        for m in _HYPHENATED.finditer(low):
+            if _core(_joined_classes(m.group(), t) & _NAMED_ONLY | _WEAK | {"complete"}):
+                return True
     return False
+
+
+# what stands before a name of the model spoken to in a polite or conditional question
+_SPOKEN_BEFORE = lazy(
+    r"(?:\b(?:should|could|would|can|will|might|may)\s+(?:the|an?|any|this|every|your)|"
+    r"\bif\s+you(?:'re|\s+are)(?:\s+an?)?|\b(?:automated|automatic))\s+(?:[\w-]+\s+){0,2}$"
+)
+_HYPHENATED = lazy(r"[^\W\d_]+(?:-[^\W\d_]+)+")
+
+
+def _joined_classes(tok: str, t: _Tables) -> frozenset[str]:
+    """The classes of a word split by hyphens, read whole ("instruc-tions")."""
+    whole = tok.replace("-", "")
+    return t.words.get(whole) or (_stem_classes(whole, t) if len(whole) > 3 else frozenset())
 
 
 def _classes(sentence: str) -> set[str]:
@@ -506,6 +709,8 @@ def _classes(sentence: str) -> set[str]:
     for tok in unique.difference(words):
         if len(tok) > 3 or not tok.isascii():
             found |= _stem_classes(tok, t)
+        if "-" in tok:
+            found |= _joined_classes(tok, t)
     n = len(tokens)
     for i, tok in enumerate(tokens):
         if tok in t.phrase_first and i + 1 < n:
@@ -535,6 +740,9 @@ def _classes(sentence: str) -> set[str]:
         and (_NO_SPACES.search(sentence) or _object_of_override(sentence, spans, t))
     ):
         found.add("complete")
+    for hints, shape, classes in _STRUCTURE:
+        if any(h in sentence for h in hints) and shape.search(sentence):
+            found |= classes
     names = _names(unique)
     if (
         "<" in sentence or "[" in sentence or _AUTHORITY_TOKENS.intersection(tokens)
@@ -546,6 +754,13 @@ def _classes(sentence: str) -> set[str]:
         # a model's name in a sentence is prose ("the agent loop stops"); spoken to, it is not
         found.discard("address")
         found.add("named")
+    if (
+        (names or "automat" in sentence)
+        and "address" not in found
+        and _ADDRESS_MORE.search(sentence)
+    ):
+        found.discard("named")
+        found.add("address")
     return found
 
 
@@ -563,7 +778,7 @@ def _object_of_override(sentence: str, spans: list[tuple[int, int]], t: _Tables)
         hit = t.words.get(tok)
         if hit is None and i + 1 < len(tokens):
             hit = t.phrases.get(tok + " " + tokens[i + 1])
-        return hit or _stem_classes(tok, t)
+        return hit or _stem_classes(tok, t) or _joined_classes(tok, t)
 
     verbs = [i for i in range(len(tokens)) if "override" in classes(i)]
     return any(
@@ -629,7 +844,8 @@ def _core(found: set[str]) -> bool:
         or "leak" in found
         or ("shell" in found and bool(found & _SHELL_WITH))
         or ("persona" in found and reader)
-        or (act and bool(found & {"secrecy", "authority", "disguised", "turn"}))
+        or "plan" in found
+        or (act and bool(found & {"secrecy", "authority", "disguised", "turn", "plan"}))
     )
 
 
@@ -668,7 +884,28 @@ def _parts(
         if disguised is not None and disguised(a, b):
             found.add("disguised")
         parts.append((a, b, found))
+    _plans(parts)
     return parts
+
+
+def _harms(found: set[str]) -> bool:
+    return bool(found & HARM) or ("secret" in found and bool(found & {"send", "reveal"}))
+
+
+def _plans(parts: list[tuple[int, int, set[str]]]) -> None:
+    """A step that does harm and another that hides it ("set verify=False ... describe it as
+    a refactor", "copy .env into docs/ ... keep it out of the summary") make a plan: each
+    step gets `plan`, whatever words either is written in."""
+    harm = [found for _, _, found in parts if _harms(found)]
+    hide = [found for _, _, found in parts if "secrecy" in found]
+    if not harm or not hide:
+        return
+    for found in harm:
+        if any(other is not found for other in hide):
+            found.add("plan")
+    for found in hide:
+        if any(other is not found for other in harm):
+            found.add("plan")
 
 
 # punctuation as spaces (apostrophes and hyphens stay: "you're", "role-play"): `str.split` then
@@ -713,8 +950,16 @@ def _possible(low: str) -> set[str]:
         found.add("authority")
     if "<" in low or "[" in low or "### response" in low or not _TURN_LABELS.isdisjoint(unique):
         found.add("turn")
+    for tok in unique:
+        if "-" in tok:
+            found |= _joined_classes(tok, t)
+    for hints, _, classes in _STRUCTURE:
+        if any(h in low for h in hints):
+            found |= classes
     if "override" in found and "orders" in found:
         found.add("complete")  # whether the one is the other's object is the sentence's to say
+    if "secrecy" in found and (found & HARM or "secret" in found):
+        found.add("plan")
     return found
 
 
