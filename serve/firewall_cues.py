@@ -461,6 +461,7 @@ _STRUCTURE: tuple[tuple[tuple[str, ...], LazyPattern, frozenset[str]], ...] = (
         frozenset({"authority", "turn"}),
     ),
 )
+_PASSED_OFF = _STRUCTURE[2][1]
 # the model spoken to in a polite or conditional question, or named as an automated reader
 _ADDRESS_MORE = lazy(
     r"\b(?:should|could|would|can|will|might|may)\s+(?:the|an?|any|this|every|your)\s+"
@@ -676,6 +677,8 @@ def gate(low: str, starts: list[int], disguised: bool = False) -> bool:
             | ({"plan"} if "weaken" in found else set())
         ):
             return True
+    if "_" in low and _SECRET_NAME.search(low):
+        return True  # `GITHUB_TOKEN`: no trigger starts inside it; a secret pairs with a send
     if "-" in low:  # words split by hyphens ("dis-regard the prev-ious instruc-tions")
         for m in _HYPHENATED.finditer(low):
             if _core(_joined_classes(m.group(), t) & _NAMED_ONLY | _WEAK | {"complete"}):
@@ -687,6 +690,11 @@ def gate(low: str, starts: list[int], disguised: bool = False) -> bool:
 _SPOKEN_BEFORE = lazy(
     r"(?:\b(?:should|could|would|can|will|might|may)\s+(?:the|an?|any|this|every|your)|"
     r"\bif\s+you(?:'re|\s+are)(?:\s+an?)?|\b(?:automated|automatic))\s+(?:[\w-]+\s+){0,2}$"
+)
+# a variable named for a secret (`GITHUB_TOKEN`, `db_password`), lower-cased
+_SECRET_NAME = lazy(
+    r"(?<![\w$])[a-z0-9]+(?:_[a-z0-9]+)*_(?:token|secret|api_?key|access_key|password|passwd|pat|"
+    r"credentials?)\b"
 )
 _HYPHENATED = lazy(r"[^\W\d_]+(?:-[^\W\d_]+)+")
 
@@ -730,6 +738,8 @@ def _classes(sentence: str) -> set[str]:
         found.add("secret")
     if any(c in sentence for c in _SHELL_HINTS) and _SHELL.search(sentence):
         found.add("shell")
+    if "_" in sentence and _SECRET_NAME.search(sentence):
+        found.add("secret")
     if ("](" in sentence or "]:" in sentence or "<img" in sentence) and _LEAK_URL.search(sentence):
         found |= {"leak", "send", "dest"}
     if {"install", "installing", "installer", "setup", "installation"} & set(tokens):
@@ -765,6 +775,11 @@ def _classes(sentence: str) -> set[str]:
 
 
 _PLAIN = lazy(r"[ \t'’]*")
+# what an attempt is for, not an order ("attempts to override the system prompt")
+_WHAT_FOR = lazy(
+    r"\b(?:attempts?|attempting|tries|trying|efforts?|ways|requests|designed|intended|meant|"
+    r"trained)\s+to\s+$"
+)
 
 
 def _object_of_override(sentence: str, spans: list[tuple[int, int]], t: _Tables) -> bool:
@@ -780,7 +795,12 @@ def _object_of_override(sentence: str, spans: list[tuple[int, int]], t: _Tables)
             hit = t.phrases.get(tok + " " + tokens[i + 1])
         return hit or _stem_classes(tok, t) or _joined_classes(tok, t)
 
-    verbs = [i for i in range(len(tokens)) if "override" in classes(i)]
+    verbs = [
+        i
+        for i in range(len(tokens))
+        if "override" in classes(i)
+        and not _WHAT_FOR.search(sentence, max(0, spans[i][0] - 24), spans[i][0])
+    ]
     return any(
         "orders" in classes(j)
         and all(
@@ -865,7 +885,9 @@ def _unquoted(sentence: str) -> str:
     if not any(q in sentence for q in "'\"“`"):
         return sentence
     blank = _QUOTED.sub(lambda m: " " * len(m.group()), sentence)
-    return blank if blank != sentence and _DESCRIPTION.search(blank) else sentence
+    if blank == sentence or not _DESCRIPTION.search(blank):
+        return sentence
+    return sentence if _ADDRESS_SHAPE.search(blank) else blank
 
 
 def _parts(
@@ -876,6 +898,8 @@ def _parts(
     alpaca = "### response" in low  # the instruction template: `### Instruction:` opens a turn
     for a, b in sentences(low):
         found = _classes(_unquoted(low[a:b]))
+        if " as " in low[a:b] and _PASSED_OFF.search(low, a, b):
+            found.add("secrecy")  # what it passes a change off as is quoted, and still an order
         if turn or _TURN_HERE.match(low, a, b):
             found.add("turn")  # the text of a turn a role tag or a transcript label opened
         turn = (any(c in low[a:b] for c in "<[") and _TURN.search(low, a, b) is not None) or (
@@ -953,6 +977,8 @@ def _possible(low: str) -> set[str]:
     for tok in unique:
         if "-" in tok:
             found |= _joined_classes(tok, t)
+    if "_" in low and _SECRET_NAME.search(low):
+        found.add("secret")
     for hints, _, classes in _STRUCTURE:
         if any(h in low for h in hints):
             found |= classes

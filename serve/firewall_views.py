@@ -155,6 +155,10 @@ _PCT_ESCAPE = lazy(r"%[0-9a-fA-F]{2}")
 _PCT = lazy(r"(?:[^\s%<>\"'()]*%[0-9a-fA-F]{2}){3,}[^\s%<>\"'()]*")
 _CONCAT = lazy(r"(?:([\"'])[^\"'\n]{0,80}\1\s*\+\s*)+([\"'])[^\"'\n]{0,80}\2")
 _CONCAT_HINT = ("' +", '" +', "'+", '"+')
+# quoted pieces in a list that a `join` puts together (`''.join(['ign', 'ore prev'])`)
+_JOINED_LIST = lazy(
+    r"\.join\(\s*[\[(]\s*(?:([\"'])[^\"'\n]{0,80}\1\s*,\s*)+([\"'])[^\"'\n]{0,80}\2\s*,?\s*[\])]"
+)
 _PIECE = lazy(r"([\"'])([^\"'\n]{0,80})\1")
 _ROT13_HINT = lazy(r"\brot[\s_-]?13\b|\bcaesar\b", re.I)
 # three letters or more ("a l l"): only looked for once a spelled-out verb was seen
@@ -388,6 +392,11 @@ def _decoded(view: str, low: str) -> View | None:
             joined = _concat(m.group())
             if joined:
                 subs.append((m.start(), m.end(), joined))
+    if ".join(" in view:
+        for m in _JOINED_LIST.finditer(view):
+            joined = _concat(m.group()[6:])
+            if joined:
+                subs.append((m.start(), m.end(), f" {joined} "))
     return _substitute(view, subs) if subs else None
 
 
@@ -423,6 +432,8 @@ def _unglued(view: str, low: str) -> View | None:
 _ORDER_WORDS = ("ignor", "disregard", "forget", "overrid", "bypass", "instruction", "system prompt")
 _ROT13_WORDS = tuple(codecs.encode(w, "rot13") for w in _ORDER_WORDS)
 _REVERSED_WORDS = tuple(w[::-1] for w in _ORDER_WORDS)
+# rot47 turns every printable ASCII character but the space half way round
+_ROT47 = str.maketrans({chr(c): chr(33 + (c - 33 + 47) % 94) for c in range(33, 127)})
 _LEET = str.maketrans("0134579@$|", "oieastgasl")
 _LEET_DIGITS = frozenset("0134579@$|")
 
@@ -453,6 +464,8 @@ def derived_views(view: str, low: str) -> Iterator[View]:
         w in low for w in _ROT13_WORDS
     ):
         yield codecs.encode(view, "rot13"), None, None
+    if "rot47" in low or "rot-47" in low or "rot 47" in low:
+        yield view.translate(_ROT47), None, None
     if any(w in low for w in _REVERSED_WORDS):
         yield _reversed(view)
     if not view.isascii() and len(_FLIPPED_ONLY.intersection(view)) >= 3:
