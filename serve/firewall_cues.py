@@ -913,7 +913,7 @@ def _parts(
 
 
 def _harms(found: set[str]) -> bool:
-    return bool(found & HARM) or ("secret" in found and bool(found & {"send", "reveal"}))
+    return bool(found & HARM) or {"secret", "send"} <= found
 
 
 def _plans(parts: list[tuple[int, int, set[str]]]) -> None:
