@@ -76,7 +76,7 @@ _W = {
         waived""",
     "orders": """instructions instruction prompt prompts guidelines guardrails directives
         directive policies policy restrictions constraints programming safeguards filters
-        rules orders guidance preamble""",
+        rules rule orders guidance preamble""",
     "which": """previous prior above earlier preceding original initial all any every system
         existing former alle toutes todas todos tutte""",
     "secret": """credentials credential password passwords passwd secret secrets apikey api_key
@@ -102,8 +102,11 @@ _PHRASES = {
         ai model,language model,coding agent,ai agent,ai assistant,to the agent,to the assistant,
         note to,message to,attention ai,hey ai,dear ai""",
     "override": """do not follow,don't follow,stop following,no longer follow,pay no attention,
-        set aside,throw away,instead of your""",
-    "orders": """system prompt,system message,your task,your job,your goal,your mission""",
+        set aside,throw away,instead of your,counts any more,count any more,counts anymore,
+        no longer counts,no longer count,were a mistake,was a mistake,proceed as if""",
+    "orders": """system prompt,system message,your task,your job,your goal,your mission,
+        you were told,you were given,you were instructed,you were configured,you were taught,
+        you have been told,you have been given,you've been told""",
     "secret": """api key,private key,access key,secret key,ssh key,env file,environment variables,
         env vars,session cookie,auth token,bearer token,deploy key,signing key,gpg key,pgp key,
         private keys,secrets file,access token,personal access token,refresh token,session token,
@@ -142,7 +145,7 @@ _PHRASES = {
         write access,mark as passed,mark as passing,mark it as,mark the,skip the tests,skip tests,
         skip review,skip the review,force push,push to main,push to master,commit and push,
         merge it,approve it,approve this,grant access,full access,shell access,admin access,
-        rm -rf,disable the,turn off the,drop table,drop database""",
+        rm -rf,disable the,turn off the,drop table,drop database,drop the,root access""",
     "must": """need to,have to,has to,is required,are required,are instructed,is instructed""",
     # the reader told what to do to someone else, or cast in a part
     "you": """not ask the user,don't ask the user,without asking the user,not tell the user,
@@ -155,17 +158,17 @@ _STEMS = {
         modèle модел ассистент агент асистент модел""",
     "override": """ignorier vergiss vergesst missacht ignorez ignorer ignora ignorar ignorate
         oublie olvid descart esquec esqueç dimentic negeer vergeet игнорир проигнорир забуд
-        забыть ігнору zignoruj ignoruj zapomnij abaikan lupakan unut yoksay""",
+        забыть ігнору zignoruj ignoruj zapomnij abaikan lupakan unut yoksay puuza sahau""",
     "orders": """anweisung instruktion vorgabe richtlinie regeln consigne règle directive
         instruccion instrucción reglas indicacion instruç regras istruzion regole
         direttiv instructie regels polece instrukcj zasad инструкци указани правил директив
-        промпт інструкці talimat kural instruksi aturan""",
+        промпт інструкці talimat kural instruksi aturan maagizo maelekezo sheria""",
     "which": """vorherig bisherig obig früher ursprünglich précédent antérieur anterior previa
         previo precedent eerder vorige poprzedni предыдущ прежн ранее попередн önceki
-        sebelumnya""",
+        sebelumnya awali""",
     "secret": """passwort kennwort zugangsdat schlüssel geheim identifiant contraseñ credencial
         clave senha credenciais chave credenzial chiave пароль ключ токен учётн учетн
-        секрет hasło klucz şifre kata sandi""",
+        секрет hasło klucz şifre kata sandi nenosiri""",
     "send": """senden schick übermittel übertrag hochlad envoie envoy transmet envía
         envia enviar mande invia inviare carica отправ перешли пошли загруз wyślij prześlij
         gönder kirim""",
@@ -175,7 +178,7 @@ _STEMS = {
     "must": """musst müssen sollst devez doit debes debe devi deve deves должен должны
         обязан musisz""",
     "secrecy": """heimlich unbemerkt discrètement secrètement secretamente silenciosamente
-        segretamente тайно незаметно""",
+        segretamente тайно незаметно nessuno nadie niemandem ninguém""",
     "grant": """genehmig approuv fusionn aprueb одобр смерж""",
 }
 # scripts written without spaces (Chinese, Japanese, Korean, Thai): substrings
@@ -195,7 +198,7 @@ _GLUED = (
         "you": "你 您 あなた 너 당신",
         "must": "必须 必須 务必 務必 一定要 しなければ 必ず 해야",
         "secrecy": "悄悄 偷偷 不要告诉 不要告訴 秘密裏 こっそり 몰래",
-        "persona": "扮演 假装 假裝 ふり 역할",
+        "persona": "扮演 假装 假裝 ふり 역할 として振る舞 制限のない 制限なし 没有限制 无限制 不受限制 제한 없는",
         "grant": "批准 合并 合併 承認 マージ 승인 병합",
     }.items(),
 )
@@ -308,6 +311,8 @@ _TURN = lazy(
 # a turn whose text is on the same line: a transcript label or a role tag before the words
 _TURN_HERE = lazy(
     r"\W{0,6}(?:thought|action|human|user|system|operator)\s*:\s*[^\W\d]|"
+    r"\W{0,6}(?:assistant|ai|agent|model)\s*\([^)\n]{1,30}\)\s*:\s*[^\W\d]|"
+    r"\[[^\]\n]{0,40}\b(?:user|system|tool|assistant|admin|operator)\b[^\]\n]{0,40}\]\s*:\s*[^\W\d]|"
     r"(?:\S{0,40}(?:<\|(?:system|user)\|>|<start_of_turn>(?:user|system)|\[system_prompt\]|"
     r"\[inst\]|<<sys>>|<system>))\s*[^\W\d]"
 )
@@ -422,6 +427,18 @@ _STRUCTURE: tuple[tuple[tuple[str, ...], LazyPattern, frozenset[str]], ...] = (
             "security",
             "permission",
             "sudoers",
+            "test",
+            "if:",
+            "continue-on-error",
+            "return true",
+            "777",
+            "password",
+            "debug",
+            "disabled",
+            "turned off",
+            "skipped",
+            "waived",
+            "required",
         ),
         lazy(
             r"\bverify\s*=\s*false\b|--no-verify\b|--insecure\b|\bauthorized_keys\b|\bsudoers\b|"
@@ -429,7 +446,16 @@ _STRUCTURE: tuple[tuple[tuple[str, ...], LazyPattern, frozenset[str]], ...] = (
             r"weaken|loosen|relax|rewrite|empty|overwrite)\s+(?:the\s+|all\s+|any\s+|every\s+|"
             r"this\s+|its\s+)?(?:[\w-]+\s+){0,2}?(?:mfa|2fa|otp|csrf|codeowners|signatures?|signing|"
             r"auth\w*|ssl|tls|certificates?|verification|sandbox\w*|branch\s+protection|"
-            r"security\s+(?:checks?|scans?|reviews?)|permission\s+checks?)\b"
+            r"(?:security|safety)\s+(?:checks?|scans?|reviews?)|permission\s+checks?|(?:the\s+)?"
+            r"(?:failing\s+)?tests?\b(?!\s+(?:fixtures?|data|helpers?|files?)))\b|"
+            # checks switched off in config or code, or passed off as passing
+            r"\bif:\s*false\b|\bcontinue-on-error:\s*true\b|\balways\s+return\s+true\b|"
+            r"\bchmod\s+(?:-r\s+)?777\b|\b_skip_test|"
+            r"\b(?:lower|reduce|decrease|set)\s+\S*(?:password|pin|passphrase)\S*\s+(?:length\s+)?"
+            r"to\s+[0-2]\b|\bdebug\s*[=:]\s*true\b[^.\n]{0,30}\bprod|"
+            r"\b(?:confirmations?|approvals?|reviews?|checks|verification|authentication|mfa|2fa|"
+            r"sandbox\w*|guardrails?|safeguards?)\s+(?:are|is|have\s+been|has\s+been)\s+(?:now\s+)?"
+            r"(?:disabled|turned\s+off|off|skipped|waived|not\s+required|no\s+longer\s+required)\b"
         ),
         frozenset({"weaken"}),
     ),
@@ -473,8 +499,11 @@ _ADDRESS_MORE = lazy(
     r"instructed|required|encouraged|invited|advised|supposed|directed)\s+to\b|"
     # a vocative or label with a name glued to it ("Ops-Bot,", "Agent-Instructions:")
     r"(?:^|[.!?]\s+)\W{0,6}(?:[\w]+-)?" + _NAME + r"(?:[\s-]?\d+)?\s*,|"
-    r"(?:^|\n)\W{0,6}(?:[\w]+[-_ ])?" + _NAME + r"s?[-_ ](?:instructions?|notes?|directives?|"
-    r"tasks?|prompt|memo|hints?|reminders?|todo)\s*:"
+    r"(?:^|\n|>)\W{0,6}(?:[\w]+[-_ ])*" + _NAME + r"s?[-_ ](?:instructions?|notes?|directives?|"
+    r"tasks?|prompt|memo|hints?|reminders?|todo)\s*[:=]|"
+    # mentioned by handle ("@copilot the guardrails..."), or named before a colon ending the line
+    r"(?<![\w.])@" + _NAME + r"\b(?![-.]\w)|"
+    r"\b(?:ai|llm|assistant|agent|copilot|claude|chatgpt|bot)s?\s*:\s*$"
 )
 # a link or image whose URL is a slot for a secret: rendering or following it sends the secret
 _LEAK_URL = lazy(
@@ -591,7 +620,8 @@ _SHAPE_STARTS: dict[str, tuple[LazyPattern | None, str]] = {
     # the structural shapes (`_STRUCTURE`), by a string each needs
     **dict.fromkeys(
         ("verify", "--no-verify", "--insecure", "mfa", "2fa", "codeowners", "authorized_keys",
-         "sudoers", "scp", "rsync", "sftp", "git push", "powershell", "pwsh"), (None, "weaken")
+         "sudoers", "scp", "rsync", "sftp", "git push", "powershell", "pwsh", "if: false",
+         "continue-on-error", "777", "return true", "_skip_test", "safety check"), (None, "weaken")
     ),
     **dict.fromkeys(
         ("withdrawn", "suspended", "revoked", "rescinded", "nullified", "no longer appl",
@@ -606,7 +636,7 @@ _SPOKEN_TO = lazy(
     _NAME + r"s?(?:\s+[\w-]+)?(?:\s*[:,]|\s+(?:must|should|shall|needs?\s+to|has\s+to|"
     r"is\s+(?:required|instructed|expected)\s+to|reading\s+this)\b)"
 )
-_LABEL = lazy(r"\s*:")
+_LABEL = lazy(r"\s*(?:\([^)\n]{0,30}\)\s*)?:")
 _TAG_OPEN = lazy(r"</?\s*$")
 
 
@@ -679,6 +709,13 @@ def gate(low: str, starts: list[int], disguised: bool = False) -> bool:
             return True
     if "_" in low and _SECRET_NAME.search(low):
         return True  # `GITHUB_TOKEN`: no trigger starts inside it; a secret pairs with a send
+    if "_" in low:  # words joined by underscores: no trigger starts inside them
+        for m in _SNAKE.finditer(low):
+            pieces: set[str] = set()
+            for w in m.group().split("_"):
+                pieces |= t.words.get(w) or (_stem_classes(w, t) if len(w) > 3 else frozenset())
+            if _core(pieces & _NAMED_ONLY | _WEAK | {"complete"}):
+                return True
     if "-" in low:  # words split by hyphens ("dis-regard the prev-ious instruc-tions")
         for m in _HYPHENATED.finditer(low):
             if _core(_joined_classes(m.group(), t) & _NAMED_ONLY | _WEAK | {"complete"}):
@@ -696,6 +733,7 @@ _SECRET_NAME = lazy(
     r"(?<![\w$])[a-z0-9]+(?:_[a-z0-9]+)*_(?:token|secret|api_?key|access_key|password|passwd|pat|"
     r"credentials?)\b"
 )
+_SNAKE = lazy(r"[^\W\d_]+(?:_[^\W\d_]+){2,}")
 _HYPHENATED = lazy(r"[^\W\d_]+(?:-[^\W\d_]+)+")
 
 
@@ -902,9 +940,11 @@ def _parts(
             found.add("secrecy")  # what it passes a change off as is quoted, and still an order
         if turn or _TURN_HERE.match(low, a, b):
             found.add("turn")  # the text of a turn a role tag or a transcript label opened
-        turn = (any(c in low[a:b] for c in "<[") and _TURN.search(low, a, b) is not None) or (
+        opens = (any(c in low[a:b] for c in "<[") and _TURN.search(low, a, b) is not None) or (
             alpaca and _ALPACA.fullmatch(low, a, b) is not None
         )
+        # a turn a tag opened goes on, sentence after sentence, until a tag closes it
+        turn = opens or (turn and "<" not in low[a:b] and "[/" not in low[a:b])
         if disguised is not None and disguised(a, b):
             found.add("disguised")
         parts.append((a, b, found))
@@ -922,7 +962,14 @@ def _plans(parts: list[tuple[int, int, set[str]]]) -> None:
     step gets `plan`, whatever words either is written in."""
     harm = [found for _, _, found in parts if _harms(found)]
     hide = [found for _, _, found in parts if "secrecy" in found]
-    if not harm or not hide:
+    if not harm:
+        return
+    # a plan handed to the model ("Assistant, carry out this plan: ... 3. Remove the check")
+    spoken = [found for _, _, found in parts if "address" in found]
+    for found in harm:
+        if any(other is not found for other in spoken):
+            found.add("plan")
+    if not hide:
         return
     for found in harm:
         if any(other is not found for other in hide):

@@ -155,6 +155,7 @@ _PCT_ESCAPE = lazy(r"%[0-9a-fA-F]{2}")
 _PCT = lazy(r"(?:[^\s%<>\"'()]*%[0-9a-fA-F]{2}){3,}[^\s%<>\"'()]*")
 _CONCAT = lazy(r"(?:([\"'])[^\"'\n]{0,80}\1\s*\+\s*)+([\"'])[^\"'\n]{0,80}\2")
 _CONCAT_HINT = ("' +", '" +', "'+", '"+')
+_EMPTY_INTERPOLATION = lazy(r"\$\{\s*(?:''|\"\"|``)?\s*\}")
 # quoted pieces in a list that a `join` puts together (`''.join(['ign', 'ore prev'])`)
 _JOINED_LIST = lazy(
     r"\.join\(\s*[\[(]\s*(?:([\"'])[^\"'\n]{0,80}\1\s*,\s*)+([\"'])[^\"'\n]{0,80}\2\s*,?\s*[\])]"
@@ -168,6 +169,7 @@ _SPACED_HINT = lazy(
     "|".join(f"{a}[ ._-]{b}[ ._-]{c}" for a, b, c in ("ign", "dis", "for", "ove", "byp"))
 )
 _SPELLED = lazy(r"[^\W_][._\-\u00b7][^\W_][._\-\u00b7][^\W_]")
+_LINE_HYPHEN = lazy(r"(?<=[^\W\d_])-[ \t]*\n[ \t]*(?=[^\W\d_])")
 _GLUE = lazy(r"(?<=[A-Za-z])[ \t]*[_.\-+]+[ \t]*(?=[A-Za-z])|(?<=[a-z])(?=[A-Z])")
 _VERBS = ("ignor", "disregard", "forget", "overrid", "bypass")
 # words joined by punctuation (`ignore_all`, `ignore.all`, `ignore + all`) or case: each text
@@ -392,6 +394,8 @@ def _decoded(view: str, low: str) -> View | None:
             joined = _concat(m.group())
             if joined:
                 subs.append((m.start(), m.end(), joined))
+    if "${" in view:  # empty interpolations split a word (`ign${''}ore`)
+        subs.extend((m.start(), m.end(), "") for m in _EMPTY_INTERPOLATION.finditer(view))
     if ".join(" in view:
         for m in _JOINED_LIST.finditer(view):
             joined = _concat(m.group()[6:])
@@ -410,6 +414,8 @@ def _unglued(view: str, low: str) -> View | None:
                 subs.append((m.start(), m.end(), re.sub(r"[._\-\u00b7]", "", run)))
             else:
                 subs.append((m.start(), m.end(), re.sub(r"[ ._\-\u00b7]", "", run)))
+    if "-\n" in view or "- \n" in view:  # a word hyphenated across a line break ("disre-\ngard")
+        subs.extend((m.start(), m.end(), "") for m in _LINE_HYPHEN.finditer(view))
     inserted = False
     if any(v in low for v in _VERBS):
         for token in _glued_tokens(view, low):
@@ -434,8 +440,8 @@ _ROT13_WORDS = tuple(codecs.encode(w, "rot13") for w in _ORDER_WORDS)
 _REVERSED_WORDS = tuple(w[::-1] for w in _ORDER_WORDS)
 # rot47 turns every printable ASCII character but the space half way round
 _ROT47 = str.maketrans({chr(c): chr(33 + (c - 33 + 47) % 94) for c in range(33, 127)})
-_LEET = str.maketrans("0134579@$|", "oieastgasl")
-_LEET_DIGITS = frozenset("0134579@$|")
+_LEET = str.maketrans("013456789@$|", "oieasgtbgasl")
+_LEET_DIGITS = frozenset("013456789@$|")
 
 
 # letters turned upside down ("ǝɹouƃı"), and the Latin letters they stand for
