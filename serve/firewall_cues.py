@@ -94,23 +94,27 @@ _W = {
     "persona": """pretend pretending roleplay role-play jailbreak jailbroken unrestricted
         unfiltered uncensored persona impersonate unshackled""",
     "grant": """approve merge grant granted authorize authorise disable delete deploy push
-        publish""",
+        publish lgtm""",
     "must": """must should shall required mandatory""",
 }
 _PHRASES = {
-    "address": """the model,when you read this,when you see this,if you are an,as an ai,
+    "address": """the model,when you read this,when you see this,if you are an,after you read this,
+        once you read this,if you read this,as you read this,as an ai,
         ai model,language model,coding agent,ai agent,ai assistant,to the agent,to the assistant,
         note to,message to,attention ai,hey ai,dear ai""",
     "override": """do not follow,don't follow,stop following,no longer follow,pay no attention,
         set aside,throw away,instead of your,counts any more,count any more,counts anymore,
-        no longer counts,no longer count,were a mistake,was a mistake,proceed as if""",
+        no longer counts,no longer count,were a mistake,was a mistake,proceed as if,
+        non tenere conto,non tener conto,no tengas en cuenta,ne tiens pas compte,
+        ne tenez pas compte""",
     "orders": """system prompt,system message,your task,your job,your goal,your mission,
         you were told,you were given,you were instructed,you were configured,you were taught,
         you have been told,you have been given,you've been told""",
     "secret": """api key,private key,access key,secret key,ssh key,env file,environment variables,
         env vars,session cookie,auth token,bearer token,deploy key,signing key,gpg key,pgp key,
         private keys,secrets file,access token,personal access token,refresh token,session token,
-        oauth token,real values,actual values,real secrets,actual secrets""",
+        oauth token,real values,actual values,real secrets,actual secrets,database dump,db dump,
+        production data,customer data""",
     "dest": """the attacker,external server,remote server,this url,this address,this endpoint,
         the following url,this issue,this pr,this thread,commit message,your reply,your response,
         your answer,next reply,next response,pr description,public repo,public repository,
@@ -128,18 +132,23 @@ _PHRASES = {
         not tell the user,not mention this,keep it out of,keep this out of,leave it out of,
         leave this out of,out of the summary,out of the changelog,out of the pr,
         out of the commit,out of the release notes,without reading,without looking,
-        without mentioning,without informing,without notifying""",
+        without mentioning,without informing,without notifying,without tests,without testing,
+        without running,say nothing,tell no one,mention nothing,report success,
+        never mentions,never mention,never refuses,never refuse""",
     "persona": """act as,you are now,you're now,from now on,developer mode,god mode,
         no restrictions,no rules,no limits,no filters,no guidelines,stay in character,
         without restrictions,without rules,without limits,without filters,
         let's play,lets play,play a game,a game where,no longer an,no longer a,you are a root,
-        imagine you are,imagine you're,play the part,play the role,take on the role,
+        imagine you are,imagine you're,play the part,play the role,take on the role,you play,
+        you are playing,respond as,
         assume the role,in the role of,you will play,a story in which,a story where""",
     "authority": """tool output,tool result,function result,the user has,user has approved,
         user has authorized,user authorized,user approved,owner has,maintainers have,
         new instruction,new instructions,updated instructions,high priority,priority override,
         security team,next time you,every time you,for every future,for all future,
-        in every future,in future sessions,in all future,every future""",
+        in every future,in future sessions,in all future,every future,you are cleared,
+        you are authorized,you are authorised,you are permitted,you have permission,
+        keep this in memory,remember this for,from this commit on,from this point on""",
     "grant": """push directly,straight to production,directly to production,to production,
         skip the test,skip the security,skip security,skip the review,branch protection,
         write access,mark as passed,mark as passing,mark it as,mark the,skip the tests,skip tests,
@@ -292,7 +301,10 @@ _SHELL = lazy(
     r"\beval\s*\(\s*(?:base64|atob|\$\()|"
     r"\b(?:curl|wget)\b[^\n|]{0,200}\|\s*(?:sudo\s+)?(?:python3?|perl|ruby|node)\b|"
     r"\b(?:exec|eval)\s*\([^\n]{0,80}(?:urlopen|requests\.get|httpx\.get|fetch)\b|"
-    r"\b(?:ba|z)?sh\s+<\(\s*(?:curl|wget)|\bchmod\s+\+x\b[^\n]{0,80}(?:&&|;)\s*(?:\./|/)",
+    r"\b(?:ba|z)?sh\s+<\(\s*(?:curl|wget)|\bchmod\s+\+x\b[^\n]{0,80}(?:&&|;)\s*(?:\./|/)|"
+    # a reverse shell; a host name built from a command's output (the lookup carries the data)
+    r"\.connect\(\s*\(|\bos\.dup2\(|[\"']/bin/(?:ba)?sh[\"']\s*,\s*[\"']-i|"
+    r"\$\([^)\n]{1,80}\)\.[\w-]+\.[\w.-]+",
     re.I,
 )
 _AUTHORITY_SHAPE = lazy(
@@ -300,12 +312,18 @@ _AUTHORITY_SHAPE = lazy(
     r"(?:start|end)_of_turn|user|assistant)\b|"
     r"\[(?:[\w ]{0,20}\s)?(?:system|admin|operator|tool|server|mcp)\s+(?:notice|message|note|"
     r"update|alert|output|result|response|override)s?\s*\]|<\|[a-z_]+\|>|"
-    r"^\W{0,6}(?:system|operator|admin|instructions?|observation|thought|action)\s*:",
+    r"^\W{0,6}(?:system|operator|admin|instructions?|observation|thought|action)\s*:|"
+    r"[\"'](?:instructions?|directive|system_?prompt|admin_?note)[\"']\s*:",
     re.I | re.M,
 )
+# a tag naming a role (`<system>`, `<instructions>`, `<admin_message>`, `<developer_note>`);
+# a bare `<operator>` or `<root>` is a placeholder or an XML root
+_ROLE = r"(?:system|admin|operator|instructions?|developer|owner|root)"
+_ROLE_TAG = r"(?:system|instructions?|[\w-]+_" + _ROLE + "|" + _ROLE + r"_[\w-]+)"
 # a role tag that opens a turn: the next sentence is the turn's text
 _TURN = lazy(
-    r"<\|(?:im_start\|>\s*)?(?:system|user|assistant)?|<start_of_turn>|\[inst\]|<<sys>>",
+    r"<\|(?:im_start\|>\s*)?(?:system|user|assistant)?|<start_of_turn>|\[inst\]|<<sys>>|"
+    r"<" + _ROLE_TAG + ">",
     re.I,
 )
 # a turn whose text is on the same line: a transcript label or a role tag before the words
@@ -314,8 +332,10 @@ _TURN_HERE = lazy(
     r"\W{0,6}(?:assistant|ai|agent|model)\s*\([^)\n]{1,30}\)\s*:\s*[^\W\d]|"
     r"\[[^\]\n]{0,40}\b(?:user|system|tool|assistant|admin|operator)\b[^\]\n]{0,40}\]\s*:\s*[^\W\d]|"
     r"(?:\S{0,40}(?:<\|(?:system|user)\|>|<start_of_turn>(?:user|system)|\[system_prompt\]|"
-    r"\[inst\]|<<sys>>|<system>))\s*[^\W\d]"
+    r"\[inst\]|<<sys>>|<" + _ROLE_TAG + r">))\s*[^\W\d]"
 )
+# what closes a turn (the system part of `[INST] <<SYS>>...<</SYS>> ... [/INST]` does not)
+_TURN_END = lazy(r"<\|(?:im_end|end|eot_id|im_start)\|>|<end_of_turn>|\[/inst\]|</(?!sys>)")
 _TURN_LABELS = frozenset(("thought", "action", "human", "user", "system", "operator"))
 _ALPACA = lazy(r"#{1,6}\s*instructions?\s*:?")
 # the model spoken to: a vocative or heading ("Agent:", "Dear assistant,", "AI agents must")
@@ -358,6 +378,10 @@ _STRUCTURE: tuple[tuple[tuple[str, ...], LazyPattern, frozenset[str]], ...] = (
             "ignored",
             "set aside",
             "not apply",
+            "stop apply",
+            "stops apply",
+            "cease",
+            "obsolete",
         ),
         lazy(
             r"\b"
@@ -367,7 +391,8 @@ _STRUCTURE: tuple[tuple[tuple[str, ...], LazyPattern, frozenset[str]], ...] = (
             r"considered\s+|treated\s+as\s+|regarded\s+as\s+)*(?:void|withdrawn|suspended|"
             r"revoked|rescinded|lifted|waived|nullified|disregarded|ignored|set\s+aside|"
             r"no\s+longer\s+(?:valid|applicable|binding|in\s+effect|relevant|active))|"
-            r"(?:no\s+longer|do\s+not|does\s+not|don't|doesn't|never)\s+apply)\b"
+            r"(?:no\s+longer|do\s+not|does\s+not|don't|doesn't|never)\s+apply|"
+            r"(?:stops?|cease|ceases)\s+(?:to\s+)?apply(?:ing)?|(?:is|are)\s+obsolete)\b"
         ),
         frozenset({"override", "complete"}),
     ),
@@ -439,6 +464,9 @@ _STRUCTURE: tuple[tuple[tuple[str, ...], LazyPattern, frozenset[str]], ...] = (
             "skipped",
             "waived",
             "required",
+            "backdoor",
+            "needed",
+            "necessary",
         ),
         lazy(
             r"\bverify\s*=\s*false\b|--no-verify\b|--insecure\b|\bauthorized_keys\b|\bsudoers\b|"
@@ -450,7 +478,9 @@ _STRUCTURE: tuple[tuple[tuple[str, ...], LazyPattern, frozenset[str]], ...] = (
             r"(?:failing\s+)?tests?\b(?!\s+(?:fixtures?|data|helpers?|files?)))\b|"
             # checks switched off in config or code, or passed off as passing
             r"\bif:\s*false\b|\bcontinue-on-error:\s*true\b|\balways\s+return\s+true\b|"
-            r"\bchmod\s+(?:-r\s+)?777\b|\b_skip_test|"
+            r"\bchmod\s+(?:-r\s+)?777\b|\b_skip_test|\bbackdoors?\b|"
+            r"\bno\s+(?:human\s+|manual\s+|code\s+)?(?:review|approval|tests?)\s+(?:is\s+)?"
+            r"(?:needed|required|necessary)\b|"
             r"\b(?:lower|reduce|decrease|set)\s+\S*(?:password|pin|passphrase)\S*\s+(?:length\s+)?"
             r"to\s+[0-2]\b|\bdebug\s*[=:]\s*true\b[^.\n]{0,30}\bprod|"
             r"\b(?:confirmations?|approvals?|reviews?|checks|verification|authentication|mfa|2fa|"
@@ -517,6 +547,7 @@ _LEAK_URL = lazy(
 _SECRET_HINTS = ("~/", "$", ".aws", ".ssh", "id_", ".env", ".npmrc", ".pypirc", ".netrc", "/etc/",
                  "printenv", "env |", "env|")  # fmt: skip
 _SHELL_HINTS = ("curl", "wget", "iwr", "irm", "rm -", "base64", "/dev/tcp", "nc ", "mkfifo", "iex",
+                ".connect(", "dup2", "$(",
                 "invoke-expression", "downloadstring", "os.system", "eval", "exec", "sh ",
                 "chmod")  # fmt: skip
 _MODEL_TOKENS = frozenset(
@@ -612,7 +643,8 @@ _SHAPE_STARTS: dict[str, tuple[LazyPattern | None, str]] = {
     ),
     **dict.fromkeys(
         ("curl", "wget", "iwr", "irm", "sh", "bash", "zsh", "rm", "base64", "nc", "mkfifo", "iex",
-         "invoke-expression", "downloadstring", "eval", "exec", "chmod", "/dev/tcp/"),
+         "invoke-expression", "downloadstring", "eval", "exec", "chmod", "/dev/tcp/", ".connect(",
+         "os.dup2", "$("),
         (_SHELL, "shell"),
     ),
     **dict.fromkeys(("](", "]:", "<img"), (_LEAK_URL, "leak")),
@@ -944,7 +976,7 @@ def _parts(
             alpaca and _ALPACA.fullmatch(low, a, b) is not None
         )
         # a turn a tag opened goes on, sentence after sentence, until a tag closes it
-        turn = opens or (turn and "<" not in low[a:b] and "[/" not in low[a:b])
+        turn = opens or (turn and _TURN_END.search(low, a, b) is None)
         if disguised is not None and disguised(a, b):
             found.add("disguised")
         parts.append((a, b, found))
