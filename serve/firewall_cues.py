@@ -739,18 +739,24 @@ def gate(low: str, starts: list[int], disguised: bool = False) -> bool:
             | ({"plan"} if "weaken" in found else set())
         ):
             return True
-    if "_" in low and _SECRET_NAME.search(low):
-        return True  # `GITHUB_TOKEN`: no trigger starts inside it; a secret pairs with a send
-    if "_" in low:  # words joined by underscores: no trigger starts inside them
-        for m in _SNAKE.finditer(low):
-            pieces: set[str] = set()
-            for w in m.group().split("_"):
-                pieces |= t.words.get(w) or (_stem_classes(w, t) if len(w) > 3 else frozenset())
-            if _core(pieces & _NAMED_ONLY | _WEAK | {"complete"}):
-                return True
-    if "-" in low:  # words split by hyphens ("dis-regard the prev-ious instruc-tions")
-        for m in _HYPHENATED.finditer(low):
-            if _core(_joined_classes(m.group(), t) & _NAMED_ONLY | _WEAK | {"complete"}):
+    if "_" not in low and "-" not in low:
+        return False
+    # words joined by underscores or split by hyphens: no trigger starts inside them (words
+    # from `str.split`: a regex tried at every letter would cost more than the rest of the gate)
+    for word in low.split():
+        if "_" in word:
+            split = word.strip(_EDGE_PUNCTUATION).split("_")
+            if len(split) > 1 and split[-1] in _SECRET_SUFFIXES and split[0]:
+                return True  # `GITHUB_TOKEN`: a secret pairs with a verb of sending
+            if len(split) > 2:  # an order glued into a name has a few words
+                pieces: set[str] = set()
+                for w in split:
+                    pieces |= t.words.get(w, _NONE)
+                if pieces and _core(pieces & _NAMED_ONLY | _WEAK | {"complete"}):
+                    return True
+        if "-" in word:  # "dis-regard the prev-ious instruc-tions"
+            whole = t.words.get(word.strip(_EDGE_PUNCTUATION).replace("-", ""), _NONE)
+            if whole and _core(whole & _NAMED_ONLY | _WEAK | {"complete"}):
                 return True
     return False
 
@@ -762,11 +768,15 @@ _SPOKEN_BEFORE = lazy(
 )
 # a variable named for a secret (`GITHUB_TOKEN`, `db_password`), lower-cased
 _SECRET_NAME = lazy(
-    r"(?<![\w$])[a-z0-9]+(?:_[a-z0-9]+)*_(?:token|secret|api_?key|access_key|password|passwd|pat|"
+    r"\b[a-z0-9]+(?:_[a-z0-9]+)*_(?:token|secret|api_?key|access_key|password|passwd|pat|"
     r"credentials?)\b"
 )
-_SNAKE = lazy(r"[^\W\d_]+(?:_[^\W\d_]+){2,}")
-_HYPHENATED = lazy(r"[^\W\d_]+(?:-[^\W\d_]+)+")
+# tried at word starts only (`\b`): a regex tried at every letter costs tens of microseconds
+_NONE: frozenset[str] = frozenset()
+_SECRET_SUFFIXES = frozenset(
+    ("token", "secret", "apikey", "key", "password", "passwd", "pat", "credential", "credentials")
+)
+_EDGE_PUNCTUATION = "\"'`()[]{}<>.,;:!?*"
 
 
 def _joined_classes(tok: str, t: _Tables) -> frozenset[str]:
