@@ -94,7 +94,7 @@ _W = {
     "persona": """pretend pretending roleplay role-play jailbreak jailbroken unrestricted
         unfiltered uncensored persona impersonate unshackled""",
     "grant": """approve merge grant granted authorize authorise disable delete deploy push
-        publish lgtm""",
+        publish lgtm wipe erase destroy purge nuke truncate""",
     "must": """must should shall required mandatory""",
 }
 _PHRASES = {
@@ -313,6 +313,7 @@ _AUTHORITY_SHAPE = lazy(
     r"\[(?:[\w ]{0,20}\s)?(?:system|admin|operator|tool|server|mcp)\s+(?:notice|message|note|"
     r"update|alert|output|result|response|override)s?\s*\]|<\|[a-z_]+\|>|"
     r"^\W{0,6}(?:system|operator|admin|instructions?|observation|thought|action)\s*:|"
+    r"^\W{0,6}(?:system|operator|admin)\s+(?:notice|message|note|update|alert|override)s?\s*:|"
     r"[\"'](?:instructions?|directive|system_?prompt|admin_?note)[\"']\s*:",
     re.I | re.M,
 )
@@ -420,12 +421,15 @@ _STRUCTURE: tuple[tuple[tuple[str, ...], LazyPattern, frozenset[str]], ...] = (
         ),
         frozenset({"persona"}),
     ),
-    # a change to be passed off as a harmless one
+    # a change to be passed off as a harmless one ("describe it as a refactor", "call the PR a
+    # typo fix")
     (
-        (" as ",),
+        (" as ", "call ", "title ", "name ", "label "),
         lazy(
-            r"\b(?:describe|present|label|report|call|summari[sz]e|frame|title|mark|log|list|"
-            r"disguise|pass)\s+(?:[\w-]+\s+){0,3}?(?:off\s+)?(?:only\s+)?as\s+(?:an?\s+|the\s+)?"
+            r"(?:\b(?:describe|present|label|report|call|summari[sz]e|frame|title|mark|log|list|"
+            r"disguise|pass)\s+(?:[\w-]+\s+){0,3}?(?:off\s+)?(?:only\s+)?as|"
+            r"\b(?:call|title|name|label)\s+(?:it|this|them|the\s+(?:pr|commit|change|diff|mr|"
+            r"pull\s+request)))\s+(?:an?\s+|the\s+)?"
             r"['\"‘“]?(?:refactor\w*|clean-?up|docs?\b|documentation|typo|formatting|style|minor|"
             r"chore|routine|trivial|harmless|no-?op|cosmetic|dependency|maintenance|tests?\b)"
         ),
@@ -653,7 +657,9 @@ _SHAPE_STARTS: dict[str, tuple[LazyPattern | None, str]] = {
     **dict.fromkeys(
         ("verify", "--no-verify", "--insecure", "mfa", "2fa", "codeowners", "authorized_keys",
          "sudoers", "scp", "rsync", "sftp", "git push", "powershell", "pwsh", "if: false",
-         "continue-on-error", "777", "return true", "_skip_test", "safety check"), (None, "weaken")
+         "continue-on-error", "777", "return true", "_skip_test", "safety check", "csrf", "signature",
+         "sandbox", "backdoor", "certificate", "verification", "security check",
+         "branch protection"), (None, "weaken")
     ),
     **dict.fromkeys(
         ("withdrawn", "suspended", "revoked", "rescinded", "nullified", "no longer appl",
@@ -668,7 +674,9 @@ _SPOKEN_TO = lazy(
     _NAME + r"s?(?:\s+[\w-]+)?(?:\s*[:,]|\s+(?:must|should|shall|needs?\s+to|has\s+to|"
     r"is\s+(?:required|instructed|expected)\s+to|reading\s+this)\b)"
 )
-_LABEL = lazy(r"\s*(?:\([^)\n]{0,30}\)\s*)?:")
+_LABEL = lazy(
+    r"\s*(?:\([^)\n]{0,30}\)\s*)?:|\s+(?:notice|message|note|update|alert|override)s?\s*:"
+)
 _TAG_OPEN = lazy(r"</?\s*$")
 
 
@@ -907,7 +915,11 @@ def _score(found: set[str], context: set[str], sentence: str) -> float:
     )
     if "secret" in context and "secret" not in found and _POINTS_BACK.search(sentence):
         score += WEIGHTS["secret"] / 2  # "post it", "paste them": the secret of another step
-    if score >= THRESHOLD and "address" not in found and _DESCRIPTION.search(sentence):
+    if (
+        score >= THRESHOLD
+        and not found & {"address", "plan"}  # a plan's "describe it as..." is its order
+        and _DESCRIPTION.search(sentence)
+    ):
         score -= DESCRIBED
     return score
 
@@ -978,7 +990,7 @@ def _parts(
     alpaca = "### response" in low  # the instruction template: `### Instruction:` opens a turn
     for a, b in sentences(low):
         found = _classes(_unquoted(low[a:b]))
-        if " as " in low[a:b] and _PASSED_OFF.search(low, a, b):
+        if _PASSED_OFF.search(low, a, b):
             found.add("secrecy")  # what it passes a change off as is quoted, and still an order
         if turn or _TURN_HERE.match(low, a, b):
             found.add("turn")  # the text of a turn a role tag or a transcript label opened
