@@ -764,7 +764,7 @@ def gate(low: str, starts: list[int], disguised: bool = False) -> bool:
                     return True
         if "-" in word:  # "dis-regard the prev-ious instruc-tions"
             whole = t.words.get(word.strip(_EDGE_PUNCTUATION).replace("-", ""), _NONE)
-            if whole and _core(whole & _NAMED_ONLY | _WEAK | {"complete"}):
+            if whole and _core(set(whole & _NAMED_ONLY | _WEAK) | {"complete"}):
                 return True
     return False
 
