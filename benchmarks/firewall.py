@@ -35,6 +35,9 @@ small-capital letters; soft hyphens, word joiners, fillers and bidi isolates; ba
 quoted-printable, Morse, character codes, bits, Caesar and Atbash; further chat templates and
 tool-call formats, personas and plans split across sentences; against look-alikes in the same
 containers and scripts.
+honest look-alikes of each benign category. After its first runs its benign misses and then its
+missed injections were read in two halves (odd-numbered ids, then even-numbered ones), each
+half's gains counted on the other half while it was still unread.
 
 `--record-first-run SPLIT` stores a split's numbers in `first_runs.json` with the commit they
 ran on; it refuses a split already recorded, so a first run is recorded once.
@@ -227,11 +230,10 @@ def markdown(
         "find misses, so its current numbers are optimistic. `heldout_v8` added kinds the "
         "earlier splits lack (tool-result spoofing, role-play, multi-step orders; advisories, "
         "changelogs and review comments); its misses were read after its first run, so its "
-        '"now" column is not blind. The newest split, `heldout_v9` (languages, encodings and '
-        "containers no earlier split has), was written apart from the rules and run on them "
-        "before and after the change made on `dev` and the retired splits; nobody who changed "
-        "the rules saw its texts, so both of its columns are blind, but the first runs are the "
-        "numbers to quote.",
+        '"now" column is not blind. `heldout_v9` and `heldout_v10` were each written apart from '
+        "the rules and run on them before and after one change; their misses have since been "
+        'read, so their "now" columns are not blind either: the first runs are the numbers to '
+        "quote.",
         "",
         "| split | injections | neutralised (first run) | neutralised now | benign | modified "
         "(first run) | modified now |",

@@ -58,18 +58,25 @@ WEIGHTS = {
     "disguised": 1.5,  # written in look-alike letters or encoded: honest text is not
     "turn": 2.0,  # the text of a chat turn a role tag opened (`<|im_start|>user`)
     "leak": 1.0,  # a link or image whose URL is a slot for a secret
+    "weaken": 1.5,  # a safeguard removed: MFA, signatures, TLS checks, code owners
+    "plan": 1.5,  # a step that hides another step's harm, or is hidden by another step
 }
 # classes that make a sentence an act (with "address", which makes it an order to the model)
-ACTS = frozenset({"override", "send", "reveal", "shell", "secrecy", "persona", "grant", "exec"})
+ACTS = frozenset(
+    {"override", "send", "reveal", "shell", "secrecy", "persona", "grant", "exec", "weaken"}
+)
+# acts that harm whoever runs them; a plan that hides one is an order whatever its wording
+HARM = frozenset({"weaken", "shell", "leak"})
 
 _W = {
     "address": """assistant assistants agent agents llm llms chatgpt copilot claude gpt gemini
         chatbot ai ki ia ии""",
     "override": """ignore disregard forget override bypass discard overrule circumvent
-        neglect""",
+        neglect revoke revoked rescind rescinded suspend suspended nullify nullified waive
+        waived""",
     "orders": """instructions instruction prompt prompts guidelines guardrails directives
         directive policies policy restrictions constraints programming safeguards filters
-        rules orders""",
+        rules rule orders guidance preamble""",
     "which": """previous prior above earlier preceding original initial all any every system
         existing former alle toutes todas todos tutte""",
     "secret": """credentials credential password passwords passwd secret secrets apikey api_key
@@ -85,24 +92,36 @@ _W = {
     "exec": """run execute exec eval""",
     "secrecy": """secretly quietly silently covertly unnoticed nobody""",
     "persona": """pretend pretending roleplay role-play jailbreak jailbroken unrestricted
-        unfiltered uncensored persona""",
-    "grant": """approve merge grant granted authorize authorise disable delete deploy""",
+        unfiltered uncensored persona impersonate unshackled""",
+    "grant": """approve merge grant granted authorize authorise disable delete deploy push
+        publish lgtm wipe erase destroy purge nuke truncate""",
     "must": """must should shall required mandatory""",
 }
 _PHRASES = {
-    "address": """the model,when you read this,when you see this,if you are an,as an ai,
+    "address": """the model,when you read this,when you see this,if you are an,after you read this,
+        once you read this,if you read this,as you read this,as an ai,
         ai model,language model,coding agent,ai agent,ai assistant,to the agent,to the assistant,
         note to,message to,attention ai,hey ai,dear ai""",
     "override": """do not follow,don't follow,stop following,no longer follow,pay no attention,
-        set aside,throw away,instead of your""",
-    "orders": """system prompt,system message,your task,your job,your goal,your mission""",
+        set aside,throw away,instead of your,counts any more,count any more,counts anymore,
+        no longer counts,no longer count,were a mistake,was a mistake,proceed as if,
+        non tenere conto,non tener conto,no tengas en cuenta,ne tiens pas compte,
+        ne tenez pas compte""",
+    "orders": """system prompt,system message,your task,your job,your goal,your mission,
+        you were told,you were given,you were instructed,you were configured,you were taught,
+        you have been told,you have been given,you've been told""",
     "secret": """api key,private key,access key,secret key,ssh key,env file,environment variables,
-        env vars,session cookie,auth token,bearer token""",
+        env vars,session cookie,auth token,bearer token,deploy key,signing key,gpg key,pgp key,
+        private keys,secrets file,access token,personal access token,refresh token,session token,
+        oauth token,real values,actual values,real secrets,actual secrets,database dump,db dump,
+        production data,customer data""",
     "dest": """the attacker,external server,remote server,this url,this address,this endpoint,
         the following url,this issue,this pr,this thread,commit message,your reply,your response,
         your answer,next reply,next response,pr description,public repo,public repository,
-        public gist,a comment""",
-    "reveal": """tell me,give me,show me,send me""",
+        public gist,a comment,when you answer,when you reply,when you respond,html comment,
+        in the summary,in the reply,the same reply,in the response""",
+    "reveal": """tell me,give me,show me,send me,contents of,content of,the value of,
+        the values of,reply with,respond with,answer with,reply only,respond only""",
     # "email" as a verb; as a noun it is a field ("EMAIL": "foo@example.org")
     "send": """email the,email it,email them,email your,email all,e-mail the,e-mail it""",
     "secrecy": """without asking,without confirmation,without confirming,without telling,
@@ -110,22 +129,36 @@ _PHRASES = {
         don't mention,do not inform,don't inform,do not ask,don't ask,never mention,never tell,
         no one notices,nobody notices,nobody will notice,at all costs,no matter what,
         before anything else,do not report,don't report,keep this secret,keep it secret,
-        not tell the user,not mention this""",
+        not tell the user,not mention this,keep it out of,keep this out of,leave it out of,
+        leave this out of,out of the summary,out of the changelog,out of the pr,
+        out of the commit,out of the release notes,without reading,without looking,
+        without mentioning,without informing,without notifying,without tests,without testing,
+        without running,say nothing,tell no one,mention nothing,report success,
+        never mentions,never mention,never refuses,never refuse""",
     "persona": """act as,you are now,you're now,from now on,developer mode,god mode,
         no restrictions,no rules,no limits,no filters,no guidelines,stay in character,
         without restrictions,without rules,without limits,without filters,
-        let's play,lets play,play a game,a game where,no longer an,no longer a,you are a root""",
+        let's play,lets play,play a game,a game where,no longer an,no longer a,you are a root,
+        imagine you are,imagine you're,play the part,play the role,take on the role,you play,
+        you are playing,respond as,
+        assume the role,in the role of,you will play,a story in which,a story where""",
     "authority": """tool output,tool result,function result,the user has,user has approved,
         user has authorized,user authorized,user approved,owner has,maintainers have,
         new instruction,new instructions,updated instructions,high priority,priority override,
-        security team""",
+        security team,next time you,every time you,for every future,for all future,
+        in every future,in future sessions,in all future,every future,you are cleared,
+        you are authorized,you are authorised,you are permitted,you have permission,
+        keep this in memory,remember this for,from this commit on,from this point on""",
     "grant": """push directly,straight to production,directly to production,to production,
         skip the test,skip the security,skip security,skip the review,branch protection,
         write access,mark as passed,mark as passing,mark it as,mark the,skip the tests,skip tests,
         skip review,skip the review,force push,push to main,push to master,commit and push,
         merge it,approve it,approve this,grant access,full access,shell access,admin access,
-        rm -rf,disable the,turn off the,drop table,drop database""",
+        rm -rf,disable the,turn off the,drop table,drop database,drop the,root access""",
     "must": """need to,have to,has to,is required,are required,are instructed,is instructed""",
+    # the reader told what to do to someone else, or cast in a part
+    "you": """not ask the user,don't ask the user,without asking the user,not tell the user,
+        play the part,play the role,take on the role,assume the role""",
 }
 
 # other languages, by stem (must start a word); what each stem is
@@ -134,17 +167,17 @@ _STEMS = {
         modèle модел ассистент агент асистент модел""",
     "override": """ignorier vergiss vergesst missacht ignorez ignorer ignora ignorar ignorate
         oublie olvid descart esquec esqueç dimentic negeer vergeet игнорир проигнорир забуд
-        забыть ігнору zignoruj ignoruj zapomnij abaikan lupakan unut yoksay""",
+        забыть ігнору zignoruj ignoruj zapomnij abaikan lupakan unut yoksay puuza sahau""",
     "orders": """anweisung instruktion vorgabe richtlinie regeln consigne règle directive
         instruccion instrucción reglas indicacion instruç regras istruzion regole
         direttiv instructie regels polece instrukcj zasad инструкци указани правил директив
-        промпт інструкці talimat kural instruksi aturan""",
+        промпт інструкці talimat kural instruksi aturan maagizo maelekezo sheria""",
     "which": """vorherig bisherig obig früher ursprünglich précédent antérieur anterior previa
         previo precedent eerder vorige poprzedni предыдущ прежн ранее попередн önceki
-        sebelumnya""",
+        sebelumnya awali""",
     "secret": """passwort kennwort zugangsdat schlüssel geheim identifiant contraseñ credencial
         clave senha credenciais chave credenzial chiave пароль ключ токен учётн учетн
-        секрет hasło klucz şifre kata sandi""",
+        секрет hasło klucz şifre kata sandi nenosiri""",
     "send": """senden schick übermittel übertrag hochlad envoie envoy transmet envía
         envia enviar mande invia inviare carica отправ перешли пошли загруз wyślij prześlij
         gönder kirim""",
@@ -154,7 +187,7 @@ _STEMS = {
     "must": """musst müssen sollst devez doit debes debe devi deve deves должен должны
         обязан musisz""",
     "secrecy": """heimlich unbemerkt discrètement secrètement secretamente silenciosamente
-        segretamente тайно незаметно""",
+        segretamente тайно незаметно nessuno nadie niemandem ninguém""",
     "grant": """genehmig approuv fusionn aprueb одобр смерж""",
 }
 # scripts written without spaces (Chinese, Japanese, Korean, Thai): substrings
@@ -174,7 +207,7 @@ _GLUED = (
         "you": "你 您 あなた 너 당신",
         "must": "必须 必須 务必 務必 一定要 しなければ 必ず 해야",
         "secrecy": "悄悄 偷偷 不要告诉 不要告訴 秘密裏 こっそり 몰래",
-        "persona": "扮演 假装 假裝 ふり 역할",
+        "persona": "扮演 假装 假裝 ふり 역할 として振る舞 制限のない 制限なし 没有限制 无限制 不受限制 제한 없는",
         "grant": "批准 合并 合併 承認 マージ 승인 병합",
     }.items(),
 )
@@ -268,7 +301,10 @@ _SHELL = lazy(
     r"\beval\s*\(\s*(?:base64|atob|\$\()|"
     r"\b(?:curl|wget)\b[^\n|]{0,200}\|\s*(?:sudo\s+)?(?:python3?|perl|ruby|node)\b|"
     r"\b(?:exec|eval)\s*\([^\n]{0,80}(?:urlopen|requests\.get|httpx\.get|fetch)\b|"
-    r"\b(?:ba|z)?sh\s+<\(\s*(?:curl|wget)|\bchmod\s+\+x\b[^\n]{0,80}(?:&&|;)\s*(?:\./|/)",
+    r"\b(?:ba|z)?sh\s+<\(\s*(?:curl|wget)|\bchmod\s+\+x\b[^\n]{0,80}(?:&&|;)\s*(?:\./|/)|"
+    # a reverse shell; a host name built from a command's output (the lookup carries the data)
+    r"\.connect\(\s*\(|\bos\.dup2\(|[\"']/bin/(?:ba)?sh[\"']\s*,\s*[\"']-i|"
+    r"\$\([^)\n]{1,80}\)\.[\w-]+\.[\w.-]+",
     re.I,
 )
 _AUTHORITY_SHAPE = lazy(
@@ -276,20 +312,31 @@ _AUTHORITY_SHAPE = lazy(
     r"(?:start|end)_of_turn|user|assistant)\b|"
     r"\[(?:[\w ]{0,20}\s)?(?:system|admin|operator|tool|server|mcp)\s+(?:notice|message|note|"
     r"update|alert|output|result|response|override)s?\s*\]|<\|[a-z_]+\|>|"
-    r"^\W{0,6}(?:system|operator|admin|instructions?|observation|thought|action)\s*:",
+    r"^\W{0,6}(?:system|operator|admin|instructions?|observation|thought|action)\s*:|"
+    r"^\W{0,6}(?:system|operator|admin)\s+(?:notice|message|note|update|alert|override)s?\s*:|"
+    r"[\"'](?:instructions?|directive|system_?prompt|admin_?note)[\"']\s*:",
     re.I | re.M,
 )
+# a tag naming a role (`<system>`, `<instructions>`, `<admin_message>`, `<developer_note>`);
+# a bare `<operator>` or `<root>` is a placeholder or an XML root
+_ROLE = r"(?:system|admin|operator|instructions?|developer|owner|root)"
+_ROLE_TAG = r"(?:system|instructions?|[\w-]+_" + _ROLE + "|" + _ROLE + r"_[\w-]+)"
 # a role tag that opens a turn: the next sentence is the turn's text
 _TURN = lazy(
-    r"<\|(?:im_start\|>\s*)?(?:system|user|assistant)?|<start_of_turn>|\[inst\]|<<sys>>",
+    r"<\|(?:im_start\|>\s*)?(?:system|user|assistant)?|<start_of_turn>|\[inst\]|<<sys>>|"
+    r"<" + _ROLE_TAG + ">",
     re.I,
 )
 # a turn whose text is on the same line: a transcript label or a role tag before the words
 _TURN_HERE = lazy(
     r"\W{0,6}(?:thought|action|human|user|system|operator)\s*:\s*[^\W\d]|"
+    r"\W{0,6}(?:assistant|ai|agent|model)\s*\([^)\n]{1,30}\)\s*:\s*[^\W\d]|"
+    r"\[[^\]\n]{0,40}\b(?:user|system|tool|assistant|admin|operator)\b[^\]\n]{0,40}\]\s*:\s*[^\W\d]|"
     r"(?:\S{0,40}(?:<\|(?:system|user)\|>|<start_of_turn>(?:user|system)|\[system_prompt\]|"
-    r"\[inst\]|<<sys>>|<system>))\s*[^\W\d]"
+    r"\[inst\]|<<sys>>|<" + _ROLE_TAG + r">))\s*[^\W\d]"
 )
+# what closes a turn (the system part of `[INST] <<SYS>>...<</SYS>> ... [/INST]` does not)
+_TURN_END = lazy(r"<\|(?:im_end|end|eot_id|im_start)\|>|<end_of_turn>|\[/inst\]|</(?!sys>)")
 _TURN_LABELS = frozenset(("thought", "action", "human", "user", "system", "operator"))
 _ALPACA = lazy(r"#{1,6}\s*instructions?\s*:?")
 # the model spoken to: a vocative or heading ("Agent:", "Dear assistant,", "AI agents must")
@@ -308,6 +355,190 @@ _ADDRESS_SHAPE = lazy(
     r"(?:must|should|shall|needs?\s+to|has\s+to|is\s+(?:required|instructed|expected)\s+to)\b",
     re.I | re.M,
 )
+_ORDERS_NOUN = (
+    r"(?:instructions?|prompts?|guidelines|guidance|directives?|polic(?:y|ies)|restrictions|rules|"
+    r"constraints|guardrails|safeguards|programming)"
+)
+# shapes of an order that no word list holds: (strings one of which the sentence must hold, the
+# shape, the classes it adds)
+_STRUCTURE: tuple[tuple[tuple[str, ...], LazyPattern, frozenset[str]], ...] = (
+    # orders said to be withdrawn, in the passive or as a state ("the earlier guidance is to be
+    # considered suspended", "prior directives are hereby withdrawn", "rules no longer apply")
+    (
+        (
+            "withdrawn",
+            "suspended",
+            "revoked",
+            "rescinded",
+            "void",
+            "lifted",
+            "waived",
+            "no longer",
+            "nullified",
+            "disregarded",
+            "ignored",
+            "set aside",
+            "not apply",
+            "stop apply",
+            "stops apply",
+            "cease",
+            "obsolete",
+        ),
+        lazy(
+            r"\b"
+            + _ORDERS_NOUN
+            + r"\b(?:\s+[\w'’-]+){0,6}?\s+(?:(?:is|are|was|were|be|been|being|as)"
+            r"\s+(?:now\s+|hereby\s+|henceforth\s+|temporarily\s+|officially\s+|to\s+be\s+|"
+            r"considered\s+|treated\s+as\s+|regarded\s+as\s+)*(?:void|withdrawn|suspended|"
+            r"revoked|rescinded|lifted|waived|nullified|disregarded|ignored|set\s+aside|"
+            r"no\s+longer\s+(?:valid|applicable|binding|in\s+effect|relevant|active))|"
+            r"(?:no\s+longer|do\s+not|does\s+not|don't|doesn't|never)\s+apply|"
+            r"(?:stops?|cease|ceases)\s+(?:to\s+)?apply(?:ing)?|(?:is|are)\s+obsolete)\b"
+        ),
+        frozenset({"override", "complete"}),
+    ),
+    # a persona by its shape: a name and what it is ("you are DevBot, a helper that..."), a
+    # life without rules ("an agent with no content rules")
+    (
+        (
+            "you are",
+            "you're",
+            "your name",
+            "you will be",
+            "no ",
+            "without",
+            "free of",
+            "never given",
+            "not bound",
+        ),
+        lazy(
+            r"\byou(?:\s+are|'re)\s+(?:now\s+)?(?:called\s+|named\s+)?['\"]?[\w-]+['\"]?\s*,\s*"
+            r"(?:an?|the)\s|\byour\s+name\s+is\b|\byou\s+will\s+be\s+(?:called|named|playing)\b|"
+            r"\b(?:who|that|which|has|have|had|having|operates?|answers?|responds?)\s+"
+            r"(?:[\w-]+\s+){0,3}?(?:no|without(?:\s+any)?|free\s+(?:of|from)(?:\s+any)?|never\s+given\s+any|"
+            r"not\s+bound\s+by(?:\s+any)?)\s+(?:[\w-]+\s+){0,2}?(?:rules|restrictions|limits|"
+            r"limitations|filters|guidelines|guardrails|policies|constraints|censorship)\b"
+        ),
+        frozenset({"persona"}),
+    ),
+    # a change to be passed off as a harmless one ("describe it as a refactor", "call the PR a
+    # typo fix")
+    (
+        (" as ", "call ", "title ", "name ", "label "),
+        lazy(
+            r"(?:\b(?:describe|present|label|report|call|summari[sz]e|frame|title|mark|log|list|"
+            r"disguise|pass)\s+(?:[\w-]+\s+){0,3}?(?:off\s+)?(?:only\s+)?as|"
+            r"\b(?:call|title|name|label)\s+(?:it|this|them|the\s+(?:pr|commit|change|diff|mr|"
+            r"pull\s+request)))\s+(?:an?\s+|the\s+)?"
+            r"['\"‘“]?(?:refactor\w*|clean-?up|docs?\b|documentation|typo|formatting|style|minor|"
+            r"chore|routine|trivial|harmless|no-?op|cosmetic|dependency|maintenance|tests?\b)"
+        ),
+        frozenset({"secrecy"}),
+    ),
+    # a safeguard removed or turned off
+    (
+        (
+            "verify",
+            "insecure",
+            "mfa",
+            "2fa",
+            "otp",
+            "csrf",
+            "codeowners",
+            "signature",
+            "signing",
+            "auth",
+            "ssl",
+            "tls",
+            "certificate",
+            "sandbox",
+            "protection",
+            "security",
+            "permission",
+            "sudoers",
+            "test",
+            "if:",
+            "continue-on-error",
+            "return true",
+            "777",
+            "password",
+            "debug",
+            "disabled",
+            "turned off",
+            "skipped",
+            "waived",
+            "required",
+            "backdoor",
+            "needed",
+            "necessary",
+        ),
+        lazy(
+            r"\bverify\s*=\s*false\b|--no-verify\b|--insecure\b|\bauthorized_keys\b|\bsudoers\b|"
+            r"\b(?:remove|disable|delete|drop|skip|bypass|turn\s+off|comment\s+out|strip|replace|"
+            r"weaken|loosen|relax|rewrite|empty|overwrite)\s+(?:the\s+|all\s+|any\s+|every\s+|"
+            r"this\s+|its\s+)?(?:[\w-]+\s+){0,2}?(?:mfa|2fa|otp|csrf|codeowners|signatures?|signing|"
+            r"auth\w*|ssl|tls|certificates?|verification|sandbox\w*|branch\s+protection|"
+            r"(?:security|safety)\s+(?:checks?|scans?|reviews?)|permission\s+checks?|(?:the\s+)?"
+            r"(?:failing\s+)?tests?\b(?!\s+(?:fixtures?|data|helpers?|files?)))\b|"
+            # checks switched off in config or code, or passed off as passing
+            r"\bif:\s*false\b|\bcontinue-on-error:\s*true\b|\balways\s+return\s+true\b|"
+            r"\bchmod\s+(?:-r\s+)?777\b|\b_skip_test|\bbackdoors?\b|"
+            r"\bno\s+(?:human\s+|manual\s+|code\s+)?(?:review|approval|tests?)\s+(?:is\s+)?"
+            r"(?:needed|required|necessary)\b|"
+            r"\b(?:lower|reduce|decrease|set)\s+\S*(?:password|pin|passphrase)\S*\s+(?:length\s+)?"
+            r"to\s+[0-2]\b|\bdebug\s*[=:]\s*true\b[^.\n]{0,30}\bprod|"
+            r"\b(?:confirmations?|approvals?|reviews?|checks|verification|authentication|mfa|2fa|"
+            r"sandbox\w*|guardrails?|safeguards?)\s+(?:are|is|have\s+been|has\s+been)\s+(?:now\s+)?"
+            r"(?:disabled|turned\s+off|off|skipped|waived|not\s+required|no\s+longer\s+required)\b"
+        ),
+        frozenset({"weaken"}),
+    ),
+    # a command that moves files to another machine, or hides what it runs
+    (
+        ("scp", "rsync", "sftp", "git push", "curl", "wget", "powershell", "pwsh"),
+        lazy(
+            r"\b(?:scp|rsync|sftp)\s+(?:-\S+\s+)*\S+\s+[\w.-]+@[\w.-]+:|"
+            r"\bgit\s+push\b[^\n]{0,80}\s--(?:all|mirror)\b|"
+            r"\b(?:curl|wget)\b[^\n]{0,160}(?:-d|--data[\w-]*|-f|--form|-t|--upload-file|"
+            r"--post-file)[\s=]+['\"]?(?:\w+=)?@?(?:~/|/etc/|\$home|\.env\b|\.ssh|\.aws|\.gnupg|"
+            r"\.netrc|\.npmrc|\.pypirc|\.git-credentials|\.kube)|"
+            r"\b(?:powershell|pwsh)(?:\.exe)?\b[^\n]{0,80}\s-(?:e|ec|enc|encodedcommand|"
+            r"w\s+hidden|windowstyle\s+hidden)\b"
+        ),
+        frozenset({"shell", "send", "disguised"}),
+    ),
+    # a chat message's role set in data, a role heading or banner
+    (
+        ('"role"', "'role'", "role:", "#", "---", "==", "[[", "{{"),
+        lazy(
+            r"[\"']?role[\"']?\s*[:=]\s*[\"']?(?:system|developer|tool|function|operator)\b|"
+            r"(?:^|\n)\W{0,3}#{1,6}\s*(?:system|developer|operator|admin)(?:\s+(?:prompt|message|"
+            r"instructions?|notes?|notice|override|update))?\s*:?\s*(?:$|\n)|"
+            r"(?:-{3,}|={2,}|\[\[|\{\{)\s*(?:end|begin|start)?\s*(?:of\s+)?(?:the\s+)?(?:user|"
+            r"system|tool|developer|operator)[\s_-]*(?:input|prompt|message|output|result|data)?"
+            r"\s*(?:-{3,}|={2,}|\]\]|\}\})"
+        ),
+        frozenset({"authority", "turn"}),
+    ),
+)
+_PASSED_OFF = _STRUCTURE[2][1]
+# the model spoken to in a polite or conditional question, or named as an automated reader
+_ADDRESS_MORE = lazy(
+    r"\b(?:should|could|would|can|will|might|may)\s+(?:the|an?|any|this|every|your)\s+"
+    r"(?:[\w-]+\s+){0,2}?" + _NAME + r"s?\b|"
+    r"\bif\s+you(?:'re|\s+are)\s+(?:an?\s+)?(?:[\w-]+\s+){0,2}?" + _NAME + r"s?\b|"
+    r"\b(?:automated|automatic|ai[\s-]powered|llm[\s-]based)\s+(?:code\s+)?(?:reviewers?|tools?|"
+    r"agents?|assistants?|systems?|readers?|bots?|maintainers?)\b|"
+    r"\b" + _NAME + r"s?\s+(?:is|are)\s+(?:kindly\s+|hereby\s+)?(?:expected|asked|requested|"
+    r"instructed|required|encouraged|invited|advised|supposed|directed)\s+to\b|"
+    # a vocative or label with a name glued to it ("Ops-Bot,", "Agent-Instructions:")
+    r"(?:^|[.!?]\s+)\W{0,6}(?:[\w]+-)?" + _NAME + r"(?:[\s-]?\d+)?\s*,|"
+    r"(?:^|\n|>)\W{0,6}(?:[\w]+[-_ ])*" + _NAME + r"s?[-_ ](?:instructions?|notes?|directives?|"
+    r"tasks?|prompt|memo|hints?|reminders?|todo)\s*[:=]|"
+    # mentioned by handle ("@copilot the guardrails..."), or named before a colon ending the line
+    r"(?<![\w.])@" + _NAME + r"\b(?![-.]\w)|"
+    r"\b(?:ai|llm|assistant|agent|copilot|claude|chatgpt|bot)s?\s*:\s*$"
+)
 # a link or image whose URL is a slot for a secret: rendering or following it sends the secret
 _LEAK_URL = lazy(
     # bounded runs: a long URL costs a bounded scan per link, never one per character pair
@@ -320,6 +551,7 @@ _LEAK_URL = lazy(
 _SECRET_HINTS = ("~/", "$", ".aws", ".ssh", "id_", ".env", ".npmrc", ".pypirc", ".netrc", "/etc/",
                  "printenv", "env |", "env|")  # fmt: skip
 _SHELL_HINTS = ("curl", "wget", "iwr", "irm", "rm -", "base64", "/dev/tcp", "nc ", "mkfifo", "iex",
+                ".connect(", "dup2", "$(",
                 "invoke-expression", "downloadstring", "os.system", "eval", "exec", "sh ",
                 "chmod")  # fmt: skip
 _MODEL_TOKENS = frozenset(
@@ -397,7 +629,7 @@ STRONG = frozenset(
     {"address", "override", "orders", "secret", "secrecy", "persona", "authority", "turn", "shell",
      "leak"}
 )  # fmt: skip
-_WEAK = frozenset(WEIGHTS) - STRONG - {"complete", "disguised", "install"}
+_WEAK = frozenset(WEIGHTS) - STRONG - {"complete", "disguised", "install", "plan"}
 # a word for the model in text written with spaces is only named, unless spoken to
 _NAMED_ONLY = STRONG - {"address"}
 # words that pose as a role or a tool only in a tag (`<user>`, `[tool output]`) or as a label
@@ -415,11 +647,26 @@ _SHAPE_STARTS: dict[str, tuple[LazyPattern | None, str]] = {
     ),
     **dict.fromkeys(
         ("curl", "wget", "iwr", "irm", "sh", "bash", "zsh", "rm", "base64", "nc", "mkfifo", "iex",
-         "invoke-expression", "downloadstring", "eval", "exec", "chmod", "/dev/tcp/"),
+         "invoke-expression", "downloadstring", "eval", "exec", "chmod", "/dev/tcp/", ".connect(",
+         "os.dup2", "$("),
         (_SHELL, "shell"),
     ),
     **dict.fromkeys(("](", "]:", "<img"), (_LEAK_URL, "leak")),
     **dict.fromkeys(("<|", "<start_of_turn", "[inst]", "<<sys>>", "### response"), (None, "turn")),
+    # the structural shapes (`_STRUCTURE`), by a string each needs
+    **dict.fromkeys(
+        ("verify", "--no-verify", "--insecure", "mfa", "2fa", "codeowners", "authorized_keys",
+         "sudoers", "scp", "rsync", "sftp", "git push", "powershell", "pwsh", "if: false",
+         "continue-on-error", "777", "return true", "_skip_test", "safety check", "csrf", "signature",
+         "sandbox", "backdoor", "certificate", "verification", "security check",
+         "branch protection"), (None, "weaken")
+    ),
+    **dict.fromkeys(
+        ("withdrawn", "suspended", "revoked", "rescinded", "nullified", "no longer appl",
+         "not apply"), (None, "complete")
+    ),
+    **dict.fromkeys(("you are", "you're", "your name"), (None, "persona")),
+    **dict.fromkeys(('"role"', "'role'", "role:"), (None, "turn")),
 }  # fmt: skip
 # the model spoken to, from its name on: "agent:", "assistant,", "ai agents must", "bot should"
 # (every way `_ADDRESS_SHAPE` reads a name as spoken to, and more)
@@ -427,7 +674,9 @@ _SPOKEN_TO = lazy(
     _NAME + r"s?(?:\s+[\w-]+)?(?:\s*[:,]|\s+(?:must|should|shall|needs?\s+to|has\s+to|"
     r"is\s+(?:required|instructed|expected)\s+to|reading\s+this)\b)"
 )
-_LABEL = lazy(r"\s*:")
+_LABEL = lazy(
+    r"\s*(?:\([^)\n]{0,30}\)\s*)?:|\s+(?:notice|message|note|update|alert|override)s?\s*:"
+)
 _TAG_OPEN = lazy(r"</?\s*$")
 
 
@@ -476,7 +725,9 @@ def gate(low: str, starts: list[int], disguised: bool = False) -> bool:
                 if len(tok) > 3 or not tok.isascii()
                 else frozenset()
             )
-            if _SPOKEN_TO.match(low, p):
+            if _SPOKEN_TO.match(low, p) or (
+                tok in _MODEL_TOKENS and _SPOKEN_BEFORE.search(low, max(0, p - 48), p)
+            ):
                 found.add("address")
             if tok in _ROLE_WORDS and (
                 _TAG_OPEN.search(low, max(0, p - 12), p)
@@ -488,10 +739,58 @@ def gate(low: str, starts: list[int], disguised: bool = False) -> bool:
             if low.startswith(s, p) and (pattern is None or pattern.match(low, p)):
                 found |= cls
         if found and _core(
-            found | _WEAK | ({"complete"} if {"override", "orders"} <= found else set())
+            found
+            | _WEAK
+            | ({"complete"} if {"override", "orders"} <= found else set())
+            | ({"override"} if "complete" in found else set())
+            # a safeguard named may be a plan's harm, hidden by a step no anchor marks
+            | ({"plan"} if "weaken" in found else set())
         ):
             return True
+    if "_" not in low and "-" not in low:
+        return False
+    # words joined by underscores or split by hyphens: no trigger starts inside them (words
+    # from `str.split`: a regex tried at every letter would cost more than the rest of the gate)
+    for word in low.split():
+        if "_" in word:
+            split = word.strip(_EDGE_PUNCTUATION).split("_")
+            if len(split) > 1 and split[-1] in _SECRET_SUFFIXES and split[0]:
+                return True  # `GITHUB_TOKEN`: a secret pairs with a verb of sending
+            if len(split) > 2:  # an order glued into a name has a few words
+                pieces: set[str] = set()
+                for w in split:
+                    pieces |= t.words.get(w, _NONE)
+                if pieces and _core(pieces & _NAMED_ONLY | _WEAK | {"complete"}):
+                    return True
+        if "-" in word:  # "dis-regard the prev-ious instruc-tions"
+            whole = t.words.get(word.strip(_EDGE_PUNCTUATION).replace("-", ""), _NONE)
+            if whole and _core(set(whole & _NAMED_ONLY | _WEAK) | {"complete"}):
+                return True
     return False
+
+
+# what stands before a name of the model spoken to in a polite or conditional question
+_SPOKEN_BEFORE = lazy(
+    r"(?:\b(?:should|could|would|can|will|might|may)\s+(?:the|an?|any|this|every|your)|"
+    r"\bif\s+you(?:'re|\s+are)(?:\s+an?)?|\b(?:automated|automatic))\s+(?:[\w-]+\s+){0,2}$"
+)
+# a variable named for a secret (`GITHUB_TOKEN`, `db_password`), lower-cased
+_SECRET_NAME = lazy(
+    r"\b[a-z0-9]+(?:_[a-z0-9]+)*_(?:token|secret|api_?key|access_key|password|passwd|pat|"
+    r"credentials?)\b"
+)
+# tried at word starts only (`\b`): a regex tried at every letter costs tens of microseconds
+_NONE: frozenset[str] = frozenset()
+_SECRET_SUFFIXES = frozenset(
+    ("token", "secret", "apikey", "key", "password", "passwd", "pat", "credential", "credentials")
+)
+_EDGE_PUNCTUATION = "\"'`()[]{}<>.,;:!?*"
+
+
+def _joined_classes(tok: str, t: _Tables) -> frozenset[str]:
+    """The classes of a word split by hyphens, read whole ("instruc-tions")."""
+    whole = tok.replace("-", "")
+    return t.words.get(whole) or (_stem_classes(whole, t) if len(whole) > 3 else frozenset())
 
 
 def _classes(sentence: str) -> set[str]:
@@ -506,6 +805,8 @@ def _classes(sentence: str) -> set[str]:
     for tok in unique.difference(words):
         if len(tok) > 3 or not tok.isascii():
             found |= _stem_classes(tok, t)
+        if "-" in tok:
+            found |= _joined_classes(tok, t)
     n = len(tokens)
     for i, tok in enumerate(tokens):
         if tok in t.phrase_first and i + 1 < n:
@@ -525,6 +826,8 @@ def _classes(sentence: str) -> set[str]:
         found.add("secret")
     if any(c in sentence for c in _SHELL_HINTS) and _SHELL.search(sentence):
         found.add("shell")
+    if "_" in sentence and _SECRET_NAME.search(sentence):
+        found.add("secret")
     if ("](" in sentence or "]:" in sentence or "<img" in sentence) and _LEAK_URL.search(sentence):
         found |= {"leak", "send", "dest"}
     if {"install", "installing", "installer", "setup", "installation"} & set(tokens):
@@ -535,6 +838,9 @@ def _classes(sentence: str) -> set[str]:
         and (_NO_SPACES.search(sentence) or _object_of_override(sentence, spans, t))
     ):
         found.add("complete")
+    for hints, shape, classes in _STRUCTURE:
+        if any(h in sentence for h in hints) and shape.search(sentence):
+            found |= classes
     names = _names(unique)
     if (
         "<" in sentence or "[" in sentence or _AUTHORITY_TOKENS.intersection(tokens)
@@ -546,10 +852,22 @@ def _classes(sentence: str) -> set[str]:
         # a model's name in a sentence is prose ("the agent loop stops"); spoken to, it is not
         found.discard("address")
         found.add("named")
+    if (
+        (names or "automat" in sentence)
+        and "address" not in found
+        and _ADDRESS_MORE.search(sentence)
+    ):
+        found.discard("named")
+        found.add("address")
     return found
 
 
 _PLAIN = lazy(r"[ \t'’]*")
+# what an attempt is for, not an order ("attempts to override the system prompt")
+_WHAT_FOR = lazy(
+    r"\b(?:attempts?|attempting|tries|trying|efforts?|ways|requests|designed|intended|meant|"
+    r"trained)\s+to\s+$"
+)
 
 
 def _object_of_override(sentence: str, spans: list[tuple[int, int]], t: _Tables) -> bool:
@@ -563,9 +881,14 @@ def _object_of_override(sentence: str, spans: list[tuple[int, int]], t: _Tables)
         hit = t.words.get(tok)
         if hit is None and i + 1 < len(tokens):
             hit = t.phrases.get(tok + " " + tokens[i + 1])
-        return hit or _stem_classes(tok, t)
+        return hit or _stem_classes(tok, t) or _joined_classes(tok, t)
 
-    verbs = [i for i in range(len(tokens)) if "override" in classes(i)]
+    verbs = [
+        i
+        for i in range(len(tokens))
+        if "override" in classes(i)
+        and not _WHAT_FOR.search(sentence, max(0, spans[i][0] - 24), spans[i][0])
+    ]
     return any(
         "orders" in classes(j)
         and all(
@@ -592,7 +915,11 @@ def _score(found: set[str], context: set[str], sentence: str) -> float:
     )
     if "secret" in context and "secret" not in found and _POINTS_BACK.search(sentence):
         score += WEIGHTS["secret"] / 2  # "post it", "paste them": the secret of another step
-    if score >= THRESHOLD and "address" not in found and _DESCRIPTION.search(sentence):
+    if (
+        score >= THRESHOLD
+        and not found & {"address", "plan"}  # a plan's "describe it as..." is its order
+        and _DESCRIPTION.search(sentence)
+    ):
         score -= DESCRIBED
     return score
 
@@ -629,7 +956,8 @@ def _core(found: set[str]) -> bool:
         or "leak" in found
         or ("shell" in found and bool(found & _SHELL_WITH))
         or ("persona" in found and reader)
-        or (act and bool(found & {"secrecy", "authority", "disguised", "turn"}))
+        or "plan" in found
+        or (act and bool(found & {"secrecy", "authority", "disguised", "turn", "plan"}))
     )
 
 
@@ -649,7 +977,9 @@ def _unquoted(sentence: str) -> str:
     if not any(q in sentence for q in "'\"“`"):
         return sentence
     blank = _QUOTED.sub(lambda m: " " * len(m.group()), sentence)
-    return blank if blank != sentence and _DESCRIPTION.search(blank) else sentence
+    if blank == sentence or not _DESCRIPTION.search(blank):
+        return sentence
+    return sentence if _ADDRESS_SHAPE.search(blank) else blank
 
 
 def _parts(
@@ -660,15 +990,47 @@ def _parts(
     alpaca = "### response" in low  # the instruction template: `### Instruction:` opens a turn
     for a, b in sentences(low):
         found = _classes(_unquoted(low[a:b]))
+        if _PASSED_OFF.search(low, a, b):
+            found.add("secrecy")  # what it passes a change off as is quoted, and still an order
         if turn or _TURN_HERE.match(low, a, b):
             found.add("turn")  # the text of a turn a role tag or a transcript label opened
-        turn = (any(c in low[a:b] for c in "<[") and _TURN.search(low, a, b) is not None) or (
+        opens = (any(c in low[a:b] for c in "<[") and _TURN.search(low, a, b) is not None) or (
             alpaca and _ALPACA.fullmatch(low, a, b) is not None
         )
+        # a turn a tag opened goes on, sentence after sentence, until a tag closes it
+        turn = opens or (turn and _TURN_END.search(low, a, b) is None)
         if disguised is not None and disguised(a, b):
             found.add("disguised")
         parts.append((a, b, found))
+    _plans(parts)
     return parts
+
+
+def _harms(found: set[str]) -> bool:
+    return bool(found & HARM) or {"secret", "send"} <= found
+
+
+def _plans(parts: list[tuple[int, int, set[str]]]) -> None:
+    """A step that does harm and another that hides it ("set verify=False ... describe it as
+    a refactor", "copy .env into docs/ ... keep it out of the summary") make a plan: each
+    step gets `plan`, whatever words either is written in."""
+    harm = [found for _, _, found in parts if _harms(found)]
+    hide = [found for _, _, found in parts if "secrecy" in found]
+    if not harm:
+        return
+    # a plan handed to the model ("Assistant, carry out this plan: ... 3. Remove the check")
+    spoken = [found for _, _, found in parts if "address" in found]
+    for found in harm:
+        if any(other is not found for other in spoken):
+            found.add("plan")
+    if not hide:
+        return
+    for found in harm:
+        if any(other is not found for other in hide):
+            found.add("plan")
+    for found in hide:
+        if any(other is not found for other in harm):
+            found.add("plan")
 
 
 # punctuation as spaces (apostrophes and hyphens stay: "you're", "role-play"): `str.split` then
@@ -713,8 +1075,18 @@ def _possible(low: str) -> set[str]:
         found.add("authority")
     if "<" in low or "[" in low or "### response" in low or not _TURN_LABELS.isdisjoint(unique):
         found.add("turn")
+    for tok in unique:
+        if "-" in tok:
+            found |= _joined_classes(tok, t)
+    if "_" in low and _SECRET_NAME.search(low):
+        found.add("secret")
+    for hints, _, classes in _STRUCTURE:
+        if any(h in low for h in hints):
+            found |= classes
     if "override" in found and "orders" in found:
         found.add("complete")  # whether the one is the other's object is the sentence's to say
+    if "secrecy" in found and (found & HARM or "secret" in found):
+        found.add("plan")
     return found
 
 

@@ -218,6 +218,10 @@ _COMMAND_START = lazy(
 )
 
 
+# a short label before a command ("On Windows:", "- macOS / Linux:")
+_LABEL = lazy(r"[ \t]*(?:[-*][ \t]+)?[\w /().,+-]{1,40}:[ \t]*")
+
+
 def _code_line(view: str, start: int) -> bool:
     """The match is on a line of its own set as code: indented four spaces, a `$ ` prompt,
     inside a fenced block, or a command alone on its line under a shell comment, a fence or a
@@ -227,6 +231,14 @@ def _code_line(view: str, start: int) -> bool:
         return True
     if len(_FENCE.findall(view, 0, line_start)) % 2 == 1:
         return True
+    tick = view.find("`", line_start, start)
+    if (
+        tick != -1
+        and _LABEL.fullmatch(view, line_start, tick) is not None
+        and _COMMAND_START.fullmatch(view, tick + 1, start) is not None
+        and "`" in view[start : view.find("\n", start) % (len(view) + 1)]
+    ):
+        return True  # a label and the command as inline code ("On Windows: `irm ... | iex`")
     if _COMMAND_START.fullmatch(view, line_start, start) is None:
         return False
     prev = view[:line_start].rstrip().rsplit("\n", 1)[-1].strip()
@@ -355,7 +367,10 @@ _DESCRIBED = lazy(
     r"\b(?:models?|llms?|agents?|assistants?|chatbots?|bots?|the\s+(?:model|agent|assistant|llm|bot|"
     r"ai|chatbot)|they|which|who)\s+(?:(?:sometimes|often|occasionally|frequently|usually|may|might|"
     r"can|could|tend\s+to|seem\s+to|start\s+to|begin\s+to|still|also|will\s+not|won't|do\s+not|"
-    r"don't|never)\s+){0,2}$",
+    r"don't|never)\s+){0,2}$|"
+    # what an attempt or a text is for ("attempts to override the system prompt")
+    r"\b(?:attempts?|attempting|tries|trying|efforts?|ways|requests|inputs|messages|designed|"
+    r"intended|meant|trained)\s+to\s+$",
     re.I,
 )
 
@@ -1166,7 +1181,8 @@ RULES: tuple[Rule, ...] = (
         # "force push is disabled", "force push protection": about the setting, not an order
         r"\bforce[\s-]?push(?:es|ed|ing)?\b(?!\s+(?:is|are|was|were|has|have|to\s+\w+\s+is|"
         r"protections?|rules?|settings?|polic(?:y|ies)|permissions?|hooks?|checks?)\b)"
-        r"[^\n.]{0,40}?\b(?:main|master|production|prod|release|trunk)\b"
+        # the branch pushed to, not the one rebased onto or pulled from
+        r"[^\n.]{0,40}?(?<!onto )(?<!from )\b(?:main|master|production|prod|release|trunk)\b"
         r"(?!\s+(?:is|are|was|were|get|gets)\s+(?:now\s+)?(?:rejected|blocked|disabled|forbidden|"
         r"disallowed|prevented|refused|not\s+allowed)\b)",
         r"\bgit\s+push\s+(?:[^\n;|&]*\s)?(?:-f|--force(?:-with-lease)?)\b[^\n;|&]*\b(?:main|"

@@ -155,6 +155,11 @@ _PCT_ESCAPE = lazy(r"%[0-9a-fA-F]{2}")
 _PCT = lazy(r"(?:[^\s%<>\"'()]*%[0-9a-fA-F]{2}){3,}[^\s%<>\"'()]*")
 _CONCAT = lazy(r"(?:([\"'])[^\"'\n]{0,80}\1\s*\+\s*)+([\"'])[^\"'\n]{0,80}\2")
 _CONCAT_HINT = ("' +", '" +', "'+", '"+')
+_EMPTY_INTERPOLATION = lazy(r"\$\{\s*(?:''|\"\"|``)?\s*\}")
+# quoted pieces in a list that a `join` puts together (`''.join(['ign', 'ore prev'])`)
+_JOINED_LIST = lazy(
+    r"\.join\(\s*[\[(]\s*(?:([\"'])[^\"'\n]{0,80}\1\s*,\s*)+([\"'])[^\"'\n]{0,80}\2\s*,?\s*[\])]"
+)
 _PIECE = lazy(r"([\"'])([^\"'\n]{0,80})\1")
 _ROT13_HINT = lazy(r"\brot[\s_-]?13\b|\bcaesar\b", re.I)
 # three letters or more ("a l l"): only looked for once a spelled-out verb was seen
@@ -164,6 +169,7 @@ _SPACED_HINT = lazy(
     "|".join(f"{a}[ ._-]{b}[ ._-]{c}" for a, b, c in ("ign", "dis", "for", "ove", "byp"))
 )
 _SPELLED = lazy(r"[^\W_][._\-\u00b7][^\W_][._\-\u00b7][^\W_]")
+_LINE_HYPHEN = lazy(r"(?<=[^\W\d_])-[ \t]*\n[ \t]*(?=[^\W\d_])")
 _GLUE = lazy(r"(?<=[A-Za-z])[ \t]*[_.\-+]+[ \t]*(?=[A-Za-z])|(?<=[a-z])(?=[A-Z])")
 _VERBS = ("ignor", "disregard", "forget", "overrid", "bypass")
 # words joined by punctuation (`ignore_all`, `ignore.all`, `ignore + all`) or case: each text
@@ -388,6 +394,13 @@ def _decoded(view: str, low: str) -> View | None:
             joined = _concat(m.group())
             if joined:
                 subs.append((m.start(), m.end(), joined))
+    if "${" in view:  # empty interpolations split a word (`ign${''}ore`)
+        subs.extend((m.start(), m.end(), "") for m in _EMPTY_INTERPOLATION.finditer(view))
+    if ".join(" in view:
+        for m in _JOINED_LIST.finditer(view):
+            joined = _concat(m.group()[6:])
+            if joined:
+                subs.append((m.start(), m.end(), f" {joined} "))
     return _substitute(view, subs) if subs else None
 
 
@@ -401,6 +414,8 @@ def _unglued(view: str, low: str) -> View | None:
                 subs.append((m.start(), m.end(), re.sub(r"[._\-\u00b7]", "", run)))
             else:
                 subs.append((m.start(), m.end(), re.sub(r"[ ._\-\u00b7]", "", run)))
+    if "-\n" in view or "- \n" in view:  # a word hyphenated across a line break ("disre-\ngard")
+        subs.extend((m.start(), m.end(), "") for m in _LINE_HYPHEN.finditer(view))
     inserted = False
     if any(v in low for v in _VERBS):
         for token in _glued_tokens(view, low):
@@ -423,8 +438,10 @@ def _unglued(view: str, low: str) -> View | None:
 _ORDER_WORDS = ("ignor", "disregard", "forget", "overrid", "bypass", "instruction", "system prompt")
 _ROT13_WORDS = tuple(codecs.encode(w, "rot13") for w in _ORDER_WORDS)
 _REVERSED_WORDS = tuple(w[::-1] for w in _ORDER_WORDS)
-_LEET = str.maketrans("0134579@$|", "oieastgasl")
-_LEET_DIGITS = frozenset("0134579@$|")
+# rot47 turns every printable ASCII character but the space half way round
+_ROT47 = str.maketrans({chr(c): chr(33 + (c - 33 + 47) % 94) for c in range(33, 127)})
+_LEET = str.maketrans("013456789@$|", "oieasgtbgasl")
+_LEET_DIGITS = frozenset("013456789@$|")
 
 
 # letters turned upside down ("ǝɹouƃı"), and the Latin letters they stand for
@@ -453,6 +470,8 @@ def derived_views(view: str, low: str) -> Iterator[View]:
         w in low for w in _ROT13_WORDS
     ):
         yield codecs.encode(view, "rot13"), None, None
+    if "rot47" in low or "rot-47" in low or "rot 47" in low:
+        yield view.translate(_ROT47), None, None
     if any(w in low for w in _REVERSED_WORDS):
         yield _reversed(view)
     if not view.isascii() and len(_FLIPPED_ONLY.intersection(view)) >= 3:
