@@ -10,6 +10,8 @@ on both file versions, intent, and the Arrow tables. `--synthetic N OUT` writes 
 Python repository with N commits through `git fast-import` (co-changing feature clusters,
 bugfixes, renames, bulk reformat commits), for measuring at scale. `--check` also runs the
 full-parse reference (every file version parsed whole) and reports whether the tables agree.
+`--save-tables DIR` writes the stage's final tables (Arrow IPC) and `--same-as DIR` reports
+whether this run's tables equal ones saved before, e.g. by the code before a change.
 """
 
 from __future__ import annotations
@@ -25,6 +27,8 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+
+import pyarrow as pa
 
 from ..pipeline.gitio import Git, git_env
 from ..pipeline.history import extract_all, rev_list
@@ -53,14 +57,19 @@ def time_git_log(git: Git, max_commits: int | None) -> tuple[float, float]:
     return time.perf_counter() - t0, _cpu() - c0
 
 
-def time_capsule(git: Git, shas: list[str], workers: int) -> tuple[float, float, dict]:
-    """(wall, CPU, stats) of the capsule stage's extraction and final tables."""
+def time_capsule(
+    git: Git, shas: list[str], workers: int, tables: list | None = None
+) -> tuple[float, float, dict]:
+    """(wall, CPU, stats) of the capsule stage's extraction and final tables (appended to
+    `tables` when given)."""
     cfg = HistoryConfig()
     c0, t0 = _cpu(), time.perf_counter()
     cs, ts, stats = extract_all(git, shas, cfg, workers=workers)
     commits, touches = capsule.finalize(cs, ts)
     stats["touches"] = touches.num_rows
     wall, cpu = time.perf_counter() - t0, _cpu() - c0
+    if tables is not None:
+        tables.extend((commits, touches))
     if stats.get("workers", 1) > 1:
         cpu += stats.get("cpu_seconds", 0.0)  # pool workers are not this process's children
     return wall, cpu, stats
@@ -96,6 +105,29 @@ def identity(git: Git, shas: list[str], *, examples: int = 5) -> dict:
     }
 
 
+TABLES = ("commits", "touches")
+
+
+def save_tables(out: Path, tables: list) -> None:
+    """The stage's final tables as Arrow IPC files in `out`."""
+    out.mkdir(parents=True, exist_ok=True)
+    for name, table in zip(TABLES, tables, strict=True):
+        with pa.ipc.new_file(out / f"{name}.arrow", table.schema) as w:
+            w.write_table(table)
+
+
+def same_as(saved: Path, tables: list) -> dict:
+    """Whether each table equals the one `save_tables` wrote to `saved` (row for row)."""
+    out: dict = {}
+    for name, table in zip(TABLES, tables, strict=True):
+        with pa.memory_map(str(saved / f"{name}.arrow")) as f:
+            before = pa.ipc.open_file(f).read_all()
+        out[name] = before.equals(table)
+        out[f"{name}_rows"] = [before.num_rows, table.num_rows]
+    out["identical"] = all(out[name] for name in TABLES)
+    return out
+
+
 def time_pydriller(root: Path, limit: int) -> tuple[float | None, int]:
     try:
         from pydriller import Repository
@@ -118,12 +150,15 @@ def measure(
     max_commits: int | None = None,
     pydriller_limit: int = 2000,
     check: bool = False,
+    save: Path | None = None,
+    compare: Path | None = None,
 ) -> dict:
     git = Git(repo)
     head = git.require_head()
     shas = rev_list(git, head, max_count=max_commits)
     git_log_s, git_log_cpu = time_git_log(git, max_commits)
-    capsule_s, capsule_cpu, stats = time_capsule(git, shas, workers=1)
+    tables: list = []
+    capsule_s, capsule_cpu, stats = time_capsule(git, shas, workers=1, tables=tables)
     jobs = os.cpu_count() or 1
     if jobs > 1 and len(shas) >= 2 * HistoryConfig().commits_per_worker:
         parallel_s, parallel_cpu, pstats = time_capsule(git, shas, workers=jobs)
@@ -171,6 +206,10 @@ def measure(
         )
     if check:
         result["identity"] = identity(git, shas)
+    if save is not None:
+        save_tables(save, tables)
+    if compare is not None:
+        result["same_as"] = same_as(compare, tables)
     return result
 
 
@@ -350,6 +389,13 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="also compare the attribution with the full-parse reference (every version parsed)",
     )
+    ap.add_argument("--save-tables", type=Path, metavar="DIR", help="write the final tables")
+    ap.add_argument(
+        "--same-as",
+        type=Path,
+        metavar="DIR",
+        help="report whether the tables equal those --save-tables wrote to DIR",
+    )
     ap.add_argument(
         "--synthetic", nargs=2, metavar=("N", "OUT"), help="generate a history and exit"
     )
@@ -371,6 +417,8 @@ def main(argv: list[str] | None = None) -> int:
             max_commits=args.max_commits,
             pydriller_limit=args.pydriller_limit,
             check=args.check and i == 0,
+            save=args.save_tables if i == 0 else None,
+            compare=args.same_as if i == 0 else None,
         )
         for i in range(max(1, args.runs))
     ]

@@ -9,7 +9,8 @@ splice or a parse needs are rebuilt from a neighbouring version in memory and th
 possible (checked against the blob id), else read through `cat-file`. Tree-sitter parses a
 file's next whole version, or the next text of a splice region (named by its first top-level
 symbol), incrementally from the last tree of the same file or region (`treesitter.parse_tree`'s
-slot): the tree, and so the symbols, are those of a fresh parse. With `full_parse` every needed
+slot), that tree edited hunk by hunk when it is the known side's (else by the one span where
+the texts differ): the tree, and so the symbols, are those of a fresh parse. With `full_parse` every needed
 version is parsed whole: the reference the other paths must equal.
 """
 
@@ -21,7 +22,7 @@ from collections.abc import Callable
 
 from ..store.config import HistoryConfig
 from .patch import FileChange, apply_hunks
-from .spans import Spans, derive, from_symbols, module_only, splice
+from .spans import Spans, derive, from_symbols, line_moves, module_only, splice
 
 ReadBlob = Callable[[str], "bytes | None"]
 
@@ -150,11 +151,21 @@ class SpanCache:
             self._keep(target, data)
         return data
 
-    def _symbols(self, path: str, data: bytes, language: str | None, *, region: str | None = None):
+    def _symbols(
+        self,
+        path: str,
+        data: bytes,
+        language: str | None,
+        *,
+        region: str | None = None,
+        moves: list[tuple[int, int, int]] | None = None,
+    ):
         """(symbols, clean): the chunker's symbols of a version, and whether ast or tree-sitter
         parsed it without a syntax error. For a `region` of `splice` (named by its first top-level
         symbol), which only uses clean results, an unclean parse gives (None, False) and no
-        fallback is computed.
+        fallback is computed. `moves` (per hunk: 0-based old line, old count, new count) say how
+        the lines of the text the slot's last tree was parsed from likely became `data`:
+        tree-sitter then edits that tree hunk by hunk (`treesitter._parse` checks them).
 
         The same choices as `parse_source`, with one parse: bare symbols (no signatures or
         docstrings, which spans do not use), and no second tree-sitter parse before the
@@ -179,7 +190,10 @@ class SpanCache:
                 if parsed is not None:
                     return parsed.symbols, True
             else:
-                found = treesitter.parse_tree(src, self._slot(path, region))
+                slot = self._slot(path, region)
+                if moves:
+                    slot["moves"] = moves
+                found = treesitter.parse_tree(src, slot)
                 if found is not None:
                     candidates, has_error = found
                     if not has_error:
@@ -211,13 +225,15 @@ class SpanCache:
         return slot
 
     def _region(self, path: str, language: str | None):
-        def parse(data: bytes, region: str = ""):
-            symbols, clean = self._symbols(path, data, language, region=region)
+        def parse(data: bytes, region: str = "", moves=None):
+            symbols, clean = self._symbols(path, data, language, region=region, moves=moves)
             return symbols if clean else None
 
         return parse
 
-    def _parsed(self, data: bytes | None, path: str, language: str | None) -> Spans | None:
+    def _parsed(
+        self, data: bytes | None, path: str, language: str | None, moves=None
+    ) -> Spans | None:
         if data is None:
             return None
         self.parsed += 1
@@ -226,7 +242,7 @@ class SpanCache:
 
             # the reference is literally the `chunk` stage's parser
             return from_symbols(parse_source(path, data).symbols, data, language)
-        symbols, clean = self._symbols(path, data, language)
+        symbols, clean = self._symbols(path, data, language, moves=moves)
         return from_symbols(symbols, data, language, clean=clean)
 
     def _fresh(self, blob: str, path: str, language: str | None) -> Spans | None:
@@ -259,7 +275,10 @@ class SpanCache:
             if spliced is not None:
                 self.spliced += 1
                 return spliced
-        return self._parsed(data, path, language) if needed else _MISSING
+        if not needed:
+            return _MISSING
+        # the file's last whole tree is usually the known side's: edited hunk by hunk
+        return self._parsed(data, path, language, line_moves(fc.hunks, forward=forward))
 
     def pair(self, fc: FileChange) -> tuple[Spans | None, Spans | None, bool]:
         """(old spans, new spans, ok): each side only when the change has lines on it; ok is

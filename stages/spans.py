@@ -268,6 +268,24 @@ def _indent_ok(spans: Spans, s: int, before: int, y_lines: list[bytes]) -> bool:
     return max(inds) <= int(spans.indent[inner & (spans.ends == last_end)].min())
 
 
+def line_moves(
+    hunks: Sequence[Hunk], *, forward: bool, lo: int = 1, hi: int | None = None
+) -> list[tuple[int, int, int]]:
+    """The hunks as (a, xc, yc): lines [a, a + xc) of the known side X (0-based from X's line
+    `lo`) replaced by yc lines, for the hunks inside X's lines [lo, hi)."""
+    out = []
+    for h in hunks:
+        xs, xc, yc = (
+            (h.old_start, h.old_count, h.new_count)
+            if forward
+            else (h.new_start, h.new_count, h.old_count)
+        )
+        a = (xs if xc else xs + 1) - lo
+        if a >= 0 and (hi is None or a + xc <= hi - lo):
+            out.append((a, xc, yc))
+    return out
+
+
 def _closed(lines: list[bytes], stop: int) -> bool:
     """The last non-blank line before line `stop` is a lone closing brace (`}` or `};`): nothing
     above the symbol starting at `stop` can attach to it (no attribute or decorator ends there),
@@ -288,7 +306,9 @@ def splice(
     does not parse cleanly (with `ast`, or with tree-sitter without an error); then, or when the
     known side was not parsed cleanly, the result is None (the caller parses the whole file).
     `parse` also gets the qualname of the top-level symbol the region starts with ("" at the
-    top of the file): the same region of the next version is usually parsed from it again."""
+    top of the file): the same region of the next version is usually parsed from it again; and
+    the hunks inside the region (`line_moves`, from the region's first line), which turn the
+    known side's text of the region into this one."""
     if not spans.clean or not hunks:
         return None
     n = len(spans.owner) - 1
@@ -331,7 +351,11 @@ def splice(
         y_hi = len(lines) + 1 if hi > n else to_y(hi)
         chunk = b"\n".join(lines[y_lo - 1 : y_hi - 1]) + b"\n"
         at = np.flatnonzero(spans.top & (spans.starts == lo))
-        symbols = parse(chunk, spans.qualnames[int(at[0])] if lo > 1 and len(at) else "")
+        symbols = parse(
+            chunk,
+            spans.qualnames[int(at[0])] if lo > 1 and len(at) else "",
+            line_moves(hunks, forward=forward, lo=lo, hi=hi),
+        )
         if symbols is None:
             return None
         if spans.python and hi <= n and b"overload" in chunk:

@@ -295,7 +295,7 @@ def _spans(text: str) -> tuple[spans.Spans, str]:
     return spans.from_symbols(parsed.symbols, text.encode(), "python", clean=clean), parsed.parser
 
 
-def _ast_symbols(data: bytes, region: str = ""):
+def _ast_symbols(data: bytes, region: str = "", moves=None):
     parsed = parse_source("m.py", data)
     return parsed.symbols if parsed.parser == "ast" else None
 
@@ -457,7 +457,7 @@ def _rust_spans(text: str) -> tuple[spans.Spans, str]:
     return spans.from_symbols(parsed.symbols, text.encode(), "rust", clean=clean), parsed.parser
 
 
-def _rust_region(data: bytes, region: str = ""):
+def _rust_region(data: bytes, region: str = "", moves=None):
     found = treesitter.parse_tree(Source(data, "rust"))
     if found is None or found[1]:
         return None
@@ -601,3 +601,80 @@ def test_incremental_tree_equals_a_fresh_parse():
             (c.span, c.name, c.start_line, c.end_line) for c in fresh[0]
         )
         assert got[1] == fresh[1]
+
+
+_RUST_LINES = [
+    "fn f(x: u32) -> u32 {",
+    "    x + 1",
+    "}",
+    "",
+    "impl S {",
+    "    fn g(&self) {}",
+    "}",
+    "#[test]",
+    "struct T { a: u8 }",
+    "// { a comment",
+    '    let s = "}";',
+]
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.lists(st.sampled_from(_RUST_LINES), max_size=30),
+    st.lists(st.sampled_from(_RUST_LINES), max_size=30),
+    st.booleans(),
+    st.booleans(),
+)
+def test_a_tree_edited_hunk_by_hunk_equals_a_fresh_parse(old_lines, new_lines, old_nl, new_nl):
+    """The previous version's tree edited by the -U0 hunks between the versions (whole lines,
+    `slot["moves"]`) parses to the tree a fresh parse gives; moves that do not describe the
+    change are refused (then the one differing span is used), never trusted."""
+    old = ("\n".join(old_lines) + ("\n" if old_nl and old_lines else "")).encode()
+    new = ("\n".join(new_lines) + ("\n" if new_nl and new_lines else "")).encode()
+    a, b = old.split(b"\n"), new.split(b"\n")
+    if a[-1] == b"":
+        a.pop()
+    if b[-1] == b"":
+        b.pop()
+    ops = difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes()
+    moves = [(i1, i2 - i1, j2 - j1) for tag, i1, i2, j1, j2 in ops if tag != "equal"]
+    parser = treesitter._load("rust")[0]
+    fresh = str(parser.parse(new).root_node)
+    for given_moves in (moves, [(m[0] + 1, m[1], m[2]) for m in moves]):
+        edits = treesitter._line_edits(old, new, given_moves)
+        if edits is not None:  # then the edits turn old into new: check by applying them
+            text = old
+            for start, old_end, new_end, *_ in edits:
+                text = text[:start] + new[start:new_end] + text[old_end:]
+            assert text == new
+        slot: dict = {}
+        treesitter.parse_tree(Source(old, "rust"), slot)
+        slot["moves"] = given_moves
+        treesitter.parse_tree(Source(new, "rust"), slot)
+        assert str(slot["tree"][2].root_node) == fresh
+
+
+def test_hunks_far_apart_edit_the_tree_instead_of_a_fresh_parse():
+    """Two small hunks at both ends of a file are two edits (the one differing span between
+    them would cover the whole file and force a fresh parse); wrong moves are refused."""
+    lines = [f"fn f{i}(x: u32) -> u32 {{\n    x + {i}\n}}\n" for i in range(60)]
+    old = "".join(lines).encode()
+    new_lines = ["// head\n", *lines]
+    new_lines[-2] = "fn tail() {}\n"
+    new = "".join(new_lines).encode()
+    moves = [(0, 0, 1), (len(lines) * 3 - 6, 3, 1)]  # lines are three rows each
+    edits = treesitter._line_edits(old, new, moves)
+    assert edits is not None and len(edits) == 2
+    assert treesitter._line_edits(old, new, [(0, 0, 1)]) is None
+    assert treesitter._line_edits(old, new, [(1, 0, 1), moves[1]]) is None
+    slot: dict = {}
+    treesitter.parse_tree(Source(old, "rust"), slot)
+    before = slot["tree"][2]
+    slot["moves"] = moves
+    got = treesitter.parse_tree(Source(new, "rust"), slot)
+    assert slot["tree"][2] is not before and "moves" not in slot
+    parser = treesitter._load("rust")[0]
+    assert str(slot["tree"][2].root_node) == str(parser.parse(new).root_node)
+    fresh = treesitter.parse_tree(Source(new, "rust"))
+    assert got is not None and fresh is not None
+    assert sorted((c.span, c.name) for c in got[0]) == sorted((c.span, c.name) for c in fresh[0])

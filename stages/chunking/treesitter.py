@@ -196,29 +196,97 @@ def _changed(old: bytes, new: bytes) -> tuple[int, int, int]:
     return start, len(old) - suffix, len(new) - suffix
 
 
+def _line_edits(old: bytes, new: bytes, moves) -> list[tuple] | None:
+    """tree-sitter edits (in order, each on the text the previous ones left) turning `old` into
+    `new` by whole lines: `moves` are (a, xc, yc), old lines [a, a + xc) (0-based, ascending,
+    disjoint) replaced by yc lines. None unless the untouched lines of `old` are exactly those
+    of `new` around the replaced ones (so the edits describe the change whatever produced
+    `moves`), or when the edits cover over a quarter of `new` (a fresh parse is faster)."""
+    starts = [0]
+    pos = old.find(b"\n")
+    while pos >= 0:
+        starts.append(pos + 1)
+        pos = old.find(b"\n", pos + 1)
+    if starts[-1] < len(old):
+        starts.append(len(old))  # a last line without a newline
+    n_old = len(starts) - 1
+    edits: list[tuple] = []
+    parts: list[bytes] = []
+    at = 0  # old offset copied up to
+    at_line = 0
+    shift = 0  # new offset minus old offset, after the edits so far
+    rows = 0  # new row minus old row, after the edits so far (from line a on)
+    changed = 0
+    for a, xc, yc in moves:
+        if a < at_line or a + xc > n_old:
+            return None
+        start_old, end_old = starts[a], starts[a + xc]
+        parts.append(old[at:start_old])
+        start = start_old + shift
+        # the yc replacing lines of `new` start at `start`
+        end_new = start
+        for _ in range(yc):
+            nl = new.find(b"\n", end_new)
+            if nl < 0:
+                if end_new >= len(new):
+                    return None
+                end_new = len(new)
+                break
+            end_new = nl + 1
+        parts.append(new[start:end_new])
+        o_row, o_col = _point(old, end_old)
+        edits.append(
+            (
+                start,
+                start + end_old - start_old,
+                end_new,
+                _point(new, start),
+                (o_row + rows, o_col),
+                _point(new, end_new),
+            )
+        )
+        changed += end_new - start
+        shift += (end_new - start) - (end_old - start_old)
+        rows += yc - xc
+        at, at_line = end_old, a + xc
+    parts.append(old[at:])
+    if 4 * changed > len(new) or b"".join(parts) != new:
+        return None
+    return edits
+
+
 def _parse(parser: Any, raw: bytes, slot: dict | None) -> Any:
     """`parser.parse(raw)`, incrementally from the tree of the text `slot` holds when it came
-    from the same parser: the old tree is edited by the one span where the texts differ (so the
-    edit is exact whatever changed), and tree-sitter reparses only what the edit touches, giving
-    the tree a fresh parse gives. An edit over more than a quarter of the text reparses more
-    slowly than a fresh parse, which is done instead. The new tree replaces the slot's."""
+    from the same parser: the old tree is edited so that the edits turn the old text into the
+    new one exactly, and tree-sitter reparses only what they touch, giving the tree a fresh
+    parse gives. The edits are whole lines when the caller put the lines replaced into
+    `slot["moves"]` (see `_line_edits`: one per hunk, checked against both texts), else the one
+    span where the texts differ. Edits over more than a quarter of the text reparse more slowly
+    than a fresh parse, which is done instead. The new tree replaces the slot's."""
     previous = slot.get("tree") if slot is not None else None
+    moves = slot.pop("moves", None) if slot is not None else None
     tree = None
     if previous is not None and previous[0] is parser:
         old_raw, old_tree = previous[1], previous[2]
-        start, old_end, new_end = _changed(old_raw, raw)
+        edits = _line_edits(old_raw, raw, moves) if moves else None
         if old_raw == raw:
             tree = old_tree
-        elif 4 * (new_end - start) <= len(raw):
-            old_tree.edit(
-                start,
-                old_end,
-                new_end,
-                _point(old_raw, start),
-                _point(old_raw, old_end),
-                _point(raw, new_end),
-            )
+        elif edits is not None:
+            for edit in edits:
+                old_tree.edit(*edit)
             tree = parser.parse(raw, old_tree)
+        else:
+            start, old_end, new_end = _changed(old_raw, raw)
+            if 4 * (new_end - start) <= len(raw):
+                old_tree.edit(
+                    start,
+                    old_end,
+                    new_end,
+                    _point(old_raw, start),
+                    _point(old_raw, old_end),
+                    _point(raw, new_end),
+                )
+                tree = parser.parse(raw, old_tree)
     if tree is None:
         tree = parser.parse(raw)
     if slot is not None:
