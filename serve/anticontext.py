@@ -111,9 +111,11 @@ class AntiContext:
                 touched = touched_lines(f.diff)
                 why = _rationale(index, f.targets, touched)
                 why_text = _why_text(index, why)
+                # every repeat's own notes too: an attempt tried again and described in other
+                # words is what those words say as well (the CLI shows them all)
                 text = "\n".join(
                     x
-                    for x in (f.notes or "", _what_failed(f, changed), changed, f.command or "")
+                    for x in (*f.all_notes(), _what_failed(f, changed), changed, f.command or "")
                     if x
                 )
                 known.views.append(

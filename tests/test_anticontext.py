@@ -373,3 +373,27 @@ def test_sha_prefixes_resolve_like_a_scan_of_the_history_in_order() -> None:
     prefixes = ShaPrefixes(shas)
     for prefix in ["abc", "ab", "0", "fff", "zzz", *(s[:7] for s in shas[::17]), shas[3]]:
         assert prefixes.first(prefix) == next((s for s in shas if s.startswith(prefix)), None)
+
+
+def test_a_repeat_described_in_other_words_is_matched_by_those_words(repo) -> None:
+    """An attempt recorded again with other notes is what both notes say: a search in the
+    words of the repeat alone finds it."""
+    diff = '-    key = f"{order_id}"\n+    key = str(uuid.uuid4())\n'
+    trace = "E   AssertionError: ERR_PAYMENT_DUPLICATE two keys\nFAILED test_retry.py::test_retry_reuses_key"
+    query = "let the gateway stop merging a retried charge with the one that hung"
+    with Strata(repo.path) as s:
+        rec = s.record_failure(
+            "retry.py", diff, trace, notes="fresh key per attempt", symbol_name="charge_with_retry"
+        )
+        before = s.search(query, top_k=5)
+        again = s.record_failure(
+            "retry.py",
+            diff,
+            trace,
+            notes="the gateway stopped merging a retried charge with the one that hung",
+            symbol_name="charge_with_retry",
+        )
+        assert again.failure_id == rec.failure_id and again.occurrences == 2
+        after = s.search(query, top_k=5)
+    assert before.warnings == []
+    assert [w.failure_id for w in after.warnings] == [rec.failure_id]
