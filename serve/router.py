@@ -74,6 +74,15 @@ _HISTORY_CUE = re.compile(
     r"went from|move[sd]? from|switch(ed)? from|start(ed)?)\b",
     re.I,
 )
+# causal questions that do not say "why" ("how come ...", "what went wrong with ...", "the
+# reasoning behind ...", "what would break if ..."), and the history words that come with them
+_WHY_PHRASE = re.compile(
+    r"\b(how come|(story|reasoning|thinking|idea|history|logic) behind|"
+    r"(the|what'?s the) point (of|in)|what (went|goes|would go|could go|will go) wrong|"
+    r"what (broke|would break|breaks)|backed out)\b",
+    re.I,
+)
+_HISTORY_PHRASE = re.compile(r"\b(backed out|went wrong|broke)\b", re.I)
 _WHY_DOES = re.compile(
     r"\bwhy\s+(does|is|do|are|would|should|must|can't|cannot|doesn't|isn't)\b", re.I
 )
@@ -223,19 +232,22 @@ def is_exact(query: str) -> bool:
     return len(words) <= 2
 
 
-def scores(query: str) -> dict[str, float]:
-    """Each class's cue score for `query` (0 when nothing points at it)."""
+def scores(query: str, *, why_phrases: bool = True) -> dict[str, float]:
+    """Each class's cue score for `query` (0 when nothing points at it). `why_phrases` reads
+    the causal questions that do not say "why" (`_WHY_PHRASE`) as causal."""
     out = dict.fromkeys(CLASSES, 0.0)
     named = named_identifiers(query)
     question = query.rstrip().endswith("?")
     if is_exact(query):
         # a lookup, unless its few words ask something ("rename X to Y", "how does X")
         out["exact"] = 2.1
-    history = bool(_HISTORY_CUE.search(query))
+    history = bool(_HISTORY_CUE.search(query)) or (
+        why_phrases and bool(_HISTORY_PHRASE.search(query))
+    )
     if _WHY_DOES.search(query) and named and not history:
         out["behavioral"] = 2.5
         out["causal"] = 1.2
-    elif _WHY.search(query):
+    elif _WHY.search(query) or (why_phrases and _WHY_PHRASE.search(query)):
         out["causal"] = 2.5
     if _COUPLED.search(query):
         out["coupled"] = 3.0
@@ -267,12 +279,12 @@ def states_change(query: str) -> bool:
     """Whether `query` says what it intends to do ("raise the grace period to 90 s", "adding a
     field to X: what else changes?"): a change request, alone or as the mixed second class,
     rather than a lookup or a what / why / how question about the code as it is."""
-    return "change" in _pick(route_text(query))
+    return "change" in _pick(route_text(query), why_phrases=False)
 
 
 @lru_cache(maxsize=256)  # the search's route and its warnings (`states_change`) ask for the same
-def _pick(query: str) -> tuple[str, str | None]:
-    sc = scores(query)
+def _pick(query: str, *, why_phrases: bool = True) -> tuple[str, str | None]:
+    sc = scores(query, why_phrases=why_phrases)
     order = sorted(PRECEDENCE, key=lambda c: (-sc[c], PRECEDENCE.index(c)))
     first = order[0]
     if sc[first] <= 0:

@@ -20,6 +20,13 @@ CASES = [
     ("why was normalize_currency changed to round half up", "causal"),
     ("what is the reason for the grace period in token checks", "causal"),
     ("explain the purpose of the retry jitter", "causal"),
+    # causal questions that do not say "why"
+    ("how come the invoice mailer skips archived accounts?", "causal"),
+    ("what went wrong with the parallel thumbnail upload that got backed out?", "causal"),
+    ("what broke when the importer stopped batching its inserts?", "causal"),
+    ("what is the reasoning behind keeping audit rows for a year?", "causal"),
+    ("what was the point of adding a jitter to the poll interval?", "causal"),
+    ("what would go wrong if the scheduler retried a job it had already leased?", "causal"),
     ("rename the export column header to amount", "change"),
     ("raise the session timeout to two hours", "change"),
     ("add a dry-run flag to the migration script", "change"),
