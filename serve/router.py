@@ -36,7 +36,7 @@ class Route:
     w_bm25: float
     w_vec: float
     w_graph: float
-    prefer: str  # "neutral" | "commits" | "code" | "verbatim" | "fixes" | "auto"
+    prefer: str  # "neutral" | "commits" | "code" | "edit" | "verbatim" | "fixes" | "auto"
     commit_slots: int
     pin: bool  # pin a symbol the query names exactly to rank 1
     named: tuple[str, ...] = ()  # identifiers the query names
@@ -53,7 +53,7 @@ CLASSES: dict[str, tuple[float, float, float, str]] = {
     "behavioral": (1.2, 1.0, 0.3, "neutral"),
     "causal": (1.0, 1.0, 0.5, "commits"),
     "coupled": (0.8, 0.8, 2.5, "code"),
-    "change": (1.0, 1.0, 0.8, "code"),
+    "change": (1.0, 1.0, 0.8, "edit"),
     "exact": (2.0, 0.4, 0.2, "verbatim"),
     "symptom": (1.2, 1.0, 0.0, "fixes"),
     "general": (1.0, 1.0, 1.0, "auto"),
@@ -87,7 +87,10 @@ _WHY_DOES = re.compile(
     r"\bwhy\s+(does|is|do|are|would|should|must|can't|cannot|doesn't|isn't)\b", re.I
 )
 _COUPLED = re.compile(
-    r"\b(what else|which (other )?(files|code|modules|tests|manifests?|config)|"
+    r"\b(what else|which (other )?(files|code|modules|tests|manifests?|config|migrations?|"
+    r"callers)|(comes?|go|goes) along|need (it|them|that|this) (too|as well)|"
+    r"which [\w-]{1,30}( [\w-]{1,30}){0,3} (have|has|need|needs|must) to "
+    r"(change|learn|follow|know|adapt|be (changed|updated|edited))|"
     r"which \w+ (files|tests|code)|in step|change[sd]? (together|with (it|them))|"
     r"changes? along|along ?side|along with|together with|usually (change|changes|get|gets)|"
     r"co-?change[sd]?|coupled|depends? on (that|this|it)|"
@@ -102,11 +105,18 @@ _CHANGE_VERBS = (
     r"refactor|update|extend|implement|allow|introduce|enable|disable|set|limit|cap|expose|split|"
     r"merge|convert|migrate|give|return|have|put|mark|include|log|accept|reject|record|send|store|"
     r"cache|retry|skip|treat|count|cut|shorten|lengthen|require|validate|sort|emit|expire|"
-    r"print|warn|fail|treat|quote|round|clear|reset"
+    r"print|warn|fail|treat|quote|round|clear|reset|write|rewrite|generate|report|carry|forbid|"
+    r"shrink|read|pass|parse|remember|pad|trim|strip|normali[sz]e|format|show|hide|block|ban|"
+    r"permit|deny|enforce|guard|wrap|persist|save|load|fetch|check|verify|apply|honou?r|ignore|"
+    r"tolerate|notify|attach|wire|hook|double|halve|widen|narrow|compute|calculate|translate|"
+    r"purge|prune|archive|throttle|batch|queue|forward|propagate|default|rate-limit|paginate|"
+    r"index|sign|encrypt|hash|mask|redact|truncate|dedupe|deduplicate|expand|collapse|group|"
+    r"split|rewrite|localise|localize|schedule|debounce|bound|clamp|restrict|loosen|tighten"
 )
 _CHANGE = re.compile(r"^\W*(in [\w./-]+,? )?(please\s+)?(also\s+)?(" + _CHANGE_VERBS + r")\b", re.I)
 _CHANGE_ASK = re.compile(
     r"\b(i|we) (want|need|have|plan|would like|am going|are going) to\b|"
+    r"\b(i'm|we're|i'd|we'd) (going|planning|like|about) to\b|"
     r"\bhow (do|can|should|would) (i|we)\b|\bwhere (do|should|would) (i|we)\b|"
     r"\b(i'm|i am|we're|we are) (adding|changing|editing|removing|renaming|making)\b|"
     r"^\W*(adding|changing|removing|renaming|making|letting|storing)\b",

@@ -568,6 +568,8 @@ class Searcher:
         if not (run.mode == "full" and cfg.reranker and cfg.rerank_top_n > 0 and ranked):
             return ranked
         head = ranked[: cfg.rerank_top_n]
+        # a co-change question's partners include the tests edited with the file
+        tests_aside = run.route.query_class != "coupled"
         cands = [
             Candidate(
                 row=r,
@@ -576,6 +578,7 @@ class Searcher:
                 graph=run.activation.get(r, 0.0),
                 kind=docs.kind[r],
                 intent=docs.intent[r],
+                test=tests_aside and _is_test_path(docs.path[r] or ""),
             )
             for r in head
         ]

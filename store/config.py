@@ -241,7 +241,7 @@ COMMIT_SLOTS = {
     "behavioral": 2,
     "symptom": 2,
     "coupled": 0,
-    "change": 0,
+    "change": 1,
     "exact": 2,
     "general": 2,
 }
