@@ -88,9 +88,13 @@ _WHY_DOES = re.compile(
 )
 _COUPLED = re.compile(
     r"\b(what else|which (other )?(files|code|modules|tests|manifests?|config|migrations?|"
-    r"callers)|(comes?|go|goes) along|need (it|them|that|this) (too|as well)|"
+    r"callers)|what other (files|code|modules|tests)|(comes?|go|goes) along|"
+    r"need (it|them|that|this) (too|as well)|"
+    r"(hidden|implicit|indirect) dependenc(y|ies)|dependenc(y|ies) (of|on|between)|"
+    r"depends? on(?=\W*$)|"
+    r"(changed|edited|updated) the same way|"
     r"which [\w-]{1,30}( [\w-]{1,30}){0,3} (have|has|need|needs|must) to "
-    r"(change|learn|follow|know|adapt|be (changed|updated|edited))|"
+    r"(change|learn|follow|know|adapt|agree|match|move|be (changed|updated|edited))|"
     r"which \w+ (files|tests|code)|in step|change[sd]? (together|with (it|them))|"
     r"changes? along|along ?side|along with|together with|usually (change|changes|get|gets)|"
     r"co-?change[sd]?|coupled|depends? on (that|this|it)|"

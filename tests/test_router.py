@@ -28,6 +28,12 @@ CASES = [
     # a co-change question names what must follow the edit
     ("a new field on InvoiceOut: which client-side parsers have to learn it?", "coupled"),
     ("storing one more column per session row: which migration and tests come along?", "coupled"),
+    ("editing web/src/cart.ts: which server logic does its total quietly depend on?", "coupled"),
+    ("hidden dependencies of services/mailer.py outside the backend", "coupled"),
+    ("what other files did the commits touching cli/main.go also change?", "coupled"),
+    ("which second implementation must be changed the same way?", "coupled"),
+    ("why is the date picker vendored instead of an npm dependency?", "causal"),
+    ("how does the scheduler depend on the clock?", "behavioral"),
     # causal questions that do not say "why"
     ("how come the invoice mailer skips archived accounts?", "causal"),
     ("what went wrong with the parallel thumbnail upload that got backed out?", "causal"),
