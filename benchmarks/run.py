@@ -37,6 +37,7 @@ ABLATIONS: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {
     "- co-change graph path": ({"graph_path": False}, {}),
     "- interaction reranker": ({"reranker": False}, {}),
     "- time decay (plain RRF)": ({"time_decay": False}, {}),
+    "- plain list fused back in": ({"baseline_blend": False}, {}),
     "- commit slot budget": ({"slot_budget": False}, {}),
     "- named-symbol pinning": ({"pinning": False}, {}),
     "- direct top-commit warning trigger": (

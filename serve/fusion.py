@@ -108,3 +108,12 @@ def pin(ranked: Sequence[int], doc: int, position: int = 1) -> list[int]:
     out = [d for d in ranked if d != doc]
     out.insert(max(0, min(position - 1, len(out))), doc)
     return out
+
+
+def fuse_plain(ranked: Sequence[int], plain: Sequence[int], weight: float, k: int) -> list[int]:
+    """A route's order with a plain retrieval list fused back in: RRF with weight 1 for the
+    route's order and `weight` for the plain list, ties by ascending index. Documents only the
+    plain list holds join the order; none is dropped."""
+    if weight <= 0 or not plain:
+        return list(ranked)
+    return rank_by(td_rrf({"route": ranked, "plain": plain}, {"route": 1.0, "plain": weight}, k=k))

@@ -38,6 +38,11 @@ WEIGHTS = {
 
 # the share of title coverage kept, for code answers, by a document titled by its file's path
 PATH_TITLE_SHARE = 0.5
+# intent agreement, for code answers, of a test's code (the search leaves co-change questions'
+# tests at full agreement: a file's tests are among its partners)
+CODE_TEST_SHARE = 0.0
+# intent agreement, for a change request, of a load-bearing commit (a fix or a revert)
+EDIT_FIX_SHARE = 1.0
 
 _VERBATIM = re.compile(
     r"[A-Z][A-Z0-9]*_[A-Z0-9_]+|\bE\d{3,5}\b|\b[A-Z][A-Z0-9]{1,9}-\d+\b|#\d+\b|"
@@ -65,17 +70,26 @@ class Candidate:
     kind: str
     intent: str | None
     rerank: float = 0.0
+    test: bool = False  # a test's code: where a change is checked, not where it goes
 
 
-def intent_agreement(prefer: str, kind: str, intent: str | None) -> float:
+def intent_agreement(prefer: str, kind: str, intent: str | None, test: bool = False) -> float:
+    """How well a candidate's kind agrees with what the route prefers, in [0, 1]. Code answers
+    ("code", and "edit" for a change request) are product code: a test's code gets
+    `CODE_TEST_SHARE`. A change request also credits the fix or revert that once changed the
+    place (`EDIT_FIX_SHARE`): what the edit must not undo."""
     if prefer == "commits":
         return 1.0 if kind in ("commit", "failure") else 0.0
     if prefer == "fixes":
         if kind == "commit":
             return 1.0 if intent in LOAD_BEARING else 0.3
         return 0.2 if kind == "symbol" else 0.0
-    if prefer == "code":
-        return 1.0 if kind == "symbol" else 0.0
+    if prefer in ("code", "edit"):
+        if kind == "symbol":
+            return CODE_TEST_SHARE if test else 1.0
+        if prefer == "edit" and kind == "commit" and intent in LOAD_BEARING:
+            return EDIT_FIX_SHARE
+        return 0.0
     return 0.0
 
 
@@ -102,7 +116,7 @@ def rerank(
         pairs, tset, title = doc_terms(c.row)
         cov = sum(i for t, i in zip(terms, idfs, strict=True) if t in tset) / total_idf
         tcov = sum(i for t, i in zip(terms, idfs, strict=True) if t in title) / total_idf
-        if prefer == "code" and any("/" in t for t in title):
+        if prefer in ("code", "edit") and any("/" in t for t in title):
             # a file's own chunk is titled by its path: a request's place words ("the mobile
             # order screen") name that file, while the edit goes into one of its functions
             tcov *= PATH_TITLE_SHARE
@@ -122,7 +136,7 @@ def rerank(
             + w["bigram"] * big
             + w["verbatim"] * verb
             + w["cos"] * max(0.0, c.cos or 0.0)
-            + w["intent"] * intent_agreement(prefer, c.kind, c.intent)
+            + w["intent"] * intent_agreement(prefer, c.kind, c.intent, c.test)
             + w["graph"] * c.graph / top_graph
         )
     return sorted(candidates, key=lambda c: (-c.rerank, c.row))

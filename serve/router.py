@@ -36,7 +36,7 @@ class Route:
     w_bm25: float
     w_vec: float
     w_graph: float
-    prefer: str  # "neutral" | "commits" | "code" | "verbatim" | "fixes" | "auto"
+    prefer: str  # "neutral" | "commits" | "code" | "edit" | "verbatim" | "fixes" | "auto"
     commit_slots: int
     pin: bool  # pin a symbol the query names exactly to rank 1
     named: tuple[str, ...] = ()  # identifiers the query names
@@ -53,7 +53,7 @@ CLASSES: dict[str, tuple[float, float, float, str]] = {
     "behavioral": (1.2, 1.0, 0.3, "neutral"),
     "causal": (1.0, 1.0, 0.5, "commits"),
     "coupled": (0.8, 0.8, 2.5, "code"),
-    "change": (1.0, 1.0, 0.8, "code"),
+    "change": (1.0, 1.0, 0.8, "edit"),
     "exact": (2.0, 0.4, 0.2, "verbatim"),
     "symptom": (1.2, 1.0, 0.0, "fixes"),
     "general": (1.0, 1.0, 1.0, "auto"),
@@ -74,11 +74,27 @@ _HISTORY_CUE = re.compile(
     r"went from|move[sd]? from|switch(ed)? from|start(ed)?)\b",
     re.I,
 )
+# causal questions that do not say "why" ("how come ...", "what went wrong with ...", "the
+# reasoning behind ...", "what would break if ..."), and the history words that come with them
+_WHY_PHRASE = re.compile(
+    r"\b(how come|(story|reasoning|thinking|idea|history|logic) behind|"
+    r"(the|what'?s the) point (of|in)|what (went|goes|would go|could go|will go) wrong|"
+    r"what (broke|would break|breaks)|backed out)\b",
+    re.I,
+)
+_HISTORY_PHRASE = re.compile(r"\b(backed out|went wrong|broke)\b", re.I)
 _WHY_DOES = re.compile(
     r"\bwhy\s+(does|is|do|are|would|should|must|can't|cannot|doesn't|isn't)\b", re.I
 )
 _COUPLED = re.compile(
-    r"\b(what else|which (other )?(files|code|modules|tests|manifests?|config)|"
+    r"\b(what else|which (other )?(files|code|modules|tests|manifests?|config|migrations?|"
+    r"callers)|what other (files|code|modules|tests)|(comes?|go|goes) along|"
+    r"need (it|them|that|this) (too|as well)|"
+    r"(hidden|implicit|indirect) dependenc(y|ies)|dependenc(y|ies) (of|on|between)|"
+    r"depends? on(?=\W*$)|"
+    r"(changed|edited|updated) the same way|"
+    r"which [\w-]{1,30}( [\w-]{1,30}){0,3} (have|has|need|needs|must) to "
+    r"(change|learn|follow|know|adapt|agree|match|move|be (changed|updated|edited))|"
     r"which \w+ (files|tests|code)|in step|change[sd]? (together|with (it|them))|"
     r"changes? along|along ?side|along with|together with|usually (change|changes|get|gets)|"
     r"co-?change[sd]?|coupled|depends? on (that|this|it)|"
@@ -93,11 +109,18 @@ _CHANGE_VERBS = (
     r"refactor|update|extend|implement|allow|introduce|enable|disable|set|limit|cap|expose|split|"
     r"merge|convert|migrate|give|return|have|put|mark|include|log|accept|reject|record|send|store|"
     r"cache|retry|skip|treat|count|cut|shorten|lengthen|require|validate|sort|emit|expire|"
-    r"print|warn|fail|treat|quote|round|clear|reset"
+    r"print|warn|fail|treat|quote|round|clear|reset|write|rewrite|generate|report|carry|forbid|"
+    r"shrink|read|pass|parse|remember|pad|trim|strip|normali[sz]e|format|show|hide|block|ban|"
+    r"permit|deny|enforce|guard|wrap|persist|save|load|fetch|check|verify|apply|honou?r|ignore|"
+    r"tolerate|notify|attach|wire|hook|double|halve|widen|narrow|compute|calculate|translate|"
+    r"purge|prune|archive|throttle|batch|queue|forward|propagate|default|rate-limit|paginate|"
+    r"index|sign|encrypt|hash|mask|redact|truncate|dedupe|deduplicate|expand|collapse|group|"
+    r"split|rewrite|localise|localize|schedule|debounce|bound|clamp|restrict|loosen|tighten"
 )
 _CHANGE = re.compile(r"^\W*(in [\w./-]+,? )?(please\s+)?(also\s+)?(" + _CHANGE_VERBS + r")\b", re.I)
 _CHANGE_ASK = re.compile(
     r"\b(i|we) (want|need|have|plan|would like|am going|are going) to\b|"
+    r"\b(i'm|we're|i'd|we'd) (going|planning|like|about) to\b|"
     r"\bhow (do|can|should|would) (i|we)\b|\bwhere (do|should|would) (i|we)\b|"
     r"\b(i'm|i am|we're|we are) (adding|changing|editing|removing|renaming|making)\b|"
     r"^\W*(adding|changing|removing|renaming|making|letting|storing)\b",
@@ -223,19 +246,22 @@ def is_exact(query: str) -> bool:
     return len(words) <= 2
 
 
-def scores(query: str) -> dict[str, float]:
-    """Each class's cue score for `query` (0 when nothing points at it)."""
+def scores(query: str, *, why_phrases: bool = True) -> dict[str, float]:
+    """Each class's cue score for `query` (0 when nothing points at it). `why_phrases` reads
+    the causal questions that do not say "why" (`_WHY_PHRASE`) as causal."""
     out = dict.fromkeys(CLASSES, 0.0)
     named = named_identifiers(query)
     question = query.rstrip().endswith("?")
     if is_exact(query):
         # a lookup, unless its few words ask something ("rename X to Y", "how does X")
         out["exact"] = 2.1
-    history = bool(_HISTORY_CUE.search(query))
+    history = bool(_HISTORY_CUE.search(query)) or (
+        why_phrases and bool(_HISTORY_PHRASE.search(query))
+    )
     if _WHY_DOES.search(query) and named and not history:
         out["behavioral"] = 2.5
         out["causal"] = 1.2
-    elif _WHY.search(query):
+    elif _WHY.search(query) or (why_phrases and _WHY_PHRASE.search(query)):
         out["causal"] = 2.5
     if _COUPLED.search(query):
         out["coupled"] = 3.0
@@ -267,12 +293,12 @@ def states_change(query: str) -> bool:
     """Whether `query` says what it intends to do ("raise the grace period to 90 s", "adding a
     field to X: what else changes?"): a change request, alone or as the mixed second class,
     rather than a lookup or a what / why / how question about the code as it is."""
-    return "change" in _pick(route_text(query))
+    return "change" in _pick(route_text(query), why_phrases=False)
 
 
 @lru_cache(maxsize=256)  # the search's route and its warnings (`states_change`) ask for the same
-def _pick(query: str) -> tuple[str, str | None]:
-    sc = scores(query)
+def _pick(query: str, *, why_phrases: bool = True) -> tuple[str, str | None]:
+    sc = scores(query, why_phrases=why_phrases)
     order = sorted(PRECEDENCE, key=lambda c: (-sc[c], PRECEDENCE.index(c)))
     first = order[0]
     if sc[first] <= 0:

@@ -241,7 +241,7 @@ COMMIT_SLOTS = {
     "behavioral": 2,
     "symptom": 2,
     "coupled": 0,
-    "change": 0,
+    "change": 1,
     "exact": 2,
     "general": 2,
 }
@@ -270,6 +270,7 @@ class RetrievalConfig(Section):
         default=0.6, ge=0, le=1
     )  # coupled route: the named file steps back
     time_decay: bool = True
+    baseline_blend: bool = True  # fuse a plain path's order into the route's (serve/search.py)
     commit_slots: dict[str, int] = Field(default_factory=lambda: dict(COMMIT_SLOTS))
 
     @field_validator("commit_slots")

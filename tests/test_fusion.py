@@ -7,6 +7,7 @@ import math
 import pytest
 
 from gitstrata.serve.fusion import (
+    fuse_plain,
     pin,
     rank_by,
     recency_multiplier,
@@ -23,6 +24,15 @@ def test_rrf_by_hand() -> None:
     assert scores[30] == pytest.approx(1 / 63)
     assert scores[40] == pytest.approx(2 / 62)
     assert rank_by(scores) == [20, 40, 10, 30]
+
+
+def test_a_plain_list_fused_into_the_routes_order_by_hand() -> None:
+    # k=3: route 7 -> 1/4, 8 -> 1/5, 9 -> 1/6; plain (weight 0.5) 9 -> 0.5/4, 5 -> 0.5/5
+    got = fuse_plain([7, 8, 9], [9, 5], 0.5, 3)
+    # 9: 1/6 + 1/8 = 0.2917 > 7: 0.25 > 8: 0.2 > 5: 0.1; the plain list's own find joins
+    assert got == [9, 7, 8, 5]
+    assert fuse_plain([7, 8, 9], [9, 5], 0.0, 3) == [7, 8, 9]
+    assert fuse_plain([7, 8, 9], [], 1.0, 3) == [7, 8, 9]
 
 
 def test_zero_weight_path_is_ignored() -> None:

@@ -20,6 +20,27 @@ CASES = [
     ("why was normalize_currency changed to round half up", "causal"),
     ("what is the reason for the grace period in token checks", "causal"),
     ("explain the purpose of the retry jitter", "causal"),
+    # imperative change requests and plans, with verbs of every kind
+    ("write the shipping method into the nightly export", "change"),
+    ("forbid data: urls in rendered comments", "change"),
+    ("shrink the sessions table by keeping a week of rows", "change"),
+    ("I'm going to let two coupons apply to one basket", "change"),
+    # a co-change question names what must follow the edit
+    ("a new field on InvoiceOut: which mobile decoders have to adapt?", "coupled"),
+    ("one more column per session row: which schema files and fixtures come along?", "coupled"),
+    ("editing web/src/cart.ts: which server logic does its total quietly depend on?", "coupled"),
+    ("hidden dependencies of services/mailer.py outside the backend", "coupled"),
+    ("what other files were in the same commits as cli/main.go?", "coupled"),
+    ("the Go copy of this parser: is it edited the same way?", "coupled"),
+    ("why is the date picker vendored instead of an npm dependency?", "causal"),
+    ("how does the scheduler depend on the clock?", "behavioral"),
+    # causal questions that do not say "why"
+    ("how come the invoice mailer skips archived accounts?", "causal"),
+    ("what went wrong with the parallel thumbnail upload that got backed out?", "causal"),
+    ("what broke when the importer stopped batching its inserts?", "causal"),
+    ("what is the reasoning behind a year of audit rows?", "causal"),
+    ("what was the point of adding a jitter to the poll interval?", "causal"),
+    ("what would go wrong with a scheduler that retried a leased job?", "causal"),
     ("rename the export column header to amount", "change"),
     ("raise the session timeout to two hours", "change"),
     ("add a dry-run flag to the migration script", "change"),
@@ -86,7 +107,8 @@ def test_a_path_or_identifier_alone_is_a_lookup_but_not_inside_a_sentence() -> N
 
 def test_route_carries_weights_and_slots() -> None:
     r = classify("raise the session timeout to two hours")
-    assert (r.w_bm25, r.w_vec, r.w_graph, r.commit_slots, r.pin) == (1.0, 1.0, 0.8, 0, True)
+    assert (r.w_bm25, r.w_vec, r.w_graph, r.commit_slots, r.pin) == (1.0, 1.0, 0.8, 1, True)
+    assert r.prefer == "edit"
     assert r.mixed is None
     r = classify("why was the cache lock added")
     assert (r.commit_slots, r.prefer, r.pin) == (3, "commits", False)

@@ -31,9 +31,12 @@ def test_a_files_own_chunk_steps_behind_the_first_five_below_its_symbols(
 
 
 def test_a_files_own_chunk_above_its_symbols_keeps_its_place(fixture_bench) -> None:
-    # a module's own chunk found first may be the answer (its constants, its overview)
-    hits = fixture_bench.strata.engine.search_result(
-        "How does the Go reconciler decide a charge has failed?", 10
+    # a module's own chunk found first may be the answer (its constants, its overview); the
+    # route's own order, before the plain list is fused in
+    engine = fixture_bench.strata.engine
+    cfg = engine.config.retrieval.model_copy(update={"baseline_blend": False})
+    hits = engine.search_result(
+        "How does the Go reconciler decide a charge has failed?", 10, config=cfg
     ).response.hits
     assert (hits[0].path, hits[0].symbol) == ("worker/internal/payments/reconcile.go", "<module>")
 
@@ -48,3 +51,24 @@ def test_a_named_functions_own_commit_is_attached_right_after_it(fixture_bench) 
     assert (hits[0].symbol, hits[0].pinned) == ("issue_token", True)
     own = {t["sha"] for t in engine.index.touches_by_symbol.get(hits[0].key, [])}
     assert hits[1].kind == "commit" and hits[1].key in own
+
+
+def test_a_plain_list_is_fused_in_unless_the_question_names_its_co_change_file(
+    fixture_bench,
+) -> None:
+    """A route the router may have read wrongly keeps what plain retrieval found; a co-change
+    question that names its file is sure of its anchor and keeps the graph's order."""
+    engine = fixture_bench.strata.engine
+    on = engine.config.retrieval
+    off = on.model_copy(update={"baseline_blend": False})
+
+    def order(question: str, cfg) -> list[tuple[str | None, str | None]]:
+        hits = engine.search_result(question, 10, config=cfg).response.hits
+        return [(h.kind, h.key) for h in hits]
+
+    named = "Which files usually change together with backend/payments/refunds.py?"
+    assert engine.search_result(named, 10).response.query_class == "coupled"
+    assert order(named, on) == order(named, off)
+    unsure = "refund e-mail template amount"
+    assert engine.search_result(unsure, 10).response.query_class == "general"
+    assert order(unsure, on) != order(unsure, off)
