@@ -40,25 +40,16 @@ _PREFLIGHT_LIVE = ("warnings", "past_attempts", "invariants", "memories")
 _SEARCH_LIVE = ("warnings", "invariants", "memories")
 
 
-def _lists(model: type[BaseModel]) -> tuple[str, ...]:
-    return tuple(
-        name
-        for name, info in model.model_fields.items()
-        if getattr(info.annotation, "__origin__", None) is list
-    )
-
-
-_PREFLIGHT_LISTS = _lists(PreflightReport)
-_SEARCH_LISTS = _lists(SearchResponse)
 _M = TypeVar("_M", bound=BaseModel)
 
 
-def _fresh(shared: _M, lists: tuple[str, ...]) -> _M:
+def _fresh(shared: _M) -> _M:
     """A copy of `shared` with lists of its own (the models inside stay shared)."""
     out = shared.model_copy()
     fields = out.__dict__
-    for name in lists:
-        fields[name] = list(fields[name])
+    for name, value in fields.items():
+        if type(value) is list:
+            fields[name] = list(value)
     return out
 
 
@@ -208,13 +199,13 @@ class Engine:
             resp = base.result.response
             if base.shared:
                 self._answers.put(index, key, cfg, base)
-                resp = _fresh(resp, _SEARCH_LISTS)
+                resp = _fresh(resp)
                 resp.latency_ms = dict(resp.latency_ms)
             else:
                 # memory documents are served by the live memories' state, not the index's
                 resp.hits = self.memory.filter_hits(resp.hits)
         else:  # the generation's part of an answer given before
-            resp = _fresh(base.result.response, _SEARCH_LISTS)
+            resp = _fresh(base.result.response)
             ms = round((time.perf_counter() - t0) * 1000, 3)
             resp.latency_ms = {"cached": ms, "total": ms}
         if mode == "full":
@@ -345,7 +336,7 @@ class Engine:
             self._answers.put(index, ("preflight", path, symbol, intended_change), cfg, base)
         # the generation's part, already scrubbed, shared with every answer to the same question;
         # the lists are the report's own, so a caller may edit them
-        report = _fresh(base.report, _PREFLIGHT_LISTS)
+        report = _fresh(base.report)
         path, qualname = base.path, base.qualname
         if base.warns:
             assert searcher is not None
