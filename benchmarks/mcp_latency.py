@@ -12,7 +12,10 @@ there the targets are the repository's hot symbols (see `serve_latency.hot_targe
 
 - Round trip: after `initialize` and after the server reports its engine warm, `preflight_check`
   on a fixed set of targets and `echo` calls alternate, one at a time; P50 / P95 of each. The
-  target is a preflight P50 within 1 ms of echo's (the protocol floor).
+  target is a preflight P50 within 1 ms of echo's (the protocol floor). A repeated target reuses
+  the generation's part of its answer, so the first call on each of 14 more targets (not asked
+  before) is reported apart, against the echo call after it. With the wall times, each server's
+  own CPU per call over the alternating calls (from /proc, where there is one).
 - Start-up: process spawn to the first answered tool call (`initialize` included): a real
   `preflight_check` answer on an existing index against echo's first answer; the median of K
   alternating starts of each (and the ratio of the fastest runs, less sensitive to a busy
@@ -139,6 +142,31 @@ async def _session(stack, argv: list[str], errlog):
     return session
 
 
+def _server_pids() -> dict[str, int]:
+    """The pids of this process's two server children ("ours", "echo"), where /proc lists them."""
+    out: dict[str, int] = {}
+    for children in Path("/proc/self/task").glob("*/children"):
+        for pid in children.read_text().split():
+            try:
+                argv = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+            except OSError:
+                continue
+            if b"--serve-echo" in argv:
+                out["echo"] = int(pid)
+            elif b"mcp" in argv:
+                out["ours"] = int(pid)
+    return out
+
+
+def _cpu_s(pid: int) -> float | None:
+    """User + system CPU seconds of process `pid` so far (/proc/PID/stat), or None."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def _real(result) -> bool:
     return not result.is_error and "status" not in (result.structured_content or {})
 
@@ -202,8 +230,15 @@ async def payloads(
 
 
 async def round_trips(
-    repo: Path, targets: list[dict[str, str]], calls: int, errlog
+    repo: Path,
+    targets: list[dict[str, str]],
+    calls: int,
+    errlog,
+    fresh: list[dict[str, str]] | None = None,
 ) -> dict[str, Any]:
+    """P50 / P95 of `preflight_check` on `targets` (asked again and again, as an agent does
+    before each edit) and of `echo`, alternating; then of the first call on each of `fresh`
+    (targets not asked before in this generation, so none of the answer is kept yet)."""
     from contextlib import AsyncExitStack
 
     import anyio
@@ -221,6 +256,8 @@ async def round_trips(
             await ours.call_tool("preflight_check", targets[i % len(targets)])
             await echo.call_tool("echo", {"text": "warm-up"})
         pre, flat, engine = [], [], []
+        pids = _server_pids()
+        cpu0 = {name: _cpu_s(pid) for name, pid in pids.items()}
         for i in range(calls):
             arguments = targets[i % len(targets)]
             t0 = time.perf_counter()
@@ -233,8 +270,26 @@ async def round_trips(
             pre.append((t1 - t0) * 1000)
             flat.append((t2 - t1) * 1000)
             engine.append(float(got.structured_content["latency_ms"]))
+        # the servers' own CPU per call (user + system, all threads): what a call costs them,
+        # less stretched by a busy machine than the wall time (Linux; 10 ms ticks over all calls)
+        cpu = {}
+        for name, pid in pids.items():
+            before, after = cpu0[name], _cpu_s(pid)
+            if before is not None and after is not None:
+                cpu[name] = (after - before) * 1000 / calls
+        first, first_flat = [], []
+        for arguments in fresh or ():
+            t0 = time.perf_counter()
+            got = await ours.call_tool("preflight_check", arguments)
+            t1 = time.perf_counter()
+            await echo.call_tool("echo", {"text": arguments["symbol_name"]})
+            first.append((t1 - t0) * 1000)
+            first_flat.append((time.perf_counter() - t1) * 1000)
     out: dict[str, Any] = {}
-    for name, xs in (("preflight_ms", pre), ("echo_ms", flat), ("engine_ms", engine)):
+    series = [("preflight_ms", pre), ("echo_ms", flat), ("engine_ms", engine)]
+    if first:
+        series += [("first_call_ms", first), ("first_call_echo_ms", first_flat)]
+    for name, xs in series:
         out[name] = {
             "p50": percentile(xs, 50),
             "p95": percentile(xs, 95),
@@ -242,6 +297,12 @@ async def round_trips(
         }
     out["p50_over_floor_ms"] = out["preflight_ms"]["p50"] - out["echo_ms"]["p50"]
     out["p95_over_floor_ms"] = out["preflight_ms"]["p95"] - out["echo_ms"]["p95"]
+    if len(cpu) == 2:
+        out["server_cpu_ms_per_call"] = {**cpu, "over_floor": cpu["ours"] - cpu["echo"]}
+    if first:
+        out["first_call_p50_over_floor_ms"] = (
+            out["first_call_ms"]["p50"] - out["first_call_echo_ms"]["p50"]
+        )
     return out
 
 
@@ -276,7 +337,13 @@ def run(
             init, first = anyio.run(first_answer, _ours(repo), "preflight_check", targets[0], log)
             ours_init.append(init)
             ours_first.append(first)
-        trips = anyio.run(round_trips, repo, targets, calls, log)
+        asked = {(t["file_path"], t["symbol_name"]) for t in targets}
+        fresh = [
+            t
+            for t in pick_targets(repo, 4 * TARGETS)
+            if (t["file_path"], t["symbol_name"]) not in asked
+        ][: 2 * TARGETS]
+        trips = anyio.run(round_trips, repo, targets, calls, log, fresh)
         sizes = anyio.run(payloads, repo, targets, queries, log)
     finally:
         log.close()
@@ -289,6 +356,7 @@ def run(
         "repo": what,
         "targets": [f"{t['file_path']}::{t['symbol_name']}" for t in targets],
         "calls": calls,
+        "fresh_targets": [f"{t['file_path']}::{t['symbol_name']}" for t in fresh],
         "round_trip": trips,
         "first_answer_s": {
             "gitstrata_mcp": ours_s,
@@ -328,6 +396,18 @@ def _print(res: dict[str, Any]) -> None:
     print(
         f"  over the floor   P50 {rt['p50_over_floor_ms']:+.3f} ms   P95 {rt['p95_over_floor_ms']:+.3f} ms"
     )
+    if "server_cpu_ms_per_call" in rt:
+        c = rt["server_cpu_ms_per_call"]
+        print(
+            f"  server CPU per call: preflight_check {c['ours']:.3f} ms, echo {c['echo']:.3f} ms, "
+            f"over the floor {c['over_floor']:+.3f} ms"
+        )
+    if "first_call_ms" in rt:
+        x = rt["first_call_ms"]
+        print(
+            f"  first call on {len(res['fresh_targets'])} targets not asked before: P50 "
+            f"{x['p50']:7.3f} ms, {rt['first_call_p50_over_floor_ms']:+.3f} ms over its echo"
+        )
     print(
         f"spawn to first answer: gitstrata mcp {fa['gitstrata_mcp']:.3f} s, minimal server "
         f"{fa['minimal_server']:.3f} s, ratio {fa['ratio']:.2f}x (median of {len(fa['runs']['gitstrata_mcp'])}; "

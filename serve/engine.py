@@ -11,24 +11,70 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
+from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TypeVar
+
+from pydantic import BaseModel
 
 from ..store.config import Config, GraveyardConfig, RetrievalConfig
 from ..store.errors import GitstrataError, IndexCorrupt, InputError
 from ..store.generations import Store
 from ..store.redact import redactor_for
 from ..store.tokenizer import query_terms
+from .answers import AnswerCache
 from .anticontext import AntiContext
 from .graveyard import Intent, RetrievedItem
 from .headwatch import HeadWatch
-from .index import ServeIndex
+from .index import ServeIndex, SymbolRow
 from .memory import MemoryBook, Recalled, memory_refs
 from .models import MemoryRef, PreflightReport, SearchResponse
 from .paths import repo_relative
 from .perplexity import PerplexityCheck
 from .preflight import attach_reasons, build_preflight
-from .safe import scrub_model
+from .safe import scrub_fields, scrub_model
 from .search import Ranked, Searcher, SearchResult
+
+# a preflight's fields built per request (the rest is the generation's: `_PreflightBase`)
+_PREFLIGHT_LIVE = ("warnings", "past_attempts", "invariants", "memories")
+_SEARCH_LIVE = ("warnings", "invariants", "memories")
+
+
+_M = TypeVar("_M", bound=BaseModel)
+
+
+def _fresh(shared: _M) -> _M:
+    """A copy of `shared` with lists of its own (the models inside stay shared)."""
+    out = shared.model_copy()
+    fields = out.__dict__
+    for name, value in fields.items():
+        if type(value) is list:
+            fields[name] = list(value)
+    return out
+
+
+@dataclass(frozen=True, eq=False)
+class _PreflightBase:
+    """The part of a preflight answer that one generation always gives the same question."""
+
+    report: PreflightReport  # scrubbed; the live fields still empty
+    path: str
+    qualname: str | None
+    target: SymbolRow | None
+    retrieved: list[RetrievedItem]
+    intent: Intent
+    warns: bool  # whether the anti-context is asked (a search-backed target)
+    rules: bool  # whether invariants apply (a path of the index, or a found target)
+
+
+@dataclass(frozen=True, eq=False)
+class _SearchBase:
+    """The part of a search answer that one generation always gives the same question."""
+
+    result: SearchResult  # response scrubbed when `shared`; the live fields still empty
+    intent: Intent
+    retrieved: list[RetrievedItem]
+    shared: bool  # no memory document among the hits: kept and shared between answers
 
 
 class Engine:
@@ -53,6 +99,7 @@ class Engine:
         )
         self._set(ServeIndex(self.store.require_live()))
         self.memory = MemoryBook(self.store.root, repo_root, index_vectors=True)
+        self._answers = AnswerCache()
 
     def _set(self, index: ServeIndex) -> None:
         # index, searcher and perplexity check are swapped together: a request reads one snapshot
@@ -123,6 +170,7 @@ class Engine:
         index.warm()
         if searcher is not None:
             searcher.warm()
+        _compile_firewall()
 
     def search_result(
         self,
@@ -143,19 +191,28 @@ class Engine:
             raise InputError("the query is empty")
         path = _filter_path(self.repo_root, file_path) if file_path else None
         cfg = config or self.config.retrieval
-        result = searcher.search(query, top_k, cfg, file_path=path, mode=mode)
-        attach_reasons(index, result.response.hits, cfg.reason_chars)
-        # memory documents are served by the live memories' state, not the index's
-        result.response.hits = self.memory.filter_hits(result.response.hits)
+        t0 = time.perf_counter()
+        key = ("search", query, top_k, path, mode)
+        base = self._answers.get(index, key, cfg)
+        if base is None:
+            base = self._search_base(index, searcher, query, top_k, path, mode, cfg)
+            resp = base.result.response
+            if base.shared:
+                self._answers.put(index, key, cfg, base)
+                resp = _fresh(resp)
+                resp.latency_ms = dict(resp.latency_ms)
+            else:
+                # memory documents are served by the live memories' state, not the index's
+                resp.hits = self.memory.filter_hits(resp.hits)
+        else:  # the generation's part of an answer given before
+            resp = _fresh(base.result.response)
+            ms = round((time.perf_counter() - t0) * 1000, 3)
+            resp.latency_ms = {"cached": ms, "total": ms}
         if mode == "full":
             t0 = time.perf_counter()
-            resp = result.response
-            qvec = result.query_vec if result.query_vec is not None else searcher.embed_query(query)
             gcfg = graveyard or self.config.graveyard
-            intent = Intent.of(query, result.terms, qvec)  # tokenised once, by the search
-            retrieved = self._retrieved(index, result.ranked)
             resp.warnings = self.anti.for_search(
-                index, searcher.embed_query, intent, searcher.idf, retrieved, gcfg
+                index, searcher.embed_query, base.intent, searcher.idf, base.retrieved, gcfg
             )
             if path is not None and not any(c in path for c in "*?["):
                 resp.invariants = self.anti.rules(path)
@@ -164,10 +221,12 @@ class Engine:
                 resp.latency_ms.get("total", 0) + resp.latency_ms["anticontext"], 3
             )
             resp.memories = self._memories(lambda: self.memory.recall(query, 3, reinforce=False))
-        result.response = scrub_model(result.response, self.redactor)
-        result.response.index_notes = self.index_notes(index)
+        if base.shared:
+            scrub_fields(resp, _SEARCH_LIVE, self.redactor)
+        else:
+            resp = scrub_model(resp, self.redactor)
+        resp.index_notes = self.index_notes(index)
         if check is not None and mode == "full":
-            resp = result.response
             # the repository's own text is what the model was trained on; text written from
             # outside (failed attempts recorded by agents and tools) is what it checks
             resp.firewall = check.notes(
@@ -176,7 +235,33 @@ class Engine:
                     for w in resp.warnings
                 ]
             )
-        return result
+        return replace(base.result, response=resp)
+
+    def _search_base(
+        self,
+        index: ServeIndex,
+        searcher: Searcher,
+        query: str,
+        top_k: int,
+        path: str | None,
+        mode: str,
+        cfg: RetrievalConfig,
+    ) -> _SearchBase:
+        """What a search answer takes from the generation alone: the ranking and its hits (with
+        their commits' reasons), the intent and retrieved items of the anti-context; scrubbed
+        when it can be shared (no memory document among the hits, whose text is the live
+        memory's)."""
+        result = searcher.search(query, top_k, cfg, file_path=path, mode=mode)
+        attach_reasons(index, result.response.hits, cfg.reason_chars)
+        intent, retrieved = Intent(), []
+        if mode == "full":
+            qvec = result.query_vec if result.query_vec is not None else searcher.embed_query(query)
+            intent = Intent.of(query, result.terms, qvec)  # tokenised once, by the search
+            retrieved = self._retrieved(index, result.ranked)
+        shared = not any(h.kind == "memory" for h in result.response.hits)
+        if shared:
+            result.response = scrub_model(result.response, self.redactor)
+        return _SearchBase(result, intent, retrieved, shared)
 
     def _lite(self, cfg: RetrievalConfig) -> RetrievalConfig:
         cached = getattr(self, "_lite_cfg", None)
@@ -245,9 +330,61 @@ class Engine:
         t0 = time.perf_counter() if started is None else started
         index, searcher, check = self._state  # one generation for the whole request
         cfg = self.config.retrieval
+        base = self._answers.get(index, ("preflight", path, symbol, intended_change), cfg)
+        if base is None:
+            base = self._preflight_base(index, searcher, path, symbol, intended_change, cfg)
+            self._answers.put(index, ("preflight", path, symbol, intended_change), cfg, base)
+        # the generation's part, already scrubbed, shared with every answer to the same question;
+        # the lists are the report's own, so a caller may edit them
+        report = _fresh(base.report)
+        path, qualname = base.path, base.qualname
+        if base.warns:
+            assert searcher is not None
+            gcfg = self.config.graveyard
+            embed = searcher.embed_query
+            report.warnings = self.anti.for_preflight(
+                index, embed, path, qualname, base.intent, searcher.idf, base.retrieved, gcfg
+            )
+            report.past_attempts = self.anti.past_attempts(
+                index, embed, path, qualname, {w.failure_id for w in report.warnings}, gcfg
+            )
+        if base.rules:
+            report.invariants = self.anti.rules(path, qualname)
+        report.memories = self._memories(
+            lambda: self.memory.for_target(
+                path, qualname, intended_change, partners=[c.path for c in report.coupling[:5]]
+            )
+        )
+        # what changes between requests of one generation: the journal, the invariants, the memories
+        scrub_fields(report, _PREFLIGHT_LIVE, self.redactor)
+        report.index_notes = self.index_notes(index)
+        if check is not None:
+            report.firewall = check.notes(
+                [
+                    (f"failed attempt {w.failure_id}", f"{w.tried}\n{w.diff_excerpt}")
+                    for w in report.warnings
+                ]
+            )
+        report.latency_ms = round((time.perf_counter() - t0) * 1000, 3)
+        return report
+
+    def _preflight_base(
+        self,
+        index: ServeIndex,
+        searcher: Searcher | None,
+        path: str,
+        symbol: str | None,
+        intended_change: str | None,
+        cfg: RetrievalConfig,
+    ) -> _PreflightBase:
+        """What a preflight answer takes from the generation alone (the target, its ownership,
+        history and coupling, related hits, the intent and retrieved items the anti-context
+        matches against), scrubbed by the firewall."""
         report, target = build_preflight(index, path, symbol, intended_change, cfg)
         qualname = None if target is None or target.qualname == "<module>" else target.qualname
         retrieved: list[RetrievedItem] = []
+        intent = Intent()
+        warns = False
         if searcher is not None and target is not None:
             query = " ".join(x for x in (intended_change, qualname or path) if x)
             # related memory is context, not the answer: BM25 with recency and the slot budget,
@@ -263,45 +400,20 @@ class Engine:
             for i, h in enumerate(report.related, start=1):
                 h.rank = i
             if report.found or target is not None:
-                gcfg = self.config.graveyard
-                intent = (
-                    Intent.of(
+                warns = True
+                if intended_change:
+                    intent = Intent.of(
                         intended_change,
                         query_terms(intended_change),
                         searcher.embed_query(intended_change),
                     )
-                    if intended_change
-                    else Intent()
-                )
-                embed = searcher.embed_query
-                report.warnings = self.anti.for_preflight(
-                    index, embed, path, qualname, intent, searcher.idf, retrieved, gcfg
-                )
-                report.past_attempts = self.anti.past_attempts(
-                    index, embed, path, qualname, {w.failure_id for w in report.warnings}, gcfg
-                )
-        if index.symbols_by_path.get(path) is not None or report.found:
-            report.invariants = self.anti.rules(path, qualname)
-        report.memories = self._memories(
-            lambda: self.memory.for_target(
-                path, qualname, intended_change, partners=[c.path for c in report.coupling[:5]]
-            )
-        )
+        rules = index.symbols_by_path.get(path) is not None or report.found
         report.generation = index.name
-        report = scrub_model(report, self.redactor)
-        report.index_notes = self.index_notes(index)
         boundary = index.manifest.indexed_range.get("history_boundary") or ()
         for o in report.ownership:
             o.boundary = o.commit.sha in boundary
-        if check is not None:
-            report.firewall = check.notes(
-                [
-                    (f"failed attempt {w.failure_id}", f"{w.tried}\n{w.diff_excerpt}")
-                    for w in report.warnings
-                ]
-            )
-        report.latency_ms = round((time.perf_counter() - t0) * 1000, 3)
-        return report
+        report = scrub_model(report, self.redactor)
+        return _PreflightBase(report, path, qualname, target, retrieved, intent, warns, rules)
 
     def _memories(self, recall: Callable[[], list[Recalled]]) -> list[MemoryRef]:
         # a memory is context: a bad journal line or query never fails the answer around it
@@ -309,6 +421,21 @@ class Engine:
             return memory_refs(recall())
         except GitstrataError:
             return []
+
+
+def _compile_firewall() -> None:
+    """Compile every pattern of the firewall now: each is compiled on its first use, which a
+    one-shot process wants and a served answer should not wait for (the first answer holding a
+    trigger of a rule paid tens of milliseconds)."""
+    from . import firewall, firewall_cues, firewall_lexicon, firewall_rules
+
+    for module in (firewall, firewall_cues, firewall_lexicon, firewall_rules):
+        for value in list(vars(module).values()):
+            for item in value if isinstance(value, tuple | list) else (value,):
+                if isinstance(item, firewall_lexicon.LazyPattern):
+                    item.compiled  # noqa: B018  (the property compiles it)
+                elif isinstance(item, firewall_rules.Rule):
+                    item.pattern  # noqa: B018
 
 
 def _filter_path(repo_root: Path | None, file_path: str) -> str:

@@ -49,8 +49,11 @@ if TYPE_CHECKING:
     from mcp_types import CallToolResult
 
     from .engine import Engine
+    from .models import PreflightReport
     from .tasks import TaskService
 
+# `json.dumps(value, ensure_ascii=False)` without building an encoder per call
+_encode = json.JSONEncoder(ensure_ascii=False).encode
 TRANSPORTS = ("stdio", "streamable-http")
 # attempted_diff and error_trace; notes and command
 MCP_LIMITS = PayloadLimits(payload=256 * 1024, note=16 * 1024)
@@ -205,6 +208,7 @@ class _Replies:
     def __init__(self, life: Lifecycle) -> None:
         self.life = life
         self.journal = JournalWatch(life.index_dir / "journal")
+        self._shaped: dict[tuple[int, int, str], tuple[str, dict[str, Any]]] = {}
 
     def result(
         self,
@@ -238,6 +242,27 @@ class _Replies:
             structured_content=data if scrubbed else scrub_tree(data, clean),
             is_error=is_error,
         )
+
+    def shaped(self, report: "PreflightReport", budget: int) -> tuple[str, dict[str, Any]]:
+        """The rendered block (with a fixed latency, filled in after the firewall: see `result`)
+        and the bounded structured content of `report`. Both follow from the report's JSON and
+        the budget alone, and an agent asks the same target again and again: they are kept by
+        that JSON (the latency's length stays in it, since the bound counts characters)."""
+        from .render import render_preflight
+
+        data = report.model_dump(mode="json")
+        latency = data["latency_ms"]
+        data["latency_ms"] = 0.0
+        key = (budget, len(repr(latency)), _encode(data))
+        got = self._shaped.get(key)
+        if got is None:
+            shown = report.model_copy(update={"latency_ms": 0.0})
+            got = (render_preflight(shown, budget=budget), bound(data, budget))
+            if len(self._shaped) >= 64:
+                self._shaped.clear()
+            self._shaped[key] = got
+        text, bounded = got
+        return text, {**bounded, "latency_ms": latency}
 
     def fail(self, exc: GitstrataError) -> "ToolError":
         from mcp.server.mcpserver.exceptions import ToolError
@@ -378,7 +403,7 @@ def _start_after_initialize(app: "MCPServer", life: Lifecycle) -> None:
 def _add_read_tools(app: "MCPServer", life: Lifecycle, replies: _Replies) -> None:
     from mcp_types import CallToolResult, ToolAnnotations
 
-    from .render import render_preflight, render_search
+    from .render import render_search
 
     read_only = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 
@@ -412,13 +437,10 @@ def _add_read_tools(app: "MCPServer", life: Lifecycle, replies: _Replies) -> Non
                 )
             else:
                 report = engine.preflight(path, symbol_name or None, intended_change or None)
-            budget = engine.config.retrieval.token_budget
-            # rendered with a fixed latency, filled in after the firewall (see `result`)
-            shown = report.model_copy(update={"latency_ms": 0.0})
-            text = render_preflight(shown, budget=budget)
+            text, data = replies.shaped(report, engine.config.retrieval.token_budget)
             return replies.result(
                 text,
-                bound(report.model_dump(mode="json"), budget),
+                data,
                 scrubbed=True,
                 fill={'latency_ms="0.00"': f'latency_ms="{report.latency_ms:.2f}"'},
             )

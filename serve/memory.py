@@ -25,6 +25,7 @@ team file, as of the last index run) and the team file `memories.jsonl` itself. 
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import math
 import os
@@ -172,6 +173,8 @@ class MemoryBook:
         self._indexed: IndexMemories | None = None
         # BM25 statistics of a pool's texts: the same pool on every recall until a memory changes
         self._bm25: dict[tuple[str, ...], BM25] = {}
+        # (query, mode, the pool as `IndexMemories.row` sees it) -> (index memories, relevance)
+        self._relevances: dict[tuple[Any, ...], tuple[Any, list[float]]] = {}
 
     # ------------------------------------------------------------ state
 
@@ -553,6 +556,22 @@ class MemoryBook:
         )
 
     def _relevance(self, query: str, pool: list[Memory], mode: str) -> list[float]:
+        """Each pooled memory's relevance to `query`, from 0 to 1: the same for the same query,
+        pool and index generation (kept: a preflight asks it of every target's name), while
+        the scores built on it age with the memories."""
+        idx = self._index_memories_read() if mode != "bm25" else None
+        key = (query, mode, tuple((m.id, m.kind, m.text, m.tags, m.anchors) for m in pool))
+        got = self._relevances.get(key)
+        if got is not None and got[0] is idx:
+            return got[1]
+        rel = self._relevance_of(query, pool, mode)
+        with self._lock:
+            if len(self._relevances) >= 256:
+                self._relevances.clear()
+            self._relevances[key] = (idx, rel)
+        return rel
+
+    def _relevance_of(self, query: str, pool: list[Memory], mode: str) -> list[float]:
         docs = [_doc_text(m) for m in pool]
         kw = [0.0] * len(pool)
         if mode in ("hybrid", "bm25"):
@@ -771,6 +790,11 @@ def _stat_key(path: str) -> Any:
     return (st.st_size, st.st_mtime_ns)
 
 
+@functools.lru_cache(maxsize=4096)  # the same memories come back answer after answer
+def _shown(text: str) -> str:
+    return redact_text(text) or ""  # shown beside documents: redacted alike
+
+
 def memory_refs(hits: list[Recalled]) -> list[Any]:
     """`hits` as the `MemoryRef`s of search and preflight results."""
     from .models import MemoryRef
@@ -780,7 +804,7 @@ def memory_refs(hits: list[Recalled]) -> list[Any]:
             id=h.memory.id,
             kind=h.memory.kind,
             status=h.memory.status,
-            text=redact_text(h.memory.text) or "",  # shown beside documents: redacted alike
+            text=_shown(h.memory.text),
             importance=h.memory.importance,
             score=round(h.score, 4),
             anchors=[a.label for a in h.memory.anchors],

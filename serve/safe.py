@@ -64,11 +64,23 @@ def scrub_model(model: M, redactor: Redactor | None = None) -> M:
     return _scrub_fields(model, _ECHOED, redactor)
 
 
-def _scrub_fields(model: M, echoed: frozenset[str], redactor: Redactor | None) -> M:
-    cls = type(model)
-    names = _FIELDS.get(cls)
-    if names is None:  # pydantic's class-level `model_fields` is a property: read it once
-        names = _FIELDS[cls] = tuple(cls.model_fields)
+def scrub_fields(model: M, names: tuple[str, ...], redactor: Redactor | None = None) -> M:
+    """`scrub_model` on the fields `names` of `model` only: the rest was scrubbed before (an
+    answer built on a scrubbed part of an earlier one, `serve/answers.py`)."""
+    return _scrub_fields(model, _ECHOED, redactor, names)
+
+
+def _scrub_fields(
+    model: M,
+    echoed: frozenset[str],
+    redactor: Redactor | None,
+    names: tuple[str, ...] | None = None,
+) -> M:
+    if names is None:
+        cls = type(model)
+        names = _FIELDS.get(cls)
+        if names is None:  # pydantic's class-level `model_fields` is a property: read it once
+            names = _FIELDS[cls] = tuple(cls.model_fields)
     fields = model.__dict__  # where pydantic keeps the values: no descriptor per read
     for name in names:
         value = fields[name]

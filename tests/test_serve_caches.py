@@ -68,3 +68,34 @@ def test_preflight_history_and_warnings_follow_new_commits_and_journal_appends(g
     )
     warned = s.preflight("app/billing.py", "charge", intent)
     assert [w.failure_id for w in warned.warnings + warned.past_attempts]
+
+
+def test_repeated_questions_reuse_the_generation_part_and_rebuild_the_live_part(git_repo) -> None:
+    git_repo.commit("init", {"app/billing.py": BILLING})
+    git_repo.commit("Charge in integer cents", {"app/billing.py": ROUNDED})
+    s = Strata(git_repo.path)
+    s.index()
+    first = s.preflight("app/billing.py", "charge", "round the charge")
+    again = s.preflight("app/billing.py", "charge", "round the charge")
+    fixed = {"latency_ms": 0.0}
+    assert again.model_copy(update=fixed) == first.model_copy(update=fixed)
+    # each answer owns its lists: a caller trimming one does not change the next
+    assert again is not first and again.history is not first.history
+    again.history.clear()
+    assert s.preflight("app/billing.py", "charge", "round the charge").history == first.history
+    assert first.invariants == []
+
+    hit = s.search("integer cents", 5, file_path="app/billing.py")
+    repeat = s.search("integer cents", 5, file_path="app/billing.py")
+    assert [h.key for h in repeat.hits] == [h.key for h in hit.hits] and hit.hits
+    assert "cached" not in hit.latency_ms and "cached" in repeat.latency_ms
+    assert repeat.latency_ms["total"] >= repeat.latency_ms["cached"]
+
+    # a rule recorded now applies to the very next answer to the same question
+    s.record_invariant("INV-BILL-1", "app/billing.py", "Charges stay integer cents")
+    ruled = s.preflight("app/billing.py", "charge", "round the charge")
+    assert [i.id for i in ruled.invariants] == ["INV-BILL-1"]
+    assert ruled.history == first.history
+    searched = s.search("integer cents", 5, file_path="app/billing.py")
+    assert [i.id for i in searched.invariants] == ["INV-BILL-1"]
+    assert [h.key for h in searched.hits] == [h.key for h in hit.hits]
