@@ -233,7 +233,8 @@ def markdown(
         '"now" column is not blind. `heldout_v9` and `heldout_v10` were each written apart from '
         "the rules and run on them before and after one change; their misses have since been "
         'read, so their "now" columns are not blind either: the first runs are the numbers to '
-        "quote.",
+        "quote. `heldout_v11` was written the same way and run before and after the next change; "
+        "its texts have not been read, so both of its columns are blind.",
         "",
         "| split | injections | neutralised (first run) | neutralised now | benign | modified "
         "(first run) | modified now |",
