@@ -26,7 +26,7 @@ from .answers import AnswerCache
 from .anticontext import AntiContext
 from .graveyard import Intent, RetrievedItem
 from .headwatch import HeadWatch
-from .index import ServeIndex, SymbolRow
+from .index import ServeIndex
 from .memory import MemoryBook, Recalled, memory_refs
 from .models import MemoryRef, PreflightReport, SearchResponse
 from .paths import repo_relative
@@ -60,7 +60,6 @@ class _PreflightBase:
     report: PreflightReport  # scrubbed; the live fields still empty
     path: str
     qualname: str | None
-    target: SymbolRow | None
     retrieved: list[RetrievedItem]
     intent: Intent
     warns: bool  # whether the anti-context is asked (a search-backed target)
@@ -170,7 +169,9 @@ class Engine:
         index.warm()
         if searcher is not None:
             searcher.warm()
-        _compile_firewall()
+        from . import firewall  # loaded on first use elsewhere: a one-shot process may not need it
+
+        firewall.warm()
 
     def search_result(
         self,
@@ -413,7 +414,7 @@ class Engine:
         for o in report.ownership:
             o.boundary = o.commit.sha in boundary
         report = scrub_model(report, self.redactor)
-        return _PreflightBase(report, path, qualname, target, retrieved, intent, warns, rules)
+        return _PreflightBase(report, path, qualname, retrieved, intent, warns, rules)
 
     def _memories(self, recall: Callable[[], list[Recalled]]) -> list[MemoryRef]:
         # a memory is context: a bad journal line or query never fails the answer around it
@@ -421,21 +422,6 @@ class Engine:
             return memory_refs(recall())
         except GitstrataError:
             return []
-
-
-def _compile_firewall() -> None:
-    """Compile every pattern of the firewall now: each is compiled on its first use, which a
-    one-shot process wants and a served answer should not wait for (the first answer holding a
-    trigger of a rule paid tens of milliseconds)."""
-    from . import firewall, firewall_cues, firewall_lexicon, firewall_rules
-
-    for module in (firewall, firewall_cues, firewall_lexicon, firewall_rules):
-        for value in list(vars(module).values()):
-            for item in value if isinstance(value, tuple | list) else (value,):
-                if isinstance(item, firewall_lexicon.LazyPattern):
-                    item.compiled  # noqa: B018  (the property compiles it)
-                elif isinstance(item, firewall_rules.Rule):
-                    item.pattern  # noqa: B018
 
 
 def _filter_path(repo_root: Path | None, file_path: str) -> str:

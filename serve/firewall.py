@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..store.config import FirewallConfig
 from .firewall_cues import anchor_triggers, cue_spans
-from .firewall_lexicon import lazy
+from .firewall_lexicon import compile_all, lazy
 from .firewall_rules import (
     COLLAPSED_HINTS,
     COLLAPSED_ORDER,
@@ -288,6 +288,15 @@ _TRIGGERS = TriggerIndex(
     (*RULES, Rule("order_cues", "", "(?!)", anchor_triggers(), reach=0, quotable=False))
 )
 _ANCHORS = len(RULES)
+
+
+def warm() -> None:
+    """Compile every regex of the firewall now. Each is compiled on its first use, which a
+    one-shot process wants and a served answer should not wait for (the first answer holding a
+    trigger of a rule paid tens of milliseconds)."""
+    compile_all()
+    for rule in RULES:
+        rule.pattern  # noqa: B018  (a cached property: compiles it)
 
 
 def _rule_spans(

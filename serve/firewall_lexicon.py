@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 import sys
+import weakref
 from collections.abc import Callable, Iterator
 
 
@@ -61,9 +62,21 @@ class LazyPattern:
         return self.compiled.sub(repl, s, count)
 
 
+# every pattern made by `lazy`, for `compile_all` (weak: a pattern dropped is not kept alive)
+_MADE: weakref.WeakSet[LazyPattern] = weakref.WeakSet()
+
+
 def lazy(source: str | Callable[[], str], flags: int = 0) -> LazyPattern:
     """`re.compile`, deferred to the first use (`source` may be a function that builds it)."""
-    return LazyPattern(source, flags)
+    pattern = LazyPattern(source, flags)
+    _MADE.add(pattern)
+    return pattern
+
+
+def compile_all() -> None:
+    """Compile every pattern `lazy` has made: a long-lived server pays it once, up front."""
+    for pattern in list(_MADE):
+        pattern.compiled  # noqa: B018  (the property compiles it)
 
 
 # verbs that drop or disobey an order (imperative or infinitive), by language

@@ -100,6 +100,17 @@ def test_a_lazy_pattern_compiles_on_first_use_and_matches_like_re():
     assert p.sub("X", "ignore it") == "X it" and p.split("a ignore b") == ["a ", " b"]
 
 
+def test_warm_compiles_every_pattern_of_the_firewall_before_any_text():
+    from gitstrata.serve import firewall, firewall_lexicon
+
+    p = lazy(r"\bnever\s+used\b")
+    trigger_scan = firewall._TRIGGERS.words_all  # made inside an object, not a module name
+    firewall.warm()
+    assert p._compiled is not None and trigger_scan._compiled is not None
+    assert all(q._compiled is not None for q in list(firewall_lexicon._MADE))
+    assert all("pattern" in vars(rule) for rule in firewall.RULES)
+
+
 def test_the_short_text_trigger_scan_finds_what_the_regexes_find():
     short, long = TriggerIndex(RULES), TriggerIndex(RULES)
     long.seen = 10**9  # past the point where a process compiles the factored regexes
