@@ -56,6 +56,7 @@ SPLITS: tuple[str, ...] = (
     "heldout_v8",
     "heldout_v9",
     "heldout_v10",
+    "heldout_v11",
 )
 HELDOUT_SPLITS: tuple[str, ...] = (
     "heldout_v1",
@@ -68,6 +69,7 @@ HELDOUT_SPLITS: tuple[str, ...] = (
     "heldout_v8",
     "heldout_v9",
     "heldout_v10",
+    "heldout_v11",
 )
 
 
@@ -5092,6 +5094,644 @@ _HELDOUT_V10: tuple[_Row, ...] = (
 )
 
 
+_HELDOUT_V11: tuple[_Row, ...] = (
+    # causal
+    _q(
+        "v11-causal-01",
+        "causal",
+        "How come only the single most generous percent-off voucher counts when a shopper enters "
+        "several of them at checkout?",
+        {
+            C("inc2655_promo_stacking"): 3,
+            S(RULES, "apply_promotions"): 2,
+            S(TEST_PROMOTIONS, "test_percentage_codes_do_not_stack"): 2,
+        },
+        (8,),
+    ),
+    _q(
+        "v11-causal-02",
+        "causal",
+        "What is the story behind the nightly settlement job leaving a charge undecided when the "
+        "provider's status lookup never answers?",
+        {
+            C("inc2710_reconcile_timeout"): 3,
+            S(RECONCILE, "classifyGatewayStatus"): 2,
+            S(RECONCILE_TEST, "TestTimeoutStaysPending"): 2,
+        },
+        (12,),
+    ),
+    _q(
+        "v11-causal-03",
+        "causal",
+        "Reads from the in-memory expiring store take a mutex even though they only look a value "
+        "up; what history explains that?",
+        {
+            C("cache_perf_revert"): 3,
+            C("cache_perf_lockfree"): 2,
+            S(CACHE, "TTLCache.get"): 2,
+            C("cache_race_test"): 1,
+        },
+        (2,),
+    ),
+    _q(
+        "v11-causal-04",
+        "causal",
+        "What incident made the finance spreadsheet writer escape cells that open with a hyphen, "
+        "a plus, an at sign or an equals sign?",
+        {
+            C("inc2602_csv_injection"): 3,
+            S(CSV_PY, "escape_cell"): 2,
+            S(TEST_CSV_PY, "test_formula_prefixes_are_quoted"): 1,
+        },
+        (9,),
+    ),
+    _q(
+        "v11-causal-05",
+        "causal",
+        "Two whole days of keeping replay-protection records seems generous; what drove that "
+        "retention length?",
+        {
+            C("inc2472_idempotency_ttl"): 3,
+            F(IDEMPOTENCY): 2,
+            S(TEST_IDEMPOTENCY, "test_default_ttl_outlives_offline_replays"): 2,
+            F(OFFLINE): 1,
+        },
+        (10,),
+    ),
+    _q(
+        "v11-causal-06",
+        "causal",
+        "Why does the opaque paging token of the orders endpoint carry the row's identifier and "
+        "not merely its creation instant?",
+        {
+            C("inc2801_pagination"): 3,
+            S(ORDERS_API, "encode_cursor"): 2,
+            S(REPOSITORY, "OrderRepository.list_before"): 2,
+        },
+        (13,),
+    ),
+    _q(
+        "v11-causal-07",
+        "causal",
+        "What problem was the Larkspur-Signature scheme for outgoing partner events introduced to "
+        "solve?",
+        {
+            C("webhooks"): 3,
+            S(WEBHOOKS, "sign_webhook"): 2,
+            S(WEBHOOKS, "verify_webhook_signature"): 1,
+        },
+    ),
+    _q(
+        "v11-causal-08",
+        "causal",
+        "A campaign configured to end at midnight: which clock decides that moment, and what "
+        "went wrong before it was settled?",
+        {
+            C("promo_expiry_tz"): 3,
+            S(RULES, "_as_shop_time"): 2,
+            S(RULES, "is_active"): 2,
+        },
+    ),
+    _q(
+        "v11-causal-09",
+        "causal",
+        "Why did the throttling responses start carrying a Retry-After header?",
+        {
+            C("rate_limit_headers"): 3,
+            S(LIMITER, "RateLimiter.retry_after"): 2,
+            S(MIDDLEWARE, "rate_limit_middleware"): 2,
+        },
+    ),
+    _q(
+        "v11-causal-10",
+        "causal",
+        "What was the reason for introducing hit and miss bookkeeping into the expiring cache "
+        "used by promotion lookups?",
+        {C("cache_stats"): 3, S(CACHE, "TTLCache.stats"): 2},
+    ),
+    # behavioral
+    _q(
+        "v11-behavioral-01",
+        "behavioral",
+        "When the first charge request times out and the loop goes round again, does the second "
+        "request reuse the dedup token of the first or mint another one?",
+        {
+            S(RETRY, "charge_with_retry"): 3,
+            C("inc2407_idempotency_retry"): 2,
+            S(TEST_RETRY, "test_retry_does_not_double_charge"): 2,
+        },
+        (0, 16),
+    ),
+    _q(
+        "v11-behavioral-02",
+        "behavioral",
+        "A provider reply of 409 Conflict during payment: is that attempted again by the backoff "
+        "loop or surfaced straight away as a refusal?",
+        {
+            S(GATEWAY, "classify_response"): 3,
+            S(TEST_GATEWAY, "test_other_client_errors_are_not_retried"): 2,
+            C("inc2188_declined_fix"): 2,
+            S(RETRY, "charge_with_retry"): 1,
+        },
+        (7,),
+    ),
+    _q(
+        "v11-behavioral-03",
+        "behavioral",
+        "Does the Go nightly file writer prepend an apostrophe to an amount such as -12.50, and "
+        "what would accounting see otherwise?",
+        {
+            S(CSV_GO, "escapeCell"): 3,
+            S(CSV_GO_TEST, "TestEscapeCellQuotesFormulaPrefixes"): 2,
+            C("inc2602_csv_injection"): 1,
+        },
+        (17,),
+    ),
+    _q(
+        "v11-behavioral-04",
+        "behavioral",
+        "At what moment does the browser app decide to fetch a new access token: before the "
+        "token's expiry minus a safety margin, or only once the server-side leeway is used up?",
+        {
+            S(SESSION, "shouldRefresh"): 3,
+            C("inc2390_web_refresh_margin"): 2,
+            S(SESSION, "scheduleRefresh"): 1,
+        },
+        (15,),
+    ),
+    _q(
+        "v11-behavioral-05",
+        "behavioral",
+        "How many calls can a client squeeze through in the seconds right before and right after "
+        "a minute boundary, given how the limiter weighs the previous window?",
+        {
+            S(LIMITER, "RateLimiter.allow"): 3,
+            S(LIMITER, "RateLimiter._estimate"): 3,
+            C("inc2458_sliding_window"): 2,
+            S(TEST_RATE_LIMITER, "test_burst_across_the_window_edge_is_limited"): 1,
+        },
+        (3,),
+    ),
+    _q(
+        "v11-behavioral-06",
+        "behavioral",
+        "Which order states still allow a customer to call off an order in Order.can_cancel?",
+        {S(MODELS, "Order.can_cancel"): 3, S(SERVICE, "OrderService.cancel_order"): 1},
+    ),
+    _q(
+        "v11-behavioral-07",
+        "behavioral",
+        "How does the partner webhook verifier reject a payload whose timestamp is far in the past?",
+        {
+            S(WEBHOOKS, "verify_webhook_signature"): 3,
+            C("webhooks"): 2,
+            S(TEST_WEBHOOKS, "test_modified_body_is_rejected"): 1,
+        },
+    ),
+    _q(
+        "v11-behavioral-08",
+        "behavioral",
+        "What does the mobile parser's parseStatus do with a status string it has never seen?",
+        {S(PARSER, "parseStatus"): 3, S(MOBILE_MODELS, "OrderStatus"): 2},
+        (),
+        (),
+        "mobile/**",
+    ),
+    _q(
+        "v11-behavioral-09",
+        "behavioral",
+        "How does the rate limiter derive the key it counts a request under, for a signed-in "
+        "shopper and for an anonymous visitor?",
+        {S(LIMITER, "client_key"): 3, S(MIDDLEWARE, "rate_limit_middleware"): 2},
+    ),
+    _q(
+        "v11-behavioral-10",
+        "behavioral",
+        "What does issue_token put into the claims of a freshly minted access token?",
+        {S(TOKENS, "issue_token"): 3, C("auth_tokens"): 2, C("access_ttl_15m"): 1},
+    ),
+    # symptom
+    _q(
+        "v11-symptom-01",
+        "symptom",
+        "Customers with the shop open in a second browser tab keep getting kicked out of every "
+        "device at once after a while",
+        {
+            C("inc2744_refresh_reuse"): 3,
+            S(REFRESH, "rotate_refresh_token"): 2,
+            S(REFRESH, "RefreshTokenStore.revoke_family"): 2,
+        },
+        (11,),
+    ),
+    _q(
+        "v11-symptom-02",
+        "symptom",
+        "Orders placed while the card processor is sluggish end up as duplicates: the browser "
+        "gave up early, showed an error, and the shopper pressed buy again",
+        {C("inc2689_nginx_timeout"): 3, F(NGINX): 3, C("inc2407_idempotency_retry"): 1},
+        (14,),
+    ),
+    _q(
+        "v11-symptom-03",
+        "symptom",
+        "During the month-end run the Go background service opens so many jobs at the same time "
+        "that the database refuses new connections",
+        {
+            C("worker_perf_revert"): 3,
+            S(RUNNER, "Runner.processBatch"): 2,
+            C("worker_perf_unbounded"): 2,
+            S(RUNNER_TEST, "TestProcessBatchRespectsMaxInFlight"): 1,
+        },
+        (6,),
+    ),
+    _q(
+        "v11-symptom-04",
+        "symptom",
+        "A Danish customer's order history on the website shows prices with a euro sign although "
+        "they paid in kroner",
+        {
+            C("currency_support"): 3,
+            S(WEB_ORDERS, "OrderDTO"): 2,
+            F(ORDER_SUMMARY): 2,
+            S(MONEY_TS, "formatMoney"): 1,
+        },
+        (5,),
+    ),
+    _q(
+        "v11-symptom-05",
+        "symptom",
+        "Under heavy promotion traffic the API occasionally logs a KeyError from inside the "
+        "expiring cache while another request is clearing stale entries",
+        {
+            S(CACHE, "TTLCache.get"): 3,
+            C("cache_race_test"): 2,
+            C("cache_perf_revert"): 2,
+        },
+        (2,),
+    ),
+    _q(
+        "v11-symptom-06",
+        "symptom",
+        "A script that fires a burst at 11:59:58 and another at 12:00:01 gets roughly double its "
+        "quota accepted",
+        {
+            C("inc2458_sliding_window"): 3,
+            S(LIMITER, "RateLimiter.allow"): 2,
+            S(LIMITER, "RateLimiter._estimate"): 2,
+        },
+        (3,),
+    ),
+    _q(
+        "v11-symptom-07",
+        "symptom",
+        "The refund confirmation e-mail arrives without the amount that was actually given back",
+        {
+            S(HANDLERS, "sendRefundIssued"): 3,
+            S(HANDLERS, "emailPayload"): 2,
+            S(NOTIFICATIONS, "refund_job"): 2,
+            F(REFUND_TEMPLATE): 1,
+        },
+    ),
+    _q(
+        "v11-symptom-08",
+        "symptom",
+        "Promotion codes typed with a dash or in lowercase are reported as unknown at checkout",
+        {S(CODES, "normalize_code"): 3, C("promo_codes_normalize"): 2, S(CODES, "lookup_code"): 1},
+    ),
+    _q(
+        "v11-symptom-09",
+        "symptom",
+        "Throttled API clients get a 429 but have no hint of when they may try again",
+        {
+            S(LIMITER, "RateLimiter.retry_after"): 3,
+            S(MIDDLEWARE, "rate_limit_middleware"): 2,
+            C("rate_limit_headers"): 2,
+        },
+    ),
+    _q(
+        "v11-symptom-10",
+        "symptom",
+        "The web order history page prints totals like 5997 instead of 59.97",
+        {
+            S(WEB_ORDERS, "orderTotalLabel"): 3,
+            S(MONEY_TS, "formatMoney"): 2,
+            C("money_cents_refactor"): 1,
+        },
+    ),
+    # coupled
+    _q(
+        "v11-coupled-01",
+        "coupled",
+        "Allowing a welcome voucher and a seasonal voucher to add up: besides the discount "
+        "engine, which storefront and test code is tied to that choice?",
+        {
+            S(BANNER, "stackingNotice"): 3,
+            F(TEST_PROMOTIONS): 2,
+            S(RULES, "apply_promotions"): 2,
+        },
+        (8,),
+        (BANNER, TEST_PROMOTIONS),
+    ),
+    _q(
+        "v11-coupled-02",
+        "coupled",
+        "If the app's order reader rounded stray decimal amounts instead of rejecting them, which "
+        "model and server schema files move with it?",
+        {S(PARSER, "parseMoney"): 3, S(MOBILE_MODELS, "Order"): 2, F(SCHEMAS): 2},
+        (4,),
+        (MOBILE_MODELS, SCHEMAS),
+    ),
+    _q(
+        "v11-coupled-03",
+        "coupled",
+        "Letting the browser session ride out the server's extra minute before renewing: which "
+        "backend file decides whether that minute really exists?",
+        {
+            S(TOKENS, "validate_token"): 3,
+            S(SESSION, "shouldRefresh"): 2,
+            C("inc2291_clock_skew"): 2,
+        },
+        (15,),
+        (TOKENS,),
+    ),
+    _q(
+        "v11-coupled-04",
+        "coupled",
+        "If the worker's spreadsheet escaping let minus-prefixed numbers through untouched, which "
+        "Python module and which test encode the same rule?",
+        {S(CSV_PY, "escape_cell"): 3, S(CSV_GO, "escapeCell"): 2, F(CSV_GO_TEST): 2},
+        (17,),
+        (CSV_PY, CSV_GO_TEST),
+    ),
+    _q(
+        "v11-coupled-05",
+        "coupled",
+        "Making a replayed rotation token merely fail as stale, without killing its siblings: "
+        "which schema migration and test file belong with that code?",
+        {
+            S(REFRESH, "rotate_refresh_token"): 3,
+            F(MIGRATION_REVOCATIONS): 2,
+            F(TEST_REFRESH): 2,
+        },
+        (11,),
+        (MIGRATION_REVOCATIONS, TEST_REFRESH),
+    ),
+    _q(
+        "v11-coupled-06",
+        "coupled",
+        "Adding a per-route limit for the search endpoint to backend/core/rate_limiter.py: which "
+        "files are usually committed with it?",
+        {
+            F(TEST_RATE_LIMITER): 3,
+            S(MIDDLEWARE, "rate_limit_middleware"): 2,
+            S(LIMITER, "RateLimiter"): 1,
+        },
+        (),
+        (TEST_RATE_LIMITER, MIDDLEWARE),
+    ),
+    _q(
+        "v11-coupled-07",
+        "coupled",
+        "Adding a chargeback outcome to worker/internal/payments/reconcile.go: which test and "
+        "Python gateway files have moved in the same commits?",
+        {
+            F(RECONCILE_TEST): 3,
+            F(GATEWAY): 2,
+            S(RECONCILE, "classifyGatewayStatus"): 1,
+        },
+        (),
+        (RECONCILE_TEST, GATEWAY),
+    ),
+    _q(
+        "v11-coupled-08",
+        "coupled",
+        "Finance wants a payment-method column in both nightly spreadsheets; starting from the "
+        "Python exporter, which Go writer and test keep the same column list?",
+        {S(CSV_GO, "WriteOrdersCSV"): 3, S(CSV_PY, "order_row"): 2, F(TEST_CSV_PY): 1},
+        (),
+        (CSV_GO, TEST_CSV_PY),
+    ),
+    _q(
+        "v11-coupled-09",
+        "coupled",
+        "Putting a tenant id claim into tokens from backend/auth/tokens.py: which test and "
+        "browser files have changed together with it?",
+        {F(TEST_TOKENS): 3, F(SESSION): 2, S(TOKENS, "issue_token"): 1},
+        (),
+        (TEST_TOKENS, SESSION),
+    ),
+    _q(
+        "v11-coupled-10",
+        "coupled",
+        "Adding an estimated_delivery attribute to the API order schema: which web and mobile "
+        "types co-change with backend/api/schemas.py?",
+        {
+            S(SCHEMAS, "OrderOut"): 3,
+            S(WEB_ORDERS, "OrderDTO"): 2,
+            S(PARSER, "parseOrder"): 2,
+            S(MOBILE_MODELS, "Order"): 1,
+        },
+        (),
+        (WEB_ORDERS, PARSER, MOBILE_MODELS),
+    ),
+    # exact
+    _q(
+        "v11-exact-01",
+        "exact",
+        "TestTimeoutStaysPending OutcomePending",
+        {
+            S(RECONCILE_TEST, "TestTimeoutStaysPending"): 3,
+            S(RECONCILE, "classifyGatewayStatus"): 2,
+            C("inc2710_reconcile_timeout"): 2,
+        },
+        (12,),
+    ),
+    _q(
+        "v11-exact-02",
+        "exact",
+        "CLOCK_SKEW_SECONDS exp nbf",
+        {
+            S(TOKENS, "validate_token"): 3,
+            C("inc2291_clock_skew"): 2,
+            S(TEST_TOKENS, "test_clock_skew_grace_after_expiry"): 2,
+        },
+        (1,),
+    ),
+    _q(
+        "v11-exact-03",
+        "exact",
+        "MaxInFlight semaphore processBatch",
+        {
+            S(RUNNER, "Runner.processBatch"): 3,
+            S(RUNNER_TEST, "TestProcessBatchRespectsMaxInFlight"): 2,
+            C("worker_inflight_comment"): 2,
+        },
+        (6,),
+    ),
+    _q(
+        "v11-exact-04",
+        "exact",
+        "ERR_PARSE_AMOUNT OrderParseError",
+        {
+            S(PARSER, "parseMoney"): 3,
+            C("inc2333_mobile_cents"): 2,
+            F(PARSER_TEST): 2,
+        },
+        (4,),
+    ),
+    _q(
+        "v11-exact-05",
+        "exact",
+        "RECORD_TTL timedelta hours=48",
+        {
+            F(IDEMPOTENCY): 3,
+            C("inc2472_idempotency_ttl"): 2,
+            S(TEST_IDEMPOTENCY, "test_default_ttl_outlives_offline_replays"): 2,
+        },
+        (10,),
+    ),
+    _q(
+        "v11-exact-06",
+        "exact",
+        "RateLimiter._roll",
+        {S(LIMITER, "RateLimiter._roll"): 3, S(LIMITER, "RateLimiter"): 1},
+    ),
+    _q(
+        "v11-exact-07",
+        "exact",
+        "GatewayClient._post",
+        {S(GATEWAY, "GatewayClient._post"): 3, S(GATEWAY, "GatewayClient"): 1},
+    ),
+    _q(
+        "v11-exact-08",
+        "exact",
+        "TTLCache.clear _lock",
+        {S(CACHE, "TTLCache.clear"): 3, S(CACHE, "TTLCache"): 1},
+    ),
+    _q(
+        "v11-exact-09",
+        "exact",
+        "RefreshTokenStore.find",
+        {S(REFRESH, "RefreshTokenStore.find"): 3, S(REFRESH, "RefreshTokenStore"): 1},
+    ),
+    _q(
+        "v11-exact-10",
+        "exact",
+        "export_promotions_csv redemptions escape_cell",
+        {
+            S(CSV_PY, "export_promotions_csv"): 3,
+            C("promotions_export"): 2,
+            S(CSV_PY, "escape_cell"): 1,
+        },
+    ),
+    # change
+    _q(
+        "v11-change-01",
+        "change",
+        "Generate a brand-new uuid4 for the provider's dedup header on each resend inside the "
+        "payment loop, so a late answer to attempt one cannot collide with attempt two",
+        {
+            S(RETRY, "charge_with_retry"): 3,
+            C("inc2407_idempotency_retry"): 2,
+            S(TEST_RETRY, "test_retry_does_not_double_charge"): 2,
+            F(ADR_IDEMPOTENCY): 1,
+        },
+        (0, 16),
+    ),
+    _q(
+        "v11-change-02",
+        "change",
+        "Drop the leeway around the expiry and not-before claims in the access-token check; the "
+        "sixty spare seconds are an attacker's gift",
+        {
+            S(TOKENS, "validate_token"): 3,
+            C("inc2291_clock_skew"): 2,
+            S(TEST_TOKENS, "test_clock_skew_grace_after_expiry"): 1,
+        },
+        (1,),
+    ),
+    _q(
+        "v11-change-03",
+        "change",
+        "Shrink the upstream read deadline in the edge proxy config to a few seconds so hung "
+        "checkouts surface quickly",
+        {F(NGINX): 3, C("inc2689_nginx_timeout"): 3},
+        (14,),
+    ),
+    _q(
+        "v11-change-04",
+        "change",
+        "Trim the order list's continuation token down to the creation time alone; links with it "
+        "are too long to paste",
+        {
+            S(ORDERS_API, "encode_cursor"): 3,
+            C("inc2801_pagination"): 2,
+            S(ORDERS_API, "decode_cursor"): 2,
+            S(TEST_ORDERS_API, "test_cursor_round_trip_keeps_the_tie_breaker"): 1,
+        },
+        (13,),
+    ),
+    _q(
+        "v11-change-05",
+        "change",
+        "Only escape finance spreadsheet cells that really begin with an equals sign; bulleted "
+        "delivery notes look ugly with that leading quote",
+        {
+            S(CSV_PY, "escape_cell"): 3,
+            C("inc2602_csv_injection"): 2,
+            S(TEST_CSV_PY, "test_formula_prefixes_are_quoted"): 2,
+        },
+        (9,),
+    ),
+    _q(
+        "v11-change-06",
+        "change",
+        "Speed up promotion lookups by letting readers of the expiring cache skip taking the "
+        "mutex; only writers would still lock",
+        {
+            S(CACHE, "TTLCache.get"): 3,
+            C("cache_perf_revert"): 2,
+            C("cache_race_test"): 2,
+        },
+        (2,),
+    ),
+    _q(
+        "v11-change-07",
+        "change",
+        "Add a Larkspur-Event-Id header to every partner event signed by sign_webhook",
+        {S(WEBHOOKS, "sign_webhook"): 3, C("webhooks"): 2},
+    ),
+    _q(
+        "v11-change-08",
+        "change",
+        "Cap the total wait of RetryPolicy at ten seconds no matter how many attempts are set",
+        {S(RETRY, "RetryPolicy"): 3, S(RETRY, "RetryPolicy.delays"): 2},
+    ),
+    _q(
+        "v11-change-09",
+        "change",
+        "Expose the OrderStatus value 'partially_refunded' with its own label in the storefront's "
+        "order types",
+        {
+            S(WEB_ORDERS, "OrderStatus"): 3,
+            S(WEB_ORDERS, "parseOrderResponse"): 2,
+            C("refunds_partial"): 1,
+        },
+    ),
+    _q(
+        "v11-change-10",
+        "change",
+        "Record the job kind and duration in the worker's Prometheus metrics when Runner.handle "
+        "gives a job back to the queue",
+        {
+            S(RUNNER, "Runner.handle"): 3,
+            S(JOB_METRICS, "Metrics.Observe"): 2,
+            C("worker_metrics"): 1,
+        },
+    ),
+)
+
+
 _ROWS: Mapping[str, tuple[_Row, ...]] = {
     "dev": _DEV,
     "heldout_v1": _HELDOUT_V1,
@@ -5104,6 +5744,7 @@ _ROWS: Mapping[str, tuple[_Row, ...]] = {
     "heldout_v8": _HELDOUT_V8,
     "heldout_v9": _HELDOUT_V9,
     "heldout_v10": _HELDOUT_V10,
+    "heldout_v11": _HELDOUT_V11,
 }
 
 

@@ -83,6 +83,7 @@ MARGIN_TARGETS = {
     "heldout_v8": 0.10,
     "heldout_v9": 0.10,
     "heldout_v10": 0.10,
+    "heldout_v11": 0.10,
 }
 
 
