@@ -3,7 +3,7 @@
     python -m gitstrata.benchmarks.firewall [--json] [--split SPLIT|all] [--misses] [--out FILE]
 
 The corpus (`benchmarks/firewall_corpus/*.jsonl`, one JSON object a line: `id`, `category`,
-`text`, `expected` injection|benign, `split` dev|heldout|heldout_v2..v11, and for injections
+`text`, `expected` injection|benign, `split` dev|heldout|heldout_v2..v12, and for injections
 `payload`) holds injections written in many disguises and benign developer texts that look like
 them. Every text goes through `serve.firewall.clean`, the function every served string passes
 (the engine's result models, MCP answers and resources, the CLI's graveyard and invariant
@@ -39,6 +39,15 @@ honest look-alikes of each benign category. After its first runs its benign miss
 missed injections were read in two halves (odd-numbered ids, then even-numbered ones), each
 half's gains counted on the other half while it was still unread.
 
+`heldout_v12` was written blind the same way and has no first run yet: orders in GraphQL, protobuf,
+Terraform, Gradle, nginx, .env, crontab, LaTeX, RST, org-mode, XLIFF, diff hunks and issue
+templates; Romanian, Malay, Tagalog, Persian, Urdu, Tamil, Serbian, Amharic, Slovak and Catalan;
+Armenian, Cherokee, Lisu and fullwidth letters; joiners, invisible operators and other format
+characters between letters; base32, plain hex, uuencode, reversed text, ROT47, the NATO alphabet
+and octal escapes; further chat templates and tool-result formats (JSON-RPC, ReAct, SARIF, JUnit,
+check runs); acrostics, orders split over fields and paraphrased orders without trigger words;
+against look-alikes in the same containers, languages and encodings.
+
 `--record-first-run SPLIT` stores a split's numbers in `first_runs.json` with the commit they
 ran on; it refuses a split already recorded, so a first run is recorded once.
 """
@@ -67,6 +76,7 @@ SPLITS = (
     "heldout_v9",
     "heldout_v10",
     "heldout_v11",
+    "heldout_v12",
 )
 MARKER_PREFIX = "[gitstrata-firewall: removed"
 SECTION = "## Context firewall against an adversarial corpus"
