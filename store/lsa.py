@@ -85,17 +85,16 @@ def _release_free_heap() -> None:
     elsewhere). The power iterations free many n x ell blocks the allocator keeps in its heap
     (glibc raises its mmap threshold after the first large free), and the m-sized matrices
     that follow would otherwise peak on top of that kept memory."""
-    global _TRIM
-    if _TRIM is None:
+    if not _TRIM:
         try:
-            _TRIM = ctypes.CDLL(None).malloc_trim
+            _TRIM.append(ctypes.CDLL(None).malloc_trim)
         except (OSError, AttributeError):
-            _TRIM = False
-    if _TRIM:
-        _TRIM(ctypes.c_size_t(0))
+            _TRIM.append(None)
+    if _TRIM[0] is not None:
+        _TRIM[0](ctypes.c_size_t(0))
 
 
-_TRIM: Callable[..., int] | bool | None = None
+_TRIM: list[Callable[..., int] | None] = []  # glibc's malloc_trim, once looked up
 
 
 # ---------------------------------------------------------------- sparse helpers (numpy only)
