@@ -10,7 +10,6 @@ it; the pure `build_documents` also accepts none of them (a code-only table).
 
 from __future__ import annotations
 
-import json
 import os
 from datetime import datetime
 from pathlib import Path
@@ -28,6 +27,8 @@ from ..stages.firewall_lm import update as update_firewall_lm
 from ..stages.quantize import quantize
 from ..store import fulltext
 from ..store.attempts import changed_lines, load_failures, target_label
+from ..store.charlm import load_state as load_lm_state
+from ..store.charlm import save_state as save_lm_state
 from ..store.config import EmbeddingConfig
 from ..store.embedder import Embedder
 from ..store.errors import IndexCorrupt
@@ -269,8 +270,7 @@ def _refresh_firewall(
     if prev_dir is None or gen is None or not prev_dir.is_dir():
         return None
     try:
-        meta = json.loads((prev_dir / "meta.json").read_text(encoding="utf-8"))
-        arrays = {n: np.load(prev_dir / f"{n}.npy", allow_pickle=False) for n in _LM_ARRAYS}
+        arrays, meta = load_lm_state(prev_dir)
         old = firewall_corpus(
             gen.table("symbols", columns=["code"]), gen.table("commits", columns=["message"])
         )
@@ -281,9 +281,6 @@ def _refresh_firewall(
     )
 
 
-_LM_ARRAYS = ("tri", "bi", "uni")
-
-
 def run_firewall(ctx: StageContext) -> StageResult:
     symbols, commits = ctx.input("symbols"), ctx.input("commits")
     refreshed = _refresh_firewall(ctx, symbols, commits)
@@ -291,12 +288,7 @@ def run_firewall(ctx: StageContext) -> StageResult:
         arrays, meta = train_firewall_lm(symbols, commits, ctx.config.firewall)
     else:
         arrays, meta = refreshed
-    out = ctx.output_dir("firewall_lm")
-    for name, arr in arrays.items():
-        np.save(out / f"{name}.npy", arr, allow_pickle=False)
-    (out / "meta.json").write_text(
-        json.dumps(meta, indent=2, sort_keys=True) + "\n", encoding="utf-8"
-    )
+    save_lm_state(ctx.output_dir("firewall_lm"), arrays, meta)
     stats = {
         "active": meta["active"],
         "corpus_chars": meta["corpus_chars"],

@@ -7,14 +7,10 @@ so an agent sees that a snippet may carry an adversarial suffix.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
 from functools import lru_cache
 
-import numpy as np
-
-from ..store.charlm import TrigramModel
-from ..store.errors import IndexCorrupt
+from ..store.charlm import TrigramModel, load_state
 from ..store.generations import Generation
 
 MAX_SHOWN = 60
@@ -24,14 +20,7 @@ def load_model(gen: Generation) -> TrigramModel | None:
     """The generation's model, or None when the index has none or it is inactive."""
     if not gen.has("firewall_lm"):
         return None
-    folder = gen.file("firewall_lm")
-    try:
-        meta = json.loads((folder / "meta.json").read_text(encoding="utf-8"))
-        arrays = {n: np.load(folder / f"{n}.npy", allow_pickle=False) for n in ("tri", "bi", "uni")}
-    except (OSError, ValueError) as exc:
-        raise IndexCorrupt(
-            f"{folder}: unreadable firewall model ({exc})", hint="run `gitstrata index --rebuild`"
-        ) from None
+    arrays, meta = load_state(gen.file("firewall_lm"))
     model = TrigramModel.from_state(arrays, meta)
     return model if model.active else None
 

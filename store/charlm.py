@@ -3,7 +3,10 @@
 The context firewall uses it to flag spans far less predictable than the repository's dialect
 (adversarial suffixes such as GCG strings). It lives in `store/` because the index builds and
 stores it and the server loads it: the state is three integer count arrays and a few numbers
-(`state()` / `from_state()`), no pickles.
+(`state()` / `from_state()`), no pickles. On disk (`save_state` / `load_state`) each array is
+kept sparse, its non-zero buckets' ids and counts: a repository fills a few percent of the
+trigram buckets, and the dense tables were a fixed megabyte and more of every index. Loading
+scatters them back into the dense tables the model scores with (well under a millisecond).
 
 Model: characters are folded (every digit to `0`, every whitespace to a space); trigram, bigram
 and unigram counts go into hashed buckets; a character's probability is the trigram estimate
@@ -23,8 +26,10 @@ judged by a model that memorised it. Invariants:
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterable, Iterator
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -33,6 +38,10 @@ from .config import FirewallConfig
 from .errors import IndexCorrupt
 
 VERSION = 1
+# the files of a saved state: `meta.json` (with `LAYOUT` and the arrays' lengths) and per array
+# `<name>.ids.npy` (uint32, ascending) and `<name>.counts.npy` (int32, non-zero)
+ARRAYS = ("tri", "bi", "uni")
+LAYOUT = "sparse-1"
 PRIOR = 2.0
 UNIGRAM_BUCKETS = 1 << 12
 _M1, _M2, _M3 = (
@@ -302,3 +311,54 @@ class TrigramModel:
             corpus_chars=int(meta["corpus_chars"]),
             active=bool(meta["active"]),
         )
+
+
+# ---------------------------------------------------------------- storage
+
+
+def save_state(directory: Path, arrays: dict[str, np.ndarray], meta: dict[str, Any]) -> None:
+    """Write a state (`TrigramModel.state()` or a stage's refreshed one) into `directory`."""
+    sizes = {}
+    for name in ARRAYS:
+        dense = np.asarray(arrays[name])
+        ids = np.flatnonzero(dense)
+        np.save(directory / f"{name}.ids.npy", ids.astype(np.uint32), allow_pickle=False)
+        np.save(directory / f"{name}.counts.npy", dense[ids].astype(np.int32), allow_pickle=False)
+        sizes[name] = len(dense)
+    stored = {**meta, "layout": LAYOUT, "sizes": sizes}
+    (directory / "meta.json").write_text(
+        json.dumps(stored, indent=2, sort_keys=True) + "\n", encoding="utf-8"
+    )
+
+
+def load_state(directory: Path) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+    """The dense int32 arrays and the metadata `save_state` wrote; raises `IndexCorrupt` for an
+    unreadable state. A state saved before the sparse layout (dense `<name>.npy` tables, no
+    `layout`) still loads as it is; the next `gitstrata index` re-runs the stage (its code
+    changed) and writes it sparse."""
+    try:
+        meta = json.loads((directory / "meta.json").read_text(encoding="utf-8"))
+        if not isinstance(meta, dict):
+            raise ValueError("meta.json is not an object")
+        arrays = {}
+        for name in ARRAYS:
+            if "layout" not in meta:
+                arrays[name] = np.load(directory / f"{name}.npy", allow_pickle=False)
+                continue
+            if meta["layout"] != LAYOUT:
+                raise ValueError(f"layout {meta['layout']!r} is not {LAYOUT!r}")
+            ids = np.load(directory / f"{name}.ids.npy", allow_pickle=False, mmap_mode="r")
+            counts = np.load(directory / f"{name}.counts.npy", allow_pickle=False, mmap_mode="r")
+            size = int(meta["sizes"][name])
+            if ids.shape != counts.shape or (len(ids) and int(ids[-1]) >= size):
+                raise ValueError(f"{name}: bucket ids do not fit {size} buckets")
+            dense = np.zeros(size, np.int32)
+            dense[ids] = counts
+            arrays[name] = dense
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise IndexCorrupt(
+            f"{directory}: unreadable firewall model ({exc})",
+            hint="run `gitstrata index --rebuild`",
+        ) from None
+    meta = {k: v for k, v in meta.items() if k not in ("layout", "sizes")}
+    return arrays, meta

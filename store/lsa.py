@@ -80,6 +80,23 @@ def single_threaded_blas() -> Iterator[None]:
         set_(ctypes.c_int(before))
 
 
+def _release_free_heap() -> None:
+    """Give the C heap's free pages back to the system (glibc's `malloc_trim`; nothing
+    elsewhere). The power iterations free many n x ell blocks the allocator keeps in its heap
+    (glibc raises its mmap threshold after the first large free), and the m-sized matrices
+    that follow would otherwise peak on top of that kept memory."""
+    if not _TRIM:
+        try:
+            _TRIM.append(ctypes.CDLL(None).malloc_trim)
+        except (OSError, AttributeError):
+            _TRIM.append(None)
+    if _TRIM[0] is not None:
+        _TRIM[0](ctypes.c_size_t(0))
+
+
+_TRIM: list[Callable[..., int] | None] = []  # glibc's malloc_trim, once looked up
+
+
 # ---------------------------------------------------------------- sparse helpers (numpy only)
 
 
@@ -498,7 +515,7 @@ def _truncated_svd(
         dense[rows, indices] = data
         _, s, vt = np.linalg.svd(dense, full_matrices=False)
         keep = min(keep, vt.shape[0])
-        v = vt[:keep].T
+        blocks: Iterator[np.ndarray] = iter([vt[:keep].T])
     else:
         t_indptr, t_indices, t_data = _transpose(indptr, indices, data, m)
         # m-sized float64 matrices are the fit's memory peak: each is freed as soon as used
@@ -510,7 +527,10 @@ def _truncated_svd(
             q = _orth(y)
             y = _spmm(indptr, indices, data, _spmm(t_indptr, t_indices, t_data, q))
         q = _orth(_orth(y))
+        del y
+        _release_free_heap()
         bt = _spmm(t_indptr, t_indices, t_data, q).astype(np.float64)  # X^T Q: m x ell
+        del t_indptr, t_indices, t_data
         # SVD of B = Q^T X through the small Gram matrix B B^T (BLAS-3 only, no m-side QR)
         evals, u = np.linalg.eigh(bt.T @ bt)
         order = np.argsort(-evals, kind="stable")
@@ -520,28 +540,64 @@ def _truncated_svd(
         s = np.where(live, s, 0.0)
         # only the `keep` leading right singular vectors are kept: m x keep, not m x ell
         keep = min(keep, len(s))
-        cols = np.flatnonzero(live[:keep])
-        found = bt @ u[:, cols]
-        del bt
-        found /= s[cols]
-        if len(cols) == keep:
-            v = found
-        else:
-            v = np.zeros((m, keep))
-            v[:, cols] = found
-        del found
-    # sign convention: the largest-magnitude entry of each component is positive (the first
-    # such entry: argmax of |v| without the m x keep temporary of |v|)
-    at = np.arange(keep)
-    hi, lo = v.argmax(axis=0), v.argmin(axis=0)
-    big, small = np.abs(v[hi, at]), np.abs(v[lo, at])
-    top = np.where(big > small, hi, np.where(small > big, lo, np.minimum(hi, lo)))
-    flip = np.sign(v[top, at])
-    flip[flip == 0] = 1.0
-    v *= flip
-    components[:, :keep] = v
+        blocks = _right_vectors(bt, u, s, np.flatnonzero(live[:keep]), keep)
+    _signed_into(components, blocks, keep)
     svals[:keep] = s[:keep].astype(np.float32)
     return components, svals
+
+
+SVD_BLOCK_ROWS = 4096  # rows of the float64 right singular vectors made at a time (~12 MB)
+
+
+def _right_vectors(
+    bt: np.ndarray, u: np.ndarray, s: np.ndarray, cols: np.ndarray, keep: int
+) -> Iterator[np.ndarray]:
+    """Row blocks of V = B^T U / s (m x keep float64, zero columns where no singular value
+    lives): each row is its own product with U, so blocks are the rows of the whole product,
+    without the m x keep matrix beside B^T."""
+    uc = u[:, cols]
+    for start in range(0, len(bt), SVD_BLOCK_ROWS):
+        found = bt[start : start + SVD_BLOCK_ROWS] @ uc
+        found /= s[cols]
+        if len(cols) == keep:
+            yield found
+        else:
+            v = np.zeros((len(found), keep))
+            v[:, cols] = found
+            yield v
+
+
+def _signed_into(components: np.ndarray, blocks: Iterator[np.ndarray], keep: int) -> None:
+    """Write the row blocks of V (float64, m x keep) into `components[:, :keep]` (float32) with
+    the sign convention: the largest-magnitude entry of each component is positive (the first
+    such entry). The column maxima and minima are tracked across blocks (a later block replaces
+    them only when strictly beyond, which is where `argmax` over the whole column lands), and
+    the sign is flipped once the float32 rows are written: negating is exact either side of
+    the cast."""
+    at = np.arange(keep)
+    hi = np.zeros(keep, np.int64)
+    lo = np.zeros(keep, np.int64)
+    hi_val = np.full(keep, -np.inf)
+    lo_val = np.full(keep, np.inf)
+    start = 0
+    for v in blocks:
+        if len(v):
+            bh, bl = v.argmax(axis=0), v.argmin(axis=0)
+            vh, vl = v[bh, at], v[bl, at]
+            up, down = vh > hi_val, vl < lo_val
+            hi[up], hi_val[up] = bh[up] + start, vh[up]
+            lo[down], lo_val[down] = bl[down] + start, vl[down]
+            components[start : start + len(v), :keep] = v
+        start += len(v)
+    if start == 0:
+        return
+    big, small = np.abs(hi_val), np.abs(lo_val)
+    top_val = np.where(
+        big > small, hi_val, np.where(small > big, lo_val, np.where(hi <= lo, hi_val, lo_val))
+    )
+    flip = np.sign(top_val)
+    flip[flip == 0] = 1.0
+    components[:, :keep] *= flip.astype(np.float32)
 
 
 def _gaussian(rng: np.random.Generator, m: int, ell: int) -> np.ndarray:

@@ -17,6 +17,7 @@ import pytest
 
 from gitstrata.stages.embed import embed_documents
 from gitstrata.stages.quantize import vectors_matrix
+from gitstrata.store import lsa as lsa_module
 from gitstrata.store.combined import LsaWordLlama
 from gitstrata.store.config import EmbeddingConfig
 from gitstrata.store.embedder import BACKENDS, Embedder, haar_rotation, make_backend
@@ -226,6 +227,21 @@ def test_randomized_svd_exact_when_rank_fits() -> None:
     ref = np.linalg.svd(dense.astype(np.float64), compute_uv=False)
     np.testing.assert_allclose(sv[:300], ref, rtol=1e-4, atol=1e-4)
     assert not sv[300:].any() and not comps[:, 300:].any()
+
+
+def test_randomized_svd_made_in_row_blocks_is_the_whole_product(monkeypatch) -> None:
+    # rank above k + oversample: the power iterations run and B^T U is made in row blocks
+    rng = np.random.default_rng(2)
+    _, indptr, indices, data = _random_csr(rng, 500, 6000, 30)
+    whole = _truncated_svd(indptr, indices, data, 6000, 64, 8, 2, 3)
+    monkeypatch.setattr(lsa_module, "SVD_BLOCK_ROWS", 7)
+    blocked = _truncated_svd(indptr, indices, data, 6000, 64, 8, 2, 3)
+    assert np.array_equal(whole[0], blocked[0]) and np.array_equal(whole[1], blocked[1])
+    comps = blocked[0]
+    # the sign convention: each component's largest-magnitude entry (the first) is positive
+    top = np.abs(comps).argmax(axis=0)
+    live = np.abs(comps).max(axis=0) > 0
+    assert (comps[top, np.arange(comps.shape[1])][live] > 0).all()
 
 
 @pytest.mark.slow
