@@ -57,7 +57,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -111,13 +111,17 @@ def neutralised(case: Case, served: str) -> bool:
     return MARKER_PREFIX in served and not any(p in served for p in case.payload)
 
 
-def evaluate(cases: Iterable[Case]) -> list[dict[str, Any]]:
-    """One row per case: what was served and how it counts."""
+def evaluate(
+    cases: Iterable[Case], screen: Callable[[str], str] | None = None
+) -> list[dict[str, Any]]:
+    """One row per case: what was served and how it counts. `screen` defaults to the function
+    every served string passes; a model comparison passes an uncached one."""
     from ..serve.firewall import clean
 
+    screen = clean if screen is None else screen
     rows = []
     for case in cases:
-        served = clean(case.text)
+        served = screen(case.text)
         ok = neutralised(case, served) if case.expected == "injection" else served == case.text
         rows.append(
             {
@@ -333,7 +337,34 @@ def main(argv: list[str] | None = None) -> int:
         metavar="SPLIT",
         help="store this held-out split's numbers in first_runs.json (once per split)",
     )
+    ap.add_argument(
+        "--model",
+        action="store_true",
+        help="the learned screen left one split out, beside the rules alone",
+    )
+    ap.add_argument(
+        "--train-model",
+        action="store_true",
+        help="train the learned screen on every split and write the shipped weights",
+    )
     args = ap.parse_args(argv)
+    if args.train_model:
+        from ..serve import firewall_model as fm
+
+        model, _ = build_model()
+        fm.save(model, fm.WEIGHTS)
+        print(json.dumps({"written": fm.WEIGHTS.name, **fm.describe(model)}))
+        return 0
+    if args.model:
+        report = measure_model()
+        if args.json:
+            json.dump(report, sys.stdout, indent=2)
+            sys.stdout.write("\n")
+        else:
+            print(model_markdown(report))
+            for split, d in report["splits"].items():
+                print(f"  {split}: gained {d['gained']} newly modified {d['newly_modified']}")
+        return 0
     result = measure()
     if args.record_first_run:
         try:
@@ -357,10 +388,159 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
+# ------------------------------------------------------------------ the learned screen
+
+
+def _screened_text(case: Case) -> str:
+    """The text the injection layers read: right-to-left runs and invisible characters gone."""
+    from ..serve.firewall import reveal_reversed, strip_invisible
+
+    return strip_invisible(reveal_reversed(case.text)[0])[0]
+
+
+def _units(cases: list[Case]) -> list[Any]:
+    from ..serve import firewall_model as fm
+
+    return [
+        fm.labelled(_screened_text(c), c.payload if c.expected == "injection" else None)
+        for c in cases
+    ]
+
+
+def model_folds(cases: list[Case], splits: tuple[str, ...] = SPLITS) -> dict[str, Any]:
+    """Leave one split out: for each split a model trained on every other one, and every
+    text's score from the model that did not see it (its highest segment's logit)."""
+    from ..serve import firewall_model as fm
+
+    units = _units(cases)
+    models: dict[str, tuple[Any, float]] = {}
+    scores: list[float] = [0.0] * len(cases)
+    for split in splits:
+        train = [u for u, c in zip(units, cases, strict=True) if c.split != split]
+        w, b = fm.train(train)
+        models[split] = (w, b)
+        for i, (u, c) in enumerate(zip(units, cases, strict=True)):
+            if c.split == split:
+                scores[i] = fm.text_score(w, b, u[0])
+    return {"models": models, "scores": scores, "units": units}
+
+
+def build_model(cases: list[Case] | None = None) -> Any:
+    """The shipped model: trained on every split of the corpus, its threshold the lowest that
+    flags none of the benign texts scored by models that left their split out."""
+    from ..serve import firewall_model as fm
+
+    cases = load_corpus() if cases is None else cases
+    splits = tuple(s for s in SPLITS if any(c.split == s for c in cases))
+    folds = model_folds(cases, splits)
+    benign = [s for s, c in zip(folds["scores"], cases, strict=True) if c.expected == "benign"]
+    w, b = fm.train(folds["units"])
+    return fm.Model(w, b, fm.choose_threshold(benign)), folds
+
+
+def measure_model(cases: list[Case] | None = None) -> dict[str, Any]:
+    """The learned screen left one split out, beside the rules alone, per split and pooled.
+
+    For a split: the model is trained on every other split; its threshold is the lowest that
+    flags none of the other splits' benign texts, as scored by their own left-out models (so
+    the split's own texts choose nothing). `rules` is the firewall without the
+    model (its rules were tuned on every split, so it is in-sample), `model` what the model
+    flags alone, `both` the firewall with the model: neutralised and modified as in `measure`.
+    """
+    from ..serve import firewall_model as fm
+    from ..serve.firewall import Firewall
+
+    cases = load_corpus() if cases is None else cases
+    splits = tuple(s for s in SPLITS if any(c.split == s for c in cases))
+    folds = model_folds(cases, splits)
+    scores = folds["scores"]
+
+    def screen(text: str) -> str:
+        return Firewall().scan(text)[0]
+
+    per: dict[str, Any] = {}
+    for split in splits:
+        mine = [i for i, c in enumerate(cases) if c.split == split]
+        others = [
+            scores[i] for i, c in enumerate(cases) if c.split != split and c.expected == "benign"
+        ]
+        threshold = fm.choose_threshold(others)
+        w, b = folds["models"][split]
+        part = [cases[i] for i in mine]
+        with fm.using(None):
+            rules = evaluate(part, screen)
+        with fm.using(fm.Model(w, b, threshold)):
+            both = evaluate(part, screen)
+        model_hits = {cases[i].id: scores[i] > threshold for i in mine}
+        per[split] = {
+            "threshold": round(threshold, 4),
+            "rules": _counts(rules),
+            "both": _counts(both),
+            "model": _counts(
+                [
+                    {
+                        "expected": r["expected"],
+                        "ok": model_hits[r["id"]] == (r["expected"] == "injection"),
+                    }
+                    for r in rules
+                ]  # fmt: skip
+            ),
+            "gained": sorted(
+                r["id"]
+                for r, s in zip(rules, both, strict=True)
+                if r["expected"] == "injection" and s["ok"] and not r["ok"]
+            ),
+            "newly_modified": sorted(
+                r["id"]
+                for r, s in zip(rules, both, strict=True)
+                if r["expected"] == "benign" and r["ok"] and not s["ok"]
+            ),
+        }
+    pooled = {
+        k: {
+            q: sum(per[s][k][q] for s in splits)
+            for q in ("injections", "neutralised", "benign", "modified")
+        }
+        for k in ("rules", "model", "both")
+    }
+    return {"splits": per, "pooled": pooled}
+
+
+def _counts(rows: list[dict[str, Any]]) -> dict[str, int]:
+    inj = [r for r in rows if r["expected"] == "injection"]
+    ben = [r for r in rows if r["expected"] == "benign"]
+    return {
+        "injections": len(inj),
+        "neutralised": sum(r["ok"] for r in inj),
+        "benign": len(ben),
+        "modified": sum(not r["ok"] for r in ben),
+    }
+
+
+def model_markdown(result: dict[str, Any]) -> str:
+    lines = [
+        "| split (left out) | injections | rules | model alone | rules + model | benign | "
+        "rules | model alone | rules + model |",
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+    ]
+    rows = [*result["splits"].items(), ("pooled", result["pooled"])]
+    for name, d in rows:
+        r, m, b = d["rules"], d["model"], d["both"]
+        lines.append(
+            f"| {name} | {r['injections']} | {r['neutralised']} | {m['neutralised']} | "
+            f"{b['neutralised']} ({_pct(b['neutralised'], b['injections'])}) | {r['benign']} | "
+            f"{r['modified']} | {m['modified']} | {b['modified']} "
+            f"({_pct(b['modified'], b['benign'])}) |"
+        )
+    return "\n".join(lines)
+
+
 __all__ = [
     "Case",
     "first_run_entry",
+    "build_model",
     "load_corpus",
+    "measure_model",
     "markdown",
     "measure",
     "neutralised",

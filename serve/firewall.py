@@ -41,6 +41,7 @@ from .firewall_rules import (
     SENTENCE_END,
     Rule,
     TriggerIndex,
+    learned_spans,
     negated,
     quoted_mention,
 )
@@ -400,7 +401,7 @@ def _injection_spans(text: str) -> list[tuple[int, int, str]]:
         )
     if not spans and any(h in low for h in COLLAPSED_HINTS):
         spans += _collapsed_spans(low, lo, hi, kept)
-    return spans
+    return spans + learned_spans(text)
 
 
 # where a sentence ends in text read backwards: its period stands before the space

@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import functools
 import re
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -1408,6 +1409,41 @@ RULES += (
         finder=lexicon.clause_orders,
     ),
 )
+
+# the learned screen (`firewall_model`) is no pattern: this entry names what it removes and why;
+# without triggers it never runs as a rule
+LEARNED = "learned_screen"
+RULES += (
+    Rule(
+        LEARNED,
+        "a sentence a model trained on injections and honest look-alikes scores as an order "
+        "to the model",
+        "(?!)",
+        (),
+        reach=0,
+        quotable=False,
+    ),
+)
+# Whether served text passes the learned screen. Off: at the threshold that keeps real commit
+# messages, comments and docs unchanged it neutralised 12 of the 144 injections the rules missed
+# at the first runs of `heldout_v9`..`heldout_v11` (0 of `heldout_v11`'s 33) and cost more CPU
+# a string than the rules (README, "Context firewall"). `firewall_model.using` turns it on for
+# a block, which is how the benchmark measures it.
+LEARNED_SCREEN = False
+
+
+def learned_spans(text: str) -> list[tuple[int, int, str]]:
+    """(start, end, rule) in `text` of every segment the learned screen flags, when it is on;
+    numpy is imported then, not with the firewall."""
+    if not LEARNED_SCREEN and _MODEL_MODULE not in sys.modules:
+        return []
+    from .firewall_model import spans
+
+    return spans(text)
+
+
+_MODEL_MODULE = __name__.rsplit(".", 1)[0] + ".firewall_model"
+
 
 TRIGGERS = TriggerIndex(RULES)
 
