@@ -18,7 +18,8 @@ generation: repeated ones reuse the generation's part of the answer); `Strata(re
 open time after imports (the engine included); the one-shot CLI's wall time for `preflight`
 and `query` (median of `--cli-runs` processes after one warm-up, so the disk cache is warm),
 with the process's user + system CPU time. `--phases` adds the CPU time per call of each phase of
-preflight and search (timers around the engine's callees, after the latency passes).
+preflight and search (timers around the engine's callees), over the first calls (which then
+carry the timers' own cost) and over questions asked again after the latency passes.
 """
 
 from __future__ import annotations
@@ -32,6 +33,8 @@ import sys
 import tempfile
 import time
 from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -148,15 +151,22 @@ def measure(
     warm_ms = (time.perf_counter() - t0) * 1000
     # the first call of each target and query after `warm()`: what a question not asked
     # before in this generation costs (later calls reuse the generation's part of the answer)
-    first_pre, first_srch = [], []
-    for t in targets:
-        c0 = time.thread_time()
-        engine.preflight(*t)
-        first_pre.append((time.thread_time() - c0) * 1000)
-    for q in texts:
-        c0 = time.thread_time()
-        engine.search(q, 10)
-        first_srch.append((time.thread_time() - c0) * 1000)
+    # (with `--phases` the timers run over this pass too: its phases are the first calls')
+    first_pre: list[float] = []
+    first_srch: list[float] = []
+    first_phases: dict[str, dict[str, float]] = {}
+    with phase_timers(engine, with_phases) as spent:
+        for what, call, items, into in (
+            ("preflight", lambda t: engine.preflight(*t), targets, first_pre),
+            ("search", lambda q: engine.search(q, 10), texts, first_srch),
+        ):
+            spent.clear()
+            for item in items:
+                c0 = time.thread_time()
+                call(item)
+                into.append((time.thread_time() - c0) * 1000)
+            if with_phases:
+                first_phases[f"{what} (first call)"] = per_call(spent, into)
     pre, srch, pre_cpu, srch_cpu = [], [], [], []
     for _ in range(rounds):
         for t in targets:
@@ -170,7 +180,7 @@ def measure(
             engine.search(q, 10)
             srch.append((time.perf_counter() - t0) * 1000)
             srch_cpu.append((time.thread_time() - c0) * 1000)
-    phases = phase_breakdown(engine, targets, texts) if with_phases else None
+    phases = {**first_phases, **phase_breakdown(engine, targets, texts)} if with_phases else None
     return {
         **({"phases": phases} if phases else {}),
         "import_ms": round(import_ms, 1),
@@ -221,11 +231,10 @@ PHASES = (
 )
 
 
-def phase_breakdown(
-    engine: Any, targets: list[Target], texts: list[str], rounds: int = 5
-) -> dict[str, dict[str, float]]:
-    """CPU milliseconds per call of each phase (mean), for preflight and search: each callee of
-    the engine is wrapped with a timer on this engine only (module functions for the run)."""
+@contextmanager
+def phase_timers(engine: Any, on: bool = True) -> Iterator[dict[str, float]]:
+    """CPU seconds spent in each phase (label -> seconds) while the block runs: each callee of
+    the engine is wrapped with a timer on this engine only (module functions for the block)."""
     from gitstrata.serve import engine as engine_module
 
     spent: dict[str, float] = {}
@@ -246,7 +255,7 @@ def phase_breakdown(
         undo.append((owner, name, vars(owner).get(name), name in vars(owner)))
         setattr(owner, name, timed)
 
-    for where, label in PHASES:
+    for where, label in PHASES if on else ():
         head, _, name = where.rpartition(".")
         if head == "Intent":
             wrap(engine_module.Intent, name, label)
@@ -256,29 +265,45 @@ def phase_breakdown(
             wrap(engine_module, name, label)
         else:
             wrap(engine, name, label)
-    out: dict[str, dict[str, float]] = {}
     try:
-        for what, call, items in (
-            ("preflight", lambda t: engine.preflight(*t), targets),
-            ("search", lambda q: engine.search(q, 10), texts),
-        ):
-            spent.clear()
-            c0 = time.thread_time()
-            for _ in range(rounds):
-                for item in items:
-                    call(item)
-            n = rounds * len(items)
-            total = (time.thread_time() - c0) * 1000 / n
-            out[what] = {"total": round(total, 3)}
-            for _, label in PHASES:  # in the order of the table, nested under their parent
-                if label in spent:
-                    out[what][label] = round(spent[label] * 1000 / n, 3)
+        yield spent
     finally:
         for owner, name, raw, own in reversed(undo):
             if own:
                 setattr(owner, name, raw)
             else:
                 delattr(owner, name)
+
+
+def per_call(spent: dict[str, float], cpu_ms: list[float]) -> dict[str, float]:
+    """{"total": mean CPU ms per call, label: mean ms per call} in the order of `PHASES`."""
+    n = max(1, len(cpu_ms))
+    out = {"total": round(sum(cpu_ms) / n, 3)}
+    for _, label in PHASES:  # in the order of the table, nested under their parent
+        if label in spent:
+            out[label] = round(spent[label] * 1000 / n, 3)
+    return out
+
+
+def phase_breakdown(
+    engine: Any, targets: list[Target], texts: list[str], rounds: int = 5
+) -> dict[str, dict[str, float]]:
+    """CPU milliseconds per call of each phase (mean), for preflight and search asked again
+    (`rounds` passes over questions the generation has answered before)."""
+    out: dict[str, dict[str, float]] = {}
+    with phase_timers(engine) as spent:
+        for what, call, items in (
+            ("preflight", lambda t: engine.preflight(*t), targets),
+            ("search", lambda q: engine.search(q, 10), texts),
+        ):
+            spent.clear()
+            cpu: list[float] = []
+            for _ in range(rounds):
+                for item in items:
+                    c0 = time.thread_time()
+                    call(item)
+                    cpu.append((time.thread_time() - c0) * 1000)
+            out[f"{what} (repeated)"] = per_call(spent, cpu)
     return out
 
 

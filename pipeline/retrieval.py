@@ -82,7 +82,7 @@ def journal_records(journal: Journal, redactor: Redactor | None = None) -> list[
 # Inside `fulltext/`: each document's field terms by content hash, so the next run tokenizes
 # only new and changed documents (tokenizing is most of a full-text build).
 TERMS_CACHE = fulltext.TERMS_FILE  # the reranker reads the same file
-_TERM_FIELDS = ("title", "symbol", "path", "body")
+_TERM_FIELDS = ("title", "symbol", "path", "body", "head")
 
 
 # Fewer documents than this are tokenized in this process: starting pool workers (each imports
@@ -92,17 +92,22 @@ POOL_MIN_DOCUMENTS = 4_000
 FULLTEXT_THREADS_MIN_DOCUMENTS = 20_000
 
 
-def _field_terms(row: tuple[str, list[str], list[str], str]) -> tuple[str, str, str, str]:
-    return fulltext.field_terms(*row)
+_Terms = tuple[str, str, str, str, str | None]
 
 
-def _previous_terms(folder: Path | None) -> dict[str, tuple[str, str, str, str]]:
+def _field_terms(row: tuple[str, list[str], list[str], str]) -> _Terms:
+    return (*fulltext.field_terms(*row), fulltext.head_terms(row[3]))
+
+
+def _previous_terms(folder: Path | None) -> dict[str, _Terms]:
     if folder is None or not (folder / TERMS_CACHE).is_file():
         return {}
     try:
         t = pq.read_table(folder / TERMS_CACHE).to_pydict()
     except (OSError, pa.ArrowInvalid):
         return {}  # a cache: recomputing is always correct
+    if any(name not in t for name in _TERM_FIELDS):
+        return {}  # written before a field was kept
     fields = [t[name] for name in _TERM_FIELDS]
     return {h: tuple(row) for h, *row in zip(t["content_hash"], *fields, strict=True)}  # type: ignore[misc]
 
@@ -133,7 +138,7 @@ def run_documents(ctx: StageContext) -> StageResult:
     threads = 1 if len(hashes) < FULLTEXT_THREADS_MIN_DOCUMENTS else max(1, min(4, ctx.jobs))
     with ctx.progress.task("documents: full-text index", total=None):
         written = fulltext.write_index(
-            out, zip(*cols.values(), strict=True), threads=threads, terms=terms.__getitem__
+            out, zip(*cols.values(), strict=True), threads=threads, terms=lambda i: terms[i][:4]
         )
     cache = {"content_hash": pa.array(hashes, pa.string())}
     for k, name in enumerate(_TERM_FIELDS):

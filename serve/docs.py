@@ -15,11 +15,14 @@ from functools import cached_property, lru_cache
 import numpy as np
 import pyarrow as pa
 
-from ..store.fulltext import read_field_terms
+from ..store.fulltext import RERANK_CHARS, read_field_terms
 from ..store.generations import Generation
 from ..store.tokenizer import tokenize
 from ..store.vecstore import open_docmeta
 from . import arrow_ops as pc
+
+# (title terms, body terms, body fits `TEXT_LIMIT`, head terms or None): see `_read_cached_terms`
+_Cached = tuple[pa.ChunkedArray, pa.ChunkedArray, np.ndarray, pa.ChunkedArray | None]
 
 
 class _Dict:
@@ -51,7 +54,7 @@ class _Dict:
 
 
 # The reranker reads this many characters of a body (`DocTable.text`).
-TEXT_LIMIT = 4000
+TEXT_LIMIT = RERANK_CHARS
 
 
 class DocTable:
@@ -70,7 +73,7 @@ class DocTable:
         self.commit_code = self.kind.code("commit")
         # set by `warm`: a one-shot query tokenizes its few candidates faster than it reads
         # every document's cached terms; a server reads them once and tokenizes no document
-        self._cached_terms: tuple[pa.ChunkedArray, pa.ChunkedArray, np.ndarray] | None = None
+        self._cached_terms: _Cached | None = None
         self.symbol_code = self.kind.code("symbol")
 
     @lru_cache(maxsize=16384)  # noqa: B019 (one DocTable per generation, dropped on reload)
@@ -148,24 +151,39 @@ class DocTable:
         return list(self._paths(row))
 
     @lru_cache(maxsize=8192)  # noqa: B019 (one DocTable per generation, dropped on reload)
-    def terms(self, row: int) -> tuple[frozenset[tuple[str, str]], frozenset[str], frozenset[str]]:
-        """(adjacent term pairs, term set, title term set) of a document, cached."""
+    def terms(self, row: int) -> tuple[str, str]:
+        """(terms of `text`, terms of the title) of a document, each joined by single spaces
+        with a space before and after, cached: a term `t` is in it where `f" {t} "` is, and
+        two terms follow each other where `f" {a} {b} "` is (no term holds a space), so the
+        reranker asks its few query terms without a set of every document term."""
         cached = self._cached_terms
-        if cached is not None and cached[2][row]:
-            # `text` is title, newline, body, and no term spans a newline
-            title = cached[0][row].as_py().split()
-            seq = title + cached[1][row].as_py().split()
+        body = None
+        if cached is not None:
+            # `text` is title, newline, the body's first `TEXT_LIMIT` characters, and no term
+            # spans a newline; the cache joins each field's terms by single spaces
+            if cached[2][row]:
+                body = cached[1][row].as_py()
+            elif cached[3] is not None:
+                body = cached[3][row].as_py()  # a longer body's head, where the index has it
+        if body is not None:
+            title = cached[0][row].as_py()  # type: ignore[index]
+            seq = f"{title} {body}" if title and body else title or body
         else:
-            title = tokenize(self.title(row))
-            seq = tokenize(self.text(row))
-        return frozenset(zip(seq, seq[1:], strict=False)), frozenset(seq), frozenset(title)
+            title = " ".join(tokenize(self.title(row)))
+            seq = " ".join(tokenize(self.text(row)))
+        return f" {seq} ", f" {title} "
 
-    def _read_cached_terms(self) -> tuple[pa.ChunkedArray, pa.ChunkedArray, np.ndarray] | None:
-        """(title terms, body terms, body within `TEXT_LIMIT`) per row, from the index-time
-        cache; None for an index without it. The cache holds the whole body's terms, so only
-        a body the reranker reads whole can use them; `tokenize` never joins terms across
-        the newline `text` puts between title and body."""
-        cache = read_field_terms(self.gen.file("fulltext"), ("content_hash", "title", "body"))
+    def _read_cached_terms(self) -> _Cached | None:
+        """(title terms, body terms, body within `TEXT_LIMIT`, terms of a longer body's first
+        `TEXT_LIMIT` characters or None) per row, from the index-time cache; None for an index
+        without it. The body terms cover the whole body, so they serve a body the reranker
+        reads whole; a longer one is read from its head terms, or tokenized for an index
+        written before they were kept. `tokenize` never joins terms across the newline `text`
+        puts between title and body."""
+        folder = self.gen.file("fulltext")
+        cache = read_field_terms(folder, ("content_hash", "title", "body", "head"))
+        if cache is None:
+            cache = read_field_terms(folder, ("content_hash", "title", "body"))
         if cache is None or cache.num_rows != self.n:
             return None
         hashes = self.gen.table("documents", columns=["content_hash"]).column("content_hash")
@@ -173,7 +191,13 @@ class DocTable:
             return None  # not this generation's documents: tokenize instead
         body = self._texts[1]
         fits = pc.fill_null(pc.less_equal(pc.utf8_length(body), TEXT_LIMIT), True)
-        return cache.column("title"), cache.column("body"), fits.to_numpy(zero_copy_only=False)
+        head = cache.column("head") if "head" in cache.column_names else None
+        return (
+            cache.column("title"),
+            cache.column("body"),
+            fits.to_numpy(zero_copy_only=False),
+            head,
+        )
 
     def warm(self) -> None:
         for attr in ("by_symbol_id", "by_sha", "by_path", "by_name", "_texts"):

@@ -98,30 +98,34 @@ def rerank(
     query: str,
     query_terms: Sequence[str],
     idf: Callable[[str], float],
-    doc_terms: Callable[[int], tuple[frozenset[tuple[str, str]], frozenset[str], frozenset[str]]],
+    doc_terms: Callable[[int], tuple[str, str]],
     doc_text: Callable[[int], str],
     prefer: str,
     weights: dict[str, float] | None = None,
 ) -> list[Candidate]:
-    """Score `candidates` in place and return them best first (ties by row)."""
+    """Score `candidates` in place and return them best first (ties by row). `doc_terms(row)`
+    gives a document's terms and its title's, each joined by single spaces between spaces
+    (`serve/docs.py::DocTable.terms`): a term is looked up as `" term "`, a bigram as
+    `" a b "`, so a document costs a few substring tests, not a set of all its terms."""
     w = weights or WEIGHTS
     terms = list(dict.fromkeys(query_terms))
     idfs = [max(0.0, idf(t)) for t in terms]
     total_idf = sum(idfs) or 1.0
-    bigrams = list(zip(terms, terms[1:], strict=False))
+    spaced = [f" {t} " for t in terms]
+    bigrams = [f" {a} {b} " for a, b in zip(terms, terms[1:], strict=False)]
     verbatim = verbatim_tokens(query)
     top_rrf = max((c.rrf for c in candidates), default=0.0) or 1.0
     top_graph = max((c.graph for c in candidates), default=0.0) or 1.0
     for c in candidates:
-        pairs, tset, title = doc_terms(c.row)
-        cov = sum(i for t, i in zip(terms, idfs, strict=True) if t in tset) / total_idf
-        tcov = sum(i for t, i in zip(terms, idfs, strict=True) if t in title) / total_idf
-        if prefer in ("code", "edit") and any("/" in t for t in title):
+        seq, title = doc_terms(c.row)
+        cov = sum(i for t, i in zip(spaced, idfs, strict=True) if t in seq) / total_idf
+        tcov = sum(i for t, i in zip(spaced, idfs, strict=True) if t in title) / total_idf
+        if prefer in ("code", "edit") and "/" in title:
             # a file's own chunk is titled by its path: a request's place words ("the mobile
             # order screen") name that file, while the edit goes into one of its functions
             tcov *= PATH_TITLE_SHARE
         if bigrams:
-            big = sum(1 for b in bigrams if b in pairs) / len(bigrams)
+            big = sum(1 for b in bigrams if b in seq) / len(bigrams)
         else:
             big = 0.0
         if verbatim:

@@ -33,8 +33,11 @@ TEXT_FIELDS = ("title", "symbol", "path", "body")
 BOOSTS = {"symbol": 3.0, "title": 2.5, "path": 1.5, "body": 1.0}
 REBUILD = "gitstrata index --rebuild"
 # Beside the index: each document's `field_terms` by content hash, one row per document in
-# document order, so a refresh tokenizes only changed documents and the reranker none.
+# document order, so a refresh tokenizes only changed documents and the reranker none; and the
+# terms of the part of a long body the reranker reads (`head_terms`, null for a shorter body).
 TERMS_FILE = "terms.parquet"
+# the reranker reads a body's first characters only (`serve/docs.py::DocTable.text`)
+RERANK_CHARS = 4000
 _RUST_REGEX_META = set("\\.+*?()|[]{}^$#&-~")
 
 
@@ -69,6 +72,12 @@ def field_terms(
         terms_text(" ".join(paths or ())),
         terms_text(body),
     )
+
+
+def head_terms(body: str | None) -> str | None:
+    """The terms of the first `RERANK_CHARS` characters of a longer body (what the reranker
+    reads of it), else None: a body that fits is read whole, and its field terms serve."""
+    return terms_text(body[:RERANK_CHARS]) if body and len(body) > RERANK_CHARS else None
 
 
 def read_field_terms(directory: Path, fields: Sequence[str]) -> pa.Table | None:

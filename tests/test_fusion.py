@@ -112,7 +112,7 @@ def test_a_change_request_does_not_credit_a_files_path_title_in_full() -> None:
             "show the tax on the mobile order screen",
             query,
             lambda t: 1.0,
-            lambda r: (frozenset(), frozenset(query), titles[r]),
+            lambda r: (f" {' '.join(query)} ", f" {' '.join(sorted(titles[r]))} "),
             lambda r: "",
             prefer,
         )

@@ -32,3 +32,32 @@ def test_a_timestamp_column_reads_as_arrow_reads_it(instants, unit, tz) -> None:
     assert [getattr(x, "tzinfo", None) for x in got] == [
         getattr(x, "tzinfo", None) for x in expected
     ]
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.one_of(st.none(), instant), st.one_of(st.none(), st.text(max_size=8))),
+        max_size=30,
+    ),
+    st.integers(0, 5),
+)
+def test_a_tables_rows_read_as_arrow_reads_them(rows, start) -> None:
+    """`Grouped`'s rows: a slice of a table with a UTC commit time, strings and nulls."""
+    import pyarrow as pa
+
+    from gitstrata.serve.index import _rows
+
+    times = [None if x is None else x[0] * 1_000_000 + x[1] for x, _ in rows]
+    table = pa.table(
+        {
+            "sha": pa.array([s for _, s in rows], pa.string()),
+            "commit_time": pa.array(times, pa.timestamp("us", tz="UTC")),
+            "lines": pa.array(list(range(len(rows))), pa.int32()),
+        }
+    ).slice(min(start, len(rows)))
+    expected = table.to_pylist()
+    got = _rows(table)
+    assert got == expected
+    assert [list(r) for r in got] == [list(r) for r in expected]  # the same key order
+    assert repr(got) == repr(expected)

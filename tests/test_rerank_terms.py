@@ -4,6 +4,8 @@ still be served."""
 
 from __future__ import annotations
 
+import pyarrow.parquet as pq
+
 from gitstrata import Strata
 from gitstrata.serve.docs import TEXT_LIMIT, DocTable
 from gitstrata.store.fulltext import TERMS_FILE, read_field_terms
@@ -27,7 +29,21 @@ def refund(client, charge_id):
 def _reference(docs: DocTable, row: int) -> tuple:
     seq = tokenize(docs.text(row))
     title = tokenize(docs.title(row))
-    return frozenset(zip(seq, seq[1:], strict=False)), frozenset(seq), frozenset(title)
+    return f" {' '.join(seq)} ", f" {' '.join(title)} "
+
+
+def _lookups_agree(docs: DocTable, row: int) -> None:
+    """The reranker's substring tests give what set lookups over the tokens give."""
+    seq, title = tokenize(docs.text(row)), tokenize(docs.title(row))
+    joined, joined_title = docs.terms(row)
+    pairs = set(zip(seq, seq[1:], strict=False))
+    probes = set(seq) | set(title) | {"refund", "charge", "retry", "zzz", "pay"}
+    for t in probes:
+        assert (f" {t} " in joined) == (t in seq)
+        assert (f" {t} " in joined_title) == (t in title)
+    for a in probes:
+        for b in list(probes)[:12]:
+            assert (f" {a} {b} " in joined) == ((a, b) in pairs)
 
 
 def test_cached_terms_match_tokenizing(git_repo) -> None:
@@ -48,6 +64,22 @@ def test_cached_terms_match_tokenizing(git_repo) -> None:
     for row in range(docs.n):
         assert fits[row] == (len(docs._texts[1][row].as_py() or "") <= TEXT_LIMIT)
         assert docs.terms(row) == _reference(docs, row) == cold[row]
+        _lookups_agree(docs, row)
+
+    # a long body's terms come from the head the index kept for it, tokenizing nothing
+    assert cached[3] is not None
+    for row in range(docs.n):
+        assert (cached[3][row].as_py() is None) == bool(fits[row])
+
+    # a cache written before the heads were kept: long bodies are tokenized, the same terms
+    folder = gen.file("fulltext")
+    table = pq.read_table(folder / TERMS_FILE)
+    pq.write_table(table.drop_columns(["head"]), folder / TERMS_FILE)
+    headless = DocTable(gen)
+    headless.warm()
+    assert headless._cached_terms is not None and headless._cached_terms[3] is None
+    for row in range(headless.n):
+        assert headless.terms(row) == docs.terms(row)
 
     # an index written before the cache existed: the same terms, by tokenizing
     (gen.file("fulltext") / TERMS_FILE).unlink()
