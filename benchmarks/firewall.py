@@ -426,8 +426,10 @@ def model_folds(cases: list[Case], splits: tuple[str, ...] = SPLITS) -> dict[str
 
 
 def build_model(cases: list[Case] | None = None) -> Any:
-    """The shipped model: trained on every split of the corpus, its threshold the lowest that
-    flags none of the benign texts scored by models that left their split out."""
+    """The shipped model: trained on every split of `cases` (the whole corpus by default), its
+    threshold the lowest that flags none of the benign texts scored by models that left their
+    split out; the splits are kept in the model, so a split added later does not change what a
+    fresh training run on them gives."""
     from ..serve import firewall_model as fm
 
     cases = load_corpus() if cases is None else cases
@@ -435,7 +437,7 @@ def build_model(cases: list[Case] | None = None) -> Any:
     folds = model_folds(cases, splits)
     benign = [s for s, c in zip(folds["scores"], cases, strict=True) if c.expected == "benign"]
     w, b = fm.train(folds["units"])
-    return fm.Model(w, b, fm.choose_threshold(benign)), folds
+    return fm.Model(w, b, fm.choose_threshold(benign), splits), folds
 
 
 def measure_model(cases: list[Case] | None = None) -> dict[str, Any]:

@@ -173,6 +173,7 @@ class Model:
     weights: np.ndarray  # float32, 2**BITS
     bias: float
     threshold: float  # a segment is flagged when its logit is above it
+    splits: tuple[str, ...] = ()  # the corpus splits it was trained on
 
     def scores(self, feats: Featurised) -> np.ndarray:
         """Each segment's logit."""
@@ -223,6 +224,7 @@ def load(path: Path) -> Model:
             data["weights"].astype(np.float32),
             float(data["bias"]),
             float(data["threshold"]),
+            tuple(str(s) for s in data["splits"]) if "splits" in data else (),
         )
 
 
@@ -232,6 +234,7 @@ def save(model: Model, path: Path) -> None:
         weights=model.weights.astype(np.float32),
         bias=np.float64(model.bias),
         threshold=np.float64(model.threshold),
+        splits=np.array(model.splits, dtype=str),
     )
 
 
