@@ -92,7 +92,8 @@ _CONTAINERS = {
     "python": None,  # Python has its own indentation rules in `spans`
     "js": frozenset({"module", "function", "method", "interface", "type", "enum"}),
     "go": frozenset({"module", "function", "method", "struct", "interface", "type"}),
-    "rust": frozenset({"function", "method", "struct", "enum", "type", "impl", "trait"}),
+    # Rust's module level also, when `separated` holds (an attribute attaches across blanks)
+    "rust": frozenset({"function", "method", "struct", "enum", "type", "impl", "trait", "module"}),
     "java": frozenset({"module", "function", "method"}),
 }
 # the structural-only languages keep the first, strictest rule: only inside functions, and no
@@ -176,6 +177,89 @@ def shape(
     # the block the lines after the hunk belong to
     heads = [b"%d" % _indent(line) for line in code.split(b"\n") if line.rstrip().endswith(b":")]
     return brackets + b"|" + b",".join(heads)
+
+
+def needs_separation(language: str | None, kind: str) -> bool:
+    """Whether a hunk in a container of `kind` is derived only when `separated` holds: at
+    Rust's module level, an attribute left without its item (or a line removed from between an
+    attribute and an item) joins the next symbol across blank and comment lines."""
+    return kind == "module" and family(language) == "rust"
+
+
+def _comment_or_blank(line: bytes) -> bool | None:
+    """True for a blank or `//` line, False for code, None when a block comment may be open."""
+    text = line.strip()
+    if b"/*" in text or b"*/" in text:
+        return None
+    return not text or text.startswith(b"//")
+
+
+def _last_code(lines: list[bytes]) -> tuple[bytes | None, bool]:
+    """(the last line of code among `lines` or None, whether that is certain: no block comment
+    on the way)."""
+    for line in reversed(lines):
+        kind = _comment_or_blank(line)
+        if kind is None:
+            return None, False
+        if not kind:
+            return line, True
+    return None, True
+
+
+_RUST_HEADER = re.compile(rb"\b(?:fn|struct|enum|union|trait|impl|type)\b")
+
+
+def needs_header(language: str | None, kind: str) -> bool:
+    """Whether a hunk in a Rust symbol must be checked to lie below its header: a symbol starts
+    at its attributes, and a line put between them and the header splits them off."""
+    return kind != "module" and family(language) == "rust"
+
+
+def below_header(known: list[bytes] | None, start: int, upto: int) -> bool:
+    """Whether one of the known side's lines start..upto (1-based) holds the symbol's header
+    (a declaration keyword outside strings and comments), i.e. the hunk after `upto` is not
+    among the attributes above it."""
+    if known is None:
+        return False
+    for k in range(start, min(upto, len(known)) + 1):
+        code = _SCRUB["rust"].sub(_blank, known[k - 1])
+        if not code.lstrip().startswith(b"#") and _RUST_HEADER.search(code):
+            return True
+    return False
+
+
+def separated(
+    known: list[bytes] | None,
+    x_lines: list[bytes],
+    y_lines: list[bytes],
+    above: int,
+    below: int,
+    symbol_start: int | None,
+) -> bool:
+    """Whether the next symbol's first line (after its attributes) is the same on both sides of
+    a Rust module-level hunk: the attributes above a symbol are found by walking up over blank
+    and comment lines to the first code line, which belongs to them only when it closes a `]`.
+    `known` is the known side's text (1-based lines; the hunk replaced `x_lines` by `y_lines`
+    between its lines `above` and `below`), `symbol_start` the first line of the next symbol
+    (None: none follows). A block comment on the way, or no text, gives False."""
+    if symbol_start is None:
+        return True
+    if known is None:
+        return False
+    for k in range(below, min(symbol_start, len(known) + 1)):
+        kind = _comment_or_blank(known[k - 1])
+        if kind is None:
+            return False
+        if not kind:
+            return True  # a statement between the hunk and the symbol stops every walk
+    above_line, above_clear = _last_code(known[: max(0, above)])
+    for side in (x_lines, y_lines):
+        stop, clear = _last_code(side)
+        if stop is None and clear:
+            stop, clear = above_line, above_clear
+        if not clear or (stop is not None and b"]" in stop):
+            return False
+    return True
 
 
 def compatible(x_shape: bytes | None, y_shape: bytes | None) -> bool:

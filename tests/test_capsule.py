@@ -484,6 +484,75 @@ def test_spliced_rust_spans_equal_parsing(edits):
             assert _same(got, want), (fwd, hunks)
 
 
+RS_MODULE_TEMPLATES = [
+    *RS_TEMPLATES,
+    ["use std::io;"],
+    ["const LIMIT: i32 = 10;"],
+    ["/// doc of what follows"],
+    ["#[cfg(test)]"],
+    ["#[derive(Debug,", "    Clone)]"],
+    ['static NAMES: [&str; 1] = ["a"];'],
+    ["/* block", "   comment */"],
+]
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
+@given(
+    st.lists(
+        st.tuples(st.integers(0, 32), st.integers(0, 2), st.sampled_from(RS_MODULE_TEMPLATES)),
+        min_size=1,
+        max_size=3,
+    )
+)
+def test_derived_rust_spans_equal_parsing(edits):
+    """Rust hunks at module level too (imports, constants, attributes left without their item
+    or cut from it), read against the known side's text."""
+    old, new, new_text = _edited(RS_SOURCE, edits)
+    (x, px), (y, py) = _rust_spans(RS_SOURCE), _rust_spans(new_text)
+    assume(px == py == "tree-sitter" and x.clean and y.clean)
+    hunks = _hunks(old, new)
+    assume(hunks)
+    for fwd, known, want, data in ((True, x, y, RS_SOURCE), (False, y, x, new_text)):
+        got = spans.derive(known, hunks, forward=fwd, text=lambda d=data: d.encode())
+        if got is not None:
+            assert _same(got, want), (fwd, hunks)
+
+
+def test_rust_module_hunks_derive_unless_an_attribute_may_move():
+    """A changed import derives; an attribute left above the next item, or a line removed
+    from between an attribute and an item, does not."""
+    base = "use a;\nuse b;\n\nfn f() {\n    1\n}\n"
+    x, _ = _rust_spans(base)
+    edited = base.replace("use b;", "use c;")
+    hunks = _hunks(base.splitlines(), edited.splitlines())
+    got = spans.derive(x, hunks, forward=True, text=base.encode)
+    assert got is not None and _same(got, _rust_spans(edited)[0])
+    assert spans.derive(x, hunks, forward=True) is None  # no text: no judgement
+    for edited in (
+        base.replace("use b;", "#[cfg(test)]"),
+        base.replace("use b;", "use b; // ]"),
+    ):
+        hunks = _hunks(base.splitlines(), edited.splitlines())
+        assert spans.derive(x, hunks, forward=True, text=base.encode) is None
+    attached = "#[cfg(test)]\nuse b;\n\nfn f() {\n    1\n}\n"
+    x, _ = _rust_spans(attached)
+    edited = attached.replace("use b;\n", "")
+    hunks = _hunks(attached.splitlines(), edited.splitlines())
+    assert spans.derive(x, hunks, forward=True, text=attached.encode) is None
+    assert _rust_spans(edited)[0].starts[1] == 1  # the attribute joined `f`
+
+
+def test_rust_2015_try_macro_parses_cleanly():
+    """`try!(...)` (a keyword from edition 2018 on) does not make a file unparsable; the
+    symbols keep the file's own text."""
+    text = b"fn load(p: &str) -> Result<i32, E> {\n    let v = try!(read(p));\n    Ok(v)\n}\n"
+    found = treesitter.parse_tree(Source(text, "rust"))
+    assert found is not None and not found[1]
+    parsed = parse_source("m.rs", text)
+    assert parsed.parser == "tree-sitter"
+    assert [(s.qualname, s.start_line, s.end_line) for s in parsed.symbols[1:]] == [("load", 1, 4)]
+
+
 # ---------------------------------------------------------------- intent (table-driven)
 
 INTENT_CASES = [
