@@ -21,6 +21,10 @@ project builds; a change that breaks the syntax is the one case where a parse co
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
 
 _DQ = rb'"(?:[^"\\\n]|\\.)*"'
 _SQ = rb"'(?:[^'\\\n]|\\.)*'"
@@ -122,6 +126,9 @@ _STARTS_OPEN = {
 }
 
 
+_CLOSES_VALUE = re.compile(rb"\}[\s);,]*$")
+
+
 def family(language: str | None) -> str | None:
     return _FAMILY.get(language or "")
 
@@ -136,11 +143,17 @@ def container_ok(language: str | None, kind: str) -> bool:
 
 
 def shape(
-    lines: list[bytes], language: str | None, top: bool, follows_symbol: bool = True
+    lines: list[bytes],
+    language: str | None,
+    top: bool,
+    follows_symbol: bool = True,
+    plain_before: bool = False,
 ) -> bytes | None:
     """The unmatched brackets of a block of changed lines, or None when a line might change the
     symbol structure (`top`: the lines sit at module level; `follows_symbol`: a symbol inside
-    the same container ends before them, so a line that continues a statement may extend it)."""
+    the same container ends before them, so a line that continues a statement may extend it;
+    `plain_before`: the statement before the lines is known to hold no symbol and to become
+    none when continued or cut, see `plain_statement`)."""
     fam = family(language)
     block = b"\n".join(lines)
     if fam is None:
@@ -160,9 +173,15 @@ def shape(
         ends_open = _ENDS_OPEN if top else _ENDS_DECLARING
         if filled and (
             ends_open.search(filled[-1])
-            or ((top or follows_symbol) and _STARTS_OPEN[fam].match(filled[0]))
+            or ((top or follows_symbol) and not plain_before and _STARTS_OPEN[fam].match(filled[0]))
         ):
             return None
+        if fam == "js":
+            # a line continuing a function value that closes inside the block (`})` then
+            # `.call(x)`): whether that value is a symbol changes with it
+            for before, line in zip(filled, filled[1:], strict=False):
+                if _STARTS_OPEN[fam].match(line) and _CLOSES_VALUE.search(before):
+                    return None
     for line in code_lines:
         if open_lex.search(line) or declare.search(line):
             return None
@@ -258,6 +277,40 @@ def separated(
         if stop is None and clear:
             stop, clear = above_line, above_clear
         if not clear or (stop is not None and b"]" in stop):
+            return False
+    return True
+
+
+def continues_across(language: str | None, top: bool) -> bool:
+    """Whether `plain_statement` can lift the refusal of a line that continues the statement
+    before it (JS and TS at module level: chained calls in test suites)."""
+    return top and family(language) == "js"
+
+
+def plain_statement(
+    known: list[bytes] | None, above: int, symbol_ends_on: Callable[[int], Any]
+) -> bool:
+    """Whether the statement ending on the known side's last code line at or above line `above`
+    (1-based) holds no symbol now (no symbol ends on that line: `symbol_ends_on(line)` is true,
+    or an array with a true element, when one does) and becomes none when a line
+    continuing it (`.then(...)`) is added or removed: a function value held by a declaration,
+    an assignment or a call ends with `}` (then `)`, `;` or `,` at most), unless it is an arrow
+    with an expression body, which is a symbol already and so ends there."""
+    if known is None:
+        return False
+    for k in range(min(above, len(known)), 0, -1):
+        kind = _comment_or_blank(known[k - 1])
+        if kind is None:
+            return False
+        if not kind:
+            break
+    else:
+        return False  # nothing above: no statement to continue (the caller refuses as before)
+    line = known[k - 1]
+    if bool(np.any(symbol_ends_on(k))) or b"`" in line:
+        return False
+    for code in (line, line.split(b"//", 1)[0]):
+        if code.rstrip().rstrip(b");,").rstrip().endswith(b"}"):
             return False
     return True
 

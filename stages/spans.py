@@ -238,7 +238,16 @@ def derive(
         inside[spans.module] = False
         follows = bool((inside & (spans.ends < first)).any())
         x_shape = spanrules.shape(x_lines, rules, top, follows)
-        if not spanrules.compatible(x_shape, spanrules.shape(y_lines, rules, top, follows)):
+        y_shape = spanrules.shape(y_lines, rules, top, follows)
+        if (x_shape is None or y_shape is None) and spanrules.continues_across(rules, top):
+            # a leading `.then(...)` line: fine when the statement above is plain
+            if not known:
+                data = text() if text is not None else None
+                known.append(_lines(data) if data is not None else None)
+            if spanrules.plain_statement(known[0], first - 1 if xc else xs, spans.ends.__eq__):
+                x_shape = spanrules.shape(x_lines, rules, top, follows, plain_before=True)
+                y_shape = spanrules.shape(y_lines, rules, top, follows, plain_before=True)
+        if not spanrules.compatible(x_shape, y_shape):
             return None
         if xc:
             if xc > 1 and (spans.owner[first : last + 1] != s).any():
