@@ -256,7 +256,13 @@ class SpanCache:
         self._recipe(blob, fc.old_blob if forward else fc.new_blob, fc, forward)
         language = self.language(path)
         if isinstance(known, Spans):
-            derived = derive(known, fc.hunks, forward=forward)
+            source = fc.old_blob if forward else fc.new_blob
+            derived = derive(
+                known,
+                fc.hunks,
+                forward=forward,
+                text=None if source is None else lambda: self._data(source),
+            )
             if derived is not None:
                 self.derived += 1
                 return derived

@@ -21,6 +21,10 @@ project builds; a change that breaks the syntax is the one case where a parse co
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
 
 _DQ = rb'"(?:[^"\\\n]|\\.)*"'
 _SQ = rb"'(?:[^'\\\n]|\\.)*'"
@@ -92,7 +96,8 @@ _CONTAINERS = {
     "python": None,  # Python has its own indentation rules in `spans`
     "js": frozenset({"module", "function", "method", "interface", "type", "enum"}),
     "go": frozenset({"module", "function", "method", "struct", "interface", "type"}),
-    "rust": frozenset({"function", "method", "struct", "enum", "type", "impl", "trait"}),
+    # Rust's module level also, when `separated` holds (an attribute attaches across blanks)
+    "rust": frozenset({"function", "method", "struct", "enum", "type", "impl", "trait", "module"}),
     "java": frozenset({"module", "function", "method"}),
 }
 # the structural-only languages keep the first, strictest rule: only inside functions, and no
@@ -121,6 +126,9 @@ _STARTS_OPEN = {
 }
 
 
+_CLOSES_VALUE = re.compile(rb"\}[\s);,]*$")
+
+
 def family(language: str | None) -> str | None:
     return _FAMILY.get(language or "")
 
@@ -135,11 +143,17 @@ def container_ok(language: str | None, kind: str) -> bool:
 
 
 def shape(
-    lines: list[bytes], language: str | None, top: bool, follows_symbol: bool = True
+    lines: list[bytes],
+    language: str | None,
+    top: bool,
+    follows_symbol: bool = True,
+    plain_before: bool = False,
 ) -> bytes | None:
     """The unmatched brackets of a block of changed lines, or None when a line might change the
     symbol structure (`top`: the lines sit at module level; `follows_symbol`: a symbol inside
-    the same container ends before them, so a line that continues a statement may extend it)."""
+    the same container ends before them, so a line that continues a statement may extend it;
+    `plain_before`: the statement before the lines is known to hold no symbol and to become
+    none when continued or cut, see `plain_statement`)."""
     fam = family(language)
     block = b"\n".join(lines)
     if fam is None:
@@ -159,9 +173,15 @@ def shape(
         ends_open = _ENDS_OPEN if top else _ENDS_DECLARING
         if filled and (
             ends_open.search(filled[-1])
-            or ((top or follows_symbol) and _STARTS_OPEN[fam].match(filled[0]))
+            or ((top or follows_symbol) and not plain_before and _STARTS_OPEN[fam].match(filled[0]))
         ):
             return None
+        if fam == "js":
+            # a line continuing a function value that closes inside the block (`})` then
+            # `.call(x)`): whether that value is a symbol changes with it
+            for before, line in zip(filled, filled[1:], strict=False):
+                if _STARTS_OPEN[fam].match(line) and _CLOSES_VALUE.search(before):
+                    return None
     for line in code_lines:
         if open_lex.search(line) or declare.search(line):
             return None
@@ -176,6 +196,123 @@ def shape(
     # the block the lines after the hunk belong to
     heads = [b"%d" % _indent(line) for line in code.split(b"\n") if line.rstrip().endswith(b":")]
     return brackets + b"|" + b",".join(heads)
+
+
+def needs_separation(language: str | None, kind: str) -> bool:
+    """Whether a hunk in a container of `kind` is derived only when `separated` holds: at
+    Rust's module level, an attribute left without its item (or a line removed from between an
+    attribute and an item) joins the next symbol across blank and comment lines."""
+    return kind == "module" and family(language) == "rust"
+
+
+def _comment_or_blank(line: bytes) -> bool | None:
+    """True for a blank or `//` line, False for code, None when a block comment may be open."""
+    text = line.strip()
+    if b"/*" in text or b"*/" in text:
+        return None
+    return not text or text.startswith(b"//")
+
+
+def _last_code(lines: list[bytes]) -> tuple[bytes | None, bool]:
+    """(the last line of code among `lines` or None, whether that is certain: no block comment
+    on the way)."""
+    for line in reversed(lines):
+        kind = _comment_or_blank(line)
+        if kind is None:
+            return None, False
+        if not kind:
+            return line, True
+    return None, True
+
+
+_RUST_HEADER = re.compile(rb"\b(?:fn|struct|enum|union|trait|impl|type)\b")
+
+
+def needs_header(language: str | None, kind: str) -> bool:
+    """Whether a hunk in a Rust symbol must be checked to lie below its header: a symbol starts
+    at its attributes, and a line put between them and the header splits them off."""
+    return kind != "module" and family(language) == "rust"
+
+
+def below_header(known: list[bytes] | None, start: int, upto: int) -> bool:
+    """Whether one of the known side's lines start..upto (1-based) holds the symbol's header
+    (a declaration keyword outside strings and comments), i.e. the hunk after `upto` is not
+    among the attributes above it."""
+    if known is None:
+        return False
+    for k in range(start, min(upto, len(known)) + 1):
+        code = _SCRUB["rust"].sub(_blank, known[k - 1])
+        if not code.lstrip().startswith(b"#") and _RUST_HEADER.search(code):
+            return True
+    return False
+
+
+def separated(
+    known: list[bytes] | None,
+    x_lines: list[bytes],
+    y_lines: list[bytes],
+    above: int,
+    below: int,
+    symbol_start: int | None,
+) -> bool:
+    """Whether the next symbol's first line (after its attributes) is the same on both sides of
+    a Rust module-level hunk: the attributes above a symbol are found by walking up over blank
+    and comment lines to the first code line, which belongs to them only when it closes a `]`.
+    `known` is the known side's text (1-based lines; the hunk replaced `x_lines` by `y_lines`
+    between its lines `above` and `below`), `symbol_start` the first line of the next symbol
+    (None: none follows). A block comment on the way, or no text, gives False."""
+    if symbol_start is None:
+        return True
+    if known is None:
+        return False
+    for k in range(below, min(symbol_start, len(known) + 1)):
+        kind = _comment_or_blank(known[k - 1])
+        if kind is None:
+            return False
+        if not kind:
+            return True  # a statement between the hunk and the symbol stops every walk
+    above_line, above_clear = _last_code(known[: max(0, above)])
+    for side in (x_lines, y_lines):
+        stop, clear = _last_code(side)
+        if stop is None and clear:
+            stop, clear = above_line, above_clear
+        if not clear or (stop is not None and b"]" in stop):
+            return False
+    return True
+
+
+def continues_across(language: str | None, top: bool) -> bool:
+    """Whether `plain_statement` can lift the refusal of a line that continues the statement
+    before it (JS and TS at module level: chained calls in test suites)."""
+    return top and family(language) == "js"
+
+
+def plain_statement(
+    known: list[bytes] | None, above: int, symbol_ends_on: Callable[[int], Any]
+) -> bool:
+    """Whether the statement ending on the known side's last code line at or above line `above`
+    (1-based) holds no symbol now (no symbol ends on that line: `symbol_ends_on(line)` is true,
+    or an array with a true element, when one does) and becomes none when a line
+    continuing it (`.then(...)`) is added or removed: a function value held by a declaration,
+    an assignment or a call ends with `}` (then `)`, `;` or `,` at most), unless it is an arrow
+    with an expression body, which is a symbol already and so ends there."""
+    if known is None:
+        return False
+    for k in range(min(above, len(known)), 0, -1):
+        kind = _comment_or_blank(known[k - 1])
+        if kind is None:
+            return False
+        if not kind:
+            break
+    else:
+        return False  # nothing above: no statement to continue (the caller refuses as before)
+    line = known[k - 1]
+    if bool(np.any(symbol_ends_on(k))) or b"`" in line:
+        return False
+    for code in (line, line.split(b"//", 1)[0]):
+        if code.rstrip().rstrip(b");,").rstrip().endswith(b"}"):
+            return False
+    return True
 
 
 def compatible(x_shape: bytes | None, y_shape: bytes | None) -> bool:

@@ -175,10 +175,18 @@ def _container(spans: Spans, first: int, last: int) -> int:
     return int(best[-1])
 
 
-def derive(spans: Spans, hunks: Sequence[Hunk], *, forward: bool) -> Spans | None:
+def derive(
+    spans: Spans,
+    hunks: Sequence[Hunk],
+    *,
+    forward: bool,
+    text: Callable[[], bytes | None] | None = None,
+) -> Spans | None:
     """The other side's spans: new from old (`forward`) or old from new, or None when a hunk
-    might change the symbol structure."""
+    might change the symbol structure. `text` gives the known side's bytes, read only for the
+    hunks whose rule looks at the lines around them (`spanrules.separated`)."""
     n = len(spans.owner) - 1
+    known: list[list[bytes] | None] = []  # the known side's lines, once read
     # the per-language rules describe what ast and tree-sitter capture; a version the
     # structural chunker parsed (a syntax error) gets the strictest, language-blind rule
     rules = spans.language if spans.clean else None
@@ -200,6 +208,29 @@ def derive(spans: Spans, hunks: Sequence[Hunk], *, forward: bool) -> Spans | Non
         s = _container(spans, first, last)
         if not spanrules.container_ok(rules, spans.kinds[s]):
             return None
+        if not known and (
+            spanrules.needs_separation(rules, spans.kinds[s])
+            or spanrules.needs_header(rules, spans.kinds[s])
+        ):
+            data = text() if text is not None else None
+            known.append(_lines(data) if data is not None else None)
+        if spanrules.needs_header(rules, spans.kinds[s]) and not spanrules.below_header(
+            known[0], int(spans.starts[s]), first - 1 if xc else xs
+        ):
+            return None
+        if spanrules.needs_separation(rules, spans.kinds[s]):
+            below = spans.starts > (last if xc else xs)
+            below[spans.module] = False
+            later = spans.starts[below]
+            if not spanrules.separated(
+                known[0],
+                x_lines,
+                y_lines,
+                first - 1 if xc else xs,
+                last + 1 if xc else xs + 1,
+                int(later.min()) if len(later) else None,
+            ):
+                return None
         top = s == spans.module
         if not top and spanrules.names(x_lines, spans.qualnames[s]):
             return None  # a decorated symbol's header sits inside it: a rename may touch it
@@ -207,7 +238,16 @@ def derive(spans: Spans, hunks: Sequence[Hunk], *, forward: bool) -> Spans | Non
         inside[spans.module] = False
         follows = bool((inside & (spans.ends < first)).any())
         x_shape = spanrules.shape(x_lines, rules, top, follows)
-        if not spanrules.compatible(x_shape, spanrules.shape(y_lines, rules, top, follows)):
+        y_shape = spanrules.shape(y_lines, rules, top, follows)
+        if (x_shape is None or y_shape is None) and spanrules.continues_across(rules, top):
+            # a leading `.then(...)` line: fine when the statement above is plain
+            if not known:
+                data = text() if text is not None else None
+                known.append(_lines(data) if data is not None else None)
+            if spanrules.plain_statement(known[0], first - 1 if xc else xs, spans.ends.__eq__):
+                x_shape = spanrules.shape(x_lines, rules, top, follows, plain_before=True)
+                y_shape = spanrules.shape(y_lines, rules, top, follows, plain_before=True)
+        if not spanrules.compatible(x_shape, y_shape):
             return None
         if xc:
             if xc > 1 and (spans.owner[first : last + 1] != s).any():

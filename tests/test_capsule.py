@@ -407,6 +407,92 @@ def test_derived_brace_spans_equal_parsing(edits):
             assert _same(got, want), (fwd, hunks)
 
 
+JS_SOURCE = """var request = require('supertest');
+
+exports.helper = function (x) {
+  return x;
+};
+
+defineGetter(req, 'proto', function () {
+  return 1;
+});
+
+const run = () => go()
+  .then(done);
+
+describe('app', function () {
+  it('works', function (done) {
+    request(app)
+      .get('/')
+      .expect(200, done);
+  });
+});
+"""
+JS_TEMPLATES = [
+    [""],
+    ["// note"],
+    ["  .expect(201)"],
+    [".bind(this)"],
+    [".call(null);"],
+    ["  .end(done)"],
+    ["x = 1;"],
+    ["})"],
+]
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
+@given(
+    st.lists(
+        st.tuples(st.integers(0, 22), st.integers(0, 2), st.sampled_from(JS_TEMPLATES)),
+        min_size=1,
+        max_size=2,
+    )
+)
+def test_derived_js_chains_equal_parsing(edits):
+    """JS module-level lines that continue the statement above (`.expect(...)` chains in test
+    suites), read against the known side's text: derived only when that statement is plain."""
+    old, new, new_text = _edited(JS_SOURCE, edits)
+
+    def parsed(text):
+        p = parse_source("m.js", text.encode())
+        found = treesitter.parse_tree(Source(text.encode(), "javascript"))
+        clean = found is not None and not found[1]
+        return spans.from_symbols(p.symbols, text.encode(), "javascript", clean=clean), p.parser
+
+    (x, px), (y, py) = parsed(JS_SOURCE), parsed(new_text)
+    assume(px == py == "tree-sitter" and x.clean and y.clean)
+    hunks = _hunks(old, new)
+    assume(hunks)
+    for fwd, known, want, data in ((True, x, y, JS_SOURCE), (False, y, x, new_text)):
+        got = spans.derive(known, hunks, forward=fwd, text=lambda d=data: d.encode())
+        if got is not None:
+            assert _same(got, want), (fwd, hunks)
+
+
+def test_js_chain_line_derives_under_a_plain_statement():
+    edited = JS_SOURCE.replace("      .expect(200, done);", "      .expect(201)\n      .end(done);")
+    x, _ = _js_spans(JS_SOURCE)
+    hunks = _hunks(JS_SOURCE.splitlines(), edited.splitlines())
+    got = spans.derive(x, hunks, forward=True, text=JS_SOURCE.encode)
+    assert got is not None and _same(got, _js_spans(edited)[0])
+    # a call's function argument is a symbol until a line continues the call, and the other
+    # way round: neither side derives
+    plain = JS_SOURCE.replace("});\n\nconst run", "})\n\nconst run")
+    chained = plain.replace("})\n\nconst run", "})\n.call(null)\n\nconst run")
+    for known, other in ((plain, chained), (chained, plain)):
+        x, _ = _js_spans(known)
+        hunks = _hunks(known.splitlines(), other.splitlines())
+        assert len(hunks) == 1 and hunks[0].old_count + hunks[0].new_count == 1
+        assert spans.derive(x, hunks, forward=True, text=known.encode) is None
+
+
+def _js_spans(text: str) -> tuple[spans.Spans, str]:
+    p = parse_source("m.js", text.encode())
+    found = treesitter.parse_tree(Source(text.encode(), "javascript"))
+    clean = found is not None and not found[1]
+    return spans.from_symbols(p.symbols, text.encode(), "javascript", clean=clean), p.parser
+
+
 RS_SOURCE = """use std::fmt;
 
 pub fn parse(raw: &str) -> Option<i32> {
@@ -482,6 +568,75 @@ def test_spliced_rust_spans_equal_parsing(edits):
         got = spans.splice(known, hunks, forward=fwd, data=data.encode(), parse=_rust_region)
         if got is not None:
             assert _same(got, want), (fwd, hunks)
+
+
+RS_MODULE_TEMPLATES = [
+    *RS_TEMPLATES,
+    ["use std::io;"],
+    ["const LIMIT: i32 = 10;"],
+    ["/// doc of what follows"],
+    ["#[cfg(test)]"],
+    ["#[derive(Debug,", "    Clone)]"],
+    ['static NAMES: [&str; 1] = ["a"];'],
+    ["/* block", "   comment */"],
+]
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
+@given(
+    st.lists(
+        st.tuples(st.integers(0, 32), st.integers(0, 2), st.sampled_from(RS_MODULE_TEMPLATES)),
+        min_size=1,
+        max_size=3,
+    )
+)
+def test_derived_rust_spans_equal_parsing(edits):
+    """Rust hunks at module level too (imports, constants, attributes left without their item
+    or cut from it), read against the known side's text."""
+    old, new, new_text = _edited(RS_SOURCE, edits)
+    (x, px), (y, py) = _rust_spans(RS_SOURCE), _rust_spans(new_text)
+    assume(px == py == "tree-sitter" and x.clean and y.clean)
+    hunks = _hunks(old, new)
+    assume(hunks)
+    for fwd, known, want, data in ((True, x, y, RS_SOURCE), (False, y, x, new_text)):
+        got = spans.derive(known, hunks, forward=fwd, text=lambda d=data: d.encode())
+        if got is not None:
+            assert _same(got, want), (fwd, hunks)
+
+
+def test_rust_module_hunks_derive_unless_an_attribute_may_move():
+    """A changed import derives; an attribute left above the next item, or a line removed
+    from between an attribute and an item, does not."""
+    base = "use a;\nuse b;\n\nfn f() {\n    1\n}\n"
+    x, _ = _rust_spans(base)
+    edited = base.replace("use b;", "use c;")
+    hunks = _hunks(base.splitlines(), edited.splitlines())
+    got = spans.derive(x, hunks, forward=True, text=base.encode)
+    assert got is not None and _same(got, _rust_spans(edited)[0])
+    assert spans.derive(x, hunks, forward=True) is None  # no text: no judgement
+    for edited in (
+        base.replace("use b;", "#[cfg(test)]"),
+        base.replace("use b;", "use b; // ]"),
+    ):
+        hunks = _hunks(base.splitlines(), edited.splitlines())
+        assert spans.derive(x, hunks, forward=True, text=base.encode) is None
+    attached = "#[cfg(test)]\nuse b;\n\nfn f() {\n    1\n}\n"
+    x, _ = _rust_spans(attached)
+    edited = attached.replace("use b;\n", "")
+    hunks = _hunks(attached.splitlines(), edited.splitlines())
+    assert spans.derive(x, hunks, forward=True, text=attached.encode) is None
+    assert _rust_spans(edited)[0].starts[1] == 1  # the attribute joined `f`
+
+
+def test_rust_2015_try_macro_parses_cleanly():
+    """`try!(...)` (a keyword from edition 2018 on) does not make a file unparsable; the
+    symbols keep the file's own text."""
+    text = b"fn load(p: &str) -> Result<i32, E> {\n    let v = try!(read(p));\n    Ok(v)\n}\n"
+    found = treesitter.parse_tree(Source(text, "rust"))
+    assert found is not None and not found[1]
+    parsed = parse_source("m.rs", text)
+    assert parsed.parser == "tree-sitter"
+    assert [(s.qualname, s.start_line, s.end_line) for s in parsed.symbols[1:]] == [("load", 1, 4)]
 
 
 # ---------------------------------------------------------------- intent (table-driven)

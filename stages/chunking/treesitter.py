@@ -14,7 +14,9 @@ assignment-style definitions are found by walking statements in Python, not by t
 backends), except in the bodies of immediately invoked functions (UMD / IIFE wrappers), which
 count as top level (tree-sitter only; the structural chunker sees members of exported object
 literals only when they start a line). C, C++, C# and Ruby nodes are named by
-`treesitter_clike`. `parse_tree` returns None when the grammar wheel is missing; callers fall
+`treesitter_clike`. Rust 2015's `try!(...)` (a keyword since 2018, which the grammar refuses)
+reaches the parser as a macro of the same length (`_parser_input`), so a file that uses it
+still parses cleanly; names and spans are always read from the file's own bytes. `parse_tree` returns None when the grammar wheel is missing; callers fall
 back to the structural chunker.
 """
 
@@ -294,6 +296,17 @@ def _parse(parser: Any, raw: bytes, slot: dict | None) -> Any:
     return tree
 
 
+_RUST_TRY = re.compile(rb"(?<![\w#])try!")
+
+
+def _parser_input(src: Source) -> bytes:
+    """The bytes the parser sees: the file's own, except Rust's `try!` macro (edition 2015)
+    spelled `tr_!` (same length, so every offset and point is the file's)."""
+    if src.language == "rust" and b"try!" in src.raw:
+        return _RUST_TRY.sub(b"tr_!", src.raw)
+    return src.raw
+
+
 def parse_tree(src: Source, slot: dict | None = None) -> tuple[list[Candidate], bool] | None:
     """(candidates, tree has errors) or None when no grammar is installed for the language.
 
@@ -308,7 +321,7 @@ def parse_tree(src: Source, slot: dict | None = None) -> tuple[list[Candidate], 
 
     if src.language == "c" and treesitter_clike.looks_like_cpp(src):
         parser, query = _load("cpp") or loaded
-    tree = _parse(parser, src.raw, slot)
+    tree = _parse(parser, _parser_input(src), slot)
     nodes = QueryCursor(query).captures(tree.root_node).get("d", [])
     ascii_ = src.text.isascii()
     classes = {
