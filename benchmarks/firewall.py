@@ -39,9 +39,9 @@ honest look-alikes of each benign category. After its first runs its benign miss
 missed injections were read in two halves (odd-numbered ids, then even-numbered ones), each
 half's gains counted on the other half while it was still unread.
 
-`heldout_v12` was written blind the same way and has no first run yet: orders in GraphQL, protobuf,
-Terraform, Gradle, nginx, .env, crontab, LaTeX, RST, org-mode, XLIFF, diff hunks and issue
-templates; Romanian, Malay, Tagalog, Persian, Urdu, Tamil, Serbian, Amharic, Slovak and Catalan;
+`heldout_v12` was written blind the same way (its first run is recorded, its texts unread):
+orders in GraphQL, protobuf, Terraform, Gradle, nginx, .env, crontab, LaTeX, RST, org-mode, XLIFF,
+diff hunks and issue templates; Romanian, Malay, Tagalog, Persian, Urdu, Tamil, Serbian, Amharic, Slovak and Catalan;
 Armenian, Cherokee, Lisu and fullwidth letters; joiners, invisible operators and other format
 characters between letters; base32, plain hex, uuencode, reversed text, ROT47, the NATO alphabet
 and octal escapes; further chat templates and tool-result formats (JSON-RPC, ReAct, SARIF, JUnit,
@@ -248,7 +248,9 @@ def markdown(
         "the rules and run on them before and after one change; their misses have since been "
         'read, so their "now" columns are not blind either: the first runs are the numbers to '
         "quote. `heldout_v11` was written the same way and run before and after the next change; "
-        "its texts have not been read, so both of its columns are blind.",
+        "its texts have not been read, so both of its columns are blind. `heldout_v12` was "
+        "written the same way and run before a change to the rules (none has followed yet); its "
+        "texts have not been read either.",
         "",
         "| split | injections | neutralised (first run) | neutralised now | benign | modified "
         "(first run) | modified now |",
