@@ -41,8 +41,8 @@ half's gains counted on the other half while it was still unread.
 
 `heldout_v12` was written blind the same way (its first run is recorded, its texts unread):
 orders in GraphQL, protobuf, Terraform, Gradle, nginx, .env, crontab, LaTeX, RST, org-mode, XLIFF,
-diff hunks and issue templates; Romanian, Malay, Tagalog, Persian, Urdu, Tamil, Serbian, Amharic, Slovak and Catalan;
-Armenian, Cherokee, Lisu and fullwidth letters; joiners, invisible operators and other format
+diff hunks and issue templates; Romanian, Malay, Tagalog, Persian, Urdu, Tamil, Serbian,
+Amharic, Slovak and Catalan; Armenian, Cherokee, Lisu and fullwidth letters; joiners, invisible operators and other format
 characters between letters; base32, plain hex, uuencode, reversed text, ROT47, the NATO alphabet
 and octal escapes; further chat templates and tool-result formats (JSON-RPC, ReAct, SARIF, JUnit,
 check runs); acrostics, orders split over fields and paraphrased orders without trigger words;
