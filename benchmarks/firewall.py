@@ -39,14 +39,14 @@ honest look-alikes of each benign category. After its first runs its benign miss
 missed injections were read in two halves (odd-numbered ids, then even-numbered ones), each
 half's gains counted on the other half while it was still unread.
 
-`heldout_v12` was written blind the same way (its first run is recorded, its texts unread):
-orders in GraphQL, protobuf, Terraform, Gradle, nginx, .env, crontab, LaTeX, RST, org-mode, XLIFF,
-diff hunks and issue templates; Romanian, Malay, Tagalog, Persian, Urdu, Tamil, Serbian,
-Amharic, Slovak and Catalan; Armenian, Cherokee, Lisu and fullwidth letters; joiners, invisible operators and other format
-characters between letters; base32, plain hex, uuencode, reversed text, ROT47, the NATO alphabet
-and octal escapes; further chat templates and tool-result formats (JSON-RPC, ReAct, SARIF, JUnit,
-check runs); acrostics, orders split over fields and paraphrased orders without trigger words;
-against look-alikes in the same containers, languages and encodings.
+`heldout_v12` was written blind the same way (its first run is recorded, its texts unread): orders
+in GraphQL, protobuf, Terraform, Gradle, nginx, .env, crontab, LaTeX, RST, org-mode, XLIFF, diff
+hunks and issue templates; Romanian, Malay, Tagalog, Persian, Urdu, Tamil, Serbian, Amharic, Slovak
+and Catalan; Armenian, Cherokee, Lisu and fullwidth letters; joiners, invisible operators and other
+format characters between letters; base32, plain hex, uuencode, reversed text, ROT47, the NATO
+alphabet and octal escapes; further chat templates and tool-result formats (JSON-RPC, ReAct, SARIF,
+JUnit, check runs); acrostics, orders split over fields and paraphrased orders without trigger
+words; against look-alikes in the same containers, languages and encodings.
 
 `--record-first-run SPLIT` stores a split's numbers in `first_runs.json` with the commit they
 ran on; it refuses a split already recorded, so a first run is recorded once.
