@@ -17,6 +17,7 @@ loads, as exactly the matrix it stored.
 from __future__ import annotations
 
 import ctypes
+import functools
 import hashlib
 import math
 from collections import Counter
@@ -85,16 +86,18 @@ def _release_free_heap() -> None:
     elsewhere). The power iterations free many n x ell blocks the allocator keeps in its heap
     (glibc raises its mmap threshold after the first large free), and the m-sized matrices
     that follow would otherwise peak on top of that kept memory."""
-    if not _TRIM:
-        try:
-            _TRIM.append(ctypes.CDLL(None).malloc_trim)
-        except (OSError, AttributeError):
-            _TRIM.append(None)
-    if _TRIM[0] is not None:
-        _TRIM[0](ctypes.c_size_t(0))
+    trim = _malloc_trim()
+    if trim is not None:
+        trim(ctypes.c_size_t(0))
 
 
-_TRIM: list[Callable[..., int] | None] = []  # glibc's malloc_trim, once looked up
+@functools.cache
+def _malloc_trim() -> Callable[..., int] | None:
+    """glibc's `malloc_trim`, looked up once; None where the C library has none."""
+    try:
+        return ctypes.CDLL(None).malloc_trim  # type: ignore[no-any-return]
+    except (OSError, AttributeError):
+        return None
 
 
 # ---------------------------------------------------------------- sparse helpers (numpy only)

@@ -295,6 +295,18 @@ def _spans(text: str) -> tuple[spans.Spans, str]:
     return spans.from_symbols(parsed.symbols, text.encode(), "python", clean=clean), parsed.parser
 
 
+_SUFFIX = {"typescript": "ts", "javascript": "js", "rust": "rs"}
+
+
+def _ts_spans(text: str, language: str) -> tuple[spans.Spans, str]:
+    """The spans of a tree-sitter language's file, clean when tree-sitter parsed it without
+    errors, and the parser `parse_source` used."""
+    parsed = parse_source(f"m.{_SUFFIX[language]}", text.encode())
+    found = treesitter.parse_tree(Source(text.encode(), language))
+    clean = found is not None and not found[1]
+    return spans.from_symbols(parsed.symbols, text.encode(), language, clean=clean), parsed.parser
+
+
 def _ast_symbols(data: bytes, region: str = "", moves=None):
     parsed = parse_source("m.py", data)
     return parsed.symbols if parsed.parser == "ast" else None
@@ -391,13 +403,7 @@ TS_TEMPLATES = [
 def test_derived_brace_spans_equal_parsing(edits):
     old, new, new_text = _edited(TS_SOURCE, edits)
 
-    def parsed(text):
-        p = parse_source("m.ts", text.encode())
-        found = treesitter.parse_tree(Source(text.encode(), "typescript"))
-        clean = found is not None and not found[1]
-        return spans.from_symbols(p.symbols, text.encode(), "typescript", clean=clean), p.parser
-
-    (x, px), (y, py) = parsed(TS_SOURCE), parsed(new_text)
+    (x, px), (y, py) = _ts_spans(TS_SOURCE, "typescript"), _ts_spans(new_text, "typescript")
     assume(px == py == "tree-sitter")
     hunks = _hunks(old, new)
     assume(hunks)
@@ -453,13 +459,7 @@ def test_derived_js_chains_equal_parsing(edits):
     suites), read against the known side's text: derived only when that statement is plain."""
     old, new, new_text = _edited(JS_SOURCE, edits)
 
-    def parsed(text):
-        p = parse_source("m.js", text.encode())
-        found = treesitter.parse_tree(Source(text.encode(), "javascript"))
-        clean = found is not None and not found[1]
-        return spans.from_symbols(p.symbols, text.encode(), "javascript", clean=clean), p.parser
-
-    (x, px), (y, py) = parsed(JS_SOURCE), parsed(new_text)
+    (x, px), (y, py) = _ts_spans(JS_SOURCE, "javascript"), _ts_spans(new_text, "javascript")
     assume(px == py == "tree-sitter" and x.clean and y.clean)
     hunks = _hunks(old, new)
     assume(hunks)
@@ -471,26 +471,19 @@ def test_derived_js_chains_equal_parsing(edits):
 
 def test_js_chain_line_derives_under_a_plain_statement():
     edited = JS_SOURCE.replace("      .expect(200, done);", "      .expect(201)\n      .end(done);")
-    x, _ = _js_spans(JS_SOURCE)
+    x, _ = _ts_spans(JS_SOURCE, "javascript")
     hunks = _hunks(JS_SOURCE.splitlines(), edited.splitlines())
     got = spans.derive(x, hunks, forward=True, text=JS_SOURCE.encode)
-    assert got is not None and _same(got, _js_spans(edited)[0])
+    assert got is not None and _same(got, _ts_spans(edited, "javascript")[0])
     # a call's function argument is a symbol until a line continues the call, and the other
     # way round: neither side derives
     plain = JS_SOURCE.replace("});\n\nconst run", "})\n\nconst run")
     chained = plain.replace("})\n\nconst run", "})\n.call(null)\n\nconst run")
     for known, other in ((plain, chained), (chained, plain)):
-        x, _ = _js_spans(known)
+        x, _ = _ts_spans(known, "javascript")
         hunks = _hunks(known.splitlines(), other.splitlines())
         assert len(hunks) == 1 and hunks[0].old_count + hunks[0].new_count == 1
         assert spans.derive(x, hunks, forward=True, text=known.encode) is None
-
-
-def _js_spans(text: str) -> tuple[spans.Spans, str]:
-    p = parse_source("m.js", text.encode())
-    found = treesitter.parse_tree(Source(text.encode(), "javascript"))
-    clean = found is not None and not found[1]
-    return spans.from_symbols(p.symbols, text.encode(), "javascript", clean=clean), p.parser
 
 
 RS_SOURCE = """use std::fmt;
@@ -536,13 +529,6 @@ RS_TEMPLATES = [
 ]
 
 
-def _rust_spans(text: str) -> tuple[spans.Spans, str]:
-    parsed = parse_source("m.rs", text.encode())
-    found = treesitter.parse_tree(Source(text.encode(), "rust"))
-    clean = found is not None and not found[1]
-    return spans.from_symbols(parsed.symbols, text.encode(), "rust", clean=clean), parsed.parser
-
-
 def _rust_region(data: bytes, region: str = "", moves=None):
     found = treesitter.parse_tree(Source(data, "rust"))
     if found is None or found[1]:
@@ -560,7 +546,7 @@ def _rust_region(data: bytes, region: str = "", moves=None):
 )
 def test_spliced_rust_spans_equal_parsing(edits):
     old, new, new_text = _edited(RS_SOURCE, edits)
-    (x, px), (y, py) = _rust_spans(RS_SOURCE), _rust_spans(new_text)
+    (x, px), (y, py) = _ts_spans(RS_SOURCE, "rust"), _ts_spans(new_text, "rust")
     assume(px == py == "tree-sitter" and x.clean and y.clean)
     hunks = _hunks(old, new)
     assume(hunks)
@@ -594,7 +580,7 @@ def test_derived_rust_spans_equal_parsing(edits):
     """Rust hunks at module level too (imports, constants, attributes left without their item
     or cut from it), read against the known side's text."""
     old, new, new_text = _edited(RS_SOURCE, edits)
-    (x, px), (y, py) = _rust_spans(RS_SOURCE), _rust_spans(new_text)
+    (x, px), (y, py) = _ts_spans(RS_SOURCE, "rust"), _ts_spans(new_text, "rust")
     assume(px == py == "tree-sitter" and x.clean and y.clean)
     hunks = _hunks(old, new)
     assume(hunks)
@@ -608,11 +594,11 @@ def test_rust_module_hunks_derive_unless_an_attribute_may_move():
     """A changed import derives; an attribute left above the next item, or a line removed
     from between an attribute and an item, does not."""
     base = "use a;\nuse b;\n\nfn f() {\n    1\n}\n"
-    x, _ = _rust_spans(base)
+    x, _ = _ts_spans(base, "rust")
     edited = base.replace("use b;", "use c;")
     hunks = _hunks(base.splitlines(), edited.splitlines())
     got = spans.derive(x, hunks, forward=True, text=base.encode)
-    assert got is not None and _same(got, _rust_spans(edited)[0])
+    assert got is not None and _same(got, _ts_spans(edited, "rust")[0])
     assert spans.derive(x, hunks, forward=True) is None  # no text: no judgement
     for edited in (
         base.replace("use b;", "#[cfg(test)]"),
@@ -621,11 +607,11 @@ def test_rust_module_hunks_derive_unless_an_attribute_may_move():
         hunks = _hunks(base.splitlines(), edited.splitlines())
         assert spans.derive(x, hunks, forward=True, text=base.encode) is None
     attached = "#[cfg(test)]\nuse b;\n\nfn f() {\n    1\n}\n"
-    x, _ = _rust_spans(attached)
+    x, _ = _ts_spans(attached, "rust")
     edited = attached.replace("use b;\n", "")
     hunks = _hunks(attached.splitlines(), edited.splitlines())
     assert spans.derive(x, hunks, forward=True, text=attached.encode) is None
-    assert _rust_spans(edited)[0].starts[1] == 1  # the attribute joined `f`
+    assert _ts_spans(edited, "rust")[0].starts[1] == 1  # the attribute joined `f`
 
 
 def test_rust_2015_try_macro_parses_cleanly():
