@@ -21,6 +21,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ..stages.chunking.python_ast import parse_module
 from ..store.private import write_private
 
 if TYPE_CHECKING:
@@ -150,7 +151,7 @@ def save_import_cache(path: Path) -> None:
 
 @functools.lru_cache(maxsize=1024)
 def _parsed_imports(module: str, source: bytes, filename: str, is_package: bool) -> frozenset[str]:
-    tree = ast.parse(source, filename=filename)
+    tree = parse_module(source, filename=filename)
     package = module if is_package else module.rpartition(".")[0]
     out: set[str] = set()
     for node in _statements(tree):

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import multiprocessing as mp
 import os
+import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any
@@ -54,13 +55,16 @@ class LocalExecutor(Executor):
     def __init__(self, jobs: int | None = None) -> None:
         self.jobs = max(1, jobs or os.cpu_count() or 1)
         self._pool: ProcessPoolExecutor | None = None
+        # stages running side by side share the one pool
+        self._pool_lock = threading.Lock()
 
     def _ensure_pool(self) -> ProcessPoolExecutor:
-        if self._pool is None:
-            self._pool = ProcessPoolExecutor(
-                max_workers=self.jobs, mp_context=mp.get_context("forkserver")
-            )
-        return self._pool
+        with self._pool_lock:
+            if self._pool is None:
+                self._pool = ProcessPoolExecutor(
+                    max_workers=self.jobs, mp_context=mp.get_context("forkserver")
+                )
+            return self._pool
 
     def map(self, fn: Callable[[Any], Any], items: Iterable[Any]) -> Iterator[Any]:
         items = list(items)
@@ -78,9 +82,10 @@ class LocalExecutor(Executor):
         yield from self._ensure_pool().map(fn, units)
 
     def close(self) -> None:
-        if self._pool is not None:
-            self._pool.shutdown(cancel_futures=True)
-            self._pool = None
+        with self._pool_lock:
+            if self._pool is not None:
+                self._pool.shutdown(cancel_futures=True)
+                self._pool = None
 
 
 def _run_batch(fn: Callable[[Any], Any], batch: Sequence[Any]) -> list[Any]:

@@ -40,7 +40,7 @@ def order_stages(stages: Sequence[Stage]) -> list[Stage]:
         raise PipelineGraphError("invalid stage graph: " + "; ".join(problems))
 
     # Kahn's algorithm, keeping declaration order among ready stages (deterministic).
-    deps = {s.name: {producer[i] for i in s.inputs} - {s.name} for s in stages}
+    deps = dependencies(stages)
     ordered: list[Stage] = []
     done: set[str] = set()
     pending = list(stages)
@@ -54,3 +54,20 @@ def order_stages(stages: Sequence[Stage]) -> list[Stage]:
             done.add(s.name)
         pending = [s for s in pending if s.name not in done]
     return ordered
+
+
+def dependencies(stages: Sequence[Stage]) -> dict[str, set[str]]:
+    """Each stage's name -> the names of the stages that write its inputs (a valid graph)."""
+    producer = {out: s.name for s in stages for out in s.outputs}
+    return {s.name: {producer[i] for i in s.inputs} - {s.name} for s in stages}
+
+
+def chain_lengths(stages: Sequence[Stage]) -> dict[str, int]:
+    """Each stage's name -> the number of stages on its longest chain of dependents, itself
+    included: a runner that may start several ready stages starts the longest chain first."""
+    deps = dependencies(stages)
+    length: dict[str, int] = {}
+    for stage in reversed(order_stages(stages)):
+        after = [length[s] for s, d in deps.items() if stage.name in d]
+        length[stage.name] = 1 + max(after, default=0)
+    return length

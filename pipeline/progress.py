@@ -12,6 +12,7 @@ lines are the contract defined in `store/progress.py`.
 from __future__ import annotations
 
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -91,6 +92,16 @@ class Progress:
         pass
 
 
+# stages run side by side and report from their own threads: one line is one write, in one piece
+_LINE_LOCK = threading.Lock()
+
+
+def _write_line(stream: IO[str], text: str) -> None:
+    with _LINE_LOCK:
+        stream.write(text + "\n")
+        stream.flush()
+
+
 class PlainProgress(Progress):
     """For logs: one line per stage start and end, per task one line at its start, at most one
     update per `interval` seconds (with an ETA), and one at its end."""
@@ -101,7 +112,7 @@ class PlainProgress(Progress):
         self._last: dict[int, float] = {}
 
     def _print(self, text: str) -> None:
-        print(text, file=self.stream, flush=True)
+        _write_line(self.stream, text)
 
     def _line(self, task: Task, final: bool = False) -> str:
         if task.total:
@@ -213,7 +224,7 @@ class JsonlProgress(Progress):
         self._last: dict[int, float] = {}
 
     def _emit(self, event: ProgressEvent | ProgressMessage) -> None:
-        print(encode(event), file=self.stream, flush=True)
+        _write_line(self.stream, encode(event))
 
     def _event(self, task: Task) -> ProgressEvent:
         return ProgressEvent(task.label, task.done, task.total, eta=task.eta)

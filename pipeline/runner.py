@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import hashlib
 import json
+import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, wait
 from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
@@ -27,7 +29,7 @@ from ..store.schemas import FORMAT_VERSION, artifact
 from .codeversion import load_import_cache, save_import_cache, stage_code_version
 from .executor import make_executor
 from .gitio import Git
-from .graph import order_stages
+from .graph import chain_lengths, dependencies, order_stages
 from .progress import Progress
 from .stage import Stage, StageContext
 
@@ -260,114 +262,183 @@ def _run_stages(
     address: str | None,
     progress: Progress,
 ) -> tuple[dict[str, StageRecord], list[StageReport]]:
+    """Run or carry over every stage. A stage starts once the stages writing its inputs are
+    done, up to `_width` stages at once (the longest chain of dependents first); fingerprints,
+    carry-overs and progress lines are decided here, in the calling thread, and a stage's own
+    work (running it, writing its artifacts) runs on a thread of its own."""
     records: dict[str, StageRecord] = {}
-    reports: list[StageReport] = []
+    reports: dict[str, StageReport] = {}
     sha_of: dict[str, str] = {}  # artifact -> sha256 in this run
     tables: dict[str, pa.Table] = {}  # artifacts written in this run, kept for later stages
     executor = make_executor(executor_kind, jobs, address)
+    deps = dependencies(ordered)
+    chain = chain_lengths(ordered)
+    width = _width(executor.jobs)
 
     def load_input(name: str) -> pa.Table:
         if name not in tables:
             tables[name] = _read_tmp(writer.tmp, name)
         return tables[name]
 
-    try:
-        for number, stage in enumerate(ordered, 1):
-            progress.stage_started(stage.name, number, len(ordered))
-            source_value = {"tree": tree, "head": head, None: None}[stage.source]
-            inputs_fp = {name: sha_of[name] for name in stage.inputs}
-            code = stage_code_version(stage)
-            ctx = StageContext(
-                stage=stage,
-                code_version=code,
-                git=git,
-                head=head,
-                tree=tree,
-                config=config,
-                jobs=executor.jobs,
-                executor=executor,
-                progress=progress,
-                store_root=store.root,
-                rebuild=rebuild,
-                previous_generation=previous,
-                _inputs=load_input,
-                _output_dir=lambda name: writer.tmp / artifact(name).file,
-            )
-            extra = stage.extra(ctx) if stage.extra is not None else ""
-            fp = fingerprint(stage, code, config, source_value, inputs_fp, extra)
-            prev_rec = previous.manifest.stages.get(stage.name) if previous is not None else None
-            t0 = time.perf_counter()
-            if (
-                not rebuild
-                and prev_rec is not None
-                and prev_rec.fingerprint == fp
-                and prev_rec.code_version == code
-                and set(prev_rec.outputs) == set(stage.outputs)
-                and previous is not None
-            ):
-                outputs = {name: writer.carry(previous, name) for name in stage.outputs}
-                rec = StageRecord(
-                    fingerprint=fp,
-                    outputs=outputs,
-                    seconds=0.0,
-                    skipped=True,
-                    state=prev_rec.state,
-                    stats=prev_rec.stats,
-                )
-                skipped = True
+    def execute(stage: Stage, ctx: StageContext, fp: str, code: str) -> StageRecord:
+        t0 = time.perf_counter()
+        for name in stage.outputs:
+            if artifact(name).format == "dir":
+                ctx.output_dir(name).mkdir(parents=True, exist_ok=True)
+        try:
+            result = stage.run(ctx)
+        except GitstrataError:
+            raise
+        except Exception as exc:
+            raise StageError(
+                f"stage {stage.name!r} failed: {type(exc).__name__}: {exc}",
+                hint="the previous index is still live; rerun with --rebuild, or report this",
+            ) from exc
+        missing = [
+            n for n in stage.outputs if artifact(n).format != "dir" and n not in result.tables
+        ]
+        if missing:
+            raise StageError(f"stage {stage.name!r} did not produce {', '.join(missing)}")
+        outputs = {}
+        for name in stage.outputs:
+            if artifact(name).format == "dir":
+                outputs[name] = writer.finish_dir(name, previous)
             else:
-                for name in stage.outputs:
-                    if artifact(name).format == "dir":
-                        ctx.output_dir(name).mkdir(parents=True, exist_ok=True)
-                try:
-                    result = stage.run(ctx)
-                except GitstrataError:
-                    raise
-                except Exception as exc:
-                    raise StageError(
-                        f"stage {stage.name!r} failed: {type(exc).__name__}: {exc}",
-                        hint="the previous index is still live; rerun with --rebuild, or report this",
-                    ) from exc
-                missing = [
-                    n
-                    for n in stage.outputs
-                    if artifact(n).format != "dir" and n not in result.tables
-                ]
-                if missing:
-                    raise StageError(f"stage {stage.name!r} did not produce {', '.join(missing)}")
-                outputs = {}
-                for name in stage.outputs:
-                    if artifact(name).format == "dir":
-                        outputs[name] = writer.finish_dir(name, previous)
-                    else:
-                        outputs[name] = writer.write_table(name, result.tables[name])
-                        tables[name] = result.tables[name]
-                rec = StageRecord(
-                    fingerprint=fp,
-                    outputs=outputs,
-                    seconds=round(time.perf_counter() - t0, 4),
-                    skipped=False,
-                    state={**result.state, CODE_VERSION: code},
-                    stats=result.stats,
-                )
-                skipped = False
-            for name, info in outputs.items():
-                sha_of[name] = info.sha256
-            records[stage.name] = rec
-            seconds = time.perf_counter() - t0
-            progress.stage_finished(stage.name, number, len(ordered), seconds, skipped)
-            reports.append(
-                StageReport(
-                    name=stage.name,
-                    skipped=skipped,
-                    seconds=seconds,
-                    rows={n: o.rows for n, o in outputs.items()},
-                    stats=rec.stats,
-                )
+                outputs[name] = writer.write_table(name, result.tables[name])
+                tables[name] = result.tables[name]
+        return StageRecord(
+            fingerprint=fp,
+            outputs=outputs,
+            seconds=round(time.perf_counter() - t0, 4),
+            skipped=False,
+            state={**result.state, CODE_VERSION: code},
+            stats=result.stats,
+        )
+
+    finished = 0
+
+    def finish(stage: Stage, rec: StageRecord, seconds: float) -> None:
+        nonlocal finished
+        finished += 1
+        for info_name, info in rec.outputs.items():
+            sha_of[info_name] = info.sha256
+        records[stage.name] = rec
+        progress.stage_finished(stage.name, finished, len(ordered), seconds, rec.skipped)
+        reports[stage.name] = StageReport(
+            name=stage.name,
+            skipped=rec.skipped,
+            seconds=seconds,
+            rows={n: o.rows for n, o in rec.outputs.items()},
+            stats=rec.stats,
+        )
+
+    def start(stage: Stage) -> Future[StageRecord] | None:
+        """Carry `stage` over (None) or start it (its future)."""
+        progress.stage_started(stage.name, finished + 1, len(ordered))
+        source_value = {"tree": tree, "head": head, None: None}[stage.source]
+        inputs_fp = {name: sha_of[name] for name in stage.inputs}
+        code = stage_code_version(stage)
+        ctx = StageContext(
+            stage=stage,
+            code_version=code,
+            git=git,
+            head=head,
+            tree=tree,
+            config=config,
+            jobs=executor.jobs,
+            executor=executor,
+            progress=progress,
+            store_root=store.root,
+            rebuild=rebuild,
+            previous_generation=previous,
+            _inputs=load_input,
+            _output_dir=lambda name: writer.tmp / artifact(name).file,
+        )
+        extra = stage.extra(ctx) if stage.extra is not None else ""
+        fp = fingerprint(stage, code, config, source_value, inputs_fp, extra)
+        prev_rec = previous.manifest.stages.get(stage.name) if previous is not None else None
+        if (
+            not rebuild
+            and prev_rec is not None
+            and prev_rec.fingerprint == fp
+            and prev_rec.code_version == code
+            and set(prev_rec.outputs) == set(stage.outputs)
+            and previous is not None
+        ):
+            t0 = time.perf_counter()
+            outputs = {name: writer.carry(previous, name) for name in stage.outputs}
+            rec = StageRecord(
+                fingerprint=fp,
+                outputs=outputs,
+                seconds=0.0,
+                skipped=True,
+                state=prev_rec.state,
+                stats=prev_rec.stats,
             )
+            finish(stage, rec, time.perf_counter() - t0)
+            return None
+        return _in_thread(f"stage-{stage.name}", lambda: execute(stage, ctx, fp, code))
+
+    pending = list(ordered)
+    running: dict[Future[StageRecord], tuple[Stage, float]] = {}
+    failure: BaseException | None = None
+    try:
+        while pending or running:
+            ready = sorted(
+                (s for s in pending if deps[s.name] <= records.keys()),
+                key=lambda s: -chain[s.name],  # stable: declaration order among equals
+            )
+            for stage in ready:
+                if failure is not None or len(running) >= width:
+                    break
+                pending.remove(stage)
+                t0 = time.perf_counter()
+                future = start(stage)
+                if future is not None:
+                    running[future] = (stage, t0)
+            if not running:
+                continue  # what was carried over made more stages ready
+            done, _ = wait(running, return_when=FIRST_COMPLETED)
+            for future in sorted(done, key=lambda f: ordered.index(running[f][0])):
+                stage, t0 = running.pop(future)
+                error = future.exception()
+                if error is not None:
+                    # the stages still running finish before the error is raised: the temp
+                    # folder they write into is removed only after they are done with it
+                    failure = failure or error
+                    pending.clear()
+                    continue
+                finish(stage, future.result(), time.perf_counter() - t0)
+        if failure is not None:
+            raise failure
     finally:
         executor.close()
-    return records, reports
+    return records, [reports[s.name] for s in ordered]
+
+
+# stages at once: the ones off the longest chain (blame, co-change, firewall after the history
+# is extracted) overlap the chain's (documents, embed) instead of waiting for them
+PARALLEL_STAGES = 3
+
+
+def _width(jobs: int) -> int:
+    return max(1, min(PARALLEL_STAGES, jobs))
+
+
+def _in_thread(name: str, work: Callable[[], StageRecord]) -> Future[StageRecord]:
+    """`work` on a daemon thread of its own: an interrupted run exits at once rather than
+    waiting for a stage whose temp folder is being removed anyway."""
+    future: Future[StageRecord] = Future()
+    future.set_running_or_notify_cancel()
+
+    def body() -> None:
+        try:
+            future.set_result(work())
+        except BaseException as exc:  # handed to the caller, which raises it
+            future.set_exception(exc)
+
+    threading.Thread(target=body, name=name, daemon=True).start()
+    return future
 
 
 def _read_tmp(folder: Path, name: str) -> pa.Table:

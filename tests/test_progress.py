@@ -15,14 +15,25 @@ from conftest import GitRepo
 from hypothesis import given
 from hypothesis import strategies as st
 
+from gitstrata.pipeline.graph import dependencies
+from gitstrata.pipeline.registry import default_stages
 from gitstrata.store.generations import Store
 from gitstrata.store.progress import ProgressEvent, ProgressMessage, decode, encode
 
 STAGES = ("chunk", "capsule", "blame", "documents", "embed")  # the steps that report
-# the default stage graph, in the order the runner announces it
-# memories feed documents (they are folded into the index), so they run before it
+# the default stage graph; stages whose inputs are ready run side by side, so the order they are
+# announced in is any order that keeps each stage after the stages it reads from
 RUN_ORDER = ("chunk", "capsule", "blame", "cochange", "firewall", "memories", "documents", "embed",
              "quantize")  # fmt: skip
+DEPENDS_ON = dependencies(default_stages())
+
+
+def assert_after_dependencies(names: list[str]) -> None:
+    """Each stage of `names` (in the order it was announced) comes after those it reads from;
+    every stage of the graph is there once."""
+    assert sorted(names) == sorted(RUN_ORDER), names
+    for i, name in enumerate(names):
+        assert DEPENDS_ON[name] <= set(names[:i]), (name, names)
 
 
 def small_repo(path: Path) -> GitRepo:
@@ -141,15 +152,25 @@ def test_jsonl_announces_every_stage_in_order_with_its_number(tmp_path: Path) ->
     events = [decode(line) for line in done.stderr.splitlines()]
     stages = [e for e in events if isinstance(e, ProgressEvent) and e.step == "index"]
     n = len(RUN_ORDER)
-    expected = []
-    for number, name in enumerate(RUN_ORDER, 1):
-        expected += [ProgressEvent("index", number - 1, n, stage=name)]
-        expected += [ProgressEvent("index", number, n, stage=name)]
-    assert stages == expected
+    # a stage's start says how many stages are done by then, its end counts itself in
+    ended: list[str] = []
+    started: list[str] = []
+    for e in stages:
+        assert e.total == n and e.stage is not None, e
+        if e.stage in started:
+            assert e.stage not in ended, e
+            ended.append(e.stage)
+            assert e.done == len(ended), (e, stages)
+        else:
+            assert DEPENDS_ON[e.stage] <= set(ended), (e, stages)
+            started.append(e.stage)
+            assert e.done == len(ended), (e, stages)
+    assert_after_dependencies(started)
+    assert sorted(ended) == sorted(RUN_ORDER)
     # a stage's own steps are reported between its start and its end
     lines = [e for e in events if isinstance(e, ProgressEvent)]
-    start = lines.index(ProgressEvent("index", 1, n, stage="capsule"))
-    end = lines.index(ProgressEvent("index", 2, n, stage="capsule"))
+    capsule = [i for i, e in enumerate(lines) if e.step == "index" and e.stage == "capsule"]
+    start, end = capsule
     assert ProgressEvent("capsule: commits", 3, 3) in lines[start:end]
     # embed counts its documents: one per symbol and per commit of the little repository
     embed = [e for e in lines if e.step == "embed: documents"]
@@ -165,11 +186,14 @@ def test_an_unchanged_rerun_still_reports_every_stage(tmp_path: Path) -> None:
     assert again.returncode == 0, again.stderr
     lines = again.stderr.splitlines()
     n = len(RUN_ORDER)
+    # nothing runs, so one stage after the other: announced, then up to date
+    names = [line.split("] ", 1)[1] for line in lines[::2]]
     assert lines == [
         line
-        for number, name in enumerate(RUN_ORDER, 1)
+        for number, name in enumerate(names, 1)
         for line in (f"[index {number}/{n}] {name}", f"[index {number}/{n}] {name}: up to date")
     ], lines
+    assert_after_dependencies(names)
 
 
 def test_index_without_the_option_prints_plain_lines_for_people(tmp_path: Path) -> None:
@@ -178,11 +202,10 @@ def test_index_without_the_option_prints_plain_lines_for_people(tmp_path: Path) 
     assert done.returncode == 0, done.stderr
     lines = done.stderr.splitlines()
     n = len(RUN_ORDER)
-    for number, name in enumerate(RUN_ORDER, 1):
-        assert f"[index {number}/{n}] {name}" in lines, done.stderr
+    for name in RUN_ORDER:
+        assert any(re.fullmatch(rf"\[index \d/{n}\] {name}", x) for x in lines), done.stderr
         assert any(
-            re.fullmatch(rf"\[index {number}/{n}\] {name}: done in \d+\.\d s", line)
-            for line in lines
+            re.fullmatch(rf"\[index \d/{n}\] {name}: done in \d+\.\d s", line) for line in lines
         ), done.stderr
     assert "[capsule: commits] 0/3 (0%)" in lines, done.stderr
     assert any(re.fullmatch(r"\[capsule: commits\] 3/3 \(100%\) in \d+\.\d s", x) for x in lines)

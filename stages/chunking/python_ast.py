@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 import re
+import threading
 
 from .model import Candidate, ParsedFile, assemble
 from .source import Source
@@ -40,6 +41,19 @@ _COMPOUND = frozenset(
 _BODIES = ("body", "orelse", "finalbody", "handlers", "cases")
 
 
+# CPython 3.11 keeps the depth counter of `ast.parse`'s tree building in one place for the
+# whole process; two threads parsing at once (stages run side by side) corrupt it and one gets a
+# SystemError ("AST constructor recursion depth mismatch"). Every parse in the package takes
+# this lock.
+_PARSE_LOCK = threading.Lock()
+
+
+def parse_module(text: str | bytes, filename: str = "<unknown>") -> ast.Module:
+    """`ast.parse`, one thread at a time."""
+    with _PARSE_LOCK:
+        return ast.parse(text, filename=filename)
+
+
 def _python_text(src: Source) -> str:
     # ast counts a lone "\r" as a line break, git does not: blank it so line numbers agree
     return _LONE_CR.sub(" ", src.text) if "\r" in src.text else src.text
@@ -49,7 +63,7 @@ def parse(src: Source, *, bare: bool = False) -> ParsedFile | None:
     """`bare`: no signatures or docstrings (`assemble`'s), for callers that only need where
     symbols are."""
     try:
-        tree = ast.parse(_python_text(src))
+        tree = parse_module(_python_text(src))
     except (SyntaxError, ValueError, MemoryError, RecursionError, OverflowError):
         return None
     candidates: list[Candidate] = []
