@@ -7,6 +7,8 @@ import json
 import os
 import subprocess
 import sys
+import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -17,6 +19,7 @@ from gitstrata.pipeline.stage import Stage, StageResult
 from gitstrata.pipeline.tree import CHUNK
 from gitstrata.store.errors import EmptyRepository, NotARepository, PipelineGraphError, StageError
 from gitstrata.store.generations import GITIGNORE, Store
+from gitstrata.store.schemas import artifact
 
 PY_SRC = '''"""Payments."""
 import os
@@ -308,3 +311,69 @@ def test_repeated_qualnames_get_distinct_ids(git_repo, tmp_path) -> None:
     areas = [r for r in rows if r["qualname"] == "Shapes.area"]
     assert len(areas) == 2 and areas[0]["symbol_id"] != areas[1]["symbol_id"]
     assert len({r["symbol_id"] for r in rows}) == len(rows)
+
+
+def _empty(*names: str) -> StageResult:
+    return StageResult(tables={n: artifact(n).schema.empty_table() for n in names})
+
+
+def _waiting_pair(seen: dict[str, bool], patience: float) -> tuple[Stage, Stage]:
+    """Two stages that read nothing from each other; each says whether the other had started
+    while it ran (each waits up to `patience` seconds for it)."""
+    started = {"a": threading.Event(), "b": threading.Event()}
+
+    def side(me: str, other: str, outputs: tuple[str, ...]):
+        def run(ctx):
+            started[me].set()
+            seen[me] = started[other].wait(patience)
+            return _empty(*outputs)
+
+        return run
+
+    a = Stage(name="a", run=side("a", "b", ("commits", "touches")), outputs=("commits", "touches"))
+    b = Stage(name="b", run=side("b", "a", ("blame",)), inputs=("symbols",), outputs=("blame",))
+    return a, b
+
+
+def test_stages_whose_inputs_are_ready_run_side_by_side(repo) -> None:
+    seen: dict[str, bool] = {}
+    a, b = _waiting_pair(seen, patience=30.0)
+    report = run_index(repo.path, stages=[CHUNK, a, b], jobs=2)
+    assert seen == {"a": True, "b": True}
+    # the report keeps the graph's order whatever finished first
+    assert [s.name for s in report.stages] == ["chunk", "a", "b"]
+
+
+def test_one_job_runs_one_stage_at_a_time(repo) -> None:
+    seen: dict[str, bool] = {}
+    a, b = _waiting_pair(seen, patience=0.3)
+    run_index(repo.path, stages=[CHUNK, a, b], jobs=1)
+    # whichever ran first waited in vain; the second found the first had run
+    assert sorted(seen.values()) == [False, True]
+
+
+def test_a_failure_waits_for_the_stages_still_running(repo) -> None:
+    run_index(repo.path, stages=[CHUNK])
+    store = Store(repo.path / ".strata")
+    before = store.current_name()
+    slow_started, slow_done = threading.Event(), threading.Event()
+
+    def slow(ctx):
+        slow_started.set()
+        time.sleep(0.5)
+        result = _empty("blame")
+        slow_done.set()
+        return result
+
+    def boom(ctx):
+        assert slow_started.wait(30.0)
+        raise ValueError("disk on fire")
+
+    failing = Stage(name="a", run=boom, outputs=("commits", "touches"))
+    sibling = Stage(name="b", run=slow, inputs=("symbols",), outputs=("blame",))
+    with pytest.raises(StageError, match="disk on fire"):
+        run_index(repo.path, stages=[CHUNK, failing, sibling], rebuild=True, jobs=2)
+    # the sibling finished before the error came out, and its temp folder went with the run's
+    assert slow_done.is_set()
+    assert store.current_name() == before
+    assert not list(store.root.glob(".tmp-*"))
