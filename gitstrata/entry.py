@@ -126,6 +126,7 @@ def _fast(argv: list[str]) -> Callable[[], None] | None:
                 progress_style=ns.progress_style,
                 as_json=ns.as_json,
             )
+            _leave_written(0)
 
         return run_index
 
@@ -136,6 +137,19 @@ def _fast(argv: list[str]) -> Callable[[], None] | None:
         _leave(code)
 
     return run_preflight
+
+
+def _leave_written(code: int) -> None:
+    """End an `index` whose generation is published and whose lock is released: the exit
+    handlers run (the process pool's helpers are stopped, logs flushed), then the process
+    exits without tearing down the interpreter, which took 0.13-0.16 s of a 1.6 s incremental
+    index (freeing every table, frame and module)."""
+    if not _PROGRAM or sys.gettrace() is not None or sys.getprofile() is not None:
+        return
+    import atexit
+
+    atexit._run_exitfuncs()
+    _leave(code)
 
 
 def _leave(code: int) -> None:
