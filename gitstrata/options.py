@@ -104,7 +104,9 @@ MCP_ALLOW_REMOTE = Opt(
 
 INDEX_PATH = Opt("path", (), Path, "Repository to index (default: .).", required=False)
 INDEX_REBUILD = Opt("rebuild", ("--rebuild",), bool, "Ignore the previous index.", default=False)
-INDEX_JOBS = Opt("jobs", ("--jobs", "-j"), int, "Worker processes.", min=1)
+INDEX_JOBS = Opt(
+    "jobs", ("--jobs", "-j"), int, "Worker processes, and at most this many stages at once.", min=1
+)
 INDEX_EXECUTOR = Opt(
     "executor",
     ("--executor",),
