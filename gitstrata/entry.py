@@ -161,6 +161,9 @@ def _leave(code: int) -> None:
         if code:
             sys.exit(code)
         return
+    cache = sys.modules.get("gitstrata.store.regexcache")
+    if cache is not None:
+        cache.save()  # the patterns this process compiled, for the next one
     sys.stdout.flush()  # a closed pipe raises here, inside `run_guarded`: exit 141 as before
     sys.stderr.flush()
     os._exit(code)

@@ -20,6 +20,8 @@ import sys
 import weakref
 from collections.abc import Callable, Iterator
 
+from ..store.regexcache import compile_pattern
+
 
 class LazyPattern:
     """A regex compiled on its first use. The firewall holds many; a one-shot process serves a
@@ -35,7 +37,7 @@ class LazyPattern:
     def compiled(self) -> re.Pattern[str]:
         if self._compiled is None:
             source = self._source if isinstance(self._source, str) else self._source()
-            pattern = self._compiled = re.compile(source, self._flags)
+            pattern = self._compiled = compile_pattern(source, self._flags)
             for name in ("search", "match", "fullmatch", "finditer", "findall", "split", "sub"):
                 self.__dict__[name] = getattr(pattern, name)
         return self._compiled

@@ -41,6 +41,7 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from ..store.regexcache import compile_pattern
 from . import firewall_lexicon as lexicon
 from .firewall_lexicon import lazy
 
@@ -70,7 +71,7 @@ class Rule:
     def pattern(self) -> re.Pattern[str]:
         # compiled on the first text holding a trigger: compiling every rule costs a one-shot
         # process tens of milliseconds, and most texts hold no trigger of most rules
-        return re.compile(self.source, re.IGNORECASE | re.MULTILINE)
+        return compile_pattern(self.source, re.IGNORECASE | re.MULTILINE)
 
 
 def _spaced(trigger: str) -> bool:

@@ -89,6 +89,18 @@ class GitRepo:
         return self.git("rev-parse", "HEAD").strip()
 
 
+@pytest.fixture(scope="session", autouse=True)
+def private_cache_home(tmp_path_factory: pytest.TempPathFactory):
+    """The tests' processes keep their compiled patterns apart from the user's cache."""
+    before = os.environ.get("XDG_CACHE_HOME")
+    os.environ["XDG_CACHE_HOME"] = str(tmp_path_factory.mktemp("cache-home"))
+    yield
+    if before is None:
+        os.environ.pop("XDG_CACHE_HOME", None)
+    else:
+        os.environ["XDG_CACHE_HOME"] = before
+
+
 @pytest.fixture(scope="session")
 def fixture_repo(tmp_path_factory: pytest.TempPathFactory):
     """The benchmark fixture repository, built once per test run. Tests only read it: one that

@@ -1,0 +1,130 @@
+"""The compiled-pattern cache: what it rebuilds is what `re.compile` makes, and a bad or missing
+file only costs time."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import stat
+from pathlib import Path
+
+import pytest
+
+from gitstrata.serve import firewall_lexicon
+from gitstrata.serve.firewall_rules import RULES
+from gitstrata.store import regexcache
+
+CORPUS = Path(__file__).resolve().parents[1] / "benchmarks" / "firewall_corpus"
+
+
+@pytest.fixture
+def cache_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    monkeypatch.delenv("GITSTRATA_REGEX_CACHE", raising=False)
+    fresh()
+    yield tmp_path / "gitstrata"
+    fresh()
+
+
+def fresh() -> None:
+    """This process forgets what it compiled, as a new process would."""
+    regexcache._entries = None
+    regexcache._dirty = False
+
+
+def texts() -> list[str]:
+    """Injections and honest developer text in many languages and scripts (the dev split only:
+    the held-out ones stay out of the tests)."""
+    out = []
+    for name in ("injections.jsonl", "benign.jsonl"):
+        with open(CORPUS / name, encoding="utf-8") as fh:
+            rows = [json.loads(line) for line in fh if line.strip()]
+        out += [r["text"] for r in rows if r.get("split") == "dev"]
+    return out
+
+
+def sources() -> list[tuple[str, int]]:
+    """The firewall's patterns: every rule's, every lexicon pattern's."""
+    found = [(rule.source, re.IGNORECASE | re.MULTILINE) for rule in RULES]
+    for lazy in list(firewall_lexicon._MADE):
+        source = lazy._source if isinstance(lazy._source, str) else lazy._source()
+        found.append((source, lazy._flags))
+    return found
+
+
+def behaviour(pattern: re.Pattern[str], corpus: list[str]) -> list:
+    return [
+        pattern.flags,
+        pattern.groups,
+        sorted(pattern.groupindex.items()),
+        [[(m.span(), m.groups()) for m in pattern.finditer(t)] for t in corpus],
+    ]
+
+
+def test_patterns_from_the_file_match_what_re_compile_makes(cache_home: Path) -> None:
+    corpus = texts()
+    assert len(corpus) > 100
+    made = sources()
+    assert len(made) > 50
+    for source, flags in made:
+        regexcache.compile_pattern(source, flags)
+    regexcache.save()
+    fresh()
+
+    def refuse(source: str, flags: int):
+        raise AssertionError("compiled again although the file holds it")
+
+    original = regexcache._instructions
+    regexcache._instructions = refuse  # type: ignore[assignment]
+    try:
+        for source, flags in made:
+            cached = regexcache.compile_pattern(source, flags)
+            assert cached.pattern == source
+            assert behaviour(cached, corpus) == behaviour(re.compile(source, flags), corpus)
+    finally:
+        regexcache._instructions = original  # type: ignore[assignment]
+
+
+def test_the_file_is_private_and_replaced_whole(cache_home: Path) -> None:
+    regexcache.compile_pattern(r"(?P<word>\w+)-(\d+)")
+    regexcache.save()
+    files = list(cache_home.iterdir())
+    assert len(files) == 1 and files[0].name.startswith("regex-")
+    assert stat.S_IMODE(os.stat(cache_home).st_mode) == 0o700
+    assert stat.S_IMODE(os.stat(files[0]).st_mode) == 0o600
+    # another process adds its own: both are kept
+    fresh()
+    regexcache.compile_pattern(r"other\s+pattern", re.I)
+    regexcache.save()
+    fresh()
+    assert len(regexcache._load()) == 2
+
+
+@pytest.mark.parametrize(
+    "content",
+    [b"", b"not marshal at all", b"\xe9\x00\x00\x00", None],
+    ids=["empty", "garbage", "truncated", "wrong-shape"],
+)
+def test_a_damaged_file_falls_back_to_compiling(cache_home: Path, content: bytes | None) -> None:
+    import marshal
+
+    regexcache.compile_pattern(r"abc(d)")
+    regexcache.save()
+    (path,) = cache_home.iterdir()
+    key = regexcache._key(r"abc(d)", 0)
+    data = content if content is not None else marshal.dumps({key: (0, ["x"], 1, {}, (None,))})
+    path.write_bytes(data)
+    fresh()
+    pattern = regexcache.compile_pattern(r"abc(d)")
+    assert pattern.search("xxabcd").span() == (2, 6)
+    regexcache.save()  # the damaged file is replaced by a sound one
+    fresh()
+    assert regexcache._valid(regexcache._load()[key])
+
+
+def test_the_cache_can_be_turned_off(cache_home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("GITSTRATA_REGEX_CACHE", "off")
+    assert regexcache.compile_pattern(r"a+b").fullmatch("aab")
+    regexcache.save()
+    assert not cache_home.exists()
