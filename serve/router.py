@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from ..store.config import COMMIT_SLOTS
+from ..store.regexcache import compile_pattern
 
 
 @dataclass(frozen=True)
@@ -63,12 +64,12 @@ PRECEDENCE = ("coupled", "behavioral", "causal", "change", "symptom", "exact", "
 MIXED_SHARE = 0.6
 MIXED_WEIGHT = 0.35  # the second class's share of the blended path weights
 
-_WHY = re.compile(
+_WHY = compile_pattern(
     r"\b(why|reason|reasons|purpose|rationale|explain|explains|motivation|motivated|"
     r"what made|what led|led us|led to|prompted)\b",
     re.I,
 )
-_HISTORY_CUE = re.compile(
+_HISTORY_CUE = compile_pattern(
     r"\b(was|were|did|changed|introduced|added|removed|reverted|revert|rolled back|"
     r"commit|commits|history|originally|fix|fixed|incident|regression|ago|used to|go from|"
     r"went from|move[sd]? from|switch(ed)? from|start(ed)?)\b",
@@ -76,17 +77,17 @@ _HISTORY_CUE = re.compile(
 )
 # causal questions that do not say "why" ("how come ...", "what went wrong with ...", "the
 # reasoning behind ...", "what would break if ..."), and the history words that come with them
-_WHY_PHRASE = re.compile(
+_WHY_PHRASE = compile_pattern(
     r"\b(how come|(story|reasoning|thinking|idea|history|logic) behind|"
     r"(the|what'?s the) point (of|in)|what (went|goes|would go|could go|will go) wrong|"
     r"what (broke|would break|breaks)|backed out)\b",
     re.I,
 )
-_HISTORY_PHRASE = re.compile(r"\b(backed out|went wrong|broke)\b", re.I)
-_WHY_DOES = re.compile(
+_HISTORY_PHRASE = compile_pattern(r"\b(backed out|went wrong|broke)\b", re.I)
+_WHY_DOES = compile_pattern(
     r"\bwhy\s+(does|is|do|are|would|should|must|can't|cannot|doesn't|isn't)\b", re.I
 )
-_COUPLED = re.compile(
+_COUPLED = compile_pattern(
     r"\b(what else|which (other )?(files|code|modules|tests|manifests?|config|migrations?|"
     r"callers)|what other (files|code|modules|tests)|(comes?|go|goes) along|"
     r"need (it|them|that|this) (too|as well)|"
@@ -117,8 +118,10 @@ _CHANGE_VERBS = (
     r"index|sign|encrypt|hash|mask|redact|truncate|dedupe|deduplicate|expand|collapse|group|"
     r"split|rewrite|localise|localize|schedule|debounce|bound|clamp|restrict|loosen|tighten"
 )
-_CHANGE = re.compile(r"^\W*(in [\w./-]+,? )?(please\s+)?(also\s+)?(" + _CHANGE_VERBS + r")\b", re.I)
-_CHANGE_ASK = re.compile(
+_CHANGE = compile_pattern(
+    r"^\W*(in [\w./-]+,? )?(please\s+)?(also\s+)?(" + _CHANGE_VERBS + r")\b", re.I
+)
+_CHANGE_ASK = compile_pattern(
     r"\b(i|we) (want|need|have|plan|would like|am going|are going) to\b|"
     r"\b(i'm|we're|i'd|we'd) (going|planning|like|about) to\b|"
     r"\bhow (do|can|should|would) (i|we)\b|\bwhere (do|should|would) (i|we)\b|"
@@ -126,10 +129,10 @@ _CHANGE_ASK = re.compile(
     r"^\W*(adding|changing|removing|renaming|making|letting|storing)\b",
     re.I,
 )
-_BEHAVIOR = re.compile(
+_BEHAVIOR = compile_pattern(
     r"^\W*(in [\w./-]+,? )?(how|what|which|when|where|does|do|is|are|can|will|who)\b", re.I
 )
-_BEHAVIOR_STRONG = re.compile(
+_BEHAVIOR_STRONG = compile_pattern(
     r"^\W*(in [\w./-]+,? )?(how (does|do|is|are|much|many|long|often)|"
     r"what (does|do|happens|is done|number)|what \w+ does|what \w+ \w+ does|which \w+ does|"
     r"which \w+ \w+ does|what is \w+ for|when does|where does)\b",
@@ -137,18 +140,20 @@ _BEHAVIOR_STRONG = re.compile(
 )
 # a question whose main clause follows a leading condition ("If the gateway replies 429, will
 # ...", "With two codes in the basket, which ..."): the clause after the comma is what it asks
-_BEHAVIOR_AFTER_CLAUSE = re.compile(
+_BEHAVIOR_AFTER_CLAUSE = compile_pattern(
     r"^\W*(if|with|when|once|after|given)\b[^,?]{0,200},\s*"
     r"(how|what|which|when|where|does|do|is|are|can|will|would|who)\b",
     re.I,
 )
-_HEX = re.compile(r"\b[0-9a-f]{7,40}\b")
-_CODE_TOKEN = re.compile(
+_HEX = compile_pattern(r"\b[0-9a-f]{7,40}\b")
+_CODE_TOKEN = compile_pattern(
     r"\b(?:[A-Z][A-Z0-9]*_[A-Z0-9_]+|E\d{3,5}|[A-Z][A-Z0-9]{1,9}-\d+|[A-Z][A-Za-z0-9]*(?:Error|Exception))\b|#\d+\b"
 )
-_QUOTED = re.compile(r"[\"'`][^\"'`]{2,}[\"'`]")
-_PATH = re.compile(r"\b[\w.-]+/[\w./-]+\b|\b\w+\.(?:py|ts|tsx|js|go|rs|java|sql|ya?ml|html|conf)\b")
-_SYMPTOM = re.compile(
+_QUOTED = compile_pattern(r"[\"'`][^\"'`]{2,}[\"'`]")
+_PATH = compile_pattern(
+    r"\b[\w.-]+/[\w./-]+\b|\b\w+\.(?:py|ts|tsx|js|go|rs|java|sql|ya?ml|html|conf)\b"
+)
+_SYMPTOM = compile_pattern(
     r"\b(twice|double[- ]?(charged|billed|counted)|duplicate[sd]?|silently|dropped|drops|lost|"
     r"stale|outdated|kept|keeps|stopped|stops|ended up|never|hangs?|hung|freez\w*|crash\w*|"
     r"sometimes|intermittent\w*|randomly|after (a|the|an)|customers?|users? (report|see|get)|"
@@ -157,25 +162,25 @@ _SYMPTOM = re.compile(
     r"told|received?|got|saw|only (got|saw)|off by|instead of the|generic error)\b",
     re.I,
 )
-_PAST = re.compile(
+_PAST = compile_pattern(
     r"\b(\w{3,}ed|took|got|saw|ran|sent|went|came|gave|lost|broke|paid|hit|left|found|told|"
     r"said|began|became|did|made|showed|shown|fell|kept|spent|stood|won|wrote|thought|"
     r"bought|brought|chose|drew|grew|knew|rose|sold|stuck|swung|threw|woke|squeezed)\b",
     re.I,
 )
-_PAST_NARRATIVE = re.compile(
+_PAST_NARRATIVE = compile_pattern(
     r"\b\w{3,}ed\b.*\b(and|but|then|after|when|although|though|because|while|since)\b", re.I
 )
-_WORD = re.compile(r"[A-Za-z0-9_]+")
+_WORD = compile_pattern(r"[A-Za-z0-9_]+")
 
 MAX_ROUTE_CHARS = 2000  # a question; anything longer is classified by its beginning
 MAX_WORD_CHARS = 128  # the longest run of identifier characters read for identifiers
 # the characters `_IDENT` can consume: a match never crosses a character outside these
-_IDENT_WORD = re.compile(r"[\w.`]+")
-_PATH_WORD = re.compile(r"[\w./-]+")  # the same for `_PATH`
+_IDENT_WORD = compile_pattern(r"[\w.`]+")
+_PATH_WORD = compile_pattern(r"[\w./-]+")  # the same for `_PATH`
 
 # identifiers: snake_case, camelCase / PascalCase with an inner capital, dotted, or followed by ()
-_IDENT = re.compile(
+_IDENT = compile_pattern(
     r"`?([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+|[a-z][a-z0-9]*(?:_[a-z0-9]+)+|"
     r"_[A-Za-z0-9_]+|[a-z]+[A-Z][A-Za-z0-9]*|[A-Z][a-z0-9]+[A-Z][A-Za-z0-9]*|[A-Za-z_]\w*(?=\())`?"
 )

@@ -32,6 +32,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING
 
+from .regexcache import compile_pattern
 from .secret_formats import TOKEN_FORMATS as _TOKEN_SPECS
 
 if TYPE_CHECKING:
@@ -40,14 +41,14 @@ if TYPE_CHECKING:
     from .config import RedactionConfig
 
 PLACEHOLDER = "[REDACTED:{}]"
-PLACEHOLDER_RE = re.compile(r"\[REDACTED:([a-z0-9_]+)\]")
+PLACEHOLDER_RE = compile_pattern(r"\[REDACTED:([a-z0-9_]+)\]")
 CUSTOM = "custom"  # the kind of a match of a team's `deny` pattern
 
-_PEM_BEGIN = re.compile(r"-----BEGIN ((?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?)-----")
+_PEM_BEGIN = compile_pattern(r"-----BEGIN ((?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?)-----")
 # lines of a key body, possibly inside a diff (`+`, `-`, ` ` prefix) or indented
 # (possessive: the blanks around a diff's `+` could otherwise be split in a square number of
 # ways before a long line fails; none of the classes overlaps what follows it)
-_PEM_BODY_LINE = re.compile(
+_PEM_BODY_LINE = compile_pattern(
     r"[ \t]*+(?:[+\-][ \t]*+)?(?:[A-Za-z0-9+/=]{8,}+|[A-Za-z\-]++: .*)[ \t]*+\Z"
 )
 
@@ -56,13 +57,13 @@ def _literal_first(pattern: re.Pattern[str]) -> tuple[re.Pattern[str], bool]:
     """A leading `\\b` moved into the replacement's check: a pattern that starts with its
     literal prefix lets the regex engine skip ahead to it, one with `\\b` tries every position."""
     if pattern.pattern.startswith(r"\b"):
-        return re.compile(pattern.pattern[2:], pattern.flags), True
+        return compile_pattern(pattern.pattern[2:], pattern.flags), True
     return pattern, False
 
 
 _TOKENS = [(kind, pre, *_literal_first(pat)) for kind, pre, pat in _TOKEN_SPECS]
 # every prefix in one pass (longest first, so a found `sk-ant-` also stands for `sk-`)
-_PREFIXES = re.compile(
+_PREFIXES = compile_pattern(
     "|".join(
         re.escape(p)
         for p in sorted({p for _, pre, _ in _TOKEN_SPECS for p in pre}, key=len, reverse=True)
@@ -71,11 +72,11 @@ _PREFIXES = re.compile(
 
 # scheme://user:password@host -> only the password goes; a password may hold `@`, the host
 # starts after the last one
-_URL_PASSWORD = re.compile(
+_URL_PASSWORD = compile_pattern(
     r"(?P<head>\b[a-zA-Z][a-zA-Z0-9+.\-]{1,20}://[^\s:/@'\"]+:)"
     r"(?P<secret>(?!\[REDACTED)[^\s/'\"]+?)(?=@[^\s@/'\"?#]*(?:[/:?#\s'\"]|\Z))"
 )
-_BEARER = re.compile(
+_BEARER = compile_pattern(
     r"(?P<head>\b(?:[Bb]earer|BEARER|[Tt]oken|[Bb]asic)\s+)(?P<secret>[A-Za-z0-9\-._~+/]{16,}=*)"
 )
 
@@ -83,23 +84,25 @@ _KEY_WORDS = (
     r"pass(?:word|wd|phrase)?|pwd|secret|token|api[_\-]?key|access[_\-]?key|"
     r"private[_\-]?key|secret[_\-]?key|client[_\-]?secret|credentials?|auth[_\-]?key"
 )
-_KEY_WORD_RE = re.compile(rf"(?:{_KEY_WORDS}|key|signature|sig|auth|salt|hmac)\Z", re.IGNORECASE)
+_KEY_WORD_RE = compile_pattern(
+    rf"(?:{_KEY_WORDS}|key|signature|sig|auth|salt|hmac)\Z", re.IGNORECASE
+)
 # A key-ish name ends with one of the key words (`DB_PASSWORD`, `accessToken`; not `max_tokens`).
 _NAME = rf"[A-Za-z_][\w.\-]*?(?:{_KEY_WORDS})|(?:{_KEY_WORDS})"
 
-_QUOTED_ASSIGN = re.compile(
+_QUOTED_ASSIGN = compile_pattern(
     rf"(?P<head>(?<![\w.\-])(?P<name>{_NAME})[\"']?\s*(?::=|=>|[:=])\s*(?P<q>[\"'`]))"
     r"(?P<secret>(?!\[REDACTED)(?![$<{%])[^\"'`\s]{3,}?|(?!\[REDACTED)(?![$<{%])[^\"'`\n]{6,}?)"
     r"(?P=q)",
     re.IGNORECASE,
 )
-_BARE_ASSIGN = re.compile(
+_BARE_ASSIGN = compile_pattern(
     rf"(?P<head>(?<![\w.\-:])(?P<name>{_NAME})[\"']?[^\S\n]*(?P<sep>[:=])(?![:=])[^\S\n]*)"
     r"(?P<secret>(?!\[REDACTED)[^\s\"'`,;()\[\]{}<>$]{4,})(?![\w(\[.])(?P<rest>[^\S\n]*(?:\n|\Z))?",
     re.IGNORECASE,
 )
 # the value of a bare assignment is code unless it looks like data
-_CODE_VALUE = re.compile(r"[A-Za-z_][A-Za-z_]*")
+_CODE_VALUE = compile_pattern(r"[A-Za-z_][A-Za-z_]*")
 _TYPE_NAMES = frozenset(
     [
         "true",
@@ -125,11 +128,11 @@ _TYPE_NAMES = frozenset(
         "secretstr",
     ]
 )
-_PASSWORD_NAME = re.compile(r"(?:pass(?:word|wd|phrase)?|pwd)\Z", re.IGNORECASE)
-_KEYWORD_INSIDE = re.compile(r"pass|pwd|secret|token|key|cred|auth", re.IGNORECASE)
+_PASSWORD_NAME = compile_pattern(r"(?:pass(?:word|wd|phrase)?|pwd)\Z", re.IGNORECASE)
+_KEYWORD_INSIDE = compile_pattern(r"pass|pwd|secret|token|key|cred|auth", re.IGNORECASE)
 
 # `.env` / shell style: an upper-case key-ish name at the start of a line takes any value
-_ENV_ASSIGN = re.compile(
+_ENV_ASSIGN = compile_pattern(
     r"(?m)^(?P<head>[ \t+\-]*(?:export[ \t]+)?(?P<name>[A-Z][A-Z0-9_]*?"
     r"(?:PASSWORD|PASSWD|PWD|PASSPHRASE|SECRET|TOKEN|API_KEY|APIKEY|ACCESS_KEY|PRIVATE_KEY|"
     r"SECRET_KEY|CREDENTIALS?))[ \t]*=[ \t]*)(?P<secret>(?!\[REDACTED)[^\s\"'`$#][^\s\"'`]*)"
@@ -140,7 +143,7 @@ _FLAG_WORDS = (
     r"password|passwd|pass|pwd|passphrase|token|secret|api[_\-]?key|access[_\-]?key|"
     r"secret[_\-]?key|client[_\-]?secret|auth"
 )
-_FLAG = re.compile(
+_FLAG = compile_pattern(
     rf"(?P<head>(?<![\w\-])--?(?:[A-Za-z][\w\-]*?[\-_])?(?:{_FLAG_WORDS})(?P<sep>=|[ \t]+)"
     r"(?P<q>[\"']?))(?P<secret>(?!\[REDACTED)(?![$<{%\-])[^\s\"'`]{3,})",
     re.IGNORECASE,
@@ -148,15 +151,17 @@ _FLAG = re.compile(
 
 # `key=value` pairs of URL queries and connection strings: `?token=...&`, `;Password=...;`,
 # `host=db user=app password=...`
-_PAIR = re.compile(
+_PAIR = compile_pattern(
     r"(?P<head>(?P<lead>[?&;]|(?<=[ \t])|^)(?:[\w.\-]*?[_\-.])?"
     r"(?:password|passwd|pwd|pass|token|secret|api_?key|access_?token|client_secret)=)"
     r"(?P<secret>(?!\[REDACTED)(?![$<{%])[^\s&;'\"#`]{3,})",
     re.IGNORECASE | re.MULTILINE,
 )
-_CONN_CONTEXT = re.compile(r"\b(?:host|hostaddr|user|dbname|port|sslmode|server|database|uid)=")
+_CONN_CONTEXT = compile_pattern(
+    r"\b(?:host|hostaddr|user|dbname|port|sslmode|server|database|uid)="
+)
 
-_GENERIC = re.compile(
+_GENERIC = compile_pattern(
     rf"(?P<head>(?<![\w.\-])(?P<name>(?:[A-Za-z_][\w.\-]*?)?(?:{_KEY_WORDS}|key|signature|sig|auth|salt|hmac))"
     r"[\"']?[^\S\n]*(?:[:=]|=>)?[^\S\n]*"
     r"[\"'`]?)(?P<secret>(?!\[REDACTED)[A-Za-z0-9+/_\-=]{32,})",
@@ -164,18 +169,20 @@ _GENERIC = re.compile(
 )
 
 # a token that is random by its letters, with no key name beside it
-_RANDOM = re.compile(
+_RANDOM = compile_pattern(
     r"(?:(?<=^[+\-])|(?<![A-Za-z0-9+/_\-.=]))"  # a diff line's own `+` / `-` is no neighbour
     r"[A-Za-z0-9][A-Za-z0-9+/]{31,99}={0,2}(?![A-Za-z0-9+/_\-=])",
     re.MULTILINE,
 )
-_DATA_PREFIX = re.compile(r"(?:base64,|sha(?:1|256|384|512)-|h1:|sha256:|integrity=\"?)\Z", re.I)
+_DATA_PREFIX = compile_pattern(
+    r"(?:base64,|sha(?:1|256|384|512)-|h1:|sha256:|integrity=\"?)\Z", re.I
+)
 
 # a line with one of these may hold a key-ish assignment, flag or bearer header
-_HINT = re.compile(r"pass|pwd|secret|token|key|credential|auth|sig|salt|hmac|bearer|basic")
+_HINT = compile_pattern(r"pass|pwd|secret|token|key|credential|auth|sig|salt|hmac|bearer|basic")
 _ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
 # a run long enough to hold a random token: the token rule runs only where there is one
-_LONG_RUN = re.compile(r"[A-Za-z0-9+/=_\-.]{32,}")
+_LONG_RUN = compile_pattern(r"[A-Za-z0-9+/=_\-.]{32,}")
 
 
 def _entropy(s: str) -> float:
@@ -249,7 +256,7 @@ def _url_value(m: re.Match[str]) -> bool:
 
 
 # a version, not a secret: `"pbkdf2-password": "1.2.1"`, `token = ^2.0.0`
-_VERSION = re.compile(r"[\^~>=<v]*\d+(?:\.\d+)+[\w.\-+]*")
+_VERSION = compile_pattern(r"[\^~>=<v]*\d+(?:\.\d+)+[\w.\-+]*")
 
 
 def _quoted_value(m: re.Match[str]) -> bool:

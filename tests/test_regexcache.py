@@ -11,9 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from gitstrata.serve import firewall_lexicon
+from gitstrata.serve import firewall_lexicon, router
 from gitstrata.serve.firewall_rules import RULES
-from gitstrata.store import regexcache
+from gitstrata.store import redact, regexcache
+from gitstrata.store.secret_formats import TOKEN_FORMATS
 
 CORPUS = Path(__file__).resolve().parents[1] / "benchmarks" / "firewall_corpus"
 
@@ -45,11 +46,15 @@ def texts() -> list[str]:
 
 
 def sources() -> list[tuple[str, int]]:
-    """The firewall's patterns: every rule's, every lexicon pattern's."""
+    """The patterns made through the cache: every firewall rule's and lexicon pattern's, the
+    query router's, the redactor's and the credential formats'."""
     found = [(rule.source, re.IGNORECASE | re.MULTILINE) for rule in RULES]
     for lazy in list(firewall_lexicon._MADE):
         source = lazy._source if isinstance(lazy._source, str) else lazy._source()
         found.append((source, lazy._flags))
+    for module in (router, redact):
+        found += [(v.pattern, v.flags) for v in vars(module).values() if isinstance(v, re.Pattern)]
+    found += [(pattern.pattern, pattern.flags) for _, _, pattern in TOKEN_FORMATS]
     return found
 
 
@@ -66,7 +71,7 @@ def test_patterns_from_the_file_match_what_re_compile_makes(cache_home: Path) ->
     corpus = texts()
     assert len(corpus) > 100
     made = sources()
-    assert len(made) > 50
+    assert len(made) > 120
     for source, flags in made:
         regexcache.compile_pattern(source, flags)
     regexcache.save()
