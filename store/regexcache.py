@@ -82,7 +82,8 @@ def _load() -> dict:
         return {}
     try:
         with open(path, "rb") as fh:
-            if os.fstat(fh.fileno()).st_uid != os.getuid():
+            owner = getattr(os, "getuid", None)  # POSIX: a file of another user is not read
+            if owner is not None and os.fstat(fh.fileno()).st_uid != owner():
                 return {}
             data = marshal.loads(fh.read())
     except (OSError, EOFError, ValueError, TypeError):
