@@ -384,20 +384,30 @@ def _run_stages(
     failure: BaseException | None = None
     try:
         while pending or running:
-            ready = sorted(
-                (s for s in pending if deps[s.name] <= records.keys()),
-                key=lambda s: -chain[s.name],  # stable: declaration order among equals
-            )
-            for stage in ready:
-                if failure is not None or len(running) >= width:
-                    break
-                pending.remove(stage)
-                t0 = time.perf_counter()
-                future = start(stage)
-                if future is not None:
+            # start what is ready; a stage carried over may make more ready at once
+            carried = True
+            while carried and failure is None and len(running) < width:
+                carried = False
+                ready = sorted(
+                    (s for s in pending if deps[s.name] <= records.keys()),
+                    key=lambda s: -chain[s.name],  # stable: declaration order among equals
+                )
+                for stage in ready[: width - len(running)]:
+                    pending.remove(stage)
+                    t0 = time.perf_counter()
+                    future = start(stage)
+                    if future is None:
+                        carried = True
+                        break
                     running[future] = (stage, t0)
             if not running:
-                continue  # what was carried over made more stages ready
+                # nothing runs: either everything is done, a stage was carried over and the
+                # loop looks again, or (never, in a graph `order_stages` accepted) a stage waits
+                # for one that is not coming
+                stuck = [s.name for s in pending if not deps[s.name] <= records.keys()]
+                if pending and len(stuck) == len(pending):
+                    raise StageError(f"stages {', '.join(stuck)} wait for inputs nothing writes")
+                continue
             done, _ = wait(running, return_when=FIRST_COMPLETED)
             for future in sorted(done, key=lambda f: ordered.index(running[f][0])):
                 stage, t0 = running.pop(future)
