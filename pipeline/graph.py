@@ -62,12 +62,13 @@ def dependencies(stages: Sequence[Stage]) -> dict[str, set[str]]:
     return {s.name: {producer[i] for i in s.inputs} - {s.name} for s in stages}
 
 
-def chain_lengths(stages: Sequence[Stage]) -> dict[str, int]:
+def chain_lengths(ordered: Sequence[Stage]) -> dict[str, int]:
     """Each stage's name -> the number of stages on its longest chain of dependents, itself
-    included: a runner that may start several ready stages starts the longest chain first."""
-    deps = dependencies(stages)
+    included, for stages in `order_stages`' order: a runner that may start several ready
+    stages starts the longest chain first."""
+    deps = dependencies(ordered)
     length: dict[str, int] = {}
-    for stage in reversed(order_stages(stages)):
+    for stage in reversed(ordered):
         after = [length[s] for s, d in deps.items() if stage.name in d]
         length[stage.name] = 1 + max(after, default=0)
     return length

@@ -315,15 +315,11 @@ def _run_stages(
             stats=result.stats,
         )
 
-    finished = 0
-
     def finish(stage: Stage, rec: StageRecord, seconds: float) -> None:
-        nonlocal finished
-        finished += 1
         for info_name, info in rec.outputs.items():
             sha_of[info_name] = info.sha256
         records[stage.name] = rec
-        progress.stage_finished(stage.name, finished, len(ordered), seconds, rec.skipped)
+        progress.stage_finished(stage.name, len(records), len(ordered), seconds, rec.skipped)
         reports[stage.name] = StageReport(
             name=stage.name,
             skipped=rec.skipped,
@@ -334,7 +330,7 @@ def _run_stages(
 
     def start(stage: Stage) -> Future[StageRecord] | None:
         """Carry `stage` over (None) or start it (its future)."""
-        progress.stage_started(stage.name, finished + 1, len(ordered))
+        progress.stage_started(stage.name, len(records) + 1, len(ordered))
         source_value = {"tree": tree, "head": head, None: None}[stage.source]
         inputs_fp = {name: sha_of[name] for name in stage.inputs}
         code = stage_code_version(stage)

@@ -66,9 +66,8 @@ def _valid(entry: Any) -> bool:
     flags, code, groups, groupindex, indexgroup = entry
     return (
         isinstance(flags, int)
-        and isinstance(code, list)
-        and all(type(c) is int for c in code)
-        and isinstance(groups, int)
+        and isinstance(code, list)  # its items are checked by `_sre.compile`, which refuses
+        and isinstance(groups, int)  # malformed code ("invalid SRE code") and non-integers
         and isinstance(groupindex, dict)
         and all(isinstance(k, str) and type(v) is int for k, v in groupindex.items())
         and isinstance(indexgroup, tuple)
@@ -141,14 +140,14 @@ def compile_pattern(source: str, flags: int = 0) -> re.Pattern[str]:
     if entry is not None and _valid(entry):
         try:
             return _build(source, entry)
-        except (RuntimeError, TypeError, ValueError, ImportError):
+        except (RuntimeError, TypeError, ValueError, OverflowError, ImportError):
             pass  # a malformed entry: compiled again below, and replaced
     made = _instructions(source, flags)
     if made is None:
         return re.compile(source, flags)
     try:
         pattern = _build(source, made)
-    except (RuntimeError, TypeError, ValueError, ImportError):
+    except (RuntimeError, TypeError, ValueError, OverflowError, ImportError):
         return re.compile(source, flags)
     with _LOCK:
         assert _entries is not None

@@ -126,6 +126,7 @@ def test_a_damaged_file_falls_back_to_compiling(cache_home: Path, content: bytes
     regexcache.save()  # the damaged file is replaced by a sound one
     fresh()
     assert regexcache._valid(regexcache._load()[key])
+    assert regexcache._load()[key][1] != ["x"]
 
 
 def test_the_cache_can_be_turned_off(cache_home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
