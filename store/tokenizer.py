@@ -60,10 +60,12 @@ _TOKENS = r"""
 _TOKEN_RE = re.compile(_TOKENS, re.VERBOSE)
 # The same without paths, for a run of text with no `/`: there `path` cannot match, but trying
 # it scans to the run's end from every token, which costs the square of a long run's length
-# (`a-a-a-...`). No token consumes a character outside `_RUN_RE`, so matching run by run (each
-# with the character after it in view, for `\b`) finds exactly the tokens of the whole text.
+# (`a-a-a-...`). No token consumes a character outside a run of `[\w./#-]`, so matching
+# stretch by stretch (each with the character after it in view, for `\b`) finds exactly the
+# tokens of the whole text.
 _NO_PATH_RE = re.compile(_TOKENS.replace("(?P<path>[\\w.-]*(?:/[\\w.-]+)+)\n  | ", ""), re.VERBOSE)
-_RUN_RE = re.compile(r"[\w./#-]+")
+_RUN_CHAR = re.compile(r"[\w./#-]")  # a character of a run
+_RUN_FROM = re.compile(r"[\w./#-]*")  # the rest of a run from a position in it
 
 # Parts of an ASCII identifier: an acronym before a capitalised word, a (capitalised) lowercase
 # run, an upper-case run, a digit run. Underscores separate. `_split_unicode` is the same rule
@@ -140,19 +142,24 @@ def _ident_terms(ident: str, prose: bool) -> tuple[str, ...]:
     return tuple(out)
 
 
-# Source code repeats its identifiers, so their terms are memoised (bounded: cleared when full).
-_CACHE: dict[tuple[str, bool], tuple[str, ...]] = {}
+# Source code repeats its identifiers, so their terms are memoised, one table per reading
+# (prose words drop stopwords, parts of names do not); bounded: cleared when full.
+_PROSE: dict[str, tuple[str, ...]] = {}
+_PARTS: dict[str, tuple[str, ...]] = {}
 _CACHE_MAX = 200_000
 
 
-def _emit_ident(ident: str, out: list[str], *, prose: bool) -> None:
-    key = (ident, prose)
-    terms = _CACHE.get(key)
+def _memo(table: dict[str, tuple[str, ...]], ident: str, prose: bool) -> tuple[str, ...]:
+    terms = table.get(ident)
     if terms is None:
-        if len(_CACHE) >= _CACHE_MAX:
-            _CACHE.clear()
-        terms = _CACHE[key] = _ident_terms(ident, prose)
-    out.extend(terms)
+        if len(table) >= _CACHE_MAX:
+            table.clear()
+        terms = table[ident] = _ident_terms(ident, prose)
+    return terms
+
+
+def _emit_ident(ident: str, out: list[str], *, prose: bool) -> None:
+    out += _memo(_PROSE if prose else _PARTS, ident, prose)
 
 
 def _emit_dotted(text: str, out: list[str]) -> None:
@@ -161,40 +168,89 @@ def _emit_dotted(text: str, out: list[str]) -> None:
         out.append(whole)
     for comp in text.split("."):
         if comp:
-            _emit_ident(comp, out, prose=False)
+            out += _memo(_PARTS, comp, False)
+
+
+def _emit_ticket(tok: str, out: list[str]) -> None:
+    low = tok.lower()
+    out.append(low)
+    if not low.startswith("#"):
+        for part in low.split("-"):
+            if len(part) >= MIN_LEN:
+                out.append(part)
+
+
+def _emit_path(tok: str, out: list[str]) -> None:
+    tok = tok.strip(".-")
+    if "/" not in tok.strip("/"):
+        # a stray slash around one word ("and/", "/x"): just the word
+        for seg in _SEGMENT_RE.findall(tok):
+            _emit_segment(seg, out)
+        return
+    if len(tok) <= MAX_LEN:
+        out.append(tok.lower())
+    for seg in tok.split("/"):
+        for piece in _SEGMENT_RE.findall(seg):
+            _emit_segment(piece, out)
+
+
+def _emit_match(m: re.Match[str], out: list[str]) -> None:
+    """The terms of one match of `_TOKEN_RE` (or `_NO_PATH_RE`), by the alternative it took."""
+    kind, tok = m.lastgroup, m.group()
+    if kind == "ident":
+        _emit_ident(tok, out, prose=True)
+    elif kind == "dotted":
+        _emit_dotted(tok, out)
+    elif kind == "path":
+        _emit_path(tok, out)
+    elif kind == "ticket":
+        _emit_ticket(tok, out)
+    else:  # hex
+        out.append(tok.lower())
+
+
+def _emit_found(found: list[tuple[str, str, str, str]], out: list[str]) -> None:
+    """`_emit_match` over `_NO_PATH_RE.findall`'s tuples (ticket, hex, dotted, ident): the same
+    terms without a match object per token, which is most of the cost of tokenizing code."""
+    prose = _PROSE.get
+    for ticket, hexa, dotted, ident in found:
+        if ident:
+            terms = prose(ident)
+            out += terms if terms is not None else _memo(_PROSE, ident, True)
+        elif dotted:
+            _emit_dotted(dotted, out)
+        elif ticket:
+            _emit_ticket(ticket, out)
+        else:
+            out.append(hexa.lower())
 
 
 def tokenize(text: str) -> list[str]:
-    """Code-aware terms of `text`, in order, duplicates kept (term frequency matters)."""
+    """Code-aware terms of `text`, in order, duplicates kept (term frequency matters).
+
+    The terms of `_TOKEN_RE.finditer(text)` taken match by match: a stretch with no `/` is
+    matched by `_NO_PATH_RE` in one `findall`; each run of path characters around a `/` goes
+    through `_run_matches` (linear time); no token crosses from one to the other, since
+    tokens consume only run characters (see `_NO_PATH_RE`)."""
     out: list[str] = []
-    for m in _token_matches(text):
-        kind = m.lastgroup
-        tok = m.group()
-        if kind == "ident":
-            _emit_ident(tok, out, prose=True)
-        elif kind == "dotted":
-            _emit_dotted(tok, out)
-        elif kind == "path":
-            tok = tok.strip(".-")
-            if "/" not in tok.strip("/"):
-                # a stray slash around one word ("and/", "/x"): just the word
-                for seg in _SEGMENT_RE.findall(tok):
-                    _emit_segment(seg, out)
-                continue
-            if len(tok) <= MAX_LEN:
-                out.append(tok.lower())
-            for seg in tok.split("/"):
-                for piece in _SEGMENT_RE.findall(seg):
-                    _emit_segment(piece, out)
-        elif kind == "ticket":
-            low = tok.lower()
-            out.append(low)
-            if not low.startswith("#"):
-                for part in low.split("-"):
-                    if len(part) >= MIN_LEN:
-                        out.append(part)
-        else:  # hex
-            out.append(tok.lower())
+    if "/" not in text:
+        _emit_found(_NO_PATH_RE.findall(text), out)
+        return out
+    n, pos = len(text), 0
+    slash = text.find("/")
+    while slash >= 0:
+        start = slash  # the run around this slash: walk back to its first character
+        while start > pos and _RUN_CHAR.match(text, start - 1):
+            start -= 1
+        end = _RUN_FROM.match(text, slash).end()  # type: ignore[union-attr]
+        if start > pos:
+            _emit_found(_NO_PATH_RE.findall(text, pos, start), out)
+        for m in _run_matches(text, start, end, min(end + 1, n)):
+            _emit_match(m, out)
+        pos = end
+        slash = text.find("/", pos)
+    if pos < n:
+        _emit_found(_NO_PATH_RE.findall(text, pos), out)
     return out
 
 
@@ -236,20 +292,6 @@ def _run_matches(text: str, start: int, end: int, stop: int) -> Iterator[re.Matc
             return
         yield m
         pos = m.end()
-
-
-def _token_matches(text: str) -> Iterator[re.Match[str]]:
-    """`_TOKEN_RE.finditer(text)`, in linear time (see `_NO_PATH_RE` and `_run_matches`)."""
-    if "/" in text:
-        n = len(text)
-        for run in _RUN_RE.finditer(text):
-            start, end = run.span()
-            if "/" in run.group():
-                yield from _run_matches(text, start, end, min(end + 1, n))
-            else:
-                yield from _NO_PATH_RE.finditer(text, start, min(end + 1, n))
-    else:
-        yield from _NO_PATH_RE.finditer(text)
 
 
 def _emit_segment(seg: str, out: list[str]) -> None:

@@ -126,21 +126,42 @@ def test_stopwords_dropped_alone_kept_inside(word: str) -> None:
 # ---------------------------------------------------------------- linear time on crafted runs
 
 
-def _reference(text: str) -> list[tuple[tuple[int, int], str | None]]:
+def _reference(text: str) -> list[str]:
+    """The terms of the single regex's matches, one match at a time (quadratic on long runs)."""
+    from gitstrata.store.tokenizer import _TOKEN_RE, _emit_match
+
+    out: list[str] = []
+    for m in _TOKEN_RE.finditer(text):
+        _emit_match(m, out)
+    return out
+
+
+def _run_spans(text: str, start: int, end: int) -> list[tuple[tuple[int, int], str | None]]:
+    from gitstrata.store.tokenizer import _run_matches
+
+    stop = min(end + 1, len(text))  # the character after the run in view, as `tokenize` does
+    return [(m.span(), m.lastgroup) for m in _run_matches(text, start, end, stop)]
+
+
+@given(st.text(alphabet="ab1Z_-./# é:\nF0c", max_size=60))
+def test_terms_are_those_of_the_single_regex(text):
+    assert tokenize(text) == _reference(text)
+
+
+@given(st.text(alphabet="ab1Z_-./#é0c", max_size=40))
+def test_a_run_with_a_slash_is_matched_as_the_single_regex_matches_it(run):
     from gitstrata.store.tokenizer import _TOKEN_RE
 
-    return [(m.span(), m.lastgroup) for m in _TOKEN_RE.finditer(text)]
+    text = run + " "
+    assert _run_spans(text, 0, len(run)) == [
+        (m.span(), m.lastgroup) for m in _TOKEN_RE.finditer(text)
+    ]
 
 
-def _matches(text: str) -> list[tuple[tuple[int, int], str | None]]:
-    from gitstrata.store.tokenizer import _token_matches
-
-    return [(m.span(), m.lastgroup) for m in _token_matches(text)]
-
-
-@given(st.text(alphabet="ab1Z_-./# é:", max_size=40))
-def test_paths_are_found_as_the_single_regex_finds_them(text):
-    assert _matches(text) == _reference(text)
+def test_identifiers_and_tickets_in_code_and_prose():
+    text = "Fix INC-2407 in pay/charge.py: charge_with_retry() calls TTLCache.set (deadbeef12)"
+    assert tokenize(text) == _reference(text)
+    assert tokenize(text * 3) == _reference(text) * 3
 
 
 def test_a_long_run_that_ends_in_a_slash_is_tokenized_whole():
@@ -148,10 +169,10 @@ def test_a_long_run_that_ends_in_a_slash_is_tokenized_whole():
     # slash (the square of the length: about a minute here); run by run it is one pass
     n = 200_000
     text = "a-" * n + "/ tail"
-    found = _matches(text)
-    assert len(found) == n + 1
-    assert found[0] == ((0, 1), "ident") and found[-2] == ((2 * n - 2, 2 * n - 1), "ident")
-    assert found[-1] == ((2 * n + 2, 2 * n + 6), "ident")
-    assert tokenize(text)[-1] == "tail"
+    found = _run_spans(text, 0, 2 * n + 1)
+    assert len(found) == n
+    assert found[0] == ((0, 1), "ident") and found[-1] == ((2 * n - 2, 2 * n - 1), "ident")
+    assert tokenize(text) == ["tail"]  # one-letter words are dropped; the stray slash too
     # a path at the end of such a run is still a path
-    assert _matches("x-" * n + "/y")[-1] == ((0, 2 * n + 2), "path")
+    assert _run_spans("x-" * n + "/y", 0, 2 * n + 2)[-1] == ((0, 2 * n + 2), "path")
+    assert tokenize("x-" * n + "/yy") == ["yy"]  # too long to keep whole; its one long part
