@@ -212,6 +212,10 @@ def run_embed(ctx: StageContext) -> StageResult:
             reuse=reuse,
             advance=task.advance,
             mapper=ctx.executor.map if documents.num_rows >= POOL_MIN_DOCUMENTS else None,
+            terms=lambda: fulltext.read_field_terms(
+                ctx.input_path("fulltext"), ["content_hash", "title", "body"]
+            ),
+            threads=ctx.jobs,
         )
     out = ctx.output_dir("embedder")
     if result.embedder is previous and prev_dir is not None:
@@ -251,6 +255,7 @@ EMBED = Stage(
     name="embed",
     run=run_embed,
     inputs=("documents",),
+    reads=("fulltext",),  # the documents' terms (`fulltext.TERMS_FILE`): no tokenizing again
     outputs=("embedder", "vectors_f32"),
     config=("embedding",),
     extra=lambda ctx: model_identity(_embedding(ctx)),  # a new pretrained model re-embeds

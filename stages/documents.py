@@ -325,6 +325,9 @@ def docmeta(documents: pa.Table) -> pa.Table:
     return pa.table(cols, schema=DOCMETA).combine_chunks()
 
 
-def embed_text(title: str, path: str | None, body: str, *, max_chars: int = 8_000) -> str:
+EMBED_CHARS = 8_000  # how much of a body is embedded
+
+
+def embed_text(title: str, path: str | None, body: str, *, max_chars: int = EMBED_CHARS) -> str:
     """The text a document is embedded from: title, path, then the start of the body."""
     return f"{title}\n{path or ''}\n{body[:max_chars]}"

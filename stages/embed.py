@@ -36,9 +36,10 @@ from ..store.embedder import (
 from ..store.lsa import HashingLSA, featurize_with
 from ..store.onnx_embed import OnnxBackend
 from ..store.schemas import VECTORS_F32, sized_like
+from ..store.tokenizer import tokenize
 from ..store.vecstore import mrl_truncate
 from ..store.wordllama import WordLlamaBackend, installed_version
-from .documents import embed_text
+from .documents import EMBED_CHARS, embed_text
 
 
 @dataclass(frozen=True)
@@ -115,6 +116,45 @@ def document_texts(documents: pa.Table) -> list[str]:
     ]
 
 
+# (title terms, path, body terms): a document whose embed text is made of parts whose terms
+# are known (see `document_items`)
+_Parts = tuple[str, str, str]
+
+
+def document_items(documents: pa.Table, terms: pa.Table | None) -> list[str | _Parts]:
+    """What each document is featurized from: its embed text, or, when `terms` (the documents
+    stage's field terms, row for row: `content_hash`, `title`, `body`, each field's terms
+    joined by spaces) holds its title and whole body, those terms and its path. The terms of
+    `embed_text` are its parts' terms in order, as no term spans a line break, so both give the
+    same features; the terms skip tokenizing again (most of a fit's featurizing). A body longer
+    than the embedded part, or terms that are not those of these rows, fall back to the text."""
+    cols = documents.select(["title", "path", "body"]).to_pydict()
+    rows = zip(cols["title"], cols["path"], cols["body"], strict=True)
+    if (
+        terms is None
+        or terms.num_rows != documents.num_rows
+        or not terms.column("content_hash").equals(documents.column("content_hash"))
+    ):
+        return [embed_text(t, p, b) for t, p, b in rows]
+    known = zip(terms.column("title").to_pylist(), terms.column("body").to_pylist(), strict=True)
+    return [
+        (tt, p or "", bt) if len(b) <= EMBED_CHARS else embed_text(t, p, b)
+        for (t, p, b), (tt, bt) in zip(rows, known, strict=True)
+    ]
+
+
+def item_terms(item: str | _Parts) -> str | list[str]:
+    """A `document_items` entry as `HashingLSA.featurize` reads it: the text, or its terms."""
+    if isinstance(item, str):
+        return item
+    title, path, body = item
+    return title.split() + tokenize(path) + body.split()
+
+
+def _featurize_item(params: tuple, item: str | _Parts) -> tuple[np.ndarray, np.ndarray]:
+    return featurize_with(params, item_terms(item))
+
+
 def document_keys(documents: pa.Table) -> np.ndarray:
     ids = documents.column("doc_id").to_pylist()
     hashes = documents.column("content_hash").to_pylist()
@@ -166,37 +206,44 @@ def embed_documents(
     reuse: tuple[pa.Table, pa.Table] | None = None,
     advance: Callable[[int], None] | None = None,
     mapper: Callable[[Callable[[Any], Any], Iterable[Any]], Iterator[Any]] | None = None,
+    terms: Callable[[], pa.Table | None] | None = None,
+    threads: int = 1,
 ) -> EmbedResult:
     """Fit or reuse the embedder and embed `documents`. `reuse` is the previous run's
     (documents, vectors_f32), made with `previous`; `advance(n)` is told of every n documents
     embedded; `mapper(fn, items)` (results in order) may run a fit's featurization elsewhere,
-    e.g. on a process pool."""
+    e.g. on a process pool; `terms()`, read only by a hashing-LSA fit, gives the documents
+    stage's field terms of these documents (see `document_items`), which spare the fit from
+    tokenizing them again; `threads` share a hashing-LSA fit's sparse products (the same
+    vectors whatever their number)."""
     keys = document_keys(documents)
     fraction = previous.new_fraction(keys) if previous is not None else 1.0
     refit = previous is None or not compatible(previous, config) or fraction > config.refit_fraction
     if refit:
-        texts = document_texts(documents)
         backend = new_backend(config)
         lsa = backend.lsa if isinstance(backend, LsaWordLlama) else backend
+        texts: list[str] = []
         if isinstance(lsa, HashingLSA):
             # featurized once: the fit and the vectors share the features
+            items = document_items(documents, terms() if terms is not None else None)
             feats: list = []
             if mapper is not None:
-                one = functools.partial(featurize_with, tuple(sorted(lsa.params().items())))
-                for f in mapper(one, texts):
+                one = functools.partial(_featurize_item, tuple(sorted(lsa.params().items())))
+                for f in mapper(one, items):
                     feats.append(f)
                     if advance is not None and len(feats) % BATCH == 0:
                         advance(BATCH)
                 if advance is not None and len(feats) % BATCH:
                     advance(len(feats) % BATCH)
             else:
-                for start in range(0, len(texts), BATCH):
-                    feats += lsa.featurize(texts[start : start + BATCH])
+                for start in range(0, len(items), BATCH):
+                    feats += lsa.featurize([item_terms(i) for i in items[start : start + BATCH]])
                     if advance is not None:
-                        advance(min(BATCH, len(texts) - start))
-            if not isinstance(backend, LsaWordLlama):
-                texts = []  # featurized: only the fused backend reads the texts again
-            lsa, raw = lsa.fit_transform_features(feats)
+                        advance(min(BATCH, len(items) - start))
+            del items
+            if isinstance(backend, LsaWordLlama):
+                texts = document_texts(documents)  # the fused backend reads the texts again
+            lsa, raw = lsa.fit_transform_features(feats, threads=threads)
             del feats
             if isinstance(backend, LsaWordLlama):
                 backend = backend.with_lsa(lsa)
@@ -208,6 +255,7 @@ def embed_documents(
             else:
                 backend = lsa
         else:
+            texts = document_texts(documents)
             backend = backend.fit(texts)
             raw = _in_batches(backend.transform, texts, backend.dim, advance)
         mrl = served_dim(backend, config.mrl_dim)

@@ -137,6 +137,7 @@ def _spmm(
     dense: np.ndarray,
     scales: np.ndarray | None = None,
     expanded: np.ndarray | None = None,
+    threads: int = 1,
 ) -> np.ndarray:
     """CSR (rows x m) times dense (m x l), in row blocks of bounded memory. A block dense enough
     (>= 2 % non-zeros) is expanded and multiplied by BLAS; a sparser one gathers the rows it
@@ -163,7 +164,7 @@ def _spmm(
     if len(data) * ell >= NUMBA_MIN_WORK:
         from .sparse import spmm
 
-        return spmm(indptr, indices, data, whole())
+        return spmm(indptr, indices, data, whole(), threads)
     out = np.zeros((n, ell), dtype=np.float32)
     full: np.ndarray | None = None
     # codes are expanded whole for BLAS only when the product reads more rows than the matrix
@@ -250,9 +251,10 @@ class _Hasher:
         return ids
 
 
-def _doc_features(text: str, hasher: _Hasher, char_ngrams: bool, ngram_weight: float):
-    """(feature ids, weights) of one text: sublinear tf of terms and of weighted 3-grams."""
-    counts = Counter(tokenize(text))
+def _doc_features(text: str | list[str], hasher: _Hasher, char_ngrams: bool, ngram_weight: float):
+    """(feature ids, weights) of one text, or of its terms (`tokenize(text)`, e.g. kept by an
+    earlier stage): sublinear tf of terms and of weighted 3-grams."""
+    counts = Counter(tokenize(text) if isinstance(text, str) else text)
     feats: dict[int, float] = {}
     for tok, c in counts.items():
         f = hasher(tok)
@@ -331,7 +333,7 @@ class HashingLSA:
             "power_iters": self.power_iters,
         }
 
-    def _raw(self, texts: Sequence[str]):
+    def _raw(self, texts: Sequence[str | list[str]]):
         return [_doc_features(t, self._hasher, self.char_ngrams, self.ngram_weight) for t in texts]
 
     def _csr(self, raw) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -361,9 +363,10 @@ class HashingLSA:
         """The fitted copy and the embeddings of `texts` (each text featurized once)."""
         return self.fit_transform_features(self.featurize(texts))
 
-    def featurize(self, texts: Sequence[str]) -> list[tuple[np.ndarray, np.ndarray]]:
+    def featurize(self, texts: Sequence[str | list[str]]) -> list[tuple[np.ndarray, np.ndarray]]:
         """(sorted feature ids, sublinear tf weights) per text: what fit and transform read,
-        computable in parts (a fit over the parts' concatenation is the fit over all)."""
+        computable in parts (a fit over the parts' concatenation is the fit over all). A text
+        may be given as its terms (`tokenize(text)`): the same features, without tokenizing."""
         return self._raw(texts)
 
     def fit_features(self, raw: list[tuple[np.ndarray, np.ndarray]]) -> HashingLSA:
@@ -376,18 +379,19 @@ class HashingLSA:
         return self._transform_raw(raw)
 
     def fit_transform_features(
-        self, raw: list[tuple[np.ndarray, np.ndarray]]
+        self, raw: list[tuple[np.ndarray, np.ndarray]], *, threads: int = 1
     ) -> tuple[HashingLSA, np.ndarray]:
         """`fit_features(raw)` and that fit's `transform_features(raw)`, the weighted matrix
         built once: the fit's matrix is the one the transform would build again."""
         fitted = HashingLSA(**self.params())
-        csr = fitted._fit_raw(raw)
+        csr = fitted._fit_raw(raw, threads)
         if csr is None or len(raw) == 1 or len(fitted.features) == 0:
             return fitted, fitted._transform_raw(raw)  # the transform's own special cases
-        return fitted, _spmm(*csr, fitted.codes, fitted.scales, fitted._components)
+        return fitted, _spmm(*csr, fitted.codes, fitted.scales, fitted._components, threads=threads)
 
-    def _fit_raw(self, raw) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
-        """Fit on `raw`; returns the weighted CSR matrix it was fitted on (None when empty)."""
+    def _fit_raw(self, raw, threads: int = 1) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+        """Fit on `raw`; returns the weighted CSR matrix it was fitted on (None when empty).
+        `threads` share the sparse products (the same result whatever their number)."""
         n = len(raw)
         if n == 0:
             return None
@@ -413,6 +417,7 @@ class HashingLSA:
                 self.oversample,
                 self.power_iters,
                 self.seed,
+                threads,
             )
         # stored as int8 codes (`save`): rounded now so the fit's own vectors are those a
         # reload gives
@@ -478,7 +483,7 @@ class HashingLSA:
 _WORKER_BACKENDS: dict[tuple, HashingLSA] = {}
 
 
-def featurize_with(params: tuple, text: str) -> tuple[np.ndarray, np.ndarray]:
+def featurize_with(params: tuple, text: str | list[str]) -> tuple[np.ndarray, np.ndarray]:
     """`HashingLSA(**dict(params)).featurize([text])[0]`, for a process pool (module level,
     picklable with `functools.partial`)."""
     backend = _WORKER_BACKENDS.get(params)
@@ -499,7 +504,15 @@ def _orth(y: np.ndarray) -> np.ndarray:
 
 
 def _truncated_svd(
-    indptr, indices, data, m: int, k: int, oversample: int, power_iters: int, seed: int
+    indptr,
+    indices,
+    data,
+    m: int,
+    k: int,
+    oversample: int,
+    power_iters: int,
+    seed: int,
+    threads: int = 1,
 ):
     """Right singular vectors (m x k, zero-padded past the rank) and singular values of the CSR
     matrix, by Halko et al.'s randomized range finder with power iterations (exact when the rank
@@ -525,14 +538,16 @@ def _truncated_svd(
         # with ell >= rank the range of Y is the whole range of X, so the result is exact and
         # power iterations would add nothing
         ell = min(k + oversample, rank)
-        y = _spmm(indptr, indices, data, _gaussian(rng, m, ell))
+        y = _spmm(indptr, indices, data, _gaussian(rng, m, ell), threads=threads)
         for _ in range(power_iters if ell < rank else 0):
             q = _orth(y)
-            y = _spmm(indptr, indices, data, _spmm(t_indptr, t_indices, t_data, q))
+            xt_q = _spmm(t_indptr, t_indices, t_data, q, threads=threads)
+            y = _spmm(indptr, indices, data, xt_q, threads=threads)
+            del xt_q
         q = _orth(_orth(y))
         del y
         _release_free_heap()
-        bt = _spmm(t_indptr, t_indices, t_data, q).astype(np.float64)  # X^T Q: m x ell
+        bt = _spmm(t_indptr, t_indices, t_data, q, threads=threads).astype(np.float64)  # X^T Q
         del t_indptr, t_indices, t_data
         # SVD of B = Q^T X through the small Gram matrix B B^T (BLAS-3 only, no m-side QR)
         evals, u = np.linalg.eigh(bt.T @ bt)

@@ -8,20 +8,22 @@ tests/test_embedder.py.
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
+
 import numpy as np
 from numba import njit
 
 
-@njit(cache=True)
-def csr_dense(indptr, indices, data, dense, out):  # pragma: no cover - compiled
-    """out[i, :] = sum_j data[j] * dense[indices[j], :] for j in indptr[i]:indptr[i+1].
+@njit(cache=True, nogil=True)
+def csr_dense(indptr, indices, data, dense, out, first, last):  # pragma: no cover - compiled
+    """out[i, :] = sum_j data[j] * dense[indices[j], :] for j in indptr[i]:indptr[i+1], for the
+    rows first <= i < last (without the GIL: row ranges can run on threads side by side).
 
-    Single-threaded on purpose: numba's worker threads spinning next to OpenBLAS's slowed the
-    eigendecomposition that follows by an order of magnitude.
+    No numba worker threads: their spinning next to OpenBLAS's slowed the eigendecomposition
+    that follows by an order of magnitude; `spmm` splits rows over plain threads instead.
     """
-    n = indptr.shape[0] - 1
     ell = dense.shape[1]
-    for i in range(n):
+    for i in range(first, last):
         for j in range(indptr[i], indptr[i + 1]):
             w = data[j]
             r = indices[j]
@@ -30,14 +32,37 @@ def csr_dense(indptr, indices, data, dense, out):  # pragma: no cover - compiled
     return out
 
 
+def row_ranges(indptr: np.ndarray, parts: int) -> list[tuple[int, int]]:
+    """At most `parts` consecutive row ranges covering every row, of about equal non-zeros."""
+    n = len(indptr) - 1
+    cuts = np.searchsorted(indptr, np.linspace(0, indptr[-1], parts + 1)[1:-1], side="left")
+    edges = np.unique(np.concatenate(([0], np.clip(cuts, 0, n), [n])))
+    return [(int(a), int(b)) for a, b in zip(edges[:-1], edges[1:], strict=True)]
+
+
 def spmm(
-    indptr: np.ndarray, indices: np.ndarray, data: np.ndarray, dense: np.ndarray
+    indptr: np.ndarray,
+    indices: np.ndarray,
+    data: np.ndarray,
+    dense: np.ndarray,
+    threads: int = 1,
 ) -> np.ndarray:
-    out = np.zeros((len(indptr) - 1, dense.shape[1]), dtype=np.float32)
-    return csr_dense(
+    """CSR x dense; with `threads` > 1, row ranges of about equal work on that many threads.
+    Every row is summed in the same order either way, so the result is the same bit for bit."""
+    n = len(indptr) - 1
+    out = np.zeros((n, dense.shape[1]), dtype=np.float32)
+    args = (
         np.ascontiguousarray(indptr, dtype=np.int64),
         np.ascontiguousarray(indices, dtype=np.int64),
         np.ascontiguousarray(data, dtype=np.float32),
         np.ascontiguousarray(dense, dtype=np.float32),
         out,
     )
+    ranges = row_ranges(args[0], threads) if threads > 1 and n > 1 else [(0, n)]
+    if len(ranges) == 1:
+        csr_dense(*args, 0, n)
+        return out
+    with ThreadPoolExecutor(len(ranges), thread_name_prefix="gitstrata-spmm") as pool:
+        for done in [pool.submit(csr_dense, *args, a, b) for a, b in ranges]:
+            done.result()
+    return out

@@ -367,6 +367,87 @@ def test_numba_spmm_equals_numpy_path() -> None:
     assert np.allclose(lsa._spmm(indptr, indices, data, dense), ref, atol=1e-4)
 
 
+def _random_rows(rng: np.random.Generator, n: int, m: int, most: int):
+    counts = rng.integers(0, most, n)
+    counts[::5] = 0  # empty rows too
+    indptr = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+    indices = rng.integers(0, m, indptr[-1]).astype(np.int64)
+    data = rng.standard_normal(indptr[-1]).astype(np.float32)
+    return indptr, indices, data
+
+
+def test_spmm_on_threads_is_the_same_bit_for_bit() -> None:
+    from gitstrata.store.sparse import row_ranges, spmm
+
+    rng = np.random.default_rng(5)
+    indptr, indices, data = _random_rows(rng, 301, 800, 50)
+    dense = rng.standard_normal((800, 23)).astype(np.float32)
+    one = spmm(indptr, indices, data, dense)
+    for threads in (2, 3, 7, 400):
+        np.testing.assert_array_equal(spmm(indptr, indices, data, dense, threads), one)
+        ranges = row_ranges(indptr, threads)
+        assert ranges[0][0] == 0 and ranges[-1][1] == 301 and len(ranges) <= threads
+        assert all(a < b for a, b in ranges)
+        assert all(ranges[k][1] == ranges[k + 1][0] for k in range(len(ranges) - 1))
+    assert row_ranges(np.zeros(4, np.int64), 3) == [(0, 3)]  # no work: one range
+
+
+def test_a_fit_on_threads_is_the_same_bit_for_bit(monkeypatch) -> None:
+    monkeypatch.setattr(lsa_module, "NUMBA_MIN_WORK", 0)  # the numba product at any size
+    rng = np.random.default_rng(2)
+    indptr, indices, data = _random_rows(rng, 900, 3000, 80)
+    one = _truncated_svd(indptr, indices, data, 3000, 24, 8, 2, 1)
+    two = _truncated_svd(indptr, indices, data, 3000, 24, 8, 2, 1, 2)
+    np.testing.assert_array_equal(one[0], two[0])
+    np.testing.assert_array_equal(one[1], two[1])
+    feats = HashingLSA(full_dim=64).featurize(
+        [f"{CORPUS[i % len(CORPUS)]} part{i} step_{i % 9}" for i in range(300)]
+    )
+    a, va = HashingLSA(full_dim=64).fit_transform_features(feats)
+    b, vb = HashingLSA(full_dim=64).fit_transform_features(feats, threads=3)
+    np.testing.assert_array_equal(a.codes, b.codes)
+    np.testing.assert_array_equal(va, vb)
+
+
+def _field_terms(docs: pa.Table, hashes: list[str] | None = None) -> pa.Table:
+    """The documents stage's terms cache of `docs` (title and body fields)."""
+    from gitstrata.store.fulltext import terms_text
+
+    cols = docs.select(["content_hash", "title", "body"]).to_pydict()
+    return pa.table(
+        {
+            "content_hash": hashes or cols["content_hash"],
+            "title": [terms_text(t) for t in cols["title"]],
+            "body": [terms_text(b) for b in cols["body"]],
+        }
+    )
+
+
+def test_a_fit_from_the_documents_terms_equals_the_fit_from_the_texts() -> None:
+    from gitstrata.stages.documents import EMBED_CHARS
+
+    texts = [
+        f"{CORPUS[i % len(CORPUS)]} see src/pay/charge_{i}.py, INC-{i} and #{i} (deadbeef{i:02d})"
+        for i in range(60)
+    ]
+    texts[7] = "charge_with_retry(order) " * (EMBED_CHARS // 10)  # longer than what is embedded
+    docs = _documents(texts)
+    cfg = EmbeddingConfig()
+    plain = embed_documents(docs, cfg)
+    from_terms = embed_documents(docs, cfg, terms=lambda: _field_terms(docs))
+    np.testing.assert_array_equal(vectors_matrix(from_terms.vectors), vectors_matrix(plain.vectors))
+    np.testing.assert_array_equal(from_terms.embedder.backend.codes, plain.embedder.backend.codes)
+    # the terms are what is read: other terms give other vectors, terms of other rows are not used
+    other = _field_terms(docs).set_column(2, "body", pa.array(["zz"] * 60))
+    changed = vectors_matrix(embed_documents(docs, cfg, terms=lambda: other).vectors)
+    assert not np.array_equal(changed, vectors_matrix(plain.vectors))
+    stale = _field_terms(docs.slice(1), None)
+    np.testing.assert_array_equal(
+        vectors_matrix(embed_documents(docs, cfg, terms=lambda: stale).vectors),
+        vectors_matrix(plain.vectors),
+    )
+
+
 def test_a_fit_featurized_on_a_process_pool_equals_the_one_in_process() -> None:
     from gitstrata.pipeline.executor import POOL_MIN_ITEMS, LocalExecutor
 

@@ -204,6 +204,19 @@ def test_graph_validation_reports_every_problem() -> None:
     assert "'nope'" in msg and "'files' is written by both" in msg and "'mystery'" in msg
 
 
+def test_a_stage_reads_beside_its_inputs_only_what_their_stage_writes() -> None:
+    def noop(ctx):
+        return StageResult()
+
+    docs = Stage(name="docs", run=noop, outputs=("documents", "fulltext"))
+    chunk = Stage(name="chunk", run=noop, outputs=("files", "symbols"))
+    fine = Stage(name="fine", run=noop, inputs=("documents",), reads=("fulltext",))
+    assert [s.name for s in order_stages([fine, docs, chunk])] == ["docs", "chunk", "fine"]
+    wrong = Stage(name="wrong", run=noop, inputs=("symbols",), reads=("fulltext",))
+    with pytest.raises(PipelineGraphError, match="'wrong' reads 'fulltext' beside its inputs"):
+        order_stages([docs, chunk, wrong])
+
+
 @pytest.mark.slow
 def test_concurrent_index_runs_do_not_corrupt(repo) -> None:
     procs = [
