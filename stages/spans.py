@@ -348,13 +348,14 @@ def splice(
     `parse` also gets the qualname of the top-level symbol the region starts with ("" at the
     top of the file): the same region of the next version is usually parsed from it again; and
     the hunks inside the region (`line_moves`, from the region's first line), which turn the
-    known side's text of the region into this one."""
+    known side's text of the region into this one.
+
+    In Python, hunks inside the methods of top-level classes are first tried with smaller
+    regions, between two members of the class (`_member_regions`), each parsed under a header
+    `class <name>:` so that its symbols are named and nested as in the whole file."""
     if not spans.clean or not hunks:
         return None
     n = len(spans.owner) - 1
-    cuts = sorted(
-        {1, n + 1} | {int(x) for x in spans.starts[spans.top & (spans.indent == 0)] if 1 < x <= n}
-    )
     moves = [
         (h.old_start, h.old_count, h.new_count)
         if forward
@@ -367,11 +368,33 @@ def splice(
         return line + sum(d for at, d in shifts if at <= line)
 
     lines = _lines(data)
-    regions: list[list[int]] = []  # X [lo, hi)
+    python = spans.python
+    if python:
+        members = _member_regions(spans, moves, lines, to_y)
+        if members is not None:
+            found = _spliced(spans, hunks, forward, lines, members, parse, to_y)
+            if found is not None:
+                return found
+    cuts = sorted(
+        {1, n + 1} | {int(x) for x in spans.starts[spans.top & (spans.indent == 0)] if 1 < x <= n}
+    )
+    regions: list[list] = []  # X [lo, hi, class name or None]
     for xs, xc, _ in moves:
         first, last = (xs, xs + xc - 1) if xc else (xs, xs)
         lo = max(c for c in cuts if c < max(first, 2)) if first > 1 else 1
         hi = min((c for c in cuts if c > last), default=n + 1)
+        if python and lo > 1:
+            # a hunk after the end of the symbol above it: the region starts below that end
+            # when its first statement is unindented, so it cannot continue the symbol
+            above = np.flatnonzero(spans.top & (spans.indent == 0) & (spans.starts == lo))
+            end = int(spans.ends[above].max()) if len(above) else first
+            y_hi = to_y(hi) if hi <= n else 0
+            if (
+                end < first
+                and _unindented_first(lines, to_y(end + 1), y_hi)
+                and not _overloads(lines, to_y(lo), y_hi)
+            ):
+                lo = end + 1
         if hi <= n and not spans.python and not _closed(lines, to_y(hi)):
             # the symbol after the hunk too: an attribute or decorator left at the end of the
             # region belongs to it, which only a parse that sees both can tell (in Python a
@@ -380,24 +403,110 @@ def splice(
         if regions and lo <= regions[-1][1]:  # touching regions merge: Y ranges stay disjoint
             regions[-1][1] = max(regions[-1][1], hi)
         else:
-            regions.append([lo, hi])
+            regions.append([lo, hi, None])
+    return _spliced(spans, hunks, forward, lines, regions, parse, to_y)
 
+
+def _unindented_first(lines: list[bytes], y_lo: int, y_hi: int) -> bool:
+    """Whether the first line of lines [y_lo, y_hi) (to the end when y_hi is 0) that is not
+    blank or a comment starts at column 0 (True when there is none)."""
+    for line in lines[y_lo - 1 : y_hi - 1 if y_hi else len(lines)]:
+        code = line.strip()
+        if code and not code.startswith(b"#"):
+            return line[:1] not in (b" ", b"\t")
+    return True
+
+
+def _overloads(lines: list[bytes], y_lo: int, y_hi: int) -> bool:
+    """Whether lines [y_lo, y_hi) (to the end when y_hi is 0) mention `overload`: a stub folds
+    into the next definition of its name, so a region must not part them."""
+    return any(b"overload" in line for line in lines[y_lo - 1 : y_hi - 1 if y_hi else len(lines)])
+
+
+def _member_regions(
+    spans: Spans, moves: list[tuple[int, int, int]], lines: list[bytes], to_y: Callable
+) -> list[list] | None:
+    """X regions [lo, hi, class name] for hunks that each sit between two members (methods,
+    nested classes) of one top-level class: from the last member starting before the hunk to
+    the next member after it, so the class's own start and end are outside every region and
+    keep their mapped lines. None when a hunk is elsewhere, or when a changed region holds an
+    unindented line other than a comment (it could end the class: a multi-line string or an
+    open bracket is refused too, which only costs the whole-class region)."""
+    n = len(spans.owner) - 1
+    classes = np.flatnonzero(spans.top & (spans.indent == 0))
+    regions: list[list] = []
+    for xs, xc, _ in moves:
+        first, last = (xs, xs + xc - 1) if xc else (xs, xs)
+        owner = [int(c) for c in classes if spans.starts[c] < first and last < spans.ends[c]]
+        if len(owner) != 1 or spans.kinds[owner[0]] != "class":
+            return None
+        c = owner[0]
+        inside = np.flatnonzero((spans.starts > spans.starts[c]) & (spans.ends <= spans.ends[c]))
+        inside = inside[inside != spans.module]
+        if not len(inside):
+            return None
+        level = spans.indent[inside].min()
+        cuts = sorted({int(spans.starts[i]) for i in inside if spans.indent[i] == level})
+        before = [x for x in cuts if x < max(first, 2)]
+        after = [x for x in cuts if x > last]
+        if not before or not after or after[0] > n:
+            return None
+        lo, hi = before[-1], after[0]
+        # from the member above the region: stubs right above a definition fold into it
+        above = before[-2] if len(before) > 1 else int(spans.starts[c])
+        if _overloads(lines, to_y(above), to_y(hi)):
+            return None
+        if regions and regions[-1][2] == spans.qualnames[c] and lo <= regions[-1][1]:
+            regions[-1][1] = max(regions[-1][1], hi)
+        elif regions and lo < regions[-1][1]:
+            return None
+        else:
+            regions.append([lo, hi, spans.qualnames[c]])
+    for lo, hi, _ in regions:
+        for line in lines[to_y(lo) - 1 : to_y(hi) - 1]:
+            if line[:1] not in (b" ", b"\t") and line.strip() and not line.startswith(b"#"):
+                return None
+    return regions
+
+
+def _spliced(
+    spans: Spans,
+    hunks: Sequence[Hunk],
+    forward: bool,
+    lines: list[bytes],
+    regions: list[list],
+    parse: Callable,
+    to_y: Callable,
+) -> Spans | None:
+    """`splice`'s result from its regions [lo, hi, class name or None] (X lines): the known
+    side's symbols outside them, mapped to Y lines, and each region's symbols as parsed."""
+    n = len(spans.owner) - 1
     keep = np.ones(len(spans.qualnames), dtype=bool)
     keep[spans.module] = False
     cols: list[list] = [[] for _ in range(6)]
-    for lo, hi in regions:
+    for lo, hi, within in regions:
         keep &= ~((spans.starts >= lo) & (spans.starts < hi))
         y_lo = 1 if lo == 1 else to_y(lo)
         y_hi = len(lines) + 1 if hi > n else to_y(hi)
         chunk = b"\n".join(lines[y_lo - 1 : y_hi - 1]) + b"\n"
-        at = np.flatnonzero(spans.top & (spans.starts == lo))
-        symbols = parse(
-            chunk,
-            spans.qualnames[int(at[0])] if lo > 1 and len(at) else "",
-            line_moves(hunks, forward=forward, lo=lo, hi=hi),
-        )
-        if symbols is None:
-            return None
+        if within is not None:
+            # members of class `within`: parsed under its name, one line above the region
+            found = parse(b"class " + within.encode() + b":\n" + chunk, f"{within}:{lo}", None)
+            if found is None:
+                return None
+            symbols = [s for s in found if s.start_line > 1]
+            if any(s.parent is None for s in symbols if s.qualname != MODULE_SYMBOL):
+                return None  # not every symbol of the region is inside the class
+            y_lo -= 1
+        else:
+            at = np.flatnonzero(spans.top & (spans.starts == lo))
+            symbols = parse(
+                chunk,
+                spans.qualnames[int(at[0])] if lo > 1 and len(at) else "",
+                line_moves(hunks, forward=forward, lo=lo, hi=hi),
+            )
+            if symbols is None:
+                return None
         if spans.python and hi <= n and b"overload" in chunk:
             # overload stubs fold into the next definition of their name: it must not be the
             # symbol right after the region

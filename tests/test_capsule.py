@@ -230,6 +230,45 @@ def last():
 line"""
     return s
 ''',
+    '''from typing import overload
+
+
+class Service:
+    """Doc."""
+
+    limit = 3
+
+    @overload
+    def get(self, key: int) -> int: ...
+    @overload
+    def get(self, key: str) -> str: ...
+    def get(self, key):
+        return key
+
+    def put(self, key, value):
+        text = """
+at column zero
+"""
+        return text
+
+    @staticmethod
+    def helper():
+        def inner():
+            return 1
+
+        return inner()
+
+    class Nested:
+        def deep(self):
+            return 2
+
+    def last(self):
+        return None
+
+
+def tail():
+    return 0
+''',
 ]
 
 # statements inserted at the indentation of the line they go before: plain ones (derivable)
@@ -246,6 +285,11 @@ TEMPLATES = [
     ["class Added:", "    def m(self):", "        return 1"],
     ['s = """', "def not_real():", '"""'],
     ["return 5"],
+    # "!": a line at column 0 wherever it goes
+    ["!# at column zero"],
+    ['s = """', "!at column zero", '"""'],
+    ["!def at_zero():", "!    return 1"],
+    ["@overload", "def get(self, key: bytes) -> bytes: ..."],
 ]
 
 
@@ -264,7 +308,9 @@ def _edited(text: str, edits) -> tuple[list[str], list[str], str]:
     for at, drop, template, *deeper in edits:
         at = min(at, len(new))
         pad = _indent_at(new, at) + ("    " if deeper and deeper[0] else "")
-        new[at : at + drop] = [pad + t if t else t for t in template]
+        new[at : at + drop] = [
+            t[1:] if t.startswith("!") else pad + t if t else t for t in template
+        ]
     return old, new, "\n".join(new) + "\n"
 
 
