@@ -350,9 +350,9 @@ def splice(
     the hunks inside the region (`line_moves`, from the region's first line), which turn the
     known side's text of the region into this one.
 
-    In Python, hunks inside the methods of top-level classes are first tried with smaller
-    regions, between two members of the class (`_member_regions`), each parsed under a header
-    `class <name>:` so that its symbols are named and nested as in the whole file."""
+    In Python, hunks inside top-level classes are first tried with smaller regions, around
+    the members of the class they touch (`_member_regions`), parsed under a line
+    `class <name>:` so that their symbols are named and nested as in the whole file."""
     if not spans.clean or not hunks:
         return None
     n = len(spans.owner) - 1
@@ -426,18 +426,26 @@ def _overloads(lines: list[bytes], y_lo: int, y_hi: int) -> bool:
 def _member_regions(
     spans: Spans, moves: list[tuple[int, int, int]], lines: list[bytes], to_y: Callable
 ) -> list[list] | None:
-    """X regions [lo, hi, class name] for hunks that each sit between two members (methods,
-    nested classes) of one top-level class: from the last member starting before the hunk to
-    the next member after it, so the class's own start and end are outside every region and
-    keep their mapped lines. None when a hunk is elsewhere, or when a changed region holds an
-    unindented line other than a comment (it could end the class: a multi-line string or an
-    open bracket is refused too, which only costs the whole-class region)."""
+    """X regions [lo, hi, (mode, class)] for hunks that each sit in one top-level class after
+    its first line, parsed apart from the rest of the class (`_spliced`):
+
+    - "members": from the last member (method, nested class) starting before the hunk to the
+      next one, parsed under a line `class <name>:`; the class keeps its mapped start and end;
+    - "header": no member before the hunk: from the class's first line to the next member,
+      parsed as it is; the class keeps its mapped start and end;
+    - "tail": no member after the hunk inside the class: from the last member before it to the
+      next top-level cut, under `class <name>:`, whose end is the class's new end.
+
+    None when a hunk is elsewhere, is both before the first member and after the last, or when
+    `overload` is written between the member above the region and its end (a stub folds into
+    the next definition of its name, so the region must hold both)."""
     n = len(spans.owner) - 1
-    classes = np.flatnonzero(spans.top & (spans.indent == 0))
+    tops = np.flatnonzero(spans.top & (spans.indent == 0))
+    top_cuts = sorted({int(x) for x in spans.starts[tops] if 1 < x <= n} | {n + 1})
     regions: list[list] = []
     for xs, xc, _ in moves:
         first, last = (xs, xs + xc - 1) if xc else (xs, xs)
-        owner = [int(c) for c in classes if spans.starts[c] < first and last < spans.ends[c]]
+        owner = [int(c) for c in tops if spans.starts[c] < first <= spans.ends[c]]
         if len(owner) != 1 or spans.kinds[owner[0]] != "class":
             return None
         c = owner[0]
@@ -449,24 +457,35 @@ def _member_regions(
         cuts = sorted({int(spans.starts[i]) for i in inside if spans.indent[i] == level})
         before = [x for x in cuts if x < max(first, 2)]
         after = [x for x in cuts if x > last]
-        if not before or not after or after[0] > n:
-            return None
-        lo, hi = before[-1], after[0]
-        # from the member above the region: stubs right above a definition fold into it
-        above = before[-2] if len(before) > 1 else int(spans.starts[c])
-        if _overloads(lines, to_y(above), to_y(hi)):
-            return None
-        if regions and regions[-1][2] == spans.qualnames[c] and lo <= regions[-1][1]:
-            regions[-1][1] = max(regions[-1][1], hi)
-        elif regions and lo < regions[-1][1]:
-            return None
+        if after:
+            mode, hi = ("members" if before else "header"), after[0]
+        elif before:
+            mode, hi = "tail", min(x for x in top_cuts if x > last)
         else:
-            regions.append([lo, hi, spans.qualnames[c]])
-    for lo, hi, _ in regions:
-        for line in lines[to_y(lo) - 1 : to_y(hi) - 1]:
-            if line[:1] not in (b" ", b"\t") and line.strip() and not line.startswith(b"#"):
+            return None
+        lo = before[-1] if before else int(spans.starts[c])
+        above = before[-2] if len(before) > 1 else int(spans.starts[c])
+        if _overloads(lines, to_y(above), to_y(hi) if hi <= n else 0):
+            return None
+        if regions and lo <= regions[-1][1]:
+            prev = regions[-1]
+            modes = {prev[2][0], mode}
+            if prev[2][1] != c or modes == {"header", "tail"}:
                 return None
+            prev[1] = max(prev[1], hi)
+            prev[2] = (next((m for m in ("header", "tail") if m in modes), "members"), c)
+        else:
+            regions.append([lo, hi, (mode, c)])
     return regions
+
+
+def _last_code(lines: list[bytes]) -> int:
+    """1-based number of the last line that is neither blank nor only a comment (0: none)."""
+    for k in range(len(lines), 0, -1):
+        code = lines[k - 1].strip()
+        if code and not code.startswith(b"#"):
+            return k
+    return 0
 
 
 def _spliced(
@@ -478,26 +497,41 @@ def _spliced(
     parse: Callable,
     to_y: Callable,
 ) -> Spans | None:
-    """`splice`'s result from its regions [lo, hi, class name or None] (X lines): the known
-    side's symbols outside them, mapped to Y lines, and each region's symbols as parsed."""
+    """`splice`'s result from its regions [lo, hi, None or (mode, class)] (X lines, see
+    `_member_regions`): the known side's symbols outside them, mapped to Y lines, and each
+    region's symbols as parsed."""
     n = len(spans.owner) - 1
     keep = np.ones(len(spans.qualnames), dtype=bool)
     keep[spans.module] = False
     cols: list[list] = [[] for _ in range(6)]
+    new_end: dict[int, int] = {}  # a class whose end a "tail" region found again
     for lo, hi, within in regions:
-        keep &= ~((spans.starts >= lo) & (spans.starts < hi))
+        replaced = (spans.starts >= lo) & (spans.starts < hi)
+        if within is not None and within[0] == "header":
+            replaced[within[1]] = False  # the class itself stays, its first lines re-parsed
+        keep &= ~replaced
         y_lo = 1 if lo == 1 else to_y(lo)
         y_hi = len(lines) + 1 if hi > n else to_y(hi)
         chunk = b"\n".join(lines[y_lo - 1 : y_hi - 1]) + b"\n"
         if within is not None:
-            # members of class `within`: parsed under its name, one line above the region
-            found = parse(b"class " + within.encode() + b":\n" + chunk, f"{within}:{lo}", None)
+            mode, c = within
+            name = spans.qualnames[c]
+            head = b"" if mode == "header" else b"class " + name.encode() + b":\n"
+            found = parse(head + chunk, f"{name}:{lo}", None)
             if found is None:
                 return None
-            symbols = [s for s in found if s.start_line > 1]
-            if any(s.parent is None for s in symbols if s.qualname != MODULE_SYMBOL):
-                return None  # not every symbol of the region is inside the class
-            y_lo -= 1
+            outer = [s for s in found if s.start_line == 1 and s.qualname == name]
+            symbols = [s for s in found if s.start_line > 1 and s.qualname != MODULE_SYMBOL]
+            if len(outer) != 1:
+                return None
+            if mode == "tail":
+                new_end[c] = outer[0].end_line + y_lo - 2  # the header line is above y_lo
+            elif outer[0].end_line < _last_code((head + chunk).split(b"\n")) or any(
+                s.parent is None for s in symbols
+            ):
+                return None  # the class ends inside the region
+            if head:
+                y_lo -= 1
         else:
             at = np.flatnonzero(spans.top & (spans.starts == lo))
             symbols = parse(
@@ -517,7 +551,7 @@ def _spliced(
             col.extend(values)
     idx = np.flatnonzero(keep)
     kept_starts = [to_y(int(x)) for x in spans.starts[idx]]
-    kept_ends = [to_y(int(x)) for x in spans.ends[idx]]
+    kept_ends = [new_end.get(int(i), to_y(int(spans.ends[i]))) for i in idx]
     rows = list(
         zip(
             kept_starts + cols[2],
