@@ -16,6 +16,9 @@ Invariants:
   folder that cannot be written) falls back to `re.compile`; the cache only ever saves time.
 - The file is private (0600 in a 0700 folder), replaced atomically, and read only when the user
   running this process owns it. `GITSTRATA_REGEX_CACHE=off` turns the cache off.
+- Each entry is stored as its own marshalled bytes, unpacked when its pattern is asked for: a
+  process reads the whole file but builds only the patterns it uses (unpacking all 930 entries
+  of a well-used cache took 14 ms; a one-shot command uses a few dozen).
 """
 
 from __future__ import annotations
@@ -32,9 +35,8 @@ from pathlib import Path
 from typing import Any
 
 _LOCK = threading.Lock()
-_entries: dict[str, tuple[int, list[int], int, dict[str, int], tuple[str | None, ...]]] | None = (
-    None
-)
+_Entry = tuple[int, list[int], int, dict[str, int], tuple[str | None, ...]]
+_entries: dict[str, bytes | _Entry] | None = None  # packed as read, or made by this process
 _dirty = False
 MAX_ENTRIES = 4096
 
@@ -54,10 +56,21 @@ def _file() -> Path | None:
         return None
     try:
         sre = importlib.import_module("_sre")
-        tag = f"{sys.implementation.cache_tag}-{sre.MAGIC}-{sre.CODESIZE}"
+        tag = f"{sys.implementation.cache_tag}-{sre.MAGIC}-{sre.CODESIZE}-packed"
     except (ImportError, AttributeError):
         return None
     return folder / f"regex-{tag}.marshal"
+
+
+def _unpacked(entry: Any) -> Any:
+    """An entry as read from the file (marshalled bytes) or made here (a tuple), as a tuple;
+    anything unreadable comes back as it is, for `_valid` to refuse."""
+    if isinstance(entry, bytes):
+        try:
+            return marshal.loads(entry)
+        except (EOFError, ValueError, TypeError):
+            return None
+    return entry
 
 
 def _valid(entry: Any) -> bool:
@@ -136,7 +149,7 @@ def compile_pattern(source: str, flags: int = 0) -> re.Pattern[str]:
     with _LOCK:
         if _entries is None:
             _entries = _load()
-        entry = _entries.get(key)
+        entry = _unpacked(_entries.get(key))
     if entry is not None and _valid(entry):
         try:
             return _build(source, entry)
@@ -173,7 +186,9 @@ def save() -> None:
     tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}")
     try:
         path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-        data = marshal.dumps(merged)
+        data = marshal.dumps(
+            {k: v if isinstance(v, bytes) else marshal.dumps(v) for k, v in merged.items()}
+        )
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)

@@ -108,25 +108,33 @@ def test_the_file_is_private_and_replaced_whole(cache_home: Path) -> None:
 
 @pytest.mark.parametrize(
     "content",
-    [b"", b"not marshal at all", b"\xe9\x00\x00\x00", None],
-    ids=["empty", "garbage", "truncated", "wrong-shape"],
+    [b"", b"not marshal at all", b"\xe9\x00\x00\x00", None, "packed-garbage"],
+    ids=["empty", "garbage", "truncated", "wrong-shape", "packed-garbage"],
 )
-def test_a_damaged_file_falls_back_to_compiling(cache_home: Path, content: bytes | None) -> None:
+def test_a_damaged_file_falls_back_to_compiling(
+    cache_home: Path, content: bytes | str | None
+) -> None:
     import marshal
 
     regexcache.compile_pattern(r"abc(d)")
     regexcache.save()
     (path,) = cache_home.iterdir()
     key = regexcache._key(r"abc(d)", 0)
-    data = content if content is not None else marshal.dumps({key: (0, ["x"], 1, {}, (None,))})
+    if content is None:  # an entry of the right shape whose code the engine refuses
+        data = marshal.dumps({key: marshal.dumps((0, ["x"], 1, {}, (None,)))})
+    elif isinstance(content, str):  # an entry that does not unpack
+        data = marshal.dumps({key: b"\xe9garbage"})
+    else:
+        data = content
     path.write_bytes(data)
     fresh()
     pattern = regexcache.compile_pattern(r"abc(d)")
     assert pattern.search("xxabcd").span() == (2, 6)
     regexcache.save()  # the damaged file is replaced by a sound one
     fresh()
-    assert regexcache._valid(regexcache._load()[key])
-    assert regexcache._load()[key][1] != ["x"]
+    entry = regexcache._unpacked(regexcache._load()[key])
+    assert regexcache._valid(entry)
+    assert entry[1] != ["x"]
 
 
 def test_the_cache_can_be_turned_off(cache_home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
