@@ -193,6 +193,8 @@ def save() -> None:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
         os.replace(tmp, path)
+        # the earlier format's file (every entry unpacked at once) is no longer read
+        path.with_name(path.name.replace("-packed.marshal", ".marshal")).unlink(missing_ok=True)
     except (OSError, ValueError):
         try:
             tmp.unlink()

@@ -92,9 +92,12 @@ def test_patterns_from_the_file_match_what_re_compile_makes(cache_home: Path) ->
 
 
 def test_the_file_is_private_and_replaced_whole(cache_home: Path) -> None:
+    cache_home.mkdir(mode=0o700, parents=True, exist_ok=True)
+    earlier = regexcache._file().name.replace("-packed.marshal", ".marshal")  # type: ignore[union-attr]
+    (cache_home / earlier).write_bytes(b"the earlier format")
     regexcache.compile_pattern(r"(?P<word>\w+)-(\d+)")
     regexcache.save()
-    files = list(cache_home.iterdir())
+    files = list(cache_home.iterdir())  # the earlier format's file is gone
     assert len(files) == 1 and files[0].name.startswith("regex-")
     assert stat.S_IMODE(os.stat(cache_home).st_mode) == 0o700
     assert stat.S_IMODE(os.stat(files[0]).st_mode) == 0o600
