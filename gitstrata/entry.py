@@ -77,6 +77,7 @@ def _fast(argv: list[str]) -> Callable[[], None] | None:
     if command == "mcp":
 
         def run_mcp() -> None:
+            _import_quietly(_server_modules)
             from .facade import serve_mcp
 
             serve_mcp(
@@ -112,6 +113,7 @@ def _fast(argv: list[str]) -> Callable[[], None] | None:
     if command == "index":
 
         def run_index() -> None:
+            _import_quietly(_index_modules)
             from .oneshot import run_index as i
 
             i(
@@ -139,6 +141,36 @@ def _fast(argv: list[str]) -> Callable[[], None] | None:
         _leave(code)
 
     return run_preflight
+
+
+def _import_quietly(load: Callable[[], None]) -> None:
+    """Run `load` (imports) with Python's cycle collector paused, then freeze what it made out
+    of the collector's later passes and resume it: a long-running command (`mcp`, `index`)
+    keeps collecting, but not over its modules, and its start-up does not scan them again and
+    again. Only the command line does this; a host that imported the package keeps its own."""
+    if not _PROGRAM:
+        load()
+        return
+    import gc
+
+    gc.disable()
+    try:
+        load()
+    finally:
+        gc.freeze()
+        gc.enable()
+
+
+def _server_modules() -> None:
+    from .facade import preload
+
+    preload("mcp")
+
+
+def _index_modules() -> None:
+    from .facade import preload
+
+    preload("index")
 
 
 def _one_shot() -> None:

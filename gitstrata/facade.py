@@ -510,6 +510,17 @@ class Strata:
         self.close()
 
 
+def preload(command: str) -> None:
+    """Import the modules `command` ("index" or "mcp") needs before it starts working, at a moment
+    of the caller's choosing (the command line imports them with the cycle collector paused)."""
+    if command == "mcp":
+        from .serve.mcp_server import import_server_modules
+
+        import_server_modules()
+    elif command == "index":
+        from .pipeline import runner  # noqa: F401
+
+
 def serve_mcp(
     directory: str | Path,
     locations: Sequence[str] = (),

@@ -287,6 +287,14 @@ class _Replies:
         return engine
 
 
+def import_server_modules() -> None:
+    """Import what `serve` needs before it answers `initialize` (the SDK is most of a server's
+    start-up), so that the command line can import it with the cycle collector paused."""
+    from mcp.server.mcpserver import MCPServer  # noqa: F401
+
+    from . import mcp_tasks, tasks  # noqa: F401
+
+
 def build_server(life: Lifecycle, tasks: "TaskService | None" = None) -> "MCPServer":
     """The MCP server over `life`'s index (tools, resources, prompts), not yet running."""
     from importlib.metadata import PackageNotFoundError, version
