@@ -368,17 +368,17 @@ def splice(
         return line + sum(d for at, d in shifts if at <= line)
 
     lines = _lines(data)
+    cuts = sorted(
+        {1, n + 1} | {int(x) for x in spans.starts[spans.top & (spans.indent == 0)] if 1 < x <= n}
+    )
     python = spans.python
     if python:
-        members = _member_regions(spans, moves, lines, to_y)
+        members = _member_regions(spans, moves, lines, to_y, cuts)
         if members is not None:
             found = _spliced(spans, hunks, forward, lines, members, parse, to_y)
             if found is not None:
                 return found
-    cuts = sorted(
-        {1, n + 1} | {int(x) for x in spans.starts[spans.top & (spans.indent == 0)] if 1 < x <= n}
-    )
-    regions: list[list] = []  # X [lo, hi, class name or None]
+    regions: list[list] = []  # X [lo, hi, None]: top-level regions (see `_spliced`)
     for xs, xc, _ in moves:
         first, last = (xs, xs + xc - 1) if xc else (xs, xs)
         lo = max(c for c in cuts if c < max(first, 2)) if first > 1 else 1
@@ -407,24 +407,36 @@ def splice(
     return _spliced(spans, hunks, forward, lines, regions, parse, to_y)
 
 
+def _between(lines: list[bytes], y_lo: int, y_hi: int) -> list[bytes]:
+    """Lines [y_lo, y_hi) (1-based; to the end when y_hi is 0)."""
+    return lines[y_lo - 1 : y_hi - 1 if y_hi else len(lines)]
+
+
+def _code(line: bytes) -> bool:
+    """A line that is neither blank nor only a comment."""
+    stripped = line.strip()
+    return bool(stripped) and not stripped.startswith(b"#")
+
+
 def _unindented_first(lines: list[bytes], y_lo: int, y_hi: int) -> bool:
-    """Whether the first line of lines [y_lo, y_hi) (to the end when y_hi is 0) that is not
-    blank or a comment starts at column 0 (True when there is none)."""
-    for line in lines[y_lo - 1 : y_hi - 1 if y_hi else len(lines)]:
-        code = line.strip()
-        if code and not code.startswith(b"#"):
-            return line[:1] not in (b" ", b"\t")
-    return True
+    """Whether the first code line of lines [y_lo, y_hi) starts at column 0 (True when there
+    is none)."""
+    first = next((line for line in _between(lines, y_lo, y_hi) if _code(line)), None)
+    return first is None or first[:1] not in (b" ", b"\t")
 
 
 def _overloads(lines: list[bytes], y_lo: int, y_hi: int) -> bool:
-    """Whether lines [y_lo, y_hi) (to the end when y_hi is 0) mention `overload`: a stub folds
-    into the next definition of its name, so a region must not part them."""
-    return any(b"overload" in line for line in lines[y_lo - 1 : y_hi - 1 if y_hi else len(lines)])
+    """Whether lines [y_lo, y_hi) mention `overload`: a stub folds into the next definition of
+    its name, so a region must not part them."""
+    return any(b"overload" in line for line in _between(lines, y_lo, y_hi))
 
 
 def _member_regions(
-    spans: Spans, moves: list[tuple[int, int, int]], lines: list[bytes], to_y: Callable
+    spans: Spans,
+    moves: list[tuple[int, int, int]],
+    lines: list[bytes],
+    to_y: Callable,
+    top_cuts: list[int],
 ) -> list[list] | None:
     """X regions [lo, hi, (mode, class)] for hunks that each sit in one top-level class after
     its first line, parsed apart from the rest of the class (`_spliced`):
@@ -434,14 +446,13 @@ def _member_regions(
     - "header": no member before the hunk: from the class's first line to the next member,
       parsed as it is; the class keeps its mapped start and end;
     - "tail": no member after the hunk inside the class: from the last member before it to the
-      next top-level cut, under `class <name>:`, whose end is the class's new end.
+      next of `top_cuts` (`splice`'s), under `class <name>:`, whose end is the class's new end.
 
     None when a hunk is elsewhere, is both before the first member and after the last, or when
     `overload` is written between the member above the region and its end (a stub folds into
     the next definition of its name, so the region must hold both)."""
     n = len(spans.owner) - 1
     tops = np.flatnonzero(spans.top & (spans.indent == 0))
-    top_cuts = sorted({int(x) for x in spans.starts[tops] if 1 < x <= n} | {n + 1})
     regions: list[list] = []
     for xs, xc, _ in moves:
         first, last = (xs, xs + xc - 1) if xc else (xs, xs)
@@ -480,12 +491,8 @@ def _member_regions(
 
 
 def _last_code(lines: list[bytes]) -> int:
-    """1-based number of the last line that is neither blank nor only a comment (0: none)."""
-    for k in range(len(lines), 0, -1):
-        code = lines[k - 1].strip()
-        if code and not code.startswith(b"#"):
-            return k
-    return 0
+    """1-based number of the last code line (0: none)."""
+    return next((k for k in range(len(lines), 0, -1) if _code(lines[k - 1])), 0)
 
 
 def _spliced(
