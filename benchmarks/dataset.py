@@ -57,6 +57,7 @@ SPLITS: tuple[str, ...] = (
     "heldout_v9",
     "heldout_v10",
     "heldout_v11",
+    "heldout_v12",
 )
 HELDOUT_SPLITS: tuple[str, ...] = (
     "heldout_v1",
@@ -70,6 +71,7 @@ HELDOUT_SPLITS: tuple[str, ...] = (
     "heldout_v9",
     "heldout_v10",
     "heldout_v11",
+    "heldout_v12",
 )
 
 
@@ -5731,6 +5733,754 @@ _HELDOUT_V11: tuple[_Row, ...] = (
     ),
 )
 
+# --- held-out v12: written from the fixture's files, commit messages and recorded failures before
+# the change it evaluates, without running retrieval on it; report it, never tune on it.
+# LABELLING RULE: a query expects a warning only when what it asks or intends to do resembles the
+# failed attempt itself (the same approach, the same change, or the symptom that attempt
+# produced), not merely because it names the same file or symbol. A plain "what else changes
+# with FILE" question with no intended change expects none, and so does a question about another
+# aspect of a function some failure changed. About half the queries expect a warning; most
+# controls ask about, look up or change a file or symbol that some failure changed -------------
+
+SESSION_TEST = "web/src/__tests__/session.test.ts"
+
+_HELDOUT_V12: tuple[_Row, ...] = (
+    # causal
+    _q(
+        "v12-causal-01",
+        "causal",
+        "A reviewer suggests giving each charge attempt in backend/payments/retry.py its own "
+        "random key so the gateway logs are easier to read; what happened the last time keys "
+        "varied between attempts?",
+        {
+            C("inc2407_idempotency_retry"): 3,
+            S(RETRY, "charge_with_retry"): 2,
+            F(ADR_IDEMPOTENCY): 2,
+            F(RUNBOOK): 1,
+        },
+        (0, 16),
+    ),
+    _q(
+        "v12-causal-02",
+        "causal",
+        "The Go worker's handlers mostly sit waiting on SMTP and gateway calls, so why is each "
+        "batch squeezed through a small fixed number of concurrent slots?",
+        {
+            C("worker_perf_revert"): 3,
+            S(RUNNER, "Runner.processBatch"): 2,
+            C("worker_inflight_comment"): 2,
+            C("worker_perf_unbounded"): 1,
+            F(K8S_WORKER): 1,
+        },
+        (6,),
+    ),
+    _q(
+        "v12-causal-03",
+        "causal",
+        "Why does the nginx front proxy wait so long for the API to answer, when a short upstream "
+        "read limit would let clients fail fast?",
+        {
+            C("inc2689_nginx_timeout"): 3,
+            F(NGINX): 2,
+            S(SETTINGS, "Settings"): 1,
+            S(RETRY, "RetryPolicy"): 1,
+        },
+        (14,),
+    ),
+    _q(
+        "v12-causal-04",
+        "causal",
+        "Some stale order JSON kept on phones still has amounts such as 12.49; why does the React "
+        "Native order reader throw on those instead of rounding them to a whole number of cents?",
+        {
+            C("inc2333_mobile_cents"): 3,
+            S(PARSER, "parseMoney"): 2,
+            F(PARSER_TEST): 1,
+            F(ADR_CENTS): 1,
+        },
+        (4,),
+    ),
+    _q(
+        "v12-causal-05",
+        "causal",
+        "What threat is the family-wide revocation in rotate_refresh_token guarding against, as "
+        "opposed to simply refusing the replayed refresh request?",
+        {
+            C("inc2744_refresh_reuse"): 3,
+            S(REFRESH, "rotate_refresh_token"): 2,
+            S(TEST_REFRESH, "test_reuse_revokes_the_whole_family"): 2,
+            F(MIGRATION_REVOCATIONS): 1,
+        },
+        (11,),
+    ),
+    _q(
+        "v12-causal-06",
+        "causal",
+        "What motivated putting an in-process expiring cache in front of catalogue and promotion "
+        "reads, and why do its entries live just 30 seconds?",
+        {
+            C("ttl_cache"): 3,
+            S(CACHE, "TTLCache"): 2,
+            S(SETTINGS, "Settings"): 1,
+            S(CODES, "lookup_code"): 1,
+        },
+    ),
+    _q(
+        "v12-causal-07",
+        "causal",
+        "What prompted the job runner to start keeping per-kind job counts, failure counts and "
+        "latency sums?",
+        {
+            C("worker_metrics"): 3,
+            S(JOB_METRICS, "Metrics.Observe"): 2,
+            S(RUNNER, "Runner.handle"): 2,
+            S(WORKER_MAIN, "main"): 1,
+        },
+    ),
+    _q(
+        "v12-causal-08",
+        "causal",
+        "What was the reasoning for keying the request limiter by account when the caller is "
+        "signed in but by IP address when anonymous?",
+        {
+            S(LIMITER, "client_key"): 3,
+            C("rate_limiter"): 2,
+            S(MIDDLEWARE, "rate_limit_middleware"): 1,
+            S(TEST_RATE_LIMITER, "test_client_key_prefers_user"): 1,
+        },
+    ),
+    _q(
+        "v12-causal-09",
+        "causal",
+        "Why does the nightly settlement check keep a separate mismatch outcome for a charge the "
+        "gateway captured with a different amount, instead of calling it settled?",
+        {
+            C("worker_reconcile"): 3,
+            S(RECONCILE, "classifyGatewayStatus"): 2,
+            S(RECONCILE_TEST, "TestSettledAndMismatch"): 2,
+        },
+    ),
+    _q(
+        "v12-causal-10",
+        "causal",
+        "Why were the API's access tokens given a JWT-style header.payload.signature shape with "
+        "HS256 rather than being opaque random strings?",
+        {
+            C("auth_tokens"): 3,
+            S(TOKENS, "issue_token"): 2,
+            S(SESSION, "decodeExpiry"): 2,
+        },
+    ),
+    # behavioral
+    _q(
+        "v12-behavioral-01",
+        "behavioral",
+        "Forty-five seconds after a token's exp, or thirty seconds before its nbf, does "
+        "validate_token still hand back the claims?",
+        {
+            S(TOKENS, "validate_token"): 3,
+            S(TEST_TOKENS, "test_clock_skew_grace_after_expiry"): 2,
+            S(TEST_TOKENS, "test_token_from_a_pod_with_a_fast_clock_is_accepted"): 2,
+            C("inc2291_clock_skew"): 1,
+        },
+        (1,),
+    ),
+    _q(
+        "v12-behavioral-02",
+        "behavioral",
+        "With a limit of 20 per minute, a key that made 20 requests at 12:00:59 tries again at "
+        "12:01:00; what does the limiter's weighted estimate come to at that moment?",
+        {
+            S(LIMITER, "RateLimiter._estimate"): 3,
+            S(LIMITER, "RateLimiter.allow"): 3,
+            S(TEST_RATE_LIMITER, "test_burst_across_the_window_edge_is_limited"): 2,
+            C("inc2458_sliding_window"): 1,
+        },
+        (3,),
+    ),
+    _q(
+        "v12-behavioral-03",
+        "behavioral",
+        "Does escape_cell in the Python export leave a customer note that starts with a minus or "
+        "a plus sign, such as a phone number, unquoted?",
+        {
+            S(CSV_PY, "escape_cell"): 3,
+            S(TEST_CSV_PY, "test_formula_prefixes_are_quoted"): 2,
+            C("inc2602_csv_injection"): 1,
+        },
+        (9,),
+    ),
+    _q(
+        "v12-behavioral-04",
+        "behavioral",
+        "When a charge lookup answers HTTP 200 but with a blank status field, how is that charge "
+        "classified during reconciliation?",
+        {
+            S(RECONCILE, "classifyGatewayStatus"): 3,
+            C("inc2710_reconcile_timeout"): 2,
+            S(RECONCILE, "GatewayStatus"): 1,
+        },
+        (12,),
+    ),
+    _q(
+        "v12-behavioral-05",
+        "behavioral",
+        "If one thread evicts a key through set() while another is inside get() for that same "
+        "key, can the TTL cache raise?",
+        {
+            S(CACHE, "TTLCache.get"): 3,
+            S(TEST_CACHE, "test_concurrent_get_and_eviction_do_not_raise"): 2,
+            C("cache_perf_revert"): 2,
+            S(CACHE, "TTLCache.set"): 1,
+        },
+        (2,),
+    ),
+    _q(
+        "v12-behavioral-06",
+        "behavioral",
+        "Once the TTL cache reaches maxsize, which entry is thrown out when another key is stored?",
+        {
+            S(CACHE, "TTLCache.set"): 3,
+            S(TEST_CACHE, "test_least_recently_used_is_evicted"): 2,
+            S(CACHE, "TTLCache.get"): 1,
+        },
+    ),
+    _q(
+        "v12-behavioral-07",
+        "behavioral",
+        "How does GatewayClient._post report a socket timeout to its caller, and which error code "
+        "does it carry?",
+        {
+            S(GATEWAY, "GatewayClient._post"): 3,
+            S(GATEWAY, "GatewayTimeout"): 2,
+            S(RETRY, "charge_with_retry"): 1,
+        },
+    ),
+    _q(
+        "v12-behavioral-08",
+        "behavioral",
+        "What discount does a promotion give when the basket stays below its min_subtotal_cents?",
+        {
+            S(RULES, "discount_for"): 3,
+            S(TEST_PROMOTIONS, "test_fixed_code_needs_the_minimum_subtotal"): 2,
+            C("promo_min_subtotal"): 1,
+        },
+    ),
+    _q(
+        "v12-behavioral-09",
+        "behavioral",
+        "What does decode_cursor raise when the cursor query parameter is garbage rather than "
+        "base64-encoded JSON?",
+        {
+            S(ORDERS_API, "decode_cursor"): 3,
+            S(TEST_ORDERS_API, "test_malformed_cursor_is_a_client_error"): 2,
+            F(ERRORS): 1,
+        },
+    ),
+    _q(
+        "v12-behavioral-10",
+        "behavioral",
+        "When the phone reconnects, what becomes of a queued order that has waited over 36 hours "
+        "on the device?",
+        {
+            S(OFFLINE, "replayQueue"): 3,
+            S(OFFLINE, "MAX_REPLAY_AGE_MS"): 2,
+            C("inc2472_idempotency_ttl"): 1,
+        },
+        (),
+        (),
+        "mobile/**",
+    ),
+    # symptom
+    _q(
+        "v12-symptom-01",
+        "symptom",
+        "One order, two identical captures on the customer's card statement; in our logs the "
+        "initial charge call timed out and the next one succeeded.",
+        {
+            S(RETRY, "charge_with_retry"): 3,
+            C("inc2407_idempotency_retry"): 2,
+            S(TEST_RETRY, "test_retry_does_not_double_charge"): 2,
+            F(RUNBOOK): 1,
+        },
+        (0, 16),
+    ),
+    _q(
+        "v12-symptom-02",
+        "symptom",
+        "After editing the web order type, npx tsc reports TS2339 about a missing currency "
+        "property in OrderSummary.tsx and in orderTotalLabel.",
+        {
+            S(WEB_ORDERS, "OrderDTO"): 3,
+            S(ORDER_SUMMARY, "OrderSummary"): 2,
+            S(WEB_ORDERS, "orderTotalLabel"): 2,
+            C("currency_support"): 1,
+        },
+        (5,),
+    ),
+    _q(
+        "v12-symptom-03",
+        "symptom",
+        "A wholesale buyer says one of two orders placed at the very same instant never shows up "
+        "when they click through to the next page of their history.",
+        {
+            C("inc2801_pagination"): 3,
+            S(ORDERS_API, "encode_cursor"): 2,
+            S(REPOSITORY, "OrderRepository.list_before"): 2,
+            S(TEST_ORDERS_API, "test_cursor_round_trip_keeps_the_tie_breaker"): 1,
+        },
+        (13,),
+    ),
+    _q(
+        "v12-symptom-04",
+        "symptom",
+        "Orders came through with two percentage vouchers both subtracted from the same basket, "
+        "pushing the price below cost.",
+        {
+            S(RULES, "apply_promotions"): 3,
+            C("inc2655_promo_stacking"): 2,
+            S(TEST_PROMOTIONS, "test_percentage_codes_do_not_stack"): 2,
+            S(BANNER, "stackingNotice"): 1,
+        },
+        (8,),
+    ),
+    _q(
+        "v12-symptom-05",
+        "symptom",
+        "The jest spec for renewing inside the margin went red after my change to the browser "
+        "session: shouldRefresh returns false at expiresAt minus REFRESH_MARGIN_MS.",
+        {
+            S(SESSION, "shouldRefresh"): 3,
+            F(SESSION_TEST): 2,
+            C("inc2390_web_refresh_margin"): 1,
+        },
+        (15,),
+    ),
+    _q(
+        "v12-symptom-06",
+        "symptom",
+        "A client resent POST /orders with the same Idempotency-Key after editing the basket and "
+        "got a 422 ERR_IDEMPOTENCY_MISMATCH; is that expected?",
+        {
+            S(IDEMPOTENCY, "IdempotencyStore.lookup"): 3,
+            S(IDEMPOTENCY, "request_fingerprint"): 2,
+            S(TEST_IDEMPOTENCY, "test_same_key_different_body_is_rejected"): 2,
+            C("idempotency_store"): 1,
+        },
+    ),
+    _q(
+        "v12-symptom-07",
+        "symptom",
+        "A partner's receiver rejects our order.paid callbacks as too old whenever its clock runs "
+        "about six minutes behind ours.",
+        {
+            S(WEBHOOKS, "verify_webhook_signature"): 3,
+            S(TEST_WEBHOOKS, "test_stale_timestamp_is_rejected"): 2,
+            C("webhooks"): 1,
+        },
+    ),
+    _q(
+        "v12-symptom-08",
+        "symptom",
+        "A job with a kind nobody registered keeps reappearing in the worker logs with "
+        "ERR_JOB_UNKNOWN_KIND.",
+        {
+            S(RUNNER, "Runner.handle"): 3,
+            S(RUNNER_TEST, "TestUnknownKindIsRetried"): 2,
+            S(RUNNER, "ErrUnknownKind"): 2,
+            S(HANDLERS, "DefaultHandlers"): 1,
+        },
+    ),
+    _q(
+        "v12-symptom-09",
+        "symptom",
+        "The phone app shows an error instead of the order screen for an order whose status is "
+        "'on_hold', with ERR_PARSE_STATUS in the crash report.",
+        {
+            S(PARSER, "parseStatus"): 3,
+            S(MOBILE_MODELS, "OrderStatus"): 2,
+            C("refunds_partial"): 1,
+        },
+    ),
+    _q(
+        "v12-symptom-10",
+        "symptom",
+        "Finance's accounting tool reads minus amounts from the worker's nightly CSV as strings, "
+        "since each carries a leading quote mark; they want plain numbers.",
+        {
+            S(CSV_GO, "escapeCell"): 3,
+            S(CSV_GO_TEST, "TestEscapeCellQuotesFormulaPrefixes"): 2,
+            S(CSV_GO, "WriteOrdersCSV"): 1,
+            C("inc2602_csv_injection"): 1,
+        },
+        (17,),
+    ),
+    # coupled
+    _q(
+        "v12-coupled-01",
+        "coupled",
+        "Before cutting how long backend/payments/idempotency.py keeps replay records down to one "
+        "day: what else has usually been committed alongside it?",
+        {
+            F(TEST_IDEMPOTENCY): 3,
+            S(OFFLINE, "MAX_REPLAY_AGE_MS"): 2,
+            C("inc2472_idempotency_ttl"): 2,
+        },
+        (10,),
+        (TEST_IDEMPOTENCY, OFFLINE),
+    ),
+    _q(
+        "v12-coupled-02",
+        "coupled",
+        "I plan to push 409 and 429 responses from the payment provider back into the retry loop; "
+        "which modules and tests have moved together with backend/payments/gateway.py?",
+        {
+            S(GATEWAY, "classify_response"): 3,
+            S(RETRY, "charge_with_retry"): 2,
+            F(TEST_GATEWAY): 2,
+            F(TEST_RETRY): 1,
+            C("inc2188_declined_fix"): 1,
+        },
+        (7,),
+        (RETRY, TEST_GATEWAY, TEST_RETRY),
+    ),
+    _q(
+        "v12-coupled-03",
+        "coupled",
+        "Tokens should die exactly at exp with no slack: besides backend/auth/tokens.py itself, "
+        "what test file and browser module have to follow along?",
+        {
+            S(TOKENS, "validate_token"): 3,
+            F(TEST_TOKENS): 2,
+            F(SESSION): 2,
+            C("inc2291_clock_skew"): 1,
+        },
+        (1,),
+        (TEST_TOKENS, SESSION),
+    ),
+    _q(
+        "v12-coupled-04",
+        "coupled",
+        "If worker/internal/jobs/runner.go spawns one goroutine per job in a batch, which other "
+        "worker files and which deployment manifest are usually edited with it?",
+        {
+            S(RUNNER, "Runner.processBatch"): 3,
+            F(RUNNER_TEST): 2,
+            F(K8S_WORKER): 2,
+            S(WORKER_MAIN, "main"): 1,
+            C("worker_perf_revert"): 1,
+        },
+        (6,),
+        (RUNNER_TEST, WORKER_MAIN, K8S_WORKER),
+    ),
+    _q(
+        "v12-coupled-05",
+        "coupled",
+        "Marketing wants a welcome percentage code to combine with a campaign percentage code; "
+        "which tests and checkout code change with backend/promotions/rules.py for that?",
+        {
+            S(RULES, "apply_promotions"): 3,
+            F(TEST_PROMOTIONS): 2,
+            S(BANNER, "stackingNotice"): 2,
+            C("inc2655_promo_stacking"): 1,
+        },
+        (8,),
+        (TEST_PROMOTIONS, BANNER),
+    ),
+    _q(
+        "v12-coupled-06",
+        "coupled",
+        "The API is gaining a gift_message string on orders; starting from "
+        "mobile/src/parsers/orderParser.ts, which files have changed in lockstep with it?",
+        {
+            S(MOBILE_MODELS, "Order"): 3,
+            S(SCHEMAS, "OrderOut"): 2,
+            S(WEB_ORDERS, "OrderDTO"): 2,
+            S(MODELS, "Order"): 1,
+            S(PARSER, "parseOrder"): 1,
+        },
+        (),
+        (MOBILE_MODELS, SCHEMAS, WEB_ORDERS, MODELS),
+    ),
+    _q(
+        "v12-coupled-07",
+        "coupled",
+        "Exposing an eviction counter next to hits and misses in backend/core/ttl_cache.py: which "
+        "file is normally committed with it?",
+        {
+            F(TEST_CACHE): 3,
+            S(CACHE, "TTLCache.stats"): 2,
+            C("cache_stats"): 1,
+        },
+        (),
+        (TEST_CACHE,),
+    ),
+    _q(
+        "v12-coupled-08",
+        "coupled",
+        "Raising client_max_body_size for bulk uploads: which other file has changed together "
+        "with deploy/nginx/api.conf?",
+        {
+            S(SETTINGS, "Settings"): 3,
+            C("inc2689_nginx_timeout"): 2,
+            C("nginx_config"): 1,
+            F(NGINX): 1,
+        },
+        (),
+        (SETTINGS,),
+    ),
+    _q(
+        "v12-coupled-09",
+        "coupled",
+        "Adding a last_used_at timestamp to refresh token records: which migration and test files "
+        "usually go with backend/auth/refresh.py?",
+        {
+            F(MIGRATION_REFRESH): 3,
+            F(TEST_REFRESH): 3,
+            S(REFRESH, "RefreshRecord"): 2,
+            F(MIGRATION_REVOCATIONS): 1,
+        },
+        (),
+        (MIGRATION_REFRESH, TEST_REFRESH),
+    ),
+    _q(
+        "v12-coupled-10",
+        "coupled",
+        "Adding a status filter to GET /orders in backend/api/orders.py: which files are typically "
+        "edited in the same change?",
+        {
+            S(ORDERS_API, "list_orders"): 3,
+            S(SERVICE, "OrderService.list_recent"): 2,
+            S(REPOSITORY, "OrderRepository.list_before"): 2,
+            S(WEB_ORDERS, "listOrders"): 1,
+        },
+        (),
+        (SERVICE, REPOSITORY, WEB_ORDERS),
+    ),
+    # exact
+    _q(
+        "v12-exact-01",
+        "exact",
+        "RECORD_TTL idempotency_keys retention",
+        {
+            F(IDEMPOTENCY): 3,
+            C("inc2472_idempotency_ttl"): 2,
+            S(TEST_IDEMPOTENCY, "test_default_ttl_outlives_offline_replays"): 2,
+            F(MIGRATION_IDEMPOTENCY): 1,
+        },
+        (10,),
+    ),
+    _q(
+        "v12-exact-02",
+        "exact",
+        "KeyError move_to_end TTLCache.get",
+        {
+            S(CACHE, "TTLCache.get"): 3,
+            S(TEST_CACHE, "test_concurrent_get_and_eviction_do_not_raise"): 2,
+            C("cache_perf_revert"): 2,
+        },
+        (2,),
+    ),
+    _q(
+        "v12-exact-03",
+        "exact",
+        "ERR_GATEWAY_REJECTED retryable GatewayError",
+        {
+            S(GATEWAY, "classify_response"): 3,
+            S(TEST_GATEWAY, "test_other_client_errors_are_not_retried"): 2,
+            C("inc2188_declined_fix"): 2,
+            S(GATEWAY, "GatewayDeclined"): 1,
+        },
+        (7,),
+    ),
+    _q(
+        "v12-exact-04",
+        "exact",
+        "ERR_TOKEN_REUSED RefreshRecord.used",
+        {
+            S(REFRESH, "rotate_refresh_token"): 3,
+            S(REFRESH, "RefreshTokenStore.revoke_family"): 2,
+            C("inc2744_refresh_reuse"): 2,
+        },
+        (11,),
+    ),
+    _q(
+        "v12-exact-05",
+        "exact",
+        "proxy_read_timeout GATEWAY_TIMEOUT_SECONDS",
+        {
+            F(NGINX): 3,
+            C("inc2689_nginx_timeout"): 2,
+            S(SETTINGS, "Settings"): 1,
+        },
+        (14,),
+    ),
+    _q(
+        "v12-exact-06",
+        "exact",
+        "PAGE_SIZE_MAX",
+        {S(ORDERS_API, "list_orders"): 3, C("orders_pagination"): 2},
+    ),
+    _q(
+        "v12-exact-07",
+        "exact",
+        "AppliedDiscount.code",
+        {
+            S(RULES, "AppliedDiscount.code"): 3,
+            S(RULES, "AppliedDiscount"): 2,
+            S(SERVICE, "OrderService._apply_discounts"): 2,
+        },
+    ),
+    _q(
+        "v12-exact-08",
+        "exact",
+        "ACCESS_TOKEN_TTL_SECONDS 15 * 60",
+        {
+            S(TOKENS, "issue_token"): 3,
+            C("access_ttl_15m"): 2,
+            S(SESSION, "decodeExpiry"): 1,
+        },
+    ),
+    _q(
+        "v12-exact-09",
+        "exact",
+        "REDEMPTION_COLUMNS export_promotions_csv",
+        {
+            S(CSV_PY, "export_promotions_csv"): 3,
+            C("promotions_export"): 2,
+            S(RULES, "Redemption"): 1,
+        },
+    ),
+    _q(
+        "v12-exact-10",
+        "exact",
+        "startSession setAccessToken",
+        {S(SESSION, "startSession"): 3, S(WEB_CLIENT, "setAccessToken"): 2},
+    ),
+    # change
+    _q(
+        "v12-change-01",
+        "change",
+        "Stop quoting cells whose first character is a minus in worker/internal/export/csv.go, so "
+        "negative figures stay numeric when accounting loads the file",
+        {
+            S(CSV_GO, "escapeCell"): 3,
+            S(CSV_GO_TEST, "TestEscapeCellQuotesFormulaPrefixes"): 2,
+            C("inc2602_csv_injection"): 2,
+            S(CSV_PY, "escape_cell"): 1,
+        },
+        (17,),
+    ),
+    _q(
+        "v12-change-02",
+        "change",
+        "Simplify RateLimiter.allow so it compares only this minute's tally with the limit, "
+        "dropping the previous-window term",
+        {
+            S(LIMITER, "RateLimiter.allow"): 3,
+            S(LIMITER, "RateLimiter._estimate"): 2,
+            C("inc2458_sliding_window"): 2,
+            S(TEST_RATE_LIMITER, "test_burst_across_the_window_edge_is_limited"): 1,
+        },
+        (3,),
+    ),
+    _q(
+        "v12-change-03",
+        "change",
+        "Remove the currency field from the web client's order type; the storefront only ever "
+        "sells in euros",
+        {
+            S(WEB_ORDERS, "OrderDTO"): 3,
+            S(WEB_ORDERS, "parseOrderResponse"): 2,
+            C("currency_support"): 2,
+            S(ORDER_SUMMARY, "OrderSummary"): 1,
+        },
+        (5,),
+    ),
+    _q(
+        "v12-change-04",
+        "change",
+        "Let the web session postpone renewal until the server's sixty-second skew allowance is "
+        "nearly used up, to cut calls to /auth/refresh",
+        {
+            S(SESSION, "shouldRefresh"): 3,
+            S(SESSION, "scheduleRefresh"): 2,
+            C("inc2390_web_refresh_margin"): 2,
+            C("inc2291_clock_skew"): 1,
+        },
+        (15,),
+    ),
+    _q(
+        "v12-change-05",
+        "change",
+        "Make reconciliation write off charges whose gateway lookup hit a timeout, cancelling the "
+        "order and releasing its stock",
+        {
+            S(RECONCILE, "classifyGatewayStatus"): 3,
+            C("inc2710_reconcile_timeout"): 2,
+            S(RECONCILE_TEST, "TestTimeoutStaysPending"): 2,
+            S(RECONCILE, "Reconcile"): 1,
+        },
+        (12,),
+    ),
+    _q(
+        "v12-change-06",
+        "change",
+        "Drop the order id from the pagination cursor so links to order history pages get shorter",
+        {
+            S(ORDERS_API, "encode_cursor"): 3,
+            S(ORDERS_API, "decode_cursor"): 2,
+            C("inc2801_pagination"): 2,
+            S(TEST_ORDERS_API, "test_cursor_round_trip_keeps_the_tie_breaker"): 1,
+        },
+        (13,),
+    ),
+    _q(
+        "v12-change-07",
+        "change",
+        "Put sales tax (tax_cents) into the finance spreadsheets produced by the admin button in "
+        "Python and by the nightly Go job",
+        {
+            S(CSV_PY, "order_row"): 3,
+            S(CSV_GO, "WriteOrdersCSV"): 3,
+            C("export_columns"): 2,
+            S(TAX, "sales_tax_cents"): 1,
+        },
+    ),
+    _q(
+        "v12-change-08",
+        "change",
+        "Add random jitter to RetryPolicy's delays so that many API pods do not retry a slow "
+        "gateway in lockstep",
+        {
+            S(RETRY, "RetryPolicy.delays"): 3,
+            S(RETRY, "RetryPolicy"): 2,
+            S(BACKOFF, "Backoff.Next"): 1,
+        },
+    ),
+    _q(
+        "v12-change-09",
+        "change",
+        "Add a helper beside has_scope in backend/auth/tokens.py that requires every one of "
+        "several scopes",
+        {S(TOKENS, "has_scope"): 3, S(TOKENS, "issue_token"): 1},
+    ),
+    _q(
+        "v12-change-10",
+        "change",
+        "Give each job handler in the Go runner a deadline so a hung SMTP send cannot hold up the "
+        "rest of the batch",
+        {
+            S(RUNNER, "Runner.handle"): 3,
+            S(RUNNER, "Runner.processBatch"): 2,
+            S(HANDLERS, "sendTemplate"): 1,
+        },
+        (),
+        (),
+        "worker/**",
+    ),
+)
+
 
 _ROWS: Mapping[str, tuple[_Row, ...]] = {
     "dev": _DEV,
@@ -5745,6 +6495,7 @@ _ROWS: Mapping[str, tuple[_Row, ...]] = {
     "heldout_v9": _HELDOUT_V9,
     "heldout_v10": _HELDOUT_V10,
     "heldout_v11": _HELDOUT_V11,
+    "heldout_v12": _HELDOUT_V12,
 }
 
 

@@ -84,6 +84,7 @@ MARGIN_TARGETS = {
     "heldout_v9": 0.10,
     "heldout_v10": 0.10,
     "heldout_v11": 0.10,
+    "heldout_v12": 0.10,
 }
 
 
