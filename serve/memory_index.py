@@ -19,7 +19,6 @@ from typing import Any
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.parquet as pq
 
 from ..store.embedder import Embedder
 from ..store.errors import GitstrataError
@@ -99,18 +98,27 @@ class IndexMemories:
 
 def _memory_documents(gen: Generation) -> list[tuple[Any, ...]]:
     """(doc_idx, doc_id, title, body) of the memory documents, in file order. Memory documents
-    come last, so the row groups whose `kind` statistics exclude them are not read; one file's
-    reader, as `pq.read_table` with a filter imports pyarrow.dataset (tens of ms one-shot)."""
+    come last: from the table's mapped copy only the rows from the first of them on are read;
+    from Parquet, the row groups whose `kind` statistics exclude them are not (one file's
+    reader, as `pq.read_table` with a filter imports pyarrow.dataset, tens of ms one-shot)."""
     names = ["doc_idx", "doc_id", "title", "body", "kind"]
-    with pq.ParquetFile(gen.file("documents")) as pf:
-        meta = pf.metadata
-        leaves = [meta.schema.column(i).path for i in range(meta.num_columns)]
-        at = leaves.index("kind") if "kind" in leaves else -1
-        groups = [g for g in range(meta.num_row_groups) if _may_hold(meta.row_group(g), at)]
-        # every group: the generation's columns, which search's texts share (read once)
-        t = None if len(groups) == meta.num_row_groups else pf.read_row_groups(groups, names)
-    if t is None:
-        t = gen.table("documents", columns=names)
+    t = gen.mapped_table("documents")
+    if t is not None:
+        kinds = t.column("kind").to_pylist()
+        first = kinds.index(KIND) if KIND in kinds else len(kinds)
+        t = t.slice(first).select(names)
+    else:
+        import pyarrow.parquet as pq
+
+        with pq.ParquetFile(gen.file("documents")) as pf:
+            meta = pf.metadata
+            leaves = [meta.schema.column(i).path for i in range(meta.num_columns)]
+            at = leaves.index("kind") if "kind" in leaves else -1
+            groups = [g for g in range(meta.num_row_groups) if _may_hold(meta.row_group(g), at)]
+            # every group: the generation's columns, which search's texts share (read once)
+            t = None if len(groups) == meta.num_row_groups else pf.read_row_groups(groups, names)
+        if t is None:
+            t = gen.table("documents", columns=names)
     cols = [t.column(c).to_pylist() for c in names]
     return [row[:4] for row in zip(*cols, strict=True) if row[4] == KIND]
 

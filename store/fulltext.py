@@ -22,7 +22,6 @@ from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.parquet as pq
 import tantivy
 
 from .errors import IndexCorrupt
@@ -86,6 +85,8 @@ def read_field_terms(directory: Path, fields: Sequence[str]) -> pa.Table | None:
     path = Path(directory) / TERMS_FILE
     if not path.is_file():
         return None
+    import pyarrow.parquet as pq  # a one-shot process that reads no terms never imports it
+
     try:
         return pq.read_table(path, columns=list(fields), use_threads=False)
     except (OSError, KeyError, pa.ArrowInvalid):

@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from .errors import IndexCorrupt, IndexMissing, InputError
 from .lock import FileLock
 from .manifest import Manifest, OutputInfo
-from .private import private_dir, tighten_tree, write_private
+from .private import FILE_MODE, private_dir, tighten_tree, write_private
 
 # Arrow (and numpy under it, a tenth of a second) is imported by the calls that read or write a
 # table, not here: the MCP server builds a `Store` before it answers `initialize`
@@ -74,6 +74,7 @@ _OLD_GITIGNORES = frozenset(
 REBUILD = "gitstrata index --rebuild"
 REPAIR = "run `gitstrata index`: it rebuilds what is damaged"
 VERIFIED = "verified.json"  # beside the manifest: the stat signature of the last sound check
+MAPPED = "mapped"  # beside the manifest: uncompressed copies of the Parquet artifacts served
 SYNC_THREADS = 8  # files of a new generation synced at once
 # zstd's own default: the text tables (diff excerpts, bodies) are 7-10 % smaller than at
 # Arrow's default level 1 for about the same write time; higher levels cost several times more
@@ -151,6 +152,7 @@ class _KeptColumns:
         self.stamp = stamp
         self.names: list[str] | None = None
         self.columns: dict[str, tuple[Any, Any]] = {}  # name -> (pa.Field, pa.ChunkedArray)
+        self.tried = False  # the mapped copy was looked for
 
 
 class Generation:
@@ -262,7 +264,6 @@ class Generation:
         """Read a Parquet artifact, or memory-map an Arrow IPC one (zero-copy)."""
         import pyarrow as pa
         import pyarrow.ipc as ipc
-        import pyarrow.parquet as pq
 
         from .schemas import artifact, sized_like
 
@@ -272,6 +273,8 @@ class Generation:
             if spec.format == "parquet" and self._columns is not None:
                 table = self._kept_columns(name, path, columns)
             elif spec.format == "parquet":
+                import pyarrow.parquet as pq
+
                 # one file's reader: `read_table` imports pyarrow.dataset, tens of ms in a
                 # one-shot process; it is kept for a column the file lacks, which it reports
                 with pq.ParquetFile(path) as pf:
@@ -304,10 +307,10 @@ class Generation:
         return table
 
     def _kept_columns(self, name: str, path: Path, columns: list[str] | None) -> pa.Table:
-        """`columns` of Parquet artifact `name` (every column when None), each read from the
-        file once while the file is the same (size, mtime and inode)."""
+        """`columns` of Parquet artifact `name` (every column when None), each read once while
+        the file is the same (size, mtime and inode): from its mapped copy (`mapped_table`),
+        else decoded from the file, whose columns then make the copy."""
         import pyarrow as pa
-        import pyarrow.parquet as pq
 
         assert self._columns is not None
         st = path.stat()
@@ -316,8 +319,20 @@ class Generation:
             kept = self._columns.get(name)
             if kept is None or kept.stamp != stamp:
                 kept = self._columns[name] = _KeptColumns(stamp)
+        if kept.names is None and not kept.tried:
+            kept.tried = True
+            whole = self.mapped_table(name)
+            if whole is None:
+                whole = self._map_copy(name, path)
+            if whole is not None:
+                with self._columns_lock:
+                    kept.names = whole.schema.names
+                    for field, column in zip(whole.schema, whole.columns, strict=True):
+                        kept.columns.setdefault(field.name, (field, column))
         want = columns if columns is not None else kept.names
         if want is None or any(c not in kept.columns for c in want):
+            import pyarrow.parquet as pq
+
             with pq.ParquetFile(path) as pf:
                 names = pf.schema_arrow.names
                 if columns is not None and not set(columns) <= set(names):
@@ -330,6 +345,61 @@ class Generation:
                     kept.columns.setdefault(field.name, (field, column))
         pairs = [kept.columns[c] for c in want]
         return pa.Table.from_arrays([c for _, c in pairs], schema=pa.schema([f for f, _ in pairs]))
+
+    def _mapped_path(self, name: str) -> Path | None:
+        """Where the mapped copy of artifact `name` lives; None for a table that has none (an
+        Arrow or folder artifact) or when copies are off (`GITSTRATA_MAPPED_COPIES=off`)."""
+        if os.environ.get("GITSTRATA_MAPPED_COPIES", "").lower() in ("off", "0", "false", "no"):
+            return None
+        info = self.info(name)
+        if info.format != "parquet" or not info.sha256:
+            return None
+        return self.path / MAPPED / f"{name}-{info.sha256[:16]}.arrow"
+
+    def mapped_table(self, name: str) -> pa.Table | None:
+        """The whole of Parquet artifact `name` from its mapped copy (uncompressed Arrow IPC in
+        the generation's `mapped/` folder, named after the file's checksum), memory-mapped: no
+        decoding, and only the pages a request reads are loaded. None when there is no sound
+        copy (not made yet, another row count, unreadable)."""
+        target = self._mapped_path(name)
+        if target is None or not target.is_file():
+            return None
+        import pyarrow as pa
+        import pyarrow.ipc as ipc
+
+        try:
+            table = ipc.open_file(pa.memory_map(str(target), "r")).read_all()
+        except (OSError, pa.ArrowInvalid):
+            return None
+        return table if table.num_rows == self.info(name).rows else None
+
+    def _map_copy(self, name: str, path: Path) -> pa.Table | None:
+        """Decode Parquet artifact `name` whole and write its mapped copy (best effort: a
+        read-only store is read from Parquet again next time); the decoded table, or None when
+        the copy is off."""
+        target = self._mapped_path(name)
+        if target is None:
+            return None
+        import pyarrow as pa
+        import pyarrow.ipc as ipc
+        import pyarrow.parquet as pq
+
+        with pq.ParquetFile(path) as pf:
+            table = pf.read()
+        tmp = target.with_name(f".{target.name}.{os.getpid()}.{threading.get_ident()}")
+        try:
+            private_dir(target.parent)
+            with pa.OSFile(str(tmp), "wb") as sink:
+                os.chmod(tmp, FILE_MODE)
+                with ipc.new_file(sink, table.schema) as writer:
+                    writer.write_table(table)
+            os.replace(tmp, target)
+        except OSError:
+            try:
+                tmp.unlink()
+            except OSError:
+                pass
+        return table
 
     def verify(self) -> list[str]:
         """Every problem found checking all outputs' sha256 (empty when sound)."""
@@ -537,9 +607,25 @@ class GenerationWriter:
                 if _link_or_copy(f, target):
                     self._linked.add(target)
             dst.mkdir(parents=True, exist_ok=True)
-        elif _link_or_copy(src, dst):
-            self._linked.add(dst)
+        else:
+            if _link_or_copy(src, dst):
+                self._linked.add(dst)
+            self._carry_mapped(source, name)
         return info
+
+    def _carry_mapped(self, source: Generation, name: str) -> None:
+        """Hard-link the mapped copy of a carried table, when `source` made one (a cache: it
+        is never copied)."""
+        copy = source._mapped_path(name)
+        if copy is None or not copy.is_file():
+            return
+        target = self.tmp / MAPPED / copy.name
+        try:
+            private_dir(target.parent)
+            os.link(copy, target)
+        except OSError:
+            return
+        self._linked.add(target)
 
     def publish(self, manifest: Manifest) -> Generation:
         mpath = self.tmp / "manifest.json"

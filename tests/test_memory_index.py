@@ -179,3 +179,23 @@ def test_query_table_prints_memories(strata: Strata, git_repo) -> None:
     assert "memories:" in out
     line = next(ln for ln in out.splitlines() if mid in ln)
     assert line.strip().startswith(f"decision {mid} [app/billing.py::charge]: Money is stored")
+
+
+def test_memory_documents_read_alike_from_the_mapped_copy_and_from_parquet(
+    strata: Strata, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from gitstrata.serve.memory_index import _memory_documents
+    from gitstrata.store.generations import Generation
+
+    a = strata.remember(DECISION, "decision").memory.id
+    b = strata.remember("Deploys go out on Tuesdays through the release train", "decision")
+    strata.index()
+    path = Store(strata.index_dir).require_live().path
+    monkeypatch.setenv("GITSTRATA_MAPPED_COPIES", "off")
+    plain = _memory_documents(Generation.open(path))
+    assert {row[1] for row in plain} == {f"memory:{a}", f"memory:{b.memory.id}"}
+    monkeypatch.delenv("GITSTRATA_MAPPED_COPIES")
+    served = Generation.open(path).share()
+    served.table("documents", columns=["kind"])  # the first served read makes the copy
+    assert served.mapped_table("documents") is not None
+    assert _memory_documents(Generation.open(path)) == plain

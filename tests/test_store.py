@@ -274,3 +274,68 @@ def test_a_shared_generation_reads_each_column_once_and_is_the_one_reopened(
 
     gc.collect()
     assert store.require_live() is not store.require_live()
+
+
+def test_a_served_table_is_copied_uncompressed_once_and_mapped_by_later_processes(
+    tmp_path: Path,
+) -> None:
+    store = Store(tmp_path / ".strata")
+    _publish(store, 5)
+    gen = store.require_live().share()
+    assert gen.mapped_table("files") is None  # nothing served yet
+    assert gen.table("files", columns=["path"]).to_pylist() == [
+        {"path": f"f{i}.py"} for i in range(5)
+    ]
+    copy = gen.path / "mapped" / f"files-{gen.info('files').sha256[:16]}.arrow"
+    assert [p.name for p in (gen.path / "mapped").iterdir()] == [copy.name]
+    assert copy.stat().st_mode & 0o777 == 0o600
+    mapped = gen.mapped_table("files")
+    assert mapped is not None and mapped.to_pylist() == _files_table(5).to_pylist()
+    assert gen.verify() == [] and gen.problems() == {}  # a cache, not an artifact
+    # the next process maps the copy: the whole table, without importing a Parquet reader
+    code = (
+        "import sys\nfrom pathlib import Path\nfrom gitstrata.store.generations import Store\n"
+        f"gen = Store(Path({str(tmp_path / '.strata')!r})).require_live().share()\n"
+        "rows = gen.table('files', columns=['blob', 'size']).to_pylist()\n"
+        "print('pyarrow.parquet' in sys.modules, rows[4])\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == f"False {{'blob': '{4:040x}', 'size': 4}}"
+
+
+def test_a_mapped_copy_that_does_not_fit_is_replaced_and_copies_can_be_off(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = Store(tmp_path / ".strata")
+    gen = _publish(store, 5)
+    copy = gen.path / "mapped" / f"files-{gen.info('files').sha256[:16]}.arrow"
+    copy.parent.mkdir()
+    small = _files_table(2)
+    with pa.ipc.new_file(str(copy), small.schema) as w:  # another table under the same name
+        w.write_table(small)
+    assert gen.mapped_table("files") is None
+    served = Generation.open(gen.path).share()
+    assert served.table("files").to_pylist() == _files_table(5).to_pylist()
+    assert pa.ipc.open_file(str(copy)).read_all().num_rows == 5  # written again, whole
+    copy.write_bytes(b"not arrow")
+    assert gen.mapped_table("files") is None
+    monkeypatch.setenv("GITSTRATA_MAPPED_COPIES", "off")
+    copy.unlink()
+    off = Generation.open(gen.path).share()
+    assert off.table("files", columns=["path"]).num_rows == 5
+    assert not copy.exists()
+
+
+def test_a_carried_table_keeps_its_mapped_copy(tmp_path: Path) -> None:
+    store = Store(tmp_path / ".strata")
+    first = _publish(store, 3).share()
+    first.table("files")
+    writer = store.begin()
+    info = writer.carry(first, "files")
+    manifest = first.manifest.model_copy(update={"generation": writer.name})
+    second = writer.publish(manifest)
+    name = f"files-{info.sha256[:16]}.arrow"
+    assert (second.path / "mapped" / name).samefile(first.path / "mapped" / name)
+    mapped = second.mapped_table("files")
+    assert mapped is not None and mapped.num_rows == 3
+    assert second.verify() == []
