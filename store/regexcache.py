@@ -16,9 +16,11 @@ Invariants:
   folder that cannot be written) falls back to `re.compile`; the cache only ever saves time.
 - The file is private (0600 in a 0700 folder), replaced atomically, and read only when the user
   running this process owns it. `GITSTRATA_REGEX_CACHE=off` turns the cache off.
-- Each entry is stored as its own marshalled bytes, unpacked when its pattern is asked for: a
-  process reads the whole file but builds only the patterns it uses (unpacking all 930 entries
-  of a well-used cache took 14 ms; a one-shot command uses a few dozen).
+- Each entry is stored as its own marshalled bytes, unpacked when its pattern is asked for
+  (unpacking all 930 entries of a well-used cache took 14 ms; a one-shot command uses a few
+  dozen). The file starts with an index (each entry's key, offset and length) and the entries
+  follow, memory-mapped: a process reads the index and the pages of the entries it uses, not
+  the whole file (1,441 entries, 6.4 MB, took 12 ms to read and unmarshal whole).
 """
 
 from __future__ import annotations
@@ -27,18 +29,60 @@ import atexit
 import hashlib
 import importlib
 import marshal
+import mmap
 import os
 import re
 import sys
 import threading
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
 _LOCK = threading.Lock()
 _Entry = tuple[int, list[int], int, dict[str, int], tuple[str | None, ...]]
-_entries: dict[str, bytes | _Entry] | None = None  # packed as read, or made by this process
+_stored: _Stored | None = None  # the file's entries, as this process found it
+_entries: dict[str, _Entry] = {}  # made by this process
 _dirty = False
 MAX_ENTRIES = 4096
+MAGIC = b"gitstrata regex cache 2\n"
+_LENGTH = 8  # bytes of the index's length, after MAGIC
+
+
+class _Stored(Mapping[str, bytes]):
+    """The entries of a cache file: its index (key -> offset and length in the entries) read
+    whole, each entry's bytes read from the mapped file when asked for. An entry outside the
+    file, or an index of another shape, is no entry."""
+
+    def __init__(self, index: dict, data: bytes | mmap.mmap = b"", base: int = 0) -> None:
+        self._index = index
+        self._data = data
+        self._base = base
+
+    def __getitem__(self, key: str) -> bytes:
+        at = self._index[key]
+        if not (isinstance(at, tuple) and len(at) == 2 and all(type(x) is int for x in at)):
+            raise KeyError(key)
+        start, length = self._base + at[0], at[1]
+        if at[0] < 0 or length < 0 or start + length > len(self._data):
+            raise KeyError(key)
+        return bytes(self._data[start : start + length])
+
+    def __iter__(self) -> Iterator[str]:
+        return (k for k in self._index if isinstance(k, str))
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
+
+
+def _pack(entries: Mapping[str, bytes]) -> bytes:
+    """A cache file holding `entries` (key -> marshalled entry)."""
+    index: dict[str, tuple[int, int]] = {}
+    at = 0
+    for key, raw in entries.items():
+        index[key] = (at, len(raw))
+        at += len(raw)
+    head = marshal.dumps(index)
+    return b"".join((MAGIC, len(head).to_bytes(_LENGTH, "little"), head, *entries.values()))
 
 
 def _folder() -> Path | None:
@@ -56,7 +100,7 @@ def _file() -> Path | None:
         return None
     try:
         sre = importlib.import_module("_sre")
-        tag = f"{sys.implementation.cache_tag}-{sre.MAGIC}-{sre.CODESIZE}-packed"
+        tag = f"{sys.implementation.cache_tag}-{sre.MAGIC}-{sre.CODESIZE}-indexed"
     except (ImportError, AttributeError):
         return None
     return folder / f"regex-{tag}.marshal"
@@ -88,21 +132,30 @@ def _valid(entry: Any) -> bool:
     )
 
 
-def _load() -> dict:
+def _load() -> _Stored:
     path = _file()
     if path is None:
-        return {}
+        return _Stored({})
     try:
         with open(path, "rb") as fh:
             owner = getattr(os, "getuid", None)  # POSIX: a file of another user is not read
             if owner is not None and os.fstat(fh.fileno()).st_uid != owner():
-                return {}
-            data = marshal.loads(fh.read())
+                return _Stored({})
+            head = fh.read(len(MAGIC) + _LENGTH)
+            if len(head) < len(MAGIC) + _LENGTH or not head.startswith(MAGIC):
+                return _Stored({})
+            size = int.from_bytes(head[len(MAGIC) :], "little")
+            index = marshal.loads(fh.read(size))
+            if not isinstance(index, dict):
+                return _Stored({})
+            base = len(MAGIC) + _LENGTH + size
+            end = os.fstat(fh.fileno()).st_size
+            data: bytes | mmap.mmap = (
+                mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) if end > base else b""
+            )
     except (OSError, EOFError, ValueError, TypeError):
-        return {}
-    if not isinstance(data, dict):
-        return {}
-    return data  # each entry is checked when it is used
+        return _Stored({})
+    return _Stored(index, data, base)  # each entry is checked when it is used
 
 
 def _key(source: str, flags: int) -> str:
@@ -142,14 +195,14 @@ def _build(source: str, entry: tuple) -> re.Pattern[str]:
 
 def compile_pattern(source: str, flags: int = 0) -> re.Pattern[str]:
     """`re.compile(source, flags)`, from the cache when this pattern was compiled before."""
-    global _entries, _dirty
+    global _stored, _dirty
     if _folder() is None:
         return re.compile(source, flags)
     key = _key(source, flags)
     with _LOCK:
-        if _entries is None:
-            _entries = _load()
-        entry = _unpacked(_entries.get(key))
+        if _stored is None:
+            _stored = _load()
+        entry = _entries.get(key) or _unpacked(_stored.get(key))
     if entry is not None and _valid(entry):
         try:
             return _build(source, entry)
@@ -163,7 +216,6 @@ def compile_pattern(source: str, flags: int = 0) -> re.Pattern[str]:
     except (RuntimeError, TypeError, ValueError, OverflowError, ImportError):
         return re.compile(source, flags)
     with _LOCK:
-        assert _entries is not None
         _entries[key] = made
         _dirty = True
     return pattern
@@ -174,27 +226,34 @@ def save() -> None:
     that cannot be written is simply not kept)."""
     global _dirty
     with _LOCK:
-        if not _dirty or _entries is None:
+        if not _dirty or not _entries:
             return
         path = _file()
         if path is None:
             return
-        merged = {**_load(), **_entries}
-        if len(merged) > MAX_ENTRIES:  # patterns of older versions pile up: start again
-            merged = dict(_entries)
+        made = {k: marshal.dumps(v) for k, v in _entries.items()}
+        merged: dict[str, bytes] = {}
+        if len(made) < MAX_ENTRIES:  # patterns of older versions pile up: then start again
+            on_disk = _load()
+            for k in on_disk:
+                if k not in made and len(merged) + len(made) < MAX_ENTRIES:
+                    try:
+                        merged[k] = on_disk[k]
+                    except KeyError:
+                        continue  # an entry outside the file: dropped
+        merged.update(made)
         _dirty = False
     tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}")
     try:
         path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-        data = marshal.dumps(
-            {k: v if isinstance(v, bytes) else marshal.dumps(v) for k, v in merged.items()}
-        )
+        data = _pack(merged)
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
         os.replace(tmp, path)
-        # the earlier format's file (every entry unpacked at once) is no longer read
-        path.with_name(path.name.replace("-packed.marshal", ".marshal")).unlink(missing_ok=True)
+        # the earlier formats' files (the whole file unmarshalled at once) are no longer read
+        for old in ("-packed.marshal", ".marshal"):
+            path.with_name(path.name.replace("-indexed.marshal", old)).unlink(missing_ok=True)
     except (OSError, ValueError):
         try:
             tmp.unlink()

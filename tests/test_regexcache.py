@@ -4,6 +4,7 @@ file only costs time."""
 from __future__ import annotations
 
 import json
+import mmap
 import os
 import re
 import stat
@@ -30,7 +31,8 @@ def cache_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 def fresh() -> None:
     """This process forgets what it compiled, as a new process would."""
-    regexcache._entries = None
+    regexcache._stored = None
+    regexcache._entries = {}
     regexcache._dirty = False
 
 
@@ -93,11 +95,12 @@ def test_patterns_from_the_file_match_what_re_compile_makes(cache_home: Path) ->
 
 def test_the_file_is_private_and_replaced_whole(cache_home: Path) -> None:
     cache_home.mkdir(mode=0o700, parents=True, exist_ok=True)
-    earlier = regexcache._file().name.replace("-packed.marshal", ".marshal")  # type: ignore[union-attr]
-    (cache_home / earlier).write_bytes(b"the earlier format")
+    name = regexcache._file().name  # type: ignore[union-attr]
+    for earlier in ("-packed.marshal", ".marshal"):
+        (cache_home / name.replace("-indexed.marshal", earlier)).write_bytes(b"an earlier format")
     regexcache.compile_pattern(r"(?P<word>\w+)-(\d+)")
     regexcache.save()
-    files = list(cache_home.iterdir())  # the earlier format's file is gone
+    files = list(cache_home.iterdir())  # the earlier formats' files are gone
     assert len(files) == 1 and files[0].name.startswith("regex-")
     assert stat.S_IMODE(os.stat(cache_home).st_mode) == 0o700
     assert stat.S_IMODE(os.stat(files[0]).st_mode) == 0o600
@@ -111,23 +114,34 @@ def test_the_file_is_private_and_replaced_whole(cache_home: Path) -> None:
 
 @pytest.mark.parametrize(
     "content",
-    [b"", b"not marshal at all", b"\xe9\x00\x00\x00", None, "packed-garbage"],
-    ids=["empty", "garbage", "truncated", "wrong-shape", "packed-garbage"],
+    [
+        b"",
+        b"not marshal at all",
+        b"\xe9\x00\x00\x00",
+        "cut-short",
+        "wrong-shape",
+        "not-unpacking",
+        "outside",
+    ],
 )
-def test_a_damaged_file_falls_back_to_compiling(
-    cache_home: Path, content: bytes | str | None
-) -> None:
+def test_a_damaged_file_falls_back_to_compiling(cache_home: Path, content: bytes | str) -> None:
     import marshal
 
     regexcache.compile_pattern(r"abc(d)")
     regexcache.save()
     (path,) = cache_home.iterdir()
     key = regexcache._key(r"abc(d)", 0)
-    if content is None:  # an entry of the right shape whose code the engine refuses
-        data = marshal.dumps({key: marshal.dumps((0, ["x"], 1, {}, (None,)))})
-    elif isinstance(content, str):  # an entry that does not unpack
-        data = marshal.dumps({key: b"\xe9garbage"})
+    if content == "cut-short":  # the file ends inside its entry
+        data = regexcache._pack({key: marshal.dumps((0, [1], 1, {}, (None,)))})[:-9]
+    elif content == "wrong-shape":  # an entry of the right shape whose code the engine refuses
+        data = regexcache._pack({key: marshal.dumps((0, ["x"], 1, {}, (None,)))})
+    elif content == "not-unpacking":
+        data = regexcache._pack({key: b"\xe9garbage"})
+    elif content == "outside":  # the index names bytes past the end of the file
+        head = marshal.dumps({key: (0, 1 << 20)})
+        data = regexcache.MAGIC + len(head).to_bytes(8, "little") + head + b"\x00" * 16
     else:
+        assert isinstance(content, bytes)
         data = content
     path.write_bytes(data)
     fresh()
@@ -138,6 +152,17 @@ def test_a_damaged_file_falls_back_to_compiling(
     entry = regexcache._unpacked(regexcache._load()[key])
     assert regexcache._valid(entry)
     assert entry[1] != ["x"]
+
+
+def test_a_process_reads_only_the_entries_it_uses(cache_home: Path) -> None:
+    for i in range(50):
+        regexcache.compile_pattern(rf"word{i}\s+(\d+)")
+    regexcache.save()
+    fresh()
+    stored = regexcache._load()
+    assert len(stored) == 50
+    assert isinstance(stored._data, mmap.mmap)  # mapped, not read
+    assert regexcache._unpacked(stored[regexcache._key(r"word7\s+(\d+)", 0)])[0] == 32
 
 
 def test_the_cache_can_be_turned_off(cache_home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
