@@ -184,6 +184,26 @@ def _one_shot() -> None:
         gc.disable()
 
 
+def _no_pydantic_plugins() -> None:
+    """Pydantic looks for plugins among the entry points of every installed distribution when
+    it builds its first validator, and importing `importlib.metadata` to do so alone cost 25-40
+    ms of a one-shot command; the command line's models have none. Unless the user names
+    plugins, they are off (`PYDANTIC_DISABLE_PLUGINS=__all__`), and pydantic's plugin loader is
+    what that setting makes of it, one that finds none, without the import."""
+    if "PYDANTIC_DISABLE_PLUGINS" in os.environ:
+        return
+    os.environ["PYDANTIC_DISABLE_PLUGINS"] = "__all__"
+    if _LOADER not in sys.modules:
+        import types
+
+        loader = types.ModuleType(_LOADER)
+        loader.get_plugins = tuple  # type: ignore[attr-defined]
+        sys.modules[_LOADER] = loader
+
+
+_LOADER = "pydantic.plugin._loader"
+
+
 def _leave_written(code: int) -> None:
     """End an `index` whose generation is published and whose lock is released: the exit
     handlers run (the process pool's helpers are stopped, logs flushed), then the process
@@ -350,10 +370,7 @@ def main() -> None:
     except ValueError:  # not the main thread (an embedding host): keep its handler
         pass
     if _PROGRAM:
-        # pydantic looks for plugins among the entry points of every installed distribution
-        # when it builds its first validator (tens of ms of a one-shot command on a full
-        # environment); the command line's models have none. A value the user set is kept.
-        os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
+        _no_pydantic_plugins()
     argv = sys.argv[1:]
     problem = bad_argument(argv)
     if problem is not None:

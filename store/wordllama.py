@@ -16,7 +16,6 @@ longer be embedded alike. Its dimensions are Matryoshka-trained, so a prefix is 
 
 from __future__ import annotations
 
-import importlib.metadata
 import importlib.util
 import threading
 from collections.abc import Sequence
@@ -57,6 +56,8 @@ def package_dir() -> Path:
 
 def installed_version() -> str:
     package_dir()  # the clear error first when it is missing
+    import importlib.metadata  # tens of ms: only an index that uses the backend needs it
+
     return importlib.metadata.version("wordllama")
 
 

@@ -62,3 +62,34 @@ def test_a_server_that_only_answered_initialize_has_not_loaded_the_numeric_stack
     finally:
         server.kill()
         server.wait()
+
+
+def _imported(args: list[str], cwd: Path) -> set[str]:
+    """The modules a command line process imports (what `-X importtime` reports)."""
+    env = {k: v for k, v in os.environ.items() if k != "PYDANTIC_DISABLE_PLUGINS"}
+    got = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "gitstrata", *args],
+        capture_output=True, text=True, cwd=cwd, env=env,
+    )  # fmt: skip
+    assert got.returncode == 0, got.stderr[-2000:]
+    return {
+        line.rsplit("|", 1)[1].strip()
+        for line in got.stderr.splitlines()
+        if line.startswith("import time:") and "|" in line
+    }
+
+
+def test_one_shot_answers_import_no_parquet_reader_and_no_package_metadata(git_repo, tmp_path):
+    git_repo.commit("init", {"a.py": "def f():\n    return 1\n"})
+    git_repo.commit("fix f", {"a.py": "def f():\n    return 2\n"})
+    repo = ["-C", str(git_repo.path)]
+    subprocess.run([sys.executable, "-m", "gitstrata", *repo, "index", "--quiet"], check=True)
+    commands = (["query", "fix f"], ["preflight", "a.py", "-s", "f", "-i", "return three"])
+    for args in commands:  # the first read of a table leaves its mapped copy
+        subprocess.run([sys.executable, "-m", "gitstrata", *repo, *args], check=True)
+    # later answers read no Parquet, and the plugin loader pydantic would import with
+    # importlib.metadata is the one that finds none
+    for args in commands:
+        got = _imported([*repo, *args], tmp_path)
+        assert "gitstrata.serve.engine" in got
+        assert got & {"pyarrow.parquet", "importlib.metadata", "email"} == set()
