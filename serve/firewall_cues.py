@@ -241,6 +241,9 @@ def _tables() -> _Tables:
     """Built on the first text that needs them: most served strings never do."""
     phrases = _words(_PHRASES, ",")
     stems = _words(_STEMS)
+    by_first: dict[str, list[tuple[str, frozenset[str], frozenset[str]]]] = {}
+    for p, c in phrases.items():  # one pass: each first word's phrases in the table's order
+        by_first.setdefault(p.split(None, 1)[0], []).append((p, frozenset(_TOKEN.findall(p)), c))
     return _Tables(
         words=_words(_W),
         phrases=phrases,
@@ -248,15 +251,8 @@ def _tables() -> _Tables:
         glued=tuple((w, cls) for cls, ws in _GLUED for w in ws.split()),
         stem3=frozenset(w[:3] for w in stems),
         stem_lengths=tuple(sorted({len(w) for w in stems}, reverse=True)),
-        phrase_first=frozenset(p.split()[0] for p in phrases),
-        by_first={
-            first: tuple(
-                (p, frozenset(_TOKEN.findall(p)), c)
-                for p, c in phrases.items()
-                if p.split()[0] == first
-            )
-            for first in {p.split()[0] for p in phrases}
-        },
+        phrase_first=frozenset(by_first),
+        by_first={first: tuple(group) for first, group in by_first.items()},
     )
 
 
