@@ -14,11 +14,13 @@ from __future__ import annotations
 
 import re
 
+from ..store.regexcache import compile_pattern
+
 KINDS = ("source", "test", "docs", "build", "chore")
 
 
 def _names(*names: str) -> re.Pattern[str]:
-    return re.compile("|".join(f"(?:{n})" for n in names), re.I)
+    return compile_pattern("|".join(f"(?:{n})" for n in names), re.I)
 
 
 # matched against the file name (last path segment)
@@ -35,11 +37,11 @@ _CHORE_NAME = _names(
     r"funding\.ya?ml",
     r"codeowners",
 )
-_CHORE_DIR = re.compile(
+_CHORE_DIR = compile_pattern(
     r"(?:^|/)(?:\.github/(?:issue_template|pull_request_template)|\.vscode|\.idea)/", re.I
 )
 
-_BUILD_DIR = re.compile(
+_BUILD_DIR = compile_pattern(
     r"(?:^|/)(?:\.github/workflows|\.github/actions|\.circleci|\.buildkite|\.cargo|ci|\.ci"
     r"|requirements|\.devcontainer|\.husky|packaging|debian|snap|homebrewformula"
     r"|pkg/(?:brew|homebrew|deb|rpm"
@@ -140,23 +142,23 @@ _BUILD_NAME = _names(
     r"snapcraft\.yaml",
 )
 
-_EXAMPLE = re.compile(
+_EXAMPLE = compile_pattern(
     r"(?:^|/)(?:examples?|_examples|demos?)/|(?:^|/)example_[^/]*_test\.go$", re.I
 )
-_TEST_DIR = re.compile(
+_TEST_DIR = compile_pattern(
     r"(?:^|/)(?:tests?|spec|specs|__tests__|__mocks__|testdata|test[_-]data|fixtures|testing/fixtures"
     r"|benches|benchmarks?|benchsuite|cypress|e2e)/",
     re.I,
 )
-_TEST_NAME = re.compile(
+_TEST_NAME = compile_pattern(
     r"^(?:test_[^/]*\.py|[^/]*_test\.(?:py|go|rs|rb|exs?)|[^/]*_spec\.rb|conftest\.py"
     r"|[^/]*\.(?:test|spec|test-d|bench)\.[cm]?[jt]sx?|tests?\.[cm]?[jt]s|test\.py"
     r"|[^/]*Tests?\.(?:java|kt|cs|swift))$",
     re.I,
 )
 
-_DOCS_DIR = re.compile(r"(?:^|/)(?:docs?|documentation|man|site|website|guide)/", re.I)
-_DOCS_NAME = re.compile(
+_DOCS_DIR = compile_pattern(r"(?:^|/)(?:docs?|documentation|man|site|website|guide)/", re.I)
+_DOCS_NAME = compile_pattern(
     r"^(?:readme|changes|changelog|history|news|release[-_]?notes|contributing|security"
     r"|license|licence|copying|unlicense|faq|guide|notice|support|governance|maintainers?)"
     r"(?:[-_][\w-]*)?(?:\.(?:md|markdown|rst|txt|adoc|asciidoc|rdoc|org|html|textile))?$"
@@ -165,7 +167,7 @@ _DOCS_NAME = re.compile(
     r"|^doc\.go$",
     re.I,
 )
-_CHANGELOG = re.compile(
+_CHANGELOG = compile_pattern(
     r"^(?:changes|changelog|history|news|release[-_]?notes)(?:\.(?:md|markdown|rst|txt|adoc))?$",
     re.I,
 )
@@ -196,7 +198,7 @@ def is_changelog(path: str) -> bool:
 
 # A changed line that only carries a comment (or nothing): `#` but not Rust's `#[attr]` / `#!`,
 # `//`, C-style block lines, and a lone docstring / block delimiter.
-_COMMENT_LINE = re.compile(
+_COMMENT_LINE = compile_pattern(
     rb"^\s*(?:$|#(?![\[!])|//|/\*|\*(?:\s|/|$)|--\s|;;|\"\"\"\s*$|'''\s*$|<!--)"
 )
 

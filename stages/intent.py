@@ -30,13 +30,14 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from ..store.globs import compile_glob
+from ..store.regexcache import compile_pattern
 from . import filekind
 from .patch import FileChange, hunk_lines
 
 _COMMENT_SCAN_LINES = 400  # larger changes are not scanned for comment-only lines
 
-_CONVENTIONAL = re.compile(r"^\s*([A-Za-z]+)(?:\(([^)\n]*)\))?!?\s*:\s*")
-_BRACKET = re.compile(r"^\s*\[([A-Za-z]+)\]\s*")
+_CONVENTIONAL = compile_pattern(r"^\s*([A-Za-z]+)(?:\(([^)\n]*)\))?!?\s*:\s*")
+_BRACKET = compile_pattern(r"^\s*\[([A-Za-z]+)\]\s*")
 _TYPE_INTENT = {
     "fix": "bugfix",
     "bugfix": "bugfix",
@@ -73,13 +74,13 @@ _TYPE_INTENT = {
     "packaging": "build",
 }
 _SECURITY_SCOPES = frozenset({"security", "sec", "vuln", "cve"})
-_REVERT_SUBJECT = re.compile(r'^\s*Revert\s+"', re.I)
-_REAPPLY_SUBJECT = re.compile(r'^\s*Revert\s+"Revert\s+"(.*?)"*\s*$', re.I)
-_REVERTS = re.compile(r"\bThis reverts commit ([0-9a-fA-F]{7,40})\b")
-_SQUASH_PR = re.compile(r"\s*\((?:(?:closes |fixes |see )?#\d+[,; ]*)+\)\s*$", re.I)
+_REVERT_SUBJECT = compile_pattern(r'^\s*Revert\s+"', re.I)
+_REAPPLY_SUBJECT = compile_pattern(r'^\s*Revert\s+"Revert\s+"(.*?)"*\s*$', re.I)
+_REVERTS = compile_pattern(r"\bThis reverts commit ([0-9a-fA-F]{7,40})\b")
+_SQUASH_PR = compile_pattern(r"\s*\((?:(?:closes |fixes |see )?#\d+[,; ]*)+\)\s*$", re.I)
 
-_ADVISORY = re.compile(r"\b(?:CVE-\d{4}-\d{4,}|GHSA(?:-[23456789cfghjmpqrvwx]{4}){3})\b", re.I)
-_VULNERABILITY = re.compile(
+_ADVISORY = compile_pattern(r"\b(?:CVE-\d{4}-\d{4,}|GHSA(?:-[23456789cfghjmpqrvwx]{4}){3})\b", re.I)
+_VULNERABILITY = compile_pattern(
     r"\b(?:vulnerab\w*|exploitable|xss|cross[- ]site (?:scripting|request forgery)|csrf|ssrf|xxe"
     r"|(?:sql|command|shell|code|header|html|ldap|crlf|template) injection|prototype pollution"
     r"|(?:path|directory) traversal|open redirect|redos|denial[- ]of[- ]service"
@@ -90,7 +91,7 @@ _VULNERABILITY = re.compile(
     r"|attackers?|timing (?:side[- ]channel|attack)|side[- ]channel)\b",
     re.I,
 )
-_RELEASE = re.compile(
+_RELEASE = compile_pattern(
     r"^(?:v?\d+(?:\.\d+){1,3}(?:[-+][\w.]+)?"
     r"|(?:release[ds]?|releasing|prepare|preparing|cut|tag|version|bump(?:ed)?(?: the)? version)"
     r"\b(?: (?:for|of|to|version|v))*[ :]*v?\d+(?:\.\d+)+\S*"
@@ -98,32 +99,32 @@ _RELEASE = re.compile(
     r"|[\w.-]+[ -]v?\d+\.\d+\.\d+(?:[-+][\w.]+)?)\.?$",
     re.I,
 )
-_DEP_BUMP = re.compile(
+_DEP_BUMP = compile_pattern(
     r"^(?:bump|update|upgrade|pin|downgrade)(?:s|ed|d)?\s+(?:the\s+)?[@\w./-]+"
     r"(?:\s+(?:dependency|requirement|package|crate|module))?\s+(?:from\s+\S+\s+)?to\s+v?\d"
     r"|^(?:bump|update|upgrade)(?:s|ed|d)?\s+(?:all\s+)?(?:the\s+)?(?:dev[- ]?)?"
     r"(?:deps|dependencies|requirements|crates|packages|lock ?files?)\b",
     re.I,
 )
-_FIX_TRAILER = re.compile(
+_FIX_TRAILER = compile_pattern(
     r"^\s*fix(?:e[sd])?:?\s+(?:#\d+|[\w.-]+/[\w.-]+#\d+|https?://\S+/issues/\d+)", re.I | re.M
 )
-_SUBJECT_TRAILER = re.compile(
+_SUBJECT_TRAILER = compile_pattern(
     r"[\s.,;:(]*\b(?:this |that )?fix(?:e[sd])?:?\s+(?:issue\s+)?#\d+\)?", re.I
 )
-_BODY_BUGFIX = re.compile(
+_BODY_BUGFIX = compile_pattern(
     r"\b(?:fix(?:e[sd])?\s+(?:a|an|the|this|that|#\d+|bugs?|crash\w*|regression\w*|race)"
     r"|bug ?fix\w*|regression\w*|hotfix\w*|incident\w*|root cause)\b",
     re.I,
 )
-_BODY_PERF = re.compile(
+_BODY_PERF = compile_pattern(
     r"\b(?:faster|speed(?:s|ed)? ?up|fewer allocations|less memory|\d+ ?% (?:faster|quicker))\b",
     re.I,
 )
 
 
 def _cues(*pairs: tuple[str, str]) -> tuple[tuple[str, re.Pattern[str]], ...]:
-    return tuple((intent, re.compile(rf"\b(?:{p})\b", re.I)) for intent, p in pairs)
+    return tuple((intent, compile_pattern(rf"\b(?:{p})\b", re.I)) for intent, p in pairs)
 
 
 _REVERT_WORDS = r"^(?:revert(?:s|ed|ing)?|roll(?:ed|s)?[ -]?back|rollback)"
@@ -205,10 +206,10 @@ _KIND_CUES = _cues(
     ("chore", _CHORE_WORDS),
 )
 
-_INCIDENT = re.compile(r"\b(?:INC|INCIDENT|SEV|OUTAGE|PD)-\d+\b", re.I)
-_CVE = re.compile(r"\bCVE-\d{4}-\d{4,}\b", re.I)
-_KEY_TICKET = re.compile(r"(?<![\w/.-])([A-Z][A-Z0-9_]{1,15}-\d{1,7})\b")
-_HASH_TICKET = re.compile(r"(?<![\w&/#])#(\d{1,7})\b")
+_INCIDENT = compile_pattern(r"\b(?:INC|INCIDENT|SEV|OUTAGE|PD)-\d+\b", re.I)
+_CVE = compile_pattern(r"\bCVE-\d{4}-\d{4,}\b", re.I)
+_KEY_TICKET = compile_pattern(r"(?<![\w/.-])([A-Z][A-Z0-9_]{1,15}-\d{1,7})\b")
+_HASH_TICKET = compile_pattern(r"(?<![\w&/#])#(\d{1,7})\b")
 # Upper-case words with a number that are not ticket keys.
 _NOT_TICKETS = frozenset(
     {"UTF", "SHA", "ISO", "AES", "MD", "RSA", "HTTP", "TLS", "SSL", "PEP", "RFC", "ES", "X", "CP"}

@@ -22,6 +22,7 @@ from typing import Any
 import pyarrow as pa
 
 from ..store.memory import MAX_TEXT
+from ..store.regexcache import compile_pattern
 from ..store.schemas import MEMORIES
 
 ADR_DIRS = ("docs/adr", "docs/adrs", "docs/decisions", "doc/adr", "doc/adrs", "adr", "adrs",
@@ -30,21 +31,21 @@ GIT_DEPTH = 500
 HOTSPOT_MIN = 8
 HOTSPOT_FILES = 10
 
-_FRONT = re.compile(r"\A---\s*\n(.*?)\n---\s*\n", re.S)
-_NUM_FILE = re.compile(r"(?:^|/)(?:adr[-_]?)?(\d{1,5})[-_. ]", re.I)
-_TITLE = re.compile(r"^#\s+(?:(?:ADR[-\s]?)?(\d+)[.:]?\s+)?(.+?)\s*$", re.M | re.I)
-_SECTION = re.compile(r"^#{2,3}\s+(.+?)\s*$", re.M)
-_LIST_FIELD = re.compile(r"^\s*[*-]\s*(Status|Date|Deciders)\s*:\s*(.+)$", re.M | re.I)
-_REF = re.compile(r"(?:ADR[-\s#]?0*(\d+))|\[(?:ADR[-\s]?)?0*(\d+)[^\]]*\]\([^)]*?0*(\d+)[^)]*\)|"
+_FRONT = compile_pattern(r"\A---\s*\n(.*?)\n---\s*\n", re.S)
+_NUM_FILE = compile_pattern(r"(?:^|/)(?:adr[-_]?)?(\d{1,5})[-_. ]", re.I)
+_TITLE = compile_pattern(r"^#\s+(?:(?:ADR[-\s]?)?(\d+)[.:]?\s+)?(.+?)\s*$", re.M | re.I)
+_SECTION = compile_pattern(r"^#{2,3}\s+(.+?)\s*$", re.M)
+_LIST_FIELD = compile_pattern(r"^\s*[*-]\s*(Status|Date|Deciders)\s*:\s*(.+)$", re.M | re.I)
+_REF = compile_pattern(r"(?:ADR[-\s#]?0*(\d+))|\[(?:ADR[-\s]?)?0*(\d+)[^\]]*\]\([^)]*?0*(\d+)[^)]*\)|"
                   r"\(([^)]*?/)?0*(\d+)-[^)]*\.md\)", re.I)  # fmt: skip
-_SUPERSEDED_BY = re.compile(r"superseded\s+by\b(.*)", re.I)
-_SUPERSEDES = re.compile(r"\bsupersedes\b(.*)", re.I)
+_SUPERSEDED_BY = compile_pattern(r"superseded\s+by\b(.*)", re.I)
+_SUPERSEDES = compile_pattern(r"\bsupersedes\b(.*)", re.I)
 _STATUS_MAP = {
     "accepted": "active", "approved": "active", "proposed": "active", "draft": "active",
     "rejected": "rejected", "declined": "rejected",
     "deprecated": "archived", "superseded": "superseded", "replaced": "superseded",
 }  # fmt: skip
-_AGAIN = re.compile(r"\bfix(?:e[sd]|ing)?\b.*\bagain\b|\bagain\b.*\bfix", re.I)
+_AGAIN = compile_pattern(r"\bfix(?:e[sd]|ing)?\b.*\bagain\b|\bagain\b.*\bfix", re.I)
 
 
 @dataclass

@@ -22,6 +22,8 @@ import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
+from ..store.regexcache import compile_pattern
+
 MARKER = b"\x00\x01gitstrata\x02"
 
 # Every option that changes the shape of the output is pinned here, so user configuration
@@ -51,9 +53,9 @@ LOG_ARGS: tuple[str, ...] = (
 )
 
 ZERO_SHA = "0" * 40
-_HUNK = re.compile(rb"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@", re.M)
-_SECTION = re.compile(rb"^diff --git ", re.M)
-_BINARY = re.compile(rb"^(?:Binary files |GIT binary patch)", re.M)
+_HUNK = compile_pattern(rb"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@", re.M)
+_SECTION = compile_pattern(rb"^diff --git ", re.M)
+_BINARY = compile_pattern(rb"^(?:Binary files |GIT binary patch)", re.M)
 
 
 class PatchFormatError(ValueError):
@@ -118,7 +120,7 @@ def decode_path(raw: bytes) -> str:
     return raw.decode("utf-8", "replace")
 
 
-_NEEDS_QUOTE = re.compile(rb'[\x00-\x1f"\\\x7f]')
+_NEEDS_QUOTE = compile_pattern(rb'[\x00-\x1f"\\\x7f]')
 _C_ESCAPES = {7: b"\\a", 8: b"\\b", 9: b"\\t", 10: b"\\n", 11: b"\\v", 12: b"\\f", 13: b"\\r"}
 _C_ESCAPES |= {34: b'\\"', 92: b"\\\\"}
 

@@ -26,6 +26,8 @@ from typing import Any
 
 import numpy as np
 
+from ..store.regexcache import compile_pattern
+
 _DQ = rb'"(?:[^"\\\n]|\\.)*"'
 _SQ = rb"'(?:[^'\\\n]|\\.)*'"
 _RUNE = rb"'(?:[^'\\\n]|\\[^'\n]{1,10})'"
@@ -33,13 +35,15 @@ _BLOCK_COMMENT = rb"/\*[\s\S]*?\*/"
 _TRIPLES = rb'"""[\s\S]*?"""|' + rb"'''[\s\S]*?'''"
 # strings and comments of a whole block of changed lines (a comment or a string may span them)
 _SCRUB = {
-    "python": re.compile(
+    "python": compile_pattern(
         rb"[rRbBuUfF]{0,2}(?:" + _TRIPLES + b"|" + _DQ + b"|" + _SQ + rb")|#[^\n]*"
     ),
-    "js": re.compile(_BLOCK_COMMENT + b"|" + _DQ + b"|" + _SQ + rb"|`[^`]*`|//[^\n]*"),
-    "go": re.compile(_BLOCK_COMMENT + b"|" + _DQ + b"|" + _RUNE + rb"|`[^`]*`|//[^\n]*"),
-    "rust": re.compile(_BLOCK_COMMENT + rb"|b?" + _DQ + rb"|b?" + _RUNE + rb"|//[^\n]*"),
-    "java": re.compile(_BLOCK_COMMENT + rb'|"""[\s\S]*?"""|' + _DQ + b"|" + _RUNE + rb"|//[^\n]*"),
+    "js": compile_pattern(_BLOCK_COMMENT + b"|" + _DQ + b"|" + _SQ + rb"|`[^`]*`|//[^\n]*"),
+    "go": compile_pattern(_BLOCK_COMMENT + b"|" + _DQ + b"|" + _RUNE + rb"|`[^`]*`|//[^\n]*"),
+    "rust": compile_pattern(_BLOCK_COMMENT + rb"|b?" + _DQ + rb"|b?" + _RUNE + rb"|//[^\n]*"),
+    "java": compile_pattern(
+        _BLOCK_COMMENT + rb'|"""[\s\S]*?"""|' + _DQ + b"|" + _RUNE + rb"|//[^\n]*"
+    ),
 }
 _FAMILY = {
     "python": "python",
@@ -52,29 +56,29 @@ _FAMILY = {
 }
 # what is left of a string or comment the block does not close
 _OPEN_LEX = {
-    "python": re.compile(rb"[\"']|\\[ \t]*$"),
-    "js": re.compile(rb"[\"'`]|/\*|\*/"),
-    "go": re.compile(rb"[\"'`]|/\*|\*/"),
-    "rust": re.compile(rb"\"|/\*|\*/"),
-    "java": re.compile(rb"[\"']|/\*|\*/"),
+    "python": compile_pattern(rb"[\"']|\\[ \t]*$"),
+    "js": compile_pattern(rb"[\"'`]|/\*|\*/"),
+    "go": compile_pattern(rb"[\"'`]|/\*|\*/"),
+    "rust": compile_pattern(rb"\"|/\*|\*/"),
+    "java": compile_pattern(rb"[\"']|/\*|\*/"),
 }
-_RUST_RAW = re.compile(rb'r#+"')
+_RUST_RAW = compile_pattern(rb'r#+"')
 # declarations anywhere in a container
 _DECLARE = {
-    "python": re.compile(rb"^\s*(?:@|(?:async\s+)?def\b|class\b)"),
-    "js": re.compile(
+    "python": compile_pattern(rb"^\s*(?:@|(?:async\s+)?def\b|class\b)"),
+    "js": compile_pattern(
         rb"\b(?:class|interface|enum|namespace|declare|abstract)\b|^\s*@"
         rb"|(?:^|[;{]|\bexport\s)\s*type\s+[A-Za-z_$][\w$]*\s*[=<]"
     ),
-    "go": re.compile(rb"\btype\b"),
-    "rust": re.compile(rb"\b(?:fn|struct|enum|union|trait|impl|type|mod|macro_rules)\b|#!?\["),
-    "java": re.compile(rb"\b(?:class|interface|enum|record)\b|^\s*@"),
+    "go": compile_pattern(rb"\btype\b"),
+    "rust": compile_pattern(rb"\b(?:fn|struct|enum|union|trait|impl|type|mod|macro_rules)\b|#!?\["),
+    "java": compile_pattern(rb"\b(?:class|interface|enum|record)\b|^\s*@"),
 }
 # declarations at module level only (Go closures and JS callbacks inside bodies are no symbols)
 _DECLARE_TOP = {
-    "js": re.compile(rb"\bexports\b"),
+    "js": compile_pattern(rb"\bexports\b"),
     # `func`, and what may be a type spec inside a `type (...)` group (`Name T`, `Name = T`)
-    "go": re.compile(
+    "go": compile_pattern(
         rb"\bfunc\b|^\s*(?!(?:var|const|import|package)\b)[A-Za-z_]\w*(?:\[[^\]]*\])?\s*(?:=\s*)?"
         rb"(?<=[\s=\]])[A-Za-z_*\[(]"
     ),
@@ -82,14 +86,16 @@ _DECLARE_TOP = {
 # JS: a function value is a symbol when a declaration or an assignment holds it
 # (`const f = () => 1`), or, at module level, when it is the third argument of a call
 # (`defineGetter(obj, 'name', function () {})`); never as another argument (`it('x', () => {})`)
-_JS_TOKENS = re.compile(rb"[(\[{]|[)\]}]|,|\bfunction\b|=>")
+_JS_TOKENS = compile_pattern(rb"[(\[{]|[)\]}]|,|\bfunction\b|=>")
 # JS at module level: `name(...) {` is a method of an object literal (`module.exports = {...}`)
-_JS_SHORTHAND = re.compile(rb"([A-Za-z_$][\w$]*)\s*\((?:[^()]|\([^()]*\))*\)\s*(?::[^{}=;]*)?\{")
+_JS_SHORTHAND = compile_pattern(
+    rb"([A-Za-z_$][\w$]*)\s*\((?:[^()]|\([^()]*\))*\)\s*(?::[^{}=;]*)?\{"
+)
 _NOT_METHODS = frozenset(
     {b"function", b"if", b"for", b"while", b"switch", b"catch", b"with", b"return", b"await"}
 )
-_JS_REGEX = re.compile(rb"(?:^|[=(,:!&|?;{}\[]|\breturn)\s*/(?![/*])")
-_BRACKETS = re.compile(rb"[()\[\]{}]")
+_JS_REGEX = compile_pattern(rb"(?:^|[=(,:!&|?;{}\[]|\breturn)\s*/(?![/*])")
+_BRACKETS = compile_pattern(rb"[()\[\]{}]")
 _PAIRS = {b")": b"(", b"]": b"[", b"}": b"{"}
 # container kinds whose body cannot gain a symbol without one of the keywords above
 _CONTAINERS = {
@@ -102,7 +108,7 @@ _CONTAINERS = {
 }
 # the structural-only languages keep the first, strictest rule: only inside functions, and no
 # line with a brace, a declaration word or a string delimiter that can span lines
-_GENERIC = re.compile(
+_GENERIC = compile_pattern(
     rb"[{}`]|/\*|\*/|\"\"\"|=>|\\[ \t]*$|\b(?:def|end|do|begin|function|func|fn|class|struct|enum"
     rb"|trait|impl|interface|type|module|namespace|macro_rules|record|package|import|export)\b",
     re.M,
@@ -112,21 +118,21 @@ _GENERIC_CONTAINERS = frozenset({"function", "method"})
 
 # a statement that goes on across the hunk's edge: `a.b =` then `a.c = function`, or a line
 # that continues the statement before it (`.bind(x)`, and in JS `(`, `[` and a template)
-_ENDS_OPEN = re.compile(
+_ENDS_OPEN = compile_pattern(
     rb"(?:[=,.+\-*/%&|^!?:<>~]|\b(?:return|new|typeof|in|of|instanceof|await|yield|export"
     rb"|default|extends|async|var|let|const))\s*$"
 )
-_ENDS_DECLARING = re.compile(
+_ENDS_DECLARING = compile_pattern(
     rb"(?:=|\b(?:return|new|export|default|extends|async|var|let|const|await|yield))\s*$"
 )
 _STARTS_OPEN = {
-    "js": re.compile(rb"^\s*(?:[.?:,+\-*/%&|^<>=!~(\[`]|(?:in|of|instanceof)\b)"),
-    "go": re.compile(rb"^\s*[.?:,+\-*/%&|^<>=!~]"),
-    "java": re.compile(rb"^\s*[.?:,+\-*/%&|^<>=!~]"),
+    "js": compile_pattern(rb"^\s*(?:[.?:,+\-*/%&|^<>=!~(\[`]|(?:in|of|instanceof)\b)"),
+    "go": compile_pattern(rb"^\s*[.?:,+\-*/%&|^<>=!~]"),
+    "java": compile_pattern(rb"^\s*[.?:,+\-*/%&|^<>=!~]"),
 }
 
 
-_CLOSES_VALUE = re.compile(rb"\}[\s);,]*$")
+_CLOSES_VALUE = compile_pattern(rb"\}[\s);,]*$")
 
 
 def family(language: str | None) -> str | None:
@@ -225,7 +231,7 @@ def _last_code(lines: list[bytes]) -> tuple[bytes | None, bool]:
     return None, True
 
 
-_RUST_HEADER = re.compile(rb"\b(?:fn|struct|enum|union|trait|impl|type)\b")
+_RUST_HEADER = compile_pattern(rb"\b(?:fn|struct|enum|union|trait|impl|type)\b")
 
 
 def needs_header(language: str | None, kind: str) -> bool:

@@ -36,7 +36,7 @@ import sys
 import threading
 from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, AnyStr
 
 _LOCK = threading.Lock()
 _Entry = tuple[int, list[int], int, dict[str, int], tuple[str | None, ...]]
@@ -158,11 +158,15 @@ def _load() -> _Stored:
     return _Stored(index, data, base)  # each entry is checked when it is used
 
 
-def _key(source: str, flags: int) -> str:
-    return hashlib.blake2b(f"{flags}\0{source}".encode(), digest_size=16).hexdigest()
+def _key(source: str | bytes, flags: int) -> str:
+    if isinstance(source, bytes):  # its own domain: a text key starts with the flags' digits
+        raw = b"bytes\0" + f"{flags}\0".encode() + source
+    else:
+        raw = f"{flags}\0{source}".encode()
+    return hashlib.blake2b(raw, digest_size=16).hexdigest()
 
 
-def _instructions(source: str, flags: int) -> tuple | None:
+def _instructions(source: str | bytes, flags: int) -> tuple | None:
     """What `re._compiler.compile` hands `_sre.compile` for `source`, or None where this
     Python's internals differ from the ones this is written against."""
     try:
@@ -185,15 +189,15 @@ def _instructions(source: str, flags: int) -> tuple | None:
         return None
 
 
-def _build(source: str, entry: tuple) -> re.Pattern[str]:
+def _build(source: AnyStr, entry: tuple) -> re.Pattern[AnyStr]:
     flags, code, groups, groupindex, indexgroup = entry
-    pattern: re.Pattern[str] = importlib.import_module("_sre").compile(
+    pattern: re.Pattern[AnyStr] = importlib.import_module("_sre").compile(
         source, flags, code, groups, groupindex, indexgroup
     )
     return pattern
 
 
-def compile_pattern(source: str, flags: int = 0) -> re.Pattern[str]:
+def compile_pattern(source: AnyStr, flags: int = 0) -> re.Pattern[AnyStr]:
     """`re.compile(source, flags)`, from the cache when this pattern was compiled before."""
     global _stored, _dirty
     if _folder() is None:

@@ -30,6 +30,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from .regexcache import compile_pattern
+
 TOKENIZER_VERSION = 1
 
 MIN_LEN = 2
@@ -57,22 +59,24 @@ _TOKENS = r"""
   | (?P<dotted>[^\W\d]\w*(?:\.[^\W\d]\w*)+)
   | (?P<ident>\w+)
     """
-_TOKEN_RE = re.compile(_TOKENS, re.VERBOSE)
+_TOKEN_RE = compile_pattern(_TOKENS, re.VERBOSE)
 # The same without paths, for a run of text with no `/`: there `path` cannot match, but trying
 # it scans to the run's end from every token, which costs the square of a long run's length
 # (`a-a-a-...`). No token consumes a character outside a run of `[\w./#-]`, so matching
 # stretch by stretch (each with the character after it in view, for `\b`) finds exactly the
 # tokens of the whole text.
-_NO_PATH_RE = re.compile(_TOKENS.replace("(?P<path>[\\w.-]*(?:/[\\w.-]+)+)\n  | ", ""), re.VERBOSE)
-_RUN_CHAR = re.compile(r"[\w./#-]")  # a character of a run
-_RUN_FROM = re.compile(r"[\w./#-]*")  # the rest of a run from a position in it
+_NO_PATH_RE = compile_pattern(
+    _TOKENS.replace("(?P<path>[\\w.-]*(?:/[\\w.-]+)+)\n  | ", ""), re.VERBOSE
+)
+_RUN_CHAR = compile_pattern(r"[\w./#-]")  # a character of a run
+_RUN_FROM = compile_pattern(r"[\w./#-]*")  # the rest of a run from a position in it
 
 # Parts of an ASCII identifier: an acronym before a capitalised word, a (capitalised) lowercase
 # run, an upper-case run, a digit run. Underscores separate. `_split_unicode` is the same rule
 # written with str predicates for the rare non-ASCII identifier.
-_PART_RE = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
+_PART_RE = compile_pattern(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 
-_SEGMENT_RE = re.compile(r"[^\W\d]\w*(?:\.[^\W\d]\w*)+|\w+")
+_SEGMENT_RE = compile_pattern(r"[^\W\d]\w*(?:\.[^\W\d]\w*)+|\w+")
 
 
 def split_identifier(ident: str) -> list[str]:
@@ -254,8 +258,8 @@ def tokenize(text: str) -> list[str]:
     return out
 
 
-_PATH_CHAR = re.compile(r"[\w.-]")
-_SLASH = re.compile(r"/(?=[\w.-])")  # a slash a path segment follows
+_PATH_CHAR = compile_pattern(r"[\w.-]")
+_SLASH = compile_pattern(r"/(?=[\w.-])")  # a slash a path segment follows
 
 
 def _run_matches(text: str, start: int, end: int, stop: int) -> Iterator[re.Match[str]]:

@@ -14,8 +14,15 @@ import pytest
 
 from gitstrata.serve import firewall_lexicon, router
 from gitstrata.serve.firewall_rules import RULES
-from gitstrata.store import redact, regexcache
+from gitstrata.stages import filekind, intent, memory_sources, patch, spanrules
+from gitstrata.stages.chunking import imports, rules, structural, treesitter, treesitter_clike
+from gitstrata.stages.chunking import source as chunk_source
+from gitstrata.store import redact, regexcache, tokenizer
 from gitstrata.store.secret_formats import TOKEN_FORMATS
+
+# the modules whose patterns are made through the cache
+STAGE_MODULES = (filekind, intent, memory_sources, patch, spanrules, imports, rules, chunk_source)
+STAGE_MODULES += (structural, treesitter, treesitter_clike, tokenizer)
 
 CORPUS = Path(__file__).resolve().parents[1] / "benchmarks" / "firewall_corpus"
 
@@ -54,18 +61,30 @@ def sources() -> list[tuple[str, int]]:
     for lazy in list(firewall_lexicon._MADE):
         source = lazy._source if isinstance(lazy._source, str) else lazy._source()
         found.append((source, lazy._flags))
-    for module in (router, redact):
-        found += [(v.pattern, v.flags) for v in vars(module).values() if isinstance(v, re.Pattern)]
+    for module in (router, redact, *STAGE_MODULES):
+        found += [(v.pattern, v.flags) for v in _patterns(vars(module))]
     found += [(pattern.pattern, pattern.flags) for _, _, pattern in TOKEN_FORMATS]
     return found
 
 
-def behaviour(pattern: re.Pattern[str], corpus: list[str]) -> list:
+def _patterns(value: object) -> list[re.Pattern]:
+    """The compiled patterns in a module's namespace, also inside its tables of them."""
+    if isinstance(value, re.Pattern):
+        return [value]
+    if isinstance(value, dict):
+        return [p for v in value.values() for p in _patterns(v)]
+    if isinstance(value, list | tuple):
+        return [p for v in value for p in _patterns(v)]
+    return []
+
+
+def behaviour(pattern: re.Pattern, corpus: list[str]) -> list:
+    texts = [t.encode() for t in corpus] if isinstance(pattern.pattern, bytes) else corpus
     return [
         pattern.flags,
         pattern.groups,
         sorted(pattern.groupindex.items()),
-        [[(m.span(), m.groups()) for m in pattern.finditer(t)] for t in corpus],
+        [[(m.span(), m.groups()) for m in pattern.finditer(t)] for t in texts],
     ]
 
 
@@ -73,7 +92,7 @@ def test_patterns_from_the_file_match_what_re_compile_makes(cache_home: Path) ->
     corpus = texts()
     assert len(corpus) > 100
     made = sources()
-    assert len(made) > 120
+    assert len(made) > 250
     for source, flags in made:
         regexcache.compile_pattern(source, flags)
     regexcache.save()

@@ -29,31 +29,34 @@ import tomllib
 from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 
+from ...store.regexcache import compile_pattern
 from .source import Source
 
-_PY_IMPORT = re.compile(r"(?m)^[ \t]*import[ \t]+([^\n;]+)")
-_PY_FROM = re.compile(r"(?m)^[ \t]*from[ \t]+(\.*[\w.]*)[ \t]+import[ \t]+(\([^)]*\)?|[^\n;]+)")
+_PY_IMPORT = compile_pattern(r"(?m)^[ \t]*import[ \t]+([^\n;]+)")
+_PY_FROM = compile_pattern(
+    r"(?m)^[ \t]*from[ \t]+(\.*[\w.]*)[ \t]+import[ \t]+(\([^)]*\)?|[^\n;]+)"
+)
 _JS_KEYWORDS = ("from", "import")
 _JS_CALLS = ("require", "import")
-_WORD = re.compile(r"\w")
-_GO = re.compile(r"(?m)^[ \t]*import[ \t]*(\()?")
-_RUST_USE = re.compile(r"(?m)^[ \t]*(?:pub(?:\([^)\n]*\))?[ \t]+)?use[ \t]+([^;]+);")
-_RUST_CRATE = re.compile(r"(?m)^[ \t]*extern[ \t]+crate[ \t]+(\w+)")
-_RUST_PATH = re.compile(r"crate(?:::\w+)+")
-_WORD_OR_COLON = re.compile(r"[\w:]")
-_RUST_MOD = re.compile(r"(?m)^[ \t]*(?:pub(?:\([^)\n]*\))?[ \t]+)?mod[ \t]+(\w+)[ \t]*;")
-_JAVA = re.compile(r"(?m)^[ \t]*import[ \t]+(?:static[ \t]+)?([\w.]+(?:\.\*)?)[ \t]*;")
-_KOTLIN = re.compile(r"(?m)^[ \t]*import[ \t]+([\w.]+(?:\.\*)?)")
-_CSHARP = re.compile(
+_WORD = compile_pattern(r"\w")
+_GO = compile_pattern(r"(?m)^[ \t]*import[ \t]*(\()?")
+_RUST_USE = compile_pattern(r"(?m)^[ \t]*(?:pub(?:\([^)\n]*\))?[ \t]+)?use[ \t]+([^;]+);")
+_RUST_CRATE = compile_pattern(r"(?m)^[ \t]*extern[ \t]+crate[ \t]+(\w+)")
+_RUST_PATH = compile_pattern(r"crate(?:::\w+)+")
+_WORD_OR_COLON = compile_pattern(r"[\w:]")
+_RUST_MOD = compile_pattern(r"(?m)^[ \t]*(?:pub(?:\([^)\n]*\))?[ \t]+)?mod[ \t]+(\w+)[ \t]*;")
+_JAVA = compile_pattern(r"(?m)^[ \t]*import[ \t]+(?:static[ \t]+)?([\w.]+(?:\.\*)?)[ \t]*;")
+_KOTLIN = compile_pattern(r"(?m)^[ \t]*import[ \t]+([\w.]+(?:\.\*)?)")
+_CSHARP = compile_pattern(
     r"(?m)^[ \t]*(?:global[ \t]+)?using[ \t]+(?:static[ \t]+)?(?:\w+[ \t]*=[ \t]*)?([\w.]+)[ \t]*;"
 )
-_INCLUDE = re.compile(r"(?m)^[ \t]*#[ \t]*include[ \t]*[<\"]([^>\"\n]+)[>\"]")
-_PHP_USE = re.compile(r"(?m)^[ \t]*use[ \t]+([\w\\]+)")
-_STRING_CALL = re.compile(
+_INCLUDE = compile_pattern(r"(?m)^[ \t]*#[ \t]*include[ \t]*[<\"]([^>\"\n]+)[>\"]")
+_PHP_USE = compile_pattern(r"(?m)^[ \t]*use[ \t]+([\w\\]+)")
+_STRING_CALL = compile_pattern(
     r"\b(?:require_relative|require|include|require_once|include_once)\b[ \t(]*(?=[\"'])"
 )
-_RB_AUTOLOAD = re.compile(r"\bautoload\b[ \t(]*:\w+[ \t]*,[ \t]*(?=[\"'])")
-_AS = re.compile(r"\s+as\s+\w+")
+_RB_AUTOLOAD = compile_pattern(r"\bautoload\b[ \t(]*:\w+[ \t]*,[ \t]*(?=[\"'])")
+_AS = compile_pattern(r"\s+as\s+\w+")
 
 
 def extract(src: Source) -> list[str]:
@@ -266,9 +269,9 @@ class ProjectFacts:
     rust_crates: Mapping[str, str] = field(default_factory=dict)
 
 
-_GO_MODULE = re.compile(r"(?m)^[ \t]*module[ \t]+\"?([^\s\"/]+(?:/[^\s\"]*)?)\"?")
-_JSONC_NOISE = re.compile(r'("(?:\\.|[^"\\\n])*")|//[^\n]*|/\*.*?\*/', re.S)
-_TRAILING_COMMA = re.compile(r",(\s*[}\]])")
+_GO_MODULE = compile_pattern(r"(?m)^[ \t]*module[ \t]+\"?([^\s\"/]+(?:/[^\s\"]*)?)\"?")
+_JSONC_NOISE = compile_pattern(r'("(?:\\.|[^"\\\n])*")|//[^\n]*|/\*.*?\*/', re.S)
+_TRAILING_COMMA = compile_pattern(r",(\s*[}\]])")
 
 
 def _jsonc(text: str) -> dict:
@@ -568,14 +571,14 @@ class GoNames:
     selected: frozenset[str]  # identifiers after a `.` (`pkg.Name`, `x.Method`)
 
 
-_GO_PACKAGE = re.compile(r"(?m)^[ \t]*package[ \t]+(\w+)")
-_GO_FUNC = re.compile(r"(?m)^func[ \t]+(\w+)")
-_GO_METHOD = re.compile(r"(?m)^func[ \t]*\([^()]*\)[ \t]*(\w+)")
-_GO_DECL = re.compile(r"(?m)^(?:type|var|const)[ \t]+(\w+(?:[ \t]*,[ \t]*\w+)*)")
-_GO_GROUP = re.compile(r"(?m)^(?:type|var|const)[ \t]*\(")
-_GO_SPEC_NAMES = re.compile(r"(?m)^[ \t]+(\w+(?:[ \t]*,[ \t]*\w+)*)")
-_GO_IDENT = re.compile(r"(\.[ \t]*)?\b([A-Za-z_]\w*)")
-_GO_NESTING = re.compile(r"[(){}\[\]]")
+_GO_PACKAGE = compile_pattern(r"(?m)^[ \t]*package[ \t]+(\w+)")
+_GO_FUNC = compile_pattern(r"(?m)^func[ \t]+(\w+)")
+_GO_METHOD = compile_pattern(r"(?m)^func[ \t]*\([^()]*\)[ \t]*(\w+)")
+_GO_DECL = compile_pattern(r"(?m)^(?:type|var|const)[ \t]+(\w+(?:[ \t]*,[ \t]*\w+)*)")
+_GO_GROUP = compile_pattern(r"(?m)^(?:type|var|const)[ \t]*\(")
+_GO_SPEC_NAMES = compile_pattern(r"(?m)^[ \t]+(\w+(?:[ \t]*,[ \t]*\w+)*)")
+_GO_IDENT = compile_pattern(r"(\.[ \t]*)?\b([A-Za-z_]\w*)")
+_GO_NESTING = compile_pattern(r"[(){}\[\]]")
 _NOT_NAMES = frozenset({"_", "init", "main"})
 
 

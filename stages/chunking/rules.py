@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from ...store.regexcache import compile_pattern
 from .source import SIGNATURE_MAX
 
 
@@ -103,7 +104,7 @@ DENY = frozenset(
 
 
 def _p(body: str) -> re.Pattern[str]:
-    return re.compile(r"(?m)^[ \t]*+" + body)
+    return compile_pattern(r"(?m)^[ \t]*+" + body)
 
 
 _ANN = r"(?:@[\w.$]+(?:\([^()\n]*\))?[ \t]++)*"
@@ -132,7 +133,7 @@ _JS = LanguageRules(
             _p(_JS_EXPORT + r"(?:async[ \t]++)?function\b[ \t]*+\*?[ \t]*+(?P<name>[\w$]+)"),
             "function",
             statement_only=True,
-            hint=re.compile("function"),
+            hint=compile_pattern("function"),
         ),
         Decl(
             _p(
@@ -141,17 +142,17 @@ _JS = LanguageRules(
             ),
             "class",
             statement_only=True,
-            hint=re.compile("class"),
+            hint=compile_pattern("class"),
         ),
         Decl(
             _p(_JS_EXPORT + r"(?P<kw>interface)[ \t]++(?P<name>[\w$]+)"),
             "interface",
-            hint=re.compile("interface"),
+            hint=compile_pattern("interface"),
         ),
         Decl(
             _p(_JS_EXPORT + r"(?:const[ \t]++)?(?P<kw>enum)[ \t]++(?P<name>[\w$]+)"),
             "enum",
-            hint=re.compile("enum"),
+            hint=compile_pattern("enum"),
         ),
         Decl(
             _p(
@@ -160,7 +161,7 @@ _JS = LanguageRules(
             ),
             "type",
             "statement",
-            hint=re.compile("type"),
+            hint=compile_pattern("type"),
         ),
         Decl(
             _p(
@@ -169,14 +170,14 @@ _JS = LanguageRules(
             ),
             "function",
             "value",
-            hint=re.compile(r"\b(?:const|let|var)[ \t]"),
+            hint=compile_pattern(r"\b(?:const|let|var)[ \t]"),
         ),
         Decl(
             _p(r"(?P<name>[\w$]++(?:[ \t]*+\.[ \t]*+[\w$]++)++)[ \t]*+=(?![=>])[ \t]*+"),
             "function",
             "assigned",
             statement_only=True,
-            hint=re.compile(r"\.[ \t]*+[\w$]++[ \t]*+=(?![=>])"),
+            hint=compile_pattern(r"\.[ \t]*+[\w$]++[ \t]*+=(?![=>])"),
         ),
         Decl(
             _p(
@@ -187,7 +188,7 @@ _JS = LanguageRules(
             "function",
             "defined",
             statement_only=True,
-            hint=re.compile(r",[ \t]*+['\"]"),
+            hint=compile_pattern(r",[ \t]*+['\"]"),
         ),
     ],
     members=[
@@ -269,12 +270,12 @@ JS_EXPORTED_OBJECT = _p(
     r"|export[ \t]++(?:const|let|var)[ \t]++(?P<name>[\w$]+)[ \t]*+(?::[^=;\n]*)?=(?![=>]))"
     r"[ \t]*+\{"
 )
-JS_EXPORTED_OBJECT_HINT = re.compile("export")
+JS_EXPORTED_OBJECT_HINT = compile_pattern("export")
 # a method (`name(`) or a property (`name:`) at the start of a line of an object literal
 JS_OBJECT_MEMBER = _p(
     r"(?:(?:async|get|set)[ \t]++)?(?:\*[ \t]*+)?(?P<name>[\w$]+)[ \t]*+(?:(?P<call>\()|:[ \t]*+)"
 )
-GO_SPEC = re.compile(
+GO_SPEC = compile_pattern(
     r"(?m)^[ \t]*+(?P<name>\w+)(?:\[[^\]\n]*\])?[ \t]++(?:=[ \t]*+)?(?:(?P<kw>struct|interface)\b)?"
 )
 
@@ -425,7 +426,7 @@ RULES: dict[str, LanguageRules] = {
     "php": _PHP,
 }
 
-_ANN_STRIP = re.compile(r"@[\w.$]+(?:\([^()\n]*\))?")
+_ANN_STRIP = compile_pattern(r"@[\w.$]+(?:\([^()\n]*\))?")
 
 
 def member_head_ok(rules: LanguageRules, pre: str, name: str, owner: str | None) -> bool:
@@ -444,8 +445,8 @@ def member_head_ok(rules: LanguageRules, pre: str, name: str, owner: str | None)
     return "::" in name or (owner is not None and bare.lstrip("~") == owner)
 
 
-_WHERE = re.compile(r"\bwhere\b.*$", re.S)
-_LEAD = re.compile(r"^(?:&\s*)?(?:'\w+\s+)?(?:mut\s+|dyn\s+)*")
+_WHERE = compile_pattern(r"\bwhere\b.*$", re.S)
+_LEAD = compile_pattern(r"^(?:&\s*)?(?:'\w+\s+)?(?:mut\s+|dyn\s+)*")
 
 
 def _strip_angles(s: str) -> str:
@@ -483,7 +484,7 @@ def rust_impl_names(header: str) -> tuple[str, str]:
     return name.strip(), type_name
 
 
-_RECV = re.compile(r"\(\s*(?:\w+\s+)?\*?\s*(\w+)")
+_RECV = compile_pattern(r"\(\s*(?:\w+\s+)?\*?\s*(\w+)")
 
 
 def go_receiver_type(receiver: str) -> str:

@@ -20,6 +20,8 @@ import re
 from itertools import accumulate
 from typing import Any
 
+from ...store.regexcache import compile_pattern
+
 _PLUS_ONE = (1).__add__
 
 _DQ_LINE = r'"(?:[^"\\\n]|\\[\s\S])*"?'
@@ -40,7 +42,7 @@ _PREPROC = r"(?<!\S)#(?:[^\n\\]|\\[\s\S])*"
 def _lexer(first: str, comments: list[str], strings: list[str]) -> re.Pattern[str]:
     # the lookahead on the first character lets the scan skip ordinary code quickly
     body = f"(?P<c>{'|'.join(comments)})|(?P<s>{'|'.join(strings)})"
-    return re.compile(f"(?=[{first}])(?:{body})")
+    return compile_pattern(f"(?=[{first}])(?:{body})")
 
 
 _LINE_C = [r"//[^\n]*", r"/\*[\s\S]*?(?:\*/|\Z)"]
@@ -100,16 +102,16 @@ _FAMILY = {
 _QUOTE_END = frozenset("\"'`\n")
 
 # what a line must look like to be part of a leading doc comment, per comment style
-_LINE_COMMENT = re.compile(r"^\s*(?://+!?|#+)\s?")
+_LINE_COMMENT = compile_pattern(r"^\s*(?://+!?|#+)\s?")
 _HASH_LANGS = frozenset({"python", "ruby", "php"})
-_ANNOTATIONS = re.compile(r"^(?:@[\w.$]+(?:\s*\((?:[^()]|\([^()]*\))*\))?\s*)+")
-_SPACE_AFTER_OPEN = re.compile(r"([(\[]) ")
-_SPACE_BEFORE_CLOSE = re.compile(r" ([)\]])")
-_TRAILING_COMMA = re.compile(r",\)")
-_HEADER_PY = re.compile(r"[()\[\]{}:\n\\]")
-_HEADER_BRACE = re.compile(r"[()\[\]{};\n<>]")
-_BRACKETS = re.compile(r"[()\[\]]")
-_DECORATOR_LINE = re.compile(r"@[\w.$]+(?:\s+@[\w.$]+)*")
+_ANNOTATIONS = compile_pattern(r"^(?:@[\w.$]+(?:\s*\((?:[^()]|\([^()]*\))*\))?\s*)+")
+_SPACE_AFTER_OPEN = compile_pattern(r"([(\[]) ")
+_SPACE_BEFORE_CLOSE = compile_pattern(r" ([)\]])")
+_TRAILING_COMMA = compile_pattern(r",\)")
+_HEADER_PY = compile_pattern(r"[()\[\]{}:\n\\]")
+_HEADER_BRACE = compile_pattern(r"[()\[\]{};\n<>]")
+_BRACKETS = compile_pattern(r"[()\[\]]")
+_DECORATOR_LINE = compile_pattern(r"@[\w.$]+(?:\s+@[\w.$]+)*")
 SIGNATURE_MAX = 300
 
 

@@ -23,31 +23,36 @@ import bisect
 import re
 from collections.abc import Iterable
 
+from ...store.regexcache import compile_pattern
 from . import rules
 from .model import Candidate
 from .source import Source
 
-_BRACES = re.compile(r"[{}]")
-_BODY_SCAN = re.compile(r"[{};()\[\]=<>]")
-_BODY_SCAN_NL = re.compile(r"[{};()\[\]=<>\n]")
-_ASYNC = re.compile(r"async\b\s*")
-_FUNCTION = re.compile(r"function\b")
-_FUNCTION_NAME = re.compile(r"(?:async\s+)?function\b\s*\*?\s*([\w$]+)")
-_STMT_SCAN = re.compile(r"[;\n(){}\[\]]")
-_PARENS = re.compile(r"[()]")
-_MEMBER_SCAN = re.compile(r"[,(){}\[\]]")
-_ARROW = re.compile(r"=>")
-_WS = re.compile(r"\s*")
-_IDENT = re.compile(r"[\w$]+")
+_BRACES = compile_pattern(r"[{}]")
+_BODY_SCAN = compile_pattern(r"[{};()\[\]=<>]")
+_BODY_SCAN_NL = compile_pattern(r"[{};()\[\]=<>\n]")
+_ASYNC = compile_pattern(r"async\b\s*")
+_FUNCTION = compile_pattern(r"function\b")
+_FUNCTION_NAME = compile_pattern(r"(?:async\s+)?function\b\s*\*?\s*([\w$]+)")
+_STMT_SCAN = compile_pattern(r"[;\n(){}\[\]]")
+_PARENS = compile_pattern(r"[()]")
+_MEMBER_SCAN = compile_pattern(r"[,(){}\[\]]")
+_ARROW = compile_pattern(r"=>")
+_WS = compile_pattern(r"\s*")
+_IDENT = compile_pattern(r"[\w$]+")
 _SCAN_LIMIT = 10_000
-_CHAINED = re.compile(r"\s*+(?P<path>[\w$]+(?:[ \t]*+\.[ \t]*+[\w$]+)+)[ \t]*+=(?![=>])[ \t]*+")
-_CALL_END = re.compile(r"\s*\)")
-_NAME = re.compile(r"[A-Za-z_$][\w$]*")
+_CHAINED = compile_pattern(
+    r"\s*+(?P<path>[\w$]+(?:[ \t]*+\.[ \t]*+[\w$]+)+)[ \t]*+=(?![=>])[ \t]*+"
+)
+_CALL_END = compile_pattern(r"\s*\)")
+_NAME = compile_pattern(r"[A-Za-z_$][\w$]*")
 _TS = frozenset({"typescript", "tsx"})
 _JS_FAMILY = frozenset({"javascript", "typescript", "tsx"})
 _TOP_LEVEL_ONLY = frozenset({"assigned", "defined"})
-_NESTED_MEMBER = re.compile(r"\.[ \t]*+prototype[ \t]*+\.|^(?:module[ \t]*+\.[ \t]*+)?exports\b")
-_DECLARE = re.compile(r"\bdeclare\b")
+_NESTED_MEMBER = compile_pattern(
+    r"\.[ \t]*+prototype[ \t]*+\.|^(?:module[ \t]*+\.[ \t]*+)?exports\b"
+)
+_DECLARE = compile_pattern(r"\bdeclare\b")
 _EXPRESSION_CONTINUES = frozenset("(,=:?[!&|+-*/%<>~^")
 
 
@@ -526,8 +531,8 @@ def _member(
     return _candidate(sc, name, kind, head, sc.brace_end(open_), owner=owner)
 
 
-_RUBY_DECL = re.compile(r"(?m)^([ \t]*+)(def|class|module)[ \t]+(?:self\.)?([\w:.]*\w[?!=]?)")
-_RUBY_END = re.compile(r"end\b")
+_RUBY_DECL = compile_pattern(r"(?m)^([ \t]*+)(def|class|module)[ \t]+(?:self\.)?([\w:.]*\w[?!=]?)")
+_RUBY_END = compile_pattern(r"end\b")
 
 
 def _ruby(src: Source) -> list[Candidate]:

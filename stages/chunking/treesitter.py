@@ -23,10 +23,10 @@ back to the structural chunker.
 from __future__ import annotations
 
 import importlib
-import re
 import threading
 from typing import Any
 
+from ...store.regexcache import compile_pattern
 from . import rules, treesitter_clike
 from .model import Candidate
 from .source import Source
@@ -125,8 +125,8 @@ _JAVA_OWNERS = frozenset(
 )
 _MEMBER_NAMES = frozenset({"property_identifier", "private_property_identifier"})
 _FN_TYPES = frozenset({"arrow_function", "function_expression", "generator_function"})
-_NAME = re.compile(r"[A-Za-z_$][\w$]*")
-_MEMBER_PATH = re.compile(r"[\w$]+(?:\.[\w$]+)+")
+_NAME = compile_pattern(r"[A-Za-z_$][\w$]*")
+_MEMBER_PATH = compile_pattern(r"[\w$]+(?:\.[\w$]+)+")
 _EXPORTS = frozenset({"exports", "module.exports"})
 _JS_FAMILY = frozenset({"javascript", "typescript", "tsx"})
 _WRAPPERS = frozenset({"parenthesized_expression", "as_expression", "satisfies_expression"})
@@ -136,12 +136,12 @@ _ASSIGN_PARTS = frozenset(
     {"identifier", "property_identifier", "member_expression", "assignment_expression"}
 )
 _NESTED_WORDS = ("prototype", "exports")
-_WORD_CHAR = re.compile(r"[\w$]")
-_SPACE = re.compile(r"\s+")
-_EXPORTED_PATH = re.compile(r"(?:module\.)?exports\b")
+_WORD_CHAR = compile_pattern(r"[\w$]")
+_SPACE = compile_pattern(r"\s+")
+_EXPORTED_PATH = compile_pattern(r"(?:module\.)?exports\b")
 _GO_TYPE_KINDS = {"struct_type": "struct", "interface_type": "interface"}
 _PY_DEFS = frozenset({"function_definition", "class_definition"})
-_IMPL_WORD = re.compile(r"\bimpl\b")
+_IMPL_WORD = compile_pattern(r"\bimpl\b")
 _NEEDS_BODY = frozenset(
     {
         "function_declaration",
@@ -296,7 +296,7 @@ def _parse(parser: Any, raw: bytes, slot: dict | None) -> Any:
     return tree
 
 
-_RUST_TRY = re.compile(rb"(?<![\w#])try!")
+_RUST_TRY = compile_pattern(rb"(?<![\w#])try!")
 
 
 def _parser_input(src: Source) -> bytes:

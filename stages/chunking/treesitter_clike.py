@@ -25,10 +25,10 @@ other languages):
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from typing import Any
 
+from ...store.regexcache import compile_pattern
 from . import rules
 from .model import Candidate
 from .source import Source
@@ -143,13 +143,13 @@ def _inline_signature(src: Source, node: Any) -> str | None:
 # code only C++ has (a C header guarded for C++ with `extern "C"` does not count); each
 # pattern runs only on text holding its word, which keeps the check cheap on plain C
 _CPP_SIGNS = (
-    (("::",), re.compile(r"\w::~?\w")),
-    (("namespace",), re.compile(r"(?m)^[ \t]*namespace\b")),
-    (("template",), re.compile(r"(?m)^[ \t]*template[ \t]*<")),
-    (("class",), re.compile(r"\bclass[ \t]+\w+(?:[ \t]+final)?[ \t]*[:{]")),
+    (("::",), compile_pattern(r"\w::~?\w")),
+    (("namespace",), compile_pattern(r"(?m)^[ \t]*namespace\b")),
+    (("template",), compile_pattern(r"(?m)^[ \t]*template[ \t]*<")),
+    (("class",), compile_pattern(r"\bclass[ \t]+\w+(?:[ \t]+final)?[ \t]*[:{]")),
     (
         ("public", "private", "protected"),
-        re.compile(r"(?m)^[ \t]*(?:public|private|protected)[ \t]*:"),
+        compile_pattern(r"(?m)^[ \t]*(?:public|private|protected)[ \t]*:"),
     ),
 )
 # unknown macros leave small parse errors all over real C; only a file mostly in error is
