@@ -39,7 +39,7 @@ def run_query(
 
             sys.stdout.write(render_search(resp) + "\n")
         else:
-            from .render_cli import print_search
+            from .render_plain import print_search
 
             print_search(resp)
         _warn_journal(strata)

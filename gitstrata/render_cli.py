@@ -22,7 +22,6 @@ if TYPE_CHECKING:
     import polars as pl
 
     from .pipeline.runner import IndexReport
-    from .serve.models import SearchResponse
     from .store.attempts import FailedAttempt
 
 
@@ -158,69 +157,6 @@ def print_frame(frame: pl.DataFrame, *, limit: int = 50) -> None:
     console.print(table)
     more = f" (showing {limit})" if frame.height > limit else ""
     console.print(f"{frame.height} rows{more}")
-
-
-def print_search(resp: SearchResponse) -> None:
-    console = _console()
-    w = ", ".join(f"{k} {v:g}" for k, v in resp.fusion_weights.items())
-    console.print(
-        f"class [bold]{escape(resp.query_class)}[/] (weights: {escape(w)}); "
-        f"{resp.latency_ms.get('total', 0):.2f} ms"
-    )
-    table = Table(box=None, header_style="bold", pad_edge=False)
-    for col in ("#", "kind", "result", "bm25", "ham", "cos", "graph", "rrf", "rec", "rerank"):
-        table.add_column(col, justify="right" if col not in ("kind", "result") else "left")
-    for h in resp.hits:
-        e = h.evidence
-        if h.kind == "symbol":
-            name = f"{h.path}::{h.symbol}"
-        elif h.kind == "memory":  # the title names the memory's kind
-            name = f"{h.key} {h.title}"
-        else:
-            name = f"{h.key[:10]} [{h.intent}] {h.title}"
-        table.add_row(
-            str(h.rank) + ("*" if h.pinned else ""),
-            Text(h.kind),
-            Text(name[:90]),
-            "" if e.bm25_rank is None else f"{e.bm25_rank}:{e.bm25_score:.1f}",
-            "" if e.hamming is None else str(e.hamming),
-            "" if e.int8_cos is None else f"{e.int8_cos:.2f}",
-            "" if e.graph_activation is None else f"{e.graph_activation:.3f}",
-            f"{e.rrf:.4f}",
-            f"{e.recency:.2f}",
-            "" if e.rerank is None else f"{e.rerank:.3f}",
-        )
-    console.print(table)
-    # one line per reason, never wrapped mid-sentence by the console: the terminal wraps them
-    for h in resp.hits:
-        if h.reason:
-            console.print(Text(f"  {h.rank}. why: {h.reason}"), soft_wrap=True)
-        for ref in h.why[:2]:
-            reason = f": {ref.reason}" if ref.reason else ""
-            console.print(
-                Text(
-                    f"  {h.rank}. why: {ref.date} {ref.short} [{ref.intent}] {ref.subject[:80]}{reason}"
-                ),
-                soft_wrap=True,
-            )
-    for warn in resp.warnings:
-        console.print(
-            f"[red]! failed attempt #{escape(str(warn.failure_id))}[/]: "
-            f"{escape(warn.tried[:100])} ({escape('; '.join(warn.reasons))})"
-        )
-    if resp.memories:
-        console.print(Text("memories:"))
-    for m in resp.memories:
-        where = f" [{', '.join(m.anchors[:3])}]" if m.anchors else ""
-        status = "" if m.status == "active" else f" ({m.status})"
-        console.print(
-            Text(f"  {m.kind} {m.id}{status}{where}: {' '.join(m.text.split())[:160]}"),
-            soft_wrap=True,
-        )
-        for note in m.stale[:2]:
-            console.print(Text(f"    {note}"), soft_wrap=True)
-    stages = ", ".join(f"{k} {v:.2f}" for k, v in resp.latency_ms.items() if k != "total")
-    console.print(Text(f"latency ms: {stages}"))
 
 
 def print_graveyard(failures: Sequence[FailedAttempt]) -> None:

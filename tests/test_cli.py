@@ -261,6 +261,7 @@ def test_fast_path_imports_neither_typer_nor_rich(repo) -> None:
     for args in (
         ["query", "idempotency key", "--json", "-k", "3"],
         ["query", "idempotency key", "--raw", "--mode", "bm25"],
+        ["query", "idempotency key", "-k", "3"],
         ["preflight", "payments/retry.py", "-s", "charge_with_retry"],
         ["index", "--json"],
     ):
@@ -429,3 +430,38 @@ def test_config_command_prints_the_effective_config(make_repo) -> None:
     ]
     hinted = cli("-C", str(r.path), "config", "--defaults")
     assert hinted.returncode == 0 and "retrieval.rrf_k = 60" in hinted.stdout.splitlines()
+
+
+def test_query_output_is_a_plain_table_with_whole_names_and_no_control_characters(
+    make_repo,
+) -> None:
+    from gitstrata.render_plain import COLUMNS, plain, search_text, table
+
+    r = make_repo("plain")
+    deep = "services/billing/adapters/retrying_client.py"
+    r.commit(
+        "fix(billing): retry \x1b[2Jthe capture\tonce",
+        {deep: "def capture_with_bounded_retries(amount):\n    return amount\n"},
+    )
+    env = {**os.environ, "COLUMNS": "40", "TERM": "xterm-256color"}
+    run = [sys.executable, "-m", "gitstrata", "-C", str(r.path)]
+    assert subprocess.run([*run, "index", "--jobs", "1"], env=env).returncode == 0
+    got = subprocess.run(
+        [*run, "query", "capture with bounded retries", "-k", "3"],
+        capture_output=True, text=True, env=env,
+    )  # fmt: skip
+    assert got.returncode == 0, got.stderr
+    out = got.stdout
+    assert "\x1b" not in out and "\t" not in out  # not a terminal: no styling either
+    lines = out.splitlines()
+    assert lines[0].startswith("class ") and lines[1].split() == list(COLUMNS)
+    # a name longer than the terminal is printed whole, on its row
+    assert f"{deep}::capture_with_bounded_retries" in out
+    assert plain("a\x1b[31mb\nc\x9bd") == "a?[31mb?c?d"
+    # columns: left for kind and result, right for numbers, as wide as their widest cell
+    assert table(("#", "kind", "rrf"), [("1", "commit", "0.5"), ("10", "symbol", "0.25")]) == (
+        " #  kind     rrf\n 1  commit   0.5\n10  symbol  0.25"
+    )
+    with Strata(r.path) as s:
+        styled = search_text(s.search("capture with bounded retries", 3), styled=True)
+    assert styled.startswith("class \x1b[1m") and "\x1b[2J" not in styled

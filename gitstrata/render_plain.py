@@ -1,0 +1,122 @@
+"""Human-readable `gitstrata query` output without Rich: a one-shot query prints one table, and
+importing and laying out Rich cost about 30 ms of its half second.
+
+Columns are as wide as their widest cell and never wrapped: a long result stays whole on its
+line (the terminal wraps it), so nothing is cut to fit a width. Everything from the repository
+is printed as text with its control characters shown as `?` (an escape sequence in a commit
+subject must not reach the terminal); bold and red are used only on a terminal that wants
+colour (not with `NO_COLOR` or `TERM=dumb`).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .serve.models import SearchResponse
+
+# C0 and C1 control characters, DEL; tab and newline too: a cell or a line is one line
+_CONTROL = {c: "?" for c in (*range(0x20), *range(0x7F, 0xA0))}
+COLUMNS = ("#", "kind", "result", "bm25", "ham", "cos", "graph", "rrf", "rec", "rerank")
+_LEFT = frozenset({"kind", "result"})
+
+
+def plain(text: str) -> str:
+    """`text` with its control characters (escape sequences, line breaks) shown as `?`."""
+    return text.translate(_CONTROL)
+
+
+def _styled() -> bool:
+    if os.environ.get("NO_COLOR") or os.environ.get("TERM") == "dumb":
+        return False
+    try:
+        return sys.stdout.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
+def _style(text: str, code: str, on: bool) -> str:
+    return f"\x1b[{code}m{text}\x1b[0m" if on else text
+
+
+def table(header: Sequence[str], rows: Sequence[Sequence[str]], *, bold: bool = False) -> str:
+    """Rows under a header, columns two spaces apart, left-aligned for `_LEFT` names, right
+    otherwise; trailing spaces removed."""
+    widths = [max(len(r[i]) for r in (header, *rows)) for i in range(len(header))]
+
+    def line(cells: Sequence[str]) -> str:
+        out = [
+            c.ljust(w) if name in _LEFT else c.rjust(w)
+            for c, w, name in zip(cells, widths, header, strict=True)
+        ]
+        return "  ".join(out).rstrip()
+
+    head = line(header)
+    return "\n".join([_style(head, "1", bold) if bold else head, *(line(r) for r in rows)])
+
+
+def _row(h) -> list[str]:
+    e = h.evidence
+    if h.kind == "symbol":
+        name = f"{h.path}::{h.symbol}"
+    elif h.kind == "memory":  # the title names the memory's kind
+        name = f"{h.key} {h.title}"
+    else:
+        name = f"{h.key[:10]} [{h.intent}] {h.title}"
+    return [
+        str(h.rank) + ("*" if h.pinned else ""),
+        plain(h.kind),
+        plain(name[:90]),
+        "" if e.bm25_rank is None else f"{e.bm25_rank}:{e.bm25_score:.1f}",
+        "" if e.hamming is None else str(e.hamming),
+        "" if e.int8_cos is None else f"{e.int8_cos:.2f}",
+        "" if e.graph_activation is None else f"{e.graph_activation:.3f}",
+        f"{e.rrf:.4f}",
+        f"{e.recency:.2f}",
+        "" if e.rerank is None else f"{e.rerank:.3f}",
+    ]
+
+
+def search_text(resp: SearchResponse, *, styled: bool = False) -> str:
+    """The query's class and weights, the hits with each path's evidence, the reasons, the
+    warnings, the memories and the latency per stage."""
+    w = ", ".join(f"{k} {v:g}" for k, v in resp.fusion_weights.items())
+    total = resp.latency_ms.get("total", 0)
+    lines = [
+        f"class {_style(plain(resp.query_class), '1', styled)} (weights: {plain(w)}); "
+        f"{total:.2f} ms",
+        table(COLUMNS, [_row(h) for h in resp.hits], bold=styled),
+    ]
+    for h in resp.hits:
+        if h.reason:
+            lines.append(plain(f"  {h.rank}. why: {h.reason}"))
+        for ref in h.why[:2]:
+            reason = f": {ref.reason}" if ref.reason else ""
+            lines.append(
+                plain(
+                    f"  {h.rank}. why: {ref.date} {ref.short} [{ref.intent}] "
+                    f"{ref.subject[:80]}{reason}"
+                )
+            )
+    for warn in resp.warnings:
+        lines.append(
+            _style(f"! failed attempt #{plain(str(warn.failure_id))}", "31", styled)
+            + plain(f": {warn.tried[:100]} ({'; '.join(warn.reasons)})")
+        )
+    if resp.memories:
+        lines.append("memories:")
+    for m in resp.memories:
+        where = f" [{', '.join(m.anchors[:3])}]" if m.anchors else ""
+        status = "" if m.status == "active" else f" ({m.status})"
+        lines.append(plain(f"  {m.kind} {m.id}{status}{where}: {' '.join(m.text.split())[:160]}"))
+        lines.extend(plain(f"    {note}") for note in m.stale[:2])
+    stages = ", ".join(f"{k} {v:.2f}" for k, v in resp.latency_ms.items() if k != "total")
+    lines.append(f"latency ms: {stages}")
+    return "\n".join(lines) + "\n"
+
+
+def print_search(resp: SearchResponse) -> None:
+    sys.stdout.write(search_text(resp, styled=_styled()))
