@@ -225,14 +225,24 @@ def test_columns_read_back_and_a_column_the_file_lacks_is_corrupt(tmp_path: Path
 def test_reading_a_table_does_not_import_the_dataset_layer(tmp_path: Path) -> None:
     # a one-shot process pays tens of milliseconds for pyarrow.dataset; one file needs no dataset
     _publish(Store(tmp_path / ".strata"), 3)
+    got = _in_new_process(
+        tmp_path / ".strata",
+        "gen = store.require_live()\n"
+        "assert gen.table('files', columns=['path']).num_rows == 3\n"
+        "print('pyarrow.dataset' in sys.modules)\n",
+    )
+    assert got == "False"
+
+
+def _in_new_process(root: Path, body: str) -> str:
+    """What `body` prints in a fresh interpreter, with `sys` imported and `store` the store at
+    `root` (this process has imported everything already)."""
     code = (
         "import sys\nfrom pathlib import Path\nfrom gitstrata.store.generations import Store\n"
-        f"gen = Store(Path({str(tmp_path / '.strata')!r})).require_live()\n"
-        "assert gen.table('files', columns=['path']).num_rows == 3\n"
-        "print('pyarrow.dataset' in sys.modules)\n"
+        f"store = Store(Path({str(root)!r}))\n{body}"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == "False"
+    return out.stdout.strip()
 
 
 def _data_address(table: pa.Table, column: str) -> int:
@@ -293,14 +303,12 @@ def test_a_served_table_is_copied_uncompressed_once_and_mapped_by_later_processe
     assert mapped is not None and mapped.to_pylist() == _files_table(5).to_pylist()
     assert gen.verify() == [] and gen.problems() == {}  # a cache, not an artifact
     # the next process maps the copy: the whole table, without importing a Parquet reader
-    code = (
-        "import sys\nfrom pathlib import Path\nfrom gitstrata.store.generations import Store\n"
-        f"gen = Store(Path({str(tmp_path / '.strata')!r})).require_live().share()\n"
-        "rows = gen.table('files', columns=['blob', 'size']).to_pylist()\n"
-        "print('pyarrow.parquet' in sys.modules, rows[4])\n"
+    got = _in_new_process(
+        tmp_path / ".strata",
+        "rows = store.require_live().share().table('files', columns=['blob', 'size']).to_pylist()\n"
+        "print('pyarrow.parquet' in sys.modules, rows[4])\n",
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == f"False {{'blob': '{4:040x}', 'size': 4}}"
+    assert got == f"False {{'blob': '{4:040x}', 'size': 4}}"
 
 
 def test_a_mapped_copy_that_does_not_fit_is_replaced_and_copies_can_be_off(
