@@ -323,7 +323,10 @@ class Generation:
             kept.tried = True
             whole = self.mapped_table(name)
             if whole is None:
-                whole = self._map_copy(name, path)
+                decoded = self._map_copy(name, path)
+                # the copy just written, mapped: its pages are the file's, not this process's
+                whole = self.mapped_table(name) if decoded is not None else None
+                whole = decoded if whole is None else whole
             if whole is not None:
                 with self._columns_lock:
                     kept.names = whole.schema.names
