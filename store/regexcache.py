@@ -145,11 +145,13 @@ def _load() -> _Stored:
             if len(head) < len(MAGIC) + _LENGTH or not head.startswith(MAGIC):
                 return _Stored({})
             size = int.from_bytes(head[len(MAGIC) :], "little")
+            base = len(MAGIC) + _LENGTH + size
+            end = os.fstat(fh.fileno()).st_size
+            if base > end:  # an index longer than the file: not read (nor allocated)
+                return _Stored({})
             index = marshal.loads(fh.read(size))
             if not isinstance(index, dict):
                 return _Stored({})
-            base = len(MAGIC) + _LENGTH + size
-            end = os.fstat(fh.fileno()).st_size
             data: bytes | mmap.mmap = (
                 mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) if end > base else b""
             )

@@ -141,6 +141,7 @@ def test_the_file_is_private_and_replaced_whole(cache_home: Path) -> None:
         "wrong-shape",
         "not-unpacking",
         "outside",
+        "huge-index",
     ],
 )
 def test_a_damaged_file_falls_back_to_compiling(cache_home: Path, content: bytes | str) -> None:
@@ -156,6 +157,8 @@ def test_a_damaged_file_falls_back_to_compiling(cache_home: Path, content: bytes
         data = regexcache._pack({key: marshal.dumps((0, ["x"], 1, {}, (None,)))})
     elif content == "not-unpacking":
         data = regexcache._pack({key: b"\xe9garbage"})
+    elif content == "huge-index":  # a length no file has: never allocated
+        data = regexcache.MAGIC + (1 << 62).to_bytes(8, "little") + b"\x00" * 16
     elif content == "outside":  # the index names bytes past the end of the file
         head = marshal.dumps({key: (0, 1 << 20)})
         data = regexcache.MAGIC + len(head).to_bytes(8, "little") + head + b"\x00" * 16
