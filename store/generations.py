@@ -372,7 +372,7 @@ class Generation:
 
         try:
             table = ipc.open_file(pa.memory_map(str(target), "r")).read_all()
-        except (OSError, pa.ArrowInvalid):
+        except (OSError, pa.ArrowException):  # a copy cut short, overwritten, of another format
             return None
         return table if table.num_rows == self.info(name).rows else None
 
