@@ -372,6 +372,7 @@ class Generation:
 
         try:
             table = ipc.open_file(pa.memory_map(str(target), "r")).read_all()
+            table.validate()  # buffers and offsets within bounds (not a scan of the values)
         except (OSError, pa.ArrowException):  # a copy cut short, overwritten, of another format
             return None
         return table if table.num_rows == self.info(name).rows else None
