@@ -19,6 +19,7 @@ from __future__ import annotations
 # nothing heavier than builtins here: until `run_guarded` owns Ctrl-C, the handler below does,
 # and it is installed before anything else is imported. `_signal` is the C module behind
 # `signal`, which imports `enum` (ten milliseconds in which Ctrl-C would be a traceback)
+import functools
 import os
 import sys
 
@@ -189,7 +190,8 @@ def _no_pydantic_plugins() -> None:
     it builds its first validator, and importing `importlib.metadata` to do so alone cost 25-40
     ms of a one-shot command; the command line's models have none. Unless the user names
     plugins, they are off (`PYDANTIC_DISABLE_PLUGINS=__all__`), and pydantic's plugin loader is
-    what that setting makes of it, one that finds none, without the import."""
+    what that setting makes of it, one that finds none, without the import. Anything else a
+    pydantic release may ask of its loader comes from the real one, loaded on that demand."""
     if "PYDANTIC_DISABLE_PLUGINS" in os.environ:
         return
     os.environ["PYDANTIC_DISABLE_PLUGINS"] = "__all__"
@@ -198,10 +200,38 @@ def _no_pydantic_plugins() -> None:
 
         loader = types.ModuleType(_LOADER)
         loader.get_plugins = tuple  # type: ignore[attr-defined]
+        loader.__getattr__ = _real_loader_attribute  # type: ignore[method-assign]
         sys.modules[_LOADER] = loader
 
 
 _LOADER = "pydantic.plugin._loader"
+
+
+def _real_loader_attribute(name: str) -> object:
+    """`name` of pydantic's own plugin loader (not for the import system's probes of a module's
+    dunder names)."""
+    if name.startswith("__") and name.endswith("__"):
+        raise AttributeError(name)
+    return getattr(_real_loader(), name)
+
+
+@functools.cache
+def _real_loader() -> object:
+    """Pydantic's plugin loader, run once from its file under another module name."""
+    import importlib.util
+
+    package = importlib.util.find_spec("pydantic.plugin")
+    folders = package.submodule_search_locations if package is not None else None
+    if not folders:
+        raise AttributeError(_LOADER)
+    spec = importlib.util.spec_from_file_location(
+        "gitstrata._pydantic_plugin_loader", os.path.join(next(iter(folders)), "_loader.py")
+    )
+    if spec is None or spec.loader is None:
+        raise AttributeError(_LOADER)
+    real = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(real)
+    return real
 
 
 def _leave_written(code: int) -> None:

@@ -93,3 +93,32 @@ def test_one_shot_answers_import_no_parquet_reader_and_no_package_metadata(git_r
         got = _imported([*repo, *args], tmp_path)
         assert "gitstrata.serve.engine" in got
         assert got & {"pyarrow.parquet", "importlib.metadata", "email"} == set()
+
+
+def test_the_command_lines_pydantic_plugin_loader_finds_none_and_defers_the_rest():
+    code = (
+        "import os, sys\n"
+        "from gitstrata import entry\n"
+        "entry._no_pydantic_plugins()\n"
+        "import pydantic\n"
+        "class M(pydantic.BaseModel):\n"
+        "    x: int\n"
+        "assert M(x=1).x == 1\n"
+        "from pydantic.plugin._loader import get_plugins\n"
+        "print(list(get_plugins()), os.environ['PYDANTIC_DISABLE_PLUGINS'],"
+        " 'importlib.metadata' in sys.modules)\n"
+        "from pydantic.plugin._loader import PYDANTIC_ENTRY_POINT_GROUP\n"  # only the real one has it
+        "print(PYDANTIC_ENTRY_POINT_GROUP)\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "PYDANTIC_DISABLE_PLUGINS"}
+    got = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+    assert got.returncode == 0, got.stderr
+    assert got.stdout.splitlines() == ["[] __all__ False", "pydantic"]
+    # plugins the user names are left to pydantic's own loader
+    env["PYDANTIC_DISABLE_PLUGINS"] = "some_plugin"
+    kept = subprocess.run(
+        [sys.executable, "-c", "from gitstrata import entry; import sys; "
+         "entry._no_pydantic_plugins(); print(entry._LOADER in sys.modules)"],
+        capture_output=True, text=True, env=env,
+    )  # fmt: skip
+    assert kept.stdout.strip() == "False", kept.stderr
