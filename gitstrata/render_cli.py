@@ -124,7 +124,9 @@ def print_status(info: dict[str, Any]) -> None:
             _size(t["bytes"]),
         )
     console.print(table)
-    console.print(f"  {_size(info['bytes_on_disk'])} on disk")
+    copies = info.get("bytes_mapped_copies") or 0
+    more = f" (and {_size(copies)} of the tables' mapped copies)" if copies else ""
+    console.print(f"  {_size(info['bytes_on_disk'])} on disk{more}")
     red = info.get("redactions") or {}
     kinds = ", ".join(f"{k} {n}" for k, n in (red.get("by_kind") or {}).items())
     console.print(
@@ -230,5 +232,6 @@ def print_inspect(info: dict[str, Any]) -> None:
     console.print(
         f"index {escape(info['generation'])}: {_size(info['bytes_on_disk'])} on disk; the "
         f"server maps {_size(info['bytes_mapped_by_server'])} (float32 vectors stay on disk: "
-        f"{_size(info['bytes_f32_vectors_on_disk'])})"
+        f"{_size(info['bytes_f32_vectors_on_disk'])}); the tables' mapped copies take "
+        f"{_size(info.get('bytes_mapped_copies') or 0)}"
     )

@@ -359,6 +359,21 @@ class Generation:
             return None
         return self.path / MAPPED / f"{name}-{info.sha256[:16]}.arrow"
 
+    def mapped_bytes(self) -> int:
+        """Bytes of the mapped copies made so far (a cache beside the artifacts)."""
+        try:
+            entries = list(os.scandir(self.path / MAPPED))
+        except OSError:
+            return 0
+        total = 0
+        for e in entries:
+            try:
+                if e.is_file() and not e.name.startswith("."):
+                    total += e.stat().st_size
+            except OSError:
+                continue
+        return total
+
     def mapped_table(self, name: str) -> pa.Table | None:
         """The whole of Parquet artifact `name` from its mapped copy (uncompressed Arrow IPC in
         the generation's `mapped/` folder, named after the file's checksum), memory-mapped: no

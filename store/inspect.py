@@ -46,6 +46,7 @@ def inspect_index(gen: Generation, limit: int = 10) -> dict[str, Any]:
         for name, info in rec.outputs.items():
             disk[name] = info.bytes
     out["bytes_on_disk"] = sum(disk.values())
+    out["bytes_mapped_copies"] = gen.mapped_bytes()
     out["bytes_mapped_by_server"] = sum(v for k, v in disk.items() if k in SERVED)
     out["bytes_f32_vectors_on_disk"] = disk.get("vectors_f32", 0)
     out["tables"] = disk

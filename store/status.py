@@ -67,6 +67,7 @@ def index_status(store: Store, repo: Path | None) -> dict[str, Any]:
         "shallow": m.shallow,
         "indexed_range": m.indexed_range,
         "bytes_on_disk": disk,
+        "bytes_mapped_copies": gen.mapped_bytes(),
         "tables": tables,
         "timings": m.timings,
         "generations": store.generations(),

@@ -299,6 +299,7 @@ def test_a_served_table_is_copied_uncompressed_once_and_mapped_by_later_processe
     copy = gen.path / "mapped" / f"files-{gen.info('files').sha256[:16]}.arrow"
     assert [p.name for p in (gen.path / "mapped").iterdir()] == [copy.name]
     assert copy.stat().st_mode & 0o777 == 0o600
+    assert gen.mapped_bytes() == copy.stat().st_size > 0  # what `status` reports beside the index
     mapped = gen.mapped_table("files")
     assert mapped is not None and mapped.to_pylist() == _files_table(5).to_pylist()
     assert gen.verify() == [] and gen.problems() == {}  # a cache, not an artifact
