@@ -322,11 +322,8 @@ class Generation:
         if kept.names is None and not kept.tried:
             kept.tried = True
             whole = self.mapped_table(name)
-            if whole is None:
-                decoded = self._map_copy(name, path)
-                # the copy just written, mapped: its pages are the file's, not this process's
-                whole = self.mapped_table(name) if decoded is not None else None
-                whole = decoded if whole is None else whole
+            if whole is None and self._map_copy(name, path):
+                whole = self.mapped_table(name)  # its pages are the file's, not this process's
             if whole is not None:
                 with self._columns_lock:
                     kept.names = whole.schema.names
@@ -392,13 +389,19 @@ class Generation:
             return None
         return table if table.num_rows == self.info(name).rows else None
 
-    def _map_copy(self, name: str, path: Path) -> pa.Table | None:
-        """Decode Parquet artifact `name` whole and write its mapped copy (best effort: a
-        read-only store is read from Parquet again next time); the decoded table, or None when
-        the copy is off."""
+    def _map_copy(self, name: str, path: Path) -> bool:
+        """Decode Parquet artifact `name` whole and write its mapped copy; False when copies are
+        off or the folder cannot be written (a read-only store: the columns asked for are then
+        read from Parquet, not the whole table), or the write failed."""
         target = self._mapped_path(name)
         if target is None:
-            return None
+            return False
+        try:
+            private_dir(target.parent)
+        except OSError:
+            return False
+        if not os.access(target.parent, os.W_OK):
+            return False
         import pyarrow as pa
         import pyarrow.ipc as ipc
         import pyarrow.parquet as pq
@@ -407,7 +410,6 @@ class Generation:
             table = pf.read()
         tmp = target.with_name(f".{target.name}.{os.getpid()}.{threading.get_ident()}")
         try:
-            private_dir(target.parent)
             with pa.OSFile(str(tmp), "wb") as sink:
                 os.chmod(tmp, FILE_MODE)
                 with ipc.new_file(sink, table.schema) as writer:
@@ -418,7 +420,8 @@ class Generation:
                 tmp.unlink()
             except OSError:
                 pass
-        return table
+            return False
+        return True
 
     def verify(self) -> list[str]:
         """Every problem found checking all outputs' sha256 (empty when sound)."""

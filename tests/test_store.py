@@ -348,3 +348,17 @@ def test_a_carried_table_keeps_its_mapped_copy(tmp_path: Path) -> None:
     mapped = second.mapped_table("files")
     assert mapped is not None and mapped.num_rows == 3
     assert second.verify() == []
+
+
+def test_a_store_that_cannot_be_written_serves_the_columns_asked_for_from_parquet(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import gitstrata.store.generations as generations
+
+    gen = _publish(Store(tmp_path / ".strata"), 4)
+    # a read-only store (a published CI artifact); root may write anywhere, so say it
+    monkeypatch.setattr(generations.os, "access", lambda path, mode: False)
+    served = Generation.open(gen.path).share()
+    got = served.table("files", columns=["path"])
+    assert got.to_pylist() == [{"path": f"f{i}.py"} for i in range(4)]
+    assert served.mapped_bytes() == 0 and served.mapped_table("files") is None
