@@ -22,6 +22,7 @@ from pathlib import Path
 import numpy as np
 
 from ..store import fulltext
+from ..store.fulltext_writer import write_index
 from ..store.tokenizer import tokenize
 from .vector_scale import project_texts
 
@@ -57,8 +58,11 @@ def run(n: int, queries: int = 300) -> dict:
     out: dict = {"n": n, "queries": queries, "tokenize_s": round(tokenize_s, 2)}
     with tempfile.TemporaryDirectory(prefix="gitstrata-ft-") as tmp:
         t0 = time.perf_counter()
-        rows = ((i, "symbol", t, [t], [p], b) for i, (t, p, b) in enumerate(docs))
-        fulltext.write_index(Path(tmp) / "ft", rows, threads=1)
+        rows = (
+            (i, "symbol", [p], fulltext.field_terms(t, [t], [p], b))
+            for i, (t, p, b) in enumerate(docs)
+        )
+        write_index(Path(tmp) / "ft", rows, threads=1)
         out["tantivy_build_s"] = round(time.perf_counter() - t0, 2)
         ft = fulltext.FullText.open(Path(tmp) / "ft")
         ft.search_terms(qterms[0], 20)

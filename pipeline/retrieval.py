@@ -1,8 +1,10 @@
-"""Adapters of the retrieval stages: `documents`, `embed`, `quantize`, and the `firewall` model.
+"""Adapters of the retrieval stages: `documents`, `fulltext`, `embed`, `quantize`, and the
+`firewall` model.
 
 They read the earlier artifacts, call the pure functions in `gitstrata.stages`, and do the I/O
 those functions must not do: the Tantivy index, the embedder state and the firewall's model are
-folder artifacts written into the generation being built.
+folder artifacts written into the generation being built. `documents` also writes each document's
+terms (`doc_terms`), which `fulltext` indexes and `embed` fits on, so the two run side by side.
 
 `documents` declares `commits` and `touches` as inputs, so the history stages always run before
 it; the pure `build_documents` also accepts none of them (a code-only table).
@@ -17,7 +19,6 @@ from typing import Any
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.parquet as pq
 
 from ..stages.documents import build_documents, docmeta, memory_records
 from ..stages.embed import embed_documents, model_identity
@@ -25,17 +26,17 @@ from ..stages.firewall_lm import corpus as firewall_corpus
 from ..stages.firewall_lm import train as train_firewall_lm
 from ..stages.firewall_lm import update as update_firewall_lm
 from ..stages.quantize import quantize
-from ..store import fulltext
+from ..store import fulltext, fulltext_writer
 from ..store.attempts import changed_lines, load_failures, target_label
 from ..store.charlm import load_state as load_lm_state
 from ..store.charlm import save_state as save_lm_state
 from ..store.config import EmbeddingConfig
 from ..store.embedder import Embedder
 from ..store.errors import IndexCorrupt
-from ..store.generations import PARQUET_ZSTD_LEVEL
 from ..store.journal import Journal
 from ..store.memory import STREAM as MEMORY_STREAM
 from ..store.redact import Redactor, count_placeholders, redact_text, redactor_for
+from ..store.schemas import DOC_TERMS
 from .stage import Stage, StageContext, StageResult
 
 
@@ -79,17 +80,12 @@ def journal_records(journal: Journal, redactor: Redactor | None = None) -> list[
     return docs
 
 
-# Inside `fulltext/`: each document's field terms by content hash, so the next run tokenizes
-# only new and changed documents (tokenizing is most of a full-text build).
-TERMS_CACHE = fulltext.TERMS_FILE  # the reranker reads the same file
-_TERM_FIELDS = ("title", "symbol", "path", "body", "head")
-
-
 # Fewer documents than this are tokenized in this process: starting pool workers (each imports
 # the package) costs more than tokenizing a few thousand documents.
 POOL_MIN_DOCUMENTS = 4_000
-# Fewer documents than this are indexed by one Tantivy writer thread (see `run_documents`).
+# Fewer documents than this are indexed by one Tantivy writer thread (see `run_fulltext`).
 FULLTEXT_THREADS_MIN_DOCUMENTS = 20_000
+TERM_FIELDS = fulltext.TEXT_FIELDS  # `fulltext.field_terms` gives them in this order
 
 
 _Terms = tuple[str, str, str, str, str | None]
@@ -99,17 +95,31 @@ def _field_terms(row: tuple[str, list[str], list[str], str]) -> _Terms:
     return (*fulltext.field_terms(*row), fulltext.head_terms(row[3]))
 
 
-def _previous_terms(folder: Path | None) -> dict[str, _Terms]:
-    if folder is None or not (folder / TERMS_CACHE).is_file():
+def _previous_terms(table: pa.Table | None) -> dict[str, _Terms]:
+    """content hash -> terms of the previous run's documents (this code's own table only)."""
+    if table is None:
         return {}
-    try:
-        t = pq.read_table(folder / TERMS_CACHE).to_pydict()
-    except (OSError, pa.ArrowInvalid):
-        return {}  # a cache: recomputing is always correct
-    if any(name not in t for name in _TERM_FIELDS):
-        return {}  # written before a field was kept
-    fields = [t[name] for name in _TERM_FIELDS]
+    t = table.select(["content_hash", *TERM_FIELDS, "head"]).to_pydict()
+    fields = [t[name] for name in (*TERM_FIELDS, "head")]
     return {h: tuple(row) for h, *row in zip(t["content_hash"], *fields, strict=True)}  # type: ignore[misc]
+
+
+def _document_terms(ctx: StageContext, docs: pa.Table) -> tuple[pa.Table, int]:
+    """The `doc_terms` table of `docs` and how many documents were tokenized: only those whose
+    content hash the previous run did not have (tokenizing is most of the documents' cost)."""
+    cols = docs.select(["title", "symbols", "paths", "body"]).to_pydict()
+    hashes = docs.column("content_hash").to_pylist()
+    known = _previous_terms(ctx.previous("doc_terms"))
+    todo = [i for i, h in enumerate(hashes) if h not in known]
+    rows = ((cols["title"][i], cols["symbols"][i], cols["paths"][i], cols["body"][i]) for i in todo)
+    fresh = dict(
+        zip(todo, ctx.map(_field_terms, rows, label="terms", total=len(todo)), strict=True)
+    )
+    terms = [fresh[i] if i in fresh else known[h] for i, h in enumerate(hashes)]
+    table = {"content_hash": pa.array(hashes, pa.string())}
+    for k, name in enumerate((*TERM_FIELDS, "head")):
+        table[name] = pa.array([t[k] for t in terms], pa.large_string())
+    return pa.table(table, schema=DOC_TERMS), len(todo)
 
 
 def run_documents(ctx: StageContext) -> StageResult:
@@ -123,36 +133,11 @@ def run_documents(ctx: StageContext) -> StageResult:
         memories, journal.read(MEMORY_STREAM).records, lambda t: redact_text(t, redactor)
     )
     docs = build_documents(symbols, commits, touches, records=records)
-    cols = docs.select(["doc_idx", "kind", "title", "symbols", "paths", "body"]).to_pydict()
-    hashes = docs.column("content_hash").to_pylist()
-    known = _previous_terms(ctx.previous_path("fulltext"))
-    todo = [i for i, h in enumerate(hashes) if h not in known]
-    rows = ((cols["title"][i], cols["symbols"][i], cols["paths"][i], cols["body"][i]) for i in todo)
-    fresh = dict(
-        zip(todo, ctx.map(_field_terms, rows, label="terms", total=len(todo)), strict=True)
-    )
-    terms = [fresh[i] if i in fresh else known[h] for i, h in enumerate(hashes)]
-    out = ctx.output_dir("fulltext")
-    # one writer thread makes one segment: ~15 % smaller (one term dictionary) and less CPU
-    # than two at the sizes of most repositories; more threads pay off only on large corpora
-    threads = 1 if len(hashes) < FULLTEXT_THREADS_MIN_DOCUMENTS else max(1, min(4, ctx.jobs))
-    with ctx.progress.task("documents: full-text index", total=None):
-        written = fulltext.write_index(
-            out, zip(*cols.values(), strict=True), threads=threads, terms=lambda i: terms[i][:4]
-        )
-    cache = {"content_hash": pa.array(hashes, pa.string())}
-    for k, name in enumerate(_TERM_FIELDS):
-        cache[name] = pa.array([t[k] for t in terms], pa.large_string())
-    pq.write_table(
-        pa.table(cache),
-        out / TERMS_CACHE,
-        compression="zstd",
-        compression_level=PARQUET_ZSTD_LEVEL,
-    )
+    terms, tokenized = _document_terms(ctx, docs)
     kinds = docs.column("kind").value_counts().to_pylist()
     stats = {
-        "documents": written,
-        "tokenized": len(todo),
+        "documents": docs.num_rows,
+        "tokenized": tokenized,
         "by_kind": {k["values"]: k["counts"] for k in sorted(kinds, key=lambda k: k["values"])},
         "with_history": commits is not None,
         "redactions": {
@@ -161,7 +146,31 @@ def run_documents(ctx: StageContext) -> StageResult:
             )
         },
     }
-    return StageResult(tables={"documents": docs, "docmeta": docmeta(docs)}, stats=stats)
+    tables = {"documents": docs, "docmeta": docmeta(docs), "doc_terms": terms}
+    return StageResult(tables=tables, stats=stats)
+
+
+def run_fulltext(ctx: StageContext) -> StageResult:
+    """The Tantivy index of the documents' terms: a stage of its own, so that it runs beside the
+    embedder. With more than one job it is built in a child process (`fulltext_writer`), as
+    Tantivy holds the interpreter lock while it indexes."""
+    documents, terms = ctx.input("documents"), ctx.input("doc_terms")
+    n = documents.num_rows
+    # one writer thread makes one segment: ~15 % smaller (one term dictionary) and less CPU
+    # than two at the sizes of most repositories; more threads pay off only on large corpora
+    threads = 1 if n < FULLTEXT_THREADS_MIN_DOCUMENTS else max(1, min(4, ctx.jobs))
+    out = ctx.output_dir("fulltext")
+    docs = documents.select(["doc_idx", "kind", "paths"]).to_pydict()
+    texts = zip(*(c.to_pylist() for c in terms.select(list(TERM_FIELDS)).columns), strict=True)
+    rows = zip(docs["doc_idx"], docs["kind"], docs["paths"], texts, strict=True)
+    with ctx.progress.task("fulltext: documents", total=None):
+        if ctx.jobs > 1:
+            written = fulltext_writer.build_in_child(out, rows, threads=threads)
+        else:
+            written = fulltext_writer.write_index(out, rows, threads=threads)
+    if written != n:
+        raise RuntimeError(f"the full-text index holds {written} of {n} documents")
+    return StageResult(stats={"documents": written, "in_child": ctx.jobs > 1})
 
 
 def _link_or_save(previous: Path, out: Path, embedder: Embedder) -> None:
@@ -212,9 +221,7 @@ def run_embed(ctx: StageContext) -> StageResult:
             reuse=reuse,
             advance=task.advance,
             mapper=ctx.executor.map if documents.num_rows >= POOL_MIN_DOCUMENTS else None,
-            terms=lambda: fulltext.read_field_terms(
-                ctx.input_path("fulltext"), ["content_hash", "title", "body"]
-            ),
+            terms=lambda: ctx.input("doc_terms").select(["content_hash", "title", "body"]),
             threads=ctx.jobs,
         )
     out = ctx.output_dir("embedder")
@@ -245,17 +252,25 @@ DOCUMENTS = Stage(
     name="documents",
     run=run_documents,
     inputs=("symbols", "commits", "touches", "memories"),
-    outputs=("documents", "docmeta", "fulltext"),
+    outputs=("documents", "docmeta", "doc_terms"),
     config=("redaction",),
     extra=lambda ctx: _journal(ctx).signature(),  # a new journal record re-runs the stage
-    description="symbols, commit capsules, journal records and memories as documents + Tantivy index",
+    description="symbols, commit capsules, journal records and memories as documents, and their terms",
+)
+
+FULLTEXT = Stage(
+    name="fulltext",
+    run=run_fulltext,
+    inputs=("documents", "doc_terms"),
+    outputs=("fulltext",),
+    description="the Tantivy index of the documents' terms (BM25)",
+    child=True,  # `run_fulltext`
 )
 
 EMBED = Stage(
     name="embed",
     run=run_embed,
-    inputs=("documents",),
-    reads=("fulltext",),  # the documents' terms (`fulltext.TERMS_FILE`): no tokenizing again
+    inputs=("documents", "doc_terms"),  # the fit reads the documents' terms: no tokenizing again
     outputs=("embedder", "vectors_f32"),
     config=("embedding",),
     extra=lambda ctx: model_identity(_embedding(ctx)),  # a new pretrained model re-embeds
@@ -316,4 +331,4 @@ FIREWALL = Stage(
     description="character-trigram model of the repository's own text (the firewall's perplexity check)",
 )
 
-STAGES = [DOCUMENTS, EMBED, QUANTIZE, FIREWALL]
+STAGES = [DOCUMENTS, FULLTEXT, EMBED, QUANTIZE, FIREWALL]

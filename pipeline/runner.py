@@ -377,18 +377,25 @@ def _run_stages(
 
     pending = list(ordered)
     running: dict[Future[StageRecord], tuple[Stage, float]] = {}
+
+    def takes_place(stage: Stage) -> bool:
+        """A stage whose work runs in a child process (`Stage.child`) takes none of the places."""
+        return not (stage.child and executor.jobs > 1)
+
     failure: BaseException | None = None
     try:
         while pending or running:
             # start what is ready; a stage carried over may make more ready at once
             carried = True
-            while carried and failure is None and len(running) < width:
+            while carried and failure is None:
                 carried = False
                 ready = sorted(
                     (s for s in pending if deps[s.name] <= records.keys()),
                     key=lambda s: -chain[s.name],  # stable: declaration order among equals
                 )
-                for stage in ready[: width - len(running)]:
+                places = width - sum(takes_place(s) for s, _ in running.values())
+                aside = [s for s in ready if not takes_place(s)]
+                for stage in aside + [s for s in ready if takes_place(s)][: max(0, places)]:
                     pending.remove(stage)
                     t0 = time.perf_counter()
                     future = start(stage)

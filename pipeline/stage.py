@@ -45,11 +45,6 @@ class Stage:
     name: str
     run: Callable[[StageContext], StageResult]
     inputs: tuple[str, ...] = ()  # artifacts written by earlier stages
-    # artifacts read beside the inputs that the stage writing one of the inputs writes with it,
-    # whose content follows from that input (e.g. `fulltext` beside `documents`): ordered and
-    # fingerprinted through it, as a folder's checksum may change with nothing else (Tantivy
-    # names its files at random)
-    reads: tuple[str, ...] = ()
     outputs: tuple[str, ...] = ()  # artifacts this stage writes (tables or folders)
     config: tuple[str, ...] = ()  # Config sections hashed into the fingerprint
     # which repository state the output depends on: "tree" (HEAD's tree id: the files),
@@ -58,6 +53,9 @@ class Stage:
     # extra fingerprint material computed before running (e.g. the journal's size); optional
     extra: Callable[[StageContext], str] | None = None
     description: str = ""
+    # with more than one job its work runs in a child process and waits without the interpreter
+    # lock, so it starts as soon as its inputs are ready, beside the stages that take the places
+    child: bool = False
 
 
 @dataclass
@@ -86,9 +84,8 @@ class StageContext:
         return self._inputs(name)
 
     def input_path(self, name: str) -> Path:
-        """The on-disk path of an input artifact, or of one of its `reads` (folders such as
-        `fulltext`)."""
-        if name not in self.stage.inputs and name not in self.stage.reads:
+        """The on-disk path of an input artifact (folders such as `embedder`)."""
+        if name not in self.stage.inputs:
             raise KeyError(f"stage {self.stage.name!r} did not declare input {name!r}")
         return self._output_dir(name)
 

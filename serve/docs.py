@@ -4,7 +4,7 @@ Dictionary-encoded columns become (codes, values) pairs: a numpy view of the cod
 Python list of the distinct values, so the ranker can test `kind == commit` for 400 candidates
 without touching Python strings. Lookups from symbol ids and shas to documents are built on
 first use. Texts for the reranker come from `documents.parquet`, read column-wise once; once
-warmed, their terms come from the full-text index's cached field terms instead of tokenizing.
+warmed, their terms come from the documents' `doc_terms` instead of tokenizing.
 """
 
 from __future__ import annotations
@@ -15,14 +15,15 @@ from functools import cached_property, lru_cache
 import numpy as np
 import pyarrow as pa
 
-from ..store.fulltext import RERANK_CHARS, read_field_terms
+from ..store.errors import IndexCorrupt
+from ..store.fulltext import RERANK_CHARS
 from ..store.generations import Generation
 from ..store.tokenizer import tokenize
 from ..store.vecstore import open_docmeta
 from . import arrow_ops as pc
 
-# (title terms, body terms, body fits `TEXT_LIMIT`, head terms or None): see `_read_cached_terms`
-_Cached = tuple[pa.ChunkedArray, pa.ChunkedArray, np.ndarray, pa.ChunkedArray | None]
+# (title terms, body terms, body fits `TEXT_LIMIT`, head terms): see `_read_cached_terms`
+_Cached = tuple[pa.ChunkedArray, pa.ChunkedArray, np.ndarray, pa.ChunkedArray]
 
 
 class _Dict:
@@ -161,10 +162,8 @@ class DocTable:
         if cached is not None:
             # `text` is title, newline, the body's first `TEXT_LIMIT` characters, and no term
             # spans a newline; the cache joins each field's terms by single spaces
-            if cached[2][row]:
-                body = cached[1][row].as_py()
-            elif cached[3] is not None:
-                body = cached[3][row].as_py()  # a longer body's head, where the index has it
+            # a longer body is read from the terms of its head
+            body = cached[1][row].as_py() if cached[2][row] else cached[3][row].as_py()
         if body is not None:
             title = cached[0][row].as_py()  # type: ignore[index]
             seq = f"{title} {body}" if title and body else title or body
@@ -175,28 +174,27 @@ class DocTable:
 
     def _read_cached_terms(self) -> _Cached | None:
         """(title terms, body terms, body within `TEXT_LIMIT`, terms of a longer body's first
-        `TEXT_LIMIT` characters or None) per row, from the index-time cache; None for an index
-        without it. The body terms cover the whole body, so they serve a body the reranker
-        reads whole; a longer one is read from its head terms, or tokenized for an index
-        written before they were kept. `tokenize` never joins terms across the newline `text`
-        puts between title and body."""
-        folder = self.gen.file("fulltext")
-        cache = read_field_terms(folder, ("content_hash", "title", "body", "head"))
-        if cache is None:
-            cache = read_field_terms(folder, ("content_hash", "title", "body"))
-        if cache is None or cache.num_rows != self.n:
+        `TEXT_LIMIT` characters) per row, from the documents' `doc_terms`; None for an index
+        without them, whose documents are then tokenized. The body terms cover the whole body,
+        so they serve a body the reranker reads whole; a longer one is read from its head
+        terms. `tokenize` never joins terms across the newline `text` puts between title and
+        body."""
+        try:
+            cache = self.gen.table("doc_terms", columns=["content_hash", "title", "body", "head"])
+        except (KeyError, IndexCorrupt, OSError, pa.ArrowInvalid):
+            return None  # an index written before the terms were kept
+        if cache.num_rows != self.n:
             return None
         hashes = self.gen.table("documents", columns=["content_hash"]).column("content_hash")
         if not cache.column("content_hash").equals(hashes):
             return None  # not this generation's documents: tokenize instead
         body = self._texts[1]
         fits = pc.fill_null(pc.less_equal(pc.utf8_length(body), TEXT_LIMIT), True)
-        head = cache.column("head") if "head" in cache.column_names else None
         return (
             cache.column("title"),
             cache.column("body"),
             fits.to_numpy(zero_copy_only=False),
-            head,
+            cache.column("head"),
         )
 
     def warm(self) -> None:

@@ -1,4 +1,5 @@
-"""The Tantivy full-text index: schema, analyzer registration, writing and BM25 search.
+"""The Tantivy full-text index: the documents' field terms and BM25 search (the schema, the
+analyzer and writing are in `store/fulltext_writer.py`).
 
 Terms come from `store/tokenizer.py` on both sides; Tantivy's own tokenizers cannot express the
 identifier splitting (no Python callbacks, no regex look-around). Documents are indexed as the
@@ -17,43 +18,21 @@ for filters); `doc_idx` (fast field: the row of the document in every row-aligne
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
-import pyarrow as pa
 import tantivy
 
 from .errors import IndexCorrupt
+from .fulltext_writer import ANALYZER, TEXT_FIELDS, analyzer
 from .tokenizer import query_terms, tokenize
 
-ANALYZER = "gitstrata_terms"
-TEXT_FIELDS = ("title", "symbol", "path", "body")
 BOOSTS = {"symbol": 3.0, "title": 2.5, "path": 1.5, "body": 1.0}
 REBUILD = "gitstrata index --rebuild"
-# Beside the index: each document's `field_terms` by content hash, one row per document in
-# document order, so a refresh tokenizes only changed documents and the reranker none; and the
-# terms of the part of a long body the reranker reads (`head_terms`, null for a shorter body).
-TERMS_FILE = "terms.parquet"
 # the reranker reads a body's first characters only (`serve/docs.py::DocTable.text`)
 RERANK_CHARS = 4000
 _RUST_REGEX_META = set("\\.+*?()|[]{}^$#&-~")
-
-
-def analyzer() -> tantivy.TextAnalyzer:
-    return tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.whitespace()).build()
-
-
-def schema() -> tantivy.Schema:
-    sb = tantivy.SchemaBuilder()
-    sb.add_text_field("title", tokenizer_name=ANALYZER, index_option="freq")
-    sb.add_text_field("symbol", tokenizer_name=ANALYZER, index_option="freq")
-    sb.add_text_field("path", tokenizer_name=ANALYZER, index_option="freq")
-    sb.add_text_field("body", tokenizer_name=ANALYZER, index_option="freq")
-    sb.add_text_field("kind", tokenizer_name="raw", index_option="basic")
-    sb.add_text_field("path_exact", tokenizer_name="raw", index_option="basic")
-    sb.add_unsigned_field("doc_idx", fast=True)
-    return sb.build()
 
 
 def terms_text(text: str | None) -> str:
@@ -77,61 +56,6 @@ def head_terms(body: str | None) -> str | None:
     """The terms of the first `RERANK_CHARS` characters of a longer body (what the reranker
     reads of it), else None: a body that fits is read whole, and its field terms serve."""
     return terms_text(body[:RERANK_CHARS]) if body and len(body) > RERANK_CHARS else None
-
-
-def read_field_terms(directory: Path, fields: Sequence[str]) -> pa.Table | None:
-    """The cached field texts (`field_terms` joined by spaces) of every document, or None when
-    the index predates the cache or it cannot be read: callers then tokenize themselves."""
-    path = Path(directory) / TERMS_FILE
-    if not path.is_file():
-        return None
-    import pyarrow.parquet as pq  # a one-shot process that reads no terms never imports it
-
-    try:
-        return pq.read_table(path, columns=list(fields), use_threads=False)
-    except (OSError, KeyError, pa.ArrowInvalid):
-        return None
-
-
-def write_index(
-    directory: Path,
-    docs: Iterable[tuple[int, str, str, Sequence[str], Sequence[str], str]],
-    *,
-    heap_bytes: int = 256_000_000,
-    threads: int = 1,
-    terms: Callable[[int], tuple[str, str, str, str] | None] | None = None,
-) -> int:
-    """Build a fresh index in `directory` (created or emptied by the caller).
-
-    `docs` yields (doc_idx, kind, title, symbols, paths, body) in any order: raw text and the
-    qualified names and file paths the document concerns, tokenized here. Each path is also
-    indexed verbatim for the path filter. Returns the number of documents written.
-
-    `terms(doc_idx)` may give a document's (title, symbol, path, body) field texts as
-    `field_terms` computes them (kept from an earlier run for an unchanged document); for a
-    document it gives None for, they are computed here."""
-    directory = Path(directory)
-    directory.mkdir(parents=True, exist_ok=True)
-    index = tantivy.Index(schema(), path=str(directory), reuse=False)
-    index.register_tokenizer(ANALYZER, analyzer())
-    writer = index.writer(heap_size=heap_bytes, num_threads=threads)
-    n = 0
-    for doc_idx, kind, title, symbols, paths, body in docs:
-        doc = tantivy.Document()
-        doc.add_unsigned("doc_idx", int(doc_idx))
-        doc.add_text("kind", kind)
-        for path in paths or ():
-            doc.add_text("path_exact", path)
-        known = terms(int(doc_idx)) if terms is not None else None
-        texts = known or field_terms(title, symbols, paths, body)
-        for name, joined in zip(("title", "symbol", "path", "body"), texts, strict=True):
-            if joined:
-                doc.add_text(name, joined)
-        writer.add_document(doc)
-        n += 1
-    writer.commit()
-    writer.wait_merging_threads()
-    return n
 
 
 def _regex_escape(text: str) -> str:

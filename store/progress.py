@@ -9,7 +9,7 @@ Lines:
 
     {"event": "progress", "step": "index", "done": 2, "total": 9, "stage": "blame"}
     {"event": "progress", "step": "capsule: commits", "done": 120, "total": 480, "eta": 31.5}
-    {"event": "progress", "step": "documents: full-text index", "done": 0, "total": null}
+    {"event": "progress", "step": "fulltext: documents", "done": 0, "total": null}
     {"event": "message", "text": "waiting for another gitstrata index on ... to finish ..."}
 
 Invariants:

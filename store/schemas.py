@@ -202,7 +202,8 @@ GRAPH = pa.schema(
 
 # ---------------------------------------------------------------- retrieval (documents, embed, quantize)
 # section: retrieval
-# Row i of `documents`, `docmeta`, `vectors_f32`, `vectors_i8` and `vectors_bits` is document i
+# Row i of `documents`, `docmeta`, `doc_terms`, `vectors_f32`, `vectors_i8` and `vectors_bits` is
+# document i
 # (`doc_idx`); the Tantivy index in `fulltext/` stores the same number in its `doc_idx` field.
 # `doc_id` is stable across runs: "symbol:<symbol_id>", "commit:<sha>", "<kind>:<key>" (journal).
 # `time` is the last change: newest commit touching the symbol (else its file), the commit's
@@ -233,6 +234,22 @@ DOCUMENTS = pa.schema(
 )
 
 # What the ranker reads per document at query time, memory-mapped: numbers and dictionaries.
+# Each document's terms (`store/tokenizer.py`, joined by single spaces), as
+# `store/fulltext.py::field_terms` gives them for its title, symbols, paths and body, and the
+# terms of the head of a body longer than the reranker reads (`head_terms`; null when the body
+# fits). Keyed by content hash, so a refresh tokenizes only new and changed documents; the
+# full-text stage indexes these terms, the embedder fits on them and the reranker reads them.
+DOC_TERMS = pa.schema(
+    [
+        pa.field("content_hash", pa.string(), nullable=False),
+        pa.field("title", pa.large_string(), nullable=False),
+        pa.field("symbol", pa.large_string(), nullable=False),
+        pa.field("path", pa.large_string(), nullable=False),
+        pa.field("body", pa.large_string(), nullable=False),
+        pa.field("head", pa.large_string()),
+    ]
+)
+
 DOCMETA = pa.schema(
     [
         pa.field("kind", pa.dictionary(pa.int8(), pa.string()), nullable=False),
@@ -290,6 +307,7 @@ ARTIFACTS: dict[str, Artifact] = {
         # section: registry
         Artifact("documents", "documents.parquet", "parquet", DOCUMENTS),
         Artifact("docmeta", "docmeta.arrow", "arrow", DOCMETA),
+        Artifact("doc_terms", "doc_terms.parquet", "parquet", DOC_TERMS),
         Artifact("fulltext", "fulltext", "dir"),
         Artifact("embedder", "embedder", "dir"),
         Artifact("firewall_lm", "firewall_lm", "dir"),

@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 
 from gitstrata.stages.documents import build_documents, docmeta
 from gitstrata.store import fulltext
+from gitstrata.store.fulltext_writer import build_in_child, write_index
 from gitstrata.store.ids import symbol_id
 from gitstrata.store.schemas import COMMITS, DOCMETA, DOCUMENTS, SYMBOLS, TOUCHES
 from gitstrata.store.tokenizer import tokenize
@@ -133,17 +134,7 @@ def index(tmp_path_factory) -> tuple[fulltext.FullText, pa.Table]:
         pa.Table.from_pylist(SYMBOLS_ROWS, schema=SYMBOLS), commits, touches, records
     )
     folder = tmp_path_factory.mktemp("ft") / "fulltext"
-    cols = docs.to_pydict()
-    rows = zip(
-        cols["doc_idx"],
-        cols["kind"],
-        cols["title"],
-        cols["symbols"],
-        cols["paths"],
-        cols["body"],
-        strict=True,
-    )
-    assert fulltext.write_index(folder, rows) == 6
+    assert write_index(folder, _rows(docs)) == 6
     return fulltext.FullText.open(folder), docs
 
 
@@ -235,6 +226,33 @@ def test_another_process_opens_and_searches(index) -> None:
     )
     rows = json.loads(out.stdout)
     assert _titles(docs, np.array(rows))[0] == "TTLCache.set"
+
+
+def _rows(docs: pa.Table) -> list:
+    cols = docs.to_pydict()
+    texts = map(fulltext.field_terms, cols["title"], cols["symbols"], cols["paths"], cols["body"])
+    return list(zip(cols["doc_idx"], cols["kind"], cols["paths"], texts, strict=True))
+
+
+def test_an_index_built_in_a_child_process_answers_as_one_built_here(index, tmp_path) -> None:
+    ft, docs = index
+    assert build_in_child(tmp_path / "child", _rows(docs)) == docs.num_rows
+    child = fulltext.FullText.open(tmp_path / "child")
+    for query in ("ttl_cache set", "charge retry", "deadlock lock", "render page", "INC-2407"):
+        for kinds in (None, ["symbol"]):
+            here, there = ft.search(query, 5, kinds=kinds), child.search(query, 5, kinds=kinds)
+            np.testing.assert_array_equal(here[0], there[0])
+            np.testing.assert_array_equal(here[1], there[1])
+    assert child.search("set lock", 5, path_prefix="src/cache/")[0].tolist() == (
+        ft.search("set lock", 5, path_prefix="src/cache/")[0].tolist()
+    )
+
+
+def test_a_child_that_cannot_build_the_index_says_why(index, tmp_path) -> None:
+    _, docs = index
+    (tmp_path / "taken").write_text("a file where the index folder goes")
+    with pytest.raises(RuntimeError, match="the full-text index could not be built: .*Error"):
+        build_in_child(tmp_path / "taken", _rows(docs))
 
 
 @pytest.mark.slow

@@ -204,19 +204,6 @@ def test_graph_validation_reports_every_problem() -> None:
     assert "'nope'" in msg and "'files' is written by both" in msg and "'mystery'" in msg
 
 
-def test_a_stage_reads_beside_its_inputs_only_what_their_stage_writes() -> None:
-    def noop(ctx):
-        return StageResult()
-
-    docs = Stage(name="docs", run=noop, outputs=("documents", "fulltext"))
-    chunk = Stage(name="chunk", run=noop, outputs=("files", "symbols"))
-    fine = Stage(name="fine", run=noop, inputs=("documents",), reads=("fulltext",))
-    assert [s.name for s in order_stages([fine, docs, chunk])] == ["docs", "chunk", "fine"]
-    wrong = Stage(name="wrong", run=noop, inputs=("symbols",), reads=("fulltext",))
-    with pytest.raises(PipelineGraphError, match="'wrong' reads 'fulltext' beside its inputs"):
-        order_stages([docs, chunk, wrong])
-
-
 @pytest.mark.slow
 def test_concurrent_index_runs_do_not_corrupt(repo) -> None:
     procs = [
@@ -363,6 +350,43 @@ def test_one_job_runs_one_stage_at_a_time(repo) -> None:
     run_index(repo.path, stages=[CHUNK, a, b], jobs=1)
     # whichever ran first waited in vain; the second found the first had run
     assert sorted(seen.values()) == [False, True]
+
+
+def _waiting_trio(seen: dict[str, bool], child: bool) -> list[Stage]:
+    """Three stages that read nothing from each other; each says whether both others had
+    started while it ran; `c` declares that its work runs in a child process."""
+    names = ("a", "b", "c")
+    started = {n: threading.Event() for n in names}
+
+    def side(me: str, outputs: tuple[str, ...]):
+        def run(ctx):
+            started[me].set()
+            seen[me] = all(started[n].wait(2.0) for n in names if n != me)
+            return _empty(*outputs)
+
+        return run
+
+    return [
+        Stage(name="a", run=side("a", ("commits", "touches")), outputs=("commits", "touches")),
+        Stage(name="b", run=side("b", ("blame",)), inputs=("symbols",), outputs=("blame",)),
+        Stage(
+            name="c",
+            run=side("c", ("memories",)),
+            inputs=("symbols",),
+            outputs=("memories",),
+            child=child,
+        ),
+    ]
+
+
+def test_a_stage_working_in_a_child_process_takes_no_place(repo) -> None:
+    seen: dict[str, bool] = {}
+    run_index(repo.path, stages=[CHUNK, *_waiting_trio(seen, child=True)], jobs=2)
+    assert seen == {"a": True, "b": True, "c": True}
+    # without the mark, two jobs run two stages at once: the third starts after one is done
+    seen.clear()
+    run_index(repo.path, stages=[CHUNK, *_waiting_trio(seen, child=False)], jobs=2, rebuild=True)
+    assert sorted(seen.values()) == [False, False, True]
 
 
 def test_a_failure_waits_for_the_stages_still_running(repo) -> None:

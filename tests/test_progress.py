@@ -23,8 +23,8 @@ from gitstrata.store.progress import ProgressEvent, ProgressMessage, decode, enc
 STAGES = ("chunk", "capsule", "blame", "documents", "embed")  # the steps that report
 # the default stage graph; stages whose inputs are ready run side by side, so the order they are
 # announced in is any order that keeps each stage after the stages it reads from
-RUN_ORDER = ("chunk", "capsule", "blame", "cochange", "firewall", "memories", "documents", "embed",
-             "quantize")  # fmt: skip
+RUN_ORDER = ("chunk", "capsule", "blame", "cochange", "firewall", "memories", "documents",
+             "fulltext", "embed", "quantize")  # fmt: skip
 DEPENDS_ON = dependencies(default_stages())
 
 
@@ -203,9 +203,9 @@ def test_index_without_the_option_prints_plain_lines_for_people(tmp_path: Path) 
     lines = done.stderr.splitlines()
     n = len(RUN_ORDER)
     for name in RUN_ORDER:
-        assert any(re.fullmatch(rf"\[index \d/{n}\] {name}", x) for x in lines), done.stderr
+        assert any(re.fullmatch(rf"\[index \d+/{n}\] {name}", x) for x in lines), done.stderr
         assert any(
-            re.fullmatch(rf"\[index \d/{n}\] {name}: done in \d+\.\d s", line) for line in lines
+            re.fullmatch(rf"\[index \d+/{n}\] {name}: done in \d+\.\d s", line) for line in lines
         ), done.stderr
     assert "[capsule: commits] 0/3 (0%)" in lines, done.stderr
     assert any(re.fullmatch(r"\[capsule: commits\] 3/3 \(100%\) in \d+\.\d s", x) for x in lines)

@@ -1,14 +1,10 @@
-"""The reranker reads document terms from the full-text index's cached field terms; they must
-give exactly what tokenizing the reranker's text gives, and an index without the cache must
-still be served."""
+"""The reranker reads document terms from the documents' `doc_terms`; they must give exactly what
+tokenizing the reranker's text gives, and an index without them must still be served."""
 
 from __future__ import annotations
 
-import pyarrow.parquet as pq
-
 from gitstrata import Strata
 from gitstrata.serve.docs import TEXT_LIMIT, DocTable
-from gitstrata.store.fulltext import TERMS_FILE, read_field_terms
 from gitstrata.store.generations import Store
 from gitstrata.store.tokenizer import tokenize
 
@@ -67,23 +63,11 @@ def test_cached_terms_match_tokenizing(git_repo) -> None:
         _lookups_agree(docs, row)
 
     # a long body's terms come from the head the index kept for it, tokenizing nothing
-    assert cached[3] is not None
     for row in range(docs.n):
         assert (cached[3][row].as_py() is None) == bool(fits[row])
 
-    # a cache written before the heads were kept: long bodies are tokenized, the same terms
-    folder = gen.file("fulltext")
-    table = pq.read_table(folder / TERMS_FILE)
-    pq.write_table(table.drop_columns(["head"]), folder / TERMS_FILE)
-    headless = DocTable(gen)
-    headless.warm()
-    assert headless._cached_terms is not None and headless._cached_terms[3] is None
-    for row in range(headless.n):
-        assert headless.terms(row) == docs.terms(row)
-
-    # an index written before the cache existed: the same terms, by tokenizing
-    (gen.file("fulltext") / TERMS_FILE).unlink()
-    assert read_field_terms(gen.file("fulltext"), ("title", "body")) is None
+    # an index written before the terms were kept: the same terms, by tokenizing
+    gen.file("doc_terms").unlink()
     older = DocTable(gen)
     older.warm()
     assert older._cached_terms is None

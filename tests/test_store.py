@@ -190,7 +190,7 @@ def test_every_parquet_artifact_reads_back_with_its_declared_schema(tmp_path: Pa
                     if pa.types.is_floating(t.value_type)
                     else ["x"]
                 )
-            elif pa.types.is_string(t):
+            elif pa.types.is_string(t) or pa.types.is_large_string(t):
                 row[field.name] = "x"
             elif pa.types.is_boolean(t):
                 row[field.name] = True
