@@ -13,6 +13,7 @@ it; the pure `build_documents` also accepts none of them (a code-only table).
 from __future__ import annotations
 
 import os
+import shutil
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -162,15 +163,24 @@ def run_fulltext(ctx: StageContext) -> StageResult:
     out = ctx.output_dir("fulltext")
     docs = documents.select(["doc_idx", "kind", "paths"]).to_pydict()
     texts = zip(*(c.to_pylist() for c in terms.select(list(TERM_FIELDS)).columns), strict=True)
-    rows = zip(docs["doc_idx"], docs["kind"], docs["paths"], texts, strict=True)
+    rows = list(zip(docs["doc_idx"], docs["kind"], docs["paths"], texts, strict=True))
+    in_child = ctx.jobs > 1
     with ctx.progress.task("fulltext: documents", total=None):
-        if ctx.jobs > 1:
-            written = fulltext_writer.build_in_child(out, rows, threads=threads)
-        else:
+        written = None
+        if in_child:
+            try:
+                written = fulltext_writer.build_in_child(out, rows, threads=threads)
+            except (OSError, RuntimeError):
+                # a host whose interpreter cannot be started again (an embedded Python) or a
+                # child that failed: built here, where a real problem raises its own error
+                shutil.rmtree(out, ignore_errors=True)
+                out.mkdir(parents=True)
+                in_child = False
+        if written is None:
             written = fulltext_writer.write_index(out, rows, threads=threads)
     if written != n:
         raise RuntimeError(f"the full-text index holds {written} of {n} documents")
-    return StageResult(stats={"documents": written, "in_child": ctx.jobs > 1})
+    return StageResult(stats={"documents": written, "in_child": in_child})
 
 
 def _link_or_save(previous: Path, out: Path, embedder: Embedder) -> None:

@@ -4,6 +4,7 @@ vector; what they publish is what a full rebuild publishes."""
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 from conftest import GitRepo
@@ -63,3 +64,19 @@ def test_one_new_commit_tokenizes_and_embeds_only_the_changed_documents(tmp_path
     run_index(repo.path, rebuilt, executor="inline")
     for text in ("orders step", "billing value", "shipping stage 3", "adds twice"):
         assert _search(index, text) == _search(rebuilt, text), text
+
+
+def test_the_full_text_index_is_built_in_a_child_process_or_here_when_none_starts(
+    tmp_path: Path, monkeypatch
+) -> None:
+    """With two jobs the index is built by a child interpreter; where none can be started (a
+    host embedding Python) it is built in this process, the same index either way."""
+    repo = _repo(tmp_path / "repo")
+    child = run_index(repo.path, tmp_path / "child", jobs=2).stage("fulltext")
+    assert child is not None and child.stats["in_child"] is True
+    monkeypatch.setattr(sys, "executable", str(tmp_path / "no-such-python"))
+    here = run_index(repo.path, tmp_path / "here", jobs=2).stage("fulltext")
+    assert here is not None and here.stats["in_child"] is False
+    assert here.stats["documents"] == child.stats["documents"]
+    for text in ("orders step", "billing value", "shipping stage 3"):
+        assert _search(tmp_path / "child", text) == _search(tmp_path / "here", text), text
