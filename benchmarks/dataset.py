@@ -58,6 +58,7 @@ SPLITS: tuple[str, ...] = (
     "heldout_v10",
     "heldout_v11",
     "heldout_v12",
+    "heldout_v13",
 )
 HELDOUT_SPLITS: tuple[str, ...] = (
     "heldout_v1",
@@ -72,6 +73,7 @@ HELDOUT_SPLITS: tuple[str, ...] = (
     "heldout_v10",
     "heldout_v11",
     "heldout_v12",
+    "heldout_v13",
 )
 
 
@@ -6482,6 +6484,753 @@ _HELDOUT_V12: tuple[_Row, ...] = (
 )
 
 
+MIGRATION_PROMO_MIN = "db/migrations/0010_promotion_min_subtotal.sql"
+TEST_PASSWORDS = "tests/backend/test_passwords.py"
+
+_HELDOUT_V13: tuple[_Row, ...] = (
+    # causal
+    _q(
+        "v13-causal-01",
+        "causal",
+        "The profiler shows checkout threads queueing on TTLCache's RLock even for pure reads. "
+        "What went wrong the previous time reads skipped that lock, and where was it written down?",
+        {
+            C("cache_perf_revert"): 3,
+            C("cache_race_test"): 2,
+            S(CACHE, "TTLCache.get"): 2,
+            C("cache_perf_lockfree"): 1,
+        },
+        (2,),
+    ),
+    _q(
+        "v13-causal-02",
+        "causal",
+        "Before I widen what counts as retryable in backend/payments/gateway.py, can someone "
+        "explain why classify_response files a 409 or a 429 under the same non-retryable class "
+        "as a refused card?",
+        {
+            C("inc2188_declined_fix"): 3,
+            S(GATEWAY, "classify_response"): 2,
+            S(TEST_GATEWAY, "test_other_client_errors_are_not_retried"): 2,
+            S(RETRY, "charge_with_retry"): 1,
+        },
+        (7,),
+    ),
+    _q(
+        "v13-causal-03",
+        "causal",
+        "Third-party integrators say the next_cursor of our order listing is long and opaque; "
+        "what history explains it holding more than a bare timestamp?",
+        {
+            C("inc2801_pagination"): 3,
+            S(ORDERS_API, "encode_cursor"): 2,
+            S(TEST_ORDERS_API, "test_cursor_round_trip_keeps_the_tie_breaker"): 2,
+            S(REPOSITORY, "OrderRepository.list_before"): 1,
+        },
+        (13,),
+    ),
+    _q(
+        "v13-causal-04",
+        "causal",
+        "Accounting pulls the Go worker's nightly file over SFTP and would like minus signs left "
+        "alone, so what was the reason csv.go began putting a quote in front of them?",
+        {
+            C("inc2602_csv_injection"): 3,
+            S(CSV_GO, "escapeCell"): 2,
+            S(CSV_GO_TEST, "TestEscapeCellQuotesFormulaPrefixes"): 2,
+            S(CSV_PY, "escape_cell"): 1,
+        },
+        (17,),
+    ),
+    _q(
+        "v13-causal-05",
+        "causal",
+        "Given that one gateway attempt is capped at eight seconds, why is the upstream read limit "
+        "in the proxy config set to 45 and not something like 10?",
+        {
+            C("inc2689_nginx_timeout"): 3,
+            F(NGINX): 2,
+            S(SETTINGS, "Settings"): 2,
+            S(RETRY, "RetryPolicy"): 1,
+        },
+        (14,),
+    ),
+    _q(
+        "v13-causal-06",
+        "causal",
+        "Why is the gateway key for a refund built from the running refunded total of the order "
+        "rather than from the amount of that one refund?",
+        {
+            C("review_comments_refunds"): 3,
+            S(REFUNDS, "issue_refund"): 2,
+            C("refunds_partial"): 1,
+        },
+    ),
+    _q(
+        "v13-causal-07",
+        "causal",
+        "A shopper one euro short of a code's minimum basket gets no discount at all, not a "
+        "reduced one; was that a deliberate choice in discount_for?",
+        {
+            C("promo_min_subtotal"): 3,
+            S(RULES, "discount_for"): 2,
+            S(TEST_PROMOTIONS, "test_fixed_code_needs_the_minimum_subtotal"): 2,
+            S(BANNER, "renderPromoBanner"): 1,
+        },
+    ),
+    _q(
+        "v13-causal-08",
+        "causal",
+        "main() wires SIGTERM into the context, yet processBatch passes each handler "
+        "context.WithoutCancel; what was the reason for detaching them?",
+        {
+            C("worker_shutdown"): 3,
+            S(RUNNER, "Runner.processBatch"): 2,
+            S(WORKER_MAIN, "main"): 1,
+            F(K8S_WORKER): 1,
+        },
+    ),
+    _q(
+        "v13-causal-09",
+        "causal",
+        "For what reason does request_fingerprint serialise the body with sorted keys and compact "
+        "separators before hashing it?",
+        {
+            S(IDEMPOTENCY, "request_fingerprint"): 3,
+            C("idempotency_store"): 2,
+            S(TEST_IDEMPOTENCY, "test_same_key_different_body_is_rejected"): 1,
+        },
+    ),
+    _q(
+        "v13-causal-10",
+        "causal",
+        "Why must the admin Download CSV in Python and the worker's nightly export in Go list "
+        "exactly the same columns in the same order?",
+        {
+            C("csv_export"): 3,
+            C("export_columns"): 2,
+            S(CSV_PY, "order_row"): 2,
+            S(CSV_GO, "WriteOrdersCSV"): 2,
+        },
+    ),
+    # behavioral
+    _q(
+        "v13-behavioral-01",
+        "behavioral",
+        "After a pod restart, charge_with_retry runs again for an order it had already tried; "
+        "does the gateway then see the Idempotency-Key from before the restart, or a new one?",
+        {
+            S(RETRY, "charge_with_retry"): 3,
+            C("inc2407_idempotency_retry"): 2,
+            F(ADR_IDEMPOTENCY): 1,
+            S(TEST_RETRY, "test_retry_does_not_double_charge"): 1,
+        },
+        (0, 16),
+    ),
+    _q(
+        "v13-behavioral-02",
+        "behavioral",
+        "A phone posts to /auth/refresh, the server rotates the token, but the answer is lost in "
+        "a tunnel; when the app retries with the same refresh token, what happens to that "
+        "sign-in's tokens?",
+        {
+            S(REFRESH, "rotate_refresh_token"): 3,
+            S(REFRESH, "RefreshTokenStore.revoke_family"): 2,
+            C("inc2744_refresh_reuse"): 2,
+            S(TEST_REFRESH, "test_reuse_revokes_the_whole_family"): 1,
+        },
+        (11,),
+    ),
+    _q(
+        "v13-behavioral-03",
+        "behavioral",
+        "Suppose LookupCharge returns a Go error such as a dial timeout instead of a status: "
+        "which Outcome does Reconcile record, and is the order cancelled?",
+        {
+            S(RECONCILE, "Reconcile"): 3,
+            S(RECONCILE, "classifyGatewayStatus"): 3,
+            S(RECONCILE_TEST, "TestTimeoutStaysPending"): 2,
+            C("inc2710_reconcile_timeout"): 1,
+        },
+        (12,),
+    ),
+    _q(
+        "v13-behavioral-04",
+        "behavioral",
+        "A 100 euro basket carries SUMMER20, WELCOME15 and a stackable SHIPFREE; which codes end "
+        "up in AppliedDiscount.codes, and how many cents come off?",
+        {
+            S(RULES, "apply_promotions"): 3,
+            S(TEST_PROMOTIONS, "test_percentage_codes_do_not_stack"): 2,
+            S(TEST_PROMOTIONS, "test_stackable_free_shipping_adds_to_a_percentage_code"): 2,
+            C("inc2655_promo_stacking"): 1,
+        },
+        (8,),
+    ),
+    _q(
+        "v13-behavioral-05",
+        "behavioral",
+        "For an access token whose exp is 10:15:00, from what time on does the storefront's "
+        "shouldRefresh return true, and does the backend's extra minute push that any later?",
+        {
+            S(SESSION, "shouldRefresh"): 3,
+            F(SESSION_TEST): 2,
+            C("inc2390_web_refresh_margin"): 1,
+        },
+        (15,),
+    ),
+    _q(
+        "v13-behavioral-06",
+        "behavioral",
+        "Under DEFAULT_POLICY, how long does charge_with_retry sleep between its attempts, and "
+        "after how many does it stop?",
+        {
+            S(RETRY, "RetryPolicy.delays"): 3,
+            S(RETRY, "RetryPolicy"): 2,
+            S(RETRY, "charge_with_retry"): 2,
+            S(TEST_RETRY, "test_gives_up_after_max_attempts"): 1,
+        },
+    ),
+    _q(
+        "v13-behavioral-07",
+        "behavioral",
+        "If two requests miss the same promotion code at the same moment, can get_or_load end up "
+        "calling the loader twice?",
+        {
+            S(CACHE, "TTLCache.get_or_load"): 3,
+            S(TEST_CACHE, "test_get_or_load_calls_loader_once"): 2,
+            S(CODES, "lookup_code"): 1,
+        },
+    ),
+    _q(
+        "v13-behavioral-08",
+        "behavioral",
+        "Does a plain GET of the order list count against a client's per-minute quota, and which "
+        "paths are throttled in the first place?",
+        {
+            S(MIDDLEWARE, "rate_limit_middleware"): 3,
+            S(LIMITER, "RateLimiter.allow"): 1,
+            C("rate_limiter"): 1,
+        },
+    ),
+    _q(
+        "v13-behavioral-09",
+        "behavioral",
+        "An order payload arrives with discount_cents set to null and no tax_cents key at all; "
+        "what values does the app's Order end up with for those two fields?",
+        {
+            S(PARSER, "parseOrder"): 3,
+            S(MOBILE_MODELS, "Order"): 1,
+            C("order_tax_field"): 1,
+        },
+        (),
+        (),
+        "mobile/**",
+    ),
+    _q(
+        "v13-behavioral-10",
+        "behavioral",
+        "For claims of a token minted with no scopes, what does has_scope answer when asked for "
+        "orders:read?",
+        {S(TOKENS, "has_scope"): 3, S(TOKENS, "issue_token"): 2},
+    ),
+    # symptom
+    _q(
+        "v13-symptom-01",
+        "symptom",
+        "Right after signing in, some requests that land on a different API pod fail with "
+        "ERR_TOKEN_NOT_YET_VALID; that pod's clock lags the issuing one by about half a minute.",
+        {
+            S(TOKENS, "validate_token"): 3,
+            C("inc2291_clock_skew"): 2,
+            S(TEST_TOKENS, "test_token_from_a_pod_with_a_fast_clock_is_accepted"): 2,
+        },
+        (1,),
+    ),
+    _q(
+        "v13-symptom-02",
+        "symptom",
+        "Our Grafana panel shows a client with only 12 checkout POSTs so far this minute getting "
+        "429 ERR_RATE_LIMITED, while the configured limit is 20.",
+        {
+            S(LIMITER, "RateLimiter._estimate"): 3,
+            S(LIMITER, "RateLimiter.allow"): 2,
+            C("inc2458_sliding_window"): 2,
+            S(MIDDLEWARE, "rate_limit_middleware"): 1,
+        },
+        (3,),
+    ),
+    _q(
+        "v13-symptom-03",
+        "symptom",
+        "Opening an order saved on the phone back when the API still sent floats crashes the "
+        "detail screen: ERR_PARSE_AMOUNT, total_cents is not an integer number of cents: 24.5",
+        {
+            S(PARSER, "parseMoney"): 3,
+            C("inc2333_mobile_cents"): 2,
+            F(PARSER_TEST): 1,
+            F(ADR_CENTS): 1,
+        },
+        (4,),
+    ),
+    _q(
+        "v13-symptom-04",
+        "symptom",
+        "In the file from the admin Download CSV button, notes like '+44 20 7946 0000' and "
+        "'- ring twice' show a stray apostrophe at the start.",
+        {
+            S(CSV_PY, "escape_cell"): 3,
+            C("inc2602_csv_injection"): 2,
+            S(TEST_CSV_PY, "test_formula_prefixes_are_quoted"): 2,
+            S(CSV_PY, "order_row"): 1,
+        },
+        (9,),
+    ),
+    _q(
+        "v13-symptom-05",
+        "symptom",
+        "The month-end export backlog takes hours to drain; the worker never has more than eight "
+        "jobs running although every batch it fetches holds fifty.",
+        {
+            S(RUNNER, "Runner.processBatch"): 3,
+            C("worker_perf_revert"): 2,
+            F(K8S_WORKER): 2,
+            C("worker_inflight_comment"): 1,
+        },
+        (6,),
+    ),
+    _q(
+        "v13-symptom-06",
+        "symptom",
+        "We alert on ERR_PAYMENT_RETRY_EXHAUSTED but it has never fired, not even during gateway "
+        "outages where all four attempts failed; the logs show the gateway's own error codes "
+        "instead.",
+        {
+            S(RETRY, "charge_with_retry"): 3,
+            F(RUNBOOK): 2,
+            S(TEST_RETRY, "test_gives_up_after_max_attempts"): 1,
+            F(ERRORS): 1,
+        },
+    ),
+    _q(
+        "v13-symptom-07",
+        "symptom",
+        "The reconciliation log says 'mismatch' for an order where the gateway captured 499 cents "
+        "and we expected 500, and nothing else happens to that order.",
+        {
+            S(RECONCILE, "classifyGatewayStatus"): 3,
+            S(RECONCILE_TEST, "TestSettledAndMismatch"): 2,
+            C("worker_reconcile"): 1,
+        },
+    ),
+    _q(
+        "v13-symptom-08",
+        "symptom",
+        "Calling GET /orders?limit=500 answers with a 422 validation error instead of giving us "
+        "500 orders.",
+        {S(ORDERS_API, "list_orders"): 3, C("orders_pagination"): 2},
+    ),
+    _q(
+        "v13-symptom-09",
+        "symptom",
+        "Shoppers who hammer the sign-in form get a 503 page from the proxy before our API's own "
+        "429 ever shows up.",
+        {
+            F(NGINX): 3,
+            C("nginx_config"): 2,
+            S(MIDDLEWARE, "rate_limit_middleware"): 1,
+        },
+    ),
+    _q(
+        "v13-symptom-10",
+        "symptom",
+        "Users who signed up last year can still log in, but their stored password hash never "
+        "changes to the scrypt format afterwards.",
+        {
+            S(PASSWORDS, "needs_rehash"): 3,
+            S(PASSWORDS, "verify_password"): 2,
+            C("passwords_scrypt"): 2,
+            F(TEST_PASSWORDS): 1,
+        },
+    ),
+    # coupled
+    _q(
+        "v13-coupled-01",
+        "coupled",
+        "I'm moving the key derivation inside the attempt loop of backend/payments/retry.py so "
+        "each try shows up on its own in the gateway dashboard; which test and module files have "
+        "been committed together with retry.py?",
+        {
+            S(TEST_RETRY, "test_retry_does_not_double_charge"): 3,
+            F(GATEWAY): 2,
+            C("inc2407_idempotency_retry"): 2,
+            S(RETRY, "charge_with_retry"): 1,
+        },
+        (0, 16),
+        (TEST_RETRY, GATEWAY),
+    ),
+    _q(
+        "v13-coupled-02",
+        "coupled",
+        "Planning to hard-code EUR inside web/src/api/orders.ts and drop currency from the DTO; "
+        "which other web files were committed alongside that module?",
+        {
+            S(ORDER_SUMMARY, "OrderSummary"): 3,
+            S(MONEY_TS, "formatMoney"): 2,
+            S(WEB_ORDERS, "orderTotalLabel"): 2,
+            C("currency_support"): 1,
+        },
+        (5,),
+        (ORDER_SUMMARY, MONEY_TS),
+    ),
+    _q(
+        "v13-coupled-03",
+        "coupled",
+        "Ahead of shortening record retention in backend/payments/idempotency.py to save database "
+        "space: which test and which app-side file were edited in the commit that set the "
+        "current value?",
+        {
+            S(OFFLINE, "MAX_REPLAY_AGE_MS"): 3,
+            S(TEST_IDEMPOTENCY, "test_default_ttl_outlives_offline_replays"): 3,
+            C("inc2472_idempotency_ttl"): 2,
+        },
+        (10,),
+        (TEST_IDEMPOTENCY, OFFLINE),
+    ),
+    _q(
+        "v13-coupled-04",
+        "coupled",
+        "I want TTLCache.get to read without locking through a copy-on-write snapshot; which test "
+        "file has evolved with backend/core/ttl_cache.py and would guard that path?",
+        {
+            S(TEST_CACHE, "test_concurrent_get_and_eviction_do_not_raise"): 3,
+            C("cache_race_test"): 2,
+            S(CACHE, "TTLCache.get"): 2,
+            C("cache_perf_revert"): 1,
+        },
+        (2,),
+        (TEST_CACHE,),
+    ),
+    _q(
+        "v13-coupled-05",
+        "coupled",
+        "Ops wants nginx to abandon slow upstream calls after ten seconds; which API-side config "
+        "has shared commits with deploy/nginx/api.conf?",
+        {
+            S(SETTINGS, "Settings"): 3,
+            C("inc2689_nginx_timeout"): 2,
+            F(NGINX): 1,
+            S(RETRY, "RetryPolicy"): 1,
+        },
+        (14,),
+        (SETTINGS,),
+    ),
+    _q(
+        "v13-coupled-06",
+        "coupled",
+        "Adding an authorise-only call (capture later) to GatewayClient in "
+        "backend/payments/gateway.py: which error and test modules usually move together with "
+        "that file?",
+        {
+            F(ERRORS): 3,
+            F(TEST_GATEWAY): 3,
+            F(TEST_RETRY): 2,
+            S(GATEWAY, "GatewayClient.refund"): 1,
+        },
+        (),
+        (ERRORS, TEST_GATEWAY, TEST_RETRY),
+    ),
+    _q(
+        "v13-coupled-07",
+        "coupled",
+        "We're adding max_uses_per_customer to Promotion in backend/promotions/rules.py; which "
+        "migration, test and checkout files tend to be committed with rules.py?",
+        {
+            F(TEST_PROMOTIONS): 3,
+            F(MIGRATION_PROMO_MIN): 2,
+            S(BANNER, "renderPromoBanner"): 2,
+            S(RULES, "Promotion"): 1,
+        },
+        (),
+        (TEST_PROMOTIONS, MIGRATION_PROMO_MIN, BANNER),
+    ),
+    _q(
+        "v13-coupled-08",
+        "coupled",
+        "The API will start sending a courier_name on orders; which other files under mobile/ "
+        "usually change when mobile/src/parsers/orderParser.ts does?",
+        {
+            S(MOBILE_MODELS, "Order"): 3,
+            F(PARSER_TEST): 2,
+            S(PARSER, "parseOrder"): 1,
+            C("delivery_window"): 1,
+        },
+        (),
+        (MOBILE_MODELS, PARSER_TEST),
+        "mobile/**",
+    ),
+    _q(
+        "v13-coupled-09",
+        "coupled",
+        "Giving the Runner struct of worker/internal/jobs/runner.go a per-kind timeout map: "
+        "which other worker files were edited alongside it before?",
+        {
+            S(WORKER_MAIN, "main"): 3,
+            F(RUNNER_TEST): 3,
+            S(RUNNER, "Runner"): 2,
+            C("worker_shutdown"): 1,
+        },
+        (),
+        (WORKER_MAIN, RUNNER_TEST),
+        "worker/**",
+    ),
+    _q(
+        "v13-coupled-10",
+        "coupled",
+        "Moving the refresh token from memory into sessionStorage inside web/src/auth/session.ts: "
+        "what server-side auth modules have shared its commits?",
+        {
+            S(REFRESH, "rotate_refresh_token"): 3,
+            S(TOKENS, "validate_token"): 2,
+            C("refresh_tokens"): 2,
+            S(SESSION, "startSession"): 1,
+        },
+        (),
+        (TOKENS, REFRESH),
+    ),
+    # exact
+    _q(
+        "v13-exact-01",
+        "exact",
+        "INC-2519 lock-free read path revert",
+        {
+            C("cache_perf_revert"): 3,
+            C("cache_race_test"): 2,
+            S(TEST_CACHE, "test_concurrent_get_and_eviction_do_not_raise"): 2,
+            S(CACHE, "TTLCache.get"): 1,
+        },
+        (2,),
+    ),
+    _q(
+        "v13-exact-02",
+        "exact",
+        "INC-2744 reuse detection",
+        {
+            C("inc2744_refresh_reuse"): 3,
+            S(REFRESH, "rotate_refresh_token"): 2,
+            S(TEST_REFRESH, "test_reuse_revokes_the_whole_family"): 2,
+            F(MIGRATION_REVOCATIONS): 1,
+        },
+        (11,),
+    ),
+    _q(
+        "v13-exact-03",
+        "exact",
+        "INC-2710 reconcile timeout",
+        {
+            C("inc2710_reconcile_timeout"): 3,
+            S(RECONCILE, "classifyGatewayStatus"): 2,
+            S(RECONCILE_TEST, "TestTimeoutStaysPending"): 2,
+            F(RUNBOOK): 1,
+        },
+        (12,),
+    ),
+    _q(
+        "v13-exact-04",
+        "exact",
+        "ERR_TOKEN_NOT_YET_VALID",
+        {
+            S(TOKENS, "validate_token"): 3,
+            S(TEST_TOKENS, "test_token_from_a_pod_with_a_fast_clock_is_accepted"): 2,
+            C("inc2291_clock_skew"): 2,
+        },
+        (1,),
+    ),
+    _q(
+        "v13-exact-05",
+        "exact",
+        "NAMESPACE_URL idempotency_key",
+        {
+            S(RETRY, "charge_with_retry"): 3,
+            C("inc2407_idempotency_retry"): 2,
+            F(ADR_IDEMPOTENCY): 1,
+        },
+        (0, 16),
+    ),
+    _q(
+        "v13-exact-06",
+        "exact",
+        "ErrUnknownKind requeue",
+        {
+            S(RUNNER, "ErrUnknownKind"): 3,
+            S(RUNNER, "Runner.handle"): 2,
+            S(RUNNER_TEST, "TestUnknownKindIsRetried"): 2,
+        },
+    ),
+    _q(
+        "v13-exact-07",
+        "exact",
+        "REFRESH_TOKEN_TTL_SECONDS",
+        {
+            S(REFRESH, "start_session"): 3,
+            S(REFRESH, "rotate_refresh_token"): 2,
+            C("refresh_tokens"): 2,
+            F(MIGRATION_REFRESH): 1,
+        },
+    ),
+    _q(
+        "v13-exact-08",
+        "exact",
+        "deploy/nginx/api.conf limit_req_zone login burst=5",
+        {F(NGINX): 3, C("nginx_config"): 2},
+    ),
+    _q(
+        "v13-exact-09",
+        "exact",
+        "OrderPageDTO nextCursor",
+        {
+            S(WEB_ORDERS, "OrderPageDTO"): 3,
+            S(WEB_ORDERS, "listOrders"): 2,
+            C("orders_pagination"): 1,
+        },
+    ),
+    _q(
+        "v13-exact-10",
+        "exact",
+        "SHOP_TIMEZONE Europe/Stockholm",
+        {
+            S(RULES, "_as_shop_time"): 3,
+            C("promo_expiry_tz"): 2,
+            S(RULES, "is_active"): 2,
+            S(TEST_PROMOTIONS, "test_naive_campaign_bounds_are_shop_local_time"): 1,
+        },
+    ),
+    # change
+    _q(
+        "v13-change-01",
+        "change",
+        "Going to rework backend/core/rate_limiter.py so a key is judged only on the requests "
+        "since the current minute began; the carried-over share of the previous minute keeps "
+        "confusing support",
+        {
+            S(LIMITER, "RateLimiter.allow"): 3,
+            S(LIMITER, "RateLimiter._estimate"): 2,
+            C("inc2458_sliding_window"): 2,
+            S(TEST_RATE_LIMITER, "test_burst_across_the_window_edge_is_limited"): 1,
+        },
+        (3,),
+    ),
+    _q(
+        "v13-change-02",
+        "change",
+        "Teach mobile/src/parsers/orderParser.ts to accept decimal amounts by rounding them, so "
+        "orders cached back when the API sent floats still open",
+        {
+            S(PARSER, "parseMoney"): 3,
+            F(PARSER_TEST): 2,
+            C("inc2333_mobile_cents"): 2,
+            F(ADR_CENTS): 1,
+        },
+        (4,),
+    ),
+    _q(
+        "v13-change-03",
+        "change",
+        "Set WORKER_MAX_IN_FLIGHT to 50 in deploy/k8s/worker-deployment.yaml, matching "
+        "WORKER_BATCH_SIZE, so that each batch runs in a single wave",
+        {
+            F(K8S_WORKER): 3,
+            S(RUNNER, "Runner.processBatch"): 2,
+            C("worker_perf_revert"): 2,
+            C("worker_inflight_comment"): 1,
+        },
+        (6,),
+    ),
+    _q(
+        "v13-change-04",
+        "change",
+        "I intend to halve /auth/refresh traffic by letting shouldRefresh treat expiresAt plus "
+        "CLOCK_SKEW_MS as the real deadline",
+        {
+            S(SESSION, "shouldRefresh"): 3,
+            F(SESSION_TEST): 2,
+            C("inc2291_clock_skew"): 1,
+            C("web_session_tests"): 1,
+        },
+        (15,),
+    ),
+    _q(
+        "v13-change-05",
+        "change",
+        "Narrow FORMULA_PREFIXES in backend/export/csv_export.py down to '=' and '@' so phone "
+        "numbers and dash bullets in customer notes come out clean",
+        {
+            S(CSV_PY, "escape_cell"): 3,
+            S(TEST_CSV_PY, "test_formula_prefixes_are_quoted"): 2,
+            C("inc2602_csv_injection"): 2,
+            S(CSV_GO, "escapeCell"): 1,
+        },
+        (9,),
+    ),
+    _q(
+        "v13-change-06",
+        "change",
+        "Add an on_attempt callback to charge_with_retry so the order service can count charge "
+        "attempts per order in /metrics",
+        {
+            S(RETRY, "charge_with_retry"): 3,
+            S(SERVICE, "OrderService._charge"): 2,
+            S(TEST_RETRY, "test_retries_timeouts_then_succeeds"): 1,
+        },
+    ),
+    _q(
+        "v13-change-07",
+        "change",
+        "Put an aud claim into tokens from issue_token and make validate_token refuse tokens "
+        "minted for a different audience",
+        {
+            S(TOKENS, "issue_token"): 3,
+            S(TOKENS, "validate_token"): 3,
+            S(TEST_TOKENS, "test_round_trip"): 1,
+        },
+    ),
+    _q(
+        "v13-change-08",
+        "change",
+        "Cap how many charges Reconcile looks up in one run, so that a huge backlog cannot "
+        "overrun the nightly window; the rest wait for the next night",
+        {
+            S(RECONCILE, "Reconcile"): 3,
+            S(RECONCILE, "Store"): 2,
+            S(RECONCILE_TEST, "TestSettledAndMismatch"): 1,
+        },
+    ),
+    _q(
+        "v13-change-09",
+        "change",
+        "Add a cancelOrder(id) call to web/src/api/orders.ts and expose the backend's existing "
+        "cancellation logic as an endpoint for it",
+        {
+            S(SERVICE, "OrderService.cancel_order"): 3,
+            S(MODELS, "Order.can_cancel"): 2,
+            S(WEB_ORDERS, "createOrder"): 2,
+            S(WEB_CLIENT, "apiPost"): 1,
+        },
+    ),
+    _q(
+        "v13-change-10",
+        "change",
+        "Write created_at in the Go nightly export as Stockholm local time rather than UTC, the "
+        "way finance reads their day",
+        {
+            S(CSV_GO, "WriteOrdersCSV"): 3,
+            S(CSV_PY, "order_row"): 2,
+            C("export_columns"): 1,
+        },
+    ),
+)
+
+
 _ROWS: Mapping[str, tuple[_Row, ...]] = {
     "dev": _DEV,
     "heldout_v1": _HELDOUT_V1,
@@ -6496,6 +7245,7 @@ _ROWS: Mapping[str, tuple[_Row, ...]] = {
     "heldout_v10": _HELDOUT_V10,
     "heldout_v11": _HELDOUT_V11,
     "heldout_v12": _HELDOUT_V12,
+    "heldout_v13": _HELDOUT_V13,
 }
 
 
