@@ -59,6 +59,7 @@ SPLITS: tuple[str, ...] = (
     "heldout_v11",
     "heldout_v12",
     "heldout_v13",
+    "heldout_v14",
 )
 HELDOUT_SPLITS: tuple[str, ...] = (
     "heldout_v1",
@@ -74,6 +75,7 @@ HELDOUT_SPLITS: tuple[str, ...] = (
     "heldout_v11",
     "heldout_v12",
     "heldout_v13",
+    "heldout_v14",
 )
 
 
@@ -7231,6 +7233,768 @@ _HELDOUT_V13: tuple[_Row, ...] = (
 )
 
 
+MIGRATION_ORDERS_INDEX = "db/migrations/0009_orders_created_id_index.sql"
+TEST_WEB_ORDERS = "web/src/__tests__/orders.test.ts"
+PROMO_INPUT = "web/src/components/PromoCodeInput.tsx"
+
+_HELDOUT_V14: tuple[_Row, ...] = (
+    # causal
+    _q(
+        "v14-causal-01",
+        "causal",
+        "Which incident made the app's money parsing refuse anything but integer cents, and is "
+        "that rule written down as a decision record somewhere?",
+        {
+            C("inc2333_mobile_cents"): 3,
+            F(ADR_CENTS): 2,
+            S(PARSER, "parseMoney"): 2,
+            C("money_cents_refactor"): 1,
+        },
+        (4,),
+    ),
+    _q(
+        "v14-causal-02",
+        "causal",
+        "The reuse check in backend/auth/refresh.py cites an incident involving a browser "
+        "extension; what exactly did the attacker get away with, and which earlier feature commit "
+        "had opened that window?",
+        {
+            C("inc2744_refresh_reuse"): 3,
+            C("refresh_tokens"): 2,
+            S(REFRESH, "rotate_refresh_token"): 2,
+            S(TEST_REFRESH, "test_reuse_revokes_the_whole_family"): 1,
+        },
+        (11,),
+    ),
+    _q(
+        "v14-causal-03",
+        "causal",
+        "When the storefront parses an order, a missing currency falls back to EUR in "
+        "parseOrderResponse; what change brought currency into the web order type in the first "
+        "place, and for which markets?",
+        {
+            C("currency_support"): 3,
+            S(WEB_ORDERS, "parseOrderResponse"): 2,
+            S(WEB_ORDERS, "OrderDTO"): 2,
+            S(MONEY_TS, "formatMoney"): 1,
+        },
+        (5,),
+    ),
+    _q(
+        "v14-causal-04",
+        "causal",
+        "What happened on 27 July that led classifyGatewayStatus to keep a blank or 504 lookup "
+        "open for the next night's run?",
+        {
+            C("inc2710_reconcile_timeout"): 3,
+            S(RECONCILE, "classifyGatewayStatus"): 2,
+            S(RECONCILE_TEST, "TestTimeoutStaysPending"): 2,
+            F(RUNBOOK): 1,
+        },
+        (12,),
+    ),
+    _q(
+        "v14-causal-05",
+        "causal",
+        "csv.go's escapeCell cites INC-2602: what did the customer actually type, and why did that "
+        "fix reach the Go nightly file as well as the admin download?",
+        {
+            C("inc2602_csv_injection"): 3,
+            S(CSV_GO, "escapeCell"): 2,
+            S(CSV_PY, "escape_cell"): 2,
+            S(CSV_GO_TEST, "TestEscapeCellQuotesFormulaPrefixes"): 1,
+        },
+        (9, 17),
+    ),
+    _q(
+        "v14-causal-06",
+        "causal",
+        "Why does the app's parseStatus throw ERR_PARSE_STATUS on a status it doesn't know, rather "
+        "than passing the raw string through to the screen?",
+        {
+            C("refunds_partial"): 3,
+            S(PARSER, "parseStatus"): 2,
+            S(ORDER_SCREEN, "statusLabel"): 1,
+            S(MOBILE_MODELS, "OrderStatus"): 1,
+        },
+    ),
+    _q(
+        "v14-causal-07",
+        "causal",
+        "What problem was createOrder in web/src/api/orders.ts solving by sending an "
+        "Idempotency-Key header with every new order?",
+        {
+            C("idempotency_store"): 3,
+            S(WEB_ORDERS, "createOrder"): 2,
+            S(ORDERS_API, "create_order"): 2,
+            S(IDEMPOTENCY, "IdempotencyStore.lookup"): 1,
+        },
+    ),
+    _q(
+        "v14-causal-08",
+        "causal",
+        "The admin form only accepts letters and digits for promotion codes, so why does the "
+        "redemption export still pass every code through the spreadsheet escaping?",
+        {
+            C("promotions_export"): 3,
+            S(CSV_PY, "export_promotions_csv"): 2,
+            S(TEST_CSV_PY, "test_promotions_export_escapes_partner_codes"): 2,
+            S(RULES, "Redemption"): 1,
+        },
+    ),
+    _q(
+        "v14-causal-09",
+        "causal",
+        "How come only US-dollar orders get tax_cents added on top, while euro, pound and krona "
+        "orders always carry zero?",
+        {
+            C("order_tax_field"): 3,
+            S(TAX, "sales_tax_cents"): 2,
+            S(MODELS, "Order.total_cents"): 1,
+        },
+    ),
+    _q(
+        "v14-causal-10",
+        "causal",
+        "What made GET /orders page its results at all, and where does the ceiling of 100 orders "
+        "per request come from?",
+        {
+            C("orders_pagination"): 3,
+            S(ORDERS_API, "list_orders"): 2,
+            S(SERVICE, "OrderService.list_recent"): 1,
+            S(REPOSITORY, "OrderRepository.list_before"): 1,
+        },
+    ),
+    # behavioral
+    _q(
+        "v14-behavioral-01",
+        "behavioral",
+        "What string does charge_with_retry send as the idempotency key for an order (the order id "
+        "plus what?), and is it the same on attempt four as on attempt one?",
+        {
+            S(RETRY, "charge_with_retry"): 3,
+            F(ADR_IDEMPOTENCY): 2,
+            C("inc2407_idempotency_retry"): 2,
+            S(GATEWAY, "GatewayClient.charge"): 1,
+        },
+        (0, 16),
+    ),
+    _q(
+        "v14-behavioral-02",
+        "behavioral",
+        "Staging had a mistyped gateway base URL and every charge came back 404: how many attempts "
+        "did charge_with_retry make, and which error code did the shopper end up with?",
+        {
+            S(GATEWAY, "classify_response"): 3,
+            S(SERVICE, "OrderService._charge"): 2,
+            S(RETRY, "charge_with_retry"): 2,
+            S(TEST_GATEWAY, "test_other_client_errors_are_not_retried"): 1,
+        },
+        (7,),
+    ),
+    _q(
+        "v14-behavioral-03",
+        "behavioral",
+        "At exactly which moment does IdempotencyStore.lookup stop handing back the stored "
+        "response, at expires_at itself or just after, and how long is that with the default "
+        "settings?",
+        {
+            S(IDEMPOTENCY, "IdempotencyStore.lookup"): 3,
+            S(TEST_IDEMPOTENCY, "test_default_ttl_outlives_offline_replays"): 2,
+            C("inc2472_idempotency_ttl"): 2,
+            S(IDEMPOTENCY, "IdempotencyStore"): 1,
+        },
+        (10,),
+    ),
+    _q(
+        "v14-behavioral-04",
+        "behavioral",
+        "Given the cursor of the last order on page one, can list_before still return an order "
+        "with that very same created_at but a smaller id, or are all orders of that instant "
+        "skipped?",
+        {
+            S(REPOSITORY, "OrderRepository.list_before"): 3,
+            S(ORDERS_API, "encode_cursor"): 2,
+            C("inc2801_pagination"): 2,
+            F(MIGRATION_ORDERS_INDEX): 1,
+        },
+        (13,),
+    ),
+    _q(
+        "v14-behavioral-05",
+        "behavioral",
+        "How long before a token's exp does the timer in web/src/auth/session.ts fire, and what "
+        "catches it if a sleeping tab lets that timer run late?",
+        {
+            S(SESSION, "scheduleRefresh"): 3,
+            S(SESSION, "ensureFresh"): 2,
+            S(SESSION, "shouldRefresh"): 2,
+            C("inc2390_web_refresh_margin"): 1,
+        },
+        (15,),
+    ),
+    _q(
+        "v14-behavioral-06",
+        "behavioral",
+        "A token that expired an hour ago and also has a forged signature: which ERR_ code comes "
+        "out of validate_token, the expiry one or the signature one?",
+        {
+            S(TOKENS, "validate_token"): 3,
+            S(TEST_TOKENS, "test_tampered_signature_is_rejected"): 2,
+            S(TOKENS, "_sign"): 1,
+        },
+    ),
+    _q(
+        "v14-behavioral-07",
+        "behavioral",
+        "Before any lookups have happened, what hit_ratio does TTLCache.stats report, and does its "
+        "size include entries that have expired but were never read again?",
+        {
+            S(CACHE, "TTLCache.stats"): 3,
+            S(TEST_CACHE, "test_stats_count_hits_and_misses"): 2,
+            C("cache_stats"): 1,
+        },
+    ),
+    _q(
+        "v14-behavioral-08",
+        "behavioral",
+        "When a line item in an order payload has no name, what does the app's model get for it, "
+        "and is its quantity checked at all?",
+        {
+            S(PARSER, "parseLineItem"): 3,
+            S(MOBILE_MODELS, "LineItem"): 2,
+            S(PARSER, "parseOrder"): 1,
+        },
+        (),
+        (),
+        "mobile/**",
+    ),
+    _q(
+        "v14-behavioral-09",
+        "behavioral",
+        "If the gateway's load balancer answers with an HTML error page instead of JSON, what does "
+        "the payments client do with that body?",
+        {
+            S(GATEWAY, "_parse_body"): 3,
+            S(GATEWAY, "GatewayClient._post"): 2,
+            S(GATEWAY, "classify_response"): 1,
+        },
+    ),
+    _q(
+        "v14-behavioral-10",
+        "behavioral",
+        "Does RateLimiter ever forget the per-key state of clients that stopped sending requests, "
+        "or does its dictionary only grow?",
+        {
+            S(LIMITER, "RateLimiter._roll"): 3,
+            S(LIMITER, "RateLimiter"): 2,
+            S(LIMITER, "client_key"): 1,
+        },
+    ),
+    # symptom
+    _q(
+        "v14-symptom-01",
+        "symptom",
+        "Tokens that are still a few seconds from exp on the pod that issued them get 401 "
+        "ERR_TOKEN_EXPIRED when the next request lands on a pod whose clock is 40 seconds ahead.",
+        {
+            S(TOKENS, "validate_token"): 3,
+            C("inc2291_clock_skew"): 2,
+            S(TEST_TOKENS, "test_clock_skew_grace_after_expiry"): 2,
+        },
+        (1,),
+    ),
+    _q(
+        "v14-symptom-02",
+        "symptom",
+        "CI went flaky after the cache speed-up: test_concurrent_get_and_eviction_do_not_raise "
+        "fails about one run in twenty.",
+        {
+            S(CACHE, "TTLCache.get"): 3,
+            S(TEST_CACHE, "test_concurrent_get_and_eviction_do_not_raise"): 2,
+            C("cache_race_test"): 2,
+            C("cache_perf_revert"): 1,
+        },
+        (2,),
+    ),
+    _q(
+        "v14-symptom-03",
+        "symptom",
+        "go test -race ./internal/jobs now stops with 'peak concurrency 20 exceeds MaxInFlight 3' "
+        "after I reworked the batch loop.",
+        {
+            S(RUNNER, "Runner.processBatch"): 3,
+            S(RUNNER_TEST, "TestProcessBatchRespectsMaxInFlight"): 2,
+            C("worker_perf_revert"): 2,
+            C("worker_inflight_comment"): 1,
+        },
+        (6,),
+    ),
+    _q(
+        "v14-symptom-04",
+        "symptom",
+        "After marketing's winter tweak to the discount rules, pytest reports 'ERR_PROMO_STACKING: "
+        "percentage codes were combined'.",
+        {
+            S(RULES, "apply_promotions"): 3,
+            S(TEST_PROMOTIONS, "test_percentage_codes_do_not_stack"): 2,
+            C("inc2655_promo_stacking"): 2,
+            S(BANNER, "stackingNotice"): 1,
+        },
+        (8,),
+    ),
+    _q(
+        "v14-symptom-05",
+        "symptom",
+        "The slow-gateway checkout scenario on staging is red: nginx answers 504 after ten seconds "
+        "while the sandbox is still working through a charge that takes nine seconds per attempt.",
+        {
+            F(NGINX): 3,
+            C("inc2689_nginx_timeout"): 2,
+            S(SETTINGS, "Settings"): 2,
+            S(RETRY, "RetryPolicy"): 1,
+        },
+        (14,),
+    ),
+    _q(
+        "v14-symptom-06",
+        "symptom",
+        "The confirmation page shows 'Subtotal NaN' for orders whose JSON has no subtotal_cents, "
+        "while the discount and tax lines look fine.",
+        {
+            S(WEB_ORDERS, "parseOrderResponse"): 3,
+            S(ORDER_SUMMARY, "OrderSummary"): 2,
+            F(TEST_WEB_ORDERS): 1,
+        },
+    ),
+    _q(
+        "v14-symptom-07",
+        "symptom",
+        "A failing e-mail job settles into retrying exactly every five minutes, always the same "
+        "interval with no randomness at all.",
+        {
+            S(WORKER_MAIN, "main"): 3,
+            S(BACKOFF, "Backoff.Next"): 3,
+            S(RUNNER, "Runner.handle"): 2,
+            S(QUEUE, "PostgresQueue.Retry"): 1,
+        },
+        (),
+        (),
+        "worker/**",
+    ),
+    _q(
+        "v14-symptom-08",
+        "symptom",
+        "A partner's script calls POST /orders and gets a 422 complaining about a missing header "
+        "before any of our order code runs.",
+        {
+            S(ORDERS_API, "create_order"): 3,
+            C("idempotency_store"): 2,
+            S(WEB_ORDERS, "createOrder"): 1,
+        },
+    ),
+    _q(
+        "v14-symptom-09",
+        "symptom",
+        "Finance diffs the admin CSV against the worker's nightly file and every row differs in "
+        "created_at: one ends in +00:00, the other in Z.",
+        {
+            S(CSV_PY, "order_row"): 3,
+            S(CSV_GO, "WriteOrdersCSV"): 3,
+            C("export_columns"): 1,
+        },
+    ),
+    _q(
+        "v14-symptom-10",
+        "symptom",
+        "With four charge attempts configured, the payment log only shows 'charge attempt N "
+        "failed' lines for attempts 1 to 3, never for the fourth, even when the order ends up "
+        "failing.",
+        {
+            S(RETRY, "charge_with_retry"): 3,
+            S(TEST_RETRY, "test_gives_up_after_max_attempts"): 2,
+            S(RETRY, "RetryPolicy"): 1,
+        },
+    ),
+    # coupled
+    _q(
+        "v14-coupled-01",
+        "coupled",
+        "Our gateway now and then refuses a retry as carrying a stale key, so I'll derive a new key "
+        "per attempt inside backend/payments/retry.py; what else has historically landed in the "
+        "same commits as retry.py?",
+        {
+            S(TEST_RETRY, "test_retry_does_not_double_charge"): 3,
+            F(GATEWAY): 2,
+            C("inc2407_idempotency_retry"): 2,
+            F(ADR_IDEMPOTENCY): 1,
+        },
+        (0, 16),
+        (TEST_RETRY, GATEWAY),
+    ),
+    _q(
+        "v14-coupled-02",
+        "coupled",
+        "Support can't explain throttling decisions from the dashboard counts, so allow() is going "
+        "to look only at this minute's requests; which test and request-handling files have been "
+        "committed with backend/core/rate_limiter.py?",
+        {
+            S(TEST_RATE_LIMITER, "test_burst_across_the_window_edge_is_limited"): 3,
+            S(MIDDLEWARE, "rate_limit_middleware"): 2,
+            C("inc2458_sliding_window"): 2,
+            S(LIMITER, "RateLimiter._estimate"): 1,
+        },
+        (3,),
+        (TEST_RATE_LIMITER, MIDDLEWARE),
+    ),
+    _q(
+        "v14-coupled-03",
+        "coupled",
+        "Finance wants stock freed sooner, so anything the gateway does not report as succeeded "
+        "or processing should cancel the order; which test and which Python module have shared "
+        "commits with worker/internal/payments/reconcile.go?",
+        {
+            S(RECONCILE_TEST, "TestTimeoutStaysPending"): 3,
+            S(GATEWAY, "GatewayTimeout"): 2,
+            C("inc2710_reconcile_timeout"): 2,
+            S(RECONCILE, "classifyGatewayStatus"): 1,
+        },
+        (12,),
+        (RECONCILE_TEST, GATEWAY),
+    ),
+    _q(
+        "v14-coupled-04",
+        "coupled",
+        "Order-history links in our SMS reminders get cut off, so I'd keep just created_at inside "
+        "the page token; which repository, migration and test files were committed along with "
+        "backend/api/orders.py?",
+        {
+            S(REPOSITORY, "OrderRepository.list_before"): 3,
+            S(TEST_ORDERS_API, "test_cursor_round_trip_keeps_the_tie_breaker"): 3,
+            F(MIGRATION_ORDERS_INDEX): 2,
+            C("inc2801_pagination"): 1,
+        },
+        (13,),
+        (REPOSITORY, MIGRATION_ORDERS_INDEX, TEST_ORDERS_API),
+    ),
+    _q(
+        "v14-coupled-05",
+        "coupled",
+        "People on long trips lose orders queued offline, so I'd raise MAX_REPLAY_AGE_MS in "
+        "mobile/src/storage/offlineQueue.ts to 72 hours; which server-side module and test "
+        "shipped in the commit that introduced that constant?",
+        {
+            F(IDEMPOTENCY): 3,
+            S(TEST_IDEMPOTENCY, "test_default_ttl_outlives_offline_replays"): 3,
+            C("inc2472_idempotency_ttl"): 2,
+            S(OFFLINE, "replayQueue"): 1,
+        },
+        (10,),
+        (IDEMPOTENCY, TEST_IDEMPOTENCY),
+    ),
+    _q(
+        "v14-coupled-06",
+        "coupled",
+        "Adding an order.shipped event next to the paid and refunded ones in "
+        "backend/payments/webhooks.py: which test file has moved with it?",
+        {
+            F(TEST_WEBHOOKS): 3,
+            S(WEBHOOKS, "build_event"): 2,
+            C("webhooks"): 1,
+        },
+        (),
+        (TEST_WEBHOOKS,),
+    ),
+    _q(
+        "v14-coupled-07",
+        "coupled",
+        "Putting a campaign_name on Redemption in backend/promotions/rules.py: which export module "
+        "and test were committed together with rules.py when redemptions were introduced?",
+        {
+            S(CSV_PY, "export_promotions_csv"): 3,
+            S(TEST_CSV_PY, "test_promotions_export_escapes_partner_codes"): 2,
+            S(RULES, "Redemption"): 2,
+            C("promotions_export"): 1,
+        },
+        (),
+        (CSV_PY, TEST_CSV_PY),
+    ),
+    _q(
+        "v14-coupled-08",
+        "coupled",
+        "Next to refund_job in backend/orders/notifications.py I want a shipping-confirmation "
+        "e-mail; which template and Go worker file changed together with notifications.py the "
+        "last time a mail kind was added?",
+        {
+            S(HANDLERS, "DefaultHandlers"): 3,
+            F(REFUND_TEMPLATE): 2,
+            S(NOTIFICATIONS, "refund_job"): 2,
+            C("email_refund_template"): 1,
+        },
+        (),
+        (REFUND_TEMPLATE, HANDLERS),
+    ),
+    _q(
+        "v14-coupled-09",
+        "coupled",
+        "worker/cmd/worker/main.go should read the idle poll interval from a WORKER_POLL_INTERVAL "
+        "variable: which files of the jobs package are usually edited with main.go?",
+        {
+            S(RUNNER, "Runner.Run"): 3,
+            S(RUNNER, "Runner"): 2,
+            S(WORKER_MAIN, "envInt"): 2,
+            C("worker_metrics"): 1,
+        },
+        (),
+        (RUNNER, JOB_METRICS),
+    ),
+    _q(
+        "v14-coupled-10",
+        "coupled",
+        "Giving each cart line its own discount in web/src/checkout/cart.ts: which other web files "
+        "have shared commits with cart.ts?",
+        {
+            S(MONEY_TS, "sumCents"): 3,
+            S(WEB_ORDERS, "OrderDTO"): 2,
+            S(CART, "cartSubtotalCents"): 2,
+            S(PROMO_INPUT, "PromoCodeInput"): 1,
+        },
+        (),
+        (WEB_ORDERS, MONEY_TS),
+    ),
+    # exact
+    _q(
+        "v14-exact-01",
+        "exact",
+        "p99 GET /promotions/{code} 41 ms -> 12 ms",
+        {
+            C("cache_perf_lockfree"): 3,
+            C("cache_perf_revert"): 2,
+            S(CACHE, "TTLCache.get"): 2,
+            S(TEST_CACHE, "test_concurrent_get_and_eviction_do_not_raise"): 1,
+        },
+        (2,),
+    ),
+    _q(
+        "v14-exact-02",
+        "exact",
+        "Any other 4xx is our request's fault",
+        {
+            S(GATEWAY, "classify_response"): 3,
+            S(TEST_GATEWAY, "test_other_client_errors_are_not_retried"): 2,
+            C("inc2188_declined_fix"): 2,
+        },
+        (7,),
+    ),
+    _q(
+        "v14-exact-03",
+        "exact",
+        "Four attempts plus backoff must stay below nginx",
+        {
+            S(SETTINGS, "Settings"): 3,
+            F(NGINX): 2,
+            C("inc2689_nginx_timeout"): 2,
+            S(RETRY, "RetryPolicy"): 1,
+        },
+        (14,),
+    ),
+    _q(
+        "v14-exact-04",
+        "exact",
+        "toBeGreaterThan(CLOCK_SKEW_MS) REFRESH_MARGIN_MS",
+        {
+            F(SESSION_TEST): 3,
+            S(SESSION, "shouldRefresh"): 2,
+            C("web_session_tests"): 2,
+            C("inc2291_clock_skew"): 1,
+        },
+        (15,),
+    ),
+    _q(
+        "v14-exact-05",
+        "exact",
+        "_Window previous current weighted overlap",
+        {
+            S(LIMITER, "RateLimiter._estimate"): 3,
+            S(LIMITER, "_Window"): 2,
+            C("inc2458_sliding_window"): 2,
+            S(LIMITER, "RateLimiter._roll"): 1,
+        },
+        (3,),
+    ),
+    _q(
+        "v14-exact-06",
+        "exact",
+        "_unb64 base64 padding",
+        {
+            S(TOKENS, "_unb64"): 3,
+            S(TOKENS, "validate_token"): 2,
+            S(TOKENS, "_b64"): 1,
+        },
+    ),
+    _q(
+        "v14-exact-07",
+        "exact",
+        "OutcomeMismatch",
+        {
+            S(RECONCILE, "classifyGatewayStatus"): 3,
+            S(RECONCILE_TEST, "TestSettledAndMismatch"): 2,
+            S(RECONCILE, "Outcome"): 2,
+        },
+    ),
+    _q(
+        "v14-exact-08",
+        "exact",
+        "_lookup_cache TTLCache(ttl=30.0, maxsize=4096)",
+        {
+            S(CODES, "lookup_code"): 3,
+            S(CACHE, "TTLCache"): 2,
+            C("promotions_engine"): 1,
+        },
+    ),
+    _q(
+        "v14-exact-09",
+        "exact",
+        'slog.Warn "job failed" kind attempt',
+        {
+            S(RUNNER, "Runner.handle"): 3,
+            S(QUEUE, "PostgresQueue.Retry"): 1,
+            S(BACKOFF, "Backoff.Next"): 1,
+        },
+    ),
+    _q(
+        "v14-exact-10",
+        "exact",
+        "gateway %s answered %s (%s)",
+        {
+            S(GATEWAY, "GatewayClient._post"): 3,
+            S(GATEWAY, "classify_response"): 1,
+        },
+    ),
+    # change
+    _q(
+        "v14-change-01",
+        "change",
+        "Lower CLOCK_SKEW_SECONDS in backend/auth/tokens.py to 5 so that a token stops working "
+        "within seconds of its exp",
+        {
+            S(TOKENS, "validate_token"): 3,
+            S(TEST_TOKENS, "test_clock_skew_grace_after_expiry"): 2,
+            C("inc2291_clock_skew"): 2,
+            F(SESSION): 1,
+        },
+        (1,),
+    ),
+    _q(
+        "v14-change-02",
+        "change",
+        "Introduce a STORE_CURRENCY constant in web/src/utils/money.ts, have orderTotalLabel and "
+        "OrderSummary format with it, and then remove currency from each web order",
+        {
+            S(WEB_ORDERS, "orderTotalLabel"): 3,
+            S(ORDER_SUMMARY, "OrderSummary"): 2,
+            S(WEB_ORDERS, "OrderDTO"): 2,
+            C("currency_support"): 1,
+        },
+        (5,),
+    ),
+    _q(
+        "v14-change-03",
+        "change",
+        "Raise the WORKER_MAX_IN_FLIGHT fallback that worker/cmd/worker/main.go uses from 8 to 64; "
+        "the handlers mostly wait on the network anyway",
+        {
+            S(WORKER_MAIN, "main"): 3,
+            S(RUNNER, "Runner"): 2,
+            C("worker_perf_revert"): 2,
+            F(K8S_WORKER): 1,
+        },
+        (6,),
+    ),
+    _q(
+        "v14-change-04",
+        "change",
+        "Honour Promotion.stackable for percentage codes too, so marketing can flag WELCOME15 as "
+        "combinable with the seasonal campaign codes",
+        {
+            S(RULES, "apply_promotions"): 3,
+            S(TEST_PROMOTIONS, "test_percentage_codes_do_not_stack"): 2,
+            C("inc2655_promo_stacking"): 2,
+            S(BANNER, "stackingNotice"): 1,
+        },
+        (8,),
+    ),
+    _q(
+        "v14-change-05",
+        "change",
+        "When a phone loses the reply to /auth/refresh and retries with the same token within a "
+        "few seconds, have rotate_refresh_token issue a fresh pair instead of revoking the family",
+        {
+            S(REFRESH, "rotate_refresh_token"): 3,
+            S(TEST_REFRESH, "test_reuse_revokes_the_whole_family"): 2,
+            C("inc2744_refresh_reuse"): 2,
+            S(REFRESH, "RefreshRecord"): 1,
+        },
+        (11,),
+    ),
+    _q(
+        "v14-change-06",
+        "change",
+        "Send a User-Agent header naming the shop and its release with every request GatewayClient "
+        "makes",
+        {
+            S(GATEWAY, "GatewayClient._post"): 3,
+            S(GATEWAY, "GatewayClient"): 2,
+        },
+    ),
+    _q(
+        "v14-change-07",
+        "change",
+        "Stop get_or_load from caching a None result, so a promotion code created a moment after "
+        "someone mistyped it works right away",
+        {
+            S(CACHE, "TTLCache.get_or_load"): 3,
+            S(CODES, "lookup_code"): 2,
+            S(TEST_CACHE, "test_get_or_load_calls_loader_once"): 1,
+        },
+    ),
+    _q(
+        "v14-change-08",
+        "change",
+        "Put a kid header into access tokens so TOKEN_SECRET can be rotated without signing "
+        "everyone out",
+        {
+            S(TOKENS, "issue_token"): 3,
+            S(TOKENS, "validate_token"): 2,
+            S(SETTINGS, "Settings"): 1,
+        },
+    ),
+    _q(
+        "v14-change-09",
+        "change",
+        "Add a promo_code column to both finance order exports, the admin download in Python and "
+        "the nightly Go file",
+        {
+            S(CSV_PY, "order_row"): 3,
+            S(CSV_GO, "WriteOrdersCSV"): 3,
+            S(TEST_CSV_PY, "test_header_and_row"): 2,
+            C("export_columns"): 1,
+        },
+    ),
+    _q(
+        "v14-change-10",
+        "change",
+        "Make endSession in the storefront also tell the server to revoke the refresh token it "
+        "held, via a new logout endpoint",
+        {
+            S(SESSION, "endSession"): 3,
+            S(REFRESH, "RefreshTokenStore.revoke_family"): 2,
+            S(WEB_CLIENT, "apiPost"): 1,
+        },
+    ),
+)
+
+
 _ROWS: Mapping[str, tuple[_Row, ...]] = {
     "dev": _DEV,
     "heldout_v1": _HELDOUT_V1,
@@ -7246,6 +8010,7 @@ _ROWS: Mapping[str, tuple[_Row, ...]] = {
     "heldout_v11": _HELDOUT_V11,
     "heldout_v12": _HELDOUT_V12,
     "heldout_v13": _HELDOUT_V13,
+    "heldout_v14": _HELDOUT_V14,
 }
 
 

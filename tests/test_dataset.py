@@ -46,6 +46,7 @@ def test_split_sizes() -> None:
         "heldout_v11",
         "heldout_v12",
         "heldout_v13",
+        "heldout_v14",
     )
     assert len(queries("dev")) == 64
     assert len(queries("heldout_v1")) == 35
@@ -61,6 +62,7 @@ def test_split_sizes() -> None:
     assert len(queries("heldout_v11")) == 60
     assert len(queries("heldout_v12")) == 60
     assert len(queries("heldout_v13")) == 60
+    assert len(queries("heldout_v14")) == 60
 
 
 @pytest.mark.parametrize("split", SPLITS)
@@ -88,6 +90,7 @@ def test_ids_are_unique_and_prefixed_by_split() -> None:
         "heldout_v11": "v11-",
         "heldout_v12": "v12-",
         "heldout_v13": "v13-",
+        "heldout_v14": "v14-",
     }
     for split in SPLITS:
         for q in queries(split):
@@ -236,10 +239,11 @@ def test_v6_mixes_warning_probes_with_controls_in_every_class() -> None:
         "heldout_v11",
         "heldout_v12",
         "heldout_v13",
+        "heldout_v14",
     ],
 )
 def test_warning_probes_balance_same_code_controls_in_every_class(split: str) -> None:
-    """v7 to v13 measure whether a warning fits what is asked or intended: every class has
+    """v7 to v14 measure whether a warning fits what is asked or intended: every class has
     queries that expect a recorded failure and controls that do not, and most controls ask
     about, look up or change a file that some failure changed, where a file-only match must stay
     silent."""
