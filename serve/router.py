@@ -101,7 +101,13 @@ _COUPLED = compile_pattern(
     r"co-?change[sd]?|coupled|depends? on (that|this|it)|"
     r"(touch|update|change) (as well|too)|what (needs|has) to change|other side|"
     r"same commits?|moved with|move with|tend to (change|be|land)|tends to (change|be|land)|"
-    r"historically)\b",
+    r"historically|"
+    # what moves with a change in other words: files that follow it, travel or belong with it,
+    # were committed or evolved with it, shared its commits
+    r"(must|would|will|should|has to|have to|need to|needs to)( have to)? follow|follow along|"
+    r"travel(s|led)? with|belongs? with|tied to (it|that|this)|lean(s)? on (it|that|this)|"
+    r"evolved (with|alongside)|committed (with|alongside|together)|"
+    r"shared (its |their |the same )?commits?|edited in the (same )?commit)\b",
     re.I,
 )
 _CHANGE_VERBS = (
@@ -219,6 +225,55 @@ def named_identifiers(query: str) -> tuple[str, ...]:
         if token not in seen:
             seen.append(token)
     return tuple(seen)
+
+
+# the noun phrase a co-change question asks for: "which other web files", "which migration, test
+# and checkout files", "what server-side auth modules"
+_ASKED_FOR = compile_pattern(
+    r"\b(?:which|what)\s+((?:[\w-]+,?\s+){0,6}?)(?:files?|modules?|code|have|has|had|"
+    r"tend|tends|are|were|is|was|must|need|needs|would|will|should|get|gets|else|parts?)\b",
+    re.I,
+)
+_AREA_SEP = compile_pattern(r"[\s,]+")
+_NOT_AREAS = frozenset(
+    [
+        "other",
+        "others",
+        "and",
+        "or",
+        "the",
+        "a",
+        "an",
+        "of",
+        "its",
+        "their",
+        "which",
+        "what",
+        "any",
+        "some",
+        "more",
+        "all",
+        "one",
+        "two",
+        "also",
+        "server-side",
+        "app-side",
+        "client-side",
+        "side",
+    ]
+)
+
+
+def asked_areas(query: str) -> tuple[str, ...]:
+    """The words of the part of the repository a co-change question asks about ("web" in
+    "which other web files ..."), lower case, three letters or more."""
+    out: list[str] = []
+    for m in _ASKED_FOR.finditer(route_text(query)):
+        for word in _AREA_SEP.split(m.group(1).lower()):
+            word = word.strip("-")
+            if len(word) >= 3 and word not in _NOT_AREAS and word not in out:
+                out.append(word)
+    return tuple(out)
 
 
 def named_paths(query: str) -> tuple[str, ...]:

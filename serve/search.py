@@ -30,6 +30,7 @@ from ..store.embedder import Embedder
 from ..store.fulltext import FullText
 from ..store.generations import Generation
 from ..store.globs import compile_glob
+from ..store.regexcache import compile_pattern
 from ..store.tokenizer import query_terms
 from ..store.vocabulary import LOAD_BEARING
 from .docs import DocTable
@@ -46,7 +47,7 @@ from .graph import CoGraph
 from .index import ServeIndex, iso_date
 from .models import CommitRef, Evidence, Hit, SearchResponse
 from .rerank import WEIGHTS, Candidate, rerank
-from .router import Route, classify
+from .router import Route, asked_areas, classify
 from .vectors import VectorIndex
 
 MODES = ("full", "bm25", "dense", "hybrid")
@@ -252,6 +253,28 @@ class Searcher:
                 if len(guessed) == 3:
                     break
         return guessed, False
+
+    def _in_asked_areas(self, act: dict[int, float], areas: tuple[str, ...]) -> dict[int, float]:
+        """Activation of files in the part of the repository a co-change question asks for
+        (`router.asked_areas`: a folder or file name starting with one of its words) raised by
+        `AREA_BOOST`."""
+        graph = self.graph
+        if not areas or graph is None:
+            return act
+        out = {}
+        for node, a in act.items():
+            key = graph.keys[node]
+            path = key if graph.kinds[node] == "file" else self._node_path(node)
+            parts = [p for p in _PATH_PARTS.split((path or "").lower()) if p]
+            hit = any(p.startswith(w) for p in parts for w in areas)
+            out[node] = a * AREA_BOOST if hit else a
+        return out
+
+    def _node_path(self, node: int) -> str | None:
+        graph = self.graph
+        assert graph is not None
+        row = self.docs.by_symbol_id.get(graph.keys[node])
+        return self.docs.path[row] if row is not None else None
 
     def _nodes_of(self, row: int) -> list[int]:
         g = self.graph
@@ -518,6 +541,8 @@ class Searcher:
         act_nodes = spread_activation(
             seeds, graph.neighbours, delta=cfg.graph_decay, gamma=cfg.import_discount
         )
+        if run.route.query_class == "coupled" and run.anchors:
+            act_nodes = self._in_asked_areas(act_nodes, asked_areas(run.query))
         activation = run.activation
         scored = self._scored_by_path(prelim)
         # a file's activation lands on its most activated function when it has one
@@ -898,6 +923,8 @@ class Searcher:
 
 
 OWN_COMMIT_DEPTH = 50  # how deep a named function's own commit is looked for
+AREA_BOOST = 1.5  # a co-change partner in the part of the repository the question asks for
+_PATH_PARTS = compile_pattern(r"[/._-]+")  # a path's folder and file name parts
 
 # route -> (plain list, its weight, RRF k) fused into the route's order (`_blend_baseline`):
 # "bm25", "vec" (the two-stage vectors) or "hybrid" (their plain RRF). "coupled" is a co-change

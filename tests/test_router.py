@@ -7,6 +7,7 @@ import pytest
 
 from gitstrata.serve.router import (
     CLASSES,
+    asked_areas,
     classify,
     is_exact,
     named_identifiers,
@@ -89,6 +90,19 @@ CASES = [
     ),
     # ... but not a change or a co-change question with the same opening
     ("If I rename InvoiceStore.flush, which other files have to change with it?", "coupled"),
+    # what moves with a change, in other words than "change together"
+    ("If the ledger goes to four decimals, which report and test files must follow?", "coupled"),
+    ("Which fixtures travel with services/billing/invoice.py?", "coupled"),
+    (
+        "Shortening the lease in jobs/lease.go: which Python module is committed alongside it?",
+        "coupled",
+    ),
+    (
+        "Dropping the legacy header in api/client.ts: what server code has shared its commits?",
+        "coupled",
+    ),
+    ("Which fixture was edited in the commit that bumped the retry limit?", "coupled"),
+    ("What has evolved with cli/main.go over the last year?", "coupled"),
 ]
 
 
@@ -156,6 +170,32 @@ def test_a_file_named_in_a_what_else_question_seeds_the_graph_and_leaves_the_ans
     assert "worker/internal/export/csv.go" in paths[:5]
     assert named not in paths[:5]
     assert named in resp.anchors
+
+
+def test_the_part_of_the_repository_a_co_change_question_asks_for() -> None:
+    assert asked_areas("Which web files got committed with api/orders.ts?") == ("web",)
+    assert asked_areas("which schema, fixture and billing files travel with rules.py?") == (
+        "schema",
+        "fixture",
+        "billing",
+    )
+    assert asked_areas("What else must change with services/billing/invoice.py?") == ()
+
+
+def test_co_change_partners_in_the_asked_for_part_come_first(fixture_bench) -> None:
+    engine = fixture_bench.strata.engine
+
+    def paths(query: str) -> list[str]:
+        hits = engine.search_result(query, 10).response.hits
+        return [h.path for h in hits if h.path]
+
+    named = "backend/api/schemas.py"
+    # its partners are in the backend, the web client and the mobile app: the part a question
+    # asks for leads
+    assert paths(f"Which files were committed with {named}?")[0].startswith("backend/")
+    for area in ("web", "mobile"):
+        asked = paths(f"Which {area} files were committed with {named}?")
+        assert asked[0].startswith(f"{area}/"), asked
 
 
 def test_a_symptom_gets_the_fixing_commit_and_the_code_it_fixed(fixture_bench) -> None:
