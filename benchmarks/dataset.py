@@ -60,6 +60,7 @@ SPLITS: tuple[str, ...] = (
     "heldout_v12",
     "heldout_v13",
     "heldout_v14",
+    "heldout_v15",
 )
 HELDOUT_SPLITS: tuple[str, ...] = (
     "heldout_v1",
@@ -76,6 +77,7 @@ HELDOUT_SPLITS: tuple[str, ...] = (
     "heldout_v12",
     "heldout_v13",
     "heldout_v14",
+    "heldout_v15",
 )
 
 
@@ -7995,6 +7997,779 @@ _HELDOUT_V14: tuple[_Row, ...] = (
 )
 
 
+# --- held-out v15: written from the fixture's files, commit messages and recorded failures before
+# the change it evaluates, without running retrieval on it; report it, never tune on it ---------
+
+MIGRATION_ORDERS = "db/migrations/0001_create_orders.sql"
+MIGRATION_REFUNDS = "db/migrations/0003_refunds.sql"
+MIGRATION_DELIVERY = "db/migrations/0007_delivery_window.sql"
+MIGRATION_TAX = "db/migrations/0011_order_tax.sql"
+
+_HELDOUT_V15: tuple[_Row, ...] = (
+    # causal
+    _q(
+        "v15-causal-01",
+        "causal",
+        "GatewayDeclined is raised for much more than 402s: a 400 or a 409 from the gateway lands "
+        "there as well. Which incident put those answers in the never-retry bucket, and what had "
+        "the issuers done to our customers?",
+        {
+            C("inc2188_declined_fix"): 3,
+            S(GATEWAY, "classify_response"): 2,
+            S(GATEWAY, "GatewayDeclined"): 2,
+            S(TEST_GATEWAY, "test_other_client_errors_are_not_retried"): 1,
+        },
+        (7,),
+    ),
+    _q(
+        "v15-causal-02",
+        "causal",
+        "The app drops queued orders after 36 hours and the server forgets idempotency keys after "
+        "48; who picked those two numbers, and what went wrong over the metro outage weekend that "
+        "forced them?",
+        {
+            C("inc2472_idempotency_ttl"): 3,
+            S(OFFLINE, "MAX_REPLAY_AGE_MS"): 2,
+            F(IDEMPOTENCY): 2,
+            F(ADR_IDEMPOTENCY): 1,
+        },
+        (10,),
+    ),
+    _q(
+        "v15-causal-03",
+        "causal",
+        "Was quoting a leading minus sign in the worker's nightly CSV a deliberate part of the "
+        "formula-injection fix, or did csv.go simply copy the Python prefix list?",
+        {
+            C("inc2602_csv_injection"): 3,
+            S(CSV_GO, "escapeCell"): 2,
+            S(CSV_GO_TEST, "TestEscapeCellQuotesFormulaPrefixes"): 2,
+            S(CSV_PY, "escape_cell"): 1,
+        },
+        (17,),
+    ),
+    _q(
+        "v15-causal-04",
+        "causal",
+        "Our security scanner complains that validate_token lets through tokens whose nbf still "
+        "lies in the future. Which sign-out problem made us allow that, and how many sessions did "
+        "it hit?",
+        {
+            C("inc2291_clock_skew"): 3,
+            S(TOKENS, "validate_token"): 2,
+            S(TEST_TOKENS, "test_token_from_a_pod_with_a_fast_clock_is_accepted"): 2,
+            S(TOKENS, "issue_token"): 1,
+        },
+        (1,),
+    ),
+    _q(
+        "v15-causal-05",
+        "causal",
+        "deploy/k8s/worker-deployment.yaml says two replicas times eight handlers must fit the "
+        "database pool beside the API. What happened the one time that sum was ignored?",
+        {
+            C("worker_perf_revert"): 3,
+            F(K8S_WORKER): 2,
+            C("worker_inflight_comment"): 2,
+            C("worker_perf_unbounded"): 1,
+        },
+        (6,),
+    ),
+    _q(
+        "v15-causal-06",
+        "causal",
+        "Where do RetryPolicy's defaults of four attempts, a 0.25 s first pause and a 4 s ceiling "
+        "come from, and were they ever tuned after the first gateway client landed?",
+        {
+            C("payments_gateway"): 3,
+            S(RETRY, "RetryPolicy"): 2,
+            S(RETRY, "RetryPolicy.delays"): 2,
+            S(SETTINGS, "Settings"): 1,
+        },
+    ),
+    _q(
+        "v15-causal-07",
+        "causal",
+        "What product launch added delivery_starts_at and delivery_ends_at to orders, and why is an "
+        "order without a slot still perfectly valid for the app?",
+        {
+            C("delivery_window"): 3,
+            S(PARSER, "parseDeliveryWindow"): 2,
+            F(MIGRATION_DELIVERY): 2,
+            S(SCHEMAS, "DeliveryWindowOut"): 1,
+        },
+    ),
+    _q(
+        "v15-causal-08",
+        "causal",
+        "Before rotation existed, what was wrong with how our refresh tokens worked, and which "
+        "commit replaced them with single-use ones?",
+        {
+            C("refresh_tokens"): 3,
+            S(REFRESH, "rotate_refresh_token"): 2,
+            F(MIGRATION_REFRESH): 1,
+            S(SESSION, "refreshNow"): 1,
+        },
+    ),
+    _q(
+        "v15-causal-09",
+        "causal",
+        "Did the orders table ever store money as floating point, or was it integer cents in "
+        "PostgreSQL even while the API still returned float totals?",
+        {
+            C("migrations_init"): 3,
+            F(MIGRATION_ORDERS): 2,
+            C("money_cents_refactor"): 2,
+            F(ADR_CENTS): 1,
+        },
+    ),
+    _q(
+        "v15-causal-10",
+        "causal",
+        "place_order is now a thin sequence of _build_order, _apply_discounts and _charge; was that "
+        "split meant to change any checkout behaviour, or only to make the steps testable?",
+        {
+            C("orders_service_refactor"): 3,
+            S(SERVICE, "OrderService.place_order"): 2,
+            S(SERVICE, "OrderService._apply_discounts"): 1,
+            S(SERVICE, "OrderService._build_order"): 1,
+        },
+    ),
+    # behavioral
+    _q(
+        "v15-behavioral-01",
+        "behavioral",
+        "A charge lookup returns HTTP 200 with Status 'failed' but ErrorCode ERR_GATEWAY_TIMEOUT: "
+        "which of the two does classifyGatewayStatus act on?",
+        {
+            S(RECONCILE, "classifyGatewayStatus"): 3,
+            S(RECONCILE, "GatewayStatus"): 2,
+            C("inc2710_reconcile_timeout"): 2,
+            S(RECONCILE_TEST, "TestTimeoutStaysPending"): 1,
+        },
+        (12,),
+    ),
+    _q(
+        "v15-behavioral-02",
+        "behavioral",
+        "Could TTLCache.get on one thread return a promotion that invalidate() removed a moment "
+        "earlier on another thread?",
+        {
+            S(CACHE, "TTLCache.get"): 3,
+            S(CACHE, "TTLCache.invalidate"): 2,
+            C("cache_perf_revert"): 2,
+            C("cache_perf_lockfree"): 1,
+        },
+        (2,),
+    ),
+    _q(
+        "v15-behavioral-03",
+        "behavioral",
+        "A partner saved next_cursor values we handed out before October, which held only the "
+        "timestamp; does decode_cursor still accept one of those today, or does it answer with an "
+        "error?",
+        {
+            S(ORDERS_API, "decode_cursor"): 3,
+            S(TEST_ORDERS_API, "test_malformed_cursor_is_a_client_error"): 2,
+            C("inc2801_pagination"): 2,
+            S(ORDERS_API, "encode_cursor"): 1,
+        },
+        (13,),
+    ),
+    _q(
+        "v15-behavioral-04",
+        "behavioral",
+        "Is CLOCK_SKEW_MS in web/src/auth/session.ts actually used when deciding to renew, or does "
+        "only the jest spec read it?",
+        {
+            S(SESSION, "shouldRefresh"): 3,
+            F(SESSION_TEST): 2,
+            C("web_session_tests"): 1,
+            C("inc2291_clock_skew"): 1,
+        },
+        (15,),
+    ),
+    _q(
+        "v15-behavioral-05",
+        "behavioral",
+        "Support wants to find a stuck charge in the gateway dashboard by its idempotency key. Can "
+        "they recompute that key from the order id alone, or is it random per attempt?",
+        {
+            S(RETRY, "charge_with_retry"): 3,
+            C("inc2407_idempotency_retry"): 2,
+            F(ADR_IDEMPOTENCY): 2,
+            F(RUNBOOK): 1,
+        },
+        (0, 16),
+    ),
+    _q(
+        "v15-behavioral-06",
+        "behavioral",
+        "How do the two worker replicas keep from claiming the same row of the jobs table at the "
+        "same time?",
+        {
+            S(QUEUE, "PostgresQueue.Fetch"): 3,
+            C("worker_scaffold"): 2,
+            F(K8S_WORKER): 1,
+        },
+    ),
+    _q(
+        "v15-behavioral-07",
+        "behavioral",
+        "Why does list_orders ask the service for one order more than the requested limit, and in "
+        "which case is next_cursor left null?",
+        {
+            S(ORDERS_API, "list_orders"): 3,
+            S(SERVICE, "OrderService.list_recent"): 2,
+            S(REPOSITORY, "OrderRepository.list_before"): 1,
+        },
+    ),
+    _q(
+        "v15-behavioral-08",
+        "behavioral",
+        "What error does rotate_refresh_token raise for a refresh token the server never issued, "
+        "say one mangled by a bad copy-paste, and is revocation checked before or after that?",
+        {
+            S(REFRESH, "rotate_refresh_token"): 3,
+            S(REFRESH, "RefreshTokenStore.find"): 2,
+            S(REFRESH, "_digest"): 1,
+        },
+    ),
+    _q(
+        "v15-behavioral-09",
+        "behavioral",
+        "What does processBatch do when a Runner is built in a test without setting MaxInFlight, "
+        "so that it stays zero?",
+        {
+            S(RUNNER, "Runner.processBatch"): 3,
+            S(WORKER_MAIN, "envInt"): 2,
+            S(RUNNER_TEST, "TestUnknownKindIsRetried"): 1,
+        },
+        (),
+        (),
+        "worker/**",
+    ),
+    _q(
+        "v15-behavioral-10",
+        "behavioral",
+        "In the admin order CSV, which columns go through escape_cell and which are written out "
+        "exactly as they are?",
+        {
+            S(CSV_PY, "order_row"): 3,
+            S(CSV_PY, "escape_cell"): 2,
+            S(TEST_CSV_PY, "test_formula_in_note_is_neutralised"): 1,
+        },
+    ),
+    # symptom
+    _q(
+        "v15-symptom-01",
+        "symptom",
+        "jest on mobile: 'rejects fractional amounts with ERR_PARSE_AMOUNT' now fails with "
+        "'Received function did not throw' after I made the parser cope with old cached totals",
+        {
+            S(PARSER, "parseMoney"): 3,
+            F(PARSER_TEST): 2,
+            C("inc2333_mobile_cents"): 2,
+            S(PARSER, "parseOrder"): 1,
+        },
+        (4,),
+        (),
+        "mobile/**",
+    ),
+    _q(
+        "v15-symptom-02",
+        "symptom",
+        "Six failures in tests/backend/test_csv_export.py after I touched the escaping: every "
+        "prefix case except '=' and the @PARTNER redemption row now come out unquoted.",
+        {
+            S(CSV_PY, "escape_cell"): 3,
+            S(TEST_CSV_PY, "test_formula_prefixes_are_quoted"): 2,
+            S(TEST_CSV_PY, "test_promotions_export_escapes_partner_codes"): 2,
+            C("inc2602_csv_injection"): 1,
+        },
+        (9,),
+    ),
+    _q(
+        "v15-symptom-03",
+        "symptom",
+        "nginx error log at the API edge: 'upstream timed out while reading response header from "
+        "upstream' on POST /orders only, and each of those shoppers later shows two orders.",
+        {
+            F(NGINX): 3,
+            C("inc2689_nginx_timeout"): 2,
+            S(SETTINGS, "Settings"): 2,
+            S(RETRY, "RetryPolicy"): 1,
+        },
+        (14,),
+    ),
+    _q(
+        "v15-symptom-04",
+        "symptom",
+        "Pen test finding: once the real user had refreshed, the tester replayed the copied older "
+        "refresh token, got nothing worse than ERR_TOKEN_EXPIRED, and the victim's newest token "
+        "went on working.",
+        {
+            S(REFRESH, "rotate_refresh_token"): 3,
+            S(TEST_REFRESH, "test_reuse_revokes_the_whole_family"): 2,
+            C("inc2744_refresh_reuse"): 2,
+            S(REFRESH, "RefreshTokenStore.revoke_family"): 1,
+        },
+        (11,),
+    ),
+    _q(
+        "v15-symptom-05",
+        "symptom",
+        "test_burst_across_the_window_edge_is_limited went red with 'assert 20 == 0' right after I "
+        "changed how allow() counts a client's requests",
+        {
+            S(LIMITER, "RateLimiter.allow"): 3,
+            S(LIMITER, "RateLimiter._estimate"): 2,
+            S(TEST_RATE_LIMITER, "test_burst_across_the_window_edge_is_limited"): 2,
+            C("inc2458_sliding_window"): 1,
+        },
+        (3,),
+    ),
+    _q(
+        "v15-symptom-06",
+        "symptom",
+        "A shopper on the UK storefront says her card statement shows the order charged in euros, "
+        "though the basket and the receipt said pounds.",
+        {
+            S(RETRY, "charge_with_retry"): 3,
+            S(GATEWAY, "GatewayClient.charge"): 3,
+            S(SERVICE, "OrderService._charge"): 2,
+            C("currency_support"): 1,
+        },
+    ),
+    _q(
+        "v15-symptom-07",
+        "symptom",
+        "Customers typing a promo code on a Japanese keyboard say the Apply button on the website "
+        "stays greyed out, yet support can redeem the very same code for them.",
+        {
+            S(CART, "canApplyPromo"): 3,
+            S(PROMO_INPUT, "PromoCodeInput"): 2,
+            S(CODES, "normalize_code"): 2,
+            C("promo_codes_normalize"): 1,
+        },
+    ),
+    _q(
+        "v15-symptom-08",
+        "symptom",
+        "US customers see sales tax on the confirmation page, but when they reopen the same order "
+        "from their history the tax line has vanished and the total is lower than what their card "
+        "was charged.",
+        {
+            S(REPOSITORY, "OrderRepository._hydrate"): 3,
+            S(REPOSITORY, "OrderRepository.save"): 2,
+            C("order_tax_field"): 2,
+            F(MIGRATION_TAX): 1,
+        },
+    ),
+    _q(
+        "v15-symptom-09",
+        "symptom",
+        "Support cancelled a paid order at the customer's request; the status now reads cancelled "
+        "but the money never went back to the card.",
+        {
+            S(SERVICE, "OrderService.cancel_order"): 3,
+            S(MODELS, "Order.can_cancel"): 2,
+            S(REFUNDS, "issue_refund"): 1,
+        },
+    ),
+    _q(
+        "v15-symptom-10",
+        "symptom",
+        "In the phone app the order list ends after the 20 newest orders; anything older only "
+        "shows up on the website.",
+        {
+            S(MOBILE_API, "fetchRecentOrders"): 3,
+            S(ORDERS_API, "list_orders"): 2,
+            S(WEB_ORDERS, "listOrders"): 1,
+        },
+    ),
+    # coupled
+    _q(
+        "v15-coupled-01",
+        "coupled",
+        "I'm about to make web/src/components/OrderSummary.tsx format everything in euros and stop "
+        "reading order.currency; which other files tend to land alongside OrderSummary.tsx?",
+        {
+            S(WEB_ORDERS, "OrderDTO"): 3,
+            C("currency_support"): 2,
+            S(SCHEMAS, "OrderOut"): 2,
+            S(MONEY_TS, "formatMoney"): 1,
+        },
+        (5,),
+        (WEB_ORDERS, SCHEMAS),
+    ),
+    _q(
+        "v15-coupled-02",
+        "coupled",
+        "Marketing will let percentage codes combine from January, so the 'One percentage code per "
+        "order' line in web/src/checkout/promoBanner.ts goes; which backend and test files does "
+        "promoBanner.ts usually change in step with?",
+        {
+            S(RULES, "apply_promotions"): 3,
+            S(TEST_PROMOTIONS, "test_percentage_codes_do_not_stack"): 2,
+            C("inc2655_promo_stacking"): 2,
+            S(BANNER, "renderPromoBanner"): 1,
+        },
+        (8,),
+        (RULES, TEST_PROMOTIONS),
+    ),
+    _q(
+        "v15-coupled-03",
+        "coupled",
+        "worker/internal/payments/reconcile_test.go: if TestTimeoutStaysPending goes away because "
+        "timeouts should be written off as failed, which files are this test's usual companions "
+        "in the history?",
+        {
+            S(RECONCILE, "classifyGatewayStatus"): 3,
+            S(GATEWAY, "GatewayTimeout"): 2,
+            C("inc2710_reconcile_timeout"): 2,
+            S(RECONCILE_TEST, "TestTimeoutStaysPending"): 1,
+        },
+        (12,),
+        (RECONCILE, GATEWAY),
+    ),
+    _q(
+        "v15-coupled-04",
+        "coupled",
+        "Starting from tests/backend/test_tokens.py: I'll delete test_clock_skew_grace_after_expiry "
+        "and make exp strict. Which production files have travelled with that test file?",
+        {
+            S(TOKENS, "validate_token"): 3,
+            F(SESSION): 2,
+            C("inc2291_clock_skew"): 2,
+            S(TEST_TOKENS, "test_clock_skew_grace_after_expiry"): 1,
+        },
+        (1,),
+        (TOKENS, SESSION),
+    ),
+    _q(
+        "v15-coupled-05",
+        "coupled",
+        "worker/internal/export/csv_test.go insists that -2 comes out quoted; before relaxing that "
+        "for accounting's import, which files changed together with csv_test.go?",
+        {
+            S(CSV_GO, "escapeCell"): 3,
+            S(CSV_PY, "escape_cell"): 2,
+            C("inc2602_csv_injection"): 2,
+            S(TEST_CSV_PY, "test_formula_prefixes_are_quoted"): 1,
+        },
+        (17,),
+        (CSV_GO, CSV_PY, TEST_CSV_PY),
+    ),
+    _q(
+        "v15-coupled-06",
+        "coupled",
+        "Before I touch backend/orders/tax.py for a Canadian storefront, which files arrived in the "
+        "same commit as tax.py?",
+        {
+            S(MODELS, "Order.total_cents"): 3,
+            F(MIGRATION_TAX): 2,
+            S(SCHEMAS, "OrderOut"): 2,
+            S(WEB_ORDERS, "parseOrderResponse"): 1,
+        },
+        (),
+        (MODELS, SCHEMAS, MIGRATION_TAX),
+    ),
+    _q(
+        "v15-coupled-07",
+        "coupled",
+        "Support wants to refund shipping separately from the items in backend/payments/refunds.py; "
+        "which other files has refunds.py been changed alongside?",
+        {
+            S(GATEWAY, "GatewayClient.refund"): 3,
+            F(MIGRATION_REFUNDS): 2,
+            F(ERRORS): 2,
+            C("refunds_partial"): 1,
+        },
+        (),
+        (GATEWAY, MIGRATION_REFUNDS, ERRORS),
+    ),
+    _q(
+        "v15-coupled-08",
+        "coupled",
+        "We want to encrypt queued orders in mobile/src/storage/offlineQueue.ts before they reach "
+        "AsyncStorage. Which files, on the device and on the server, were ever changed in one "
+        "commit with it?",
+        {
+            S(MOBILE_API, "submitOrder"): 3,
+            F(IDEMPOTENCY): 2,
+            C("mobile_offline_queue"): 2,
+            S(OFFLINE, "enqueueOrder"): 1,
+        },
+        (),
+        (MOBILE_API, IDEMPOTENCY, TEST_IDEMPOTENCY),
+    ),
+    _q(
+        "v15-coupled-09",
+        "coupled",
+        "Partner integrations that present an API key should bypass throttling in "
+        "backend/api/middleware.py; what does middleware.py usually get changed together with?",
+        {
+            S(LIMITER, "client_key"): 3,
+            F(TEST_RATE_LIMITER): 2,
+            S(MIDDLEWARE, "rate_limit_middleware"): 2,
+            C("settings_rate_limits"): 1,
+        },
+        (),
+        (TEST_RATE_LIMITER, LIMITER),
+    ),
+    _q(
+        "v15-coupled-10",
+        "coupled",
+        "Raising SCRYPT_N in backend/auth/passwords.py: which test file goes with it, and has "
+        "passwords.py ever shared a commit with the token code?",
+        {
+            F(TEST_PASSWORDS): 3,
+            S(PASSWORDS, "needs_rehash"): 2,
+            C("passwords_scrypt"): 2,
+            C("auth_tokens"): 1,
+        },
+        (),
+        (TEST_PASSWORDS, TOKENS),
+    ),
+    # exact
+    _q(
+        "v15-exact-01",
+        "exact",
+        "No key is ever created inside the retry loop",
+        {
+            F(ADR_IDEMPOTENCY): 3,
+            S(RETRY, "charge_with_retry"): 2,
+            C("adr_decisions"): 2,
+            C("inc2407_idempotency_retry"): 1,
+        },
+        (0, 16),
+    ),
+    _q(
+        "v15-exact-02",
+        "exact",
+        "WORKER_MAX_IN_FLIGHT",
+        {
+            S(WORKER_MAIN, "main"): 3,
+            F(K8S_WORKER): 3,
+            C("worker_inflight_comment"): 2,
+            S(RUNNER, "Runner"): 1,
+        },
+        (6,),
+    ),
+    _q(
+        "v15-exact-03",
+        "exact",
+        "timeout classified as failed, want pending (INC-2710)",
+        {
+            S(RECONCILE_TEST, "TestTimeoutStaysPending"): 3,
+            S(RECONCILE, "classifyGatewayStatus"): 2,
+            C("inc2710_reconcile_timeout"): 2,
+        },
+        (12,),
+    ),
+    _q(
+        "v15-exact-04",
+        "exact",
+        "Number.isSafeInteger(value)",
+        {
+            S(PARSER, "parseMoney"): 3,
+            C("inc2333_mobile_cents"): 2,
+            F(PARSER_TEST): 1,
+        },
+        (4,),
+        (),
+        "mobile/**",
+    ),
+    _q(
+        "v15-exact-05",
+        "exact",
+        "ERR_TOKEN_REVOKED",
+        {
+            S(REFRESH, "rotate_refresh_token"): 3,
+            S(TEST_REFRESH, "test_reuse_revokes_the_whole_family"): 2,
+            C("inc2744_refresh_reuse"): 2,
+            F(ERRORS): 1,
+        },
+        (11,),
+    ),
+    _q(
+        "v15-exact-06",
+        "exact",
+        "worker_job_failures_total",
+        {
+            S(JOB_METRICS, "Metrics.Handler"): 3,
+            S(JOB_METRICS, "Metrics.Observe"): 2,
+            C("worker_metrics"): 1,
+        },
+    ),
+    _q(
+        "v15-exact-07",
+        "exact",
+        '"reconciled charge" outcome.String()',
+        {
+            S(RECONCILE, "Reconcile"): 3,
+            C("worker_reconcile_logging"): 2,
+            S(RECONCILE, "Outcome"): 1,
+        },
+    ),
+    _q(
+        "v15-exact-08",
+        "exact",
+        "ERR_EMAIL_NOT_CONFIGURED",
+        {
+            S(HANDLERS, "sendTemplate"): 3,
+            S(HANDLERS, "DefaultHandlers"): 1,
+            S(HANDLERS, "sendRefundIssued"): 1,
+        },
+    ),
+    _q(
+        "v15-exact-09",
+        "exact",
+        "ORDER_COLUMNS",
+        {
+            F(CSV_PY): 3,
+            F(REPOSITORY): 3,
+            S(CSV_PY, "export_orders_csv"): 1,
+            S(REPOSITORY, "OrderRepository.get"): 1,
+        },
+    ),
+    _q(
+        "v15-exact-10",
+        "exact",
+        "ERR_PAYMENT_RETRY_EXHAUSTED",
+        {
+            S(RETRY, "charge_with_retry"): 3,
+            F(ERRORS): 2,
+            F(RUNBOOK): 1,
+            C("inc2188_declined_fix"): 1,
+        },
+    ),
+    # change
+    _q(
+        "v15-change-01",
+        "change",
+        "Add 409 and 429 to RETRYABLE_STATUSES in backend/payments/gateway.py so that conflicts and "
+        "throttling from the processor earn another attempt",
+        {
+            S(GATEWAY, "classify_response"): 3,
+            S(TEST_GATEWAY, "test_other_client_errors_are_not_retried"): 2,
+            C("inc2188_declined_fix"): 2,
+            S(RETRY, "charge_with_retry"): 1,
+        },
+        (7,),
+    ),
+    _q(
+        "v15-change-02",
+        "change",
+        "Construct the production IdempotencyStore with ttl=timedelta(hours=24) and purge expired "
+        "rows every night, so that idempotency_keys stays small",
+        {
+            S(IDEMPOTENCY, "IdempotencyStore"): 3,
+            S(IDEMPOTENCY, "IdempotencyStore.purge_expired"): 2,
+            C("inc2472_idempotency_ttl"): 2,
+            S(OFFLINE, "MAX_REPLAY_AGE_MS"): 1,
+        },
+        (10,),
+    ),
+    _q(
+        "v15-change-03",
+        "change",
+        "Make next_cursor a plain epoch-milliseconds number taken from the last order's created_at "
+        "instead of base64 JSON; integrators find that easier to debug",
+        {
+            S(ORDERS_API, "encode_cursor"): 3,
+            S(ORDERS_API, "decode_cursor"): 2,
+            C("inc2801_pagination"): 2,
+            S(REPOSITORY, "OrderRepository.list_before"): 1,
+        },
+        (13,),
+    ),
+    _q(
+        "v15-change-04",
+        "change",
+        "Swap the RLock in backend/core/ttl_cache.py for a readers-writer lock so that concurrent "
+        "get() calls no longer wait on one another",
+        {
+            S(CACHE, "TTLCache.get"): 3,
+            S(TEST_CACHE, "test_concurrent_get_and_eviction_do_not_raise"): 2,
+            C("cache_perf_revert"): 2,
+            S(CACHE, "TTLCache"): 1,
+        },
+        (2,),
+    ),
+    _q(
+        "v15-change-05",
+        "change",
+        "Lower the catch-all proxy_read_timeout in deploy/nginx/api.conf to 20 s; no legitimate API "
+        "call should need longer than that",
+        {
+            F(NGINX): 3,
+            S(SETTINGS, "Settings"): 2,
+            C("inc2689_nginx_timeout"): 2,
+            S(RETRY, "RetryPolicy.delays"): 1,
+        },
+        (14,),
+    ),
+    _q(
+        "v15-change-06",
+        "change",
+        "Make get_order in backend/api/orders.py answer 404 when the order belongs to a different "
+        "customer than the caller",
+        {
+            S(ORDERS_API, "get_order"): 3,
+            S(SERVICE, "OrderService.find"): 2,
+            S(MODELS, "Order"): 1,
+        },
+    ),
+    _q(
+        "v15-change-07",
+        "change",
+        "When refreshNow gets ERR_TOKEN_REVOKED or ERR_TOKEN_REUSED back, end the session and send "
+        "the shopper to the sign-in page instead of leaving a dead session around",
+        {
+            S(SESSION, "refreshNow"): 3,
+            S(SESSION, "endSession"): 2,
+            S(WEB_CLIENT, "ApiError"): 1,
+            S(REFRESH, "rotate_refresh_token"): 1,
+        },
+    ),
+    _q(
+        "v15-change-08",
+        "change",
+        "Refuse an Idempotency-Key longer than 255 characters with a 400 before POST /orders looks "
+        "it up",
+        {
+            S(ORDERS_API, "create_order"): 3,
+            S(IDEMPOTENCY, "IdempotencyStore.lookup"): 2,
+            F(ERRORS): 1,
+        },
+    ),
+    _q(
+        "v15-change-09",
+        "change",
+        "If MarkOutcome fails for one charge, let Reconcile log it and carry on with the remaining "
+        "charges instead of returning early",
+        {
+            S(RECONCILE, "Reconcile"): 3,
+            S(RECONCILE, "Store"): 2,
+            S(RECONCILE_TEST, "TestSettledAndMismatch"): 1,
+        },
+    ),
+    _q(
+        "v15-change-10",
+        "change",
+        "Start the worker's nightly orders CSV with a UTF-8 byte order mark so Excel shows å, ä and "
+        "ö in customer notes properly",
+        {
+            S(CSV_GO, "WriteOrdersCSV"): 3,
+            S(CSV_PY, "export_orders_csv"): 2,
+            C("csv_export"): 1,
+        },
+    ),
+)
+
+
 _ROWS: Mapping[str, tuple[_Row, ...]] = {
     "dev": _DEV,
     "heldout_v1": _HELDOUT_V1,
@@ -8011,6 +8786,7 @@ _ROWS: Mapping[str, tuple[_Row, ...]] = {
     "heldout_v12": _HELDOUT_V12,
     "heldout_v13": _HELDOUT_V13,
     "heldout_v14": _HELDOUT_V14,
+    "heldout_v15": _HELDOUT_V15,
 }
 
 

@@ -87,6 +87,7 @@ MARGIN_TARGETS = {
     "heldout_v12": 0.10,
     "heldout_v13": 0.10,
     "heldout_v14": 0.10,
+    "heldout_v15": 0.10,
 }
 
 
