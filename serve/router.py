@@ -80,7 +80,13 @@ _HISTORY_CUE = compile_pattern(
 _WHY_PHRASE = compile_pattern(
     r"\b(how come|(story|reasoning|thinking|idea|history|logic) behind|"
     r"(the|what'?s the) point (of|in)|what (went|goes|would go|could go|will go) wrong|"
-    r"what (broke|would break|breaks)|backed out)\b",
+    r"what (broke|would break|breaks)|backed out|"
+    # the event or change behind the code, asked for by name
+    r"(which|what) (incident|outage|bug|change|commit|fix|regression|report|event) "
+    r"(made|led|brought|caused|prompted|forced|triggered|motivated)|"
+    r"what happened\b[^?.]{0,80}\b(that|which) (led|made|caused|prompted|forced)|"
+    r"what drove|reasoning for|what problem|(introduced|added|meant|designed) to solve|"
+    r"deliberate (choice|decision)|on purpose)\b",
     re.I,
 )
 _HISTORY_PHRASE = compile_pattern(r"\b(backed out|went wrong|broke)\b", re.I)
