@@ -241,33 +241,9 @@ _ASKED_FOR = compile_pattern(
     re.I,
 )
 _AREA_SEP = compile_pattern(r"[\s,]+")
-_NOT_AREAS = frozenset(
-    [
-        "other",
-        "others",
-        "and",
-        "or",
-        "the",
-        "a",
-        "an",
-        "of",
-        "its",
-        "their",
-        "which",
-        "what",
-        "any",
-        "some",
-        "more",
-        "all",
-        "one",
-        "two",
-        "also",
-        "server-side",
-        "app-side",
-        "client-side",
-        "side",
-    ]
-)
+_NOT_AREAS = frozenset(("other", "others", "and", "the", "its", "their", "which", "what", "any",
+                        "some", "more", "all", "one", "two", "also", "side", "server-side",
+                        "app-side", "client-side"))  # fmt: skip
 
 
 def asked_areas(query: str) -> tuple[str, ...]:
