@@ -90,7 +90,11 @@ def build_in_child(
         lines = done.stderr.decode("utf-8", "replace").strip().splitlines()
         why = lines[-1] if lines else f"exit status {done.returncode}"
         raise RuntimeError(f"the full-text index could not be built: {why}")
-    return int(done.stdout.strip() or 0)
+    try:
+        return int(done.stdout.split()[-1])  # its last word: whatever else it printed before
+    except (IndexError, ValueError):
+        why = "the full-text index child did not say how many documents it wrote"
+        raise RuntimeError(why) from None
 
 
 def _child(argv: list[str]) -> int:
