@@ -7,7 +7,7 @@ are not a contract and are never parsed.
 
 Lines:
 
-    {"event": "progress", "step": "index", "done": 2, "total": 9, "stage": "blame"}
+    {"event": "progress", "step": "index", "done": 2, "total": 10, "stage": "blame"}
     {"event": "progress", "step": "capsule: commits", "done": 120, "total": 480, "eta": 31.5}
     {"event": "progress", "step": "fulltext: documents", "done": 0, "total": null}
     {"event": "message", "text": "waiting for another gitstrata index on ... to finish ..."}
