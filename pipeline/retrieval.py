@@ -87,6 +87,7 @@ POOL_MIN_DOCUMENTS = 4_000
 # Fewer documents than this are indexed by one Tantivy writer thread (see `run_fulltext`).
 FULLTEXT_THREADS_MIN_DOCUMENTS = 20_000
 TERM_FIELDS = fulltext.TEXT_FIELDS  # `fulltext.field_terms` gives them in this order
+_TERM_COLUMNS = (*TERM_FIELDS, "head")  # `doc_terms` after its content hash, as `_Terms` holds them
 
 
 _Terms = tuple[str, str, str, str, str | None]
@@ -100,8 +101,8 @@ def _previous_terms(table: pa.Table | None) -> dict[str, _Terms]:
     """content hash -> terms of the previous run's documents (this code's own table only)."""
     if table is None:
         return {}
-    t = table.select(["content_hash", *TERM_FIELDS, "head"]).to_pydict()
-    fields = [t[name] for name in (*TERM_FIELDS, "head")]
+    t = table.select(["content_hash", *_TERM_COLUMNS]).to_pydict()
+    fields = [t[name] for name in _TERM_COLUMNS]
     return {h: tuple(row) for h, *row in zip(t["content_hash"], *fields, strict=True)}  # type: ignore[misc]
 
 
@@ -118,7 +119,7 @@ def _document_terms(ctx: StageContext, docs: pa.Table) -> tuple[pa.Table, int]:
     )
     terms = [fresh[i] if i in fresh else known[h] for i, h in enumerate(hashes)]
     table = {"content_hash": pa.array(hashes, pa.string())}
-    for k, name in enumerate((*TERM_FIELDS, "head")):
+    for k, name in enumerate(_TERM_COLUMNS):
         table[name] = pa.array([t[k] for t in terms], pa.large_string())
     return pa.table(table, schema=DOC_TERMS), len(todo)
 
