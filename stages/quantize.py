@@ -23,32 +23,46 @@ from ..store.vecstore import (
     bits_table,
     i8_table,
     int8_quantize,
-    mrl_truncate,
     sign_codes,
 )
 
 
-def vectors_matrix(vectors_f32: pa.Table, column: str = "vector") -> np.ndarray:
-    """The FixedSizeList<float32> column as a float32[n, d] array."""
+def vectors_matrix(
+    vectors_f32: pa.Table, column: str = "vector", dtype: type | None = np.float32
+) -> np.ndarray:
+    """The FixedSizeList column as an [n, d] array: of `dtype`, or, with `dtype=None`, a
+    zero-copy view in the column's own element type (float16 as the artifact stores it)."""
     col = vectors_f32.column(column).combine_chunks()
     d = col.type.list_size
     if len(col) == 0:
-        return np.zeros((0, d), np.float32)
-    return np.asarray(col.values.to_numpy(zero_copy_only=False), dtype=np.float32).reshape(
-        len(col), d
-    )
+        return np.zeros((0, d), dtype or np.float32)
+    raw = col.flatten().to_numpy(zero_copy_only=False).reshape(len(col), d)
+    return raw if dtype is None else raw.astype(dtype, copy=False)
+
+
+def _served(full: np.ndarray, mrl_dim: int) -> np.ndarray:
+    """`mrl_truncate(full, mrl_dim)` of stored (float16) rows, widening only the served prefix
+    and dividing in place: the same float32 values, one matrix allocated instead of four (on
+    a refresh this stage re-encodes every vector, and fresh memory is most of its cost)."""
+    prefix = np.asarray(full[:, :mrl_dim], dtype=np.float32)
+    if not prefix.flags.owndata:  # float32 rows come as a view of the table
+        prefix = prefix.copy()
+    norms = np.linalg.norm(prefix, axis=-1, keepdims=True)
+    np.divide(prefix, norms, out=prefix, where=norms > 0)
+    prefix[~(norms[:, 0] > 0)] = 0.0  # as `mrl_truncate`: a zero (or NaN) norm gives zeros
+    return prefix
 
 
 def quantize(
     vectors_f32: pa.Table, rotation: np.ndarray, *, mrl_dim: int = CODE_BITS
 ) -> tuple[pa.Table, pa.Table]:
     """(vectors_bits, vectors_i8) for the vectors in row order."""
-    full = vectors_matrix(vectors_f32)
+    full = vectors_matrix(vectors_f32, dtype=None)
     if full.shape[1] < mrl_dim:
         raise ValueError(f"vectors have {full.shape[1]} dims, fewer than mrl_dim={mrl_dim}")
     if np.shape(rotation) != (CODE_BITS, mrl_dim):
         raise ValueError(f"rotation must be {CODE_BITS} x {mrl_dim}, got {np.shape(rotation)}")
-    prefix = mrl_truncate(full, mrl_dim)
+    prefix = _served(full, mrl_dim)
     codes, scales = int8_quantize(prefix)
     bits = sign_codes(prefix, rotation) if len(prefix) else np.zeros((0, LANES), np.uint64)
     if len(prefix) == 0:

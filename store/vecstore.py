@@ -49,8 +49,10 @@ def int8_quantize(vectors: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     peak = np.abs(v).max(axis=1) if v.shape[1] else np.zeros(v.shape[0], np.float32)
     scales = (peak / 127.0).astype(np.float32)
     safe = np.where(scales > 0, scales, 1.0).astype(np.float32)
-    codes = np.clip(np.rint(v / safe[:, None]), -127, 127).astype(np.int8)
-    return codes, scales
+    steps = v / safe[:, None]  # rounded and clipped in place: one temporary, not three
+    np.rint(steps, out=steps)
+    np.clip(steps, -127, 127, out=steps)
+    return steps.astype(np.int8), scales
 
 
 def sign_codes(vectors: np.ndarray, rotation: np.ndarray) -> np.ndarray:

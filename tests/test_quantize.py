@@ -109,3 +109,25 @@ def test_quantize_stage_tables() -> None:
 def test_quantize_empty() -> None:
     bits, i8 = quantize(_f32_table(np.zeros((0, 384), np.float32)), haar_rotation(256, 0))
     assert bits.num_rows == 0 and i8.num_rows == 0
+
+
+def test_stored_float16_vectors_give_the_codes_of_their_float32_values() -> None:
+    """The artifact keeps float16 rows; the stage widens only the served prefix, and the codes
+    are those of the rows widened whole first (a zero row and a non-finite one give zeros)."""
+    rng = np.random.default_rng(4)
+    full = mrl_truncate(rng.standard_normal((50, 384)), 384).astype(np.float16)
+    full[3] = 0.0
+    full[7, :10] = np.nan
+    flat = pa.array(full.reshape(-1))
+    table = pa.table({"vector": pa.FixedSizeListArray.from_arrays(flat, 384)})
+    r = haar_rotation(256, 3)
+    bits, i8 = quantize(table, r)
+    with np.errstate(invalid="ignore"):
+        prefix = mrl_truncate(full.astype(np.float32), 256)
+    codes, scales = int8_quantize(prefix)
+    got = i8.column("codes").combine_chunks().values.to_numpy().reshape(50, 256)
+    np.testing.assert_array_equal(got, codes)
+    np.testing.assert_array_equal(i8.column("scale").to_numpy(), scales)
+    lanes = np.stack([bits.column(f"lane{j}").to_numpy() for j in range(4)], axis=1)
+    np.testing.assert_array_equal(lanes, sign_codes(prefix, r))
+    assert not got[3].any() and not got[7].any()
