@@ -97,31 +97,39 @@ def _field_terms(row: tuple[str, list[str], list[str], str]) -> _Terms:
     return (*fulltext.field_terms(*row), fulltext.head_terms(row[3]))
 
 
-def _previous_terms(table: pa.Table | None) -> dict[str, _Terms]:
-    """content hash -> terms of the previous run's documents (this code's own table only)."""
-    if table is None:
-        return {}
-    t = table.select(["content_hash", *_TERM_COLUMNS]).to_pydict()
-    fields = [t[name] for name in _TERM_COLUMNS]
-    return {h: tuple(row) for h, *row in zip(t["content_hash"], *fields, strict=True)}  # type: ignore[misc]
+def _previous_rows(table: pa.Table | None, hashes: list[str]) -> np.ndarray:
+    """Row of the previous run's `doc_terms` (this code's own table only) holding each content
+    hash of `hashes`, or -1 where it has none."""
+    if table is None or table.num_rows == 0:
+        return np.full(len(hashes), -1, np.int64)
+    row_of = {h: i for i, h in enumerate(table.column("content_hash").to_pylist())}
+    return np.fromiter((row_of.get(h, -1) for h in hashes), np.int64, len(hashes))
 
 
 def _document_terms(ctx: StageContext, docs: pa.Table) -> tuple[pa.Table, int]:
     """The `doc_terms` table of `docs` and how many documents were tokenized: only those whose
-    content hash the previous run did not have (tokenizing is most of the documents' cost)."""
-    cols = docs.select(["title", "symbols", "paths", "body"]).to_pydict()
+    content hash the previous run did not have (tokenizing is most of the documents' cost). The
+    other rows are taken from the previous table in Arrow, never turned into Python strings."""
     hashes = docs.column("content_hash").to_pylist()
-    known = _previous_terms(ctx.previous("doc_terms"))
-    todo = [i for i, h in enumerate(hashes) if h not in known]
-    rows = ((cols["title"][i], cols["symbols"][i], cols["paths"][i], cols["body"][i]) for i in todo)
-    fresh = dict(
-        zip(todo, ctx.map(_field_terms, rows, label="terms", total=len(todo)), strict=True)
-    )
-    terms = [fresh[i] if i in fresh else known[h] for i, h in enumerate(hashes)]
-    table = {"content_hash": pa.array(hashes, pa.string())}
+    previous = ctx.previous("doc_terms")
+    source = _previous_rows(previous, hashes)
+    todo = np.flatnonzero(source < 0)
+    cols = docs.select(["title", "symbols", "paths", "body"]).take(pa.array(todo)).to_pydict()
+    rows = zip(cols["title"], cols["symbols"], cols["paths"], cols["body"], strict=True)
+    fresh = list(ctx.map(_field_terms, rows, label="terms", total=len(todo)))
+    table = {"content_hash": pa.array([hashes[i] for i in todo], pa.string())}
     for k, name in enumerate(_TERM_COLUMNS):
-        table[name] = pa.array([t[k] for t in terms], pa.large_string())
-    return pa.table(table, schema=DOC_TERMS), len(todo)
+        table[name] = pa.array([t[k] for t in fresh], pa.large_string())
+    parts = [pa.table(table, schema=DOC_TERMS)]
+    if previous is not None and len(todo) < len(hashes):
+        kept = np.flatnonzero(source >= 0)
+        parts.append(previous.select(DOC_TERMS.names).cast(DOC_TERMS).take(pa.array(source[kept])))
+        order = np.empty(len(hashes), np.int64)  # the fresh rows first, then the kept ones
+        order[np.concatenate([todo, kept])] = np.arange(len(hashes))
+        terms = pa.concat_tables(parts).take(pa.array(order))
+    else:
+        terms = parts[0]
+    return terms.combine_chunks(), len(todo)
 
 
 def run_documents(ctx: StageContext) -> StageResult:
