@@ -465,3 +465,24 @@ def test_query_output_is_a_plain_table_with_whole_names_and_no_control_character
     with Strata(r.path) as s:
         styled = search_text(s.search("capture with bounded retries", 3), styled=True)
     assert styled.startswith("class \x1b[1m") and "\x1b[2J" not in styled
+
+
+def test_the_index_command_allocates_through_the_c_library_unless_told_otherwise(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import pyarrow as pa
+
+    from gitstrata.oneshot import _system_allocator
+
+    before = pa.default_memory_pool()
+    try:
+        monkeypatch.setenv("ARROW_DEFAULT_MEMORY_POOL", "mimalloc")
+        pa.set_memory_pool(pa.mimalloc_memory_pool())
+        _system_allocator()  # the user's choice stands
+        assert pa.default_memory_pool().backend_name == "mimalloc"
+        monkeypatch.delenv("ARROW_DEFAULT_MEMORY_POOL")
+        _system_allocator()
+        assert pa.default_memory_pool().backend_name == "system"
+        assert os.environ["ARROW_DEFAULT_MEMORY_POOL"] == "system"  # for the worker processes
+    finally:
+        pa.set_memory_pool(before)
