@@ -109,11 +109,16 @@ def _last_change(touches: pa.Table | None) -> tuple[dict[str, tuple[int, str]], 
     return by_symbol, by_path
 
 
+_SYMBOL_COLUMNS = ("symbol_id", "path", "qualname", "start_line", "end_line")
+_SYMBOL_OPTIONAL = ("signature", "docstring", "code", "language")  # read with `.get`
+
+
 def _symbol_docs(
     symbols: pa.Table, touches: pa.Table | None, intents: Mapping[str, str]
 ) -> list[dict]:
     by_symbol, by_path = _last_change(touches)
-    rows = symbols.to_pylist()
+    used = [*_SYMBOL_COLUMNS, *(c for c in _SYMBOL_OPTIONAL if c in symbols.column_names)]
+    rows = symbols.select(used).to_pylist()
     rows.sort(key=lambda r: (r["path"], r["start_line"], r["qualname"]))
     docs = []
     for r in rows:
