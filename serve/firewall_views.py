@@ -67,7 +67,11 @@ _LATIN_SHAPES = dict(
 # letters that render blank (Hangul fillers, the Braille blank): spaces that split no word
 # for a reader, so `ignoreㅤall` reads as two words
 _BLANKS = frozenset("\u115f\u1160\u3164\uffa0\u2800")
-_HAS_CONFUSABLE = lazy("[" + "".join(_CONFUSABLE) + "".join(_LATIN_SHAPES) + "".join(_BLANKS) + "]")
+# the blanks sorted: a frozenset's order changes with the hash seed, and the pattern's text is
+# its key in the compiled-pattern cache
+_HAS_CONFUSABLE = lazy(
+    "[" + "".join(_CONFUSABLE) + "".join(_LATIN_SHAPES) + "".join(sorted(_BLANKS)) + "]"
+)
 _WORD = lazy(r"\w+")
 # a combining mark right after an ASCII letter (NFKC composes accents, so what is left is drawn
 # through or under the letter: s̶t̶r̶i̶k̶e̶, u̲n̲d̲e̲r̲)

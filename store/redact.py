@@ -62,11 +62,13 @@ def _literal_first(pattern: re.Pattern[str]) -> tuple[re.Pattern[str], bool]:
 
 
 _TOKENS = [(kind, pre, *_literal_first(pat)) for kind, pre, pat in _TOKEN_SPECS]
-# every prefix in one pass (longest first, so a found `sk-ant-` also stands for `sk-`)
+# every prefix in one pass (longest first, so a found `sk-ant-` also stands for `sk-`; then
+# alphabetical: the pattern's text, the compiled-pattern cache's key, is the same in every
+# process, whatever order its hash seed gives the set)
 _PREFIXES = compile_pattern(
     "|".join(
         re.escape(p)
-        for p in sorted({p for _, pre, _ in _TOKEN_SPECS for p in pre}, key=len, reverse=True)
+        for p in sorted({p for _, pre, _ in _TOKEN_SPECS for p in pre}, key=lambda p: (-len(p), p))
     )
 )
 

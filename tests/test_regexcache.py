@@ -192,3 +192,36 @@ def test_the_cache_can_be_turned_off(cache_home: Path, monkeypatch: pytest.Monke
     assert regexcache.compile_pattern(r"a+b").fullmatch("aab")
     regexcache.save()
     assert not cache_home.exists()
+
+
+# a process that compiles every pattern of the package made through the cache, and says how
+# many it did not find in the file
+_EVERY_PATTERN = """
+from gitstrata.store import regexcache
+from gitstrata.serve import firewall, router
+from gitstrata.stages import filekind, intent, memory_sources, patch, spanrules
+from gitstrata.stages.chunking import imports, rules, source, structural, treesitter
+from gitstrata.stages.chunking import treesitter_clike
+from gitstrata.store import redact, secret_formats, tokenizer
+firewall.warm()
+print(len(regexcache._entries))
+regexcache.save()
+"""
+
+
+def test_another_hash_seed_compiles_nothing_new(cache_home: Path) -> None:
+    """A pattern's text is its key in the file: one built from a set in the set's order was a
+    new key in every process (it compiled again, and the whole file was written again)."""
+    import subprocess
+    import sys
+
+    made = []
+    for seed in ("1", "2", "3"):
+        env = {**os.environ, "PYTHONHASHSEED": seed, "XDG_CACHE_HOME": str(cache_home.parent)}
+        done = subprocess.run(
+            [sys.executable, "-c", _EVERY_PATTERN], env=env, capture_output=True, text=True
+        )
+        assert done.returncode == 0, done.stderr
+        made.append(int(done.stdout.split()[-1]))
+    assert made[0] > 250
+    assert made[1:] == [0, 0]
