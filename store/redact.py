@@ -341,15 +341,17 @@ class Redactor:
 
         def tail(
             kind: str, check: Callable[[re.Match[str]], bool] | None = None
-        ) -> Callable[[re.Match[str]], str]:
-            def sub(m: re.Match[str]) -> str:
+        ) -> Callable[[re.Match[str]], str | None]:
+            """A key's value as a placeholder; None when the match is no secret."""
+
+            def sub(m: re.Match[str]) -> str | None:
                 secret = m.group("secret")
                 if check is not None and not check(m):
-                    return m.group(0)
+                    return None
                 if "name" in m.re.groupindex and not _name_ok(m.group("name")):
-                    return m.group(0)
+                    return None
                 if allowed(secret):
-                    return m.group(0)
+                    return None
                 kinds.append(kind)
                 rest = m.group(0)[m.end("secret") - m.start() :]
                 return m.group("head") + PLACEHOLDER.format(kind) + rest
@@ -368,26 +370,60 @@ class Redactor:
                 if any(p in f for p in prefixes for f in found):
                     text = pattern.sub(whole(kind, boundary), text)
         if "://" in text:
-            text = _URL_PASSWORD.sub(tail("url_password", _url_value), text)
+            text = _keyed_sub(_URL_PASSWORD, tail("url_password", _url_value), text)
 
         def keyed(line: str) -> str:
-            line = _BEARER.sub(
-                tail("bearer_token", lambda m: _entropy(m.group("secret")) >= 3.0), line
+            line = _keyed_sub(
+                _BEARER, tail("bearer_token", lambda m: _entropy(m.group("secret")) >= 3.0), line
             )
-            line = _ENV_ASSIGN.sub(tail("password_assignment"), line)
+            line = _keyed_sub(_ENV_ASSIGN, tail("password_assignment"), line)
             if "-" in line:
-                line = _FLAG.sub(tail("password_assignment", _flag_value), line)
+                line = _keyed_sub(_FLAG, tail("password_assignment", _flag_value), line)
             if "=" in line:
-                line = _PAIR.sub(tail("password_assignment", _pair_value), line)
-            line = _QUOTED_ASSIGN.sub(tail("password_assignment", _quoted_value), line)
-            line = _BARE_ASSIGN.sub(tail("password_assignment", _data_not_code), line)
-            return _GENERIC.sub(
-                tail("high_entropy_secret", lambda m: _looks_random(m.group("secret"))), line
+                line = _keyed_sub(_PAIR, tail("password_assignment", _pair_value), line)
+            line = _keyed_sub(_QUOTED_ASSIGN, tail("password_assignment", _quoted_value), line)
+            line = _keyed_sub(_BARE_ASSIGN, tail("password_assignment", _data_not_code), line)
+            return _keyed_sub(
+                _GENERIC,
+                tail("high_entropy_secret", lambda m: _looks_random(m.group("secret"))),
+                line,
             )
 
         text = _on_hinted_lines(text, keyed)
         text = _random_tokens(text, kinds, allowed)
         return text, kinds
+
+
+# refused keys whose values are searched again in a row (see `_keyed_sub`)
+_NESTED = 4
+
+
+def _keyed_sub(
+    pattern: re.Pattern[str], sub: Callable[[re.Match[str]], str | None], text: str
+) -> str:
+    """`pattern.sub(sub, text)` for a key and its value (groups `head` and `secret`), where
+    `sub` says None to a match that is no secret: the search then goes on right after that
+    match's key, not after its value, because the value may hold a key and a secret of its own
+    (`Xpassword=password=<secret>`: the first name is refused, the second is the secret's).
+    A value is searched again at most `_NESTED` times in a row, and past them as before: each
+    search may read to the end of the value, and a chain of refused keys (`Xpassword=` x 4,000)
+    must not make that quadratic."""
+    out: list[str] = []
+    done = at = refused = outer = 0  # refused in a row inside the value ending at `outer`
+    while (m := pattern.search(text, at)) is not None:
+        new = sub(m)
+        if new is None:
+            refused = refused + 1 if m.start() < outer else 1
+            outer = max(outer, m.end())
+            inside = refused <= _NESTED  # else past the chain, as `re.sub` would go on
+            at = max(m.end("head") if inside else m.end(), m.start() + 1)
+            continue
+        out += (text[done : m.start()], new)
+        done = at = max(m.end(), m.start() + 1)
+    if not out:
+        return text
+    out.append(text[done:])
+    return "".join(out)
 
 
 def _custom(kinds: list[str]) -> Callable[[re.Match[str]], str]:

@@ -522,6 +522,22 @@ def test_the_benchmark_finds_every_planted_secret_redacted(tmp_path) -> None:
     assert "| mcp | 100.0 % | - |" in markdown(res)
 
 
+def test_a_secret_inside_a_refused_keys_value_is_found() -> None:
+    # the first key name (glued to a random token by a letter) is refused; its value holds a
+    # key and a secret of their own, which a search resuming after the whole value missed
+    token = "Qm3Xr8Lw2Nv5Tb9Yc4Hd7Jf1Kp6Sg0Ea"
+    once, kinds = redact(f"{token}\u00c0password=password={token}")
+    assert token not in once
+    assert sorted(kinds) == ["high_entropy_token", "password_assignment"]
+    assert redact(once) == (once, [])
+
+
+def test_a_chain_of_refused_keys_is_searched_in_linear_time() -> None:
+    # every value is searched again after its refused key a few times in a row, not each time
+    text = "Xpassword=" * 20_000
+    assert redact(text) == (text, [])
+
+
 def test_a_private_key_body_line_is_matched_in_linear_time() -> None:
     # a truncated key block whose next "line" is blanks around a diff sign, then a character
     # no body holds: split every way between the blanks, the old pattern took minutes
