@@ -169,6 +169,19 @@ SECRETS: tuple[Secret, ...] = (
     ),
     Secret("env_password", ".env password", _j("hunter2", "hunter2"), "head"),
     Secret("rotated_key", "rotated key body (diff without BEGIN / END)", NEW_SSH_BODY, "head"),
+    Secret("mysql_glued", "mysql -p<password>", _j("Quokka", "Marzipan"), "head"),
+    Secret("pgpassword", "PGPASSWORD= before a command", _j("Zx9Qw3Er", "7Ty1Ui5Op"), "head"),
+    Secret("sshpass", "sshpass -p <password>", _j("Gondola", "Pistachio"), "head"),
+    Secret("curl_user", "curl -u user:<password>", _j("Tangerine", "Velvet"), "head"),
+    Secret("netrc", ".netrc password", _j("Harbour", "Lantern77"), "head"),
+    Secret("sql_password", "IDENTIFIED BY '<password>'", _j("Pelican", "Cobalt"), "head"),
+    Secret("redis_url", "URL password with no user name", _j("Saffron", "Tundra"), "head"),
+    Secret(
+        "crypt_hash",
+        "htpasswd password hash",
+        _j("$apr1$", "r31.....$HqJZimcKQFAMYayBlzkrA/"),
+        "head",
+    ),
 )
 
 # (text, the file or "message" it is planted in): must be stored verbatim
@@ -308,6 +321,21 @@ def login(password: str, token=None):
         ),
         # only the body lines change: the diff shows them without the BEGIN / END lines
         Commit("Rotate the ops key", {"ops/id_ed25519": _pem("OPENSSH PRIVATE KEY", NEW_SSH_BODY)}),
+        Commit(
+            f"Add the backup scripts\n\nRun by hand with sshpass -p {_s('sshpass')} ssh backup@db.",
+            {
+                "ops/backup.sh": (
+                    "#!/bin/sh\nset -e\n"
+                    f"mysqldump -u root -p{_s('mysql_glued')} shop > shop.sql\n"
+                    f"PGPASSWORD={_s('pgpassword')} pg_dump -h db shop > pg.sql\n"
+                    f"curl -u backup:{_s('curl_user')} -T shop.sql https://store.shop.test/\n"
+                    f"redis-cli -u redis://:{_s('redis_url')}@cache:6379/0 SAVE\n"
+                ),
+                "ops/netrc": f"machine store.shop.test login backup password {_s('netrc')}\n",
+                "db/users.sql": f"CREATE USER 'shop'@'%' IDENTIFIED BY '{_s('sql_password')}';\n",
+                "ops/htpasswd": f"admin:{_s('crypt_hash')}\n",
+            },
+        ),
     ]
 
 

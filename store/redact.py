@@ -75,7 +75,7 @@ _PREFIXES = compile_pattern(
 # scheme://user:password@host -> only the password goes; a password may hold `@`, the host
 # starts after the last one
 _URL_PASSWORD = compile_pattern(
-    r"(?P<head>\b[a-zA-Z][a-zA-Z0-9+.\-]{1,20}://[^\s:/@'\"]+:)"
+    r"(?P<head>\b[a-zA-Z][a-zA-Z0-9+.\-]{1,20}://[^\s:/@'\"]*:)"  # `redis://:<secret>@`
     r"(?P<secret>(?!\[REDACTED)[^\s/'\"]+?)(?=@[^\s@/'\"?#]*(?:[/:?#\s'\"]|\Z))"
 )
 _BEARER = compile_pattern(
@@ -151,6 +151,28 @@ _FLAG = compile_pattern(
     re.IGNORECASE,
 )
 
+# secrets a command line or a statement takes without a key name: `mysql -p<secret>`, `sshpass
+# -p <secret>`, `docker login -p <secret>`, `curl -u user:<secret>`, a `.netrc` line,
+# `IDENTIFIED BY '<secret>'`, `WITH PASSWORD '<secret>'` (each looked for within 200 characters
+# of its command, so a long line is read a bounded number of times)
+_COMMAND_SECRET = compile_pattern(
+    r"(?P<head>(?<![\w\-])(?:"
+    r"(?:mysql|mysqldump|mysqladmin|mariadb|mariadb-dump)\b[^\n]{0,200}?[ \t]-p"
+    r"|sshpass\b[^\n]{0,200}?[ \t]-p[ \t]*"
+    r"|docker[ \t]+login\b[^\n]{0,200}?[ \t]-p[ \t]+"
+    r"|(?:curl|wget)\b[^\n]{0,200}?[ \t](?:-u|--user)(?:=|[ \t]+)[\"']?[^\s:'\"@]+:"
+    r"|machine[ \t]+[\w\-]+(?:\.[\w\-]+)+[ \t]+login[ \t]+\S+[ \t]+password[ \t]+"
+    r"|identified[ \t]+by[ \t]+'|with[ \t]+(?:encrypted[ \t]+)?password[ \t]+'"
+    r"))(?P<secret>(?!\[REDACTED)(?![$<{%])[^\s'\"`]{3,})",
+    re.IGNORECASE,
+)
+# a crypt(3) password hash (`htpasswd`, `/etc/shadow`): Apache MD5, bcrypt, SHA-256/512, yescrypt
+_CRYPT_HASH = compile_pattern(
+    r"(?P<head>(?<![\w$]))(?P<secret>\$(?:apr1|2[abxy]|[56y])\$[./A-Za-z0-9$=]{20,})"
+)
+# names glued to their key word that are nonetheless the key (`_name_ok` refuses `compass`)
+_GLUED_KEYS = frozenset({"pgpassword", "sshpass", "mysqlpassword", "rediscli_auth"})
+
 # `key=value` pairs of URL queries and connection strings: `?token=...&`, `;Password=...;`,
 # `host=db user=app password=...`
 _PAIR = compile_pattern(
@@ -181,7 +203,10 @@ _DATA_PREFIX = compile_pattern(
 )
 
 # a line with one of these may hold a key-ish assignment, flag or bearer header
-_HINT = compile_pattern(r"pass|pwd|secret|token|key|credential|auth|sig|salt|hmac|bearer|basic")
+_HINT = compile_pattern(
+    r"pass|pwd|secret|token|key|credential|auth|sig|salt|hmac|bearer|basic"
+    r"|mysql|mariadb|docker|curl|wget|identified|\$(?:apr1|2[abxy]|[56y])\$"
+)
 _ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
 # a run long enough to hold a random token: the token rule runs only where there is one
 _LONG_RUN = compile_pattern(r"[A-Za-z0-9+/=_\-.]{32,}")
@@ -228,6 +253,8 @@ def _name_ok(name: str) -> bool:
     `OLDPWD`), and a name of `pass` or `pwd` alone is a test result or the working folder."""
     if name.lower() in _NOT_KEYS:
         return False
+    if name.lower() in _GLUED_KEYS:
+        return True
     m = _KEY_WORD_RE.search(name)
     if m is None:
         return True
@@ -255,6 +282,11 @@ def _url_value(m: re.Match[str]) -> bool:
     if value[:1] in "$<{%[" or value.lower() in _PLACEHOLDER_WORDS:
         return False  # a template or the word itself: `postgres://user:password@host`
     return _not_placeholder_value(value)
+
+
+def _command_value(m: re.Match[str]) -> bool:
+    """Not a metavar (`sshpass -p PASSWORD`), a template or the word itself."""
+    return re.fullmatch(r"[A-Z][A-Z_\-]*", m.group("secret")) is None and _url_value(m)
 
 
 # a version, not a secret: `"pbkdf2-password": "1.2.1"`, `token = ^2.0.0`
@@ -383,6 +415,13 @@ class Redactor:
                 line = _keyed_sub(_PAIR, tail("password_assignment", _pair_value), line)
             line = _keyed_sub(_QUOTED_ASSIGN, tail("password_assignment", _quoted_value), line)
             line = _keyed_sub(_BARE_ASSIGN, tail("password_assignment", _data_not_code), line)
+            line = _keyed_sub(
+                _COMMAND_SECRET,
+                tail("password_assignment", _command_value),
+                line,
+            )
+            if "$" in line:
+                line = _keyed_sub(_CRYPT_HASH, tail("password_hash"), line)
             return _keyed_sub(
                 _GENERIC,
                 tail("high_entropy_secret", lambda m: _looks_random(m.group("secret"))),

@@ -100,6 +100,56 @@ PEM_BODY = _j("MIIEowIBAAKCAQEAv3Jq0yQm8p5Zr2LkT7Xw", "9sD4fNc1HbV6uYeR0aGi3KjM5
             "SENDGRID = '[REDACTED:sendgrid_key]'",
             ["sendgrid_key"],
         ),
+        (
+            f"mysql -u root -p{LETTERS} shop",
+            "mysql -u root -p[REDACTED:password_assignment] shop",
+            ["password_assignment"],
+        ),
+        (
+            f"PGPASSWORD={RANDOM} psql -h db",
+            "PGPASSWORD=[REDACTED:password_assignment] psql -h db",
+            ["password_assignment"],
+        ),
+        (
+            f"sshpass -p {LETTERS} ssh deploy@host",
+            "sshpass -p [REDACTED:password_assignment] ssh deploy@host",
+            ["password_assignment"],
+        ),
+        (
+            f"docker login -u bob -p {LETTERS} registry.test",
+            "docker login -u bob -p [REDACTED:password_assignment] registry.test",
+            ["password_assignment"],
+        ),
+        (
+            f"curl -u admin:{LETTERS} https://api.test",
+            "curl -u admin:[REDACTED:password_assignment] https://api.test",
+            ["password_assignment"],
+        ),
+        (
+            f"machine api.example.com login bob password {LETTERS}",
+            "machine api.example.com login bob password [REDACTED:password_assignment]",
+            ["password_assignment"],
+        ),
+        (
+            f"CREATE USER 'app'@'%' IDENTIFIED BY '{LETTERS}';",
+            "CREATE USER 'app'@'%' IDENTIFIED BY '[REDACTED:password_assignment]';",
+            ["password_assignment"],
+        ),
+        (
+            f"ALTER USER app WITH PASSWORD '{LETTERS}';",
+            "ALTER USER app WITH PASSWORD '[REDACTED:password_assignment]';",
+            ["password_assignment"],
+        ),
+        (
+            f"redis://:{LETTERS}@cache:6379/0",
+            "redis://:[REDACTED:url_password]@cache:6379/0",
+            ["url_password"],
+        ),
+        (
+            _j("admin:$apr1$", "r31.....$HqJZimcKQFAMYayBlzkrA/"),
+            "admin:[REDACTED:password_hash]",
+            ["password_hash"],
+        ),
         (_j("hf_", "QwErTyUiOpAsDfGhJkLzXcVbNmQwErTyUi"), "[REDACTED:huggingface_token]", None),
         (_j("ya29.", "a0AfH6SMBx9Kq2Lm8Np4Rt6Vw1Yb3"), "[REDACTED:google_oauth_token]", None),
         (_j("hvs.", "CAESIJx9Kq2Lm8Np4Rt6Vw1Yb3Cd5"), "[REDACTED:vault_token]", None),
@@ -149,6 +199,15 @@ def test_new_detectors_find_the_secret_and_only_it(text, expected, kinds) -> Non
         "postgres://app:${DB_PASSWORD}@db/shop",
         "if password == secret_value:",
         "https://example.com/login?next=/home&token=",
+        "mysql -u root -p shop",
+        "mysql -uroot -ppassword",
+        "curl -u $USER:$TOKEN https://api.test",
+        "sshpass -p PASSWORD ssh host",
+        "CREATE USER 'app'@'%' IDENTIFIED BY 'password';",
+        "docker login -u bob --password-stdin registry.test",
+        "see the machine learning login page: password reset",
+        "redis://localhost:6379/0",
+        'printf "$6$"',
     ],
 )
 def test_honest_code_is_left_alone(code) -> None:
