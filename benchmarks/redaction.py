@@ -430,7 +430,19 @@ def _fulltext_hits(gen_dir: Path, value: str) -> int:
         return 0
     whole = max(terms, key=len)  # the secret's own term (its parts are ordinary words)
     ft = FullText.open(gen_dir / "fulltext")
-    return sum(ft.doc_freq(name, whole) for name in TEXT_FIELDS)
+    found = sum(ft.doc_freq(name, whole) for name in TEXT_FIELDS)
+    if found:
+        return found
+    # glued to a flag the term is longer (`-p<secret>` gives `p<secret>`): any term holding it
+    import tantivy
+
+    inside = ".*" + "".join("\\" + c if not c.isalnum() else c for c in whole) + ".*"
+    return sum(
+        ft.searcher.search(
+            tantivy.Query.regex_query(ft.schema, name, inside), limit=1, count=True
+        ).count
+        for name in TEXT_FIELDS
+    )
 
 
 async def _mcp_texts(repo: Path, queries: list[str], files: list[str], log: Path) -> list[str]:
