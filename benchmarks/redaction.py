@@ -176,6 +176,10 @@ SECRETS: tuple[Secret, ...] = (
     Secret("netrc", ".netrc password", _j("Harbour", "Lantern77"), "head"),
     Secret("sql_password", "IDENTIFIED BY '<password>'", _j("Pelican", "Cobalt"), "head"),
     Secret("redis_url", "URL password with no user name", _j("Saffron", "Tundra"), "head"),
+    Secret("xml_password", "<password> element", _j("Mandolin", "Glacier"), "head"),
+    Secret("subscript_password", 'config["password"] = "..."', _j("Thimble", "Aurora"), "head"),
+    Secret("go_dsn", "Go MySQL DSN user:<password>@tcp(...)", _j("Walrus", "Sonata"), "head"),
+    Secret("java_property", "-D...Password=<password>", _j("Kestrel", "Origami"), "head"),
     Secret(
         "crypt_hash",
         "htpasswd password hash",
@@ -334,6 +338,14 @@ def login(password: str, token=None):
                 "ops/netrc": f"machine store.shop.test login backup password {_s('netrc')}\n",
                 "db/users.sql": f"CREATE USER 'shop'@'%' IDENTIFIED BY '{_s('sql_password')}';\n",
                 "ops/htpasswd": f"admin:{_s('crypt_hash')}\n",
+                "ops/settings.xml": f"<server>\n  <password>{_s('xml_password')}</password>\n</server>\n",
+                "ops/restore.py": f'config = {{}}\nconfig["password"] = "{_s("subscript_password")}"\n',
+                "ops/check.go": (
+                    f'package ops\n\nconst dsn = "shop:{_s("go_dsn")}@tcp(db:3306)/shop"\n'
+                ),
+                "ops/run.sh": (
+                    f"java -Djavax.net.ssl.keyStorePassword={_s('java_property')} -jar shop.jar\n"
+                ),
             },
         ),
     ]

@@ -163,6 +163,16 @@ _COMMAND_SECRET = compile_pattern(
     r"|(?:curl|wget)\b[^\n]{0,200}?[ \t](?:-u|--user)(?:=|[ \t]+)[\"']?[^\s:'\"@]+:"
     r"|machine[ \t]+[\w\-]+(?:\.[\w\-]+)+[ \t]+login[ \t]+\S+[ \t]+password[ \t]+"
     r"|identified[ \t]+by[ \t]+'|with[ \t]+(?:encrypted[ \t]+)?password[ \t]+'"
+    r"|ldap(?:search|add|modify|delete|passwd|whoami)\b[^\n]{0,200}?[ \t]-w[ \t]+"
+    r"|(?:zip|sqlcmd)\b[^\n]{0,200}?[ \t]-P[ \t]+|7za?\b[^\n]{0,200}?[ \t]-p"
+    r"|smbclient\b[^\n]{0,200}?[ \t]-U[ \t]+[^\s%]+%"
+    r"|htpasswd[ \t]+-[a-z]*b[a-z]*[ \t]+(?:-[a-z]+[ \t]+)*\S+[ \t]+\S+[ \t]+"
+    r"|-(?:src|dest)?(?:store|key)pass[ \t]+|-pass(?:in|out)?[ \t]+pass:"
+    r"|ssh-keygen\b[^\n]{0,200}?[ \t]-[NP][ \t]+['\"]?"
+    r"|redis-cli\b[^\n]{0,200}?[ \t]-a[ \t]+"
+    r"|mongo(?:sh|dump|restore|import|export)?\b[^\n]{0,200}?[ \t]-p[ \t]+"
+    r"|-D[\w.\-]*?(?:password|passwd|secret|token|api[_\-]?key)="
+    r"|^[ \t]*env[ \t]+\w*?(?:password|passwd|secret|token|api_?key|access_?key|private_?key)[ \t]+"
     r"))(?P<secret>(?!\[REDACTED)(?![$<{%])[^\s'\"`]{3,})",
     re.IGNORECASE,
 )
@@ -170,6 +180,25 @@ _COMMAND_SECRET = compile_pattern(
 _CRYPT_HASH = compile_pattern(
     r"(?P<head>(?<![\w$]))(?P<secret>\$(?:apr1|2[abxy]|[56y])\$[./A-Za-z0-9$=]{20,})"
 )
+# a key-ish name quoted as a subscript, a call's first argument or an XML element, its value
+# quoted or the element's text: `config["password"] = "..."`, `define('DB_PASSWORD', '...')`,
+# `<password>...</password>`
+_QUOTED_KEY = compile_pattern(
+    rf"(?P<head>(?:\[[ \t]*(?P<k1>[\"'])(?P<name>{_NAME})(?P=k1)[ \t]*\][ \t]*=|"
+    rf"\([ \t]*(?P<k2>[\"'])(?P<name2>{_NAME})(?P=k2)[ \t]*,)[ \t]*(?P<q>[\"'`]))"
+    r"(?P<secret>(?!\[REDACTED)(?![$<{%])[^\"'`\n]{3,}?)(?P=q)",
+    re.IGNORECASE,
+)
+_XML_KEY = compile_pattern(
+    rf"(?P<head><(?P<name>{_NAME})>)(?P<secret>(?!\[REDACTED)(?![$<{{%])[^<\s]{{3,}})(?=</(?P=name)>)",
+    re.IGNORECASE,
+)
+# Go's MySQL driver: `user:<password>@tcp(host:port)/db`
+_DSN = compile_pattern(
+    r"(?P<head>(?<![\w.\-:/])[\w.\-]+:)(?P<secret>(?!\[REDACTED)[^\s@:/'\"\[\]]{3,})(?=@(?:tcp|unix)\()"
+)
+# passes of `_COMMAND_SECRET` over one line (see `keyed` in `Redactor.redact`)
+_COMMAND_PASSES = 16
 # names glued to their key word that are nonetheless the key (`_name_ok` refuses `compass`)
 _GLUED_KEYS = frozenset({"pgpassword", "sshpass", "mysqlpassword", "rediscli_auth"})
 
@@ -206,6 +235,7 @@ _DATA_PREFIX = compile_pattern(
 _HINT = compile_pattern(
     r"pass|pwd|secret|token|key|credential|auth|sig|salt|hmac|bearer|basic"
     r"|mysql|mariadb|docker|curl|wget|identified|\$(?:apr1|2[abxy]|[56y])\$"
+    r"|ldap|zip|7z|sqlcmd|smbclient|ssh-keygen|redis-cli|mongo|@tcp\(|@unix\("
 )
 _ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
 # a run long enough to hold a random token: the token rule runs only where there is one
@@ -285,8 +315,29 @@ def _url_value(m: re.Match[str]) -> bool:
 
 
 def _command_value(m: re.Match[str]) -> bool:
-    """Not a metavar (`sshpass -p PASSWORD`), a template or the word itself."""
-    return re.fullmatch(r"[A-Z][A-Z_\-]*", m.group("secret")) is None and _url_value(m)
+    """Not a metavar (`sshpass -p PASSWORD`), a template, the word itself or an example."""
+    value = m.group("secret")
+    return re.fullmatch(r"[A-Z][A-Z_\-]*", value) is None and _url_value(m) and not _example(m)
+
+
+def _quoted_key(m: re.Match[str]) -> bool:
+    """A quoted key's quoted value: its name is a key (`_name_ok`) and the value no template
+    and no example."""
+    name = m.group("name") or m.group("name2")
+    return _name_ok(name) and _quoted_value(m) and _url_value(m) and not _example(m)
+
+
+# the words an example value is made of in documentation (`secret-token`, `your_api_key`)
+_EXAMPLE_WORDS = _PLACEHOLDER_WORDS | {
+    "my", "your", "api", "key", "here", "example", "sample", "dummy", "fake", "test", "demo",
+    "changeme", "foo", "bar", "abc", "123", "access", "auth", "private", "db", "value", "super",
+}  # fmt: skip
+
+
+def _example(m: re.Match[str]) -> bool:
+    """Whether a value is only the words of an example (`secret-token`, `my_password`)."""
+    parts = [p for p in re.split(r"[-_.\s]+", m.group("secret").lower()) if p]
+    return bool(parts) and all(p in _EXAMPLE_WORDS for p in parts)
 
 
 # a version, not a secret: `"pbkdf2-password": "1.2.1"`, `token = ^2.0.0`
@@ -380,7 +431,8 @@ class Redactor:
                 secret = m.group("secret")
                 if check is not None and not check(m):
                     return None
-                if "name" in m.re.groupindex and not _name_ok(m.group("name")):
+                name = m.group("name") if "name" in m.re.groupindex else None
+                if name is not None and not _name_ok(name):
                     return None
                 if allowed(secret):
                     return None
@@ -415,13 +467,23 @@ class Redactor:
                 line = _keyed_sub(_PAIR, tail("password_assignment", _pair_value), line)
             line = _keyed_sub(_QUOTED_ASSIGN, tail("password_assignment", _quoted_value), line)
             line = _keyed_sub(_BARE_ASSIGN, tail("password_assignment", _data_not_code), line)
-            line = _keyed_sub(
-                _COMMAND_SECRET,
-                tail("password_assignment", _command_value),
-                line,
-            )
+            # a command's flag given twice (`mysql -pA -pB`): each pass takes the first one
+            # not yet redacted, so passes repeat while they find one (a bounded number)
+            for _ in range(_COMMAND_PASSES):
+                done = _keyed_sub(
+                    _COMMAND_SECRET, tail("password_assignment", _command_value), line
+                )
+                if done == line:
+                    break
+                line = done
             if "$" in line:
                 line = _keyed_sub(_CRYPT_HASH, tail("password_hash"), line)
+            if "[" in line or "(" in line:
+                line = _keyed_sub(_QUOTED_KEY, tail("password_assignment", _quoted_key), line)
+            if "</" in line:
+                line = _keyed_sub(_XML_KEY, tail("password_assignment", _command_value), line)
+            if "@tcp(" in line or "@unix(" in line:
+                line = _keyed_sub(_DSN, tail("password_assignment", _url_value), line)
             return _keyed_sub(
                 _GENERIC,
                 tail("high_entropy_secret", lambda m: _looks_random(m.group("secret"))),

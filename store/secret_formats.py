@@ -41,6 +41,14 @@ TOKEN_FORMATS: list[tuple[str, tuple[str, ...], re.Pattern[str]]] = [
         compile_pattern(r"https://hooks\.slack\.com/services/T[A-Z0-9]+/B[A-Z0-9]+/[A-Za-z0-9]+"),
     ),
     (
+        "discord_webhook",
+        ("discord.com/api/webhooks/", "discordapp.com/api/webhooks/"),
+        compile_pattern(
+            r"https://(?:ptb\.|canary\.)?discord(?:app)?\.com/api/webhooks/\d+/[\w\-]{30,}"
+        ),
+    ),
+    ("square_token", ("sq0atp-", "sq0csp-"), compile_pattern(r"\bsq0(?:atp|csp)-[\w\-]{22,60}")),
+    (
         "stripe_key",
         ("_live_", "_test_"),
         compile_pattern(r"\b(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{16,}\b"),

@@ -146,6 +146,59 @@ PEM_BODY = _j("MIIEowIBAAKCAQEAv3Jq0yQm8p5Zr2LkT7Xw", "9sD4fNc1HbV6uYeR0aGi3KjM5
             ["url_password"],
         ),
         (
+            f'config["password"] = "{LETTERS}"',
+            'config["password"] = "[REDACTED:password_assignment]"',
+            ["password_assignment"],
+        ),
+        (
+            f"define('DB_PASSWORD', '{LETTERS}');",
+            "define('DB_PASSWORD', '[REDACTED:password_assignment]');",
+            ["password_assignment"],
+        ),
+        (
+            f"<password>{LETTERS}</password>",
+            "<password>[REDACTED:password_assignment]</password>",
+            ["password_assignment"],
+        ),
+        (
+            f'sql.Open("mysql", "root:{LETTERS}@tcp(127.0.0.1:3306)/app")',
+            'sql.Open("mysql", "root:[REDACTED:password_assignment]@tcp(127.0.0.1:3306)/app")',
+            ["password_assignment"],
+        ),
+        (
+            f"java -Djavax.net.ssl.keyStorePassword={RANDOM} -jar app.jar",
+            "java -Djavax.net.ssl.keyStorePassword=[REDACTED:password_assignment] -jar app.jar",
+            ["password_assignment"],
+        ),
+        (
+            f"ldapsearch -x -D cn=admin -w {LETTERS} -b dc=x",
+            "ldapsearch -x -D cn=admin -w [REDACTED:password_assignment] -b dc=x",
+            ["password_assignment"],
+        ),
+        (
+            f"keytool -importcert -storepass {LETTERS} -keystore x.jks",
+            "keytool -importcert -storepass [REDACTED:password_assignment] -keystore x.jks",
+            ["password_assignment"],
+        ),
+        (
+            f"openssl rsa -in key.pem -passin pass:{LETTERS}",
+            "openssl rsa -in key.pem -passin pass:[REDACTED:password_assignment]",
+            ["password_assignment"],
+        ),
+        (
+            f"ENV DB_PASSWORD {LETTERS}",
+            "ENV DB_PASSWORD [REDACTED:password_assignment]",
+            ["password_assignment"],
+        ),
+        (
+            _j(
+                "https://discord.com/api/webhooks/123456789012345678/",
+                "AbCdEfGhIjKlMnOpQrStUvWxYz0123",
+            ),
+            "[REDACTED:discord_webhook]",
+            ["discord_webhook"],
+        ),
+        (
             _j("admin:$apr1$", "r31.....$HqJZimcKQFAMYayBlzkrA/"),
             "admin:[REDACTED:password_hash]",
             ["password_hash"],
@@ -208,6 +261,10 @@ def test_new_detectors_find_the_secret_and_only_it(text, expected, kinds) -> Non
         "see the machine learning login page: password reset",
         "redis://localhost:6379/0",
         'printf "$6$"',
+        "url.searchParams.set('token', 'secret-token');",
+        'os.environ.get("API_KEY", "")',
+        "<password>${env.DB_PASSWORD}</password>",
+        "ssh-keygen -t ed25519 -N '' -f key",
     ],
 )
 def test_honest_code_is_left_alone(code) -> None:
@@ -258,6 +315,13 @@ def test_allow_keeps_a_detected_secret_and_deny_adds_one() -> None:
                 "@h/",
                 "'",
                 "x",
+                "mysql -p",
+                "@tcp(",
+                "<password>",
+                "</password>",
+                '["password"] = "',
+                '"',
+                "$apr1$",
             ]
         )
         | st.text(max_size=12),
