@@ -450,9 +450,7 @@ def _fulltext_hits(gen_dir: Path, value: str) -> int:
 
     inside = ".*" + "".join("\\" + c if not c.isalnum() else c for c in whole) + ".*"
     return sum(
-        ft.searcher.search(
-            tantivy.Query.regex_query(ft.schema, name, inside), limit=1, count=True
-        ).count
+        len(ft.searcher.search(tantivy.Query.regex_query(ft.schema, name, inside), limit=1).hits)
         for name in TEXT_FIELDS
     )
 
