@@ -180,6 +180,13 @@ SECRETS: tuple[Secret, ...] = (
     Secret("subscript_password", 'config["password"] = "..."', _j("Thimble", "Aurora"), "head"),
     Secret("go_dsn", "Go MySQL DSN user:<password>@tcp(...)", _j("Walrus", "Sonata"), "head"),
     Secret("java_property", "-D...Password=<password>", _j("Kestrel", "Origami"), "head"),
+    Secret("java_setter", 'setPassword("<password>")', _j("Bramble", "Quasar"), "head"),
+    Secret(
+        "sas_signature",
+        "Azure SAS sig= in a URL",
+        _j("Xk4Lm8Np2Qr6St0U", "v3Wy7Za1Bc5De9Fg"),
+        "head",
+    ),
     Secret(
         "crypt_hash",
         "htpasswd password hash",
@@ -345,6 +352,13 @@ def login(password: str, token=None):
                 ),
                 "ops/run.sh": (
                     f"java -Djavax.net.ssl.keyStorePassword={_s('java_property')} -jar shop.jar\n"
+                    "curl -o shop.sql 'https://shop.blob.core.windows.net/dumps/shop.sql"
+                    f"?sv=2020-08-04&sp=r&sig={_s('sas_signature')}'\n"
+                ),
+                "ops/Store.java": (
+                    "class Store {\n  void open(DataSource ds) {\n"
+                    f'    ds.setPassword("{_s("java_setter")}");\n'
+                    "  }\n}\n"
                 ),
             },
         ),

@@ -173,6 +173,7 @@ _COMMAND_SECRET = compile_pattern(
     r"|mongo(?:sh|dump|restore|import|export)?\b[^\n]{0,200}?[ \t]-p[ \t]+"
     r"|-D[\w.\-]*?(?:password|passwd|secret|token|api[_\-]?key)="
     r"|^[ \t]*env[ \t]+\w*?(?:password|passwd|secret|token|api_?key|access_?key|private_?key)[ \t]+"
+    r"|:_(?:authtoken|auth|password)="  # `.npmrc`: `//registry/:_authToken=<secret>`
     r"))(?P<secret>(?!\[REDACTED)(?![$<{%])[^\s'\"`]{3,})",
     re.IGNORECASE,
 )
@@ -197,6 +198,25 @@ _XML_KEY = compile_pattern(
 _DSN = compile_pattern(
     r"(?P<head>(?<![\w.\-:/])[\w.\-]+:)(?P<secret>(?!\[REDACTED)[^\s@:/'\"\[\]]{3,})(?=@(?:tcp|unix)\()"
 )
+# a signed URL's signature or session token (Azure SAS `sig=`, `X-Amz-Signature=`, ...)
+_URL_SIGNATURE = compile_pattern(
+    r"(?P<head>[?&](?:sig|signature|x-amz-signature|x-amz-security-token|x-goog-signature)=)"
+    r"(?P<secret>(?!\[REDACTED)[^\s&#'\"`]{16,})",
+    re.IGNORECASE,
+)
+# a setter of a key-ish property given a literal: `ds.setPassword("...")`
+_SETTER = compile_pattern(
+    r"(?P<head>\bset(?P<name>(?:[A-Z]\w*?)?(?:Password|Passwd|Passphrase|Secret|Token|ApiKey|"
+    r"AccessKey|SecretKey|PrivateKey|Credentials?))\([ \t]*(?P<q>[\"']))"
+    r"(?P<secret>(?!\[REDACTED)(?![$<{%])[^\"'`\n]{3,}?)(?P=q)"
+)
+# a session cookie's value in a `Cookie:` or `Set-Cookie:` header
+_COOKIE = compile_pattern(
+    r"(?P<head>(?<![\w.\-])(?:session(?:id)?|sid|phpsessid|jsessionid|connect\.sid|"
+    r"[\w.\-]*_session|auth_token|access_token)=)(?P<secret>(?!\[REDACTED)[^\s;,'\"`]{8,})",
+    re.IGNORECASE,
+)
+
 # passes of `_COMMAND_SECRET` over one line (see `keyed` in `Redactor.redact`)
 _COMMAND_PASSES = 16
 # names glued to their key word that are nonetheless the key (`_name_ok` refuses `compass`)
@@ -235,7 +255,7 @@ _DATA_PREFIX = compile_pattern(
 _HINT = compile_pattern(
     r"pass|pwd|secret|token|key|credential|auth|sig|salt|hmac|bearer|basic"
     r"|mysql|mariadb|docker|curl|wget|identified|\$(?:apr1|2[abxy]|[56y])\$"
-    r"|ldap|zip|7z|sqlcmd|smbclient|ssh-keygen|redis-cli|mongo|@tcp\(|@unix\("
+    r"|ldap|zip|7z|sqlcmd|smbclient|ssh-keygen|redis-cli|mongo|@tcp\(|@unix\(|cookie"
 )
 _ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
 # a run long enough to hold a random token: the token rule runs only where there is one
@@ -323,7 +343,7 @@ def _command_value(m: re.Match[str]) -> bool:
 def _quoted_key(m: re.Match[str]) -> bool:
     """A quoted key's quoted value: its name is a key (`_name_ok`) and the value no template
     and no example."""
-    name = m.group("name") or m.group("name2")
+    name = m.group("name") or (m.group("name2") if "name2" in m.re.groupindex else "")
     return _name_ok(name) and _quoted_value(m) and _url_value(m) and not _example(m)
 
 
@@ -482,6 +502,12 @@ class Redactor:
                 line = _keyed_sub(_QUOTED_KEY, tail("password_assignment", _quoted_key), line)
             if "</" in line:
                 line = _keyed_sub(_XML_KEY, tail("password_assignment", _command_value), line)
+            if "?" in line or "&" in line:
+                line = _keyed_sub(_URL_SIGNATURE, tail("url_signature", _url_value), line)
+            if "set" in line:
+                line = _keyed_sub(_SETTER, tail("password_assignment", _quoted_key), line)
+            if "cookie" in line.lower():
+                line = _keyed_sub(_COOKIE, tail("session_cookie", _command_value), line)
             if "@tcp(" in line or "@unix(" in line:
                 line = _keyed_sub(_DSN, tail("password_assignment", _url_value), line)
             return _keyed_sub(

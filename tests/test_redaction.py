@@ -191,6 +191,26 @@ PEM_BODY = _j("MIIEowIBAAKCAQEAv3Jq0yQm8p5Zr2LkT7Xw", "9sD4fNc1HbV6uYeR0aGi3KjM5
             ["password_assignment"],
         ),
         (
+            f'ds.setPassword("{LETTERS}");',
+            'ds.setPassword("[REDACTED:password_assignment]");',
+            ["password_assignment"],
+        ),
+        (
+            f"https://acct.blob.core.windows.net/c?sv=2020-08-04&sp=r&sig={RANDOM}%3D",
+            "https://acct.blob.core.windows.net/c?sv=2020-08-04&sp=r&sig=[REDACTED:url_signature]",
+            ["url_signature"],
+        ),
+        (
+            f"Cookie: theme=dark; sessionid={LETTERS}",
+            "Cookie: theme=dark; sessionid=[REDACTED:session_cookie]",
+            ["session_cookie"],
+        ),
+        (
+            f"//registry.npmjs.org/:_authToken={LETTERS}",
+            "//registry.npmjs.org/:_authToken=[REDACTED:password_assignment]",
+            ["password_assignment"],
+        ),
+        (
             _j(
                 "https://discord.com/api/webhooks/123456789012345678/",
                 "AbCdEfGhIjKlMnOpQrStUvWxYz0123",
@@ -265,6 +285,10 @@ def test_new_detectors_find_the_secret_and_only_it(text, expected, kinds) -> Non
         'os.environ.get("API_KEY", "")',
         "<password>${env.DB_PASSWORD}</password>",
         "ssh-keygen -t ed25519 -N '' -f key",
+        "user.setPassword(hash(raw));",
+        'cfg.setApiKey("${API_KEY}")',
+        "Cookie: theme=dark; lang=en",
+        "https://example.com/x?sig=short",
     ],
 )
 def test_honest_code_is_left_alone(code) -> None:
