@@ -182,6 +182,18 @@ SECRETS: tuple[Secret, ...] = (
     Secret("java_property", "-D...Password=<password>", _j("Kestrel", "Origami"), "head"),
     Secret("java_setter", 'setPassword("<password>")', _j("Bramble", "Quasar"), "head"),
     Secret(
+        "ini_removed",
+        "password = <password> in a removed line",
+        _j("Lighthouse", "Ember"),
+        "removed",
+    ),
+    Secret(
+        "flag_removed",
+        "--password <password> in a removed line",
+        _j("Juniper", "Falcon"),
+        "removed",
+    ),
+    Secret(
         "sas_signature",
         "Azure SAS sig= in a URL",
         _j("Xk4Lm8Np2Qr6St0U", "v3Wy7Za1Bc5De9Fg"),
@@ -360,7 +372,14 @@ def login(password: str, token=None):
                     f'    ds.setPassword("{_s("java_setter")}");\n'
                     "  }\n}\n"
                 ),
+                "ops/deploy.ini": f"[db]\nhost = db\npassword = {_s('ini_removed')}\n",
+                "ops/restart.sh": f"shop-admin restart --password {_s('flag_removed')}\n",
             },
+        ),
+        # the lines go: only the removed side of the diff holds them
+        Commit(
+            "Read the deploy password from the vault",
+            {"ops/deploy.ini": "[db]\nhost = db\n", "ops/restart.sh": "shop-admin restart\n"},
         ),
     ]
 

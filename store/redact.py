@@ -516,7 +516,15 @@ class Redactor:
                 line,
             )
 
-        text = _on_hinted_lines(text, keyed)
+        def keyed_or_diff(line: str) -> str:
+            # a diff's added or removed line is its own line once the sign is off: a removed
+            # `-password = ...` reads as a flag, or as nothing, with it
+            line = keyed(line)
+            if line[:1] in ("+", "-") and len(line) > 1:
+                line = line[0] + keyed(line[1:])
+            return line
+
+        text = _on_hinted_lines(text, keyed_or_diff)
         text = _random_tokens(text, kinds, allowed)
         return text, kinds
 

@@ -669,6 +669,26 @@ def test_the_benchmark_finds_every_planted_secret_redacted(tmp_path) -> None:
     assert "| mcp | 100.0 % | - |" in markdown(res)
 
 
+@pytest.mark.parametrize(
+    "line",
+    [
+        f"password = {LETTERS}",
+        f"password: {LETTERS}",
+        f"ldapsearch -x -w {LETTERS} -b dc=x",
+        f"machine api.example.com login bob password {LETTERS}",
+        f'options.Password = "{LETTERS}";',
+        f"ENV DB_PASSWORD {LETTERS}",
+    ],
+)
+def test_a_diffs_added_and_removed_lines_are_redacted_like_the_line(line: str) -> None:
+    # a commit's diff excerpt keeps each line's sign: `-password = ...` read as a flag, or as
+    # nothing, kept the secret of every removed line
+    for sign in ("", "+", "-", " "):
+        out, kinds = redact(f"{sign}{line}\n-unchanged = 1")
+        assert LETTERS not in out and kinds, (sign, out)
+        assert out.startswith(sign) and out.endswith("\n-unchanged = 1")
+
+
 def test_a_secret_inside_a_refused_keys_value_is_found() -> None:
     # the first key name (glued to a random token by a letter) is refused; its value holds a
     # key and a secret of their own, which a search resuming after the whole value missed
