@@ -8,6 +8,7 @@ the same functions, so both paths print exactly the same thing.
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -93,7 +94,6 @@ def _system_allocator() -> None:
     2.6x the `mprotect` calls of an incremental index with the C allocator); on a 2-core
     virtual machine, where those calls are dear, it took a quarter more CPU for about the same
     peak memory (`benchmarks/RESULTS.md`). A host that calls the API keeps its own allocator."""
-    import os
 
     if "ARROW_DEFAULT_MEMORY_POOL" in os.environ:
         return
@@ -119,7 +119,15 @@ def run_index(
 ) -> None:
     _system_allocator()
     from .facade import Strata
+    from .pipeline.executor import local_jobs
     from .pipeline.progress import make_progress
+
+    if jobs is not None and address is None and local_jobs(jobs) < jobs:
+        cores = os.cpu_count() or 1
+        sys.stderr.write(
+            f"note: --jobs {jobs} is more than this machine's {cores} cores can run;"
+            f" using {local_jobs(jobs)}\n"
+        )
 
     progress = make_progress(quiet or as_json, progress_style)
     repo = directory / path if path is not None else directory

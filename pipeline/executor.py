@@ -28,6 +28,18 @@ from ..store.errors import InputError
 
 # Below this many items a pool costs more to start than it saves.
 POOL_MIN_ITEMS = 256
+# worker processes (and stage threads) per core of this machine at the most: more only queue
+# for the cores, and `--jobs 100000` started processes until the machine stalled
+MAX_JOBS_PER_CPU = 4
+
+
+def local_jobs(jobs: int | None) -> int:
+    """The jobs a run on this machine uses for `jobs` asked (None: one per core), at most
+    `MAX_JOBS_PER_CPU` per core."""
+    cpus = os.cpu_count() or 1
+    return max(1, min(jobs or cpus, MAX_JOBS_PER_CPU * cpus))
+
+
 EXECUTORS = ("local", "inline", "ray")
 RAY_HINT = "install the extra: pip install 'gitstrata[ray]'"
 
@@ -53,7 +65,7 @@ class LocalExecutor(Executor):
     """A process pool sized to the cores, started lazily on the first large map."""
 
     def __init__(self, jobs: int | None = None) -> None:
-        self.jobs = max(1, jobs or os.cpu_count() or 1)
+        self.jobs = local_jobs(jobs)
         self._pool: ProcessPoolExecutor | None = None
         # stages running side by side share the one pool
         self._pool_lock = threading.Lock()
@@ -121,7 +133,7 @@ class RayExecutor(Executor):
             if address is not None:
                 kwargs["address"] = address
             elif jobs is not None:
-                kwargs["num_cpus"] = jobs
+                kwargs["num_cpus"] = local_jobs(jobs)  # a local runtime: this machine's cores
             try:
                 ray.init(**kwargs)
             except (ConnectionError, RuntimeError, ValueError) as exc:

@@ -79,6 +79,15 @@ def test_a_downloaded_index_is_read_without_a_checkout(repo, tmp_path) -> None:
     assert "not a git repository" in bad.stderr and "Traceback" not in bad.stderr
 
 
+def test_more_jobs_than_the_machine_can_run_are_bounded(repo, tmp_path) -> None:
+    # `--jobs 100000` started worker processes until the machine stalled
+    done = cli("index", "--jobs", "100000", "--out", str(tmp_path / "idx"), "-q", cwd=repo.path)
+    assert done.returncode == 0, done.stderr
+    cores = os.cpu_count() or 1
+    assert done.stderr.startswith(f"note: --jobs 100000 is more than this machine's {cores} cores")
+    assert (tmp_path / "idx" / "CURRENT").exists()
+
+
 def test_status_from_a_subfolder_sees_the_work_tree(repo) -> None:
     sub = repo.path / "payments"
     got = cli("-C", str(sub), "status", "--json")

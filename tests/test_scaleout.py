@@ -15,7 +15,12 @@ import pyarrow as pa
 import pytest
 
 from gitstrata import Strata
-from gitstrata.pipeline.executor import Executor, LocalExecutor, make_executor
+from gitstrata.pipeline.executor import (
+    MAX_JOBS_PER_CPU,
+    Executor,
+    LocalExecutor,
+    make_executor,
+)
 from gitstrata.store.errors import IndexCorrupt, InputError
 from gitstrata.store.generations import Generation, Store
 from gitstrata.store.remote import RemoteStore, display_uri
@@ -65,6 +70,14 @@ def test_unknown_executor_is_an_input_error() -> None:
     with pytest.raises(InputError, match="unknown executor 'bogus'"):
         make_executor("bogus")
     assert isinstance(make_executor("local", jobs=3), LocalExecutor)
+
+
+def test_local_jobs_are_bounded_by_the_cores() -> None:
+    # `--jobs 100000` started worker processes (and stage threads) until the machine stalled
+    cores = os.cpu_count() or 1
+    assert LocalExecutor(100_000).jobs == MAX_JOBS_PER_CPU * cores
+    assert LocalExecutor(None).jobs == cores
+    assert LocalExecutor(1).jobs == 1
 
 
 # ---------------------------------------------------------------- a repository to index
