@@ -377,6 +377,24 @@ _DESCRIBED = lazy(
 )
 
 
+# a verb that makes or handles a prompt, and the article of its object ("Build the system
+# prompt: join the persona and the rules" is a step of code, not a new prompt)
+_PROMPT_WORK = lazy(
+    r"\b(?:build|builds|building|construct\w*|assembl\w*|compos\w*|format\w*|render\w*|"
+    r"generat\w*|load\w*|print\w*|log|logs|logging|defin\w*|creat\w*|prepar\w*|templat\w*|"
+    r"truncat\w*|cach\w*|pars\w*|serializ\w*|read|reads|reading)\s+(?:the|a|our|their|its)\s+$",
+    re.I,
+)
+
+
+def _prompt_worked_on(view: str, start: int, end: int) -> bool:
+    """A `system prompt:` that is the object of a verb of code ("build the system prompt:")."""
+    return (
+        view[start : start + 6].lower() == "system"
+        and _PROMPT_WORK.search(view, max(0, start - 40), start) is not None
+    )
+
+
 def _described(view: str, start: int, end: int) -> bool:
     """The verb has a subject other than the reader ("models sometimes ignore earlier
     instructions"): a description of what models do, not an order."""
@@ -774,6 +792,7 @@ RULES: tuple[Rule, ...] = (
         ),
         reach=80,
         extend=True,
+        exempt=_prompt_worked_on,
     ),
     _rule(
         "role_override",
