@@ -76,7 +76,7 @@ _PREFIXES = compile_pattern(
 # starts after the last one
 _URL_PASSWORD = compile_pattern(
     r"(?P<head>\b[a-zA-Z][a-zA-Z0-9+.\-]{1,20}://[^\s:/@'\"]*:)"  # `redis://:<secret>@`
-    r"(?P<secret>(?!\[REDACTED)[^\s/'\"]+?)(?=@[^\s@/'\"?#]*(?:[/:?#\s'\"]|\Z))"
+    r"(?P<secret>(?:(?!\[REDACTED)[^\s/'\"])+?)(?=@[^\s@/'\"?#]*(?:[/:?#\s'\"]|\Z))"
 )
 _BEARER = compile_pattern(
     r"(?P<head>\b(?:[Bb]earer|BEARER|[Tt]oken|[Bb]asic)\s+)(?P<secret>[A-Za-z0-9\-._~+/]{16,}=*)"
@@ -156,7 +156,7 @@ _FLAG = compile_pattern(
 # `IDENTIFIED BY '<secret>'`, `WITH PASSWORD '<secret>'` (each looked for within 200 characters
 # of its command, so a long line is read a bounded number of times)
 _COMMAND_SECRET = compile_pattern(
-    r"(?P<head>(?<![\w\-])(?:"
+    r"(?P<head>:_(?:authtoken|auth|password)=|(?<![\w\-])(?:"  # `.npmrc`: `:_authToken=`
     r"(?:mysql|mysqldump|mysqladmin|mariadb|mariadb-dump)\b[^\n]{0,200}?[ \t]-p"
     r"|sshpass\b[^\n]{0,200}?[ \t]-p[ \t]*"
     r"|docker[ \t]+login\b[^\n]{0,200}?[ \t]-p[ \t]+"
@@ -173,7 +173,6 @@ _COMMAND_SECRET = compile_pattern(
     r"|mongo(?:sh|dump|restore|import|export)?\b[^\n]{0,200}?[ \t]-p[ \t]+"
     r"|-D[\w.\-]*?(?:password|passwd|secret|token|api[_\-]?key)="
     r"|^[ \t]*env[ \t]+\w*?(?:password|passwd|secret|token|api_?key|access_?key|private_?key)[ \t]+"
-    r"|:_(?:authtoken|auth|password)="  # `.npmrc`: `//registry/:_authToken=<secret>`
     r"))(?P<secret>(?!\[REDACTED)(?![$<{%])[^\s'\"`]{3,})",
     re.IGNORECASE,
 )
@@ -217,6 +216,8 @@ _COOKIE = compile_pattern(
     re.IGNORECASE,
 )
 
+# passes of the whole redactor over a text (see `Redactor.redact`)
+_PASSES = 3
 # passes of `_COMMAND_SECRET` over one line (see `keyed` in `Redactor.redact`)
 _COMMAND_PASSES = 16
 # names glued to their key word that are nonetheless the key (`_name_ok` refuses `compass`)
@@ -420,7 +421,21 @@ class Redactor:
     def redact(self, text: str, *, keep_lines: bool = False) -> tuple[str, list[str]]:
         """`text` with secrets replaced by `[REDACTED:<kind>]`, and the kinds replaced.
         `keep_lines`: a key block leaves its line breaks behind, so the text keeps its line
-        count (source whose symbols are known by line number)."""
+        count (source whose symbols are known by line number).
+
+        A pass that replaced something is followed by another (at most `_PASSES` in all): a
+        placeholder gives its neighbours an edge a glued secret lacked (`<token>$apr1$...`: the
+        hash starts a word once the token before it is a placeholder), so the result is what
+        redacting it again gives."""
+        kinds: list[str] = []
+        for _ in range(_PASSES):
+            text, found = self._pass(text, keep_lines)
+            if not found:
+                break
+            kinds += found
+        return text, kinds
+
+    def _pass(self, text: str, keep_lines: bool) -> tuple[str, list[str]]:
         if not text:
             return text, []
         kinds: list[str] = []

@@ -689,6 +689,19 @@ def test_a_diffs_added_and_removed_lines_are_redacted_like_the_line(line: str) -
         assert out.startswith(sign) and out.endswith("\n-unchanged = 1")
 
 
+def test_a_secret_glued_to_a_token_is_found_in_the_same_call() -> None:
+    # the hash and the property start a word only once the token before them is a placeholder:
+    # redaction goes on until a pass finds nothing, so the result is what redacting it again gives
+    for text in (
+        _j(RANDOM, "$apr1$", "r31.....$HqJZimcKQFAMYayBlzkrA/"),
+        _j("x=", LETTERS, "-Dx.password=", RANDOM[:12], "z"),
+        _j("setPassword(", AWS, ":_authToken=", "q8Zr4Kw2"),
+    ):
+        once, kinds = redact(text)
+        assert redact(once) == (once, []), once
+        assert kinds
+
+
 def test_a_secret_inside_a_refused_keys_value_is_found() -> None:
     # the first key name (glued to a random token by a letter) is refused; its value holds a
     # key and a secret of their own, which a search resuming after the whole value missed
