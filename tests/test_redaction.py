@@ -346,6 +346,11 @@ def test_allow_keeps_a_detected_secret_and_deny_adds_one() -> None:
                 '["password"] = "',
                 '"',
                 "$apr1$",
+                "-Dx.password=",
+                ":_authToken=",
+                "Cookie: sessionid=",
+                "?sig=",
+                "\u00c0",
             ]
         )
         | st.text(max_size=12),
