@@ -510,6 +510,14 @@ class Strata:
         self.close()
 
 
+def jobs_used(jobs: int | None) -> int:
+    """The jobs `Strata.index(jobs=...)` runs with on this machine: one per core by default, at
+    most four per core (`pipeline.executor.local_jobs`)."""
+    from .pipeline.executor import local_jobs
+
+    return local_jobs(jobs)
+
+
 def preload(command: str) -> None:
     """Import the modules `command` ("index" or "mcp") needs before it starts working, at a moment
     of the caller's choosing (the command line imports them with the cycle collector paused)."""

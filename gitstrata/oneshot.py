@@ -118,15 +118,14 @@ def run_index(
     as_json: bool = False,
 ) -> None:
     _system_allocator()
-    from .facade import Strata
-    from .pipeline.executor import local_jobs
+    from .facade import Strata, jobs_used
     from .pipeline.progress import make_progress
 
-    if jobs is not None and address is None and local_jobs(jobs) < jobs:
+    if jobs is not None and address is None and jobs_used(jobs) < jobs:
         cores = os.cpu_count() or 1
         sys.stderr.write(
             f"note: --jobs {jobs} is more than this machine's {cores} cores can run;"
-            f" using {local_jobs(jobs)}\n"
+            f" using {jobs_used(jobs)}\n"
         )
 
     progress = make_progress(quiet or as_json, progress_style)
