@@ -193,6 +193,13 @@ _XML_KEY = compile_pattern(
     rf"(?P<head><(?P<name>{_NAME})>)(?P<secret>(?!\[REDACTED)(?![$<{{%])[^<\s]{{3,}})(?=</(?P=name)>)",
     re.IGNORECASE,
 )
+# `pass` alone is a key only with a quoted value (nodemailer's `auth: { user, pass: '...' }`);
+# unquoted it is a test result far more often (`PASS: test_x`)
+_QUOTED_PASS = compile_pattern(
+    r"(?P<head>(?<![\w.\-])pass[\"']?[ \t]*(?::|=>|=)[ \t]*(?P<q>[\"'`]))"
+    r"(?P<secret>(?!\[REDACTED)(?![$<{%])[^\"'`\s]{4,}?)(?P=q)",
+    re.IGNORECASE,
+)
 # Go's MySQL driver: `user:<password>@tcp(host:port)/db`
 _DSN = compile_pattern(
     r"(?P<head>(?<![\w.\-:/])[\w.\-]+:)(?P<secret>(?!\[REDACTED)[^\s@:/'\"\[\]]{3,})(?=@(?:tcp|unix)\()"
@@ -346,6 +353,14 @@ def _quoted_key(m: re.Match[str]) -> bool:
     and no example."""
     name = m.group("name") or (m.group("name2") if "name2" in m.re.groupindex else "")
     return _name_ok(name) and _quoted_value(m) and _url_value(m) and not _example(m)
+
+
+def _quoted_pass(m: re.Match[str]) -> bool:
+    """A quoted value that is no template, example, version or type name."""
+    value = m.group("secret")
+    return (
+        _quoted_value(m) and _url_value(m) and not _example(m) and value.lower() not in _TYPE_NAMES
+    )
 
 
 # the words an example value is made of in documentation (`secret-token`, `your_api_key`)
@@ -513,6 +528,8 @@ class Redactor:
                 line = done
             if "$" in line:
                 line = _keyed_sub(_CRYPT_HASH, tail("password_hash"), line)
+            if "pass" in line.lower():
+                line = _keyed_sub(_QUOTED_PASS, tail("password_assignment", _quoted_pass), line)
             if "[" in line or "(" in line:
                 line = _keyed_sub(_QUOTED_KEY, tail("password_assignment", _quoted_key), line)
             if "</" in line:

@@ -191,6 +191,11 @@ PEM_BODY = _j("MIIEowIBAAKCAQEAv3Jq0yQm8p5Zr2LkT7Xw", "9sD4fNc1HbV6uYeR0aGi3KjM5
             ["password_assignment"],
         ),
         (
+            f"auth: {{ user: 'bob', pass: '{LETTERS}' }}",
+            "auth: { user: 'bob', pass: '[REDACTED:password_assignment]' }",
+            ["password_assignment"],
+        ),
+        (
             f'ds.setPassword("{LETTERS}");',
             'ds.setPassword("[REDACTED:password_assignment]");',
             ["password_assignment"],
@@ -289,6 +294,10 @@ def test_new_detectors_find_the_secret_and_only_it(text, expected, kinds) -> Non
         'cfg.setApiKey("${API_KEY}")',
         "Cookie: theme=dark; lang=en",
         "https://example.com/x?sig=short",
+        "pass: 'true'",
+        "{ pass: process.env.SMTP_PASS }",
+        "pass: '${SMTP_PASS}'",
+        "expect(result.pass).toBe(true)",
     ],
 )
 def test_honest_code_is_left_alone(code) -> None:
