@@ -163,6 +163,9 @@ _COMMAND_SECRET = compile_pattern(
     r"|(?:curl|wget)\b[^\n]{0,200}?[ \t](?:-u|--user)(?:=|[ \t]+)[\"']?[^\s:'\"@]+:"
     r"|machine[ \t]+[\w\-]+(?:\.[\w\-]+)+[ \t]+login[ \t]+\S+[ \t]+password[ \t]+"
     r"|identified[ \t]+by[ \t]+'|with[ \t]+(?:encrypted[ \t]+)?password[ \t]+'"
+    r"|(?:alter|create)[ \t]+(?:role|user)\b[^\n]{0,200}?[ \t](?:encrypted[ \t]+)?password[ \t]+'"
+    r"|^[ \t]*(?:requirepass|masterauth)[ \t]+|az[ \t]+login\b[^\n]{0,200}?[ \t]-p[ \t]+"
+    r"|(?:wpa_)?psk[ \t]*=[ \t]*\""
     r"|ldap(?:search|add|modify|delete|passwd|whoami)\b[^\n]{0,200}?[ \t]-w[ \t]+"
     r"|(?:zip|sqlcmd)\b[^\n]{0,200}?[ \t]-P[ \t]+|7za?\b[^\n]{0,200}?[ \t]-p"
     r"|smbclient\b[^\n]{0,200}?[ \t]-U[ \t]+[^\s%]+%"
@@ -171,7 +174,7 @@ _COMMAND_SECRET = compile_pattern(
     r"|ssh-keygen\b[^\n]{0,200}?[ \t]-[NP][ \t]+['\"]?"
     r"|redis-cli\b[^\n]{0,200}?[ \t]-a[ \t]+"
     r"|mongo(?:sh|dump|restore|import|export)?\b[^\n]{0,200}?[ \t]-p[ \t]+"
-    r"|-D[\w.\-]*?(?:password|passwd|secret|token|api[_\-]?key)="
+    r"|-D[\w.\-]*?(?:password|passwd|passphrase|secret|token|api[_\-]?key)="
     r"|^[ \t]*env[ \t]+\w*?(?:password|passwd|secret|token|api_?key|access_?key|private_?key)[ \t]+"
     r"))(?P<secret>(?!\[REDACTED)(?![$<{%])[^\s'\"`]{3,})",
     re.IGNORECASE,
@@ -223,6 +226,14 @@ _COOKIE = compile_pattern(
     re.IGNORECASE,
 )
 
+# a key-ish name whose value is on the next line, indented: YAML's `password:` (or `password: |`)
+# and pretty-printed JSON's `"password":`
+_NEXT_LINE_VALUE = compile_pattern(
+    r"(?m)^(?P<head>[ \t]*[\"']?(?P<name>[\w.\-]*?(?:password|passwd|passphrase|secret|token|"
+    r"api[_\-]?key|private[_\-]?key|access[_\-]?key|credentials?))[\"']?[ \t]*:[ \t]*(?:[|>][-+]?)?"
+    r"[ \t]*\n[ \t]+[\"']?)(?P<secret>(?!\[REDACTED)(?![$<{%])[^\s\"'`]{4,})(?=[\"']?[ \t]*,?[ \t]*$)",
+    re.IGNORECASE,
+)
 # passes of the whole redactor over a text (see `Redactor.redact`)
 _PASSES = 3
 # passes of `_COMMAND_SECRET` over one line (see `keyed` in `Redactor.redact`)
@@ -264,6 +275,7 @@ _HINT = compile_pattern(
     r"pass|pwd|secret|token|key|credential|auth|sig|salt|hmac|bearer|basic"
     r"|mysql|mariadb|docker|curl|wget|identified|\$(?:apr1|2[abxy]|[56y])\$"
     r"|ldap|zip|7z|sqlcmd|smbclient|ssh-keygen|redis-cli|mongo|@tcp\(|@unix\(|cookie"
+    r"|role|user|requirepass|masterauth|az login|psk"
 )
 _ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
 # a run long enough to hold a random token: the token rule runs only where there is one
@@ -557,6 +569,8 @@ class Redactor:
             return line
 
         text = _on_hinted_lines(text, keyed_or_diff)
+        if ":\n" in text or ": |" in text or ": >" in text:
+            text = _keyed_sub(_NEXT_LINE_VALUE, tail("password_assignment", _command_value), text)
         text = _random_tokens(text, kinds, allowed)
         return text, kinds
 

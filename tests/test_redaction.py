@@ -191,6 +191,41 @@ PEM_BODY = _j("MIIEowIBAAKCAQEAv3Jq0yQm8p5Zr2LkT7Xw", "9sD4fNc1HbV6uYeR0aGi3KjM5
             ["password_assignment"],
         ),
         (
+            f"db:\n  password:\n    {LETTERS}\n",
+            "db:\n  password:\n    [REDACTED:password_assignment]\n",
+            ["password_assignment"],
+        ),
+        (
+            f'{{\n  "api_key":\n    "{LETTERS}"\n}}',
+            '{\n  "api_key":\n    "[REDACTED:password_assignment]"\n}',
+            ["password_assignment"],
+        ),
+        (
+            f"password: |\n  {LETTERS}\n",
+            "password: |\n  [REDACTED:password_assignment]\n",
+            ["password_assignment"],
+        ),
+        (
+            f"ALTER ROLE app PASSWORD '{LETTERS}';",
+            "ALTER ROLE app PASSWORD '[REDACTED:password_assignment]';",
+            ["password_assignment"],
+        ),
+        (
+            f"requirepass {LETTERS}",
+            "requirepass [REDACTED:password_assignment]",
+            ["password_assignment"],
+        ),
+        (
+            f"mvn deploy -Dgpg.passphrase={LETTERS}",
+            "mvn deploy -Dgpg.passphrase=[REDACTED:password_assignment]",
+            ["password_assignment"],
+        ),
+        (
+            f'network={{\n  ssid="home"\n  psk="{LETTERS}"\n}}',
+            'network={\n  ssid="home"\n  psk="[REDACTED:password_assignment]"\n}',
+            ["password_assignment"],
+        ),
+        (
             f"auth: {{ user: 'bob', pass: '{LETTERS}' }}",
             "auth: { user: 'bob', pass: '[REDACTED:password_assignment]' }",
             ["password_assignment"],
@@ -298,6 +333,10 @@ def test_new_detectors_find_the_secret_and_only_it(text, expected, kinds) -> Non
         "{ pass: process.env.SMTP_PASS }",
         "pass: '${SMTP_PASS}'",
         "expect(result.pass).toBe(true)",
+        "password:\n  required: true\n  minLength: 12",
+        "token:\n  - read\n  - write",
+        "secrets:\n  GITHUB_TOKEN",
+        "api_key:\n  ${{ secrets.API_KEY }}",
     ],
 )
 def test_honest_code_is_left_alone(code) -> None:
