@@ -111,6 +111,8 @@ class RayExecutor(Executor):
     distributed = True
 
     def __init__(self, jobs: int | None = None, address: str | None = None) -> None:
+        if address is None and jobs is not None:
+            jobs = local_jobs(jobs)  # a local runtime: this machine's cores
         try:
             import ray
         except ImportError:
@@ -133,7 +135,7 @@ class RayExecutor(Executor):
             if address is not None:
                 kwargs["address"] = address
             elif jobs is not None:
-                kwargs["num_cpus"] = local_jobs(jobs)  # a local runtime: this machine's cores
+                kwargs["num_cpus"] = jobs
             try:
                 ray.init(**kwargs)
             except (ConnectionError, RuntimeError, ValueError) as exc:

@@ -354,25 +354,29 @@ def _url_value(m: re.Match[str]) -> bool:
     return _not_placeholder_value(value)
 
 
+# a metavar in help text or usage: `--password PASSWORD`, `sshpass -p PASSWORD`
+_METAVAR = compile_pattern(r"[A-Z][A-Z_\-]*")
+
+
 def _command_value(m: re.Match[str]) -> bool:
-    """Not a metavar (`sshpass -p PASSWORD`), a template, the word itself or an example."""
-    value = m.group("secret")
-    return re.fullmatch(r"[A-Z][A-Z_\-]*", value) is None and _url_value(m) and not _example(m)
+    """Not a metavar, a template, the word itself or an example."""
+    return _METAVAR.fullmatch(m.group("secret")) is None and _url_value(m) and not _example(m)
+
+
+def _literal_value(m: re.Match[str]) -> bool:
+    """A quoted literal that is no placeholder, version, template, the word itself or example."""
+    return _quoted_value(m) and _url_value(m) and not _example(m)
 
 
 def _quoted_key(m: re.Match[str]) -> bool:
-    """A quoted key's quoted value: its name is a key (`_name_ok`) and the value no template
-    and no example."""
+    """A quoted key's literal: its name is a key (`_name_ok`)."""
     name = m.group("name") or (m.group("name2") if "name2" in m.re.groupindex else "")
-    return _name_ok(name) and _quoted_value(m) and _url_value(m) and not _example(m)
+    return _name_ok(name) and _literal_value(m)
 
 
 def _quoted_pass(m: re.Match[str]) -> bool:
-    """A quoted value that is no template, example, version or type name."""
-    value = m.group("secret")
-    return (
-        _quoted_value(m) and _url_value(m) and not _example(m) and value.lower() not in _TYPE_NAMES
-    )
+    """`pass`'s literal, unless it is a type name (`pass: 'true'`)."""
+    return _literal_value(m) and m.group("secret").lower() not in _TYPE_NAMES
 
 
 # the words an example value is made of in documentation (`secret-token`, `your_api_key`)
@@ -425,7 +429,7 @@ def _letters_are_secret(m: re.Match[str], value: str) -> bool:
 
 def _flag_value(m: re.Match[str]) -> bool:
     value = m.group("secret")
-    if re.fullmatch(r"[A-Z][A-Z_\-]*", value):
+    if _METAVAR.fullmatch(value):
         return False  # a metavar in help text: --password PASSWORD
     if not _not_placeholder_value(value):
         return False
