@@ -85,24 +85,6 @@ def _warn_journal(strata: Strata) -> None:
         sys.stderr.write(f"warning: {notice}\n")
 
 
-def _system_allocator() -> None:
-    """Arrow allocates through the C library's allocator while indexing, unless
-    `ARROW_DEFAULT_MEMORY_POOL` says otherwise (the variable also reaches the worker processes).
-
-    An index builds, converts and frees many short-lived tables on several threads. Arrow's
-    bundled mimalloc hands freed pages back to the system as it goes (2.8x the `madvise` and
-    2.6x the `mprotect` calls of an incremental index with the C allocator); on a 2-core
-    virtual machine, where those calls are dear, it took a quarter more CPU for about the same
-    peak memory (`benchmarks/RESULTS.md`). A host that calls the API keeps its own allocator."""
-
-    if "ARROW_DEFAULT_MEMORY_POOL" in os.environ:
-        return
-    os.environ["ARROW_DEFAULT_MEMORY_POOL"] = "system"
-    import pyarrow as pa
-
-    pa.set_memory_pool(pa.system_memory_pool())
-
-
 def run_index(
     directory: Path,
     path: Path | None,
@@ -117,7 +99,6 @@ def run_index(
     progress_style: ProgressStyle = "auto",
     as_json: bool = False,
 ) -> None:
-    _system_allocator()
     from .facade import Strata, jobs_used
     from .pipeline.progress import make_progress
 

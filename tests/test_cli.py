@@ -476,22 +476,44 @@ def test_query_output_is_a_plain_table_with_whole_names_and_no_control_character
     assert styled.startswith("class \x1b[1m") and "\x1b[2J" not in styled
 
 
-def test_the_index_command_allocates_through_the_c_library_unless_told_otherwise(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    import pyarrow as pa
+_POOL_PROBE = """
+import os, sys, tempfile
+sys.argv = ["gitstrata", "-C", tempfile.mkdtemp(), *sys.argv[1:]]
+from gitstrata import entry
+try:
+    entry.main()  # no repository there: a one-line error, after the command's imports
+except SystemExit:
+    pass
+import pyarrow as pa, pyarrow.parquet as pq
+path = os.path.join(tempfile.mkdtemp(), "t.parquet")
+pq.write_table(pa.table({"x": [str(i) for i in range(50_000)]}), path)
+pq.read_table(path)
+chosen = [os.environ.get(k, "-") for k in ("ARROW_DEFAULT_MEMORY_POOL", "OPENBLAS_THREAD_TIMEOUT")]
+print(pa.mimalloc_memory_pool().max_memory(), *chosen)
+"""
 
-    from gitstrata.oneshot import _system_allocator
 
-    before = pa.default_memory_pool()
-    try:
-        monkeypatch.setenv("ARROW_DEFAULT_MEMORY_POOL", "mimalloc")
-        pa.set_memory_pool(pa.mimalloc_memory_pool())
-        _system_allocator()  # the user's choice stands
-        assert pa.default_memory_pool().backend_name == "mimalloc"
-        monkeypatch.delenv("ARROW_DEFAULT_MEMORY_POOL")
-        _system_allocator()
-        assert pa.default_memory_pool().backend_name == "system"
-        assert os.environ["ARROW_DEFAULT_MEMORY_POOL"] == "system"  # for the worker processes
-    finally:
-        pa.set_memory_pool(before)
+def _pool_probe(*argv: str, env: dict[str, str] | None = None) -> tuple[int, str, str]:
+    chosen = ("ARROW_DEFAULT_MEMORY_POOL", "OPENBLAS_THREAD_TIMEOUT")
+    base = {k: v for k, v in os.environ.items() if k not in chosen}
+    out = subprocess.run(
+        [sys.executable, "-c", _POOL_PROBE, *argv],
+        env={**base, **(env or {})},
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split()
+    return int(out[0]), out[1], out[2]
+
+
+def test_the_index_command_allocates_through_the_c_library_unless_told_otherwise() -> None:
+    # Arrow fixes its default pool when it first needs one, which importing it can do: the
+    # choice is made before the command's imports, or Arrow's own reads stay on mimalloc
+    # (and numpy's OpenBLAS threads sleep once a product is done)
+    assert _pool_probe("index", "-q") == (0, "system", "4")
+    # the probe can tell: another command, or the user's choice, keeps the defaults
+    mimalloc, *chosen = _pool_probe("query", "x")
+    assert mimalloc > 0 and chosen == ["-", "-"]
+    user = {"ARROW_DEFAULT_MEMORY_POOL": "mimalloc", "OPENBLAS_THREAD_TIMEOUT": "20"}
+    mimalloc, *chosen = _pool_probe("index", "-q", env=user)
+    assert mimalloc > 0 and chosen == ["mimalloc", "20"]
