@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable, Iterable, Mapping
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
 import numpy as np
@@ -40,10 +40,13 @@ def _epoch(value: Any) -> int:
     return int(value)
 
 
-def _hash(*parts: Any) -> str:
-    """blake2b-128 of each part's repr followed by a NUL (one buffer: this runs for every
-    document on every refresh)."""
-    text = "\0".join(map(repr, parts)) + "\0"
+def _hash(kind: str, title: str, body: str, symbols: list[str], paths: list[str]) -> str:
+    """blake2b-128 of the parts' lengths, then the parts themselves (UTF-8, one buffer: this runs
+    for every document on every refresh). The lengths make the split unambiguous, so no part
+    needs escaping: a `repr` of each body was most of this function's time."""
+    parts = (kind, title, body, *symbols, *paths)
+    head = f"{len(symbols)},{len(paths)}:" + ",".join([str(len(p)) for p in parts]) + "\0"
+    text = head + "".join(parts)
     return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
 
 
@@ -303,14 +306,24 @@ def build_documents(
         + _record_docs(records)
     )
     seen: set[str] = set()
-    for i, d in enumerate(docs):
+    for d in docs:
         if d["doc_id"] in seen:
             raise ValueError(f"duplicate document id {d['doc_id']!r}")
         seen.add(d["doc_id"])
-        d["doc_idx"] = i
-        d["content_hash"] = _hash(d["kind"], d["title"], d["body"], d["symbols"], d["paths"])
-        d["time"] = datetime.fromtimestamp(d["time"], UTC)
-    return pa.Table.from_pylist(docs, schema=DOCUMENTS)
+    # built column by column (`time` from epoch seconds as they are): a row-wise `from_pylist`
+    # looks every field up in every dict
+    columns: dict[str, Any] = {
+        name: [d[name] for d in docs] for name in DOCUMENTS.names if name in _ROW_FIELDS
+    }
+    columns["doc_idx"] = range(len(docs))
+    columns["content_hash"] = [
+        _hash(d["kind"], d["title"], d["body"], d["symbols"], d["paths"]) for d in docs
+    ]
+    arrays = [pa.array(columns[f.name], f.type) for f in DOCUMENTS]
+    return pa.Table.from_arrays(arrays, schema=DOCUMENTS)
+
+
+_ROW_FIELDS = frozenset(DOCUMENTS.names) - {"doc_idx", "content_hash"}
 
 
 def docmeta(documents: pa.Table) -> pa.Table:

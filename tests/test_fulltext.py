@@ -17,7 +17,7 @@ import tantivy
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gitstrata.stages.documents import build_documents, docmeta
+from gitstrata.stages.documents import _hash, build_documents, docmeta
 from gitstrata.store import fulltext
 from gitstrata.store.fulltext_writer import build_in_child, write_index
 from gitstrata.store.ids import symbol_id
@@ -160,13 +160,17 @@ def test_documents_table(index) -> None:
     assert docs.column("intent").to_pylist() == [None, None, "bugfix", None, "bugfix", None]
     commit_body = docs.column("body")[4].as_py()
     assert "touched src/pay/charge.py::charge_with_retry +2 -1" in commit_body
-    # the content hash: blake2b-128 over each field's repr, each followed by a NUL (an index
+    # the content hash: blake2b-128 over the parts' lengths and a NUL, then the parts (an index
     # keeps vectors and terms by it, so it must not drift between versions)
     for row in docs.to_pylist():
-        h = hashlib.blake2b(digest_size=16)
-        for part in (row["kind"], row["title"], row["body"], row["symbols"], row["paths"]):
-            h.update(repr(part).encode("utf-8", "surrogatepass") + b"\0")
+        parts = [row["kind"], row["title"], row["body"], *row["symbols"], *row["paths"]]
+        counts = f"{len(row['symbols'])},{len(row['paths'])}:"
+        text = counts + ",".join(str(len(p)) for p in parts) + "\0" + "".join(parts)
+        h = hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16)
         assert row["content_hash"] == h.hexdigest()
+    # the lengths keep apart what plain joining would not
+    assert _hash("symbol", "ab", "", [], []) != _hash("symbol", "a", "b", [], [])
+    assert _hash("commit", "t", "b", ["x"], []) != _hash("commit", "t", "b", [], ["x"])
     meta = docmeta(docs)
     assert meta.schema.equals(DOCMETA)
     assert meta.column("kind").to_pylist() == ["symbol"] * 4 + ["commit", "failure"]

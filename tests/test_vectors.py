@@ -250,3 +250,25 @@ def test_retrieval_stages_end_to_end(git_repo) -> None:
     new = Embedder.load(again.path / "embedder")
     np.testing.assert_array_equal(old.backend.components, new.backend.components)
     np.testing.assert_array_equal(old.rotation, new.rotation)
+
+
+def test_vector_components_are_written_without_statistics(tmp_path: Path) -> None:
+    import pyarrow.parquet as pq
+
+    vectors = _clustered(50)
+    flat = pa.array(vectors.astype(np.float16).reshape(-1))
+    table = pa.table(
+        {
+            "doc_id": [f"d{i}" for i in range(50)],
+            "vector": pa.FixedSizeListArray.from_arrays(flat, 384),
+        },
+        schema=VECTORS_F32,
+    )
+    writer = Store(tmp_path / "store").begin()
+    info = writer.write_table("vectors_f32", table)
+    written = pq.ParquetFile(writer.tmp / info.file)
+    group = written.metadata.row_group(0)
+    stats = {group.column(i).path_in_schema: group.column(i).is_stats_set for i in range(2)}
+    # no reader filters on a component; the ids keep theirs
+    assert stats == {"doc_id": True, "vector.list.element": False}
+    assert written.read().equals(table)
