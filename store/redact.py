@@ -25,6 +25,7 @@ section. Invariants:
 
 from __future__ import annotations
 
+import base64
 import functools
 import math
 import re
@@ -93,14 +94,17 @@ _KEY_WORD_RE = compile_pattern(
 _NAME = rf"[A-Za-z_][\w.\-]*?(?:{_KEY_WORDS})|(?:{_KEY_WORDS})"
 
 _QUOTED_ASSIGN = compile_pattern(
-    rf"(?P<head>(?<![\w.\-])(?P<name>{_NAME})[\"']?\s*(?::=|=>|[:=])\s*(?P<q>[\"'`]))"
+    rf"(?P<head>(?<![\w.\-])(?P<name>{_NAME})[\"']?\s*(?::=|=>|[:=])\s*(?:&[\w\-]+[ \t]+)?"
+    r"(?P<q>[\"'`]))"
     r"(?P<secret>(?!\[REDACTED)(?![$<{%])[^\"'`\s]{3,}?|(?!\[REDACTED)(?![$<{%])[^\"'`\n]{6,}?)"
     r"(?P=q)",
     re.IGNORECASE,
 )
 _BARE_ASSIGN = compile_pattern(
-    rf"(?P<head>(?<![\w.\-:])(?P<name>{_NAME})[\"']?[^\S\n]*(?P<sep>[:=])(?![:=])[^\S\n]*)"
-    r"(?P<secret>(?!\[REDACTED)[^\s\"'`,;()\[\]{}<>$]{4,})(?![\w(\[.])(?P<rest>[^\S\n]*(?:\n|\Z))?",
+    rf"(?P<head>(?<![\w.\-:])(?P<name>{_NAME})[\"']?[^\S\n]*(?P<sep>[:=])(?![:=])[^\S\n]*"
+    r"(?:&[\w\-]+[^\S\n]+)?)"  # YAML's anchor (`password: &pw ...`) is not the value
+    r"(?P<secret>(?!\[REDACTED)(?![&*])[^\s\"'`,;()\[\]{}<>$]{4,})(?![\w(\[.])"
+    r"(?P<rest>[^\S\n]*(?:\n|\Z))?",
     re.IGNORECASE,
 )
 # the value of a bare assignment is code unless it looks like data
@@ -226,6 +230,23 @@ _COOKIE = compile_pattern(
     re.IGNORECASE,
 )
 
+# HCL: a key-ish variable's `default` inside its block (`variable "db_password" { default = "..." }`)
+_HCL_DEFAULT = compile_pattern(
+    rf"(?P<head>\bvariable[ \t]+\"(?P<name>{_NAME})\"[ \t]*\{{(?:[^{{}}\"]|\"[^\"\n]*\"){{0,600}}?"
+    r"\bdefault[ \t]*=[ \t]*\")(?P<secret>(?!\[REDACTED)(?![$<{%])[^\"\n]{3,}?)\"",
+    re.IGNORECASE,
+)
+# a Docker config's registry credentials: `"auth": "<base64 of user:password>"`
+_DOCKER_AUTH = compile_pattern(
+    r"(?P<head>\"auth\"[ \t]*:[ \t]*\")(?P<secret>[A-Za-z0-9+/]{8,}={0,2})(?=\")"
+)
+# a password a database client takes as its third argument: `new PDO($dsn, 'user', '...')`,
+# `mysqli_connect('host', 'user', '...')`, `new mysqli(...)`
+_POSITIONAL = compile_pattern(
+    r"(?P<head>(?:\bnew[ \t]+(?:PDO|mysqli)|\bmysqli_connect)[ \t]*\((?:[^,()\n]*,){2}[ \t]*"
+    r"(?P<q>[\"']))(?P<secret>(?!\[REDACTED)(?![$<{%])[^\"'`\n]{3,}?)(?P=q)"
+)
+
 # a key-ish name whose value is on the next line, indented: YAML's `password:` (or `password: |`)
 # and pretty-printed JSON's `"password":`
 _NEXT_LINE_VALUE = compile_pattern(
@@ -275,7 +296,7 @@ _HINT = compile_pattern(
     r"pass|pwd|secret|token|key|credential|auth|sig|salt|hmac|bearer|basic"
     r"|mysql|mariadb|docker|curl|wget|identified|\$(?:apr1|2[abxy]|[56y])\$"
     r"|ldap|zip|7z|sqlcmd|smbclient|ssh-keygen|redis-cli|mongo|@tcp\(|@unix\(|cookie"
-    r"|role|user|requirepass|masterauth|az login|psk"
+    r"|role|user|requirepass|masterauth|az login|psk|pdo"
 )
 _ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
 # a run long enough to hold a random token: the token rule runs only where there is one
@@ -372,6 +393,16 @@ def _quoted_key(m: re.Match[str]) -> bool:
     """A quoted key's literal: its name is a key (`_name_ok`)."""
     name = m.group("name") or (m.group("name2") if "name2" in m.re.groupindex else "")
     return _name_ok(name) and _literal_value(m)
+
+
+def _docker_auth(m: re.Match[str]) -> bool:
+    """Base64 of `user:password` (printable), as `docker login` writes it."""
+    try:
+        decoded = base64.b64decode(m.group("secret"), validate=True).decode("utf-8")
+    except (ValueError, UnicodeDecodeError):
+        return False
+    user, colon, password = decoded.partition(":")
+    return bool(colon and user and password) and decoded.isprintable()
 
 
 def _quoted_pass(m: re.Match[str]) -> bool:
@@ -556,6 +587,10 @@ class Redactor:
                 line = _keyed_sub(_SETTER, tail("password_assignment", _quoted_key), line)
             if "cookie" in line.lower():
                 line = _keyed_sub(_COOKIE, tail("session_cookie", _command_value), line)
+            if '"auth"' in line:
+                line = _keyed_sub(_DOCKER_AUTH, tail("password_assignment", _docker_auth), line)
+            if "PDO" in line or "mysqli" in line:
+                line = _keyed_sub(_POSITIONAL, tail("password_assignment", _literal_value), line)
             if "@tcp(" in line or "@unix(" in line:
                 line = _keyed_sub(_DSN, tail("password_assignment", _url_value), line)
             return _keyed_sub(
@@ -573,6 +608,8 @@ class Redactor:
             return line
 
         text = _on_hinted_lines(text, keyed_or_diff)
+        if "variable" in text and "default" in text:
+            text = _keyed_sub(_HCL_DEFAULT, tail("password_assignment", _literal_value), text)
         if ":\n" in text or ": |" in text or ": >" in text:
             text = _keyed_sub(_NEXT_LINE_VALUE, tail("password_assignment", _command_value), text)
         text = _random_tokens(text, kinds, allowed)

@@ -337,6 +337,17 @@ def test_new_detectors_find_the_secret_and_only_it(text, expected, kinds) -> Non
         "token:\n  - read\n  - write",
         "secrets:\n  GITHUB_TOKEN",
         "api_key:\n  ${{ secrets.API_KEY }}",
+        "password: *db_pass",
+        "password: &pw ${DB_PASSWORD}",
+        "let token = &token_str;",
+        'variable "db_password" {\n  type      = string\n  sensitive = true\n}',
+        'variable "db_password" {\n  default = var.fallback\n}',
+        'variable "db_password" {\n  type = string\n}\n\nvariable "region" {\n  default = "eu-west-1"\n}',
+        '"auth": "required"',
+        '"auth": "oauth2-bearer-token-flow"',
+        "$db = new PDO($dsn, $user, $password);",
+        "$db = new PDO('sqlite::memory:', null, null);",
+        "$conn = mysqli_connect($host, $user, $pass, $db);",
     ],
 )
 def test_honest_code_is_left_alone(code) -> None:
@@ -399,6 +410,12 @@ def test_allow_keeps_a_detected_secret_and_deny_adds_one() -> None:
                 "Cookie: sessionid=",
                 "?sig=",
                 "\u00c0",
+                "password: &pw ",
+                'variable "db_password" {',
+                'default = "',
+                '"auth": "',
+                "dXNlcjpwYXNz",
+                "new PDO(a, 'u', '",
             ]
         )
         | st.text(max_size=12),
@@ -782,3 +799,43 @@ def test_a_private_key_body_line_is_matched_in_linear_time() -> None:
     text = "-----BEGIN RSA PRIVATE KEY-----\n+MIIEowIBAAKCAQEA0Z3VS5JJcds3xfn\n" + blanks + "!"
     out, kinds = redact(text)
     assert kinds == ["private_key"] and "MIIEow" not in out and out.endswith(blanks + "!")
+
+
+R = "[REDACTED:password_assignment]"
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # a YAML anchor stands between the key and its value
+        ("password: &db_pass s3cr3tValue99", f"password: &db_pass {R}"),
+        ('db_password: &pw "hunter2hunter2"', f'db_password: &pw "{R}"'),
+        # HCL: the variable's name says what its default is
+        (
+            'variable "db_password" {\n  type    = string\n  default = "Sup3rS3cretPw"\n}',
+            f'variable "db_password" {{\n  type    = string\n  default = "{R}"\n}}',
+        ),
+        (
+            'variable "admin_password" { default = "Adm1nPassw0rd" }',
+            f'variable "admin_password" {{ default = "{R}" }}',
+        ),
+        # a Docker config's `auth`: base64 of user:password
+        (
+            '{"auths": {"registry.example.com": {"auth": "dXNlcjpwYXNz"}}}',
+            f'{{"auths": {{"registry.example.com": {{"auth": "{R}"}}}}}}',
+        ),
+        # a database client's password argument
+        ("$db = new PDO($dsn, 'root', 'Rootpw2024');", f"$db = new PDO($dsn, 'root', '{R}');"),
+        (
+            "$conn = mysqli_connect('localhost', 'admin', 'Adm1nPw!', 'shop');",
+            f"$conn = mysqli_connect('localhost', 'admin', '{R}', 'shop');",
+        ),
+        (
+            '$m = new mysqli("127.0.0.1", "user", "s3cretpw", "db");',
+            f'$m = new mysqli("127.0.0.1", "user", "{R}", "db");',
+        ),
+    ],
+)
+def test_a_value_its_key_names_from_elsewhere_is_found(text: str, expected: str) -> None:
+    assert redact(text) == (expected, ["password_assignment"])
+    assert redact(expected) == (expected, [])
