@@ -28,6 +28,11 @@ Per repository it reports:
    reading the intents of the `commits` table of the live generation (as `gitstrata sql` does).
 4. Preflight size: the largest block `render_preflight` produces (as the CLI renders it) over
    every revert and control preflight above, against `retrieval.token_budget` x 4 characters.
+5. Pitfall candidates in preflight: the memories the index draws from reverts and "fix ...
+   again" commits, in preflights of functions (the 30 touched by the most commits, each with
+   the subject of its newest commit as intended change, and 30 more at random, fixed seed):
+   how many answers show one, how many shown are anchored to the function asked about, and
+   how many came through a co-change partner.
 """
 
 from __future__ import annotations
@@ -40,7 +45,7 @@ import sys
 import tempfile
 import time
 import traceback
-from collections import defaultdict
+from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -51,6 +56,7 @@ from ..serve.render import render_preflight
 from ..store.tables import run_sql
 from .cochange_holdout import evaluate as evaluate_holdout
 from .intents_real import load_labels, score
+from .serve_latency import hot_targets
 
 SPLIT = 0.8
 METHODS = ("served", "count", "ochiai", "w", "codemaat", "confidence")
@@ -405,6 +411,43 @@ def measure_intents(strata: Strata, labels_file: Path) -> dict[str, Any]:
 # --------------------------------------------------------------------------- one repository
 
 
+def measure_candidates(strata: Strata, index_dir: Path, n: int = 30, seed: int = 7) -> dict:
+    """Pitfall candidates (see the module doc, 5.) in preflights of `n` hot and `n` random
+    functions."""
+    import random
+
+    from ..store.generations import Store
+
+    targets = [(p, q, change or "change this") for p, q, change in hot_targets(index_dir, n)]
+    gen = Store(index_dir).require_live()
+    symbols = gen.table("symbols", columns=["path", "qualname", "kind"]).to_pylist()
+    names = Counter((r["path"], r["qualname"]) for r in symbols)
+    others = sorted(
+        {(r["path"], r["qualname"]) for r in symbols if r["kind"] in ("function", "method")}
+        - {(p, q) for p, q, _ in targets}
+    )
+    others = [k for k in others if names[k] == 1]  # an overloaded name is ambiguous
+    picked = random.Random(seed).sample(others, min(n, len(others)))
+    targets += [(p, q, "change this") for p, q in picked]
+    candidates = {m.id for m in strata.memory.live() if m.source == "git" and "candidate" in m.tags}
+    answers = shown = on_target = via_partner = 0
+    for path, qualname, change in targets:
+        report = strata.preflight(path, qualname, change)
+        found = [m for m in report.memories if m.id in candidates]
+        answers += bool(found)
+        shown += len(found)
+        on_target += sum(f"{path}::{qualname}" in m.anchors for m in found)
+        via_partner += sum(m.via is not None for m in found)
+    return {
+        "candidates": len(candidates),
+        "preflights": len(targets),
+        "answers_with_candidate": answers,
+        "shown": shown,
+        "anchored_to_target": on_target,
+        "via_partner": via_partner,
+    }
+
+
 def repo_name(source: Path) -> str:
     name = source.name
     return name[: -len(".bundle")] if name.endswith(".bundle") else source.resolve().name
@@ -443,6 +486,7 @@ def measure_repo(
         log(f"{name}: indexed in {report.seconds:.1f}s; revert probes")
         result["reverts"] = measure_reverts(strata, base, head, commits, probes)
         result["intents"] = measure_intents(strata, labels_dir / f"{name}.jsonl")
+        result["candidates"] = measure_candidates(strata, work / "head-index")
         strata.close()
         result["cochange"] = measure_cochange(base, split)
         result["preflight_size"] = probes.result()
@@ -538,6 +582,20 @@ def markdown(results: list[dict[str, Any]], command: str = "") -> str:
         out.append(
             f"| {r['repo']} | {p['probes']} | {p['largest_chars']} | {p['budget_chars']} "
             f"| {'yes' if p['within_budget'] else 'no'} | `{p['largest_probe']}` |"
+        )
+    out += ["", "### Pitfall candidates in preflight (functions: 30 hot, 30 at random)", ""]
+    out += [
+        "| repository | candidates | preflights | answers showing one | shown | anchored to the function | through a partner |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for r in ok:
+        c = r.get("candidates")
+        if c is None:
+            continue
+        out.append(
+            f"| {r['repo']} | {c['candidates']} | {c['preflights']} | "
+            f"{c['answers_with_candidate']} | {c['shown']} | {c['anchored_to_target']} "
+            f"| {c['via_partner']} |"
         )
     failed = [r for r in results if "error" in r]
     if failed:

@@ -677,12 +677,19 @@ class MemoryBook:
         for m in mems:
             for a in m.anchors:
                 if a.path == path and (a.symbol is None or symbol is None or a.symbol == symbol):
+                    if a.symbol is None and symbol is not None and _candidate(m):
+                        continue  # a commit's candidate is about some code of the file
                     exact = 2.0 if a.symbol is not None and a.symbol == symbol else 1.5
                     out[m.id] = Recalled(m, exact * self._prior(m, now), 1.0, strength(m, now))
-        # memories about the files that change together with the target (co-change partners)
+        # memories about the files that change together with the target (co-change partners);
+        # not a commit's candidate: a central file's reverts would follow every edit around it
         for rank, partner in enumerate(dict.fromkeys(partners)):
             for m in mems:
-                if m.id not in out and any(a.path == partner for a in m.anchors):
+                if (
+                    m.id not in out
+                    and not _candidate(m)
+                    and any(a.path == partner for a in m.anchors)
+                ):
                     score = 0.8 / (1 + rank) * self._prior(m, now)
                     out[m.id] = Recalled(m, score, 0.5, strength(m, now), via=partner)
         query = " ".join(x for x in (context, symbol, path) if x)[:MAX_TEXT]
@@ -793,6 +800,12 @@ def _stat_key(path: str) -> Any:
 @functools.lru_cache(maxsize=4096)  # the same memories come back answer after answer
 def _shown(text: str) -> str:
     return redact_text(text) or ""  # shown beside documents: redacted alike
+
+
+def _candidate(mem: Memory) -> bool:
+    """A pitfall candidate the index drew from a commit (a revert, a fix made again), which
+    nobody has confirmed: it is shown where the code the commit changed is edited."""
+    return mem.source == "git" and "candidate" in mem.tags
 
 
 def memory_refs(hits: list[Recalled]) -> list[Any]:

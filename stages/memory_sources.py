@@ -21,6 +21,7 @@ from typing import Any
 
 import pyarrow as pa
 
+from ..store.ids import MODULE_SYMBOL
 from ..store.memory import MAX_TEXT
 from ..store.regexcache import compile_pattern
 from ..store.schemas import MEMORIES
@@ -28,6 +29,7 @@ from ..store.schemas import MEMORIES
 ADR_DIRS = ("docs/adr", "docs/adrs", "docs/decisions", "doc/adr", "doc/adrs", "adr", "adrs",
             "decisions", "docs/architecture/decisions")  # fmt: skip
 GIT_DEPTH = 500
+MAX_SYMBOL_ANCHORS = 8  # a pitfall candidate anchored to more symbols than this keeps its files
 HOTSPOT_MIN = 8
 HOTSPOT_FILES = 10
 
@@ -231,12 +233,21 @@ def git_records(commits: pa.Table, touches: pa.Table, *, depth: int = GIT_DEPTH,
     recent = rows[:depth]
     shas = {r["sha"] for r in recent}
     files_of: dict[str, list[str]] = {}
+    symbols_of: dict[str, dict[tuple[str, str], None]] = {}  # in touch order
     t = touches.select(["sha", "head_path"])
-    for sha, path in zip(t["sha"].to_pylist(), t["head_path"].to_pylist(), strict=True):
+    sha_col, path_col = t["sha"].to_pylist(), t["head_path"].to_pylist()
+    names = (
+        touches.column("qualname").to_pylist()
+        if "qualname" in touches.column_names
+        else [None] * len(sha_col)
+    )
+    for sha, path, qualname in zip(sha_col, path_col, names, strict=True):
         if sha in shas:
             files_of.setdefault(sha, [])
             if path not in files_of[sha]:
                 files_of[sha].append(path)
+            if qualname and qualname != MODULE_SYMBOL:
+                symbols_of.setdefault(sha, {})[(path, qualname)] = None
     out = []
     for r in recent:
         subject = (r["subject"] or "").strip()
@@ -245,6 +256,14 @@ def git_records(commits: pa.Table, touches: pa.Table, *, depth: int = GIT_DEPTH,
             continue
         when = _fmt(r["commit_time"])
         files = files_of.get(r["sha"], [])[:3]
+        # anchored to the functions the commit changed, so that preflight shows the candidate
+        # where that code is edited; a commit that changed no named symbol, or more than a
+        # handful, keeps its files (shown for a whole file, not for each of its symbols)
+        symbols = list(symbols_of.get(r["sha"], ()))
+        if symbols and len(symbols) <= MAX_SYMBOL_ANCHORS:
+            anchors = [{"path": p, "symbol": q} for p, q in symbols]
+        else:
+            anchors = [{"path": p} for p in files]
         what = "Reverted" if revert else "Fixed again"
         where = f" (in {', '.join(files)})" if files else ""
         out.append({
@@ -255,7 +274,7 @@ def git_records(commits: pa.Table, touches: pa.Table, *, depth: int = GIT_DEPTH,
             "importance": 0.2,
             "status": "active",
             "tags": ["candidate", "revert" if revert else "refix"],
-            "anchors": [{"path": p} for p in files],
+            "anchors": anchors,
             "source": "git",
             "origin": r["sha"],
             "created": when,

@@ -11,7 +11,12 @@ import pyarrow as pa
 
 from gitstrata.facade import Strata
 from gitstrata.serve.memory import MemoryBook
-from gitstrata.stages.memory_sources import adr_records, is_adr_path, parse_adr
+from gitstrata.stages.memory_sources import (
+    MAX_SYMBOL_ANCHORS,
+    adr_records,
+    is_adr_path,
+    parse_adr,
+)
 from gitstrata.store.memory import Memory
 from gitstrata.store.memory_team import TeamFile, dumps, parse
 
@@ -326,3 +331,53 @@ def test_the_hotspot_fact_does_not_depend_on_hash_order() -> None:
         "Code hotspots (files changed most in the last 12 commits): alpha.py (12), mid.py (12), "
         "zeta.py (12).\n"
     }
+
+
+def test_a_commits_candidate_follows_the_code_it_changed_not_its_file(git_repo) -> None:
+    body = "def {n}(x):\n    return x{k}\n"
+    code = "".join(body.format(n=n, k="") for n in ("price", "tax", "fee"))
+    git_repo.commit("feat: money", {"app/money.py": code, "web/cart.ts": "export const c = 0;\n"})
+    for i in range(3):  # the cart changes with the money module
+        git_repo.commit(f"feat: cart {i}", {"web/cart.ts": f"export const c = {i + 1};\n",
+                                            "app/money.py": code + f"\nVERSION = {i}\n"})  # fmt: skip
+    fast = code.replace("return x\n", "return x * 1\n", 1)  # `price` only
+    sha = git_repo.commit("perf: faster price", {"app/money.py": fast + "\nVERSION = 2\n"})
+    git_repo.commit(f'Revert "perf: faster price"\n\nThis reverts commit {sha}.',
+                    {"app/money.py": code + "\nVERSION = 2\n"})  # fmt: skip
+    broad = "".join(body.format(n=n, k=" + 0") for n in ("price", "tax", "fee"))
+    git_repo.commit("fix: rounding again", {"app/money.py": broad + "\nVERSION = 2\n"})
+    s = Strata(git_repo.path)
+    s.index()
+    cands = {m.text.split(":")[0]: m for m in s.memory.live() if "candidate" in m.tags}
+    # the revert changed `price` alone: it is anchored there
+    assert [a.label for a in cands["Reverted"].anchors] == ["app/money.py::price"]
+    assert {a.label for a in cands["Fixed again"].anchors} == {
+        "app/money.py::price",
+        "app/money.py::tax",
+        "app/money.py::fee",
+    }
+
+    def shown(path: str, symbol: str | None = None) -> list[str]:
+        return [m.id for m in s.preflight(path, symbol).memories]
+
+    assert cands["Reverted"].id in shown("app/money.py", "price")
+    assert cands["Reverted"].id not in shown("app/money.py", "tax")  # other code of its file
+    assert cands["Reverted"].id in shown("app/money.py")  # the whole file
+    # not through a co-change partner: the cart is edited with the money module, not its price
+    assert not [i for i in shown("web/cart.ts") if i in {m.id for m in cands.values()}]
+    # a team's memory on the partner still is
+    team = s.remember("Prices are integers of cents", "decision", anchors=["app/money.py"])
+    assert team.memory.id in shown("web/cart.ts")
+
+
+def test_a_candidate_that_changed_many_functions_keeps_its_file(git_repo) -> None:
+    many = [f"f{i}" for i in range(MAX_SYMBOL_ANCHORS + 1)]
+    code = "".join(f"def {n}(x):\n    return x\n" for n in many)
+    git_repo.commit("feat: steps", {"app/steps.py": code})
+    git_repo.commit("fix: steps again", {"app/steps.py": code.replace("return x", "return +x")})
+    s = Strata(git_repo.path)
+    s.index()
+    [cand] = [m for m in s.memory.live() if "candidate" in m.tags]
+    assert [a.label for a in cand.anchors] == ["app/steps.py"]
+    assert cand.id in [m.id for m in s.preflight("app/steps.py").memories]
+    assert cand.id not in [m.id for m in s.preflight("app/steps.py", "f1").memories]
