@@ -32,7 +32,8 @@ Per repository it reports:
    again" commits, in preflights of functions (the 30 touched by the most commits, each with
    the subject of its newest commit as intended change, and 30 more at random, fixed seed):
    how many answers show one, how many shown are anchored to the function asked about, and
-   how many came through a co-change partner.
+   how many came through a co-change partner; and, for each function a candidate's commit
+   changed (read from `touches`), whether its preflight shows that candidate.
 """
 
 from __future__ import annotations
@@ -53,6 +54,7 @@ from typing import Any
 from ..facade import Strata
 from ..serve.models import PreflightReport
 from ..serve.render import render_preflight
+from ..store.ids import MODULE_SYMBOL
 from ..store.tables import run_sql
 from .cochange_holdout import evaluate as evaluate_holdout
 from .intents_real import load_labels, score
@@ -438,6 +440,18 @@ def measure_candidates(strata: Strata, index_dir: Path, n: int = 30, seed: int =
         shown += len(found)
         on_target += sum(f"{path}::{qualname}" in m.anchors for m in found)
         via_partner += sum(m.via is not None for m in found)
+    # and where they belong: each function a candidate's commit changed (from `touches`)
+    origins = {m.origin: m.id for m in strata.memory.live() if m.id in candidates and m.origin}
+    touched = gen.table("touches", columns=["sha", "head_path", "qualname"]).to_pylist()
+    changed = sorted(
+        {(origins[t["sha"]], t["head_path"], t["qualname"]) for t in touched
+         if t["sha"] in origins and t["qualname"] not in (None, MODULE_SYMBOL)
+         and names[(t["head_path"], t["qualname"])] == 1}
+    )  # fmt: skip
+    found_there = 0
+    for mid, path, qualname in changed:
+        report = strata.preflight(path, qualname, "change this")
+        found_there += any(m.id == mid for m in report.memories)
     return {
         "candidates": len(candidates),
         "preflights": len(targets),
@@ -445,6 +459,8 @@ def measure_candidates(strata: Strata, index_dir: Path, n: int = 30, seed: int =
         "shown": shown,
         "anchored_to_target": on_target,
         "via_partner": via_partner,
+        "changed_functions": len(changed),
+        "shown_on_changed": found_there,
     }
 
 
@@ -585,8 +601,9 @@ def markdown(results: list[dict[str, Any]], command: str = "") -> str:
         )
     out += ["", "### Pitfall candidates in preflight (functions: 30 hot, 30 at random)", ""]
     out += [
-        "| repository | candidates | preflights | answers showing one | shown | anchored to the function | through a partner |",
-        "|---|---|---|---|---|---|---|",
+        "| repository | candidates | preflights | answers showing one | shown | anchored to the function "
+        "| through a partner | functions their commits changed | shown there |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
     for r in ok:
         c = r.get("candidates")
@@ -595,7 +612,7 @@ def markdown(results: list[dict[str, Any]], command: str = "") -> str:
         out.append(
             f"| {r['repo']} | {c['candidates']} | {c['preflights']} | "
             f"{c['answers_with_candidate']} | {c['shown']} | {c['anchored_to_target']} "
-            f"| {c['via_partner']} |"
+            f"| {c['via_partner']} | {c['changed_functions']} | {c['shown_on_changed']} |"
         )
     failed = [r for r in results if "error" in r]
     if failed:
