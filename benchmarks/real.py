@@ -431,7 +431,8 @@ def measure_candidates(strata: Strata, index_dir: Path, n: int = 30, seed: int =
     others = [k for k in others if names[k] == 1]  # an overloaded name is ambiguous
     picked = random.Random(seed).sample(others, min(n, len(others)))
     targets += [(p, q, "change this") for p, q in picked]
-    candidates = {m.id for m in strata.memory.live() if m.source == "git" and "candidate" in m.tags}
+    drawn = [m for m in strata.memory.live() if m.source == "git" and "candidate" in m.tags]
+    candidates = {m.id for m in drawn}
     answers = shown = on_target = via_partner = 0
     for path, qualname, change in targets:
         report = strata.preflight(path, qualname, change)
@@ -441,7 +442,7 @@ def measure_candidates(strata: Strata, index_dir: Path, n: int = 30, seed: int =
         on_target += sum(f"{path}::{qualname}" in m.anchors for m in found)
         via_partner += sum(m.via is not None for m in found)
     # and where they belong: each function a candidate's commit changed (from `touches`)
-    origins = {m.origin: m.id for m in strata.memory.live() if m.id in candidates and m.origin}
+    origins = {m.origin: m.id for m in drawn if m.origin}
     touched = gen.table("touches", columns=["sha", "head_path", "qualname"]).to_pylist()
     changed = sorted(
         {(origins[t["sha"]], t["head_path"], t["qualname"]) for t in touched

@@ -697,6 +697,16 @@ def _dictionary_columns(schema: pa.Schema) -> list[str]:
     return [f.name for f in schema if not floats(f.type)]
 
 
+def _leaf(field: pa.Field) -> tuple[pa.DataType, str]:
+    """The element type under a column's lists, and its Parquet path (`name.list.element`)."""
+    import pyarrow as pa
+
+    t, path = field.type, field.name
+    while pa.types.is_list(t) or pa.types.is_large_list(t) or pa.types.is_fixed_size_list(t):
+        t, path = t.value_type, f"{path}.list.element"
+    return t, path
+
+
 def _float_leaves(schema: pa.Schema) -> list[str]:
     """Parquet paths of the floating-point elements of list columns (embedding vectors):
     written byte-stream-split, the exponent bytes of all values side by side, which zstd then
@@ -706,9 +716,7 @@ def _float_leaves(schema: pa.Schema) -> list[str]:
 
     out = []
     for f in schema:
-        t, path = f.type, f.name
-        while pa.types.is_list(t) or pa.types.is_large_list(t) or pa.types.is_fixed_size_list(t):
-            t, path = t.value_type, f"{path}.list.element"
+        t, path = _leaf(f)
         if path != f.name and pa.types.is_floating(t):
             out.append(path)
     return out
@@ -726,9 +734,7 @@ def _statistics_leaves(schema: pa.Schema) -> bool | list[str]:
         return True
     out = []
     for f in schema:
-        t, path = f.type, f.name
-        while pa.types.is_list(t) or pa.types.is_large_list(t) or pa.types.is_fixed_size_list(t):
-            t, path = t.value_type, f"{path}.list.element"
+        t, path = _leaf(f)
         if pa.types.is_nested(t):
             return True  # a struct's leaves: statistics everywhere rather than paths guessed
         if path not in floats:
