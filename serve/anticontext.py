@@ -100,6 +100,11 @@ class AntiContext:
         known = self._known(index, embed)
         return known.views, known.details
 
+    def state(self, index: ServeIndex, embed) -> object:
+        """The failures known now: the same object until the journal's failures or the
+        generation change, so a part of an answer built on them can be kept by it."""
+        return self._known(index, embed)
+
     def _known(self, index: ServeIndex, embed) -> _Known:
         sig = (self.journal.signature((STREAM,)), index.name)  # the failures stream only
         with self._lock:

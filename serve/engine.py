@@ -11,7 +11,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TypeVar
 
@@ -28,19 +28,22 @@ from .graveyard import Intent, RetrievedItem
 from .headwatch import HeadWatch
 from .index import ServeIndex
 from .memory import MemoryBook, Recalled, memory_refs
-from .models import MemoryRef, PreflightReport, SearchResponse
+from .models import FailureWarning, MemoryRef, PastAttempt, PreflightReport, SearchResponse
 from .paths import repo_relative
 from .perplexity import PerplexityCheck
 from .preflight import attach_reasons, build_preflight
-from .safe import scrub_fields, scrub_model
+from .safe import scrub_fields, scrub_items, scrub_model
 from .search import Ranked, Searcher, SearchResult
 
 # a preflight's fields built per request (the rest is the generation's: `_PreflightBase`)
-_PREFLIGHT_LIVE = ("warnings", "past_attempts", "invariants", "memories")
-_SEARCH_LIVE = ("warnings", "invariants", "memories")
+# what changes between requests of one generation and is scrubbed per request (the
+# anti-context's warnings are scrubbed once per journal state: `Engine._kept`)
+_PREFLIGHT_LIVE = ("invariants", "memories")
+_SEARCH_LIVE = ("invariants", "memories")
 
 
 _M = TypeVar("_M", bound=BaseModel)
+_K = TypeVar("_K")
 
 
 def _fresh(shared: _M) -> _M:
@@ -64,6 +67,7 @@ class _PreflightBase:
     intent: Intent
     warns: bool  # whether the anti-context is asked (a search-backed target)
     rules: bool  # whether invariants apply (a path of the index, or a found target)
+    kept: dict[str, tuple[object, object]] = field(default_factory=dict)  # `Engine._kept`
 
 
 @dataclass(frozen=True, eq=False)
@@ -74,6 +78,7 @@ class _SearchBase:
     intent: Intent
     retrieved: list[RetrievedItem]
     shared: bool  # no memory document among the hits: kept and shared between answers
+    kept: dict[str, tuple[object, object]] = field(default_factory=dict)  # `Engine._kept`
 
 
 class Engine:
@@ -212,9 +217,18 @@ class Engine:
         if mode == "full":
             t0 = time.perf_counter()
             gcfg = graveyard or self.config.graveyard
-            resp.warnings = self.anti.for_search(
-                index, searcher.embed_query, base.intent, searcher.idf, base.retrieved, gcfg
-            )
+            embed = searcher.embed_query
+
+            def anti() -> list[FailureWarning]:
+                return scrub_items(
+                    self.anti.for_search(
+                        index, embed, base.intent, searcher.idf, base.retrieved, gcfg
+                    )
+                )
+
+            # a graveyard setting of this call's own is not the one answers are kept under
+            kept = base.kept if graveyard is None else {}
+            resp.warnings = list(self._kept(kept, index, embed, anti))
             if path is not None and not any(c in path for c in "*?["):
                 resp.invariants = self.anti.rules(path)
             resp.latency_ms["anticontext"] = round((time.perf_counter() - t0) * 1000, 3)
@@ -343,12 +357,18 @@ class Engine:
             assert searcher is not None
             gcfg = self.config.graveyard
             embed = searcher.embed_query
-            report.warnings = self.anti.for_preflight(
-                index, embed, path, qualname, base.intent, searcher.idf, base.retrieved, gcfg
-            )
-            report.past_attempts = self.anti.past_attempts(
-                index, embed, path, qualname, {w.failure_id for w in report.warnings}, gcfg
-            )
+
+            def anti() -> tuple[list[FailureWarning], list[PastAttempt]]:
+                warnings = self.anti.for_preflight(
+                    index, embed, path, qualname, base.intent, searcher.idf, base.retrieved, gcfg
+                )
+                past = self.anti.past_attempts(
+                    index, embed, path, qualname, {w.failure_id for w in warnings}, gcfg
+                )
+                return scrub_items(warnings), scrub_items(past)
+
+            warnings, past = self._kept(base.kept, index, embed, anti)
+            report.warnings, report.past_attempts = list(warnings), list(past)
         if base.rules:
             report.invariants = self.anti.rules(path, qualname)
         report.memories = self._memories(
@@ -415,6 +435,20 @@ class Engine:
             o.boundary = o.commit.sha in boundary
         report = scrub_model(report, self.redactor)
         return _PreflightBase(report, path, qualname, retrieved, intent, warns, rules)
+
+    def _kept(
+        self, kept: dict[str, tuple[object, _K]], index: ServeIndex, embed, build: Callable[[], _K]
+    ) -> _K:
+        """`build()`, the anti-context's part of an answer (scrubbed), kept in `kept` (a part of
+        an answer kept for the generation) while the failures the anti-context knows stay the
+        same object: the same question asked again, with the journal's failures unchanged,
+        then costs a lookup. Shared like the rest of that part: callers get lists of their own."""
+        known = self.anti.state(index, embed)
+        got = kept.get("anti")
+        if got is None or got[0] is not known:
+            got = (known, build())
+            kept["anti"] = got
+        return got[1]
 
     def _memories(self, recall: Callable[[], list[Recalled]]) -> list[MemoryRef]:
         # a memory is context: a bad journal line or query never fails the answer around it

@@ -15,6 +15,7 @@ from ..store.redact import Redactor, redact_text
 from .firewall import clean
 
 M = TypeVar("M", bound=BaseModel)
+T = TypeVar("T")
 
 
 _SCALARS = (int, float, bool, type(None))
@@ -55,6 +56,12 @@ def _scrub(value):
             if c is not v:
                 value[k] = c
     return value
+
+
+def scrub_items(items: list[T]) -> list[T]:
+    """`items` (models or strings) cleaned in place, as a model's list field is; returned."""
+    _scrub(items)
+    return items
 
 
 def scrub_model(model: M, redactor: Redactor | None = None) -> M:

@@ -102,3 +102,44 @@ def test_repeated_questions_reuse_the_generation_part_and_rebuild_the_live_part(
     searched = s.search("integer cents", 5, file_path="app/billing.py")
     assert [i.id for i in searched.invariants] == ["INV-BILL-1"]
     assert [h.key for h in searched.hits] == [h.key for h in hit.hits]
+
+
+def test_warnings_are_kept_per_journal_state_and_rebuilt_when_a_failure_is_recorded(
+    git_repo,
+) -> None:
+    git_repo.commit("init", {"app/billing.py": BILLING})
+    git_repo.commit("Charge in integer cents", {"app/billing.py": ROUNDED})
+    s = Strata(git_repo.path)
+    s.index()
+    intent = "round the charge to whole cents"
+    s.record_failure(
+        "app/billing.py",
+        "-    return round(amount * 100)\n+    return int(amount * 100 + 0.5)\n",
+        "AssertionError: charge(0.285) == 28 (expected 29)",
+        notes="rounding the charge to whole cents with int() truncates negative amounts",
+        symbol_name="charge",
+    )
+    first = s.preflight("app/billing.py", "charge", intent)
+    again = s.preflight("app/billing.py", "charge", intent)
+    assert [w.failure_id for w in first.warnings] == [1]
+    # the same journal state: the warnings matched once are shared, in lists of the answer's own
+    assert again.warnings == first.warnings and again.warnings[0] is first.warnings[0]
+    assert again.warnings is not first.warnings
+    again.warnings.clear()
+    assert s.preflight("app/billing.py", "charge", intent).warnings == first.warnings
+    hit = s.search("round the charge to whole cents with int", 5)
+    assert [w.failure_id for w in hit.warnings] == [1]
+    assert s.search("round the charge to whole cents with int", 5).warnings[0] is hit.warnings[0]
+
+    # a second failure changes the journal: the very next answers match again and show it
+    s.record_failure(
+        "app/billing.py",
+        "-    return round(amount * 100)\n+    return math.floor(amount * 100 + 0.5)\n",
+        "AssertionError: charge(-0.285) == -29 (expected -28)",
+        notes="rounding the charge to whole cents with floor() is wrong for refunds",
+        symbol_name="charge",
+    )
+    later = s.preflight("app/billing.py", "charge", intent)
+    assert [w.failure_id for w in later.warnings] == [1, 2]
+    searched = s.search("round the charge to whole cents with int", 5)
+    assert [w.failure_id for w in searched.warnings] == [1, 2]
