@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from gitstrata.serve.failures import build_failure_record
-from gitstrata.serve.paths import repo_relative
+from gitstrata.serve.paths import _inside, repo_relative, stays_inside
 from gitstrata.store.attempts import Attempt, FailedAttempt
 from gitstrata.store.errors import InputError
 
@@ -41,6 +41,64 @@ def test_a_folder_swapped_for_a_symlink_is_refused_for_every_path_below_it(git_r
     for name in ("cfg/app.ini", "cfg/missing.ini", "cfg/passwd", "./cfg/../cfg/passwd"):
         with pytest.raises(InputError, match="symlink that points outside"):
             repo_relative(root, name)
+
+
+def _resolved(root: Path, rel: str) -> bool:
+    """The reference: `realpath` of the root and of the whole path, asked afresh."""
+    real = os.path.realpath(root)
+    return _inside(real, os.path.realpath(os.path.join(real, rel)))
+
+
+def test_the_walk_under_the_root_agrees_with_realpath(tmp_path: Path) -> None:
+    outside = tmp_path / "outside"
+    (outside / "deep").mkdir(parents=True)
+    top = tmp_path / "top"
+    root = top / "repo"
+    (root / "src" / "pkg").mkdir(parents=True)
+    (root / "src" / "pkg" / "mod.py").write_text("x = 1\n")
+    (root / "file.py").write_text("y = 2\n")
+    os.symlink("pkg", root / "src" / "inner")  # a link that stays inside
+    os.symlink(outside, root / "src" / "away")  # a link that leaves
+    os.symlink("../../outside/deep", root / "rel_away")
+    os.symlink("missing_target", root / "dangling")
+    os.symlink(root / "src", top / "linked_repo_src")
+    names = [
+        "src/pkg/mod.py", "src/inner/mod.py", "src/away/x", "src/away", "rel_away/y",
+        "dangling", "dangling/z", "file.py/not_a_folder", "no/such/file", "src/../file.py",
+        "src/../../top/repo/file.py", "src/inner/../../file.py", "src/./pkg", "src//pkg",
+    ]  # fmt: skip
+    for rel in names:
+        assert stays_inside(root, rel) == _resolved(root, rel), rel
+        assert stays_inside(str(root), rel) == _resolved(root, rel), rel
+
+    # the root's real path is kept only while it names the same folder: moved away and a link
+    # to another folder put in its place, the root is resolved again
+    link = tmp_path / "via"
+    os.symlink(top, link)
+    via_root = link / "repo"
+    assert stays_inside(via_root, "src/away/x") is False
+    assert stays_inside(via_root, "src/pkg/mod.py") is True
+    os.rename(top, tmp_path / "moved")
+    os.symlink(outside, top)  # `via/repo` now leads into `outside` (no `repo` in it: missing)
+    for rel in ("src/pkg/mod.py", "deep", "src/away/x"):
+        assert stays_inside(via_root, rel) == _resolved(via_root, rel), rel
+    (outside / "repo").mkdir()
+    os.symlink(tmp_path / "moved" / "repo" / "src", outside / "repo" / "escape")
+    for rel in ("escape/pkg/mod.py", "escape", "src"):
+        assert stays_inside(via_root, rel) == _resolved(via_root, rel), rel
+        assert stays_inside(via_root, rel) is False or rel == "src"
+
+    # the link on the way pointed at another repository while the first stays where it was
+    other = tmp_path / "other"
+    (other / "repo").mkdir(parents=True)
+    os.symlink(outside, other / "repo" / "leak")
+    os.symlink(tmp_path / "moved", tmp_path / "via2")
+    via2_root = tmp_path / "via2" / "repo"
+    assert stays_inside(via2_root, "leak") is True  # names nothing in `moved/repo`
+    os.unlink(tmp_path / "via2")
+    os.symlink(other, tmp_path / "via2")
+    assert stays_inside(via2_root, "leak") is False
+    assert stays_inside(via2_root, "leak") == _resolved(via2_root, "leak")
 
 
 @pytest.mark.parametrize(
