@@ -419,10 +419,14 @@ def main(argv: list[str] | None = None) -> int:
                                     args.cli_runs))  # fmt: skip
             results.append(res)
         elif args.index is not None and len(sources) == 1 and sources[0].suffix != ".bundle":
+            targets = hot_targets(args.index)  # the repository's own, not the fixture's
+            texts = real_queries(args.index, targets)
             results.append(
                 {
                     "repo": sources[0].name,
-                    **measure(sources[0], args.index, args.rounds, with_phases=args.phases),
+                    **measure(
+                        sources[0], args.index, args.rounds, targets, texts, with_phases=args.phases
+                    ),
                 }
             )
         else:
