@@ -45,7 +45,15 @@ from pathlib import PurePosixPath
 from typing import Any
 
 from .errors import InputError, JournalError
-from .journal import Journal, JournalRead, Skipped, check_base, parse_numbered, pick_lines
+from .journal import (
+    Journal,
+    JournalRead,
+    Skipped,
+    check_base,
+    live_records,
+    parse_numbered,
+    pick_lines,
+)
 from .unidiff import parse_diff
 
 STREAM = "failures"
@@ -71,6 +79,7 @@ __all__ = [
     "load_failures",
     "parse_failure_id",
     "read_failures",
+    "read_stream",
     "relative_path",
     "revert_id",
     "target_label",
@@ -619,13 +628,24 @@ def written_id(written: Mapping[str, Any]) -> int:
 
 def forgotten_reverts(journal: Journal) -> list[str]:
     """The sha prefixes of the reverted commits muted by a tombstone."""
+    return _forgotten_reverts(journal.read(STREAM, check_line).records)
+
+
+def _forgotten_reverts(records: list[dict[str, Any]]) -> list[str]:
     return [
         r["target"][len(REVERT_PREFIX) :]
-        for r in journal.read(STREAM, check_line).records
+        for r in records
         if r.get("op") == "forget"
         and isinstance(r.get("target"), str)
         and r["target"].startswith(REVERT_PREFIX)
     ]
+
+
+def read_stream(journal: Journal) -> tuple[list[FailedAttempt], list[Skipped], list[str]]:
+    """`read_failures` and `forgotten_reverts` from one read of the stream: (live failed
+    attempts, skipped lines, sha prefixes of the muted reverts)."""
+    got = journal.read(STREAM, check_line)
+    return _fold(live_records(got)), got.skipped, _forgotten_reverts(got.records)
 
 
 def forget_failure(journal: Journal, failure_id: int | str) -> dict[str, Any]:

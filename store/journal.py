@@ -174,12 +174,7 @@ class Journal:
 
     def live(self, stream: str, validate: Validator | None = None) -> JournalRead:
         """Records not forgotten by a later tombstone, tombstones themselves left out."""
-        got = self.read(stream, validate)
-        forgotten = {r.get("target") for r in got.records if r.get("op") == "forget"}
-        got.records = [
-            r for r in got.records if r.get("op") != "forget" and r.get("id") not in forgotten
-        ]
-        return got
+        return live_records(self.read(stream, validate))
 
     def signature(self, streams: Sequence[str] | None = None) -> str:
         """Sizes of every stream (or of `streams`): changes whenever anything is appended
@@ -253,6 +248,14 @@ def _ids(data: bytes) -> set[int]:
         if isinstance(rec, dict) and _valid_id(rec.get("id")):
             out.add(rec["id"])
     return out
+
+
+def live_records(got: JournalRead) -> JournalRead:
+    """`got` without the records a tombstone forgot and without the tombstones (`Journal.live`
+    of a read already made)."""
+    forgotten = {r.get("target") for r in got.records if r.get("op") == "forget"}
+    records = [r for r in got.records if r.get("op") != "forget" and r.get("id") not in forgotten]
+    return JournalRead(records, got.skipped)
 
 
 def parse_lines(data: bytes, name: str, validate: Validator | None = None) -> JournalRead:

@@ -397,3 +397,53 @@ def test_a_repeat_described_in_other_words_is_matched_by_those_words(repo) -> No
         after = s.search(query, top_k=5)
     assert before.warnings == []
     assert [w.failure_id for w in after.warnings] == [rec.failure_id]
+
+
+def test_an_append_builds_the_new_attempts_view_and_keeps_the_others(repo) -> None:
+    """The failures the anti-context knows are read again after every append, but an attempt
+    already read keeps its view (built once per generation); a repeat, a new attempt and a
+    tombstone change what is known."""
+    trace = "E   AssertionError: ERR_PAYMENT_DUPLICATE two keys\nFAILED test_retry.py::test_retry_reuses_key"
+    with Strata(repo.path) as s:
+        first = s.record_failure(
+            "retry.py",
+            '-    key = f"{order_id}"\n+    key = str(uuid.uuid4())\n',
+            trace,
+            notes="fresh key per attempt",
+            symbol_name="charge_with_retry",
+        )
+        s.preflight("retry.py", "charge_with_retry", "use a fresh key per attempt")
+        engine = s.engine
+        index, searcher, _ = engine._state
+
+        def views() -> dict:
+            return {v.id: v for v in engine.anti.views(index, searcher.embed_query)[0]}
+
+        before = views()
+        second = s.record_failure(
+            "retry.py",
+            "-    return client.refund(charge_id)\n+    return client.refund(charge_id, force=True)\n",
+            "E   AssertionError: refund forced twice",
+            notes="forcing the refund",
+            symbol_name="refund",
+        )
+        after = views()
+        assert after[first.failure_id] is before[first.failure_id]
+        assert second.failure_id in after and second.failure_id not in before
+
+        again = s.record_failure(
+            "retry.py",
+            '-    key = f"{order_id}"\n+    key = str(uuid.uuid4())\n',
+            trace,
+            notes="a new key for every retry",
+            symbol_name="charge_with_retry",
+        )
+        assert again.failure_id == first.failure_id and again.occurrences == 2
+        repeated = views()
+        assert repeated[first.failure_id] is not after[first.failure_id]  # its notes grew
+        assert repeated[second.failure_id] is after[second.failure_id]
+
+        s.forget_failure(first.failure_id)
+        forgotten = views()
+        assert first.failure_id not in forgotten
+        assert forgotten[second.failure_id] is after[second.failure_id]
