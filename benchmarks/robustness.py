@@ -481,6 +481,46 @@ def _record_failures(repo: Path, count: int) -> None:
             )
 
 
+def journal_growth(repo: Path, work: Path, failures: int = 1200, rounds: int = 5) -> dict[str, Any]:
+    """With `failures` recorded attempts: the first preflight (every attempt read and built),
+    then, `rounds` times, one more attempt recorded and the next preflight and search timed (in
+    process, through the public API, on a copy of `repo`)."""
+    from .. import Strata
+
+    copy = work / "journal-growth"
+    shutil.rmtree(copy, ignore_errors=True)
+    shutil.copytree(repo, copy, symlinks=True)
+    try:
+        _record_failures(copy, failures)
+        with Strata(copy) as strata:
+            t0 = time.perf_counter()
+            strata.preflight("pay/m1.py", "f1", "multiply to fix the rounding")
+            first = (time.perf_counter() - t0) * 1000
+            pre, srch = [], []
+            for n in range(rounds):
+                strata.record_failure(
+                    "pay/m1.py",
+                    f"-    return x + 1\n+    return x / {n + 3}  # round {n}\n",
+                    f"FAILED tests/test_m1.py::test_div{n} - ZeroDivisionError: round {n}",
+                    notes=f"tried dividing by {n + 3} to fix the rounding",
+                )
+                t0 = time.perf_counter()
+                strata.preflight("pay/m1.py", "f1", "multiply to fix the rounding")
+                pre.append((time.perf_counter() - t0) * 1000)
+                t0 = time.perf_counter()
+                strata.search("rounding fix", 8)
+                srch.append((time.perf_counter() - t0) * 1000)
+    finally:
+        shutil.rmtree(copy, ignore_errors=True)
+    return {
+        "recorded_failures": failures,
+        "first_preflight_ms": round(first, 1),
+        "preflight_after_append_p50_ms": round(percentile(pre, 50), 1),
+        "search_after_append_p50_ms": round(percentile(srch, 50), 1),
+        "rounds": rounds,
+    }
+
+
 # single tokens that cost the square of their length in a pattern retried from every position
 LONG_TOKEN_UNITS = ("a", "A", "a-", "a.", "a_", "a/", "aB", "Z-1", "a(")
 
@@ -600,6 +640,7 @@ def measure(seed: int = 17, fuzz: int = 60, repo: Path | None = None) -> dict[st
         fuzz_mcp(base, work, tally, fuzz * 2, rng)
         server = load(base, work)
         server["long_token"] = long_tokens(base)
+        server["journal_growth"] = journal_growth(base, work)
     total = {
         k: sum(row[k] for row in tally.kinds.values())
         for k in ("tried", "tracebacks", "wrong", "records_lost")
@@ -644,6 +685,15 @@ def markdown(result: dict[str, Any]) -> str:
         f"a 4,000-character one holds the server at most {s['mcp_4k_token_max_ms']} ms.",
         "",
     ]
+    g = s.get("journal_growth")
+    if g:
+        lines += [
+            f"With {g['recorded_failures']:,} recorded failures (in process): the first preflight "
+            f"{g['first_preflight_ms']} ms; after one more is recorded, the next preflight "
+            f"{g['preflight_after_append_p50_ms']} ms and search {g['search_after_append_p50_ms']} ms "
+            f"(P50 of {g['rounds']}).",
+            "",
+        ]
     return "\n".join(lines)
 
 
@@ -654,7 +704,22 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=17)
     ap.add_argument("--fuzz", type=int, default=60, help="CLI fuzz cases (config x3, MCP x2)")
     ap.add_argument("--repo", type=Path, help="a repository to copy instead of the built one")
+    ap.add_argument(
+        "--journal-growth",
+        type=int,
+        metavar="N",
+        help="only time answers after an append with N recorded failures (built repository)",
+    )
     args = ap.parse_args(argv)
+    if args.journal_growth is not None:
+        with tempfile.TemporaryDirectory(prefix="gitstrata-robust-") as tmp:
+            base = build_repo(Path(tmp) / "repo")
+            done = cli(base, "index", "-q", timeout=1800)
+            if done.returncode != 0:
+                raise SystemExit(done.stderr.decode("utf-8", "replace"))
+            got = journal_growth(base, Path(tmp), args.journal_growth)
+        sys.stdout.write(json.dumps(got) + "\n")
+        return 0
     result = measure(args.seed, args.fuzz, args.repo)
     if args.json:
         json.dump(result, sys.stdout, indent=2)
