@@ -11,6 +11,17 @@ BILLING = (
 ROUNDED = BILLING.replace("amount * 100", "round(amount * 100)")
 
 
+def _record_int_rounding(s: Strata) -> None:
+    """A failed attempt at rounding `charge` with int()."""
+    s.record_failure(
+        "app/billing.py",
+        "-    return round(amount * 100)\n+    return int(amount * 100 + 0.5)\n",
+        "AssertionError: charge(0.285) == 28 (expected 29)",
+        notes="rounding the charge to whole cents with int() truncates negative amounts",
+        symbol_name="charge",
+    )
+
+
 def test_preflight_memory_staleness_follows_generations_and_anchor_edits(git_repo) -> None:
     git_repo.commit("init", {"app/billing.py": BILLING})
     s = Strata(git_repo.path)
@@ -59,13 +70,7 @@ def test_preflight_history_and_warnings_follow_new_commits_and_journal_appends(g
     assert after.history_total == 2 and after.history[0].added >= 1
 
     # a failure recorded now warns the very next preflight of the same change
-    s.record_failure(
-        "app/billing.py",
-        "-    return round(amount * 100)\n+    return int(amount * 100 + 0.5)\n",
-        "AssertionError: charge(0.285) == 28 (expected 29)",
-        notes="rounding the charge to whole cents with int() truncates negative amounts",
-        symbol_name="charge",
-    )
+    _record_int_rounding(s)
     warned = s.preflight("app/billing.py", "charge", intent)
     assert [w.failure_id for w in warned.warnings + warned.past_attempts]
 
@@ -112,13 +117,7 @@ def test_warnings_are_kept_per_journal_state_and_rebuilt_when_a_failure_is_recor
     s = Strata(git_repo.path)
     s.index()
     intent = "round the charge to whole cents"
-    s.record_failure(
-        "app/billing.py",
-        "-    return round(amount * 100)\n+    return int(amount * 100 + 0.5)\n",
-        "AssertionError: charge(0.285) == 28 (expected 29)",
-        notes="rounding the charge to whole cents with int() truncates negative amounts",
-        symbol_name="charge",
-    )
+    _record_int_rounding(s)
     first = s.preflight("app/billing.py", "charge", intent)
     again = s.preflight("app/billing.py", "charge", intent)
     assert [w.failure_id for w in first.warnings] == [1]
