@@ -35,9 +35,9 @@ from .preflight import attach_reasons, build_preflight
 from .safe import scrub_fields, scrub_items, scrub_model
 from .search import Ranked, Searcher, SearchResult
 
-# a preflight's fields built per request (the rest is the generation's: `_PreflightBase`)
-# what changes between requests of one generation and is scrubbed per request (the
-# anti-context's warnings are scrubbed once per journal state: `Engine._kept`)
+# the fields of an answer built and scrubbed per request (the rest is the generation's:
+# `_PreflightBase`, `_SearchBase`; the anti-context's part is kept per journal state,
+# `Engine._kept`)
 _PREFLIGHT_LIVE = ("invariants", "memories")
 _SEARCH_LIVE = ("invariants", "memories")
 
