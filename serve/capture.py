@@ -113,6 +113,11 @@ class _Sink:
 
 
 def _pump(src: BinaryIO, sink: _Sink, tail: _Tail, *, close_on_broken_pipe: bool) -> None:
+    # the forwarded signals are left to the main thread: one the kernel handed to this thread
+    # would only set Python's flag, and the main thread, blocked in `wait`, would not run the
+    # handler until the child exits (a SIGTERM sent to `gitstrata exec` went unforwarded)
+    if hasattr(signal_mod, "pthread_sigmask"):
+        signal_mod.pthread_sigmask(signal_mod.SIG_BLOCK, FORWARDED)
     fd = src.fileno()
     live = True
     while True:

@@ -92,6 +92,32 @@ def test_signals_are_forwarded_and_the_childs_code_returned(sig):
     assert out == f"child got {sig.name}\n".encode()
 
 
+def test_the_output_pumps_leave_forwarded_signals_to_the_main_thread() -> None:
+    """A signal the kernel hands to a pump thread only sets Python's flag, and the main thread,
+    blocked in `wait`, would not forward it until the child exits: the pumps block them."""
+    import threading
+
+    from gitstrata.serve.capture import FORWARDED, _pump, _Sink, _Tail
+
+    read_end, write_end = os.pipe()
+    os.write(write_end, b"output\n")
+    os.close(write_end)
+    sink = io.BytesIO()
+    masks: list[set[int]] = []
+
+    def pump() -> None:
+        with os.fdopen(read_end, "rb", buffering=0) as src:
+            _pump(src, _Sink(sink), _Tail(1024), close_on_broken_pipe=False)
+        masks.append(signal.pthread_sigmask(signal.SIG_BLOCK, []))
+
+    thread = threading.Thread(target=pump)
+    thread.start()
+    thread.join(timeout=30)
+    assert sink.getvalue() == b"output\n"
+    assert set(FORWARDED) <= masks[0]
+    assert not set(FORWARDED) & signal.pthread_sigmask(signal.SIG_BLOCK, [])  # not this thread
+
+
 def test_forwarded_signal_that_kills_the_child():
     proc = start_wrapper(PY, "-c", "import time; print('ready', flush=True); time.sleep(60)")
     assert proc.stdout.readline() == b"ready\n"
