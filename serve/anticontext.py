@@ -236,7 +236,7 @@ def _attempt_key(f: FailedAttempt) -> tuple:
 
 
 def _failure_parts(
-    index: ServeIndex, embed, f: FailedAttempt, messages: dict[str, str | None] | None = None
+    index: ServeIndex, embed, f: FailedAttempt, messages: dict[str, str | None]
 ) -> tuple[FailureView, FailureWarning, PastAttempt]:
     """A journal failure's matching view, its served warning and its history entry
     (`messages`: commit messages already read, by sha, shared by the attempts of one pass)."""
@@ -336,25 +336,16 @@ def _sets(line: str, names: Collection[str]) -> bool:
     return m is not None and m.group(1).lower() in names
 
 
-def _why_text(
-    index: ServeIndex, shas: Sequence[str], known: dict[str, str | None] | None = None
-) -> str:
+def _why_text(index: ServeIndex, shas: Sequence[str], known: dict[str, str | None]) -> str:
     """What the commits an attempt would undo say: their subjects and bodies. `known` holds
     messages read before (by sha, None for a commit without one) and gets the ones read now:
     attempts on the same code name the same commits, and each read filters every commit."""
-    if known is None:
-        messages = _messages(index, set(shas))
-    else:
-        missing = {sha for sha in shas if sha not in known}
-        if missing:
-            got = _messages(index, missing)
-            known.update((sha, got.get(sha)) for sha in missing)
-        messages = {sha: m for sha in shas if (m := known.get(sha)) is not None}
+    missing = {sha for sha in shas if sha not in known}
+    if missing:
+        got = _messages(index, missing)
+        known.update((sha, got.get(sha)) for sha in missing)
     return "\n".join(
-        x
-        for sha in shas
-        for x in (index.commits[sha]["subject"], _body(messages.get(sha), 2_000))
-        if x
+        x for sha in shas for x in (index.commits[sha]["subject"], _body(known[sha], 2_000)) if x
     )
 
 
