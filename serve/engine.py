@@ -353,6 +353,7 @@ class Engine:
         # the lists are the report's own, so a caller may edit them
         report = _fresh(base.report)
         path, qualname = base.path, base.qualname
+        kept: tuple[list[FailureWarning], list[PastAttempt]] | None = None
         if base.warns:
             assert searcher is not None
             gcfg = self.config.graveyard
@@ -367,7 +368,8 @@ class Engine:
                 )
                 return scrub_items(warnings), scrub_items(past)
 
-            warnings, past = self._kept(base.kept, index, embed, anti)
+            kept = self._kept(base.kept, index, embed, anti)
+            warnings, past = kept
             report.warnings, report.past_attempts = list(warnings), list(past)
         if base.rules:
             report.invariants = self.anti.rules(path, qualname)
@@ -386,6 +388,8 @@ class Engine:
                     for w in report.warnings
                 ]
             )
+        # every other field as `base` and `kept` gave it: a caller may key on these objects
+        report._origin = (base, kept)
         report.latency_ms = round((time.perf_counter() - t0) * 1000, 3)
         return report
 

@@ -206,7 +206,7 @@ class _Replies:
     def __init__(self, life: Lifecycle) -> None:
         self.life = life
         self.journal = JournalWatch(life.index_dir / "journal")
-        self._shaped: dict[tuple[int, int, str], tuple[str, dict[str, Any]]] = {}
+        self._shaped: dict[tuple[Any, ...], tuple[tuple[object, ...], str, dict[str, Any]]] = {}
 
     def result(
         self,
@@ -243,24 +243,33 @@ class _Replies:
 
     def shaped(self, report: "PreflightReport", budget: int) -> tuple[str, dict[str, Any]]:
         """The rendered block (with a fixed latency, filled in after the firewall: see `result`)
-        and the bounded structured content of `report`. Both follow from the report's JSON and
-        the budget alone, and an agent asks the same target again and again: they are kept by
-        that JSON (the latency's length stays in it, since the bound counts characters), written
-        by pydantic's serializer: a fifth of the cost of a dump then `json` on every call."""
+        and the bounded structured content of `report`, as the engine returned it. Both follow
+        from the report and the budget alone, and an agent asks the same target again and
+        again: they are kept by what the report is made of. That is the objects the engine
+        built most of it from (`PreflightReport.origin`, compared by identity: the generation's
+        part of the answer and the journal's), the JSON of the fields built on each request,
+        and the latency's length (the bound counts characters). Without an origin, the whole
+        report's JSON."""
         from .render import render_preflight
 
         latency = report.latency_ms
-        key = (budget, len(repr(latency)), report.model_dump_json(exclude={"latency_ms"}))
+        origin = report.origin()
+        if origin:
+            live = report.model_dump_json(include=set(report.LIVE_FIELDS))
+            key: tuple[Any, ...] = (budget, len(repr(latency)), *map(id, origin), live)
+        else:
+            key = (budget, len(repr(latency)), report.model_dump_json(exclude={"latency_ms"}))
         got = self._shaped.get(key)
-        if got is None:
+        if got is None or any(a is not b for a, b in zip(got[0], origin, strict=True)):
             data = report.model_dump(mode="json")
             data["latency_ms"] = 0.0
             shown = report.model_copy(update={"latency_ms": 0.0})
-            got = (render_preflight(shown, budget=budget), bound(data, budget))
+            # the origin is kept with the answer: an id is unique only while its object lives
+            got = (origin, render_preflight(shown, budget=budget), bound(data, budget))
             if len(self._shaped) >= 64:
                 self._shaped.clear()
             self._shaped[key] = got
-        text, bounded = got
+        _, text, bounded = got
         return text, {**bounded, "latency_ms": latency}
 
     def fail(self, exc: GitstrataError) -> "ToolError":

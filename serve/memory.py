@@ -175,6 +175,8 @@ class MemoryBook:
         self._bm25: dict[tuple[str, ...], BM25] = {}
         # (query, mode, the pool as `IndexMemories.row` sees it) -> (index memories, relevance)
         self._relevances: dict[tuple[Any, ...], tuple[Any, list[float]]] = {}
+        # `for_target`'s question -> (the memories it read, the minute, its answer)
+        self._targets: dict[tuple[Any, ...], tuple[dict[str, Memory], datetime, list[Any]]] = {}
 
     # ------------------------------------------------------------ state
 
@@ -467,8 +469,10 @@ class MemoryBook:
         reinforce: bool,
         follow_links: bool,
         mode: str,
+        now: datetime | None = None,
     ) -> list[Recalled]:
-        """`recall` over `live`, the live memories just read (a request reads them once)."""
+        """`recall` over `live`, the live memories just read (a request reads them once), as
+        of `now` (default: the clock's time)."""
         query = check_text(query)
         if not 1 <= int(limit) <= MAX_RECALL:
             raise MemoryInputError(f"limit {limit} is not from 1 to {MAX_RECALL}")
@@ -485,7 +489,7 @@ class MemoryBook:
         ]
         if not pool:
             return []
-        now = self.now()
+        now = self.now() if now is None else now
         rel = self._relevance(query, pool, mode)
         by_id = {m.id: m for m in pool}
         scored: dict[str, Recalled] = {}
@@ -667,12 +671,38 @@ class MemoryBook:
         partners: Iterable[str] = (),
     ) -> list[Recalled]:
         """Decisions, pitfalls and principles for preflight: those anchored to the target (or
-        its file) first, then those the target's name or the intended change recalls."""
-        live = self.live()
+        its file) first, then those the target's name or the intended change recalls.
+
+        Scored as of the current minute: decay counts days, and an agent asks about the same
+        target again and again, so the answer is kept until the minute, the memories read
+        (a write, or a new generation, reads them anew) or the question changes."""
+        every = self.all()
+        now = self.now().replace(second=0, microsecond=0)
+        key = (path, symbol, context, limit, tuple(partners))
+        got = self._targets.get(key)
+        if got is not None and got[0] is every and got[1] == now:
+            return list(got[2])
+        ranked = self._for_target(every, now, path, symbol, context, limit, key[4])
+        with self._lock:
+            if len(self._targets) >= 256:
+                self._targets.clear()
+            self._targets[key] = (every, now, ranked)
+        return list(ranked)
+
+    def _for_target(
+        self,
+        every: dict[str, Memory],
+        now: datetime,
+        path: str,
+        symbol: str | None,
+        context: str | None,
+        limit: int,
+        partners: tuple[str, ...],
+    ) -> list[Recalled]:
+        live = [m for m in every.values() if m.forgotten is None]
         mems = [m for m in live if m.status in ("active", "rejected")]
         if not mems:
             return []
-        now = self.now()
         out: dict[str, Recalled] = {}
         for m in mems:
             for a in m.anchors:
@@ -700,7 +730,7 @@ class MemoryBook:
             qterms = set(self.vectors.terms(query))
             for r in self._recall(
                 live, query, limit, kinds=wanted, tags=None, include_inactive=False,
-                reinforce=False, follow_links=False, mode="hybrid",
+                reinforce=False, follow_links=False, mode="hybrid", now=now,
             ):  # fmt: skip
                 m = r.memory
                 if m.id in out or m.anchors or r.relevance < 0.5:

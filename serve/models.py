@@ -4,7 +4,9 @@ pins them); add fields, never rename or remove them without bumping `SCHEMA_VERS
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field
+from typing import ClassVar
+
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
 SCHEMA_VERSION = 1
 
@@ -208,3 +210,14 @@ class PreflightReport(_Model):
     history_more: str = ""  # how to list them all
     memories: list[MemoryRef] = Field(default_factory=_list)  # decisions / pitfalls for the target
     index_notes: list[str] = Field(default_factory=_list)  # as in `SearchResponse`
+    # not a field: the shared objects the engine built every field but `LIVE_FIELDS` and the
+    # latency from (see `Engine.preflight_checked`); empty for a report built any other way
+    _origin: tuple[object, ...] = PrivateAttr(default=())
+
+    # the fields a preflight builds anew on every request
+    LIVE_FIELDS: ClassVar[frozenset[str]] = frozenset(
+        {"invariants", "memories", "index_notes", "firewall"}
+    )
+
+    def origin(self) -> tuple[object, ...]:
+        return self._origin

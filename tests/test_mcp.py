@@ -443,15 +443,24 @@ def test_a_recorded_failure_is_served_at_once_without_reindexing(make_repo, tmp_
 
     async def main() -> None:
         async with stdio_session(repo, tmp_path / "server.log") as s:
-            before = await call(s, "preflight_check", file_path="backend/payments/retry.py",
-                                symbol_name="charge_with_retry")  # fmt: skip
-            assert before.structured_content["warnings"] == []
+            # the same question before and after each write: an answer kept for the question
+            # must not outlive what the write changed
+            ask = {"file_path": "backend/payments/retry.py", "symbol_name": "charge_with_retry",
+                   "intended_change": "a new key for every retry"}  # fmt: skip
+            for _ in range(2):
+                before = await call(s, "preflight_check", **ask)
+                assert before.structured_content["warnings"] == []
             await call(s, "record_failure", file_path="backend/payments/retry.py", attempted_diff=FAILED_DIFF,
                        error_trace=FAILED_TRACE, notes="a fresh key per attempt")  # fmt: skip
-            pre = await call(s, "preflight_check", file_path="backend/payments/retry.py",
-                             symbol_name="charge_with_retry", intended_change="a new key for every retry")  # fmt: skip
+            pre = await call(s, "preflight_check", **ask)
             assert [w["failure_id"] for w in pre.structured_content["warnings"]] == [1]
             assert "<anti_context_do_not_repeat>" in text_of(pre)
+            await call(s, "record_invariant", rule_id="INV-PAY-9", scope="backend/payments/**",
+                       invariant_description="One key per order.", severity="critical")  # fmt: skip
+            ruled = await call(s, "preflight_check", **ask)
+            assert [i["id"] for i in ruled.structured_content["invariants"]] == ["INV-PAY-9"]
+            assert "INV-PAY-9" in text_of(ruled) and "INV-PAY-9" not in text_of(pre)
+            assert [w["failure_id"] for w in ruled.structured_content["warnings"]] == [1]
             found = await call(
                 s, "search_causal_history", query="fresh idempotency key per retry attempt"
             )

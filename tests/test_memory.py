@@ -125,6 +125,27 @@ def test_associations_link_neighbours_and_recall_follows_them(book: MemoryBook) 
     assert ids[0] == idx.memory.id and other.memory.id in ids
 
 
+def test_a_targets_memories_are_kept_within_the_minute_and_follow_writes_and_time(
+    book: MemoryBook, clock: Clock
+) -> None:
+    ask = ("app/pay.py", "charge", "retry the charge when the card is declined")
+    pit = book.remember("Never retry a declined card", "pitfall", anchors=["app/pay.py::charge"])
+    first = book.for_target(*ask)
+    assert [r.memory.id for r in first] == [pit.memory.id]
+    clock.advance(10 / 86400)  # ten seconds: the same minute, the same answer
+    again = book.for_target(*ask)
+    assert again is not first and again[0] is first[0]
+    # a write is seen by the very next question
+    dec = book.remember("Charges are integer cents", "decision", anchors=["app/pay.py"])
+    after = book.for_target(*ask)
+    assert [r.memory.id for r in after] == [pit.memory.id, dec.memory.id]
+    # and decay by the clock: three months later the same memories score lower
+    clock.advance(90)
+    later = book.for_target(*ask)
+    assert [r.memory.id for r in later] == [r.memory.id for r in after]
+    assert all(b.score < a.score for a, b in zip(after, later, strict=True))
+
+
 def test_reinforcement_raises_rank_and_decay_lowers_it(book: MemoryBook, clock: Clock) -> None:
     a = book.remember("Payment retries: use idempotency keys on the charge request", "fact")
     b = book.remember(
