@@ -34,6 +34,7 @@ side honours (`forgotten_reverts`).
 from __future__ import annotations
 
 import contextlib
+import copy
 import fcntl
 import hashlib
 import json
@@ -69,6 +70,7 @@ __all__ = [
     "FailedAttempt",
     "PayloadLimits",
     "Signature",
+    "StreamState",
     "Target",
     "append_failure",
     "changed_lines",
@@ -499,11 +501,13 @@ class FailedAttempt:
 # ---------------------------------------------------------------- the journal stream
 
 
-def _fold(got: JournalRead) -> list[FailedAttempt]:
+def _fold(
+    got: JournalRead, make: Callable[[dict[str, Any]], FailedAttempt] = FailedAttempt.from_record
+) -> list[FailedAttempt]:
     by_id: dict[int, FailedAttempt] = {}
     for rec in got.records:
         if rec.get("op") is None:
-            by_id[rec["id"]] = FailedAttempt.from_record(rec)
+            by_id[rec["id"]] = make(rec)
         elif rec.get("op") == "occurrence" and (f := by_id.get(rec["target"])) is not None:
             f.add_repeat(rec)
     return list(by_id.values())
@@ -641,11 +645,73 @@ def _forgotten_reverts(records: list[dict[str, Any]]) -> list[str]:
     ]
 
 
-def read_stream(journal: Journal) -> tuple[list[FailedAttempt], list[Skipped], list[str]]:
+@dataclass
+class StreamState:
+    """What `read_stream` keeps of the stream between reads: the records of its lines before
+    the last one, and the failed attempt each of those records makes. A read whose bytes start
+    with the same lines checks and parses only the lines after them (the journal is only ever
+    appended to; any other change reads it whole again). The last line is always parsed anew:
+    how it is reported when it does not parse depends on whether a line follows it."""
+
+    prefix: bytes = b""  # the stream's bytes up to the start of its last line
+    lines: int = 0  # how many lines `prefix` holds
+    read: JournalRead = field(default_factory=JournalRead)
+    seen: set[int] = field(default_factory=set)  # the ids of `read`'s records
+    # record id -> (the record, the attempt `from_record` made of it), for `prefix`'s records
+    attempts: dict[int, tuple[dict[str, Any], FailedAttempt]] = field(default_factory=dict)
+
+    def parse(self, data: bytes, name: str) -> JournalRead:
+        """`parse_lines(data, name, check_line)`, going on from the lines already read."""
+        if not data.startswith(self.prefix):
+            self.prefix, self.lines, self.read, self.seen = b"", 0, JournalRead(), set()
+            self.attempts.clear()
+        if data.endswith(b"\n"):
+            cut = data.rfind(b"\n", 0, len(data) - 1) + 1
+        else:
+            cut = data.rfind(b"\n") + 1
+        if cut > len(self.prefix):
+            chunk = data[len(self.prefix) : cut].split(b"\n")[:-1]
+            more = parse_numbered(
+                ((self.lines + n, raw, False) for n, raw in enumerate(chunk, 1)),
+                name,
+                check_line,
+                self.seen,
+            )
+            self.read.records.extend(more.records)
+            self.read.skipped.extend(more.skipped)
+            self.prefix, self.lines = data[:cut], self.lines + len(chunk)
+        tail = data[cut:].split(b"\n")
+        last = len(tail) - 1 if tail[-1] == b"" else len(tail)
+        end = parse_numbered(
+            ((self.lines + n, raw, n == last) for n, raw in enumerate(tail, 1)),
+            name,
+            check_line,
+            set(self.seen),
+        )
+        return JournalRead([*self.read.records, *end.records], [*self.read.skipped, *end.skipped])
+
+    def attempt(self, rec: dict[str, Any]) -> FailedAttempt:
+        """`FailedAttempt.from_record(rec)`, made once per record read: a copy of its own."""
+        got = self.attempts.get(rec["id"])
+        if got is None or got[0] is not rec:
+            got = (rec, FailedAttempt.from_record(rec))
+            self.attempts[rec["id"]] = got
+        out = copy.copy(got[1])
+        out.repeats = []  # `_fold` adds this read's repeats
+        return out
+
+
+def read_stream(
+    journal: Journal, kept: StreamState | None = None
+) -> tuple[list[FailedAttempt], list[Skipped], list[str]]:
     """`read_failures` and `forgotten_reverts` from one read of the stream: (live failed
-    attempts, skipped lines, sha prefixes of the muted reverts)."""
-    got = journal.read(STREAM, check_line)
-    return _fold(live_records(got)), got.skipped, _forgotten_reverts(got.records)
+    attempts, skipped lines, sha prefixes of the muted reverts). `kept`: what the reads before
+    this one kept (see `StreamState`), for a reader that reads the stream again and again."""
+    if kept is None:
+        got = journal.read(STREAM, check_line)
+        return _fold(live_records(got)), got.skipped, _forgotten_reverts(got.records)
+    got = kept.parse(journal.read_bytes(STREAM), journal.path(STREAM).name)
+    return _fold(live_records(got), kept.attempt), got.skipped, _forgotten_reverts(got.records)
 
 
 def forget_failure(journal: Journal, failure_id: int | str) -> dict[str, Any]:

@@ -289,11 +289,15 @@ def pick_lines(data: bytes, needles: Iterable[bytes]) -> list[tuple[int, bytes, 
 
 
 def parse_numbered(
-    lines: Iterable[tuple[int, bytes, bool]], name: str, validate: Validator | None = None
+    lines: Iterable[tuple[int, bytes, bool]],
+    name: str,
+    validate: Validator | None = None,
+    seen: set[int] | None = None,
 ) -> JournalRead:
-    """`parse_lines` over (line number, bytes, is it the last line) triples."""
+    """`parse_lines` over (line number, bytes, is it the last line) triples. `seen`: the ids of
+    the lines before these (a read that goes on from an earlier one), added to as lines pass."""
     out = JournalRead()
-    seen: set[int] = set()
+    seen = set() if seen is None else seen
     for number, raw, last in lines:
         if not raw.strip():
             continue

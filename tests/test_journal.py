@@ -425,3 +425,53 @@ def test_a_line_holding_the_largest_id_does_not_stop_appends(tmp_path: Path) -> 
     got = [j.append("memories", {"n": n})["id"] for n in range(1, 4)]
     assert got == [2, 4, 5]
     assert len({r["id"] for r in j.read("memories").records}) == 6
+
+
+def _piece(kind: int, n: int) -> bytes:
+    """A line (or part of one) of the failures stream: records of every type, odd lines, a
+    line torn without its newline, a repeat of an earlier id."""
+    rec: dict
+    if kind == 0:
+        rec = {**attempt_record(n), "id": n, "ts": "2026-01-01T00:00:00Z"}
+    elif kind == 1:
+        rec = {"id": n, "ts": "2026-01-02T00:00:00Z", "op": "occurrence", "target": max(1, n - 2),
+               "notes": f"again {n}"}  # fmt: skip
+    elif kind == 2:
+        rec = {"id": n, "ts": "2026-01-03T00:00:00Z", "op": "forget", "target": max(1, n - 3)}
+    elif kind == 3:
+        rec = {"id": n, "ts": "2026-01-03T00:00:00Z", "op": "forget", "target": "revert:abc1234"}
+    elif kind == 4:
+        return ODD_LINES[n % len(ODD_LINES)][0][:200] + b"\n"
+    elif kind == 5:
+        return json.dumps({**attempt_record(n), "id": n, "ts": "x"}).encode()[:30]  # torn
+    else:
+        rec = {**attempt_record(n), "id": 1, "ts": "2026-01-04T00:00:00Z"}  # id 1 again
+    return json.dumps(rec).encode() + b"\n"
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.integers(0, 6), st.integers(1, 3), st.booleans()), min_size=1, max_size=14
+    )
+)
+def test_a_stream_read_again_after_appends_reads_as_a_whole_read_does(tmp_path_factory, steps):
+    """`read_stream` with what earlier reads kept parses only what was appended; after every
+    append, and after the file is cut or rewritten, it answers as a read of the whole file."""
+    from gitstrata.store.attempts import STREAM, StreamState, read_stream
+
+    j = Journal(tmp_path_factory.mktemp("j"))
+    path = j.path(STREAM)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    kept = StreamState()
+    n = 0
+    for kind, count, rewrite in steps:
+        data = path.read_bytes() if path.exists() else b""
+        if rewrite and len(data) > 40:  # not an append: the kept lines no longer match
+            data = data[: len(data) // 2] + b"\n"
+        for _ in range(count):
+            n += 1
+            data += _piece(kind, n)
+        path.write_bytes(data)
+        for _ in range(2):  # twice: a read with nothing new
+            assert read_stream(j, kept) == read_stream(j)
