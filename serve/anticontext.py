@@ -22,6 +22,7 @@ from collections import Counter
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 import pyarrow as pa
 
@@ -188,12 +189,22 @@ class AntiContext:
         return replace(item, added=got.added)
 
     def for_preflight(
-        self, index, embed, path, qualname, intent: Intent, idf, retrieved, cfg: GraveyardConfig
+        self,
+        index,
+        embed,
+        path,
+        qualname,
+        intent: Intent,
+        idf,
+        retrieved,
+        cfg: GraveyardConfig,
+        kept: dict[int, Any] | None = None,
     ) -> list[FailureWarning]:
+        """`kept`: what this question found per failure before (see `match_preflight`)."""
         views, details = self.views(index, embed)
         if not views:
             return []
-        found = match_preflight(path, qualname, intent, None, idf, views, cfg, retrieved)
+        found = match_preflight(path, qualname, intent, None, idf, views, cfg, retrieved, kept)
         return self._warnings(found, details, cfg.max_warnings)
 
     def past_attempts(

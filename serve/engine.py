@@ -13,7 +13,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
@@ -68,6 +68,9 @@ class _PreflightBase:
     warns: bool  # whether the anti-context is asked (a search-backed target)
     rules: bool  # whether invariants apply (a path of the index, or a found target)
     kept: dict[str, tuple[object, object]] = field(default_factory=dict)  # `Engine._kept`
+    # each failure matched against the question (`match_preflight`'s `kept`): after an append,
+    # only the new attempt is matched
+    matched: dict[int, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, eq=False)
@@ -361,8 +364,9 @@ class Engine:
 
             def anti() -> tuple[list[FailureWarning], list[PastAttempt]]:
                 warnings = self.anti.for_preflight(
-                    index, embed, path, qualname, base.intent, searcher.idf, base.retrieved, gcfg
-                )
+                    index, embed, path, qualname, base.intent, searcher.idf, base.retrieved, gcfg,
+                    base.matched,
+                )  # fmt: skip
                 past = self.anti.past_attempts(
                     index, embed, path, qualname, {w.failure_id for w in warnings}, gcfg
                 )

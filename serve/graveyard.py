@@ -962,39 +962,76 @@ def match_preflight(
     failures: Iterable[FailureView],
     cfg: GraveyardConfig | None = None,
     retrieved: Sequence[RetrievedItem] = (),
+    kept: dict[int, _Matched] | None = None,
 ) -> list[Warning]:
     """Failed attempts relevant to changing `path` (`qualname`) as intended, strongest first.
 
     Without an intended change nothing fires: the anchors alone are history, not a warning.
     Retrieved results anchor here too, but (unlike in a search) only as a boost: they were
-    retrieved for the target as much as for the intent."""
+    retrieved for the target as much as for the intent.
+
+    `kept`: what earlier calls with the same question (every argument but `failures`) found
+    per failure, by the failure's identity; the same failures are then not matched again (a
+    journal of 1,200 failures, one of them new), and the entries of failures gone are dropped."""
     cfg = cfg or GraveyardConfig()
     intent = _as_intent(intended_change_terms, intended_vec)
     if not intent:
         return []
-    failures = list(failures)
-    fixes = [fix_resemblance(intent, idf, f, cfg) for f in failures]
-    fix_best = max((x[0] for x in fixes), default=0.0)
+    before = kept if kept is not None else {}
+    now: dict[int, _Matched] = {}
+    matched = []
+    for f in failures:
+        got = now.get(id(f)) or before.get(id(f))
+        if got is None or got.failure is not f:
+            got = _Matched(f, fix_resemblance(intent, idf, f, cfg))
+        now[id(f)] = got
+        matched.append(got)
+    fix_best = max((m.fix[0] for m in matched), default=0.0)
     results = _Results(retrieved, cfg)
     out = []
-    for f, fix in zip(failures, fixes, strict=True):
-        anchors: list[tuple[float, str]] = []
-        for target in f.anchors:
-            t_path, t_qual = target
-            if t_path != path:
-                continue
-            if qualname is None or t_qual is None:
-                anchors.append((cfg.same_file, f"same file {path}"))
-            elif _nested(t_qual, qualname):
-                anchors.append((cfg.same_symbol, f"same symbol {target_label(target)}"))
-            else:
-                anchors.append(
-                    (
-                        cfg.sibling_weight,
-                        f"sibling {target_label(target)} in the same file as {qualname}",
-                    )
-                )
-        anchors += [(a.weight, a.reason) for a in _retrieval_anchors(f, results, cfg)]
-        found = evidence(intent, idf, f, cfg, fix_best=fix_best, fix=fix)
-        out.append(_decide(f, anchors, found, cfg))
+    for m in matched:
+        f = m.failure
+        if m.anchors is None:
+            m.anchors = _preflight_anchors(f, path, qualname, results, cfg)
+        if m.fix_best != fix_best:  # the evidence counts the fix against the best of all
+            found = evidence(intent, idf, f, cfg, fix_best=fix_best, fix=m.fix)
+            m.fix_best, m.warning = fix_best, _decide(f, m.anchors, found, cfg)
+        out.append(m.warning)
+    if kept is not None:
+        kept.clear()
+        kept.update(now)
     return _ranked(out)
+
+
+@dataclass(eq=False)
+class _Matched:
+    """One failure against one preflight question (see `match_preflight`'s `kept`)."""
+
+    failure: FailureView
+    fix: tuple[float, str | None]
+    anchors: list[tuple[float, str]] | None = None
+    fix_best: float | None = None  # what `warning` was decided with
+    warning: Warning | None = None
+
+
+def _preflight_anchors(
+    f: FailureView, path: str, qualname: str | None, results: _Results, cfg: GraveyardConfig
+) -> list[tuple[float, str]]:
+    anchors: list[tuple[float, str]] = []
+    for target in f.anchors:
+        t_path, t_qual = target
+        if t_path != path:
+            continue
+        if qualname is None or t_qual is None:
+            anchors.append((cfg.same_file, f"same file {path}"))
+        elif _nested(t_qual, qualname):
+            anchors.append((cfg.same_symbol, f"same symbol {target_label(target)}"))
+        else:
+            anchors.append(
+                (
+                    cfg.sibling_weight,
+                    f"sibling {target_label(target)} in the same file as {qualname}",
+                )
+            )
+    anchors += [(a.weight, a.reason) for a in _retrieval_anchors(f, results, cfg)]
+    return anchors

@@ -447,3 +447,39 @@ def test_an_append_builds_the_new_attempts_view_and_keeps_the_others(repo) -> No
         forgotten = views()
         assert first.failure_id not in forgotten
         assert forgotten[second.failure_id] is after[second.failure_id]
+
+
+def test_a_question_asked_after_each_append_is_answered_as_a_fresh_engine_answers_it(
+    repo,
+) -> None:
+    """A preflight keeps what it matched per failure for its question, and after an append
+    matches only the new attempt again; each answer equals a new engine's, whose matching
+    starts from nothing (new attempts that resemble the question more, a repeat, a tombstone)."""
+    trace = "E   AssertionError: ERR_PAYMENT_DUPLICATE two keys\nFAILED test_retry.py::test_retry_reuses_key"
+    ask = ("retry.py", "charge_with_retry", "use a fresh key per attempt")
+
+    def shown(strata: Strata) -> list[tuple]:
+        return [(w.failure_id, w.score, w.reasons) for w in strata.preflight(*ask).warnings]
+
+    steps = [
+        lambda s: s.record_failure("retry.py", "-    return 1\n+    return 2\n", "E   boom",
+                                   notes="unrelated", symbol_name="refund"),
+        lambda s: s.record_failure("retry.py", '-    key = f"{order_id}"\n+    key = str(uuid.uuid4())\n',
+                                   trace, notes="a key per call", symbol_name="charge_with_retry"),
+        lambda s: s.record_failure("retry.py", '-    key = f"{order_id}"\n+    key = uuid.uuid4().hex\n',
+                                   trace, notes="use a fresh key per attempt, every attempt",
+                                   symbol_name="charge_with_retry"),
+        lambda s: s.record_failure("retry.py", '-    key = f"{order_id}"\n+    key = str(uuid.uuid4())\n',
+                                   trace, notes="again", symbol_name="charge_with_retry"),
+        lambda s: s.forget_failure(3),
+    ]  # fmt: skip
+    seen = []
+    with Strata(repo.path) as s:
+        shown(s)
+        for step in steps:
+            step(s)
+            got = shown(s)
+            with Strata(repo.path) as fresh:
+                assert got == shown(fresh)
+            seen.append(got)
+    assert seen[-1] != seen[-2] and any(seen)  # the steps changed what is shown
