@@ -9,6 +9,7 @@ Invariants:
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -30,9 +31,9 @@ def _git_dirs(repo: Path) -> tuple[Path, Path]:
     return git, common
 
 
-def _stat_key(path: Path) -> tuple[int, int, int] | None:
+def _stat_key(path: str) -> tuple[int, int, int] | None:
     try:
-        st = path.stat()
+        st = os.stat(path)
     except OSError:
         return None
     return (st.st_mtime_ns, st.st_size, st.st_ino)
@@ -44,14 +45,17 @@ class HeadWatch:
     def __init__(self, repo: Path) -> None:
         self.repo = repo
         self.git_dir, self.common_dir = _git_dirs(repo)
+        self._head_file = self.git_dir / "HEAD"
+        self._head_name = str(self._head_file)  # stat'ed on every request
         self._head_key: tuple[int, int, int] | None = None
         self._ref: str | None = None
+        self._ref_files: tuple[str, ...] = ()
         self._key: tuple[Any, ...] | None = None
         self._sha: str | None = None
 
     def poll(self) -> str | None:
-        head_file = self.git_dir / "HEAD"
-        head_key = _stat_key(head_file)
+        head_file = self._head_file
+        head_key = _stat_key(self._head_name)
         if head_key != self._head_key:
             self._head_key = head_key
             try:
@@ -59,13 +63,18 @@ class HeadWatch:
             except OSError:
                 text = ""
             self._ref = text[4:].strip() if text.startswith("ref:") else None
-        key: tuple[Any, ...] = (head_key,)
-        if self._ref is not None:
-            key += (
-                _stat_key(self.git_dir / self._ref),
-                _stat_key(self.common_dir / self._ref),
-                _stat_key(self.common_dir / "packed-refs"),
+            # the files that can move the branch: its loose ref (worktree, then common) and
+            # the packed refs
+            self._ref_files = (
+                ()
+                if self._ref is None
+                else (
+                    str(self.git_dir / self._ref),
+                    str(self.common_dir / self._ref),
+                    str(self.common_dir / "packed-refs"),
+                )
             )
+        key: tuple[Any, ...] = (head_key, *map(_stat_key, self._ref_files))
         if key != self._key:
             self._key = key
             self._sha = read_head(self.repo)

@@ -81,11 +81,15 @@ def _valid_id(value: Any) -> bool:
 class Journal:
     def __init__(self, root: Path) -> None:
         self.root = Path(root)
+        self._paths: dict[str, Path] = {}  # a server stats a stream on every request
 
     def path(self, stream: str) -> Path:
-        if not STREAM_RE.match(stream):
-            raise JournalError(f"invalid journal stream name {stream!r}")
-        return self.root / f"{stream}.jsonl"
+        got = self._paths.get(stream)
+        if got is None:
+            if not STREAM_RE.match(stream):
+                raise JournalError(f"invalid journal stream name {stream!r}")
+            got = self._paths[stream] = self.root / f"{stream}.jsonl"
+        return got
 
     def _tail_path(self, stream: str) -> Path:
         return self.root / f".{stream}.tail"
