@@ -421,14 +421,15 @@ def main(argv: list[str] | None = None) -> int:
         elif args.index is not None and len(sources) == 1 and sources[0].suffix != ".bundle":
             targets = hot_targets(args.index)  # the repository's own, not the fixture's
             texts = real_queries(args.index, targets)
-            results.append(
-                {
-                    "repo": sources[0].name,
-                    **measure(
-                        sources[0], args.index, args.rounds, targets, texts, with_phases=args.phases
-                    ),
-                }
-            )
+            res = {
+                "repo": sources[0].name,
+                **measure(
+                    sources[0], args.index, args.rounds, targets, texts, with_phases=args.phases
+                ),
+            }
+            if args.cli_runs:
+                res.update(cli_wall(sources[0], args.index, targets[0], texts[0], args.cli_runs))
+            results.append(res)
         else:
             for source in sources:
                 results.append(run_repo(source, Path(tmp), args.rounds, args.cli_runs, args.phases))
