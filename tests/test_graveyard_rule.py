@@ -610,3 +610,34 @@ def test_a_query_like_the_fix_an_attempt_undoes_is_evidence_for_the_closest_fix_
     # a reverted commit mined from git is its own fix: no second chance through its message
     revert = _undoing(51, RETRY, {"keep", "idempotency", "record", "48", "hours"}, source="revert")
     assert fix_resemblance(query, idf, revert, CFG) == (0.0, None)
+
+
+def test_what_a_preflight_question_kept_per_failure_answers_as_a_fresh_match_does():
+    """`match_preflight` with `kept`: failures seen before reuse their match, a warning is decided
+    again when the best fix resemblance moves (an attempt undoing a closer fix comes or goes),
+    and every answer equals a match from nothing."""
+    intent = Intent.of("Change the idempotency key on every retry", ["idempotency", "key"], UNIT)
+
+    def view(fid: int, angle: float, terms: tuple[str, ...]) -> FailureView:
+        # unlike the change itself; its fix at `angle` from it
+        fix = np.array([math.cos(angle), math.sin(angle)])
+        return FailureView(
+            fid, (RETRY,), Counter(terms), vector=ORTHO, why_terms={"cap"}, why_vector=fix
+        )
+
+    pool = [
+        view(1, 1.2, ()),
+        view(2, 0.9, ("key",)),
+        view(3, 0.45, ("idempotency",)),
+        view(4, 0.05, ()),
+        view(5, 0.7, ("retry", "key")),
+    ]
+    steps = [pool[:2], pool[:3], pool[:4], pool[1:3], pool[:3], pool[1:], [pool[4], pool[0]]]
+    kept: dict = {}
+    answers = []
+    for views in steps:
+        got = match_preflight(RETRY[0], RETRY[1], intent, None, idf, views, CFG, (), kept)
+        assert got == match_preflight(RETRY[0], RETRY[1], intent, None, idf, views, CFG)
+        assert set(kept) == {id(v) for v in views}  # the failures gone are dropped
+        answers.append(got)
+    assert len({repr(a) for a in answers}) >= 3
