@@ -356,7 +356,7 @@ class Engine:
         # the lists are the report's own, so a caller may edit them
         report = _fresh(base.report)
         path, qualname = base.path, base.qualname
-        kept: tuple[list[FailureWarning], list[PastAttempt]] | None = None
+        anti_part: tuple[list[FailureWarning], list[PastAttempt]] | None = None
         if base.warns:
             assert searcher is not None
             gcfg = self.config.graveyard
@@ -372,8 +372,8 @@ class Engine:
                 )
                 return scrub_items(warnings), scrub_items(past)
 
-            kept = self._kept(base.kept, index, embed, anti)
-            warnings, past = kept
+            anti_part = self._kept(base.kept, index, embed, anti)
+            warnings, past = anti_part
             report.warnings, report.past_attempts = list(warnings), list(past)
         if base.rules:
             report.invariants = self.anti.rules(path, qualname)
@@ -392,8 +392,9 @@ class Engine:
                     for w in report.warnings
                 ]
             )
-        # every other field as `base` and `kept` gave it: a caller may key on these objects
-        report._origin = (base, kept)
+        # every field but `PreflightReport.LIVE_FIELDS` (built above) and the latency is as
+        # `base` and `anti_part` gave it: a caller may key an answer on these objects
+        report._origin = (base, anti_part)
         report.latency_ms = round((time.perf_counter() - t0) * 1000, 3)
         return report
 

@@ -52,6 +52,7 @@ from .journal import (
     Skipped,
     check_base,
     live_records,
+    parse_lines,
     parse_numbered,
     pick_lines,
 )
@@ -680,14 +681,7 @@ class StreamState:
             self.read.records.extend(more.records)
             self.read.skipped.extend(more.skipped)
             self.prefix, self.lines = data[:cut], self.lines + len(chunk)
-        tail = data[cut:].split(b"\n")
-        last = len(tail) - 1 if tail[-1] == b"" else len(tail)
-        end = parse_numbered(
-            ((self.lines + n, raw, n == last) for n, raw in enumerate(tail, 1)),
-            name,
-            check_line,
-            set(self.seen),
-        )
+        end = parse_lines(data[cut:], name, check_line, after=self.lines, seen=set(self.seen))
         return JournalRead([*self.read.records, *end.records], [*self.read.skipped, *end.skipped])
 
     def attempt(self, rec: dict[str, Any]) -> FailedAttempt:

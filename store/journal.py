@@ -262,13 +262,23 @@ def live_records(got: JournalRead) -> JournalRead:
     return JournalRead(records, got.skipped)
 
 
-def parse_lines(data: bytes, name: str, validate: Validator | None = None) -> JournalRead:
-    """The records of one stream file's bytes (see the module docstring for what is skipped)."""
+def parse_lines(
+    data: bytes,
+    name: str,
+    validate: Validator | None = None,
+    *,
+    after: int = 0,
+    seen: set[int] | None = None,
+) -> JournalRead:
+    """The records of one stream file's bytes (see the module docstring for what is skipped).
+    `after`, `seen`: `data` is the end of a stream whose first `after` lines, holding the ids
+    `seen`, were read before (see `parse_numbered`)."""
     lines = data.split(b"\n")
     # the last line is torn when the file does not end with a newline (or when the line before
     # a final newline does not parse: a crash may have cut it short)
     last = len(lines) - 1 if lines[-1] == b"" else len(lines)
-    return parse_numbered(((n, raw, n == last) for n, raw in enumerate(lines, 1)), name, validate)
+    numbered = ((after + n, raw, n == last) for n, raw in enumerate(lines, 1))
+    return parse_numbered(numbered, name, validate, seen)
 
 
 def pick_lines(data: bytes, needles: Iterable[bytes]) -> list[tuple[int, bytes, bool]]:
