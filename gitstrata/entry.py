@@ -185,26 +185,28 @@ def _one_shot() -> None:
         gc.disable()
 
 
-def _index_environment(argv: list[str]) -> None:
-    """Settings `gitstrata index` makes before anything imports Arrow or numpy, each unless the
-    user's environment names it (the variables also reach the worker processes):
+def _environment(argv: list[str]) -> None:
+    """Settings the command line makes before anything imports Arrow or numpy, each unless the
+    user's environment names it (the variables also reach child processes):
 
-    - `ARROW_DEFAULT_MEMORY_POOL=system`: Arrow allocates through the C library's allocator.
-      Arrow reads the variable once, when it first needs its default pool, which importing it
-      can already do. An index builds, converts and frees many short-lived tables on several
-      threads; Arrow's bundled mimalloc takes fresh 2 MB pages from the system for them, and
-      the kernel zeroing those pages was a fifth of an incremental index's CPU on a 2-core
-      machine.
-    - `OPENBLAS_THREAD_TIMEOUT=4`: numpy's OpenBLAS helper threads go to sleep as soon as a
-      product is done instead of spinning for about a tenth of a second waiting for the next
-      one; beside the other stages an incremental index spent 0.2-0.3 s of CPU spinning there.
-      Large products still run on every core.
+    - `OPENBLAS_THREAD_TIMEOUT=4`, every command: numpy's OpenBLAS helper threads go to sleep as
+      soon as a product is done instead of spinning for about a tenth of a second waiting for
+      the next one. Loading numpy alone starts them spinning: a one-shot `query` spent 0.1 s of
+      its 0.6 s of CPU there, on the core the rest of the machine (the agent, the MCP client)
+      needed; beside the other stages an incremental index spent 0.2-0.3 s. Large products
+      still run on every core.
+    - `ARROW_DEFAULT_MEMORY_POOL=system`, `gitstrata index` only: Arrow allocates through the C
+      library's allocator. Arrow reads the variable once, when it first needs its default
+      pool, which importing it can already do. An index builds, converts and frees many
+      short-lived tables on several threads; Arrow's bundled mimalloc takes fresh 2 MB pages
+      from the system for them, and the kernel zeroing those pages was a fifth of an
+      incremental index's CPU on a 2-core machine.
 
     Measured in `benchmarks/RESULTS.md`. A host that calls the API keeps its own settings."""
+    os.environ.setdefault("OPENBLAS_THREAD_TIMEOUT", "4")
     rest = argv[2:] if argv[:1] == ["-C"] else argv
     if rest[:1] == ["index"]:
         os.environ.setdefault("ARROW_DEFAULT_MEMORY_POOL", "system")
-        os.environ.setdefault("OPENBLAS_THREAD_TIMEOUT", "4")
 
 
 def _no_pydantic_plugins() -> None:
@@ -424,7 +426,7 @@ def main() -> None:
     argv = sys.argv[1:]
     if _PROGRAM:
         _no_pydantic_plugins()
-        _index_environment(argv)
+        _environment(argv)
     problem = bad_argument(argv)
     if problem is not None:
         print(f"error: {problem}", file=sys.stderr)
