@@ -45,8 +45,7 @@ class HeadWatch:
     def __init__(self, repo: Path) -> None:
         self.repo = repo
         self.git_dir, self.common_dir = _git_dirs(repo)
-        self._head_file = self.git_dir / "HEAD"
-        self._head_name = str(self._head_file)  # stat'ed on every request
+        self._head_name = str(self.git_dir / "HEAD")  # stat'ed on every request
         self._head_key: tuple[int, int, int] | None = None
         self._ref: str | None = None
         self._ref_files: tuple[str, ...] = ()
@@ -54,12 +53,12 @@ class HeadWatch:
         self._sha: str | None = None
 
     def poll(self) -> str | None:
-        head_file = self._head_file
         head_key = _stat_key(self._head_name)
         if head_key != self._head_key:
             self._head_key = head_key
             try:
-                text = head_file.read_text(encoding="utf-8").strip()
+                with open(self._head_name, encoding="utf-8") as fh:
+                    text = fh.read().strip()
             except OSError:
                 text = ""
             self._ref = text[4:].strip() if text.startswith("ref:") else None

@@ -215,7 +215,7 @@ class MemoryBook:
         return mems
 
     def live(self) -> list[Memory]:
-        return [m for m in self.all().values() if m.forgotten is None]
+        return _unforgotten(self.all())
 
     def get(self, mid: str) -> Memory:
         mems = self.all()
@@ -699,7 +699,7 @@ class MemoryBook:
         limit: int,
         partners: tuple[str, ...],
     ) -> list[Recalled]:
-        live = [m for m in every.values() if m.forgotten is None]
+        live = _unforgotten(every)
         mems = [m for m in live if m.status in ("active", "rejected")]
         if not mems:
             return []
@@ -881,3 +881,8 @@ def index_embedder(store_root: Path) -> Callable[[str], Any] | None:
         return gen.derived("embedder", lambda: Embedder.load(gen.file("embedder"))).embed_query
     except GitstrataError:
         return None
+
+
+def _unforgotten(every: dict[str, Memory]) -> list[Memory]:
+    """The live memories of `MemoryBook.all()`'s answer."""
+    return [m for m in every.values() if m.forgotten is None]
