@@ -239,7 +239,7 @@ def run_embed(ctx: StageContext) -> StageResult:
             previous,
             reuse=reuse,
             advance=task.advance,
-            mapper=ctx.executor.map if documents.num_rows >= POOL_MIN_DOCUMENTS else None,
+            mapper=ctx.executor.map_units if documents.num_rows >= POOL_MIN_DOCUMENTS else None,
             terms=lambda: ctx.input("doc_terms").select(["content_hash", "title", "body"]),
             threads=ctx.jobs,
         )

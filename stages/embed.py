@@ -151,8 +151,10 @@ def item_terms(item: str | _Parts) -> str | list[str]:
     return title.split() + tokenize(path) + body.split()
 
 
-def _featurize_item(params: tuple, item: str | _Parts) -> tuple[np.ndarray, np.ndarray]:
-    return featurize_with(params, item_terms(item))
+def _featurize_items(
+    params: tuple, items: list[str | _Parts]
+) -> list[tuple[np.ndarray, np.ndarray]]:
+    return featurize_with(params, [item_terms(i) for i in items])
 
 
 def document_keys(documents: pa.Table) -> np.ndarray:
@@ -211,11 +213,11 @@ def embed_documents(
 ) -> EmbedResult:
     """Fit or reuse the embedder and embed `documents`. `reuse` is the previous run's
     (documents, vectors_f32), made with `previous`; `advance(n)` is told of every n documents
-    embedded; `mapper(fn, items)` (results in order) may run a fit's featurization elsewhere,
-    e.g. on a process pool; `terms()`, read only by a hashing-LSA fit, gives the documents
-    stage's field terms of these documents (see `document_items`), which spare the fit from
-    tokenizing them again; `threads` share a hashing-LSA fit's sparse products (the same
-    vectors whatever their number)."""
+    embedded; `mapper(fn, blocks)` (results in order) may run a fit's featurization elsewhere,
+    e.g. on a process pool, a block of `BATCH` documents per call; `terms()`, read only by a
+    hashing-LSA fit, gives the documents stage's field terms of these documents (see
+    `document_items`), which spare the fit from tokenizing them again; `threads` share a
+    hashing-LSA fit's sparse products (the same vectors whatever their number)."""
     keys = document_keys(documents)
     fraction = previous.new_fraction(keys) if previous is not None else 1.0
     refit = previous is None or not compatible(previous, config) or fraction > config.refit_fraction
@@ -228,13 +230,12 @@ def embed_documents(
             items = document_items(documents, terms() if terms is not None else None)
             feats: list = []
             if mapper is not None:
-                one = functools.partial(_featurize_item, tuple(sorted(lsa.params().items())))
-                for f in mapper(one, items):
-                    feats.append(f)
-                    if advance is not None and len(feats) % BATCH == 0:
-                        advance(BATCH)
-                if advance is not None and len(feats) % BATCH:
-                    advance(len(feats) % BATCH)
+                block = functools.partial(_featurize_items, tuple(sorted(lsa.params().items())))
+                parts = [items[start : start + BATCH] for start in range(0, len(items), BATCH)]
+                for done in mapper(block, parts):
+                    feats += done
+                    if advance is not None:
+                        advance(len(done))
             else:
                 for start in range(0, len(items), BATCH):
                     feats += lsa.featurize([item_terms(i) for i in items[start : start + BATCH]])

@@ -23,6 +23,7 @@ import math
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from itertools import chain
 from pathlib import Path
 from typing import ClassVar
 
@@ -274,6 +275,68 @@ def _doc_features(text: str | list[str], hasher: _Hasher, char_ngrams: bool, ngr
     return ids[order], w[order]
 
 
+# texts featurized one by one below this many (a query), as one block from it (a corpus)
+BLOCK_MIN = 8
+
+
+def _block_features(
+    texts: Sequence[str | list[str]], hasher: _Hasher, char_ngrams: bool, ngram_weight: float
+) -> list[tuple[np.ndarray, np.ndarray]]:
+    """`_doc_features` of every text, the same arrays bit for bit, with numpy over the whole
+    block: each distinct term is hashed once; a feature's weight is summed in the order
+    `_doc_features` adds to it (its terms in first-seen order, then its 3-gram weight, from 0.0)
+    by a stable sort and `np.bincount`, which adds in input order; the logarithms are Python's
+    `math.log`, tabulated per count."""
+    counts = [Counter(tokenize(t) if isinstance(t, str) else t) for t in texts]
+    n = len(counts)
+    if n == 0:
+        return []
+    per_doc = np.fromiter(map(len, counts), np.int64, n)
+    total = int(per_doc.sum())
+    keys = list(chain.from_iterable(counts))
+    tf = np.fromiter(chain.from_iterable(c.values() for c in counts), np.int64, total)
+    index = {t: i for i, t in enumerate(dict.fromkeys(keys))}
+    distinct = list(index)
+    tok = np.fromiter(map(index.__getitem__, keys), np.int64, total)
+    del keys, index
+    doc = np.repeat(np.arange(n, dtype=np.int64), per_doc)
+    width = np.int64(hasher.n)
+    top = int(tf.max()) if total else 0
+    logs = [1.0 + math.log(c) if c else 0.0 for c in range(top + 1)]
+    fid = np.fromiter(map(hasher, distinct), np.int64, len(distinct))
+    key_parts = [doc * width + fid[tok]]
+    weight_parts = [np.asarray(logs, np.float64)[tf]]
+    if char_ngrams and ngram_weight > 0 and total:
+        grams = [hasher.grams(t) for t in distinct]
+        length = np.fromiter(map(len, grams), np.int64, len(grams))
+        gram_ids = np.fromiter(chain.from_iterable(grams), np.int64, int(length.sum()))
+        first = np.concatenate(([0], np.cumsum(length)[:-1]))
+        each = length[tok]  # 3-grams of each (document, term)
+        if each.sum():
+            at = np.repeat(first[tok] - np.concatenate(([0], np.cumsum(each)[:-1])), each)
+            at += np.arange(int(each.sum()), dtype=np.int64)
+            gram_keys = np.repeat(doc, each) * width + gram_ids[at]
+            # a 3-gram's count in its document: a sum of integers, exact in any order
+            ukeys, inverse = np.unique(gram_keys, return_inverse=True)
+            summed = np.bincount(inverse, weights=np.repeat(tf, each)).astype(np.int64)
+            top = int(summed.max())
+            scaled = [ngram_weight * (1.0 + math.log(c)) if c else 0.0 for c in range(top + 1)]
+            key_parts.append(ukeys)
+            weight_parts.append(np.asarray(scaled, np.float64)[summed])
+    all_keys = np.concatenate(key_parts)
+    order = np.argsort(all_keys, kind="stable")
+    sorted_keys = all_keys[order]
+    new = np.empty(len(sorted_keys), bool)
+    new[:1] = True
+    np.not_equal(sorted_keys[1:], sorted_keys[:-1], out=new[1:])
+    features = sorted_keys[new]
+    sums = np.bincount(np.cumsum(new) - 1, weights=np.concatenate(weight_parts)[order])
+    ids = features % width
+    weights = sums.astype(np.float32)
+    bounds = np.cumsum(np.bincount(features // width, minlength=n))[:-1]
+    return list(zip(np.split(ids, bounds), np.split(weights, bounds), strict=True))
+
+
 class HashingLSA:
     """Feature hashing -> sublinear TF-IDF -> randomized truncated SVD (see the module doc)."""
 
@@ -334,6 +397,8 @@ class HashingLSA:
         }
 
     def _raw(self, texts: Sequence[str | list[str]]):
+        if len(texts) >= BLOCK_MIN:
+            return _block_features(texts, self._hasher, self.char_ngrams, self.ngram_weight)
         return [_doc_features(t, self._hasher, self.char_ngrams, self.ngram_weight) for t in texts]
 
     def _csr(self, raw) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -483,13 +548,15 @@ class HashingLSA:
 _WORKER_BACKENDS: dict[tuple, HashingLSA] = {}
 
 
-def featurize_with(params: tuple, text: str | list[str]) -> tuple[np.ndarray, np.ndarray]:
-    """`HashingLSA(**dict(params)).featurize([text])[0]`, for a process pool (module level,
-    picklable with `functools.partial`)."""
+def featurize_with(
+    params: tuple, texts: Sequence[str | list[str]]
+) -> list[tuple[np.ndarray, np.ndarray]]:
+    """`HashingLSA(**dict(params)).featurize(texts)`, for a process pool (module level,
+    picklable with `functools.partial`; a worker keeps one backend and its hash caches)."""
     backend = _WORKER_BACKENDS.get(params)
     if backend is None:
         backend = _WORKER_BACKENDS[params] = HashingLSA(**dict(params))
-    return backend.featurize([text])[0]
+    return backend.featurize(texts)
 
 
 def _orth(y: np.ndarray) -> np.ndarray:

@@ -448,22 +448,53 @@ def test_a_fit_from_the_documents_terms_equals_the_fit_from_the_texts() -> None:
     )
 
 
-def test_a_fit_featurized_on_a_process_pool_equals_the_one_in_process() -> None:
-    from gitstrata.pipeline.executor import POOL_MIN_ITEMS, LocalExecutor
-
-    texts = [
-        f"{CORPUS[i % len(CORPUS)]} variant{i} step_{i % 7}" for i in range(POOL_MIN_ITEMS + 40)
+@pytest.mark.parametrize("n_features", [1 << 18, 64])
+def test_a_block_of_texts_is_featurized_as_each_text_alone(n_features: int) -> None:
+    """The numpy block path against the one-text reference, bit for bit: repeated terms, terms
+    too short or not alphanumeric for 3-grams, empty texts, texts given as terms, and (with 64
+    features) most terms and 3-grams hashed onto a feature another term or 3-gram also has."""
+    texts: list[str | list[str]] = [
+        f"{CORPUS[i % len(CORPUS)]} retry_{i % 5} retry retry x{i} ab a-b {'loop ' * (i % 4)}"
+        for i in range(40)
     ]
+    texts[3] = ""
+    texts[9] = "=== ... !!!"
+    texts[11] = ["charge", "charge", "retry_with_backoff", "pk", "é", "charge"]
+    texts[12] = []
+    for grams, weight in ((True, 0.3), (False, 0.3), (True, 0.0)):
+        one = lsa_module._Hasher(5, n_features)
+        block = lsa_module._Hasher(5, n_features)
+        want = [lsa_module._doc_features(t, one, grams, weight) for t in texts]
+        got = lsa_module._block_features(texts, block, grams, weight)
+        assert len(got) == len(want)
+        for (ids, w), (ref_ids, ref_w) in zip(got, want, strict=True):
+            assert ids.dtype == ref_ids.dtype and w.dtype == ref_w.dtype
+            np.testing.assert_array_equal(ids, ref_ids)
+            np.testing.assert_array_equal(w, ref_w)
+    assert lsa_module._block_features([], lsa_module._Hasher(5, n_features), True, 0.3) == []
+    # what `featurize` gives is the same whichever path a batch takes
+    lsa = HashingLSA(full_dim=8, n_features=n_features)
+    small = texts[: lsa_module.BLOCK_MIN - 1]
+    for (a, wa), (b, wb) in zip(lsa.featurize(small), lsa.featurize(texts), strict=False):
+        np.testing.assert_array_equal(a, b)
+        np.testing.assert_array_equal(wa, wb)
+
+
+def test_a_fit_featurized_on_a_process_pool_equals_the_one_in_process() -> None:
+    from gitstrata.pipeline.executor import LocalExecutor
+    from gitstrata.stages.embed import BATCH
+
+    texts = [f"{CORPUS[i % len(CORPUS)]} variant{i} step_{i % 7}" for i in range(2 * BATCH + 40)]
     docs = _documents(texts)
     cfg = EmbeddingConfig()
     pool = LocalExecutor(2)
     try:
         seen: list[int] = []
-        pooled = embed_documents(docs, cfg, mapper=pool.map, advance=seen.append)
+        pooled = embed_documents(docs, cfg, mapper=pool.map_units, advance=seen.append)
     finally:
         pool.close()
     serial = embed_documents(docs, cfg)
-    assert sum(seen) == len(texts)
+    assert seen == [BATCH, BATCH, 40]
     np.testing.assert_array_equal(vectors_matrix(pooled.vectors), vectors_matrix(serial.vectors))
 
 
