@@ -476,6 +476,10 @@ class Redactor:
     def __init__(self, allow: Sequence[str] = (), deny: Sequence[str] = ()) -> None:
         self.allow = re.compile("|".join(f"(?:{p})" for p in allow)) if allow else None
         self.deny = [re.compile(p) for p in deny]
+        # line -> (its key-name rules' result, the kinds they replaced): what those rules make
+        # of a line depends on that line and this redactor's `allow` alone, and a history
+        # redacts the same diff lines many times (in a commit's excerpt and in its symbols')
+        self._lines: dict[str, tuple[str, tuple[str, ...]]] = {}
 
     def _allowed(self, secret: str) -> bool:
         return self.allow is not None and self.allow.search(secret) is not None
@@ -599,13 +603,23 @@ class Redactor:
                 line,
             )
 
+        known = self._lines
+
         def keyed_or_diff(line: str) -> str:
+            hit = known.get(line)
+            if hit is not None:
+                kinds.extend(hit[1])
+                return hit[0]
+            before = len(kinds)
             # a diff's added or removed line is its own line once the sign is off: a removed
             # `-password = ...` reads as a flag, or as nothing, with it
-            line = keyed(line)
-            if line[:1] in ("+", "-") and len(line) > 1:
-                line = line[0] + keyed(line[1:])
-            return line
+            done = keyed(line)
+            if done[:1] in ("+", "-") and len(done) > 1:
+                done = done[0] + keyed(done[1:])
+            if len(known) >= _KNOWN_LINES:
+                known.clear()
+            known[line] = (done, tuple(kinds[before:]))
+            return done
 
         text = _on_hinted_lines(text, keyed_or_diff)
         if "variable" in text and "default" in text:
@@ -618,6 +632,8 @@ class Redactor:
 
 # refused keys whose values are searched again in a row (see `_keyed_sub`)
 _NESTED = 4
+# lines whose key-name result a redactor remembers (then forgets them all and starts again)
+_KNOWN_LINES = 20_000
 
 
 def _keyed_sub(

@@ -381,6 +381,26 @@ def test_allow_keeps_a_detected_secret_and_deny_adds_one() -> None:
     assert greedy.redact(once) == (once, [])
 
 
+def test_a_redactor_that_saw_a_line_before_redacts_it_as_a_new_one_would() -> None:
+    """Lines are remembered per redactor: seen again, alone or among others, in a diff or not,
+    they give the text and kinds a fresh redactor gives; a redactor with other `allow` rules
+    keeps its own answers."""
+    lines = [
+        "password = 's3cr3t-Value-42'",
+        f"+token = '{GH}'",
+        f"-aws_key = {AWS}",
+        "user = request.user",
+        f"api_key: {_j('AKIA', 'IOSFODNN7', 'EXAMPLE')}",
+        "mysql -u root -phunter2hunter2 db",
+    ]
+    texts = ["\n".join(lines), *lines, "\n".join(reversed(lines)), "\n".join(lines * 2)]
+    for make in (Redactor, lambda: Redactor(allow=["EXAMPLE", "hunter2"])):
+        shared = make()
+        for text in texts + texts:
+            assert shared.redact(text) == make().redact(text)
+    assert Redactor().redact(lines[4]) != Redactor(allow=["EXAMPLE"]).redact(lines[4])
+
+
 @settings(max_examples=200, deadline=None)
 @given(
     st.lists(
