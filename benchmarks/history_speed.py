@@ -161,7 +161,10 @@ def measure(
     capsule_s, capsule_cpu, stats = time_capsule(git, shas, workers=1, tables=tables)
     jobs = os.cpu_count() or 1
     if jobs > 1 and len(shas) >= 2 * HistoryConfig().commits_per_worker:
-        parallel_s, parallel_cpu, pstats = time_capsule(git, shas, workers=jobs)
+        split: list = []
+        parallel_s, parallel_cpu, pstats = time_capsule(git, shas, workers=jobs, tables=split)
+        # ranges split over workers (and shared by idle ones) must give the serial tables
+        pstats["same_as_serial"] = all(a.equals(b) for a, b in zip(split, tables, strict=True))
     else:
         parallel_s, parallel_cpu, pstats = capsule_s, capsule_cpu, stats
     pyd_s, pyd_n = time_pydriller(git.root, pydriller_limit)
@@ -183,6 +186,8 @@ def measure(
         "capsule_vs_git_log_cpu": ratio(capsule_cpu, git_log_cpu),
         "capsule_parallel_seconds": round(parallel_s, 3),
         "capsule_parallel_workers": pstats.get("workers", 1),
+        "capsule_parallel_shared_ranges": pstats.get("shared_ranges", 0),
+        "capsule_parallel_same_as_serial": pstats.get("same_as_serial", True),
         "capsule_parallel_vs_git_log": ratio(parallel_s, git_log_s),
         "capsule_parallel_cpu_seconds": round(parallel_cpu, 3),
         "capsule_parallel_vs_git_log_cpu": ratio(parallel_cpu, git_log_cpu),
@@ -215,10 +220,12 @@ def measure(
 
 def median_of(runs: list[dict]) -> dict:
     """One result: each number is the median over the runs (ratios too: each ratio is measured
-    within its own run, then the median is taken)."""
+    within its own run, then the median is taken); a yes / no holds when it held in every run."""
     out = dict(runs[0])
     for key, value in out.items():
-        if isinstance(value, (int, float)) and not isinstance(value, bool):
+        if isinstance(value, bool):
+            out[key] = all(r.get(key) is True for r in runs)
+        elif isinstance(value, (int, float)):
             values = [r[key] for r in runs if isinstance(r.get(key), (int, float))]
             out[key] = statistics.median(values)
     out["runs"] = len(runs)

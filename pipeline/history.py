@@ -27,7 +27,7 @@ import subprocess
 import tempfile
 import time
 from collections.abc import Iterable, Iterator, Sequence
-from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, ThreadPoolExecutor, wait
 from typing import TYPE_CHECKING
 
 import pyarrow as pa
@@ -108,20 +108,75 @@ def stream_log(git: Git, shas: Sequence[str]) -> Iterator[bytes]:
 
 def extract(item: tuple) -> tuple[pa.Table, pa.Table, dict]:
     """One worker's share: commits and raw touches of `shas` (module-level: picklable). `item`
-    is (root, shas, config), optionally followed by full_parse and the redaction config."""
+    is (root, shas, config), optionally followed by full_parse, the redaction config and the
+    share's slot in the pool's shared table (see `_Shares`), through which an idle worker may
+    take the older part of the range this one has not begun."""
     root, shas, cfg, *rest = item
     full_parse = bool(rest and rest[0])
     redactor = redactor_for(rest[1] if len(rest) > 1 else None)
+    slot = rest[2] if len(rest) > 2 else None
     cpu = _cpu()
     git = Git(root)
     stats: dict = {}
     with BlobReader(git) as reader:
-        commits = iter_commits(stream_log(git, shas), text_cap=cfg.patch_text_bytes)
-        c, t = capsule_stage.build(
-            commits, reader.read, cfg, stats=stats, full_parse=full_parse, redactor=redactor
-        )
+        log = stream_log(git, shas)
+        try:
+            commits = iter_commits(log, text_cap=cfg.patch_text_bytes)
+            if slot is not None and _SHARED is not None:
+                commits = _SHARED.claimed(slot, commits)
+            c, t = capsule_stage.build(
+                commits, reader.read, cfg, stats=stats, full_parse=full_parse, redactor=redactor
+            )
+        finally:
+            log.close()  # a share given up early stops its `git log`
     stats["cpu_seconds"] = _cpu() - cpu  # a pool worker's CPU is not its parent's to measure
     return c, t, stats
+
+
+class _Shares:
+    """Where each share of a split range stands, in memory the pool's processes share: how many
+    of its commits its worker has begun, and its limit (it begins none at or past it). A worker
+    claims each commit under the lock; the parent lowers a running share's limit under the same
+    lock and gives the commits past it to an idle worker, so every commit is begun exactly
+    once, whichever side gets there first."""
+
+    def __init__(self, context, slots: int) -> None:
+        self.lock = context.Lock()
+        self.begun = context.Array("q", slots, lock=False)
+        self.limit = context.Array("q", slots, lock=False)
+
+    def claimed(self, slot: int, commits: Iterable):
+        """`commits` while this share's limit allows the next one."""
+        for i, commit in enumerate(commits):
+            with self.lock:
+                if i >= self.limit[slot]:
+                    return
+                self.begun[slot] = i + 1
+            yield commit
+
+    def left(self, slot: int) -> int:
+        """Commits of `slot` not begun yet (a read without the lock: a hint)."""
+        return self.limit[slot] - self.begun[slot]
+
+    def take_half(self, slot: int, least: int) -> tuple[int, int] | None:
+        """Lower `slot`'s limit to the middle of what it has not begun, and return (middle,
+        old limit): the offsets of the commits that are now another worker's; None when fewer
+        than `least` are left."""
+        with self.lock:
+            begun, limit = self.begun[slot], self.limit[slot]
+            if limit - begun < least:
+                return None
+            middle = begun + (limit - begun) // 2
+            self.limit[slot] = middle
+            return middle, limit
+
+
+_SHARED: _Shares | None = None  # in a capsule pool worker
+
+
+def _share_table(shares: _Shares) -> None:
+    global _SHARED
+    _SHARED = shares
 
 
 def _cpu() -> float:
@@ -167,27 +222,70 @@ def extract_all(
         else []
     )
     cs, ts, stats = [], [], {"workers": parts}
-    results: Iterable[tuple[pa.Table, pa.Table, dict]]
+
+    def add(result: tuple[pa.Table, pa.Table, dict]) -> None:
+        c, t, s = result
+        cs.append(c)
+        ts.append(t)
+        for k, v in s.items():
+            stats[k] = stats.get(k, 0) + v
+        if progress is not None:
+            progress.advance(s.get("commits", 0))
+
     if distributed:
         assert executor is not None
-        results = executor.map_units(extract, items)
+        for result in executor.map_units(extract, items):
+            add(result)
     elif parts == 1:
-        results = map(extract, items)
+        for item in items:
+            add(extract(item))
     else:
-        pool = ProcessPoolExecutor(max_workers=parts, mp_context=mp.get_context("forkserver"))
-        results = pool.map(extract, items)
-    try:
-        for (c, t, s), item in zip(results, items, strict=True):
-            cs.append(c)
-            ts.append(t)
-            for k, v in s.items():
-                stats[k] = stats.get(k, 0) + v
-            if progress is not None:
-                progress.advance(len(item[1]))
-    finally:
-        if parts > 1 and not distributed:
-            pool.shutdown(cancel_futures=True)
+        # a share's new worker parses each file it touches from scratch: worth it for a long
+        # rest only (about one worker's worth of commits)
+        least = cfg.commits_per_worker
+        stats["shared_ranges"] = _extract_shared(items, parts, least, add)
     return cs, ts, stats
+
+
+def _extract_shared(items: list[tuple], parts: int, least: int, add) -> int:
+    """`extract` of `items` on a pool of `parts` processes; a worker left idle takes the older
+    half of the range another has not begun (when at least `least` commits are left there), so
+    no core waits for one long range. Returns how many ranges were shared."""
+    context = mp.get_context("forkserver")
+    shares = _Shares(context, 2 * parts + 64)
+    pool = ProcessPoolExecutor(
+        max_workers=parts, mp_context=context, initializer=_share_table, initargs=(shares,)
+    )
+    running: dict = {}  # future -> slot
+    units: list[tuple] = []  # by slot
+
+    def submit(item: tuple) -> None:
+        slot = len(units)
+        units.append(item)
+        shares.begun[slot], shares.limit[slot] = 0, len(item[1])
+        running[pool.submit(extract, (*item, slot))] = slot
+
+    shared = 0
+    try:
+        for item in items:
+            submit(item)
+        while running:
+            done, _ = wait(running, return_when=FIRST_COMPLETED)
+            for future in done:
+                del running[future]
+                add(future.result())
+            while running and len(running) < parts and len(units) < len(shares.limit):
+                # the running range with the most commits not begun gives its older half
+                slot = max(running.values(), key=shares.left)
+                taken = shares.take_half(slot, least)
+                if taken is None:
+                    break
+                root, shas, *rest = units[slot]
+                submit((root, shas[taken[0] : taken[1]], *rest))
+                shared += 1
+    finally:
+        pool.shutdown(cancel_futures=True)
+    return shared
 
 
 def _config_key(ctx: StageContext) -> str:

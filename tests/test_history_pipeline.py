@@ -3,6 +3,7 @@ git failures, shallow clones, merges, submodules."""
 
 from __future__ import annotations
 
+import multiprocessing as mp
 import subprocess
 from pathlib import Path
 
@@ -10,7 +11,14 @@ import pyarrow as pa
 import pytest
 
 from gitstrata.pipeline.gitio import BlobReader, Git
-from gitstrata.pipeline.history import STAGES, extract_all, rev_list, stream_log
+from gitstrata.pipeline.history import (
+    STAGES,
+    _extract_shared,
+    _Shares,
+    extract_all,
+    rev_list,
+    stream_log,
+)
 from gitstrata.pipeline.runner import run_index
 from gitstrata.pipeline.tree import CHUNK
 from gitstrata.stages import capsule
@@ -136,6 +144,45 @@ def test_rewritten_history_is_detected_and_rebuilt(shop, tmp_path):
     full = run_index(shop.path, tmp_path / "full", stages=PIPE)
     for name in TABLES:
         assert tables(again.path)[name].equals(tables(full.path)[name]), name
+
+
+def test_a_shared_range_begins_each_of_its_commits_once() -> None:
+    shares = _Shares(mp.get_context("forkserver"), 2)
+    shares.begun[0], shares.limit[0] = 0, 10
+    walk = shares.claimed(0, iter(range(10)))
+    first = [next(walk) for _ in range(3)]
+    assert shares.left(0) == 7
+    assert shares.take_half(0, 5) == (6, 10)  # 3..5 stay, 6..9 are another worker's
+    assert shares.take_half(0, 4) is None  # three left: not worth a second worker
+    assert first + list(walk) == [0, 1, 2, 3, 4, 5]
+
+
+@pytest.mark.slow
+def test_an_idle_worker_takes_the_older_half_of_a_long_range(git_repo):
+    """One range of a single commit, one of all the others: the worker done with the first
+    takes commits the other has not begun, and the tables are those of one range."""
+    for i in range(90):
+        body = "".join(f"def f{k}(x):\n    return x + {k * i}\n\n" for k in range(i % 6 + 1))
+        git_repo.commit(f"feat: step {i}", {f"app/m{i % 4}.py": body, "app/main.py": body})
+    git = Git(git_repo.path)
+    shas = rev_list(git, git_repo.head())
+    cfg = HistoryConfig()
+    one = capsule.finalize(*extract_all(git, shas, cfg, workers=1)[:2])
+    cs: list[pa.Table] = []
+    ts: list[pa.Table] = []
+    begun: list[int] = []
+
+    def add(result) -> None:
+        cs.append(result[0])
+        ts.append(result[1])
+        begun.append(result[2]["commits"])
+
+    ranges = [shas[:1], shas[1:]]
+    shared = _extract_shared([(str(git.root), r, cfg, False, None) for r in ranges], 2, 1, add)
+    assert shared >= 1 and len(begun) == 2 + shared
+    assert sum(begun) == len(shas)
+    many = capsule.finalize(cs, ts)
+    assert one[0].equals(many[0]) and one[1].equals(many[1])
 
 
 @pytest.mark.slow
