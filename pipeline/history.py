@@ -26,9 +26,9 @@ import re
 import subprocess
 import tempfile
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Generator, Iterable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, ThreadPoolExecutor, wait
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -66,7 +66,7 @@ def rev_list(
     return git.run(*args).split()
 
 
-def stream_log(git: Git, shas: Sequence[str]) -> Iterator[bytes]:
+def stream_log(git: Git, shas: Sequence[str]) -> Generator[bytes, None, None]:
     """Stdout of `git log LOG_ARGS` for exactly `shas`, in 1 MiB chunks; GitError when git
     fails, including after it started writing."""
     with tempfile.TemporaryFile() as err:
@@ -133,6 +133,9 @@ def extract(item: tuple) -> tuple[pa.Table, pa.Table, dict]:
     return c, t, stats
 
 
+_T = TypeVar("_T")
+
+
 class _Shares:
     """Where each share of a split range stands, in memory the pool's processes share: how many
     of its commits its worker has begun, and its limit (it begins none at or past it). A worker
@@ -145,7 +148,7 @@ class _Shares:
         self.begun = context.Array("q", slots, lock=False)
         self.limit = context.Array("q", slots, lock=False)
 
-    def claimed(self, slot: int, commits: Iterable):
+    def claimed(self, slot: int, commits: Iterable[_T]) -> Iterator[_T]:
         """`commits` while this share's limit allows the next one."""
         for i, commit in enumerate(commits):
             with self.lock:
