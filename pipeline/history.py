@@ -245,8 +245,7 @@ def extract_all(
     else:
         # a share's new worker parses each file it touches from scratch: worth it for a long
         # rest only (about one worker's worth of commits)
-        least = cfg.commits_per_worker
-        stats["shared_ranges"] = _extract_shared(items, parts, least, add)
+        stats["shared_ranges"] = _extract_shared(items, parts, cfg.commits_per_worker, add)
     return cs, ts, stats
 
 

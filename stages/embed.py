@@ -229,19 +229,21 @@ def embed_documents(
             # featurized once: the fit and the vectors share the features
             items = document_items(documents, terms() if terms is not None else None)
             feats: list = []
-            if mapper is not None:
-                block = functools.partial(_featurize_items, tuple(sorted(lsa.params().items())))
-                parts = [items[start : start + BATCH] for start in range(0, len(items), BATCH)]
-                for done in mapper(block, parts):
-                    feats += done
-                    if advance is not None:
-                        advance(len(done))
-            else:
-                for start in range(0, len(items), BATCH):
-                    feats += lsa.featurize([item_terms(i) for i in items[start : start + BATCH]])
-                    if advance is not None:
-                        advance(min(BATCH, len(items) - start))
+            parts = [items[start : start + BATCH] for start in range(0, len(items), BATCH)]
             del items
+            # in this process with this backend's hash caches, or a block per `mapper` call
+            blocks = (
+                (lsa.featurize([item_terms(i) for i in part]) for part in parts)
+                if mapper is None
+                else mapper(
+                    functools.partial(_featurize_items, tuple(sorted(lsa.params().items()))), parts
+                )
+            )
+            for done in blocks:
+                feats += done
+                if advance is not None:
+                    advance(len(done))
+            del parts
             if isinstance(backend, LsaWordLlama):
                 texts = document_texts(documents)  # the fused backend reads the texts again
             lsa, raw = lsa.fit_transform_features(feats, threads=threads)
