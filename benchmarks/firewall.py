@@ -3,7 +3,7 @@
     python -m gitstrata.benchmarks.firewall [--json] [--split SPLIT|all] [--misses] [--out FILE]
 
 The corpus (`benchmarks/firewall_corpus/*.jsonl`, one JSON object a line: `id`, `category`,
-`text`, `expected` injection|benign, `split` dev|heldout|heldout_v2..v12, and for injections
+`text`, `expected` injection|benign, `split` dev|heldout|heldout_v2..v13, and for injections
 `payload`) holds injections written in many disguises and benign developer texts that look like
 them. Every text goes through `serve.firewall.clean`, the function every served string passes
 (the engine's result models, MCP answers and resources, the CLI's graveyard and invariant
@@ -48,6 +48,18 @@ alphabet and octal escapes; further chat templates and tool-result formats (JSON
 JUnit, check runs); acrostics, orders split over fields and paraphrased orders without trigger
 words; against look-alikes in the same containers, languages and encodings.
 
+`heldout_v13` was written blind the same way, with about half of its orders in the forms
+attackers use most (commit bodies, comments, HTML comments, base64, rot13, chat-template turns,
+fake JSON tool results, download-and-run lines) and half in containers and forms earlier splits
+lack: Dockerfiles, editor and task configs, git aliases, npm scripts, CI steps, MDX and Mermaid
+comments, aria labels, hidden spans, footnotes and alt text; Norwegian, Danish, Lithuanian,
+Bulgarian, Georgian, Azerbaijani, Marathi and Icelandic; further mathematical, parenthesized,
+squared and modifier letters, Coptic and IPA; soft hyphens with joiners, direction marks,
+variation selectors and invisible operators; base64url inside a JWT, CSS escapes, Braille,
+A1Z26 and ASCII85; further chat templates and tool-output formats, poisoned tool descriptions
+and harness log lines; orders split over SQL, arrays, shell variables and query parameters;
+against honest look-alikes in the same containers, languages and encodings.
+
 `--record-first-run SPLIT` stores a split's numbers in `first_runs.json` with the commit they
 ran on; it refuses a split already recorded, so a first run is recorded once.
 """
@@ -77,6 +89,7 @@ SPLITS = (
     "heldout_v10",
     "heldout_v11",
     "heldout_v12",
+    "heldout_v13",
 )
 MARKER_PREFIX = "[gitstrata-firewall: removed"
 SECTION = "## Context firewall against an adversarial corpus"
