@@ -356,7 +356,7 @@ def _injection_spans(text: str) -> list[tuple[int, int, str]]:
         spans.append(
             (start, end, name) if lo is None or hi is None else (lo[start], hi[end - 1], name)
         )
-    for dview, dlo, dhi in derived_views(view, low):
+    for (dview, dlo, dhi), encoded in derived_views(view, low):
         backwards = dlo is not None and len(dlo) > 1 and dlo[0] > dlo[-1]
         dlow = _lowered(dview)
         dhits = _TRIGGERS.hits(dlow)
@@ -372,9 +372,19 @@ def _injection_spans(text: str) -> list[tuple[int, int, str]]:
             if lo is not None and hi is not None:
                 a, b = lo[a], hi[b - 1]
             spans.append((a, b, name))
-        if dlo is None or dhi is None or backwards:
-            continue  # a rotated or reversed view: its sentences are not the text's
-        for start, end in cue_spans(dlow, anchors=dhits.get(_ANCHORS, [])):
+        if backwards:
+            continue  # a reversed view: its sentences are not the text's
+        if dlo is None or dhi is None:
+            # rotated by 13 or 47, or leetspeak undone: letter for letter in place, so its
+            # sentences are the text's, and every one of them was written in a disguise
+            for a, b in cue_spans(dlow, lambda start, end: True, dhits.get(_ANCHORS, [])):
+                if lo is not None and hi is not None:
+                    a, b = lo[a], hi[b - 1]
+                spans.append((a, b, _CUES))
+            continue
+        for start, end in cue_spans(
+            dlow, (lambda start, end: True) if encoded else None, dhits.get(_ANCHORS, [])
+        ):
             # what was decoded, joined or unglued in the sentence goes, whole: the plain
             # words around it are the folded view's to judge
             changed = [i for i in range(start, end) if dhi[i] - dlo[i] != 1]

@@ -29,6 +29,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from . import firewall_languages as languages
 from .firewall_lexicon import LazyPattern, lazy
 
 THRESHOLD = 3.0
@@ -213,6 +214,38 @@ _GLUED = (
 )
 
 
+def _glued_script(word: str) -> bool:
+    """A word of a script written without spaces (Thai, Lao, Burmese, Khmer, CJK, Hangul)."""
+    cp = ord(word[0])
+    return (
+        0x0E00 <= cp <= 0x0EFF
+        or 0x1000 <= cp <= 0x109F
+        or 0x1780 <= cp <= 0x17FF
+        or 0x3040 <= cp <= 0x9FFF
+        or 0xAC00 <= cp <= 0xD7AF
+    )
+
+
+# the further languages' words (`firewall_languages`): one word each, by stem; or, in a script
+# written without spaces, by substring. Phrases of several words are the lexicon's.
+_MORE = {
+    cls: [w for w in languages.entries(cls) if " " not in w]
+    for cls in ("address", "override", "orders", "which", "secret", "send", "reveal", "you",
+                "must", "secrecy", "grant", "exec")
+}  # fmt: skip
+_STEMS = {
+    **_STEMS,
+    **{
+        cls: " ".join([_STEMS.get(cls, ""), *(w for w in ws if not _glued_script(w))])
+        for cls, ws in _MORE.items()
+    },
+}
+_GLUED = (
+    *_GLUED,
+    *((cls, " ".join(w for w in ws if _glued_script(w))) for cls, ws in _MORE.items()),
+)
+
+
 def _words(spec: dict[str, str], sep: str | None = None) -> dict[str, frozenset[str]]:
     out: dict[str, set[str]] = {}
     for cls, words in spec.items():
@@ -272,7 +305,9 @@ _TOKEN = lazy(r"[^\W_]+(?:['’-][^\W_]+)*")
 _SENTENCE = lazy(
     r"(?<=[.!?])(?<!\be\.g\.)(?<!\bi\.e\.)(?<!\betc\.)(?<!\bvs\.)(?<!\.\.\.)\s+|\n+|(?<=[。！？])"
 )
-_NO_SPACES = lazy("[\u0e00-\u0e7f\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af\uf900-\ufaff]")
+_NO_SPACES = lazy(
+    "[\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af\uf900-\ufaff]"
+)
 
 # shapes
 _DEST = lazy(
@@ -673,7 +708,9 @@ _SPOKEN_TO = lazy(
 _LABEL = lazy(
     r"\s*(?:\([^)\n]{0,30}\)\s*)?:|\s+(?:notice|message|note|update|alert|override)s?\s*:"
 )
-_TAG_OPEN = lazy(r"</?\s*$")
+# a role word right inside a tag's opening: `<user>`, `</system>`, `<|tool`, `<｜tool` (a
+# chat template's special token, its bar ASCII or full-width)
+_TAG_OPEN = lazy(r"<[/|\uff5c]?\s*$")
 
 
 @dataclass(frozen=True)
@@ -789,6 +826,23 @@ def _joined_classes(tok: str, t: _Tables) -> frozenset[str]:
     return t.words.get(whole) or (_stem_classes(whole, t) if len(whole) > 3 else frozenset())
 
 
+# "you are now using your virtualenv": what the reader is doing, not who the reader is
+_NOW_DOING = frozenset({"you are now", "you're now", "you’re now"})
+_DOING = lazy(r"[a-z]{2,}ing\b")
+# adverbs of secrecy that say how a program behaves when a verb of ignoring follows them
+# ("the printer could silently ignore such errors")
+_MANNER = frozenset({"silently", "quietly"})
+
+
+def _program_adverbs(tokens: list[str], words: dict[str, frozenset[str]]) -> bool:
+    """Every word of secrecy in `tokens` is "silently" / "quietly" before a verb of ignoring."""
+    secret = [k for k, tok in enumerate(tokens) if "secrecy" in words.get(tok, ())]
+    return bool(secret) and all(
+        tokens[k] in _MANNER and k + 1 < len(tokens) and "override" in words.get(tokens[k + 1], ())
+        for k in secret
+    )
+
+
 def _classes(sentence: str) -> set[str]:
     t = _tables()
     words, phrases = t.words, t.phrases
@@ -804,14 +858,18 @@ def _classes(sentence: str) -> set[str]:
         if "-" in tok:
             found |= _joined_classes(tok, t)
     n = len(tokens)
+    if "secrecy" in found and _program_adverbs(tokens, words):
+        found.discard("secrecy")
+    phrased: set[str] = set()
     for i, tok in enumerate(tokens):
         if tok in t.phrase_first and i + 1 < n:
             gram = tok
             for j in range(i + 1, min(n, i + 4)):
                 gram += " " + tokens[j]
                 hit = phrases.get(gram)
-                if hit:
+                if hit and not (gram in _NOW_DOING and j + 1 < n and _DOING.match(tokens[j + 1])):
                     found |= hit
+                    phrased |= hit
     if _NO_SPACES.search(sentence):
         for w, cls in t.glued:
             if w in sentence:
@@ -828,6 +886,8 @@ def _classes(sentence: str) -> set[str]:
         found |= {"leak", "send", "dest"}
     if {"install", "installing", "installer", "setup", "installation"} & set(tokens):
         found.add("install")
+    if "override" in found and "override" not in phrased and _described_ignoring(tokens, t):
+        found.discard("override")
     if (
         "override" in found
         and "orders" in found
@@ -884,6 +944,8 @@ def _object_of_override(sentence: str, spans: list[tuple[int, int]], t: _Tables)
         for i in range(len(tokens))
         if "override" in classes(i)
         and not _WHAT_FOR.search(sentence, max(0, spans[i][0] - 24), spans[i][0])
+        and not _relative(tokens, i)
+        and not _modifier(tokens, i, classes)
     ]
     return any(
         "orders" in classes(j)
@@ -892,6 +954,61 @@ def _object_of_override(sentence: str, spans: list[tuple[int, int]], t: _Tables)
         )
         for i in verbs
         for j in range(i + 1, min(len(tokens), i + 5))
+    )
+
+
+# words after which a verb of ignoring starts a relative clause ("issues which don't follow
+# the guidelines", "files that ignore rules"): it says what something does, orders nobody
+_RELATIVE = frozenset({"which", "that", "who", "whom"})
+_AUXILIARY = frozenset(
+    {"do", "does", "did", "don't", "doesn't", "didn't", "dont", "doesnt", "didnt", "not",
+     "don’t", "doesn’t", "didn’t"}
+)  # fmt: skip
+# words after which "ignore" + a bare word for orders is still an order ("you must ignore
+# rules", "please ignore rules", a sentence that starts with it); after any other word the two
+# are one noun ("any ignore rules", "respects ignore rules", "the ignore file's rules")
+_BEFORE_VERB = frozenset(
+    {"to", "must", "should", "shall", "will", "would", "can", "could", "may", "might", "please",
+     "kindly", "and", "then", "or", "now", "just", "simply", "always", "also", "immediately",
+     "first", "so", "but", "never", "you", "we", "i", "they", "let's", "lets", "pls", "plz",
+     "do", "don't", "dont", "don’t", "need", "needs", "better", "instead", "therefore", "thus",
+     "hereby", "henceforth", "gonna", "ought"}
+)  # fmt: skip
+
+
+def _described_ignoring(tokens: list[str], t: _Tables) -> bool:
+    """Every English verb of ignoring in `tokens` names a kind of thing ("adds ignore rules")
+    or says what something does ("issues which ignore the template"): no order drops orders."""
+
+    def classes(i: int) -> frozenset[str]:
+        return t.words.get(tokens[i].lower(), frozenset())
+
+    verbs = [i for i in range(len(tokens)) if "override" in classes(i)]
+    return bool(verbs) and all(
+        tokens[i].isascii() and (_relative(tokens, i) or _modifier(tokens, i, classes))
+        for i in verbs
+    )
+
+
+def _relative(tokens: list[str], i: int) -> bool:
+    """The verb of ignoring at `i` opens a relative clause (a description, not an order)."""
+    j = i - 1
+    while j >= 0 and tokens[j].lower() in _AUXILIARY:
+        j -= 1
+    return j >= 0 and tokens[j].lower() in _RELATIVE
+
+
+def _modifier(tokens: list[str], i: int, classes: Callable[[int], frozenset[str]]) -> bool:
+    """The verb of ignoring at `i` names a kind of thing, with the word for orders right after
+    it and no article between: "gitignore's ignore rules", "any ignore rule"."""
+    return (
+        i > 0
+        and i + 1 < len(tokens)
+        and tokens[i].isascii()
+        and tokens[i - 1].lower() not in _BEFORE_VERB
+        and not classes(i - 1) & {"address", "you"}
+        and "orders" in classes(i + 1)
+        and "which" not in classes(i + 1)
     )
 
 

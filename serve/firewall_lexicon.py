@@ -21,6 +21,7 @@ import weakref
 from collections.abc import Callable, Iterator
 
 from ..store.regexcache import compile_pattern
+from . import firewall_languages as languages
 
 
 class LazyPattern:
@@ -82,7 +83,7 @@ def compile_all() -> None:
 
 
 # verbs that drop or disobey an order (imperative or infinitive), by language
-VERBS = (
+VERBS: tuple[str, ...] = (
     # German, Dutch, Scandinavian
     "ignorier", "vergiss", "vergesst", "vergessen sie", "missacht", "übergeh", "negeer", "vergeet",
     "ignorera", "strunta i", "glöm", "bortse från", "ignorer", "glem", "se bort fra",
@@ -110,7 +111,7 @@ VERBS = (
 )  # fmt: skip
 
 # words for the orders a model is given
-NOUNS = (
+NOUNS: tuple[str, ...] = (
     "anweisung", "instruktion", "vorgabe", "richtlinie", "regeln", "instruction", "consigne",
     "règle", "directive", "instruccion", "instrucción", "reglas", "indicaciones", "directric",
     "pautas", "instruç", "instruc", "regras", "diretriz", "orientaç", "istruzion", "regole",
@@ -137,7 +138,7 @@ WEAK_NOUNS = (
 )  # fmt: skip
 
 # which orders: earlier, above, the system's
-WHICH = (
+WHICH: tuple[str, ...] = (
     "vorherig", "bisherig", "obig", "vorangegangen", "früher", "ursprünglich", "vorher",
     "précédent", "antérieur", "ci-dessus", "plus haut", "avant", "anterior", "previa", "previo",
     "previas", "previos", "anteriores", "anteriori", "precedenti", "precedentes",
@@ -155,7 +156,7 @@ WHICH = (
 )  # fmt: skip
 
 # the reader's own, or given to the reader
-YOURS = (
+YOURS: tuple[str, ...] = (
     "dein", "dir", "euch", "tes", "vos", "ton", "donné", "reçu", "tus", "tuas", "teus", "suas",
     "seus", "recibid", "recebid", "dadas", "tue", "tuoi", "ricevut", "state date", "jouw",
     "swoich", "swoje", "twoje", "twoich", "otrzyman", "svoje", "své", "tvoje", "сво", "тво",
@@ -166,13 +167,24 @@ YOURS = (
 )  # fmt: skip
 
 
+# the same parts in further languages (`firewall_languages`)
+VERBS += languages.entries("override")
+NOUNS += languages.entries("orders")
+WHICH += languages.entries("which")
+YOURS += languages.entries("you")
+
+
 def _spaced(word: str) -> bool:
     """A word of a script written with spaces and without glued particles: it must start a
     word. Thai, Chinese, Japanese and Korean have no such starts to find; Hebrew and Arabic
-    glue articles and prepositions to the noun (ההוראות, التعليمات)."""
+    glue articles and prepositions to the noun (ההוראות, التعليمات); Burmese and Khmer, like Thai
+    and Lao, write a sentence's words without spaces between them."""
     cp = ord(word[0])
     return (
-        word[0].isalnum() and cp < 0x2E80 and not (0x0590 <= cp <= 0x06FF or 0x0E00 <= cp <= 0x0EFF)
+        word[0].isalnum()
+        and cp < 0x2E80
+        and not (0x0590 <= cp <= 0x06FF or 0x0E00 <= cp <= 0x0EFF)
+        and not (0x1000 <= cp <= 0x109F or 0x1780 <= cp <= 0x17FF)  # Burmese, Khmer
     )
 
 

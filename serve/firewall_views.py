@@ -30,6 +30,7 @@ import unicodedata
 from collections.abc import Callable, Iterator
 from urllib.parse import unquote_plus
 
+from . import firewall_confusables as confusables
 from .firewall_lexicon import LazyPattern, lazy
 
 # (view text, per-character source start, per-character source end); None maps: identity
@@ -37,9 +38,12 @@ View = tuple[str, list[int] | None, list[int] | None]
 
 _NON_ASCII = lazy(r"[^\x00-\x7f]")
 
-# letters rendered like Latin ones in common fonts (a subset of Unicode's confusables that
-# injection kits use); NFKC already folds full-width and mathematical alphanumerics
+# letters rendered like Latin ones: Unicode's confusables (`firewall_confusables`, letters of
+# Cherokee, Lisu, Armenian, Coptic, Canadian syllabics and 20 more scripts), then the ones
+# injection kits use that Unicode does not list (Cyrillic к м н т); NFKC already folds
+# full-width and mathematical alphanumerics
 _CONFUSABLE = {
+    **dict(zip(confusables.SOURCE, confusables.LATIN, strict=True)),
     **dict(
         zip(
             "аеорсухіјѕԁһӏԛԝвкмнтАВЕКМНОРСТХІЈЅҮ",
@@ -53,6 +57,21 @@ _CONFUSABLE = {
     "օ": "o",
     "ս": "u",
     "ց": "g",
+}
+# scripts whose letters are folded only where the text is mostly Latin or the word mixes
+# scripts, because they write languages a repository's text may be in (Russian, Greek,
+# Armenian...); look-alikes of the other scripts (Cherokee, Lisu, Canadian syllabics, Coptic,
+# Warang Citi...) are folded in any text, the way Latin letters in another shape are: a
+# repository's honest text has next to none, and an order written in them is meant to be read
+# as Latin
+_WRITTEN = frozenset(
+    {"LATIN", "CYRILLIC", "GREEK", "ARMENIAN", "GEORGIAN", "ETHIOPIC", "MALAYALAM", "MYANMAR",
+     "ORIYA"}
+)  # fmt: skip
+_ANYWHERE = {
+    c: latin
+    for c, latin in _CONFUSABLE.items()
+    if unicodedata.name(c, "?").split(" ", 1)[0] not in _WRITTEN
 }
 # Latin letters in another shape (small capitals, IPA): Latin script already, so folded in any
 # text, not only in a Latin majority; NFKC leaves them as they are. Turned letters (ɐ ɔ ʌ) are
@@ -82,11 +101,25 @@ def _latin_majority(text: str) -> bool:
     latin = other = 0
     for ch in text:
         if ch.isalpha():
-            if ch.isascii():
+            if ch.isascii() or ch in _ANYWHERE:
                 latin += 1
             elif ch in _CONFUSABLE or "\u0370" <= ch <= "\u04ff":
                 other += 1
     return latin >= other
+
+
+def _script(ch: str) -> str:
+    """The script a letter's name starts with ("CYRILLIC", "CHEROKEE"); ASCII is "LATIN"."""
+    return "LATIN" if ch.isascii() else unicodedata.name(ch, "?").split(" ", 1)[0]
+
+
+def _mixes_scripts(word: str) -> bool:
+    """A word with Latin letters and look-alikes, or look-alikes of two scripts: no language
+    writes one word so (`іgnоrе`, Cherokee and Greek capitals spelling IGNORE)."""
+    if any(c.isascii() and c.isalpha() for c in word):
+        return True
+    looks = [c for c in word if c in _CONFUSABLE or unicodedata.normalize("NFKC", c) in _CONFUSABLE]
+    return len(looks) >= 2 and len({_script(c) for c in looks}) >= 2
 
 
 def fold_view(text: str) -> View:
@@ -102,8 +135,7 @@ def fold_view(text: str) -> View:
     mixed: set[int] = set()
     if confusable and not fold_all:
         for m in _WORD.finditer(text):
-            w = m.group()
-            if any(c.isascii() and c.isalpha() for c in w):
+            if _mixes_scripts(m.group()):
                 mixed.update(range(m.start(), m.end()))
     chars: list[str] = []
     index: list[int] = []
@@ -122,6 +154,8 @@ def fold_view(text: str) -> View:
             norm = _CONFUSABLE[norm]
         elif norm in _LATIN_SHAPES:
             norm = _LATIN_SHAPES[norm]
+        elif norm in _ANYWHERE:
+            norm = _ANYWHERE[norm]
         chars.append(norm)
         index.extend([i] * len(norm))
         last = i + 1
@@ -174,12 +208,21 @@ _SPACED_HINT = lazy(
 )
 _SPELLED = lazy(r"[^\W_][._\-\u00b7][^\W_][._\-\u00b7][^\W_]")
 _LINE_HYPHEN = lazy(r"(?<=[^\W\d_])-[ \t]*\n[ \t]*(?=[^\W\d_])")
-_GLUE = lazy(r"(?<=[A-Za-z])[ \t]*[_.\-+]+[ \t]*(?=[A-Za-z])|(?<=[a-z])(?=[A-Z])")
+_GLUE = lazy(r"(?<=[A-Za-z])[ \t]*[_.\-+/]+[ \t]*(?=[A-Za-z])|(?<=[a-z])(?=[A-Z])")
 _VERBS = ("ignor", "disregard", "forget", "overrid", "bypass")
 # words joined by punctuation (`ignore_all`, `ignore.all`, `ignore + all`) or case: each text
 # position is read once, a regex that looked for the verb inside every word would read it again
-_TOKEN = lazy(r"[A-Za-z]+(?:[ \t]*[_.\-+]+[ \t]*[A-Za-z]+)*")
-_GLUE_MARK = lazy(r"[_.\-+]|[a-z][A-Z]")
+_TOKEN = lazy(r"[A-Za-z]+(?:[ \t]*[_.\-+/]+[ \t]*[A-Za-z]+)*")
+_GLUE_MARK = lazy(r"[_.\-+/]|[a-z][A-Z]")
+# an order stacked a word or two a line, each line perhaps a comment ("// ignore\n// every\n
+# // earlier..."): four lines or more; what parts them is read as a space
+_LINE_LEAD = r"[ \t]*(?:(?://+|#+|--|;+|\*|>)[ \t]*)?"
+_STACKED = lazy(
+    r"^" + _LINE_LEAD + r"[^\W\d_]+(?:[ \t]+[^\W\d_]+)?[ \t]*"
+    r"(?:\n" + _LINE_LEAD + r"[^\W\d_]+(?:[ \t]+[^\W\d_]+)?[ \t]*){3,}$",
+    re.M,
+)
+_STACK_BREAK = lazy(r"[ \t]*\n" + _LINE_LEAD)
 
 
 def _glued_tokens(view: str, low: str) -> Iterator[re.Match[str]]:
@@ -418,6 +461,9 @@ def _unglued(view: str, low: str) -> View | None:
                 subs.append((m.start(), m.end(), re.sub(r"[._\-\u00b7]", "", run)))
             else:
                 subs.append((m.start(), m.end(), re.sub(r"[ ._\-\u00b7]", "", run)))
+    if "\n" in view and any(v in low for v in _VERBS):
+        for m in _STACKED.finditer(view):
+            subs.extend((b.start(), b.end(), " ") for b in _STACK_BREAK.finditer(view, *m.span()))
     if "-\n" in view or "- \n" in view:  # a word hyphenated across a line break ("disre-\ngard")
         subs.extend((m.start(), m.end(), "") for m in _LINE_HYPHEN.finditer(view))
     inserted = False
@@ -463,30 +509,32 @@ def _reversed(view: str) -> View:
     return view[::-1], list(range(n - 1, -1, -1)), list(range(n, 0, -1))
 
 
-def derived_views(view: str, low: str) -> Iterator[View]:
+def derived_views(view: str, low: str) -> Iterator[tuple[View, bool]]:
     """The decoded, joined, rotated, reversed, de-leeted and unglued views of `view` that differ
-    from it (maps into `view`'s coordinates; a reversed view's maps run backwards); `low` is
-    `view` lower-cased."""
+    from it (maps into `view`'s coordinates; a reversed view's maps run backwards), each with
+    whether it undid an encoding (decoded, joined from quoted pieces, rotated, de-leeted):
+    honest text is not written so, while words glued by punctuation or case are how code names
+    things. `low` is `view` lower-cased."""
     decoded = _decoded(view, low)
     if decoded is not None:
-        yield decoded
+        yield decoded, True
     if (("rot" in low or "caesar" in low) and _ROT13_HINT.search(view)) or any(
         w in low for w in _ROT13_WORDS
     ):
-        yield codecs.encode(view, "rot13"), None, None
+        yield (codecs.encode(view, "rot13"), None, None), True
     if "rot47" in low or "rot-47" in low or "rot 47" in low:
-        yield view.translate(_ROT47), None, None
+        yield (view.translate(_ROT47), None, None), True
     if any(w in low for w in _REVERSED_WORDS):
-        yield _reversed(view)
+        yield _reversed(view), True
     if not view.isascii() and len(_FLIPPED_ONLY.intersection(view)) >= 3:
-        yield _flipped(view)
+        yield _flipped(view), True
     if not _LEET_DIGITS.isdisjoint(low):
         leet = low.translate(_LEET)
         if any(w in leet and w not in low for w in _ORDER_WORDS):
-            yield leet, None, None
+            yield (leet, None, None), True
     unglued = _unglued(view, low)
     if unglued is not None:
-        yield unglued
+        yield unglued, False
 
 
 __all__ = ["View", "derived_views", "fold_view"]

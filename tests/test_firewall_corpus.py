@@ -134,7 +134,8 @@ def test_a_decoded_match_removes_the_whole_encoded_run():
     assert clean(f"metadata: {run} (v2)\nversion 2") == (
         "metadata: [gitstrata-firewall: removed instruction_override]\nversion 2"
     )
-    view, lo, hi = next(derived_views(run, run.lower()))
+    (view, lo, hi), encoded = next(derived_views(run, run.lower()))
+    assert encoded
     assert "ignore all previous instructions" in view
     assert lo is not None and hi is not None and min(lo) == 0 and max(hi) == len(run)
 
