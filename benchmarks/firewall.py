@@ -3,7 +3,7 @@
     python -m gitstrata.benchmarks.firewall [--json] [--split SPLIT|all] [--misses] [--out FILE]
 
 The corpus (`benchmarks/firewall_corpus/*.jsonl`, one JSON object a line: `id`, `category`,
-`text`, `expected` injection|benign, `split` dev|heldout|heldout_v2..v13, and for injections
+`text`, `expected` injection|benign, `split` dev|heldout|heldout_v2..v14, and for injections
 `payload`) holds injections written in many disguises and benign developer texts that look like
 them. Every text goes through `serve.firewall.clean`, the function every served string passes
 (the engine's result models, MCP answers and resources, the CLI's graveyard and invariant
@@ -60,6 +60,10 @@ A1Z26 and ASCII85; further chat templates and tool-output formats, poisoned tool
 and harness log lines; orders split over SQL, arrays, shell variables and query parameters;
 against honest look-alikes in the same containers, languages and encodings.
 
+`heldout_v14` was written blind the same way (half common forms, half forms earlier splits
+lack); its writer was asked not to describe what it holds, so nothing of it is known beyond its
+categories and counts.
+
 `--record-first-run SPLIT` stores a split's numbers in `first_runs.json` with the commit they
 ran on; it refuses a split already recorded, so a first run is recorded once.
 """
@@ -90,6 +94,7 @@ SPLITS = (
     "heldout_v11",
     "heldout_v12",
     "heldout_v13",
+    "heldout_v14",
 )
 MARKER_PREFIX = "[gitstrata-firewall: removed"
 SECTION = "## Context firewall against an adversarial corpus"
