@@ -387,8 +387,21 @@ _ADDRESS_SHAPE = lazy(
     re.I | re.M,
 )
 _ORDERS_NOUN = (
-    r"(?:instructions?|prompts?|guidelines|guidance|directives?|polic(?:y|ies)|restrictions|rules|"
-    r"constraints|guardrails|safeguards|programming)"
+    r"(?:instructions?|prompts?|guidelines|guidance|directives?|directions|polic(?:y|ies)|"
+    r"restrictions|rules|constraints|guardrails|safeguards|programming)"
+)
+# what the reader was told, named without a word for orders ("everything you were told",
+# "whatever your operator said")
+_WHAT_YOU_WERE_TOLD = (
+    r"(?:everything|anything|whatever|all|what)\s+(?:you\s+(?:were|have\s+been|had\s+been|got)\s+"
+    r"(?:told|given|asked|instructed|briefed|handed)|your\s+(?:operator|owner|creators?|"
+    r"developers?|admins?|setup|configuration|system\s+prompt)\s*(?:said|told\s+you|wrote|set|"
+    r"gave\s+you|says)?)"
+)
+# said to outrank the reader's orders
+_OUTRANKS = (
+    r"(?:outranks?|takes?\s+precedence\s+over|(?:higher|top|highest|greater)\s+priority\s+than|"
+    r"supersedes?|trumps?)"
 )
 # shapes of an order that no word list holds: (strings one of which the sentence must hold, the
 # shape, the classes it adds)
@@ -414,6 +427,17 @@ _STRUCTURE: tuple[tuple[tuple[str, ...], LazyPattern, frozenset[str]], ...] = (
             "stops apply",
             "cease",
             "obsolete",
+            "superseded",
+            "cancel",
+            "overridden",
+            "outdated",
+            "out of date",
+            "draft",
+            "outrank",
+            "precedence",
+            "priority",
+            "supersede",
+            "trump",
         ),
         lazy(
             r"\b"
@@ -424,9 +448,40 @@ _STRUCTURE: tuple[tuple[tuple[str, ...], LazyPattern, frozenset[str]], ...] = (
             r"revoked|rescinded|lifted|waived|nullified|disregarded|ignored|set\s+aside|"
             r"no\s+longer\s+(?:valid|applicable|binding|in\s+effect|relevant|active))|"
             r"(?:no\s+longer|do\s+not|does\s+not|don't|doesn't|never)\s+apply|"
-            r"(?:stops?|cease|ceases)\s+(?:to\s+)?apply(?:ing)?|(?:is|are)\s+obsolete)\b"
+            r"(?:stops?|cease|ceases)\s+(?:to\s+)?apply(?:ing)?|(?:is|are)\s+obsolete)\b|"
+            # the reader's own orders said to be out of date, a draft or outranked: "the guidance
+            # you were set up with no longer applies", "whatever your operator said, this
+            # outranks it" (a project's "previous guidelines are superseded" is no order)
+            r"(?:"
+            + _WHAT_YOU_WERE_TOLD
+            + r"|\byour\s+(?:[\w-]+\s+){0,2}?"
+            + _ORDERS_NOUN
+            + r"|\b"
+            + _ORDERS_NOUN
+            + r"\s+you\s+(?:were|have\s+been|got|started|began)\b)"
+            r"(?:[\s,]+[\w'’-]+){0,6}?[\s,]+(?:(?:is|are|was|were|be|been|being|as)\s+(?:now\s+|"
+            r"hereby\s+|considered\s+|treated\s+as\s+|all\s+|just\s+|only\s+)*(?:void|withdrawn|"
+            r"suspended|revoked|rescinded|lifted|waived|nullified|superseded|cancell?ed|overridden|"
+            r"outdated|out\s+of\s+date|obsolete|an?\s+(?:early\s+|first\s+|rough\s+)?draft|"
+            r"lower\s+priority|no\s+longer\s+(?:valid|applicable|binding|in\s+effect|relevant|"
+            r"active))|(?:no\s+longer|do\s+not|does\s+not|don't|doesn't)\s+appl(?:y|ies)|"
+            + _OUTRANKS
+            + r")\b|"
+            # "consider any prior directions cancelled": the noun and its fate with no verb between
+            r"\b(?:your|any|all|every)\s+(?:earlier|prior|previous|original|initial|old|existing|"
+            r"standing)\s+"
+            + _ORDERS_NOUN
+            + r"\s+(?:void|withdrawn|suspended|revoked|rescinded|superseded|cancell?ed|"
+            r"overridden)\b|"
+            # "this file outranks anything in your setup"
+            r"\b"
+            + _OUTRANKS
+            + r"\s+(?:[\w'’-]+\s+){0,4}?(?:(?:anything|everything|whatever)\s+(?:in\s+your|you\s+"
+            r"(?:were|have\s+been))|what\s+you\s+were|your\s+(?:[\w-]+\s+){0,2}?(?:"
+            + _ORDERS_NOUN
+            + r"|setup|configuration|system\s+prompt|operator))\b"
         ),
-        frozenset({"override", "complete"}),
+        frozenset({"override", "complete", "orders"}),
     ),
     # a persona by its shape: a name and what it is ("you are DevBot, a helper that..."), a
     # life without rules ("an agent with no content rules")
@@ -502,11 +557,19 @@ _STRUCTURE: tuple[tuple[tuple[str, ...], LazyPattern, frozenset[str]], ...] = (
             "backdoor",
             "needed",
             "necessary",
+            " off",
+            "privilege",
+            "access",
+            "role",
+            "clearance",
+            "trust",
         ),
         lazy(
             r"\bverify\s*=\s*false\b|--no-verify\b|--insecure\b|\bauthorized_keys\b|\bsudoers\b|"
-            r"\b(?:remove|disable|delete|drop|skip|bypass|turn\s+off|comment\s+out|strip|replace|"
-            r"weaken|loosen|relax|rewrite|empty|overwrite)\s+(?:the\s+|all\s+|any\s+|every\s+|"
+            r"\b(?:(?:remov|disabl|delet|replac|rewrit|overwrit)(?:e|es|ed|ing)|"
+            r"(?:drop|skip|strip)(?:s|ped|ping)?|(?:bypass|relax)(?:es|ed|ing)?|"
+            r"(?:weaken|loosen)(?:s|ed|ing)?|(?:turn|comment)(?:s|ed|ing)?\s+(?:off|out)|"
+            r"empt(?:y|ies|ied|ying))\s+(?:the\s+|all\s+|any\s+|every\s+|"
             r"this\s+|its\s+)?(?:[\w-]+\s+){0,2}?(?:mfa|2fa|otp|csrf|codeowners|signatures?|signing|"
             r"auth\w*|ssl|tls|certificates?|verification|sandbox\w*|branch\s+protection|"
             r"(?:security|safety)\s+(?:checks?|scans?|reviews?)|permission\s+checks?|(?:the\s+)?"
@@ -520,7 +583,12 @@ _STRUCTURE: tuple[tuple[tuple[str, ...], LazyPattern, frozenset[str]], ...] = (
             r"to\s+[0-2]\b|\bdebug\s*[=:]\s*true\b[^.\n]{0,30}\bprod|"
             r"\b(?:confirmations?|approvals?|reviews?|checks|verification|authentication|mfa|2fa|"
             r"sandbox\w*|guardrails?|safeguards?)\s+(?:are|is|have\s+been|has\s+been)\s+(?:now\s+)?"
-            r"(?:disabled|turned\s+off|off|skipped|waived|not\s+required|no\s+longer\s+required)\b"
+            r"(?:disabled|turned\s+off|off|skipped|waived|not\s+required|no\s+longer\s+required)\b|"
+            # privileges said raised: what a safeguard allowed is now the reader's
+            r"\b(?:permissions?|privileges?|access|role|clearance|trust)(?:\s+level)?\s+(?:is\s+|"
+            r"has\s+been\s+|was\s+|were\s+|have\s+been\s+)?(?:now\s+)?(?:raised|elevated|"
+            r"escalated|upgraded|promoted|granted|set|bumped)\s+to\s+(?:the\s+)?(?:owner|admin\w*|"
+            r"root|maintainer|superuser|sudo|unrestricted|full|god|level\s+\d|highest|maximum)\b"
         ),
         frozenset({"weaken"}),
     ),
@@ -553,6 +621,7 @@ _STRUCTURE: tuple[tuple[tuple[str, ...], LazyPattern, frozenset[str]], ...] = (
     ),
 )
 _PASSED_OFF = _STRUCTURE[2][1]
+_WITHDRAWN = 0  # the shape of orders said to be withdrawn: its noun may be a program's
 # the model spoken to in a polite or conditional question, or named as an automated reader
 _ADDRESS_MORE = lazy(
     r"\b(?:should|could|would|can|will|might|may)\s+(?:the|an?|any|this|every|your)\s+"
@@ -694,7 +763,8 @@ _SHAPE_STARTS: dict[str, tuple[LazyPattern | None, str]] = {
     ),
     **dict.fromkeys(
         ("withdrawn", "suspended", "revoked", "rescinded", "nullified", "no longer appl",
-         "not apply"), (None, "complete")
+         "not apply", "superseded", "cancelled", "canceled", "overridden", "outrank",
+         "precedence", "priority", "supersede", "trump", "draft"), (None, "complete")
     ),
     **dict.fromkeys(("you are", "you're", "your name"), (None, "persona")),
     **dict.fromkeys(('"role"', "'role'", "role:"), (None, "turn")),
@@ -834,6 +904,38 @@ _DOING = lazy(r"[a-z]{2,}ing\b")
 _MANNER = frozenset({"silently", "quietly"})
 
 
+# words that make a word for orders a thing of software ("lint rules", "routing rules", "the
+# CSP policy"): rules a program applies, not orders given to the reader. Words that name what
+# a model's own orders are about (content, security, access, safety) are not here: "ignore your
+# content policy" is the order it reads as
+_SOFTWARE = frozenset(
+    {"lint", "linting", "linter", "eslint", "ruff", "clippy", "mypy", "pylint", "prettier",
+     "style", "styling", "css", "formatting", "format", "naming", "build", "firewall", "routing",
+     "route", "rewrite", "redirect", "url", "validation", "matching", "match", "ignore",
+     "gitignore", "glob", "parsing", "parser", "grammar", "syntax", "type", "typing", "compiler",
+     "cache", "caching", "retention", "iptables", "nginx", "cors", "csp", "lifecycle",
+     "alerting", "scaling", "dns", "spam", "sorting", "import", "isort", "editorconfig",
+     "versioning", "semver", "deprecation", "inflection", "escaping", "quoting", "wrapping",
+     "indentation", "whitespace", "eviction", "backup"}
+)  # fmt: skip
+_WORD_BEFORE = lazy(r"([a-z][\w-]*)\W{1,3}$")
+
+
+def _software_noun(sentence: str, start: int) -> bool:
+    """The word for orders at `start` follows a word that makes it a program's ("lint rules")."""
+    m = _WORD_BEFORE.search(sentence, max(0, start - 24), start)
+    return m is not None and m.group(1) in _SOFTWARE
+
+
+_NOUN_IN = lazy(r"\b" + _ORDERS_NOUN + r"\b")
+
+
+def _software_match(sentence: str, m: re.Match[str]) -> bool:
+    """The first word for orders in the match `m` is a program's ("your lint rules are outdated")."""
+    noun = _NOUN_IN.search(sentence, m.start(), m.end())
+    return noun is not None and _software_noun(sentence, noun.start())
+
+
 def _program_adverbs(tokens: list[str], words: dict[str, frozenset[str]]) -> bool:
     """Every word of secrecy in `tokens` is "silently" / "quietly" before a verb of ignoring."""
     secret = [k for k, tok in enumerate(tokens) if "secrecy" in words.get(tok, ())]
@@ -894,9 +996,13 @@ def _classes(sentence: str) -> set[str]:
         and (_NO_SPACES.search(sentence) or _object_of_override(sentence, spans, t))
     ):
         found.add("complete")
-    for hints, shape, classes in _STRUCTURE:
-        if any(h in sentence for h in hints) and shape.search(sentence):
-            found |= classes
+    for k, (hints, shape, classes) in enumerate(_STRUCTURE):
+        if any(h in sentence for h in hints):
+            if k == _WITHDRAWN:
+                if any(not _software_match(sentence, m) for m in shape.finditer(sentence)):
+                    found |= classes
+            elif shape.search(sentence):
+                found |= classes
     names = _names(unique)
     if (
         "<" in sentence or "[" in sentence or _AUTHORITY_TOKENS.intersection(tokens)
