@@ -266,9 +266,15 @@ def markdown(
         "the rules and run on them before and after one change; their misses have since been "
         'read, so their "now" columns are not blind either: the first runs are the numbers to '
         "quote. `heldout_v11` was written the same way and run before and after the next change; "
-        "its texts have not been read, so both of its columns are blind. `heldout_v12` was "
-        "written the same way and run before a change to the rules (none has followed yet); its "
-        "texts have not been read either.",
+        "its texts have not been read, so both of its columns are blind. `heldout_v12`, "
+        "`heldout_v13` and `heldout_v14` were written the same way; none of their texts has been "
+        'read (one of `heldout_v13`\'s was shown by a failing test), so their "now" columns are '
+        "blind too, with two reservations: `heldout_v12`'s commit message names its languages "
+        "and scripts, and `heldout_v13`'s writer's summary named its containers and template "
+        "families before the second of the two changes since. `heldout_v14`'s first run is on "
+        "the rules after the first of those changes (letters of any script, further languages), "
+        "so it measures that change blind; one rule of the second change was dropped after it "
+        "cost `heldout_v14` an injection.",
         "",
         "| split | injections | neutralised (first run) | neutralised now | benign | modified "
         "(first run) | modified now |",
