@@ -131,6 +131,33 @@ def _invisible_kind(cp: int, ch: str) -> str | None:
     return None
 
 
+# a run of non-word characters between two letters: where an invisible one splits a word
+_BETWEEN_LETTERS = lazy(r"(?<=[^\W\d_])[^\w\s]{1,8}(?=[^\W\d_])")
+
+
+def splits_words(text: str) -> bool:
+    """Whether an invisible character that `strip_invisible` removes stands between two letters
+    of `text` (`ig\u200bnore`): honest text does not write words so (a joiner between letters
+    of a script that needs it, or in an emoji, is kept and does not count)."""
+    if text.isascii():
+        return False
+    for m in _BETWEEN_LETTERS.finditer(text):
+        run = m.group()
+        if run.isascii():
+            continue
+        for k, ch in enumerate(run):
+            cp = ord(ch)
+            if _invisible_kind(cp, ch) is None:
+                continue
+            if cp in (_ZWJ, _ZWNJ):
+                before = text[m.start() + k - 1]
+                after = text[m.start() + k + 1] if m.start() + k + 1 < len(text) else ""
+                if _joining_letter(before) and _joining_letter(after):
+                    continue
+            return True
+    return False
+
+
 _INVISIBLE_WHY = {
     "zero_width": "zero-width characters hide text from a reader",
     "bidi_control": "bidi controls reorder what a reader sees (Trojan Source)",
@@ -338,16 +365,18 @@ def _rule_spans(
     return spans
 
 
-def _injection_spans(text: str) -> list[tuple[int, int, str]]:
+def _injection_spans(text: str, split: bool = False) -> list[tuple[int, int, str]]:
     """(start, end, rule) in `text` of every match in the folded view or a view derived from it
-    (decoded, joined, rotated, unglued), before extension to the end of the sentence."""
+    (decoded, joined, rotated, unglued), before extension to the end of the sentence. `split`:
+    invisible characters split words of the text this one was stripped from, a disguise like
+    look-alike letters (no exemption, and the cue layer counts every sentence disguised)."""
     view, lo, hi = fold_view(text)
     low = _lowered(view)
     hits = _TRIGGERS.hits(low)
     spans: list[tuple[int, int, str]] = []
 
     def folded(start: int, end: int) -> bool:
-        return (
+        return split or (
             lo is not None and hi is not None and view[start:end] != text[lo[start] : hi[end - 1]]
         )
 
@@ -403,9 +432,8 @@ def _injection_spans(text: str) -> list[tuple[int, int, str]]:
         src = text[lo[start] : hi[end - 1]]
         return [c for c in view[start:end] if c.isalpha()] != [c for c in src if c.isalpha()]
 
-    for start, end in cue_spans(
-        low, letters_folded if lo is not None else None, hits.get(_ANCHORS, [])
-    ):
+    disguised = (lambda start, end: True) if split else letters_folded if lo is not None else None
+    for start, end in cue_spans(low, disguised, hits.get(_ANCHORS, [])):
         spans.append(
             (start, end, _CUES) if lo is None or hi is None else (lo[start], hi[end - 1], _CUES)
         )
@@ -453,10 +481,13 @@ _WHY = {
 }
 
 
-def redact_injections(text: str, *, with_findings: bool = True) -> tuple[str, list[Finding]]:
-    """`text` with every injection pattern replaced by a marker naming its kind."""
+def redact_injections(
+    text: str, *, with_findings: bool = True, split: bool = False
+) -> tuple[str, list[Finding]]:
+    """`text` with every injection pattern replaced by a marker naming its kind; `split`: see
+    `_injection_spans`."""
     spans = []
-    for start, end, name in _injection_spans(text):
+    for start, end, name in _injection_spans(text, split):
         if name in _EXTEND:
             end = max(end, _sentence_end(text, end))
         spans.append((start, end, name))
@@ -534,7 +565,7 @@ class Firewall:
         revealed, findings = reveal_reversed(text)
         stripped, invisible = strip_invisible(revealed)
         findings.extend(invisible)
-        clean, injections = redact_injections(stripped)
+        clean, injections = redact_injections(stripped, split=splits_words(revealed))
         findings.extend(injections)
         if self.model is not None and self.model.active:
             for start, end, score in self.model.flag(clean):
@@ -566,9 +597,12 @@ _CACHE_MAX_CHARS = 8192
 
 
 def _clean(text: str) -> str:
+    split = False
     if not text.isascii():
-        text = strip_invisible(reveal_reversed(text)[0])[0]
-    return redact_injections(text, with_findings=False)[0]
+        revealed = reveal_reversed(text)[0]
+        split = splits_words(revealed)
+        text = strip_invisible(revealed)[0]
+    return redact_injections(text, with_findings=False, split=split)[0]
 
 
 _clean_cached = functools.lru_cache(maxsize=4096)(_clean)
