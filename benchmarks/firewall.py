@@ -274,7 +274,8 @@ def markdown(
         "families before the second of the two changes since. `heldout_v14`'s first run is on "
         "the rules after the first of those changes (letters of any script, further languages), "
         "so it measures that change blind; one rule of the second change was dropped after it "
-        "cost `heldout_v14` an injection.",
+        "cost `heldout_v14` an injection, and a third change (words split by invisible "
+        "characters read as a disguise) followed.",
         "",
         "| split | injections | neutralised (first run) | neutralised now | benign | modified "
         "(first run) | modified now |",
