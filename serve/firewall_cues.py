@@ -573,7 +573,8 @@ _STRUCTURE: tuple[tuple[tuple[str, ...], LazyPattern, frozenset[str]], ...] = (
             r"this\s+|its\s+)?(?:[\w-]+\s+){0,2}?(?:mfa|2fa|otp|csrf|codeowners|signatures?|signing|"
             r"auth\w*|ssl|tls|certificates?|verification|sandbox\w*|branch\s+protection|"
             r"(?:security|safety)\s+(?:checks?|scans?|reviews?)|permission\s+checks?|(?:the\s+)?"
-            r"(?:failing\s+)?tests?\b(?!\s+(?:fixtures?|data|helpers?|files?)))\b|"
+            r"(?:failing\s+)?tests?\b(?!\s+(?:fixtures?|data|helpers?|files?|sections?|headings?|parts?|"
+            r"checkbox(?:es)?|checklists?|items?|paragraphs?|blocks?|columns?|tabs?)))\b|"
             # checks switched off in config or code, or passed off as passing
             r"\bif:\s*false\b|\bcontinue-on-error:\s*true\b|\balways\s+return\s+true\b|"
             r"\bchmod\s+(?:-r\s+)?777\b|\b_skip_test|\bbackdoors?\b|"
