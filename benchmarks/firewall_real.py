@@ -11,8 +11,14 @@ changed text is a false alarm (a repository that plants orders in its own histor
 the exception; none of the shared ones does). Each text passes the function every served
 string passes (`serve.firewall.clean`); changed = the result differs from the text by one byte.
 
+`--served N` also measures what a user receives: the repository is indexed (in a temp clone),
+then `Strata.preflight` is asked about the N functions touched by the most commits (each with
+its newest commit's subject as the intended change) and `Strata.search` is asked N commit
+subjects spread over the history; an answer whose JSON holds a firewall marker was changed.
+
 With no repository given it uses `../shared/repos/*.bundle` beside the checkout. A bundle is
-cloned into a temp folder; a folder is read where it is (its HEAD), never written.
+cloned into a temp folder; a folder is read where it is (its HEAD), never written (with
+`--served`, a folder is cloned too: indexing writes an index).
 """
 
 from __future__ import annotations
@@ -89,22 +95,58 @@ def measure_texts(texts: dict[str, list[str]], keep: int = 0) -> dict[str, Any]:
     return result
 
 
-def measure_repo(source: Path, keep: int = 0) -> dict[str, Any]:
+MARKER = "[gitstrata-firewall: removed"
+
+
+def measure_served(repo: Path, n: int, keep: int = 0) -> dict[str, Any]:
+    """Index `repo` and count the answers of `n` preflights and `n` searches that hold a firewall
+    marker (the repository's own text, so each is a false alarm as the user receives it)."""
+    from ..facade import Strata
+    from .serve_latency import hot_targets
+
+    strata = Strata(repo)
+    try:
+        strata.index()
+        targets = hot_targets(strata.index_dir, n)
+        subjects = [m.split("\n", 1)[0] for m in commit_messages(repo)]
+        step = max(1, len(subjects) // n) if subjects else 1
+        queries = subjects[::step][:n]
+        answers: list[tuple[str, str]] = []
+        for path, symbol, intent in targets:
+            report = strata.preflight(path, symbol, intent)
+            answers.append((f"preflight {path} {symbol}", report.model_dump_json()))
+        for q in queries:
+            answers.append((f"search {q}", strata.search(q).model_dump_json()))
+    finally:
+        strata.close()
+    marked = [(what, body) for what, body in answers if MARKER in body]
+    return {
+        "answers": len(answers),
+        "changed": len(marked),
+        "examples": [{"asked": what, "served": body[:2000]} for what, body in marked[:keep]],
+    }
+
+
+def measure_repo(source: Path, keep: int = 0, served: int = 0) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="gitstrata-fwreal-") as tmp:
-        repo = clone(source, Path(tmp) / "repo") if source.is_file() else source
+        repo = clone(source, Path(tmp) / "repo") if source.is_file() or served else source
         texts = {"commits": commit_messages(repo), **file_paragraphs(repo)}
         t0 = time.perf_counter()
         kinds = measure_texts(texts, keep)
         seconds = time.perf_counter() - t0
+        answers = measure_served(repo, served, keep) if served else None
     total = sum(k["texts"] for k in kinds.values())
     changed = sum(k["changed"] for k in kinds.values())
-    return {
+    out = {
         "repo": repo_name(source),
         "texts": total,
         "changed": changed,
         "kinds": kinds,
         "seconds": round(seconds, 2),
     }
+    if answers is not None:
+        out["served"] = answers
+    return out
 
 
 def markdown(results: list[dict[str, Any]]) -> str:
@@ -124,6 +166,14 @@ def markdown(results: list[dict[str, Any]]) -> str:
     changed = sum(r["changed"] for r in results)
     if len(results) > 1 and total:
         rows.append(f"| all | | | | {changed} / {total} | {100 * changed / total:.2f} % |")
+    if any("served" in r for r in results):
+        rows += ["", "| repository | answers (preflight + search) | answers with a marker |",
+                 "| --- | ---: | ---: |"]  # fmt: skip
+        for r in results:
+            if "served" in r:
+                rows.append(
+                    f"| {r['repo']} | {r['served']['answers']} | {r['served']['changed']} |"
+                )
     return "\n".join(rows)
 
 
@@ -134,7 +184,17 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--repos", help="only these, by name (comma-separated)")
     ap.add_argument("--misses", action="store_true", help="print every changed text")
     ap.add_argument("--json", action="store_true", help="print the result as JSON")
+    ap.add_argument(
+        "--served",
+        type=int,
+        default=0,
+        metavar="N",
+        help="also index each repository and check N preflight and N search answers",
+    )
     args = ap.parse_args(argv)
+    if args.served < 0:
+        print(f"{prog}: --served must be 0 or more", file=sys.stderr)
+        return 2
     sources = args.sources or shared_bundles(prog)
     picked = pick_repos(sources, args.repos, prog)
     if picked is None:
@@ -146,7 +206,9 @@ def main(argv: list[str] | None = None) -> int:
     results = []
     for source in picked:
         try:
-            results.append(measure_repo(source, keep=10_000 if args.misses else 0))
+            results.append(
+                measure_repo(source, keep=10_000 if args.misses else 0, served=args.served)
+            )
         except (subprocess.CalledProcessError, RuntimeError) as exc:
             print(f"{prog}: {source}: {exc}", file=sys.stderr)
             return 1
@@ -160,6 +222,8 @@ def main(argv: list[str] | None = None) -> int:
             for kind, k in r["kinds"].items():
                 for ex in k["examples"]:
                     print(f"\n--- {r['repo']} {kind}\n{ex['text']}\n+++ served\n{ex['served']}")
+            for ex in r.get("served", {}).get("examples", []):
+                print(f"\n--- {r['repo']} answer to {ex['asked']}\n{ex['served']}")
     return 0
 
 
