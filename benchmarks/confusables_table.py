@@ -7,7 +7,9 @@ the `confusable_homoglyphs` package ships it (`confusable_homoglyphs/confusables
 character, the characters confusable with it). Kept: every single letter (a Unicode category
 L* character) that is confusable with one ASCII letter and that NFKC does not already fold to
 ASCII; a letter NFKC maps to another kept letter is left to that one (the firewall's fold view
-applies NFKC first). A vertical stroke Unicode draws like `l` is an `I` when its name says so
+applies NFKC first). Also written: every letter Unicode names a Latin letter in a frame or as a
+symbol (parenthesized, negative circled or squared, regional indicators), from Python's own
+Unicode database. A vertical stroke Unicode draws like `l` is an `I` when its name says so
 (Greek iota, Lisu I), which is how an order written in capitals reads. Nothing here runs when gitstrata does: the table is written once, reviewed
 and committed; the firewall reads the generated module.
 """
@@ -16,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 import unicodedata
 from pathlib import Path
@@ -50,6 +53,33 @@ def table(confusables: dict[str, list[dict[str, str]]]) -> dict[str, str]:
     return dict(sorted(out.items()))
 
 
+# Latin letters drawn in a frame or as a symbol, by the name Unicode gives them; NFKC leaves
+# these as they are (a parenthesized letter it writes as three characters, "(i)")
+_SHAPED = re.compile(
+    r"^(?:PARENTHESIZED|NEGATIVE CIRCLED|NEGATIVE SQUARED|CROSSED NEGATIVE SQUARED|SQUARED|"
+    r"TORTOISE SHELL BRACKETED) LATIN (SMALL|CAPITAL) LETTER ([A-Z])$|"
+    r"^REGIONAL INDICATOR SYMBOL LETTER ([A-Z])$"
+)
+
+
+def shaped() -> dict[str, str]:
+    """Every character Unicode names a Latin letter in a frame (`⒤`, `🅘`, `🇮`) that NFKC does
+    not fold to that letter, and the letter."""
+    out: dict[str, str] = {}
+    for cp in range(0x80, 0x110000):
+        ch = chr(cp)
+        m = _SHAPED.match(unicodedata.name(ch, ""))
+        if m is None:
+            continue
+        if m.group(2):
+            letter = m.group(2) if m.group(1) == "CAPITAL" else m.group(2).lower()
+        else:
+            letter = m.group(3)
+        if unicodedata.normalize("NFKC", ch) != letter:
+            out[ch] = letter
+    return out
+
+
 def _escaped(chars: str) -> str:
     return "".join(f"\\u{ord(c):04x}" if ord(c) <= 0xFFFF else f"\\U{ord(c):08x}" for c in chars)
 
@@ -61,6 +91,20 @@ def module_text(mapping: dict[str, str]) -> str:
         lines.append(f'    "{_escaped("".join(keys[i : i + 8]))}"')
     lines += [")", "LATIN = ("]
     values = "".join(mapping.values())
+    for i in range(0, len(values), 64):
+        lines.append(f'    "{values[i : i + 64]}"')
+    lines += [")"]
+    framed = shaped()
+    lines += [
+        "# Latin letters in a frame or as a symbol, by their Unicode names (parenthesized,",
+        "# negative circled and squared, regional indicators): FRAMED[i] is the letter LETTER[i]",
+        "FRAMED = (",
+    ]
+    keys = list(framed)
+    for i in range(0, len(keys), 8):
+        lines.append(f'    "{_escaped("".join(keys[i : i + 8]))}"')
+    lines += [")", "LETTER = ("]
+    values = "".join(framed.values())
     for i in range(0, len(values), 64):
         lines.append(f'    "{values[i : i + 64]}"')
     lines += [")", "# fmt: on", ""]

@@ -83,13 +83,20 @@ _LATIN_SHAPES = dict(
         strict=True,
     )
 )
+# Latin letters in a frame or as a symbol (`⒤`, `🅘`, `🇮`): read as the letter in any text
+_FRAMED = dict(zip(confusables.FRAMED, confusables.LETTER, strict=True))
 # letters that render blank (Hangul fillers, the Braille blank): spaces that split no word
 # for a reader, so `ignoreㅤall` reads as two words
 _BLANKS = frozenset("\u115f\u1160\u3164\uffa0\u2800")
 # the blanks sorted: a frozenset's order changes with the hash seed, and the pattern's text is
 # its key in the compiled-pattern cache
 _HAS_CONFUSABLE = lazy(
-    "[" + "".join(_CONFUSABLE) + "".join(_LATIN_SHAPES) + "".join(sorted(_BLANKS)) + "]"
+    "["
+    + "".join(_CONFUSABLE)
+    + "".join(_LATIN_SHAPES)
+    + "".join(_FRAMED)
+    + "".join(sorted(_BLANKS))
+    + "]"
 )
 _WORD = lazy(r"\w+")
 # a combining mark right after an ASCII letter (NFKC composes accents, so what is left is drawn
@@ -101,7 +108,7 @@ def _latin_majority(text: str) -> bool:
     latin = other = 0
     for ch in text:
         if ch.isalpha():
-            if ch.isascii() or ch in _ANYWHERE:
+            if ch.isascii() or ch in _ANYWHERE or ch in _FRAMED:
                 latin += 1
             elif ch in _CONFUSABLE or "\u0370" <= ch <= "\u04ff":
                 other += 1
@@ -145,7 +152,7 @@ def fold_view(text: str) -> View:
         chars.append(text[last:i])
         index.extend(range(last, i))
         ch = text[i]
-        norm = unicodedata.normalize("NFKC", ch)
+        norm = _FRAMED.get(ch) or unicodedata.normalize("NFKC", ch)
         if ch in _BLANKS or norm in _BLANKS:
             norm = " "
         elif unicodedata.category(ch) == "Mn" and i and text[i - 1].isascii():
