@@ -394,6 +394,85 @@ def _substitute(view: str, subs: list[tuple[int, int, str]]) -> View:
     return "".join(chars), lo, hi
 
 
+# letters spelled in signs: Morse code, the NATO alphabet, Braille cells, numbers 1-26 (A1Z26);
+# a word break is a slash, a bar or a wide space in Morse, a slash or a bar elsewhere
+_MORSE_SIGNS = (
+    ".-", "-...", "-.-.", "-..", ".", "..-.", "--.", "....", "..", ".---", "-.-", ".-..", "--",
+    "-.", "---", ".--.", "--.-", ".-.", "...", "-", "..-", "...-", ".--", "-..-", "-.--", "--..",
+    "-----", ".----", "..---", "...--", "....-", ".....", "-....", "--...", "---..", "----.",
+)  # fmt: skip
+_MORSE = dict(zip(_MORSE_SIGNS, "abcdefghijklmnopqrstuvwxyz0123456789", strict=True))
+_NATO = (
+    "alfa", "alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel", "india",
+    "juliet", "juliett", "kilo", "lima", "mike", "november", "oscar", "papa", "quebec", "romeo",
+    "sierra", "tango", "uniform", "victor", "whiskey", "whisky", "x-ray", "xray", "yankee", "zulu",
+)  # fmt: skip
+_MORSE_RUN = lazy(r"(?:[.\-\u2022\u00b7\u2013\u2014_]{1,5}(?:[ \t]{1,3}|[ \t]*[/|][ \t]*)){7,}"
+                  r"[.\-\u2022\u00b7\u2013\u2014_]{1,5}")  # fmt: skip
+_NATO_RUN = lazy(
+    r"\b(?:" + "|".join(_NATO) + r")(?:[\s,.;/|-]{1,4}(?:" + "|".join(_NATO) + r")){5,}\b",
+    re.I,
+)
+# Braille cells of the letters a-z (dots 1-6 as bits 0-5 of the cell's code point offset)
+_BRAILLE = dict(
+    zip(
+        (chr(0x2800 + b) for b in (1, 3, 9, 25, 17, 11, 27, 19, 10, 26, 5, 7, 13, 29, 21, 15, 31,
+                                   23, 14, 30, 37, 39, 58, 45, 61, 53)),
+        "abcdefghijklmnopqrstuvwxyz",
+        strict=True,
+    )
+)  # fmt: skip
+_BRAILLE_RUN = lazy("[\u2800-\u28ff](?:[\u2800-\u28ff ]){7,}")
+_A1Z26_RUN = lazy(
+    r"(?<![\w.])(?:(?:[1-9]|1\d|2[0-6])(?:[-.,][ ]?|[ ]?[/|][ ]?)){7,}(?:[1-9]|1\d|2[0-6])(?![\w.])"
+)
+_A85_RUN = lazy(r"<~[!-u\s]{10,}~>")
+
+
+def _words_of(letters: list[str]) -> str | None:
+    """Decoded letters and word breaks (" ") as text, when it reads as words."""
+    text = " ".join("".join(letters).split())
+    return text if len(text) >= 8 and " " in text else None
+
+
+def _decode_morse(run: str) -> str | None:
+    run = run.translate(str.maketrans("\u2022\u00b7\u2013\u2014_", "..---"))
+    out: list[str] = []
+    for word in re.split(r"[ \t]*[/|][ \t]*|[ \t]{3,}", run):
+        for sign in word.split():
+            if sign not in _MORSE:
+                return None
+            out.append(_MORSE[sign])
+        out.append(" ")
+    return _words_of(out)
+
+
+def _decode_nato(run: str) -> str | None:
+    out: list[str] = []
+    for m in re.finditer(r"[a-z-]+|[/|]", run.lower()):
+        out.append(" " if m.group() in "/|" else m.group()[0])
+    return _words_of(out)
+
+
+def _decode_braille(run: str) -> str | None:
+    out = [" " if c in " \u2800" else _BRAILLE.get(c, "?") for c in run]
+    return None if "?" in out else _words_of(out)
+
+
+def _decode_a1z26(run: str) -> str | None:
+    out: list[str] = []
+    for m in re.finditer(r"\d+|[/|]", run):
+        out.append(" " if m.group() in "/|" else chr(ord("a") + int(m.group()) - 1))
+    return _words_of(out)
+
+
+def _decode_a85(run: str) -> str | None:
+    try:
+        return _readable(base64.a85decode(run, adobe=True))
+    except ValueError:
+        return None
+
+
 def _decoded(view: str, low: str) -> View | None:
     subs: list[tuple[int, int, str]] = []
     for m in _B64.finditer(view):  # hex and base32 digits are base64 letters: one scan finds all
@@ -438,6 +517,16 @@ def _decoded(view: str, low: str) -> View | None:
         decoders.append((_QP, _decode_qp))
     if "%" in view and _three(_PCT_ESCAPE.finditer(view)):
         decoders.append((_PCT, _decode_pct))
+    if ".-" in view or "-." in view or "\u2022" in view or "\u00b7" in view:
+        decoders.append((_MORSE_RUN, _decode_morse))
+    if ("echo" in low or "alfa" in low or "alpha" in low or "india" in low) and "o" in low:
+        decoders.append((_NATO_RUN, _decode_nato))
+    if not view.isascii() and any("\u2800" <= c <= "\u28ff" for c in view):
+        decoders.append((_BRAILLE_RUN, _decode_braille))
+    if any(c.isdigit() for c in view[:4000]) and _A1Z26_RUN.search(view):
+        decoders.append((_A1Z26_RUN, _decode_a1z26))
+    if "<~" in view:
+        decoders.append((_A85_RUN, _decode_a85))
     for pattern, decode in decoders:
         for m in pattern.finditer(view):
             text = decode(m.group())
