@@ -274,8 +274,9 @@ def markdown(
         "families before the second of the two changes since. `heldout_v14`'s first run is on "
         "the rules after the first of those changes (letters of any script, further languages), "
         "so it measures that change blind; one rule of the second change was dropped after it "
-        "cost `heldout_v14` an injection, and a third change (words split by invisible "
-        "characters read as a disguise) followed.",
+        "cost `heldout_v14` an injection; three more changes followed (words split by invisible "
+        "characters, letters in frames, orders spelled in Morse, NATO, Braille, A1Z26 or "
+        "ASCII85), each run on all four before and after.",
         "",
         "| split | injections | neutralised (first run) | neutralised now | benign | modified "
         "(first run) | modified now |",
