@@ -373,13 +373,29 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--train-model",
         action="store_true",
-        help="train the learned screen on every split and write the shipped weights",
+        help="train the learned screen and write the shipped weights: on the splits the "
+        "shipped weights name (a held-out split written since stays out), or on --train-splits",
+    )
+    ap.add_argument(
+        "--train-splits",
+        metavar="SPLIT,...",
+        help="with --train-model: train on these splits (comma-separated; 'all' for every one)",
     )
     args = ap.parse_args(argv)
     if args.train_model:
         from ..serve import firewall_model as fm
 
-        model, _ = build_model()
+        if args.train_splits == "all":
+            chosen = set(SPLITS)
+        elif args.train_splits:
+            chosen = {s.strip() for s in args.train_splits.split(",") if s.strip()}
+        else:
+            chosen = set(fm.load(fm.WEIGHTS).splits)
+        unknown = sorted(chosen - set(SPLITS))
+        if unknown or not chosen:
+            print(f"error: unknown split {', '.join(unknown) or '(none given)'}", file=sys.stderr)
+            return 2
+        model, _ = build_model([c for c in load_corpus() if c.split in chosen])
         fm.save(model, fm.WEIGHTS)
         print(json.dumps({"written": fm.WEIGHTS.name, **fm.describe(model)}))
         return 0
