@@ -3,7 +3,7 @@
     python -m gitstrata.benchmarks.firewall [--json] [--split SPLIT|all] [--misses] [--out FILE]
 
 The corpus (`benchmarks/firewall_corpus/*.jsonl`, one JSON object a line: `id`, `category`,
-`text`, `expected` injection|benign, `split` dev|heldout|heldout_v2..v14, and for injections
+`text`, `expected` injection|benign, `split` dev|heldout|heldout_v2..v15, and for injections
 `payload`) holds injections written in many disguises and benign developer texts that look like
 them. Every text goes through `serve.firewall.clean`, the function every served string passes
 (the engine's result models, MCP answers and resources, the CLI's graveyard and invariant
@@ -64,6 +64,9 @@ against honest look-alikes in the same containers, languages and encodings.
 lack); its writer was asked not to describe what it holds, so nothing of it is known beyond its
 categories and counts.
 
+`heldout_v15` was written the same way, without a description, after the last change to the
+rules it was first run on; its first run is the estimate for text nobody has tuned on.
+
 `--record-first-run SPLIT` stores a split's numbers in `first_runs.json` with the commit they
 ran on; it refuses a split already recorded, so a first run is recorded once.
 """
@@ -95,6 +98,7 @@ SPLITS = (
     "heldout_v12",
     "heldout_v13",
     "heldout_v14",
+    "heldout_v15",
 )
 MARKER_PREFIX = "[gitstrata-firewall: removed"
 SECTION = "## Context firewall against an adversarial corpus"
