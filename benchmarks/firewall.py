@@ -280,7 +280,9 @@ def markdown(
         "so it measures that change blind; one rule of the second change was dropped after it "
         "cost `heldout_v14` an injection; three more changes followed (words split by invisible "
         "characters, letters in frames, orders spelled in Morse, NATO, Braille, A1Z26 or "
-        "ASCII85), each run on all four before and after.",
+        "ASCII85), each run on all four before and after. `heldout_v15` was written the same "
+        "way, without a description, after the last of those changes: its first run is the "
+        "estimate for text nobody has tuned on.",
         "",
         "| split | injections | neutralised (first run) | neutralised now | benign | modified "
         "(first run) | modified now |",
