@@ -131,33 +131,6 @@ def _invisible_kind(cp: int, ch: str) -> str | None:
     return None
 
 
-# a run of non-word characters between two letters: where an invisible one splits a word
-_BETWEEN_LETTERS = lazy(r"(?<=[^\W\d_])[^\w\s]{1,8}(?=[^\W\d_])")
-
-
-def splits_words(text: str) -> bool:
-    """Whether an invisible character that `strip_invisible` removes stands between two letters
-    of `text` (`ig\u200bnore`): honest text does not write words so (a joiner between letters
-    of a script that needs it, or in an emoji, is kept and does not count)."""
-    if text.isascii():
-        return False
-    for m in _BETWEEN_LETTERS.finditer(text):
-        run = m.group()
-        if run.isascii():
-            continue
-        for k, ch in enumerate(run):
-            cp = ord(ch)
-            if _invisible_kind(cp, ch) is None:
-                continue
-            if cp in (_ZWJ, _ZWNJ):
-                before = text[m.start() + k - 1]
-                after = text[m.start() + k + 1] if m.start() + k + 1 < len(text) else ""
-                if _joining_letter(before) and _joining_letter(after):
-                    continue
-            return True
-    return False
-
-
 _INVISIBLE_WHY = {
     "zero_width": "zero-width characters hide text from a reader",
     "bidi_control": "bidi controls reorder what a reader sees (Trojan Source)",
@@ -169,13 +142,27 @@ _INVISIBLE_WHY = {
 
 def strip_invisible(text: str) -> tuple[str, list[Finding]]:
     """`text` without invisible characters (see the module docstring for what is kept)."""
+    clean, findings, _ = _strip(text)
+    return clean, findings
+
+
+def splits_words(text: str) -> bool:
+    """Whether an invisible character that `strip_invisible` removes stands between two letters
+    of `text` (`ig\u200bnore`): honest text does not write words so (a joiner between letters
+    of a script that needs it, or in an emoji, is kept and does not count)."""
+    return _strip(text)[2]
+
+
+def _strip(text: str) -> tuple[str, list[Finding], bool]:
+    """`strip_invisible`, and whether a character it removed stood between two letters."""
     if text.isascii():
-        return text, []
+        return text, [], False
     if not any(_invisible_kind(ord(ch), ch) for ch in set(_NON_ASCII.findall(text))):
-        return text, []  # the common case, decided over the few distinct non-ASCII characters
+        return text, [], False  # the common case, decided over the few distinct characters
     out: list[str] = []
     counts: dict[str, int] = {}
     findings: list[Finding] = []
+    split = False
     n, i = len(text), 0
     while i < n:
         ch = text[i]
@@ -220,6 +207,7 @@ def strip_invisible(text: str) -> tuple[str, list[Finding]]:
                 _hidden(out, findings, "variation_selector_payload", payload, "variation selectors")
             else:
                 counts["variation_selector"] = counts.get("variation_selector", 0) + j - i
+                split = split or _between_letters(prev, text, j)
             i = j
             continue
         if cp in (_ZWJ, _ZWNJ) and _joiner_ok(cp, out, nxt):
@@ -228,10 +216,19 @@ def strip_invisible(text: str) -> tuple[str, list[Finding]]:
             continue
         counts[kind] = counts.get(kind, 0) + 1
         i += 1
+        split = split or _between_letters(prev, text, i)
     clean = "".join(out)
     for kind, count in counts.items():
         findings.append(Finding("invisible", kind, _INVISIBLE_WHY[kind], count=count))
-    return clean, findings
+    return clean, findings, split
+
+
+def _between_letters(prev: str, text: str, j: int) -> bool:
+    """A removed run ended before `text[j]` and followed the kept `prev`: a letter both sides,
+    the next invisible characters skipped."""
+    while j < len(text) and _invisible_kind(ord(text[j]), text[j]) is not None:
+        j += 1
+    return bool(prev) and prev[-1].isalpha() and j < len(text) and text[j].isalpha()
 
 
 def _variation_ok(cp: int, prev: str, nxt: str) -> bool:
@@ -365,6 +362,11 @@ def _rule_spans(
     return spans
 
 
+def _everywhere(start: int, end: int) -> bool:
+    """A `disguised` predicate for a text written in a disguise throughout."""
+    return True
+
+
 def _injection_spans(text: str, split: bool = False) -> list[tuple[int, int, str]]:
     """(start, end, rule) in `text` of every match in the folded view or a view derived from it
     (decoded, joined, rotated, unglued), before extension to the end of the sentence. `split`:
@@ -389,7 +391,7 @@ def _injection_spans(text: str, split: bool = False) -> list[tuple[int, int, str
         backwards = dlo is not None and len(dlo) > 1 and dlo[0] > dlo[-1]
         dlow = _lowered(dview)
         dhits = _TRIGGERS.hits(dlow)
-        for start, end, name in _rule_spans(dview, dlow, lambda start, end: True, hits=dhits):
+        for start, end, name in _rule_spans(dview, dlow, _everywhere, hits=dhits):
             if backwards and dlo is not None and dhi is not None:
                 # the rest of the sentence is after the match as it reads, before it in the text
                 if name in _EXTEND:
@@ -406,13 +408,13 @@ def _injection_spans(text: str, split: bool = False) -> list[tuple[int, int, str
         if dlo is None or dhi is None:
             # rotated by 13 or 47, or leetspeak undone: letter for letter in place, so its
             # sentences are the text's, and every one of them was written in a disguise
-            for a, b in cue_spans(dlow, lambda start, end: True, dhits.get(_ANCHORS, [])):
+            for a, b in cue_spans(dlow, _everywhere, dhits.get(_ANCHORS, [])):
                 if lo is not None and hi is not None:
                     a, b = lo[a], hi[b - 1]
                 spans.append((a, b, _CUES))
             continue
         for start, end in cue_spans(
-            dlow, (lambda start, end: True) if encoded else None, dhits.get(_ANCHORS, [])
+            dlow, _everywhere if encoded else None, dhits.get(_ANCHORS, [])
         ):
             # what was decoded, joined or unglued in the sentence goes, whole: the plain
             # words around it are the folded view's to judge
@@ -432,7 +434,7 @@ def _injection_spans(text: str, split: bool = False) -> list[tuple[int, int, str
         src = text[lo[start] : hi[end - 1]]
         return [c for c in view[start:end] if c.isalpha()] != [c for c in src if c.isalpha()]
 
-    disguised = (lambda start, end: True) if split else letters_folded if lo is not None else None
+    disguised = _everywhere if split else letters_folded if lo is not None else None
     for start, end in cue_spans(low, disguised, hits.get(_ANCHORS, [])):
         spans.append(
             (start, end, _CUES) if lo is None or hi is None else (lo[start], hi[end - 1], _CUES)
@@ -563,9 +565,9 @@ class Firewall:
     def scan(self, text: str) -> tuple[str, list[Finding]]:
         """The scrubbed text and everything that was removed or flagged in it."""
         revealed, findings = reveal_reversed(text)
-        stripped, invisible = strip_invisible(revealed)
+        stripped, invisible, split = _strip(revealed)
         findings.extend(invisible)
-        clean, injections = redact_injections(stripped, split=splits_words(revealed))
+        clean, injections = redact_injections(stripped, split=split)
         findings.extend(injections)
         if self.model is not None and self.model.active:
             for start, end, score in self.model.flag(clean):
@@ -599,9 +601,7 @@ _CACHE_MAX_CHARS = 8192
 def _clean(text: str) -> str:
     split = False
     if not text.isascii():
-        revealed = reveal_reversed(text)[0]
-        split = splits_words(revealed)
-        text = strip_invisible(revealed)[0]
+        text, _, split = _strip(reveal_reversed(text)[0])
     return redact_injections(text, with_findings=False, split=split)[0]
 
 
