@@ -84,30 +84,29 @@ def _escaped(chars: str) -> str:
     return "".join(f"\\u{ord(c):04x}" if ord(c) <= 0xFFFF else f"\\U{ord(c):08x}" for c in chars)
 
 
+def _tuple_lines(name: str, chars: str, per_line: int, escape: bool) -> list[str]:
+    """`NAME = ("...", ...)`: `chars` in string literals of `per_line` characters."""
+    lines = [f"{name} = ("]
+    for i in range(0, len(chars), per_line):
+        piece = chars[i : i + per_line]
+        lines.append(f'    "{_escaped(piece) if escape else piece}"')
+    return [*lines, ")"]
+
+
 def module_text(mapping: dict[str, str]) -> str:
-    lines = [HEADER, "# fmt: off", "SOURCE = ("]
-    keys = list(mapping)
-    for i in range(0, len(keys), 8):
-        lines.append(f'    "{_escaped("".join(keys[i : i + 8]))}"')
-    lines += [")", "LATIN = ("]
-    values = "".join(mapping.values())
-    for i in range(0, len(values), 64):
-        lines.append(f'    "{values[i : i + 64]}"')
-    lines += [")"]
     framed = shaped()
-    lines += [
+    lines = [
+        HEADER,
+        "# fmt: off",
+        *_tuple_lines("SOURCE", "".join(mapping), 8, escape=True),
+        *_tuple_lines("LATIN", "".join(mapping.values()), 64, escape=False),
         "# Latin letters in a frame or as a symbol, by their Unicode names (parenthesized,",
         "# negative circled and squared, regional indicators): FRAMED[i] is the letter LETTER[i]",
-        "FRAMED = (",
+        *_tuple_lines("FRAMED", "".join(framed), 8, escape=True),
+        *_tuple_lines("LETTER", "".join(framed.values()), 64, escape=False),
+        "# fmt: on",
+        "",
     ]
-    keys = list(framed)
-    for i in range(0, len(keys), 8):
-        lines.append(f'    "{_escaped("".join(keys[i : i + 8]))}"')
-    lines += [")", "LETTER = ("]
-    values = "".join(framed.values())
-    for i in range(0, len(values), 64):
-        lines.append(f'    "{values[i : i + 64]}"')
-    lines += [")", "# fmt: on", ""]
     return "\n".join(lines)
 
 

@@ -214,16 +214,17 @@ _GLUED = (
 )
 
 
+# scripts written without spaces between words (Thai, Lao, Burmese, Khmer, kana, CJK, Hangul)
+_NO_SPACE_RANGES = (
+    (0x0E00, 0x0EFF), (0x1000, 0x109F), (0x1780, 0x17FF), (0x3040, 0x30FF), (0x3400, 0x9FFF),
+    (0xAC00, 0xD7AF), (0xF900, 0xFAFF),
+)  # fmt: skip
+
+
 def _glued_script(word: str) -> bool:
-    """A word of a script written without spaces (Thai, Lao, Burmese, Khmer, CJK, Hangul)."""
+    """A word of a script written without spaces."""
     cp = ord(word[0])
-    return (
-        0x0E00 <= cp <= 0x0EFF
-        or 0x1000 <= cp <= 0x109F
-        or 0x1780 <= cp <= 0x17FF
-        or 0x3040 <= cp <= 0x9FFF
-        or 0xAC00 <= cp <= 0xD7AF
-    )
+    return any(lo <= cp <= hi for lo, hi in _NO_SPACE_RANGES)
 
 
 # the further languages' words (`firewall_languages`): one word each, by stem; or, in a script
@@ -305,9 +306,7 @@ _TOKEN = lazy(r"[^\W_]+(?:['’-][^\W_]+)*")
 _SENTENCE = lazy(
     r"(?<=[.!?])(?<!\be\.g\.)(?<!\bi\.e\.)(?<!\betc\.)(?<!\bvs\.)(?<!\.\.\.)\s+|\n+|(?<=[。！？])"
 )
-_NO_SPACES = lazy(
-    "[\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af\uf900-\ufaff]"
-)
+_NO_SPACES = lazy("[" + "".join(f"{chr(lo)}-{chr(hi)}" for lo, hi in _NO_SPACE_RANGES) + "]")
 
 # shapes
 _DEST = lazy(
