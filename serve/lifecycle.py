@@ -10,6 +10,11 @@ Invariants:
   progress and never for a build.
 - The first engine answers at once, cold; it is warmed (lookups built, numba kernels compiled)
   in the background just after the first answer, so start-up never waits for warming.
+- In a process whose start-up froze its modules out of Python's cycle collector (the command
+  line does, `entry._import_quietly`), the collector stays paused from `start` to the first
+  answer (or the first tick that finds nothing to load) and what the load made is frozen too:
+  its passes over the engine's imports and the first answer's new objects were 15-75 ms of the
+  time from spawn to the first answer. A library host keeps its collector as it set it.
 - A request takes `self.engine` once and uses that engine to the end. A refresh opens and warms
   a new `Engine` on the new generation before replacing the reference, so the swap falls between
   requests and no request pays for a cold build.
@@ -24,6 +29,7 @@ Invariants:
 
 from __future__ import annotations
 
+import gc
 import logging
 import sys
 import threading
@@ -87,6 +93,7 @@ class Lifecycle:
         self._stop = threading.Event()
         self._lock = threading.Lock()
         self._started = False
+        self._collector_paused = False
         self._thread = threading.Thread(target=self._run, name="gitstrata-index", daemon=True)
 
     @property
@@ -109,6 +116,9 @@ class Lifecycle:
             if self._started:
                 return
             self._started = True
+            if gc.get_freeze_count() and gc.isenabled():
+                gc.disable()
+                self._collector_paused = True
         self._thread.start()
 
     def acquire(self) -> Engine | None:
@@ -125,6 +135,16 @@ class Lifecycle:
     def note_answered(self) -> None:
         if self._answered_at is None:
             self._answered_at = time.monotonic()
+        self._resume_collector()
+
+    def _resume_collector(self) -> None:
+        """End the start-up pause of the cycle collector (see the module's invariants)."""
+        with self._lock:
+            if not self._collector_paused:
+                return
+            self._collector_paused = False
+        gc.freeze()
+        gc.enable()
 
     def notice(self) -> tuple[str, dict[str, Any], bool]:
         """Why there is no engine: (message for the agent, structured state, is it an error)."""
@@ -186,6 +206,7 @@ class Lifecycle:
     def close(self) -> None:
         """Stop watching and end a build in progress (an interrupted build publishes nothing)."""
         self._stop.set()
+        self._resume_collector()
         build = self._build
         if build is not None:
             build.stop()
@@ -199,6 +220,8 @@ class Lifecycle:
             except Exception as exc:  # noqa: BLE001 - a thread boundary: report it, keep watching
                 log.exception("the index watcher failed")
                 self._fail(f"{type(exc).__name__}: {exc}")
+            if self.engine is None:
+                self._resume_collector()  # nothing to answer fast: a build or an error
             self._loading, self._ticked = False, True
             self._notify()
             self._stop.wait(self.interval)
@@ -288,6 +311,7 @@ class Lifecycle:
         now = time.monotonic()
         # the grace lets the first response leave before warming takes the CPU
         if (answered is not None and now - answered >= 0.2) or now >= self._warm_due:
+            self._resume_collector()
             engine.warm()
             _freeze()
             self.warm = True
@@ -330,7 +354,5 @@ class Lifecycle:
 def _freeze() -> None:
     """Move what a warm engine holds out of the collector's way: its lookups live as long as the
     generation, and a full collection scanning them would stall whichever request triggers it."""
-    import gc
-
     gc.collect()
     gc.freeze()

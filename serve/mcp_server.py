@@ -26,7 +26,8 @@ import ipaddress
 import json
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Protocol
 
@@ -316,7 +317,8 @@ def build_server(life: Lifecycle, tasks: "TaskService | None" = None) -> "MCPSer
         ver = version("gitstrata")
     except PackageNotFoundError:
         ver = "0+unknown"
-    app = MCPServer("gitstrata", instructions=INSTRUCTIONS, version=ver, log_level="WARNING")
+    with _plain_logging():
+        app = MCPServer("gitstrata", instructions=INSTRUCTIONS, version=ver, log_level="WARNING")
     replies = _Replies(life)
     _add_read_tools(app, life, replies)
     _add_write_tools(app, life, replies)
@@ -331,6 +333,31 @@ def build_server(life: Lifecycle, tasks: "TaskService | None" = None) -> "MCPSer
     _explain_bad_arguments(app)
     add_session_notes(app, tasks)
     return app
+
+
+@contextmanager
+def _plain_logging() -> Iterator[None]:
+    """Build the SDK's server with the standard library's log handler: its constructor would
+    otherwise import `rich` for a coloured one (about 40 ms before `initialize` can be
+    answered, for the few warnings this server logs to stderr). A version of the SDK without
+    the hook is left as it is."""
+    import logging
+
+    import mcp.server.mcpserver.server as sdk
+
+    configure = getattr(sdk, "configure_logging", None)
+    if configure is None:
+        yield
+        return
+
+    def plain(level: str = "INFO") -> None:
+        logging.basicConfig(level=level, format="%(message)s")
+
+    sdk.configure_logging = plain
+    try:
+        yield
+    finally:
+        sdk.configure_logging = configure
 
 
 def argument_error(tool: str, error: Any, schema: dict[str, Any] | None) -> str:
