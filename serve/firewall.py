@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..store.config import FirewallConfig
 from .firewall_cues import anchor_triggers, cue_spans
-from .firewall_lexicon import compile_all, lazy
+from .firewall_lexicon import any_of, compile_all, lazy
 from .firewall_rules import (
     COLLAPSED_HINTS,
     COLLAPSED_ORDER,
@@ -313,6 +313,9 @@ _TRIGGERS = TriggerIndex(
     (*RULES, Rule("order_cues", "", "(?!)", anchor_triggers(), reach=0, quotable=False))
 )
 _ANCHORS = len(RULES)
+# a rule with a gate applies only to a text holding one of its gate's words
+_GATES = {i: any_of(rule.gate) for i, rule in enumerate(RULES) if rule.gate}
+_HAS_COLLAPSED_HINT = any_of(COLLAPSED_HINTS)
 
 
 def warm() -> None:
@@ -341,7 +344,8 @@ def _rule_spans(
         if i == _ANCHORS:
             continue
         rule = RULES[i]
-        if rule.gate and not any(g in low for g in rule.gate):
+        gate = _GATES.get(i)
+        if gate is not None and not gate.search(low):
             continue
         found = (
             rule.finder(view, starts)
@@ -439,7 +443,7 @@ def _injection_spans(text: str, split: bool = False) -> list[tuple[int, int, str
         spans.append(
             (start, end, _CUES) if lo is None or hi is None else (lo[start], hi[end - 1], _CUES)
         )
-    if not spans and any(h in low for h in COLLAPSED_HINTS):
+    if not spans and _HAS_COLLAPSED_HINT.search(low):
         spans += _collapsed_spans(low, lo, hi, kept)
     return spans + learned_spans(text)
 

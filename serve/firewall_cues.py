@@ -30,7 +30,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from . import firewall_languages as languages
-from .firewall_lexicon import LazyPattern, lazy
+from .firewall_lexicon import LazyPattern, any_of, lazy
 
 THRESHOLD = 3.0
 DESCRIBED = 2.0
@@ -621,6 +621,7 @@ _STRUCTURE: tuple[tuple[tuple[str, ...], LazyPattern, frozenset[str]], ...] = (
     ),
 )
 _PASSED_OFF = _STRUCTURE[2][1]
+_STRUCTURE_HINTS = tuple(any_of(hints) for hints, _, _ in _STRUCTURE)
 _WITHDRAWN = 0  # the shape of orders said to be withdrawn: its noun may be a program's
 # the model spoken to in a polite or conditional question, or named as an automated reader
 _ADDRESS_MORE = lazy(
@@ -996,8 +997,8 @@ def _classes(sentence: str) -> set[str]:
         and (_NO_SPACES.search(sentence) or _object_of_override(sentence, spans, t))
     ):
         found.add("complete")
-    for k, (hints, shape, classes) in enumerate(_STRUCTURE):
-        if any(h in sentence for h in hints):
+    for k, (_, shape, classes) in enumerate(_STRUCTURE):
+        if _STRUCTURE_HINTS[k].search(sentence):
             if k == _WITHDRAWN:
                 if any(not _software_match(sentence, m) for m in shape.finditer(sentence)):
                     found |= classes
@@ -1299,8 +1300,8 @@ def _possible(low: str) -> set[str]:
             found |= _joined_classes(tok, t)
     if "_" in low and _SECRET_NAME.search(low):
         found.add("secret")
-    for hints, _, classes in _STRUCTURE:
-        if any(h in low for h in hints):
+    for k, (_, _, classes) in enumerate(_STRUCTURE):
+        if _STRUCTURE_HINTS[k].search(low):
             found |= classes
     if "override" in found and "orders" in found:
         found.add("complete")  # whether the one is the other's object is the sentence's to say

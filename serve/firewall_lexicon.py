@@ -76,6 +76,14 @@ def lazy(source: str | Callable[[], str], flags: int = 0) -> LazyPattern:
     return pattern
 
 
+def any_of(words: tuple[str, ...]) -> LazyPattern:
+    """A pattern whose `search(text)` finds something exactly when
+    `any(w in text for w in words)`: one scan in the regex engine instead of a Python loop
+    over the words (that loop, run on every served string, was a tenth of the firewall's time
+    on the strings a preflight serves)."""
+    return lazy("|".join(re.escape(w) for w in dict.fromkeys(words)) if words else "(?!)")
+
+
 def compile_all() -> None:
     """Compile every pattern `lazy` has made: a long-lived server pays it once, up front."""
     for pattern in list(_MADE):

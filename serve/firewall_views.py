@@ -31,7 +31,7 @@ from collections.abc import Callable, Iterator
 from urllib.parse import unquote_plus
 
 from . import firewall_confusables as confusables
-from .firewall_lexicon import LazyPattern, lazy
+from .firewall_lexicon import LazyPattern, any_of, lazy
 
 # (view text, per-character source start, per-character source end); None maps: identity
 View = tuple[str, list[int] | None, list[int] | None]
@@ -189,6 +189,7 @@ _HEX_BYTES = lazy(
 # an order written byte by byte has spaces in it: the space's byte, 20, parted from its
 # neighbours, is what a substring search finds cheaply
 _HEX_SPACE = (" 20 ", ",20,", ", 20,", "0x20", ":20:", "\t20\t")
+_HAS_HEX_SPACE = any_of(_HEX_SPACE)
 _U_ESCAPES = lazy(r"(?:\\u[0-9a-fA-F]{4}|\\u\{[0-9a-fA-F]{1,6}\}|\\U[0-9a-fA-F]{8}){4,}")
 _U_ESCAPE = lazy(r"\\(?:u\{([0-9a-fA-F]{1,6})\}|u([0-9a-fA-F]{4})|U([0-9a-fA-F]{8}))")
 _OCTAL = lazy(r"(?:\\[0-3][0-7]{2}){4,}")
@@ -200,6 +201,7 @@ _PCT_ESCAPE = lazy(r"%[0-9a-fA-F]{2}")
 _PCT = lazy(r"(?:[^\s%<>\"'()]*%[0-9a-fA-F]{2}){3,}[^\s%<>\"'()]*")
 _CONCAT = lazy(r"(?:([\"'])[^\"'\n]{0,80}\1\s*\+\s*)+([\"'])[^\"'\n]{0,80}\2")
 _CONCAT_HINT = ("' +", '" +', "'+", '"+')
+_HAS_CONCAT_HINT = any_of(_CONCAT_HINT)
 _EMPTY_INTERPOLATION = lazy(r"\$\{\s*(?:''|\"\"|``)?\s*\}")
 # quoted pieces in a list that a `join` puts together (`''.join(['ign', 'ore prev'])`)
 _JOINED_LIST = lazy(
@@ -217,6 +219,7 @@ _SPELLED = lazy(r"[^\W_][._\-\u00b7][^\W_][._\-\u00b7][^\W_]")
 _LINE_HYPHEN = lazy(r"(?<=[^\W\d_])-[ \t]*\n[ \t]*(?=[^\W\d_])")
 _GLUE = lazy(r"(?<=[A-Za-z])[ \t]*[_.\-+/]+[ \t]*(?=[A-Za-z])|(?<=[a-z])(?=[A-Z])")
 _VERBS = ("ignor", "disregard", "forget", "overrid", "bypass")
+_HAS_VERB = any_of(_VERBS)
 # words joined by punctuation (`ignore_all`, `ignore.all`, `ignore + all`) or case: each text
 # position is read once, a regex that looked for the verb inside every word would read it again
 _TOKEN = lazy(r"[A-Za-z]+(?:[ \t]*[_.\-+/]+[ \t]*[A-Za-z]+)*")
@@ -426,6 +429,7 @@ _BRAILLE_RUN = lazy("[\u2800-\u28ff](?:[\u2800-\u28ff ]){7,}")
 _A1Z26_RUN = lazy(
     r"(?<![\w.])(?:(?:[1-9]|1\d|2[0-6])(?:[-.,][ ]?|[ ]?[/|][ ]?)){7,}(?:[1-9]|1\d|2[0-6])(?![\w.])"
 )
+_ASCII_DIGIT = lazy(r"[0-9]")
 _A85_RUN = lazy(r"<~[!-u\s]{10,}~>")
 
 
@@ -473,6 +477,13 @@ def _decode_a85(run: str) -> str | None:
         return None
 
 
+def _has_digit(text: str) -> bool:
+    """`any(c.isdigit() for c in text)`, with the ASCII digits found by the regex engine."""
+    if _ASCII_DIGIT.search(text):
+        return True
+    return not text.isascii() and any(c.isdigit() for c in text)
+
+
 def _decoded(view: str, low: str) -> View | None:
     subs: list[tuple[int, int, str]] = []
     for m in _B64.finditer(view):  # hex and base32 digits are base64 letters: one scan finds all
@@ -501,7 +512,7 @@ def _decoded(view: str, low: str) -> View | None:
         if text is not None:
             subs.append((m.start(), m.end(), f" {text} "))
     decoders: list[tuple[LazyPattern, Callable[[str], str | None]]] = []
-    if any(h in low for h in _HEX_SPACE):
+    if _HAS_HEX_SPACE.search(low):
         decoders.append((_HEX_BYTES, _decode_hex_bytes))
     if "&#" in view:
         decoders.append((_ENTITIES, _decode_entities))
@@ -523,7 +534,7 @@ def _decoded(view: str, low: str) -> View | None:
         decoders.append((_NATO_RUN, _decode_nato))
     if not view.isascii() and any("\u2800" <= c <= "\u28ff" for c in view):
         decoders.append((_BRAILLE_RUN, _decode_braille))
-    if any(c.isdigit() for c in view[:4000]) and _A1Z26_RUN.search(view):
+    if _has_digit(view[:4000]) and _A1Z26_RUN.search(view):
         decoders.append((_A1Z26_RUN, _decode_a1z26))
     if "<~" in view:
         decoders.append((_A85_RUN, _decode_a85))
@@ -532,7 +543,7 @@ def _decoded(view: str, low: str) -> View | None:
             text = decode(m.group())
             if text is not None:
                 subs.append((m.start(), m.end(), f" {text} "))
-    if any(h in view for h in _CONCAT_HINT):
+    if _HAS_CONCAT_HINT.search(view):
         for m in _CONCAT.finditer(view):
             joined = _concat(m.group())
             if joined:
@@ -557,13 +568,13 @@ def _unglued(view: str, low: str) -> View | None:
                 subs.append((m.start(), m.end(), re.sub(r"[._\-\u00b7]", "", run)))
             else:
                 subs.append((m.start(), m.end(), re.sub(r"[ ._\-\u00b7]", "", run)))
-    if "\n" in view and any(v in low for v in _VERBS):
+    if "\n" in view and _HAS_VERB.search(low):
         for m in _STACKED.finditer(view):
             subs.extend((b.start(), b.end(), " ") for b in _STACK_BREAK.finditer(view, *m.span()))
     if "-\n" in view or "- \n" in view:  # a word hyphenated across a line break ("disre-\ngard")
         subs.extend((m.start(), m.end(), "") for m in _LINE_HYPHEN.finditer(view))
     inserted = False
-    if any(v in low for v in _VERBS):
+    if _HAS_VERB.search(low):
         for token in _glued_tokens(view, low):
             for m in _GLUE.finditer(view, token.start(), token.end()):
                 subs.append((m.start(), m.end(), " "))
@@ -584,6 +595,8 @@ def _unglued(view: str, low: str) -> View | None:
 _ORDER_WORDS = ("ignor", "disregard", "forget", "overrid", "bypass", "instruction", "system prompt")
 _ROT13_WORDS = tuple(codecs.encode(w, "rot13") for w in _ORDER_WORDS)
 _REVERSED_WORDS = tuple(w[::-1] for w in _ORDER_WORDS)
+_HAS_ROT13_WORD = any_of(_ROT13_WORDS)
+_HAS_REVERSED_WORD = any_of(_REVERSED_WORDS)
 # rot47 turns every printable ASCII character but the space half way round
 _ROT47 = str.maketrans({chr(c): chr(33 + (c - 33 + 47) % 94) for c in range(33, 127)})
 _LEET = str.maketrans("013456789@$|", "oieasgtbgasl")
@@ -614,13 +627,13 @@ def derived_views(view: str, low: str) -> Iterator[tuple[View, bool]]:
     decoded = _decoded(view, low)
     if decoded is not None:
         yield decoded, True
-    if (("rot" in low or "caesar" in low) and _ROT13_HINT.search(view)) or any(
-        w in low for w in _ROT13_WORDS
+    if (("rot" in low or "caesar" in low) and _ROT13_HINT.search(view)) or _HAS_ROT13_WORD.search(
+        low
     ):
         yield (codecs.encode(view, "rot13"), None, None), True
     if "rot47" in low or "rot-47" in low or "rot 47" in low:
         yield (view.translate(_ROT47), None, None), True
-    if any(w in low for w in _REVERSED_WORDS):
+    if _HAS_REVERSED_WORD.search(low):
         yield _reversed(view), True
     if not view.isascii() and len(_FLIPPED_ONLY.intersection(view)) >= 3:
         yield _flipped(view), True

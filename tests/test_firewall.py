@@ -447,3 +447,23 @@ def test_the_stored_model_is_sparse_and_loads_as_the_trained_one(tmp_path):
     (tmp_path / "bi.counts.npy").write_bytes(b"\x93NUMPY")
     with pytest.raises(IndexCorrupt, match="unreadable firewall model"):
         load_state(tmp_path)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.text(alphabet="ab.*+?()[]|\\^$ 0x\u00e9", min_size=1, max_size=5), max_size=6),
+    st.text(alphabet="ab.*+?()[]|\\^$ 0x\u00e9", max_size=40),
+)
+def test_any_of_finds_exactly_the_texts_holding_a_word(words: list[str], text: str) -> None:
+    from gitstrata.serve.firewall_lexicon import any_of
+
+    assert (any_of(tuple(words)).search(text) is not None) == any(w in text for w in words)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(max_size=30))
+def test_the_digit_test_agrees_with_str_isdigit(text: str) -> None:
+    from gitstrata.serve.firewall_views import _has_digit
+
+    assert _has_digit(text) == any(c.isdigit() for c in text)
+    assert _has_digit(text + "\u00b2") and _has_digit("x7")  # a superscript two is a digit
