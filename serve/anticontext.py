@@ -36,6 +36,7 @@ from ..store.attempts import (
     revert_id,
     target_label,
     touched_lines,
+    without_respacing,
 )
 from ..store.config import GraveyardConfig
 from ..store.ids import MODULE_SYMBOL
@@ -301,7 +302,7 @@ def warning_from_failure(f: FailedAttempt, reasons: list[str] | None = None) -> 
         tried=f.notes or "",
         errors=list(f.signature.errors[:3]),
         failing_tests=list(f.signature.failing[:3]),
-        diff_excerpt="\n".join(changed_lines(f.diff)[:MAX_DIFF_LINES]),
+        diff_excerpt="\n".join(without_respacing(changed_lines(f.diff))[:MAX_DIFF_LINES]),
         source="journal",
     )
 
@@ -542,6 +543,7 @@ def _reverts(index: ServeIndex, muted: Collection[str], share: float) -> list[_R
             )
         )
         diff = [ln for t in touches for ln in changed_lines(t["excerpt"] or "")]
+        shown = [ln for t in touches for ln in without_respacing(changed_lines(t["excerpt"] or ""))]
         again = reverter(sha)
         reapplied = again[:10] if again else _restored_by(index, sha, code, share)
         reason = _body(messages.get(sha))
@@ -574,7 +576,7 @@ def _reverts(index: ServeIndex, muted: Collection[str], share: float) -> list[_R
                     occurrences=1,
                     command=None,
                     tried=tried,
-                    diff_excerpt="\n".join(diff[:MAX_DIFF_LINES]),
+                    diff_excerpt="\n".join(shown[:MAX_DIFF_LINES]),
                     source=REVERT,
                 ),
                 past=PastAttempt(

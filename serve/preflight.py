@@ -22,6 +22,7 @@ import functools
 import posixpath
 from typing import Any
 
+from ..store.attempts import changed_lines, without_respacing
 from ..store.config import RetrievalConfig
 from ..store.errors import AmbiguousSymbol
 from ..store.ids import MODULE_SYMBOL
@@ -316,12 +317,11 @@ def _is_comment(line: str) -> bool:
 
 @functools.lru_cache(maxsize=4096)  # a generation's excerpts never change; hot ones repeat
 def _excerpt_lines(text: str) -> tuple[str, ...]:
-    """The +/- lines of a stored excerpt, most telling first: changed code, not blank lines."""
-    out = []
-    for line in text.splitlines():
-        if line[:1] in "+-" and line[1:].strip() and not line.startswith(("+++", "---")):
-            out.append(line[0] + "     " + line[1:].rstrip())
-    return tuple(out)
+    """The +/- lines of a stored excerpt, most telling first: changed code, not blank lines, not
+    lines that only lost or gained trailing blanks (`without_respacing`)."""
+    return tuple(
+        line[0] + "     " + line[1:].rstrip() for line in without_respacing(changed_lines(text))
+    )
 
 
 def _coupling(index: ServeIndex, target: SymbolRow, report: PreflightReport, *, limit: int) -> None:

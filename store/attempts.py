@@ -133,6 +133,31 @@ def changed_lines(diff: str, *, keep_blank: bool = False) -> list[str]:
     ]
 
 
+def without_respacing(lines: list[str]) -> list[str]:
+    """`lines` (a diff's `-`/`+` lines, marker first) without the removed and added lines that
+    differ only in trailing whitespace: each added line takes the first unpaired removed line
+    whose text is the same once trailing blanks are trimmed, and both are left out (a commit
+    that trims trailing spaces, or turns CRLF into LF, changed nothing a reader needs to see).
+    A line removed and added exactly as it was (moved) stays, and so does any change of
+    indentation: either can change what the code does."""
+    removed: dict[str, list[int]] = {}
+    for i, line in enumerate(lines):
+        if line[:1] == "-":
+            removed.setdefault(line[1:].rstrip(), []).append(i)
+    dropped: set[int] = set()
+    for i, line in enumerate(lines):
+        if line[:1] != "+":
+            continue
+        pending = removed.get(line[1:].rstrip())
+        if not pending:
+            continue
+        for k, j in enumerate(pending):
+            if lines[j][1:] != line[1:]:
+                dropped.update((i, pending.pop(k)))
+                break
+    return [line for i, line in enumerate(lines) if i not in dropped] if dropped else lines
+
+
 def touched_lines(diff: str) -> frozenset[str]:
     """The lines a diff changed, stripped: the ones it removed or replaced, and for a pure
     insertion the context lines on either side of it (what it was wedged between). Only lines

@@ -483,3 +483,43 @@ def test_a_question_asked_after_each_append_is_answered_as_a_fresh_engine_answer
                 assert got == shown(fresh)
             seen.append(got)
     assert seen[-1] != seen[-2] and any(seen)  # the steps changed what is shown
+
+
+def test_lines_that_only_lost_trailing_blanks_are_left_out_of_excerpts() -> None:
+    from gitstrata.store.attempts import without_respacing
+
+    lines = ["- * ", "+ *", "-x = 1\r", "+x = 2", "-moved()", "+moved()", "-  if a:", "+if a:"]
+    # a trailing-blank pair goes; a real change, a moved line and a re-indent stay
+    assert without_respacing(lines) == [
+        "-x = 1\r",
+        "+x = 2",
+        "-moved()",
+        "+moved()",
+        "-  if a:",
+        "+if a:",
+    ]
+    # each added line takes one removed line: a third copy stays
+    assert without_respacing(["-a ", "-a  ", "+a", "+a", "+a"]) == ["+a"]
+
+
+def test_a_reverted_attempt_and_its_history_show_code_not_respaced_lines(git_repo) -> None:
+    header = "/**\n * Send a response.   \n *   \n */\n"
+    git_repo.commit("feat: send", {"send.js": header + "function send(b) {\n  return b\n}\n"})
+    sha = git_repo.commit(
+        "feat(send): etag on every response",
+        {
+            "send.js": header.replace("   \n", "\n")
+            + "function send(b) {\n  etag(b)\n  return b\n}\n"
+        },
+    )
+    git_repo.git("revert", "--no-edit", sha)
+    with Strata(git_repo.path) as s:
+        s.index(jobs=1)
+        report = s.preflight("send.js", "send", "add an etag to every response")
+    (revert,) = [w for w in report.warnings if w.source == "revert"]
+    assert revert.diff_excerpt.splitlines() == ["+  etag(b)"]
+    shown = [ln for h in report.history for ln in h.excerpt]
+    assert any("etag(b)" in ln for ln in shown)
+    assert not any(
+        ln.rstrip() in ("-      *", "+      *") or "Send a response" in ln for ln in shown
+    )
