@@ -102,5 +102,6 @@ def test_a_library_host_keeps_its_collector_as_it_set_it(indexed) -> None:
 def test_with_nothing_to_load_the_collector_resumes_after_the_first_look(tmp_path: Path) -> None:
     (tmp_path / "no-repository").mkdir()
     got = _run(_LIFECYCLE, str(tmp_path / "no-repository"), "frozen")
-    assert got["engine"] is False and got["at_start"] is False
-    assert got["loaded"] is True  # the first tick found nothing to answer fast with
+    # (whether the pause is still on just after `start` depends on how fast that look is)
+    assert got["engine"] is False
+    assert got["loaded"] is True  # the first look found nothing to answer fast with
