@@ -9,6 +9,7 @@ in this module is markup.
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -150,15 +151,19 @@ def print_status(info: dict[str, Any]) -> None:
 
 
 def print_frame(frame: pl.DataFrame, *, limit: int = 50) -> None:
-    console = _console()
-    table = Table(box=None, header_style="bold", pad_edge=False)
-    for col in frame.columns:
-        table.add_column(Text(col), overflow="fold")
-    for row in frame.head(limit).iter_rows():
-        table.add_row(*(Text("" if v is None else str(v)) for v in row))
-    console.print(table)
-    more = f" (showing {limit})" if frame.height > limit else ""
-    console.print(f"{frame.height} rows{more}")
+    """At most `limit` rows of `frame` (`render_plain.frame_text`: one line per row, nothing
+    folded to the console's width)."""
+    from .render_plain import frame_text, wants_style
+
+    shown = frame.head(limit)
+    numeric = frozenset(
+        c for c, t in zip(shown.columns, shown.dtypes, strict=True) if t.is_numeric()
+    )
+    text = frame_text(
+        shown.columns, list(shown.iter_rows()), numeric, total=frame.height, styled=wants_style()
+    )
+    sys.stdout.write(text)
+    sys.stdout.flush()
 
 
 def print_graveyard(failures: Sequence[FailedAttempt]) -> None:

@@ -29,7 +29,7 @@ def plain(text: str) -> str:
     return text.translate(_CONTROL)
 
 
-def _styled() -> bool:
+def wants_style() -> bool:
     if os.environ.get("NO_COLOR") or os.environ.get("TERM") == "dumb":
         return False
     try:
@@ -42,14 +42,20 @@ def _style(text: str, code: str, on: bool) -> str:
     return f"\x1b[{code}m{text}\x1b[0m" if on else text
 
 
-def table(header: Sequence[str], rows: Sequence[Sequence[str]], *, bold: bool = False) -> str:
-    """Rows under a header, columns two spaces apart, left-aligned for `_LEFT` names, right
-    otherwise; trailing spaces removed."""
+def table(
+    header: Sequence[str],
+    rows: Sequence[Sequence[str]],
+    *,
+    bold: bool = False,
+    left: frozenset[str] = _LEFT,
+) -> str:
+    """Rows under a header, columns two spaces apart, left-aligned for the names in `left`,
+    right otherwise; trailing spaces removed."""
     widths = [max(len(r[i]) for r in (header, *rows)) for i in range(len(header))]
 
     def line(cells: Sequence[str]) -> str:
         out = [
-            c.ljust(w) if name in _LEFT else c.rjust(w)
+            c.ljust(w) if name in left else c.rjust(w)
             for c, w, name in zip(cells, widths, header, strict=True)
         ]
         return "  ".join(out).rstrip()
@@ -119,4 +125,22 @@ def search_text(resp: SearchResponse, *, styled: bool = False) -> str:
 
 
 def print_search(resp: SearchResponse) -> None:
-    sys.stdout.write(search_text(resp, styled=_styled()))
+    sys.stdout.write(search_text(resp, styled=wants_style()))
+
+
+def frame_text(
+    columns: Sequence[str],
+    rows: Sequence[Sequence[object]],
+    numeric: frozenset[str],
+    *,
+    total: int,
+    styled: bool = False,
+) -> str:
+    """A query result (`gitstrata sql`, `inspect`) as a table whose cells are never wrapped or
+    folded to a width: a script or an agent reading the output gets each row on one line, each
+    value whole. Numbers are right-aligned; `total` rows were found, `len(rows)` are shown."""
+    header = [plain(c) for c in columns]
+    cells = [[plain("" if v is None else str(v)) for v in row] for row in rows]
+    left = frozenset(h for h, c in zip(header, columns, strict=True) if c not in numeric)
+    more = f" (showing {len(rows)})" if total > len(rows) else ""
+    return table(header, cells, bold=styled, left=left) + f"\n{total} rows{more}\n"

@@ -518,3 +518,29 @@ def test_the_index_command_allocates_through_the_c_library_unless_told_otherwise
     user = {"ARROW_DEFAULT_MEMORY_POOL": "mimalloc", "OPENBLAS_THREAD_TIMEOUT": "20"}
     mimalloc, *chosen = _pool_probe("index", "-q", env=user)
     assert mimalloc > 0 and chosen == ["mimalloc", "20"]
+
+
+def test_sql_rows_stay_whole_on_a_narrow_console(make_repo) -> None:
+    r = make_repo("narrow")
+    subject = "feat: " + " ".join(f"word{i}" for i in range(30)) + " \x1b[31mred"
+    r.commit(subject, {"a.py": "def a():\n    return 1\n"})
+    done = subprocess.run(
+        [sys.executable, "-m", "gitstrata", "-C", str(r.path), "index", "--jobs", "1", "-q"],
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 0, done.stderr
+    sql = subprocess.run(
+        [sys.executable, "-m", "gitstrata", "-C", str(r.path), "sql",
+         "SELECT subject, added FROM commits"],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "COLUMNS": "40"},
+    )  # fmt: skip
+    assert sql.returncode == 0, sql.stderr
+    lines = sql.stdout.splitlines()
+    shown = subject.replace("\x1b", "?")
+    assert lines[0].split() == ["subject", "added"]
+    # one line per row, the value whole, its escape shown as `?`, the number right-aligned
+    assert lines[1] == shown + "  " + "2".rjust(len("added"))
+    assert lines[2:] == ["1 rows"]
