@@ -117,7 +117,9 @@ def search_text(resp: SearchResponse, *, styled: bool = False) -> str:
     for m in resp.memories:
         where = f" [{', '.join(m.anchors[:3])}]" if m.anchors else ""
         status = "" if m.status == "active" else f" ({m.status})"
-        lines.append(plain(f"  {m.kind} {m.id}{status}{where}: {' '.join(m.text.split())[:160]}"))
+        text = " ".join(m.text.split())
+        text = text if len(text) <= 160 else text[:159] + "…"  # cut: said so
+        lines.append(plain(f"  {m.kind} {m.id}{status}{where}: {text}"))
         lines.extend(plain(f"    {note}") for note in m.stale[:2])
     stages = ", ".join(f"{k} {v:.2f}" for k, v in resp.latency_ms.items() if k != "total")
     lines.append(f"latency ms: {stages}")

@@ -47,6 +47,10 @@ _STATUS_MAP = {
     "rejected": "rejected", "declined": "rejected",
     "deprecated": "archived", "superseded": "superseded", "replaced": "superseded",
 }  # fmt: skip
+# `Revert "subject"` (git's own wording), `Revert: subject`, `revert subject`
+_REVERTED = compile_pattern(
+    r'revert(?:s|ed)?\b[:\s]*"(.+)"\s*$|revert(?:s|ed)?\b[:\s]+(?!")(.+?)\s*$', re.I
+)
 _AGAIN = compile_pattern(r"\bfix(?:e[sd]|ing)?\b.*\bagain\b|\bagain\b.*\bfix", re.I)
 
 
@@ -264,13 +268,20 @@ def git_records(commits: pa.Table, touches: pa.Table, *, depth: int = GIT_DEPTH,
             anchors = [{"path": p, "symbol": q} for p, q in symbols]
         else:
             anchors = [{"path": p} for p in files]
-        what = "Reverted" if revert else "Fixed again"
         where = f" (in {', '.join(files)})" if files else ""
+        if revert:
+            # what was undone, named once: `Revert "X"` reads as X, with both commits
+            undone = _REVERTED.match(subject)
+            what = f"Reverted: {(undone.group(1) or undone.group(2)) if undone else subject}"
+            what += f" ({r['reverted_sha'][:10]})" if r["reverted_sha"] else ""
+            what += f", undone by {r['sha'][:10]}"
+        else:
+            what = f"Fixed again: {subject}"
         out.append({
             "op": "add",
             "mid": "git-" + r["sha"][:10],
             "kind": "pitfall",
-            "text": f"{what}: {subject}{where}. Check why before changing this code the same way."[:MAX_TEXT],
+            "text": f"{what}{where}. Check why before changing this code the same way."[:MAX_TEXT],
             "importance": 0.2,
             "status": "active",
             "tags": ["candidate", "revert" if revert else "refix"],

@@ -140,7 +140,7 @@ def test_index_imports_adrs_git_pitfalls_and_hotspots(git_repo) -> None:
     git_repo.commit("feat: cache prices", {"app/price.py": "def price(x):\n    return x\n"})
     git_repo.commit("feat: faster prices", {"app/price.py": "def price(x):\n    return x * 1\n"})
     sha = git_repo.git("rev-parse", "HEAD").strip()
-    git_repo.commit(
+    revert = git_repo.commit(
         f'Revert "feat: faster prices"\n\nThis reverts commit {sha}.',
         {"app/price.py": "def price(x):\n    return x\n"},
     )
@@ -156,7 +156,10 @@ def test_index_imports_adrs_git_pitfalls_and_hotspots(git_repo) -> None:
     pitfalls = sorted(m.text for m in by_source["git"] if m.kind == "pitfall")
     assert len(pitfalls) == 2
     assert pitfalls[0].startswith("Fixed again: fix: price rounding again (in app/price.py)")
-    assert pitfalls[1].startswith('Reverted: Revert "feat: faster prices" (in app/price.py)')
+    # the undone commit named once, by its own subject, beside the commit that undid it
+    assert pitfalls[1].startswith(
+        f"Reverted: feat: faster prices ({sha[:10]}), undone by {revert[:10]} (in app/price.py)"
+    )
     assert all(
         "candidate" in m.tags and m.importance == 0.2
         for m in by_source["git"]
