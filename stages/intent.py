@@ -72,11 +72,27 @@ _TYPE_INTENT = {
     "cargo": "build",
     "msrv": "build",
     "packaging": "build",
+    # a linter's or formatter's name as the prefix: the commit answers that tool
+    "clippy": "chore",
+    "rustfmt": "chore",
+    "gofmt": "chore",
+    "prettier": "chore",
+    "eslint": "chore",
+    "ruff": "chore",
+    "flake8": "chore",
+    "pylint": "chore",
 }
 _SECURITY_SCOPES = frozenset({"security", "sec", "vuln", "cve"})
 _REVERT_SUBJECT = compile_pattern(r'^\s*Revert\s+"', re.I)
 _REAPPLY_SUBJECT = compile_pattern(r'^\s*Revert\s+"Revert\s+"(.*?)"*\s*$', re.I)
 _REVERTS = compile_pattern(r"\bThis reverts commit ([0-9a-fA-F]{7,40})\b")
+# code in a subject, which says nothing of the commit's purpose: a command-line flag
+# (`--fixed-strings`), a span in backticks, a quoted string (`'cargo fix --edition'`); a quote
+# must stand apart from letters on both sides, so an apostrophe ("don't") opens nothing
+_CODE_SPAN = compile_pattern(
+    r"`[^`\n]*`|(?<![\w-])--?[A-Za-z][\w-]*|(?<!\w)'[^'\n]+'(?!\w)|(?<!\w)\"[^\"\n]+\"(?!\w)"
+)
+_WORD = compile_pattern(r"[^\W\d_]{2,}")
 _SQUASH_PR = compile_pattern(r"\s*\((?:(?:closes |fixes |see )?#\d+[,; ]*)+\)\s*$", re.I)
 
 _ADVISORY = compile_pattern(r"\b(?:CVE-\d{4}-\d{4,}|GHSA(?:-[23456789cfghjmpqrvwx]{4}){3})\b", re.I)
@@ -332,7 +348,9 @@ def _intent(
         kinds[f.kind] = kinds.get(f.kind, 0) + f.added + f.removed + 1
     source = files is None or "source" in kinds
     cues = _SOURCE_CUES if files is not None else _MESSAGE_CUES
-    found = _first(cues, text)
+    words = _CODE_SPAN.sub(" ", text)
+    # a subject that is all code or all quoted (`go fmt`, "Add ...") is read as written
+    found = _first(cues, words if _WORD.search(words) else text.strip("`'\" "))
     scope = conv.group(2) if conv and conv.re is _CONVENTIONAL else None
     fix = ctype == "bugfix" or found == "bugfix"
     if (

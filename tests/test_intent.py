@@ -80,6 +80,16 @@ CASES = [
     ("get default before processing value", ["src/core.py", "CHANGES.rst"], "feature"),
     ("wrapper to getter", ["route.go"], "refactor"),
     ("nothing", [], "chore"),
+    # code in a subject is not its purpose: a flag, a backticked name, a quoted command
+    ("add --fixed-strings flag", ["crates/core/app.rs"], "feature"),
+    ("Add example to -r/--replace docs.", ["crates/core/app.rs"], "docs"),
+    # (no purpose left in its words: a source edit's default, not the bugfix "fix" suggested)
+    ("edition: initial 'cargo fix --edition' run", ["src/lib.rs"], "refactor"),
+    ("Don't crash when it's empty", ["src/parser.py"], "bugfix"),
+    ('"Add the ability to force an install"', ["bin/cli.js"], "feature"),  # all quoted
+    ("`go fmt`", ["mux.go"], "chore"),  # all code: read as written
+    # a linter's name as the prefix
+    ("clippy: fix warnings about a useless format call", ["src/main.rs"], "chore"),
 ]
 
 
