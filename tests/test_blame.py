@@ -281,3 +281,29 @@ def test_blame_with_commit_graph_equals_git_blame(history, tmp_path):
             graph.shas[k] for k in graph.line_commit
         ]
         assert graph.author_times == plain.author_times
+
+
+def test_a_fix_s_changelog_entry_and_docs_are_not_load_bearing_code(git_repo):
+    r = git_repo
+    first = r.commit(
+        "feat: parse",
+        {"p.py": FIXED, "CHANGES.md": "# Changes\n\n- parse\n", "HISTORY": "1.0\n=\n"},
+    )
+    fix = r.commit(
+        "fix: empty field crashes parse (INC-9)",
+        {
+            "p.py": FIXED2,
+            "CHANGES.md": "# Changes\n\n- parse\n- empty fields no longer crash\n",
+            "HISTORY": "1.0\n=\nfix empty fields\n",
+        },
+    )
+    commits = _commits([(first, "feature"), (fix, "bugfix")])
+    for path, language in (("CHANGES.md", "markdown"), ("HISTORY", None)):
+        fb = blame_file(Git(r.path), path, "d" * 40, r.head(), language=language)
+        assert fb.code is not None and not fb.code.any(), path
+        rows = blame.build([fb], _symbols([(path, "<module>", 1, 4)]), commits).to_pylist()
+        assert {row["sha"] for row in rows} == {first, fix}
+        assert not any(row["load_bearing"] for row in rows), path
+    code = blame_file(Git(r.path), "p.py", "b" * 40, r.head(), language="python")
+    rows = blame.build([code], _symbols([("p.py", "parse", 1, 8)]), commits).to_pylist()
+    assert any(row["load_bearing"] for row in rows if row["sha"] == fix)
