@@ -11,6 +11,7 @@ from collections import Counter
 from datetime import UTC, datetime
 from typing import Any
 
+from ..store import filekind
 from ..store.errors import GitstrataError
 from .firewall import clean
 from .memory import MemoryBook
@@ -21,7 +22,8 @@ HOTSPOT_MIN = 3
 
 
 def hotspots(book: MemoryBook, limit: int = 8) -> list[tuple[str, int]]:
-    """The files changed by the most of the last 500 indexed commits."""
+    """The code files (source and tests: `filekind.is_code`) changed by the most of the last
+    500 indexed commits."""
     gen = None
     if book.stale_index is not None:
         try:
@@ -36,7 +38,7 @@ def hotspots(book: MemoryBook, limit: int = 8) -> list[tuple[str, int]]:
     recent = set(commits["sha"].to_pylist()[:HOTSPOT_COMMITS])
     t = gen.table("touches", columns=["sha", "head_path"])
     seen = {(s, p) for s, p in zip(t["sha"].to_pylist(), t["head_path"].to_pylist(), strict=True)}
-    counts = Counter(p for s, p in seen if s in recent)
+    counts = Counter(p for s, p in seen if s in recent and filekind.is_code(p))
     return [(p, n) for p, n in counts.most_common(limit) if n >= HOTSPOT_MIN]
 
 
@@ -86,7 +88,7 @@ def context_pack(
             "Possibly stale memories (check before relying on them)",
             [f"- {m.id}: {notes[0].text()}" for m, notes in book.stale()],
         ),
-        ("Hotspots (most-changed files)", [f"- {p} ({n} commits)" for p, n in hotspots(book)]),
+        ("Hotspots (most-changed code files)", [f"- {p} ({n} commits)" for p, n in hotspots(book)]),
     ]
     lines = [f"# Project memory (gitstrata, {now})"]
     used = estimate_tokens(lines[0])

@@ -24,9 +24,8 @@ import numpy as np
 import polars as pl
 import pyarrow as pa
 
-from ..store import schemas
+from ..store import filekind, schemas
 from ..store.vocabulary import LOAD_BEARING
-from . import filekind
 from .chunking.source import Source
 from .frames import frame
 

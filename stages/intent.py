@@ -29,9 +29,9 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from ..store import filekind
 from ..store.globs import compile_glob
 from ..store.regexcache import compile_pattern
-from . import filekind
 from .patch import FileChange, hunk_lines
 
 _COMMENT_SCAN_LINES = 400  # larger changes are not scanned for comment-only lines

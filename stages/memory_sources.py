@@ -21,6 +21,7 @@ from typing import Any
 
 import pyarrow as pa
 
+from ..store import filekind
 from ..store.ids import MODULE_SYMBOL
 from ..store.memory import MAX_TEXT
 from ..store.regexcache import compile_pattern
@@ -291,7 +292,9 @@ def git_records(commits: pa.Table, touches: pa.Table, *, depth: int = GIT_DEPTH,
             "created": when,
             "updated": when,
         })  # fmt: skip
-    counts = Counter(p for r in recent for p in files_of.get(r["sha"], []))
+    # code only: a changelog, a manifest or a CI file changes in most commits and says nothing
+    # of where the code is fragile
+    counts = Counter(p for r in recent for p in files_of.get(r["sha"], []) if filekind.is_code(p))
     # ties by path: the fact must not depend on the order anything was counted in
     ranked = sorted(counts.items(), key=lambda pn: (-pn[1], pn[0]))[:HOTSPOT_FILES]
     hot = [(p, n) for p, n in ranked if n >= hotspot_min]
@@ -302,7 +305,7 @@ def git_records(commits: pa.Table, touches: pa.Table, *, depth: int = GIT_DEPTH,
             "op": "add",
             "mid": "git-hotspots",
             "kind": "fact",
-            "text": f"Code hotspots (files changed most in the last {len(recent)} commits): {listing}.",
+            "text": f"Code hotspots (source and test files changed most in the last {len(recent)} commits): {listing}.",
             "importance": 0.4,
             "status": "active",
             "tags": ["hotspot"],

@@ -8,8 +8,9 @@ import pytest
 
 from gitstrata.pipeline.gitio import Git
 from gitstrata.pipeline.history import extract_all, rev_list
-from gitstrata.stages import capsule, filekind
+from gitstrata.stages import capsule
 from gitstrata.stages.intent import FileFacts, classify, compile_rules
+from gitstrata.store import filekind
 from gitstrata.store.config import Config, HistoryConfig
 from gitstrata.store.errors import ConfigError
 from gitstrata.store.vocabulary import INTENTS

@@ -331,9 +331,28 @@ def test_the_hotspot_fact_does_not_depend_on_hash_order() -> None:
         for seed in ("1", "2", "3")
     }
     assert texts == {
-        "Code hotspots (files changed most in the last 12 commits): alpha.py (12), mid.py (12), "
-        "zeta.py (12).\n"
+        "Code hotspots (source and test files changed most in the last 12 commits): alpha.py (12), "
+        "mid.py (12), zeta.py (12).\n"
     }
+
+
+def test_hotspots_are_code_files_not_the_changelog_manifest_or_ci() -> None:
+    import pyarrow as pa
+
+    from gitstrata.stages.memory_sources import git_records
+
+    shas = [f"{i:040x}" for i in range(10)]
+    commits = pa.table({
+        "sha": shas, "commit_time": list(range(10)), "subject": ["feat: step"] * 10,
+        "intent": ["feature"] * 10, "reverted_sha": [None] * 10,
+    })  # fmt: skip
+    paths = ["CHANGELOG.md", "package.json", ".github/workflows/ci.yml", "lib/core.js"]
+    paths += ["test/core.test.js"]
+    touches = pa.table({
+        "sha": [s for s in shas for _ in paths], "head_path": [p for _ in shas for p in paths],
+    })  # fmt: skip
+    [fact] = git_records(commits, touches, hotspot_min=1)
+    assert fact["text"].endswith(": lib/core.js (10), test/core.test.js (10).")
 
 
 def test_a_commits_candidate_follows_the_code_it_changed_not_its_file(git_repo) -> None:

@@ -14,10 +14,10 @@ import pytest
 
 from gitstrata.serve import firewall_lexicon, router
 from gitstrata.serve.firewall_rules import RULES
-from gitstrata.stages import filekind, intent, memory_sources, patch, spanrules
+from gitstrata.stages import intent, memory_sources, patch, spanrules
 from gitstrata.stages.chunking import imports, rules, structural, treesitter, treesitter_clike
 from gitstrata.stages.chunking import source as chunk_source
-from gitstrata.store import redact, regexcache, tokenizer
+from gitstrata.store import filekind, redact, regexcache, tokenizer
 from gitstrata.store.secret_formats import TOKEN_FORMATS
 
 # the modules whose patterns are made through the cache
@@ -199,10 +199,10 @@ def test_the_cache_can_be_turned_off(cache_home: Path, monkeypatch: pytest.Monke
 _EVERY_PATTERN = """
 from gitstrata.store import regexcache
 from gitstrata.serve import firewall, router
-from gitstrata.stages import filekind, intent, memory_sources, patch, spanrules
+from gitstrata.stages import intent, memory_sources, patch, spanrules
 from gitstrata.stages.chunking import imports, rules, source, structural, treesitter
 from gitstrata.stages.chunking import treesitter_clike
-from gitstrata.store import redact, secret_formats, tokenizer
+from gitstrata.store import filekind, redact, secret_formats, tokenizer
 firewall.warm()
 print(len(regexcache._entries))
 regexcache.save()

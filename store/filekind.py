@@ -2,7 +2,7 @@
 
 Deterministic and language-agnostic: names and folders that the common ecosystems (Python,
 JavaScript / TypeScript, Go, Rust, Java, Ruby) use by convention. The commit-intent classifier
-(`intent.py`) reads a commit's mix of kinds as evidence of its purpose: a commit that touches only
+(`stages/intent.py`) reads a commit's mix of kinds as evidence of its purpose: a commit that touches only
 tests is a test change whatever its subject says. Order matters: chore names win over docs
 (`ISSUE_TEMPLATE.md` is not documentation), build names over tests (`tests.yaml` of a CI
 workflow is CI), examples over tests (`example_test.go` is runnable documentation).
@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 
-from ..store.regexcache import compile_pattern
+from .regexcache import compile_pattern
 
 KINDS = ("source", "test", "docs", "build", "chore")
 
@@ -190,6 +190,11 @@ def kind(path: str) -> str:
     if _DOCS_DIR.search(path) or _DOCS_NAME.search(name):
         return "docs"
     return "source"
+
+
+def is_code(path: str) -> bool:
+    """Product source or tests: what a code hotspot may be (not docs, build or housekeeping)."""
+    return kind(path) in ("source", "test")
 
 
 def is_changelog(path: str) -> bool:
