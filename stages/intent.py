@@ -183,10 +183,15 @@ _CHORE_WORDS = (
     r"|whitespace|wip"
 )
 
+# a fix whose object is prose: "Fix docs and changelog", "fix the wording of ..."
+_FIXED_PROSE = (
+    r"fix(?:e[sd]|ing)?(?: (?:the|a|some|broken|wrong|outdated))? (?:docs?|documentation"
+    r"|changelog|change log|comments?|wording|spelling|grammar|readme|docstrings?)"
+)
 # subject cues when the product source changed, in precedence order
 _SOURCE_CUES = _cues(
     ("revert", _REVERT_WORDS),
-    ("docs", r"typos?|docstrings?|doc ?comments?|jsdoc|godoc|rustdoc"),
+    ("docs", r"typos?|docstrings?|doc ?comments?|jsdoc|godoc|rustdoc|" + _FIXED_PROSE),
     ("chore", _CHORE_WORDS),
     ("bugfix", _BUG_WORDS),
     ("perf", _PERF_WORDS),
@@ -203,7 +208,7 @@ _SOURCE_CUES = _cues(
 # subject cues when nothing is known of the change: every intent can be read from words
 _MESSAGE_CUES = _cues(
     ("revert", _REVERT_WORDS),
-    ("docs", r"typos?|docstrings?|doc ?comments?|jsdoc|godoc|rustdoc"),
+    ("docs", r"typos?|docstrings?|doc ?comments?|jsdoc|godoc|rustdoc|" + _FIXED_PROSE),
     ("chore", _CHORE_WORDS),
     ("bugfix", _BUG_WORDS),
     ("perf", _PERF_WORDS),

@@ -89,6 +89,10 @@ CASES = [
     ("Don't crash when it's empty", ["src/parser.py"], "bugfix"),
     ('"Add the ability to force an install"', ["bin/cli.js"], "feature"),  # all quoted
     ("`go fmt`", ["mux.go"], "chore"),  # all code: read as written
+    # a fix of prose is documentation, in whatever file the prose is
+    ("Fix docs and changelog", ["src/core.py", "CHANGES.rst"], "docs"),
+    ("Fix documentation of MultiCommand", ["src/core.py"], "docs"),
+    ("Fix crash when the docs folder is missing", ["src/core.py"], "bugfix"),
     # a linter's name as the prefix
     ("clippy: fix warnings about a useless format call", ["src/main.rs"], "chore"),
 ]
