@@ -14,6 +14,7 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass, field
 
+from ..store import filekind
 from ..store.vocabulary import LOAD_BEARING
 from .models import (
     FailureWarning,
@@ -174,6 +175,17 @@ def _drop_empty_sections(lines: list[Line]) -> list[Line]:
 
 def _pct(x: float) -> str:
     return f"{round(100 * x)}%"
+
+
+_FILE_KINDS = {"build": "build or packaging file", "docs": "docs", "chore": "repository file"}
+
+
+def _what_file(path: str) -> str:
+    """What a partner without an import link known is: a changelog, a manifest or CI file, docs
+    (no imports to know by nature), or code whose language has no import resolver."""
+    if filekind.is_changelog(path):
+        return "changelog"
+    return _FILE_KINDS.get(filekind.kind(path), "import link unknown")
 
 
 def _one_line(text: str, limit: int = 160) -> str:
@@ -420,7 +432,7 @@ def render_preflight(report: PreflightReport, *, budget: int | None = 2000) -> s
         for i, cp in enumerate(coupling):
             name = f"{cp.path}::{cp.symbol}" if cp.symbol else cp.path
             flag = (
-                "import link unknown"
+                _what_file(cp.path)
                 if cp.hidden is None
                 else "hidden: no import link"
                 if cp.hidden

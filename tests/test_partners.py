@@ -111,3 +111,29 @@ def test_a_file_that_is_not_parsed_still_gets_its_partners(git_repo, tmp_path) -
         assert report.found and report.context is None
         assert [(c.path, c.co_commits, c.weak) for c in report.coupling] == [("app.py", 2, False)]
         assert strata.preflight("nothing.png").found is False
+
+
+def test_a_partner_without_imports_by_nature_is_named_for_what_it_is(git_repo, tmp_path) -> None:
+    for i in range(3):
+        git_repo.commit(
+            f"feat: step {i}",
+            {
+                "a.py": "".join(f"def f{n}():\n    return {n}\n\n\n" for n in range(i + 1)),
+                "CHANGELOG.md": f"# Changes\n\n- step {i}\n",
+                "pyproject.toml": f'[project]\nname = "a"\nversion = "0.{i}"\n',
+                "notes.xyz": f"step {i}\n",  # a language nothing resolves imports for
+            },
+        )
+    with Strata(git_repo.path, index_dir=tmp_path / "idx") as strata:
+        strata.index()
+        text = render_preflight(strata.preflight("a.py"), budget=None)
+    flags = {
+        line.split()[0]: line.rsplit("[", 1)[1].rstrip("]")
+        for line in (raw.strip() for raw in text.splitlines())
+        if "  P(changes|target changes)=" in line
+    }
+    assert flags == {
+        "CHANGELOG.md": "changelog",
+        "pyproject.toml": "build or packaging file",
+        "notes.xyz": "import link unknown",
+    }
