@@ -49,6 +49,7 @@ _STATUS_MAP = {
     "deprecated": "archived", "superseded": "superseded", "replaced": "superseded",
 }  # fmt: skip
 # `Revert "subject"` (git's own wording), `Revert: subject`, `revert subject`
+_REAPPLIED = compile_pattern(r'\s*revert\s+"revert\b', re.I)
 _REVERTED = compile_pattern(
     r'revert(?:s|ed)?\b[:\s]*"(.+)"\s*$|revert(?:s|ed)?\b[:\s]+(?!")(.+?)\s*$', re.I
 )
@@ -253,9 +254,13 @@ def git_records(commits: pa.Table, touches: pa.Table, *, depth: int = GIT_DEPTH,
                 files_of[sha].append(path)
             if qualname and qualname != MODULE_SYMBOL:
                 symbols_of.setdefault(sha, {})[(path, qualname)] = None
+    # a revert that was itself reverted: the change it undid is back, and no pitfall
+    undone = {r["reverted_sha"] for r in rows if r["reverted_sha"]}
     out = []
     for r in recent:
         subject = (r["subject"] or "").strip()
+        if _REAPPLIED.match(subject) or r["sha"] in undone:
+            continue  # `Revert "Revert ..."` puts a change back; it warns of nothing
         revert = r["intent"] == "revert" or subject.lower().startswith("revert")
         if not (revert or _AGAIN.search(subject)):
             continue
@@ -272,8 +277,10 @@ def git_records(commits: pa.Table, touches: pa.Table, *, depth: int = GIT_DEPTH,
         where = f" (in {', '.join(files)})" if files else ""
         if revert:
             # what was undone, named once: `Revert "X"` reads as X, with both commits
-            undone = _REVERTED.match(subject)
-            what = f"Reverted: {(undone.group(1) or undone.group(2)) if undone else subject}"
+            named = _REVERTED.match(subject)
+            what = (
+                f"Reverted: {(named.group(1) or named.group(2)).rstrip(' .') if named else subject}"
+            )
             what += f" ({r['reverted_sha'][:10]})" if r["reverted_sha"] else ""
             what += f", undone by {r['sha'][:10]}"
         else:

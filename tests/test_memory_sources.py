@@ -403,3 +403,24 @@ def test_a_candidate_that_changed_many_functions_keeps_its_file(git_repo) -> Non
     assert [a.label for a in cand.anchors] == ["app/steps.py"]
     assert cand.id in [m.id for m in s.preflight("app/steps.py").memories]
     assert cand.id not in [m.id for m in s.preflight("app/steps.py", "f1").memories]
+
+
+def test_a_revert_that_was_itself_reverted_leaves_no_pitfall(git_repo) -> None:
+    git_repo.commit("feat: prices", {"app/price.py": "def price(x):\n    return x\n"})
+    sha = git_repo.commit("feat: cache", {"app/price.py": "def price(x):\n    return x * 1\n"})
+    first = git_repo.commit(
+        f'Revert "feat: cache"\n\nThis reverts commit {sha}.',
+        {"app/price.py": "def price(x):\n    return x\n"},
+    )
+    git_repo.commit(
+        f'Revert "Revert "feat: cache""\n\nThis reverts commit {first}.',
+        {"app/price.py": "def price(x):\n    return x * 1\n"},
+    )
+    git_repo.commit("Revert slower rounding.", {"app/round.py": "def r(x):\n    return x\n"})
+    s = Strata(git_repo.path)
+    s.index()
+    pitfalls = sorted(m.text for m in s.memory.live() if m.kind == "pitfall")
+    # the cache is back: neither the revert nor its revert warns; a plain revert still does,
+    # named without the sentence's full stop
+    assert len(pitfalls) == 1
+    assert pitfalls[0].startswith("Reverted: slower rounding, undone by ")
