@@ -77,26 +77,19 @@ def indexed(tmp_path_factory) -> GitRepo:
     return repo
 
 
-def test_after_a_frozen_start_up_the_collector_waits_for_the_first_answer(indexed) -> None:
-    got = _run(_LIFECYCLE, str(indexed.path), "frozen")
-    assert got == {
-        "engine": True,
-        "before": True,
-        "at_start": False,
-        "loaded": False,
-        "answered": True,
-    }
-
-
-def test_a_library_host_keeps_its_collector_as_it_set_it(indexed) -> None:
-    got = _run(_LIFECYCLE, str(indexed.path), "host")
-    assert got == {
-        "engine": True,
-        "before": True,
-        "at_start": True,
-        "loaded": True,
-        "answered": True,
-    }
+@pytest.mark.parametrize(
+    ("start_up", "paused_until_answered"),
+    [
+        ("frozen", True),  # the command line's process: paused from the load to the answer
+        ("host", False),  # a library host keeps its collector as it set it
+    ],
+)
+def test_the_collector_waits_for_the_first_answer_only_after_a_frozen_start_up(
+    indexed, start_up: str, paused_until_answered: bool
+) -> None:
+    got = _run(_LIFECYCLE, str(indexed.path), start_up)
+    on = not paused_until_answered
+    assert got == {"engine": True, "before": True, "at_start": on, "loaded": on, "answered": True}
 
 
 def test_with_nothing_to_load_the_collector_resumes_after_the_first_look(tmp_path: Path) -> None:
