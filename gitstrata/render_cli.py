@@ -167,29 +167,27 @@ def print_frame(frame: pl.DataFrame, *, limit: int = 50) -> None:
 
 
 def print_graveyard(failures: Sequence[FailedAttempt]) -> None:
+    """One line per recorded attempt, whole (`render_plain.frame_text`), its text through the
+    firewall like any served string."""
+    from .render_plain import frame_text, wants_style
     from .serve.firewall import clean  # recorded text came from outside: served like any
 
-    console = _console()
     if not failures:
-        console.print(
+        _console().print(
             Text("no failed attempts recorded (run tests through `gitstrata exec -- ...`)")
         )
         return
-    table = Table(box=None, header_style="bold", pad_edge=False)
-    for col in ("id", "last seen", "times", "exit", "targets", "what was tried / error"):
-        table.add_column(col, overflow="fold")
+    columns = ("id", "last seen", "times", "exit", "targets", "what was tried / error")
+    rows = []
     for f in failures:
         targets = clean(", ".join(f"{p}::{q}" if q else p for p, q in f.targets[:3]))
         what = clean(f.notes or (f.signature.errors[0] if f.signature.errors else ""))
-        table.add_row(
-            str(f.id),
-            Text(f.last_seen[:10]),
-            str(f.occurrences),
-            "" if f.exit_code is None else str(f.exit_code),
-            Text(targets),
-            Text(what[:100]),
-        )
-    console.print(table)
+        what = " ".join(what.split())
+        what = what if len(what) <= 100 else what[:99] + "…"  # cut: said so
+        rows.append((f.id, f.last_seen[:10], f.occurrences, f.exit_code, targets, what))
+    numeric = frozenset({"id", "times", "exit"})
+    sys.stdout.write(frame_text(columns, rows, numeric, total=len(rows), styled=wants_style()))
+    sys.stdout.flush()
 
 
 def print_failure(f: FailedAttempt) -> None:

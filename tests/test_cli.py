@@ -544,3 +544,17 @@ def test_sql_rows_stay_whole_on_a_narrow_console(make_repo) -> None:
     # one line per row, the value whole, its escape shown as `?`, the number right-aligned
     assert lines[1] == shown + "  " + "2".rjust(len("added"))
     assert lines[2:] == ["1 rows"]
+    # the graveyard's listing too: one line per attempt, its note whole up to 100 characters
+    note = "tried " + " ".join(f"step{i}" for i in range(30))
+    with Strata(r.path) as strata:
+        strata.record_failure("a.py", attempted_diff="", error_trace="E boom", notes=note)
+    listed = subprocess.run(
+        [sys.executable, "-m", "gitstrata", "-C", str(r.path), "graveyard"],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "COLUMNS": "40"},
+    )
+    assert listed.returncode == 0, listed.stderr
+    rows = listed.stdout.splitlines()
+    assert len(rows) == 3 and rows[2] == "1 rows"
+    assert " a.py " in rows[1] and rows[1].endswith("  " + note[:99] + "…")
