@@ -255,11 +255,12 @@ def git_records(commits: pa.Table, touches: pa.Table, *, depth: int = GIT_DEPTH,
             if qualname and qualname != MODULE_SYMBOL:
                 symbols_of.setdefault(sha, {})[(path, qualname)] = None
     # a revert that was itself reverted: the change it undid is back, and no pitfall
-    undone = {r["reverted_sha"] for r in rows if r["reverted_sha"]}
+    # (`This reverts commit` may name it by a prefix)
+    undone = tuple({r["reverted_sha"].lower() for r in rows if r["reverted_sha"]})
     out = []
     for r in recent:
         subject = (r["subject"] or "").strip()
-        if _REAPPLIED.match(subject) or r["sha"] in undone:
+        if _REAPPLIED.match(subject) or (undone and r["sha"].startswith(undone)):
             continue  # `Revert "Revert ..."` puts a change back; it warns of nothing
         revert = r["intent"] == "revert" or subject.lower().startswith("revert")
         if not (revert or _AGAIN.search(subject)):

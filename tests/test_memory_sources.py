@@ -413,7 +413,7 @@ def test_a_revert_that_was_itself_reverted_leaves_no_pitfall(git_repo) -> None:
         {"app/price.py": "def price(x):\n    return x\n"},
     )
     git_repo.commit(
-        f'Revert "Revert "feat: cache""\n\nThis reverts commit {first}.',
+        f'Revert "Revert "feat: cache""\n\nThis reverts commit {first[:12]}.',  # by a prefix
         {"app/price.py": "def price(x):\n    return x * 1\n"},
     )
     git_repo.commit("Revert slower rounding.", {"app/round.py": "def r(x):\n    return x\n"})
