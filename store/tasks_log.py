@@ -26,6 +26,7 @@ from typing import Any
 
 from .errors import GitstrataError, JournalError
 from .journal import Journal, JournalRead
+from .private import open_private, private_dir
 from .tasks import STREAM, apply, check_record, empty_state, replay
 
 SNAPSHOT_FORMAT = 1
@@ -163,12 +164,12 @@ class TaskLog:
         self.write_snapshot(loaded.state)
 
     def write_snapshot(self, state: dict[str, Any]) -> None:
-        folder = self.snapshot_path.parent
-        folder.mkdir(parents=True, exist_ok=True)
+        """The snapshot, replaced atomically; owner-only like the journal it is made from."""
+        folder = private_dir(self.snapshot_path.parent)
         body = {"format": SNAPSHOT_FORMAT, "sha256": _digest(state), "state": state}
         data = json.dumps(body, ensure_ascii=False, sort_keys=True).encode("utf-8")
         tmp = folder / f".{SNAPSHOT_NAME}.{os.getpid()}.tmp"
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+        fd = open_private(tmp, os.O_WRONLY | os.O_TRUNC)
         try:
             os.write(fd, data)
             os.fsync(fd)

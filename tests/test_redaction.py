@@ -25,6 +25,7 @@ from gitstrata.store.config import Config
 from gitstrata.store.errors import ConfigError
 from gitstrata.store.journal import Journal
 from gitstrata.store.redact import Redactor, count_placeholders, redact
+from gitstrata.store.tasks_log import TaskLog
 
 
 def _j(*parts: str) -> str:
@@ -711,6 +712,7 @@ def test_everything_in_the_index_folder_is_owner_only(git_repo: GitRepo, umask: 
         strata = Strata(git_repo.path)
         strata.index()
         Journal(strata.index_dir / "journal").append("notes", {"text": "hello"})
+        TaskLog(strata.index_dir).repair()  # the task snapshot, as `doctor` writes it
         git_repo.commit("more", {"a.py": "def f():\n    return 2\n"})
         strata.index()  # carried and new artifacts alike
         strata.close()
@@ -719,6 +721,7 @@ def test_everything_in_the_index_folder_is_owner_only(git_repo: GitRepo, umask: 
     modes = _modes(git_repo.path / ".strata")
     assert modes["journal/notes.jsonl"] == 0o600 and modes["journal"] == 0o700
     assert modes["index.lock"] == 0o600 and modes["CURRENT"] == 0o600
+    assert modes["snapshots/tasks.json"] == 0o600 and modes["snapshots"] == 0o700
     dirs = [n for n in modes if (git_repo.path / ".strata" / n).is_dir()]
     assert {modes[n] for n in dirs} == {0o700}
     files = [n for n in modes if (git_repo.path / ".strata" / n).is_file()]
