@@ -542,8 +542,9 @@ def _reverts(index: ServeIndex, muted: Collection[str], share: float) -> list[_R
                 for t in touches
             )
         )
-        diff = [ln for t in touches for ln in changed_lines(t["excerpt"] or "")]
-        shown = [ln for t in touches for ln in without_respacing(changed_lines(t["excerpt"] or ""))]
+        per_touch = [changed_lines(t["excerpt"] or "") for t in touches]
+        diff = [ln for lines in per_touch for ln in lines]
+        shown = [ln for lines in per_touch for ln in without_respacing(lines)]
         again = reverter(sha)
         reapplied = again[:10] if again else _restored_by(index, sha, code, share)
         reason = _body(messages.get(sha))

@@ -9,7 +9,7 @@ repository's ignore-revs list) and the HEAD `symbols` and `commits` tables. Inva
 - `code_lines` counts only lines with code on them: blank, whitespace-only and comment-only
   lines (and the inside of multi-line strings, docstrings included: the chunker's lexer masks
   them) are ownership but never load-bearing; prose files (Markdown, a changelog, plain-text
-  docs: `is_prose`) have none, so a fix's changelog entry is not load-bearing code.
+  docs: `filekind.is_prose`) have none, so a fix's changelog entry is not load-bearing code.
 - `load_bearing_share` = code lines written by bugfix / security / revert commits / the
   symbol's code lines; commits outside the indexed history have no intent and never count.
 """
@@ -45,19 +45,6 @@ class FileBlame:
     author_times: tuple[int, ...]
     line_commit: np.ndarray  # int32
     code: np.ndarray | None = None  # bool
-
-
-_PROSE_SUFFIXES = (".md", ".markdown", ".mdx", ".rst", ".txt", ".adoc", ".asciidoc", ".rdoc")
-
-
-def is_prose(path: str, language: str | None) -> bool:
-    """A file of prose, not code: Markdown, reStructuredText, AsciiDoc or plain text, or a
-    changelog whatever its name's suffix (`HISTORY`, `NEWS`)."""
-    return (
-        language == "markdown"
-        or path.lower().endswith(_PROSE_SUFFIXES)
-        or (language is None and filekind.is_changelog(path))
-    )
 
 
 # text languages whose comments start with `#` (the chunker's lexer covers the code languages)
@@ -131,7 +118,7 @@ def parse_porcelain(
         ordered[final - 1] = text
     code = (
         np.zeros(len(ordered), dtype=bool)
-        if is_prose(path, language)
+        if filekind.is_prose(path)
         else code_mask(ordered, language)
     )
     return FileBlame(path, blob, shas, tuple(times), owner, code)

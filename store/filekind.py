@@ -192,6 +192,15 @@ def kind(path: str) -> str:
     return "source"
 
 
+_PROSE_SUFFIXES = (".md", ".markdown", ".mdx", ".rst", ".txt", ".adoc", ".asciidoc", ".rdoc")
+
+
+def is_prose(path: str) -> bool:
+    """A file of prose, not code: Markdown, reStructuredText, AsciiDoc or plain text, or a
+    changelog whatever its name's suffix (`HISTORY`, `NEWS`)."""
+    return path.lower().endswith(_PROSE_SUFFIXES) or is_changelog(path)
+
+
 def is_code(path: str) -> bool:
     """Product source or tests: what a code hotspot may be (not docs, build or housekeeping)."""
     return kind(path) in ("source", "test")
