@@ -40,6 +40,9 @@ EXTRA_VARIANTS: dict[str, dict[str, Any]] = {
     "wordllama (128 tokens)": {"backend": "wordllama", "wordllama_max_tokens": 128},
     "wordllama (all tokens)": {"backend": "wordllama", "wordllama_max_tokens": 65_536},
     "hashing-lsa+wordllama (w=0.2)": {"backend": "hashing-lsa+wordllama", "wordllama_weight": 0.2},
+    # components kept: the served prefix alone (256) against 384
+    "hashing-lsa (256 components)": {"backend": "hashing-lsa", "full_dim": 256},
+    "hashing-lsa (384 components)": {"backend": "hashing-lsa", "full_dim": 384},
     "hashing-lsa+wordllama (w=0.5; all tokens)": {
         "backend": "hashing-lsa+wordllama",
         "wordllama_weight": 0.5,

@@ -111,7 +111,7 @@ def quantize_rows(matrix: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     m = len(matrix)
     codes = np.zeros(matrix.shape, np.int8)
     scales = np.zeros(m, np.float32)
-    step = 8192  # rows per block: the float32 temporaries stay ~12 MB at 384 columns
+    step = 8192  # rows per block: the float32 temporaries stay ~8 MB at 256 columns
     for start in range(0, m, step):
         block = np.asarray(matrix[start : start + step], dtype=np.float32)
         peak = np.abs(block).max(axis=1) if block.shape[1] else np.zeros(len(block), np.float32)
@@ -346,7 +346,7 @@ class HashingLSA:
     def __init__(
         self,
         *,
-        full_dim: int = 384,
+        full_dim: int = 256,
         seed: int = 0,
         n_features: int = 1 << 18,
         char_ngrams: bool = True,

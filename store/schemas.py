@@ -265,7 +265,7 @@ DOCMETA = pa.schema(
 
 # the default widths; a generation's vectors have the width of the embedder that made them
 # (`store/embedder.py`), so readers and writers take the list sizes from the table (`sized_like`)
-VECTOR_DIM = 384  # full embedding (disk only)
+VECTOR_DIM = 256  # the components kept (disk only; hashing-LSA's `full_dim`)
 CODE_DIM = 256  # the served Matryoshka prefix
 
 VECTORS_F32 = pa.schema(

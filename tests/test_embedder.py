@@ -19,7 +19,7 @@ from gitstrata.stages.embed import embed_documents
 from gitstrata.stages.quantize import vectors_matrix
 from gitstrata.store import lsa as lsa_module
 from gitstrata.store.combined import LsaWordLlama
-from gitstrata.store.config import EmbeddingConfig
+from gitstrata.store.config import Config, ConfigError, EmbeddingConfig
 from gitstrata.store.embedder import BACKENDS, Embedder, haar_rotation, make_backend
 from gitstrata.store.errors import IndexCorrupt
 from gitstrata.store.lsa import HashingLSA, _truncated_svd, dequantize_rows, quantize_rows
@@ -586,13 +586,16 @@ def test_a_state_made_with_another_wordllama_version_is_refused(tmp_path: Path) 
     [
         pytest.param("wordllama", 256, 256, marks=needs_wordllama),
         pytest.param("hashing-lsa+wordllama", 512, 512, marks=needs_wordllama),
-        ("hashing-lsa", 384, 256),
+        ("hashing-lsa", 256, 256),  # the default: the served prefix alone
+        ("hashing-lsa", 384, 256),  # wider components than served (`full_dim`)
     ],
 )
 def test_embed_stage_widths_and_refit_rule_per_backend(
     tmp_path: Path, backend: str, full: int, served: int
 ) -> None:
-    cfg = EmbeddingConfig(backend=backend)
+    cfg = EmbeddingConfig(
+        backend=backend, **({"full_dim": full} if backend == "hashing-lsa" else {})
+    )
     docs = _documents(CORPUS)
     first = embed_documents(docs, cfg)
     assert first.refit and first.vectors.schema.field("vector").type.list_size == full
@@ -610,3 +613,13 @@ def test_embed_stage_widths_and_refit_rule_per_backend(
         backend, {"wordllama_weight": 0.9}
     )
     assert embed_documents(docs, EmbeddingConfig(backend=backend, **other), loaded).refit
+
+
+def test_the_served_prefix_must_be_kept() -> None:
+    # the default keeps the served width, and no wider prefix can be asked for than is kept
+    assert EmbeddingConfig().full_dim == EmbeddingConfig().mrl_dim == 256
+    with pytest.raises(ConfigError, match=r"mrl_dim \(300\) is wider than full_dim \(256\)"):
+        Config.from_dict({"embedding": {"mrl_dim": 300}})
+    assert (
+        Config.from_dict({"embedding": {"mrl_dim": 300, "full_dim": 384}}).embedding.mrl_dim == 300
+    )

@@ -15,6 +15,14 @@ from gitstrata.store.generations import Store
 from gitstrata.store.schemas import VECTORS_F32
 from gitstrata.store.vecstore import mrl_truncate, open_mapped
 
+# vectors wider than the 256 served (a `full_dim` of 384): the prefix is what is quantized
+F32_384 = pa.schema(
+    [
+        VECTORS_F32.field("doc_id"),
+        VECTORS_F32.field("vector").with_type(pa.list_(pa.float16(), 384)),
+    ]
+)
+
 
 def _clustered(n: int, dim: int = 384, topics: int = 40, seed: int = 0) -> np.ndarray:
     """Unit vectors drawn as sparse mixtures of a few topic directions plus noise."""
@@ -35,7 +43,7 @@ def _write_generation(
             "doc_id": [f"d{i}" for i in range(len(vectors))],
             "vector": pa.FixedSizeListArray.from_arrays(flat, 384),
         },
-        schema=VECTORS_F32,
+        schema=F32_384,
     )
     bits, i8 = quantize(table, rotation)
     writer = Store(tmp_path / "store").begin()
@@ -262,7 +270,7 @@ def test_vector_components_are_written_without_statistics(tmp_path: Path) -> Non
             "doc_id": [f"d{i}" for i in range(50)],
             "vector": pa.FixedSizeListArray.from_arrays(flat, 384),
         },
-        schema=VECTORS_F32,
+        schema=F32_384,
     )
     writer = Store(tmp_path / "store").begin()
     info = writer.write_table("vectors_f32", table)
