@@ -291,6 +291,15 @@ _DATA_PREFIX = compile_pattern(
     r"(?:base64,|sha(?:1|256|384|512)-|h1:|sha256:|integrity=\"?)\Z", re.I
 )
 
+# a word every match of a rule holds, matched as the rule matches it (case-insensitively, so
+# with the same folding of non-ASCII letters): `_NAME`'s key words (`_ENV_ASSIGN`'s too), those and
+# `_GENERIC`'s short names, `_BEARER`'s schemes. A line without it is not searched by the rule.
+_NAME_WORD = compile_pattern(r"pass|pwd|secret|token|key|credential", re.IGNORECASE)
+_GENERIC_WORD = compile_pattern(
+    r"pass|pwd|secret|token|key|credential|sig|auth|salt|hmac", re.IGNORECASE
+)
+_BEARER_WORD = compile_pattern(r"bearer|token|basic", re.IGNORECASE)
+
 # a line with one of these may hold a key-ish assignment, flag or bearer header
 _HINT = compile_pattern(
     r"pass|pwd|secret|token|key|credential|auth|sig|salt|hmac|bearer|basic"
@@ -558,16 +567,29 @@ class Redactor:
             text = _keyed_sub(_URL_PASSWORD, tail("url_password", _url_value), text)
 
         def keyed(line: str) -> str:
-            line = _keyed_sub(
-                _BEARER, tail("bearer_token", lambda m: _entropy(m.group("secret")) >= 3.0), line
-            )
-            line = _keyed_sub(_ENV_ASSIGN, tail("password_assignment"), line)
+            # the rules below that need a key name (`_NAME`) run only on a line holding one of
+            # its words, looked for again in a line a rule has changed
+            if _BEARER_WORD.search(line):
+                line = _keyed_sub(
+                    _BEARER,
+                    tail("bearer_token", lambda m: _entropy(m.group("secret")) >= 3.0),
+                    line,
+                )
+            seen, named = line, _NAME_WORD.search(line) is not None
+            if named:
+                line = _keyed_sub(_ENV_ASSIGN, tail("password_assignment"), line)
             if "-" in line:
                 line = _keyed_sub(_FLAG, tail("password_assignment", _flag_value), line)
             if "=" in line:
                 line = _keyed_sub(_PAIR, tail("password_assignment", _pair_value), line)
-            line = _keyed_sub(_QUOTED_ASSIGN, tail("password_assignment", _quoted_value), line)
-            line = _keyed_sub(_BARE_ASSIGN, tail("password_assignment", _data_not_code), line)
+            if line is not seen:
+                seen, named = line, _NAME_WORD.search(line) is not None
+            if named:
+                line = _keyed_sub(_QUOTED_ASSIGN, tail("password_assignment", _quoted_value), line)
+            if line is not seen:
+                seen, named = line, _NAME_WORD.search(line) is not None
+            if named:
+                line = _keyed_sub(_BARE_ASSIGN, tail("password_assignment", _data_not_code), line)
             # a command's flag given twice (`mysql -pA -pB`): each pass takes the first one
             # not yet redacted, so passes repeat while they find one (a bounded number)
             for _ in range(_COMMAND_PASSES):
@@ -581,9 +603,13 @@ class Redactor:
                 line = _keyed_sub(_CRYPT_HASH, tail("password_hash"), line)
             if "pass" in line.lower():
                 line = _keyed_sub(_QUOTED_PASS, tail("password_assignment", _quoted_pass), line)
-            if "[" in line or "(" in line:
+            if line is not seen:
+                seen, named = line, _NAME_WORD.search(line) is not None
+            if named and ("[" in line or "(" in line):
                 line = _keyed_sub(_QUOTED_KEY, tail("password_assignment", _quoted_key), line)
-            if "</" in line:
+            if line is not seen:
+                seen, named = line, _NAME_WORD.search(line) is not None
+            if named and "</" in line:
                 line = _keyed_sub(_XML_KEY, tail("password_assignment", _command_value), line)
             if "?" in line or "&" in line:
                 line = _keyed_sub(_URL_SIGNATURE, tail("url_signature", _url_value), line)
@@ -597,6 +623,8 @@ class Redactor:
                 line = _keyed_sub(_POSITIONAL, tail("password_assignment", _literal_value), line)
             if "@tcp(" in line or "@unix(" in line:
                 line = _keyed_sub(_DSN, tail("password_assignment", _url_value), line)
+            if not _GENERIC_WORD.search(line):
+                return line
             return _keyed_sub(
                 _GENERIC,
                 tail("high_entropy_secret", lambda m: _looks_random(m.group("secret"))),
