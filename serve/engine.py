@@ -26,7 +26,7 @@ from .answers import AnswerCache
 from .anticontext import AntiContext
 from .graveyard import Intent, RetrievedItem
 from .headwatch import HeadWatch
-from .index import ServeIndex
+from .index import ServeIndex, SymbolRow
 from .memory import MemoryBook, Recalled, memory_refs
 from .models import FailureWarning, MemoryRef, PastAttempt, PreflightReport, SearchResponse
 from .paths import repo_relative
@@ -40,6 +40,22 @@ from .search import Ranked, Searcher, SearchResult
 # `Engine._kept`)
 _PREFLIGHT_LIVE = ("invariants", "memories")
 _SEARCH_LIVE = ("invariants", "memories")
+# the head of a ranking the anti-context matches a question against (symbols and commits)
+_RETRIEVED_DEPTH = 10
+# at most this many more related hits are fetched for symbols written inside the target
+_INNER_FETCH = 10
+
+
+def _inner_symbols(index: ServeIndex, target: SymbolRow) -> list[str]:
+    """Symbol ids of the target's file written within its lines (its methods, nested classes
+    and closures), the target excluded."""
+    return [
+        r.symbol_id
+        for r in index.symbols_by_path.get(target.path, ())
+        if r.symbol_id != target.symbol_id
+        and target.start_line <= r.start_line
+        and r.end_line <= target.end_line
+    ]
 
 
 _M = TypeVar("_M", bound=BaseModel)
@@ -297,7 +313,7 @@ class Engine:
         return cached[1]
 
     def _retrieved(
-        self, index: ServeIndex, ranked: list[Ranked], depth: int = 10
+        self, index: ServeIndex, ranked: list[Ranked], depth: int = _RETRIEVED_DEPTH
     ) -> list[RetrievedItem]:
         head = [x for x in ranked if x.kind in ("symbol", "commit")][:depth]
         top = max((x.score for x in head), default=0.0) or 1.0
@@ -419,11 +435,16 @@ class Engine:
             query = " ".join(x for x in (intended_change, qualname or path) if x)
             # related memory is context, not the answer: BM25 with recency and the slot budget,
             # no vectors / graph / reranker, so preflight stays around a millisecond
-            # one document per symbol, so the target is at most one of the hits: one more than
-            # the limit is enough, and every hit built costs its text and evidence
-            result = searcher.search(query, cfg.related_limit + 1, self._lite(cfg))
-            retrieved = self._retrieved(index, result.ranked)
-            own = {target.symbol_id}
+            # the target and what is written inside it (a class's methods, a function's
+            # closures) are the answer, not context. One document per symbol, so they are at
+            # most that many of the hits: that many more than the limit (at most
+            # `_INNER_FETCH` more) is enough, and every hit built costs its text and evidence
+            own = {target.symbol_id, *(_inner_symbols(index, target) if qualname else ())}
+            fetch = cfg.related_limit + min(len(own), 1 + _INNER_FETCH)
+            result = searcher.search(query, fetch, self._lite(cfg))
+            # the anti-context reads the same head of the ranking whatever was fetched (the
+            # ranking does not depend on the number of hits)
+            retrieved = self._retrieved(index, result.ranked[:_RETRIEVED_DEPTH])
             report.related = [h for h in result.response.hits if h.key not in own][
                 : cfg.related_limit
             ]

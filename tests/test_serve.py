@@ -108,6 +108,22 @@ def test_preflight_shows_load_bearing_bugfix_lines(repo) -> None:
     assert "removing them may re-open that bugfix" in block
 
 
+def test_related_memory_leaves_out_what_the_target_holds(repo) -> None:
+    # a class's own methods are the answer, not related context; what is outside its lines
+    # (the charging function of another file) is
+    with Strata(repo.path) as s:
+        report = s.preflight(
+            "backend/payments/gateway.py", "GatewayClient", "charge and refund with metadata"
+        )
+        whole = s.preflight("backend/payments/gateway.py", None, "charge and refund with metadata")
+    assert report.found and report.symbol == "GatewayClient"
+    related = [(h.path, h.symbol) for h in report.related if h.kind == "symbol"]
+    assert related and not [q for p, q in related if (q or "").startswith("GatewayClient.")]
+    assert ("backend/payments/retry.py", "charge_with_retry") in related
+    # a whole-file preflight holds every symbol of the file: its symbols stay related hits
+    assert any((h.symbol or "").startswith("GatewayClient.") for h in whole.related)
+
+
 def test_preflight_unknown_targets_offer_nearest(repo) -> None:
     with Strata(repo.path) as s:
         missing_file = s.preflight("backend/payments/retyr.py")
