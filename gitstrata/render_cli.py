@@ -106,12 +106,13 @@ def print_status(info: dict[str, Any]) -> None:
     console = _console()
     console.print(
         f"index {escape(info['generation'])} at {escape(info['store'])} "
-        f"(built {escape(str(info['created_at']))})"
+        f"(built {escape(str(info['created_at']))})",
+        soft_wrap=True,
     )
     line = f"  indexed HEAD {info['indexed_head'][:10]}"
     if info["stale"]:
         line += f"; repository HEAD moved to {info['repo_head'][:10]}: run `gitstrata index`"
-    console.print(Text(line))
+    console.print(Text(line), soft_wrap=True)
     table = Table(box=None, header_style="bold", pad_edge=False)
     table.add_column("table")
     table.add_column("stage")
@@ -127,15 +128,18 @@ def print_status(info: dict[str, Any]) -> None:
     console.print(table)
     copies = info.get("bytes_mapped_copies") or 0
     more = f" (and {_size(copies)} of the tables' mapped copies)" if copies else ""
-    console.print(f"  {_size(info['bytes_on_disk'])} on disk{more}")
+    console.print(f"  {_size(info['bytes_on_disk'])} on disk{more}", soft_wrap=True)
     red = info.get("redactions") or {}
     kinds = ", ".join(f"{k} {n}" for k, n in (red.get("by_kind") or {}).items())
     console.print(
-        Text(f"  secrets redacted: {red.get('total', 0)}" + (f" ({kinds})" if kinds else ""))
+        Text(f"  secrets redacted: {red.get('total', 0)}" + (f" ({kinds})" if kinds else "")),
+        soft_wrap=True,
     )
     journal = info.get("journal") or {}
     if journal.get("error"):
-        console.print(Text(f"  journal: cannot be read: {journal['error']}"), style="yellow")
+        console.print(
+            Text(f"  journal: cannot be read: {journal['error']}"), style="yellow", soft_wrap=True
+        )
     elif journal.get("skipped"):
         lines = ", ".join(f"{s['file']}:{s['line']}" for s in journal["skipped_lines"][:5])
         more = ", ..." if journal["skipped"] > 5 else ""
@@ -145,6 +149,7 @@ def print_status(info: dict[str, Any]) -> None:
                 f"line(s) skipped ({lines}{more}), kept in the file: see `gitstrata doctor`"
             ),
             style="yellow",
+            soft_wrap=True,
         )
     elif journal:
         console.print(f"  journal: {journal['records']} records")
@@ -206,7 +211,7 @@ def print_failure(f: FailedAttempt) -> None:
     lines += [f"  error: {err}" for err in f.signature.errors[:5]]
     lines += [f"  failing: {t}" for t in f.signature.failing[:5]]
     for line in lines:
-        console.print(Text(clean(line)))
+        console.print(Text(clean(line)), soft_wrap=True)
     if f.diff:
         console.print(Syntax(clean(f.diff), "diff", theme="ansi_dark", word_wrap=True))
 
@@ -216,7 +221,7 @@ def print_inspect(info: dict[str, Any]) -> None:
 
     console = _console()
     for key, title in (
-        ("hotspots", "Coupling hotspots (files with the most co-change partners)"),
+        ("hotspots", "Coupling hotspots (code files with the most co-change partners)"),
         ("hidden_couplings", "Hidden couplings (change together, no import between them)"),
         (
             "load_bearing_files",
@@ -236,5 +241,6 @@ def print_inspect(info: dict[str, Any]) -> None:
         f"index {escape(info['generation'])}: {_size(info['bytes_on_disk'])} on disk; the "
         f"server maps {_size(info['bytes_mapped_by_server'])} (float32 vectors stay on disk: "
         f"{_size(info['bytes_f32_vectors_on_disk'])}); the tables' mapped copies take "
-        f"{_size(info.get('bytes_mapped_copies') or 0)}"
+        f"{_size(info.get('bytes_mapped_copies') or 0)}",
+        soft_wrap=True,
     )

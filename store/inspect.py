@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from . import filekind
 from .generations import Generation
 from .schemas import WEAK_BELOW
 from .tables import run_sql
@@ -18,12 +19,15 @@ def inspect_index(gen: Generation, limit: int = 10) -> dict[str, Any]:
 
     out: dict[str, Any] = {"generation": gen.name, "head": gen.manifest.repo_head}
     if gen.has("cochange_files"):
-        out["hotspots"] = rows(
+        # code files: a changelog, a lock file or a manifest changes with everything and
+        # would head the list without telling anyone anything
+        every = rows(
             "SELECT src AS path, count(*) AS partners, sum(co_commits) AS co_commits, "
             "round(max(CAST(weight AS DOUBLE)), 3) AS max_w FROM cochange_files "
             f"WHERE co_commits >= {WEAK_BELOW} "
-            f"GROUP BY src ORDER BY partners DESC, co_commits DESC, path LIMIT {limit}"
+            "GROUP BY src ORDER BY partners DESC, co_commits DESC, path"
         )
+        out["hotspots"] = [r for r in every if filekind.is_code(r["path"])][:limit]
         # each pair once, by the partner ranking of its stronger direction
         out["hidden_couplings"] = rows(
             "SELECT f.src AS a, f.dst AS b, "

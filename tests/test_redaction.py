@@ -610,6 +610,9 @@ def test_status_counts_redactions_in_text_and_json(git_repo: GitRepo) -> None:
     plain = subprocess.run(cli, capture_output=True, text=True, check=True)
     assert f"secrets redacted: {info['total']} (" in plain.stdout
     assert f"github_token {info['by_kind']['github_token']}" in plain.stdout
+    # one line however many kinds, in a pipe as on a terminal (not folded at 80 columns)
+    kinds = ", ".join(f"{k} {n}" for k, n in info["by_kind"].items())
+    assert f"  secrets redacted: {info['total']} ({kinds})\n" in plain.stdout
 
 
 def test_changing_the_patterns_rebuilds_what_they_cover(git_repo: GitRepo) -> None:

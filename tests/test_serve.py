@@ -346,6 +346,37 @@ def test_cli_query_and_preflight(repo) -> None:
     render_search(SearchResponse.model_validate_json(q.stdout))
 
 
+def test_inspect_hotspots_are_code_files(tmp_path) -> None:
+    # the changelog and the manifest change with every release, so they have the most partners
+    from conftest import GitRepo
+
+    r = GitRepo(tmp_path / "repo")
+    for i in range(3):
+        r.commit(
+            f"release {i}",
+            {
+                "CHANGES.md": f"# changes\n- {i}\n",
+                "package.json": f'{{"version": "1.{i}.0"}}\n',
+                "src/a.py": f"def a():\n    return {i}\n",
+                "src/b.py": f"def b():\n    return {i}\n",
+            },
+        )
+    r.commit("c alone", {"src/c.py": "def c():\n    return 1\n"})
+    got = subprocess.run(
+        [sys.executable, "-m", "gitstrata", "-C", str(r.path), "index", "-q", "-j", "1"],
+        capture_output=True,
+        text=True,
+    )
+    assert got.returncode == 0, got.stderr
+    shown = subprocess.run(
+        [sys.executable, "-m", "gitstrata", "-C", str(r.path), "inspect", "--json"],
+        capture_output=True,
+        text=True,
+    )
+    hot = [h["path"] for h in json.loads(shown.stdout)["hotspots"]]
+    assert sorted(hot) == ["src/a.py", "src/b.py"]
+
+
 def test_sql_and_inspect(repo) -> None:
     def run(*args: str) -> subprocess.CompletedProcess:
         return subprocess.run(
