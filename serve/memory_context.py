@@ -39,7 +39,14 @@ def hotspots(book: MemoryBook, limit: int = 8) -> list[tuple[str, int]]:
     t = gen.table("touches", columns=["sha", "head_path"])
     seen = {(s, p) for s, p in zip(t["sha"].to_pylist(), t["head_path"].to_pylist(), strict=True)}
     counts = Counter(p for s, p in seen if s in recent and filekind.is_code(p))
-    return [(p, n) for p, n in counts.most_common(limit) if n >= HOTSPOT_MIN]
+    # ties by path: a set's order changes from one process to the next (string hashing)
+    ranked = sorted(counts.items(), key=lambda pn: (-pn[1], pn[0]))[:limit]
+    return [(p, n) for p, n in ranked if n >= HOTSPOT_MIN]
+
+
+def _hotspot_fact(m: Any) -> bool:
+    """The hotspots fact the index draws from git history (`stages/memory_sources.py`)."""
+    return m.source == "git" and m.kind == "fact" and "hotspot" in m.tags
 
 
 def _summary(book: MemoryBook) -> list[str]:
@@ -66,7 +73,10 @@ def context_pack(
 ) -> str:
     """`tasks`: lines on the open tasks (first in the pack: a resumed session starts there)."""
     now = datetime.now(UTC).strftime("%Y-%m-%d")
+    hot = hotspots(book)
     live = [m for m in book.live() if m.status == "active"]
+    if hot:  # the hotspots section says it with the paths of today: not the history's fact too
+        live = [m for m in live if not _hotspot_fact(m)]
     by_weight = sorted(live, key=lambda m: (-m.importance, -m.recalls, m.id))
     sections: list[tuple[str, list[str]]] = [
         ("Open tasks (resume one with restore_checkpoint)", list(tasks or [])),
@@ -88,7 +98,7 @@ def context_pack(
             "Possibly stale memories (check before relying on them)",
             [f"- {m.id}: {notes[0].text()}" for m, notes in book.stale()],
         ),
-        ("Hotspots (most-changed code files)", [f"- {p} ({n} commits)" for p, n in hotspots(book)]),
+        ("Hotspots (most-changed code files)", [f"- {p} ({n} commits)" for p, n in hot]),
     ]
     lines = [f"# Project memory (gitstrata, {now})"]
     used = estimate_tokens(lines[0])

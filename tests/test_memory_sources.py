@@ -424,3 +424,39 @@ def test_a_revert_that_was_itself_reverted_leaves_no_pitfall(git_repo) -> None:
     # named without the sentence's full stop
     assert len(pitfalls) == 1
     assert pitfalls[0].startswith("Reverted: slower rounding, undone by ")
+
+
+def test_the_context_pack_lists_hotspots_once_in_the_order_of_their_paths(git_repo) -> None:
+    # the index's hotspots fact and the pack's hotspots section say the same: the section (paths
+    # at HEAD) stays; ties are in path order in every process
+    for i in range(8):  # the fact names files changed by eight commits or more
+        git_repo.commit(
+            f"feat: step {i}",
+            {
+                "app/zeta.py": f"def z():\n    return {i}\n",
+                "app/alpha.py": f"def a():\n    return {i}\n",
+                "app/mid.py": f"def m():\n    return {i}\n",
+            },
+        )
+    s = Strata(git_repo.path)
+    s.index()
+    assert any(m.source == "git" and "hotspot" in m.tags for m in s.memory.live())
+    packs = {
+        subprocess.run(
+            [sys.executable, "-m", "gitstrata", "-C", str(git_repo.path), "context"],
+            capture_output=True,
+            text=True,
+            check=True,
+            env={**os.environ, "PYTHONHASHSEED": seed},
+        ).stdout.split("\n", 1)[1]  # the first line has today's date
+        for seed in ("1", "2", "3")
+    }
+    assert len(packs) == 1
+    pack = packs.pop()
+    assert "Code hotspots (source and test files" not in pack
+    section = pack.split("## Hotspots (most-changed code files)\n", 1)[1].splitlines()[:3]
+    assert section == [
+        "- app/alpha.py (8 commits)",
+        "- app/mid.py (8 commits)",
+        "- app/zeta.py (8 commits)",
+    ]
