@@ -288,6 +288,19 @@ def _reason_line(reason: str, parent: Line, indent: str = "      ") -> Line:
     )
 
 
+def _at_risk(intent: str, test: bool) -> str:
+    """What removing lines a load-bearing commit wrote may cost, by its intent; in a test file,
+    lines a fix wrote are its regression test."""
+    if intent == "revert":
+        return "removing them may bring back what that revert undid"
+    if test:
+        fix = "security fix" if intent == "security" else "bugfix"
+        return f"they test that {fix}: removing them drops its regression test"
+    if intent == "security":
+        return "removing them may re-open the hole that security fix closed"
+    return f"removing them may re-open that {intent}"
+
+
 def _load_bearing_lines(report: PreflightReport) -> list[Line]:
     ctx = report.context
     if ctx is None or not report.load_bearing_commits:
@@ -304,11 +317,12 @@ def _load_bearing_lines(report: PreflightReport) -> list[Line]:
             f"{_pct(report.load_bearing_share)} load-bearing from {fixes}"
         )
     out = [Line("<load_bearing_code why_this_code_exists>", FRAME), Line(summary, HIGH, "summary")]
+    test = filekind.kind(report.file) == "test"
     for o in report.load_bearing:
         entry = Line(
             f"  ! {o.code_lines} line(s) of {ctx.qualname} ({_pct(o.code_share)}) were written by "
             f"{o.commit.short} [{o.commit.intent}] {quoteattr(_one_line(o.commit.subject, 120))}"
-            f" -- removing them may re-open that {o.commit.intent}.",
+            f" -- {_at_risk(o.commit.intent, test)}.",
             MUST + 5,
             "load-bearing fix",
         )

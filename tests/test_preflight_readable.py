@@ -208,3 +208,51 @@ def test_every_block_fits_its_budget_and_says_what_it_left_out(shop) -> None:
 def test_commit_reason(message: str, reason: str) -> None:
     assert commit_reason(message, 200) == reason
     assert len(commit_reason(message, 200)) <= 200
+
+
+@pytest.mark.parametrize(
+    ("path", "intent", "says"),
+    [
+        ("app/pay.py", "bugfix", "-- removing them may re-open that bugfix."),
+        (
+            "app/pay.py",
+            "security",
+            "-- removing them may re-open the hole that security fix closed.",
+        ),
+        ("app/pay.py", "revert", "-- removing them may bring back what that revert undid."),
+        (
+            "tests/test_pay.py",
+            "bugfix",
+            "-- they test that bugfix: removing them drops its regression test.",
+        ),
+        (
+            "tests/test_pay.py",
+            "security",
+            "-- they test that security fix: removing them drops its",
+        ),
+        ("tests/test_pay.py", "revert", "-- removing them may bring back what that revert undid."),
+    ],
+)
+def test_load_bearing_lines_say_what_removing_them_risks(path: str, intent: str, says: str) -> None:
+    from gitstrata.serve.models import CommitRef, Ownership, PreflightReport, SymbolContext
+
+    commit = CommitRef(sha="a" * 40, short="a" * 10, date="2026-01-02", intent=intent,
+                       subject="guard the charge")  # fmt: skip
+    report = PreflightReport(
+        file=path,
+        symbol="charge",
+        found=True,
+        context=SymbolContext(
+            path=path, qualname="charge", kind="function", start_line=1, end_line=9
+        ),  # fmt: skip
+        code_lines=8,
+        load_bearing=[
+            Ownership(
+                commit=commit, lines=4, share=0.5, load_bearing=True, code_lines=4, code_share=0.5
+            )
+        ],  # fmt: skip
+        load_bearing_commits=1,
+        load_bearing_lines=4,
+        load_bearing_share=0.5,
+    )
+    assert says in render_preflight(report)
