@@ -362,28 +362,21 @@ def test_inspect_hotspots_are_code_files(tmp_path) -> None:
             },
         )
     r.commit("c alone", {"src/c.py": "def c():\n    return 1\n"})
-    got = subprocess.run(
-        [sys.executable, "-m", "gitstrata", "-C", str(r.path), "index", "-q", "-j", "1"],
-        capture_output=True,
-        text=True,
-    )
+    got = _cli(r.path, "index", "-q", "-j", "1")
     assert got.returncode == 0, got.stderr
-    shown = subprocess.run(
-        [sys.executable, "-m", "gitstrata", "-C", str(r.path), "inspect", "--json"],
-        capture_output=True,
-        text=True,
-    )
-    hot = [h["path"] for h in json.loads(shown.stdout)["hotspots"]]
+    hot = [h["path"] for h in json.loads(_cli(r.path, "inspect", "--json").stdout)["hotspots"]]
     assert sorted(hot) == ["src/a.py", "src/b.py"]
+
+
+def _cli(path, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "gitstrata", "-C", str(path), *args], capture_output=True, text=True
+    )
 
 
 def test_sql_and_inspect(repo) -> None:
     def run(*args: str) -> subprocess.CompletedProcess:
-        return subprocess.run(
-            [sys.executable, "-m", "gitstrata", "-C", str(repo.path), *args],
-            capture_output=True,
-            text=True,
-        )
+        return _cli(repo.path, *args)
 
     got = run(
         "sql", "SELECT intent, count(*) AS n FROM commits GROUP BY intent ORDER BY intent", "--json"
