@@ -27,7 +27,7 @@ from .anticontext import AntiContext
 from .graveyard import Intent, RetrievedItem
 from .headwatch import HeadWatch
 from .index import ServeIndex, SymbolRow
-from .memory import MemoryBook, Recalled, memory_refs
+from .memory import MemoryBook, Recalled, is_hotspot_fact, memory_refs
 from .models import FailureWarning, MemoryRef, PastAttempt, PreflightReport, SearchResponse
 from .paths import repo_relative
 from .perplexity import PerplexityCheck
@@ -254,7 +254,7 @@ class Engine:
             resp.latency_ms["total"] = round(
                 resp.latency_ms.get("total", 0) + resp.latency_ms["anticontext"], 3
             )
-            resp.memories = self._memories(lambda: self.memory.recall(query, 3, reinforce=False))
+            resp.memories = self._memories(lambda: self._recalled_for(query, 3))
         if base.shared:
             scrub_fields(resp, _SEARCH_LIVE, self.redactor)
         else:
@@ -479,6 +479,12 @@ class Engine:
             got = (known, build())
             kept["anti"] = got
         return got[1]
+
+    def _recalled_for(self, query: str, limit: int) -> list[Recalled]:
+        """The memories a search shows beside its hits: those the query recalls, but not the
+        repository's hotspots (a list of file names that many questions match by a name)."""
+        got = self.memory.recall(query, limit + 1, reinforce=False)
+        return [r for r in got if not is_hotspot_fact(r.memory)][:limit]
 
     def _memories(self, recall: Callable[[], list[Recalled]]) -> list[MemoryRef]:
         # a memory is context: a bad journal line or query never fails the answer around it

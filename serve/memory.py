@@ -838,6 +838,12 @@ def _candidate(mem: Memory) -> bool:
     return mem.source == "git" and "candidate" in mem.tags
 
 
+def is_hotspot_fact(m: Memory) -> bool:
+    """The hotspots fact the index draws from git history (`stages/memory_sources.py`): a fact
+    about the whole repository, for a context pack, that answers no question about its code."""
+    return m.source == "git" and m.kind == "fact" and "hotspot" in m.tags
+
+
 def memory_refs(hits: list[Recalled]) -> list[Any]:
     """`hits` as the `MemoryRef`s of search and preflight results."""
     from .models import MemoryRef

@@ -14,7 +14,7 @@ from typing import Any
 from ..store import filekind
 from ..store.errors import GitstrataError
 from .firewall import clean
-from .memory import MemoryBook
+from .memory import MemoryBook, is_hotspot_fact
 from .render import estimate_tokens
 
 HOTSPOT_COMMITS = 500
@@ -44,11 +44,6 @@ def hotspots(book: MemoryBook, limit: int = 8) -> list[tuple[str, int]]:
     return [(p, n) for p, n in ranked if n >= HOTSPOT_MIN]
 
 
-def _hotspot_fact(m: Any) -> bool:
-    """The hotspots fact the index draws from git history (`stages/memory_sources.py`)."""
-    return m.source == "git" and m.kind == "fact" and "hotspot" in m.tags
-
-
 def _summary(book: MemoryBook) -> list[str]:
     out = []
     if book.stale_index is not None:
@@ -76,7 +71,7 @@ def context_pack(
     hot = hotspots(book)
     live = [m for m in book.live() if m.status == "active"]
     if hot:  # the hotspots section says it with the paths of today: not the history's fact too
-        live = [m for m in live if not _hotspot_fact(m)]
+        live = [m for m in live if not is_hotspot_fact(m)]
     by_weight = sorted(live, key=lambda m: (-m.importance, -m.recalls, m.id))
     sections: list[tuple[str, list[str]]] = [
         ("Open tasks (resume one with restore_checkpoint)", list(tasks or [])),

@@ -426,7 +426,7 @@ def test_a_revert_that_was_itself_reverted_leaves_no_pitfall(git_repo) -> None:
     assert pitfalls[0].startswith("Reverted: slower rounding, undone by ")
 
 
-def test_the_context_pack_lists_hotspots_once_in_the_order_of_their_paths(git_repo) -> None:
+def test_the_hotspots_are_listed_once_and_only_where_asked_for(git_repo) -> None:
     # the index's hotspots fact and the pack's hotspots section say the same: the section (paths
     # at HEAD) stays; ties are in path order in every process
     for i in range(8):  # the fact names files changed by eight commits or more
@@ -441,6 +441,9 @@ def test_the_context_pack_lists_hotspots_once_in_the_order_of_their_paths(git_re
     s = Strata(git_repo.path)
     s.index()
     assert any(m.source == "git" and "hotspot" in m.tags for m in s.memory.live())
+    # asked for, it is recalled; beside a search's hits (whose query names a hotspot), it is not
+    assert s.recall("code hotspots", 3, reinforce=False)[0].memory.id == "git-hotspots"
+    assert s.search("why does app/alpha.py return the step", 5).memories == []
     packs = {
         subprocess.run(
             [sys.executable, "-m", "gitstrata", "-C", str(git_repo.path), "context"],
