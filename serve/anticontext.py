@@ -552,7 +552,7 @@ def _reverts(index: ServeIndex, muted: Collection[str], share: float) -> list[_R
         if reason:
             tried += f": {reason}"
         labels = [target_label(t) for t in targets]
-        date = iso_date(c["author_time"])
+        date = iso_date(c["commit_time"])
         summary = (
             f"reverted, later re-applied in {reapplied}: {orig['subject']} ({full[:10]}), "
             f"reverted by {sha[:10]}"
@@ -612,7 +612,7 @@ def _restored_by(
     back = {(p, ln) for p, ln in lines if ln in code.get(p, ())}
     if not lines or len(back) < share * len(lines):
         return None
-    when = index.commits[revert_sha]["author_time"]
+    when = index.commits[revert_sha]["commit_time"]
     best: tuple[int, str] | None = None
     for path in sorted({p for p, _ in back}):
         # newest first: on a tie the earliest restoring commit wins

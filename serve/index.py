@@ -352,9 +352,11 @@ class ServeIndex:
     def commits(self) -> dict[str, dict[str, Any]]:
         if not self.has("commits"):
             return {}
+        # a commit's date is when it landed (its commit time): history is newest first by it,
+        # and a commit hit's date (`documents`) is the same
         cols = [
             "sha",
-            "author_time",
+            "commit_time",
             "subject",
             "intent",
             "files",

@@ -50,7 +50,7 @@ def commit_ref(index: ServeIndex, sha: str, fallback_time=None, reason_chars: in
     return CommitRef(
         sha=sha,
         short=sha[:10],
-        date=iso_date(c["author_time"]),
+        date=iso_date(c["commit_time"]),
         intent=c["intent"],
         subject=c["subject"] or "",
         reason=index.reason(sha, reason_chars) if reason_chars else "",

@@ -914,7 +914,7 @@ class Searcher:
                 CommitRef(
                     sha=sha,
                     short=sha[:10],
-                    date=iso_date(c["author_time"]),
+                    date=iso_date(c["commit_time"]),
                     intent=c["intent"],
                     subject=c["subject"] or "",
                 )

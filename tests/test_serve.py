@@ -124,6 +124,31 @@ def test_related_memory_leaves_out_what_the_target_holds(repo) -> None:
     assert any((h.symbol or "").startswith("GatewayClient.") for h in whole.related)
 
 
+def test_commit_dates_are_when_the_commits_landed(tmp_path) -> None:
+    # a commit written before another but committed after it (a rebase) is the newer: history
+    # is newest first by commit time, and the dates it shows are commit dates, in that order
+    from datetime import UTC, datetime
+
+    from conftest import BASE_EPOCH, DAY, GitRepo
+
+    r = GitRepo(tmp_path / "repo")
+    r.commit("feat: add pay", {"app/pay.py": "def pay(x):\n    return x\n"})
+    r.commit("feat: round pay", {"app/pay.py": "def pay(x):\n    return round(x)\n"})
+    r.commit("fix: pay in cents", {"app/pay.py": "def pay(x):\n    return round(x * 100)\n"})
+    landed = BASE_EPOCH + 3 * DAY
+    r.git("commit", "--amend", "-q", "--no-edit", "--date", f"@{BASE_EPOCH + DAY // 2} +0000",
+          when=landed)  # fmt: skip
+    with Strata(r.path) as s:
+        s.index(jobs=1)
+        report = s.preflight("app/pay.py", "pay")
+    history = [(h.commit.subject, h.commit.date) for h in report.history]
+    assert history[0] == (
+        "fix: pay in cents",
+        datetime.fromtimestamp(landed, UTC).date().isoformat(),
+    )
+    assert [d for _, d in history] == sorted((d for _, d in history), reverse=True)
+
+
 def test_preflight_unknown_targets_offer_nearest(repo) -> None:
     with Strata(repo.path) as s:
         missing_file = s.preflight("backend/payments/retyr.py")
