@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import sys
+from inspect import cleandoc, getdoc
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -465,6 +466,34 @@ def _register_memory() -> None:
 
 
 _register_memory()
+
+
+def _unwrapped(doc: str | None) -> str | None:
+    """`doc` with the line breaks inside its sentences joined: Typer keeps a help text's line
+    breaks and the terminal wraps its lines again, which read as ragged lines. A break after a
+    colon (an example follows) or before a list item stays."""
+    if not doc:
+        return doc
+    out: list[str] = []
+    for line in cleandoc(doc).split("\n"):
+        keep = not out or not out[-1] or out[-1].endswith(":") or not line or line[0] in "-*\t "
+        if keep:
+            out.append(line)
+        else:
+            out[-1] = f"{out[-1]} {line}"
+    return "\n".join(out)
+
+
+def _unwrap_help(group: typer.Typer) -> None:
+    """Every command's help text of `group` and its sub-groups, unwrapped (`_unwrapped`)."""
+    for info in group.registered_commands:
+        info.help = _unwrapped(info.help or getdoc(info.callback))
+    for sub in group.registered_groups:
+        if sub.typer_instance is not None:
+            _unwrap_help(sub.typer_instance)
+
+
+_unwrap_help(app)
 
 
 def main() -> None:

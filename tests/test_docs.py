@@ -135,3 +135,15 @@ def test_fast_entry_path_matches_typer_for_one_shot_commands(tmp_path) -> None:
         and proc.stderr.startswith("error: ")
         and "not a git repository" in proc.stderr
     )
+
+
+def test_help_texts_are_sentences_not_the_source_lines() -> None:
+    # Typer keeps a docstring's line breaks and the terminal wraps again: ragged help
+    from gitstrata.cli import _unwrapped, app
+
+    assert _unwrapped("Run it;\nthen record it.\n\nWhy:\ngitstrata exec -- x") == (
+        "Run it; then record it.\n\nWhy:\ngitstrata exec -- x"
+    )
+    assert _unwrapped("Kinds:\n- one\n- two") == "Kinds:\n- one\n- two"
+    exec_help = next(c.help for c in app.registered_commands if c.name == "exec")
+    assert "the attempt cannot be recorded" in exec_help
