@@ -223,7 +223,10 @@ class AntiContext:
         for targets, past in self._known(index, embed).past:
             if len(out) >= cfg.max_past_attempts:
                 break
-            if past.failure_id not in shown and _on_target(targets, path, qualname):
+            # a reverted commit that changed only module-level lines of the file (an import, a
+            # constant) is about other code: history for the file, not for each function of it
+            whole = past.source != "revert"
+            if past.failure_id not in shown and _on_target(targets, path, qualname, whole):
                 out.append(past)
         return out
 
@@ -395,15 +398,29 @@ def _place(targets: Sequence[Target]) -> str:
     return " ".join(f"{p} {q or ''}" for p, q in targets)
 
 
-def _on_target(targets: Sequence[Target], path: str, qualname: str | None) -> bool:
+def _on_target(
+    targets: Sequence[Target], path: str, qualname: str | None, whole_file_counts: bool = True
+) -> bool:
+    """Whether an attempt is about `qualname` in `path` (anywhere in the file when None). Its
+    whole-file target (module-level lines: imports, constants) counts for a function of the file
+    only when it names no function there, and `whole_file_counts`: beside the functions it
+    changed, those lines say nothing of the others (on express, the revert of a commit that
+    changed three functions followed 14 of 30 preflights)."""
+    whole_file = named_here = False
     for t_path, t_qual in targets:
         if t_path != path:
             continue
-        if qualname is None or t_qual is None or t_qual == qualname:
+        if qualname is None:
+            return True
+        if t_qual is None:
+            whole_file = True
+            continue
+        named_here = True
+        if t_qual == qualname:
             return True
         if t_qual.startswith(qualname + ".") or qualname.startswith(t_qual + "."):
             return True
-    return False
+    return whole_file and whole_file_counts and not named_here
 
 
 # ---------------------------------------------------------------- reverted commits

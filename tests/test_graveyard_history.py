@@ -142,3 +142,32 @@ def test_a_recorded_symbol_resolves_like_preflight(git_repo) -> None:
     )
     assert unrelated.warnings == []
     assert [p.failure_id for p in unrelated.past_attempts] == [got.failure_id]
+
+
+def test_a_revert_is_history_for_the_functions_it_changed_not_their_neighbours(git_repo) -> None:
+    # the reverted commit changed `get` and an import at the top of the file: `put` shares the
+    # file only; the whole-file preflight shows it
+    git_repo.commit("feat: cache", {"cache.py": CACHE})
+    sha = git_repo.commit(SUBJECT, {"cache.py": "import threading\n" + LOCK_FREE})
+    git_repo.commit(f'Revert "{SUBJECT}"\n\nThis reverts commit {sha}.', {"cache.py": CACHE})
+    with Strata(git_repo.path) as s:
+        s.index(jobs=1)
+        changed = s.preflight("cache.py", "get")
+        neighbour = s.preflight("cache.py", "put")
+        whole = s.preflight("cache.py", None)
+    revert = f"revert:{sha[:10]}"
+    assert [p.failure_id for p in changed.past_attempts] == [revert]
+    assert neighbour.past_attempts == []
+    assert [p.failure_id for p in whole.past_attempts] == [revert]
+
+
+def test_on_target_reads_a_whole_file_target_beside_named_functions() -> None:
+    from gitstrata.serve.anticontext import _on_target
+
+    named = [("a.py", "f"), ("a.py", None)]
+    assert _on_target(named, "a.py", "f") and not _on_target(named, "a.py", "g")
+    assert _on_target(named, "a.py", None) and not _on_target(named, "b.py", None)
+    file_only = [("a.py", None)]
+    assert _on_target(file_only, "a.py", "g")  # a recorded attempt on the file
+    assert not _on_target(file_only, "a.py", "g", whole_file_counts=False)  # a revert's
+    assert _on_target([("a.py", "C.m")], "a.py", "C") and _on_target([("a.py", "C")], "a.py", "C.m")
