@@ -569,26 +569,28 @@ class Redactor:
         def keyed(line: str) -> str:
             # the rules below that need a key name (`_NAME`) run only on a line holding one of
             # its words, looked for again in a line a rule has changed
+            last: list = [None, False]  # (the line looked at, whether it holds one)
+
+            def named(text: str) -> bool:
+                if text is not last[0]:
+                    last[0], last[1] = text, _NAME_WORD.search(text) is not None
+                return last[1]
+
             if _BEARER_WORD.search(line):
                 line = _keyed_sub(
                     _BEARER,
                     tail("bearer_token", lambda m: _entropy(m.group("secret")) >= 3.0),
                     line,
                 )
-            seen, named = line, _NAME_WORD.search(line) is not None
-            if named:
+            if named(line):
                 line = _keyed_sub(_ENV_ASSIGN, tail("password_assignment"), line)
             if "-" in line:
                 line = _keyed_sub(_FLAG, tail("password_assignment", _flag_value), line)
             if "=" in line:
                 line = _keyed_sub(_PAIR, tail("password_assignment", _pair_value), line)
-            if line is not seen:
-                seen, named = line, _NAME_WORD.search(line) is not None
-            if named:
+            if named(line):
                 line = _keyed_sub(_QUOTED_ASSIGN, tail("password_assignment", _quoted_value), line)
-            if line is not seen:
-                seen, named = line, _NAME_WORD.search(line) is not None
-            if named:
+            if named(line):
                 line = _keyed_sub(_BARE_ASSIGN, tail("password_assignment", _data_not_code), line)
             # a command's flag given twice (`mysql -pA -pB`): each pass takes the first one
             # not yet redacted, so passes repeat while they find one (a bounded number)
@@ -603,13 +605,9 @@ class Redactor:
                 line = _keyed_sub(_CRYPT_HASH, tail("password_hash"), line)
             if "pass" in line.lower():
                 line = _keyed_sub(_QUOTED_PASS, tail("password_assignment", _quoted_pass), line)
-            if line is not seen:
-                seen, named = line, _NAME_WORD.search(line) is not None
-            if named and ("[" in line or "(" in line):
+            if ("[" in line or "(" in line) and named(line):
                 line = _keyed_sub(_QUOTED_KEY, tail("password_assignment", _quoted_key), line)
-            if line is not seen:
-                seen, named = line, _NAME_WORD.search(line) is not None
-            if named and "</" in line:
+            if "</" in line and named(line):
                 line = _keyed_sub(_XML_KEY, tail("password_assignment", _command_value), line)
             if "?" in line or "&" in line:
                 line = _keyed_sub(_URL_SIGNATURE, tail("url_signature", _url_value), line)
