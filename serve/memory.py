@@ -66,6 +66,7 @@ from ..store.memory import (
 )
 from ..store.memory_team import TeamFile
 from ..store.redact import redact_text
+from ..store.vocabulary import HOTSPOT_TAG
 from .memory_rank import BM25, MemoryVectors, opposite
 from .memory_stale import Staleness, StaleNote
 
@@ -841,7 +842,7 @@ def _candidate(mem: Memory) -> bool:
 def is_hotspot_fact(m: Memory) -> bool:
     """The hotspots fact the index draws from git history (`stages/memory_sources.py`): a fact
     about the whole repository, for a context pack, that answers no question about its code."""
-    return m.source == "git" and m.kind == "fact" and "hotspot" in m.tags
+    return m.source == "git" and m.kind == "fact" and HOTSPOT_TAG in m.tags
 
 
 def memory_refs(hits: list[Recalled]) -> list[Any]:

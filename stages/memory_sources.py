@@ -26,6 +26,7 @@ from ..store.ids import MODULE_SYMBOL
 from ..store.memory import MAX_TEXT
 from ..store.regexcache import compile_pattern
 from ..store.schemas import MEMORIES
+from ..store.vocabulary import HOTSPOT_TAG
 
 ADR_DIRS = ("docs/adr", "docs/adrs", "docs/decisions", "doc/adr", "doc/adrs", "adr", "adrs",
             "decisions", "docs/architecture/decisions")  # fmt: skip
@@ -316,7 +317,7 @@ def git_records(commits: pa.Table, touches: pa.Table, *, depth: int = GIT_DEPTH,
             "text": f"Code hotspots (source and test files changed most in the last {len(recent)} commits): {listing}.",
             "importance": 0.4,
             "status": "active",
-            "tags": ["hotspot"],
+            "tags": [HOTSPOT_TAG],
             "anchors": [],
             "source": "git",
             "created": when,

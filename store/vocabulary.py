@@ -25,3 +25,7 @@ SEVERITIES: tuple[str, ...] = get_args(Severity)
 
 # symbol kinds whose functions are methods and whose bodies hold other symbols
 CLASS_LIKE = frozenset({"class", "interface", "struct", "enum", "trait", "impl"})
+
+# the tag of the memory the index draws from git history naming the most-changed code files: a
+# fact about the whole repository, which a context pack shows and a search does not
+HOTSPOT_TAG = "hotspot"
