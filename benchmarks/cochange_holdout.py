@@ -123,6 +123,7 @@ def offline_scores(ev: pl.DataFrame, at_cut: set[str], graph: GraphConfig) -> pl
         t_now=t_now,
         rate=cochange.decay_rate(graph.half_life_days),
         rank_rate=cochange.decay_rate(graph.rank_half_life_days),
+        size_power=graph.rank_commit_size_power,
     )
     keep = pl.Series(sorted(at_cut)).implode()
     pairs = pairs.filter(pl.col("a").is_in(keep) & pl.col("b").is_in(keep))

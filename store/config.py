@@ -106,8 +106,11 @@ class GraphConfig(Section):
     """Co-change graph (`cochange`)."""
 
     half_life_days: float = Field(default=365.0, gt=0)  # W, the seed's coupling strength
-    # the served partner ranking (`rank_score`); chosen on real histories' temporal hold-out
-    rank_half_life_days: float = Field(default=1460.0, gt=0)
+    # the served partner ranking (`rank_score`): a co-commit's weight halves every
+    # `rank_half_life_days` and is divided by (its files - 1) ** `rank_commit_size_power`;
+    # both chosen on real histories' temporal hold-out
+    rank_half_life_days: float = Field(default=730.0, gt=0)
+    rank_commit_size_power: float = Field(default=0.25, ge=0, le=4)
     min_support: int = Field(default=2, ge=1)  # symbol pairs and the search graph's edges
     file_min_support: int = Field(default=1, ge=1)  # file pairs; 1: weak partners are served
     module_symbols: bool = False  # count `<module>` remainders as symbol-level nodes

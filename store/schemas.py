@@ -153,7 +153,8 @@ _COCHANGE_METRICS = [
     pa.field("weight", pa.float32(), nullable=False),
     pa.field("confidence", pa.float32(), nullable=False),
     # rank partners of src by this ("what else must change"): co-commits decayed with
-    # `graph.rank_half_life_days`, / n_src; it beat W, counts, Ochiai, code-maat and confidence
+    # `graph.rank_half_life_days`, each divided by (its files - 1) ** 0.25, / n_src (see
+    # `cochange.partner_score`); it beat W, counts, Ochiai, code-maat and confidence
     # on real histories' temporal hold-out (benchmarks/cochange_holdout.py)
     pa.field("rank_score", pa.float32(), nullable=False),
     pa.field("last_co_commit", HTS, nullable=False),

@@ -125,11 +125,13 @@ def test_files_weight_and_confidence_by_hand():
     assert ab["weight"] == pytest.approx((decay(300) + decay(200)) / math.sqrt(3 * 3), rel=1e-6)
     assert (ab["co_commits"], ab["src_commits"], ab["dst_commits"]) == (2, 3, 3)
     assert ab["confidence"] == pytest.approx(2 / 3)
-    # the directed ranking score: co-commits decayed with the rank half-life (4 years) over the
-    # source's commits
-    assert ab["rank_score"] == pytest.approx((decay(300, 1460) + decay(200, 1460)) / 3, rel=1e-6)
+    # the directed ranking score: co-commits decayed with the rank half-life (2 years), each
+    # over (its files - 1) ** 0.25 (c2 changed three files), over the source's commits
+    assert ab["rank_score"] == pytest.approx(
+        (decay(300, 730) + decay(200, 730) / 2**0.25) / 3, rel=1e-6
+    )
     assert rows[("c.py", "a.py")]["rank_score"] == pytest.approx(
-        (decay(200, 1460) + decay(100, 1460)) / 2, rel=1e-6
+        (decay(200, 730) / 2**0.25 + decay(100, 730)) / 2, rel=1e-6
     )
     assert ab["hidden"] is False and rows[("b.py", "a.py")]["hidden"] is False
     ac, ca = rows[("a.py", "c.py")], rows[("c.py", "a.py")]
@@ -165,11 +167,35 @@ def test_half_life_and_min_support_are_configurable():
     assert rows[("b.py", "c.py")]["weight"] == pytest.approx(
         decay(200, 30) / math.sqrt(6), rel=1e-5
     )
-    assert rows[("b.py", "c.py")]["rank_score"] == pytest.approx(decay(200, 60) / 3, rel=1e-5)
+    assert rows[("b.py", "c.py")]["rank_score"] == pytest.approx(
+        decay(200, 60) / 2**0.25 / 3, rel=1e-5
+    )
     assert rows[("b.py", "d.py")]["confidence"] == pytest.approx(1 / 3)
     assert out["graph"].num_rows == 16  # min support 1: 8 file + 8 symbol edges, weak ones too
     out = cochange.build(*t, GraphConfig(file_min_support=2))
     assert out["cochange_files"].num_rows == 4
+
+
+def test_a_co_commit_in_a_small_commit_ranks_above_one_in_a_sweeping_change():
+    # b and c each changed once with a, on the same day: b in a two-file commit, c in a commit
+    # of five files, which says less about a and c belonging together
+    history = [
+        ("small", 10, ["a.py", "b.py"]),
+        ("wide", 10, ["a.py", "c.py", "d.py", "e.py", "f.py"]),
+    ]
+    rank = {}
+    for power in (0.25, 0.0):
+        out = cochange.build(*tables(history, {}), GraphConfig(rank_commit_size_power=power))
+        rank[power] = {
+            r["dst"]: r["rank_score"]
+            for r in out["cochange_files"].to_pylist()
+            if r["src"] == "a.py"
+        }
+    assert rank[0.25]["b.py"] == pytest.approx(
+        2**0.5 * rank[0.25]["c.py"]
+    )  # 1 / 1 vs 1 / 4 ** 0.25
+    assert rank[0.0]["b.py"] == rank[0.0]["c.py"]  # size ignored: counts and recency only
+    assert GraphConfig().rank_commit_size_power == 0.25
 
 
 def test_symbols_and_graph_csr():
