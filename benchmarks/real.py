@@ -34,6 +34,9 @@ Per repository it reports:
    how many answers show one, how many shown are anchored to the function asked about, and
    how many came through a co-change partner; and, for each function a candidate's commit
    changed (read from `touches`), whether its preflight shows that candidate.
+6. Where a change goes: `benchmarks/change_holdout.py` on the same cut. Each later commit's
+   subject is asked of `Strata.search` (the product and the BM25, dense and hybrid baselines);
+   the truth is the code files it changed.
 """
 
 from __future__ import annotations
@@ -56,6 +59,8 @@ from ..serve.models import PreflightReport
 from ..serve.render import render_preflight
 from ..store.ids import MODULE_SYMBOL
 from ..store.tables import run_sql
+from .change_holdout import evaluate as evaluate_change
+from .change_holdout import markdown as change_table
 from .cochange_holdout import evaluate as evaluate_holdout
 from .intents_real import load_labels, score
 from .serve_latency import hot_targets
@@ -506,6 +511,8 @@ def measure_repo(
         result["candidates"] = measure_candidates(strata, work / "head-index")
         strata.close()
         result["cochange"] = measure_cochange(base, split)
+        log("  where a change goes: indexing the cut")
+        result["change"] = evaluate_change(base, split=split)
         result["preflight_size"] = probes.result()
     result["wall_seconds"] = round(time.perf_counter() - started, 1)
     log(f"{name}: done in {result['wall_seconds']}s")
@@ -556,6 +563,14 @@ def markdown(results: list[dict[str, Any]], command: str = "") -> str:
         for r in ok:
             ms = r["cochange"]["methods"]
             out.append(f"| {r['repo']} | " + " | ".join(_f(ms[m][metric]) for m in METHODS) + " |")
+    changes = [{"repo": r["repo"], **r["change"]} for r in ok if "change" in r]
+    if changes:
+        out += [
+            "",
+            "### Where a change goes (later commits' subjects asked of the cut's index)",
+            "",
+        ]
+        out += change_table(changes).rstrip("\n").split("\n")
     out += ["", "### Revert re-attempt probes", ""]
     out += [
         "| repository | pairs | no file at HEAD | probed | hits | hit rate | controls | alarms "
