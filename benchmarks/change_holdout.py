@@ -14,8 +14,8 @@ the cut is a query: its subject is the question, those code files are the truth.
 Each query goes through `Strata.search` once per mode (`full`, the product, and the baselines
 `bm25`, `dense` and `hybrid`, which rank every document alike). Its answer is read as a list of
 files, as an agent reads it: a hit with a path gives that path; a commit hit gives the code
-files that commit changed, most touched first (`MAX_FILES_PER_COMMIT`); repeats are dropped and
-the list is cut at 10 files. Reported per mode: Recall@5 and Recall@10 of the truth files, the
+files that commit changed that still exist at the cut, most touched first
+(`MAX_FILES_PER_COMMIT`); repeats are dropped and the list is cut at 10 files. Reported per mode: Recall@5 and Recall@10 of the truth files, the
 share of queries with a truth file first (Hit@1) and in the first five (Hit@5), and MRR (the
 first truth file's reciprocal rank, 0 beyond 10). `named` is the subset whose subject names a
 truth file (its name without extension, at least four characters, as a word); `unnamed` is
@@ -78,11 +78,13 @@ def queries(repo: Path, test: pl.DataFrame, at_cut: set[str], limit: int) -> lis
 
 
 def commit_files(strata: Strata) -> dict[str, list[str]]:
-    """Per indexed commit, the code files it changed (path at the cut), most touched first."""
+    """Per indexed commit, the code files it changed that exist at the cut (their path there),
+    most touched first: a file deleted since is no place for the change."""
     t = strata.engine.index.table("touches", columns=["sha", "head_path"])
+    present = set(strata.engine.index.table("files", columns=["path"])["path"].to_pylist())
     counts: dict[str, Counter[str]] = {}
     for sha, path in zip(t["sha"].to_pylist(), t["head_path"].to_pylist(), strict=True):
-        if path and is_code(path):
+        if path in present and is_code(path):
             counts.setdefault(sha, Counter())[path] += 1
     return {
         sha: [p for p, _ in sorted(c.items(), key=lambda kv: (-kv[1], kv[0]))]
