@@ -2,6 +2,7 @@
 
     python -m gitstrata.benchmarks.change_holdout [REPO ...] [--json] [--split 0.8]
                                                  [--max-queries 300] [--repos click,ky]
+                                                 [--config '{"embedding": {...}}']
 
 With no repository given it uses `../shared/repos/*.bundle` beside the checkout (each cloned to
 a temp folder). Protocol: the repository's non-merge commits in time order; the commit at 80 %
@@ -135,11 +136,19 @@ def mean(rows: list[dict[str, float]]) -> dict[str, float]:
     return {k: round(sum(r[k] for r in rows) / n, 4) for k in keys}
 
 
-def evaluate(repo: Path, *, split: float = 0.8, max_queries: int = 300) -> dict[str, Any]:
+def evaluate(
+    repo: Path,
+    *,
+    split: float = 0.8,
+    max_queries: int = 300,
+    config: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """The measures of the module docstring; `config`: sections of `.strata/config.json` for the
+    cut's index (e.g. another embedder)."""
     tx = transactions(repo)
     cut = cut_commit(tx, split)
     with tempfile.TemporaryDirectory(prefix="gitstrata-change-holdout-") as tmp:
-        strata, seconds = index_at(repo, cut, Path(tmp))
+        strata, seconds = index_at(repo, cut, Path(tmp), config)
         gen = strata.engine.index
         history = set(gen.table("commits", columns=["sha"])["sha"].to_pylist())
         at_cut = set(gen.table("files", columns=["path"])["path"].to_pylist())
@@ -195,7 +204,22 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--split", type=float, default=0.8)
     ap.add_argument("--max-queries", type=int, default=300)
     ap.add_argument("--repos", default=None, help="only these names (comma separated)")
+    ap.add_argument(
+        "--config",
+        default=None,
+        metavar="JSON",
+        help='sections of config.json for the index at the cut, e.g. \'{"embedding": {"backend": '
+        '"wordllama"}}\'',
+    )
     args = ap.parse_args(argv)
+    try:
+        config = json.loads(args.config) if args.config else None
+    except json.JSONDecodeError as exc:
+        print(f"change_holdout: --config is not JSON: {exc}", file=sys.stderr)
+        return 2
+    if config is not None and not isinstance(config, dict):
+        print("change_holdout: --config must be a JSON object of config sections", file=sys.stderr)
+        return 2
     sources = list(args.sources) or shared_bundles("change_holdout")
     picked = pick_repos(sources, args.repos, "change_holdout")
     if picked is None:
@@ -207,7 +231,7 @@ def main(argv: list[str] | None = None) -> int:
             return 2
         with tempfile.TemporaryDirectory(prefix="gitstrata-change-src-") as tmp:
             repo = s if (s / ".git").exists() else clone(s, Path(tmp) / "r")
-            res = evaluate(repo, split=args.split, max_queries=args.max_queries)
+            res = evaluate(repo, split=args.split, max_queries=args.max_queries, config=config)
         results.append({"repo": repo_name(s), **res})
         print(f"change_holdout: {repo_name(s)} done", file=sys.stderr)
     print(json.dumps(results) if args.json else markdown(results), end="" if args.json else "")

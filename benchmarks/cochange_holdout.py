@@ -31,6 +31,7 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
 import polars as pl
 
@@ -74,16 +75,20 @@ def cut_commit(tx: pl.DataFrame, split: float) -> str:
     return str(order["sha"][max(1, int(order.height * split)) - 1])
 
 
-def index_at(repo: Path, sha: str, where: Path) -> tuple[Strata, float]:
-    """A clone of `repo` checked out at `sha`, indexed (and the seconds that took); blame is off
-    (co-change does not read it)."""
+def index_at(
+    repo: Path, sha: str, where: Path, config: dict[str, Any] | None = None
+) -> tuple[Strata, float]:
+    """A clone of `repo` checked out at `sha`, indexed (and the seconds that took) with `config`
+    (sections of `.strata/config.json`); blame is off (co-change does not read it)."""
     clone = where / "repo"
     quiet = ["git", "-c", "advice.detachedHead=false"]
     subprocess.run([*quiet, "clone", "-q", str(repo), str(clone)], check=True)
     subprocess.run([*quiet, "-C", str(clone), "checkout", "-q", sha], check=True)
     strata = Strata(clone, index_dir=where / "index")
     strata.index_dir.mkdir(parents=True)
-    (strata.index_dir / "config.json").write_text(json.dumps({"index": {"blame": False}}))
+    sections = {**(config or {})}
+    sections["index"] = {**sections.get("index", {}), "blame": False}
+    (strata.index_dir / "config.json").write_text(json.dumps(sections))
     return strata, strata.index().seconds
 
 

@@ -77,3 +77,12 @@ def test_a_later_subject_finds_the_file_it_changed(tmp_path) -> None:
     rows = ch.markdown([{"repo": "shop", **result}]).splitlines()
     assert len(rows) == 2 + len(ch.MODES)
     assert rows[2].startswith("| shop | 1 (0) | full | ")
+
+
+@pytest.mark.parametrize(
+    ("config", "says"), [("{bad", "is not JSON"), ("[1]", "must be a JSON object")]
+)
+def test_a_bad_config_is_one_line_and_exit_2(tmp_path, capsys, config, says) -> None:
+    assert ch.main([str(tmp_path), "--config", config]) == 2
+    err = capsys.readouterr().err
+    assert says in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
