@@ -36,6 +36,7 @@ from typing import Any, BinaryIO
 from ..store.attempts import Attempt, append_failure
 from ..store.config import GraveyardConfig
 from ..store.errors import GitError, GitstrataError, InputError, NotARepository
+from ..store.filekind import is_binary
 from ..store.journal import Journal
 from ..store.redact import Redactor
 from .failures import build_failure_record
@@ -377,7 +378,7 @@ def snapshot_worktree(
         if got is None:
             continue
         data, st = got
-        if b"\0" in data[:8192]:
+        if is_binary(data):
             continue
         rendered = _new_file_diff(rel, data, bool(st.st_mode & 0o111))
         parts.append(rendered)

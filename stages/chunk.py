@@ -17,6 +17,7 @@ import pyarrow.compute  # noqa: F401  (pa.compute)
 
 from ..store import schemas
 from ..store.config import ChunkConfig
+from ..store.filekind import is_binary
 from ..store.globs import PathMatcher
 from ..store.ids import MODULE_SYMBOL, symbol_id
 from ..store.redact import Redactor, redact_text
@@ -31,8 +32,6 @@ from .chunking import (
     project_facts,
     resolve_imports,
 )
-
-BINARY_SNIFF = 8192
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,7 +88,7 @@ def chunk_file(
     line count, so symbols' line ranges still cut it where the parser found them."""
     if data is None:
         return file_row(entry, "unreadable"), []
-    if b"\0" in data[:BINARY_SNIFF]:
+    if is_binary(data):
         return file_row(entry, "binary"), []
     path = _clean(entry.path)
     parsed = parse_source(path, data)

@@ -21,6 +21,7 @@ from collections import OrderedDict
 from collections.abc import Callable
 
 from ..store.config import HistoryConfig
+from ..store.filekind import is_binary
 from .patch import FileChange, apply_hunks
 from .spans import Spans, derive, from_symbols, line_moves, module_only, splice
 
@@ -109,7 +110,7 @@ class SpanCache:
             data = self._read(blob)
             if data is not None:
                 self._keep(blob, data)
-        if data is None or len(data) > self._max_bytes or b"\0" in data[:8192]:
+        if data is None or len(data) > self._max_bytes or is_binary(data):
             return None
         return data
 

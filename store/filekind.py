@@ -225,3 +225,15 @@ def comment_only(lines: list[bytes]) -> bool:
             return False
         seen = seen or bool(line.strip())
     return seen
+
+
+BINARY_SNIFF = 8192
+# formats that are not text although their first bytes hold no NUL: a PDF (and an Illustrator
+# file, which is one) opens with readable metadata before its compressed streams
+BINARY_MAGIC = (b"%PDF-",)
+
+
+def is_binary(data: bytes) -> bool:
+    """Content no one edits as text: a NUL among the first `BINARY_SNIFF` bytes (as git judges),
+    or a known binary format."""
+    return b"\0" in data[:BINARY_SNIFF] or data.startswith(BINARY_MAGIC)

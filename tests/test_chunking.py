@@ -1766,3 +1766,24 @@ def test_go_methods_are_qualified_by_receiver_type(backend: str) -> None:
         ("List.Push", "method", 11, 11),
         ("New", "function", 13, 13),
     ]
+
+
+def test_a_pdf_is_binary_though_its_first_bytes_hold_no_nul():
+    from gitstrata.stages.chunk import FileEntry, chunk_file
+    from gitstrata.store.config import ChunkConfig
+    from gitstrata.store.filekind import BINARY_SNIFF, is_binary
+
+    # an Illustrator file is a PDF: readable metadata first, compressed streams after
+    pdf = b"%PDF-1.6\r%\xe2\xe3\xcf\xd3\r" + b"<x:xmpmeta>logo</x:xmpmeta>\n" * 400 + b"\0\x01"
+    assert b"\0" not in pdf[:BINARY_SNIFF] and is_binary(pdf)
+    row, symbols = chunk_file(
+        FileEntry("media/logo.ai", "0" * 40, "100644", len(pdf)), pdf, ChunkConfig()
+    )
+    assert row["status"] == "binary" and symbols == []
+    # the same words in a text file that is not one stay text
+    note = b"Exported as %PDF-1.6 by the build.\n"
+    assert not is_binary(note)
+    row, symbols = chunk_file(
+        FileEntry("notes.txt", "0" * 40, "100644", len(note)), note, ChunkConfig()
+    )
+    assert row["status"] == "indexed"
