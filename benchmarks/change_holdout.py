@@ -16,7 +16,7 @@ Each query goes through `Strata.search` once per mode (`full`, the product, and 
 `bm25`, `dense` and `hybrid`, which rank every document alike). Its answer is read as a list of
 files, as an agent reads it: a hit with a path gives that path; a commit hit gives the code
 files that commit changed that still exist at the cut, most touched first
-(`MAX_FILES_PER_COMMIT`); repeats are dropped and the list is cut at 10 files. Reported per mode: Recall@5 and Recall@10 of the truth files, the
+(`cochange_holdout.FILES_PER_COMMIT`); repeats are dropped and the list is cut at 10 files. Reported per mode: Recall@5 and Recall@10 of the truth files, the
 share of queries with a truth file first (Hit@1) and in the first five (Hit@5), and MRR (the
 first truth file's reciprocal rank, 0 beyond 10). `named` is the subset whose subject names a
 truth file (its name without extension, at least four characters, as a word); `unnamed` is
@@ -34,19 +34,16 @@ import re
 import subprocess
 import sys
 import tempfile
-from collections import Counter
 from pathlib import Path
 from typing import Any
 
 import polars as pl
 
-from ..facade import Strata
 from ..store.filekind import is_code
-from .cochange_holdout import cut_commit, index_at, transactions
+from .cochange_holdout import answer_files, commit_files, cut_commit, index_at, transactions
 
 MODES = ("full", "bm25", "dense", "hybrid")
 MAX_FILES = 10  # a commit changing more is a sweep, not a change someone would ask about
-MAX_FILES_PER_COMMIT = 3  # files a commit hit stands for in the answer
 LIST = 10
 Query = tuple[str, str, frozenset[str]]  # (sha, subject, truth files)
 
@@ -76,38 +73,6 @@ def queries(repo: Path, test: pl.DataFrame, at_cut: set[str], limit: int) -> lis
         picked = [picked[int(i * step)] for i in range(limit)]
     subj = subjects(repo, picked) if picked else {}
     return [(s, subj[s], truth[s]) for s in picked if subj.get(s, "").strip()]
-
-
-def commit_files(strata: Strata) -> dict[str, list[str]]:
-    """Per indexed commit, the code files it changed that exist at the cut (their path there),
-    most touched first: a file deleted since is no place for the change."""
-    t = strata.engine.index.table("touches", columns=["sha", "head_path"])
-    present = set(strata.engine.index.table("files", columns=["path"])["path"].to_pylist())
-    counts: dict[str, Counter[str]] = {}
-    for sha, path in zip(t["sha"].to_pylist(), t["head_path"].to_pylist(), strict=True):
-        if path in present and is_code(path):
-            counts.setdefault(sha, Counter())[path] += 1
-    return {
-        sha: [p for p, _ in sorted(c.items(), key=lambda kv: (-kv[1], kv[0]))]
-        for sha, c in counts.items()
-    }
-
-
-def answer_files(hits: list[Any], by_commit: dict[str, list[str]]) -> list[str]:
-    out: list[str] = []
-    for h in hits:
-        if h.path:
-            paths = [h.path]
-        elif h.kind == "commit":
-            paths = by_commit.get(h.key, [])[:MAX_FILES_PER_COMMIT]
-        else:
-            paths = []
-        for p in paths:
-            if p not in out:
-                out.append(p)
-        if len(out) >= LIST:
-            break
-    return out[:LIST]
 
 
 def names_a_file(subject: str, truth: frozenset[str]) -> bool:

@@ -13,7 +13,9 @@ cut is a query; the other files of that commit are the truth. Every method lists
 MRR (a first hit below the list counts 0) and coverage (share of queries with at least one
 partner listed), averaged over queries.
 
-Methods: `gitstrata` is what `Strata.preflight(file)` returns, in its order (no recomputation).
+Methods: `gitstrata` is what `Strata.preflight(file)` returns, in its order (no recomputation);
+`search` is what `Strata.search` answers to "What else has to change when I change FILE?", read
+as files (`answer_files`: a hit's path, or the files a commit hit changed), FILE itself left out.
 The offline baselines rank the same history's partners, restricted like the product to pairs
 whose files exist at the cut: `count` (co-commits), `ochiai` (co / sqrt(n_a n_b)), `codemaat`
 (code-maat's coupling degree, co / mean(n_a, n_b)), `confidence` (P(b | a) = co / n_a; for one
@@ -30,6 +32,7 @@ import json
 import subprocess
 import sys
 import tempfile
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -40,9 +43,10 @@ from ..pipeline.gitio import Git
 from ..pipeline.history import extract_all, rev_list
 from ..stages import capsule, cochange
 from ..store.config import Config, GraphConfig, HistoryConfig
+from ..store.filekind import is_code
 
 BASELINES = ("count", "ochiai", "codemaat", "confidence", "w", "formula")
-METHODS = ("gitstrata", *BASELINES)
+METHODS = ("gitstrata", "search", *BASELINES)
 Query = tuple[str, str, frozenset[str]]  # (test commit, file, files that changed with it)
 Groups = list[tuple[int, int, frozenset[str]]]  # tied partners: (start rank - 1, size, members)
 
@@ -146,6 +150,54 @@ def offline_scores(ev: pl.DataFrame, at_cut: set[str], graph: GraphConfig) -> pl
     )
 
 
+# ------------------------------------------------------------------ answers read as files
+
+FILES_PER_COMMIT = 3  # files a commit hit stands for when an answer is read as files
+
+
+def commit_files(strata: Strata, *, code_only: bool = True) -> dict[str, list[str]]:
+    """Per indexed commit, the files it changed that exist in the indexed tree (their path
+    there), most touched first: a file deleted since is no place for a change. `code_only`:
+    source and tests only (`filekind.is_code`)."""
+    t = strata.engine.index.table("touches", columns=["sha", "head_path"])
+    present = set(strata.engine.index.table("files", columns=["path"])["path"].to_pylist())
+    counts: dict[str, Counter[str]] = {}
+    for sha, path in zip(t["sha"].to_pylist(), t["head_path"].to_pylist(), strict=True):
+        if path in present and (not code_only or is_code(path)):
+            counts.setdefault(sha, Counter())[path] += 1
+    return {
+        sha: [p for p, _ in sorted(c.items(), key=lambda kv: (-kv[1], kv[0]))]
+        for sha, c in counts.items()
+    }
+
+
+def answer_files(
+    hits: list[Any], by_commit: dict[str, list[str]], *, limit: int = 10, skip: str | None = None
+) -> list[str]:
+    """A search answer as an agent reads it for files: a hit with a path gives that path, a
+    commit hit the `FILES_PER_COMMIT` files `by_commit` gives it; repeats and `skip` are
+    dropped, and the list is cut at `limit`."""
+    out: list[str] = []
+    for h in hits:
+        if h.path:
+            paths = [h.path]
+        elif h.kind == "commit":
+            paths = by_commit.get(h.key, [])[:FILES_PER_COMMIT]
+        else:
+            paths = []
+        for p in paths:
+            if p != skip and p not in out:
+                out.append(p)
+        if len(out) >= limit:
+            break
+    return out[:limit]
+
+
+def coupled_question(path: str) -> str:
+    """The co-change question the `search` method asks of a file."""
+    return f"What else has to change when I change {path}?"
+
+
 def tie_groups(scored: pl.DataFrame, method: str) -> dict[str, Groups]:
     """Per source file, its partners grouped by equal score (rounded to 1e-9), best first."""
     g = (
@@ -212,7 +264,15 @@ def evaluate(repo: Path, *, split: float = 0.8, workers: int = 1) -> dict:
         ev, history, at_cut = history_of(strata)
         known = set(ev["node"].to_list()) & at_cut
         qs = queries(tx.filter(~pl.col("sha").is_in(sorted(history))), known)
-        served = {a: [c.path for c in strata.preflight(a).coupling] for a in {q[1] for q in qs}}
+        sources = sorted({q[1] for q in qs})
+        served = {a: [c.path for c in strata.preflight(a).coupling] for a in sources}
+        by_commit = commit_files(strata, code_only=False)
+        asked = {
+            a: answer_files(
+                strata.search(coupled_question(a), top_k=limit).hits, by_commit, limit=limit, skip=a
+            )
+            for a in sources
+        }
         strata.close()
     result: dict = {
         "cut": cut,
@@ -223,6 +283,7 @@ def evaluate(repo: Path, *, split: float = 0.8, workers: int = 1) -> dict:
         "index_seconds": round(seconds, 2),
     }
     result["gitstrata"] = metrics({a: served_groups(p) for a, p in served.items()}, qs, limit)
+    result["search"] = metrics({a: served_groups(p) for a, p in asked.items()}, qs, limit)
     scored = offline_scores(ev, at_cut, cfg.graph)
     for method in BASELINES:
         result[method] = metrics(tie_groups(scored, method), qs, limit)

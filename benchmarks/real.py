@@ -10,7 +10,8 @@ Per repository it reports:
 1. Co-change temporal hold-out: `benchmarks/cochange_holdout.py`'s protocol, one
    implementation for both reports. The repository is indexed at the commit at 80 % through
    `Strata`; each later commit's files that the history knows are queries, the partners are
-   what `Strata.preflight` serves, and the baselines (raw count, Ochiai, decayed Ochiai W,
+   what `Strata.preflight` serves (and what `Strata.search` answers to the co-change question
+   about the file, read as files), and the baselines (raw count, Ochiai, decayed Ochiai W,
    code-maat, confidence) are scored from the same indexed history with ties counted at their
    expected rank. Coverage = share of queries with >= 1 suggestion.
 2. Revert re-attempt probes. Every (reverted, revert) pair named by a `This reverts commit
@@ -66,9 +67,10 @@ from .intents_real import load_labels, score
 from .serve_latency import hot_targets
 
 SPLIT = 0.8
-METHODS = ("served", "count", "ochiai", "w", "codemaat", "confidence")
+METHODS = ("served", "search", "count", "ochiai", "w", "codemaat", "confidence")
 METHOD_NAMES = {
     "served": "served (preflight)",
+    "search": "asked (search)",
     "count": "raw count",
     "ochiai": "Ochiai",
     "w": "decayed Ochiai W",

@@ -155,7 +155,7 @@ def sections(speed: dict[str, Any]) -> list[str]:
         if "error" in c:
             rows.append(f"| {name} | failed: {c['error']} | | | | |")
             continue
-        for method in ("gitstrata", "count", "ochiai", "codemaat", "confidence", "w"):
+        for method in ("gitstrata", "search", "count", "ochiai", "codemaat", "confidence", "w"):
             m = c.get(method)
             if isinstance(m, dict):
                 rows.append(

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from functools import cached_property
 
+import numpy as np
+
 from ..store.generations import Generation
 
 
@@ -21,6 +23,7 @@ class CoGraph:
         self.count = nodes.column("edge_count").to_numpy()
         self.dst = edges.column("dst").to_numpy()
         self.weight = edges.column("weight").to_numpy()
+        self.rank = edges.column("rank_score").to_numpy()
         self.linked = edges.column("import_linked").to_numpy(zero_copy_only=False)
 
     @cached_property
@@ -28,13 +31,22 @@ class CoGraph:
         return {k: i for i, k in enumerate(self.keys)}
 
     def neighbours(self, node: int) -> list[tuple[int, float, bool]]:
+        """(partner, W, import-linked) of each out-edge of `node`."""
+        return self._edges(node, self.weight)
+
+    def ranked_neighbours(self, node: int) -> list[tuple[int, float, bool]]:
+        """(partner, rank_score, import-linked): how likely each partner is to change when
+        `node` does, the order preflight lists them in."""
+        return self._edges(node, self.rank)
+
+    def _edges(self, node: int, strength: np.ndarray) -> list[tuple[int, float, bool]]:
         s, n = int(self.start[node]), int(self.count[node])
         if n == 0:
             return []
         return list(
             zip(
                 self.dst[s : s + n].tolist(),
-                self.weight[s : s + n].tolist(),
+                strength[s : s + n].tolist(),
                 self.linked[s : s + n].tolist(),
                 strict=True,
             )

@@ -256,18 +256,20 @@ class Searcher:
 
     def _in_asked_areas(self, act: dict[int, float], areas: tuple[str, ...]) -> dict[int, float]:
         """Activation of files in the part of the repository a co-change question asks for
-        (`router.asked_areas`: a folder or file name starting with one of its words) raised by
-        `AREA_BOOST`."""
+        (`router.asked_areas`: a folder or file name starting with one of its words) lifted above
+        every other partner's, each part keeping its own order: "which web files" lists the web
+        partners first, however strongly the others change with the file."""
         graph = self.graph
-        if not areas or graph is None:
+        if not areas or graph is None or not act:
             return act
+        lift = max(act.values())
         out = {}
         for node, a in act.items():
             key = graph.keys[node]
             path = key if graph.kinds[node] == "file" else self._node_path(node)
             parts = [p for p in _PATH_PARTS.split((path or "").lower()) if p]
             hit = any(p.startswith(w) for p in parts for w in areas)
-            out[node] = a * AREA_BOOST if hit else a
+            out[node] = a + lift if hit else a
         return out
 
     def _node_path(self, node: int) -> str | None:
@@ -532,14 +534,20 @@ class Searcher:
             # files of the best few code results seed the graph, not every result
             edit_files, _ = self._anchor_files(run.query, seeds_docs)
             seeds = self._file_seeds(edit_files)
+        neighbours = graph.neighbours
         if run.route.query_class == "coupled":
             anchor_weights, named = self._anchor_files(run.query, seeds_docs)
             if anchor_weights:  # the anchor files are the only seeds: their partners are the answer
                 seeds = self._file_seeds(anchor_weights)
             # only files the question names step back and count as "about to change"
             run.anchors = set(anchor_weights) if named else set()
+            if named:
+                # "what else changes with FILE": FILE's partners as preflight ranks them
+                # (rank_score). W divides by the partner's own changes, which on real
+                # histories' temporal hold-out ranks the files that change next far lower
+                neighbours = graph.ranked_neighbours
         act_nodes = spread_activation(
-            seeds, graph.neighbours, delta=cfg.graph_decay, gamma=cfg.import_discount
+            seeds, neighbours, delta=cfg.graph_decay, gamma=cfg.import_discount
         )
         if run.route.query_class == "coupled" and run.anchors:
             act_nodes = self._in_asked_areas(act_nodes, asked_areas(run.query))
@@ -923,7 +931,6 @@ class Searcher:
 
 
 OWN_COMMIT_DEPTH = 50  # how deep a named function's own commit is looked for
-AREA_BOOST = 1.5  # a co-change partner in the part of the repository the question asks for
 _PATH_PARTS = compile_pattern(r"[/._-]+")  # a path's folder and file name parts
 
 # route -> (plain list, its weight, RRF k) fused into the route's order (`_blend_baseline`):

@@ -198,6 +198,9 @@ GRAPH = pa.schema(
         pa.field("confidence", pa.float32(), nullable=False),
         pa.field("co_commits", pa.int32(), nullable=False),
         pa.field("import_linked", pa.bool_(), nullable=False),
+        # the partner ranking of `cochange_*.rank_score`: a co-change question naming a file
+        # spreads over it, so search lists that file's partners as preflight does
+        pa.field("rank_score", pa.float32(), nullable=False),
     ]
 )
 

@@ -61,6 +61,19 @@ def test_preflight_serves_partners_by_rank_score_not_w(git_repo, tmp_path) -> No
         assert a["edge_count"] == 2
 
 
+def test_a_coupled_question_naming_a_file_lists_its_partners_as_preflight_does(
+    git_repo, tmp_path
+) -> None:
+    build(git_repo, HISTORY)
+    with Strata(git_repo.path, index_dir=tmp_path / "idx") as strata:
+        strata.index()
+        answer = strata.search(cochange_holdout.coupled_question("a.py"), top_k=10)
+        assert answer.query_class == "coupled"
+        files = cochange_holdout.answer_files(answer.hits, {}, skip="a.py")
+        # p.py first, as preflight ranks it; spread over W, q.py (never changed alone) led
+        assert files[:2] == ["p.py", "q.py"]
+
+
 def test_holdout_measures_what_preflight_serves(git_repo) -> None:
     # 20 commits: the cut is the 16th (index 15); the last four are the test transactions
     history = [
