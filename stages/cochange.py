@@ -210,15 +210,18 @@ def build(
     sure = _resolved_paths(files)
     linked = _import_pairs(files, sure)
 
+    def pairs(events: pl.DataFrame, min_support: int) -> pl.DataFrame:
+        return pair_table(
+            events,
+            t_now=t_now,
+            rate=rate,
+            rank_rate=rank_rate,
+            size_power=config.rank_commit_size_power,
+            min_support=min_support,
+        )
+
     file_events = tdf.select("sha", "t", pl.col("head_path").alias("node"))
-    fpairs = pair_table(
-        file_events,
-        t_now=t_now,
-        rate=rate,
-        rank_rate=rank_rate,
-        size_power=config.rank_commit_size_power,
-        min_support=config.file_min_support,
-    )
+    fpairs = pairs(file_events, config.file_min_support)
     fpairs = _at_head(fpairs, head_files["path"])
     fpairs = fpairs.join(
         linked.with_columns(pl.lit(True).alias("linked")),
@@ -235,14 +238,7 @@ def build(
     sym_events = sdf.join(small, on="sha", how="semi").select(
         "sha", "t", pl.col("symbol_id").alias("node")
     )
-    spairs = pair_table(
-        sym_events,
-        t_now=t_now,
-        rate=rate,
-        rank_rate=rank_rate,
-        size_power=config.rank_commit_size_power,
-        min_support=config.min_support,
-    )
+    spairs = pairs(sym_events, config.min_support)
     head_syms = frame(symbols.select(["symbol_id", "path", "qualname"])).unique("symbol_id")
     spairs = _at_head(spairs, head_syms["symbol_id"])
     src_info = head_syms.rename(
