@@ -539,13 +539,13 @@ class Searcher:
             anchor_weights, named = self._anchor_files(run.query, seeds_docs)
             if anchor_weights:  # the anchor files are the only seeds: their partners are the answer
                 seeds = self._file_seeds(anchor_weights)
+                # "what else changes with FILE" (or with a function, whose files are guessed):
+                # the partners as preflight ranks them (rank_score). W divides by the partner's
+                # own changes, which on real histories' temporal hold-out ranks the files that
+                # change next far lower
+                neighbours = graph.ranked_neighbours
             # only files the question names step back and count as "about to change"
             run.anchors = set(anchor_weights) if named else set()
-            if named:
-                # "what else changes with FILE": FILE's partners as preflight ranks them
-                # (rank_score). W divides by the partner's own changes, which on real
-                # histories' temporal hold-out ranks the files that change next far lower
-                neighbours = graph.ranked_neighbours
         act_nodes = spread_activation(
             seeds, neighbours, delta=cfg.graph_decay, gamma=cfg.import_discount
         )

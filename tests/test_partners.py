@@ -74,6 +74,23 @@ def test_a_coupled_question_naming_a_file_lists_its_partners_as_preflight_does(
         assert files[:2] == ["p.py", "q.py"]
 
 
+def test_a_coupled_question_naming_a_function_lists_its_files_partners_by_rank(
+    git_repo, tmp_path
+) -> None:
+    build(git_repo, HISTORY)
+    body = (git_repo.path / "a.py").read_text() + "\n\ndef settle_invoice_ledger():\n    return 1\n"
+    git_repo.commit("add settle_invoice_ledger", {"a.py": body})
+    with Strata(git_repo.path, index_dir=tmp_path / "idx") as strata:
+        strata.index()
+        # no file named: the route guesses a.py from the function's hit, then lists a.py's
+        # partners as preflight ranks them
+        answer = strata.search("What else has to change when I change settle_invoice_ledger?")
+        assert answer.query_class == "coupled"
+        assert answer.hits[0].symbol == "settle_invoice_ledger"
+        files = cochange_holdout.answer_files(answer.hits, {}, skip="a.py")
+        assert files[:2] == ["p.py", "q.py"]
+
+
 def test_holdout_measures_what_preflight_serves(git_repo) -> None:
     # 20 commits: the cut is the 16th (index 15); the last four are the test transactions
     history = [
