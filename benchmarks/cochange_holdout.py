@@ -15,7 +15,9 @@ partner listed), averaged over queries.
 
 Methods: `gitstrata` is what `Strata.preflight(file)` returns, in its order (no recomputation);
 `search` is what `Strata.search` answers to "What else has to change when I change FILE?", read
-as files (`answer_files`: a hit's path, or the files a commit hit changed), FILE itself left out.
+as files (`answer_files`: a hit's path, or the files a commit hit changed), FILE itself left out;
+`search_function` asks the same about the function of FILE the history touched most, by name
+only (over the queries whose file has one; `queries` says how many).
 The offline baselines rank the same history's partners, restricted like the product to pairs
 whose files exist at the cut: `count` (co-commits), `ochiai` (co / sqrt(n_a n_b)), `codemaat`
 (code-maat's coupling degree, co / mean(n_a, n_b)), `confidence` (P(b | a) = co / n_a; for one
@@ -44,6 +46,7 @@ from ..pipeline.history import extract_all, rev_list
 from ..stages import capsule, cochange
 from ..store.config import Config, GraphConfig, HistoryConfig
 from ..store.filekind import is_code
+from ..store.ids import MODULE_SYMBOL
 
 BASELINES = ("count", "ochiai", "codemaat", "confidence", "w", "formula")
 METHODS = ("gitstrata", "search", *BASELINES)
@@ -193,9 +196,24 @@ def answer_files(
     return out[:limit]
 
 
-def coupled_question(path: str) -> str:
-    """The co-change question the `search` method asks of a file."""
-    return f"What else has to change when I change {path}?"
+def coupled_question(subject: str) -> str:
+    """The co-change question the `search` methods ask about a file or a function."""
+    return f"What else has to change when I change {subject}?"
+
+
+def most_changed_functions(strata: Strata) -> dict[str, str]:
+    """Per file, the name (last part of the qualified name) of its function or method the
+    indexed history touched most, ties by name: what a `search_function` question names."""
+    t = strata.engine.index.table("touches", columns=["head_path", "qualname"])
+    counts = Counter(
+        (p, q)
+        for p, q in zip(t["head_path"].to_pylist(), t["qualname"].to_pylist(), strict=True)
+        if p and q and q != MODULE_SYMBOL
+    )
+    out: dict[str, str] = {}
+    for (path, qual), _ in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])):
+        out.setdefault(path, qual.rsplit(".", 1)[-1])
+    return out
 
 
 def tie_groups(scored: pl.DataFrame, method: str) -> dict[str, Groups]:
@@ -273,6 +291,17 @@ def evaluate(repo: Path, *, split: float = 0.8, workers: int = 1) -> dict:
             )
             for a in sources
         }
+        named = most_changed_functions(strata)
+        asked_fn = {
+            a: answer_files(
+                strata.search(coupled_question(named[a]), top_k=limit).hits,
+                by_commit,
+                limit=limit,
+                skip=a,
+            )
+            for a in sources
+            if a in named
+        }
         strata.close()
     result: dict = {
         "cut": cut,
@@ -284,6 +313,11 @@ def evaluate(repo: Path, *, split: float = 0.8, workers: int = 1) -> dict:
     }
     result["gitstrata"] = metrics({a: served_groups(p) for a, p in served.items()}, qs, limit)
     result["search"] = metrics({a: served_groups(p) for a, p in asked.items()}, qs, limit)
+    fn_qs = [q for q in qs if q[1] in asked_fn]
+    result["search_function"] = {
+        "queries": len(fn_qs),
+        **metrics({a: served_groups(p) for a, p in asked_fn.items()}, fn_qs, limit),
+    }
     scored = offline_scores(ev, at_cut, cfg.graph)
     for method in BASELINES:
         result[method] = metrics(tie_groups(scored, method), qs, limit)

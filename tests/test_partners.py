@@ -114,6 +114,10 @@ def test_holdout_measures_what_preflight_serves(git_repo) -> None:
     # offline: the same formula with fair ties gives the served numbers; W puts q first for a
     assert result["formula"] == result["gitstrata"] == result["count"]
     assert result["w"]["mrr"] == round((1 + 1 + 1 / 3 + 1 + 0 + 0) / 6, 4)
+    # asked of search about each file, and about its most changed function (every file has
+    # one here): the same queries, answered from the same index
+    assert set(result["search"]) == {"recall@5", "recall@10", "mrr", "coverage"}
+    assert result["search_function"]["queries"] == 6
 
 
 def test_tied_partners_count_their_expected_value() -> None:
