@@ -16,9 +16,10 @@ Each query goes through `Strata.search` once per mode (`full`, the product, and 
 `bm25`, `dense` and `hybrid`, which rank every document alike). Its answer is read as a list of
 files, as an agent reads it: a hit with a path gives that path; a commit hit gives the code
 files that commit changed that still exist at the cut, most touched first
-(`cochange_holdout.FILES_PER_COMMIT`); repeats are dropped and the list is cut at 10 files. Reported per mode: Recall@5 and Recall@10 of the truth files, the
-share of queries with a truth file first (Hit@1) and in the first five (Hit@5), and MRR (the
-first truth file's reciprocal rank, 0 beyond 10). `named` is the subset whose subject names a
+(`cochange_holdout.FILES_PER_COMMIT`); repeats are dropped and the list is cut at 10 files.
+Reported per mode: Recall@5 and Recall@10 of the truth files, the share of queries with a truth
+file first (Hit@1) and in the first five (Hit@5), and MRR (the first truth file's reciprocal
+rank, 0 beyond 10). `named` is the subset whose subject names a
 truth file (its name without extension, at least four characters, as a word); `unnamed` is
 the rest, where the words must be matched to code without a file name to lean on.
 
@@ -40,7 +41,7 @@ from typing import Any
 import polars as pl
 
 from ..store.filekind import is_code
-from .cochange_holdout import answer_files, commit_files, cut_commit, index_at, transactions
+from .cochange_holdout import Cut, answer_files, commit_files, indexed_cut
 
 MODES = ("full", "bm25", "dense", "hybrid")
 MAX_FILES = 10  # a commit changing more is a sweep, not a change someone would ask about
@@ -110,27 +111,31 @@ def evaluate(
 ) -> dict[str, Any]:
     """The measures of the module docstring; `config`: sections of `.strata/config.json` for the
     cut's index (e.g. another embedder)."""
-    tx = transactions(repo)
-    cut = cut_commit(tx, split)
-    with tempfile.TemporaryDirectory(prefix="gitstrata-change-holdout-") as tmp:
-        strata, seconds = index_at(repo, cut, Path(tmp), config)
-        gen = strata.engine.index
-        history = set(gen.table("commits", columns=["sha"])["sha"].to_pylist())
-        at_cut = set(gen.table("files", columns=["path"])["path"].to_pylist())
-        qs = queries(repo, tx.filter(~pl.col("sha").is_in(sorted(history))), at_cut, max_queries)
-        by_commit = commit_files(strata)
-        per: dict[str, list[dict[str, float]]] = {m: [] for m in MODES}
-        named = [names_a_file(subject, truth) for _, subject, truth in qs]
-        for _, subject, truth in qs:
-            for m in MODES:
-                hits = strata.search(subject, top_k=LIST, mode=m).hits
-                per[m].append(score(answer_files(hits, by_commit), truth))
-        strata.close()
+    with indexed_cut(repo, split, config=config) as cut:
+        return evaluate_at(cut, max_queries=max_queries)
+
+
+def evaluate_at(cut: Cut, *, max_queries: int = 300) -> dict[str, Any]:
+    """`evaluate` on a repository already indexed at its cut."""
+    strata = cut.strata
+    gen = strata.engine.index
+    history = set(gen.table("commits", columns=["sha"])["sha"].to_pylist())
+    at_cut = set(gen.table("files", columns=["path"])["path"].to_pylist())
+    qs = queries(
+        cut.repo, cut.tx.filter(~pl.col("sha").is_in(sorted(history))), at_cut, max_queries
+    )
+    by_commit = commit_files(strata)
+    per: dict[str, list[dict[str, float]]] = {m: [] for m in MODES}
+    named = [names_a_file(subject, truth) for _, subject, truth in qs]
+    for _, subject, truth in qs:
+        for m in MODES:
+            hits = strata.search(subject, top_k=LIST, mode=m).hits
+            per[m].append(score(answer_files(hits, by_commit), truth))
     result: dict[str, Any] = {
-        "cut": cut,
+        "cut": cut.sha,
         "queries": len(qs),
         "named": sum(named),
-        "index_seconds": round(seconds, 2),
+        "index_seconds": round(cut.seconds, 2),
     }
     for m in MODES:
         rows = per[m]

@@ -35,6 +35,9 @@ import subprocess
 import sys
 import tempfile
 from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -272,44 +275,64 @@ def metrics(ranked: dict[str, Groups], qs: list[Query], limit: int) -> dict[str,
     }
 
 
-def evaluate(repo: Path, *, split: float = 0.8, workers: int = 1) -> dict:
+@dataclass
+class Cut:
+    """A repository indexed at the commit `split` of the way through its history."""
+
+    repo: Path  # the repository measured (its whole history)
+    tx: pl.DataFrame  # `transactions` of the whole history
+    sha: str  # the cut
+    strata: Strata  # the clone checked out and indexed there
+    seconds: float  # what indexing took
+
+
+@contextmanager
+def indexed_cut(
+    repo: Path, split: float = 0.8, *, workers: int = 1, config: dict[str, Any] | None = None
+) -> Iterator[Cut]:
+    """`repo` indexed at its cut (see `index_at`) in a temp folder, removed on exit; one cut
+    serves every hold-out measure of a repository."""
     tx = transactions(repo, workers)
     cut = cut_commit(tx, split)
     with tempfile.TemporaryDirectory(prefix="gitstrata-holdout-") as tmp:
-        strata, seconds = index_at(repo, cut, Path(tmp))
-        cfg = Config.load(strata.index_dir)
-        limit = cfg.retrieval.coupling_limit
-        ev, history, at_cut = history_of(strata)
-        known = set(ev["node"].to_list()) & at_cut
-        qs = queries(tx.filter(~pl.col("sha").is_in(sorted(history))), known)
-        sources = sorted({q[1] for q in qs})
-        served = {a: [c.path for c in strata.preflight(a).coupling] for a in sources}
-        by_commit = commit_files(strata, code_only=False)
-        asked = {
-            a: answer_files(
-                strata.search(coupled_question(a), top_k=limit).hits, by_commit, limit=limit, skip=a
-            )
-            for a in sources
-        }
-        named = most_changed_functions(strata)
-        asked_fn = {
-            a: answer_files(
-                strata.search(coupled_question(named[a]), top_k=limit).hits,
-                by_commit,
-                limit=limit,
-                skip=a,
-            )
-            for a in sources
-            if a in named
-        }
-        strata.close()
+        strata, seconds = index_at(repo, cut, Path(tmp), config)
+        try:
+            yield Cut(repo, tx, cut, strata, seconds)
+        finally:
+            strata.close()
+
+
+def evaluate(repo: Path, *, split: float = 0.8, workers: int = 1) -> dict:
+    with indexed_cut(repo, split, workers=workers) as cut:
+        return evaluate_at(cut)
+
+
+def evaluate_at(cut: Cut) -> dict:
+    """The measures of the module docstring on `cut`."""
+    strata, tx = cut.strata, cut.tx
+    cfg = Config.load(strata.index_dir)
+    limit = cfg.retrieval.coupling_limit
+    ev, history, at_cut = history_of(strata)
+    known = set(ev["node"].to_list()) & at_cut
+    qs = queries(tx.filter(~pl.col("sha").is_in(sorted(history))), known)
+    sources = sorted({q[1] for q in qs})
+    served = {a: [c.path for c in strata.preflight(a).coupling] for a in sources}
+    by_commit = commit_files(strata, code_only=False)
+
+    def ask(subject: str, path: str) -> list[str]:
+        hits = strata.search(coupled_question(subject), top_k=limit).hits
+        return answer_files(hits, by_commit, limit=limit, skip=path)
+
+    asked = {a: ask(a, a) for a in sources}
+    named = most_changed_functions(strata)
+    asked_fn = {a: ask(named[a], a) for a in sources if a in named}
     result: dict = {
-        "cut": cut,
+        "cut": cut.sha,
         "queries": len(qs),
         "history_commits": len(history),
         "test_commits": tx["sha"].n_unique() - len(history),
         "limit": limit,
-        "index_seconds": round(seconds, 2),
+        "index_seconds": round(cut.seconds, 2),
     }
     result["gitstrata"] = metrics({a: served_groups(p) for a, p in served.items()}, qs, limit)
     result["search"] = metrics({a: served_groups(p) for a, p in asked.items()}, qs, limit)

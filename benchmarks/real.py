@@ -60,9 +60,10 @@ from ..serve.models import PreflightReport
 from ..serve.render import render_preflight
 from ..store.ids import MODULE_SYMBOL
 from ..store.tables import run_sql
-from .change_holdout import evaluate as evaluate_change
+from .change_holdout import evaluate_at as evaluate_change
 from .change_holdout import markdown as change_table
-from .cochange_holdout import evaluate as evaluate_holdout
+from .cochange_holdout import Cut, indexed_cut
+from .cochange_holdout import evaluate_at as evaluate_holdout
 from .intents_real import load_labels, score
 from .serve_latency import hot_targets
 
@@ -175,12 +176,12 @@ class Probes:
         }
 
 
-def measure_cochange(base: Path, split: float = SPLIT) -> dict[str, Any]:
-    """The co-change temporal hold-out of `cochange_holdout.evaluate` (the repository indexed at
-    the cut through `Strata`, partners as `Strata.preflight` serves them, baselines from the same
-    indexed history), in this report's shape: `methods` keyed by `served` and each baseline."""
-    log("  co-change: indexing the cut")
-    res = evaluate_holdout(base, split=split)
+def measure_cochange(cut: Cut) -> dict[str, Any]:
+    """The co-change temporal hold-out of `cochange_holdout.evaluate_at` (the repository indexed
+    at the cut through `Strata`, partners as `Strata.preflight` serves them, baselines from the
+    same indexed history), in this report's shape: `methods` keyed by `served` and each
+    baseline."""
+    res = evaluate_holdout(cut)
     methods = {"served": res.pop("gitstrata"), **{m: res.pop(m) for m in METHODS[1:]}}
     res.pop("formula", None)
     return {**res, "served_limit": res.pop("limit"), "methods": methods}
@@ -512,9 +513,10 @@ def measure_repo(
         result["intents"] = measure_intents(strata, labels_dir / f"{name}.jsonl")
         result["candidates"] = measure_candidates(strata, work / "head-index")
         strata.close()
-        result["cochange"] = measure_cochange(base, split)
-        log("  where a change goes: indexing the cut")
-        result["change"] = evaluate_change(base, split=split)
+        log("  co-change and where a change goes: indexing the cut")
+        with indexed_cut(base, split) as cut:
+            result["cochange"] = measure_cochange(cut)
+            result["change"] = evaluate_change(cut)
         result["preflight_size"] = probes.result()
     result["wall_seconds"] = round(time.perf_counter() - started, 1)
     log(f"{name}: done in {result['wall_seconds']}s")

@@ -81,7 +81,8 @@ def test_cochange_is_the_holdout_benchmark_in_this_reports_shape(tiny) -> None:
     from gitstrata.benchmarks import cochange_holdout
 
     repo, shas = tiny
-    res = real.measure_cochange(repo.path)
+    with cochange_holdout.indexed_cut(repo.path, real.SPLIT) as cut:
+        res = real.measure_cochange(cut)
     direct = cochange_holdout.evaluate(repo.path)
     assert res["cut"] == direct["cut"] == shas[8]
     assert (res["queries"], res["history_commits"], res["served_limit"]) == (
