@@ -50,7 +50,7 @@ def predict(repo: Path, shas: Sequence[str]) -> dict[str, tuple[str, str]]:
     """sha -> (intent, subject) as the `capsule` stage computes them for these commits."""
     git = Git(repo)
     cfg = Config.load(repo / ".strata").history
-    commits, _, _ = extract((str(git.root), list(shas), cfg))
+    commits, *_ = extract((str(git.root), list(shas), cfg))
     rows = commits.select(["sha", "intent", "subject"]).to_pylist()
     return {r["sha"]: (r["intent"], r["subject"]) for r in rows}
 

@@ -17,7 +17,8 @@ repository's ignore-revs list) and the HEAD `symbols` and `commits` tables. Inva
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections import Counter
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 import numpy as np
@@ -116,12 +117,399 @@ def parse_porcelain(
     ordered = [b""] * len(owners)
     for (final, _), text in zip(owners, texts, strict=True):
         ordered[final - 1] = text
+    return _file_blame(path, blob, shas, tuple(times), owner, ordered, language)
+
+
+def _file_blame(
+    path: str,
+    blob: str,
+    shas: tuple[str, ...],
+    times: tuple[int, ...],
+    owner: np.ndarray,
+    texts: list[bytes],
+    language: str | None,
+) -> FileBlame:
     code = (
-        np.zeros(len(ordered), dtype=bool)
-        if filekind.is_prose(path)
-        else code_mask(ordered, language)
+        np.zeros(len(texts), dtype=bool) if filekind.is_prose(path) else code_mask(texts, language)
     )
-    return FileBlame(path, blob, shas, tuple(times), owner, code)
+    return FileBlame(path, blob, shas, times, owner, code)
+
+
+def git_lines(data: bytes) -> list[bytes]:
+    """A file's lines as git counts them: a last line without a line break is a line, a
+    trailing line break does not start one."""
+    lines = data.split(b"\n")
+    if lines and lines[-1] == b"":
+        lines.pop()
+    return lines
+
+
+@dataclass(frozen=True, slots=True)
+class Merge:
+    """A merge commit as blame sees it: its parents and, per parent, the paths whose version
+    differs from the merge's, each with that parent's blob (None: the parent lacks the path).
+    `changed` is None when git did not list a diff for every parent (then nothing is known)."""
+
+    sha: str
+    parents: tuple[str, ...]
+    changed: tuple[dict[str, str | None], ...] | None
+    blobs: dict[str, str]  # path -> the merge's own blob, for the paths some parent differs in
+    author_time: int
+
+    def made(self) -> list[tuple[str, str]]:
+        """The versions (path, blob) the merge made itself: different from every parent's."""
+        if self.changed is None or not self.changed:
+            return []
+        common = set(self.changed[0]).intersection(*self.changed[1:])
+        return [(path, self.blobs[path]) for path in common if path in self.blobs]
+
+
+# how many commits a walk goes through to find where a version was made (see `_walk`)
+_WALK_LIMIT = 200_000
+_Node = tuple  # ("row", row) or ("merge", sha, path)
+
+
+class LineHistory:
+    """Who last wrote each line of a HEAD file, followed back through the `hunks` table (the
+    -U0 hunk headers of every non-merge commit's diff) and the merges' diffs against each of
+    their parents, instead of running `git blame`.
+
+    A version of a file is (path, blob). Its owners follow from the commit that made it, as
+    `git blame` passes them: a non-merge commit's added lines are its own, the others are
+    carried from the version it changed; a merge's lines go to the first parent in whose
+    version they are unchanged (the merge diffed against each), and the rest are the merge's.
+    Which commit made a version: the only one that did, when one did; otherwise blame's own
+    walk back from the commit the version was seen at, through the parents (at a merge, to
+    the first parent with the same version). `owners` returns None, and the caller runs
+    `git blame`, where blame may part from that:
+
+    - a change is binary or a type change, or blame may follow a rename or an added file
+      otherwise than `git log -M` paired it (`_followed`);
+    - a merge lacks the file in a parent (blame looks for a rename there), or its diffs are
+      not known (`merge_hunks`);
+    - the hunks do not line up, or the lines counted at the end are not the HEAD file's.
+
+    Tests and `benchmarks/blame_speed.py` compare the result with `git blame` line by line."""
+
+    def __init__(
+        self,
+        hunks: pa.Table,
+        parents: dict[str, list[str]],
+        merges: dict[str, Merge],
+        merge_hunks: dict[tuple[str, str, str], list[int]],
+    ) -> None:
+        cols = {name: hunks[name].to_pylist() for name in schemas.HUNKS.names}
+        self.sha: list[str] = cols["sha"]
+        self.path: list[str] = cols["path"]
+        self.old_path: list[str | None] = cols["old_path"]
+        self.status: list[str] = cols["status"]
+        self.old_blob: list[str | None] = cols["old_blob"]
+        self.new_blob: list[str | None] = cols["new_blob"]
+        self.binary: list[bool] = cols["binary"]
+        self.hunks: list[list[int]] = cols["hunks"]
+        self.parents = parents  # non-merge commit -> its parents
+        self.merges = merges
+        self.merge_hunks = merge_hunks  # (merge, parent, path) -> -U0 hunks, parent to merge
+        self.commits: dict[str, int] = {}  # sha -> index into `shas`
+        self.shas: list[str] = []
+        self.producers: dict[tuple[str, str], list[_Node]] = {}
+        self.at: dict[tuple[str, str], int] = {}  # (sha, path) -> the row of that change
+        # per commit: how many files it added, deleted and renamed, and the blobs its renames
+        # and deletions left behind (a rename source blame may pick for another path)
+        self.counts: dict[str, Counter[str]] = {}
+        self.source_blobs: dict[str, Counter[str]] = {}
+        for row, (sha, path, status, old, new) in enumerate(
+            zip(self.sha, self.path, self.status, self.old_blob, self.new_blob, strict=True)
+        ):
+            if sha not in self.counts:
+                self.counts[sha] = Counter()
+                self.source_blobs[sha] = Counter()
+            self.counts[sha][status] += 1
+            if status in "DR" and old is not None:
+                self.source_blobs[sha][old] += 1
+            if new is not None:
+                self.at[(sha, path)] = row
+            # a mode change keeps the content: the version's producer is the one before
+            if new is not None and (new != old or status == "R"):
+                self.producers.setdefault((path, new), []).append(("row", row))
+        for merge in merges.values():
+            for path, blob in merge.made():
+                self.producers.setdefault((path, blob), []).append(("merge", merge.sha, path))
+        self._memo: dict[_Node, np.ndarray | None] = {}
+
+    def index(self, sha: str) -> int:
+        k = self.commits.get(sha)
+        if k is None:
+            k = self.commits[sha] = len(self.shas)
+            self.shas.append(sha)
+        return k
+
+    def _followed(self, row: int) -> bool:
+        """Whether `git blame` follows the change `row` to the source `git log -M` gave it (a
+        rename) or to none (an added file). Blame looks for the best source of one path at a
+        time; `log -M` pairs the commit's sources and destinations best first, each once, and
+        compares contents only below its rename limit. So they agree on an added file when
+        the commit renamed nothing (its deleted files were compared with this one and left
+        apart) and compared every pair (a few hundred at most here, under every git's limit),
+        and on a rename when it is the commit's only one, or an exact one whose content no
+        other source of the commit had."""
+        sha, status = self.sha[row], self.status[row]
+        counts = self.counts[sha]
+        if status == "A":
+            return not counts["R"] and counts["D"] * counts["A"] <= _RENAME_PAIRS
+        if status == "R":
+            old = self.old_blob[row]
+            exact = old is not None and old == self.new_blob[row]
+            exact = exact and self.source_blobs[sha][old or ""] == 1
+            return counts["R"] == 1 or exact
+        return True
+
+    def _maker(self, path: str, blob: str, seen_at: str | None) -> _Node | None:
+        """The node that made version (path, blob), seen at commit `seen_at`."""
+        found = self.producers.get((path, blob))
+        if found is not None and len(found) == 1:
+            return found[0]  # blame's walk can only end there
+        if not found or seen_at is None:
+            return None
+        return self._walk(path, blob, seen_at)
+
+    def _walk(self, path: str, blob: str, sha: str) -> _Node | None:
+        """Blame's walk from commit `sha` back to the commit that made (path, blob): through
+        commits that did not change the path, and at a merge to its first parent with the
+        same version."""
+        for _ in range(_WALK_LIMIT):
+            merge = self.merges.get(sha)
+            if merge is not None:
+                if merge.changed is None:
+                    return None
+                same = [
+                    p for p, ch in zip(merge.parents, merge.changed, strict=True) if path not in ch
+                ]
+                if not same:
+                    return ("merge", sha, path) if merge.blobs.get(path) == blob else None
+                sha = same[0]
+                continue
+            row = self.at.get((sha, path))
+            if row is not None and not (self.status[row] == "M" and self.old_blob[row] == blob):
+                return ("row", row) if self.new_blob[row] == blob else None
+            up = self.parents.get(sha)
+            if not up:
+                return None  # the walk left the indexed history
+            sha = up[0]
+        return None
+
+    def plan(
+        self, files: Iterable[tuple[str, str]], head: str
+    ) -> tuple[list[tuple[str, str]], set[tuple[str, str]]]:
+        """Of `files` (path, blob at `head`), the ones whose owners the history can tell once
+        the diffs of the merges they go through are known, and those merges' (merge, path):
+        the diffs `merge_hunks` must hold."""
+        told: list[tuple[str, str]] = []
+        needed: set[tuple[str, str]] = set()
+        verdict: dict[_Node, bool] = {}
+        for path, blob in files:
+            root = self._maker(path, blob, head)
+            if root is None:
+                continue
+            merges: set[tuple[str, str]] = set()
+            seen: set[_Node] = set()
+            stack, ok = [root], True
+            while stack and ok:
+                node = stack.pop()
+                if node in seen:
+                    continue
+                seen.add(node)
+                if verdict.get(node) is False:
+                    ok = False
+                    break
+                if node[0] == "merge":
+                    merges.add((node[1], node[2]))
+                needs = self._needs(node, need_hunks=False)
+                if needs is None:
+                    verdict[node] = ok = False
+                    break
+                for p, b, at in needs:
+                    made = self._maker(p, b, at)
+                    if made is None:
+                        verdict[node] = ok = False
+                        break
+                    stack.append(made)
+            if ok:
+                told.append((path, blob))
+                needed |= merges
+        return told, needed
+
+    def _needs(
+        self, node: _Node, need_hunks: bool = True
+    ) -> list[tuple[str, str, str | None]] | None:
+        """The versions (path, blob, seen at) a node's owners are made from; None: unknown
+        (`need_hunks`: a merge's diffs must be known)."""
+        if node[0] == "row":
+            row = node[1]
+            if self.binary[row] or self.status[row] not in "AMR" or not self._followed(row):
+                return None
+            old, old_path = self.old_blob[row], self.old_path[row]
+            if old is None or old_path is None:
+                return [] if self.status[row] == "A" else None
+            up = self.parents.get(self.sha[row])
+            return [(old_path, old, up[0] if up else None)]
+        merge = self.merges[node[1]]
+        assert merge.changed is not None
+        out: list[tuple[str, str, str | None]] = []
+        for parent, changed in zip(merge.parents, merge.changed, strict=True):
+            blob = changed.get(node[2])
+            if blob is None:
+                return None  # the parent lacks the file: blame looks for a rename there
+            if need_hunks and (node[1], parent, node[2]) not in self.merge_hunks:
+                return None
+            out.append((node[2], blob, parent))
+        return out
+
+    def _owners_of(self, root: _Node) -> np.ndarray | None:
+        """The owners (indexes into `shas`) of the version `root` made, every node below it
+        computed first (no recursion: a file may have thousands of versions)."""
+        stack: list[tuple[_Node, list[_Node | None] | None]] = [(root, None)]
+        while stack:
+            node, deps = stack[-1]
+            if node in self._memo:
+                stack.pop()
+                continue
+            if deps is None:
+                needs = self._needs(node)
+                if needs is None:
+                    self._memo[node] = None
+                    stack.pop()
+                    continue
+                deps = [self._maker(p, b, at) for p, b, at in needs]
+                stack[-1] = (node, deps)
+                todo = [d for d in deps if d is not None and d not in self._memo]
+                if any(d is None for d in deps):
+                    self._memo[node] = None
+                    stack.pop()
+                    continue
+                if len(stack) > len(self.sha) + 2 * len(self.merges) + 2:
+                    return None  # a cycle: versions that make each other
+                stack.extend((d, None) for d in todo)
+                if todo:
+                    continue
+            inputs = [self._memo.get(d) if d is not None else None for d in deps]
+            self._memo[node] = None if any(x is None for x in inputs) else self._make(node, inputs)
+            stack.pop()
+        return self._memo.get(root)
+
+    def _make(self, node: _Node, inputs: list) -> np.ndarray | None:
+        if node[0] == "row":
+            row = node[1]
+            before = inputs[0] if inputs else np.zeros(0, dtype=np.int32)
+            return _replay(before, self.hunks[row], self.index(self.sha[row]))
+        sha, path = node[1], node[2]
+        merge = self.merges[sha]
+        owner: np.ndarray | None = None
+        for parent, before in zip(merge.parents, inputs, strict=True):
+            hunks = self.merge_hunks[(sha, parent, path)]
+            mapped = _unchanged(hunks, len(before))
+            if mapped is None:
+                return None
+            x_lines, p_lines, total = mapped
+            if owner is None:
+                owner = np.full(total, -1, dtype=np.int32)
+            elif len(owner) != total:
+                return None
+            free = owner[x_lines] < 0
+            owner[x_lines[free]] = before[p_lines[free]]
+        assert owner is not None
+        owner[owner < 0] = self.index(sha)
+        return owner
+
+    def owners(self, path: str, blob: str, head: str) -> tuple[np.ndarray, list[str]] | None:
+        """Per line of HEAD's version (path, blob): an index into the returned shas (in the
+        order their first lines come), or None when blame must decide."""
+        node = self._maker(path, blob, head)
+        owner = None if node is None else self._owners_of(node)
+        if owner is None:
+            return None
+        first: dict[int, int] = {}
+        for k in owner.tolist():
+            if k not in first:
+                first[k] = len(first)
+        local = np.array([first[k] for k in owner.tolist()], dtype=np.int32)
+        return local, [self.shas[k] for k in first]
+
+
+# source x destination pairs of a commit's added and deleted files below which every git
+# compares contents for renames (`diff.renameLimit` is 1000 and was 400, counted in files)
+_RENAME_PAIRS = 100 * 100
+
+
+def _unchanged(hunks: list[int], before: int) -> tuple[np.ndarray, np.ndarray, int] | None:
+    """The lines a diff of a version of `before` lines left as they were: their (0-based)
+    numbers on the new side and on the old, and the new side's line count; None when the
+    hunks do not fit."""
+    x: list[np.ndarray] = []
+    p: list[np.ndarray] = []
+    old_pos = new_pos = 0
+    for i in range(0, len(hunks), 4):
+        old_start, old_count, new_start, new_count = hunks[i : i + 4]
+        gap = (old_start - 1 if old_count else old_start) - old_pos
+        if gap < 0 or old_pos + gap + old_count > before:
+            return None
+        if new_count and new_start != new_pos + gap + 1:
+            return None
+        x.append(np.arange(new_pos, new_pos + gap))
+        p.append(np.arange(old_pos, old_pos + gap))
+        old_pos += gap + old_count
+        new_pos += gap + new_count
+    rest = before - old_pos
+    x.append(np.arange(new_pos, new_pos + rest))
+    p.append(np.arange(old_pos, before))
+    return np.concatenate(x), np.concatenate(p), new_pos + rest
+
+
+def _replay(owner: np.ndarray, hunks: list[int], commit: int) -> np.ndarray | None:
+    """`owner` (per line of a version) carried across one diff's -U0 hunks, whose added lines
+    become `commit`'s; None when the hunks do not fit the version."""
+    pieces: list[np.ndarray] = []
+    pos = length = 0
+    for i in range(0, len(hunks), 4):
+        old_start, old_count, new_start, new_count = hunks[i : i + 4]
+        keep = (old_start - 1 if old_count else old_start) - pos
+        if keep < 0 or pos + keep + old_count > len(owner):
+            return None
+        pieces.append(owner[pos : pos + keep])
+        length += keep
+        if new_count and new_start != length + 1:
+            return None
+        pieces.append(np.full(new_count, commit, dtype=np.int32))
+        length += new_count
+        pos += keep + old_count
+    pieces.append(owner[pos:])
+    return np.concatenate(pieces) if len(pieces) > 1 else owner
+
+
+def from_history(
+    history: LineHistory,
+    head: str,
+    path: str,
+    blob: str,
+    read: Callable[[str], bytes | None],
+    language: str | None,
+    author_times: dict[str, int],
+) -> FileBlame | None:
+    """The blame of HEAD's version (`blob`, read by `read` only when the history tells) of
+    `path` from `history`, as `parse_porcelain` gives it from `git blame`; None when the
+    history cannot tell (see `LineHistory`)."""
+    found = history.owners(path, blob, head)
+    if found is None:
+        return None
+    owner, shas = found
+    data = read(blob)
+    if data is None:
+        return None
+    texts = git_lines(data)
+    if len(texts) != len(owner) or any(s not in author_times for s in shas):
+        return None
+    times = tuple(author_times[s] for s in shas)
+    return _file_blame(path, blob, tuple(shas), times, owner, texts, language)
 
 
 def symbol_rows(fb: FileBlame, symbols: pl.DataFrame) -> pl.DataFrame:

@@ -203,15 +203,18 @@ def build(
     stats: dict | None = None,
     full_parse: bool = False,
     redactor: Redactor | None = None,
+    hunks: list[pa.Table] | None = None,
 ) -> tuple[pa.Table, pa.Table]:
     """`commits` and raw touches (without head_path / symbol_id) for the given commits, their
-    texts passed through `redactor` (the built-in rules by default).
+    texts passed through `redactor` (the built-in rules by default); when `hunks` is given,
+    the commits' file changes and their hunk headers (`schemas.HUNKS`) are appended to it.
 
     `full_parse` parses every file version whole instead of deriving most of them: the
     reference the derived attribution must equal (tests and benchmarks compare the two)."""
     cache = SpanCache(read_blob, config, parse, language_of, full_parse=full_parse)
     out_c = _Columns(schemas.COMMITS)
     out_t = _Columns(RAW_TOUCHES)
+    out_h = _Columns(schemas.HUNKS) if hunks is not None else None
     rules = compile_rules(config.intent_rules)
     n = 0
     for c in commits:
@@ -222,6 +225,22 @@ def build(
         commit = _Excerpt(config.excerpt_chars)
         symbols = 0
         for fc in sorted(c.files, key=lambda f: f.path):
+            if out_h is not None:
+                out_h.add(
+                    sha=c.sha,
+                    commit_time=c.commit_time,
+                    path=fc.path,
+                    old_path=fc.old_path,
+                    status=fc.status,
+                    old_blob=fc.old_blob,
+                    new_blob=fc.new_blob,
+                    binary=fc.binary,
+                    hunks=[
+                        x
+                        for h in fc.hunks
+                        for x in (h.old_start, h.old_count, h.new_start, h.new_count)
+                    ],
+                )
             touches, old_spans, new_spans = attribute(fc, use_cache)
             _excerpts(fc, touches, old_spans, new_spans, config.symbol_excerpt_chars, commit)
             for qual, t in touches.items():
@@ -266,10 +285,23 @@ def build(
         stats["spliced_versions"] = stats.get("spliced_versions", 0) + cache.spliced
         stats["read_versions"] = stats.get("read_versions", 0) + cache.read
         stats["rebuilt_versions"] = stats.get("rebuilt_versions", 0) + cache.rebuilt
+    if hunks is not None and out_h is not None:
+        hunks.append(out_h.table())
     return out_c.table(), out_t.table()
 
 
 # ---------------------------------------------------------------- whole-history step
+
+
+def finalize_hunks(hunks: Sequence[pa.Table], commits: pa.Table) -> pa.Table:
+    """The `hunks` table from partial ones: one row per file change of the kept `commits`,
+    sorted by (commit_time, sha, path)."""
+    if not hunks:
+        return schemas.HUNKS.empty_table()
+    df = pl.concat([frame(t.select(schemas.HUNKS.names).cast(schemas.HUNKS)) for t in hunks])
+    df = df.unique(subset=["sha", "path", "status", "old_path"], keep="first", maintain_order=True)
+    df = df.filter(pl.col("sha").is_in(frame(commits.select(["sha"]))["sha"].implode()))
+    return df.sort(["commit_time", "sha", "path"]).to_arrow().cast(schemas.HUNKS)
 
 
 def finalize(

@@ -36,6 +36,9 @@ class Section(BaseModel):
 class IndexConfig(Section):
     max_commits: int | None = Field(default=None, ge=1)  # None: all of history
     blame: bool = True
+    # blame reads who wrote each line from the history's hunks where that is git's answer
+    # (`stages/blame.LineHistory`), and runs `git blame` for the other files
+    blame_from_history: bool = True
     # blame looks through the commits listed in `.git-blame-ignore-revs` at HEAD (formatting
     # commits); a `blame.ignoreRevsFile` in the repository's git config is git's own and applies
     blame_ignore_revs: bool = True

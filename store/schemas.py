@@ -114,6 +114,24 @@ TOUCHES = pa.schema(
     ]
 )
 
+# One row per file a (non-merge) commit changed, with the -U0 hunk headers of its diff against
+# its parent: what `blame` follows each HEAD line back through to the commit that wrote it,
+# without running `git blame` (`stages/blame.LineHistory`). Sorted by (commit_time, sha, path).
+HUNKS = pa.schema(
+    [
+        pa.field("sha", pa.string(), nullable=False),
+        pa.field("commit_time", HTS, nullable=False),
+        pa.field("path", pa.string(), nullable=False),  # path in that commit (old for deletions)
+        pa.field("old_path", pa.string()),  # null for an added file
+        pa.field("status", pa.string(), nullable=False),  # A C D M R T
+        pa.field("old_blob", pa.string()),  # null for an added file
+        pa.field("new_blob", pa.string()),  # null for a deleted file
+        pa.field("binary", pa.bool_(), nullable=False),
+        # per hunk: old start, old count, new start, new count (1-based lines, as in `@@`)
+        pa.field("hunks", pa.list_(pa.int32()), nullable=False),
+    ]
+)
+
 # One row per (HEAD symbol, commit that last wrote some of its lines), from `git blame` at HEAD
 # (commits in the repository's `.git-blame-ignore-revs` / `blame.ignoreRevsFile` are skipped).
 # A symbol counts every line of its span, nested symbols included (`<module>` is the whole file);
@@ -320,6 +338,7 @@ ARTIFACTS: dict[str, Artifact] = {
         Artifact("vectors_bits", "vectors_bits.arrow", "arrow", VECTORS_BITS),
         Artifact("commits", "commits.parquet", "parquet", COMMITS),
         Artifact("touches", "touches.parquet", "parquet", TOUCHES),
+        Artifact("hunks", "hunks.parquet", "parquet", HUNKS),
         Artifact("blame", "blame.parquet", "parquet", BLAME),
         Artifact("cochange_files", "cochange_files.parquet", "parquet", COCHANGE_FILES),
         Artifact("cochange_symbols", "cochange_symbols.parquet", "parquet", COCHANGE_SYMBOLS),

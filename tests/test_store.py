@@ -188,6 +188,8 @@ def test_every_parquet_artifact_reads_back_with_its_declared_schema(tmp_path: Pa
                 row[field.name] = (
                     [0.5] * (t.list_size if pa.types.is_fixed_size_list(t) else 1)
                     if pa.types.is_floating(t.value_type)
+                    else [1]
+                    if pa.types.is_integer(t.value_type)
                     else ["x"]
                 )
             elif pa.types.is_string(t) or pa.types.is_large_string(t):
