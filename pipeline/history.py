@@ -580,8 +580,12 @@ def merge_hunks(
     path: str | None = None
     # only the lines that name a request, a file or a hunk: a body line starts with + or -
     for m in _PATCH_HEADS.finditer(proc.stdout):
-        oid, header, a, b, c, d = m.groups()
-        if oid is not None:
+        oid, header, binary, a, b, c, d = m.groups()
+        if binary is not None:
+            if path is not None and current is not None:
+                del out[(*current, path)]  # no lines to follow: `git blame` tells
+            path = None
+        elif oid is not None:
             current = next(pending, None)
             if current is None or current[0] != oid.decode("ascii"):
                 return {}
@@ -601,7 +605,7 @@ def merge_hunks(
 
 
 _PATCH_HEADS = re.compile(
-    rb"^(?:([0-9a-f]{40}(?:[0-9a-f]{24})?)|diff --git a/(.*)"
+    rb"^(?:([0-9a-f]{40}(?:[0-9a-f]{24})?)|diff --git a/(.*)|(Binary files .*)"
     rb"|@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@.*)$",
     re.M,
 )
@@ -610,8 +614,8 @@ _PATCH_HEADS = re.compile(
 def line_history(
     git: Git, head: str, hunks: pa.Table, commits: pa.Table
 ) -> tuple[blame_stage.LineHistory, dict[str, int]]:
-    """The `LineHistory` of `head`, its merges' diffs not read yet (`read_merge_hunks`), and
-    every commit's author time (unix seconds), merges included."""
+    """The `LineHistory` of `head`, its merges' diffs not read yet (`history_blames` reads
+    those its files need), and every commit's author time (unix seconds), merges included."""
     merges = merge_history(git, head)
     history = blame_stage.LineHistory(
         hunks,
