@@ -58,7 +58,9 @@ def line_check(repo: Path, gen: Any) -> dict[str, Any]:
     todo = [(f["path"], f["blob"]) for f in files if f["status"] == "indexed"]
     todo = [(p, b) for p, b in todo if p in symbols]
     t0 = time.perf_counter()
-    history, times = line_history(git, head, gen.table("hunks"), gen.table("commits"))
+    read = line_history(git, head, gen.table("hunks"), gen.table("commits"))
+    assert read is not None
+    history, times = read
     tellable, needed = history.plan(todo, head)
     told = [
         fb

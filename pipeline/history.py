@@ -503,13 +503,51 @@ def blame_file(
     return blame_stage.parse_porcelain(out, path, blob, language)
 
 
-def merge_history(git: Git, head: str) -> dict[str, blame_stage.Merge]:
+# bytes of git output the history reads at most for the merges (their file lists, their diffs):
+# a history of many large merges goes to `git blame` instead of filling memory
+MERGE_OUTPUT_CAP = 64 << 20
+
+
+def _capped(git: Git, args: list[str], input: bytes | None = None) -> bytes | None:
+    """Stdout of `git args`, or None when git fails or writes more than `MERGE_OUTPUT_CAP`."""
+    with tempfile.TemporaryFile() as fed:
+        if input is not None:
+            fed.write(input)
+            fed.seek(0)
+        proc = subprocess.Popen(
+            [git.exe, *args],
+            cwd=git.root,
+            stdin=fed if input is not None else subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            env=git_env(),
+        )
+        assert proc.stdout is not None
+        chunks: list[bytes] = []
+        size = 0
+        while chunk := proc.stdout.read(1 << 20):
+            size += len(chunk)
+            if size > MERGE_OUTPUT_CAP:
+                proc.kill()
+                proc.wait()
+                return None
+            chunks.append(chunk)
+        return b"".join(chunks) if proc.wait() == 0 else None
+
+
+def merge_history(git: Git, head: str) -> dict[str, blame_stage.Merge] | None:
     """Every merge in `head`'s history as blame sees it (`blame_stage.Merge`): its diffs
-    against each parent, from `git log -m --raw` (tree comparisons, no contents read)."""
-    out = git.run_bytes(
-        "log", "--merges", "-m", "--raw", "--no-renames", "--no-abbrev", "-z",
-        "--format=%x01%H %at %T %P", head,
+    against each parent, from `git log -m --raw` (tree comparisons, no contents read); None
+    when that is over `MERGE_OUTPUT_CAP`."""
+    out = _capped(
+        git,
+        [
+            "log", "--merges", "-m", "--raw", "--no-renames", "--no-abbrev", "-z",
+            "--format=%x01%H %at %T %P", head,
+        ],
     )  # fmt: skip
+    if out is None:
+        return None
     found: dict[str, tuple[list[str], int, list[dict[str, str | None]], dict[str, str]]] = {}
     trees: dict[str, str] = {}
     diff: dict[str, str | None] | None = None
@@ -561,25 +599,23 @@ def merge_hunks(
     if not wanted:
         return {}
     made = sorted({path for _, path in needed})
-    proc = subprocess.run(
+    patch = _capped(
+        git,
         [
-            git.exe, "-c", "core.quotePath=false", "diff-tree", "--stdin", "-r", "-p", "-U0",
-            "--no-renames", "--no-color", "--no-ext-diff", "--no-textconv",
+            "-c", "core.quotePath=false", "--literal-pathspecs", "diff-tree", "--stdin", "-r",
+            "-p", "-U0", "--no-renames", "--no-color", "--no-ext-diff", "--no-textconv",
             "--src-prefix=a/", "--dst-prefix=b/", "--", *made,
         ],
-        cwd=git.root,
         input="".join(f"{m} {p}\n" for m, p in wanted).encode(),
-        capture_output=True,
-        env=git_env(),
     )  # fmt: skip
-    if proc.returncode != 0:
+    if patch is None:
         return {}
     out: dict[tuple[str, str, str], list[int]] = {}
     pending = iter(wanted)
     current: tuple[str, str] | None = None
     path: str | None = None
     # only the lines that name a request, a file or a hunk: a body line starts with + or -
-    for m in _PATCH_HEADS.finditer(proc.stdout):
+    for m in _PATCH_HEADS.finditer(patch):
         oid, header, binary, a, b, c, d = m.groups()
         if binary is not None:
             if path is not None and current is not None:
@@ -613,10 +649,13 @@ _PATCH_HEADS = re.compile(
 
 def line_history(
     git: Git, head: str, hunks: pa.Table, commits: pa.Table
-) -> tuple[blame_stage.LineHistory, dict[str, int]]:
+) -> tuple[blame_stage.LineHistory, dict[str, int]] | None:
     """The `LineHistory` of `head`, its merges' diffs not read yet (`history_blames` reads
-    those its files need), and every commit's author time (unix seconds), merges included."""
+    those its files need), and every commit's author time (unix seconds), merges included;
+    None when the merges are too many to read (`merge_history`)."""
     merges = merge_history(git, head)
+    if merges is None:
+        return None
     history = blame_stage.LineHistory(
         hunks,
         dict(zip(commits["sha"].to_pylist(), commits["parents"].to_pylist(), strict=True)),
@@ -743,8 +782,11 @@ def run_blame(ctx: StageContext) -> StageResult:
     needed: set[tuple[str, str]] = set()
     history: blame_stage.LineHistory | None = None
     times: dict[str, int] = {}
+    read = None
     if len(todo) >= HISTORY_MIN_FILES and _derivable(ctx, revs, honour):
-        history, times = line_history(ctx.git, ctx.head, ctx.input("hunks"), ctx.input("commits"))
+        read = line_history(ctx.git, ctx.head, ctx.input("hunks"), ctx.input("commits"))
+    if read is not None:
+        history, times = read
         tellable, needed = history.plan([(path, blob) for path, blob, _ in todo], ctx.head)
         keep = set(tellable)
         told = [item for item in todo if (item[0], item[1]) in keep]

@@ -128,7 +128,9 @@ def test_history_blame_equals_git_blame_for_every_file_it_tells(make_repo, tmp_p
     git = Git(repo.path)
     head = git.require_head()
     entries = git.ls_tree(head)
-    history, times = line_history(git, head, gen.table("hunks"), gen.table("commits"))
+    read = line_history(git, head, gen.table("hunks"), gen.table("commits"))
+    assert read is not None
+    history, times = read
     tellable, needed = history.plan([(e.path, e.blob) for e in entries], head)
     told = []
     for (path, blob, _), fb in history_blames(
@@ -150,7 +152,7 @@ def test_merge_history_names_only_versions_a_merge_made(make_repo):
     build_history(repo)
     git = Git(repo.path)
     merges = merge_history(git, git.require_head())
-    assert len(merges) == 1
+    assert merges is not None and len(merges) == 1
     (merge,) = merges.values()
     assert len(merge.parents) == 2
     assert {path for path, _ in merge.made()} == {"pkg/core.py"}
@@ -173,3 +175,17 @@ def test_index_blame_is_the_same_with_and_without_the_history(make_repo, tmp_pat
     hunks = on.table("hunks")
     assert hunks.num_rows == fresh.table("hunks").num_rows
     assert pa.compute.all(pa.compute.greater_equal(pa.compute.list_value_length(hunks["hunks"]), 0))
+
+
+def test_a_history_of_merges_too_large_to_read_goes_to_git_blame(make_repo, tmp_path, monkeypatch):
+    from gitstrata.pipeline import history
+
+    repo = make_repo()
+    build_history(repo)
+    monkeypatch.setattr(history, "MERGE_OUTPUT_CAP", 10)
+    git = Git(repo.path)
+    assert history.merge_history(git, git.require_head()) is None
+    report, capped = _index(repo, tmp_path / "capped")
+    assert report.stage("blame").stats["from_history"] == 0
+    _, off = _index(repo, tmp_path / "off", blame_from_history=False)
+    assert capped.table("blame").equals(off.table("blame"))
