@@ -627,10 +627,12 @@ def merge_hunks(
                 return {}
             path = None
         elif header is not None:
-            # `a/P b/P` (no renames): P is the first half
-            half = (len(header) - 3) // 2
-            same = header[half : half + 3] == b" b/" and header[:half] == header[half + 3 :]
-            path = header[:half].decode("utf-8", "replace") if same else None
+            # `a/P b/P` (no renames): P is the first half; a quoted name is not read (its
+            # file's hunks are then not kept, and `git blame` tells it)
+            half = (len(header) - 5) // 2
+            same = header[:2] == b"a/" and header[2 + half : 5 + half] == b" b/"
+            same = same and header[2 : 2 + half] == header[5 + half :]
+            path = header[2 : 2 + half].decode("utf-8", "replace") if same else None
             if path is not None and current is not None:
                 out[(*current, path)] = []
         elif path is not None and current is not None:
@@ -641,7 +643,7 @@ def merge_hunks(
 
 
 _PATCH_HEADS = re.compile(
-    rb"^(?:([0-9a-f]{40}(?:[0-9a-f]{24})?)|diff --git a/(.*)|(Binary files .*)"
+    rb"^(?:([0-9a-f]{40}(?:[0-9a-f]{24})?)|diff --git (.*)|(Binary files .*)"
     rb"|@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@.*)$",
     re.M,
 )

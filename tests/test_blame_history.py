@@ -189,3 +189,22 @@ def test_a_history_of_merges_too_large_to_read_goes_to_git_blame(make_repo, tmp_
     assert report.stage("blame").stats["from_history"] == 0
     _, off = _index(repo, tmp_path / "off", blame_from_history=False)
     assert capped.table("blame").equals(off.table("blame"))
+
+
+def test_a_merged_file_whose_name_git_quotes_is_still_blamed_right(make_repo, tmp_path):
+    repo = make_repo()
+    odd, plain = 'pkg/we"ird.py', "pkg/plain.py"
+    base = {f"lib/part{k}.py": _text(_lines(f"p{k}", 5)) for k in range(16)}
+    repo.commit("start", base | {odd: _text(_lines("w", 10)), plain: _text(_lines("q", 10))})
+    repo.git("checkout", "-q", "-b", "side")
+    repo.commit("side", {odd: _text(["top = 1", *_lines("w", 10)]), plain: _text(_lines("q", 11))})
+    repo.git("checkout", "-q", "main")
+    repo.commit(
+        "main",
+        {odd: _text([*_lines("w", 10), "end = 1"]), plain: _text(["q = 0"] + _lines("q", 10))},
+    )
+    repo.git("merge", "-q", "--no-ff", "-m", "merge side", "side")
+    report, on = _index(repo, tmp_path / "on")
+    assert report.stage("blame").stats["from_history"] > 0
+    _, off = _index(repo, tmp_path / "off", blame_from_history=False)
+    assert on.table("blame").equals(off.table("blame"))
