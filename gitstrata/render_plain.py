@@ -15,6 +15,8 @@ import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from .store.vocabulary import tagged
+
 if TYPE_CHECKING:
     from .serve.models import SearchResponse
 
@@ -71,7 +73,7 @@ def _row(h) -> list[str]:
     elif h.kind == "memory":  # the title names the memory's kind
         name = f"{h.key} {h.title}"
     else:
-        name = f"{h.key[:10]} [{h.intent}] {h.title}"
+        name = f"{h.key[:10]} {tagged(h.intent, h.title)}"
     return [
         str(h.rank) + ("*" if h.pinned else ""),
         plain(h.kind),
@@ -103,8 +105,8 @@ def search_text(resp: SearchResponse, *, styled: bool = False) -> str:
             reason = f": {ref.reason}" if ref.reason else ""
             lines.append(
                 plain(
-                    f"  {h.rank}. why: {ref.date} {ref.short} [{ref.intent}] "
-                    f"{ref.subject[:80]}{reason}"
+                    f"  {h.rank}. why: {ref.date} {ref.short} "
+                    f"{tagged(ref.intent, ref.subject[:80])}{reason}"
                 )
             )
     for warn in resp.warnings:

@@ -15,7 +15,7 @@ import functools
 from dataclasses import dataclass, field
 
 from ..store import filekind
-from ..store.vocabulary import LOAD_BEARING
+from ..store.vocabulary import LOAD_BEARING, tagged
 from .models import (
     FailureWarning,
     Hit,
@@ -363,7 +363,8 @@ def _history_lines(report: PreflightReport) -> list[Line]:
         weight = HIGH if c.intent in LOAD_BEARING else MID
         weight -= min(i, 10)  # older entries go first
         entry = Line(
-            f"  {c.date} {c.short} [{c.intent}] {_one_line(c.subject, 140)} (+{h.added} -{h.removed})",
+            f"  {c.date} {c.short} {tagged(c.intent, _one_line(c.subject, 140))}"
+            f" (+{h.added} -{h.removed})",
             weight,
             "history entry",
         )
@@ -501,9 +502,7 @@ def _index_note_lines(notes: list[str]) -> list[Line]:
 
 def _hit_line(hit: Hit) -> str:
     if hit.kind == "commit":
-        return (
-            f"[commit] {hit.date or ''} {hit.key[:10]} [{hit.intent}] {_one_line(hit.title, 140)}"
-        )
+        return f"[commit] {hit.date or ''} {hit.key[:10]} {tagged(hit.intent, _one_line(hit.title, 140))}"
     where = f"  ({hit.path})" if hit.path else ""
     return f"[{hit.kind}] {_one_line(hit.title, 140)}{where}"
 
@@ -535,7 +534,7 @@ def render_search(resp: SearchResponse, *, budget: int | None = 2500) -> str:
             lines.append(Line(f"       {sn[:160]}", LOW - hit.rank, "snippet line", parent=head))
         for ref in hit.why[:3]:
             why = Line(
-                f"       why: {ref.date} {ref.short} [{ref.intent}] {_one_line(ref.subject, 120)}",
+                f"       why: {ref.date} {ref.short} {tagged(ref.intent, _one_line(ref.subject, 120))}",
                 MID - hit.rank,
                 "attached commit",
                 parent=head,

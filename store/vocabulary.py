@@ -23,6 +23,14 @@ LOAD_BEARING = frozenset({"bugfix", "security", "revert"})
 Severity = Literal["critical", "high", "medium", "low"]
 SEVERITIES: tuple[str, ...] = get_args(Severity)
 
+
+def tagged(intent: str | None, subject: str) -> str:
+    """A commit's subject after its intent, `[bugfix] Fix ...`; the subject alone when it
+    starts with that tag already (authors who tag their own subjects: `[docs] Note ...`)."""
+    tag = f"[{intent}]"
+    return subject if subject[: len(tag)].lower() == tag.lower() else f"{tag} {subject}"
+
+
 # symbol kinds whose functions are methods and whose bodies hold other symbols
 CLASS_LIKE = frozenset({"class", "interface", "struct", "enum", "trait", "impl"})
 
