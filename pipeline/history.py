@@ -26,7 +26,7 @@ import re
 import subprocess
 import tempfile
 import time
-from collections.abc import Generator, Iterable, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 from concurrent.futures import (
     FIRST_COMPLETED,
     ProcessPoolExecutor,
@@ -815,14 +815,22 @@ def run_blame(ctx: StageContext) -> StageResult:
         results: list[blame_stage.FileBlame] = []
         derived = 0
         with ctx.progress.task("blame: files", total=len(todo) + len(told)) as task:
+
+            def read_history(missed: Callable[[tuple[str, str, str | None]], object]) -> None:
+                """The told files' blames from the history; a file it cannot tell after all
+                goes to `todo` and to `missed`."""
+                if history is None:
+                    return
+                for item, fb in history_blames(ctx.git, ctx.head, history, times, told, needed):
+                    if fb is None:
+                        todo.append(item)
+                        missed(item)
+                    else:
+                        results.append(fb)
+                        task.advance()
+
             if ctx.executor.distributed:
-                if history is not None:
-                    for item, fb in history_blames(ctx.git, ctx.head, history, times, told, needed):
-                        if fb is None:
-                            todo.append(item)
-                        else:
-                            results.append(fb)
-                            task.advance()
+                read_history(lambda item: None)
                 # workers elsewhere cannot see this host's temporary commit-graph; blame's
                 # output is the same without it
                 units = [
@@ -836,16 +844,7 @@ def run_blame(ctx: StageContext) -> StageResult:
                 with ThreadPoolExecutor(max_workers=max(1, ctx.jobs)) as pool:
                     # git blame runs in the pool while this thread reads the history
                     running = [pool.submit(one, item) for item in todo]
-                    if history is not None:
-                        for item, fb in history_blames(
-                            ctx.git, ctx.head, history, times, told, needed
-                        ):
-                            if fb is None:
-                                todo.append(item)
-                                running.append(pool.submit(one, item))
-                            else:
-                                results.append(fb)
-                                task.advance()
+                    read_history(lambda item: running.append(pool.submit(one, item)))
                     for future in as_completed(running):
                         results.append(future.result())
                         task.advance()

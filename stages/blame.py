@@ -468,22 +468,13 @@ def _unchanged(hunks: list[int], before: int) -> tuple[np.ndarray, np.ndarray, i
 def _replay(owner: np.ndarray, hunks: list[int], commit: int) -> np.ndarray | None:
     """`owner` (per line of a version) carried across one diff's -U0 hunks, whose added lines
     become `commit`'s; None when the hunks do not fit the version."""
-    pieces: list[np.ndarray] = []
-    pos = length = 0
-    for i in range(0, len(hunks), 4):
-        old_start, old_count, new_start, new_count = hunks[i : i + 4]
-        keep = (old_start - 1 if old_count else old_start) - pos
-        if keep < 0 or pos + keep + old_count > len(owner):
-            return None
-        pieces.append(owner[pos : pos + keep])
-        length += keep
-        if new_count and new_start != length + 1:
-            return None
-        pieces.append(np.full(new_count, commit, dtype=np.int32))
-        length += new_count
-        pos += keep + old_count
-    pieces.append(owner[pos:])
-    return np.concatenate(pieces) if len(pieces) > 1 else owner
+    mapped = _unchanged(hunks, len(owner))
+    if mapped is None:
+        return None
+    new_lines, old_lines, total = mapped
+    carried = np.full(total, commit, dtype=np.int32)
+    carried[new_lines] = owner[old_lines]
+    return carried
 
 
 def from_history(
