@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import os
 import shutil
+from collections.abc import Callable
+from contextlib import ExitStack
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -232,7 +234,17 @@ def run_embed(ctx: StageContext) -> StageResult:
             reuse = (old_docs, old_vectors)
         except (IndexCorrupt, OSError, KeyError):
             reuse = None  # a vector is then computed again, never reused blindly
-    with ctx.progress.task("embed: documents", total=documents.num_rows) as task:
+    with ExitStack() as fit_task, ExitStack() as documents_task:
+        task = documents_task.enter_context(
+            ctx.progress.task("embed: documents", total=documents.num_rows)
+        )
+
+        def fit_progress(total: int) -> Callable[[int], None]:
+            # the documents' features are done; the fit after them (a third of the stage on a
+            # large corpus) is a step of its own
+            documents_task.close()
+            return fit_task.enter_context(ctx.progress.task("embed: fit", total=total)).advance
+
         result = embed_documents(
             documents,
             _embedding(ctx),
@@ -242,6 +254,7 @@ def run_embed(ctx: StageContext) -> StageResult:
             mapper=ctx.executor.map_units if documents.num_rows >= POOL_MIN_DOCUMENTS else None,
             terms=lambda: ctx.input("doc_terms").select(["content_hash", "title", "body"]),
             threads=ctx.jobs,
+            fit_progress=fit_progress,
         )
     out = ctx.output_dir("embedder")
     if result.embedder is previous and prev_dir is not None:

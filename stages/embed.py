@@ -33,7 +33,7 @@ from ..store.embedder import (
     served_dim,
     simhash_rotation,
 )
-from ..store.lsa import HashingLSA, featurize_with
+from ..store.lsa import FitProgress, HashingLSA, featurize_with
 from ..store.onnx_embed import OnnxBackend
 from ..store.schemas import VECTORS_F32, sized_like
 from ..store.tokenizer import tokenize
@@ -210,6 +210,7 @@ def embed_documents(
     mapper: Callable[[Callable[[Any], Any], Iterable[Any]], Iterator[Any]] | None = None,
     terms: Callable[[], pa.Table | None] | None = None,
     threads: int = 1,
+    fit_progress: FitProgress | None = None,
 ) -> EmbedResult:
     """Fit or reuse the embedder and embed `documents`. `reuse` is the previous run's
     (documents, vectors_f32), made with `previous`; `advance(n)` is told of every n documents
@@ -217,7 +218,9 @@ def embed_documents(
     e.g. on a process pool, a block of `BATCH` documents per call; `terms()`, read only by a
     hashing-LSA fit, gives the documents stage's field terms of these documents (see
     `document_items`), which spare the fit from tokenizing them again; `threads` share a
-    hashing-LSA fit's sparse products (the same vectors whatever their number)."""
+    hashing-LSA fit's sparse products (the same vectors whatever their number);
+    `fit_progress(total)`, called when a hashing-LSA fit starts, returns what is told of each
+    of its `total` steps (the corpus's features are then done: the fit is the rest)."""
     keys = document_keys(documents)
     fraction = previous.new_fraction(keys) if previous is not None else 1.0
     refit = previous is None or not compatible(previous, config) or fraction > config.refit_fraction
@@ -246,7 +249,9 @@ def embed_documents(
             del parts
             if isinstance(backend, LsaWordLlama):
                 texts = document_texts(documents)  # the fused backend reads the texts again
-            lsa, raw = lsa.fit_transform_features(feats, threads=threads)
+            lsa, raw = lsa.fit_transform_features(
+                feats, threads=threads, consume=True, progress=fit_progress
+            )
             del feats
             if isinstance(backend, LsaWordLlama):
                 backend = backend.with_lsa(lsa)

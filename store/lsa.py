@@ -35,6 +35,8 @@ from .tokenizer import tokenize
 REBUILD = "gitstrata index --rebuild"
 # fitting multiplies the whole corpus (numba, compiled once and cached); a query is one row
 NUMBA_MIN_WORK = 20_000_000
+# `progress(total)` -> `advance(n)`: a fit tells how many steps it takes, then each as it ends
+FitProgress = Callable[[int], Callable[[int], None]]
 
 
 # ---------------------------------------------------------------- BLAS threads
@@ -209,9 +211,16 @@ def _document_frequencies(raw, n_features: int) -> tuple[np.ndarray, np.ndarray]
     return uniq.astype(np.int64), counts[uniq]
 
 
-def _transpose(indptr: np.ndarray, indices: np.ndarray, data: np.ndarray, m: int):
+def _transpose(indptr: np.ndarray, indices: np.ndarray, data: np.ndarray, m: int, ell: int):
+    """The CSR matrix's transpose (`sparse.transpose`'s result). A product of `ell` columns
+    large enough for the numba kernels (`NUMBA_MIN_WORK`) transposes by its counting sort, with
+    no memory beyond the result; a smaller one by a stable sort here (numba not imported)."""
+    if len(data) * ell >= NUMBA_MIN_WORK:
+        from .sparse import transpose
+
+        return transpose(indptr, indices, data, m)
     order = np.argsort(indices, kind="stable")
-    rows = np.repeat(np.arange(len(indptr) - 1, dtype=np.int64), np.diff(indptr))
+    rows = np.repeat(np.arange(len(indptr) - 1, dtype=np.int32), np.diff(indptr))
     t_indptr = np.zeros(m + 1, dtype=np.int64)
     np.cumsum(np.bincount(indices, minlength=m), out=t_indptr[1:])
     return t_indptr, rows[order], data[order]
@@ -404,7 +413,13 @@ class HashingLSA:
     def _csr(self, raw) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Rows restricted to the kept features, tf-idf weighted, L2-normalised."""
         indptr = np.zeros(len(raw) + 1, dtype=np.int64)
-        cols, vals = [], []
+        # written in place into arrays sized for every feature (those kept are fewer): no list
+        # of per-row pieces and no concatenation beside them; column numbers are int32 while
+        # they fit (half of int64's memory in the fit's largest arrays)
+        room = sum(len(ids) for ids, _ in raw)
+        indices = np.empty(room, np.int32 if len(self.features) < 2**31 else np.int64)
+        data = np.empty(room, np.float32)
+        at = 0
         for i, (ids, w) in enumerate(raw):
             pos = np.searchsorted(self.features, ids)
             pos = np.minimum(pos, max(len(self.features) - 1, 0))
@@ -414,19 +429,18 @@ class HashingLSA:
             norm = float(np.sqrt(np.dot(v, v)))
             if norm > 0:
                 v = v / norm
-            cols.append(c)
-            vals.append(v.astype(np.float32))
-            indptr[i + 1] = indptr[i] + len(c)
-        indices = np.concatenate(cols) if cols else np.empty(0, np.int64)
-        data = np.concatenate(vals) if vals else np.empty(0, np.float32)
-        return indptr, indices.astype(np.int64, copy=False), data.astype(np.float32, copy=False)
+            indices[at : at + len(c)] = c
+            data[at : at + len(c)] = v
+            at += len(c)
+            indptr[i + 1] = at
+        return indptr, indices[:at], data[:at]
 
     def fit(self, texts: Sequence[str]) -> HashingLSA:
         return self.fit_transform(texts)[0]
 
     def fit_transform(self, texts: Sequence[str]) -> tuple[HashingLSA, np.ndarray]:
         """The fitted copy and the embeddings of `texts` (each text featurized once)."""
-        return self.fit_transform_features(self.featurize(texts))
+        return self.fit_transform_features(self.featurize(texts), consume=True)
 
     def featurize(self, texts: Sequence[str | list[str]]) -> list[tuple[np.ndarray, np.ndarray]]:
         """(sorted feature ids, sublinear tf weights) per text: what fit and transform read,
@@ -444,19 +458,51 @@ class HashingLSA:
         return self._transform_raw(raw)
 
     def fit_transform_features(
-        self, raw: list[tuple[np.ndarray, np.ndarray]], *, threads: int = 1
+        self,
+        raw: list[tuple[np.ndarray, np.ndarray]],
+        *,
+        threads: int = 1,
+        consume: bool = False,
+        progress: FitProgress | None = None,
     ) -> tuple[HashingLSA, np.ndarray]:
         """`fit_features(raw)` and that fit's `transform_features(raw)`, the weighted matrix
-        built once: the fit's matrix is the one the transform would build again."""
+        built once: the fit's matrix is the one the transform would build again. `consume`:
+        `raw` is emptied once that matrix is built, so its memory serves the fit's own (a large
+        corpus's features are a third of the fit's peak). `progress(total)` is called once the
+        work is known, with its number of sparse products (the fit's and the vectors'), and
+        returns what is called after each."""
         fitted = HashingLSA(**self.params())
-        csr = fitted._fit_raw(raw, threads)
-        if csr is None or len(raw) == 1 or len(fitted.features) == 0:
-            return fitted, fitted._transform_raw(raw)  # the transform's own special cases
-        return fitted, _spmm(*csr, fitted.codes, fitted.scales, fitted._components, threads=threads)
+        n = len(raw)
+        ticks: list[Callable[[int], None]] = []
 
-    def _fit_raw(self, raw, threads: int = 1) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+        def counted(total: int) -> Callable[[int], None]:
+            assert progress is not None
+            ticks.append(progress(total + 1))  # + the vectors' product
+            return ticks[0]
+
+        csr = fitted._fit_raw(
+            raw, threads, consume=consume and n > 1, progress=counted if progress else None
+        )
+        if csr is None or n == 1 or len(fitted.features) == 0:
+            out = fitted._transform_raw(raw)  # the transform's own special cases
+        else:
+            out = _spmm(*csr, fitted.codes, fitted.scales, fitted._components, threads=threads)
+        for tick in ticks:
+            tick(1)
+        return fitted, out
+
+    def _fit_raw(
+        self,
+        raw,
+        threads: int = 1,
+        *,
+        consume: bool = False,
+        progress: FitProgress | None = None,
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
         """Fit on `raw`; returns the weighted CSR matrix it was fitted on (None when empty).
-        `threads` share the sparse products (the same result whatever their number)."""
+        `threads` share the sparse products (the same result whatever their number);
+        `consume`: `raw` is emptied once the matrix is built, unless no feature was kept;
+        `progress`: as `fit_transform_features`'s, for the fit's products alone."""
         n = len(raw)
         if n == 0:
             return None
@@ -472,6 +518,14 @@ class HashingLSA:
         self.features = uniq.astype(np.int64)
         self.idf = (np.log((1.0 + n) / (1.0 + df)) + 1.0).astype(np.float32)
         indptr, indices, data = self._csr(raw)
+        if consume and len(self.features):
+            raw.clear()
+            _release_free_heap()  # its many small arrays: their pages back to the system
+        tick = None
+        if progress is not None:
+            tick = progress(
+                svd_products(n, len(uniq), self.full_dim, self.oversample, self.power_iters)
+            )
         with single_threaded_blas():
             components, self.singular_values = _truncated_svd(
                 indptr,
@@ -483,6 +537,7 @@ class HashingLSA:
                 self.power_iters,
                 self.seed,
                 threads,
+                tick,
             )
         # stored as int8 codes (`save`): rounded now so the fit's own vectors are those a
         # reload gives
@@ -559,15 +614,27 @@ def featurize_with(
     return backend.featurize(texts)
 
 
+ORTH_BLOCK_ROWS = 8192  # rows of y widened to float64 at a time (~17 MB at 272 columns)
+
+
 def _orth(y: np.ndarray) -> np.ndarray:
     """An orthonormal basis (float32) of the columns of y, by the eigendecomposition of the
-    small Gram matrix y^T y; directions with a negligible eigenvalue are dropped."""
-    y64 = y.astype(np.float64)
-    d, vecs = np.linalg.eigh(y64.T @ y64)
+    small Gram matrix y^T y; directions with a negligible eigenvalue are dropped. y is widened
+    to float64 a block of rows at a time: no float64 copy of the whole (n x ell) matrix."""
+    n, ell = y.shape
+    gram = np.zeros((ell, ell))
+    for start in range(0, n, ORTH_BLOCK_ROWS):
+        block = y[start : start + ORTH_BLOCK_ROWS].astype(np.float64)
+        gram += block.T @ block
+    d, vecs = np.linalg.eigh(gram)
     keep = d > (d.max() if len(d) else 0.0) * 1e-12
     if not keep.any():
-        return np.zeros((y.shape[0], 1), np.float32)
-    return (y64 @ (vecs[:, keep] / np.sqrt(d[keep]))).astype(np.float32)
+        return np.zeros((n, 1), np.float32)
+    basis = vecs[:, keep] / np.sqrt(d[keep])
+    out = np.empty((n, basis.shape[1]), np.float32)
+    for start in range(0, n, ORTH_BLOCK_ROWS):
+        out[start : start + ORTH_BLOCK_ROWS] = y[start : start + ORTH_BLOCK_ROWS] @ basis
+    return out
 
 
 def _truncated_svd(
@@ -580,19 +647,22 @@ def _truncated_svd(
     power_iters: int,
     seed: int,
     threads: int = 1,
+    tick: Callable[[int], None] | None = None,
 ):
     """Right singular vectors (m x k, zero-padded past the rank) and singular values of the CSR
     matrix, by Halko et al.'s randomized range finder with power iterations (exact when the rank
-    is at most k + oversample), or by a dense SVD when the matrix is tiny."""
+    is at most k + oversample), or by a dense SVD when the matrix is tiny. `tick(1)` is called
+    after each of its `svd_products` steps."""
     n = len(indptr) - 1
     components = np.zeros((m, k), np.float32)
     svals = np.zeros(k, np.float32)
+    step = tick if tick is not None else _no_tick
     if n == 0 or m == 0:
         return components, svals
     rank = min(n, m)
     rng = np.random.default_rng(seed)
     keep = min(k, rank)
-    if n * m <= 2_000_000:
+    if n * m <= DENSE_SVD_MAX:
         dense = np.zeros((n, m), np.float64)
         rows = np.repeat(np.arange(n), np.diff(indptr))
         dense[rows, indices] = data
@@ -600,22 +670,29 @@ def _truncated_svd(
         keep = min(keep, vt.shape[0])
         blocks: Iterator[np.ndarray] = iter([vt[:keep].T])
     else:
-        t_indptr, t_indices, t_data = _transpose(indptr, indices, data, m)
-        # m-sized float64 matrices are the fit's memory peak: each is freed as soon as used
         # with ell >= rank the range of Y is the whole range of X, so the result is exact and
         # power iterations would add nothing
         ell = min(k + oversample, rank)
+        t_indptr, t_indices, t_data = _transpose(indptr, indices, data, m, ell)
+        # the n x ell and m x ell matrices are the fit's memory peak: at most two are alive at
+        # a time, each freed as soon as the next is made from it
         y = _spmm(indptr, indices, data, _gaussian(rng, m, ell), threads=threads)
+        step(1)
         for _ in range(power_iters if ell < rank else 0):
             q = _orth(y)
+            del y
             xt_q = _spmm(t_indptr, t_indices, t_data, q, threads=threads)
+            del q
             y = _spmm(indptr, indices, data, xt_q, threads=threads)
             del xt_q
-        q = _orth(_orth(y))
+            step(2)
+        q = _orth(y)
         del y
+        q = _orth(q)
         _release_free_heap()
         bt = _spmm(t_indptr, t_indices, t_data, q, threads=threads).astype(np.float64)  # X^T Q
-        del t_indptr, t_indices, t_data
+        del q, t_indptr, t_indices, t_data
+        step(1)
         # SVD of B = Q^T X through the small Gram matrix B B^T (BLAS-3 only, no m-side QR)
         evals, u = np.linalg.eigh(bt.T @ bt)
         order = np.argsort(-evals, kind="stable")
@@ -628,7 +705,27 @@ def _truncated_svd(
         blocks = _right_vectors(bt, u, s, np.flatnonzero(live[:keep]), keep)
     _signed_into(components, blocks, keep)
     svals[:keep] = s[:keep].astype(np.float32)
+    step(1)
     return components, svals
+
+
+DENSE_SVD_MAX = 2_000_000  # a matrix of at most this many cells is decomposed densely
+
+
+def svd_products(n: int, m: int, k: int, oversample: int, power_iters: int) -> int:
+    """How many steps `_truncated_svd` reports for an n x m matrix: the range finder's first
+    product, two per power iteration, B's product and the singular vectors (a dense SVD: one)."""
+    if n == 0 or m == 0:
+        return 0
+    if n * m <= DENSE_SVD_MAX:
+        return 1
+    rank = min(n, m)
+    ell = min(k + oversample, rank)
+    return 3 + 2 * (power_iters if ell < rank else 0)
+
+
+def _no_tick(n: int) -> None:
+    pass
 
 
 SVD_BLOCK_ROWS = 4096  # rows of the float64 right singular vectors made at a time (~12 MB)

@@ -256,6 +256,79 @@ def test_randomized_svd_top_components_of_a_large_matrix() -> None:
     assert overlap.min() > 0.999
 
 
+@pytest.mark.parametrize("index_type", [np.int32, np.int64])
+def test_the_numba_transpose_equals_a_stable_sort_and_the_dense_transpose(index_type) -> None:
+    from gitstrata.store.sparse import transpose
+
+    rng = np.random.default_rng(4)
+    indptr, indices, data = _random_rows(rng, 211, 90, 30)  # empty rows, repeated columns
+    indices = indices.astype(index_type)
+    fast = transpose(indptr, indices, data, 90)
+    order = np.argsort(indices, kind="stable")
+    rows = np.repeat(np.arange(211), np.diff(indptr))
+    np.testing.assert_array_equal(fast[1], rows[order])
+    np.testing.assert_array_equal(fast[2], data[order])
+    np.testing.assert_array_equal(
+        fast[0], np.concatenate([[0], np.cumsum(np.bincount(indices, minlength=90))])
+    )
+    # the numpy path of `lsa._transpose` (below the kernels' work) gives the same arrays
+    small = lsa_module._transpose(indptr, indices, data, 90, 1)
+    for a, b in zip(small, fast, strict=True):
+        np.testing.assert_array_equal(a, b)
+    dense = np.zeros((211, 90), np.float32)
+    np.add.at(dense, (rows, indices), data)
+    back = np.zeros((90, 211), np.float32)
+    np.add.at(back, (np.repeat(np.arange(90), np.diff(fast[0])), fast[1]), fast[2])
+    np.testing.assert_array_equal(back, dense.T)
+
+
+def test_orth_in_row_blocks_is_an_orthonormal_basis_of_the_same_span(monkeypatch) -> None:
+    rng = np.random.default_rng(6)
+    y = rng.standard_normal((300, 12)).astype(np.float32)
+    y[:, 11] = y[:, 0] + y[:, 1]  # a dependent column: its direction is dropped
+    whole = lsa_module._orth(y)
+    monkeypatch.setattr(lsa_module, "ORTH_BLOCK_ROWS", 7)
+    blocked = lsa_module._orth(y)
+    assert blocked.shape == whole.shape == (300, 11)
+    np.testing.assert_allclose(blocked, whole, atol=1e-5)
+    np.testing.assert_allclose(blocked.T.astype(np.float64) @ blocked, np.eye(11), atol=1e-5)
+    # every column of y lies in the basis's span
+    q = blocked.astype(np.float64)
+    np.testing.assert_allclose(q @ (q.T @ y), y, atol=1e-3)
+
+
+@pytest.mark.parametrize("docs", [1, 2, 60, 400])
+def test_a_consumed_fit_is_the_same_fit_and_counts_its_steps(docs: int) -> None:
+    texts = [f"{CORPUS[i % len(CORPUS)]} part{i} step_{i % 9}" for i in range(docs)]
+    kept = HashingLSA(full_dim=64).featurize(texts)
+    a, va = HashingLSA(full_dim=64).fit_transform_features(kept)
+    assert len(kept) == docs  # not consumed unless asked
+    announced: list[int] = []
+    done: list[int] = []
+
+    def progress(total: int):
+        announced.append(total)
+        return done.append
+
+    given = HashingLSA(full_dim=64).featurize(texts)
+    b, vb = HashingLSA(full_dim=64).fit_transform_features(given, consume=True, progress=progress)
+    # one document keeps its features: its vectors are the query path's, made after the fit
+    assert given == [] if docs > 1 else len(given) == 1
+    np.testing.assert_array_equal(a.codes, b.codes)
+    np.testing.assert_array_equal(va, vb)
+    # the steps told are the steps announced: the fit's products and the vectors'
+    assert len(announced) == 1 and sum(done) == announced[0] >= 2
+
+
+def test_the_steps_of_a_fit_on_power_iterations_are_counted() -> None:
+    rng = np.random.default_rng(2)
+    _, indptr, indices, data = _random_csr(rng, 500, 6000, 30)
+    done: list[int] = []
+    _truncated_svd(indptr, indices, data, 6000, 64, 8, 2, 1, 1, done.append)
+    assert sum(done) == lsa_module.svd_products(500, 6000, 64, 8, 2) == 3 + 2 * 2
+    assert lsa_module.svd_products(40, 300, 64, 8, 2) == 1  # decomposed densely
+
+
 def _documents(texts: list[str], prefix: str = "d") -> pa.Table:
     rows = [
         {

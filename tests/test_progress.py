@@ -175,6 +175,11 @@ def test_jsonl_announces_every_stage_in_order_with_its_number(tmp_path: Path) ->
     # embed counts its documents: one per symbol and per commit of the little repository
     embed = [e for e in lines if e.step == "embed: documents"]
     assert embed[0].done == 0 and embed[-1].done == embed[-1].total and embed[-1].total
+    # then its fit, a step of its own once the documents' features are done: counted in the
+    # fit's sparse products (a corpus this small is decomposed at once) and the vectors' one
+    fit = [i for i, e in enumerate(lines) if e.step == "embed: fit"]
+    assert fit and fit[0] > max(i for i, e in enumerate(lines) if e.step == "embed: documents")
+    assert lines[fit[0]].done == 0 and lines[fit[-1]] == ProgressEvent("embed: fit", 2, 2)
     # an ETA is never negative and only comes with a known size
     assert all(e.eta is None or (e.total and e.eta >= 0) for e in lines)
 
