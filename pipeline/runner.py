@@ -24,6 +24,7 @@ import pyarrow as pa
 from ..store.config import Config
 from ..store.errors import GitstrataError, IndexCorrupt, StageError
 from ..store.generations import Generation, Store, utc_now
+from ..store.heap import release_free_heap
 from ..store.manifest import CODE_VERSION, Manifest, StageRecord
 from ..store.schemas import FORMAT_VERSION, artifact
 from .codeversion import load_import_cache, save_import_cache, stage_code_version
@@ -270,6 +271,13 @@ def _run_stages(
     reports: dict[str, StageReport] = {}
     sha_of: dict[str, str] = {}  # artifact -> sha256 in this run
     tables: dict[str, pa.Table] = {}  # artifacts written in this run, kept for later stages
+    # which stages of this run read each artifact: a table is dropped from `tables` once they
+    # are all done (a long history's tables are hundreds of megabytes that the last stages,
+    # which read only the documents, would otherwise carry to the end of the run)
+    readers: dict[str, set[str]] = {}
+    for s in ordered:
+        for name in s.inputs:
+            readers.setdefault(name, set()).add(s.name)
     executor = make_executor(executor_kind, jobs, address)
     deps = dependencies(ordered)
     chain = chain_lengths(ordered)
@@ -305,7 +313,8 @@ def _run_stages(
                 outputs[name] = writer.finish_dir(name, previous)
             else:
                 outputs[name] = writer.write_table(name, result.tables[name])
-                tables[name] = result.tables[name]
+                if readers.get(name):
+                    tables[name] = result.tables[name]
         return StageRecord(
             fingerprint=fp,
             outputs=outputs,
@@ -319,6 +328,10 @@ def _run_stages(
         for info_name, info in rec.outputs.items():
             sha_of[info_name] = info.sha256
         records[stage.name] = rec
+        for name in stage.inputs:
+            if readers[name] <= records.keys():
+                tables.pop(name, None)
+        release_free_heap()
         progress.stage_finished(stage.name, len(records), len(ordered), seconds, rec.skipped)
         reports[stage.name] = StageReport(
             name=stage.name,

@@ -17,7 +17,6 @@ loads, as exactly the matrix it stored.
 from __future__ import annotations
 
 import ctypes
-import functools
 import hashlib
 import math
 from collections import Counter
@@ -30,6 +29,7 @@ from typing import ClassVar
 import numpy as np
 
 from .errors import IndexCorrupt
+from .heap import release_free_heap
 from .tokenizer import tokenize
 
 REBUILD = "gitstrata index --rebuild"
@@ -82,25 +82,6 @@ def single_threaded_blas() -> Iterator[None]:
         yield
     finally:
         set_(ctypes.c_int(before))
-
-
-def _release_free_heap() -> None:
-    """Give the C heap's free pages back to the system (glibc's `malloc_trim`; nothing
-    elsewhere). The power iterations free many n x ell blocks the allocator keeps in its heap
-    (glibc raises its mmap threshold after the first large free), and the m-sized matrices
-    that follow would otherwise peak on top of that kept memory."""
-    trim = _malloc_trim()
-    if trim is not None:
-        trim(ctypes.c_size_t(0))
-
-
-@functools.cache
-def _malloc_trim() -> Callable[..., int] | None:
-    """glibc's `malloc_trim`, looked up once; None where the C library has none."""
-    try:
-        return ctypes.CDLL(None).malloc_trim  # type: ignore[no-any-return]
-    except (OSError, AttributeError):
-        return None
 
 
 # ---------------------------------------------------------------- sparse helpers (numpy only)
@@ -520,7 +501,7 @@ class HashingLSA:
         indptr, indices, data = self._csr(raw)
         if consume and len(self.features):
             raw.clear()
-            _release_free_heap()  # its many small arrays: their pages back to the system
+            release_free_heap()  # its many small arrays: their pages back to the system
         tick = None
         if progress is not None:
             tick = progress(
@@ -689,7 +670,7 @@ def _truncated_svd(
         q = _orth(y)
         del y
         q = _orth(q)
-        _release_free_heap()
+        release_free_heap()
         bt = _spmm(t_indptr, t_indices, t_data, q, threads=threads).astype(np.float64)  # X^T Q
         del q, t_indptr, t_indices, t_data
         step(1)
