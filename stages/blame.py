@@ -236,6 +236,11 @@ class LineHistory:
             for path, blob in merge.made():
                 self.producers.setdefault((path, blob), []).append(("merge", merge.sha, path))
         self._memo: dict[_Node, np.ndarray | None] = {}
+        # per node, how many nodes of the files `plan` told are made from it: a version's owners
+        # are dropped once the last of them is made (a long history's versions would otherwise
+        # all be kept, hundreds of megabytes on 100,000 commits); a node dropped and asked for
+        # again is made again
+        self._uses: Counter[_Node] = Counter()
 
     def index(self, sha: str) -> int:
         k = self.commits.get(sha)
@@ -307,6 +312,7 @@ class LineHistory:
         told: list[tuple[str, str]] = []
         needed: set[tuple[str, str]] = set()
         verdict: dict[_Node, bool] = {}
+        uses: Counter[_Node] = Counter()  # this file's: counted when it is told
         for path, blob in files:
             root = self._maker(path, blob, head)
             if root is None:
@@ -333,10 +339,13 @@ class LineHistory:
                     if made is None:
                         verdict[node] = ok = False
                         break
+                    uses[made] += 1
                     stack.append(made)
             if ok:
                 told.append((path, blob))
                 needed |= merges
+                self._uses.update(uses)
+            uses.clear()
         return told, needed
 
     def _needs(
@@ -392,10 +401,25 @@ class LineHistory:
                 stack.extend((d, None) for d in todo)
                 if todo:
                     continue
+            dropped = [d for d in deps if d is not None and d not in self._memo]
+            if dropped:  # made for another node and dropped since: made again
+                stack.extend((d, None) for d in dropped)
+                continue
             inputs = [self._memo.get(d) if d is not None else None for d in deps]
             self._memo[node] = None if any(x is None for x in inputs) else self._make(node, inputs)
             stack.pop()
+            for d in deps:
+                self._used(d)
         return self._memo.get(root)
+
+    def _used(self, node: _Node | None) -> None:
+        """One of the nodes made from `node` is made: its owners go when that was the last."""
+        if node is None or not self._uses.get(node):
+            return
+        self._uses[node] -= 1
+        if not self._uses[node]:
+            del self._uses[node]
+            self._memo.pop(node, None)
 
     def _make(self, node: _Node, inputs: list) -> np.ndarray | None:
         if node[0] == "row":
@@ -426,6 +450,8 @@ class LineHistory:
         order their first lines come), or None when blame must decide."""
         node = self._maker(path, blob, head)
         owner = None if node is None else self._owners_of(node)
+        if node is not None and node not in self._uses:
+            self._memo.pop(node, None)  # no file told is made from this version
         if owner is None:
             return None
         first: dict[int, int] = {}

@@ -139,6 +139,14 @@ def test_history_blame_equals_git_blame_for_every_file_it_tells(make_repo, tmp_p
         if fb is not None:
             told.append(path)
             assert _owners(fb) == _owners(blame_file(git, path, blob, head))
+    # the owners of every version were dropped once the versions made from them were made (a
+    # long history's would all be kept); a file asked again is made again, the same
+    assert [node for node, owners in history._memo.items() if owners is not None] == []
+    for path in told[:3]:
+        blob = next(b for p, b in tellable if p == path)
+        again = history.owners(path, blob, head)
+        assert again is not None
+        assert [again[1][k] for k in again[0]] == _owners(blame_file(git, path, blob, head))
     # the plain cases, a merge's own version and a version made twice are told; the renames
     # blame may follow otherwise are left to it
     told_ = set(told)
