@@ -67,6 +67,9 @@ categories and counts.
 `heldout_v15` was written the same way, without a description, after the last change to the
 rules it was first run on; its first run is the estimate for text nobody has tuned on.
 
+`heldout_v16` was written the same way (13 categories of 8 injections, 11 of 7-8 benign texts),
+blind to the rules and without a description, and committed before the change it evaluates.
+
 `--record-first-run SPLIT` stores a split's numbers in `first_runs.json` with the commit they
 ran on; it refuses a split already recorded, so a first run is recorded once.
 """
@@ -99,6 +102,7 @@ SPLITS = (
     "heldout_v13",
     "heldout_v14",
     "heldout_v15",
+    "heldout_v16",
 )
 MARKER_PREFIX = "[gitstrata-firewall: removed"
 SECTION = "## Context firewall against an adversarial corpus"
