@@ -97,8 +97,8 @@ def test_encoded_and_reshaped_orders_are_decoded_then_removed(text):
 
 
 def test_a_reversed_order_is_removed_where_it_stands():
-    text = "Summary ok. " + ORDER[::-1]
-    assert clean(text) == "Summary ok. [gitstrata-firewall: removed instruction_override]"
+    text = "Summary ok.\n" + ORDER[::-1]
+    assert clean(text) == "Summary ok.\n[gitstrata-firewall: removed instruction_override]"
 
 
 @pytest.mark.parametrize(
