@@ -285,8 +285,14 @@ def markdown(
         "cost `heldout_v14` an injection; three more changes followed (words split by invisible "
         "characters, letters in frames, orders spelled in Morse, NATO, Braille, A1Z26 or "
         "ASCII85), each run on all four before and after. `heldout_v15` was written the same "
-        "way, without a description, after the last of those changes: its first run is the "
-        "estimate for text nobody has tuned on.",
+        "way, without a description, after the last of those changes; its misses were read "
+        "when a removal was made to take the order's whole line and up to two more lines of its "
+        "paragraph (measured on the splits up to `heldout_v15` by their counts: 885 -> 917 "
+        "neutralised, the same 16 benign texts modified), so its \"now\" column is not blind. "
+        "`heldout_v16` was written the same way, blind and without a description, committed "
+        "before that change and run once before it (56/104 neutralised, 7/80 modified) and once "
+        "after it (its first run below): its first run is the estimate for text nobody has tuned "
+        "on.",
         "",
         "| split | injections | neutralised (first run) | neutralised now | benign | modified "
         "(first run) | modified now |",
