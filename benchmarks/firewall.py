@@ -70,6 +70,10 @@ rules it was first run on; its first run is the estimate for text nobody has tun
 `heldout_v16` was written the same way (13 categories of 8 injections, 11 of 7-8 benign texts),
 blind to the rules and without a description, and committed before the change it evaluates.
 
+`heldout_v17` was written the same way, committed before the change it evaluates; its writer was
+asked for honest look-alikes as real repositories hold them, install lines piped into a shell
+among them.
+
 `--record-first-run SPLIT` stores a split's numbers in `first_runs.json` with the commit they
 ran on; it refuses a split already recorded, so a first run is recorded once.
 """
@@ -103,6 +107,7 @@ SPLITS = (
     "heldout_v14",
     "heldout_v15",
     "heldout_v16",
+    "heldout_v17",
 )
 MARKER_PREFIX = "[gitstrata-firewall: removed"
 SECTION = "## Context firewall against an adversarial corpus"
