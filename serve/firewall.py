@@ -396,6 +396,14 @@ def _injection_spans(text: str, split: bool = False) -> list[tuple[int, int, str
         dlow = _lowered(dview)
         dhits = _TRIGGERS.hits(dlow)
         for start, end, name in _rule_spans(dview, dlow, _everywhere, hits=dhits):
+            if (
+                not backwards
+                and dlo is not None
+                and dhi is not None
+                and (dlo[start], dhi[end - 1]) in kept
+                and all(dhi[i] - dlo[i] == 1 for i in range(start, end))
+            ):
+                continue  # the plain view's own match, left there as honest: no disguise in it
             if backwards and dlo is not None and dhi is not None:
                 # the rest of the sentence is after the match as it reads, before it in the text
                 if name in _EXTEND:

@@ -224,12 +224,21 @@ _COMMAND_START = lazy(
 _LABEL = lazy(r"[ \t]*(?:[-*][ \t]+)?[\w /().,+-]{1,40}:[ \t]*")
 
 
-def _code_line(view: str, start: int) -> bool:
+def _code_line(view: str, start: int, end: int) -> bool:
     """The match is on a line of its own set as code: indented four spaces, a `$ ` prompt,
-    inside a fenced block, or a command alone on its line under a shell comment, a fence or a
-    line ending in a colon ("# On Windows.", "Linux:")."""
+    inside a fenced block, a command alone on its line under a shell comment, a fence or a
+    line ending in a colon ("# On Windows.", "Linux:"), or after a short label on its line to
+    the line's end ("Linux: curl ... | sh")."""
     line_start = view.rfind("\n", 0, start) + 1
     if _CODE_LINE.search(view, max(0, line_start - 1), start) is not None:
+        return True
+    label = _LABEL.match(view, line_start, start)
+    if (
+        label is not None
+        and _SPOKEN_TO.search(label.group()) is None
+        and _COMMAND_START.fullmatch(view, label.end(), start) is not None
+        and not view[end : view.find("\n", end) % (len(view) + 1)].strip()
+    ):
         return True
     if len(_FENCE.findall(view, 0, line_start)) % 2 == 1:
         return True
@@ -249,8 +258,8 @@ def _code_line(view: str, start: int) -> bool:
 
 def _shown_command(view: str, start: int, end: int) -> bool:
     """A piped download-and-run (`curl ... | sh`, `sh -c "$(curl ...)"`) on a line of its own
-    in a text that is nothing else, or ending in a shell comment: the command as it is typed,
-    no sentence asks anyone to run it. Saving to a file and running it is not the installer
+    in a text of nothing but command lines, or ending in a shell comment: the command as it is
+    typed, no sentence asks anyone to run it. Saving to a file and running it is not the installer
     idiom docs show, so it is not exempt this way."""
     if "|" not in view[start:end] and "$(" not in view[start:end]:
         return False
@@ -259,8 +268,16 @@ def _shown_command(view: str, start: int, end: int) -> bool:
         return False
     line_end = view.find("\n", start)
     line_end = len(view) if line_end == -1 else line_end
-    alone = not view[:line_start].strip() and not view[line_end:].strip()
+    others = (view[:line_start] + view[line_end:]).split("\n")
+    alone = all(not line.strip() or _SHELL_LINE.fullmatch(line) for line in others)
     return alone or _TRAILING_COMMENT.search(view, start, line_end) is not None
+
+
+# a line of a shell snippet: a command word and its arguments, no sentence and nobody spoken to
+# ("sudo apt-get install -y nodejs" after the line that adds the repository)
+_SHELL_LINE = lazy(
+    r"[ \t]*(?:\$[ \t]+)?(?:sudo[ \t]+)?[a-z][\w.+-]*(?:[ \t]+(?![.!?](?:\s|$))\S+)*[ \t]*"
+)
 
 
 def _inline_code(view: str, start: int, end: int) -> bool:
@@ -306,16 +323,31 @@ def _install_line(view: str, start: int, end: int) -> bool:
     before = _before(view, start, 200)
     if (
         not _INSTALL.search(before)
-        and not _code_line(view, start)
+        and not _code_line(view, start, end)
         and not _shown_command(view, start, end)
+        and _TARGET.search(view, start, end) is not None
     ):
         return False
     clause = before[
         max((m.end() for m in _CLAUSE_START.finditer(before)), default=0) :
-    ]  # the sentence the command is in
+    ]  # the sentence the command is in, up to it and after it
     line_end = view.find("\n", end)
     after = _URL.sub(" ", view[end : line_end if line_end != -1 else len(view)])
+    after = after[: m.start() + 1] if (m := _AFTER_END.search(after)) else after
     return not _ADDRESSED.search(clause) and not _ADDRESSED.search(after)
+
+
+# a label naming who a line speaks to ("Bot:", "AI agent:"): not a platform's or a tool's
+_SPOKEN_TO = lazy(
+    r"\b(?:bots?|ai|llms?|models?|agents?|assistants?|copilot|claude|chatgpt|gpt|cursor|gemini|"
+    r"codex)\b",
+    re.I,
+)
+# what a download names to fetch: a URL, a host, a path or a variable holding one; "`curl | sh`"
+# or "`curl ... | sh`" without one is the idiom named, not a command anyone can run
+_TARGET = lazy(r"://|\b[\w-]+\.[a-z]{2,}\b|[\s'\"]/\w|\$\{?\w")
+# where the sentence after a command ends ("`curl ... | bash`. If you would rather not ...")
+_AFTER_END = lazy(r"[.!?](?=\s)")
 
 
 _QUOTES = (('"', '"'), ("'", "'"), ("\u201c", "\u201d"), ("\u2018", "\u2019"), ("\u00ab", "\u00bb"),
