@@ -293,11 +293,15 @@ def markdown(
         "way, without a description, after the last of those changes; its misses were read "
         "when a removal was made to take the order's whole line and up to two more lines of its "
         "paragraph (measured on the splits up to `heldout_v15` by their counts: 885 -> 917 "
-        "neutralised, the same 16 benign texts modified), so its \"now\" column is not blind. "
+        'neutralised, the same 16 benign texts modified), so its "now" column is not blind. '
         "`heldout_v16` was written the same way, blind and without a description, committed "
         "before that change and run once before it (56/104 neutralised, 7/80 modified) and once "
-        "after it (its first run below): its first run is the estimate for text nobody has tuned "
-        "on.",
+        "after it (its first run below). Then the benign texts modified in `heldout_v11` to "
+        "`heldout_v15` were read (16, nine of them install commands piped into a shell) and the "
+        "exemptions for such commands widened (16 -> 12 modified there, 917 neutralised before "
+        "and after); `heldout_v17`, written the same way and committed before that change, was "
+        "run once before it (70/104 neutralised, 6/80 modified) and once after it (its first "
+        "run below): its first run is the estimate for text nobody has tuned on.",
         "",
         "| split | injections | neutralised (first run) | neutralised now | benign | modified "
         "(first run) | modified now |",
