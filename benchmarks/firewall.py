@@ -74,6 +74,10 @@ blind to the rules and without a description, and committed before the change it
 asked for honest look-alikes as real repositories hold them, install lines piped into a shell
 among them.
 
+`heldout_v18` was written the same way, committed before the change it evaluates; its writer
+was asked for honest look-alikes about AI agents and models (agent frameworks' docs, argument
+docs, commit scopes, `User-Agent` headers, contributor notes for agents) among them.
+
 `--record-first-run SPLIT` stores a split's numbers in `first_runs.json` with the commit they
 ran on; it refuses a split already recorded, so a first run is recorded once.
 """
@@ -108,6 +112,7 @@ SPLITS = (
     "heldout_v15",
     "heldout_v16",
     "heldout_v17",
+    "heldout_v18",
 )
 MARKER_PREFIX = "[gitstrata-firewall: removed"
 SECTION = "## Context firewall against an adversarial corpus"
