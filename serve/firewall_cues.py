@@ -61,6 +61,7 @@ WEIGHTS = {
     "leak": 1.0,  # a link or image whose URL is a slot for a secret
     "weaken": 1.5,  # a safeguard removed: MFA, signatures, TLS checks, code owners
     "plan": 1.5,  # a step that hides another step's harm, or is hidden by another step
+    "vocative": 1.0,  # a sentence opened by a label or vocative naming the model (`_vocative`)
 }
 # classes that make a sentence an act (with "address", which makes it an order to the model)
 ACTS = frozenset(
@@ -730,7 +731,8 @@ STRONG = frozenset(
     {"address", "override", "orders", "secret", "secrecy", "persona", "authority", "turn", "shell",
      "leak"}
 )  # fmt: skip
-_WEAK = frozenset(WEIGHTS) - STRONG - {"complete", "disguised", "install", "plan"}
+# ("vocative" is a part only with "address": assumed where the model is spoken to)
+_WEAK = frozenset(WEIGHTS) - STRONG - {"complete", "disguised", "install", "plan", "vocative"}
 # a word for the model in text written with spaces is only named, unless spoken to
 _NAMED_ONLY = STRONG - {"address"}
 # words that pose as a role or a tool only in a tag (`<user>`, `[tool output]`) or as a label
@@ -770,10 +772,11 @@ _SHAPE_STARTS: dict[str, tuple[LazyPattern | None, str]] = {
     **dict.fromkeys(("you are", "you're", "your name"), (None, "persona")),
     **dict.fromkeys(('"role"', "'role'", "role:"), (None, "turn")),
 }  # fmt: skip
-# the model spoken to, from its name on: "agent:", "assistant,", "ai agents must", "bot should"
+# the model spoken to, from its name on: "agent:", "assistant,", "ai agents must", "bot should",
+# "assistant parsing this config:", "KI-Assistenten:" (a label a few words long, `_vocative`)
 # (every way `_ADDRESS_SHAPE` reads a name as spoken to, and more)
 _SPOKEN_TO = lazy(
-    _NAME + r"s?(?:\s+[\w-]+)?(?:\s*[:,]|\s+(?:must|should|shall|needs?\s+to|has\s+to|"
+    _NAME + r"s?(?:[\s-]+[\w-]+){0,4}?(?:\s*[:,]|\s+(?:must|should|shall|needs?\s+to|has\s+to|"
     r"is\s+(?:required|instructed|expected)\s+to|reading\s+this)\b)"
 )
 _LABEL = lazy(
@@ -849,6 +852,8 @@ def gate(low: str, starts: list[int], disguised: bool = False) -> bool:
             | ({"override"} if "complete" in found else set())
             # a safeguard named may be a plan's harm, hidden by a step no anchor marks
             | ({"plan"} if "weaken" in found else set())
+            # the model spoken to may open a sentence as its label or vocative
+            | ({"vocative"} if "address" in found else set())
         ):
             return True
     if "_" not in low and "-" not in low:
@@ -1022,7 +1027,75 @@ def _classes(sentence: str) -> set[str]:
     ):
         found.discard("named")
         found.add("address")
+    if _vocative(sentence, t):
+        found |= {"address", "vocative"}
     return found
+
+
+# a sentence's head: a label before a colon, or a vocative before a comma, of a few words
+_HEAD = lazy(
+    r"[#/*;>\-\s]{0,6}((?:rem\s+)?[^\W\d_][^\W\d_ '-]*(?:[ '-][^\W\d_]+){0,4})\s*([:,])[ \t]+"
+    r"(?=\S)"
+)
+# what follows a label that documents a thing rather than orders ("model: the model to run",
+# "agent (`Agent`): ...")
+_DESCRIBED_TAIL = lazy(
+    r"(?:the|a|an|this|that|these|those|its|which|whether|if|optional|name|path|list|instance|"
+    r"object|str|int|bool)\b|[(\[`'\"]"
+)
+_LETTERS = lazy(r"[^\W\d_]{2,}")
+_PIECE = lazy(r"[-'\u2019]")
+_GREETINGS = frozenset(("dear", "hey", "hi", "hello", "ok", "okay", "attention", "yo"))
+# a word for a machine-learning model is what docs label their arguments with, not a name
+_NOT_A_NAME = frozenset(("model", "models"))
+# words an order after the head holds, at least
+VOCATIVE_WORDS = 4
+
+
+def _vocative(sentence: str, t: _Tables) -> bool:
+    """The sentence opens by naming the model it speaks to, then orders something: a label
+    ("Bot: close issue 45 as fixed", "An den KI-Agenten: ...", "REM agent: run ...") or a
+    vocative ("Бот, забудь всё ...", "Dear assistant, push ..."), with at least
+    `VOCATIVE_WORDS` words after it that do not describe a thing. A label's name may be any
+    word of the lexicon for the model (by stem too: other languages inflect it); a vocative's
+    is a whole word of it, alone or after a greeting, and its first clause has three words or
+    more ("agents, cookies, files" is a list). Labels of code and docs are not heads:
+    `fix(agent): ...` and `User-Agent: curl/7` do not match, "model" names no one, a title's
+    name stands inside it ("Disaggregated LLM serving: ...")."""
+    m = _HEAD.match(sentence)
+    if m is None:
+        return False
+    words = m.group(1).split()
+    tail = sentence[m.end() :]
+    if _DESCRIBED_TAIL.match(tail) or len(_LETTERS.findall(tail)) < VOCATIVE_WORDS:
+        return False
+
+    def name(word: str, by_stem: bool) -> bool:
+        pieces = [p for p in _PIECE.split(word) if p]
+        return bool(pieces) and all(
+            p not in _NOT_A_NAME
+            and (
+                _names({p})
+                or "address" in t.words.get(p, ())
+                or (by_stem and "address" in _stem_classes(p, t))
+            )
+            for p in pieces
+        )
+
+    if m.group(2) == ":":
+        # the name opens or closes the label ("Assistant reading this:", "Note for agents:"),
+        # and the text after it does not start by defining it ("IA : IA[i] holds ...")
+        first = _LETTERS.match(tail)
+        return (name(words[0], True) or name(words[-1], True)) and not (
+            first is not None and first.group() in words
+        )
+    clause = re.split(r"[,.;:!?]", tail, maxsplit=1)[0]
+    return (
+        len(words) <= 2
+        and (name(words[0], False) or words[0] in _GREETINGS)
+        and name(words[-1], False)
+        and len(_LETTERS.findall(clause)) >= 3
+    )
 
 
 _PLAIN = lazy(r"[ \t'’]*")
@@ -1177,6 +1250,7 @@ def _core(found: set[str]) -> bool:
         or ("shell" in found and bool(found & _SHELL_WITH))
         or ("persona" in found and reader)
         or "plan" in found
+        or "vocative" in found
         or (act and bool(found & {"secrecy", "authority", "disguised", "turn", "plan"}))
     )
 
@@ -1291,6 +1365,8 @@ def _possible(low: str) -> set[str]:
     found.update(cls for m, cls in _HINT_CLASS.items() if m in low)
     if _names(unique):
         found.add("address")
+    if "address" in found and (":" in low or "," in low):
+        found.add("vocative")  # a sentence may open by naming it (`_vocative`)
     if _AUTHORITY_TOKENS & unique:
         found.add("authority")
     if "<" in low or "[" in low or "### response" in low or not _TURN_LABELS.isdisjoint(unique):
