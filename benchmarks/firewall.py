@@ -306,7 +306,13 @@ def markdown(
         "exemptions for such commands widened (16 -> 12 modified there, 917 neutralised before "
         "and after); `heldout_v17`, written the same way and committed before that change, was "
         "run once before it (70/104 neutralised, 6/80 modified) and once after it (its first "
-        "run below): its first run is the estimate for text nobody has tuned on.",
+        "run below). The cue layer then took a sentence that opens by naming the model it "
+        "speaks to, followed by an order, as an order with no word of harm (designed on the "
+        "splits up to `heldout_v16` by their counts: 917 -> 934 neutralised up to `heldout_v15`, "
+        "69 -> 74 on `heldout_v16`, the same benign texts modified); `heldout_v17`, unread, went "
+        "70 -> 75/104 with it and `heldout_v18`, written the same way and committed before it, "
+        "58/104 (7/80 modified) before it and its first run below after it: the estimate for "
+        "text nobody has tuned on.",
         "",
         "| split | injections | neutralised (first run) | neutralised now | benign | modified "
         "(first run) | modified now |",
