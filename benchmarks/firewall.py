@@ -78,6 +78,8 @@ among them.
 was asked for honest look-alikes about AI agents and models (agent frameworks' docs, argument
 docs, commit scopes, `User-Agent` headers, contributor notes for agents) among them.
 
+`heldout_v19` was written the same way, committed before the change it evaluates.
+
 `--record-first-run SPLIT` stores a split's numbers in `first_runs.json` with the commit they
 ran on; it refuses a split already recorded, so a first run is recorded once.
 """
@@ -113,6 +115,7 @@ SPLITS = (
     "heldout_v16",
     "heldout_v17",
     "heldout_v18",
+    "heldout_v19",
 )
 MARKER_PREFIX = "[gitstrata-firewall: removed"
 SECTION = "## Context firewall against an adversarial corpus"
