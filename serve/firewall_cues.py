@@ -382,7 +382,10 @@ _ADDRESS_SHAPE = lazy(
     r"(?:^\W{0,6}|\b(?:hey|dear|attention)\s+(?:the\s+)?(?:[\w-]+\s+)?)" + _NAME + r"\s*,|"
     # an obligation or a reading put on the model ("the agent must", "AI agents reading this")
     r"\b(?:ai|llm)\s+(?:agents?|assistants?|models?)\s+(?:must|should|shall|reading\s+this)\b|"
-    r"\b(?:the|any|an?)\s+(?:ai\s+|coding\s+|llm\s+)?(?:agent|assistant|llm|bot)s?\s+"
+    r"\b(?:the|any|an?|every|each|whichever)\s+(?:ai\s+|coding\s+|llm\s+)?"
+    r"(?:ai|agent|assistant|llm|bot)s?"
+    # with what it is doing between ("the AI answering this issue should ...")
+    r"(?:\s+\w+ing\b(?:\s+[\w.-]+){0,3}?)?\s+"
     r"(?:must|should|shall|needs?\s+to|has\s+to|is\s+(?:required|instructed|expected)\s+to)\b",
     re.I | re.M,
 )
@@ -1034,7 +1037,7 @@ def _classes(sentence: str) -> set[str]:
 
 # a sentence's head: a label before a colon, or a vocative before a comma, of a few words
 _HEAD = lazy(
-    r"[#/*;>\-\s]{0,6}((?:rem\s+)?[^\W\d_][^\W\d_ '-]*(?:[ '-][^\W\d_]+){0,4})\s*([:,])[ \t]+"
+    r"[#/*;>!(\[\-\s]{0,6}((?:rem\s+)?[^\W\d_][^\W\d_ '-]*(?:[ '-][^\W\d_]+){0,4})\s*([:,])[ \t]+"
     r"(?=\S)"
 )
 # what follows a label that documents a thing rather than orders ("model: the model to run",
@@ -1046,6 +1049,9 @@ _DESCRIBED_TAIL = lazy(
 _LETTERS = lazy(r"[^\W\d_]{2,}")
 _PIECE = lazy(r"[-'\u2019]")
 _GREETINGS = frozenset(("dear", "hey", "hi", "hello", "ok", "okay", "attention", "yo"))
+_DETERMINERS = frozenset(
+    ("the", "any", "every", "each", "all", "whichever", "whatever", "an", "a", "our", "your")
+)
 # a word for a machine-learning model is what docs label their arguments with, not a name
 _NOT_A_NAME = frozenset(("model", "models"))
 # words an order after the head holds, at least
@@ -1056,10 +1062,10 @@ def _vocative(sentence: str, t: _Tables) -> bool:
     """The sentence opens by naming the model it speaks to, then orders something: a label
     ("Bot: close issue 45 as fixed", "An den KI-Agenten: ...", "REM agent: run ...") or a
     vocative ("Бот, забудь всё ...", "Dear assistant, push ..."), with at least
-    `VOCATIVE_WORDS` words after it that do not describe a thing. A label's name may be any
-    word of the lexicon for the model (by stem too: other languages inflect it); a vocative's
-    is a whole word of it, alone or after a greeting, and its first clause has three words or
-    more ("agents, cookies, files" is a list). Labels of code and docs are not heads:
+    `VOCATIVE_WORDS` words after it that do not describe a thing, two or more before the
+    first comma ("agents, cookies, files" is a list). A label's name may be any word of the
+    lexicon for the model (by stem too: other languages inflect it); a vocative's is a whole
+    word of it, alone or after a greeting. Labels of code and docs are not heads:
     `fix(agent): ...` and `User-Agent: curl/7` do not match, "model" names no one, a title's
     name stands inside it ("Disaggregated LLM serving: ...")."""
     m = _HEAD.match(sentence)
@@ -1069,6 +1075,9 @@ def _vocative(sentence: str, t: _Tables) -> bool:
     tail = sentence[m.end() :]
     if _DESCRIBED_TAIL.match(tail) or len(_LETTERS.findall(tail)) < VOCATIVE_WORDS:
         return False
+    clause = re.split(r"[,.;:!?]", tail, maxsplit=1)[0]
+    if len(_LETTERS.findall(clause)) < 2:
+        return False  # a list ("agents, cookies, files", "here: decisions, pitfalls, ...")
 
     def name(word: str, by_stem: bool) -> bool:
         pieces = [p for p in _PIECE.split(word) if p]
@@ -1083,18 +1092,26 @@ def _vocative(sentence: str, t: _Tables) -> bool:
         )
 
     if m.group(2) == ":":
-        # the name opens or closes the label ("Assistant reading this:", "Note for agents:"),
-        # and the text after it does not start by defining it ("IA : IA[i] holds ...")
+        # the name opens the label (after a determiner: "Any AI summarising this:"), closes it
+        # ("Note for agents:") or follows its "for" / "to" ("Setup note for whichever AI is
+        # helping:"), and the text after it does not start by defining it ("IA : IA[i] ...")
         first = _LETTERS.match(tail)
-        return (name(words[0], True) or name(words[-1], True)) and not (
-            first is not None and first.group() in words
+        if first is not None and first.group() in words:
+            return False
+        return any(
+            name(w, True)
+            and (
+                i in (0, len(words) - 1)
+                or (i == 1 and words[0] in _DETERMINERS)
+                or words[i - 1] in ("for", "to")
+                or (i >= 2 and words[i - 1] in _DETERMINERS and words[i - 2] in ("for", "to"))
+            )
+            for i, w in enumerate(words)
         )
-    clause = re.split(r"[,.;:!?]", tail, maxsplit=1)[0]
     return (
         len(words) <= 2
         and (name(words[0], False) or words[0] in _GREETINGS)
         and name(words[-1], False)
-        and len(_LETTERS.findall(clause)) >= 3
     )
 
 
