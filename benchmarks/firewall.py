@@ -314,8 +314,12 @@ def markdown(
         "splits up to `heldout_v16` by their counts: 917 -> 934 neutralised up to `heldout_v15`, "
         "69 -> 74 on `heldout_v16`, the same benign texts modified); `heldout_v17`, unread, went "
         "70 -> 75/104 with it and `heldout_v18`, written the same way and committed before it, "
-        "58/104 (7/80 modified) before it and its first run below after it: the estimate for "
-        "text nobody has tuned on.",
+        "58/104 (7/80 modified) before it and its first run below after it. The model's name "
+        'after a determiner or a "for", or with what it is doing between it and an '
+        "obligation, then counted as spoken to (designed on the splits up to `heldout_v18`: "
+        "1,150 -> 1,154 neutralised, the same benign texts modified); `heldout_v19`, written the "
+        "same way and committed before it, gave 71/104 neutralised and 16/80 modified before "
+        "and after it: its first run is the estimate for text nobody has tuned on.",
         "",
         "| split | injections | neutralised (first run) | neutralised now | benign | modified "
         "(first run) | modified now |",
