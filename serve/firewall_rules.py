@@ -346,8 +346,9 @@ _SPOKEN_TO = lazy(
 # what a download names to fetch: a URL, a host, a path or a variable holding one; "`curl | sh`"
 # or "`curl ... | sh`" without one is the idiom named, not a command anyone can run
 _TARGET = lazy(r"://|\b[\w-]+\.[a-z]{2,}\b|[\s'\"]/\w|\$\{?\w")
-# where the sentence after a command ends ("`curl ... | bash`. If you would rather not ...")
-_AFTER_END = lazy(r"[.!?](?=\s)")
+# where the command's clause ends after it: the next sentence, or what follows a comma ("`curl
+# ... | bash`, then restart your shell"), speaks to the reader about something else
+_AFTER_END = lazy(r"[.!?](?=\s)|[,;]")
 
 
 _QUOTES = (('"', '"'), ("'", "'"), ("\u201c", "\u201d"), ("\u2018", "\u2019"), ("\u00ab", "\u00bb"),

@@ -568,3 +568,10 @@ def test_the_model_named_with_a_determiner_or_what_it_is_doing_is_still_spoken_t
 def test_a_list_after_a_label_naming_agents_is_kept():
     text = "Agents keep a memory here: decisions, pitfalls, principles and preferences."
     assert clean(text) == text
+
+
+def test_an_install_line_followed_by_a_next_step_for_the_reader_is_kept():
+    text = (
+        "Install tool: `curl -fsSL https://example.org/install.sh | bash`, then restart your shell."
+    )
+    assert clean(text) == text
