@@ -31,6 +31,7 @@ from dataclasses import dataclass
 
 from . import firewall_languages as languages
 from .firewall_lexicon import LazyPattern, any_of, lazy
+from .firewall_rules import install_line
 
 THRESHOLD = 3.0
 DESCRIBED = 2.0
@@ -321,6 +322,8 @@ _SECRET_SHAPE = lazy(
     r"[a-z0-9_]{0,40}\}?|\bprintenv\b|\benv\s*\|",
     re.I,
 )
+# a download piped into a shell: what install docs show (`firewall_rules.install_line`)
+_PIPED_DOWNLOAD = lazy(r"(?:curl|wget|iwr|irm)\b[^\n|]*\|\s*(?:sudo\s+)?(?:ba|z|k|da)?sh\b")
 _SHELL = lazy(
     r"\b(?:curl|wget|iwr|irm)\b[^\n|]{0,200}\|\s*(?:sudo\s+)?(?:ba|z|k|da)?sh\b|"
     r"\b(?:curl|wget)\b[^\n]{0,200}(?:&&|;)\s*(?:sudo\s+)?(?:ba|z)?sh\s|"
@@ -989,8 +992,14 @@ def _classes(sentence: str) -> set[str]:
         found.add("dest")
     if any(c in sentence for c in _SECRET_HINTS) and _SECRET_SHAPE.search(sentence):
         found.add("secret")
-    if any(c in sentence for c in _SHELL_HINTS) and _SHELL.search(sentence):
-        found.add("shell")
+    if any(c in sentence for c in _SHELL_HINTS):
+        shell = _SHELL.search(sentence)
+        # a download-and-run the rules read as an install step shown to the reader is not one
+        if shell is not None and not (
+            _PIPED_DOWNLOAD.match(shell.group())
+            and install_line(sentence, shell.start(), shell.end())
+        ):
+            found.add("shell")
     if "_" in sentence and _SECRET_NAME.search(sentence):
         found.add("secret")
     if ("](" in sentence or "]:" in sentence or "<img" in sentence) and _LEAK_URL.search(sentence):

@@ -317,7 +317,7 @@ def _advised_or_shown(view: str, start: int, end: int) -> bool:
     )
 
 
-def _install_line(view: str, start: int, end: int) -> bool:
+def install_line(view: str, start: int, end: int) -> bool:
     """A download-and-run line introduced as an installation step, or set as a code line of
     its own, and not aimed at the agent: what install docs look like."""
     before = _before(view, start, 200)
@@ -334,7 +334,7 @@ def _install_line(view: str, start: int, end: int) -> bool:
     line_end = view.find("\n", end)
     after = _URL.sub(" ", view[end : line_end if line_end != -1 else len(view)])
     after = after[: m.start() + 1] if (m := _AFTER_END.search(after)) else after
-    return not _ADDRESSED.search(clause) and not _ADDRESSED.search(after)
+    return not (_ADDRESSED.search(clause) or _SPOKEN_TO.search(clause) or _ADDRESSED.search(after))
 
 
 # a label naming who a line speaks to ("Bot:", "AI agent:"): not a platform's or a tool's
@@ -1208,7 +1208,7 @@ RULES: tuple[Rule, ...] = (
         ),
         reach=30,
         extend=True,
-        exempt=_install_line,
+        exempt=install_line,
     ),
     _rule(
         "pipe_to_shell",
