@@ -447,8 +447,13 @@ def test_mcp_status_says_broken_and_tools_answer_one_line(repo: GitRepo, tmp_pat
         with open(tmp_path / "server.log", "w") as log:
             async with stdio_client(params, errlog=log) as (r, w), ClientSession(r, w) as s:
                 await s.initialize()
-                res = await s.read_resource("strata://status")  # type: ignore[arg-type]
-                status = json.loads(res.contents[0].text)  # type: ignore[union-attr]
+                # the index is looked at after `initialize`: until then the status says so
+                for _ in range(100):
+                    res = await s.read_resource("strata://status")  # type: ignore[arg-type]
+                    status = json.loads(res.contents[0].text)  # type: ignore[union-attr]
+                    if status["phase"] not in ("starting", "loading"):
+                        break
+                    await anyio.sleep(0.1)
                 assert status["phase"] in ("broken", "indexing", "error"), status["phase"]
                 assert status["phase"] != "ready"
                 assert "gen-000001 is damaged" in (status.get("index_error") or "")
