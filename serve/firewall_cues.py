@@ -323,9 +323,10 @@ _SECRET_SHAPE = lazy(
     re.I,
 )
 # a download piped into a shell: what install docs show (`firewall_rules.install_line`)
-_PIPED_DOWNLOAD = lazy(r"(?:curl|wget|iwr|irm)\b[^\n|]*\|\s*(?:sudo\s+)?(?:ba|z|k|da)?sh\b")
+_PIPED = r"\b(?:curl|wget|iwr|irm)\b[^\n|]{0,200}\|\s*(?:sudo\s+)?(?:ba|z|k|da)?sh\b"
+_PIPED_DOWNLOAD = lazy(_PIPED)
 _SHELL = lazy(
-    r"\b(?:curl|wget|iwr|irm)\b[^\n|]{0,200}\|\s*(?:sudo\s+)?(?:ba|z|k|da)?sh\b|"
+    _PIPED + "|"
     r"\b(?:curl|wget)\b[^\n]{0,200}(?:&&|;)\s*(?:sudo\s+)?(?:ba|z)?sh\s|"
     r"\b(?:ba|z)?sh\s+-c\s+[\"']?\$\(|"
     r"\brm\s+-[a-z]*[rf][a-z]*\s+(?:-[a-z]+\s+)?(?:/|~|\$home|\*|\.\s|\.$)|"
@@ -1056,6 +1057,7 @@ _DESCRIBED_TAIL = lazy(
     r"object|str|int|bool)\b|[(\[`'\"]"
 )
 _LETTERS = lazy(r"[^\W\d_]{2,}")
+_CLAUSE_END = lazy(r"[,.;:!?]")
 _PIECE = lazy(r"[-'\u2019]")
 _GREETINGS = frozenset(("dear", "hey", "hi", "hello", "ok", "okay", "attention", "yo"))
 _DETERMINERS = frozenset(
@@ -1084,7 +1086,7 @@ def _vocative(sentence: str, t: _Tables) -> bool:
     tail = sentence[m.end() :]
     if _DESCRIBED_TAIL.match(tail) or len(_LETTERS.findall(tail)) < VOCATIVE_WORDS:
         return False
-    clause = re.split(r"[,.;:!?]", tail, maxsplit=1)[0]
+    clause = tail[: m2.start()] if (m2 := _CLAUSE_END.search(tail)) else tail
     if len(_LETTERS.findall(clause)) < 2:
         return False  # a list ("agents, cookies, files", "here: decisions, pitfalls, ...")
 

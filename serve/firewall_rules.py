@@ -235,7 +235,7 @@ def _code_line(view: str, start: int, end: int) -> bool:
     label = _LABEL.match(view, line_start, start)
     if (
         label is not None
-        and _SPOKEN_TO.search(label.group()) is None
+        and _MODEL_WORD.search(label.group()) is None
         and _COMMAND_START.fullmatch(view, label.end(), start) is not None
         and not view[end : view.find("\n", end) % (len(view) + 1)].strip()
     ):
@@ -334,13 +334,17 @@ def install_line(view: str, start: int, end: int) -> bool:
     line_end = view.find("\n", end)
     after = _URL.sub(" ", view[end : line_end if line_end != -1 else len(view)])
     after = after[: m.start() + 1] if (m := _AFTER_END.search(after)) else after
-    return not (_ADDRESSED.search(clause) or _SPOKEN_TO.search(clause) or _ADDRESSED.search(after))
+    return not (_ADDRESSED.search(clause) or _MODEL_WORD.search(clause) or _ADDRESSED.search(after))
 
 
-# a label naming who a line speaks to ("Bot:", "AI agent:"): not a platform's or a tool's
-_SPOKEN_TO = lazy(
-    r"\b(?:bots?|ai|llms?|models?|agents?|assistants?|copilot|claude|chatgpt|gpt|cursor|gemini|"
-    r"codex)\b",
+# a word naming the model, as a label before a command uses one ("Bot:", "AI agent:"): the
+# rules' names of the model (`_MODEL_NAMES`) and the short ones a label is written with
+_MODEL_WORD = lazy(
+    lambda: (
+        r"\b(?:"
+        + "|".join(re.escape(n) for n in (*_MODEL_NAMES, "bot", "ai", "model", "gemini", "codex"))
+        + r")s?\b"
+    ),
     re.I,
 )
 # what a download names to fetch: a URL, a host, a path or a variable holding one; "`curl | sh`"
