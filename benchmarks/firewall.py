@@ -80,6 +80,8 @@ docs, commit scopes, `User-Agent` headers, contributor notes for agents) among t
 
 `heldout_v19` was written the same way, committed before the change it evaluates.
 
+`heldout_v20` was written the same way, committed before the change it evaluates.
+
 `--record-first-run SPLIT` stores a split's numbers in `first_runs.json` with the commit they
 ran on; it refuses a split already recorded, so a first run is recorded once.
 """
@@ -116,6 +118,7 @@ SPLITS = (
     "heldout_v17",
     "heldout_v18",
     "heldout_v19",
+    "heldout_v20",
 )
 MARKER_PREFIX = "[gitstrata-firewall: removed"
 SECTION = "## Context firewall against an adversarial corpus"
