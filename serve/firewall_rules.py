@@ -115,6 +115,19 @@ class TriggerIndex:
             for t in dict.fromkeys(rule.triggers):
                 by_two.setdefault(t[:2], []).append((t, i))
         self.by_two = by_two
+        # the same, looked up by the text's own substring: per key, for each trigger length,
+        # the rules (in `by_two`'s order) of the triggers of that length. A key such as "in"
+        # starts dozens of triggers of a handful of lengths: a few dict lookups at a position
+        # instead of a comparison per trigger
+        self.by_length: dict[str, tuple[tuple[int, dict[str, tuple[tuple[int, int], ...]]], ...]]
+        self.by_length = {}
+        for key, entries in by_two.items():
+            tables: dict[int, dict[str, list[tuple[int, int]]]] = {}
+            for order, (t, i) in enumerate(entries):
+                tables.setdefault(len(t), {}).setdefault(t, []).append((order, i))
+            self.by_length[key] = tuple(
+                (n, {t: tuple(v) for t, v in table.items()}) for n, table in tables.items()
+            )
         self.seen = 0  # characters scanned: a process that serves much compiles the regexes
         spaced = sorted({t for r in rules for t in r.triggers if _spaced(t)})
         others = sorted({t for r in rules for t in r.triggers if not _spaced(t)})
@@ -152,14 +165,27 @@ class TriggerIndex:
             starts = {m.start() for m in words.finditer(low)}
             starts.update(m.start() for m in others.finditer(low))
         out: dict[int, list[int]] = {}
-        by_two = self.by_two
+        by_length = self.by_length
         for p in sorted(starts):
-            found: set[int] = set()
-            for key in (low[p : p + 2], low[p]):
-                for t, i in by_two.get(key, ()):
-                    if i not in found and low.startswith(t, p):
-                        found.add(i)
-                        out.setdefault(i, []).append(p)
+            two = low[p : p + 2]
+            keys = (two,) if len(two) == 1 else (two, two[0])
+            for key in keys:
+                tables = by_length.get(key)
+                if tables is None:
+                    continue
+                matched: list[tuple[int, int]] = []
+                for n, table in tables:
+                    rules = table.get(low[p : p + n])
+                    if rules is not None:
+                        matched += rules
+                if len(matched) > 1:
+                    matched.sort()  # the order `by_two` lists them in
+                for _, i in matched:
+                    got = out.get(i)
+                    if got is None:
+                        out[i] = [p]
+                    elif got[-1] != p:
+                        got.append(p)
         return out
 
 

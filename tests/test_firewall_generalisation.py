@@ -205,6 +205,59 @@ def test_trigger_positions_overlap_and_come_in_order():
     assert index.hits("<<<x ab") == {0: [0, 1], 1: [5]}
 
 
+def _hits_by_comparison(index: TriggerIndex, low: str) -> list[tuple[int, list[int]]]:
+    """The trigger scan's answer by comparing every trigger at every position it may start."""
+    starts = {m.start() for m in index.words_all.finditer(low)}
+    starts.update(m.start() for m in index.others_all.finditer(low))
+    out: dict[int, list[int]] = {}
+    for p in sorted(starts):
+        found: set[int] = set()
+        for key in (low[p : p + 2], low[p]):
+            for t, i in index.by_two.get(key, ()):
+                if i not in found and low.startswith(t, p):
+                    found.add(i)
+                    out.setdefault(i, []).append(p)
+    return list(out.items())
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from(
+            [
+                "in",
+                "include",
+                "ignore",
+                "instructions",
+                "you",
+                " ",
+                ".",
+                "<",
+                "|",
+                "im_start",
+                "system",
+                "prompt",
+                "a",
+                "ab",
+                "\n",
+                "é",
+                "忽略",
+                "previous",
+                "rm -rf",
+                "curl",
+            ]
+        ),
+        max_size=30,
+    ).map("".join)
+)
+def test_the_trigger_scan_finds_what_comparing_every_trigger_finds(text):
+    from gitstrata.serve.firewall import _TRIGGERS
+
+    low = text.lower()
+    _TRIGGERS.seen = 1 << 30  # the factored regexes, as a process past its first strings
+    assert list(_TRIGGERS.hits(low).items()) == _hits_by_comparison(_TRIGGERS, low)
+
+
 _NESTED = re.compile(r"\((?:\?:)?(?:\\.|\[[^\]]*\]|[^()\\\[])[+*]\)[+*{]")
 
 
