@@ -42,6 +42,7 @@ from .firewall_rules import (
     Rule,
     TriggerIndex,
     learned_spans,
+    listed_sample,
     negated,
     quoted_mention,
 )
@@ -448,6 +449,8 @@ def _injection_spans(text: str, split: bool = False) -> list[tuple[int, int, str
 
     disguised = _everywhere if split else letters_folded if lo is not None else None
     for start, end in cue_spans(low, disguised, hits.get(_ANCHORS, [])):
+        if disguised is None and _listed_samples_only(view, start, end):
+            continue
         spans.append(
             (start, end, _CUES) if lo is None or hi is None else (lo[start], hi[end - 1], _CUES)
         )
@@ -479,6 +482,30 @@ def _collapsed_spans(
     if lo is not None and hi is not None:
         a, b = lo[a], hi[b - 1]
     return [(a, b, "instruction_override")]
+
+
+# a string literal on one line (an apostrophe inside a word opens none)
+_LITERAL = lazy(r"\"[^\"\n]*\"|(?<!\w)'[^'\n]*'|`[^`\n]*`")
+# what may stand beside the items of a collection
+_BETWEEN_ITEMS = frozenset(" \t\n,;[](){}-")
+
+
+def _listed_samples_only(view: str, start: int, end: int) -> bool:
+    """Whether every word of `view[start:end]` (a sentence the cue layer took for an order) is
+    inside string literals that are items of a collection named as test cases
+    (`firewall_rules.listed_sample`): a detector's tests listing the attacks it must catch."""
+    lo = view.rfind("\n", 0, start) + 1
+    hi = view.find("\n", end)
+    covered = [False] * (end - start)
+    for m in _LITERAL.finditer(view, lo, len(view) if hi == -1 else hi):
+        a, b = m.span()
+        if b <= start or a >= end or not listed_sample(view, a, b - 1):
+            continue
+        for k in range(max(a, start), min(b, end)):
+            covered[k - start] = True
+    return any(covered) and all(
+        c or view[start + k] in _BETWEEN_ITEMS for k, c in enumerate(covered)
+    )
 
 
 def injected(text: str) -> bool:

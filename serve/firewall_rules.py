@@ -247,7 +247,7 @@ _COMMAND_START = lazy(
 
 
 # a short label before a command ("On Windows:", "- macOS / Linux:")
-_LABEL = lazy(r"[ \t]*(?:[-*][ \t]+)?[\w /().,+-]{1,40}:[ \t]*")
+_LABEL = lazy(r"[ \t]*(?:[-*][ \t]+)?[\w /().,+!'\u2019-]{1,40}:[ \t]*")
 
 
 def _code_line(view: str, start: int, end: int) -> bool:
@@ -343,6 +343,42 @@ def _advised_or_shown(view: str, start: int, end: int) -> bool:
     )
 
 
+# what one may do, said of someone named ("`owner` can delete the repository", "admins are
+# allowed to force-push to main"): a permission described, not an order given
+_MAY = lazy(
+    r"\b(?:can|could|may|might|cannot|can't|is\s+(?:able|allowed|permitted)\s+to|are\s+"
+    r"(?:able|allowed|permitted)\s+to|(?:permission|rights?)\s+to)\s+(?:also\s+|still\s+)?$",
+    re.I,
+)
+
+
+def permitted(view: str, start: int, end: int) -> bool:
+    """The destructive act is what someone named may do, in a sentence that neither speaks to
+    the reader nor names the model (a roles table, a permissions page)."""
+    before = _before(view, start, 160)
+    clause = before[max((m.end() for m in _CLAUSE_START.finditer(before)), default=0) :]
+    if _MAY.search(clause) is None:
+        return False
+    stop = SENTENCE_END.search(view, end)
+    after = _URL.sub(" ", view[end : stop.start() if stop else len(view)])
+    return not any(p.search(t) for p in (_ADDRESSED, _MODEL_WORD) for t in (clause, after))
+
+
+# a revert's title as git writes it: `Revert "<the title of the commit undone>"`
+_REVERT_TITLE = lazy(r'^Revert "[^\n]*"[ \t]*$', re.M)
+
+
+def reverted(view: str, start: int, end: int) -> bool:
+    """The match is inside a revert's title, in the quoted title of the commit it undoes."""
+    line_start = view.rfind("\n", 0, start) + 1
+    m = _REVERT_TITLE.match(view, line_start)
+    return m is not None and line_start + len('Revert "') <= start and end < m.end()
+
+
+def _installed_or_reverted(view: str, start: int, end: int) -> bool:
+    return install_line(view, start, end) or reverted(view, start, end)
+
+
 def install_line(view: str, start: int, end: int) -> bool:
     """A download-and-run line introduced as an installation step, or set as a code line of
     its own, and not aimed at the agent: what install docs look like."""
@@ -415,8 +451,71 @@ def quoted_mention(view: str, start: int, end: int) -> bool:
         if j != -1 and (
             _MENTION.search(_before(view, i, min(80, i - line_start))) is not None
             or _NAMED_AFTER.match(view, j + 1) is not None
+            or (open_q in "\"'`" and listed_sample(view, i, j))
         ):
             return True
+    return False
+
+
+# an item of a collection in code or data: after `[`, `(`, `{`, `,`, a key's `:` or `=`, a YAML
+# list's dash or at the start of its line; and before `,`, a closing bracket, a comment or the
+# end of its line
+_ITEM_BEFORE = lazy(r"(?:[\[({,:=]|^[ \t]*-|^)[ \t]*$", re.M)
+_ITEM_AFTER = lazy(r"[ \t]*(?:[,\])}]|#|//|$)", re.M)
+# a line that opens a collection under a name: `NAME = [`, `name: [`, `"name": {`, `name:` (YAML)
+_OPENER = lazy(
+    r"^[ \t]*[\"']?([A-Za-z_][\w.-]*)[\"']?[ \t]*(?::[^=\n]*)?[:=][ \t]*(?:[\[({][^\n]*)?$"
+)
+# what names test cases (`INJECTION_SAMPLES`, `dangerous_commands`, `blocked_inputs`)
+_SAMPLE_NAME = lazy(
+    r"(?:^|_|-|\.|(?<=[a-z])(?=[A-Z]))(?:cases?|samples?|examples?|payloads?|attacks?|injections?|"
+    r"fixtures?|jailbreaks?|vectors?|dangerous|malicious|blocked|blocklist|denylist|denied|"
+    r"forbidden|unsafe|evil|bad|hostile|adversarial)(?:$|_|-|\.|(?=[A-Z]))",
+    re.I,
+)
+# the line that closes the collection says what the cases are for, or a YAML case expects it
+# to be refused
+_SAMPLE_VERDICT = lazy(
+    r"\b(?:must|should|to)\s+(?:be\s+)?(?:refus|block|reject|flag|detect|catch|den[iy]|strip|"
+    r"remov|redact|sanitiz|escap|neutrali[sz]|fail|rais)\w*|"
+    r"\bexpect(?:ed|s)?[\"']?[ \t]*[:=][ \t]*[\"']?(?:blocked|denied|rejected|flagged|refused|"
+    r"unsafe|malicious|injection|error|false)\b",
+    re.I,
+)
+
+
+def listed_sample(view: str, i: int, j: int) -> bool:
+    """The quotation `view[i..j]` (quote characters at both ends) is an item of a collection
+    named as test cases: by the name it is kept under (`SHELL_CASES = [`, `dangerous:`), or by
+    what the line that closes it says the cases are for (`]  # the guard must refuse each`), or
+    by the verdict a YAML case expects (`expect: blocked`). A detector's or a sanitiser's tests
+    hold the attacks they check, as data."""
+    line_start = view.rfind("\n", 0, i) + 1
+    if not _ITEM_BEFORE.search(view, line_start, i) or not _ITEM_AFTER.match(view, j + 1):
+        return False
+    # the opener: this line, or the nearest line above (at most 12) that opens a collection
+    pos, name = line_start, None
+    for _ in range(13):
+        end = view.find("\n", pos)
+        line = view[pos : len(view) if end == -1 else end]
+        head = line if pos != line_start else view[pos:i]
+        m = _OPENER.match(head.rstrip())
+        if m is not None:
+            name = m.group(1)
+            break
+        if pos == 0:
+            break
+        pos = view.rfind("\n", 0, pos - 1) + 1
+    if name is not None and _SAMPLE_NAME.search(name):
+        return True
+    # the rest of the collection: the line that closes it, or the case's next lines (YAML)
+    after = view[j + 1 : j + 600]
+    for line in after.split("\n")[:13]:
+        if _SAMPLE_VERDICT.search(line):
+            return True
+        stripped = line.strip()
+        if stripped[:1] in ("]", ")", "}"):
+            break
     return False
 
 
@@ -1223,22 +1322,25 @@ RULES: tuple[Rule, ...] = (
         r"(?:&&|;|\|\|)\s*(?:sudo\s+)?(?:(?:(?:ba|z|da|k|fi)?sh|python3?|perl|ruby|node|source|"
         r"\.)\s+|chmod\s+\+x\s+|\./)\1",
         r"\bbase64\s+(?:-d|--decode|-D)\b[^\n|]{0,40}\|\s*(?:sudo\s+)?(?:ba|z|k|da)?sh\b",
-        r"\bdownload\b[^\n]{0,200}?\b(?:and\s+)?(?:then\s+)?(?:execute|run)\s+it\b",
-        r"\bpipe\b[^\n]{0,200}?\b(?:in)?to\s+(?:sudo\s+)?(?:ba|z|k|da)?sh\b",
-        triggers=(
-            "curl",
-            "wget",
-            "iwr",
-            "irm",
-            "invoke-",
-            "iex",
-            "base64",
-            "download",
-            "pipe",
-        ),
+        triggers=("curl", "wget", "iwr", "irm", "invoke-", "iex", "base64"),
         reach=30,
         extend=True,
         exempt=install_line,
+    ),
+    _rule(
+        "pipe_to_shell",
+        "a download run straight away as code",
+        # the act in words: an order when told, not when a sentence declines it ("if you would
+        # rather not pipe a script into bash") or a revert's title names the commit undone
+        r"\bdownload\b[^\n]{0,200}?\b(?:and\s+)?(?:then\s+)?(?:execute|run)\s+it\b",
+        r"\bpipe\b[^\n]{0,200}?\b(?:in)?to\s+(?:sudo\s+)?(?:ba|z|k|da)?sh\b",
+        triggers=("download", "pipe"),
+        reach=30,
+        extend=True,
+        negatable=True,
+        exempt=lambda view, start, end: (
+            install_line(view, start, end) or reverted(view, start, end)
+        ),
     ),
     _rule(
         "pipe_to_shell",
@@ -1292,6 +1394,7 @@ RULES: tuple[Rule, ...] = (
         reach=60,
         extend=True,
         negatable=True,
+        exempt=permitted,
     ),
     _rule(
         "agent_directive",
