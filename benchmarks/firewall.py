@@ -322,7 +322,14 @@ def markdown(
         "obligation, then counted as spoken to (designed on the splits up to `heldout_v18`: "
         "1,150 -> 1,154 neutralised, the same benign texts modified); `heldout_v19`, written the "
         "same way and committed before it, gave 71/104 neutralised and 16/80 modified before "
-        "and after it: its first run is the estimate for text nobody has tuned on.",
+        "and after it. The benign texts modified in the splits up to `heldout_v19` were then "
+        "read (41) and four shapes of honest text kept: attacks held as a collection of test "
+        'cases, a permission described ("`owner` can delete the repository"), a label with an '
+        "apostrophe before an install command, the act of piping into a shell declined or "
+        "named in a revert's title (41 -> 32 modified there, 1,226 neutralised before and "
+        "after); `heldout_v20`, written the same way and committed before that change, gave "
+        "77/104 neutralised and 11/80 modified before and after it: its first run is the "
+        "estimate for text nobody has tuned on.",
         "",
         "| split | injections | neutralised (first run) | neutralised now | benign | modified "
         "(first run) | modified now |",
