@@ -449,7 +449,7 @@ def _injection_spans(text: str, split: bool = False) -> list[tuple[int, int, str
 
     disguised = _everywhere if split else letters_folded if lo is not None else None
     for start, end in cue_spans(low, disguised, hits.get(_ANCHORS, [])):
-        if disguised is None and _listed_samples_only(view, start, end):
+        if disguised is None and _test_data(view, low, start, end):
             continue
         spans.append(
             (start, end, _CUES) if lo is None or hi is None else (lo[start], hi[end - 1], _CUES)
@@ -486,26 +486,23 @@ def _collapsed_spans(
 
 # a string literal on one line (an apostrophe inside a word opens none)
 _LITERAL = lazy(r"\"[^\"\n]*\"|(?<!\w)'[^'\n]*'|`[^`\n]*`")
-# what may stand beside the items of a collection
-_BETWEEN_ITEMS = frozenset(" \t\n,;[](){}-")
 
 
-def _listed_samples_only(view: str, start: int, end: int) -> bool:
-    """Whether every word of `view[start:end]` (a sentence the cue layer took for an order) is
-    inside string literals that are items of a collection named as test cases
-    (`firewall_rules.listed_sample`): a detector's tests listing the attacks it must catch."""
+def _test_data(view: str, low: str, start: int, end: int) -> bool:
+    """Whether the sentence `view[start:end]`, which the cue layer took for an order, reads as
+    none once the string literals on its lines that a test holds as data are blanked
+    (`firewall_rules.listed_sample`): a detector's tests quoting the attacks they must catch."""
     lo = view.rfind("\n", 0, start) + 1
     hi = view.find("\n", end)
-    covered = [False] * (end - start)
+    chars: list[str] | None = None
     for m in _LITERAL.finditer(view, lo, len(view) if hi == -1 else hi):
         a, b = m.span()
-        if b <= start or a >= end or not listed_sample(view, a, b - 1):
-            continue
-        for k in range(max(a, start), min(b, end)):
-            covered[k - start] = True
-    return any(covered) and all(
-        c or view[start + k] in _BETWEEN_ITEMS for k, c in enumerate(covered)
-    )
+        if b > start and a < end and listed_sample(view, a, b - 1):
+            chars = list(low) if chars is None else chars
+            chars[a:b] = " " * (b - a)
+    if chars is None:
+        return False
+    return not any(a < end and start < b for a, b in cue_spans("".join(chars)))
 
 
 def injected(text: str) -> bool:

@@ -719,7 +719,8 @@ _AUTHORITY_TOKENS = frozenset(
 # a sentence about attacks, not one: an example, a detector, a description of what attackers do
 _DESCRIPTION = lazy(
     r"(?<![./@\w-])(?:attackers?|adversar\w*|malicious|injections?|jailbreaks?|e\.\s?g\.|for\s+example|"
-    r"for\s+instance|such\s+as|examples?|fixtures?|test\s+cases?|detects?|detector|flag(?:s|ged)?|"
+    r"for\s+instance|such\s+as|(?:phrases?|strings?|wording|patterns?|text)\s+like|examples?|"
+    r"fixtures?|test\s+cases?|detects?|detector|flag(?:s|ged)?|"
     r"accepts|allows|lets|supports|enables|options?|parameters?|arguments?|"
     r"blocks?|rejects?|refuses?|refused|declines?|sanitiz\w*|threat|vulnerab\w*|cve-\d+(?:-\d+)?|"
     r"advisory|payloads?|describ\w*|neutrali[sz]\w*|style|"

@@ -379,6 +379,10 @@ def _installed_or_reverted(view: str, start: int, end: int) -> bool:
     return install_line(view, start, end) or reverted(view, start, end)
 
 
+def _permitted_or_reverted(view: str, start: int, end: int) -> bool:
+    return permitted(view, start, end) or reverted(view, start, end)
+
+
 def install_line(view: str, start: int, end: int) -> bool:
     """A download-and-run line introduced as an installation step, or set as a code line of
     its own, and not aimed at the agent: what install docs look like."""
@@ -462,9 +466,22 @@ def quoted_mention(view: str, start: int, end: int) -> bool:
 # end of its line
 _ITEM_BEFORE = lazy(r"(?:[\[({,:=]|^[ \t]*-|^)[ \t]*$", re.M)
 _ITEM_AFTER = lazy(r"[ \t]*(?:[,\])}]|#|//|$)", re.M)
-# a line that opens a collection under a name: `NAME = [`, `name: [`, `"name": {`, `name:` (YAML)
+# a line that opens a collection under a name: `NAME = [`, `name: [`, `"name": {`, `name:` (YAML),
+# `var denyCases = []struct {` (Go), `const CASES: &[&str] = &[` (Rust), `static final String[]
+# CASES = {` (Java)
 _OPENER = lazy(
-    r"^[ \t]*[\"']?([A-Za-z_][\w.-]*)[\"']?[ \t]*(?::[^=\n]*)?[:=][ \t]*(?:[\[({][^\n]*)?$"
+    r"^[ \t]*(?:(?:export|var|let|const|static|final|private|public|protected|readonly|val|pub|"
+    r"mut)[ \t]+)*[\"']?([A-Za-z_][\w.-]*)[\"']?[ \t]*(?::[^=\n]*)?(?::=|[:=])[ \t]*"
+    r"(?:(?:[&*]|vec!|new[ \t]+[\w.<>\[\], ]*)?[\[({][^\n]*)?$"
+)
+# the first line of a test: a Python, Go, Rust or Java test function, a JavaScript or Ruby test
+# block, or a parametrised test's list of cases
+_TEST_HEAD = lazy(
+    r"^([ \t]*)(?:(?:async[ \t]+)?def[ \t]+test\w*[ \t]*\(|func[ \t]+Test\w*[ \t]*\(|"
+    r"#\[(?:tokio::)?test\]|@(?:Test|ParameterizedTest)\b|@pytest\.mark\.parametrize\(|"
+    r"(?:it|test|describe|context|specify)(?:\.each)?[ \t]*[(\[ ][ \t]*[\"'`]|"
+    r"(?:it|test|describe|context)[ \t]*\()",
+    re.M,
 )
 # what names test cases (`INJECTION_SAMPLES`, `dangerous_commands`, `blocked_inputs`)
 _SAMPLE_NAME = lazy(
@@ -484,13 +501,39 @@ _SAMPLE_VERDICT = lazy(
 )
 
 
+def _in_test(view: str, line_start: int) -> bool:
+    """The line at `line_start` is inside a test: below a test's first line (at most 40 lines
+    up) and, in Python, indented under it with no line between at its indentation or less."""
+    lo = line_start
+    for _ in range(40):
+        if lo == 0:
+            return False
+        lo = view.rfind("\n", 0, lo - 1) + 1
+        m = _TEST_HEAD.match(view, lo)
+        if m is None:
+            continue
+        head = len(m.group(1).expandtabs())
+        if not view.startswith(("def", "async"), lo + len(m.group(1))):
+            return True  # a block or a function with braces: its end is not looked for
+        for line in view[lo:line_start].split("\n")[1:]:
+            if line.strip() and len(line) - len(line.lstrip()) <= head:
+                return False
+        body = view[line_start : view.find("\n", line_start) % (len(view) + 1)]
+        return len(body.expandtabs()) - len(body.expandtabs().lstrip()) > head
+    return False
+
+
 def listed_sample(view: str, i: int, j: int) -> bool:
-    """The quotation `view[i..j]` (quote characters at both ends) is an item of a collection
-    named as test cases: by the name it is kept under (`SHELL_CASES = [`, `dangerous:`), or by
-    what the line that closes it says the cases are for (`]  # the guard must refuse each`), or
-    by the verdict a YAML case expects (`expect: blocked`). A detector's or a sanitiser's tests
-    hold the attacks they check, as data."""
+    """The quotation `view[i..j]` (quote characters at both ends) is in a test's code, or an item
+    of a collection named as test cases: by the name it is kept under (`SHELL_CASES = [`,
+    `dangerous:`), or by what the line that closes it says the cases are for (`]  # the guard
+    must refuse each`), or by the verdict a YAML case expects (`expect: blocked`). A detector's
+    or a sanitiser's tests hold the attacks they check, as data."""
+    if view[i - 1 : i] == view[i] or view[j + 1 : j + 2] == view[j]:
+        return False  # a triple-quoted string (a docstring), or an empty one
     line_start = view.rfind("\n", 0, i) + 1
+    if view[line_start:i].strip() and _in_test(view, line_start):
+        return True  # what a test's code quotes is the data it checks (not its docstring)
     if not _ITEM_BEFORE.search(view, line_start, i) or not _ITEM_AFTER.match(view, j + 1):
         return False
     # the opener: this line, or the nearest line above (at most 12) that opens a collection
@@ -1394,7 +1437,7 @@ RULES: tuple[Rule, ...] = (
         reach=60,
         extend=True,
         negatable=True,
-        exempt=permitted,
+        exempt=_permitted_or_reverted,
     ),
     _rule(
         "agent_directive",
