@@ -873,6 +873,9 @@ def gate(low: str, starts: list[int], disguised: bool = False) -> bool:
             split = word.strip(_EDGE_PUNCTUATION).split("_")
             if len(split) > 1 and split[-1] in _SECRET_SUFFIXES and split[0]:
                 return True  # `GITHUB_TOKEN`: a secret pairs with a verb of sending
+            named = [w for w in split if w in _MODEL_TOKENS]
+            if len(split) == 2 and named and any(t.words.get(w) for w in split if w not in named):
+                return True  # a key naming the model and what it is given (`ai_instructions:`)
             if len(split) > 2:  # an order glued into a name has a few words
                 pieces: set[str] = set()
                 for w in split:
