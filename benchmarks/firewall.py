@@ -332,8 +332,14 @@ def markdown(
         "apostrophe before an install command, the act of piping into a shell declined or "
         "named in a revert's title (41 -> 32 modified there, 1,226 neutralised before and "
         "after); `heldout_v20`, written the same way and committed before that change, gave "
-        "77/104 neutralised and 11/80 modified before and after it: its first run is the "
-        "estimate for text nobody has tuned on.",
+        "77/104 neutralised and 11/80 modified before and after it. Its modified texts were "
+        "then read and a test's code taken as data (a string literal passed, assigned or "
+        "compared in a test, never its docstring; tables of cases opened with a declaration; "
+        'a force push in a revert\'s title; phrases "like" a quotation): 11 -> 6 modified on '
+        "`heldout_v20`, the splits before it unchanged; `heldout_v21`, written the same way "
+        "(its brief named the test formats of its fixtures) and committed before that change, "
+        "gave 83/104 neutralised before and after it and 16 -> 15/80 modified: its first run "
+        "is the estimate for text nobody has tuned on.",
         "",
         "| split | injections | neutralised (first run) | neutralised now | benign | modified "
         "(first run) | modified now |",
