@@ -85,6 +85,9 @@ docs, commit scopes, `User-Agent` headers, contributor notes for agents) among t
 `heldout_v21` was written the same way, committed before the change it evaluates; its brief
 named the test formats its fixtures are written in.
 
+`heldout_v22` was written the same way, committed before the change it evaluates; its brief
+named chat-template tokens of other model families and Markdown comments among its carriers.
+
 `--record-first-run SPLIT` stores a split's numbers in `first_runs.json` with the commit they
 ran on; it refuses a split already recorded, so a first run is recorded once.
 """
@@ -123,6 +126,7 @@ SPLITS = (
     "heldout_v19",
     "heldout_v20",
     "heldout_v21",
+    "heldout_v22",
 )
 MARKER_PREFIX = "[gitstrata-firewall: removed"
 SECTION = "## Context firewall against an adversarial corpus"
