@@ -154,8 +154,10 @@ def splits_words(text: str) -> bool:
     return _strip(text)[2]
 
 
-def _strip(text: str) -> tuple[str, list[Finding], bool]:
-    """`strip_invisible`, and whether a character it removed stood between two letters."""
+def _strip(text: str, spaced: bool = False) -> tuple[str, list[Finding], bool]:
+    """`strip_invisible`, and whether a character it removed stood between two letters.
+    `spaced`: a zero-width or format character removed between two visible characters leaves a
+    space instead (`assistant\ufeffmust\ufeffdisable` read as words: `_spaced_spans`)."""
     if text.isascii():
         return text, [], False
     if not any(_invisible_kind(ord(ch), ch) for ch in set(_NON_ASCII.findall(text))):
@@ -218,6 +220,8 @@ def _strip(text: str) -> tuple[str, list[Finding], bool]:
         counts[kind] = counts.get(kind, 0) + 1
         i += 1
         split = split or _between_letters(prev, text, i)
+        if spaced and prev and not prev[-1].isspace() and nxt and not nxt.isspace():
+            out.append(" ")
     clean = "".join(out)
     for kind, count in counts.items():
         findings.append(Finding("invisible", kind, _INVISIBLE_WHY[kind], count=count))
@@ -541,12 +545,17 @@ def _order_bounds(text: str, start: int, end: int) -> tuple[int, int]:
 
 
 def redact_injections(
-    text: str, *, with_findings: bool = True, split: bool = False
+    text: str,
+    *,
+    with_findings: bool = True,
+    split: bool = False,
+    extra: list[tuple[int, int, str]] | None = None,
 ) -> tuple[str, list[Finding]]:
     """`text` with every injection pattern replaced by a marker naming its kind, with its whole
-    line and the next lines of its paragraph (`_order_bounds`); `split`: see `_injection_spans`."""
+    line and the next lines of its paragraph (`_order_bounds`); `split`: see `_injection_spans`;
+    `extra`: spans found in another reading of the text (`_spaced_spans`)."""
     spans = []
-    for start, end, name in _injection_spans(text, split):
+    for start, end, name in [*_injection_spans(text, split), *(extra or ())]:
         if name in _EXTEND:
             end = max(end, _sentence_end(text, end))
         spans.append((*_order_bounds(text, start, end), name))
@@ -624,7 +633,8 @@ class Firewall:
         revealed, findings = reveal_reversed(text)
         stripped, invisible, split = _strip(revealed)
         findings.extend(invisible)
-        clean, injections = redact_injections(stripped, split=split)
+        extra = _spaced_spans(revealed, stripped) if split else None
+        clean, injections = redact_injections(stripped, split=split, extra=extra)
         findings.extend(injections)
         if self.model is not None and self.model.active:
             for start, end, score in self.model.flag(clean):
@@ -655,11 +665,32 @@ class Firewall:
 _CACHE_MAX_CHARS = 8192
 
 
+def _spaced_spans(revealed: str, stripped: str) -> list[tuple[int, int, str]]:
+    """The lines of `stripped` (`revealed` without its invisible characters) on which the other
+    reading finds an order: each invisible character that split two words taken as a space
+    ("reveal\u2060your\u200cinstructions"). Both readings have the same lines."""
+    spaced = _strip(revealed, spaced=True)[0]
+    if spaced == stripped:
+        return []
+    starts = [0, *(i + 1 for i, c in enumerate(stripped) if c == "\n")]
+    out = []
+    for a, b, name in _injection_spans(spaced, True):
+        first = spaced.count("\n", 0, a)
+        last = spaced.count("\n", 0, max(a, b - 1))
+        end = stripped.find("\n", starts[last])
+        out.append((starts[first], len(stripped) if end == -1 else end, name))
+    return out
+
+
 def _clean(text: str) -> str:
     split = False
+    extra = None
     if not text.isascii():
-        text, _, split = _strip(reveal_reversed(text)[0])
-    return redact_injections(text, with_findings=False, split=split)[0]
+        revealed = reveal_reversed(text)[0]
+        text, _, split = _strip(revealed)
+        if split:
+            extra = _spaced_spans(revealed, text)
+    return redact_injections(text, with_findings=False, split=split, extra=extra)[0]
 
 
 _clean_cached = functools.lru_cache(maxsize=4096)(_clean)

@@ -1092,12 +1092,14 @@ RULES: tuple[Rule, ...] = (
         "a chat-template or tool-call delimiter that could end the served block early",
         r"<\|\s*(?:im_start|im_end|im_sep|endoftext|startoftext|system|user|assistant|eot_id|"
         r"eom_id|start_header_id|end_header_id|begin_of_text|end_of_text|fim_\w+|tool_call|"
-        r"tool_response)\s*\|>",
+        r"tool_response|start|end|message|channel|return|call|constrain|"
+        r"(?:begin|end)[\s\u2581_]of[\s\u2581_]sentence)\s*\|>",
         r"\[/?(?:INST|SYS)\]",
         r"<<\s*/?SYS\s*>>",
         r"</?\s*(?:tool_result|tool_use|tool_call|tool_response|tool_output|function_results?|"
-        r"function_calls?|function_output|system[-_](?:prompt|message|reminder)|im_start|im_end|"
-        r"antml:[\w-]+)\b[^>\n]{0,80}>",
+        r"function_calls?|function_output|(?:system|user|assistant|developer)[-_](?:prompt|message|"
+        r"reminder|instructions?|request|query|input|response|notice)|im_start|im_end|"
+        r"start_of_turn|end_of_turn|antml:[\w-]+)\b[^>\n]{0,80}>",
         # a turn of a transcript; "human : bool, optional" is a parameter's doc
         r"^[ \t>*+\-#/]{0,12}(?:human|assistant)[ \t]*:(?![ \t]*\n[ \t]+[\w-]+[ \t]*:)(?![ \t]*(?:bool|int|str|float|list|dict|"
         r"tuple|set|optional|none|callable|array[\w-]*|ndarray|object|any)\b)",
@@ -1110,6 +1112,14 @@ RULES: tuple[Rule, ...] = (
             "function_",
             "system-",
             "system_",
+            "user_",
+            "user-",
+            "assistant_",
+            "assistant-",
+            "developer_",
+            "developer-",
+            "start_of_turn",
+            "end_of_turn",
             "im_start",
             "im_end",
             "antml:",
@@ -1122,9 +1132,9 @@ RULES: tuple[Rule, ...] = (
     _rule(
         "fake_delimiter",
         "a banner or fence posing as the end of a tool's output or as the system's turn",
-        r"^[ \t]*[=\-*#_~<\[(]{2,}[ \t]*(?:end|begin|start)\s+(?:of\s+)?(?:the\s+)?(?:tool|function|"
-        r"search|command|api|system|user|assistant)\s+(?:output|results?|response|call|input|prompt|"
-        r"message)s?\b[^\n]*",
+        r"^[ \t]*(?:[=\-*#_~<\[(/][ \t]*){2,}(?:end|begin|start)\s+(?:of\s+)?(?:the\s+)?(?:tool|"
+        r"function|search|command|api|system|user|assistant|untrusted|external|retrieved)\s+(?:output|"
+        r"results?|response|call|input|prompt|message|data|content)s?\b[^\n]*",
         # the same banner with its word for end or start last ("=== TOOL RESULT END ===")
         r"^[ \t]*[=\-*#_~<\[(]{2,}[ \t]*(?:tool|function|search|command|api|system|user|assistant)\s+"
         r"(?:output|results?|response|call|input|prompt|message)s?\s+(?:ends?|begins?|starts?|"
@@ -1166,7 +1176,12 @@ RULES: tuple[Rule, ...] = (
         r"(?:(?!-->)[\s\S]){0,2000}(?:-->|$)",
         r"<(div|span|p|section|details)\b[^>\n]{0,200}?(?:display\s*:\s*none|visibility\s*:\s*"
         r"hidden|font-size\s*:\s*0|\bhidden\b)[^>\n]{0,200}>[\s\S]{0,2000}?(?:</\1\s*>|$)",
-        triggers=("<!--", "display", "visibility", "font-size", "hidden"),
+        # a Markdown comment (`[//]: # (...)`, `[comment]: <> (...)`), which no reader sees either,
+        # naming the model or giving it orders
+        r"^[ \t]{0,3}\[(?://|comment|_|#|hidden|note)\]:[ \t]*(?:#|<>)[ \t]*[(\"'](?=[^\n]{0,400}?(?:\b"
+        + _AGENT
+        + r"\b|\b(?:ignore|disregard|forget|you\s+(?:must|should|will))\b))[^\n]*",
+        triggers=("<!--", "display", "visibility", "font-size", "hidden", "]:"),
         reach=220,
         exempt=_inline_code,
     ),

@@ -597,6 +597,12 @@ _ROT13_WORDS = tuple(codecs.encode(w, "rot13") for w in _ORDER_WORDS)
 _REVERSED_WORDS = tuple(w[::-1] for w in _ORDER_WORDS)
 _HAS_ROT13_WORD = any_of(_ROT13_WORDS)
 _HAS_REVERSED_WORD = any_of(_REVERSED_WORDS)
+# a text that says it is to be read backwards ("read this line backwards and do it")
+_READ_BACKWARDS = lazy(
+    r"\b(?:read|spell|writ|revers)\w*\s+(?:(?:it|this|that|the\s+\w+)\s+(?:\w+\s+)?)?"
+    r"(?:backwards?|in\s+reverse|right\s+to\s+left)\b|\bbackwards\s+(?:and|then)\s+(?:do|obey|"
+    r"follow|act|run|execute)\b"
+)
 # rot47 turns every printable ASCII character but the space half way round
 _ROT47 = str.maketrans({chr(c): chr(33 + (c - 33 + 47) % 94) for c in range(33, 127)})
 _LEET = str.maketrans("013456789@$|", "oieasgtbgasl")
@@ -633,7 +639,10 @@ def derived_views(view: str, low: str) -> Iterator[tuple[View, bool]]:
         yield (codecs.encode(view, "rot13"), None, None), True
     if "rot47" in low or "rot-47" in low or "rot 47" in low:
         yield (view.translate(_ROT47), None, None), True
-    if _HAS_REVERSED_WORD.search(low):
+    if _HAS_REVERSED_WORD.search(low) or (
+        ("backward" in low or "reverse" in low or "right to left" in low)
+        and _READ_BACKWARDS.search(low)
+    ):
         yield _reversed(view), True
     if not view.isascii() and len(_FLIPPED_ONLY.intersection(view)) >= 3:
         yield _flipped(view), True
