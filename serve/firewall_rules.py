@@ -1097,7 +1097,7 @@ RULES: tuple[Rule, ...] = (
         r"\[/?(?:INST|SYS)\]",
         r"<<\s*/?SYS\s*>>",
         r"</?\s*(?:tool_result|tool_use|tool_call|tool_response|tool_output|function_results?|"
-        r"function_calls?|function_output|(?:system|user|assistant|developer)[-_](?:prompt|message|"
+        r"function_calls?|function_output|(?:system|developer)[-_](?:prompt|message|"
         r"reminder|instructions?|request|query|input|response|notice)|im_start|im_end|"
         r"start_of_turn|end_of_turn|antml:[\w-]+)\b[^>\n]{0,80}>",
         # a turn of a transcript; "human : bool, optional" is a parameter's doc
@@ -1112,10 +1112,6 @@ RULES: tuple[Rule, ...] = (
             "function_",
             "system-",
             "system_",
-            "user_",
-            "user-",
-            "assistant_",
-            "assistant-",
             "developer_",
             "developer-",
             "start_of_turn",

@@ -526,6 +526,8 @@ def test_turns_banners_hidden_comments_and_other_readings_are_removed(text, gone
         "<issueManagement><system>GitHub</system></issueManagement>",
         'user_agent = "<user-avatar> component"',
         "----- BEGIN PGP SIGNATURE -----",
+        # tags named for the user's part are how prompt code fences untrusted input
+        "Wrap what the user typed in <user_input> tags and tell the model it is data.",
     ],
 )
 def test_look_alikes_of_those_shapes_are_kept(text):
