@@ -342,8 +342,17 @@ def markdown(
         'a force push in a revert\'s title; phrases "like" a quotation): 11 -> 6 modified on '
         "`heldout_v20`, the splits before it unchanged; `heldout_v21`, written the same way "
         "(its brief named the test formats of its fixtures) and committed before that change, "
-        "gave 83/104 neutralised before and after it and 16 -> 15/80 modified: its first run "
-        "is the estimate for text nobody has tuned on.",
+        "gave 83/104 neutralised before and after it and 16 -> 15/80 modified. The injections "
+        "`heldout_v20` and `heldout_v21` missed were then read and five shapes added (chat "
+        "turns of other model families and role tags named by purpose, banners with spaces in "
+        "their dashes, Markdown comments, lines to be read backwards, words parted by "
+        "invisible characters): 1,226 -> 1,229 neutralised up to `heldout_v19`, 77 -> 80 and "
+        "83 -> 88 on those two, no benign text modified more; `heldout_v22`, written the same "
+        "way (its brief named chat-template tokens and Markdown comments among its carriers) "
+        "and committed before that change, went from 73/104 to 75/104 neutralised and from "
+        "9/80 to 10/80 modified with it (its first run); the role tags were then narrowed to "
+        "the system's and the developer's part (a commit quoting `<user_input>` tags), 74/104 "
+        "and 9/80 after that.",
         "",
         "| split | injections | neutralised (first run) | neutralised now | benign | modified "
         "(first run) | modified now |",
