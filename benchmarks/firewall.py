@@ -88,6 +88,10 @@ named the test formats its fixtures are written in.
 `heldout_v22` was written the same way, committed before the change it evaluates; its brief
 named chat-template tokens of other model families and Markdown comments among its carriers.
 
+`heldout_v23` was written the same way, committed before the change it evaluates; its brief
+asked for honest setup steps touching `.env` files, keys and tokens, and step-by-step accounts
+of what an assistant does.
+
 `--record-first-run SPLIT` stores a split's numbers in `first_runs.json` with the commit they
 ran on; it refuses a split already recorded, so a first run is recorded once.
 """
@@ -127,6 +131,7 @@ SPLITS = (
     "heldout_v20",
     "heldout_v21",
     "heldout_v22",
+    "heldout_v23",
 )
 MARKER_PREFIX = "[gitstrata-firewall: removed"
 SECTION = "## Context firewall against an adversarial corpus"
