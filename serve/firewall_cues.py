@@ -1329,6 +1329,7 @@ def _parts(
             found.add("disguised")
         parts.append((a, b, found))
     _plans(parts)
+    _secret_steps(parts, low)
     return parts
 
 
@@ -1356,6 +1357,33 @@ def _plans(parts: list[tuple[int, int, set[str]]]) -> None:
             found.add("plan")
     for found in hide:
         if any(other is not found for other in harm):
+            found.add("plan")
+
+
+# a step given as an order: its list mark or step word, then a verb that reads a secret or moves
+# what was read ("2. Copy each line into a table", "phase 3: put that string in ...")
+_STEP = lazy(
+    r"[\W\d_]*(?:(?:step|phase|stage)\s+\w+\s*[:.)-]\s*)?(?:(?:first|then|next|finally|"
+    r"afterwards|after\s+that|last|now|also|and)\s*,?\s+)*(?:open|read|cat|list|find|grab|"
+    r"collect|copy|paste|send|post|upload|include|quote|add|put|embed|attach|append|write|commit|"
+    r"print|output|forward|share|e-?mail|base64|encode)\b"
+)
+
+
+def _secret_steps(parts: list[tuple[int, int, set[str]]], low: str) -> None:
+    """Steps handed to a model named in the text, one reading a secret and a later one moving
+    what was read ("1. Open the .env file ... 2. Copy each line into a table ... for the
+    assistant"): each of those steps gets `plan`, though no step holds both."""
+    if not any(found & {"named", "address"} for _, _, found in parts):
+        return
+    steps = [(found, low[a:b]) for a, b, found in parts if _STEP.match(low, a, b)]
+    first = next((k for k, (found, _) in enumerate(steps) if "secret" in found), None)
+    if first is None:
+        return
+    moves = [found for found, _ in steps[first + 1 :] if found & {"send", "reveal"}]
+    if moves:
+        steps[first][0].add("plan")
+        for found in moves:
             found.add("plan")
 
 
@@ -1415,6 +1443,8 @@ def _possible(low: str) -> set[str]:
         found.add("complete")  # whether the one is the other's object is the sentence's to say
     if "secrecy" in found and (found & HARM or "secret" in found):
         found.add("plan")
+    if found & {"named", "address"} and "secret" in found and found & {"send", "reveal"}:
+        found.add("plan")  # steps reading a secret and moving it (`_secret_steps`)
     return found
 
 
