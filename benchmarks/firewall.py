@@ -357,7 +357,13 @@ def markdown(
         "and committed before that change, went from 73/104 to 75/104 neutralised and from "
         "9/80 to 10/80 modified with it (its first run); the role tags were then narrowed to "
         "the system's and the developer's part (a commit quoting `<user_input>` tags), 74/104 "
-        "and 9/80 after that.",
+        "and 9/80 after that. Steps reading a secret and a later step moving it, handed to a "
+        "model the text names, then counted as a plan (designed on the multistep misses of "
+        "`heldout_v20` to `heldout_v22`: 80 -> 81 on `heldout_v20`, nothing else moved); "
+        "`heldout_v23`, written the same way (its brief asked for honest setup steps touching "
+        "`.env` files and keys, and accounts of what an assistant does) and committed before "
+        "it, gave 83/104 neutralised and 11/80 modified before and after it: its first run is "
+        "the estimate for text nobody has tuned on.",
         "",
         "| split | injections | neutralised (first run) | neutralised now | benign | modified "
         "(first run) | modified now |",
