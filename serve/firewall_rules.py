@@ -232,6 +232,11 @@ def _before(view: str, start: int, limit: int) -> str:
     return _URL.sub(" ", view[max(0, start - limit) : start])
 
 
+def _last_clause(before: str) -> str:
+    """The clause `before` ends in (the text up to a match, from `_before`)."""
+    return before[max((m.end() for m in _CLAUSE_START.finditer(before)), default=0) :]
+
+
 # indented, after a prompt, or a Dockerfile `RUN` / CI `run:` step: a command set as code
 _CODE_LINE = lazy(r"(?:^|\n)(?: {4}|\t|[ \t]*\$ |[ \t]*RUN[ \t]|[ \t]*-?[ \t]*run:[ \t])[^\n]*$")
 _TRAILING_COMMENT = lazy(r"[ \t]#[ \t]+[A-Za-z][^|&;`$]*$")
@@ -355,8 +360,7 @@ _MAY = lazy(
 def permitted(view: str, start: int, end: int) -> bool:
     """The destructive act is what someone named may do, in a sentence that neither speaks to
     the reader nor names the model (a roles table, a permissions page)."""
-    before = _before(view, start, 160)
-    clause = before[max((m.end() for m in _CLAUSE_START.finditer(before)), default=0) :]
+    clause = _last_clause(_before(view, start, 160))
     if _MAY.search(clause) is None:
         return False
     stop = SENTENCE_END.search(view, end)
@@ -394,9 +398,7 @@ def install_line(view: str, start: int, end: int) -> bool:
         and _TARGET.search(view, start, end) is not None
     ):
         return False
-    clause = before[
-        max((m.end() for m in _CLAUSE_START.finditer(before)), default=0) :
-    ]  # the sentence the command is in, up to it and after it
+    clause = _last_clause(before)  # the sentence the command is in, up to it
     line_end = view.find("\n", end)
     after = _URL.sub(" ", view[end : line_end if line_end != -1 else len(view)])
     after = after[: m.start() + 1] if (m := _AFTER_END.search(after)) else after
@@ -1392,9 +1394,7 @@ RULES: tuple[Rule, ...] = (
         reach=30,
         extend=True,
         negatable=True,
-        exempt=lambda view, start, end: (
-            install_line(view, start, end) or reverted(view, start, end)
-        ),
+        exempt=_installed_or_reverted,
     ),
     _rule(
         "pipe_to_shell",
