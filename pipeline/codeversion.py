@@ -12,16 +12,15 @@ its versions. A stage's version is computed once per process.
 
 from __future__ import annotations
 
-import ast
 import functools
 import hashlib
 import json
 import os
+import re
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..stages.chunking.python_ast import parse_module
 from ..store.private import write_private
 
 if TYPE_CHECKING:
@@ -149,44 +148,48 @@ def save_import_cache(path: Path) -> None:
     _import_cache.dirty = False
 
 
+# an import statement: at the start of a line or after `;` or `:` (`if x: import y`), `from
+# <dots><module> import <names>` (a parenthesised list may span lines, a backslash continues one)
+# or `import <names>`. Read from the bytes, not parsed: a line of a docstring or string that
+# looks like an import only adds a module to hash, never hides one
+_IMPORT = re.compile(
+    rb"(?:^|[;:])[ \t]*(?:from[ \t]+(\.*)[ \t]*([\w.]*)[ \t]+import[ \t]*"
+    rb"(\([^)]*\)|(?:[^\n#;\\]|\\\r?\n)*)|import[ \t]+((?:[^\n#;\\]|\\\r?\n)*))",
+    re.M,
+)
+_NAME = re.compile(rb"[A-Za-z_][\w.]*")
+
+
 @functools.lru_cache(maxsize=1024)
 def _parsed_imports(module: str, source: bytes, filename: str, is_package: bool) -> frozenset[str]:
-    tree = parse_module(source, filename=filename)
+    """What `_imports` returns, from the import statements found in `source` (every one the
+    parser finds, nested ones included, and possibly a few lines of text that only look like
+    one)."""
     package = module if is_package else module.rpartition(".")[0]
     out: set[str] = set()
-    for node in _statements(tree):
-        if isinstance(node, ast.Import):
-            out.update(alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom):
-            if node.level:
-                parts = package.split(".")
-                if node.level - 1 >= len(parts):
-                    continue
-                base = ".".join(parts[: len(parts) - (node.level - 1)])
-                if node.module:
-                    base = f"{base}.{node.module}"
-            elif node.module:
-                base = node.module
-            else:
+    for m in _IMPORT.finditer(source):
+        dots, name, names, plain = m.groups()
+        if plain is not None:
+            for part in plain.replace(b"\\", b" ").split(b","):
+                found = _NAME.match(part.strip())
+                if found:
+                    out.add(found.group().decode())
+            continue
+        level = len(dots)
+        base = name.decode().strip(".")
+        if level:
+            parts = package.split(".")
+            if level - 1 >= len(parts):
                 continue
-            out.add(base)
-            out.update(f"{base}.{alias.name}" for alias in node.names if alias.name != "*")
+            prefix = ".".join(parts[: len(parts) - (level - 1)])
+            base = f"{prefix}.{base}" if base else prefix
+        elif not base:
+            continue
+        out.add(base)
+        for part in names.strip(b"()").replace(b"\\", b" ").split(b","):
+            found = _NAME.match(part.strip())
+            if found and found.group() != b"*":
+                out.add(f"{base}.{found.group().decode()}")
     # importing a module runs its packages' `__init__` first
-    parents = {name.rsplit(".", k)[0] for name in out for k in range(1, name.count(".") + 1)}
+    parents = {n.rsplit(".", k)[0] for n in out for k in range(1, n.count(".") + 1)}
     return frozenset(out | parents)
-
-
-_BLOCKS = (ast.stmt, ast.excepthandler, ast.match_case)
-
-
-def _statements(tree: ast.AST):
-    """Every statement of `tree`, nested ones included; expressions (which cannot hold an import
-    statement) are not entered, which makes this several times cheaper than `ast.walk`."""
-    stack = [tree]
-    while stack:
-        node = stack.pop()
-        yield node
-        for field in node._fields:
-            value = getattr(node, field, None)
-            if isinstance(value, list):
-                stack.extend(v for v in value if isinstance(v, _BLOCKS))

@@ -2,13 +2,19 @@
 
 from __future__ import annotations
 
+import ast
 import json
 import shutil
 from pathlib import Path
 
 import pytest
 
-from gitstrata.pipeline.codeversion import PACKAGE_DIR, code_version, module_sources
+from gitstrata.pipeline.codeversion import (
+    PACKAGE_DIR,
+    _parsed_imports,
+    code_version,
+    module_sources,
+)
 from gitstrata.pipeline.registry import default_stages
 from gitstrata.pipeline.runner import run_index
 from gitstrata.pipeline.tree import CHUNK
@@ -195,3 +201,59 @@ def test_stage_records_keep_the_fields_older_readers_require(repo, tmp_path) -> 
     }
     assert isinstance(record["version"], int)
     assert record["state"]["code_version"] == code_version(CHUNK.run.__module__)
+
+
+def _parser_imports(module: str, source: bytes, is_package: bool) -> set[str]:
+    """The reference: every import statement the parser finds, resolved as `_imports` does."""
+    package = module if is_package else module.rpartition(".")[0]
+    out: set[str] = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            out.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parts = package.split(".")
+                if node.level - 1 >= len(parts):
+                    continue
+                prefix = ".".join(parts[: len(parts) - (node.level - 1)])
+                base = f"{prefix}.{base}" if base else prefix
+            elif not base:
+                continue
+            out.add(base)
+            out.update(f"{base}.{a.name}" for a in node.names if a.name != "*")
+    return out | {n.rsplit(".", k)[0] for n in out for k in range(1, n.count(".") + 1)}
+
+
+def test_import_scan_finds_every_import_the_parser_finds() -> None:
+    modules = 0
+    for room in ("pipeline", "stages", "store", "serve", "benchmarks"):
+        for path in sorted((PACKAGE_DIR / room).rglob("*.py")):
+            rel = path.relative_to(PACKAGE_DIR).with_suffix("").parts
+            package = path.name == "__init__.py"
+            module = ".".join(("gitstrata", *(rel[:-1] if package else rel)))
+            source = path.read_bytes()
+            found = _parsed_imports(module, source, str(path), package)
+            assert _parser_imports(module, source, package) <= found, module
+            modules += 1
+    assert modules > 100
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        (b"import a.b as c, d\n", {"a", "a.b", "d"}),
+        (
+            b"from . import (\n    x,\n    y as z,\n)\n",
+            {"gitstrata.stages", "gitstrata.stages.x", "gitstrata.stages.y", "gitstrata"},
+        ),
+        (
+            b"def f():\n    from ..store.rows import ROWS\n",
+            {"gitstrata.store", "gitstrata.store.rows", "gitstrata.store.rows.ROWS", "gitstrata"},
+        ),
+        (b"if X: import e\ntry: from f import g\nexcept ImportError: pass\n", {"e", "f", "f.g"}),
+        (b"from h import i, \\\n    j\n", {"h", "h.i", "h.j"}),
+    ],
+)
+def test_import_scan_reads_each_form_of_the_statement(source: bytes, expected: set[str]) -> None:
+    assert _parsed_imports("gitstrata.stages.mod", source, "mod.py", False) == expected
