@@ -61,6 +61,7 @@ SPLITS: tuple[str, ...] = (
     "heldout_v13",
     "heldout_v14",
     "heldout_v15",
+    "heldout_v16",
 )
 HELDOUT_SPLITS: tuple[str, ...] = (
     "heldout_v1",
@@ -78,6 +79,7 @@ HELDOUT_SPLITS: tuple[str, ...] = (
     "heldout_v13",
     "heldout_v14",
     "heldout_v15",
+    "heldout_v16",
 )
 
 
@@ -8770,6 +8772,761 @@ _HELDOUT_V15: tuple[_Row, ...] = (
 )
 
 
+# --- held-out v16: written from the fixture's files, commit messages and recorded failures before
+# the change it evaluates, without running retrieval on it; report it, never tune on it ---------
+
+MIGRATION_PROMOTIONS = "db/migrations/0002_promotions.sql"
+
+_HELDOUT_V16: tuple[_Row, ...] = (
+    # causal
+    _q(
+        "v16-causal-01",
+        "causal",
+        "With MaxInFlight at 8, a batch of fifty e-mails goes out in seven rounds. Did anybody ever "
+        "let the runner start one goroutine per job instead, and why is that no longer the case?",
+        {
+            C("worker_perf_revert"): 3,
+            C("worker_perf_unbounded"): 2,
+            S(RUNNER, "Runner.processBatch"): 2,
+            C("worker_inflight_comment"): 1,
+        },
+        (6,),
+    ),
+    _q(
+        "v16-causal-02",
+        "causal",
+        "Marketing keeps asking whether the welcome discount can be combined with a seasonal "
+        "campaign code. What happened that made us count only one percent-off code per order?",
+        {
+            C("inc2655_promo_stacking"): 3,
+            S(RULES, "apply_promotions"): 2,
+            S(TEST_PROMOTIONS, "test_percentage_codes_do_not_stack"): 2,
+            S(BANNER, "stackingNotice"): 1,
+        },
+        (8,),
+    ),
+    _q(
+        "v16-causal-03",
+        "causal",
+        "backend/core/rate_limiter.py blends the previous minute's count into the current one, and "
+        "our dashboard shows clients well under 20 requests being turned away. Why was a plain "
+        "per-minute counter not good enough?",
+        {
+            C("inc2458_sliding_window"): 3,
+            S(LIMITER, "RateLimiter._estimate"): 2,
+            S(LIMITER, "RateLimiter.allow"): 2,
+            S(TEST_RATE_LIMITER, "test_burst_across_the_window_edge_is_limited"): 1,
+        },
+        (3,),
+    ),
+    _q(
+        "v16-causal-04",
+        "causal",
+        "Why do our finance spreadsheets show an apostrophe before notes that begin with a plus, a "
+        "minus or an at sign, rather than only before an equals sign?",
+        {
+            C("inc2602_csv_injection"): 3,
+            S(CSV_PY, "escape_cell"): 2,
+            S(TEST_CSV_PY, "test_formula_prefixes_are_quoted"): 2,
+            S(CSV_GO, "escapeCell"): 1,
+        },
+        (9, 17),
+    ),
+    _q(
+        "v16-causal-05",
+        "causal",
+        "Accepting a token a full minute past its exp, as backend/auth/tokens.py does, reads like a "
+        "security hole to me. What user-facing problem was that leeway meant to fix?",
+        {
+            C("inc2291_clock_skew"): 3,
+            S(TOKENS, "validate_token"): 2,
+            S(TEST_TOKENS, "test_clock_skew_grace_after_expiry"): 2,
+            F(SESSION): 1,
+        },
+        (1,),
+    ),
+    _q(
+        "v16-causal-06",
+        "causal",
+        "Why did the TTL cache and the rate limiter leave backend/utils, and did any of their logic "
+        "change during that move?",
+        {
+            C("refactor_utils_to_core"): 3,
+            S(CACHE, "TTLCache"): 1,
+            S(LIMITER, "RateLimiter"): 1,
+            S(MIDDLEWARE, "rate_limit_middleware"): 1,
+        },
+    ),
+    _q(
+        "v16-causal-07",
+        "causal",
+        "Access tokens once lasted an hour. Who cut them down to fifteen minutes, and what made the "
+        "shorter lifetime safe for the browser client?",
+        {
+            C("access_ttl_15m"): 3,
+            C("inc2390_web_refresh_margin"): 2,
+            F(TOKENS): 2,
+            S(SESSION, "shouldRefresh"): 1,
+        },
+    ),
+    _q(
+        "v16-causal-08",
+        "causal",
+        "What problem were the next_cursor pages of GET /orders introduced for, and why can a "
+        "single page never hold more than a hundred orders?",
+        {
+            C("orders_pagination"): 3,
+            S(ORDERS_API, "list_orders"): 2,
+            S(REPOSITORY, "OrderRepository.list_before"): 1,
+            S(WEB_ORDERS, "listOrders"): 1,
+        },
+    ),
+    _q(
+        "v16-causal-09",
+        "causal",
+        "verify_webhook_signature relies on hmac.compare_digest instead of a plain == check. Did "
+        "that come out of a review finding, or is it just house style?",
+        {
+            C("webhook_constant_time"): 3,
+            S(WEBHOOKS, "verify_webhook_signature"): 2,
+            F(TEST_WEBHOOKS): 1,
+        },
+    ),
+    _q(
+        "v16-causal-10",
+        "causal",
+        "Which commit made the Go reconciliation job print one log record per charge it "
+        "classifies, tagged with the order id?",
+        {
+            C("worker_reconcile_logging"): 3,
+            S(RECONCILE, "Reconcile"): 2,
+            C("worker_reconcile"): 1,
+        },
+    ),
+    # behavioral
+    _q(
+        "v16-behavioral-01",
+        "behavioral",
+        "Suppose the card processor rate-limits us with an HTTP 429. Is that answer treated as "
+        "transient by charge_with_retry, or does the order fail on the spot?",
+        {
+            S(GATEWAY, "classify_response"): 3,
+            S(RETRY, "charge_with_retry"): 2,
+            C("inc2188_declined_fix"): 2,
+            S(TEST_GATEWAY, "test_other_client_errors_are_not_retried"): 1,
+        },
+        (7,),
+    ),
+    _q(
+        "v16-behavioral-02",
+        "behavioral",
+        "How long does the checkout site wait before renewing its access token: until exp plus the "
+        "server's skew allowance, or a fixed interval ahead of exp?",
+        {
+            S(SESSION, "shouldRefresh"): 3,
+            F(SESSION_TEST): 2,
+            C("inc2390_web_refresh_margin"): 2,
+            S(SESSION, "scheduleRefresh"): 1,
+        },
+        (15,),
+    ),
+    _q(
+        "v16-behavioral-03",
+        "behavioral",
+        "An old order is still sitting in the app's offline cache with total_cents set to 59.97. "
+        "What happens on the phone when that payload gets parsed?",
+        {
+            S(PARSER, "parseMoney"): 3,
+            S(PARSER, "parseOrder"): 2,
+            C("inc2333_mobile_cents"): 2,
+            F(PARSER_TEST): 1,
+        },
+        (4,),
+        (),
+        "mobile/**",
+    ),
+    _q(
+        "v16-behavioral-04",
+        "behavioral",
+        "When the nightly reconciler cannot reach the gateway at all for some charge and the lookup "
+        "call simply errors, which outcome gets stored, and might that order end up cancelled?",
+        {
+            S(RECONCILE, "Reconcile"): 3,
+            S(RECONCILE, "classifyGatewayStatus"): 3,
+            C("inc2710_reconcile_timeout"): 2,
+            S(RECONCILE_TEST, "TestTimeoutStaysPending"): 1,
+        },
+        (12,),
+    ),
+    _q(
+        "v16-behavioral-05",
+        "behavioral",
+        "A shopper has the store open in two browser tabs and both fire a refresh using one "
+        "refresh token. What does the slower request get back, and how does the session in the "
+        "other tab fare afterwards?",
+        {
+            S(REFRESH, "rotate_refresh_token"): 3,
+            S(REFRESH, "RefreshTokenStore.revoke_family"): 2,
+            C("inc2744_refresh_reuse"): 2,
+            S(TEST_REFRESH, "test_reuse_revokes_the_whole_family"): 1,
+        },
+        (11,),
+    ),
+    _q(
+        "v16-behavioral-06",
+        "behavioral",
+        "Is the throttle on login and checkout counted per IP address or per customer account?",
+        {
+            S(LIMITER, "client_key"): 3,
+            S(MIDDLEWARE, "rate_limit_middleware"): 2,
+            S(TEST_RATE_LIMITER, "test_client_key_prefers_user"): 1,
+        },
+    ),
+    _q(
+        "v16-behavioral-07",
+        "behavioral",
+        "Two requests miss the promo-code cache for the same code at the same instant; does "
+        "get_or_load end up querying the repository twice?",
+        {
+            S(CACHE, "TTLCache.get_or_load"): 3,
+            S(CODES, "lookup_code"): 2,
+            S(TEST_CACHE, "test_get_or_load_calls_loader_once"): 1,
+        },
+    ),
+    _q(
+        "v16-behavioral-08",
+        "behavioral",
+        "How does issue_refund derive the key it hands the gateway, such that a retried refund "
+        "changes nothing while a second refund for an identical amount still goes through?",
+        {
+            S(REFUNDS, "issue_refund"): 3,
+            C("review_comments_refunds"): 2,
+            S(GATEWAY, "GatewayClient.refund"): 1,
+        },
+    ),
+    _q(
+        "v16-behavioral-09",
+        "behavioral",
+        "What does validate_token make of a correctly signed token whose payload carries no nbf "
+        "claim at all?",
+        {
+            S(TOKENS, "validate_token"): 3,
+            S(TOKENS, "issue_token"): 1,
+        },
+    ),
+    _q(
+        "v16-behavioral-10",
+        "behavioral",
+        "A basket carries two fixed-amount codes, neither flagged stackable. How much does "
+        "apply_promotions take off, and which code wins?",
+        {
+            S(RULES, "apply_promotions"): 3,
+            S(RULES, "discount_for"): 2,
+            S(TEST_PROMOTIONS, "test_fixed_discount_never_exceeds_subtotal"): 1,
+        },
+    ),
+    # symptom
+    _q(
+        "v16-symptom-01",
+        "symptom",
+        "While the card processor was slow, some shoppers were billed twice for a single order; "
+        "its dashboard lists two captures carrying different idempotency keys.",
+        {
+            S(RETRY, "charge_with_retry"): 3,
+            C("inc2407_idempotency_retry"): 2,
+            S(TEST_RETRY, "test_retry_does_not_double_charge"): 2,
+            F(ADR_IDEMPOTENCY): 1,
+        },
+        (0, 16),
+    ),
+    _q(
+        "v16-symptom-02",
+        "symptom",
+        "tsc fails in web/ with TS2339 in OrderSummary.tsx and in orders.ts: the OrderDTO type no "
+        "longer has a currency property.",
+        {
+            S(WEB_ORDERS, "OrderDTO"): 3,
+            S(WEB_ORDERS, "orderTotalLabel"): 2,
+            S(ORDER_SUMMARY, "OrderSummary"): 2,
+            C("currency_support"): 1,
+        },
+        (5,),
+    ),
+    _q(
+        "v16-symptom-03",
+        "symptom",
+        "make smoke-staging: the slow-gateway checkout scenario is cut off by nginx with a 504 "
+        "after ten seconds, and the client's retry leaves two orders for one basket.",
+        {
+            F(NGINX): 3,
+            C("inc2689_nginx_timeout"): 2,
+            S(SETTINGS, "Settings"): 2,
+            S(RETRY, "RetryPolicy"): 1,
+        },
+        (14,),
+    ),
+    _q(
+        "v16-symptom-04",
+        "symptom",
+        "Now and then checkout still shows a promotion price marketing withdrew minutes earlier, "
+        "and a small share of requests die with a KeyError raised inside the cache.",
+        {
+            S(CACHE, "TTLCache.get"): 3,
+            C("cache_perf_revert"): 2,
+            S(TEST_CACHE, "test_concurrent_get_and_eviction_do_not_raise"): 2,
+            C("cache_perf_lockfree"): 1,
+        },
+        (2,),
+    ),
+    _q(
+        "v16-symptom-05",
+        "symptom",
+        "Accounting says negative adjustments in the worker's nightly order file arrive as text, "
+        "because every value beginning with a minus sign carries a leading apostrophe.",
+        {
+            S(CSV_GO, "escapeCell"): 3,
+            C("inc2602_csv_injection"): 2,
+            S(CSV_GO_TEST, "TestEscapeCellQuotesFormulaPrefixes"): 2,
+            S(CSV_GO, "WriteOrdersCSV"): 1,
+        },
+        (17,),
+    ),
+    _q(
+        "v16-symptom-06",
+        "symptom",
+        "Right after a rollout some people get the thanks-for-your-order mail a second time, "
+        "although they only ordered once.",
+        {
+            S(RUNNER, "Runner.processBatch"): 3,
+            C("worker_shutdown"): 2,
+            S(RUNNER, "Runner.Run"): 2,
+            S(WORKER_MAIN, "main"): 1,
+        },
+    ),
+    _q(
+        "v16-symptom-07",
+        "symptom",
+        "Our Black Friday code only kicked in at one o'clock at night Stockholm time, so everyone "
+        "ordering in the first hour paid full price.",
+        {
+            S(RULES, "_as_shop_time"): 3,
+            S(RULES, "is_active"): 2,
+            C("promo_expiry_tz"): 2,
+            S(TEST_PROMOTIONS, "test_naive_campaign_bounds_are_shop_local_time"): 1,
+        },
+    ),
+    _q(
+        "v16-symptom-08",
+        "symptom",
+        "Shoppers pressing Buy again on an old order whose products were all sold out got "
+        "ERR_GATEWAY_REJECTED instead of an understandable message.",
+        {
+            S(SCHEMAS, "OrderCreate.items_not_empty"): 3,
+            C("schemas_validation"): 2,
+            S(GATEWAY, "classify_response"): 1,
+        },
+    ),
+    _q(
+        "v16-symptom-09",
+        "symptom",
+        "The web order list once displayed totals such as 19.990000000000002 instead of a clean "
+        "price.",
+        {
+            C("money_cents_refactor"): 3,
+            S(WEB_ORDERS, "parseOrderResponse"): 2,
+            S(SCHEMAS, "OrderOut"): 2,
+            F(ADR_CENTS): 1,
+        },
+    ),
+    _q(
+        "v16-symptom-10",
+        "symptom",
+        "The basket counter on the website said 1 when the basket held a single line of five mugs.",
+        {
+            S(CART, "cartLabel"): 3,
+            C("web_cart_badge"): 2,
+            S(CART, "lineTotalCents"): 1,
+        },
+    ),
+    # coupled
+    _q(
+        "v16-coupled-01",
+        "coupled",
+        "I want backend/payments/idempotency.py to keep records for one day rather than two. Which "
+        "other files have historically been committed together with idempotency.py?",
+        {
+            S(OFFLINE, "MAX_REPLAY_AGE_MS"): 3,
+            S(TEST_IDEMPOTENCY, "test_default_ttl_outlives_offline_replays"): 2,
+            C("inc2472_idempotency_ttl"): 2,
+            S(SERVICE, "OrderService.place_order"): 1,
+        },
+        (10,),
+        (TEST_IDEMPOTENCY, OFFLINE, SERVICE),
+    ),
+    _q(
+        "v16-coupled-02",
+        "coupled",
+        "To make shared order-history links shorter I'd have encode_cursor drop the order id. What "
+        "else in the repository moves in step with backend/api/orders.py?",
+        {
+            S(REPOSITORY, "OrderRepository.list_before"): 3,
+            S(TEST_ORDERS_API, "test_cursor_round_trip_keeps_the_tie_breaker"): 2,
+            C("inc2801_pagination"): 2,
+            F(MIGRATION_ORDERS_INDEX): 1,
+        },
+        (13,),
+        (REPOSITORY, TEST_ORDERS_API, MIGRATION_ORDERS_INDEX),
+    ),
+    _q(
+        "v16-coupled-03",
+        "coupled",
+        "Plan: RateLimiter.allow should look at the current minute only. Which files does "
+        "rate_limiter.py normally get committed with?",
+        {
+            S(TEST_RATE_LIMITER, "test_burst_across_the_window_edge_is_limited"): 3,
+            S(MIDDLEWARE, "rate_limit_middleware"): 2,
+            C("inc2458_sliding_window"): 2,
+            S(LIMITER, "RateLimiter._roll"): 1,
+        },
+        (3,),
+        (TEST_RATE_LIMITER, MIDDLEWARE),
+    ),
+    _q(
+        "v16-coupled-04",
+        "coupled",
+        "I'd like reads in backend/core/ttl_cache.py to skip the lock for speed. Which test and "
+        "which other modules have shared commits with the cache module?",
+        {
+            S(TEST_CACHE, "test_concurrent_get_and_eviction_do_not_raise"): 3,
+            C("cache_perf_revert"): 2,
+            C("cache_race_test"): 2,
+            S(CODES, "lookup_code"): 1,
+        },
+        (2,),
+        (TEST_CACHE, CODES),
+    ),
+    _q(
+        "v16-coupled-05",
+        "coupled",
+        "Suppose escape_cell in the admin export guarded against '=' and nothing else: which "
+        "sibling files would have to follow csv_export.py?",
+        {
+            S(CSV_GO, "escapeCell"): 3,
+            S(TEST_CSV_PY, "test_formula_prefixes_are_quoted"): 2,
+            C("inc2602_csv_injection"): 2,
+            S(CSV_PY, "export_promotions_csv"): 1,
+        },
+        (9,),
+        (CSV_GO, TEST_CSV_PY),
+    ),
+    _q(
+        "v16-coupled-06",
+        "coupled",
+        "Finance would like tax_cents in the order export. Apart from backend/export/csv_export.py, "
+        "which files have to stay in line?",
+        {
+            S(CSV_GO, "WriteOrdersCSV"): 3,
+            S(TEST_CSV_PY, "test_header_and_row"): 2,
+            C("export_columns"): 2,
+            S(CSV_PY, "order_row"): 1,
+        },
+        (),
+        (CSV_GO, TEST_CSV_PY),
+    ),
+    _q(
+        "v16-coupled-07",
+        "coupled",
+        "We're adding a gift_message to the OrderOut response. Whenever schemas.py has gained a "
+        "field before, which client-side files changed in the same commit?",
+        {
+            S(PARSER, "parseOrder"): 3,
+            S(WEB_ORDERS, "parseOrderResponse"): 3,
+            S(MOBILE_MODELS, "Order"): 2,
+            C("order_tax_field"): 1,
+        },
+        (),
+        (PARSER, WEB_ORDERS, MOBILE_MODELS),
+    ),
+    _q(
+        "v16-coupled-08",
+        "coupled",
+        "Renaming the RATE_LIMIT_PER_MINUTE environment variable: what has "
+        "backend/config/settings.py been changed alongside in the past?",
+        {
+            F(K8S_API): 3,
+            S(MIDDLEWARE, "rate_limit_middleware"): 2,
+            C("settings_rate_limits"): 2,
+            S(SETTINGS, "get_settings"): 1,
+        },
+        (),
+        (K8S_API, MIDDLEWARE),
+    ),
+    _q(
+        "v16-coupled-09",
+        "coupled",
+        "A shipping-notification job kind is coming to worker/internal/jobs/handlers.go. Which "
+        "Python and template files did the previous new e-mail kind touch in the same commit?",
+        {
+            S(NOTIFICATIONS, "refund_job"): 3,
+            F(REFUND_TEMPLATE): 2,
+            C("email_refund_template"): 2,
+            S(HANDLERS, "DefaultHandlers"): 1,
+        },
+        (),
+        (NOTIFICATIONS, REFUND_TEMPLATE),
+    ),
+    _q(
+        "v16-coupled-10",
+        "coupled",
+        "web/src/auth/session.ts is getting its storage rewritten to keep tokens in sessionStorage. "
+        "Which backend auth modules have shared commits with it?",
+        {
+            F(TOKENS): 3,
+            F(REFRESH): 3,
+            C("refresh_tokens"): 2,
+            C("access_ttl_15m"): 1,
+        },
+        (),
+        (TOKENS, REFRESH),
+    ),
+    # exact
+    _q(
+        "v16-exact-01",
+        "exact",
+        "uuid.uuid4() per charge attempt",
+        {
+            S(RETRY, "charge_with_retry"): 3,
+            C("inc2407_idempotency_retry"): 2,
+            F(ADR_IDEMPOTENCY): 1,
+        },
+        (0, 16),
+    ),
+    _q(
+        "v16-exact-02",
+        "exact",
+        "peak concurrency exceeds MaxInFlight",
+        {
+            S(RUNNER_TEST, "TestProcessBatchRespectsMaxInFlight"): 3,
+            S(RUNNER, "Runner.processBatch"): 2,
+            C("worker_perf_revert"): 2,
+        },
+        (6,),
+    ),
+    _q(
+        "v16-exact-03",
+        "exact",
+        "test_cursor_round_trip_keeps_the_tie_breaker",
+        {
+            S(TEST_ORDERS_API, "test_cursor_round_trip_keeps_the_tie_breaker"): 3,
+            S(ORDERS_API, "encode_cursor"): 2,
+            S(ORDERS_API, "decode_cursor"): 2,
+            C("inc2801_pagination"): 1,
+        },
+        (13,),
+    ),
+    _q(
+        "v16-exact-04",
+        "exact",
+        "refreshes inside the margin",
+        {
+            F(SESSION_TEST): 3,
+            S(SESSION, "shouldRefresh"): 2,
+            S(SESSION, "REFRESH_MARGIN_MS"): 2,
+            C("web_session_tests"): 1,
+        },
+        (15,),
+        (),
+        "web/**",
+    ),
+    _q(
+        "v16-exact-05",
+        "exact",
+        "test_default_ttl_outlives_offline_replays",
+        {
+            S(TEST_IDEMPOTENCY, "test_default_ttl_outlives_offline_replays"): 3,
+            F(IDEMPOTENCY): 2,
+            C("inc2472_idempotency_ttl"): 2,
+            S(OFFLINE, "MAX_REPLAY_AGE_MS"): 1,
+        },
+        (10,),
+    ),
+    _q(
+        "v16-exact-06",
+        "exact",
+        "Retry-After RateLimit-Limit",
+        {
+            S(MIDDLEWARE, "rate_limit_middleware"): 3,
+            S(LIMITER, "RateLimiter.retry_after"): 2,
+            C("rate_limit_headers"): 2,
+        },
+    ),
+    _q(
+        "v16-exact-07",
+        "exact",
+        "has_scope",
+        {
+            S(TOKENS, "has_scope"): 3,
+            S(TOKENS, "issue_token"): 1,
+        },
+    ),
+    _q(
+        "v16-exact-08",
+        "exact",
+        "ensureFresh",
+        {
+            S(SESSION, "ensureFresh"): 3,
+            C("inc2390_web_refresh_margin"): 2,
+            S(SESSION, "refreshNow"): 1,
+        },
+    ),
+    _q(
+        "v16-exact-09",
+        "exact",
+        "request_fingerprint sort_keys",
+        {
+            S(IDEMPOTENCY, "request_fingerprint"): 3,
+            S(SERVICE, "OrderService.place_order"): 2,
+            C("idempotency_store"): 1,
+        },
+    ),
+    _q(
+        "v16-exact-10",
+        "exact",
+        "parseDeliveryWindow",
+        {
+            S(PARSER, "parseDeliveryWindow"): 3,
+            S(MOBILE_MODELS, "DeliveryWindow"): 2,
+            C("delivery_window"): 1,
+        },
+        (),
+        (),
+        "mobile/**",
+    ),
+    # change
+    _q(
+        "v16-change-01",
+        "change",
+        "Have the nightly reconciler mark a charge as failed when the gateway reports an empty or "
+        "unrecognised status, so abandoned orders are cancelled and their stock freed.",
+        {
+            S(RECONCILE, "classifyGatewayStatus"): 3,
+            S(RECONCILE_TEST, "TestTimeoutStaysPending"): 2,
+            C("inc2710_reconcile_timeout"): 2,
+            S(RECONCILE, "Store"): 1,
+        },
+        (12,),
+    ),
+    _q(
+        "v16-change-02",
+        "change",
+        'In mobile/src/parsers/orderParser.ts, accept amounts such as "12.50" or 59.97 by rounding '
+        "them instead of throwing ERR_PARSE_AMOUNT.",
+        {
+            S(PARSER, "parseMoney"): 3,
+            F(PARSER_TEST): 2,
+            C("inc2333_mobile_cents"): 2,
+            F(ADR_CENTS): 1,
+        },
+        (4,),
+    ),
+    _q(
+        "v16-change-03",
+        "change",
+        "Strip the currency property from the web OrderDTO and from parseOrderResponse, since "
+        "every order placed on the website is in EUR.",
+        {
+            S(WEB_ORDERS, "OrderDTO"): 3,
+            S(WEB_ORDERS, "parseOrderResponse"): 2,
+            S(ORDER_SUMMARY, "OrderSummary"): 2,
+            C("currency_support"): 1,
+        },
+        (5,),
+    ),
+    _q(
+        "v16-change-04",
+        "change",
+        "When an already rotated refresh token shows up again, only reject that one request with "
+        "ERR_TOKEN_EXPIRED rather than ending every other session of the user.",
+        {
+            S(REFRESH, "rotate_refresh_token"): 3,
+            S(TEST_REFRESH, "test_reuse_revokes_the_whole_family"): 2,
+            C("inc2744_refresh_reuse"): 2,
+            S(REFRESH, "RefreshTokenStore.revoke_family"): 1,
+        },
+        (11,),
+    ),
+    _q(
+        "v16-change-05",
+        "change",
+        "Have access tokens die exactly at their exp claim by taking CLOCK_SKEW_SECONDS out of "
+        "validate_token.",
+        {
+            S(TOKENS, "validate_token"): 3,
+            S(TEST_TOKENS, "test_clock_skew_grace_after_expiry"): 2,
+            C("inc2291_clock_skew"): 2,
+            S(TEST_TOKENS, "test_token_from_a_pod_with_a_fast_clock_is_accepted"): 1,
+        },
+        (1,),
+    ),
+    _q(
+        "v16-change-06",
+        "change",
+        "Log the HTTP status together with the order id whenever the gateway client receives a "
+        "decline, so support can search the logs by order.",
+        {
+            S(GATEWAY, "GatewayClient._post"): 3,
+            S(GATEWAY, "classify_response"): 2,
+            S(SERVICE, "OrderService._charge"): 1,
+        },
+    ),
+    _q(
+        "v16-change-07",
+        "change",
+        "Add random jitter to the pauses RetryPolicy.delays hands out, so that many checkouts do not "
+        "retry the gateway in lockstep.",
+        {
+            S(RETRY, "RetryPolicy.delays"): 3,
+            S(RETRY, "RetryPolicy"): 2,
+            S(BACKOFF, "Backoff.Next"): 1,
+        },
+    ),
+    _q(
+        "v16-change-08",
+        "change",
+        "Support a buy-two-get-one-free promotion kind in backend/promotions/rules.py.",
+        {
+            S(RULES, "discount_for"): 3,
+            S(RULES, "Promotion"): 2,
+            F(MIGRATION_PROMOTIONS): 2,
+            S(RULES, "apply_promotions"): 1,
+        },
+    ),
+    _q(
+        "v16-change-09",
+        "change",
+        "Add a CSV of refunds for finance next to export_promotions_csv, reusing the same formula "
+        "escaping.",
+        {
+            S(CSV_PY, "export_promotions_csv"): 3,
+            S(CSV_PY, "escape_cell"): 2,
+            C("promotions_export"): 1,
+            S(REFUNDS, "issue_refund"): 1,
+        },
+    ),
+    _q(
+        "v16-change-10",
+        "change",
+        "Publish the hit ratio and size of the promotion-code lookup cache on /metrics.",
+        {
+            S(CACHE, "TTLCache.stats"): 3,
+            F(CODES): 2,
+            C("cache_stats"): 2,
+            S(CODES, "lookup_code"): 1,
+        },
+    ),
+)
+
+
 _ROWS: Mapping[str, tuple[_Row, ...]] = {
     "dev": _DEV,
     "heldout_v1": _HELDOUT_V1,
@@ -8787,6 +9544,7 @@ _ROWS: Mapping[str, tuple[_Row, ...]] = {
     "heldout_v13": _HELDOUT_V13,
     "heldout_v14": _HELDOUT_V14,
     "heldout_v15": _HELDOUT_V15,
+    "heldout_v16": _HELDOUT_V16,
 }
 
 
