@@ -678,13 +678,9 @@ class Searcher:
                 run.pinned = pinned
                 if route.query_class == "behavioral":
                     ranked = self._own_commits_first(ranked, pinned, cfg.slot_window)
-        moved = self._module_after_symbols(ranked, cfg.slot_window)
-        if moved is not ranked and cfg.slot_budget:
-            # what moved up into the window keeps to the commit budget
-            moved = slot_budget(
-                moved, self.docs.is_commit, cap=route.commit_slots, window=cfg.slot_window
-            )
-        return moved
+        # what moves up into the window keeps to the commit budget
+        cap = route.commit_slots if cfg.slot_budget else None
+        return self._module_after_symbols(ranked, cfg.slot_window, cap)
 
     def _blend_baseline(self, run: _Run, ranked: list[int]) -> list[int]:
         """The route's order fused with a plain path's order (`BASELINE_BLEND`): a reciprocal
@@ -709,19 +705,30 @@ class Searcher:
             plain = [r for r in plain if self.docs.path[r] not in run.anchors]
         return fuse_plain(ranked, plain, weight, k)
 
-    def _module_after_symbols(self, ranked: list[int], window: int) -> list[int]:
+    def _module_after_symbols(
+        self, ranked: list[int], window: int, commit_cap: int | None = None
+    ) -> list[int]:
         """A file's own chunk below one of that file's symbols in the first `window` places
         repeats the file that symbol already points at: it moves just after the window, and
         the result it held the place of moves up. A file's own chunk above its symbols stays:
-        there it may be the answer (a module's constants, a config file)."""
+        there it may be the answer (a module's constants, a config file). With `commit_cap`,
+        what moves up keeps to the commit budget (`slot_budget`, already applied): a commit
+        beyond it moves after the window too, and cannot hand its place back to the chunk."""
         docs = self.docs
         head: list[int] = []
         deferred: list[int] = []
         seen: set[str] = set()
+        commits = 0
         rest = iter(ranked)
         for r in rest:
             path = docs.path[r]
-            if docs.kind[r] != "symbol" or not path:
+            if commit_cap is not None and docs.is_commit(r):
+                if commits >= commit_cap:
+                    deferred.append(r)
+                    continue
+                commits += 1
+                head.append(r)
+            elif docs.kind[r] != "symbol" or not path:
                 head.append(r)
             elif docs.qualname[r] == "<module>" and path in seen:
                 deferred.append(r)

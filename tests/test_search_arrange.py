@@ -72,3 +72,23 @@ def test_a_plain_list_is_fused_in_unless_the_question_names_its_co_change_file(
     unsure = "refund e-mail template amount"
     assert engine.search_result(unsure, 10).response.query_class == "general"
     assert order(unsure, on) != order(unsure, off)
+
+
+def test_the_commit_budget_does_not_hand_a_files_chunk_its_place_back(fixture_bench) -> None:
+    """A co-change answer holds no commit in its first five: when a commit there gives way, the
+    result that moves up is the next one, not the file chunk that stepped behind its symbols."""
+    from gitstrata.benchmarks.dataset import queries
+
+    engine = fixture_bench.strata.engine
+    for q in queries("dev"):
+        resp = engine.search_result(q.text, 10, file_path=q.file_filter)
+        hits = resp.response.hits[:5]
+        cap = engine.config.retrieval.commit_slots.get(resp.response.query_class)
+        seen: set[str] = set()
+        for h in hits:
+            if h.kind != "symbol":
+                continue
+            assert not (h.symbol == "<module>" and h.path in seen), (h.path, q.id)
+            seen.add(h.path or "")
+        if resp.response.query_class == "coupled" and cap == 0:
+            assert not [h for h in hits if h.kind == "commit"], q.id
