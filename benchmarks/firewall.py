@@ -92,6 +92,10 @@ named chat-template tokens of other model families and Markdown comments among i
 asked for honest setup steps touching `.env` files, keys and tokens, and step-by-step accounts
 of what an assistant does.
 
+`heldout_v24` was written the same way, committed before the change it evaluates; its brief
+asked for realistic carriers on both sides and honest texts about prompts, secrets, shells and
+force pushes, including steps touching keys or `.env` files.
+
 `--record-first-run SPLIT` stores a split's numbers in `first_runs.json` with the commit they
 ran on; it refuses a split already recorded, so a first run is recorded once.
 """
@@ -132,6 +136,7 @@ SPLITS = (
     "heldout_v21",
     "heldout_v22",
     "heldout_v23",
+    "heldout_v24",
 )
 MARKER_PREFIX = "[gitstrata-firewall: removed"
 SECTION = "## Context firewall against an adversarial corpus"
