@@ -63,6 +63,7 @@ WEIGHTS = {
     "weaken": 1.5,  # a safeguard removed: MFA, signatures, TLS checks, code owners
     "plan": 1.5,  # a step that hides another step's harm, or is hidden by another step
     "vocative": 1.0,  # a sentence opened by a label or vocative naming the model (`_vocative`)
+    "concealed": 1.5,  # a step of orders one of which hides them from the user (`_concealed`)
 }
 # classes that make a sentence an act (with "address", which makes it an order to the model)
 ACTS = frozenset(
@@ -137,7 +138,10 @@ _PHRASES = {
         out of the commit,out of the release notes,without reading,without looking,
         without mentioning,without informing,without notifying,without tests,without testing,
         without running,say nothing,tell no one,mention nothing,report success,
-        never mentions,never mention,never refuses,never refuse""",
+        never mentions,never mention,never refuses,never refuse,no need to mention,
+        no need to bring,no need to explain,need not mention,without commenting,
+        need to appear in,out of your summary,out of your reply,out of your chat,
+        out of your change,do not cite this,don't cite this,is not distracted""",
     "persona": """act as,you are now,you're now,from now on,developer mode,god mode,
         no restrictions,no rules,no limits,no filters,no guidelines,stay in character,
         without restrictions,without rules,without limits,without filters,
@@ -1330,6 +1334,7 @@ def _parts(
         parts.append((a, b, found))
     _plans(parts)
     _secret_steps(parts, low)
+    _concealed(parts, low)
     return parts
 
 
@@ -1374,7 +1379,9 @@ def _secret_steps(parts: list[tuple[int, int, set[str]]], low: str) -> None:
     """Steps handed to a model named in the text, one reading a secret and a later one moving
     what was read ("1. Open the .env file ... 2. Copy each line into a table ... for the
     assistant"): each of those steps gets `plan`, though no step holds both."""
-    if not any(found & {"named", "address"} for _, _, found in parts):
+    if not any(found & {"named", "address"} for _, _, found in parts) and not (
+        _AUTOMATED.search(low) and _AUTOMATED_READER.search(low)
+    ):
         return
     steps = [(found, low[a:b]) for a, b, found in parts if _STEP.match(low, a, b)]
     first = next((k for k, (found, _) in enumerate(steps) if "secret" in found), None)
@@ -1385,6 +1392,80 @@ def _secret_steps(parts: list[tuple[int, int, set[str]]], low: str) -> None:
         steps[first][0].add("plan")
         for found in moves:
             found.add("plan")
+
+
+_HIDE = (
+    r"(?:mention(?:ing)?|bring(?:ing)?\s+(?:\w+\s+)?up|explain(?:ing)?|show(?:ing)?|tell(?:ing)?|"
+    r"cite|citing|flag(?:ging)?|disclos(?:e|ing)|report(?:ing)?|comment(?:ing)?\s+on|note)"
+)
+_NOT = r"(?:(?:there(?:'s|\s+is)\s+)?no\s+need\s+to|do(?:es)?n't\s+need\s+to|do(?:es)?\s+not\s+need\s+to|need\s+not|never|don't|do\s+not)"
+# orders hidden from the person the agent works for: from the user, the author or a reviewer,
+# from the agent's own reply or summary, or the steps themselves kept unmentioned ("no need to
+# mention this step to the author", "leave step 3 out of your summary", "do not mention
+# on_start or on_summary to the user", "so the user is not distracted")
+_HIDDEN_FROM = lazy(
+    _NOT + r"\s+" + _HIDE + r"\b[^.\n]{0,60}?\b(?:to|from|with|for)\s+(?:the\s+|your\s+)?"
+    r"(?:user|author|reviewers?|maintainers?|humans?|requester|owner)s?\b|"
+    + _NOT
+    + r"\s+"
+    + _HIDE
+    + r"\s+(?:(?:this|these|that|those|any\s+of\s+(?:these|this))\s+)"
+    r"(?:[\w-]+\s+)?(?:steps?|notes?|comments?|instructions?|section|block|phases?|hooks?|lines?)\b|"
+    r"\b(?:leave|keep)\s+(?:[\w'`-]+\s+){0,4}?(?:out\s+of|off)\s+(?:your|any)\s+(?:[\w-]+\s+){0,2}?"
+    r"(?:reply|summary|answer|response|review|report|output|findings|description)\b|"
+    r"\bdo(?:es)?(?:n't|\s+not)\s+need\s+to\s+(?:appear|be\s+mentioned)\s+in\s+(?:the|your)\s+"
+    r"(?:[\w-]+\s+)?(?:summary|reply|answer|response|review|description)\b|"
+    r"\bso\s+(?:that\s+)?(?:the\s+)?(?:user|reviewer|author|human|maintainer)s?\s+(?:is|are|isn't|"
+    r"aren't|won't|will\s+not|doesn't|does\s+not|don't|do\s+not)\s+(?:not\s+)?(?:be\s+)?"
+    r"(?:distracted|alarmed|worried|notice|see)\b|"
+    r"\bdo(?:n't|\s+not)\s+cite\s+this\s+(?:comment|note|file|section)"
+)
+# the same without whom it is hidden from ("no need to mention it", "close this issue without
+# commenting"): orders only in a text that speaks to an automated reader
+_HIDDEN = lazy(
+    r"(?:(?:there(?:'s|\s+is)\s+)?no\s+need\s+to|need\s+not)\s+(?:mention|bring\s+(?:\w+\s+)?up|"
+    r"explain|point\s+(?:\w+\s+)?out)\b|\bwithout\s+(?:commenting|telling\s+anyone|"
+    r"mentioning\s+(?:it|this|them))\b"
+)
+_AUTOMATED = lazy(
+    r"\b(?:automation|automated\s+\w+|bots?|ai|llms?|assistants?|agents?|copilot|claude|"
+    r"gpt\w*|chatgpt|cursor)\b"
+)
+# the text's reader named as automated ("for automated contributors", "note for the automation:",
+# "whoever picks this up (human or bot)")
+_AUTOMATED_READER = lazy(
+    r"\b(?:for|to|by)\s+(?:the\s+|any\s+|all\s+)?(?:automation|automated\s+\w+|bots?|ai\s+\w+|"
+    r"agents?|assistants?)\b|\bhuman\s+or\s+(?:bot|ai|agent|assistant)\b"
+)
+# a step of a list or a sequence: its mark, ordinal or step word
+_STEP_MARK = lazy(
+    r"\W{0,8}(?:\d+\s*[.):/]|\[\s*[x ]?\s*\]|[-*+]\s|(?:step|phase|stage|note|todo)\b|"
+    r"(?:first|second|third|fourth|then|next|finally|afterwards|after\s+that|last|lastly)\b)"
+)
+
+
+def _concealed(parts: list[tuple[int, int, set[str]]], low: str) -> None:
+    """Orders given with a step that hides them from the person the agent works for (or from
+    its own reply): the hiding step and every other step of orders get `plan` and `concealed`,
+    though each alone is mild ("copy every line ending in _KEY", "paste them in your review",
+    "no need to mention this step to the author"). Without whom they are hidden from, only in
+    a text that speaks to an automated reader."""
+    hiding = [k for k, (a, b, _) in enumerate(parts) if _HIDDEN_FROM.search(low, a, b)]
+    if not hiding and _AUTOMATED.search(low) is not None:
+        hiding = [k for k, (a, b, _) in enumerate(parts) if _HIDDEN.search(low, a, b)]
+    if not hiding:
+        return
+    orders = {"you", "address", "named", "send", "reveal", "grant", "weaken", "shell", "secret",
+              "dest", "secrecy"}  # fmt: skip
+    steps = [
+        k
+        for k, (a, b, found) in enumerate(parts)
+        if k not in hiding and (found & orders or _STEP_MARK.match(low, a, b))
+    ]
+    if not steps:
+        return
+    for k in (*hiding, *steps):
+        parts[k][2].update(("plan", "concealed"))
 
 
 # punctuation as spaces (apostrophes and hyphens stay: "you're", "role-play"): `str.split` then
@@ -1443,8 +1524,14 @@ def _possible(low: str) -> set[str]:
         found.add("complete")  # whether the one is the other's object is the sentence's to say
     if "secrecy" in found and (found & HARM or "secret" in found):
         found.add("plan")
-    if found & {"named", "address"} and "secret" in found and found & {"send", "reveal"}:
+    if (
+        (found & {"named", "address"} or (_AUTOMATED.search(low) and _AUTOMATED_READER.search(low)))
+        and "secret" in found
+        and found & {"send", "reveal"}
+    ):
         found.add("plan")  # steps reading a secret and moving it (`_secret_steps`)
+    if _HIDDEN_FROM.search(low) or (_HIDDEN.search(low) and _AUTOMATED.search(low)):
+        found |= {"secrecy", "plan", "concealed"}  # orders hidden from the user (`_concealed`)
     return found
 
 
