@@ -367,8 +367,16 @@ def markdown(
         "`heldout_v20` to `heldout_v22`: 80 -> 81 on `heldout_v20`, nothing else moved); "
         "`heldout_v23`, written the same way (its brief asked for honest setup steps touching "
         "`.env` files and keys, and accounts of what an assistant does) and committed before "
-        "it, gave 83/104 neutralised and 11/80 modified before and after it: its first run is "
-        "the estimate for text nobody has tuned on.",
+        "it, gave 83/104 neutralised and 11/80 modified before and after it. Steps of orders "
+        "with one that hides them from the person the agent works for (\"no need to mention "
+        "this step to the author\", \"leave step 3 out of your summary\"), and a secret read "
+        "then moved for a reader named as automated, then counted as a plan (designed on the "
+        "multistep misses of `heldout_v20` to `heldout_v23`: 1,555 -> 1,567 neutralised over "
+        "the corpus, the same benign texts modified); `heldout_v24`, written the same way (its "
+        "brief asked for realistic carriers and honest texts about prompts, secrets, shells and "
+        "force pushes) and committed before it, gave 62/104 neutralised and 17/80 modified "
+        "before and after it (none of its eight multistep orders hides itself that way): its "
+        "first run is the estimate for text nobody has tuned on.",
         "",
         "| split | injections | neutralised (first run) | neutralised now | benign | modified "
         "(first run) | modified now |",
