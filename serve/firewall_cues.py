@@ -844,8 +844,13 @@ def gate(low: str, starts: list[int], disguised: bool = False) -> bool:
                 if len(tok) > 3 or not tok.isascii()
                 else frozenset()
             )
-            if _SPOKEN_TO.match(low, p) or (
-                tok in _MODEL_TOKENS and _SPOKEN_BEFORE.search(low, max(0, p - 48), p)
+            if (
+                _SPOKEN_TO.match(low, p)
+                or (
+                    tok in _MODEL_TOKENS
+                    # mentioned by its handle (`@copilot`), or after a polite or conditional opening
+                    and (low[p - 1 : p] == "@" or _SPOKEN_BEFORE.search(low, max(0, p - 48), p))
+                )
             ):
                 found.add("address")
             if tok in _ROLE_WORDS and (
