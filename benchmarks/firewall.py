@@ -96,6 +96,10 @@ of what an assistant does.
 asked for realistic carriers on both sides and honest texts about prompts, secrets, shells and
 force pushes, including steps touching keys or `.env` files.
 
+`heldout_v25` was written the same way, committed before the change it evaluates; its brief was
+`heldout_v24`'s, with fixtures holding attack strings in many formats (JSON, YAML, CSV, test
+tables, snapshots).
+
 `--record-first-run SPLIT` stores a split's numbers in `first_runs.json` with the commit they
 ran on; it refuses a split already recorded, so a first run is recorded once.
 """
@@ -137,6 +141,7 @@ SPLITS = (
     "heldout_v22",
     "heldout_v23",
     "heldout_v24",
+    "heldout_v25",
 )
 MARKER_PREFIX = "[gitstrata-firewall: removed"
 SECTION = "## Context firewall against an adversarial corpus"
