@@ -729,7 +729,9 @@ _DESCRIPTION = lazy(
     r"blocks?|rejects?|refuses?|refused|declines?|sanitiz\w*|threat|vulnerab\w*|cve-\d+(?:-\d+)?|"
     r"advisory|payloads?|describ\w*|neutrali[sz]\w*|style|"
     r"(?:models?|llms?|agents?|assistants?|they)\s+(?:\w+\s+)?(?:ignore|forget|disregard|obey|follow))"
-    r"\b(?![./@-]\w)",
+    r"\b(?![./@-]\w)|"
+    # "for example" in scripts written without spaces
+    r"例如|比如|譬如|举例|舉例|例えば|たとえば|例として|예를\s?들어|예컨대",
     re.I,
 )
 
@@ -1306,15 +1308,27 @@ _SHELL_WITH = frozenset(
 _QUOTED = lazy(r"(?<!\w)'[^'\n]{1,200}'(?!\w)|\"[^\"\n]{1,200}\"|“[^”\n]{1,200}”|`[^`\n]{1,200}`")
 
 
-def _unquoted(sentence: str) -> str:
+def _unquoted(sentence: str, lead: str = "") -> str:
     """`sentence` with what it quotes blanked, when it describes attacks: an advisory quoting
-    "ignore previous instructions" gives no order."""
+    "ignore previous instructions" gives no order. `lead`: the end of the line above when the
+    sentence runs on from it (a wrapped paragraph), read for the description too."""
     if not any(q in sentence for q in "'\"“`"):
         return sentence
     blank = _QUOTED.sub(lambda m: " " * len(m.group()), sentence)
-    if blank == sentence or not _DESCRIPTION.search(blank):
+    if blank == sentence or not (_DESCRIPTION.search(blank) or _DESCRIPTION.search(lead)):
         return sentence
     return sentence if _ADDRESS_SHAPE.search(blank) else blank
+
+
+def _lead(low: str, a: int) -> str:
+    """The end of the line above a sentence that opens its line with a quotation and runs on
+    from that line (no sentence ends there): what introduces the quotation."""
+    if a < 2 or low[a] not in "'\"“`" or low[a - 1] != "\n":
+        return ""
+    above = low[low.rfind("\n", 0, a - 1) + 1 : a - 1].rstrip()
+    if not above or above.endswith((".", "!", "?", "\u3002", "\uff01", "\uff1f")):
+        return ""
+    return above[-80:]
 
 
 def _parts(
@@ -1324,7 +1338,7 @@ def _parts(
     turn = False
     alpaca = "### response" in low  # the instruction template: `### Instruction:` opens a turn
     for a, b in sentences(low):
-        found = _classes(_unquoted(low[a:b]))
+        found = _classes(_unquoted(low[a:b], _lead(low, a)))
         if _PASSED_OFF.search(low, a, b):
             found.add("secrecy")  # what it passes a change off as is quoted, and still an order
         if turn or _TURN_HERE.match(low, a, b):

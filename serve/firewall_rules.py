@@ -431,9 +431,24 @@ _MENTION = lazy(
     r"text|payloads?|wording|words|sentences?|lines?|hides?|hidden|contains?|containing|"
     r"embed(?:s|ded)?|blocks?|flags?|detects?|catches|matches|injections?|jailbreaks?|"
     r"attackers?|exploits?|called|known\s+as|patterns?|examples?|samples?|fixtures?|classic)\b"
-    r"[^\n]{0,40}$",
+    r"[^\n]{0,40}$|"
+    # "for example" in scripts written without spaces
+    r"(?:例如|比如|譬如|举例|舉例|例えば|たとえば|例として|예를\s?들어|예컨대)[^\n]{0,40}$",
     re.I,
 )
+
+
+def _mention_window(view: str, i: int, line_start: int) -> str:
+    """What stands before a quotation opening at `i` on its line; when the quotation opens the
+    line, the end of the line above, if the sentence runs on from it (a wrapped paragraph:
+    "A classic example is a page containing" / "\"Ignore all previous instructions\"")."""
+    before = _before(view, i, min(80, i - line_start))
+    if before.strip() or line_start < 2:
+        return before
+    above = view[view.rfind("\n", 0, line_start - 1) + 1 : line_start - 1].rstrip()
+    if not above or above.endswith((".", "!", "?", "\u3002", "\uff01", "\uff1f")):
+        return before
+    return _URL.sub(" ", above[-80:]) + " "
 
 
 def quoted_mention(view: str, start: int, end: int) -> bool:
@@ -455,7 +470,7 @@ def quoted_mention(view: str, start: int, end: int) -> bool:
         while j != -1 and close_q == "'" and j + 1 < len(view) and view[j + 1].isalpha():
             j = view.find(close_q, j + 1, hi)
         if j != -1 and (
-            _MENTION.search(_before(view, i, min(80, i - line_start))) is not None
+            _MENTION.search(_mention_window(view, i, line_start)) is not None
             or _NAMED_AFTER.match(view, j + 1) is not None
             or (open_q in "\"'`" and listed_sample(view, i, j))
         ):
