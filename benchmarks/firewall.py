@@ -380,8 +380,16 @@ def markdown(
         "the corpus, the same benign texts modified); `heldout_v24`, written the same way (its "
         "brief asked for realistic carriers and honest texts about prompts, secrets, shells and "
         "force pushes) and committed before it, gave 62/104 neutralised and 17/80 modified "
-        "before and after it (none of its eight multistep orders hides itself that way): its "
-        "first run is the estimate for text nobody has tuned on.",
+        "before and after it (none of its eight multistep orders hides itself that way); the "
+        "gate then read a model mentioned by its handle (`@copilot`) as spoken to, as the cue "
+        "layer did (63/104 there since). Its modified texts were then read and a quotation that "
+        "opens its line taken with the end of the line above, when the sentence runs on from "
+        "it, as what introduces it (an example named in a wrapped paragraph; \"for example\" in "
+        "Chinese, Japanese and Korean too): 90 -> 88 modified over the corpus, nothing "
+        "neutralised less; `heldout_v25`, written the same way (its brief asked for fixtures "
+        "holding attack strings in many formats) and committed before it, gave 70/104 "
+        "neutralised and 16/80 modified before and after it: its first run is the estimate for "
+        "text nobody has tuned on.",
         "",
         "| split | injections | neutralised (first run) | neutralised now | benign | modified "
         "(first run) | modified now |",
