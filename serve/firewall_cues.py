@@ -31,7 +31,7 @@ from dataclasses import dataclass
 
 from . import firewall_languages as languages
 from .firewall_lexicon import LazyPattern, any_of, lazy
-from .firewall_rules import install_line
+from .firewall_rules import install_line, line_above
 
 THRESHOLD = 3.0
 DESCRIBED = 2.0
@@ -1322,13 +1322,10 @@ def _unquoted(sentence: str, lead: str = "") -> str:
 
 def _lead(low: str, a: int) -> str:
     """The end of the line above a sentence that opens its line with a quotation and runs on
-    from that line (no sentence ends there): what introduces the quotation."""
+    from that line (`line_above`): what introduces the quotation."""
     if a < 2 or low[a] not in "'\"“`" or low[a - 1] != "\n":
         return ""
-    above = low[low.rfind("\n", 0, a - 1) + 1 : a - 1].rstrip()
-    if not above or above.endswith((".", "!", "?", "\u3002", "\uff01", "\uff1f")):
-        return ""
-    return above[-80:]
+    return line_above(low, a)
 
 
 def _parts(

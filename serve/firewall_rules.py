@@ -438,17 +438,27 @@ _MENTION = lazy(
 )
 
 
-def _mention_window(view: str, i: int, line_start: int) -> str:
-    """What stands before a quotation opening at `i` on its line; when the quotation opens the
-    line, the end of the line above, if the sentence runs on from it (a wrapped paragraph:
-    "A classic example is a page containing" / "\"Ignore all previous instructions\"")."""
-    before = _before(view, i, min(80, i - line_start))
-    if before.strip() or line_start < 2:
-        return before
+def line_above(view: str, line_start: int) -> str:
+    """The end (80 characters) of the line above the one starting at `line_start`, when the
+    sentence runs on from it into this line (a wrapped paragraph: no sentence ends there);
+    else ""."""
+    if line_start < 2:
+        return ""
     above = view[view.rfind("\n", 0, line_start - 1) + 1 : line_start - 1].rstrip()
     if not above or above.endswith((".", "!", "?", "\u3002", "\uff01", "\uff1f")):
+        return ""
+    return above[-80:]
+
+
+def _mention_window(view: str, i: int, line_start: int) -> str:
+    """What stands before a quotation opening at `i` on its line; when the quotation opens the
+    line, the end of the line above it runs on from (a wrapped paragraph: "A classic example
+    is a page containing" / "\"Ignore all previous instructions\"")."""
+    before = _before(view, i, min(80, i - line_start))
+    if before.strip():
         return before
-    return _URL.sub(" ", above[-80:]) + " "
+    above = line_above(view, line_start)
+    return _URL.sub(" ", above) + " " if above else before
 
 
 def quoted_mention(view: str, start: int, end: int) -> bool:
