@@ -373,8 +373,8 @@ def markdown(
         "`heldout_v23`, written the same way (its brief asked for honest setup steps touching "
         "`.env` files and keys, and accounts of what an assistant does) and committed before "
         "it, gave 83/104 neutralised and 11/80 modified before and after it. Steps of orders "
-        "with one that hides them from the person the agent works for (\"no need to mention "
-        "this step to the author\", \"leave step 3 out of your summary\"), and a secret read "
+        'with one that hides them from the person the agent works for ("no need to mention '
+        'this step to the author", "leave step 3 out of your summary"), and a secret read '
         "then moved for a reader named as automated, then counted as a plan (designed on the "
         "multistep misses of `heldout_v20` to `heldout_v23`: 1,555 -> 1,567 neutralised over "
         "the corpus, the same benign texts modified); `heldout_v24`, written the same way (its "
@@ -384,7 +384,7 @@ def markdown(
         "gate then read a model mentioned by its handle (`@copilot`) as spoken to, as the cue "
         "layer did (63/104 there since). Its modified texts were then read and a quotation that "
         "opens its line taken with the end of the line above, when the sentence runs on from "
-        "it, as what introduces it (an example named in a wrapped paragraph; \"for example\" in "
+        'it, as what introduces it (an example named in a wrapped paragraph; "for example" in '
         "Chinese, Japanese and Korean too): 90 -> 88 modified over the corpus, nothing "
         "neutralised less; `heldout_v25`, written the same way (its brief asked for fixtures "
         "holding attack strings in many formats) and committed before it, gave 70/104 "
