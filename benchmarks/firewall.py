@@ -100,6 +100,10 @@ force pushes, including steps touching keys or `.env` files.
 `heldout_v24`'s, with fixtures holding attack strings in many formats (JSON, YAML, CSV, test
 tables, snapshots).
 
+`heldout_v26` was written the same way, committed before the change it evaluates; its brief was
+`heldout_v25`'s, with labelled data sets among the fixtures and some injections hidden in things
+that look like data (a JSON record, a YAML item, a CSV row, a test table).
+
 `--record-first-run SPLIT` stores a split's numbers in `first_runs.json` with the commit they
 ran on; it refuses a split already recorded, so a first run is recorded once.
 """
@@ -142,6 +146,7 @@ SPLITS = (
     "heldout_v23",
     "heldout_v24",
     "heldout_v25",
+    "heldout_v26",
 )
 MARKER_PREFIX = "[gitstrata-firewall: removed"
 SECTION = "## Context firewall against an adversarial corpus"
