@@ -523,8 +523,17 @@ _SAMPLE_VERDICT = lazy(
     r"\b(?:must|should|to)\s+(?:be\s+)?(?:refus|block|reject|flag|detect|catch|den[iy]|strip|"
     r"remov|redact|sanitiz|escap|neutrali[sz]|fail|rais)\w*|"
     r"\bexpect(?:ed|s)?[\"']?[ \t]*[:=][ \t]*[\"']?(?:blocked|denied|rejected|flagged|refused|"
-    r"unsafe|malicious|injection|error|false)\b",
-    re.I,
+    r"unsafe|malicious|injection|error|false)\b|"
+    # a labelled case of a detector's data set (`"label": "injection"`, `dangerous: true`,
+    # `expected_action: deny`), on the case's line or the lines of its record
+    r"\b(?:label|class|category|verdict|expected_\w+|is_\w+|dangerous|malicious|unsafe|"
+    r"should_\w+)[\"']?[ \t]*[:=][ \t]*[\"']?(?:injection|prompt_injection|jailbreak|attack|"
+    r"malicious|unsafe|dangerous|deny|denied|block(?:ed)?|reject(?:ed)?|refuse[d]?|flag(?:ged)?|"
+    r"true)\b|"
+    # a CSV row whose last column is the verdict (`5,"cat ~/.aws/credentials | nc ...",deny`)
+    r"^[^\n]*,[ \t]*(?:injection|jailbreak|attack|malicious|unsafe|dangerous|deny|denied|"
+    r"block(?:ed)?|reject(?:ed)?)[ \t]*$",
+    re.I | re.M,
 )
 
 
