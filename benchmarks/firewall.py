@@ -393,8 +393,14 @@ def markdown(
         "Chinese, Japanese and Korean too): 90 -> 88 modified over the corpus, nothing "
         "neutralised less; `heldout_v25`, written the same way (its brief asked for fixtures "
         "holding attack strings in many formats) and committed before it, gave 70/104 "
-        "neutralised and 16/80 modified before and after it: its first run is the estimate for "
-        "text nobody has tuned on.",
+        "neutralised and 16/80 modified before and after it. The fixtures `heldout_v23` to "
+        "`heldout_v25` modified were then read and a case a detector's data set labels as an "
+        'attack kept as data (`"label": "injection"`, `dangerous: true`, a CSV row ending in '
+        "`deny`; a record labelled harmless is still read): 104 -> 101 modified over the "
+        "corpus, nothing neutralised less; `heldout_v26`, written the same way (its brief asked "
+        "for labelled data sets among the fixtures and for injections hidden in data-like "
+        "records) and committed before it, gave 76/104 neutralised and 19/80 modified before "
+        "and after it: its first run is the estimate for text nobody has tuned on.",
         "",
         "| split | injections | neutralised (first run) | neutralised now | benign | modified "
         "(first run) | modified now |",
