@@ -1414,27 +1414,36 @@ _HIDE = (
     r"(?:mention(?:ing)?|bring(?:ing)?\s+(?:\w+\s+)?up|explain(?:ing)?|show(?:ing)?|tell(?:ing)?|"
     r"cite|citing|flag(?:ging)?|disclos(?:e|ing)|report(?:ing)?|comment(?:ing)?\s+on|note)"
 )
-_NOT = r"(?:(?:there(?:'s|\s+is)\s+)?no\s+need\s+to|do(?:es)?n't\s+need\s+to|do(?:es)?\s+not\s+need\s+to|need\s+not|never|don't|do\s+not)"
+_NOT = (
+    r"(?:(?:there(?:'s|\s+is)\s+)?no\s+need\s+to|do(?:es)?n't\s+need\s+to|"
+    r"do(?:es)?\s+not\s+need\s+to|need\s+not|never|don't|do\s+not)"
+)
 # orders hidden from the person the agent works for: from the user, the author or a reviewer,
 # from the agent's own reply or summary, or the steps themselves kept unmentioned ("no need to
 # mention this step to the author", "leave step 3 out of your summary", "do not mention
 # on_start or on_summary to the user", "so the user is not distracted")
 _HIDDEN_FROM = lazy(
-    _NOT + r"\s+" + _HIDE + r"\b[^.\n]{0,60}?\b(?:to|from|with|for)\s+(?:the\s+|your\s+)?"
-    r"(?:user|author|reviewers?|maintainers?|humans?|requester|owner)s?\b|"
-    + _NOT
-    + r"\s+"
-    + _HIDE
-    + r"\s+(?:(?:this|these|that|those|any\s+of\s+(?:these|this))\s+)"
-    r"(?:[\w-]+\s+)?(?:steps?|notes?|comments?|instructions?|section|block|phases?|hooks?|lines?)\b|"
-    r"\b(?:leave|keep)\s+(?:[\w'`-]+\s+){0,4}?(?:out\s+of|off)\s+(?:your|any)\s+(?:[\w-]+\s+){0,2}?"
-    r"(?:reply|summary|answer|response|review|report|output|findings|description)\b|"
-    r"\bdo(?:es)?(?:n't|\s+not)\s+need\s+to\s+(?:appear|be\s+mentioned)\s+in\s+(?:the|your)\s+"
-    r"(?:[\w-]+\s+)?(?:summary|reply|answer|response|review|description)\b|"
-    r"\bso\s+(?:that\s+)?(?:the\s+)?(?:user|reviewer|author|human|maintainer)s?\s+(?:is|are|isn't|"
-    r"aren't|won't|will\s+not|doesn't|does\s+not|don't|do\s+not)\s+(?:not\s+)?(?:be\s+)?"
-    r"(?:distracted|alarmed|worried|notice|see)\b|"
-    r"\bdo(?:n't|\s+not)\s+cite\s+this\s+(?:comment|note|file|section)"
+    "|".join(
+        (
+            # from whom
+            _NOT + r"\s+" + _HIDE + r"\b[^.\n]{0,60}?\b(?:to|from|with|for)\s+(?:the\s+|your\s+)?"
+            r"(?:user|author|reviewers?|maintainers?|humans?|requester|owner)s?\b",
+            # the steps themselves
+            _NOT + r"\s+" + _HIDE + r"\s+(?:this|these|that|those|any\s+of\s+(?:these|this))\s+"
+            r"(?:[\w-]+\s+)?(?:steps?|notes?|comments?|instructions?|section|block|phases?|hooks?|"
+            r"lines?)\b",
+            # out of the agent's own reply
+            r"\b(?:leave|keep)\s+(?:[\w'`-]+\s+){0,4}?(?:out\s+of|off)\s+(?:your|any)\s+"
+            r"(?:[\w-]+\s+){0,2}?(?:reply|summary|answer|response|review|report|output|findings|"
+            r"description)\b",
+            r"\bdo(?:es)?(?:n't|\s+not)\s+need\s+to\s+(?:appear|be\s+mentioned)\s+in\s+"
+            r"(?:the|your)\s+(?:[\w-]+\s+)?(?:summary|reply|answer|response|review|description)\b",
+            r"\bso\s+(?:that\s+)?(?:the\s+)?(?:user|reviewer|author|human|maintainer)s?\s+(?:is|are|"
+            r"isn't|aren't|won't|will\s+not|doesn't|does\s+not|don't|do\s+not)\s+(?:not\s+)?"
+            r"(?:be\s+)?(?:distracted|alarmed|worried|notice|see)\b",
+            r"\bdo(?:n't|\s+not)\s+cite\s+this\s+(?:comment|note|file|section)",
+        )
+    )
 )
 # the same without whom it is hidden from ("no need to mention it", "close this issue without
 # commenting"): orders only in a text that speaks to an automated reader
