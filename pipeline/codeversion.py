@@ -101,7 +101,7 @@ def _imports(module: str, path: Path, *, is_package: bool) -> set[str]:
     key = hashlib.sha256(f"{module}\0{is_package}\0".encode() + source).hexdigest()
     found = _import_cache.known.get(key)
     if found is None:
-        found = sorted(_parsed_imports(module, source, str(path), is_package))
+        found = sorted(_parsed_imports(module, source, is_package))
         _import_cache.known[key] = found
         _import_cache.dirty = True
     _import_cache.used.add(key)
@@ -161,7 +161,7 @@ _NAME = re.compile(rb"[A-Za-z_][\w.]*")
 
 
 @functools.lru_cache(maxsize=1024)
-def _parsed_imports(module: str, source: bytes, filename: str, is_package: bool) -> frozenset[str]:
+def _parsed_imports(module: str, source: bytes, is_package: bool) -> frozenset[str]:
     """What `_imports` returns, from the import statements found in `source` (every one the
     parser finds, nested ones included, and possibly a few lines of text that only look like
     one)."""

@@ -1396,7 +1396,7 @@ def _secret_steps(parts: list[tuple[int, int, set[str]]], low: str) -> None:
     what was read ("1. Open the .env file ... 2. Copy each line into a table ... for the
     assistant"): each of those steps gets `plan`, though no step holds both."""
     if not any(found & {"named", "address"} for _, _, found in parts) and not (
-        _AUTOMATED.search(low) and _AUTOMATED_READER.search(low)
+        _AUTOMATED_READER.search(low)
     ):
         return
     steps = [(found, low[a:b]) for a, b, found in parts if _STEP.match(low, a, b)]
@@ -1457,7 +1457,7 @@ _AUTOMATED = lazy(
     r"gpt\w*|chatgpt|cursor)\b"
 )
 # the text's reader named as automated ("for automated contributors", "note for the automation:",
-# "whoever picks this up (human or bot)")
+# "whoever picks this up (human or bot)"); every match holds a word of `_AUTOMATED`
 _AUTOMATED_READER = lazy(
     r"\b(?:for|to|by)\s+(?:the\s+|any\s+|all\s+)?(?:automation|automated\s+\w+|bots?|ai\s+\w+|"
     r"agents?|assistants?)\b|\bhuman\s+or\s+(?:bot|ai|agent|assistant)\b"
@@ -1467,6 +1467,13 @@ _STEP_MARK = lazy(
     r"\W{0,8}(?:\d+\s*[.):/]|\[\s*[x ]?\s*\]|[-*+]\s|(?:step|phase|stage|note|todo)\b|"
     r"(?:first|second|third|fourth|then|next|finally|afterwards|after\s+that|last|lastly)\b)"
 )
+
+
+# the classes of a step of orders (one of a plan, with a step that hides it)
+_ORDER_CLASSES = frozenset(
+    {"you", "address", "named", "send", "reveal", "grant", "weaken", "shell", "secret", "dest",
+     "secrecy"}
+)  # fmt: skip
 
 
 def _concealed(parts: list[tuple[int, int, set[str]]], low: str) -> None:
@@ -1480,12 +1487,10 @@ def _concealed(parts: list[tuple[int, int, set[str]]], low: str) -> None:
         hiding = [k for k, (a, b, _) in enumerate(parts) if _HIDDEN.search(low, a, b)]
     if not hiding:
         return
-    orders = {"you", "address", "named", "send", "reveal", "grant", "weaken", "shell", "secret",
-              "dest", "secrecy"}  # fmt: skip
     steps = [
         k
         for k, (a, b, found) in enumerate(parts)
-        if k not in hiding and (found & orders or _STEP_MARK.match(low, a, b))
+        if k not in hiding and (found & _ORDER_CLASSES or _STEP_MARK.match(low, a, b))
     ]
     if not steps:
         return
@@ -1550,7 +1555,7 @@ def _possible(low: str) -> set[str]:
     if "secrecy" in found and (found & HARM or "secret" in found):
         found.add("plan")
     if (
-        (found & {"named", "address"} or (_AUTOMATED.search(low) and _AUTOMATED_READER.search(low)))
+        (found & {"named", "address"} or _AUTOMATED_READER.search(low))
         and "secret" in found
         and found & {"send", "reveal"}
     ):

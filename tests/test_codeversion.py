@@ -233,7 +233,7 @@ def test_import_scan_finds_every_import_the_parser_finds() -> None:
             package = path.name == "__init__.py"
             module = ".".join(("gitstrata", *(rel[:-1] if package else rel)))
             source = path.read_bytes()
-            found = _parsed_imports(module, source, str(path), package)
+            found = _parsed_imports(module, source, package)
             assert _parser_imports(module, source, package) <= found, module
             modules += 1
     assert modules > 100
@@ -256,4 +256,4 @@ def test_import_scan_finds_every_import_the_parser_finds() -> None:
     ],
 )
 def test_import_scan_reads_each_form_of_the_statement(source: bytes, expected: set[str]) -> None:
-    assert _parsed_imports("gitstrata.stages.mod", source, "mod.py", False) == expected
+    assert _parsed_imports("gitstrata.stages.mod", source, False) == expected
