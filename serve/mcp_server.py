@@ -16,8 +16,9 @@ four resources (`strata://status`, `strata://invariants`, `strata://graveyard`,
   to send instead; the server keeps running. Streamable HTTP binds to a loopback address unless
   `allow_remote` is given.
 
-This and `mcp_tasks` (the task continuity tools and the exit checkpoint) are the only modules
-that import `mcp` (~0.7 s). (No `from __future__ import annotations`:
+This and the other `mcp_*` modules (`mcp_tasks`: the task continuity tools and the exit
+checkpoint; `mcp_tools`: tools built on first use) are the only modules that import `mcp`
+(~0.5 s). (No `from __future__ import annotations`:
 the SDK reads the tool functions' annotations, and `CallToolResult` is only imported inside the
 functions that register tools.)
 """
@@ -311,6 +312,7 @@ def build_server(life: Lifecycle, tasks: "TaskService | None" = None) -> "MCPSer
     from mcp.server.mcpserver import MCPServer
 
     from .mcp_tasks import add_session_notes, add_task_tools
+    from .mcp_tools import install as install_lazy_tools
     from .tasks import TaskService
 
     try:
@@ -319,6 +321,7 @@ def build_server(life: Lifecycle, tasks: "TaskService | None" = None) -> "MCPSer
         ver = "0+unknown"
     with _plain_logging():
         app = MCPServer("gitstrata", instructions=INSTRUCTIONS, version=ver, log_level="WARNING")
+    lazy = install_lazy_tools(app)
     replies = _Replies(life)
     _add_read_tools(app, life, replies)
     _add_write_tools(app, life, replies)
@@ -332,6 +335,8 @@ def build_server(life: Lifecycle, tasks: "TaskService | None" = None) -> "MCPSer
     _add_prompts(app)
     _explain_bad_arguments(app)
     add_session_notes(app, tasks)
+    if lazy is not None:
+        lazy.save()
     return app
 
 

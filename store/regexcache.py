@@ -15,7 +15,8 @@ Invariants:
 - Anything unexpected (another Python's internals, an unreadable, foreign or malformed file, a
   folder that cannot be written) falls back to `re.compile`; the cache only ever saves time.
 - The file is private (0600 in a 0700 folder), replaced atomically, and read only when the user
-  running this process owns it. `GITSTRATA_REGEX_CACHE=off` turns the cache off.
+  running this process owns it (`usercache`). `GITSTRATA_REGEX_CACHE=off` turns this cache off,
+  `GITSTRATA_CACHE=off` every file of the user's cache folder.
 - Each entry is stored as its own marshalled bytes, unpacked when its pattern is asked for
   (unpacking all 930 entries of a well-used cache took 14 ms; a one-shot command uses a few
   dozen). The file starts with an index (each entry's key, offset and length) and the entries
@@ -37,6 +38,8 @@ import threading
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any, AnyStr
+
+from . import usercache
 
 _LOCK = threading.Lock()
 _Entry = tuple[int, list[int], int, dict[str, int], tuple[str | None, ...]]
@@ -86,12 +89,9 @@ def _pack(entries: Mapping[str, bytes]) -> bytes:
 
 
 def _folder() -> Path | None:
-    if os.environ.get("GITSTRATA_REGEX_CACHE", "").lower() in ("off", "0", "false", "no"):
+    if os.environ.get("GITSTRATA_REGEX_CACHE", "").lower() in usercache.OFF:
         return None
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    if not os.path.isabs(base):
-        return None
-    return Path(base) / "gitstrata"
+    return usercache.folder()
 
 
 def _file() -> Path | None:
@@ -138,8 +138,7 @@ def _load() -> _Stored:
         return _Stored({})
     try:
         with open(path, "rb") as fh:
-            owner = getattr(os, "getuid", None)  # POSIX: a file of another user is not read
-            if owner is not None and os.fstat(fh.fileno()).st_uid != owner():
+            if not usercache.owned(fh.fileno()):  # a file of another user is not read
                 return _Stored({})
             head = fh.read(len(MAGIC) + _LENGTH)
             if len(head) < len(MAGIC) + _LENGTH or not head.startswith(MAGIC):
@@ -249,20 +248,12 @@ def save() -> None:
                         continue  # an entry outside the file: dropped
         merged.update(made)
         _dirty = False
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}")
-    try:
-        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-        data = _pack(merged)
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-        os.replace(tmp, path)
-        # the earlier formats' files (the whole file unmarshalled at once) are no longer read
-        for old in ("-packed.marshal", ".marshal"):
-            path.with_name(path.name.replace("-indexed.marshal", old)).unlink(missing_ok=True)
-    except (OSError, ValueError):
+    if not usercache.write_private(path, _pack(merged)):
+        return
+    # the earlier formats' files (the whole file unmarshalled at once) are no longer read
+    for old in ("-packed.marshal", ".marshal"):
         try:
-            tmp.unlink()
+            path.with_name(path.name.replace("-indexed.marshal", old)).unlink(missing_ok=True)
         except OSError:
             pass
 

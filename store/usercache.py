@@ -1,0 +1,62 @@
+"""The user's cache folder: what gitstrata keeps between processes outside any repository.
+
+Invariants:
+- The folder is `$XDG_CACHE_HOME/gitstrata` (default `~/.cache/gitstrata`), made 0700; a file in
+  it is written 0600 under a temporary name and published by rename, so a reader sees a whole
+  file or none.
+- A file is read only when the user running this process owns it (POSIX).
+- `GITSTRATA_CACHE=off` stops every file here being read or written; nothing in it is ever
+  needed, each only saves time.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from pathlib import Path
+
+OFF = ("off", "0", "false", "no")
+
+
+def folder() -> Path | None:
+    """The cache folder, or None when caching is off or no absolute folder can be named."""
+    if os.environ.get("GITSTRATA_CACHE", "").lower() in OFF:
+        return None
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    if not os.path.isabs(base):
+        return None
+    return Path(base) / "gitstrata"
+
+
+def owned(fd: int) -> bool:
+    """Whether the open file `fd` belongs to this process's user (always, where there are none)."""
+    owner = getattr(os, "getuid", None)
+    return owner is None or os.fstat(fd).st_uid == owner()
+
+
+def read_owned(path: Path) -> bytes | None:
+    """`path`'s bytes, or None when it is missing, unreadable or another user's."""
+    try:
+        with open(path, "rb") as fh:
+            return fh.read() if owned(fh.fileno()) else None
+    except OSError:
+        return None
+
+
+def write_private(path: Path, data: bytes) -> bool:
+    """Replace `path` with `data` (0600 in a 0700 folder), atomically; False where it cannot be
+    written, which a cache simply does without."""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}")
+    try:
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+        os.replace(tmp, path)
+        return True
+    except (OSError, ValueError):
+        try:
+            tmp.unlink()
+        except OSError:
+            pass
+        return False
