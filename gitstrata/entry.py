@@ -154,11 +154,13 @@ def _import_quietly(load: Callable[[], None]) -> None:
         return
     import gc
 
+    from .store.collector import freeze_start_up
+
     gc.disable()
     try:
         load()
     finally:
-        gc.freeze()
+        freeze_start_up()
         gc.enable()
 
 

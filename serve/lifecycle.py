@@ -11,8 +11,9 @@ Invariants:
 - The first engine answers at once, cold; it is warmed (lookups built, numba kernels compiled)
   in the background just after the first answer, so start-up never waits for warming.
 - In a process whose start-up froze its modules out of Python's cycle collector (the command
-  line does, `entry._import_quietly`), the collector stays paused from `start` to the first
-  answer (or the first tick that finds nothing to load) and what the load made is frozen too:
+  line does, `entry._import_quietly`, and records it in `store.collector`), the collector stays
+  paused from `start` to the first answer (or the first tick that finds nothing to load) and
+  what the load made is frozen too:
   its passes over the engine's imports and the first answer's new objects were 15-75 ms of the
   time from spawn to the first answer. A library host keeps its collector as it set it.
 - A request takes `self.engine` once and uses that engine to the end. A refresh opens and warms
@@ -37,6 +38,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..store.collector import start_up_frozen
 from ..store.errors import GitstrataError, IndexCorrupt
 from ..store.generations import Store
 from ..store.location import find_repo_root
@@ -116,7 +118,7 @@ class Lifecycle:
             if self._started:
                 return
             self._started = True
-            if gc.get_freeze_count() and gc.isenabled():
+            if start_up_frozen() and gc.isenabled():
                 gc.disable()
                 self._collector_paused = True
         self._thread.start()

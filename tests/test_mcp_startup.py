@@ -55,7 +55,11 @@ _LIFECYCLE = """
     from gitstrata.serve.lifecycle import Lifecycle
 
     if sys.argv[2] == "frozen":
-        gc.freeze()
+        from gitstrata.store.collector import freeze_start_up
+
+        freeze_start_up()
+    else:
+        gc.freeze()  # frozen by a host, not by the command line's start-up: not paused
     life = Lifecycle(Path(sys.argv[1]), wait_seconds=60)
     before = gc.isenabled()
     life.start()
