@@ -15,6 +15,8 @@ import os
 import threading
 from pathlib import Path
 
+from . import private
+
 OFF = ("off", "0", "false", "no")
 
 
@@ -48,10 +50,8 @@ def write_private(path: Path, data: bytes) -> bool:
     written, which a cache simply does without."""
     tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}")
     try:
-        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
+        private.private_dir(path.parent)
+        private.write_private(tmp, data)
         os.replace(tmp, path)
         return True
     except (OSError, ValueError):
