@@ -35,6 +35,11 @@ from .tokenizer import tokenize
 REBUILD = "gitstrata index --rebuild"
 # fitting multiplies the whole corpus (numba, compiled once and cached); a query is one row
 NUMBA_MIN_WORK = 20_000_000
+# ... unless the corpus matrix is dense enough for the numpy path to expand it (`_spmm`: 2 % of
+# its cells) and small enough for BLAS to multiply that in a few tens of milliseconds: then
+# numpy costs less than importing numba and loading its kernels (about 0.5 s a process)
+BLAS_MAX_WORK = 2_000_000_000
+DENSE_SHARE = 0.02
 # `progress(total)` -> `advance(n)`: a fit tells how many steps it takes, then each as it ends
 FitProgress = Callable[[int], Callable[[int], None]]
 
@@ -145,7 +150,7 @@ def _spmm(
             return dequantize_rows(dense, scales, rows)
         return dense[rows].astype(np.float32)
 
-    if len(data) * ell >= NUMBA_MIN_WORK:
+    if by_numba(n, m, len(data), ell):
         from .sparse import spmm
 
         return spmm(indptr, indices, data, whole(), threads)
@@ -162,7 +167,7 @@ def _spmm(
         stop = min(n, max(stop, start + 1), start + rows_per_block)
         lo, hi = indptr[start], indptr[stop]
         if hi > lo:
-            if expand and (hi - lo) >= 0.02 * (stop - start) * m:
+            if expand and (hi - lo) >= DENSE_SHARE * (stop - start) * m:
                 block = np.zeros((stop - start, m), np.float32)
                 local = np.repeat(np.arange(stop - start), np.diff(indptr[start : stop + 1]))
                 block[local, indices[lo:hi]] = data[lo:hi]
@@ -192,11 +197,20 @@ def _document_frequencies(raw, n_features: int) -> tuple[np.ndarray, np.ndarray]
     return uniq.astype(np.int64), counts[uniq]
 
 
+def by_numba(n: int, m: int, nnz: int, ell: int) -> bool:
+    """Whether the product of an n x m CSR matrix of `nnz` non-zeros by an m x `ell` matrix
+    goes to the numba kernels (`NUMBA_MIN_WORK`, `BLAS_MAX_WORK`). It depends on the shapes
+    alone, so the same product goes the same way, and gives the same bits, every time."""
+    if nnz * ell < NUMBA_MIN_WORK:
+        return False
+    return not (nnz >= DENSE_SHARE * n * m and n * m * ell <= BLAS_MAX_WORK)
+
+
 def _transpose(indptr: np.ndarray, indices: np.ndarray, data: np.ndarray, m: int, ell: int):
     """The CSR matrix's transpose (`sparse.transpose`'s result). A product of `ell` columns
-    large enough for the numba kernels (`NUMBA_MIN_WORK`) transposes by its counting sort, with
-    no memory beyond the result; a smaller one by a stable sort here (numba not imported)."""
-    if len(data) * ell >= NUMBA_MIN_WORK:
+    that goes to the numba kernels (`by_numba`) transposes by their counting sort, with no
+    memory beyond the result; another by a stable sort here (numba not imported)."""
+    if by_numba(len(indptr) - 1, m, len(data), ell):
         from .sparse import transpose
 
         return transpose(indptr, indices, data, m)

@@ -440,6 +440,37 @@ def test_numba_spmm_equals_numpy_path() -> None:
     assert np.allclose(lsa._spmm(indptr, indices, data, dense), ref, atol=1e-4)
 
 
+def test_a_product_goes_to_numba_only_when_numpy_would_cost_more() -> None:
+    from gitstrata.store.lsa import by_numba
+
+    assert not by_numba(100, 1000, 5_000, 272)  # little work: numpy
+    # a small corpus dense enough for BLAS on the expanded matrix (561 x 5438, 4 % non-zeros)
+    assert not by_numba(561, 5438, 126_416, 272)
+    assert by_numba(4222, 18774, 940_864, 272)  # 1.2 % non-zeros: BLAS would expand zeros
+    assert by_numba(20_000, 50_000, 30_000_000, 272)  # dense but large: numba
+    # the transposed product (m x n, the same non-zeros) goes the same way
+    for n, m, nnz in ((561, 5438, 126_416), (4222, 18774, 940_864)):
+        assert by_numba(n, m, nnz, 272) == by_numba(m, n, nnz, 272)
+
+
+def test_a_numpy_fit_matches_the_numba_fit(monkeypatch) -> None:
+    rng = np.random.default_rng(4)
+    # 600 x 4000 (past the dense SVD's size), about 4 % non-zeros, each row's columns distinct
+    # as featurization makes them (the numpy path writes an expanded block cell by cell)
+    counts = rng.integers(0, 320, 600)
+    indptr = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+    indices = np.concatenate([np.sort(rng.choice(4000, c, replace=False)) for c in counts])
+    data = rng.standard_normal(indptr[-1]).astype(np.float32)
+    assert lsa_module.DENSE_SVD_MAX < 600 * 4000
+    monkeypatch.setattr(lsa_module, "NUMBA_MIN_WORK", 10**15)
+    numpy_fit = _truncated_svd(indptr, indices, data, 4000, 24, 8, 2, 1)
+    monkeypatch.setattr(lsa_module, "NUMBA_MIN_WORK", 0)
+    monkeypatch.setattr(lsa_module, "BLAS_MAX_WORK", 0)
+    numba_fit = _truncated_svd(indptr, indices, data, 4000, 24, 8, 2, 1)
+    np.testing.assert_allclose(numpy_fit[1], numba_fit[1], rtol=1e-4)
+    np.testing.assert_allclose(np.abs(numpy_fit[0]), np.abs(numba_fit[0]), atol=1e-3)
+
+
 def _random_rows(rng: np.random.Generator, n: int, m: int, most: int):
     counts = rng.integers(0, most, n)
     counts[::5] = 0  # empty rows too
@@ -467,6 +498,7 @@ def test_spmm_on_threads_is_the_same_bit_for_bit() -> None:
 
 def test_a_fit_on_threads_is_the_same_bit_for_bit(monkeypatch) -> None:
     monkeypatch.setattr(lsa_module, "NUMBA_MIN_WORK", 0)  # the numba product at any size
+    monkeypatch.setattr(lsa_module, "BLAS_MAX_WORK", 0)  # and density
     rng = np.random.default_rng(2)
     indptr, indices, data = _random_rows(rng, 900, 3000, 80)
     one = _truncated_svd(indptr, indices, data, 3000, 24, 8, 2, 1)
