@@ -104,6 +104,11 @@ tables, snapshots).
 `heldout_v25`'s, with labelled data sets among the fixtures and some injections hidden in things
 that look like data (a JSON record, a YAML item, a CSV row, a test table).
 
+`heldout_v27` was written the same way, committed before the next change it evaluates; its
+brief named every category of both sides with what makes it hard (fake chat turns and role
+blocks, orders in base32 or character codes, persona switches, test data quoting attack strings,
+emoji built from tag characters and joiners, installs from the project's own domain).
+
 `--record-first-run SPLIT` stores a split's numbers in `first_runs.json` with the commit they
 ran on; it refuses a split already recorded, so a first run is recorded once.
 """
@@ -147,6 +152,7 @@ SPLITS = (
     "heldout_v24",
     "heldout_v25",
     "heldout_v26",
+    "heldout_v27",
 )
 MARKER_PREFIX = "[gitstrata-firewall: removed"
 SECTION = "## Context firewall against an adversarial corpus"
