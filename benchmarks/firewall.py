@@ -406,7 +406,12 @@ def markdown(
         "corpus, nothing neutralised less; `heldout_v26`, written the same way (its brief asked "
         "for labelled data sets among the fixtures and for injections hidden in data-like "
         "records) and committed before it, gave 76/104 neutralised and 19/80 modified before "
-        "and after it: its first run is the estimate for text nobody has tuned on.",
+        "and after it. `heldout_v27`, written the same way (its brief named what makes each "
+        "category of both sides hard) and committed with no firewall change after it, gave "
+        "89/104 neutralised and 7/80 modified at its first run; for steps of orders its brief "
+        "named a step hiding something from the user, the shape the plan rule above reads, so "
+        "its 7/8 multistep count is not blind to that rule. First runs are the estimate for "
+        "text nobody has tuned on.",
         "",
         "| split | injections | neutralised (first run) | neutralised now | benign | modified "
         "(first run) | modified now |",
