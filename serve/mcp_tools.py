@@ -1,8 +1,8 @@
 """The MCP server's tools, each built by the SDK when it is first used, listed from kept schemas.
 
-The SDK builds a pydantic model and its JSON schema for every tool it registers: 70-100 ms for
-gitstrata's 22 tools before `initialize` can be answered, nearly all of it for tools a session
-never calls. `LazyTools` takes the place of the server's tool manager: a tool whose schema a
+The SDK builds a pydantic model and its JSON schema for every tool it registers: about 20 ms for
+gitstrata's 22 tools before `initialize` can be answered (building the server took 57 ms with
+it, 40 ms without), nearly all of it for tools a session never calls. `LazyTools` takes the place of the server's tool manager: a tool whose schema a
 previous process derived is listed from that schema, and built by the SDK (`Tool.from_function`)
 the first time it is looked up by name, which every call and every input-schema lookup does.
 
