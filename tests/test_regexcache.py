@@ -40,6 +40,7 @@ def fresh() -> None:
     """This process forgets what it compiled, as a new process would."""
     regexcache._stored = None
     regexcache._entries = {}
+    regexcache._used = {}
     regexcache._dirty = False
 
 
@@ -185,6 +186,39 @@ def test_a_process_reads_only_the_entries_it_uses(cache_home: Path) -> None:
     assert len(stored) == 50
     assert isinstance(stored._data, mmap.mmap)  # mapped, not read
     assert regexcache._unpacked(stored[regexcache._key(r"word7\s+(\d+)", 0)])[0] == 32
+
+
+def test_a_full_file_keeps_what_was_used_last(
+    cache_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """At the limit the least recently used patterns go: what a process made or used stays for
+    the next one (a file that kept its oldest entries instead made every process compile the
+    same new patterns again)."""
+    monkeypatch.setattr(regexcache, "MAX_ENTRIES", 4)
+
+    def run(*patterns: str) -> list[str]:
+        """Compile `patterns` in a fresh process; the ones not found in the file."""
+        fresh()
+        missed = []
+        original = regexcache._instructions
+
+        def spy(source: str, flags: int):
+            missed.append(source)
+            return original(source, flags)
+
+        monkeypatch.setattr(regexcache, "_instructions", spy)
+        for p in patterns:
+            assert regexcache.compile_pattern(p).pattern == p
+        regexcache.save()
+        monkeypatch.setattr(regexcache, "_instructions", original)
+        return missed
+
+    assert run("a1", "a2", "a3", "a4") == ["a1", "a2", "a3", "a4"]
+    assert run("a4", "b1") == ["b1"]  # full: one old entry goes, not a4 nor b1
+    assert run("b1", "a4", "b2") == ["b2"]
+    assert run("b1", "a4", "b2") == []  # what a command needs is found every time
+    fresh()
+    assert len(regexcache._load()) == 4
 
 
 def test_the_cache_can_be_turned_off(cache_home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
