@@ -109,6 +109,11 @@ brief named every category of both sides with what makes it hard (fake chat turn
 blocks, orders in base32 or character codes, persona switches, test data quoting attack strings,
 emoji built from tag characters and joiners, installs from the project's own domain).
 
+`heldout_v28` was written the same way, blind, and committed before the next change it evaluates;
+its brief named each category of both sides by what it is (for steps of orders: a list or plan
+with a harmful or deceptive step) and asked for varied carriers, registers and lengths, without
+naming any shape the rules read.
+
 `--record-first-run SPLIT` stores a split's numbers in `first_runs.json` with the commit they
 ran on; it refuses a split already recorded, so a first run is recorded once.
 """
@@ -153,6 +158,7 @@ SPLITS = (
     "heldout_v25",
     "heldout_v26",
     "heldout_v27",
+    "heldout_v28",
 )
 MARKER_PREFIX = "[gitstrata-firewall: removed"
 SECTION = "## Context firewall against an adversarial corpus"
