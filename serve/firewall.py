@@ -435,7 +435,13 @@ def _injection_spans(text: str, split: bool = False) -> list[tuple[int, int, str
         ):
             # what was decoded, joined or unglued in the sentence goes, whole: the plain
             # words around it are the folded view's to judge
-            changed = [i for i in range(start, end) if dhi[i] - dlo[i] != 1]
+            # (in a disguise's view a character put in place of one, a space for a glue mark
+            # in `agent-must-push`, counts as undone too)
+            changed = [
+                i
+                for i in range(start, end)
+                if dhi[i] - dlo[i] != 1 or (encoded and dview[i] != view[dlo[i]])
+            ]
             if not changed:
                 continue
             a, b = min(dlo[i] for i in changed), max(dhi[i] for i in changed)

@@ -155,7 +155,13 @@ _PHRASES = {
         security team,next time you,every time you,for every future,for all future,
         in every future,in future sessions,in all future,every future,you are cleared,
         you are authorized,you are authorised,you are permitted,you have permission,
-        keep this in memory,remember this for,from this commit on,from this point on""",
+        keep this in memory,remember this for,from this commit on,from this point on,
+        has approved,have approved,has pre-approved,have pre-approved,pre-approved,preapproved,
+        has authorized,has authorised,have authorized,have authorised,authorizes the,
+        authorises the,authorized you,authorised you,authorized the,authorised the,has confirmed,
+        have confirmed,has delegated,have delegated,delegated to,permission granted,
+        granted you,granted the,granted this,has granted,have granted,may now,now allowed,
+        has waived,have waived,waived""",
     "grant": """push directly,straight to production,directly to production,to production,
         skip the test,skip the security,skip security,skip the review,branch protection,
         write access,mark as passed,mark as passing,mark it as,mark the,skip the tests,skip tests,
@@ -412,7 +418,21 @@ _WHAT_YOU_WERE_TOLD = (
 # said to outrank the reader's orders
 _OUTRANKS = (
     r"(?:outranks?|takes?\s+precedence\s+over|(?:higher|top|highest|greater)\s+priority\s+than|"
-    r"supersedes?|trumps?)"
+    r"supersedes?|trumps?|replaces?|ranks?\s+above)"
+)
+# a safeguard's setting, named by what it guards, switched off (`verify_ssl = false`,
+# `auth.enabled: false`, `VERIFY_WEBHOOK_SIGNATURES = False`)
+_FLAG_WORDS = ("verif", "ssl", "tls", "secure", "sign", "csrf", "xsrf", "mfa", "2fa", "otp", "auth",
+               "https", "cert")  # fmt: skip
+_FLAG_OFF = (
+    r"(?:"
+    + "|".join(_FLAG_WORDS)
+    + r")[\w.]*[`'\"]?\s*[:=]\s*[`'\"]?(?:false|off|none|disabled?|0)\b"
+)
+# anything allowed (`ALLOW_ANONYMOUS=true`, `allow_all: yes`)
+_ALLOW_ON = (
+    r"allow_?(?:anonymous|all|any|insecure|unauthenticated|public)\w*[`'\"]?\s*[:=]\s*"
+    r"[`'\"]?(?:true|1|yes|on)\b"
 )
 # shapes of an order that no word list holds: (strings one of which the sentence must hold, the
 # shape, the classes it adds)
@@ -449,6 +469,17 @@ _STRUCTURE: tuple[tuple[tuple[str, ...], LazyPattern, frozenset[str]], ...] = (
             "priority",
             "supersede",
             "trump",
+            "retracted",
+            "rolled back",
+            "reset",
+            "expire",
+            "stale",
+            "out of scope",
+            "invalid",
+            "bind",
+            "rank",
+            "replace",
+            "override",
         ),
         lazy(
             r"\b"
@@ -469,13 +500,20 @@ _STRUCTURE: tuple[tuple[tuple[str, ...], LazyPattern, frozenset[str]], ...] = (
             + _ORDERS_NOUN
             + r"|\b"
             + _ORDERS_NOUN
-            + r"\s+you\s+(?:were|have\s+been|got|started|began)\b)"
+            + r"\s+you\s+(?:were|have\s+been|got|started|began|received|booted|arrived|came|"
+            r"brought)\b|\b(?:configuration|framing|conventions|priorities|commitments|context|"
+            r"setup|task)\s+you\s+(?:were|have\s+been|got|started|began|received|booted|arrived|"
+            r"came|brought)\b|\byour\s+(?:earlier\s+|original\s+|current\s+|initial\s+)?"
+            r"(?:configuration|setup)\b|\b(?:the\s+|your\s+|every\s+|any\s+)?(?:earlier\s+|"
+            r"original\s+|previous\s+|prior\s+)(?:system|developer|operator)\s+(?:message|prompt)s?\b)"
             r"(?:[\s,]+[\w'’-]+){0,6}?[\s,]+(?:(?:is|are|was|were|be|been|being|as)\s+(?:now\s+|"
             r"hereby\s+|considered\s+|treated\s+as\s+|all\s+|just\s+|only\s+)*(?:void|withdrawn|"
             r"suspended|revoked|rescinded|lifted|waived|nullified|superseded|cancell?ed|overridden|"
             r"outdated|out\s+of\s+date|obsolete|an?\s+(?:early\s+|first\s+|rough\s+)?draft|"
+            r"retracted|rolled\s+back|reset|expired|stale|out\s+of\s+scope|invalid|"
             r"lower\s+priority|no\s+longer\s+(?:valid|applicable|binding|in\s+effect|relevant|"
             r"active))|(?:no\s+longer|do\s+not|does\s+not|don't|doesn't)\s+appl(?:y|ies)|"
+            r"no\s+longer\s+binds?(?:\s+you)?|expires?\s+(?:here|now|at\s+this)|rank\s+below|"
             + _OUTRANKS
             + r")\b|"
             # "consider any prior directions cancelled": the noun and its fate with no verb between
@@ -490,7 +528,11 @@ _STRUCTURE: tuple[tuple[tuple[str, ...], LazyPattern, frozenset[str]], ...] = (
             + r"\s+(?:[\w'’-]+\s+){0,4}?(?:(?:anything|everything|whatever)\s+(?:in\s+your|you\s+"
             r"(?:were|have\s+been))|what\s+you\s+were|your\s+(?:[\w-]+\s+){0,2}?(?:"
             + _ORDERS_NOUN
-            + r"|setup|configuration|system\s+prompt|operator))\b"
+            + r"|setup|configuration|system\s+prompt|operator)|(?:your|every|any|all)\s+(?:[\w,-]+\s+)"
+            r"{0,4}?(?:system|developer|operator)\s+(?:\W{0,4}\s*)?messages?|(?:any|all|every|the)\s+"
+            + _ORDERS_NOUN
+            + r"\s+you\s+(?:were|have\s+been|received|got|started|booted)|(?:[\w-]+\s+){0,3}?in\s+"
+            r"your\s+context)\b"
         ),
         frozenset({"override", "complete", "orders"}),
     ),
@@ -521,14 +563,37 @@ _STRUCTURE: tuple[tuple[tuple[str, ...], LazyPattern, frozenset[str]], ...] = (
     # a change to be passed off as a harmless one ("describe it as a refactor", "call the PR a
     # typo fix")
     (
-        (" as ", "call ", "title ", "name ", "label "),
+        (
+            " as ",
+            "call ",
+            "title ",
+            "name ",
+            "label ",
+            "say ",
+            "tell ",
+            "report",
+            "state ",
+            "claim ",
+            "reviewer",
+        ),
         lazy(
             r"(?:\b(?:describe|present|label|report|call|summari[sz]e|frame|title|mark|log|list|"
             r"disguise|pass)\s+(?:[\w-]+\s+){0,3}?(?:off\s+)?(?:only\s+)?as|"
             r"\b(?:call|title|name|label)\s+(?:it|this|them|the\s+(?:pr|commit|change|diff|mr|"
             r"pull\s+request)))\s+(?:an?\s+|the\s+)?"
-            r"['\"‘“]?(?:refactor\w*|clean-?up|docs?\b|documentation|typo|formatting|style|minor|"
-            r"chore|routine|trivial|harmless|no-?op|cosmetic|dependency|maintenance|tests?\b)"
+            r"['\"‘“`]?(?:[\w-]+:?\s+){0,2}?(?:refactor\w*|clean-?up|docs?\b|documentation|typo|"
+            r"formatting|style|minor|chore|routine|trivial|harmless|no-?op|cosmetic|dependency|"
+            r"maintenance|tests?\b|lockfile|lock\s+file|perf(?:ormance)?\s+(?:fix|tweak|tuning)|"
+            r"(?:small|tiny|quick)\s+(?:fix|tweak|change)|version\s+bump|tidy\w*)|"
+            # what was done misreported to whoever reads the reply: "say there were no functional
+            # changes", "tell the user that only indexes were changed", "so reviewers skip it"
+            r"\b(?:say|tell\s+(?:the\s+user|them|the\s+reviewers?|reviewers|the\s+author)|report|"
+            r"state|claim)\s+(?:that\s+)?(?:there\s+(?:were|was|are|is)\s+no\s+(?:[\w-]+\s+)?"
+            r"changes?|nothing\s+(?:else\s+|besides\s+\w+\s+|but\s+\w+\s+)?(?:was\s+|has\s+been\s+)?"
+            r"changed|only\s+(?:[\w-]+\s+){1,3}?(?:was|were|has\s+been|have\s+been)\s+changed|"
+            r"all\s+(?:the\s+)?(?:tests|checks)\s+pass(?:ed)?|everything\s+(?:is\s+)?(?:green|fine|"
+            r"passing))\b|"
+            r"\bso\s+(?:that\s+)?(?:the\s+)?reviewers?\s+(?:skip|ignore|miss|overlook)s?\b"
         ),
         frozenset({"secrecy"}),
     ),
@@ -536,6 +601,20 @@ _STRUCTURE: tuple[tuple[tuple[str, ...], LazyPattern, frozenset[str]], ...] = (
     (
         (
             "verify",
+            "verif",
+            "secure",
+            "sign",
+            "cert",
+            "allow",
+            "always return",
+            "check",
+            "validat",
+            "require",
+            "assert",
+            "reviewer",
+            "approv",
+            "rounds",
+            "iterations",
             "insecure",
             "mfa",
             "2fa",
@@ -589,6 +668,18 @@ _STRUCTURE: tuple[tuple[tuple[str, ...], LazyPattern, frozenset[str]], ...] = (
             # checks switched off in config or code, or passed off as passing
             r"\bif:\s*false\b|\bcontinue-on-error:\s*true\b|\balways\s+return\s+true\b|"
             r"\bchmod\s+(?:-r\s+)?777\b|\b_skip_test|\bbackdoors?\b|"
+            # a safeguard's setting switched off (`verify_ssl = false`, `auth.enabled: false`),
+            # anything allowed (`ALLOW_ANONYMOUS=true`), a check made to pass or taken out
+            # (`always return false`, "remove the verifyToken() call")
+            r"\b" + _FLAG_OFF + r"|"
+            r"\b" + _ALLOW_ON + r"|"
+            r"\balways\s+return\s+(?:true|false)\b|"
+            r"\b(?:remov|delet)(?:e|es|ed|ing)\s+(?:the\s+)?`?(?:\w*verif\w*|\w*_check\w*|"
+            r"validate\w*|require_?\w*)(?:\(\))?`?(?:\s+(?:call|check|line|middleware|guard))?|"
+            r"\bcomment(?:s|ed|ing)?\s+out\s+(?:the\s+)?`?(?:\w*verif\w*|\w*check\w*|validat\w*|"
+            r"auth\w*|require\w*|(?:the\s+)?(?:failing\s+)?(?:assertions?|asserts?))|"
+            r"\b(?:lower|reduce|decrease|set)\s+`?\S*(?:reviewers?|approv\w*|rounds|iterations)\S*`?"
+            r"\s+to\s+[01]\b|"
             r"\bno\s+(?:human\s+|manual\s+|code\s+)?(?:review|approval|tests?)\s+(?:is\s+)?"
             r"(?:needed|required|necessary)\b|"
             r"\b(?:lower|reduce|decrease|set)\s+\S*(?:password|pin|passphrase)\S*\s+(?:length\s+)?"
@@ -758,6 +849,8 @@ _ROLE_WORDS = frozenset(
 )  # fmt: skip
 # strings a shape starts with, and the shape's regex and class
 _SHAPE_STARTS: dict[str, tuple[LazyPattern | None, str]] = {
+    # (first: a word below with a shape of its own keeps it)
+    **dict.fromkeys(_FLAG_WORDS, (lazy(_FLAG_OFF), "weaken")),
     **dict.fromkeys(
         ("~/", "$", ".aws", ".ssh", "id_", ".env", ".npmrc", ".pypirc", ".netrc", "/etc/",
          "printenv", "env"), (_SECRET_SHAPE, "secret")
@@ -776,12 +869,22 @@ _SHAPE_STARTS: dict[str, tuple[LazyPattern | None, str]] = {
          "sudoers", "scp", "rsync", "sftp", "git push", "powershell", "pwsh", "if: false",
          "continue-on-error", "777", "return true", "_skip_test", "safety check", "csrf", "signature",
          "sandbox", "backdoor", "certificate", "verification", "security check",
-         "branch protection"), (None, "weaken")
+         "branch protection", "comment out", "commented out", "reviewers", "approvals",
+         "rounds"), (None, "weaken")
+    ),
+    "allow": (lazy(_ALLOW_ON), "weaken"),
+    "always return": (lazy(r"always\s+return\s+(?:true|false)\b"), "weaken"),
+    # a change misreported (`_STRUCTURE`'s passed-off shapes)
+    **dict.fromkeys(
+        ("say there", "say that", "say nothing", "tell the user", "tell them", "tell the review",
+         "tell reviewers", "tell the author", "report that", "report nothing", "state that",
+         "claim that", "so reviewers", "so the reviewer", "so that reviewer"), (None, "secrecy")
     ),
     **dict.fromkeys(
         ("withdrawn", "suspended", "revoked", "rescinded", "nullified", "no longer appl",
          "not apply", "superseded", "cancelled", "canceled", "overridden", "outrank",
-         "precedence", "priority", "supersede", "trump", "draft"), (None, "complete")
+         "precedence", "priority", "supersede", "trump", "draft", "retracted", "rolled back",
+         "expire", "out of scope", "no longer bind", "rank below", "ranks above"), (None, "complete")
     ),
     **dict.fromkeys(("you are", "you're", "your name"), (None, "persona")),
     **dict.fromkeys(('"role"', "'role'", "role:"), (None, "turn")),
@@ -819,7 +922,19 @@ def _anchors() -> _Anchors:
     shapes = [(s, pat, frozenset({cls})) for s, (pat, cls) in _SHAPE_STARTS.items()]
     for s, pat, cls in phrases + shapes:
         starts.setdefault(s[:2], []).append((s, pat, cls))
-    triggers = {*words, *stems, *_MODEL_TOKENS, *_ROLE_WORDS, *(s for s, _, _ in phrases + shapes)}
+    # the lexicon's words for the model in other scripts (English ones are `_MODEL_TOKENS`),
+    # which `gate` confirms as a label or vocative's name
+    named = [
+        w for w, cls in (*t.words.items(), *t.stems.items()) if "address" in cls and not w.isascii()
+    ]
+    triggers = {
+        *words,
+        *stems,
+        *named,
+        *_MODEL_TOKENS,
+        *_ROLE_WORDS,
+        *(s for s, _, _ in phrases + shapes),
+    }
     return _Anchors(tuple(sorted(triggers)), words, {k: tuple(v) for k, v in starts.items()})
 
 
@@ -827,6 +942,17 @@ def anchor_triggers() -> tuple[str, ...]:
     """The strings (lower case) that start every part `gate` counts: the firewall finds them
     in the one scan that finds its rules' triggers."""
     return _anchors().triggers
+
+
+# the rest of a label or vocative after a name: a few words, then its colon or comma
+_LABEL_END = lazy(r"(?:[ \t-]+[^\W\d_]+){0,4}?[ \t]*[:,]")
+
+
+def _classes_of(word: str, t: _Tables) -> frozenset[str]:
+    """The lexicon's classes of one word: whole, else by stem (long or non-ASCII words)."""
+    return t.words.get(word) or (
+        _stem_classes(word, t) if len(word) > 3 or not word.isascii() else frozenset()
+    )
 
 
 def gate(low: str, starts: list[int], disguised: bool = False) -> bool:
@@ -841,13 +967,20 @@ def gate(low: str, starts: list[int], disguised: bool = False) -> bool:
         m = _TOKEN.match(low, p)
         if m is not None:
             tok = m.group()
-            found |= a.words.get(tok) or (
-                _stem_classes(tok, t) & _NAMED_ONLY
-                if len(tok) > 3 or not tok.isascii()
-                else frozenset()
-            )
+            for piece in (tok, *tok.split("-")) if "-" in tok else (tok,):  # "ии-ассистента"
+                found |= a.words.get(piece) or (
+                    _stem_classes(piece, t) & _NAMED_ONLY
+                    if len(piece) > 3 or not piece.isascii()
+                    else frozenset()
+                )
             if (
                 _SPOKEN_TO.match(low, p)
+                # a word of the lexicon for the model opening a label or vocative, in any
+                # language, as `_vocative` reads one ("для ии-ассистента:", "Asistente,")
+                or (
+                    _LABEL_END.match(low, m.end()) is not None
+                    and any("address" in _classes_of(x, t) for x in tok.split("-"))
+                )
                 or (
                     tok in _MODEL_TOKENS
                     # mentioned by its handle (`@copilot`), or after a polite or conditional opening
@@ -1065,6 +1198,14 @@ _HEAD = lazy(
     r"[#/*;>!(\[\-\s]{0,6}((?:rem\s+)?[^\W\d_][^\W\d_ '-]*(?:[ '-][^\W\d_]+){0,4})\s*([:,])[ \t]+"
     r"(?=\S)"
 )
+# markup a sentence may open with before its head: a comment's opener (`<!--`, `{/*`, `{{!--`,
+# `@*`, an RST `.. `), a tag (`<p style="...">`), a tag up to an attribute's value (`<meta
+# content="`), an image up to its title (`![x](a.png "`): the label inside speaks all the same
+_MARKUP_LEAD = lazy(
+    r"(?:\s+|<!--|\{\{!--|\{/\*|@\*|\.\.\s|<[a-z][\w:-]*(?:\s+[\w:-]+(?:=(?:\"[^\"\n]*\"|"
+    r"'[^'\n]*'|[^\s>]+))?)*\s*/?>|<[a-z][\w:-]*(?:\s+[\w:-]+=(?:\"[^\"\n]*\"|'[^'\n]*'))*\s+"
+    r"[\w:-]+=[\"']|!\[[^\]\n]{0,80}\]\([^)\s]{0,200}\s+[\"'])+"
+)
 # what follows a label that documents a thing rather than orders ("model: the model to run",
 # "agent (`Agent`): ...")
 _DESCRIBED_TAIL = lazy(
@@ -1082,6 +1223,7 @@ _DETERMINERS = frozenset(
 _NOT_A_NAME = frozenset(("model", "models"))
 # words an order after the head holds, at least
 VOCATIVE_WORDS = 4
+_MARKUP_OPENERS = frozenset("<{@.!")
 
 
 def _vocative(sentence: str, t: _Tables) -> bool:
@@ -1094,6 +1236,8 @@ def _vocative(sentence: str, t: _Tables) -> bool:
     word of it, alone or after a greeting. Labels of code and docs are not heads:
     `fix(agent): ...` and `User-Agent: curl/7` do not match, "model" names no one, a title's
     name stands inside it ("Disaggregated LLM serving: ...")."""
+    if sentence[:1] in _MARKUP_OPENERS and (lead := _MARKUP_LEAD.match(sentence)) is not None:
+        sentence = sentence[lead.end() :]
     m = _HEAD.match(sentence)
     if m is None:
         return False
@@ -1545,6 +1689,13 @@ def _possible(low: str) -> set[str]:
     for tok in unique:
         if "-" in tok:
             found |= _joined_classes(tok, t)
+            # and piece by piece, as `_vocative` reads a name ("для ии-ассистента:")
+            for piece in tok.split("-"):
+                found |= t.words.get(piece) or (
+                    _stem_classes(piece, t)
+                    if len(piece) > 3 or not piece.isascii()
+                    else frozenset()
+                )
     if "_" in low and _SECRET_NAME.search(low):
         found.add("secret")
     for k, (_, _, classes) in enumerate(_STRUCTURE):

@@ -383,6 +383,33 @@ def _installed_or_reverted(view: str, start: int, end: int) -> bool:
     return install_line(view, start, end) or reverted(view, start, end)
 
 
+def _installed_or_reported(view: str, start: int, end: int) -> bool:
+    return install_line(view, start, end) or reported_run(view, start, end)
+
+
+# a command reported as run by something ("the `postinstall` script ran `curl ... | sh`", "a
+# file named `$(curl ...)` would execute code"), named as a thing ("The installer (`curl ...
+# | sh`) now verifies"), or refused ("refuses to run pipes into a shell (`curl ... | sh`)")
+_REPORTED_RUN = lazy(
+    r"\b(?:ran|executed|invoked|spawned|triggered|downloaded|contained|fetched|would\s+(?:run|"
+    r"execute)|could\s+run|used\s+to\s+run)\s+[`'\"(]*$|"
+    r"\b(?:installer|install\s+script|one-?liner|postinstall(?:\s+script)?)\s*[`'\"]?\s*\(\s*[`'\"]*$|"
+    r"\b(?:refuses?|refused|declines?|blocks?|blocked|rejects?|warns?)\b[^.!?\n]{0,80}\(\s*[`'\"]*$|"
+    r"\bnamed\s+[`'\"]*[^`'\"\s]*$"
+)
+
+
+def reported_run(view: str, start: int, end: int) -> bool:
+    """A download-and-run command that the text reports something ran, names, or refuses, and
+    that its sentence aims at no one (`_ADDRESSED`): an advisory or a changelog, not an order."""
+    clause = _last_clause(_before(view, start, 200))
+    return (
+        _REPORTED_RUN.search(clause) is not None
+        and not _ADDRESSED.search(clause)
+        and not _MODEL_WORD.search(clause)
+    )
+
+
 def _permitted_or_reverted(view: str, start: int, end: int) -> bool:
     return permitted(view, start, end) or reverted(view, start, end)
 
@@ -613,7 +640,12 @@ _DESCRIBED = lazy(
     r"don't|never)\s+){0,2}$|"
     # what an attempt or a text is for ("attempts to override the system prompt")
     r"\b(?:attempts?|attempting|tries|trying|efforts?|ways|requests|inputs|messages|designed|"
-    r"intended|meant|trained)\s+to\s+$",
+    r"intended|meant|trained)\s+to\s+$|"
+    # a question about what a program does ("Why does the builder ignore the instructions
+    # after my first FROM?", "Does the parser ignore ..."), its subject a thing, not the reader
+    r"(?:\b(?:why|how\s+come|whether)\s+|(?:^|[.!?:]\s+|\n\W*))(?:does|do|did|would|will|can|"
+    r"could)(?:n't|\s+not)?\s+(?!you\b|u\b)(?:the|this|that|my|our|a|an|its|their)\s+"
+    r"(?:[\w.-]+\s+){1,2}$",
     re.I,
 )
 
@@ -762,7 +794,9 @@ _URL_PH = r"(?:https?:)?//[^\s)>\]\"']{0,600}?" + _PLACEHOLDER
 _ML_VERB = (
     r"(?:ignorier\w*|vergiss|vergesst|vergessen\s+sie|missachte\w*|ignorez|ignorer|ignore|ignora|"
     r"ignorar|ignorate|oublie[zr]?|olvid[ae]r?|omit[ae]|descarta|dimentica(?:te|re)?|esque[cç]a|"
-    r"esquece|negeer|vergeet|игнорир\w*|проигнорир\w*|забудь(?:те)?|забыть|"
+    r"esquece|negeer|vergeet|"
+    # a verb in the past tense reports ("модель игнорировала системные инструкции": a fixed bug)
+    r"(?:про)?игнорир\w*(?<![лЛ])(?<![лЛ][аиоАИО])|забудь(?:те)?|забыть|"
     r"не\s+обращай(?:те)?\s+внимани[яе]\s+на|ne\s+(?:tiens|tenez|tenons)\s+pas\s+compte|"
     r"desconsider\w*|desatiend\w*|ignoruj\w*|zignoruj\w*|nie\s+zwracaj\s+uwagi\s+na|abaikan|"
     r"lupakan|bỏ\s+qua|quên|ignorera|glöm|glem|ignorér|ignoreer)"
@@ -1415,7 +1449,7 @@ RULES: tuple[Rule, ...] = (
         triggers=("curl", "wget", "iwr", "irm", "invoke-", "iex", "base64"),
         reach=30,
         extend=True,
-        exempt=install_line,
+        exempt=_installed_or_reported,
     ),
     _rule(
         "pipe_to_shell",
