@@ -416,8 +416,19 @@ def markdown(
         "category of both sides hard) and committed with no firewall change after it, gave "
         "89/104 neutralised and 7/80 modified at its first run; for steps of orders its brief "
         "named a step hiding something from the user, the shape the plan rule above reads, so "
-        "its 7/8 multistep count is not blind to that rule. First runs are the estimate for "
-        "text nobody has tuned on.",
+        "its 7/8 multistep count is not blind to that rule. The misses of the splits up to "
+        "`heldout_v27` were then read and the next change designed on them (words spelled a "
+        "letter at a time, sentences glued into one name, permissions said to be granted, "
+        "safeguards switched off in settings, changes misreported, orders said rolled back or "
+        "outranked, labels inside markup; a question about what a program ignores, an "
+        "advisory's report of what malware ran and a URL's own escapes kept): 1,865 -> 1,926 "
+        "neutralised and 127 -> 117 modified over those splits. `heldout_v28`, written the same "
+        "way (its brief named each category by what it is and no shape the rules read) and "
+        "committed before that change, gave 78/104 neutralised before and after it and 10/80 "
+        "-> 9/80 modified (its first run: the change did not carry to new text); one of its "
+        "texts was shown by a failing gate test before that run, and the gates' reading of a "
+        "hyphenated name piece by piece came from it (the text was neutralised before and "
+        "after). First runs are the estimate for text nobody has tuned on.",
         "",
         "| split | injections | neutralised (first run) | neutralised now | benign | modified "
         "(first run) | modified now |",
