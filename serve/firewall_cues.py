@@ -602,19 +602,27 @@ _STRUCTURE: tuple[tuple[tuple[str, ...], LazyPattern, frozenset[str]], ...] = (
         (
             "verify",
             "verif",
-            "secure",
-            "sign",
-            "cert",
-            "allow",
+            "false",
+            "=0",
+            "= 0",
+            ": 0",
+            "allow_",
+            "allowanonymous",
+            "allowall",
+            "allowany",
+            "allowinsecure",
+            "allowpublic",
+            "allowunauth",
             "always return",
-            "check",
-            "validat",
-            "require",
-            "assert",
-            "reviewer",
-            "approv",
-            "rounds",
-            "iterations",
+            "_check",
+            "validate",
+            "require_",
+            "comment out",
+            "comments out",
+            "commented out",
+            "commenting out",
+            "to 0",
+            "to 1",
             "insecure",
             "mfa",
             "2fa",
@@ -675,7 +683,7 @@ _STRUCTURE: tuple[tuple[tuple[str, ...], LazyPattern, frozenset[str]], ...] = (
             r"\b" + _ALLOW_ON + r"|"
             r"\balways\s+return\s+(?:true|false)\b|"
             r"\b(?:remov|delet)(?:e|es|ed|ing)\s+(?:the\s+)?`?(?:\w*verif\w*|\w*_check\w*|"
-            r"validate\w*|require_?\w*)(?:\(\))?`?(?:\s+(?:call|check|line|middleware|guard))?|"
+            r"validate\w*|require_\w+)(?:\(\))?`?(?:\s+(?:call|check|line|middleware|guard))?|"
             r"\bcomment(?:s|ed|ing)?\s+out\s+(?:the\s+)?`?(?:\w*verif\w*|\w*check\w*|validat\w*|"
             r"auth\w*|require\w*|(?:the\s+)?(?:failing\s+)?(?:assertions?|asserts?))|"
             r"\b(?:lower|reduce|decrease|set)\s+`?\S*(?:reviewers?|approv\w*|rounds|iterations)\S*`?"
