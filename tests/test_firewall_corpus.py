@@ -40,12 +40,18 @@ def test_the_corpus_is_well_formed_and_big_enough():
             held = sum(1 for c in CASES if c.expected == kind and c.split == split)
             assert held >= 30 and held >= dev // 2
     assert len({c.category for c in CASES if c.expected == "injection"}) >= 9
-    for c in CASES:
-        if c.expected == "injection":
-            # the words that carry the order are written in the text, disguise included
-            assert c.payload and all(p in c.text for p in c.payload), c.id
-        else:
-            assert not c.payload, c.id
+    # the words that carry an order are written in its text, disguise included; a benign text
+    # has none (failures by id only: no held-out text in a test's output)
+    bad = [
+        c.id
+        for c in CASES
+        if (
+            not (c.payload and all(p in c.text for p in c.payload))
+            if c.expected == "injection"
+            else bool(c.payload)
+        )
+    ]
+    assert bad == []
 
 
 def test_no_test_file_spells_out_the_newest_split():
