@@ -1699,11 +1699,7 @@ def _possible(low: str) -> set[str]:
             found |= _joined_classes(tok, t)
             # and piece by piece, as `_vocative` reads a name ("для ии-ассистента:")
             for piece in tok.split("-"):
-                found |= t.words.get(piece) or (
-                    _stem_classes(piece, t)
-                    if len(piece) > 3 or not piece.isascii()
-                    else frozenset()
-                )
+                found |= _classes_of(piece, t)
     if "_" in low and _SECRET_NAME.search(low):
         found.add("secret")
     for k, (_, _, classes) in enumerate(_STRUCTURE):

@@ -334,10 +334,6 @@ def _readable(raw: bytes) -> str | None:
     return text if printable >= 0.95 * len(text) else None
 
 
-def _three(matches: Iterator[re.Match[str]]) -> bool:
-    return sum(1 for _, __ in zip(range(3), matches, strict=False)) == 3
-
-
 def _decode_b64(run: str) -> str | None:
     body = run.rstrip("=")
     # encoded prose mixes cases; a snake_case or lower-case identifier is not worth decoding
@@ -575,7 +571,7 @@ def _decoded(view: str, low: str) -> View | None:
         decoders.append((_U_ESCAPES, _decode_u))
     if "=" in view:
         decoders.append((_QP, _decode_qp))
-    if "%" in view and _three(_PCT_ESCAPE.finditer(view)):
+    if "%" in view and _count(_PCT_ESCAPE.finditer(view), 3):
         decoders.append((_PCT, _decode_pct))
     if ".-" in view or "-." in view or "\u2022" in view or "\u00b7" in view:
         decoders.append((_MORSE_RUN, _decode_morse))
@@ -635,19 +631,14 @@ def _url_query(view: str, m: re.Match[str]) -> bool:
     """The percent escapes of `m` are a URL's own: the run is, or continues, a URL with a query
     (`?redirect_uri=http%3A%2F%2Flocalhost`), where every web page escapes its values."""
     line_start = view.rfind("\n", 0, m.start()) + 1
-    head = (
-        view[line_start : m.start()].rsplit(None, 1)[-1]
-        if view[line_start : m.start()].strip()
-        else ""
-    )
-    run = head + m.group()
+    run = "".join(view[line_start : m.start()].split()[-1:]) + m.group()
     return "://" in run and "?" in run and "=" in run
 
 
 def _url_decoded(view: str, low: str) -> View | None:
     """A URL's query with its percent escapes undone: how a browser or a server reads it. It is
     no disguise (every web page escapes query values this way), so it is read like plain text."""
-    if "%" not in view or "://" not in view or not _three(_PCT_ESCAPE.finditer(view)):
+    if "%" not in view or "://" not in view or not _count(_PCT_ESCAPE.finditer(view), 3):
         return None
     subs = []
     for m in _PCT.finditer(view):
@@ -686,11 +677,7 @@ def _glued_sentence(view: str, low: str) -> View | None:
     inserted = False
     for token in _glued_tokens(view, low, _ADDRESSEES, _SENTENCE_WORDS):
         marks = list(_GLUE.finditer(view, token.start(), token.end()))
-        pos, words = token.start(), []
-        for m in [*marks, None]:
-            end = token.end() if m is None else m.start()
-            words.append(low[pos:end].strip())
-            pos = end if m is None else m.end()
+        words = {w.lower() for w in _GLUE.split(token.group())}
         if _BANS.isdisjoint(words) and not _SENTENCE_MARKS.isdisjoint(words):
             subs.extend((m.start(), m.end(), " ") for m in marks)
             inserted |= any(m.start() == m.end() for m in marks)
