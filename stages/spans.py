@@ -27,6 +27,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..store.ids import MODULE_SYMBOL
+from ..store.regexcache import compile_pattern
 from . import spanrules
 from .patch import Hunk
 
@@ -425,6 +426,44 @@ def _unindented_first(lines: list[bytes], y_lo: int, y_hi: int) -> bool:
     return first is None or first[:1] not in (b" ", b"\t")
 
 
+def _folds_across(
+    spans: Spans, keep: np.ndarray, rows: list, parsed: list[str], lines: list[bytes]
+) -> bool:
+    """Whether an overload stub may fold into a definition of its name outside its region (the
+    whole file's parse folds a stub into the next definition of its name wherever it stands,
+    `chunking.model`): an overloaded name twice among the spliced symbols (a stub parsed apart
+    from its implementation), or an overloaded name the regions held before and no longer hold
+    (an implementation removed, its stubs elsewhere now standing alone)."""
+    overloaded = _overloaded_names(lines)
+    if not overloaded:
+        return False
+    names = [r[2] for r in rows if r[2].rsplit(".", 1)[-1] in overloaded]
+    gone = {
+        q
+        for i in np.flatnonzero(~keep)
+        if i != spans.module and (q := spans.qualnames[i]).rsplit(".", 1)[-1] in overloaded
+    }
+    return len(set(names)) < len(names) or not gone <= set(parsed)
+
+
+# the decorator line `chunking.model` reads as an overload stub's (`_PY_OVERLOAD`), and a def
+_OVERLOAD_LINE = compile_pattern(rb"^\s*@\s*(?:[\w.]+\.)?overload\s*$")
+_DEF_NAME = compile_pattern(rb"^\s*(?:async\s+)?def\s+(\w+)")
+
+
+def _overloaded_names(lines: list[bytes]) -> set[str]:
+    """The names of the functions an `@overload` decorator line stands above."""
+    out = set()
+    for k, line in enumerate(lines):
+        if b"overload" in line and _OVERLOAD_LINE.match(line):
+            for below in lines[k + 1 : k + 6]:
+                m = _DEF_NAME.match(below)
+                if m:
+                    out.add(m.group(1).decode("utf-8", "replace"))
+                    break
+    return out
+
+
 def _overloads(lines: list[bytes], y_lo: int, y_hi: int) -> bool:
     """Whether lines [y_lo, y_hi) mention `overload`: a stub folds into the next definition of
     its name, so a region must not part them."""
@@ -571,6 +610,12 @@ def _spliced(
         )
     )
     rows.sort(key=lambda r: (r[0], r[1]))
+    if (
+        spans.python
+        and _overloads(lines, 1, 0)
+        and _folds_across(spans, keep, rows, cols[0], lines)
+    ):
+        return None
     return _build(
         [MODULE_SYMBOL, *(r[2] for r in rows)],
         ["module", *(r[3] for r in rows)],

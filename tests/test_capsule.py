@@ -5,7 +5,7 @@ from __future__ import annotations
 import difflib
 
 import pytest
-from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 
 from gitstrata.pipeline.gitio import Git
@@ -388,6 +388,16 @@ def test_owner_equals_symbol_index():
         min_size=1,
         max_size=3,
     ),
+)
+# an overload stub at the top and another definition of its name far below, in two regions
+# parsed apart: the whole file's parse folds the one into the other
+@example(
+    CORPUS[1],
+    [
+        (33, 0, ["@overload", "def get(self, key: bytes) -> bytes: ..."], False),
+        (32, 2, [""], False),
+        (0, 1, ["@overload", "def get(self, key: bytes) -> bytes: ..."], False),
+    ],
 )
 @pytest.mark.slow
 def test_derived_and_spliced_spans_equal_parsing(text, edits):

@@ -14,15 +14,15 @@ import pytest
 
 from gitstrata.serve import firewall_lexicon, router
 from gitstrata.serve.firewall_rules import RULES
-from gitstrata.stages import intent, memory_sources, patch, spanrules
+from gitstrata.stages import intent, memory_sources, patch, spanrules, spans
 from gitstrata.stages.chunking import imports, rules, structural, treesitter, treesitter_clike
 from gitstrata.stages.chunking import source as chunk_source
 from gitstrata.store import filekind, redact, regexcache, tokenizer
 from gitstrata.store.secret_formats import TOKEN_FORMATS
 
 # the modules whose patterns are made through the cache
-STAGE_MODULES = (filekind, intent, memory_sources, patch, spanrules, imports, rules, chunk_source)
-STAGE_MODULES += (structural, treesitter, treesitter_clike, tokenizer)
+STAGE_MODULES = (filekind, intent, memory_sources, patch, spanrules, spans, imports, rules)
+STAGE_MODULES += (chunk_source, structural, treesitter, treesitter_clike, tokenizer)
 
 CORPUS = Path(__file__).resolve().parents[1] / "benchmarks" / "firewall_corpus"
 
@@ -233,7 +233,7 @@ def test_the_cache_can_be_turned_off(cache_home: Path, monkeypatch: pytest.Monke
 _EVERY_PATTERN = """
 from gitstrata.store import regexcache
 from gitstrata.serve import firewall, router
-from gitstrata.stages import intent, memory_sources, patch, spanrules
+from gitstrata.stages import intent, memory_sources, patch, spanrules, spans
 from gitstrata.stages.chunking import imports, rules, source, structural, treesitter
 from gitstrata.stages.chunking import treesitter_clike
 from gitstrata.store import filekind, redact, secret_formats, tokenizer
