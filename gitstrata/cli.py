@@ -329,7 +329,7 @@ def graveyard_list(ctx: typer.Context, out: OutOpt = None, as_json: JsonOpt = Fa
     failures = strata.failures()
     _warn_journal(strata)
     if as_json:
-        from .serve.firewall import clean_tree  # recorded text came from outside
+        from .serve.firewall_passed import clean_tree  # recorded text came from outside
 
         _emit_json(clean_tree([_failure_dict(f) for f in failures]))
         return
@@ -366,7 +366,7 @@ def graveyard_show(
     f = strata.failure(failure_id)
     _warn_journal(strata)
     if as_json:
-        from .serve.firewall import clean_tree  # recorded text came from outside
+        from .serve.firewall_passed import clean_tree  # recorded text came from outside
 
         _emit_json(clean_tree(_failure_dict(f)))
         return
@@ -417,7 +417,7 @@ def invariant_add(
     if severity not in SEVERITIES:
         raise typer.BadParameter(f"use one of {', '.join(SEVERITIES)}", param_hint="--severity")
     inv = _strata(ctx, out).record_invariant(rule_id, scope, description, severity)
-    from .serve.firewall import clean_tree
+    from .serve.firewall_passed import clean_tree
 
     if as_json:
         _emit_json(clean_tree(inv.model_dump()))
@@ -429,7 +429,7 @@ def invariant_add(
 def invariant_list(ctx: typer.Context, out: OutOpt = None, as_json: JsonOpt = False) -> None:
     """List invariants."""
     rules = _strata(ctx, out).invariants()
-    from .serve.firewall import clean_tree
+    from .serve.firewall_passed import clean_tree
 
     if as_json:
         _emit_json(clean_tree([r.to_dict() for r in rules]))

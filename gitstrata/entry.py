@@ -282,9 +282,9 @@ def _leave(code: int) -> None:
         if code:
             sys.exit(code)
         return
-    cache = sys.modules.get("gitstrata.store.regexcache")
-    if cache is not None:
-        cache.save()  # the patterns this process compiled, for the next one
+    caches = sys.modules.get("gitstrata.store.usercache")
+    if caches is not None:
+        caches.save_all()  # the patterns compiled, the texts the firewall passed: for the next
     sys.stdout.flush()  # a closed pipe raises here, inside `run_guarded`: exit 141 as before
     sys.stderr.flush()
     os._exit(code)

@@ -71,7 +71,7 @@ def run_preflight(
             sys.stdout.write(render_preflight(report, budget=budget) + "\n")
         _warn_journal(strata)
     if not report.found:  # a script reading only the exit status and stderr learns why too
-        from .serve.firewall import clean
+        from .serve.firewall_passed import clean
 
         nearest = f"; nearest: {', '.join(report.nearest[:3])}" if report.nearest else ""
         why = clean(report.message or f"{file} is not in the index")

@@ -175,7 +175,7 @@ def print_graveyard(failures: Sequence[FailedAttempt]) -> None:
     """One line per recorded attempt, whole (`render_plain.frame_text`), its text through the
     firewall like any served string."""
     from .render_plain import frame_text, wants_style
-    from .serve.firewall import clean  # recorded text came from outside: served like any
+    from .serve.firewall_passed import clean  # recorded text came from outside: served like any
 
     if not failures:
         _console().print(
@@ -198,7 +198,7 @@ def print_graveyard(failures: Sequence[FailedAttempt]) -> None:
 def print_failure(f: FailedAttempt) -> None:
     from rich.syntax import Syntax
 
-    from .serve.firewall import clean  # recorded text came from outside: served like any
+    from .serve.firewall_passed import clean  # recorded text came from outside: served like any
 
     console = _console()
     console.print(

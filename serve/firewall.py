@@ -29,7 +29,7 @@ import re
 import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ..store.config import FirewallConfig
 from .firewall_cues import anchor_triggers, cue_spans
@@ -707,19 +707,6 @@ def clean(text: str) -> str:
     return _clean_cached(text) if len(text) <= _CACHE_MAX_CHARS else _clean(text)
 
 
-def clean_tree(value: Any) -> Any:
-    """`value` (JSON-shaped: dicts, lists, scalars) with every string value cleaned; keys are
-    the caller's own and stay as they are. For output built outside the engine's result models
-    (the CLI's graveyard and invariant listings)."""
-    if isinstance(value, str):
-        return clean(value)
-    if isinstance(value, dict):
-        return {k: clean_tree(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [clean_tree(v) for v in value]
-    return value
-
-
 def report(findings: list[Finding]) -> list[str]:
     """One line per finding, safe to show to an agent."""
     return [f.describe() for f in findings]
@@ -730,7 +717,6 @@ __all__ = [
     "Finding",
     "Firewall",
     "clean",
-    "clean_tree",
     "injected",
     "redact_injections",
     "report",

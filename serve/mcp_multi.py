@@ -76,7 +76,7 @@ def build_multi_server(apps: dict[str, "MCPServer"], lives: dict[str, Lifecycle]
     from mcp.server.mcpserver.exceptions import ToolError
     from mcp_types import CallToolResult, TextContent
 
-    from .firewall import clean
+    from .firewall_passed import clean
     from .mcp_server import scrub_tree
 
     names = list(apps)

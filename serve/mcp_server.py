@@ -223,7 +223,7 @@ class _Replies:
         latency changes every call, and would make every text new to the firewall's cache)."""
         from mcp_types import CallToolResult, TextContent
 
-        from .firewall import clean
+        from .firewall_passed import clean
 
         # journal lines every reader skips are named in every answer until someone fixes them
         health = self.journal.health()
@@ -277,7 +277,7 @@ class _Replies:
     def fail(self, exc: GitstrataError) -> "ToolError":
         from mcp.server.mcpserver.exceptions import ToolError
 
-        from .firewall import clean
+        from .firewall_passed import clean
 
         return ToolError(clean(_message(exc)))
 
@@ -618,7 +618,7 @@ def _add_write_tools(app: "MCPServer", life: Lifecycle, replies: _Replies) -> No
 
 
 def _add_resources(app: "MCPServer", life: Lifecycle) -> None:
-    from .firewall import clean
+    from .firewall_passed import clean
 
     journal = JournalWatch(life.index_dir / "journal")
 
@@ -651,7 +651,7 @@ def _add_resources(app: "MCPServer", life: Lifecycle) -> None:
 
 
 def _add_prompts(app: "MCPServer") -> None:
-    from .firewall import clean
+    from .firewall_passed import clean
 
     @app.prompt(name="workflow", description="How to use gitstrata while changing this repository.")
     def workflow() -> str:
@@ -772,6 +772,9 @@ def _stop_on_signals(life: Closable, before_exit: Callable[[str], None] | None =
         if before_exit is not None:
             before_exit(signal.Signals(signum).name)
         life.close()
+        from ..store import usercache
+
+        usercache.save_all()  # what the caches learned, as a normal exit would
         try:
             sys.stderr.flush()
         except (OSError, ValueError):

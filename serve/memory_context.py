@@ -13,7 +13,7 @@ from typing import Any
 
 from ..store import filekind
 from ..store.errors import GitstrataError
-from .firewall import clean
+from .firewall_passed import clean
 from .memory import MemoryBook, is_hotspot_fact
 from .render import estimate_tokens
 

@@ -15,7 +15,7 @@ from pydantic import BaseModel
 
 from ..store.redact import Redactor, redact_text
 from ..store.vocabulary import INTENTS
-from .firewall import clean
+from .firewall_passed import clean
 from .models import CommitRef, Hit
 
 M = TypeVar("M", bound=BaseModel)

@@ -30,7 +30,6 @@ Invariants:
 
 from __future__ import annotations
 
-import atexit
 import hashlib
 import importlib
 import marshal
@@ -267,4 +266,4 @@ def save() -> None:
             pass
 
 
-atexit.register(save)
+usercache.on_save(save)

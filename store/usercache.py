@@ -13,11 +13,28 @@ from __future__ import annotations
 
 import os
 import threading
+from collections.abc import Callable
 from pathlib import Path
 
 from . import private
 
 OFF = ("off", "0", "false", "no")
+_SAVERS: list[Callable[[], None]] = []
+
+
+def on_save(save: Callable[[], None]) -> None:
+    """Register a cache's `save`: run at exit (`atexit`) and by `save_all`, which a process
+    ending through `os._exit` (a one-shot answer, a signalled server) calls first."""
+    import atexit
+
+    _SAVERS.append(save)
+    atexit.register(save)
+
+
+def save_all() -> None:
+    """Save every cache this process registered (each does nothing when it has nothing new)."""
+    for save in list(_SAVERS):
+        save()
 
 
 def folder() -> Path | None:

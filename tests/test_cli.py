@@ -168,13 +168,14 @@ def test_typed_errors_are_exported_from_the_package() -> None:
 # terminal concern), the error base they turn into one line, and the agent-facing renderer.
 # Everything else is reached through `Strata`.
 CLI_MODULES = ("cli.py", "entry.py", "oneshot.py", "options.py")
-# the firewall too: what the CLI prints of recorded text is served text; and the record that
-# the process froze its start-up out of the cycle collector (a process setting, like `gc`'s)
+# the firewall too (through its record of passed texts): what the CLI prints of recorded text
+# is served text; and the record that the process froze its start-up out of the cycle collector
+# (a process setting, like `gc`'s)
 CLI_MAY_IMPORT = {
     "pipeline.progress",
     "store.errors",
     "serve.render",
-    "serve.firewall",
+    "serve.firewall_passed",
     "store.collector",
 }
 

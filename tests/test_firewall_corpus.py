@@ -15,7 +15,8 @@ import pytest
 
 from gitstrata import Strata
 from gitstrata.benchmarks.firewall import SPLITS, load_corpus, markdown, measure, neutralised
-from gitstrata.serve.firewall import MARKER, clean, clean_tree, injected
+from gitstrata.serve.firewall import MARKER, clean, injected
+from gitstrata.serve.firewall_passed import clean_tree
 from gitstrata.serve.firewall_views import derived_views, fold_view
 
 CASES = load_corpus()
