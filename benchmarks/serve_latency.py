@@ -14,9 +14,12 @@ spread evenly over the history, and the names of hot symbols.
 Reported per repository: P50 / P95 in milliseconds over `--rounds` passes after one warm-up
 pass, with the CPU time of the same calls (less stretched by a busy machine), and the CPU time
 of the first call of each target and query after `warm()` (a question not asked before in the
-generation: repeated ones reuse the generation's part of the answer); `Strata(repo)`
+generation: repeated ones reuse the generation's part of the answer; in process the record of
+texts the firewall passed in earlier processes is off, so the firewall runs over all of an
+answer's new strings); `Strata(repo)`
 open time after imports (the engine included); the one-shot CLI's wall time for `preflight`
-and `query` (median of `--cli-runs` processes after one warm-up, so the disk cache is warm),
+and `query` (median of `--cli-runs` processes after one warm-up, so the disk cache is warm,
+and the warm-up leaves the record of the texts the firewall passed, as an earlier command does),
 with the process's user + system CPU time. `--phases` adds the CPU time per call of each phase of
 preflight and search (timers around the engine's callees), over the first calls (which then
 carry the timers' own cost) and over questions asked again after the latency passes.
@@ -123,6 +126,27 @@ def real_queries(index_dir: Path, targets: list[Target], n: int = 20) -> list[st
     return out
 
 
+@contextmanager
+def no_passed_record() -> Iterator[None]:
+    """This process without the record of texts the firewall passed before (`firewall_passed`):
+    a question not asked before pays for its firewall pass, whatever earlier processes served."""
+    import os
+
+    from gitstrata.serve import firewall_passed
+
+    before = os.environ.get("GITSTRATA_FIREWALL_CACHE")
+    os.environ["GITSTRATA_FIREWALL_CACHE"] = "off"
+    firewall_passed.reset()
+    try:
+        yield
+    finally:
+        if before is None:
+            os.environ.pop("GITSTRATA_FIREWALL_CACHE", None)
+        else:
+            os.environ["GITSTRATA_FIREWALL_CACHE"] = before
+        firewall_passed.reset()
+
+
 def measure(
     repo: Path,
     index_dir: Path,
@@ -130,6 +154,19 @@ def measure(
     targets: list[Target] | None = None,
     texts: list[str] | None = None,
     with_phases: bool = False,
+) -> dict[str, Any]:
+    """In-process latencies (see the module's docstring), without the record of passed texts."""
+    with no_passed_record():
+        return _measure(repo, index_dir, rounds, targets, texts, with_phases)
+
+
+def _measure(
+    repo: Path,
+    index_dir: Path,
+    rounds: int,
+    targets: list[Target] | None,
+    texts: list[str] | None,
+    with_phases: bool,
 ) -> dict[str, Any]:
     t0 = time.perf_counter()
     from gitstrata import Strata
