@@ -30,6 +30,7 @@ from ..store.ids import MODULE_SYMBOL
 from ..store.regexcache import compile_pattern
 from . import spanrules
 from .patch import Hunk
+from .spanregions import between, closed, last_code, overloads, smaller_regions, unindented_first
 
 
 @dataclass(frozen=True, slots=True)
@@ -327,17 +328,6 @@ def line_moves(
     return out
 
 
-def _closed(lines: list[bytes], stop: int) -> bool:
-    """The last non-blank line before line `stop` is a lone closing brace (`}` or `};`): nothing
-    above the symbol starting at `stop` can attach to it (no attribute or decorator ends there),
-    so a region ending there parses the same without that symbol."""
-    for k in range(min(stop - 1, len(lines)), 0, -1):
-        text = lines[k - 1].strip()
-        if text:
-            return text in (b"}", b"};")
-    return False
-
-
 def splice(
     spans: Spans, hunks: Sequence[Hunk], *, forward: bool, data: bytes, parse: Callable
 ) -> Spans | None:
@@ -351,9 +341,12 @@ def splice(
     the hunks inside the region (`line_moves`, from the region's first line), which turn the
     known side's text of the region into this one.
 
-    In Python, hunks inside top-level classes are first tried with smaller regions, around
-    the members of the class they touch (`_member_regions`), parsed under a line
-    `class <name>:` so that their symbols are named and nested as in the whole file."""
+    Hunks inside top-level classes (in Python) or class, impl, trait and interface blocks
+    closed by a lone brace (in Rust, JavaScript and TypeScript) are first tried with smaller
+    regions, around the members of the block they touch, parsed under the block's own first
+    lines (Python: a line `class <name>:`) so that their symbols are named and nested as in
+    the whole file; in Rust, hunks among the items of a block that is no symbol (`mod tests {
+    ... }`) around those items (`spanregions`)."""
     if not spans.clean or not hunks:
         return None
     n = len(spans.owner) - 1
@@ -373,14 +366,10 @@ def splice(
         {1, n + 1} | {int(x) for x in spans.starts[spans.top & (spans.indent == 0)] if 1 < x <= n}
     )
     python = spans.python
-    if python:
-        members = _member_regions(spans, moves, lines, to_y, cuts)
-        if members is not None:
-            found = _spliced(spans, hunks, forward, lines, members, parse, to_y)
-            if found is not None:
-                return found
     regions: list[list] = []  # X [lo, hi, None]: top-level regions (see `_spliced`)
-    for xs, xc, _ in moves:
+    held: list[list[tuple[int, int, int]]] = []  # the moves inside each region
+    for move in moves:
+        xs, xc, _ = move
         first, last = (xs, xs + xc - 1) if xc else (xs, xs)
         lo = max(c for c in cuts if c < max(first, 2)) if first > 1 else 1
         hi = min((c for c in cuts if c > last), default=n + 1)
@@ -392,38 +381,32 @@ def splice(
             y_hi = to_y(hi) if hi <= n else 0
             if (
                 end < first
-                and _unindented_first(lines, to_y(end + 1), y_hi)
-                and not _overloads(lines, to_y(lo), y_hi)
+                and unindented_first(lines, to_y(end + 1), y_hi)
+                and not overloads(lines, to_y(lo), y_hi)
             ):
                 lo = end + 1
-        if hi <= n and not spans.python and not _closed(lines, to_y(hi)):
+        if hi <= n and not spans.python and not closed(lines, to_y(hi)):
             # the symbol after the hunk too: an attribute or decorator left at the end of the
             # region belongs to it, which only a parse that sees both can tell (in Python a
             # decorator without its definition does not parse)
             hi = min((c for c in cuts if c > hi), default=n + 1)
         if regions and lo <= regions[-1][1]:  # touching regions merge: Y ranges stay disjoint
             regions[-1][1] = max(regions[-1][1], hi)
+            held[-1].append(move)
         else:
             regions.append([lo, hi, None])
+            held.append([move])
+    # a region whose hunks all sit among a class's members or a block's symbols: only those
+    # members and symbols, first
+    mixed: list[list] = []
+    for region, inside in zip(regions, held, strict=True):
+        smaller = smaller_regions(spans, inside, lines, to_y, cuts, region[0], region[1])
+        mixed += [region] if smaller is None else smaller
+    if len(mixed) != len(regions) or any(r[2] is not None for r in mixed):
+        found = _spliced(spans, hunks, forward, lines, mixed, parse, to_y)
+        if found is not None:
+            return found
     return _spliced(spans, hunks, forward, lines, regions, parse, to_y)
-
-
-def _between(lines: list[bytes], y_lo: int, y_hi: int) -> list[bytes]:
-    """Lines [y_lo, y_hi) (1-based; to the end when y_hi is 0)."""
-    return lines[y_lo - 1 : y_hi - 1 if y_hi else len(lines)]
-
-
-def _code(line: bytes) -> bool:
-    """A line that is neither blank nor only a comment."""
-    stripped = line.strip()
-    return bool(stripped) and not stripped.startswith(b"#")
-
-
-def _unindented_first(lines: list[bytes], y_lo: int, y_hi: int) -> bool:
-    """Whether the first code line of lines [y_lo, y_hi) starts at column 0 (True when there
-    is none)."""
-    first = next((line for line in _between(lines, y_lo, y_hi) if _code(line)), None)
-    return first is None or first[:1] not in (b" ", b"\t")
 
 
 def _folds_across(
@@ -464,76 +447,6 @@ def _overloaded_names(lines: list[bytes]) -> set[str]:
     return out
 
 
-def _overloads(lines: list[bytes], y_lo: int, y_hi: int) -> bool:
-    """Whether lines [y_lo, y_hi) mention `overload`: a stub folds into the next definition of
-    its name, so a region must not part them."""
-    return any(b"overload" in line for line in _between(lines, y_lo, y_hi))
-
-
-def _member_regions(
-    spans: Spans,
-    moves: list[tuple[int, int, int]],
-    lines: list[bytes],
-    to_y: Callable,
-    top_cuts: list[int],
-) -> list[list] | None:
-    """X regions [lo, hi, (mode, class)] for hunks that each sit in one top-level class after
-    its first line, parsed apart from the rest of the class (`_spliced`):
-
-    - "members": from the last member (method, nested class) starting before the hunk to the
-      next one, parsed under a line `class <name>:`; the class keeps its mapped start and end;
-    - "header": no member before the hunk: from the class's first line to the next member,
-      parsed as it is; the class keeps its mapped start and end;
-    - "tail": no member after the hunk inside the class: from the last member before it to the
-      next of `top_cuts` (`splice`'s), under `class <name>:`, whose end is the class's new end.
-
-    None when a hunk is elsewhere, is both before the first member and after the last, or when
-    `overload` is written between the member above the region and its end (a stub folds into
-    the next definition of its name, so the region must hold both)."""
-    n = len(spans.owner) - 1
-    tops = np.flatnonzero(spans.top & (spans.indent == 0))
-    regions: list[list] = []
-    for xs, xc, _ in moves:
-        first, last = (xs, xs + xc - 1) if xc else (xs, xs)
-        owner = [int(c) for c in tops if spans.starts[c] < first <= spans.ends[c]]
-        if len(owner) != 1 or spans.kinds[owner[0]] != "class":
-            return None
-        c = owner[0]
-        inside = np.flatnonzero((spans.starts > spans.starts[c]) & (spans.ends <= spans.ends[c]))
-        inside = inside[inside != spans.module]
-        if not len(inside):
-            return None
-        level = spans.indent[inside].min()
-        cuts = sorted({int(spans.starts[i]) for i in inside if spans.indent[i] == level})
-        before = [x for x in cuts if x < max(first, 2)]
-        after = [x for x in cuts if x > last]
-        if after:
-            mode, hi = ("members" if before else "header"), after[0]
-        elif before:
-            mode, hi = "tail", min(x for x in top_cuts if x > last)
-        else:
-            return None
-        lo = before[-1] if before else int(spans.starts[c])
-        above = before[-2] if len(before) > 1 else int(spans.starts[c])
-        if _overloads(lines, to_y(above), to_y(hi) if hi <= n else 0):
-            return None
-        if regions and lo <= regions[-1][1]:
-            prev = regions[-1]
-            modes = {prev[2][0], mode}
-            if prev[2][1] != c or modes == {"header", "tail"}:
-                return None
-            prev[1] = max(prev[1], hi)
-            prev[2] = (next((m for m in ("header", "tail") if m in modes), "members"), c)
-        else:
-            regions.append([lo, hi, (mode, c)])
-    return regions
-
-
-def _last_code(lines: list[bytes]) -> int:
-    """1-based number of the last code line (0: none)."""
-    return next((k for k in range(len(lines), 0, -1) if _code(lines[k - 1])), 0)
-
-
 def _spliced(
     spans: Spans,
     hunks: Sequence[Hunk],
@@ -543,9 +456,9 @@ def _spliced(
     parse: Callable,
     to_y: Callable,
 ) -> Spans | None:
-    """`splice`'s result from its regions [lo, hi, None or (mode, class)] (X lines, see
-    `_member_regions`): the known side's symbols outside them, mapped to Y lines, and each
-    region's symbols as parsed."""
+    """`splice`'s result from its regions [lo, hi, None or (mode, ...)] (X lines, see
+    `spanregions`): the known side's symbols outside them, mapped to Y lines, and each region's
+    symbols as parsed."""
     n = len(spans.owner) - 1
     keep = np.ones(len(spans.qualnames), dtype=bool)
     keep[spans.module] = False
@@ -559,25 +472,55 @@ def _spliced(
         y_lo = 1 if lo == 1 else to_y(lo)
         y_hi = len(lines) + 1 if hi > n else to_y(hi)
         chunk = b"\n".join(lines[y_lo - 1 : y_hi - 1]) + b"\n"
-        if within is not None:
-            mode, c = within
+        if within is not None and within[0] == "block":
+            opener, y_first, closer = within[1]
+            head = b"\n".join(between(lines, opener, y_first)) + b"\n"
+            head_lines = head.count(b"\n")
+            text = head + chunk + (lines[closer - 1] + b"\n" if closer else b"")
+            found = parse(text, f"block:{lo}", None)
+            if found is None:
+                return None
+            last_line = head_lines + chunk.count(b"\n")
+            symbols = [
+                s for s in found if s.start_line > head_lines and s.qualname != MODULE_SYMBOL
+            ]
+            if any(
+                s.start_line <= head_lines and s.qualname != MODULE_SYMBOL for s in found
+            ) or any(s.end_line > last_line for s in symbols):
+                return None  # a symbol of the block's own lines, or one ending past the region
+            y_lo -= head_lines
+        elif within is not None:
+            mode, c, first_member = within
             name = spans.qualnames[c]
-            head = b"" if mode == "header" else b"class " + name.encode() + b":\n"
-            found = parse(head + chunk, f"{name}:{lo}", None)
+            if spans.python:
+                head = b"" if mode == "header" else b"class " + name.encode() + b":\n"
+                tail = b""
+            else:  # the block's own lines above its first member, and its closing line
+                head = b""
+                if mode != "header":
+                    above = between(lines, to_y(int(spans.starts[c])), to_y(first_member))
+                    head = b"\n".join(above) + b"\n"
+                tail = b"" if mode == "tail" else lines[to_y(int(spans.ends[c])) - 1] + b"\n"
+            head_lines = head.count(b"\n")
+            text = head + chunk + tail
+            found = parse(text, f"{name}:{lo}", None)
             if found is None:
                 return None
             outer = [s for s in found if s.start_line == 1 and s.qualname == name]
-            symbols = [s for s in found if s.start_line > 1 and s.qualname != MODULE_SYMBOL]
+            symbols = [
+                s
+                for s in found
+                if s.start_line > max(1, head_lines) and s.qualname != MODULE_SYMBOL
+            ]
             if len(outer) != 1:
                 return None
-            if mode == "tail":
-                new_end[c] = outer[0].end_line + y_lo - 2  # the header line is above y_lo
-            elif outer[0].end_line < _last_code((head + chunk).split(b"\n")) or any(
+            if mode == "tail":  # the header's lines are above y_lo
+                new_end[c] = outer[0].end_line + y_lo - 1 - head_lines
+            elif outer[0].end_line < last_code(text.split(b"\n")) or any(
                 s.parent is None for s in symbols
             ):
                 return None  # the class ends inside the region
-            if head:
-                y_lo -= 1
+            y_lo -= head_lines
         else:
             at = np.flatnonzero(spans.top & (spans.starts == lo))
             symbols = parse(
@@ -610,11 +553,7 @@ def _spliced(
         )
     )
     rows.sort(key=lambda r: (r[0], r[1]))
-    if (
-        spans.python
-        and _overloads(lines, 1, 0)
-        and _folds_across(spans, keep, rows, cols[0], lines)
-    ):
+    if spans.python and overloads(lines, 1, 0) and _folds_across(spans, keep, rows, cols[0], lines):
         return None
     return _build(
         [MODULE_SYMBOL, *(r[2] for r in rows)],

@@ -612,6 +612,186 @@ def test_spliced_rust_spans_equal_parsing(edits):
             assert _same(got, want), (fwd, hunks)
 
 
+# classes, impl blocks and a test module with several members each: a hunk among them is
+# parsed with the members around it only (`spans._member_regions`, `spans._block_regions`)
+RS_MEMBERS_SOURCE = """use std::fmt;
+
+impl Subject {
+    /// Returns the path.
+    fn path(&self) -> &str {
+        &self.path
+    }
+
+    /// Whether a directory.
+    #[cfg(not(windows))]
+    fn is_dir(&self) -> bool {
+        self.dir
+    }
+
+    fn is_file(&self) -> bool {
+        !self.is_dir()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one() {
+        assert!(true);
+    }
+
+    #[test]
+    fn two() {
+        assert!(false);
+    }
+}
+"""
+RS_MEMBER_TEMPLATES = [
+    *RS_TEMPLATES,
+    ["#[inline]"],
+    ["/// doc of what follows"],
+    ["#[cfg(windows)]", "fn is_dir(&self) -> bool {", "    true", "}"],
+    ["#[test]"],
+    ["fn three() {", "    assert!(1 == 1);", "}"],
+]
+TS_MEMBERS_SOURCE = """export class Client {
+  constructor(private base: string) {}
+
+  get(id: string): Promise<Item> {
+    return fetch(this.base + id).then((r) => r.json());
+  }
+
+  @log()
+  put(id: string, item: Item): Promise<void> {
+    return send(this.base + id, item);
+  }
+
+  /**
+   * Removes one.
+   */
+  remove(id: string): Promise<void> {
+    return send(this.base + id, null);
+  }
+}
+
+export function helper(): number {
+  return 1;
+}
+"""
+TS_MEMBER_TEMPLATES = [
+    *TS_TEMPLATES,
+    ["@log()"],
+    ["/** doc */"],
+    ["count(): number {", "  return 0;", "}"],
+    ["}"],
+]
+
+
+def _region_of(language: str, seen: list[bytes] | None = None):
+    """A `splice` parse of `language` that lists the texts it was asked to parse."""
+
+    def parse(data: bytes, region: str = "", moves=None):
+        if seen is not None:
+            seen.append(data)
+        found = treesitter.parse_tree(Source(data, language))
+        if found is None or found[1]:
+            return None
+        return parse_source(f"m.{_SUFFIX[language]}", data).symbols
+
+    return parse
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
+@given(
+    st.sampled_from(
+        [
+            ("rust", RS_MEMBERS_SOURCE, RS_MEMBER_TEMPLATES),
+            ("typescript", TS_MEMBERS_SOURCE, TS_MEMBER_TEMPLATES),
+        ]
+    ),
+    st.lists(
+        st.tuples(st.integers(0, 36), st.integers(0, 2), st.integers(0, 99)),
+        min_size=1,
+        max_size=3,
+    ),
+)
+@example(  # a member and the attribute above the next one removed: that attribute is the next's
+    ("rust", RS_MEMBERS_SOURCE, RS_MEMBER_TEMPLATES), [(9, 2, 1), (3, 5, 0)]
+)
+# a member's closing brace removed and one added in the test module: on that side the members
+# below nest in the first one, although their indentation says otherwise
+@example(("rust", RS_MEMBERS_SOURCE, RS_MEMBER_TEMPLATES), [(5, 2, 0), (24, 0, 5)])
+# an unclosed `mod inner {` added among the members: on that side the impl block swallows the
+# test module below it
+@example(("rust", RS_MEMBERS_SOURCE, RS_MEMBER_TEMPLATES), [(29, 1, 21), (14, 0, 71)])
+def test_spliced_member_spans_equal_parsing(case, picks):
+    language, source, templates = case
+    edits = [(at, drop, templates[k % len(templates)]) for at, drop, k in picks]
+    old, new, new_text = _edited(source, edits)
+    (x, px), (y, py) = _ts_spans(source, language), _ts_spans(new_text, language)
+    assume(px == py == "tree-sitter" and x.clean and y.clean)
+    hunks = _hunks(old, new)
+    assume(hunks)
+    for fwd, known, want, data in ((True, x, y, new_text), (False, y, x, source)):
+        parse = _region_of(language)
+        got = spans.splice(known, hunks, forward=fwd, data=data.encode(), parse=parse)
+        if got is not None:
+            assert _same(got, want), (fwd, hunks)
+
+
+@pytest.mark.parametrize(
+    ("language", "source", "old_line", "new_line", "others"),
+    [
+        ("rust", RS_MEMBERS_SOURCE, "        self.dir", "        self.dir && true", ["&self.path"]),
+        (
+            "rust",
+            RS_MEMBERS_SOURCE,
+            "        assert!(false);",
+            "        assert!(!true);",
+            ["assert!(true);"],
+        ),
+        (
+            "typescript",
+            TS_MEMBERS_SOURCE,
+            "    return send(this.base + id, item);",
+            "    return send(this.base + id, { ...item });",
+            ["r.json()", "null);"],
+        ),
+    ],
+)
+def test_a_hunk_among_members_parses_only_its_members(language, source, old_line, new_line, others):
+    """The texts parsed for a one-line change inside a member hold that member and not the
+    other members of its block, and the result is the whole file's parse."""
+    edited = source.replace(old_line, new_line)
+    x, _ = _ts_spans(source, language)
+    hunks = _hunks(source.splitlines(), edited.splitlines())
+    seen: list[bytes] = []
+    got = spans.splice(
+        x, hunks, forward=True, data=edited.encode(), parse=_region_of(language, seen)
+    )
+    assert got is not None and _same(got, _ts_spans(edited, language)[0])
+    assert seen and all(new_line.encode() in text for text in seen)
+    assert not any(other.encode() in text for text in seen for other in others)
+
+
+def test_an_attribute_left_above_the_next_member_joins_it():
+    """Removing a member and its doc comment, but not the attribute of the member below (as a
+    commit that drops a `#[cfg(windows)]` twin does), changes where the next member starts."""
+    source = RS_MEMBERS_SOURCE.replace(
+        "    /// Whether a directory.\n",
+        "    #[cfg(windows)]\n    fn is_dir(&self) -> bool {\n        true\n    }\n\n"
+        "    /// Whether a directory.\n",
+    )
+    edited = RS_MEMBERS_SOURCE
+    for known, other in ((source, edited), (edited, source)):
+        x, _ = _ts_spans(known, "rust")
+        hunks = _hunks(known.splitlines(), other.splitlines())
+        got = spans.splice(x, hunks, forward=True, data=other.encode(), parse=_region_of("rust"))
+        assert got is not None and _same(got, _ts_spans(other, "rust")[0])
+
+
 RS_MODULE_TEMPLATES = [
     *RS_TEMPLATES,
     ["use std::io;"],

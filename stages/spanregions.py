@@ -1,0 +1,313 @@
+"""The smaller regions `spans.splice` parses: among the members of a class or the items of a
+block, instead of whole top-level symbols.
+
+Invariants:
+- A region is kept only where a parse of it, under the lines that open its class or block (and
+  the line that closes it), names and nests its symbols as the whole file's parse does: a
+  region never ends on an attribute or decorator, which belongs to the symbol below it.
+- Outside Python, member regions are used in the languages checked against whole parses on
+  real histories (Rust, JavaScript, TypeScript), block regions in Rust.
+- Anything else is None: the caller parses the top-level region, or the whole file.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from .spans import Spans
+
+
+# the blocks whose members a region may hold without the rest of the block, outside Python:
+# their members are items of their own (methods, associated functions and types, fields);
+# in the languages whose member regions were checked against whole parses on real histories
+_BRACE_OWNERS = frozenset({"class", "impl", "trait", "interface"})
+_MEMBER_LANGUAGES = frozenset({"rust", "javascript", "typescript", "tsx"})
+_BLOCK_LANGUAGES = frozenset({"rust"})  # `mod name { ... }`: items inside a non-symbol block
+_CLOSERS = (b"}", b"};")
+_COMMENT_LEADS = (b"//", b"/*", b"*")
+
+
+def closed(lines: list[bytes], stop: int) -> bool:
+    """The last non-blank line before line `stop` is a lone closing brace (`}` or `};`): nothing
+    above the symbol starting at `stop` can attach to it (no attribute or decorator ends there),
+    so a region ending there parses the same without that symbol."""
+    for k in range(min(stop - 1, len(lines)), 0, -1):
+        text = lines[k - 1].strip()
+        if text:
+            return text in _CLOSERS
+    return False
+
+
+def _after_closed(lines: list[bytes], stop: int) -> bool:
+    """Whether the last line before line `stop` that is neither blank nor a comment is a lone
+    closing brace: a region of members ending there leaves nothing that attaches to the member
+    starting at `stop` (comments above it are not part of it; an attribute would be)."""
+    for k in range(min(stop - 1, len(lines)), 0, -1):
+        text = lines[k - 1].strip()
+        if text and not text.startswith(_COMMENT_LEADS):
+            return text in _CLOSERS
+    return False
+
+
+def between(lines: list[bytes], y_lo: int, y_hi: int) -> list[bytes]:
+    """Lines [y_lo, y_hi) (1-based; to the end when y_hi is 0)."""
+    return lines[y_lo - 1 : y_hi - 1 if y_hi else len(lines)]
+
+
+def _code(line: bytes) -> bool:
+    """A line that is neither blank nor only a comment."""
+    stripped = line.strip()
+    return bool(stripped) and not stripped.startswith(b"#")
+
+
+def unindented_first(lines: list[bytes], y_lo: int, y_hi: int) -> bool:
+    """Whether the first code line of lines [y_lo, y_hi) starts at column 0 (True when there
+    is none)."""
+    first = next((line for line in between(lines, y_lo, y_hi) if _code(line)), None)
+    return first is None or first[:1] not in (b" ", b"\t")
+
+
+def overloads(lines: list[bytes], y_lo: int, y_hi: int) -> bool:
+    """Whether lines [y_lo, y_hi) mention `overload`: a stub folds into the next definition of
+    its name, so a region must not part them."""
+    return any(b"overload" in line for line in between(lines, y_lo, y_hi))
+
+
+def member_regions(
+    spans: Spans,
+    moves: list[tuple[int, int, int]],
+    lines: list[bytes],
+    to_y: Callable,
+    top_cuts: list[int],
+) -> list[list] | None:
+    """X regions [lo, hi, (mode, class, first member)] for hunks that each sit in one
+    top-level class after its first line, parsed apart from the rest of the class
+    (`_spliced`):
+
+    - "members": from the last member (method, nested class) starting before the hunk to the
+      next one, parsed under the class's header (Python: a line `class <name>:`; elsewhere the
+      block's lines above its first member, and its closing brace line after the region); the
+      class keeps its mapped start and end;
+    - "header" (Python): no member before the hunk: from the class's first line to the next
+      member, parsed as it is; the class keeps its mapped start and end;
+    - "tail" (Python): no member after the hunk inside the class: from the last member before
+      it to the next of `top_cuts` (`splice`'s), under `class <name>:`, whose end is the
+      class's new end.
+
+    None when a hunk is elsewhere, is both before the first member and after the last (outside
+    Python: before the first or after the last), or when `overload` is written between the
+    member above the region and its end (Python: a stub folds into the next definition of its
+    name, so the region must hold both)."""
+    n = len(spans.owner) - 1
+    python = spans.python
+    tops = np.flatnonzero(spans.top & (spans.indent == 0))
+    regions: list[list] = []
+    for xs, xc, _ in moves:
+        first, last = (xs, xs + xc - 1) if xc else (xs, xs)
+        owner = [int(c) for c in tops if spans.starts[c] < first <= spans.ends[c]]
+        if len(owner) != 1:
+            return None
+        c = owner[0]
+        if python:
+            if spans.kinds[c] != "class":
+                return None
+        elif (
+            spans.language not in _MEMBER_LANGUAGES or spans.kinds[c] not in _BRACE_OWNERS
+        ) or not (
+            0 < (close := to_y(int(spans.ends[c]))) <= len(lines)
+            and lines[close - 1].strip() in _CLOSERS
+        ):
+            return None
+        inside = np.flatnonzero((spans.starts > spans.starts[c]) & (spans.ends <= spans.ends[c]))
+        inside = inside[inside != spans.module]
+        if not len(inside):
+            return None
+        level = spans.indent[inside].min()
+        cuts = sorted({int(spans.starts[i]) for i in inside if spans.indent[i] == level})
+        if not python and not (
+            _flat(spans, inside, level)
+            and _enclosed(lines, to_y(cuts[0]), to_y(int(spans.ends[c])))
+        ):
+            return None
+        before = [x for x in cuts if x < max(first, 2)]
+        after = [x for x in cuts if x > last]
+        if not python and after:
+            # an attribute or decorator left at the end of the region belongs to the member
+            # after it, which only a parse that sees both can tell (as `splice` does)
+            after = after[
+                next(
+                    (k for k, x in enumerate(after) if _after_closed(lines, to_y(x))), len(after)
+                ) :
+            ]
+        if after and before:
+            mode, hi = "members", after[0]
+        elif after:
+            mode, hi = "header", after[0]
+        elif before:
+            mode, hi = "tail", min(x for x in top_cuts if x > last)
+            if not python and hi <= n and not closed(lines, to_y(hi)):
+                hi = min((x for x in top_cuts if x > hi), default=n + 1)  # as `splice` does
+        else:
+            return None
+        lo = before[-1] if before else int(spans.starts[c])
+        above = before[-2] if len(before) > 1 else int(spans.starts[c])
+        if python and overloads(lines, to_y(above), to_y(hi) if hi <= n else 0):
+            return None
+        if regions and lo <= regions[-1][1]:
+            prev = regions[-1]
+            modes = {prev[2][0], mode}
+            if prev[2][1] != c or modes == {"header", "tail"}:
+                return None
+            prev[1] = max(prev[1], hi)
+            prev[2] = (next((m for m in ("header", "tail") if m in modes), "members"), c, cuts[0])
+        else:
+            regions.append([lo, hi, (mode, c, cuts[0])])
+    return regions
+
+
+def _flat(spans: Spans, inside: np.ndarray, level: int) -> bool:
+    """Whether the block's members at `level` do not overlap and hold every other symbol of the
+    block: braces, not indentation, nest a brace language's symbols, and a side whose members
+    nest otherwise than their indentation says (a brace removed above them) keeps its
+    structure only in a parse of the whole block."""
+    members = sorted(
+        (int(spans.starts[i]), int(spans.ends[i])) for i in inside if spans.indent[i] == level
+    )
+    if any(a[1] >= b[0] for a, b in zip(members, members[1:], strict=False)):
+        return False
+    return all(
+        any(a <= spans.starts[i] and spans.ends[i] <= b for a, b in members)
+        for i in inside
+        if spans.indent[i] != level
+    )
+
+
+def _enclosed(lines: list[bytes], y_lo: int, y_hi: int) -> bool:
+    """Whether every non-blank line of lines [y_lo, y_hi) is indented: on the parsed side the
+    block still holds its members (a brace added or removed on the other side can make that
+    side's block swallow what follows it, or end early)."""
+    return not any(line.strip() and not _indented(line) for line in between(lines, y_lo, y_hi))
+
+
+def smaller_regions(
+    spans: Spans,
+    moves: list[tuple[int, int, int]],
+    lines: list[bytes],
+    to_y: Callable,
+    top_cuts: list[int],
+    lo: int,
+    hi: int,
+) -> list[list] | None:
+    """The smaller regions of the top-level region [lo, hi) for its hunks `moves`: those in
+    one top-level class among its members (`member_regions`), the others among the symbols of
+    a block that is no symbol (`block_regions`, outside Python). None when a hunk has no such
+    home or two homes' regions overlap."""
+    tops = np.flatnonzero(spans.top & (spans.indent == 0))
+    groups: dict[int, list[tuple[int, int, int]]] = {}
+    for move in moves:
+        owners = [int(c) for c in tops if spans.starts[c] < move[0] <= spans.ends[c]]
+        groups.setdefault(owners[0] if len(owners) == 1 else -1, []).append(move)
+    out: list[list] = []
+    for owner, inside in groups.items():
+        if owner >= 0:
+            got = member_regions(spans, inside, lines, to_y, top_cuts)
+        elif spans.language not in _BLOCK_LANGUAGES:
+            return None
+        else:
+            got = block_regions(spans, inside, lines, to_y, lo, hi)
+        if got is None:
+            return None
+        out += got
+    out.sort(key=lambda r: r[0])
+    if any(a[1] > b[0] for a, b in zip(out, out[1:], strict=False)):
+        return None
+    return out
+
+
+def _indented(line: bytes) -> bool:
+    return line[:1] in (b" ", b"\t")
+
+
+def block_regions(
+    spans: Spans,
+    moves: list[tuple[int, int, int]],
+    lines: list[bytes],
+    to_y: Callable,
+    lo: int,
+    hi: int,
+) -> list[list] | None:
+    """X regions [lo, hi, ("block", (opener, first, closer))] (outside Python) for hunks that
+    each sit among top-level symbols indented inside a block that is no symbol (Rust's
+    `mod tests { ... }`): from the symbol starting before the hunk to the one after it,
+    parsed under the block's opening lines (Y `opener` to `first`, the block's first symbol)
+    and its closing line (Y `closer`). None unless every hunk of the top-level region [lo, hi)
+    has such a symbol before it and the block is one: its opening line the only unindented
+    one above its first symbol, ending with `{`, and a lone `}` the first unindented line
+    after the region. A hunk after the block's last symbol: from the symbol before it to `hi`,
+    the block's closing line included (no closing line added: `closer` 0)."""
+    inner = np.flatnonzero(
+        spans.top & (spans.indent > 0) & (spans.starts > lo) & (spans.starts < hi)
+    )
+    cuts = sorted({int(spans.starts[i]) for i in inner})
+    if len(cuts) < 2:
+        return None
+    regions: list[list] = []
+    for xs, xc, _ in moves:
+        first, last = (xs, xs + xc - 1) if xc else (xs, xs)
+        before = [x for x in cuts if x < max(first, 2)]
+        after = [x for x in cuts if x > last]
+        after = after[
+            next((k for k, x in enumerate(after) if _after_closed(lines, to_y(x))), len(after)) :
+        ]
+        if not before:
+            return None
+        # no symbol after the hunk in the block: to the end of the top-level region, the
+        # block's closing line included
+        r_lo, r_hi = before[-1], after[0] if after else hi
+        if regions and r_lo <= regions[-1][1]:
+            regions[-1][1] = max(regions[-1][1], r_hi)
+        else:
+            regions.append([r_lo, r_hi, None])
+    y_first = to_y(cuts[0])
+    if not 1 < y_first <= len(lines):
+        return None
+    opener = next(
+        (
+            k
+            for k in range(y_first - 1, 0, -1)
+            if lines[k - 1].strip() and not _indented(lines[k - 1])
+        ),
+        0,
+    )
+    if not opener or not lines[opener - 1].rstrip().endswith(b"{"):
+        return None
+    closer = 0  # the block's closing line, after the regions that end inside the block
+    inside = [r for r in regions if r[1] != hi]
+    if inside:
+        y_end = to_y(inside[-1][1])
+        closer = next(
+            (
+                k
+                for k in range(y_end, len(lines) + 1)
+                if lines[k - 1].strip() and not _indented(lines[k - 1])
+            ),
+            0,
+        )
+        if not closer or lines[closer - 1].strip() not in _CLOSERS:
+            return None
+    for region in regions:
+        if region[1] != hi:
+            y_lo, y_hi = to_y(region[0]), to_y(region[1])
+            if any(line.strip() and not _indented(line) for line in between(lines, y_lo, y_hi)):
+                return None  # the region leaves the block
+        region[2] = ("block", (opener, y_first, closer if region[1] != hi else 0))
+    return regions
+
+
+def last_code(lines: list[bytes]) -> int:
+    """1-based number of the last code line (0: none)."""
+    return next((k for k in range(len(lines), 0, -1) if _code(lines[k - 1])), 0)
