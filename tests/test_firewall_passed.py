@@ -3,7 +3,6 @@ firewall reads none of it, and a bad or missing file only costs time."""
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import subprocess
@@ -12,9 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from gitstrata.benchmarks.firewall import load_corpus
 from gitstrata.serve import firewall, firewall_passed
-
-CORPUS = Path(__file__).resolve().parents[1] / "benchmarks" / "firewall_corpus"
 
 
 @pytest.fixture
@@ -35,12 +33,7 @@ def fresh() -> None:
 def dev_texts() -> list[str]:
     """Injections and honest developer text of the dev split (the held-out ones stay out of
     the tests)."""
-    out = []
-    for name in ("injections.jsonl", "benign.jsonl"):
-        with open(CORPUS / name, encoding="utf-8") as fh:
-            rows = [json.loads(line) for line in fh if line.strip()]
-        out += [r["text"] for r in rows if r.get("split") == "dev"]
-    return out
+    return [case.text for case in load_corpus() if case.split == "dev"]
 
 
 def watch_firewall(monkeypatch: pytest.MonkeyPatch) -> list[str]:
