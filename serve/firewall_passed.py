@@ -158,7 +158,7 @@ def clean(text: str) -> str:
     from .firewall import clean as firewall_clean
 
     out = firewall_clean(text)
-    if out == text:
+    if out == text and len(_passed) < MAX_ENTRIES:  # a long-running server's memory is bounded
         with _LOCK:
             _passed.add(key)
     return out

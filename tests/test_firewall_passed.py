@@ -189,3 +189,15 @@ def test_a_process_serving_passed_texts_does_not_load_the_firewall(cache_home: P
         assert done.returncode == 0, done.stderr
         loaded.append(done.stdout.split()[-1])
     assert loaded == ["True", "False"]
+
+
+def test_a_long_running_process_keeps_a_bounded_record(
+    cache_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(firewall_passed, "MAX_ENTRIES", 2)
+    for text in ("first subject", "second subject", "third subject"):
+        assert firewall_passed.clean(text) == text
+    firewall_passed.save()
+    fresh()
+    stored = firewall_passed._load(firewall_passed._file(), firewall_passed._code_fingerprint())
+    assert len(stored) == 2
