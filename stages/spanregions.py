@@ -31,26 +31,24 @@ _CLOSERS = (b"}", b"};")
 _COMMENT_LEADS = (b"//", b"/*", b"*")
 
 
-def closed(lines: list[bytes], stop: int) -> bool:
+def closed(lines: list[bytes], stop: int, *, comments: bool = False) -> bool:
     """The last non-blank line before line `stop` is a lone closing brace (`}` or `};`): nothing
     above the symbol starting at `stop` can attach to it (no attribute or decorator ends there),
-    so a region ending there parses the same without that symbol."""
+    so a region ending there parses the same without that symbol. `comments`: comment lines
+    are passed over (a comment above a member is not part of it; an attribute would be)."""
     for k in range(min(stop - 1, len(lines)), 0, -1):
         text = lines[k - 1].strip()
-        if text:
+        if text and not (comments and text.startswith(_COMMENT_LEADS)):
             return text in _CLOSERS
     return False
 
 
-def _after_closed(lines: list[bytes], stop: int) -> bool:
-    """Whether the last line before line `stop` that is neither blank nor a comment is a lone
-    closing brace: a region of members ending there leaves nothing that attaches to the member
-    starting at `stop` (comments above it are not part of it; an attribute would be)."""
-    for k in range(min(stop - 1, len(lines)), 0, -1):
-        text = lines[k - 1].strip()
-        if text and not text.startswith(_COMMENT_LEADS):
-            return text in _CLOSERS
-    return False
+def _closed_cuts(cuts: list[int], lines: list[bytes], to_y: Callable) -> list[int]:
+    """`cuts` (X member starts, ascending) from the first one above which the region before it
+    ends on a closing brace: an attribute or decorator left at the end of a region belongs to
+    the member after it, which only a parse that sees both can tell (as `splice` does)."""
+    k = next((k for k, x in enumerate(cuts) if closed(lines, to_y(x), comments=True)), len(cuts))
+    return cuts[k:]
 
 
 def between(lines: list[bytes], y_lo: int, y_hi: int) -> list[bytes]:
@@ -68,7 +66,7 @@ def unindented_first(lines: list[bytes], y_lo: int, y_hi: int) -> bool:
     """Whether the first code line of lines [y_lo, y_hi) starts at column 0 (True when there
     is none)."""
     first = next((line for line in between(lines, y_lo, y_hi) if _code(line)), None)
-    return first is None or first[:1] not in (b" ", b"\t")
+    return first is None or not _indented(first)
 
 
 def overloads(lines: list[bytes], y_lo: int, y_hi: int) -> bool:
@@ -86,22 +84,23 @@ def member_regions(
 ) -> list[list] | None:
     """X regions [lo, hi, (mode, class, first member)] for hunks that each sit in one
     top-level class after its first line, parsed apart from the rest of the class
-    (`_spliced`):
+    (`spans._spliced`) under the class's header: in Python a line `class <name>:`, elsewhere
+    the block's own lines above its first member (and its closing brace line after a region
+    that ends inside the block):
 
     - "members": from the last member (method, nested class) starting before the hunk to the
-      next one, parsed under the class's header (Python: a line `class <name>:`; elsewhere the
-      block's lines above its first member, and its closing brace line after the region); the
-      class keeps its mapped start and end;
-    - "header" (Python): no member before the hunk: from the class's first line to the next
-      member, parsed as it is; the class keeps its mapped start and end;
-    - "tail" (Python): no member after the hunk inside the class: from the last member before
-      it to the next of `top_cuts` (`splice`'s), under `class <name>:`, whose end is the
-      class's new end.
+      next one; the class keeps its mapped start and end;
+    - "header": no member before the hunk: from the class's first line to the next member,
+      parsed as it is; the class keeps its mapped start and end;
+    - "tail": no member after the hunk inside the class: from the last member before it to
+      the next of `top_cuts` (`splice`'s), whose parse gives the class's new end.
 
-    None when a hunk is elsewhere, is both before the first member and after the last (outside
-    Python: before the first or after the last), or when `overload` is written between the
-    member above the region and its end (Python: a stub folds into the next definition of its
-    name, so the region must hold both)."""
+    None when a hunk is elsewhere, is both before the first member and after the last; outside
+    Python, when the class is not one of `_BRACE_OWNERS` closed by a lone brace in one of
+    `_MEMBER_LANGUAGES`, or its members are not laid out as its indentation says (`_flat`,
+    `_enclosed`); in Python, when `overload` is written between the member above the region
+    and its end (a stub folds into the next definition of its name, so the region must hold
+    both)."""
     n = len(spans.owner) - 1
     python = spans.python
     tops = np.flatnonzero(spans.top & (spans.indent == 0))
@@ -135,14 +134,8 @@ def member_regions(
             return None
         before = [x for x in cuts if x < max(first, 2)]
         after = [x for x in cuts if x > last]
-        if not python and after:
-            # an attribute or decorator left at the end of the region belongs to the member
-            # after it, which only a parse that sees both can tell (as `splice` does)
-            after = after[
-                next(
-                    (k for k, x in enumerate(after) if _after_closed(lines, to_y(x))), len(after)
-                ) :
-            ]
+        if not python:
+            after = _closed_cuts(after, lines, to_y)
         if after and before:
             mode, hi = "members", after[0]
         elif after:
@@ -190,7 +183,7 @@ def _enclosed(lines: list[bytes], y_lo: int, y_hi: int) -> bool:
     """Whether every non-blank line of lines [y_lo, y_hi) is indented: on the parsed side the
     block still holds its members (a brace added or removed on the other side can make that
     side's block swallow what follows it, or end early)."""
-    return not any(line.strip() and not _indented(line) for line in between(lines, y_lo, y_hi))
+    return not any(_outdented(line) for line in between(lines, y_lo, y_hi))
 
 
 def smaller_regions(
@@ -232,6 +225,11 @@ def _indented(line: bytes) -> bool:
     return line[:1] in (b" ", b"\t")
 
 
+def _outdented(line: bytes) -> bool:
+    """A non-blank line starting at column 0."""
+    return bool(line.strip()) and not _indented(line)
+
+
 def block_regions(
     spans: Spans,
     moves: list[tuple[int, int, int]],
@@ -259,10 +257,7 @@ def block_regions(
     for xs, xc, _ in moves:
         first, last = (xs, xs + xc - 1) if xc else (xs, xs)
         before = [x for x in cuts if x < max(first, 2)]
-        after = [x for x in cuts if x > last]
-        after = after[
-            next((k for k, x in enumerate(after) if _after_closed(lines, to_y(x))), len(after)) :
-        ]
+        after = _closed_cuts([x for x in cuts if x > last], lines, to_y)
         if not before:
             return None
         # no symbol after the hunk in the block: to the end of the top-level region, the
@@ -275,35 +270,19 @@ def block_regions(
     y_first = to_y(cuts[0])
     if not 1 < y_first <= len(lines):
         return None
-    opener = next(
-        (
-            k
-            for k in range(y_first - 1, 0, -1)
-            if lines[k - 1].strip() and not _indented(lines[k - 1])
-        ),
-        0,
-    )
+    opener = next((k for k in range(y_first - 1, 0, -1) if _outdented(lines[k - 1])), 0)
     if not opener or not lines[opener - 1].rstrip().endswith(b"{"):
         return None
     closer = 0  # the block's closing line, after the regions that end inside the block
     inside = [r for r in regions if r[1] != hi]
     if inside:
         y_end = to_y(inside[-1][1])
-        closer = next(
-            (
-                k
-                for k in range(y_end, len(lines) + 1)
-                if lines[k - 1].strip() and not _indented(lines[k - 1])
-            ),
-            0,
-        )
+        closer = next((k for k in range(y_end, len(lines) + 1) if _outdented(lines[k - 1])), 0)
         if not closer or lines[closer - 1].strip() not in _CLOSERS:
             return None
     for region in regions:
-        if region[1] != hi:
-            y_lo, y_hi = to_y(region[0]), to_y(region[1])
-            if any(line.strip() and not _indented(line) for line in between(lines, y_lo, y_hi)):
-                return None  # the region leaves the block
+        if region[1] != hi and not _enclosed(lines, to_y(region[0]), to_y(region[1])):
+            return None  # the region leaves the block
         region[2] = ("block", (opener, y_first, closer if region[1] != hi else 0))
     return regions
 

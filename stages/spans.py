@@ -402,7 +402,7 @@ def splice(
     for region, inside in zip(regions, held, strict=True):
         smaller = smaller_regions(spans, inside, lines, to_y, cuts, region[0], region[1])
         mixed += [region] if smaller is None else smaller
-    if len(mixed) != len(regions) or any(r[2] is not None for r in mixed):
+    if any(r[2] is not None for r in mixed):
         found = _spliced(spans, hunks, forward, lines, mixed, parse, to_y)
         if found is not None:
             return found

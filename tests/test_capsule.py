@@ -353,6 +353,20 @@ def _ts_spans(text: str, language: str) -> tuple[spans.Spans, str]:
     return spans.from_symbols(parsed.symbols, text.encode(), language, clean=clean), parsed.parser
 
 
+def _region_of(language: str, seen: list[bytes] | None = None):
+    """A `splice` parse of `language` that lists the texts it was asked to parse."""
+
+    def parse(data: bytes, region: str = "", moves=None):
+        if seen is not None:
+            seen.append(data)
+        found = treesitter.parse_tree(Source(data, language))
+        if found is None or found[1]:
+            return None
+        return parse_source(f"m.{_SUFFIX[language]}", data).symbols
+
+    return parse
+
+
 def _ast_symbols(data: bytes, region: str = "", moves=None):
     parsed = parse_source("m.py", data)
     return parsed.symbols if parsed.parser == "ast" else None
@@ -585,13 +599,6 @@ RS_TEMPLATES = [
 ]
 
 
-def _rust_region(data: bytes, region: str = "", moves=None):
-    found = treesitter.parse_tree(Source(data, "rust"))
-    if found is None or found[1]:
-        return None
-    return parse_source("m.rs", data).symbols
-
-
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
 @given(
     st.lists(
@@ -607,7 +614,7 @@ def test_spliced_rust_spans_equal_parsing(edits):
     hunks = _hunks(old, new)
     assume(hunks)
     for fwd, known, want, data in ((True, x, y, new_text), (False, y, x, RS_SOURCE)):
-        got = spans.splice(known, hunks, forward=fwd, data=data.encode(), parse=_rust_region)
+        got = spans.splice(known, hunks, forward=fwd, data=data.encode(), parse=_region_of("rust"))
         if got is not None:
             assert _same(got, want), (fwd, hunks)
 
@@ -687,20 +694,6 @@ TS_MEMBER_TEMPLATES = [
     ["count(): number {", "  return 0;", "}"],
     ["}"],
 ]
-
-
-def _region_of(language: str, seen: list[bytes] | None = None):
-    """A `splice` parse of `language` that lists the texts it was asked to parse."""
-
-    def parse(data: bytes, region: str = "", moves=None):
-        if seen is not None:
-            seen.append(data)
-        found = treesitter.parse_tree(Source(data, language))
-        if found is None or found[1]:
-            return None
-        return parse_source(f"m.{_SUFFIX[language]}", data).symbols
-
-    return parse
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
