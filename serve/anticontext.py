@@ -19,7 +19,7 @@ import re
 import threading
 from bisect import bisect_left
 from collections import Counter
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -510,20 +510,13 @@ def sha_prefixes(index: ServeIndex) -> ShaPrefixes:
     return index.memo("sha_prefixes", lambda: ShaPrefixes(index.commits))
 
 
-def _revert_rows(commits: Mapping[str, dict]) -> Iterable[tuple[str, dict]]:
-    """The commits that may be reverts, in the history's order: read from the table's columns
-    when the index can (`_Commits.reverts`), else every commit."""
-    pick = getattr(commits, "reverts", None)
-    return pick() if pick is not None else commits.items()
-
-
 def _reverts(index: ServeIndex, muted: Collection[str], share: float) -> list[_Revert]:
     """Every reverted commit of the history that was not muted, with how it ended."""
     commits = index.commits
     prefixes = sha_prefixes(index)
     pairs: list[tuple[str, str]] = []  # (reverted, revert)
     reverted_by: dict[str, str] = {}  # a revert's sha prefix -> the commit that reverted it
-    for sha, c in _revert_rows(commits):
+    for sha, c in index.revert_commits():
         reverted = c.get("reverted_sha")
         if c.get("intent") != "revert" or not reverted:
             continue

@@ -444,6 +444,12 @@ class ServeIndex:
             return {}
         return _Commits(self.table("commits", columns=list(COMMIT_COLUMNS)))
 
+    def revert_commits(self) -> list[tuple[str, dict[str, Any]]]:
+        """(sha, row) of the commits classed as reverts that name the commit they revert, in
+        the history's order (read from the table's columns, not from every row)."""
+        commits = self.commits
+        return commits.reverts() if isinstance(commits, _Commits) else []
+
     @cached_property
     def messages(self) -> Mapping[str, str]:
         """sha -> full commit message (a message is read when its commit is asked for)."""
