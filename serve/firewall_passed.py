@@ -190,10 +190,9 @@ def _merged(stored: _Stored, passed: set[bytes], used: set[bytes]) -> bytes:
     first = np.ones(len(both), dtype=bool)
     first[1:] = np.any(both[1:] != both[:-1], axis=1)
     both, flag = both[first], flag[first]
-    if len(both) > MAX_ENTRIES:
-        others = np.cumsum(flag) * flag  # 1, 2, ... along the file's own entries
-        both = both[(flag == 0) | (others <= MAX_ENTRIES - int(np.sum(flag == 0)))]
-        both = both[:MAX_ENTRIES]
+    if len(both) > MAX_ENTRIES:  # all of this process's, then the file's first by digest
+        room = MAX_ENTRIES - int(np.sum(flag == 0))
+        both = both[(flag == 0) | (np.cumsum(flag) <= room)][:MAX_ENTRIES]
     return both.astype(">u8").tobytes()
 
 

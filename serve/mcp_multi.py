@@ -76,8 +76,7 @@ def build_multi_server(apps: dict[str, "MCPServer"], lives: dict[str, Lifecycle]
     from mcp.server.mcpserver.exceptions import ToolError
     from mcp_types import CallToolResult, TextContent
 
-    from .firewall_passed import clean
-    from .mcp_server import scrub_tree
+    from .firewall_passed import clean, clean_tree
 
     names = list(apps)
     front = apps[names[0]]
@@ -167,7 +166,7 @@ def build_multi_server(apps: dict[str, "MCPServer"], lives: dict[str, Lifecycle]
         text = str(uri)
         if text == "strata://status":
             body = {"repositories": {n: lives[n].status() for n in names}}
-            out = json.dumps(scrub_tree(body, clean), indent=2, ensure_ascii=False, default=str)
+            out = json.dumps(clean_tree(body), indent=2, ensure_ascii=False, default=str)
             return [ReadResourceContents(content=out, mime_type="application/json")]
         found = re.match(r"^strata://([^/]+)/([a-z]+)$", text)
         if found and found.group(1) in own_read and found.group(2) in PER_REPO_RESOURCES:

@@ -163,17 +163,6 @@ SymbolName = Annotated[
 ]
 
 
-def scrub_tree(value: Any, clean: Callable[[str], str]) -> Any:
-    """`value` (JSON-shaped) with every string value passed through `clean`; keys are ours."""
-    if isinstance(value, str):
-        return clean(value)
-    if isinstance(value, dict):
-        return {k: scrub_tree(v, clean) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [scrub_tree(v, clean) for v in value]
-    return value
-
-
 def check_bind_host(host: str, allow_remote: bool) -> None:
     """Refuse a non-loopback bind address unless the caller asked for it."""
     if allow_remote or host == "localhost":
@@ -223,13 +212,13 @@ class _Replies:
         latency changes every call, and would make every text new to the firewall's cache)."""
         from mcp_types import CallToolResult, TextContent
 
-        from .firewall_passed import clean
+        from .firewall_passed import clean, clean_tree
 
         # journal lines every reader skips are named in every answer until someone fixes them
         health = self.journal.health()
         if not health.ok:
             text = f"{text}\n\nNote: {health.notice()}"
-            data = {**data, "journal": scrub_tree(health.to_dict(), clean)}  # reasons quote lines
+            data = {**data, "journal": clean_tree(health.to_dict())}  # reasons quote lines
 
         # `scrubbed`: an engine result, whose every string field the engine already cleaned
         # (serve/safe.py); the block is cleaned again as a whole, since fields joined into one
@@ -239,7 +228,7 @@ class _Replies:
             out = out.replace(placeholder, value, 1)
         return CallToolResult(
             content=[TextContent(type="text", text=out)],
-            structured_content=data if scrubbed else scrub_tree(data, clean),
+            structured_content=data if scrubbed else clean_tree(data),
             is_error=is_error,
         )
 
@@ -618,12 +607,12 @@ def _add_write_tools(app: "MCPServer", life: Lifecycle, replies: _Replies) -> No
 
 
 def _add_resources(app: "MCPServer", life: Lifecycle) -> None:
-    from .firewall_passed import clean
+    from .firewall_passed import clean_tree
 
     journal = JournalWatch(life.index_dir / "journal")
 
     def resource_json(data: dict[str, Any]) -> str:
-        return json.dumps(scrub_tree(data, clean), indent=2, ensure_ascii=False, default=str)
+        return json.dumps(clean_tree(data), indent=2, ensure_ascii=False, default=str)
 
     @app.resource("strata://status", name="status", mime_type="application/json",
                   description="Index state: phase, served generation and HEAD, indexed range, table counts, "
