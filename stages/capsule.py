@@ -27,7 +27,7 @@ import pyarrow as pa
 from ..store import schemas
 from ..store.config import HistoryConfig
 from ..store.ids import symbol_id
-from ..store.redact import Redactor, redact_text
+from ..store.redact import Redactor, redact_text, redact_texts
 from .frames import frame
 from .intent import classify, compile_rules, facts_of, subject_of
 from .patch import CommitPatch, FileChange, hunk_lines
@@ -120,15 +120,18 @@ class _Excerpt:
             self.parts.append(line)
             self.chars += len(line) + 1
 
-    def text(self, redactor: Redactor | None) -> str | None:
-        return _bounded(self.parts, self.cap, redactor)
+    def text(self) -> str | None:
+        return _joined(self.parts)
 
 
-def _bounded(lines: list[str], cap: int, redactor: Redactor | None) -> str | None:
-    """Whole lines joined, redacted, then cut to `cap` characters (None when there are none)."""
-    if not lines:
-        return None
-    return (redact_text("\n".join(lines), redactor) or "")[:cap]
+def _joined(lines: list[str]) -> str | None:
+    """Whole lines joined (None when there are none): an excerpt before `_bounded`."""
+    return "\n".join(lines) if lines else None
+
+
+def _bounded(texts: list[str | None], cap: int, redactor: Redactor | None) -> list[str | None]:
+    """Joined excerpts redacted (as one batch), then cut to `cap` characters."""
+    return [None if t is None else t[:cap] for t in redact_texts(texts, redactor)]
 
 
 def attribute(
@@ -256,7 +259,7 @@ def build(
                     added=t.added,
                     removed=t.removed,
                     binary=fc.binary,
-                    excerpt=_bounded(t.excerpt, config.symbol_excerpt_chars, redactor),
+                    excerpt=_joined(t.excerpt),  # redacted and cut below
                 )
         out_c.add(
             sha=c.sha,
@@ -275,7 +278,7 @@ def build(
             added=sum(f.added for f in c.files),
             removed=sum(f.removed for f in c.files),
             bulk=len(c.files) > config.bulk_files,
-            excerpt=commit.text(redactor),
+            excerpt=commit.text(),  # redacted and cut below
         )
     if stats is not None:
         stats["commits"] = stats.get("commits", 0) + n
@@ -287,6 +290,10 @@ def build(
         stats["rebuilt_versions"] = stats.get("rebuilt_versions", 0) + cache.rebuilt
     if hunks is not None and out_h is not None:
         hunks.append(out_h.table())
+    touch_excerpts = out_t.cols["excerpt"]
+    touch_excerpts[:] = _bounded(touch_excerpts, config.symbol_excerpt_chars, redactor)
+    commit_excerpts = out_c.cols["excerpt"]
+    commit_excerpts[:] = _bounded(commit_excerpts, config.excerpt_chars, redactor)
     return out_c.table(), out_t.table()
 
 

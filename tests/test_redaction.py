@@ -42,238 +42,238 @@ PEM_BODY = _j("MIIEowIBAAKCAQEAv3Jq0yQm8p5Zr2LkT7Xw", "9sD4fNc1HbV6uYeR0aGi3KjM5
 # ---------------------------------------------------------------- detectors
 
 
-@pytest.mark.parametrize(
-    ("text", "expected", "kinds"),
-    [
-        (
-            f"mysqldump --password={LETTERS} shop",
-            "mysqldump --password=[REDACTED:password_assignment] shop",
-            ["password_assignment"],
+DETECTED = [
+    (
+        f"mysqldump --password={LETTERS} shop",
+        "mysqldump --password=[REDACTED:password_assignment] shop",
+        ["password_assignment"],
+    ),
+    (
+        f"deploy --db-password '{LETTERS}'",
+        "deploy --db-password '[REDACTED:password_assignment]'",
+        ["password_assignment"],
+    ),
+    (
+        f"mysql --password {LETTERS} -e 'select 1'",
+        "mysql --password [REDACTED:password_assignment] -e 'select 1'",
+        ["password_assignment"],
+    ),
+    (
+        f"https://api.test/v1?user=a&token={LETTERS}&page=2",
+        "https://api.test/v1?user=a&token=[REDACTED:password_assignment]&page=2",
+        ["password_assignment"],
+    ),
+    (
+        f"Server=db;User Id=app;Password={LETTERS};",
+        "Server=db;User Id=app;Password=[REDACTED:password_assignment];",
+        ["password_assignment"],
+    ),
+    (
+        f'dsn = "host=db user=app password={LETTERS} dbname=shop"',
+        'dsn = "host=db user=app password=[REDACTED:password_assignment] dbname=shop"',
+        ["password_assignment"],
+    ),
+    ("  password: wombatlantern", "  password: [REDACTED:password_assignment]", None),
+    (f"password = {LETTERS}", "password = [REDACTED:password_assignment]", None),
+    (
+        f"mongodb://admin:{LETTERS}@mongo:27017/shop",
+        "mongodb://admin:[REDACTED:url_password]@mongo:27017/shop",
+        ["url_password"],
+    ),
+    (
+        "postgres://app:p@ss%2Fw0rd@db.internal/shop",
+        "postgres://app:[REDACTED:url_password]@db.internal/shop",
+        ["url_password"],
+    ),
+    (f"rotated to {RANDOM} today", "rotated to [REDACTED:high_entropy_token] today", None),
+    (
+        f"the signing key {RANDOM}",
+        "the signing key [REDACTED:high_entropy_secret]",
+        ["high_entropy_secret"],
+    ),
+    (
+        _j(
+            "SENDGRID = 'SG.",
+            "Ab3De5Gh7Jk9Mn1Pq2Rs4T.Uv6Wx8Yz0Ab2Cd4Ef6Gh8Ij0Kl2Mn4Op6Qr8St0Uv2W'",
         ),
-        (
-            f"deploy --db-password '{LETTERS}'",
-            "deploy --db-password '[REDACTED:password_assignment]'",
-            ["password_assignment"],
+        "SENDGRID = '[REDACTED:sendgrid_key]'",
+        ["sendgrid_key"],
+    ),
+    (
+        f"mysql -u root -p{LETTERS} shop",
+        "mysql -u root -p[REDACTED:password_assignment] shop",
+        ["password_assignment"],
+    ),
+    (
+        f"PGPASSWORD={RANDOM} psql -h db",
+        "PGPASSWORD=[REDACTED:password_assignment] psql -h db",
+        ["password_assignment"],
+    ),
+    (
+        f"sshpass -p {LETTERS} ssh deploy@host",
+        "sshpass -p [REDACTED:password_assignment] ssh deploy@host",
+        ["password_assignment"],
+    ),
+    (
+        f"docker login -u bob -p {LETTERS} registry.test",
+        "docker login -u bob -p [REDACTED:password_assignment] registry.test",
+        ["password_assignment"],
+    ),
+    (
+        f"curl -u admin:{LETTERS} https://api.test",
+        "curl -u admin:[REDACTED:password_assignment] https://api.test",
+        ["password_assignment"],
+    ),
+    (
+        f"machine api.example.com login bob password {LETTERS}",
+        "machine api.example.com login bob password [REDACTED:password_assignment]",
+        ["password_assignment"],
+    ),
+    (
+        f"CREATE USER 'app'@'%' IDENTIFIED BY '{LETTERS}';",
+        "CREATE USER 'app'@'%' IDENTIFIED BY '[REDACTED:password_assignment]';",
+        ["password_assignment"],
+    ),
+    (
+        f"ALTER USER app WITH PASSWORD '{LETTERS}';",
+        "ALTER USER app WITH PASSWORD '[REDACTED:password_assignment]';",
+        ["password_assignment"],
+    ),
+    (
+        f"redis://:{LETTERS}@cache:6379/0",
+        "redis://:[REDACTED:url_password]@cache:6379/0",
+        ["url_password"],
+    ),
+    (
+        f'config["password"] = "{LETTERS}"',
+        'config["password"] = "[REDACTED:password_assignment]"',
+        ["password_assignment"],
+    ),
+    (
+        f"define('DB_PASSWORD', '{LETTERS}');",
+        "define('DB_PASSWORD', '[REDACTED:password_assignment]');",
+        ["password_assignment"],
+    ),
+    (
+        f"<password>{LETTERS}</password>",
+        "<password>[REDACTED:password_assignment]</password>",
+        ["password_assignment"],
+    ),
+    (
+        f'sql.Open("mysql", "root:{LETTERS}@tcp(127.0.0.1:3306)/app")',
+        'sql.Open("mysql", "root:[REDACTED:password_assignment]@tcp(127.0.0.1:3306)/app")',
+        ["password_assignment"],
+    ),
+    (
+        f"java -Djavax.net.ssl.keyStorePassword={RANDOM} -jar app.jar",
+        "java -Djavax.net.ssl.keyStorePassword=[REDACTED:password_assignment] -jar app.jar",
+        ["password_assignment"],
+    ),
+    (
+        f"ldapsearch -x -D cn=admin -w {LETTERS} -b dc=x",
+        "ldapsearch -x -D cn=admin -w [REDACTED:password_assignment] -b dc=x",
+        ["password_assignment"],
+    ),
+    (
+        f"keytool -importcert -storepass {LETTERS} -keystore x.jks",
+        "keytool -importcert -storepass [REDACTED:password_assignment] -keystore x.jks",
+        ["password_assignment"],
+    ),
+    (
+        f"openssl rsa -in key.pem -passin pass:{LETTERS}",
+        "openssl rsa -in key.pem -passin pass:[REDACTED:password_assignment]",
+        ["password_assignment"],
+    ),
+    (
+        f"ENV DB_PASSWORD {LETTERS}",
+        "ENV DB_PASSWORD [REDACTED:password_assignment]",
+        ["password_assignment"],
+    ),
+    (
+        f"db:\n  password:\n    {LETTERS}\n",
+        "db:\n  password:\n    [REDACTED:password_assignment]\n",
+        ["password_assignment"],
+    ),
+    (
+        f'{{\n  "api_key":\n    "{LETTERS}"\n}}',
+        '{\n  "api_key":\n    "[REDACTED:password_assignment]"\n}',
+        ["password_assignment"],
+    ),
+    (
+        f"password: |\n  {LETTERS}\n",
+        "password: |\n  [REDACTED:password_assignment]\n",
+        ["password_assignment"],
+    ),
+    (
+        f"ALTER ROLE app PASSWORD '{LETTERS}';",
+        "ALTER ROLE app PASSWORD '[REDACTED:password_assignment]';",
+        ["password_assignment"],
+    ),
+    (
+        f"requirepass {LETTERS}",
+        "requirepass [REDACTED:password_assignment]",
+        ["password_assignment"],
+    ),
+    (
+        f"mvn deploy -Dgpg.passphrase={LETTERS}",
+        "mvn deploy -Dgpg.passphrase=[REDACTED:password_assignment]",
+        ["password_assignment"],
+    ),
+    (
+        f'network={{\n  ssid="home"\n  psk="{LETTERS}"\n}}',
+        'network={\n  ssid="home"\n  psk="[REDACTED:password_assignment]"\n}',
+        ["password_assignment"],
+    ),
+    (
+        f"auth: {{ user: 'bob', pass: '{LETTERS}' }}",
+        "auth: { user: 'bob', pass: '[REDACTED:password_assignment]' }",
+        ["password_assignment"],
+    ),
+    (
+        f'ds.setPassword("{LETTERS}");',
+        'ds.setPassword("[REDACTED:password_assignment]");',
+        ["password_assignment"],
+    ),
+    (
+        f"https://acct.blob.core.windows.net/c?sv=2020-08-04&sp=r&sig={RANDOM}%3D",
+        "https://acct.blob.core.windows.net/c?sv=2020-08-04&sp=r&sig=[REDACTED:url_signature]",
+        ["url_signature"],
+    ),
+    (
+        f"Cookie: theme=dark; sessionid={LETTERS}",
+        "Cookie: theme=dark; sessionid=[REDACTED:session_cookie]",
+        ["session_cookie"],
+    ),
+    (
+        f"//registry.npmjs.org/:_authToken={LETTERS}",
+        "//registry.npmjs.org/:_authToken=[REDACTED:password_assignment]",
+        ["password_assignment"],
+    ),
+    (
+        _j(
+            "https://discord.com/api/webhooks/123456789012345678/",
+            "AbCdEfGhIjKlMnOpQrStUvWxYz0123",
         ),
-        (
-            f"mysql --password {LETTERS} -e 'select 1'",
-            "mysql --password [REDACTED:password_assignment] -e 'select 1'",
-            ["password_assignment"],
-        ),
-        (
-            f"https://api.test/v1?user=a&token={LETTERS}&page=2",
-            "https://api.test/v1?user=a&token=[REDACTED:password_assignment]&page=2",
-            ["password_assignment"],
-        ),
-        (
-            f"Server=db;User Id=app;Password={LETTERS};",
-            "Server=db;User Id=app;Password=[REDACTED:password_assignment];",
-            ["password_assignment"],
-        ),
-        (
-            f'dsn = "host=db user=app password={LETTERS} dbname=shop"',
-            'dsn = "host=db user=app password=[REDACTED:password_assignment] dbname=shop"',
-            ["password_assignment"],
-        ),
-        ("  password: wombatlantern", "  password: [REDACTED:password_assignment]", None),
-        (f"password = {LETTERS}", "password = [REDACTED:password_assignment]", None),
-        (
-            f"mongodb://admin:{LETTERS}@mongo:27017/shop",
-            "mongodb://admin:[REDACTED:url_password]@mongo:27017/shop",
-            ["url_password"],
-        ),
-        (
-            "postgres://app:p@ss%2Fw0rd@db.internal/shop",
-            "postgres://app:[REDACTED:url_password]@db.internal/shop",
-            ["url_password"],
-        ),
-        (f"rotated to {RANDOM} today", "rotated to [REDACTED:high_entropy_token] today", None),
-        (
-            f"the signing key {RANDOM}",
-            "the signing key [REDACTED:high_entropy_secret]",
-            ["high_entropy_secret"],
-        ),
-        (
-            _j(
-                "SENDGRID = 'SG.",
-                "Ab3De5Gh7Jk9Mn1Pq2Rs4T.Uv6Wx8Yz0Ab2Cd4Ef6Gh8Ij0Kl2Mn4Op6Qr8St0Uv2W'",
-            ),
-            "SENDGRID = '[REDACTED:sendgrid_key]'",
-            ["sendgrid_key"],
-        ),
-        (
-            f"mysql -u root -p{LETTERS} shop",
-            "mysql -u root -p[REDACTED:password_assignment] shop",
-            ["password_assignment"],
-        ),
-        (
-            f"PGPASSWORD={RANDOM} psql -h db",
-            "PGPASSWORD=[REDACTED:password_assignment] psql -h db",
-            ["password_assignment"],
-        ),
-        (
-            f"sshpass -p {LETTERS} ssh deploy@host",
-            "sshpass -p [REDACTED:password_assignment] ssh deploy@host",
-            ["password_assignment"],
-        ),
-        (
-            f"docker login -u bob -p {LETTERS} registry.test",
-            "docker login -u bob -p [REDACTED:password_assignment] registry.test",
-            ["password_assignment"],
-        ),
-        (
-            f"curl -u admin:{LETTERS} https://api.test",
-            "curl -u admin:[REDACTED:password_assignment] https://api.test",
-            ["password_assignment"],
-        ),
-        (
-            f"machine api.example.com login bob password {LETTERS}",
-            "machine api.example.com login bob password [REDACTED:password_assignment]",
-            ["password_assignment"],
-        ),
-        (
-            f"CREATE USER 'app'@'%' IDENTIFIED BY '{LETTERS}';",
-            "CREATE USER 'app'@'%' IDENTIFIED BY '[REDACTED:password_assignment]';",
-            ["password_assignment"],
-        ),
-        (
-            f"ALTER USER app WITH PASSWORD '{LETTERS}';",
-            "ALTER USER app WITH PASSWORD '[REDACTED:password_assignment]';",
-            ["password_assignment"],
-        ),
-        (
-            f"redis://:{LETTERS}@cache:6379/0",
-            "redis://:[REDACTED:url_password]@cache:6379/0",
-            ["url_password"],
-        ),
-        (
-            f'config["password"] = "{LETTERS}"',
-            'config["password"] = "[REDACTED:password_assignment]"',
-            ["password_assignment"],
-        ),
-        (
-            f"define('DB_PASSWORD', '{LETTERS}');",
-            "define('DB_PASSWORD', '[REDACTED:password_assignment]');",
-            ["password_assignment"],
-        ),
-        (
-            f"<password>{LETTERS}</password>",
-            "<password>[REDACTED:password_assignment]</password>",
-            ["password_assignment"],
-        ),
-        (
-            f'sql.Open("mysql", "root:{LETTERS}@tcp(127.0.0.1:3306)/app")',
-            'sql.Open("mysql", "root:[REDACTED:password_assignment]@tcp(127.0.0.1:3306)/app")',
-            ["password_assignment"],
-        ),
-        (
-            f"java -Djavax.net.ssl.keyStorePassword={RANDOM} -jar app.jar",
-            "java -Djavax.net.ssl.keyStorePassword=[REDACTED:password_assignment] -jar app.jar",
-            ["password_assignment"],
-        ),
-        (
-            f"ldapsearch -x -D cn=admin -w {LETTERS} -b dc=x",
-            "ldapsearch -x -D cn=admin -w [REDACTED:password_assignment] -b dc=x",
-            ["password_assignment"],
-        ),
-        (
-            f"keytool -importcert -storepass {LETTERS} -keystore x.jks",
-            "keytool -importcert -storepass [REDACTED:password_assignment] -keystore x.jks",
-            ["password_assignment"],
-        ),
-        (
-            f"openssl rsa -in key.pem -passin pass:{LETTERS}",
-            "openssl rsa -in key.pem -passin pass:[REDACTED:password_assignment]",
-            ["password_assignment"],
-        ),
-        (
-            f"ENV DB_PASSWORD {LETTERS}",
-            "ENV DB_PASSWORD [REDACTED:password_assignment]",
-            ["password_assignment"],
-        ),
-        (
-            f"db:\n  password:\n    {LETTERS}\n",
-            "db:\n  password:\n    [REDACTED:password_assignment]\n",
-            ["password_assignment"],
-        ),
-        (
-            f'{{\n  "api_key":\n    "{LETTERS}"\n}}',
-            '{\n  "api_key":\n    "[REDACTED:password_assignment]"\n}',
-            ["password_assignment"],
-        ),
-        (
-            f"password: |\n  {LETTERS}\n",
-            "password: |\n  [REDACTED:password_assignment]\n",
-            ["password_assignment"],
-        ),
-        (
-            f"ALTER ROLE app PASSWORD '{LETTERS}';",
-            "ALTER ROLE app PASSWORD '[REDACTED:password_assignment]';",
-            ["password_assignment"],
-        ),
-        (
-            f"requirepass {LETTERS}",
-            "requirepass [REDACTED:password_assignment]",
-            ["password_assignment"],
-        ),
-        (
-            f"mvn deploy -Dgpg.passphrase={LETTERS}",
-            "mvn deploy -Dgpg.passphrase=[REDACTED:password_assignment]",
-            ["password_assignment"],
-        ),
-        (
-            f'network={{\n  ssid="home"\n  psk="{LETTERS}"\n}}',
-            'network={\n  ssid="home"\n  psk="[REDACTED:password_assignment]"\n}',
-            ["password_assignment"],
-        ),
-        (
-            f"auth: {{ user: 'bob', pass: '{LETTERS}' }}",
-            "auth: { user: 'bob', pass: '[REDACTED:password_assignment]' }",
-            ["password_assignment"],
-        ),
-        (
-            f'ds.setPassword("{LETTERS}");',
-            'ds.setPassword("[REDACTED:password_assignment]");',
-            ["password_assignment"],
-        ),
-        (
-            f"https://acct.blob.core.windows.net/c?sv=2020-08-04&sp=r&sig={RANDOM}%3D",
-            "https://acct.blob.core.windows.net/c?sv=2020-08-04&sp=r&sig=[REDACTED:url_signature]",
-            ["url_signature"],
-        ),
-        (
-            f"Cookie: theme=dark; sessionid={LETTERS}",
-            "Cookie: theme=dark; sessionid=[REDACTED:session_cookie]",
-            ["session_cookie"],
-        ),
-        (
-            f"//registry.npmjs.org/:_authToken={LETTERS}",
-            "//registry.npmjs.org/:_authToken=[REDACTED:password_assignment]",
-            ["password_assignment"],
-        ),
-        (
-            _j(
-                "https://discord.com/api/webhooks/123456789012345678/",
-                "AbCdEfGhIjKlMnOpQrStUvWxYz0123",
-            ),
-            "[REDACTED:discord_webhook]",
-            ["discord_webhook"],
-        ),
-        (
-            _j("admin:$apr1$", "r31.....$HqJZimcKQFAMYayBlzkrA/"),
-            "admin:[REDACTED:password_hash]",
-            ["password_hash"],
-        ),
-        (_j("hf_", "QwErTyUiOpAsDfGhJkLzXcVbNmQwErTyUi"), "[REDACTED:huggingface_token]", None),
-        (_j("ya29.", "a0AfH6SMBx9Kq2Lm8Np4Rt6Vw1Yb3"), "[REDACTED:google_oauth_token]", None),
-        (_j("hvs.", "CAESIJx9Kq2Lm8Np4Rt6Vw1Yb3Cd5"), "[REDACTED:vault_token]", None),
-        (
-            f"-----BEGIN PGP PRIVATE KEY BLOCK-----\n{PEM_BODY}\n-----END PGP PRIVATE KEY BLOCK-----",
-            "[REDACTED:private_key]",
-            ["private_key"],
-        ),
-    ],
-)
+        "[REDACTED:discord_webhook]",
+        ["discord_webhook"],
+    ),
+    (
+        _j("admin:$apr1$", "r31.....$HqJZimcKQFAMYayBlzkrA/"),
+        "admin:[REDACTED:password_hash]",
+        ["password_hash"],
+    ),
+    (_j("hf_", "QwErTyUiOpAsDfGhJkLzXcVbNmQwErTyUi"), "[REDACTED:huggingface_token]", None),
+    (_j("ya29.", "a0AfH6SMBx9Kq2Lm8Np4Rt6Vw1Yb3"), "[REDACTED:google_oauth_token]", None),
+    (_j("hvs.", "CAESIJx9Kq2Lm8Np4Rt6Vw1Yb3Cd5"), "[REDACTED:vault_token]", None),
+    (
+        f"-----BEGIN PGP PRIVATE KEY BLOCK-----\n{PEM_BODY}\n-----END PGP PRIVATE KEY BLOCK-----",
+        "[REDACTED:private_key]",
+        ["private_key"],
+    ),
+]
+
+
+@pytest.mark.parametrize(("text", "expected", "kinds"), DETECTED)
 def test_new_detectors_find_the_secret_and_only_it(text, expected, kinds) -> None:
     out, found = redact(text)
     assert out == expected
@@ -282,75 +282,75 @@ def test_new_detectors_find_the_secret_and_only_it(text, expected, kinds) -> Non
     assert redact(out) == (out, [])  # idempotent
 
 
-@pytest.mark.parametrize(
-    "code",
-    [
-        "token = get_token()",
-        'password = request.form["password"]',
-        "password = password",
-        "password = hashed_password",
-        "password: str",
-        "def login(password: str, token=None):",
-        'compass = "north"',
-        'bypass = "yes"',
-        "max_tokens=100",
-        'parser.add_argument("--password", help="the --password to use")',
-        "usage: deploy --password PASSWORD",
-        "pass --token and the --secret option",
-        "token: ${{ secrets.NPM_TOKEN }}",
-        "password=os.environ['PW']",
-        "thisIsAVeryLongIdentifierName2ForTesting3",
-        "src/components/SomeLongComponentName2/index.tsx",
-        "integrity sha512-Zx9Kq2Lm8Np4Rt6Vw1Yb3Cd5Fg7Hj0JkZx9Kq2Lm8Np4Rt6Vw1Yb3Cd5Fg7Hj0Jk==",
-        "Reverts 4b825dc642cb6eb9a060e54bf8d69288fbee4904 and 123e4567-e89b-12d3-a456-426614174000",
-        "https://user@example.com/path?page=2&sort=desc",
-        "session_key_ttl = 3600",
-        "Token::RecursivePrefix => 1,",
-        '"pbkdf2-password": "1.2.1",',
-        "--- PASS: TestParseOrder/valid (0.00s)",
-        "PWD=/home/dev/src",
-        "postgres://user:password@localhost/db",
-        "postgres://app:${DB_PASSWORD}@db/shop",
-        "if password == secret_value:",
-        "https://example.com/login?next=/home&token=",
-        "mysql -u root -p shop",
-        "mysql -uroot -ppassword",
-        "curl -u $USER:$TOKEN https://api.test",
-        "sshpass -p PASSWORD ssh host",
-        "CREATE USER 'app'@'%' IDENTIFIED BY 'password';",
-        "docker login -u bob --password-stdin registry.test",
-        "see the machine learning login page: password reset",
-        "redis://localhost:6379/0",
-        'printf "$6$"',
-        "url.searchParams.set('token', 'secret-token');",
-        'os.environ.get("API_KEY", "")',
-        "<password>${env.DB_PASSWORD}</password>",
-        "ssh-keygen -t ed25519 -N '' -f key",
-        "user.setPassword(hash(raw));",
-        'cfg.setApiKey("${API_KEY}")',
-        "Cookie: theme=dark; lang=en",
-        "https://example.com/x?sig=short",
-        "pass: 'true'",
-        "{ pass: process.env.SMTP_PASS }",
-        "pass: '${SMTP_PASS}'",
-        "expect(result.pass).toBe(true)",
-        "password:\n  required: true\n  minLength: 12",
-        "token:\n  - read\n  - write",
-        "secrets:\n  GITHUB_TOKEN",
-        "api_key:\n  ${{ secrets.API_KEY }}",
-        "password: *db_pass",
-        "password: &pw ${DB_PASSWORD}",
-        "let token = &token_str;",
-        'variable "db_password" {\n  type      = string\n  sensitive = true\n}',
-        'variable "db_password" {\n  default = var.fallback\n}',
-        'variable "db_password" {\n  type = string\n}\n\nvariable "region" {\n  default = "eu-west-1"\n}',
-        '"auth": "required"',
-        '"auth": "oauth2-bearer-token-flow"',
-        "$db = new PDO($dsn, $user, $password);",
-        "$db = new PDO('sqlite::memory:', null, null);",
-        "$conn = mysqli_connect($host, $user, $pass, $db);",
-    ],
-)
+HONEST = [
+    "token = get_token()",
+    'password = request.form["password"]',
+    "password = password",
+    "password = hashed_password",
+    "password: str",
+    "def login(password: str, token=None):",
+    'compass = "north"',
+    'bypass = "yes"',
+    "max_tokens=100",
+    'parser.add_argument("--password", help="the --password to use")',
+    "usage: deploy --password PASSWORD",
+    "pass --token and the --secret option",
+    "token: ${{ secrets.NPM_TOKEN }}",
+    "password=os.environ['PW']",
+    "thisIsAVeryLongIdentifierName2ForTesting3",
+    "src/components/SomeLongComponentName2/index.tsx",
+    "integrity sha512-Zx9Kq2Lm8Np4Rt6Vw1Yb3Cd5Fg7Hj0JkZx9Kq2Lm8Np4Rt6Vw1Yb3Cd5Fg7Hj0Jk==",
+    "Reverts 4b825dc642cb6eb9a060e54bf8d69288fbee4904 and 123e4567-e89b-12d3-a456-426614174000",
+    "https://user@example.com/path?page=2&sort=desc",
+    "session_key_ttl = 3600",
+    "Token::RecursivePrefix => 1,",
+    '"pbkdf2-password": "1.2.1",',
+    "--- PASS: TestParseOrder/valid (0.00s)",
+    "PWD=/home/dev/src",
+    "postgres://user:password@localhost/db",
+    "postgres://app:${DB_PASSWORD}@db/shop",
+    "if password == secret_value:",
+    "https://example.com/login?next=/home&token=",
+    "mysql -u root -p shop",
+    "mysql -uroot -ppassword",
+    "curl -u $USER:$TOKEN https://api.test",
+    "sshpass -p PASSWORD ssh host",
+    "CREATE USER 'app'@'%' IDENTIFIED BY 'password';",
+    "docker login -u bob --password-stdin registry.test",
+    "see the machine learning login page: password reset",
+    "redis://localhost:6379/0",
+    'printf "$6$"',
+    "url.searchParams.set('token', 'secret-token');",
+    'os.environ.get("API_KEY", "")',
+    "<password>${env.DB_PASSWORD}</password>",
+    "ssh-keygen -t ed25519 -N '' -f key",
+    "user.setPassword(hash(raw));",
+    'cfg.setApiKey("${API_KEY}")',
+    "Cookie: theme=dark; lang=en",
+    "https://example.com/x?sig=short",
+    "pass: 'true'",
+    "{ pass: process.env.SMTP_PASS }",
+    "pass: '${SMTP_PASS}'",
+    "expect(result.pass).toBe(true)",
+    "password:\n  required: true\n  minLength: 12",
+    "token:\n  - read\n  - write",
+    "secrets:\n  GITHUB_TOKEN",
+    "api_key:\n  ${{ secrets.API_KEY }}",
+    "password: *db_pass",
+    "password: &pw ${DB_PASSWORD}",
+    "let token = &token_str;",
+    'variable "db_password" {\n  type      = string\n  sensitive = true\n}',
+    'variable "db_password" {\n  default = var.fallback\n}',
+    'variable "db_password" {\n  type = string\n}\n\nvariable "region" {\n  default = "eu-west-1"\n}',
+    '"auth": "required"',
+    '"auth": "oauth2-bearer-token-flow"',
+    "$db = new PDO($dsn, $user, $password);",
+    "$db = new PDO('sqlite::memory:', null, null);",
+    "$conn = mysqli_connect($host, $user, $pass, $db);",
+]
+
+
+@pytest.mark.parametrize("code", HONEST)
 def test_honest_code_is_left_alone(code) -> None:
     assert redact(code) == (code, [])
 
@@ -402,47 +402,43 @@ def test_a_redactor_that_saw_a_line_before_redacts_it_as_a_new_one_would() -> No
     assert Redactor().redact(lines[4]) != Redactor(allow=["EXAMPLE"]).redact(lines[4])
 
 
+# pieces of secrets and of their contexts, glued at random by the property tests below
+PARTS = [
+    GH,
+    AWS,
+    RANDOM,
+    LETTERS,
+    "password=",
+    "--password=",
+    " ",
+    "\n",
+    "://u:",
+    "@h/",
+    "'",
+    "x",
+    "mysql -p",
+    "@tcp(",
+    "<password>",
+    "</password>",
+    '["password"] = "',
+    '"',
+    "$apr1$",
+    "-Dx.password=",
+    ":_authToken=",
+    "Cookie: sessionid=",
+    "?sig=",
+    "\u00c0",
+    "password: &pw ",
+    'variable "db_password" {',
+    'default = "',
+    '"auth": "',
+    "dXNlcjpwYXNz",
+    "new PDO(a, 'u', '",
+]
+
+
 @settings(max_examples=200, deadline=None)
-@given(
-    st.lists(
-        st.sampled_from(
-            [
-                GH,
-                AWS,
-                RANDOM,
-                LETTERS,
-                "password=",
-                "--password=",
-                " ",
-                "\n",
-                "://u:",
-                "@h/",
-                "'",
-                "x",
-                "mysql -p",
-                "@tcp(",
-                "<password>",
-                "</password>",
-                '["password"] = "',
-                '"',
-                "$apr1$",
-                "-Dx.password=",
-                ":_authToken=",
-                "Cookie: sessionid=",
-                "?sig=",
-                "\u00c0",
-                "password: &pw ",
-                'variable "db_password" {',
-                'default = "',
-                '"auth": "',
-                "dXNlcjpwYXNz",
-                "new PDO(a, 'u', '",
-            ]
-        )
-        | st.text(max_size=12),
-        max_size=12,
-    )
-)
+@given(st.lists(st.sampled_from(PARTS) | st.text(max_size=12), max_size=12))
 def test_redaction_is_idempotent_and_keeps_line_breaks(parts) -> None:
     text = "".join(parts)
     once, _ = redact(text)
@@ -450,6 +446,46 @@ def test_redaction_is_idempotent_and_keeps_line_breaks(parts) -> None:
     assert once.count("\n") == text.count("\n")
     spaced = redact(" ".join(parts))[0]  # glued to a word, a token has no edge to be found by
     assert GH not in spaced and AWS not in spaced
+
+
+def _as_diff(text: str) -> list[str]:
+    return [text, *(f"{sign}{line}" for line in text.split("\n") for sign in "+- ")]
+
+
+def test_a_batch_is_redacted_as_each_text_alone() -> None:
+    # the batch scan lets a text skip the rules that need what it lacks: it must skip none
+    # that would have matched, in any text of the detectors' and honest cases, or as diff lines
+    texts = [
+        *(t for text, _, _ in DETECTED for t in _as_diff(text)),
+        *(t for code in HONEST for t in _as_diff(code)),
+        "plain words, nothing to find",
+        "",
+        None,
+        "\n".join(text for text, _, _ in DETECTED),
+    ]
+    for make in (Redactor, lambda: Redactor(allow=["EXAMPLE", "hunter2"])):
+        assert make().redact_texts(texts) == [
+            None if t is None else make().redact(t)[0] for t in texts
+        ]
+    # and it does skip: honest code holds no prefix, plain words no key word either
+    absent = Redactor()._absent(texts)
+    assert absent[texts.index("plain words, nothing to find")] == 7
+    assert all(a & 1 for a, t in zip(absent, texts, strict=True) if t in HONEST)
+
+
+def test_a_batch_with_deny_patterns_or_a_key_block_skips_nothing() -> None:
+    texts = [f"x = {i}" for i in range(20)]
+    assert Redactor(deny=["x = 1[0-9]"])._absent(texts) == [0] * 20
+    pem = f"-----BEGIN RSA PRIVATE KEY-----\n{PEM_BODY}\n"
+    assert Redactor()._absent([pem, *texts])[0] == 0
+    assert Redactor()._absent(["x \udc80 y", *texts]) == [0] * 21  # no scan, every rule runs
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.lists(st.sampled_from(PARTS) | st.text(max_size=12), max_size=10), min_size=16))
+def test_any_batch_is_redacted_as_each_text_alone(batch) -> None:
+    texts = ["".join(parts) for parts in batch]
+    assert Redactor().redact_texts(texts) == [Redactor().redact(t)[0] for t in texts]
 
 
 def test_config_validates_the_patterns(tmp_path) -> None:
