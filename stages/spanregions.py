@@ -4,7 +4,8 @@ block, instead of whole top-level symbols.
 Invariants:
 - A region is kept only where a parse of it, under the lines that open its class or block (and
   the line that closes it), names and nests its symbols as the whole file's parse does: a
-  region never ends on an attribute or decorator, which belongs to the symbol below it.
+  region never ends on an attribute or decorator, which belongs to the symbol below it, and
+  the lines a region is parsed under never end on one either (`opens_cleanly`).
 - Outside Python, member regions are used in the languages checked against whole parses on
   real histories (Rust, JavaScript, TypeScript), block regions in Rust.
 - Anything else is None: the caller parses the top-level region, or the whole file.
@@ -49,6 +50,18 @@ def _closed_cuts(cuts: list[int], lines: list[bytes], to_y: Callable) -> list[in
     the member after it, which only a parse that sees both can tell (as `splice` does)."""
     k = next((k for k, x in enumerate(cuts) if closed(lines, to_y(x), comments=True)), len(cuts))
     return cuts[k:]
+
+
+def opens_cleanly(lines: list[bytes], y_lo: int, y_hi: int) -> bool:
+    """Whether the last line of lines [y_lo, y_hi) that is neither blank nor a comment ends
+    with `{`, `;` or `}`: a head of a block's own lines ending there holds nothing that
+    attaches to the member parsed below it. A line added above the block's first member (an
+    attribute, a decorator) sits in the head, but belongs to that member."""
+    for line in reversed(between(lines, y_lo, y_hi)):
+        text = line.strip()
+        if text and not text.startswith(_COMMENT_LEADS):
+            return text.endswith((b"{", b";", b"}"))
+    return False
 
 
 def between(lines: list[bytes], y_lo: int, y_hi: int) -> list[bytes]:
@@ -130,6 +143,7 @@ def member_regions(
         if not python and not (
             _flat(spans, inside, level)
             and _enclosed(lines, to_y(cuts[0]), to_y(int(spans.ends[c])))
+            and opens_cleanly(lines, to_y(int(spans.starts[c])), to_y(cuts[0]))
         ):
             return None
         before = [x for x in cuts if x < max(first, 2)]
@@ -273,6 +287,8 @@ def block_regions(
     opener = next((k for k in range(y_first - 1, 0, -1) if _outdented(lines[k - 1])), 0)
     if not opener or not lines[opener - 1].rstrip().endswith(b"{"):
         return None
+    if not opens_cleanly(lines, opener, y_first):
+        return None  # a line added above the block's first symbol is that symbol's
     closer = 0  # the block's closing line, after the regions that end inside the block
     inside = [r for r in regions if r[1] != hi]
     if inside:

@@ -719,6 +719,9 @@ TS_MEMBER_TEMPLATES = [
 # an unclosed `mod inner {` added among the members: on that side the impl block swallows the
 # test module below it
 @example(("rust", RS_MEMBERS_SOURCE, RS_MEMBER_TEMPLATES), [(29, 1, 21), (14, 0, 71)])
+# an attribute added above the impl's first method and a change in its last one: the lines the
+# last one's region is parsed under must not end on that attribute, which is the first's
+@example(("rust", RS_MEMBERS_SOURCE, RS_MEMBER_TEMPLATES), [(4, 0, 47), (16, 1, 0)])
 def test_spliced_member_spans_equal_parsing(case, picks):
     language, source, templates = case
     edits = [(at, drop, templates[k % len(templates)]) for at, drop, k in picks]
