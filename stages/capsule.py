@@ -30,7 +30,7 @@ from ..store.ids import symbol_id
 from ..store.redact import Redactor, redact_text, redact_texts
 from .frames import frame
 from .intent import classify, compile_rules, facts_of, subject_of
-from .patch import CommitPatch, FileChange, hunk_lines
+from .patch import CommitPatch, FileChange
 from .spancache import SpanCache
 from .spans import Spans
 
@@ -61,10 +61,6 @@ def _array(values: list, type_: pa.DataType) -> pa.Array:
     if pa.types.is_timestamp(type_):  # values are unix seconds, whatever unit the schema uses
         return pa.array(values, pa.timestamp("s", tz="UTC")).cast(type_)
     return pa.array(values, type=type_)
-
-
-def _text(line: bytes) -> str:
-    return line.decode("utf-8", "replace").rstrip("\r")
 
 
 def _ranges(hunks, side: str) -> list[tuple[int, int]]:
@@ -169,26 +165,40 @@ def attribute(
 
 
 def _excerpts(fc: FileChange, touches, old_spans, new_spans, cap: int, commit: _Excerpt) -> None:
-    """Fill each touch's excerpt (-/+ lines, at most `cap` chars) and feed the commit excerpt."""
+    """Fill each touch's excerpt (-/+ lines, at most `cap` chars) and feed the commit excerpt.
+
+    A hunk's body is decoded whole and split at its newlines: the same lines as decoding each
+    line alone (a newline byte never belongs to a multi-byte character, so an invalid sequence
+    before it is replaced the same way), in one call instead of one per line."""
     single = next(iter(touches.values())) if len(touches) == 1 else None
     commit.add(f"{fc.status} {fc.path}")
     for hunk in fc.hunks:
         if commit.chars >= commit.cap and all(t.chars >= cap for t in touches.values()):
             return  # every excerpt is full: the remaining lines are not even decoded
-        for side, line_no, raw in hunk_lines(hunk):
+        if not hunk.body:
+            continue
+        old, new = hunk.old_start, hunk.new_start
+        for line in hunk.body.decode("utf-8", "replace").split("\n"):
+            # `patch.hunk_lines`' lines: "-" and "+" ones, numbered on their side
+            if line[:1] == "-":
+                line_no, spans = old, old_spans
+                old += 1
+            elif line[:1] == "+":
+                line_no, spans = new, new_spans
+                new += 1
+            else:
+                continue  # an empty line, `\ No newline at end of file`
             if single is not None:
                 t = single
+            elif spans is None:
+                t = None
             else:
-                spans = old_spans if side == "-" else new_spans
-                if spans is None:
-                    t = None
-                else:
-                    i = spans.owner[line_no] if line_no < len(spans.owner) else spans.module
-                    t = touches.get(spans.qualnames[i])
+                i = spans.owner[line_no] if line_no < len(spans.owner) else spans.module
+                t = touches.get(spans.qualnames[i])
             room = t is not None and t.chars < cap
             if commit.chars >= commit.cap and not room:
                 continue
-            line = side + _text(raw)
+            line = line.rstrip("\r")
             commit.add(line)
             if room:
                 assert t is not None

@@ -12,6 +12,7 @@ of what runs in production, and a fix to them is a fix.
 
 from __future__ import annotations
 
+import functools
 import re
 
 from .regexcache import compile_pattern
@@ -173,6 +174,7 @@ _CHANGELOG = compile_pattern(
 )
 
 
+@functools.lru_cache(maxsize=1 << 16)  # a history asks about the same paths again and again
 def kind(path: str) -> str:
     """One of `KINDS` for a repository-relative path."""
     name = path.rsplit("/", 1)[-1]
