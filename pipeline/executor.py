@@ -5,8 +5,9 @@ same rows, the same checksums, the same manifest fingerprints whichever one ran 
 not part of any fingerprint). Work functions must be module-level (picklable) and take one item.
 
 Two kinds of work:
-- `map`: many small items (one file to chunk); below `POOL_MIN_ITEMS` a pool costs more to start
-  than it saves, so they run in this process.
+- `map`: many small items (one file to chunk); below `POOL_MIN_ITEMS` (or the caller's
+  `min_items`, for items cheaper than a file) a pool costs more to start than it saves, so
+  they run in this process.
 - `map_units`: few large units (a commit range to extract, a batch of files to blame); each is
   worth shipping to a worker, whatever their number.
 
@@ -50,7 +51,9 @@ class Executor:
     jobs = 1
     distributed = False
 
-    def map(self, fn: Callable[[Any], Any], items: Iterable[Any]) -> Iterator[Any]:
+    def map(
+        self, fn: Callable[[Any], Any], items: Iterable[Any], min_items: int = POOL_MIN_ITEMS
+    ) -> Iterator[Any]:
         for item in items:
             yield fn(item)
 
@@ -78,9 +81,11 @@ class LocalExecutor(Executor):
                 )
             return self._pool
 
-    def map(self, fn: Callable[[Any], Any], items: Iterable[Any]) -> Iterator[Any]:
+    def map(
+        self, fn: Callable[[Any], Any], items: Iterable[Any], min_items: int = POOL_MIN_ITEMS
+    ) -> Iterator[Any]:
         items = list(items)
-        if self.jobs == 1 or len(items) < POOL_MIN_ITEMS:
+        if self.jobs == 1 or len(items) < min_items:
             yield from super().map(fn, items)
             return
         chunk = max(1, min(64, len(items) // (self.jobs * 8)))
@@ -156,9 +161,11 @@ class RayExecutor(Executor):
         for ref in refs:
             yield from self._ray.get(ref)
 
-    def map(self, fn: Callable[[Any], Any], items: Iterable[Any]) -> Iterator[Any]:
+    def map(
+        self, fn: Callable[[Any], Any], items: Iterable[Any], min_items: int = POOL_MIN_ITEMS
+    ) -> Iterator[Any]:
         items = list(items)
-        if len(items) < POOL_MIN_ITEMS:
+        if len(items) < min_items:
             yield from super().map(fn, items)
             return
         per_task = max(1, min(256, -(-len(items) // (self.jobs * 4))))

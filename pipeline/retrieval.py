@@ -118,7 +118,9 @@ def _document_terms(ctx: StageContext, docs: pa.Table) -> tuple[pa.Table, int]:
     todo = np.flatnonzero(source < 0)
     cols = docs.select(["title", "symbols", "paths", "body"]).take(pa.array(todo)).to_pydict()
     rows = zip(cols["title"], cols["symbols"], cols["paths"], cols["body"], strict=True)
-    fresh = list(ctx.map(_field_terms, rows, label="terms", total=len(todo)))
+    fresh = list(
+        ctx.map(_field_terms, rows, label="terms", total=len(todo), min_items=POOL_MIN_DOCUMENTS)
+    )
     table = {"content_hash": pa.array([hashes[i] for i in todo], pa.string())}
     for k, name in enumerate(_TERM_COLUMNS):
         table[name] = pa.array([t[k] for t in fresh], pa.large_string())

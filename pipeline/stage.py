@@ -22,6 +22,8 @@ from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 
+from .executor import POOL_MIN_ITEMS
+
 if TYPE_CHECKING:
     from ..store.config import Config
     from ..store.generations import Generation
@@ -141,9 +143,11 @@ class StageContext:
         *,
         label: str,
         total: int | None = None,
+        min_items: int = POOL_MIN_ITEMS,
     ) -> Iterator[Any]:
-        """Run `fn` over items on the executor, reporting progress; results in input order."""
+        """Run `fn` over items on the executor, reporting progress; results in input order.
+        Fewer than `min_items` items run in this process (`Executor.map`)."""
         with self.progress.task(f"{self.stage.name}: {label}", total=total) as task:
-            for result in self.executor.map(fn, items):
+            for result in self.executor.map(fn, items, min_items):
                 task.advance()
                 yield result
