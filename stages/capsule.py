@@ -130,6 +130,30 @@ def _bounded(texts: list[str | None], cap: int, redactor: Redactor | None) -> li
     return [None if t is None else t[:cap] for t in redact_texts(texts, redactor)]
 
 
+# characters of joined excerpts held before they are redacted as a batch and cut (an excerpt
+# holds whole lines, and one line of a minified file can be long)
+_BATCH_CHARS = 4 << 20
+
+
+class _Pending:
+    """The excerpts of a table's column not yet redacted: its tail, from `start`."""
+
+    def __init__(self, column: list, cap: int, redactor: Redactor | None) -> None:
+        self.column, self.cap, self.redactor = column, cap, redactor
+        self.start = 0
+        self.chars = 0
+
+    def added(self) -> None:
+        self.chars += len(self.column[-1] or "")
+        if self.chars >= _BATCH_CHARS:
+            self.flush()
+
+    def flush(self) -> None:
+        tail = self.column[self.start :]
+        self.column[self.start :] = _bounded(tail, self.cap, self.redactor)
+        self.start, self.chars = len(self.column), 0
+
+
 def attribute(
     fc: FileChange, cache: SpanCache | None
 ) -> tuple[dict[str | None, _Touch], Spans | None, Spans | None]:
@@ -229,6 +253,8 @@ def build(
     out_t = _Columns(RAW_TOUCHES)
     out_h = _Columns(schemas.HUNKS) if hunks is not None else None
     rules = compile_rules(config.intent_rules)
+    touch_excerpts = _Pending(out_t.cols["excerpt"], config.symbol_excerpt_chars, redactor)
+    commit_excerpts = _Pending(out_c.cols["excerpt"], config.excerpt_chars, redactor)
     n = 0
     for c in commits:
         n += 1
@@ -269,8 +295,9 @@ def build(
                     added=t.added,
                     removed=t.removed,
                     binary=fc.binary,
-                    excerpt=_joined(t.excerpt),  # redacted and cut below
+                    excerpt=_joined(t.excerpt),  # redacted and cut in a batch
                 )
+                touch_excerpts.added()
         out_c.add(
             sha=c.sha,
             parents=list(c.parents),
@@ -288,8 +315,9 @@ def build(
             added=sum(f.added for f in c.files),
             removed=sum(f.removed for f in c.files),
             bulk=len(c.files) > config.bulk_files,
-            excerpt=commit.text(),  # redacted and cut below
+            excerpt=commit.text(),  # redacted and cut in a batch
         )
+        commit_excerpts.added()
     if stats is not None:
         stats["commits"] = stats.get("commits", 0) + n
         stats["parsed_versions"] = stats.get("parsed_versions", 0) + cache.parsed
@@ -300,10 +328,8 @@ def build(
         stats["rebuilt_versions"] = stats.get("rebuilt_versions", 0) + cache.rebuilt
     if hunks is not None and out_h is not None:
         hunks.append(out_h.table())
-    touch_excerpts = out_t.cols["excerpt"]
-    touch_excerpts[:] = _bounded(touch_excerpts, config.symbol_excerpt_chars, redactor)
-    commit_excerpts = out_c.cols["excerpt"]
-    commit_excerpts[:] = _bounded(commit_excerpts, config.excerpt_chars, redactor)
+    touch_excerpts.flush()
+    commit_excerpts.flush()
     return out_c.table(), out_t.table()
 
 

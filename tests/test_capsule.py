@@ -162,6 +162,26 @@ def test_caps_bound_text_not_counts(git_repo):
     assert commits["added"][0].as_py() == 3000
 
 
+def test_excerpts_redacted_in_many_batches_equal_one_batch(git_repo, monkeypatch):
+    # excerpts wait to be redacted as a batch, flushed every `_BATCH_CHARS`: where the batches
+    # are cut must not change a stored excerpt, with secrets among them or not
+    r = git_repo
+    secret = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
+    for i in range(24):
+        body = f"def f{i}():\n    return {i}\n"
+        if i % 5 == 0:
+            body += f'TOKEN = "{secret}"\npassword = "hunter2hunter{i}"\n'
+        r.commit(f"change {i}", {f"m{i % 4}.py": body})
+    one = history(r)
+    monkeypatch.setattr(capsule, "_BATCH_CHARS", 1)  # every excerpt a batch of its own
+    many = history(r)
+    for a, b in zip(one[:2], many[:2], strict=True):
+        assert a.equals(b)
+    excerpts = [e for e in one[1].column("excerpt").to_pylist() if e]
+    assert excerpts and not any(secret in e or "hunter2hunter" in e for e in excerpts)
+    assert any("[REDACTED:" in e for e in excerpts)
+
+
 def test_bulk_and_symbol_max_files(git_repo):
     r = git_repo
     r.commit("many", {f"m{i}.py": f"def f{i}():\n    return {i}\n" for i in range(5)})
