@@ -5,7 +5,7 @@ Invariants:
 - A region is kept only where a parse of it, under the lines that open its class or block (and
   the line that closes it), names and nests its symbols as the whole file's parse does: a
   region never ends on an attribute or decorator, which belongs to the symbol below it, and
-  the lines a region is parsed under never end on one either (`opens_cleanly`).
+  the lines a region is parsed under never end on one either (`_opens_cleanly`).
 - Outside Python, member regions are used in the languages checked against whole parses on
   real histories (Rust, JavaScript, TypeScript), block regions in Rust.
 - Anything else is None: the caller parses the top-level region, or the whole file.
@@ -52,7 +52,7 @@ def _closed_cuts(cuts: list[int], lines: list[bytes], to_y: Callable) -> list[in
     return cuts[k:]
 
 
-def opens_cleanly(lines: list[bytes], y_lo: int, y_hi: int) -> bool:
+def _opens_cleanly(lines: list[bytes], y_lo: int, y_hi: int) -> bool:
     """Whether the last line of lines [y_lo, y_hi) that is neither blank nor a comment ends
     with `{`, `;` or `}`: a head of a block's own lines ending there holds nothing that
     attaches to the member parsed below it. A line added above the block's first member (an
@@ -143,7 +143,7 @@ def member_regions(
         if not python and not (
             _flat(spans, inside, level)
             and _enclosed(lines, to_y(cuts[0]), to_y(int(spans.ends[c])))
-            and opens_cleanly(lines, to_y(int(spans.starts[c])), to_y(cuts[0]))
+            and _opens_cleanly(lines, to_y(int(spans.starts[c])), to_y(cuts[0]))
         ):
             return None
         before = [x for x in cuts if x < max(first, 2)]
@@ -287,7 +287,7 @@ def block_regions(
     opener = next((k for k in range(y_first - 1, 0, -1) if _outdented(lines[k - 1])), 0)
     if not opener or not lines[opener - 1].rstrip().endswith(b"{"):
         return None
-    if not opens_cleanly(lines, opener, y_first):
+    if not _opens_cleanly(lines, opener, y_first):
         return None  # a line added above the block's first symbol is that symbol's
     closer = 0  # the block's closing line, after the regions that end inside the block
     inside = [r for r in regions if r[1] != hi]
