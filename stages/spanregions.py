@@ -32,16 +32,22 @@ _CLOSERS = (b"}", b"};")
 _COMMENT_LEADS = (b"//", b"/*", b"*")
 
 
+def _last_above(lines: list[bytes], stop: int, *, comments: bool, floor: int = 1) -> bytes:
+    """The last non-blank line before line `stop` and not above line `floor`, stripped (b""
+    when there is none); `comments`: comment lines are passed over."""
+    for k in range(min(stop - 1, len(lines)), floor - 1, -1):
+        text = lines[k - 1].strip()
+        if text and not (comments and text.startswith(_COMMENT_LEADS)):
+            return text
+    return b""
+
+
 def closed(lines: list[bytes], stop: int, *, comments: bool = False) -> bool:
     """The last non-blank line before line `stop` is a lone closing brace (`}` or `};`): nothing
     above the symbol starting at `stop` can attach to it (no attribute or decorator ends there),
     so a region ending there parses the same without that symbol. `comments`: comment lines
     are passed over (a comment above a member is not part of it; an attribute would be)."""
-    for k in range(min(stop - 1, len(lines)), 0, -1):
-        text = lines[k - 1].strip()
-        if text and not (comments and text.startswith(_COMMENT_LEADS)):
-            return text in _CLOSERS
-    return False
+    return _last_above(lines, stop, comments=comments) in _CLOSERS
 
 
 def _closed_cuts(cuts: list[int], lines: list[bytes], to_y: Callable) -> list[int]:
@@ -57,11 +63,7 @@ def _opens_cleanly(lines: list[bytes], y_lo: int, y_hi: int) -> bool:
     with `{`, `;` or `}`: a head of a block's own lines ending there holds nothing that
     attaches to the member parsed below it. A line added above the block's first member (an
     attribute, a decorator) sits in the head, but belongs to that member."""
-    for line in reversed(between(lines, y_lo, y_hi)):
-        text = line.strip()
-        if text and not text.startswith(_COMMENT_LEADS):
-            return text.endswith((b"{", b";", b"}"))
-    return False
+    return _last_above(lines, y_hi, comments=True, floor=y_lo).endswith((b"{", b";", b"}"))
 
 
 def between(lines: list[bytes], y_lo: int, y_hi: int) -> list[bytes]:
