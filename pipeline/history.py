@@ -260,9 +260,9 @@ def extract_all(
         for item in items:
             add(extract(item))
     else:
-        # a share's new worker parses each file it touches from scratch: worth it for a long
-        # rest only (about one worker's worth of commits)
-        stats["shared_ranges"] = _extract_shared(items, parts, cfg.commits_per_worker, add)
+        # a share's worker parses each file it touches from scratch: worth it for a long rest
+        # only (`share_commits`)
+        stats["shared_ranges"] = _extract_shared(items, parts, cfg.share_commits, add)
     return cs, ts, stats
 
 

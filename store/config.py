@@ -99,9 +99,12 @@ class HistoryConfig(Section):
     excerpt_chars: int = Field(default=1_500, ge=0)  # commit-level diff excerpt
     symbol_excerpt_chars: int = Field(default=600, ge=0)  # per-touch diff excerpt
     parse_cache: int = Field(default=20_000, ge=16)  # parsed file versions kept (LRU)
-    # a range is split over workers only into parts of at least this many commits, and an idle
-    # worker takes half of another's rest only when at least this many are left there
+    # a range is split over workers only into parts of at least this many commits (a worker
+    # pays ~0.4 s to start: importing the parsers)
     commits_per_worker: int = Field(default=500, ge=1)
+    # an idle worker takes the older half of another's rest when at least this many commits are
+    # left there; it is running already, so what a share costs is its cold parse cache
+    share_commits: int = Field(default=200, ge=1)
     intent_rules: tuple[IntentRule, ...] = ()  # tried in order before the built-in classifier
 
 
