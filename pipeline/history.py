@@ -20,7 +20,6 @@ from __future__ import annotations
 import hashlib
 import io
 import json
-import multiprocessing as mp
 import os
 import re
 import subprocess
@@ -47,6 +46,7 @@ from ..store import schemas
 from ..store.config import HistoryConfig, RedactionConfig
 from ..store.errors import GitError
 from ..store.redact import placeholder_counts, redactor_for
+from .executor import pool_context
 from .gitio import BlobReader, Git, git_env
 from .stage import Stage, StageContext, StageResult
 
@@ -270,7 +270,7 @@ def _extract_shared(items: list[tuple], parts: int, least: int, add) -> int:
     """`extract` of `items` on a pool of `parts` processes; a worker left idle takes the older
     half of the range another has not begun (when at least `least` commits are left there), so
     no core waits for one long range. Returns how many ranges were shared."""
-    context = mp.get_context("forkserver")
+    context = pool_context()
     shares = _Shares(context, 2 * parts + 64)
     pool = ProcessPoolExecutor(
         max_workers=parts, mp_context=context, initializer=_share_table, initargs=(shares,)

@@ -17,6 +17,7 @@ import pytest
 from gitstrata import Strata
 from gitstrata.pipeline.executor import (
     MAX_JOBS_PER_CPU,
+    PRELOAD,
     Executor,
     LocalExecutor,
     make_executor,
@@ -70,6 +71,21 @@ def test_unknown_executor_is_an_input_error() -> None:
     with pytest.raises(InputError, match="unknown executor 'bogus'"):
         make_executor("bogus")
     assert isinstance(make_executor("local", jobs=3), LocalExecutor)
+
+
+def _imported(name: str) -> bool:
+    return name in sys.modules
+
+
+def test_pool_workers_start_with_the_stages_modules_loaded() -> None:
+    # the fork server imported them once; a worker it forks has them before its first item (a
+    # module this test's own imports do not reach stays out)
+    pool = LocalExecutor(2)
+    try:
+        names = [*PRELOAD, "gitstrata.serve.mcp_server"]
+        assert list(pool.map_units(_imported, names)) == [True] * len(PRELOAD) + [False]
+    finally:
+        pool.close()
 
 
 def test_local_jobs_are_bounded_by_the_cores() -> None:
