@@ -12,6 +12,7 @@ from __future__ import annotations
 import ast
 import re
 import threading
+import warnings
 
 from .model import Candidate, ParsedFile, assemble
 from .source import Source
@@ -49,8 +50,13 @@ _PARSE_LOCK = threading.Lock()
 
 
 def parse_module(text: str | bytes, filename: str = "<unknown>") -> ast.Module:
-    """`ast.parse`, one thread at a time."""
-    with _PARSE_LOCK:
+    """`ast.parse`, one thread at a time, silent about the repository's own code: an invalid
+    escape such as `"\\d"` in a string (common in older code) makes the compiler warn, which
+    Python 3.12 and later print (`<unknown>:12: SyntaxWarning: ...`), once per parse of every
+    version of such a file."""
+    with _PARSE_LOCK, warnings.catch_warnings():
+        warnings.simplefilter("ignore", SyntaxWarning)
+        warnings.simplefilter("ignore", DeprecationWarning)
         return ast.parse(text, filename=filename)
 
 
