@@ -459,6 +459,12 @@ def main(argv: list[str] | None = None) -> int:
         help="also index synthetic histories of these sizes and fit each stage's growth",
     )
     args = ap.parse_args(argv)
+    try:  # peak memory and CPU of the indexing process tree
+        import psutil  # noqa: F401
+    except ImportError:
+        print("index_speed: needs psutil, one of the benchmark extras", file=sys.stderr)
+        print('  hint: pip install -e ".[bench]" (or run `make bench`)', file=sys.stderr)
+        return 2
     # `--synthetic` alone measures only the synthetic histories
     bundles = [] if args.synthetic and not args.repos else default_sources()
     sources = list(args.sources) or bundles
