@@ -180,9 +180,12 @@ class Strata:
         for the merge base): adopted when its commit is an ancestor of HEAD and it is newer than
         the local index, so only what is new is indexed. With a remote index location, the run
         starts from what is published there and publishes the new generation when done."""
+        repo = self.location.require_repo()
+        if executor == "local" and address is None and start_from is None and self.remote is None:
+            # before the pipeline's imports, which its fork server's own imports then overlap
+            _start_pool_server_early(repo, self.index_dir, rebuild=rebuild, jobs=jobs)
         from .pipeline.runner import run_index
 
-        repo = self.location.require_repo()
         notes: list[str] = []
         if self.remote is not None:
             self._sync_remote()
@@ -508,6 +511,43 @@ class Strata:
         tb: TracebackType | None,
     ) -> None:
         self.close()
+
+
+# a full index of at least this many commits extracts its history on a pool of workers: twice
+# `history.commits_per_worker`'s default (`tests/test_scaleout.py` keeps the two in step; a
+# config that changes it only makes this guess wrong, which costs time, never an answer)
+EARLY_POOL_COMMITS = 400
+
+
+def _start_pool_server_early(
+    repo: Path, index_dir: Path, *, rebuild: bool, jobs: int | None
+) -> bool:
+    """Start the local pools' fork server now when this run will extract a long history on a
+    pool: a full index (no live index in `index_dir`, or `rebuild`) of at least
+    `EARLY_POOL_COMMITS` commits, with more than one job. The server imports the stages' modules
+    on another core while this process imports the pipeline, so capsule's pool forks its
+    workers without waiting for it. Returns whether it was started; anything unexpected (no
+    HEAD, git failing) leaves the run to say so."""
+    from .pipeline.executor import local_jobs, start_pool_server
+    from .pipeline.gitio import Git
+    from .store.errors import GitstrataError
+
+    if local_jobs(jobs) < 2:
+        return False
+    if not rebuild and (index_dir / "CURRENT").exists():
+        return False  # an incremental run: a few new commits, extracted in process
+    try:
+        git = Git(repo)
+        head = git.head()
+        if head is None:
+            return False
+        count = git.run("rev-list", "--count", "--no-merges", head, check=False).strip()
+        if not count.isdigit() or int(count) < EARLY_POOL_COMMITS:
+            return False
+        start_pool_server()
+    except (GitstrataError, OSError):
+        return False
+    return True
 
 
 def jobs_used(jobs: int | None) -> int:

@@ -48,6 +48,15 @@ def pool_context() -> BaseContext:
     return context
 
 
+def start_pool_server() -> None:
+    """Start the fork server of `pool_context` now, without waiting for it: it imports `PRELOAD`
+    on another core while this process goes on, so the first pool forks its workers at once."""
+    from multiprocessing import forkserver
+
+    pool_context()
+    forkserver.ensure_running()
+
+
 def local_jobs(jobs: int | None) -> int:
     """The jobs a run on this machine uses for `jobs` asked (None: one per core), at most
     `MAX_JOBS_PER_CPU` per core."""

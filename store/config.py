@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
-from typing import Any, Literal, Self
+from typing import Any, ClassVar, Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
@@ -99,13 +99,21 @@ class HistoryConfig(Section):
     excerpt_chars: int = Field(default=1_500, ge=0)  # commit-level diff excerpt
     symbol_excerpt_chars: int = Field(default=600, ge=0)  # per-touch diff excerpt
     parse_cache: int = Field(default=20_000, ge=16)  # parsed file versions kept (LRU)
-    # a range is split over workers only into parts of at least this many commits (a worker
-    # pays ~0.4 s to start: importing the parsers)
-    commits_per_worker: int = Field(default=500, ge=1)
+    # a range is split over workers only into parts of at least this many commits (a pool's
+    # workers are forked from a fork server that imported the parsers once; the CLI starts it
+    # at the start of a full index of 2x this many commits, `facade.EARLY_POOL_COMMITS`)
+    commits_per_worker: int = Field(default=200, ge=1)
     # an idle worker takes the older half of another's rest when at least this many commits are
     # left there; it is running already, so what a share costs is its cold parse cache
     share_commits: int = Field(default=200, ge=1)
     intent_rules: tuple[IntentRule, ...] = ()  # tried in order before the built-in classifier
+
+    # how the work is split between workers, which never changes a table: not part of the
+    # stages' fingerprints, so tuning it does not make the next run extract the history again
+    SCHEDULING: ClassVar[frozenset[str]] = frozenset({"commits_per_worker", "share_commits"})
+
+    def fingerprint_payload(self) -> dict[str, Any]:
+        return self.model_dump(mode="json", exclude=set(self.SCHEDULING))
 
 
 class GraphConfig(Section):

@@ -15,6 +15,8 @@ import pyarrow as pa
 import pytest
 
 from gitstrata import Strata
+from gitstrata.benchmarks import history_speed
+from gitstrata.facade import EARLY_POOL_COMMITS, _start_pool_server_early
 from gitstrata.pipeline.executor import (
     MAX_JOBS_PER_CPU,
     PRELOAD,
@@ -22,6 +24,7 @@ from gitstrata.pipeline.executor import (
     LocalExecutor,
     make_executor,
 )
+from gitstrata.store.config import HistoryConfig
 from gitstrata.store.errors import IndexCorrupt, InputError
 from gitstrata.store.generations import Generation, Store
 from gitstrata.store.remote import RemoteStore, display_uri
@@ -86,6 +89,44 @@ def test_pool_workers_start_with_the_stages_modules_loaded() -> None:
         assert list(pool.map_units(_imported, names)) == [True] * len(PRELOAD) + [False]
     finally:
         pool.close()
+
+
+def test_the_early_fork_server_threshold_follows_the_commits_per_worker_default() -> None:
+    assert 2 * HistoryConfig().commits_per_worker == EARLY_POOL_COMMITS
+
+
+def test_a_full_index_of_a_long_history_starts_the_fork_server_early(make_repo, tmp_path) -> None:
+    long = history_speed.make_synthetic(tmp_path / "long", EARLY_POOL_COMMITS)
+    fresh = tmp_path / "fresh"
+    assert _start_pool_server_early(long, fresh, rebuild=False, jobs=2)
+    assert not _start_pool_server_early(long, fresh, rebuild=False, jobs=1)
+    # a live index there: the run is incremental, unless it rebuilds
+    small = make_repo()
+    _history(small)
+    live = tmp_path / "live"
+    with Strata(small.path, index_dir=live) as s:
+        s.index(jobs=1)
+    assert not _start_pool_server_early(long, live, rebuild=False, jobs=2)
+    assert _start_pool_server_early(long, live, rebuild=True, jobs=2)
+    # a short history, or a repository without a commit (the run itself says what is wrong)
+    assert not _start_pool_server_early(small.path, fresh, rebuild=False, jobs=2)
+    assert not _start_pool_server_early(make_repo("empty").path, fresh, rebuild=False, jobs=2)
+
+
+def test_how_the_history_is_split_is_in_no_fingerprint(make_repo, tmp_path) -> None:
+    # the split never changes a table: tuning it must not make the next run redo the history
+    repo = make_repo()
+    _history(repo)
+    out = tmp_path / "idx"
+    with Strata(repo.path, index_dir=out) as s:
+        s.index(jobs=1)
+        (out / "config.json").write_text(
+            json.dumps({"history": {"commits_per_worker": 3, "share_commits": 5}})
+        )
+        assert s.index(jobs=1).up_to_date
+        (out / "config.json").write_text(json.dumps({"history": {"bulk_files": 3}}))
+        report = s.index(jobs=1)
+    assert not report.up_to_date and not report.stage("capsule").skipped
 
 
 def test_local_jobs_are_bounded_by_the_cores() -> None:
