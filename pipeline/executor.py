@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import multiprocessing as mp
 import os
+import sys
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
@@ -45,7 +46,64 @@ def pool_context() -> BaseContext:
     module too, as the fork server does by default."""
     context = mp.get_context("forkserver")
     context.set_forkserver_preload(["__main__", *PRELOAD])
+    if _QUIET_TRACKER not in sys.warnoptions:
+        sys.warnoptions.append(_QUIET_TRACKER)
     return context
+
+
+# multiprocessing's resource tracker removes the named semaphores of a process that ended without
+# removing them, and warns about each on stderr: under an interrupted index's one line, two lines
+# of noise (the tracker runs with this process's warning options, given to it when it starts)
+_QUIET_TRACKER = "ignore::UserWarning:multiprocessing.resource_tracker"
+
+
+def local_pool(
+    workers: int, initializer: Callable[..., None] | None = None, initargs: tuple = ()
+) -> ProcessPoolExecutor:
+    """A process pool of `workers` on `pool_context`, each worker running `initializer(*initargs)`
+    first. Its workers end as soon as this process is gone, however it ended (`_watch_owner`)."""
+    return ProcessPoolExecutor(
+        max_workers=workers,
+        mp_context=pool_context(),
+        initializer=_start_worker,
+        initargs=(_owner_end(), initializer, initargs),
+    )
+
+
+_OWNER_LOCK = threading.Lock()
+# (pid, read end, write end) of this process's owner pipe; the write end is never written to,
+# and stays open while this process lives
+_owner: tuple[int, Any, Any] | None = None
+
+
+def _owner_end() -> Any:
+    """The read end of a pipe whose write end only this process holds: a worker reading it sees
+    its end of file once this process is gone, killed or not. One pipe per process (a fork of
+    this process makes its own)."""
+    global _owner
+    with _OWNER_LOCK:
+        if _owner is None or _owner[0] != os.getpid():
+            reader, writer = pool_context().Pipe(duplex=False)
+            _owner = (os.getpid(), reader, writer)
+        return _owner[1]
+
+
+def _start_worker(owner: Any, initializer: Callable[..., None] | None, initargs: tuple) -> None:
+    threading.Thread(target=_watch_owner, args=(owner,), name="owner-watch", daemon=True).start()
+    if initializer is not None:
+        initializer(*initargs)
+
+
+def _watch_owner(owner: Any) -> None:
+    """End this worker once the process that made its pool is gone. Without it, a run killed or
+    interrupted from outside (a CI timeout, a supervisor) left its workers behind for good: one
+    blocked writing a result nobody reads, the other waiting for that one's lock, and the fork
+    server alive for them."""
+    try:
+        while True:
+            owner.recv_bytes()  # nothing is ever sent: this returns only at the end of file
+    except (EOFError, OSError):
+        os._exit(1)
 
 
 def start_pool_server() -> None:
@@ -99,7 +157,7 @@ class LocalExecutor(Executor):
     def _ensure_pool(self) -> ProcessPoolExecutor:
         with self._pool_lock:
             if self._pool is None:
-                self._pool = ProcessPoolExecutor(max_workers=self.jobs, mp_context=pool_context())
+                self._pool = local_pool(self.jobs)
             return self._pool
 
     def map(

@@ -28,7 +28,6 @@ import time
 from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 from concurrent.futures import (
     FIRST_COMPLETED,
-    ProcessPoolExecutor,
     ThreadPoolExecutor,
     as_completed,
     wait,
@@ -46,7 +45,7 @@ from ..store import schemas
 from ..store.config import HistoryConfig, RedactionConfig
 from ..store.errors import GitError
 from ..store.redact import placeholder_counts, redactor_for
-from .executor import pool_context
+from .executor import local_pool, pool_context
 from .gitio import BlobReader, Git, git_env
 from .stage import Stage, StageContext, StageResult
 
@@ -272,9 +271,7 @@ def _extract_shared(items: list[tuple], parts: int, least: int, add) -> int:
     no core waits for one long range. Returns how many ranges were shared."""
     context = pool_context()
     shares = _Shares(context, 2 * parts + 64)
-    pool = ProcessPoolExecutor(
-        max_workers=parts, mp_context=context, initializer=_share_table, initargs=(shares,)
-    )
+    pool = local_pool(parts, _share_table, (shares,))
     running: dict = {}  # future -> slot
     units: list[tuple] = []  # by slot
 

@@ -4,9 +4,16 @@ quietly (exit 130, no traceback); a host that imports the module keeps its own h
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
+import time
+import uuid
 from pathlib import Path
+
+import pytest
+
+from gitstrata.benchmarks import history_speed
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -97,3 +104,51 @@ def test_python_dash_m_installs_the_handler_too(tmp_path):
         [sys.executable, "-c", code], capture_output=True, text=True, env=_env(), check=False
     )
     assert done.stdout == "True\n", done.stderr
+
+
+def _marked(mark: str) -> list[int]:
+    """Processes whose environment holds `mark` (the CLI, its fork server, its workers)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            if mark.encode() in (entry / "environ").read_bytes():
+                found.append(int(entry.name))
+        except OSError:
+            continue
+    return found
+
+
+def _until(check, seconds: float) -> bool:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if check():
+            return True
+        time.sleep(0.02)
+    return check()
+
+
+@pytest.mark.skipif(not Path("/proc/self/environ").exists(), reason="reads /proc")
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM, signal.SIGKILL])
+def test_an_index_stopped_while_its_workers_run_leaves_no_process(tmp_path, sig):
+    # stopped from outside (a CI timeout, a supervisor: the signal reaches the CLI alone) while
+    # capsule's pool extracts the history, the workers went on, blocked writing results nobody
+    # read, and kept their fork server alive for good
+    repo = history_speed.make_synthetic(tmp_path / "repo", 900)
+    mark = f"GITSTRATA_TEST_MARK={uuid.uuid4().hex}"
+    env = {**_env(), mark.split("=")[0]: mark.split("=")[1]}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "gitstrata", "index", str(repo), "--out", str(tmp_path / "idx"),
+         "--jobs", "2", "--progress", "plain"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env, cwd=tmp_path,
+    )  # fmt: skip
+    # the CLI, the fork server and two workers
+    assert _until(lambda: len(_marked(mark)) >= 4, 60), "capsule's pool never started"
+    proc.send_signal(sig)
+    _, err = proc.communicate(timeout=30)
+    assert _until(lambda: not _marked(mark), 10), f"left behind: {_marked(mark)}"
+    if sig != signal.SIGKILL:
+        assert proc.returncode == (130 if sig == signal.SIGINT else 143)
+        assert err.splitlines()[-1] == ("interrupted" if sig == signal.SIGINT else "terminated")
+        assert "Traceback" not in err and "leaked" not in err
