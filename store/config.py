@@ -100,8 +100,8 @@ class HistoryConfig(Section):
     symbol_excerpt_chars: int = Field(default=600, ge=0)  # per-touch diff excerpt
     parse_cache: int = Field(default=20_000, ge=16)  # parsed file versions kept (LRU)
     # a range is split over workers only into parts of at least this many commits (a pool's
-    # workers are forked from a fork server that imported the parsers once; the CLI starts it
-    # at the start of a full index of 2x this many commits, `facade.EARLY_POOL_COMMITS`)
+    # workers are forked from a fork server that imported the parsers once; `Strata.index`
+    # starts it first thing in a full index of 2x this many commits, `EARLY_POOL_COMMITS`)
     commits_per_worker: int = Field(default=200, ge=1)
     # an idle worker takes the older half of another's rest when at least this many commits are
     # left there; it is running already, so what a share costs is its cold parse cache
