@@ -309,6 +309,65 @@ def _journal_failures(repo: Path) -> set[int]:
     return {int(r["id"]) for r in rows if isinstance(r, dict) and isinstance(r.get("id"), int)}
 
 
+def _marked(mark: str) -> list[int]:
+    """Processes whose environment holds `mark`: a command and every process it started."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if mark.encode() in (entry / "environ").read_bytes():
+                    found.append(int(entry.name))
+            except OSError:
+                continue
+    return found
+
+
+def _waited(check, seconds: float) -> bool:
+    deadline = time.monotonic() + seconds
+    while not check():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.02)
+    return True
+
+
+def pool_signals(work: Path, tally: Tally) -> None:
+    """A signal sent to `gitstrata index` alone (a CI timeout, a supervisor) while capsule's
+    worker processes run: the command ends with one line and leaves no process behind."""
+    if not Path("/proc/self/environ").exists():
+        return
+    from .history_speed import make_synthetic
+
+    repo = make_synthetic(work / "pool-history", 900)
+    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGKILL):
+        mark = f"GITSTRATA_ROBUSTNESS_RUN={os.getpid()}-{sig.value}-{time.monotonic_ns()}"
+        env = {**ENV, mark.split("=")[0]: mark.split("=")[1]}
+        out = work / f"pool-index-{sig.name}"
+        proc = subprocess.Popen([PY, "-m", "gitstrata", "index", str(repo), "--out", str(out),
+                                 "--jobs", "2", "-q"], env=env,
+                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)  # fmt: skip
+        started = _waited(lambda m=mark: len(_marked(m)) >= 4, 60)  # command, server, workers
+        time.sleep(0.15)  # the workers busy with their ranges
+        proc.send_signal(sig)
+        try:
+            _, err = proc.communicate(timeout=60)
+        except subprocess.TimeoutExpired:  # the command's stderr held open by what it left
+            proc.kill()
+            err = b"stderr still open 60 s after the command ended"
+        gone = _waited(lambda m=mark: not _marked(m), 10)
+        lines = err.decode("utf-8", "replace").splitlines()
+        said = sig == signal.SIGKILL or lines == [
+            "interrupted" if sig == signal.SIGINT else "terminated"
+        ]
+        shutil.rmtree(out, ignore_errors=True)
+        if sig == signal.SIGKILL:
+            # killed mid-request, the fork server (Python's own) may print its EOFError: the
+            # command could say nothing, so only what it left behind counts
+            err = b""
+        tally.add("signals", f"index {sig.name} to the command alone, workers running", err,
+                  started and gone and said)  # fmt: skip
+
+
 def signals(repo: Path, work: Path, tally: Tally) -> None:
     for sig in (signal.SIGINT, signal.SIGTERM):
         for delay in (0.1, 0.2, 0.4, 0.8, 1.5, 3.0):
@@ -331,6 +390,7 @@ def signals(repo: Path, work: Path, tally: Tally) -> None:
             ended = proc.returncode in (0, 130, 143, -signal.SIGINT, -signal.SIGTERM)
             ok = ended and (live.returncode == 0 or b"no index has been built" in live.stderr)
             tally.add("signals", f"index {sig.name} at {delay}s", err + live.stderr, ok)
+    pool_signals(work, tally)
     for how in ("SIGINT", "SIGTERM", "stdin EOF", "client killed mid-call"):
         copy = work / "srv"
         shutil.rmtree(copy, ignore_errors=True)
