@@ -309,7 +309,7 @@ def _journal_failures(repo: Path) -> set[int]:
     return {int(r["id"]) for r in rows if isinstance(r, dict) and isinstance(r.get("id"), int)}
 
 
-def _marked(mark: str) -> list[int]:
+def marked_processes(mark: str) -> list[int]:
     """Processes whose environment holds `mark`: a command and every process it started."""
     found = []
     for entry in Path("/proc").iterdir():
@@ -322,7 +322,8 @@ def _marked(mark: str) -> list[int]:
     return found
 
 
-def _waited(check, seconds: float) -> bool:
+def waited(check, seconds: float) -> bool:
+    """Whether `check()` came true within `seconds` (polled every 20 ms)."""
     deadline = time.monotonic() + seconds
     while not check():
         if time.monotonic() > deadline:
@@ -346,7 +347,9 @@ def pool_signals(work: Path, tally: Tally) -> None:
         proc = subprocess.Popen([PY, "-m", "gitstrata", "index", str(repo), "--out", str(out),
                                  "--jobs", "2", "-q"], env=env,
                                 stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)  # fmt: skip
-        started = _waited(lambda m=mark: len(_marked(m)) >= 4, 60)  # command, server, workers
+        started = waited(
+            lambda m=mark: len(marked_processes(m)) >= 4, 60
+        )  # command, server, workers
         time.sleep(0.15)  # the workers busy with their ranges
         proc.send_signal(sig)
         try:
@@ -354,7 +357,7 @@ def pool_signals(work: Path, tally: Tally) -> None:
         except subprocess.TimeoutExpired:  # the command's stderr held open by what it left
             proc.kill()
             err = b"stderr still open 60 s after the command ended"
-        gone = _waited(lambda m=mark: not _marked(m), 10)
+        gone = waited(lambda m=mark: not marked_processes(m), 10)
         lines = err.decode("utf-8", "replace").splitlines()
         said = sig == signal.SIGKILL or lines == [
             "interrupted" if sig == signal.SIGINT else "terminated"

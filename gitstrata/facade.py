@@ -183,7 +183,7 @@ class Strata:
         repo = self.location.require_repo()
         if executor == "local" and address is None and start_from is None and self.remote is None:
             # before the pipeline's imports, which its fork server's own imports then overlap
-            _start_pool_server_early(repo, self.index_dir, rebuild=rebuild, jobs=jobs)
+            self._start_pool_server_early(rebuild=rebuild, jobs=jobs)
         from .pipeline.runner import run_index
 
         notes: list[str] = []
@@ -209,6 +209,32 @@ class Strata:
             name = self.remote.push(self.store.require_live())
             report.published = f"{self.remote.shown} ({name})"
         return report
+
+    def _start_pool_server_early(self, *, rebuild: bool, jobs: int | None) -> bool:
+        """Start the local pools' fork server now when this run will extract a long history on
+        a pool: a full index (no live index, or `rebuild`) of at least `EARLY_POOL_COMMITS`
+        commits, with more than one job. The server imports the stages' modules on another core
+        while this process imports the pipeline, so capsule's pool forks its workers without
+        waiting for it. Returns whether it was started; anything unexpected (no HEAD, git
+        failing) leaves the run to say so."""
+        from .pipeline.executor import local_jobs, start_pool_server
+        from .store.errors import GitstrataError
+
+        if local_jobs(jobs) < 2:
+            return False
+        if not rebuild and (self.index_dir / "CURRENT").exists():
+            return False  # an incremental run: a few new commits, extracted in process
+        try:
+            head = self.git.head()
+            if head is None:
+                return False
+            count = self.git.run("rev-list", "--count", "--no-merges", head, check=False).strip()
+            if not count.isdigit() or int(count) < EARLY_POOL_COMMITS:
+                return False
+            start_pool_server()
+        except (GitstrataError, OSError):
+            return False
+        return True
 
     def _sync_remote(self) -> None:
         """Bring the local cache of a remote index location up to what is published, once."""
@@ -517,37 +543,6 @@ class Strata:
 # `history.commits_per_worker`'s default (`tests/test_scaleout.py` keeps the two in step; a
 # config that changes it only makes this guess wrong, which costs time, never an answer)
 EARLY_POOL_COMMITS = 400
-
-
-def _start_pool_server_early(
-    repo: Path, index_dir: Path, *, rebuild: bool, jobs: int | None
-) -> bool:
-    """Start the local pools' fork server now when this run will extract a long history on a
-    pool: a full index (no live index in `index_dir`, or `rebuild`) of at least
-    `EARLY_POOL_COMMITS` commits, with more than one job. The server imports the stages' modules
-    on another core while this process imports the pipeline, so capsule's pool forks its
-    workers without waiting for it. Returns whether it was started; anything unexpected (no
-    HEAD, git failing) leaves the run to say so."""
-    from .pipeline.executor import local_jobs, start_pool_server
-    from .pipeline.gitio import Git
-    from .store.errors import GitstrataError
-
-    if local_jobs(jobs) < 2:
-        return False
-    if not rebuild and (index_dir / "CURRENT").exists():
-        return False  # an incremental run: a few new commits, extracted in process
-    try:
-        git = Git(repo)
-        head = git.head()
-        if head is None:
-            return False
-        count = git.run("rev-list", "--count", "--no-merges", head, check=False).strip()
-        if not count.isdigit() or int(count) < EARLY_POOL_COMMITS:
-            return False
-        start_pool_server()
-    except (GitstrataError, OSError):
-        return False
-    return True
 
 
 def jobs_used(jobs: int | None) -> int:

@@ -40,6 +40,12 @@ MAX_JOBS_PER_CPU = 4
 PRELOAD = ("gitstrata.pipeline.history", "gitstrata.pipeline.tree", "gitstrata.pipeline.retrieval")
 
 
+# multiprocessing's resource tracker removes the named semaphores of a process that ended without
+# removing them, and warns about each on stderr: under an interrupted index's one line, two lines
+# of noise (the tracker runs with this process's warning options, given to it when it starts)
+_QUIET_TRACKER = "ignore::UserWarning:multiprocessing.resource_tracker"
+
+
 def pool_context() -> BaseContext:
     """How every local process pool starts its workers: forked by a fork server (never a fork of
     this process, whose stage threads may hold locks), which imports `PRELOAD` first; the main
@@ -49,12 +55,6 @@ def pool_context() -> BaseContext:
     if _QUIET_TRACKER not in sys.warnoptions:
         sys.warnoptions.append(_QUIET_TRACKER)
     return context
-
-
-# multiprocessing's resource tracker removes the named semaphores of a process that ended without
-# removing them, and warns about each on stderr: under an interrupted index's one line, two lines
-# of noise (the tracker runs with this process's warning options, given to it when it starts)
-_QUIET_TRACKER = "ignore::UserWarning:multiprocessing.resource_tracker"
 
 
 def local_pool(

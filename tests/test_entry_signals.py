@@ -7,13 +7,13 @@ import os
 import signal
 import subprocess
 import sys
-import time
 import uuid
 from pathlib import Path
 
 import pytest
 
 from gitstrata.benchmarks import history_speed
+from gitstrata.benchmarks.robustness import marked_processes, waited
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -106,29 +106,6 @@ def test_python_dash_m_installs_the_handler_too(tmp_path):
     assert done.stdout == "True\n", done.stderr
 
 
-def _marked(mark: str) -> list[int]:
-    """Processes whose environment holds `mark` (the CLI, its fork server, its workers)."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            if mark.encode() in (entry / "environ").read_bytes():
-                found.append(int(entry.name))
-        except OSError:
-            continue
-    return found
-
-
-def _until(check, seconds: float) -> bool:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if check():
-            return True
-        time.sleep(0.02)
-    return check()
-
-
 @pytest.mark.skipif(not Path("/proc/self/environ").exists(), reason="reads /proc")
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM, signal.SIGKILL])
 def test_an_index_stopped_while_its_workers_run_leaves_no_process(tmp_path, sig):
@@ -144,10 +121,10 @@ def test_an_index_stopped_while_its_workers_run_leaves_no_process(tmp_path, sig)
         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env, cwd=tmp_path,
     )  # fmt: skip
     # the CLI, the fork server and two workers
-    assert _until(lambda: len(_marked(mark)) >= 4, 60), "capsule's pool never started"
+    assert waited(lambda: len(marked_processes(mark)) >= 4, 60), "capsule's pool never started"
     proc.send_signal(sig)
     _, err = proc.communicate(timeout=30)
-    assert _until(lambda: not _marked(mark), 10), f"left behind: {_marked(mark)}"
+    assert waited(lambda: not marked_processes(mark), 10), f"left behind: {marked_processes(mark)}"
     if sig != signal.SIGKILL:
         assert proc.returncode == (130 if sig == signal.SIGINT else 143)
         assert err.splitlines()[-1] == ("interrupted" if sig == signal.SIGINT else "terminated")

@@ -16,7 +16,7 @@ import pytest
 
 from gitstrata import Strata
 from gitstrata.benchmarks import history_speed
-from gitstrata.facade import EARLY_POOL_COMMITS, _start_pool_server_early
+from gitstrata.facade import EARLY_POOL_COMMITS
 from gitstrata.pipeline.executor import (
     MAX_JOBS_PER_CPU,
     PRELOAD,
@@ -95,22 +95,27 @@ def test_the_early_fork_server_threshold_follows_the_commits_per_worker_default(
     assert 2 * HistoryConfig().commits_per_worker == EARLY_POOL_COMMITS
 
 
+def _early(repo, index_dir: Path, *, rebuild: bool, jobs: int) -> bool:
+    with Strata(repo, index_dir=index_dir) as s:
+        return s._start_pool_server_early(rebuild=rebuild, jobs=jobs)
+
+
 def test_a_full_index_of_a_long_history_starts_the_fork_server_early(make_repo, tmp_path) -> None:
     long = history_speed.make_synthetic(tmp_path / "long", EARLY_POOL_COMMITS)
     fresh = tmp_path / "fresh"
-    assert _start_pool_server_early(long, fresh, rebuild=False, jobs=2)
-    assert not _start_pool_server_early(long, fresh, rebuild=False, jobs=1)
+    assert _early(long, fresh, rebuild=False, jobs=2)
+    assert not _early(long, fresh, rebuild=False, jobs=1)
     # a live index there: the run is incremental, unless it rebuilds
     small = make_repo()
     _history(small)
     live = tmp_path / "live"
     with Strata(small.path, index_dir=live) as s:
         s.index(jobs=1)
-    assert not _start_pool_server_early(long, live, rebuild=False, jobs=2)
-    assert _start_pool_server_early(long, live, rebuild=True, jobs=2)
+    assert not _early(long, live, rebuild=False, jobs=2)
+    assert _early(long, live, rebuild=True, jobs=2)
     # a short history, or a repository without a commit (the run itself says what is wrong)
-    assert not _start_pool_server_early(small.path, fresh, rebuild=False, jobs=2)
-    assert not _start_pool_server_early(make_repo("empty").path, fresh, rebuild=False, jobs=2)
+    assert not _early(small.path, fresh, rebuild=False, jobs=2)
+    assert not _early(make_repo("empty").path, fresh, rebuild=False, jobs=2)
 
 
 def test_how_the_history_is_split_is_in_no_fingerprint(make_repo, tmp_path) -> None:
