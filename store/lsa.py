@@ -2,8 +2,9 @@
 
 Code-aware terms of `store/tokenizer.py` plus down-weighted character 3-grams of each word are
 hashed (keyed blake2b, stable across processes and machines) into a space of `n_features`;
-sublinear TF-IDF, L2-normalised rows; a randomized truncated SVD (fixed seed) keeps `full_dim`
-components ordered by singular value. By Eckart-Young every prefix of the embedding is then the
+sublinear TF-IDF, L2-normalised rows; a truncated SVD keeps `full_dim` components ordered by
+singular value: randomized (fixed seed) on a large corpus, exact on a small one (dense, or
+through the documents' Gram matrix, `svd_path`). By Eckart-Young every prefix of the embedding is then the
 best approximation of its rank, which is what makes the Matryoshka truncation sound. Components
 are sign-fixed (largest entry positive), so the same corpus gives the same vectors. A corpus of
 rank below `full_dim` is zero-padded. The state is five `.npy` arrays. The components, the
@@ -525,7 +526,9 @@ class HashingLSA:
         tick = None
         if progress is not None:
             tick = progress(
-                svd_products(n, len(uniq), self.full_dim, self.oversample, self.power_iters)
+                svd_products(
+                    n, len(uniq), len(data), self.full_dim, self.oversample, self.power_iters
+                )
             )
         with single_threaded_blas():
             components, self.singular_values = _truncated_svd(
@@ -652,24 +655,29 @@ def _truncated_svd(
 ):
     """Right singular vectors (m x k, zero-padded past the rank) and singular values of the CSR
     matrix, by Halko et al.'s randomized range finder with power iterations (exact when the rank
-    is at most k + oversample), or by a dense SVD when the matrix is tiny. `tick(1)` is called
-    after each of its `svd_products` steps."""
+    is at most k + oversample), by the eigendecomposition of the documents' Gram matrix when
+    there are few documents and the range finder would multiply the expanded matrix
+    (`svd_path`), or by a dense SVD when the matrix is tiny. `tick(1)` is called after each of
+    its `svd_products` steps."""
     n = len(indptr) - 1
     components = np.zeros((m, k), np.float32)
     svals = np.zeros(k, np.float32)
     step = tick if tick is not None else _no_tick
-    if n == 0 or m == 0:
+    path = svd_path(n, m, len(data), k, oversample)
+    if path == "empty":
         return components, svals
     rank = min(n, m)
     rng = np.random.default_rng(seed)
     keep = min(k, rank)
-    if n * m <= DENSE_SVD_MAX:
+    if path == "dense":
         dense = np.zeros((n, m), np.float64)
         rows = np.repeat(np.arange(n), np.diff(indptr))
         dense[rows, indices] = data
         _, s, vt = np.linalg.svd(dense, full_matrices=False)
         keep = min(keep, vt.shape[0])
         blocks: Iterator[np.ndarray] = iter([vt[:keep].T])
+    elif path == "gram":
+        s, blocks = _gram_svd(indptr, indices, data, m, keep, step)
     else:
         # with ell >= rank the range of Y is the whole range of X, so the result is exact and
         # power iterations would add nothing
@@ -711,18 +719,97 @@ def _truncated_svd(
 
 
 DENSE_SVD_MAX = 2_000_000  # a matrix of at most this many cells is decomposed densely
+# Documents up to which the fit decomposes their Gram matrix X X^T (n x n) instead of running the
+# range finder, when the range finder would multiply the expanded matrix by BLAS (a small corpus
+# dense enough, `by_numba`'s other side). Its (3 + 2 * power_iters) products of n x m by m x ell
+# cost more than the Gram matrix's n x m by m x n and an n x n eigendecomposition while n is
+# below about (3 + 2 * power_iters) * ell / 2; 1,024 keeps the eigendecomposition near 0.2 s.
+# The result is the exact truncated SVD, as the dense one is.
+GRAM_MAX_ROWS = 1024
+GRAM_BLOCK_BYTES = 16 << 20  # float64 columns of the expanded matrix made at a time
 
 
-def svd_products(n: int, m: int, k: int, oversample: int, power_iters: int) -> int:
-    """How many steps `_truncated_svd` reports for an n x m matrix: the range finder's first
-    product, two per power iteration, B's product and the singular vectors (a dense SVD: one)."""
+def svd_path(n: int, m: int, nnz: int, k: int, oversample: int) -> str:
+    """How `_truncated_svd` decomposes an n x m matrix of `nnz` non-zeros: "empty", "dense"
+    (a tiny matrix), "gram" (few documents, dense enough for BLAS) or "randomized". It depends on
+    the shapes alone, so a corpus is decomposed the same way every time."""
     if n == 0 or m == 0:
-        return 0
+        return "empty"
     if n * m <= DENSE_SVD_MAX:
+        return "dense"
+    ell = min(k + oversample, n, m)
+    if n <= GRAM_MAX_ROWS and nnz >= DENSE_SHARE * n * m and not by_numba(n, m, nnz, ell):
+        return "gram"
+    return "randomized"
+
+
+def svd_products(n: int, m: int, nnz: int, k: int, oversample: int, power_iters: int) -> int:
+    """How many steps `_truncated_svd` reports for an n x m matrix of `nnz` non-zeros: the range
+    finder's first product, two per power iteration, B's product and the singular vectors (a
+    dense SVD: one; the Gram matrix's path: two)."""
+    path = svd_path(n, m, nnz, k, oversample)
+    if path == "empty":
+        return 0
+    if path == "dense":
         return 1
+    if path == "gram":
+        return 2
     rank = min(n, m)
     ell = min(k + oversample, rank)
     return 3 + 2 * (power_iters if ell < rank else 0)
+
+
+def _gram_svd(
+    indptr: np.ndarray,
+    indices: np.ndarray,
+    data: np.ndarray,
+    m: int,
+    keep: int,
+    step: Callable[[int], None],
+) -> tuple[np.ndarray, Iterator[np.ndarray]]:
+    """(singular values, row blocks of V) of the CSR matrix X (n x m) from the eigendecomposition
+    of G = X X^T = U S^2 U^T: V = X^T U / S, each block the float64 rows of one block of
+    columns of X, expanded once for G and once for V (no m x n matrix is ever whole). The same
+    live rule as the range finder: a singular value below 1e-6 of the largest is dropped."""
+    n = len(indptr) - 1
+    t_indptr, t_rows, t_data = _transpose(indptr, indices, data, m, 1)
+    width = max(1, GRAM_BLOCK_BYTES // (8 * n))
+
+    def columns(start: int) -> np.ndarray:
+        """Columns [start, start + width) of X, dense float64 (n x width)."""
+        stop = min(m, start + width)
+        lo, hi = t_indptr[start], t_indptr[stop]
+        block = np.zeros((n, stop - start))
+        local = np.repeat(np.arange(stop - start), np.diff(t_indptr[start : stop + 1]))
+        block[t_rows[lo:hi], local] = t_data[lo:hi]
+        return block
+
+    gram = np.zeros((n, n))
+    for start in range(0, m, width):
+        block = columns(start)
+        gram += block @ block.T
+    step(1)
+    evals, u = np.linalg.eigh(gram)
+    del gram
+    order = np.argsort(-evals, kind="stable")
+    evals, u = evals[order], u[:, order]
+    s = np.sqrt(np.clip(evals, 0.0, None))
+    live = s > s[0] * 1e-6 if len(s) and s[0] > 0 else np.zeros(len(s), bool)
+    s = np.where(live, s, 0.0)
+    cols = np.flatnonzero(live[:keep])
+    scaled = u[:, cols] / s[cols]
+
+    def blocks() -> Iterator[np.ndarray]:
+        for start in range(0, m, width):
+            found = columns(start).T @ scaled
+            if len(cols) == keep:
+                yield found
+            else:
+                v = np.zeros((len(found), keep))
+                v[:, cols] = found
+                yield v
+
+    return s, blocks()
 
 
 def _no_tick(n: int) -> None:

@@ -256,6 +256,72 @@ def test_randomized_svd_top_components_of_a_large_matrix() -> None:
     assert overlap.min() > 0.999
 
 
+def _dense_rows(rng: np.random.Generator, n: int, m: int, share: float, rank: int):
+    """A CSR matrix of rank `rank` with a decaying spectrum and about `share` of its cells set,
+    each row's columns distinct and sorted, as featurization makes them."""
+    basis = rng.standard_normal((rank, m)) * (rng.random((rank, m)) < share)
+    dense = ((rng.standard_normal((n, rank)) * 0.9 ** np.arange(rank)) @ basis).astype(np.float32)
+    dense[rng.random((n, m)) > share] = 0.0
+    rows, cols = np.nonzero(dense)
+    indptr = np.zeros(n + 1, np.int64)
+    np.cumsum(np.bincount(rows, minlength=n), out=indptr[1:])
+    return dense, indptr, cols.astype(np.int64), dense[rows, cols]
+
+
+def test_few_dense_documents_take_the_gram_matrix_path() -> None:
+    # the bundles' corpora as the fit sees them: the 565- and 806-document ones are decomposed
+    # through their Gram matrix, the 4,222-document one (1.2 % non-zeros) by the range finder
+    path = lsa_module.svd_path
+    assert path(565, 5439, 126_494, 256, 16) == "gram"
+    assert path(806, 6290, 192_894, 256, 16) == "gram"
+    assert path(4222, 18774, 940_864, 256, 16) == "randomized"
+    assert path(1200, 8142, 240_534, 256, 16) == "randomized"  # past GRAM_MAX_ROWS
+    assert path(500, 6000, 15_000, 256, 16) == "randomized"  # too sparse for BLAS
+    assert path(40, 300, 1_000, 256, 16) == "dense"
+    assert path(0, 300, 0, 256, 16) == "empty"
+
+
+def test_the_gram_matrix_path_is_the_exact_truncated_svd(monkeypatch) -> None:
+    rng = np.random.default_rng(7)
+    dense, indptr, indices, data = _dense_rows(rng, 300, 8000, 0.05, 120)
+    assert lsa_module.svd_path(300, 8000, len(data), 64, 16) == "gram"
+    done: list[int] = []
+    comps, sv = _truncated_svd(indptr, indices, data, 8000, 64, 16, 4, 1, 1, done.append)
+    assert sum(done) == lsa_module.svd_products(300, 8000, len(data), 64, 16, 4) == 2
+    _, ref_s, ref_vt = np.linalg.svd(dense.astype(np.float64), full_matrices=False)
+    np.testing.assert_allclose(sv, ref_s[:64], rtol=1e-5)
+    # the same vectors up to the sign convention (largest-magnitude entry positive)
+    ref = ref_vt[:64].T * np.sign(ref_vt[:64].T[np.abs(ref_vt[:64].T).argmax(axis=0), range(64)])
+    np.testing.assert_allclose(comps, ref, atol=1e-5)
+    # columns of the expanded matrix made a few at a time: the same result
+    monkeypatch.setattr(lsa_module, "GRAM_BLOCK_BYTES", 8 * 300 * 7)
+    blocked = _truncated_svd(indptr, indices, data, 8000, 64, 16, 4, 1)
+    np.testing.assert_allclose(blocked[0], comps, atol=1e-6)
+    np.testing.assert_allclose(blocked[1], sv, rtol=1e-6)
+    # and nearer the optimum than the range finder: more of the matrix's energy is kept
+    monkeypatch.setattr(lsa_module, "GRAM_MAX_ROWS", 0)
+    approx, _ = _truncated_svd(indptr, indices, data, 8000, 64, 16, 4, 1)
+    kept = [float(np.sum((dense.astype(np.float64) @ v) ** 2)) for v in (comps, approx)]
+    assert kept[0] >= kept[1] * (1 - 1e-6)
+
+
+def test_the_gram_matrix_path_pads_past_the_rank() -> None:
+    rng = np.random.default_rng(8)
+    # 30 distinct rows, each repeated (scaled): rank 30
+    base = np.where(rng.random((30, 12000)) < 0.05, rng.random((30, 12000)), 0.0)
+    dense = (base[np.arange(200) % 30] * (1 + np.arange(200) // 30)[:, None]).astype(np.float32)
+    rows, cols = np.nonzero(dense)
+    indptr = np.zeros(201, np.int64)
+    np.cumsum(np.bincount(rows, minlength=200), out=indptr[1:])
+    indices, data = cols.astype(np.int64), dense[rows, cols]
+    assert lsa_module.svd_path(200, 12000, len(data), 64, 16) == "gram"
+    comps, sv = _truncated_svd(indptr, indices, data, 12000, 64, 16, 4, 1)
+    ref = np.linalg.svd(dense.astype(np.float64), compute_uv=False)
+    np.testing.assert_allclose(sv[:30], ref[:30], rtol=1e-4)
+    # past the rank: no singular value and no direction, as the range finder leaves them
+    assert not sv[30:].any() and not comps[:, 30:].any()
+
+
 @pytest.mark.parametrize("index_type", [np.int32, np.int64])
 def test_the_numba_transpose_equals_a_stable_sort_and_the_dense_transpose(index_type) -> None:
     from gitstrata.store.sparse import transpose
@@ -325,8 +391,8 @@ def test_the_steps_of_a_fit_on_power_iterations_are_counted() -> None:
     _, indptr, indices, data = _random_csr(rng, 500, 6000, 30)
     done: list[int] = []
     _truncated_svd(indptr, indices, data, 6000, 64, 8, 2, 1, 1, done.append)
-    assert sum(done) == lsa_module.svd_products(500, 6000, 64, 8, 2) == 3 + 2 * 2
-    assert lsa_module.svd_products(40, 300, 64, 8, 2) == 1  # decomposed densely
+    assert sum(done) == lsa_module.svd_products(500, 6000, len(data), 64, 8, 2) == 3 + 2 * 2
+    assert lsa_module.svd_products(40, 300, 1000, 64, 8, 2) == 1  # decomposed densely
 
 
 def _documents(texts: list[str], prefix: str = "d") -> pa.Table:
@@ -462,6 +528,8 @@ def test_a_numpy_fit_matches_the_numba_fit(monkeypatch) -> None:
     indices = np.concatenate([np.sort(rng.choice(4000, c, replace=False)) for c in counts])
     data = rng.standard_normal(indptr[-1]).astype(np.float32)
     assert lsa_module.DENSE_SVD_MAX < 600 * 4000
+    # the range finder's products both ways (few documents this dense go to the Gram matrix)
+    monkeypatch.setattr(lsa_module, "GRAM_MAX_ROWS", 0)
     monkeypatch.setattr(lsa_module, "NUMBA_MIN_WORK", 10**15)
     numpy_fit = _truncated_svd(indptr, indices, data, 4000, 24, 8, 2, 1)
     monkeypatch.setattr(lsa_module, "NUMBA_MIN_WORK", 0)
