@@ -18,12 +18,15 @@ the same path and commit on every node).
 
 from __future__ import annotations
 
-import multiprocessing as mp
 import os
 import sys
 import threading
+import types
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
+from contextlib import contextmanager
+from multiprocessing import context as mp_context
+from multiprocessing import popen_forkserver
 from multiprocessing.context import BaseContext
 from typing import Any
 
@@ -46,15 +49,58 @@ PRELOAD = ("gitstrata.pipeline.history", "gitstrata.pipeline.tree", "gitstrata.p
 _QUIET_TRACKER = "ignore::UserWarning:multiprocessing.resource_tracker"
 
 
+_MAIN_LOCK = threading.Lock()
+
+
+@contextmanager
+def _main_hidden() -> Iterator[None]:
+    """`__main__` replaced by an empty module while a worker's start-up data is made.
+
+    multiprocessing sends a new worker the path of the main module, and the worker runs that
+    file again (as `__mp_main__`) before its first task. A script calling `Strata.index()`
+    without an `if __name__ == "__main__":` guard, as the README's Python example reads when
+    saved as a file, then started a second index in every worker, which failed, and the run
+    ended in `BrokenProcessPool`. The workers run only gitstrata's own module-level functions,
+    so they never need the caller's main module."""
+    with _MAIN_LOCK:
+        main = sys.modules.get("__main__")
+        sys.modules["__main__"] = types.ModuleType("__main__")
+        try:
+            yield
+        finally:
+            if main is None:
+                del sys.modules["__main__"]
+            else:
+                sys.modules["__main__"] = main
+
+
+class _WorkerPopen(popen_forkserver.Popen):
+    def _launch(self, process_obj: Any) -> None:
+        with _main_hidden():
+            super()._launch(process_obj)  # type: ignore[misc]  # not in typeshed
+
+
+class _WorkerProcess(mp_context.ForkServerProcess):
+    @staticmethod
+    def _Popen(process_obj: Any) -> Any:
+        return _WorkerPopen(process_obj)
+
+
+class _WorkerContext(mp_context.ForkServerContext):
+    Process = _WorkerProcess  # type: ignore[assignment]
+
+
+_CONTEXT = _WorkerContext()
+
+
 def pool_context() -> BaseContext:
     """How every local process pool starts its workers: forked by a fork server (never a fork of
-    this process, whose stage threads may hold locks), which imports `PRELOAD` first; the main
-    module too, as the fork server does by default."""
-    context = mp.get_context("forkserver")
-    context.set_forkserver_preload(["__main__", *PRELOAD])
+    this process, whose stage threads may hold locks), which imports `PRELOAD` first, and
+    started without the caller's main module (`_main_hidden`)."""
+    _CONTEXT.set_forkserver_preload(list(PRELOAD))
     if _QUIET_TRACKER not in sys.warnoptions:
         sys.warnoptions.append(_QUIET_TRACKER)
-    return context
+    return _CONTEXT
 
 
 def local_pool(
@@ -112,7 +158,8 @@ def start_pool_server() -> None:
     from multiprocessing import forkserver
 
     pool_context()
-    forkserver.ensure_running()
+    with _main_hidden():  # the server is not handed the caller's main module either
+        forkserver.ensure_running()
 
 
 def local_jobs(jobs: int | None) -> int:
