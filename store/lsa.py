@@ -703,12 +703,7 @@ def _truncated_svd(
         del q, t_indptr, t_indices, t_data
         step(1)
         # SVD of B = Q^T X through the small Gram matrix B B^T (BLAS-3 only, no m-side QR)
-        evals, u = np.linalg.eigh(bt.T @ bt)
-        order = np.argsort(-evals, kind="stable")
-        evals, u = evals[order], u[:, order]
-        s = np.sqrt(np.clip(evals, 0.0, None))
-        live = s > s[0] * 1e-6 if len(s) and s[0] > 0 else np.zeros(len(s), bool)
-        s = np.where(live, s, 0.0)
+        s, u, live = _spectrum(bt.T @ bt)
         # only the `keep` leading right singular vectors are kept: m x keep, not m x ell
         keep = min(keep, len(s))
         blocks = _right_vectors(bt, u, s, np.flatnonzero(live[:keep]), keep)
@@ -789,27 +784,33 @@ def _gram_svd(
         block = columns(start)
         gram += block @ block.T
     step(1)
-    evals, u = np.linalg.eigh(gram)
+    s, u, live = _spectrum(gram)
     del gram
+    cols = np.flatnonzero(live[:keep])
+    scaled = u[:, cols] / s[cols]
+    blocks = (columns(start).T @ scaled for start in range(0, m, width))
+    return s, (_padded(v, cols, keep) for v in blocks)
+
+
+def _spectrum(gram: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(singular values, left singular vectors, live) of a matrix from its Gram matrix, largest
+    first; a singular value below 1e-6 of the largest is not live and is set to 0."""
+    evals, u = np.linalg.eigh(gram)
     order = np.argsort(-evals, kind="stable")
     evals, u = evals[order], u[:, order]
     s = np.sqrt(np.clip(evals, 0.0, None))
     live = s > s[0] * 1e-6 if len(s) and s[0] > 0 else np.zeros(len(s), bool)
-    s = np.where(live, s, 0.0)
-    cols = np.flatnonzero(live[:keep])
-    scaled = u[:, cols] / s[cols]
+    return np.where(live, s, 0.0), u, live
 
-    def blocks() -> Iterator[np.ndarray]:
-        for start in range(0, m, width):
-            found = columns(start).T @ scaled
-            if len(cols) == keep:
-                yield found
-            else:
-                v = np.zeros((len(found), keep))
-                v[:, cols] = found
-                yield v
 
-    return s, blocks()
+def _padded(found: np.ndarray, cols: np.ndarray, keep: int) -> np.ndarray:
+    """Rows of V with the `cols` of `keep` columns found: the others (no live singular value)
+    are zeros."""
+    if len(cols) == keep:
+        return found
+    v = np.zeros((len(found), keep))
+    v[:, cols] = found
+    return v
 
 
 def _no_tick(n: int) -> None:
@@ -829,12 +830,7 @@ def _right_vectors(
     for start in range(0, len(bt), SVD_BLOCK_ROWS):
         found = bt[start : start + SVD_BLOCK_ROWS] @ uc
         found /= s[cols]
-        if len(cols) == keep:
-            yield found
-        else:
-            v = np.zeros((len(found), keep))
-            v[:, cols] = found
-            yield v
+        yield _padded(found, cols, keep)
 
 
 def _signed_into(components: np.ndarray, blocks: Iterator[np.ndarray], keep: int) -> None:
