@@ -26,7 +26,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
 from multiprocessing import context as mp_context
-from multiprocessing import popen_forkserver
+from multiprocessing import current_process, popen_forkserver
 from multiprocessing.context import BaseContext
 from typing import Any
 
@@ -164,7 +164,11 @@ def start_pool_server() -> None:
 
 def local_jobs(jobs: int | None) -> int:
     """The jobs a run on this machine uses for `jobs` asked (None: one per core), at most
-    `MAX_JOBS_PER_CPU` per core."""
+    `MAX_JOBS_PER_CPU` per core; one in a daemonic process (a worker of a caller's own
+    multiprocessing pool, indexing several repositories at once), which may not start
+    processes of its own."""
+    if current_process().daemon:
+        return 1
     cpus = os.cpu_count() or 1
     return max(1, min(jobs or cpus, MAX_JOBS_PER_CPU * cpus))
 

@@ -1,8 +1,10 @@
-"""The Python API from a plain script: the local pools' workers never run the caller's file again.
+"""The Python API from a plain script and from a caller's own process pool.
 
 multiprocessing hands a new worker the path of the main module, and the worker runs it before its
 first task; a script without an `if __name__ == "__main__":` guard (the README's example saved
-as a file) then started an index in every worker, and the run ended in `BrokenProcessPool`."""
+as a file) then started an index in every worker, and the run ended in `BrokenProcessPool`. A
+worker of the caller's own pool is daemonic and may not start processes: an index there failed
+in `capsule` ("daemonic processes are not allowed to have children")."""
 
 from __future__ import annotations
 
@@ -11,14 +13,32 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from gitstrata.benchmarks import history_speed
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def test_a_script_without_a_main_guard_indexes_on_the_pool(tmp_path: Path) -> None:
+@pytest.fixture(scope="module")
+def history(tmp_path_factory: pytest.TempPathFactory) -> Path:
     # 450 commits: capsule extracts them on two workers, forked by a server started early
-    repo = history_speed.make_synthetic(tmp_path / "repo", 450)
+    return history_speed.make_synthetic(tmp_path_factory.mktemp("history") / "repo", 450)
+
+
+def _run(script: Path, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, str(script)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=cwd,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+
+
+def test_a_script_without_a_main_guard_indexes_on_the_pool(tmp_path: Path, history: Path) -> None:
+    repo = history
     marker = tmp_path / "runs.txt"
     script = tmp_path / "analytics.py"
     script.write_text(
@@ -29,15 +49,28 @@ def test_a_script_without_a_main_guard_indexes_on_the_pool(tmp_path: Path) -> No
         "    report = strata.index(jobs=2)\n"
         "    print(next(s.stats['workers'] for s in report.stages if s.name == 'capsule'))\n"
     )
-    done = subprocess.run(
-        [sys.executable, str(script)],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        cwd=tmp_path,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
-    )
+    done = _run(script, tmp_path)
     assert done.returncode == 0, done.stderr[-3000:]
     assert done.stdout.split() == ["2"], done.stdout  # the pool did the work
     assert "Traceback" not in done.stderr
     assert marker.read_text() == "ran\n"  # the script ran once: in no worker
+
+
+def test_an_index_in_a_worker_of_the_callers_own_pool(tmp_path: Path, history: Path) -> None:
+    script = tmp_path / "many.py"
+    script.write_text(
+        "import multiprocessing\n"
+        "from gitstrata import Strata\n"
+        "def index(out):\n"
+        f"    with Strata({str(history)!r}, index_dir=out) as strata:\n"
+        "        report = strata.index()\n"
+        "        return next(s.stats['workers'] for s in report.stages if s.name == 'capsule')\n"
+        "if __name__ == '__main__':\n"
+        "    with multiprocessing.get_context('forkserver').Pool(2) as pool:\n"
+        f"        print(*pool.map(index, [{str(tmp_path / 'a')!r}, {str(tmp_path / 'b')!r}]))\n"
+    )
+    done = _run(script, tmp_path)
+    assert done.returncode == 0, done.stderr[-3000:]
+    # each worker indexed in process: it may not start processes of its own
+    assert done.stdout.split() == ["1", "1"], done.stdout
+    assert "Traceback" not in done.stderr
