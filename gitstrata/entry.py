@@ -310,8 +310,21 @@ class Terminated(BaseException):
     """SIGTERM, raised where the main thread is so that cleanup runs as for Ctrl-C."""
 
 
+# the line each signal the command received ends it with, in the order received: a library
+# running Python callbacks from compiled code (pydantic building a validator) can turn the
+# exception a handler raised into one of its own ("SchemaError: Error building ... validator")
+_RECEIVED: list[str] = []
+
+
 def _terminate(signum: int, frame: object) -> None:
+    _RECEIVED.append("terminated")
     raise Terminated()
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    """Ctrl-C once the command runs: `KeyboardInterrupt`, as Python's own handler raises it."""
+    _RECEIVED.append("interrupted")
+    raise KeyboardInterrupt
 
 
 def bad_argument(argv: list[str]) -> str | None:
@@ -364,7 +377,7 @@ def run_guarded(call: Callable[[], None]) -> None:
     try:
         # from here Ctrl-C is a KeyboardInterrupt, so the command's `finally` blocks run
         if _signal.getsignal(_signal.SIGINT) is _interrupted_early:
-            _signal.signal(_signal.SIGINT, _signal.default_int_handler)
+            _signal.signal(_signal.SIGINT, _interrupt)
             sys.unraisablehook = _unraisable
         call()
     except SystemExit:
@@ -385,12 +398,16 @@ def run_guarded(call: Callable[[], None]) -> None:
 
 def _report(exc: BaseException) -> int:
     """Print the one line (and hint) for `exc`; the exit status."""
-    if isinstance(exc, KeyboardInterrupt | Terminated):
+    if isinstance(exc, KeyboardInterrupt):
+        said = "interrupted"
+    elif isinstance(exc, Terminated):
+        said = "terminated"
+    else:  # a signal's exception that a library turned into another: the signal ends the run
+        said = _RECEIVED[0] if _RECEIVED else ""
+    if said:
         _signal.signal(_signal.SIGINT, _signal.SIG_IGN)
-        print(
-            "interrupted" if isinstance(exc, KeyboardInterrupt) else "terminated", file=sys.stderr
-        )
-        return 130 if isinstance(exc, KeyboardInterrupt) else 143
+        print(said, file=sys.stderr)
+        return 130 if said == "interrupted" else 143
     from .store.errors import GitstrataError
 
     if isinstance(exc, GitstrataError):

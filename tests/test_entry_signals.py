@@ -106,6 +106,33 @@ def test_python_dash_m_installs_the_handler_too(tmp_path):
     assert done.stdout == "True\n", done.stderr
 
 
+@pytest.mark.parametrize(
+    ("sig", "line", "code"),
+    [(signal.SIGINT, "interrupted", 130), (signal.SIGTERM, "terminated", 143)],
+)
+def test_a_signal_a_library_turned_into_its_own_error_still_ends_the_run(sig, line, code):
+    # pydantic building a validator runs Python callbacks from compiled code: the exception a
+    # handler raised there came back as "SchemaError: Error building ... validator", and a
+    # SIGTERM at that moment ended the command as an internal error
+    script = (
+        "import os, signal, time\n"
+        "from gitstrata import entry\n"
+        "signal.signal(signal.SIGTERM, entry._terminate)\n"
+        "signal.signal(signal.SIGINT, entry._interrupted_early)\n"
+        "def call():\n"
+        "    try:\n"
+        f"        os.kill(os.getpid(), {int(sig)})\n"
+        "        time.sleep(10)\n"
+        "    except BaseException:\n"
+        "        raise RuntimeError('Error building \"model\" validator') from None\n"
+        "entry.run_guarded(call)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, env=_env(), timeout=60
+    )
+    assert (done.returncode, done.stderr) == (code, line + "\n")
+
+
 @pytest.mark.skipif(not Path("/proc/self/environ").exists(), reason="reads /proc")
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM, signal.SIGKILL])
 def test_an_index_stopped_while_its_workers_run_leaves_no_process(tmp_path, sig):
