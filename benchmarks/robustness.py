@@ -2,8 +2,9 @@
 
     python -m gitstrata.benchmarks.robustness [--json] [--seed N] [--fuzz N]
 
-Every case runs what a user runs: `python -m gitstrata ...` as a subprocess, and `gitstrata mcp`
-over stdio spoken to in JSON-RPC, on a small repository built in a temp folder. Counted per
+Every case runs what a user runs: `python -m gitstrata ...` as a subprocess, `gitstrata mcp`
+over stdio spoken to in JSON-RPC, and scripts calling the Python API, on a small repository
+built in a temp folder (the pool cases on a synthetic history long enough for capsule's pool). Counted per
 kind of case: cases tried, tracebacks seen (target 0), cases whose outcome was wrong (not one
 error line and a non-zero exit; a damage not named, or not repaired; a server that did not stop
 with exit 0), and records lost (failures the server acknowledged that the journal does not hold
@@ -34,7 +35,15 @@ from .metrics import percentile
 PY = sys.executable
 ROOT = Path(__file__).resolve().parents[1]
 ENV = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}  # fmt: skip
-KINDS = ("bad input", "corruption", "signals", "fuzz (CLI)", "fuzz (config)", "fuzz (MCP)")
+KINDS = (
+    "bad input",
+    "corruption",
+    "signals",
+    "Python API",
+    "fuzz (CLI)",
+    "fuzz (config)",
+    "fuzz (MCP)",
+)
 
 
 def _git(repo: Path, *args: str, when: int = 1_700_000_000) -> None:
@@ -414,6 +423,68 @@ def signals(repo: Path, work: Path, tally: Tally) -> None:
         shutil.rmtree(copy, ignore_errors=True)
 
 
+# ------------------------------------------------------------------ Python API
+
+
+def unguarded_script(repo: Path, out: Path, marker: Path) -> str:
+    """A plain script (no `if __name__ == "__main__":` guard) that indexes `repo` into `out`,
+    notes each run of its body in `marker`, and prints the number of capsule's workers."""
+    return (
+        "from gitstrata import Strata\n"
+        f"with open({str(marker)!r}, 'a') as fh:\n"
+        "    fh.write('ran\\n')\n"
+        f"with Strata({str(repo)!r}, index_dir={str(out)!r}) as strata:\n"
+        "    report = strata.index(jobs=2)\n"
+        "    print(next(s.stats['workers'] for s in report.stages if s.name == 'capsule'))\n"
+    )
+
+
+def pool_script(repo: Path, outs: list[Path]) -> str:
+    """A script indexing `repo` into each of `outs` from its own two-worker process pool (the
+    workers are daemonic), printing each index's number of capsule workers."""
+    return (
+        "import multiprocessing\n"
+        "from gitstrata import Strata\n"
+        "def index(out):\n"
+        f"    with Strata({str(repo)!r}, index_dir=out) as strata:\n"
+        "        report = strata.index()\n"
+        "        return next(s.stats['workers'] for s in report.stages if s.name == 'capsule')\n"
+        "if __name__ == '__main__':\n"
+        "    with multiprocessing.get_context('forkserver').Pool(2) as pool:\n"
+        f"        print(*pool.map(index, {[str(o) for o in outs]!r}))\n"
+    )
+
+
+def run_script(script: Path, timeout: float = 600) -> subprocess.CompletedProcess:
+    return subprocess.run([PY, str(script)], env=ENV, capture_output=True, text=True,
+                          timeout=timeout, cwd=script.parent)  # fmt: skip
+
+
+def python_api(work: Path, tally: Tally) -> None:
+    """Scripts as users write them: the README's example saved without a main guard, on a history
+    long enough for capsule's pool (its workers once ran the script again, and the run ended in
+    `BrokenProcessPool`); an index in a worker of the script's own pool, which may not start
+    processes."""
+    from .history_speed import make_synthetic
+
+    repo = work / "pool-history"
+    if not repo.exists():
+        repo = make_synthetic(repo, 900)
+    marker = work / "api-runs.txt"
+    script = work / "api-unguarded.py"
+    script.write_text(unguarded_script(repo, work / "api-idx", marker))
+    done = run_script(script)
+    ok = done.returncode == 0 and done.stdout.split() == ["2"] and marker.read_text() == "ran\n"
+    tally.add("Python API", "a script without a main guard, capsule on its pool", done.stderr, ok)
+    script = work / "api-pool.py"
+    script.write_text(pool_script(repo, [work / "api-a", work / "api-b"]))
+    done = run_script(script)
+    ok = done.returncode == 0 and done.stdout.split() == ["1", "1"]
+    tally.add("Python API", "an index in a worker of the script's own pool", done.stderr, ok)
+    for out in ("api-idx", "api-a", "api-b"):
+        shutil.rmtree(work / out, ignore_errors=True)
+
+
 # ------------------------------------------------------------------ fuzz
 
 WORDS = ["query", "preflight", "index", "status", "sql", "inspect", "invariant", "add", "list",
@@ -698,6 +769,7 @@ def measure(seed: int = 17, fuzz: int = 60, repo: Path | None = None) -> dict[st
         bad_input(base, work, tally)
         corruption(base, work, tally)
         signals(base, work, tally)
+        python_api(work, tally)
         fuzz_cli(base, tally, fuzz, rng)
         fuzz_config(base, tally, fuzz * 3, rng)
         fuzz_mcp(base, work, tally, fuzz * 2, rng)
@@ -716,9 +788,10 @@ def markdown(result: dict[str, Any]) -> str:
     lines = [
         "## Robustness (`python -m gitstrata.benchmarks.robustness`)",
         "",
-        "Bad input, damaged indexes, signals and fuzz against the real CLI and `gitstrata mcp` "
-        "(stdio). *Wrong*: not one error line with a non-zero exit, a damage not named or not "
-        "repaired, a server that did not exit 0.",
+        "Bad input, damaged indexes, signals, scripts using the Python API and fuzz against the "
+        "real CLI and `gitstrata mcp` (stdio). *Wrong*: not one error line with a non-zero exit, "
+        "a damage not named or not repaired, a server that did not exit 0, a script that did not "
+        "index.",
         "",
         "| cases | tried | tracebacks | wrong | records lost |",
         "| --- | ---: | ---: | ---: | ---: |",

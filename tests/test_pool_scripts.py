@@ -8,16 +8,12 @@ in `capsule` ("daemonic processes are not allowed to have children")."""
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from gitstrata.benchmarks import history_speed
-
-ROOT = Path(__file__).resolve().parents[1]
+from gitstrata.benchmarks.robustness import pool_script, run_script, unguarded_script
 
 
 @pytest.fixture(scope="module")
@@ -26,30 +22,11 @@ def history(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return history_speed.make_synthetic(tmp_path_factory.mktemp("history") / "repo", 450)
 
 
-def _run(script: Path, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, str(script)],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        cwd=cwd,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
-    )
-
-
 def test_a_script_without_a_main_guard_indexes_on_the_pool(tmp_path: Path, history: Path) -> None:
-    repo = history
     marker = tmp_path / "runs.txt"
     script = tmp_path / "analytics.py"
-    script.write_text(
-        "from gitstrata import Strata\n"
-        f"with open({str(marker)!r}, 'a') as fh:\n"
-        "    fh.write('ran\\n')\n"
-        f"with Strata({str(repo)!r}, index_dir={str(tmp_path / 'idx')!r}) as strata:\n"
-        "    report = strata.index(jobs=2)\n"
-        "    print(next(s.stats['workers'] for s in report.stages if s.name == 'capsule'))\n"
-    )
-    done = _run(script, tmp_path)
+    script.write_text(unguarded_script(history, tmp_path / "idx", marker))
+    done = run_script(script, timeout=300)
     assert done.returncode == 0, done.stderr[-3000:]
     assert done.stdout.split() == ["2"], done.stdout  # the pool did the work
     assert "Traceback" not in done.stderr
@@ -58,18 +35,8 @@ def test_a_script_without_a_main_guard_indexes_on_the_pool(tmp_path: Path, histo
 
 def test_an_index_in_a_worker_of_the_callers_own_pool(tmp_path: Path, history: Path) -> None:
     script = tmp_path / "many.py"
-    script.write_text(
-        "import multiprocessing\n"
-        "from gitstrata import Strata\n"
-        "def index(out):\n"
-        f"    with Strata({str(history)!r}, index_dir=out) as strata:\n"
-        "        report = strata.index()\n"
-        "        return next(s.stats['workers'] for s in report.stages if s.name == 'capsule')\n"
-        "if __name__ == '__main__':\n"
-        "    with multiprocessing.get_context('forkserver').Pool(2) as pool:\n"
-        f"        print(*pool.map(index, [{str(tmp_path / 'a')!r}, {str(tmp_path / 'b')!r}]))\n"
-    )
-    done = _run(script, tmp_path)
+    script.write_text(pool_script(history, [tmp_path / "a", tmp_path / "b"]))
+    done = run_script(script, timeout=300)
     assert done.returncode == 0, done.stderr[-3000:]
     # each worker indexed in process: it may not start processes of its own
     assert done.stdout.split() == ["1", "1"], done.stdout
