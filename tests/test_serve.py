@@ -257,6 +257,34 @@ def test_search_modes_and_file_filter(repo) -> None:
         assert h.path == "backend/payments/gateway.py" or h.kind == "commit"
 
 
+@pytest.mark.parametrize("top_k", [0, -1, True, 2.5, "3"])
+def test_search_refuses_a_count_that_is_not_a_positive_whole_number(repo, top_k) -> None:
+    # a negative count sliced the ranking from its end: -1 gave every hit but the last
+    from gitstrata.store.errors import InputError
+
+    with Strata(repo.path) as s:
+        with pytest.raises(InputError, match="top_k must be a whole number of at least 1"):
+            s.search("gateway refund", top_k=top_k)
+        assert len(s.search("gateway refund", top_k=1).hits) == 1
+
+
+def test_the_api_says_which_argument_is_wrong(repo) -> None:
+    # each was a ValueError or a pydantic validation dump; "the query is empty" for a number
+    from gitstrata.store.errors import InputError
+
+    path = "backend/payments/retry.py"
+    with Strata(repo.path) as s:
+        for call, said in (
+            (lambda: s.search(123), "the query must be text"),  # type: ignore[arg-type]
+            (lambda: s.search("refund", mode="bogus"), "unknown mode 'bogus'; known: full"),
+            (lambda: s.preflight(path, 5), "symbol must be text"),  # type: ignore[arg-type]
+            (lambda: s.preflight(path, "refund", 7), "intended_change must be text"),  # type: ignore[arg-type]
+        ):
+            with pytest.raises(InputError) as caught:
+                call()
+            assert str(caught.value).startswith(said)
+
+
 def test_exact_symbol_is_pinned(repo) -> None:
     with Strata(repo.path) as s:
         resp = s.search("rename parseOrder to parse_order_payload", top_k=5)
