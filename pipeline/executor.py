@@ -157,9 +157,8 @@ def start_pool_server() -> None:
     on another core while this process goes on, so the first pool forks its workers at once."""
     from multiprocessing import forkserver
 
-    pool_context()
-    with _main_hidden():  # the server is not handed the caller's main module either
-        forkserver.ensure_running()
+    pool_context()  # its preload names gitstrata's modules only, never the caller's main
+    forkserver.ensure_running()
 
 
 def local_jobs(jobs: int | None) -> int:

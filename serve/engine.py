@@ -33,7 +33,7 @@ from .paths import repo_relative
 from .perplexity import PerplexityCheck
 from .preflight import attach_reasons, build_preflight
 from .safe import scrub_fields, scrub_items, scrub_model
-from .search import MODES, Ranked, Searcher, SearchResult
+from .search import Ranked, Searcher, SearchResult
 
 # the fields of an answer built and scrubbed per request (the rest is the generation's:
 # `_PreflightBase`, `_SearchBase`; the anti-context's part is kept per journal state,
@@ -219,8 +219,6 @@ class Engine:
         if isinstance(top_k, bool) or not isinstance(top_k, int) or top_k < 1:
             # a negative count sliced the ranking from its end ("all but the last")
             raise InputError(f"top_k must be a whole number of at least 1, not {top_k!r}")
-        if mode not in MODES:
-            raise InputError(f"unknown mode {mode!r}; known: {', '.join(MODES)}")
         path = _filter_path(self.repo_root, file_path) if file_path else None
         cfg = config or self.config.retrieval
         t0 = time.perf_counter()

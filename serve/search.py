@@ -27,6 +27,7 @@ import numpy as np
 
 from ..store.config import RetrievalConfig
 from ..store.embedder import Embedder
+from ..store.errors import InputError
 from ..store.fulltext import FullText
 from ..store.generations import Generation
 from ..store.globs import compile_glob
@@ -385,7 +386,7 @@ class Searcher:
         kinds: frozenset[str] | None = HIT_KINDS,
     ) -> SearchResult:
         if mode not in MODES:
-            raise ValueError(f"unknown mode {mode!r}; known: {', '.join(MODES)}")
+            raise InputError(f"unknown mode {mode!r}; known: {', '.join(MODES)}")
         lat: dict[str, float] = {}
         t = time.perf_counter()
         run = self._route(query, cfg, mode, file_path, kinds)

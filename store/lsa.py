@@ -4,8 +4,8 @@ Code-aware terms of `store/tokenizer.py` plus down-weighted character 3-grams of
 hashed (keyed blake2b, stable across processes and machines) into a space of `n_features`;
 sublinear TF-IDF, L2-normalised rows; a truncated SVD keeps `full_dim` components ordered by
 singular value: randomized (fixed seed) on a large corpus, exact on a small one (dense, or
-through the documents' Gram matrix, `svd_path`). By Eckart-Young every prefix of the embedding is then the
-best approximation of its rank, which is what makes the Matryoshka truncation sound. Components
+through the documents' Gram matrix, `svd_path`). By Eckart-Young every prefix of the embedding
+is then the best approximation of its rank, which is what makes the Matryoshka truncation sound. Components
 are sign-fixed (largest entry positive), so the same corpus gives the same vectors. A corpus of
 rank below `full_dim` is zero-padded. The state is five `.npy` arrays. The components, the
 index's largest file, are stored as int8 codes (`components.npy`) with one float32 scale per
