@@ -23,6 +23,7 @@ from collections.abc import Callable
 from ..store.config import HistoryConfig
 from ..store.filekind import is_binary
 from .patch import FileChange, apply_hunks
+from .spanregions import StatementHint
 from .spans import Spans, derive, from_symbols, line_moves, module_only, splice
 
 ReadBlob = Callable[[str], "bytes | None"]
@@ -74,6 +75,7 @@ class SpanCache:
         self._blob_bytes = 0
         self._recipes: OrderedDict[str, tuple[str, list, bool]] = OrderedDict()
         self._trees: OrderedDict[tuple[str, str | None], dict] = OrderedDict()
+        self._statements: dict[str, StatementHint] = {}  # `splice`'s per path
         self.read = 0
         self.rebuilt = 0
         self.parsed = 0
@@ -276,8 +278,16 @@ class SpanCache:
             return _MISSING
         data = self._data(blob)
         if clean and data is not None:
+            hint = self._statements.get(path)
+            if hint is None:
+                hint = self._statements[path] = StatementHint()
             spliced = splice(
-                known, fc.hunks, forward=forward, data=data, parse=self._region(path, language)
+                known,
+                fc.hunks,
+                forward=forward,
+                data=data,
+                parse=self._region(path, language),
+                hint=hint,
             )
             if spliced is not None:
                 self.spliced += 1

@@ -13,10 +13,14 @@ Invariants:
 
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
+
+from ..store.regexcache import compile_pattern
 
 if TYPE_CHECKING:
     from .spans import Spans
@@ -28,6 +32,8 @@ if TYPE_CHECKING:
 _BRACE_OWNERS = frozenset({"class", "impl", "trait", "interface"})
 _MEMBER_LANGUAGES = frozenset({"rust", "javascript", "typescript", "tsx"})
 _BLOCK_LANGUAGES = frozenset({"rust"})  # `mod name { ... }`: items inside a non-symbol block
+# modules also cut between top-level call statements (`statement_cuts`)
+STATEMENT_LANGUAGES = frozenset({"javascript", "typescript", "tsx"})
 _CLOSERS = (b"}", b"};")
 _COMMENT_LEADS = (b"//", b"/*", b"*")
 
@@ -200,6 +206,181 @@ def _enclosed(lines: list[bytes], y_lo: int, y_hi: int) -> bool:
     block still holds its members (a brace added or removed on the other side can make that
     side's block swallow what follows it, or end early)."""
     return not any(_outdented(line) for line in between(lines, y_lo, y_hi))
+
+
+def _y_start(xs: int, xc: int, yc: int, to_y: Callable) -> int:
+    """The first Y line of a hunk replacing X lines [xs, xs + xc) by yc lines (inserting them
+    after line xs when xc is 0)."""
+    return to_y(xs) if xc else to_y(xs + 1) - yc
+
+
+# a call statement at the top of a module: `test(...)`, `describe.skip(...)`, `app.use(...)`
+_CALL_STATEMENT = compile_pattern(rb"(?m)^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*[ \t]*\(")
+_STATEMENT_ENDS = (b";", b")", b"}")
+# a region between symbol cuts shorter than this is parsed as it is; a statement cut is looked
+# for at most this many lines from a hunk (a test is shorter; a module of fewer, longer
+# statements gains little)
+STATEMENT_REGION_LINES = 128
+STATEMENT_WINDOW = 256
+STATEMENT_GIVE_UP = 3
+
+
+@dataclass(slots=True)
+class StatementHint:
+    """What `statement_cuts` found near the hunks of a file's earlier versions: once
+    `STATEMENT_GIVE_UP` or more scans found a cut less than one time in four (a module whose
+    tests sit inside one `describe(...)`, or of a few long statements), its later versions are
+    not scanned. On the bundles a file was helped nearly every time or nearly never."""
+
+    scans: int = 0
+    found: int = 0
+
+    @property
+    def skip(self) -> bool:
+        return self.scans >= STATEMENT_GIVE_UP and 4 * self.found < self.scans
+
+
+def statement_cuts(
+    spans: Spans,
+    lines: list[bytes],
+    moves: list[tuple[int, int, int]],
+    to_y: Callable,
+    cuts: list[int],
+    known: Callable[[], list[bytes] | None],
+    hint: StatementHint | None = None,
+) -> dict[int, str]:
+    """X lines where a top-level call statement starts next to a hunk, in JavaScript and
+    TypeScript, each with the name its region's parse is kept under (its first line): a test
+    file is a module of `test(...)` calls, none of them a symbol, and without these cuts a hunk
+    among them re-parses the whole file. For each hunk whose region between its nearest symbol
+    `cuts` (X lines, ascending) has at least `STATEMENT_REGION_LINES` lines in X, the nearest such
+    line above it and below it inside that region and within `STATEMENT_WINDOW` lines, where:
+
+    - in Y (`lines`), the line starts at column 0 with a call;
+    - in Y and in X (`known()`, the known side's lines, None when the hunks cannot rebuild
+      them), the code line above it starts at column 0 and ends a statement (`;`, `)` or `}`;
+      no comment, no decorator), and neither line sits inside a string or comment running
+      over several lines;
+    - in X, no symbol but the module runs across it.
+
+    Only where the two cut at least half of the lines off the region: finding the strings and
+    comments costs a scan of the file. A wrong cut only ever costs a parse: a region that does
+    not parse cleanly makes `splice` parse the whole file."""
+    from .chunking.source import covered_lines
+
+    if hint is not None and hint.skip:
+        return {}
+    n = len(spans.owner) - 1
+    wide: list[tuple[int, int, int, int]] = []  # (Y hunk first, Y hunk end, Y region lo, hi)
+    for xs, xc, yc in moves:
+        first, last = (xs, xs + xc - 1) if xc else (xs, xs)
+        lo = cuts[bisect_left(cuts, max(first, 2)) - 1] if first > 1 else 1
+        k = bisect_right(cuts, last)
+        hi = cuts[k] if k < len(cuts) else n + 1
+        if hi - lo < STATEMENT_REGION_LINES:
+            continue  # a hunk that makes a short region long holds most of its lines
+        y0 = _y_start(xs, xc, yc, to_y)
+        y_lo, y_hi = to_y(lo), (to_y(hi) if hi <= n else len(lines) + 1)
+        wide.append((y0, y0 + max(yc, 1), y_lo, y_hi))
+    if not wide:
+        return {}
+    hunks = [(xs, xc, yc, _y_start(xs, xc, yc, to_y)) for xs, xc, yc in moves]
+    language = spans.language
+
+    def x_of(y: int) -> int | None:
+        """The X line of Y line `y` when it is no hunk's, else None."""
+        shift = 0
+        for _, xc, yc, y0 in hunks:
+            if y0 + yc <= y:
+                shift += yc - xc
+            elif y0 <= y:
+                return None
+        return y - shift
+
+    covers: dict[str, list[tuple[int, int]]] = {}  # per side: its multi-line strings, comments
+
+    def starts_statement(side: str, text: list[bytes], k: int) -> bool:
+        """Whether line `k` of `text` starts a statement after one that ended, outside strings
+        and comments."""
+        above = k - 1
+        while above >= 1 and not text[above - 1].strip():
+            above -= 1
+        prev = text[above - 1].rstrip() if above >= 1 else b""
+        if (
+            not prev
+            or _indented(prev)
+            or prev.startswith((*_COMMENT_LEADS, b"@"))
+            or not prev.endswith(_STATEMENT_ENDS)
+        ):
+            return False
+        if side not in covers:
+            covers[side] = covered_lines(b"\n".join(text).decode("utf-8", "replace"), language)
+        return not any(first < j <= last for first, last in covers[side] for j in (above, k))
+
+    def valid(y: int) -> int | None:
+        x = x_of(y)
+        if x is None or not 1 < x <= n or to_y(x) != y:
+            return None
+        across = (spans.starts < x) & (spans.ends >= x)
+        across[spans.module] = False
+        if across.any() or not starts_statement("Y", lines, y):
+            return None
+        x_text = known()
+        if x_text is None or not starts_statement("X", x_text, x):
+            return None
+        return x
+
+    out: dict[int, str] = {}
+    checked: dict[int, int | None] = {}
+
+    def nearest(ys: list[int]) -> tuple[int, int] | None:
+        """(Y, X) of the first line of `ys` that qualifies."""
+        for y in ys:
+            if y not in checked:
+                checked[y] = valid(y)
+            x = checked[y]
+            if x is not None:
+                return y, x
+        return None
+
+    scanned: dict[tuple[int, int], list[int]] = {}  # per region: its calls near its hunks
+    for _, _, y_lo, y_hi in wide:
+        if (y_lo, y_hi) not in scanned:
+            near = [(a, b) for a, b, lo, hi in wide if (lo, hi) == (y_lo, y_hi)]
+            scanned[y_lo, y_hi] = _calls(
+                lines,
+                max(y_lo + 1, min(a for a, _ in near) - STATEMENT_WINDOW),
+                min(y_hi, max(b for _, b in near) + STATEMENT_WINDOW),
+            )
+    for start, end, y_lo, y_hi in wide:
+        calls = scanned[y_lo, y_hi]
+        above = [y for y in calls[: bisect_left(calls, start)] if y > start - STATEMENT_WINDOW]
+        below = [y for y in calls[bisect_left(calls, end) :] if y < end + STATEMENT_WINDOW]
+        if not above and not below:
+            continue
+        if 2 * ((below[0] if below else y_hi) - (above[-1] if above else y_lo)) > y_hi - y_lo:
+            continue
+        for found in (nearest(above[::-1]), nearest(below)):
+            if found is not None:
+                y, x = found
+                out[x] = "statement:" + lines[y - 1][:80].decode("utf-8", "replace")
+    if hint is not None:
+        hint.scans += 1
+        hint.found += bool(out)
+    return out
+
+
+def _calls(lines: list[bytes], y_lo: int, y_hi: int) -> list[int]:
+    """The Y lines in [y_lo, y_hi) that start at column 0 with a call."""
+    if y_hi <= y_lo:
+        return []
+    block = b"\n".join(lines[y_lo - 1 : y_hi - 1])
+    out, at, line = [], 0, y_lo
+    for m in _CALL_STATEMENT.finditer(block):
+        line += block.count(b"\n", at, m.start())
+        at = m.start()
+        out.append(line)
+    return out
 
 
 def smaller_regions(

@@ -14,7 +14,9 @@ Python, lines added inside a symbol must also stay indented deeper than its head
 be indented deeper than the header of a symbol that ends right before them (they would join it).
 
 When a hunk may change the structure, `splice` re-parses only the top-level regions it touches,
-for any version that ast or tree-sitter parsed without a syntax error (`Spans.clean`). Every
+for any version that ast or tree-sitter parsed without a syntax error (`Spans.clean`); in
+JavaScript and TypeScript a module of top-level calls (a test file of `test(...)`) is also cut
+between them (`spanregions.statement_cuts`). Every
 path is compared with parsing every version whole, on generated histories in the tests and on
 real repositories by `benchmarks.history_speed --check`.
 """
@@ -30,7 +32,17 @@ from ..store.ids import MODULE_SYMBOL
 from ..store.regexcache import compile_pattern
 from . import spanrules
 from .patch import Hunk
-from .spanregions import between, closed, last_code, overloads, smaller_regions, unindented_first
+from .spanregions import (
+    STATEMENT_LANGUAGES,
+    StatementHint,
+    between,
+    closed,
+    last_code,
+    overloads,
+    smaller_regions,
+    statement_cuts,
+    unindented_first,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -329,7 +341,13 @@ def line_moves(
 
 
 def splice(
-    spans: Spans, hunks: Sequence[Hunk], *, forward: bool, data: bytes, parse: Callable
+    spans: Spans,
+    hunks: Sequence[Hunk],
+    *,
+    forward: bool,
+    data: bytes,
+    parse: Callable,
+    hint: StatementHint | None = None,
 ) -> Spans | None:
     """The other side's spans from its bytes `data`, parsing only the regions the hunks touch:
     each region runs between two top-level, unindented symbol starts, where a module can be cut
@@ -346,7 +364,12 @@ def splice(
     regions, around the members of the block they touch, parsed under the block's own first
     lines (Python: a line `class <name>:`) so that their symbols are named and nested as in
     the whole file; in Rust, hunks among the items of a block that is no symbol (`mod tests {
-    ... }`) around those items (`spanregions`)."""
+    ... }`) around those items (`spanregions`).
+
+    In JavaScript and TypeScript a region may also end at a top-level call statement next to
+    the hunk (`spanregions.statement_cuts`; `hint` remembers whether the file's earlier
+    versions had any); when a region cut there does not parse cleanly, the regions between
+    symbols are tried."""
     if not spans.clean or not hunks:
         return None
     n = len(spans.owner) - 1
@@ -362,12 +385,80 @@ def splice(
         return line + sum(d for at, d in shifts if at <= line)
 
     lines = _lines(data)
-    cuts = sorted(
+    symbol_cuts = sorted(
         {1, n + 1} | {int(x) for x in spans.starts[spans.top & (spans.indent == 0)] if 1 < x <= n}
     )
+    statements = (
+        statement_cuts(
+            spans,
+            lines,
+            moves,
+            to_y,
+            symbol_cuts,
+            lambda: _known_lines(hunks, forward, lines, n),
+            hint,
+        )
+        if spans.language in STATEMENT_LANGUAGES
+        else {}
+    )
+    # with the statement cuts first; a region of theirs that does not parse cleanly is tried
+    # again between symbols only
+    tries = [(sorted({*symbol_cuts, *statements}), statements)] if statements else []
+    for cuts, named in [*tries, (symbol_cuts, {})]:
+        regions, held = _top_regions(spans, moves, lines, to_y, cuts, named)
+        # a region whose hunks all sit among a class's members or a block's symbols: only
+        # those members and symbols, first
+        mixed: list[list] = []
+        for region, inside in zip(regions, held, strict=True):
+            smaller = smaller_regions(spans, inside, lines, to_y, symbol_cuts, region[0], region[1])
+            mixed += [region] if smaller is None else smaller
+        if any(r[2] is not None for r in mixed):
+            found = _spliced(spans, hunks, forward, lines, mixed, parse, to_y, named)
+            if found is not None:
+                return found
+        found = _spliced(spans, hunks, forward, lines, regions, parse, to_y, named)
+        if found is not None:
+            return found
+    return None
+
+
+def _known_lines(
+    hunks: Sequence[Hunk], forward: bool, lines: list[bytes], n: int
+) -> list[bytes] | None:
+    """The known side's lines, from the other side's `lines` with each hunk undone; None when
+    a hunk's body does not give its lines or the count is not the known side's `n`."""
+    out: list[bytes] = []
+    at = 1  # the next line of `lines` not yet copied
+    for h in hunks:
+        sides = _sides(h)
+        if sides is None:
+            return None
+        known = sides[0] if forward else sides[1]
+        ys, yc = (h.new_start, h.new_count) if forward else (h.old_start, h.old_count)
+        first = ys if yc else ys + 1  # an empty side's start is the line before the hunk
+        if first < at:
+            return None
+        out += lines[at - 1 : first - 1]
+        out += known
+        at = first + yc
+    out += lines[at - 1 :]
+    return out if len(out) == n else None
+
+
+def _top_regions(
+    spans: Spans,
+    moves: list[tuple[int, int, int]],
+    lines: list[bytes],
+    to_y: Callable,
+    cuts: list[int],
+    statements: dict[int, str],
+) -> tuple[list[list], list[list[tuple[int, int, int]]]]:
+    """`splice`'s top-level regions [lo, hi, None] (X lines, between `cuts`) and the moves
+    inside each."""
+    n = len(spans.owner) - 1
     python = spans.python
-    regions: list[list] = []  # X [lo, hi, None]: top-level regions (see `_spliced`)
-    held: list[list[tuple[int, int, int]]] = []  # the moves inside each region
+    regions: list[list] = []
+    held: list[list[tuple[int, int, int]]] = []
     for move in moves:
         xs, xc, _ = move
         first, last = (xs, xs + xc - 1) if xc else (xs, xs)
@@ -385,7 +476,7 @@ def splice(
                 and not overloads(lines, to_y(lo), y_hi)
             ):
                 lo = end + 1
-        if hi <= n and not spans.python and not closed(lines, to_y(hi)):
+        if hi <= n and not python and hi not in statements and not closed(lines, to_y(hi)):
             # the symbol after the hunk too: an attribute or decorator left at the end of the
             # region belongs to it, which only a parse that sees both can tell (in Python a
             # decorator without its definition does not parse)
@@ -396,17 +487,7 @@ def splice(
         else:
             regions.append([lo, hi, None])
             held.append([move])
-    # a region whose hunks all sit among a class's members or a block's symbols: only those
-    # members and symbols, first
-    mixed: list[list] = []
-    for region, inside in zip(regions, held, strict=True):
-        smaller = smaller_regions(spans, inside, lines, to_y, cuts, region[0], region[1])
-        mixed += [region] if smaller is None else smaller
-    if any(r[2] is not None for r in mixed):
-        found = _spliced(spans, hunks, forward, lines, mixed, parse, to_y)
-        if found is not None:
-            return found
-    return _spliced(spans, hunks, forward, lines, regions, parse, to_y)
+    return regions, held
 
 
 def _folds_across(
@@ -455,10 +536,11 @@ def _spliced(
     regions: list[list],
     parse: Callable,
     to_y: Callable,
+    statements: dict[int, str],
 ) -> Spans | None:
     """`splice`'s result from its regions [lo, hi, None or (mode, ...)] (X lines, see
     `spanregions`): the known side's symbols outside them, mapped to Y lines, and each region's
-    symbols as parsed."""
+    symbols as parsed (a region starting at one of `statements` under that statement's name)."""
     n = len(spans.owner) - 1
     keep = np.ones(len(spans.qualnames), dtype=bool)
     keep[spans.module] = False
@@ -525,7 +607,7 @@ def _spliced(
             at = np.flatnonzero(spans.top & (spans.starts == lo))
             symbols = parse(
                 chunk,
-                spans.qualnames[int(at[0])] if lo > 1 and len(at) else "",
+                spans.qualnames[int(at[0])] if lo > 1 and len(at) else statements.get(lo, ""),
                 line_moves(hunks, forward=forward, lo=lo, hi=hi),
             )
             if symbols is None:

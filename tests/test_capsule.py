@@ -14,6 +14,7 @@ from gitstrata.stages import capsule, spans
 from gitstrata.stages.chunking import Source, SymbolIndex, parse_source, treesitter
 from gitstrata.stages.intent import classify, tickets
 from gitstrata.stages.patch import Hunk
+from gitstrata.stages.spanregions import STATEMENT_GIVE_UP, StatementHint
 from gitstrata.store.config import HistoryConfig
 from gitstrata.store.ids import symbol_id
 from gitstrata.store.vocabulary import INTENTS
@@ -790,6 +791,152 @@ def test_a_hunk_among_members_parses_only_its_members(language, source, old_line
     assert got is not None and _same(got, _ts_spans(edited, language)[0])
     assert seen and all(new_line.encode() in text for text in seen)
     assert not any(other.encode() in text for text in seen for other in others)
+
+
+def _ts_test_module() -> str:
+    """A TypeScript test file: a helper, then top-level `test(...)` calls (none a symbol), one
+    with a function inside, and between them a template literal and a block comment whose lines
+    look like top-level calls at column 0."""
+    head = [
+        "import test from 'ava';",
+        "import ky from '../source/index.js';",
+        "",
+        "const server = {url: 'http://localhost'};",
+        "",
+        "function route(path: string): string {",
+        "\treturn server.url + path;",
+        "}",
+        "",
+    ]
+    body = []
+    for i in range(20):
+        body += [
+            f"test('request {i} resolves', async t => {{",
+            f"\tconst response = await ky.get(route('/{i}')).json();",
+            f"\tt.is(response.id, {i});",
+            "\tt.pass();",
+            "});",
+            "",
+        ]
+    body[30:30] = [
+        "test('a helper inside a test', async t => {",
+        "\tconst makeClient = async (prefix: string) => {",
+        "\t\treturn ky.create({prefix});",
+        "\t};",
+        "\tt.truthy(await makeClient('/api'));",
+        "});",
+        "",
+        "const fixture = `",
+        "test('inside a template', () => {",
+        "function ghost() {}",
+        "});",
+        "test('another one', () => {});",
+        "`;",
+        "",
+        "/*",
+        "test('commented out', () => {",
+        "function buried() {}",
+        "});",
+        "test('also commented out', () => {});",
+        "*/",
+        "",
+        "test.serial('uses the fixture', t => {",
+        "\tt.is(typeof fixture, 'string');",
+        "});",
+        "",
+    ]
+    return "\n".join(head + body) + "\n"
+
+
+TS_TEST_MODULE = _ts_test_module()
+TS_CALL_TEMPLATES = [
+    [""],
+    ["t.pass();"],
+    ["const helper = () => {", "\treturn 2;", "};"],
+    ["!test('added', t => {", "!\tt.pass();", "!});"],
+    ["!test('left open', t => {"],
+    ["!});"],
+    ["!function added() {}"],
+    ["!`"],
+    ["!/*"],
+    ["!*/"],
+    ["!describe('block', () => {"],
+    ["!@decorate()", "!export class Decorated {}"],
+    ["!route('/x')", "![1, 2].forEach(route);"],
+]
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
+@given(
+    st.lists(
+        st.tuples(
+            st.integers(8, TS_TEST_MODULE.count("\n")),
+            st.integers(0, 2),
+            st.sampled_from(TS_CALL_TEMPLATES),
+        ),
+        min_size=1,
+        max_size=3,
+    )
+)
+# a line of the template literal and one of the comment changed: their calls at column 0 are
+# text, never cuts
+@example([(39, 1, ["!test('edited in the template', () => {"]), (46, 1, [""])])
+# a backtick closing the template early: the calls below it become code on that side
+@example([(38, 0, ["!`"])])
+def test_spliced_call_statement_spans_equal_parsing(edits):
+    old, new, new_text = _edited(TS_TEST_MODULE, edits)
+    x, px = _ts_spans(TS_TEST_MODULE, "typescript")
+    y, py = _ts_spans(new_text, "typescript")
+    assume(px == py == "tree-sitter" and x.clean and y.clean)
+    hunks = _hunks(old, new)
+    assume(hunks)
+    for fwd, known, want, data in ((True, x, y, new_text), (False, y, x, TS_TEST_MODULE)):
+        got = spans.splice(
+            known, hunks, forward=fwd, data=data.encode(), parse=_region_of("typescript")
+        )
+        if got is not None:
+            assert _same(got, want), (fwd, hunks)
+
+
+def test_a_hunk_among_top_level_calls_parses_only_its_call():
+    """A one-line change inside one `test(...)` of a module of them parses that call (and not
+    the file, nor the other calls), and the result is the whole file's parse; where a call
+    holds no such change nothing is gained, so a file seldom helped is no longer scanned."""
+    old_line, new_line = "\tt.is(response.id, 7);", "\tt.is(response.id, 7, 'seven');"
+    edited = TS_TEST_MODULE.replace(old_line, new_line)
+    x, _ = _ts_spans(TS_TEST_MODULE, "typescript")
+    hunks = _hunks(TS_TEST_MODULE.splitlines(), edited.splitlines())
+    seen: list[bytes] = []
+    got = spans.splice(
+        x, hunks, forward=True, data=edited.encode(), parse=_region_of("typescript", seen)
+    )
+    assert got is not None and _same(got, _ts_spans(edited, "typescript")[0])
+    assert seen and all(new_line.encode() in text for text in seen)
+    assert not any(b"request 6 resolves" in text or b"request 8" in text for text in seen)
+
+    # the same change in a module whose calls sit inside one `describe(...)`: no cut, and
+    # after `STATEMENT_GIVE_UP` such scans none is looked for
+    calls = TS_TEST_MODULE.split("\n", 9)[9].splitlines()
+    wrapped = "\n".join(
+        ["describe('all', () => {", *("\t" + c if c else c for c in calls), "});", ""]
+    )
+    edited = wrapped.replace(old_line, new_line)
+    x, _ = _ts_spans(wrapped, "typescript")
+    hunks = _hunks(wrapped.splitlines(), edited.splitlines())
+    hint = StatementHint()
+    for _ in range(STATEMENT_GIVE_UP + 1):
+        seen.clear()
+        got = spans.splice(
+            x,
+            hunks,
+            forward=True,
+            data=edited.encode(),
+            parse=_region_of("typescript", seen),
+            hint=hint,
+        )
+        assert got is not None and _same(got, _ts_spans(edited, "typescript")[0])
+        assert any(b"request 6 resolves" in text for text in seen)
+    assert hint.skip and hint.scans == STATEMENT_GIVE_UP and hint.found == 0
 
 
 def test_an_attribute_left_above_the_next_member_joins_it():

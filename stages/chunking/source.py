@@ -135,6 +135,26 @@ def decode(source: bytes) -> tuple[str, bytes]:
     return text, raw or text.encode("utf-8")
 
 
+def covered_lines(text: str, language: str | None) -> list[tuple[int, int]]:
+    """(first, last) 1-based lines of each comment or string of `text` that runs over more than
+    one line, in order: lines 2 to last of such a token start inside it (the lexer `Source`
+    masks with; none for a language without one)."""
+    lexer = _LEXERS.get(_FAMILY.get(language or "", ""))
+    if lexer is None or "\n" not in text:
+        return []
+    out = []
+    line, at = 1, 0
+    for m in lexer.finditer(text):
+        start, end = m.span()
+        inner = text.count("\n", start, end)
+        if inner:
+            line += text.count("\n", at, start)
+            out.append((line, line + inner))
+            line += inner
+            at = end
+    return out
+
+
 class Source:
     """A decoded file, its masked twin, line table and string-literal spans."""
 
