@@ -217,6 +217,7 @@ def _y_start(xs: int, xc: int, yc: int, to_y: Callable) -> int:
 # a call statement at the top of a module: `test(...)`, `describe.skip(...)`, `app.use(...)`
 _CALL_STATEMENT = compile_pattern(rb"(?m)^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*[ \t]*\(")
 _STATEMENT_ENDS = (b";", b")", b"}")
+_OPENS_LONG = compile_pattern(rb"`|/\*|\*/|\\")
 # a region between symbol cuts shorter than this is parsed as it is; a statement cut is looked
 # for at most this many lines from a hunk (a test is shorter; a module of fewer, longer
 # statements gains little)
@@ -260,7 +261,9 @@ def statement_cuts(
     - in Y and in X (`known()`, the known side's lines, None when the hunks cannot rebuild
       them), the code line above it starts at column 0 and ends a statement (`;`, `)` or `}`;
       no comment, no decorator), and neither line sits inside a string or comment running
-      over several lines;
+      over several lines (the lexer `Source` masks with, run over each side; over Y only when
+      no hunk line holds a backtick, `/*`, `*/` or a backslash, which alone could make the two
+      sides differ there);
     - in X, no symbol but the module runs across it.
 
     Only where the two cut at least half of the lines off the region: finding the strings and
@@ -298,6 +301,8 @@ def statement_cuts(
         return y - shift
 
     covers: dict[str, list[tuple[int, int]]] = {}  # per side: its multi-line strings, comments
+    rebuilt: list[list[bytes] | None] = []  # the known side's lines, once rebuilt
+    alike: list[bool] = []  # whether the sides' strings and comments agree outside the hunks
 
     def starts_statement(side: str, text: list[bytes], k: int) -> bool:
         """Whether line `k` of `text` starts a statement after one that ended, outside strings
@@ -313,9 +318,32 @@ def statement_cuts(
             or not prev.endswith(_STATEMENT_ENDS)
         ):
             return False
+        if side == "X" and same_strings(text):
+            # the sides' strings and comments are the same outside the hunks: line k's is Y's
+            # (checked), and a line above it inside a hunk would put k inside one too
+            y_above = to_y(above) if not in_hunk(above) else None
+            side, k, above = "Y", to_y(k), (y_above if y_above is not None else to_y(k))
+            text = lines
         if side not in covers:
             covers[side] = covered_lines(b"\n".join(text).decode("utf-8", "replace"), language)
         return not any(first < j <= last for first, last in covers[side] for j in (above, k))
+
+    def in_hunk(x: int) -> bool:
+        """Whether X line `x` is one a hunk replaces."""
+        return any(xs <= x < xs + xc for xs, xc, _, _ in hunks)
+
+    def same_strings(x_text: list[bytes]) -> bool:
+        """Whether no hunk line, on either side, holds what can open, close or continue a
+        string or comment running over several lines (a backtick, `/*`, `*/`, a backslash):
+        then both sides have the same such strings and comments outside the hunks."""
+        if not alike:
+            changed = (
+                line
+                for xs, xc, yc, y0 in hunks
+                for line in (*x_text[xs - 1 : xs - 1 + xc], *lines[y0 - 1 : y0 - 1 + yc])
+            )
+            alike.append(not any(_OPENS_LONG.search(line) for line in changed))
+        return alike[0]
 
     def valid(y: int) -> int | None:
         x = x_of(y)
@@ -325,7 +353,9 @@ def statement_cuts(
         across[spans.module] = False
         if across.any() or not starts_statement("Y", lines, y):
             return None
-        x_text = known()
+        if not rebuilt:
+            rebuilt.append(known())
+        x_text = rebuilt[0]
         if x_text is None or not starts_statement("X", x_text, x):
             return None
         return x

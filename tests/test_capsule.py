@@ -849,6 +849,16 @@ def _ts_test_module() -> str:
 
 
 TS_TEST_MODULE = _ts_test_module()
+# the same calls inside one `describe(...)`, as mocha and jest files hold them
+TS_DESCRIBED = "\n".join(
+    [
+        *TS_TEST_MODULE.split("\n")[:9],
+        "describe('requests', () => {",
+        *("\t" + c if c else c for c in TS_TEST_MODULE.split("\n", 9)[9].splitlines()),
+        "});",
+        "",
+    ]
+)
 TS_CALL_TEMPLATES = [
     [""],
     ["t.pass();"],
@@ -883,14 +893,15 @@ TS_CALL_TEMPLATES = [
 @example([(39, 1, ["!test('edited in the template', () => {"]), (46, 1, [""])])
 # a backtick closing the template early: the calls below it become code on that side
 @example([(38, 0, ["!`"])])
-def test_spliced_call_statement_spans_equal_parsing(edits):
-    old, new, new_text = _edited(TS_TEST_MODULE, edits)
-    x, px = _ts_spans(TS_TEST_MODULE, "typescript")
+@pytest.mark.parametrize("source", [TS_TEST_MODULE, TS_DESCRIBED], ids=["top", "described"])
+def test_spliced_call_statement_spans_equal_parsing(source, edits):
+    old, new, new_text = _edited(source, edits)
+    x, px = _ts_spans(source, "typescript")
     y, py = _ts_spans(new_text, "typescript")
     assume(px == py == "tree-sitter" and x.clean and y.clean)
     hunks = _hunks(old, new)
     assume(hunks)
-    for fwd, known, want, data in ((True, x, y, new_text), (False, y, x, TS_TEST_MODULE)):
+    for fwd, known, want, data in ((True, x, y, new_text), (False, y, x, source)):
         got = spans.splice(
             known, hunks, forward=fwd, data=data.encode(), parse=_region_of("typescript")
         )
@@ -900,8 +911,8 @@ def test_spliced_call_statement_spans_equal_parsing(edits):
 
 def test_a_hunk_among_top_level_calls_parses_only_its_call():
     """A one-line change inside one `test(...)` of a module of them parses that call (and not
-    the file, nor the other calls), and the result is the whole file's parse; where a call
-    holds no such change nothing is gained, so a file seldom helped is no longer scanned."""
+    the file, nor the other calls), and the result is the whole file's parse; a file where no
+    cut is found is no longer scanned."""
     old_line, new_line = "\tt.is(response.id, 7);", "\tt.is(response.id, 7, 'seven');"
     edited = TS_TEST_MODULE.replace(old_line, new_line)
     x, _ = _ts_spans(TS_TEST_MODULE, "typescript")
@@ -914,28 +925,37 @@ def test_a_hunk_among_top_level_calls_parses_only_its_call():
     assert seen and all(new_line.encode() in text for text in seen)
     assert not any(b"request 6 resolves" in text or b"request 8" in text for text in seen)
 
-    # the same change in a module whose calls sit inside one `describe(...)`: no cut, and
-    # after `STATEMENT_GIVE_UP` such scans none is looked for
+    # the same change with the calls inside one `describe(...)`: no cut inside it, the
+    # result is still the whole file's parse
     calls = TS_TEST_MODULE.split("\n", 9)[9].splitlines()
     wrapped = "\n".join(
         ["describe('all', () => {", *("\t" + c if c else c for c in calls), "});", ""]
     )
-    edited = wrapped.replace(old_line, new_line)
+    edited = wrapped.replace(old_line, "\t" + new_line)
     x, _ = _ts_spans(wrapped, "typescript")
     hunks = _hunks(wrapped.splitlines(), edited.splitlines())
+    got = spans.splice(x, hunks, forward=True, data=edited.encode(), parse=_region_of("typescript"))
+    assert got is not None and _same(got, _ts_spans(edited, "typescript")[0])
+
+    # a long object literal holds no statement to cut at: after `STATEMENT_GIVE_UP` scans
+    # that find none, none is looked for
+    table = "\n".join(
+        ["export const routes = {", *(f"\t'r{i}': '/{i}'," for i in range(200)), "};", ""]
+    )
+    edited = table.replace("'r100': '/100',", "'r100': '/hundred',")
+    x, _ = _ts_spans(table, "typescript")
+    hunks = _hunks(table.splitlines(), edited.splitlines())
     hint = StatementHint()
     for _ in range(STATEMENT_GIVE_UP + 1):
-        seen.clear()
         got = spans.splice(
             x,
             hunks,
             forward=True,
             data=edited.encode(),
-            parse=_region_of("typescript", seen),
+            parse=_region_of("typescript"),
             hint=hint,
         )
         assert got is not None and _same(got, _ts_spans(edited, "typescript")[0])
-        assert any(b"request 6 resolves" in text for text in seen)
     assert hint.skip and hint.scans == STATEMENT_GIVE_UP and hint.found == 0
 
 
