@@ -13,6 +13,7 @@ Invariants:
 
 from __future__ import annotations
 
+import functools
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -301,8 +302,7 @@ def statement_cuts(
         return y - shift
 
     covers: dict[str, list[tuple[int, int]]] = {}  # per side: its multi-line strings, comments
-    rebuilt: list[list[bytes] | None] = []  # the known side's lines, once rebuilt
-    alike: list[bool] = []  # whether the sides' strings and comments agree outside the hunks
+    known = functools.cache(known)  # rebuilt once, when a candidate gets that far
 
     def starts_statement(side: str, text: list[bytes], k: int) -> bool:
         """Whether line `k` of `text` starts a statement after one that ended, outside strings
@@ -318,7 +318,7 @@ def statement_cuts(
             or not prev.endswith(_STATEMENT_ENDS)
         ):
             return False
-        if side == "X" and same_strings(text):
+        if side == "X" and same_strings():
             # the sides' strings and comments are the same outside the hunks: line k's is Y's
             # (checked), and a line above it inside a hunk would put k inside one too
             y_above = to_y(above) if not in_hunk(above) else None
@@ -332,18 +332,19 @@ def statement_cuts(
         """Whether X line `x` is one a hunk replaces."""
         return any(xs <= x < xs + xc for xs, xc, _, _ in hunks)
 
-    def same_strings(x_text: list[bytes]) -> bool:
+    @functools.cache
+    def same_strings() -> bool:
         """Whether no hunk line, on either side, holds what can open, close or continue a
         string or comment running over several lines (a backtick, `/*`, `*/`, a backslash):
         then both sides have the same such strings and comments outside the hunks."""
-        if not alike:
-            changed = (
-                line
-                for xs, xc, yc, y0 in hunks
-                for line in (*x_text[xs - 1 : xs - 1 + xc], *lines[y0 - 1 : y0 - 1 + yc])
-            )
-            alike.append(not any(_OPENS_LONG.search(line) for line in changed))
-        return alike[0]
+        x_text = known()
+        assert x_text is not None  # asked only once the known side was rebuilt
+        changed = (
+            line
+            for xs, xc, yc, y0 in hunks
+            for line in (*x_text[xs - 1 : xs - 1 + xc], *lines[y0 - 1 : y0 - 1 + yc])
+        )
+        return not any(_OPENS_LONG.search(line) for line in changed)
 
     def valid(y: int) -> int | None:
         x = x_of(y)
@@ -353,9 +354,7 @@ def statement_cuts(
         across[spans.module] = False
         if across.any() or not starts_statement("Y", lines, y):
             return None
-        if not rebuilt:
-            rebuilt.append(known())
-        x_text = rebuilt[0]
+        x_text = known()
         if x_text is None or not starts_statement("X", x_text, x):
             return None
         return x

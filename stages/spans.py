@@ -31,7 +31,7 @@ import numpy as np
 from ..store.ids import MODULE_SYMBOL
 from ..store.regexcache import compile_pattern
 from . import spanrules
-from .patch import Hunk
+from .patch import Hunk, apply_hunks
 from .spanregions import (
     STATEMENT_LANGUAGES,
     StatementHint,
@@ -367,7 +367,7 @@ def splice(
     ... }`) around those items (`spanregions`).
 
     In JavaScript and TypeScript a region may also end at a top-level call statement next to
-    the hunk (`spanregions.statement_cuts`; `hint` remembers whether the file's earlier
+    the hunk (`spanregions.statement_cuts`; `hint` remembers how often the file's earlier
     versions had any); when a region cut there does not parse cleanly, the regions between
     symbols are tried."""
     if not spans.clean or not hunks:
@@ -395,7 +395,7 @@ def splice(
             moves,
             to_y,
             symbol_cuts,
-            lambda: _known_lines(hunks, forward, lines, n),
+            lambda: _known_lines(data, hunks, forward, n),
             hint,
         )
         if spans.language in STATEMENT_LANGUAGES
@@ -422,27 +422,12 @@ def splice(
     return None
 
 
-def _known_lines(
-    hunks: Sequence[Hunk], forward: bool, lines: list[bytes], n: int
-) -> list[bytes] | None:
-    """The known side's lines, from the other side's `lines` with each hunk undone; None when
-    a hunk's body does not give its lines or the count is not the known side's `n`."""
-    out: list[bytes] = []
-    at = 1  # the next line of `lines` not yet copied
-    for h in hunks:
-        sides = _sides(h)
-        if sides is None:
-            return None
-        known = sides[0] if forward else sides[1]
-        ys, yc = (h.new_start, h.new_count) if forward else (h.old_start, h.old_count)
-        first = ys if yc else ys + 1  # an empty side's start is the line before the hunk
-        if first < at:
-            return None
-        out += lines[at - 1 : first - 1]
-        out += known
-        at = first + yc
-    out += lines[at - 1 :]
-    return out if len(out) == n else None
+def _known_lines(data: bytes, hunks: Sequence[Hunk], forward: bool, n: int) -> list[bytes] | None:
+    """The known side's lines, from the other side's bytes `data` with its hunks undone
+    (`patch.apply_hunks`); None when the hunks cannot give them back or do not give `n`."""
+    known = apply_hunks(data, list(hunks), forward=not forward)
+    lines = None if known is None else _lines(known)
+    return lines if lines is not None and len(lines) == n else None
 
 
 def _top_regions(
