@@ -114,7 +114,7 @@ def _fast(argv: list[str]) -> Callable[[], None] | None:
     if command == "index":
 
         def run_index() -> None:
-            _import_quietly(_index_modules)
+            _import_quietly(_index_modules, batch=True)
             from .oneshot import run_index as i
 
             i(
@@ -144,23 +144,26 @@ def _fast(argv: list[str]) -> Callable[[], None] | None:
     return run_preflight
 
 
-def _import_quietly(load: Callable[[], None]) -> None:
+def _import_quietly(load: Callable[[], None], batch: bool = False) -> None:
     """Run `load` (imports) with Python's cycle collector paused, then freeze what it made out
     of the collector's later passes and resume it: a long-running command (`mcp`, `index`)
     keeps collecting, but not over its modules, and its start-up does not scan them again and
-    again. Only the command line does this; a host that imported the package keeps its own."""
+    again; `batch` (`index`) then sets it for batch work (`collector.batch_collection`). Only
+    the command line does this; a host that imported the package keeps its own."""
     if not _PROGRAM:
         load()
         return
     import gc
 
-    from .store.collector import freeze_start_up
+    from .store.collector import batch_collection, freeze_start_up
 
     gc.disable()
     try:
         load()
     finally:
         freeze_start_up()
+        if batch:
+            batch_collection()
         gc.enable()
 
 

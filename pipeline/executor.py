@@ -30,6 +30,7 @@ from multiprocessing import current_process, popen_forkserver
 from multiprocessing.context import BaseContext
 from typing import Any
 
+from ..store.collector import batch_collection
 from ..store.errors import InputError
 
 # Below this many items a pool costs more to start than it saves.
@@ -135,6 +136,7 @@ def _owner_end() -> Any:
 
 
 def _start_worker(owner: Any, initializer: Callable[..., None] | None, initargs: tuple) -> None:
+    batch_collection()  # a worker of ours: its collector is set for batch work
     threading.Thread(target=_watch_owner, args=(owner,), name="owner-watch", daemon=True).start()
     if initializer is not None:
         initializer(*initargs)
