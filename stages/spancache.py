@@ -22,6 +22,7 @@ from collections.abc import Callable
 
 from ..store.config import HistoryConfig
 from ..store.filekind import is_binary
+from .linediff import diff_hunks
 from .patch import FileChange, apply_hunks
 from .spanregions import StatementHint
 from .spans import Spans, derive, from_symbols, line_moves, module_only, splice
@@ -76,12 +77,15 @@ class SpanCache:
         self._recipes: OrderedDict[str, tuple[str, list, bool]] = OrderedDict()
         self._trees: OrderedDict[tuple[str, str | None], dict] = OrderedDict()
         self._statements: dict[str, StatementHint] = {}  # `splice`'s per path
+        # per path, the blob of its last version with clean spans (`_near`)
+        self._latest: OrderedDict[str, str] = OrderedDict()
         self.read = 0
         self.rebuilt = 0
         self.parsed = 0
         self.derived = 0
         self.spliced = 0
         self.hits = 0
+        self.near = 0
 
     def language(self, path: str) -> str | None:
         try:
@@ -316,11 +320,13 @@ class SpanCache:
         new = self._peek(new_key) if new_key else None
         # A side is only looked up (and so can be _MISSING) when it has a blob, hence a key.
         if old is _MISSING and new is _MISSING and old_key and new_key:
-            # parse one side; the other is usually derivable from it
+            # make one side, from another version of the file when the cache has one, else by
+            # parsing it whole; the other is usually derivable from it
             if need_new:
-                new = self._put(new_key, self._fresh(new_key[0], fc.path, new_lang))
+                new = self._put(new_key, self._first(new_key[0], fc.path, new_lang))
             else:
-                old = self._put(old_key, self._fresh(old_key[0], fc.old_path or fc.path, old_lang))
+                path = fc.old_path or fc.path
+                old = self._put(old_key, self._first(old_key[0], path, old_lang))
         # The missing side is made even when this change does not need it: the next (older)
         # commit touching the file does, and deriving costs microseconds.
         same = old_lang == new_lang
@@ -332,10 +338,57 @@ class SpanCache:
             old = self._other(new if same else None, fc, forward=False, needed=need_old)
             if old is not _MISSING:
                 self._put(old_key, old)
+        for blob, at, spans in ((fc.new_blob, fc.path, new), (fc.old_blob, fc.old_path, old)):
+            if blob and at and isinstance(spans, Spans) and spans.clean:
+                self._latest[at] = blob
+                self._latest.move_to_end(at)
+                if len(self._latest) > self._size:
+                    self._latest.popitem(last=False)
         old_s = old if need_old and isinstance(old, Spans) else None
         new_s = new if need_new and isinstance(new, Spans) else None
         ok = (old_s is not None or not need_old) and (new_s is not None or not need_new)
         return old_s, new_s, ok
+
+    def _first(self, blob: str, path: str, language: str | None) -> Spans | None:
+        """A version neither side of whose change is cached: from a neighbour (`_near`), else
+        parsed whole."""
+        near = self._near(blob, path, language)
+        return near if near is not None else self._fresh(blob, path, language)
+
+    def _near(self, blob: str, path: str, language: str | None) -> Spans | None:
+        """`blob`'s spans from the last version of `path` with clean spans in the cache, across
+        the hunks between the two texts (`linediff`): derived or spliced like the other side of
+        a change. None when there is no such version, when the texts differ in more than half
+        of `blob`'s lines (parsing it whole is then no dearer), or when neither works."""
+        if language not in self._code:
+            return None
+        last = self._latest.get(path)
+        if last is None or last == blob:
+            return None
+        known = self._cache.get((last, language))
+        if not isinstance(known, Spans) or not known.clean:
+            return None
+        old, data = self._data(last), self._data(blob)
+        if old is None or data is None:
+            return None
+        hunks = diff_hunks(old, data)
+        if 2 * sum(h.new_count for h in hunks) > data.count(b"\n") + 1:
+            return None
+        derived = derive(known, hunks, forward=True, text=lambda: old)
+        if derived is not None:
+            self.derived += 1
+            self.near += 1
+            return derived
+        hint = self._statements.get(path)
+        if hint is None:
+            hint = self._statements[path] = StatementHint()
+        spliced = splice(
+            known, hunks, forward=True, data=data, parse=self._region(path, language), hint=hint
+        )
+        if spliced is not None:
+            self.spliced += 1
+            self.near += 1
+        return spliced
 
     def _pair_parsed(self, fc: FileChange, need_old, old_lang, need_new, new_lang):
         """The reference path: every needed side parsed whole (memoised by blob id only)."""

@@ -94,7 +94,7 @@ def unindented_first(lines: list[bytes], y_lo: int, y_hi: int) -> bool:
 def overloads(lines: list[bytes], y_lo: int, y_hi: int) -> bool:
     """Whether lines [y_lo, y_hi) mention `overload`: a stub folds into the next definition of
     its name, so a region must not part them."""
-    return any(b"overload" in line for line in between(lines, y_lo, y_hi))
+    return b"overload" in b"\n".join(between(lines, y_lo, y_hi))  # one scan, in C
 
 
 def member_regions(

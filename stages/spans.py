@@ -23,8 +23,10 @@ real repositories by `benchmarks.history_speed --check`.
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from itertools import accumulate
 
 import numpy as np
 
@@ -379,10 +381,13 @@ def splice(
         else (h.new_start, h.new_count, h.old_count)
         for h in hunks
     ]
-    shifts = [(xs + xc if xc else xs + 1, yc - xc) for xs, xc, yc in moves]
+    # X line -> Y line: the shifts of every hunk above it (from the first line past each hunk,
+    # ascending), summed once
+    shift_at = [xs + xc if xc else xs + 1 for xs, xc, _ in moves]
+    shifted = list(accumulate((yc - xc for _, xc, yc in moves), initial=0))
 
     def to_y(line: int) -> int:
-        return line + sum(d for at, d in shifts if at <= line)
+        return line + shifted[bisect_right(shift_at, line)]
 
     lines = _lines(data)
     symbol_cuts = sorted(

@@ -302,3 +302,49 @@ def test_derived_attribution_equals_full_parse(make_repo, seed):
     assert fast_t.num_rows > 300
     assert fast_c.equals(ref_c)
     assert fast_t.to_pylist() == ref_t.to_pylist()
+
+
+def build_merged_history(repo, seed: int, rounds: int) -> None:
+    """Side branches that edit the same files as the main line, each merged back keeping the
+    main line's tree: walked from the newest commit, a side branch's last version of a file is
+    the old side of no diff, and neither is the version before it when the side branch changed
+    the file twice, so its spans come from another version of the file (`_near`)."""
+    import copy
+
+    rng = random.Random(seed)
+    serial = [0]
+    files = {
+        f"src/{lang}_0.{EXT[lang]}": SourceFile(lang, rng, serial) for lang in ("py", "ts", "rs")
+    }
+    for f in files.values():  # long enough that two branches' edits leave most lines alike
+        f.items.extend(f.new_decl() for _ in range(8))
+    repo.commit("feat: initial", {p: f.render() for p, f in files.items()})
+    for n in range(rounds):
+        shared = rng.sample(sorted(files), rng.randint(1, 2))
+        side = copy.deepcopy(files)
+        for f in side.values():
+            f.rng = random.Random(rng.random())  # its own edits, not the main line's
+        repo.git("checkout", "-q", "-b", f"side{n}")
+        for k in range(rng.randint(2, 3)):
+            for path in shared:
+                side[path].edit()
+            repo.commit(f"side {n}.{k}", {p: side[p].render() for p in shared}, allow_empty=True)
+        repo.git("checkout", "-q", "main")
+        for k in range(rng.randint(1, 2)):
+            for path in shared:
+                files[path].edit()
+            repo.commit(f"main {n}.{k}", {p: files[p].render() for p in shared}, allow_empty=True)
+        repo.git("merge", "-q", "--no-ff", "-s", "ours", "-m", f"merge side{n}", f"side{n}")
+
+
+@pytest.mark.parametrize("seed", [4, 5])
+def test_side_branch_versions_equal_full_parse(make_repo, seed):
+    repo = make_repo(f"merged{seed}")
+    build_merged_history(repo, seed, rounds=12)
+    fast_c, fast_t, fast = attribution(repo, full_parse=False)
+    ref_c, ref_t, ref = attribution(repo, full_parse=True)
+    # side-branch versions were made from other versions of their files, not parsed whole
+    assert fast["near_versions"] >= 8
+    assert fast_t.num_rows > 100
+    assert fast_c.equals(ref_c)
+    assert fast_t.to_pylist() == ref_t.to_pylist()
