@@ -184,6 +184,29 @@ _COMMAND_SECRET = compile_pattern(
     r"))(?P<secret>(?!\[REDACTED)(?![$<{%])[^\s'\"`]{3,})",
     re.IGNORECASE,
 )
+# a word each alternative of `_COMMAND_SECRET` holds (lower case): a line without one of them
+# (nor "-d" with "api", nor "env" with "key") cannot match it, which `_may_hold_command` checks
+# in a few substring tests instead of the regex's scan of every position
+_COMMAND_WORDS = (
+    ":_", "mysql", "mariadb", "pass", "docker", "curl", "wget", "machine", "identified",
+    "masterauth", "login", "psk", "ldap", "zip", "sqlcmd", "7z", "smbclient", "ssh-keygen",
+    "redis-cli", "mongo", "secret", "token",
+)  # fmt: skip
+
+
+def _may_hold_command(line: str) -> bool:
+    """False only when `_COMMAND_SECRET` cannot match `line`. Decided for ASCII lines only:
+    under IGNORECASE a few other letters match ASCII ones (the Kelvin sign a "k")."""
+    if not line.isascii():
+        return True
+    low = line.lower()
+    return (
+        any(w in low for w in _COMMAND_WORDS)
+        or ("-d" in low and "api" in low)
+        or ("env" in low and "key" in low)
+    )
+
+
 # a crypt(3) password hash (`htpasswd`, `/etc/shadow`): Apache MD5, bcrypt, SHA-256/512, yescrypt
 _CRYPT_HASH = compile_pattern(
     r"(?P<head>(?<![\w$]))(?P<secret>\$(?:apr1|2[abxy]|[56y])\$[./A-Za-z0-9$=]{20,})"
@@ -619,6 +642,8 @@ class Redactor:
         if "://" in text:
             text = _keyed_sub(_URL_PASSWORD, tail("url_password", _url_value), text)
 
+        long_runs_absent = bool(absent & _NO_RANDOM)
+
         def keyed(line: str) -> str:
             # the rules below that need a key name (`_NAME`) run only on a line holding one of
             # its words, looked for again in a line a rule has changed
@@ -647,7 +672,7 @@ class Redactor:
                 line = _keyed_sub(_BARE_ASSIGN, tail("password_assignment", _data_not_code), line)
             # a command's flag given twice (`mysql -pA -pB`): each pass takes the first one
             # not yet redacted, so passes repeat while they find one (a bounded number)
-            for _ in range(_COMMAND_PASSES):
+            for _ in range(_COMMAND_PASSES if _may_hold_command(line) else 0):
                 done = _keyed_sub(
                     _COMMAND_SECRET, tail("password_assignment", _command_value), line
                 )
@@ -674,8 +699,8 @@ class Redactor:
                 line = _keyed_sub(_POSITIONAL, tail("password_assignment", _literal_value), line)
             if "@tcp(" in line or "@unix(" in line:
                 line = _keyed_sub(_DSN, tail("password_assignment", _url_value), line)
-            if not _GENERIC_WORD.search(line):
-                return line
+            if long_runs_absent or not _GENERIC_WORD.search(line):
+                return line  # `_GENERIC`'s secret is a run `_LONG_RUN` would have found
             return _keyed_sub(
                 _GENERIC,
                 tail("high_entropy_secret", lambda m: _looks_random(m.group("secret"))),

@@ -901,3 +901,64 @@ R = "[REDACTED:password_assignment]"
 def test_a_value_its_key_names_from_elsewhere_is_found(text: str, expected: str) -> None:
     assert redact(text) == (expected, ["password_assignment"])
     assert redact(expected) == (expected, [])
+
+
+# one line per alternative of `_COMMAND_SECRET`, in mixed case
+_COMMANDS = [
+    "//registry.npmjs.org/:_authToken=Xq7vLm2Rt9",
+    "MySQL -u root -pXq7vLm2Rt9 db",
+    "mariadb-dump -u app -pXq7vLm2Rt9",
+    "SSHPASS -p Xq7vLm2Rt9 ssh host",
+    "docker Login -u me -p Xq7vLm2Rt9 reg",
+    "curl -s --user admin:Xq7vLm2Rt9 http://x",
+    "WGET -u bob:Xq7vLm2Rt9 http://x",
+    "machine api.example.com login bob password Xq7vLm2Rt9",
+    "CREATE USER app IDENTIFIED BY 'Xq7vLm2Rt9'",
+    "ALTER ROLE app WITH ENCRYPTED PASSWORD 'Xq7vLm2Rt9'",
+    "requirepass Xq7vLm2Rt9",
+    "  MasterAuth Xq7vLm2Rt9",
+    "az login -u a@b.c -p Xq7vLm2Rt9",
+    'wpa_psk="Xq7vLm2Rt9"',
+    "ldapsearch -x -D cn=admin -w Xq7vLm2Rt9",
+    "ZIP -r out.zip dir -P Xq7vLm2Rt9",
+    "sqlcmd -S host -U sa -P Xq7vLm2Rt9",
+    "7za a out.7z dir -pXq7vLm2Rt9",
+    "smbclient //h/s -U user%Xq7vLm2Rt9",
+    "htpasswd -b -c .htpasswd user Xq7vLm2Rt9",
+    "keytool -keystore k.jks -storepass Xq7vLm2Rt9",
+    "openssl pkcs12 -passin pass:Xq7vLm2Rt9",
+    "ssh-keygen -t ed25519 -N 'Xq7vLm2Rt9'",
+    "redis-cli -h host -a Xq7vLm2Rt9",
+    "mongosh db -u u -p Xq7vLm2Rt9",
+    "java -Ddb.API_KEY=Xq7vLm2Rt9 -jar app.jar",
+    "java -Dapp.token=Xq7vLm2Rt9 -jar app.jar",
+    "env MY_API_KEY Xq7vLm2Rt9",
+]
+
+
+def test_a_command_line_that_holds_a_secret_is_never_skipped():
+    """`_may_hold_command` is only a shortcut: every line `_COMMAND_SECRET` matches passes it."""
+    from gitstrata.store.redact import _COMMAND_SECRET, _may_hold_command
+
+    for line in _COMMANDS:
+        assert _COMMAND_SECRET.search(line), line
+        assert _may_hold_command(line), line
+
+
+_PIECES = [
+    "mysql", "-p", "-P", "-u", "--user", "login", "docker", "curl", "env", "key", "api", "-D",
+    "password", "PASS", "with", "create", "user", "role", "identified", "by", "'", '"', "=",
+    ":", "%", "_", "machine", "a.b", "psk", "7z", "zip", "mongo", "token", "secret", " ", "\t",
+    "x1y2z3", "storepass", "pass:", ":_auth=", "ssh-keygen", "-N", "redis-cli", "-a", "-w",
+    "ldapadd", "smbclient", "htpasswd", "-b", "Key", "abcd", "K", "\u212a",
+]  # fmt: skip
+
+
+@settings(max_examples=600, deadline=None)
+@given(st.lists(st.sampled_from(_PIECES), max_size=14))
+def test_the_command_shortcut_never_skips_a_match(pieces):
+    from gitstrata.store.redact import _COMMAND_SECRET, _may_hold_command
+
+    line = "".join(pieces)
+    if _COMMAND_SECRET.search(line):
+        assert _may_hold_command(line)
