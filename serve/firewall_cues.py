@@ -236,7 +236,7 @@ _NO_SPACE_RANGES = (
 def _glued_script(word: str) -> bool:
     """A word of a script written without spaces."""
     cp = ord(word[0])
-    return any(lo <= cp <= hi for lo, hi in _NO_SPACE_RANGES)
+    return cp >= 0x0E00 and any(lo <= cp <= hi for lo, hi in _NO_SPACE_RANGES)
 
 
 # the further languages' words (`firewall_languages`): one word each, by stem; or, in a script

@@ -129,8 +129,9 @@ class TriggerIndex:
                 (n, {t: tuple(v) for t, v in table.items()}) for n, table in tables.items()
             )
         self.seen = 0  # characters scanned: a process that serves much compiles the regexes
-        spaced = sorted({t for r in rules for t in r.triggers if _spaced(t)})
-        others = sorted({t for r in rules for t in r.triggers if not _spaced(t)})
+        every = {t for r in rules for t in r.triggers}
+        spaced = sorted(t for t in every if _spaced(t))
+        others = sorted(every.difference(spaced))
         self.others_list_ascii = tuple(t for t in others if t.isascii())
         # by first character: a text without it needs none of them looked for
         self.others_by_first: dict[str, tuple[str, ...]] = {}
@@ -1752,8 +1753,6 @@ def learned_spans(text: str) -> list[tuple[int, int, str]]:
 
 _MODEL_MODULE = __name__.rsplit(".", 1)[0] + ".firewall_model"
 
-
-TRIGGERS = TriggerIndex(RULES)
 
 # the classic order with every space taken out, for words split in odd places ("ig nore prev
 # ious"): looked for only when a piece of its verb is there and nothing else matched
