@@ -4,7 +4,10 @@ Invariants: a version is keyed by (blob id, language), so a file's parent versio
 is found again as the child version of another; the cache is a bounded LRU; a version is
 obtained cheapest first: from the cache, derived from the other side of the change at hand
 (`spans.derive`), spliced (only the touched regions parsed, `spans.splice`), or read and parsed
-whole with the same chunker as the `chunk` stage. Non-code files are never read. The bytes a
+whole with the same chunker as the `chunk` stage. A version neither side of whose change is
+cached (a side branch's last one: merges are not diffed) is first derived or spliced from the
+latest version of its path in the cache, across hunks computed between the two texts
+(`linediff`). Non-code files are never read. The bytes a
 splice or a parse needs are rebuilt from a neighbouring version in memory and the hunks when
 possible (checked against the blob id), else read through `cat-file`. Tree-sitter parses a
 file's next whole version, or the next text of a splice region (named by its first top-level
