@@ -195,6 +195,9 @@ def measure(
         "parsed_versions": stats.get("parsed_versions"),
         "derived_versions": stats.get("derived_versions"),
         "spliced_versions": stats.get("spliced_versions"),
+        # of those derived or spliced, made from the file's latest cached version (no diff led
+        # to them: a side branch's last version)
+        "near_versions": stats.get("near_versions"),
         "read_versions": stats.get("read_versions"),
         "rebuilt_versions": stats.get("rebuilt_versions"),
         "touches": stats.get("touches"),
