@@ -285,17 +285,7 @@ class SpanCache:
             return _MISSING
         data = self._data(blob)
         if clean and data is not None:
-            hint = self._statements.get(path)
-            if hint is None:
-                hint = self._statements[path] = StatementHint()
-            spliced = splice(
-                known,
-                fc.hunks,
-                forward=forward,
-                data=data,
-                parse=self._region(path, language),
-                hint=hint,
-            )
+            spliced = self._splice(known, fc.hunks, forward, data, path, language)
             if spliced is not None:
                 self.spliced += 1
                 return spliced
@@ -382,16 +372,26 @@ class SpanCache:
             self.derived += 1
             self.near += 1
             return derived
-        hint = self._statements.get(path)
-        if hint is None:
-            hint = self._statements[path] = StatementHint()
-        spliced = splice(
-            known, hunks, forward=True, data=data, parse=self._region(path, language), hint=hint
-        )
+        spliced = self._splice(known, hunks, True, data, path, language)
         if spliced is not None:
             self.spliced += 1
             self.near += 1
         return spliced
+
+    def _splice(self, known: Spans, hunks, forward: bool, data: bytes, path: str, language):
+        """`spans.splice` of one version of `path`, with the file's own regions' trees and its
+        statement hint."""
+        hint = self._statements.get(path)
+        if hint is None:
+            hint = self._statements[path] = StatementHint()
+        return splice(
+            known,
+            hunks,
+            forward=forward,
+            data=data,
+            parse=self._region(path, language),
+            hint=hint,
+        )
 
     def _pair_parsed(self, fc: FileChange, need_old, old_lang, need_new, new_lang):
         """The reference path: every needed side parsed whole (memoised by blob id only)."""
