@@ -64,7 +64,15 @@ def setup(workdir: Path, info: FixtureInfo | None = None) -> Bench:
 
     if info is None:
         info = build_fixture(workdir / "fixture", force=True)
-    strata = Strata(info.path, index_dir=workdir / "index")
+    # the float vectors too: the dense and hybrid baselines rank by exact float cosines
+    index_dir = workdir / "index"
+    index_dir.mkdir(parents=True, exist_ok=True)
+    config = index_dir / "config.json"
+    if not config.exists():
+        config.write_text(
+            json.dumps({"embedding": {"float_vectors": True}}) + "\n", encoding="utf-8"
+        )
+    strata = Strata(info.path, index_dir=index_dir)
     ids: dict[int, int] = {}
     for i, rec in enumerate(failure_records()):
         got = strata.record_failure(

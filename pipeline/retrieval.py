@@ -1,5 +1,5 @@
-"""Adapters of the retrieval stages: `documents`, `fulltext`, `embed`, `quantize`, and the
-`firewall` model.
+"""Adapters of the retrieval stages: `documents`, `fulltext`, `embed` (with the served codes of
+the vectors), and the `firewall` model.
 
 They read the earlier artifacts, call the pure functions in `gitstrata.stages`, and do the I/O
 those functions must not do: the Tantivy index, the embedder state and the firewall's model are
@@ -24,11 +24,10 @@ import numpy as np
 import pyarrow as pa
 
 from ..stages.documents import build_documents, docmeta, memory_records
-from ..stages.embed import embed_documents, model_identity
+from ..stages.embed import Reuse, embed_documents, model_identity
 from ..stages.firewall_lm import corpus as firewall_corpus
 from ..stages.firewall_lm import train as train_firewall_lm
 from ..stages.firewall_lm import update as update_firewall_lm
-from ..stages.quantize import quantize
 from ..store import fulltext, fulltext_writer
 from ..store.attempts import changed_lines, load_failures, target_label
 from ..store.charlm import load_state as load_lm_state
@@ -227,13 +226,18 @@ def run_embed(ctx: StageContext) -> StageResult:
         except IndexCorrupt:
             previous = None  # an unreadable or older state: refit
     reuse = None
-    old_vectors = ctx.previous("vectors_f32")
-    if previous is not None and old_vectors is not None and ctx.previous_generation is not None:
+    old_i8, old_bits = ctx.previous("vectors_i8"), ctx.previous("vectors_bits")
+    if (
+        previous is not None
+        and old_i8 is not None
+        and old_bits is not None
+        and ctx.previous_generation is not None
+    ):
         try:
             old_docs = ctx.previous_generation.table(
                 "documents", columns=["doc_id", "content_hash"]
             )
-            reuse = (old_docs, old_vectors)
+            reuse = Reuse(old_docs, old_i8, old_bits, ctx.previous("vectors_f32"))
         except (IndexCorrupt, OSError, KeyError):
             reuse = None  # a vector is then computed again, never reused blindly
     with ExitStack() as fit_task, ExitStack() as documents_task:
@@ -270,16 +274,10 @@ def run_embed(ctx: StageContext) -> StageResult:
         "backend": result.embedder.backend.name,
         "fit_documents": int(len(result.embedder.fit_keys)),
         "reused_vectors": result.reused,
+        "served_bytes_per_vector": 32 + result.embedder.mrl_dim + 4,
     }
-    return StageResult(tables={"vectors_f32": result.vectors}, stats=stats)
-
-
-def run_quantize(ctx: StageContext) -> StageResult:
-    vectors = ctx.input("vectors_f32")
-    embedder = Embedder.load(ctx.input_path("embedder"))
-    bits, i8 = quantize(vectors, embedder.rotation, mrl_dim=embedder.mrl_dim)
-    stats = {"vectors": bits.num_rows, "served_bytes_per_vector": 32 + embedder.mrl_dim + 4}
-    return StageResult(tables={"vectors_bits": bits, "vectors_i8": i8}, stats=stats)
+    tables = {"vectors_i8": result.i8, "vectors_bits": result.bits, "vectors_f32": result.vectors}
+    return StageResult(tables=tables, stats=stats)
 
 
 DOCUMENTS = Stage(
@@ -305,18 +303,13 @@ EMBED = Stage(
     name="embed",
     run=run_embed,
     inputs=("documents", "doc_terms"),  # the fit reads the documents' terms: no tokenizing again
-    outputs=("embedder", "vectors_f32"),
+    outputs=("embedder", "vectors_i8", "vectors_bits", "vectors_f32"),
     config=("embedding",),
     extra=lambda ctx: model_identity(_embedding(ctx)),  # a new pretrained model re-embeds
-    description="the embedder (refit when > 30 % of documents are new) and float32 vectors",
-)
-
-QUANTIZE = Stage(
-    name="quantize",
-    run=run_quantize,
-    inputs=("vectors_f32", "embedder"),
-    outputs=("vectors_bits", "vectors_i8"),
-    description="int8 and bit-sliced 1-bit SimHash codes of the served (Matryoshka) vectors",
+    description=(
+        "the embedder (refit when > 30 % of documents are new), the served int8 and 1-bit codes "
+        "of every document's vector, and the float vectors when `embedding.float_vectors` is on"
+    ),
 )
 
 
@@ -365,4 +358,4 @@ FIREWALL = Stage(
     description="character-trigram model of the repository's own text (the firewall's perplexity check)",
 )
 
-STAGES = [DOCUMENTS, FULLTEXT, EMBED, QUANTIZE, FIREWALL]
+STAGES = [DOCUMENTS, FULLTEXT, EMBED, FIREWALL]

@@ -195,13 +195,19 @@ class Searcher:
 
     @cached_property
     def f32(self) -> np.ndarray:
-        """Exact float32 vectors, full dimension, unit rows (baselines and ablation only)."""
-        t = self.gen.table("vectors_f32", columns=["vector"])
-        col = t.column("vector").combine_chunks()
-        dim = col.type.list_size
-        m = col.values.to_numpy(zero_copy_only=False).reshape(len(col), dim).astype(np.float32)
-        norms = np.linalg.norm(m, axis=1, keepdims=True)
-        return np.divide(m, norms, out=np.zeros_like(m), where=norms > 0)
+        """Exact vectors with unit rows, for the baselines and the `exact_vectors` ablation: the
+        float16 vectors, full width, of an index that kept them (`embedding.float_vectors`),
+        else the served int8 vectors dequantised (the served width)."""
+        if self.gen.has("vectors_f32"):
+            t = self.gen.table("vectors_f32", columns=["vector"])
+            if t.num_rows and t.num_rows == self.vectors.n:
+                col = t.column("vector").combine_chunks()
+                dim = col.type.list_size
+                flat = col.values.to_numpy(zero_copy_only=False)
+                m = flat.reshape(len(col), dim).astype(np.float32)
+                return _unit_rows(m)
+        mapped = self.vectors.mapped
+        return _unit_rows(mapped.codes.astype(np.float32) * mapped.scales[:, None])
 
     def warm(self) -> None:
         self.docs.warm()
@@ -364,8 +370,12 @@ class Searcher:
         )
 
     def _dense(self, query: str, depth: int) -> tuple[list[int], dict[int, float]]:
-        q = self.embedder.embed_full([query])[0]
-        sims = self.f32 @ q
+        exact = self.f32
+        if exact.shape[1] == self.embedder.full_dim:
+            q = self.embedder.embed_full([query])[0]
+        else:  # the served vectors: the query's served vector
+            q = self.embed_query(query)
+        sims = exact @ q
         k = min(depth, len(sims))
         if k == 0:
             return [], {}
@@ -993,3 +1003,9 @@ def _is_test_path(path: str) -> bool:
 
 def _ms(t0: float) -> float:
     return round((time.perf_counter() - t0) * 1000, 3)
+
+
+def _unit_rows(m: np.ndarray) -> np.ndarray:
+    """`m` with each row scaled to unit length (a zero row stays zero)."""
+    norms = np.linalg.norm(m, axis=1, keepdims=True)
+    return np.divide(m, norms, out=np.zeros_like(m), where=norms > 0)

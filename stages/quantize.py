@@ -1,15 +1,18 @@
-"""Stage `quantize`: the served forms of the document vectors.
+"""The served forms of the document vectors, made by the `embed` stage as it embeds.
 
-Input: `vectors_f32` (row i = document i, full-dimension unit vectors) and the embedder's
-rotation. Output, row-aligned with the input:
+Input: full-dimension unit vectors, row i = document i, as float16 (the precision a document's
+vector is fixed at, whether it is kept or not) and the embedder's hyperplanes. Output,
+row-aligned with the input:
 
 - `vectors_i8`: the served vector (the first `mrl_dim` components, re-normalised; any width)
   as per-vector symmetric int8 codes plus the float32 scale;
 - `vectors_bits`: the SimHash code of that vector under the embedder's fixed 256 x `mrl_dim`
   hyperplanes, 256 bits as four uint64 lanes, one column per lane (bit-sliced, column-major).
 
-The formats are defined in `store/vecstore.py`; the query side encodes with the same functions.
-Both tables are returned as one record batch so the server maps each column as one buffer.
+Each row depends on its own vector only, so rows made in different runs (a document's row
+carried from the previous index) equal the rows a rebuild makes. The formats are defined in
+`store/vecstore.py`; the query side encodes with the same functions. Both tables are returned as
+one record batch so the server maps each column as one buffer.
 """
 
 from __future__ import annotations
@@ -41,9 +44,9 @@ def vectors_matrix(
 
 
 def _served(full: np.ndarray, mrl_dim: int) -> np.ndarray:
-    """`mrl_truncate(full, mrl_dim)` of stored (float16) rows, widening only the served prefix
-    and dividing in place: the same float32 values, one matrix allocated instead of four (on
-    a refresh this stage re-encodes every vector, and fresh memory is most of its cost)."""
+    """`mrl_truncate(full, mrl_dim)` of float16 rows, widening only the served prefix and
+    dividing in place: the same float32 values, one matrix allocated instead of four (on a
+    large corpus fresh memory is most of this step's cost)."""
     prefix = np.asarray(full[:, :mrl_dim], dtype=np.float32)
     if not prefix.flags.owndata:  # float32 rows come as a view of the table
         prefix = prefix.copy()
@@ -53,18 +56,32 @@ def _served(full: np.ndarray, mrl_dim: int) -> np.ndarray:
     return prefix
 
 
-def quantize(
-    vectors_f32: pa.Table, rotation: np.ndarray, *, mrl_dim: int = CODE_BITS
-) -> tuple[pa.Table, pa.Table]:
-    """(vectors_bits, vectors_i8) for the vectors in row order."""
-    full = vectors_matrix(vectors_f32, dtype=None)
+def served_codes(
+    full: np.ndarray, rotation: np.ndarray, mrl_dim: int = CODE_BITS
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(SimHash codes uint64[n, 4], int8 codes [n, mrl_dim], scales float32[n]) of the rows of
+    `full` (float16 as the vectors are fixed at, or float32)."""
     if full.shape[1] < mrl_dim:
         raise ValueError(f"vectors have {full.shape[1]} dims, fewer than mrl_dim={mrl_dim}")
     if np.shape(rotation) != (CODE_BITS, mrl_dim):
         raise ValueError(f"rotation must be {CODE_BITS} x {mrl_dim}, got {np.shape(rotation)}")
+    if len(full) == 0:
+        empty = np.zeros((0, LANES), np.uint64)
+        return empty, np.zeros((0, mrl_dim), np.int8), np.zeros(0, np.float32)
     prefix = _served(full, mrl_dim)
     codes, scales = int8_quantize(prefix)
-    bits = sign_codes(prefix, rotation) if len(prefix) else np.zeros((0, LANES), np.uint64)
-    if len(prefix) == 0:
-        codes = np.zeros((0, mrl_dim), np.int8)
+    return sign_codes(prefix, rotation), codes, scales
+
+
+def served_tables(
+    bits: np.ndarray, codes: np.ndarray, scales: np.ndarray
+) -> tuple[pa.Table, pa.Table]:
+    """(vectors_bits, vectors_i8) of the codes, each one record batch."""
     return bits_table(bits).combine_chunks(), i8_table(codes, scales).combine_chunks()
+
+
+def quantize(
+    vectors_f32: pa.Table, rotation: np.ndarray, *, mrl_dim: int = CODE_BITS
+) -> tuple[pa.Table, pa.Table]:
+    """(vectors_bits, vectors_i8) for the vectors of a `vectors_f32` table, in row order."""
+    return served_tables(*served_codes(vectors_matrix(vectors_f32, dtype=None), rotation, mrl_dim))

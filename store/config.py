@@ -136,18 +136,22 @@ class GraphConfig(Section):
 
 
 class EmbeddingConfig(Section):
-    """The offline embedder and the vector store (stages `embed`, `quantize`)."""
+    """The offline embedder and the vector store (stage `embed`)."""
 
     # hashing-lsa: fitted on the corpus; wordllama: the pretrained model its wheel ships;
     # hashing-lsa+wordllama: both, cosines fused by `wordllama_weight`; onnx: `onnx_model`
     backend: Literal["hashing-lsa", "wordllama", "hashing-lsa+wordllama", "onnx"] = "hashing-lsa"
-    # hashing-LSA's components kept (`vectors_f32`); at least `mrl_dim`. The served prefix alone
-    # by default: a wider fit changed no dev answer (0.7547 against 0.7545 nDCG@5 at 384) and
-    # cost a third more of the index's largest file
+    # hashing-LSA's components kept; at least `mrl_dim`. The served prefix alone by default: a
+    # wider fit changed no dev answer (0.7547 against 0.7545 nDCG@5 at 384) and cost a third
+    # more of the index's largest file
     full_dim: int = Field(default=256, ge=8, le=4096)
     # the served Matryoshka prefix (of each part, for the fused backend); the 1-bit codes are
     # 256 hyperplanes whatever the width
     mrl_dim: int = Field(default=256, ge=8, le=4096)
+    # also keep every document's whole vector in float16 (`vectors_f32`, `full_dim` wide), for
+    # exact float baselines (`query --mode dense|hybrid`, `retrieval.exact_vectors`); without
+    # it those read the served int8 vectors, and the index is 8-15 % smaller
+    float_vectors: bool = False
     wordllama_weight: float = Field(default=0.5, ge=0.0, le=1.0)  # its share of the fused cosine
     wordllama_max_tokens: int = Field(default=512, ge=8, le=65_536)  # a text's tokens pooled
     # folder with model.onnx + tokenizer.json or vocab.txt; a relative one is in the repository

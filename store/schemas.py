@@ -222,7 +222,7 @@ GRAPH = pa.schema(
     ]
 )
 
-# ---------------------------------------------------------------- retrieval (documents, embed, quantize)
+# ---------------------------------------------------------------- retrieval (documents, embed)
 # section: retrieval
 # Row i of `documents`, `docmeta`, `doc_terms`, `vectors_f32`, `vectors_i8` and `vectors_bits` is
 # document i
@@ -293,8 +293,8 @@ CODE_DIM = 256  # the served Matryoshka prefix
 VECTORS_F32 = pa.schema(
     [
         pa.field("doc_id", pa.string(), nullable=False),
-        # half precision: only the refit-free reuse, the quantize stage and exact-search
-        # baselines read it, and float16 keeps cosine similarities to ~1e-3 at half the bytes
+        # half precision, and only with `embedding.float_vectors` (else no rows): exact-search
+        # baselines read it; float16 keeps cosine similarities to ~1e-3 at half the bytes
         pa.field("vector", pa.list_(pa.float16(), VECTOR_DIM), nullable=False),
     ]
 )

@@ -15,8 +15,8 @@ import numpy as np
 import pyarrow as pa
 import pytest
 
-from gitstrata.stages.embed import embed_documents
-from gitstrata.stages.quantize import vectors_matrix
+from gitstrata.stages.embed import Reuse, embed_documents
+from gitstrata.stages.quantize import quantize, vectors_matrix
 from gitstrata.store import lsa as lsa_module
 from gitstrata.store.combined import LsaWordLlama
 from gitstrata.store.config import Config, ConfigError, EmbeddingConfig
@@ -427,7 +427,8 @@ def test_refit_rule() -> None:
     assert first.refit and first.new_fraction == 1.0
     again = embed_documents(_documents(CORPUS), cfg, first.embedder)
     assert not again.refit and again.new_fraction == 0.0
-    np.testing.assert_array_equal(vectors_matrix(again.vectors), vectors_matrix(first.vectors))
+    assert again.i8.equals(first.i8) and again.bits.equals(first.bits)
+    assert first.i8.num_rows == first.bits.num_rows == len(CORPUS)
     # 3 of 10 changed: 30 % is not more than 30 %, transform only
     changed = CORPUS[:7] + ["brand new text one", "brand new text two", "brand new text three"]
     some = embed_documents(_documents(changed), cfg, first.embedder)
@@ -439,7 +440,18 @@ def test_refit_rule() -> None:
     assert embed_documents(_documents(CORPUS), other_cfg, first.embedder).refit
 
 
-def test_unchanged_documents_keep_their_vectors_and_only_new_ones_are_transformed() -> None:
+def _rows(result) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(int8 codes, scales, SimHash lanes) of an embed result's served tables."""
+    codes = vectors_matrix(result.i8, "codes", dtype=None)
+    scales = result.i8.column("scale").to_numpy()
+    bits = np.stack([result.bits.column(f"lane{j}").to_numpy() for j in range(4)], axis=1)
+    return codes, scales, bits
+
+
+@pytest.mark.parametrize("float_vectors", [False, True])
+def test_unchanged_documents_keep_their_rows_and_only_new_ones_are_transformed(
+    float_vectors: bool,
+) -> None:
     def documents(named: list[tuple[str, str]]) -> pa.Table:
         # id, title and path follow the document, not its row, as in the documents stage
         table = _documents([text for _, text in named])
@@ -452,7 +464,7 @@ def test_unchanged_documents_keep_their_vectors_and_only_new_ones_are_transforme
             table = table.set_column(at, column, pa.array(values, pa.string()))
         return table
 
-    cfg = EmbeddingConfig()
+    cfg = EmbeddingConfig(float_vectors=float_vectors)
     named = [(f"doc{i}", t) for i, t in enumerate(CORPUS)]
     first_docs = documents(named)
     first = embed_documents(first_docs, cfg)
@@ -463,26 +475,51 @@ def test_unchanged_documents_keep_their_vectors_and_only_new_ones_are_transforme
     texts = [t for _, t in now]
     docs = documents(now)
     seen: list[int] = []
-    reused = embed_documents(
-        docs, cfg, first.embedder, reuse=(first_docs, first.vectors), advance=seen.append
-    )
+    previous = Reuse(first_docs, first.i8, first.bits, first.vectors)
+    reused = embed_documents(docs, cfg, first.embedder, reuse=previous, advance=seen.append)
     fresh = embed_documents(docs, cfg, first.embedder)
     assert not reused.refit and reused.reused == 9 and fresh.reused == 0
     assert sum(seen) == len(texts)
-    got, old = vectors_matrix(reused.vectors), vectors_matrix(first.vectors)
-    # unchanged documents keep the previous run's vectors bit for bit
-    np.testing.assert_array_equal(got[[0, 1, 2, 4, 5, 6, 7, 8, 9]], old[:9])
-    # the others are what a transform gives (up to float32 rounding of another row batch)
-    np.testing.assert_allclose(got, vectors_matrix(fresh.vectors), rtol=0, atol=1e-6)
-    assert reused.vectors.column("doc_id").to_pylist() == docs.column("doc_id").to_pylist()
-    # vectors that do not line up with their documents are never reused
-    wrong = (first_docs.slice(1), first.vectors)
+    kept = [0, 1, 2, 4, 5, 6, 7, 8, 9]
+    # unchanged documents keep the previous run's rows bit for bit
+    for got, old in zip(_rows(reused), _rows(first), strict=True):
+        np.testing.assert_array_equal(got[kept], old[:9])
+    # the others are what a transform gives (a code may round the other way, as a transform of
+    # another row batch may differ in float32's last digit)
+    got_codes, got_scales, _ = _rows(reused)
+    fresh_codes, fresh_scales, _ = _rows(fresh)
+    assert np.abs(got_codes.astype(int) - fresh_codes).max() <= 1
+    np.testing.assert_allclose(got_scales, fresh_scales, rtol=1e-5)
+    if float_vectors:
+        got, old = vectors_matrix(reused.vectors), vectors_matrix(first.vectors)
+        np.testing.assert_array_equal(got[kept], old[:9])
+        np.testing.assert_allclose(got, vectors_matrix(fresh.vectors), rtol=0, atol=1e-6)
+        assert reused.vectors.column("doc_id").to_pylist() == docs.column("doc_id").to_pylist()
+        # a previous run that kept no float vectors gives none to carry: all are made again
+        none = Reuse(first_docs, first.i8, first.bits, first.vectors.slice(0, 0))
+        assert embed_documents(docs, cfg, first.embedder, reuse=none).reused == 0
+    else:
+        assert reused.vectors.num_rows == 0
+    # rows that do not line up with their documents are never reused
+    wrong = Reuse(first_docs.slice(1), first.i8, first.bits, first.vectors)
     assert embed_documents(docs, cfg, first.embedder, reuse=wrong).reused == 0
+
+
+def test_the_served_codes_are_those_of_the_float_vectors() -> None:
+    """What the embed stage serves is what quantizing its float vectors gives, bit for bit, and
+    keeping the float vectors changes nothing served."""
+    docs = _documents(CORPUS * 3)
+    kept = embed_documents(docs, EmbeddingConfig(float_vectors=True))
+    bits, i8 = quantize(kept.vectors, kept.embedder.rotation, mrl_dim=kept.embedder.mrl_dim)
+    assert bits.equals(kept.bits) and i8.equals(kept.i8)
+    lean = embed_documents(docs, EmbeddingConfig())
+    assert lean.vectors.num_rows == 0
+    assert lean.bits.equals(kept.bits) and lean.i8.equals(kept.i8)
 
 
 def test_empty_corpus() -> None:
     result = embed_documents(_documents([]), EmbeddingConfig())
-    assert result.vectors.num_rows == 0
+    assert result.vectors.num_rows == result.i8.num_rows == result.bits.num_rows == 0
     assert result.embedder.embed_query("anything").shape == (256,)
 
 
@@ -605,7 +642,7 @@ def test_a_fit_from_the_documents_terms_equals_the_fit_from_the_texts() -> None:
     ]
     texts[7] = "charge_with_retry(order) " * (EMBED_CHARS // 10)  # longer than what is embedded
     docs = _documents(texts)
-    cfg = EmbeddingConfig()
+    cfg = EmbeddingConfig(float_vectors=True)
     plain = embed_documents(docs, cfg)
     from_terms = embed_documents(docs, cfg, terms=lambda: _field_terms(docs))
     np.testing.assert_array_equal(vectors_matrix(from_terms.vectors), vectors_matrix(plain.vectors))
@@ -659,7 +696,7 @@ def test_a_fit_featurized_on_a_process_pool_equals_the_one_in_process() -> None:
 
     texts = [f"{CORPUS[i % len(CORPUS)]} variant{i} step_{i % 7}" for i in range(2 * BATCH + 40)]
     docs = _documents(texts)
-    cfg = EmbeddingConfig()
+    cfg = EmbeddingConfig(float_vectors=True)
     pool = LocalExecutor(2)
     try:
         seen: list[int] = []
@@ -767,11 +804,14 @@ def test_embed_stage_widths_and_refit_rule_per_backend(
     tmp_path: Path, backend: str, full: int, served: int
 ) -> None:
     cfg = EmbeddingConfig(
-        backend=backend, **({"full_dim": full} if backend == "hashing-lsa" else {})
+        backend=backend,
+        float_vectors=True,
+        **({"full_dim": full} if backend == "hashing-lsa" else {}),
     )
     docs = _documents(CORPUS)
     first = embed_documents(docs, cfg)
     assert first.refit and first.vectors.schema.field("vector").type.list_size == full
+    assert first.i8.schema.field("codes").type.list_size == served
     assert first.embedder.full_dim == full and first.embedder.mrl_dim == served
     assert first.embedder.rotation.shape == (256, served)
     first.embedder.save(tmp_path / "emb")

@@ -24,7 +24,7 @@ STAGES = ("chunk", "capsule", "blame", "documents", "embed")  # the steps that r
 # the default stage graph; stages whose inputs are ready run side by side, so the order they are
 # announced in is any order that keeps each stage after the stages it reads from
 RUN_ORDER = ("chunk", "capsule", "blame", "cochange", "firewall", "memories", "documents",
-             "fulltext", "embed", "quantize")  # fmt: skip
+             "fulltext", "embed")  # fmt: skip
 DEPENDS_ON = dependencies(default_stages())
 
 
