@@ -89,7 +89,8 @@ def index_at(
     repo: Path, sha: str, where: Path, config: dict[str, Any] | None = None
 ) -> tuple[Strata, float]:
     """A clone of `repo` checked out at `sha`, indexed (and the seconds that took) with `config`
-    (sections of `.strata/config.json`); blame is off (co-change does not read it)."""
+    (sections of `.strata/config.json`); blame is off (co-change does not read it), and the
+    float vectors are kept, so the dense and hybrid baselines rank by exact float cosines."""
     clone = where / "repo"
     quiet = ["git", "-c", "advice.detachedHead=false"]
     subprocess.run([*quiet, "clone", "-q", str(repo), str(clone)], check=True)
@@ -98,6 +99,7 @@ def index_at(
     strata.index_dir.mkdir(parents=True)
     sections = {**(config or {})}
     sections["index"] = {**sections.get("index", {}), "blame": False}
+    sections["embedding"] = {"float_vectors": True, **sections.get("embedding", {})}
     (strata.index_dir / "config.json").write_text(json.dumps(sections))
     return strata, strata.index().seconds
 
