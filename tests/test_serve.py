@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -255,6 +256,41 @@ def test_search_modes_and_file_filter(repo) -> None:
     assert filtered.hits
     for h in filtered.hits:
         assert h.path == "backend/payments/gateway.py" or h.kind == "commit"
+
+
+def test_exact_baselines_rank_by_the_float_vectors_when_kept_else_by_the_int8_ones(
+    repo, tmp_path
+) -> None:
+    import numpy as np
+
+    from gitstrata.stages.quantize import vectors_matrix
+
+    def exact(index_dir: Path | None) -> tuple[np.ndarray, object, object]:
+        with Strata(repo.path, index_dir=index_dir) as s:
+            searcher = s.engine.searcher
+            assert searcher is not None
+            return searcher.f32.copy(), searcher.vectors.mapped, s.engine.index.gen
+
+    # the default index keeps no float vectors: the int8 codes, dequantised, unit rows
+    lean, mapped, gen = exact(None)
+    assert gen.table("vectors_f32").num_rows == 0
+    rows = mapped.codes.astype(np.float32) * mapped.scales[:, None]
+    rows /= np.linalg.norm(rows, axis=1, keepdims=True)
+    np.testing.assert_allclose(lean, rows, rtol=0, atol=1e-6)
+    # kept on request: those, widened from float16
+    kept_dir = tmp_path / "kept"
+    kept_dir.mkdir()
+    (kept_dir / "config.json").write_text('{"embedding": {"float_vectors": true}}')
+    Strata(repo.path, index_dir=kept_dir).index()
+    kept, mapped_kept, gen_kept = exact(kept_dir)
+    stored = vectors_matrix(gen_kept.table("vectors_f32"))
+    assert len(stored) == mapped_kept.n == len(lean)
+    np.testing.assert_allclose(
+        kept, stored / np.linalg.norm(stored, axis=1, keepdims=True), atol=1e-6
+    )
+    # the float vectors change nothing served, and the two rank alike at int8's precision
+    assert np.array_equal(mapped_kept.codes, mapped.codes)
+    assert np.abs(kept - lean).max() < 0.02
 
 
 @pytest.mark.parametrize("top_k", [0, -1, True, 2.5, "3"])
