@@ -237,7 +237,9 @@ def run_embed(ctx: StageContext) -> StageResult:
             old_docs = ctx.previous_generation.table(
                 "documents", columns=["doc_id", "content_hash"]
             )
-            reuse = Reuse(old_docs, old_i8, old_bits, ctx.previous("vectors_f32"))
+            # the previous float vectors are read only when this run keeps them too
+            floats = ctx.previous("vectors_f32") if _embedding(ctx).float_vectors else None
+            reuse = Reuse(old_docs, old_i8, old_bits, floats)
         except (IndexCorrupt, OSError, KeyError):
             reuse = None  # a vector is then computed again, never reused blindly
     with ExitStack() as fit_task, ExitStack() as documents_task:

@@ -372,10 +372,9 @@ def _previous_rows(
     n = reuse.documents.num_rows
     if n == 0 or reuse.i8.num_rows != n or reuse.bits.num_rows != n:
         return None
-    codes_col = reuse.i8.column("codes").combine_chunks()
-    if codes_col.type.list_size != mrl:
+    codes = vectors_matrix(reuse.i8, "codes", dtype=None)
+    if codes.shape[1] != mrl:
         return None
-    codes = codes_col.flatten().to_numpy(zero_copy_only=False).reshape(n, mrl)
     scales = reuse.i8.column("scale").to_numpy()
     bits = np.stack([reuse.bits.column(c).to_numpy() for c in LANE_NAMES], axis=1)
     vectors = None

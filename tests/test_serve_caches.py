@@ -96,8 +96,10 @@ def test_repeated_questions_reuse_the_generation_part_and_rebuild_the_live_part(
     # the repeat is built from the kept part (the same hit models in a list of its own) and its
     # phase report names that part instead of the retrieval phases it skipped
     assert repeat.hits is not hit.hits and repeat.hits[0] is hit.hits[0]
-    assert {"route", "bm25", "rerank"} <= set(hit.latency_ms)
-    assert set(repeat.latency_ms) == {"cached", "anticontext", "total"}
+    # (the phases' names only: which work each answer did, never how long it took)
+    hit_phases, repeat_phases = set(hit.latency_ms), set(repeat.latency_ms)
+    assert {"route", "bm25", "rerank"} <= hit_phases
+    assert repeat_phases == {"cached", "anticontext", "total"}
 
     # a rule recorded now applies to the very next answer to the same question
     s.record_invariant("INV-BILL-1", "app/billing.py", "Charges stay integer cents")
