@@ -114,7 +114,6 @@ def _fast(argv: list[str]) -> Callable[[], None] | None:
     if command == "index":
 
         def run_index() -> None:
-            _import_quietly(_index_modules, batch=True)
             from .oneshot import run_index as i
 
             i(
@@ -129,6 +128,7 @@ def _fast(argv: list[str]) -> Callable[[], None] | None:
                 quiet=ns.quiet,
                 progress_style=ns.progress_style,
                 as_json=ns.as_json,
+                preload=functools.partial(_import_quietly, _index_modules, batch=True),
             )
             _leave_written(0)
 

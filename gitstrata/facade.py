@@ -72,6 +72,7 @@ class Strata:
         self._tasks: TaskService | None = None
         self._memory: MemoryBook | None = None
         self._journal_skipped: list[Skipped] = []
+        self._index_prepared = False
 
     @property
     def git(self) -> Git:
@@ -181,9 +182,15 @@ class Strata:
         the local index, so only what is new is indexed. With a remote index location, the run
         starts from what is published there and publishes the new generation when done."""
         repo = self.location.require_repo()
-        if executor == "local" and address is None and start_from is None and self.remote is None:
-            # before the pipeline's imports, which its fork server's own imports then overlap
-            self._start_pool_server_early(rebuild=rebuild, jobs=jobs)
+        if not self._index_prepared:
+            self.prepare_index(
+                rebuild=rebuild,
+                jobs=jobs,
+                executor=executor,
+                address=address,
+                start_from=start_from,
+            )
+        self._index_prepared = False
         from .pipeline.runner import run_index
 
         notes: list[str] = []
@@ -209,6 +216,24 @@ class Strata:
             name = self.remote.push(self.store.require_live())
             report.published = f"{self.remote.shown} ({name})"
         return report
+
+    def prepare_index(
+        self,
+        *,
+        rebuild: bool = False,
+        jobs: int | None = None,
+        executor: str = "local",
+        address: str | None = None,
+        start_from: str | Path | None = None,
+    ) -> None:
+        """Get ready for an `index` call with the same arguments, before its caller imports the
+        pipeline (`preload("index")`): when that run will extract a long history on the local
+        pool, the pool's fork server starts now and imports the stages' modules on another core
+        while this process imports its own, so capsule forks its workers at once. `index` does
+        this itself when the caller did not."""
+        self._index_prepared = True
+        if executor == "local" and address is None and start_from is None and self.remote is None:
+            self._start_pool_server_early(rebuild=rebuild, jobs=jobs)
 
     def _start_pool_server_early(self, *, rebuild: bool, jobs: int | None) -> bool:
         """Start the local pools' fork server now when this run will extract a long history on

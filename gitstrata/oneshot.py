@@ -14,6 +14,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from .facade import Strata
     from .options import ProgressStyle
 
@@ -98,7 +100,10 @@ def run_index(
     quiet: bool = False,
     progress_style: ProgressStyle = "auto",
     as_json: bool = False,
+    preload: Callable[[], None] | None = None,
 ) -> None:
+    """`preload`: imports the run needs (`entry._index_modules`), made once the run is prepared
+    (`Strata.prepare_index`), so the pool's fork server imports its own at the same time."""
     from .facade import Strata, jobs_used
     from .pipeline.progress import make_progress
 
@@ -113,6 +118,15 @@ def run_index(
     repo = directory / path if path is not None else directory
     try:
         with Strata(repo, index_dir=index_dir) as strata:
+            strata.prepare_index(
+                rebuild=rebuild,
+                jobs=jobs,
+                executor=executor,
+                address=address,
+                start_from=start_from,
+            )
+            if preload is not None:
+                preload()
             report = strata.index(
                 rebuild=rebuild,
                 jobs=jobs,

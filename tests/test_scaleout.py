@@ -118,6 +118,42 @@ def test_a_full_index_of_a_long_history_starts_the_fork_server_early(make_repo, 
     assert not _early(make_repo("empty").path, fresh, rebuild=False, jobs=2)
 
 
+_CLI_ORDER = """
+import json, sys
+from multiprocessing import forkserver
+from gitstrata.oneshot import run_index
+
+seen = {}
+
+def preload():
+    # what the command line's imports of the pipeline find when they start
+    seen["fork server running"] = forkserver._forkserver._forkserver_pid is not None
+    seen["pipeline imported"] = "gitstrata.pipeline.runner" in sys.modules
+
+run_index(__import__("pathlib").Path(sys.argv[1]), None, sys.argv[2], jobs=2, quiet=True,
+          preload=preload)
+print(json.dumps(seen))
+"""
+
+
+def test_the_command_line_starts_the_fork_server_before_importing_the_pipeline(
+    tmp_path,
+) -> None:
+    # the fork server's imports overlap the command's own only when it starts first: the
+    # command line imports the pipeline before indexing, and used to start it only after
+    long = history_speed.make_synthetic(tmp_path / "long", EARLY_POOL_COMMITS)
+    done = subprocess.run(
+        [sys.executable, "-c", _CLI_ORDER, str(long), str(tmp_path / "idx")],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=True,
+    )
+    seen = json.loads(done.stdout.strip().splitlines()[-1])
+    assert seen == {"fork server running": True, "pipeline imported": False}
+    assert (tmp_path / "idx" / "CURRENT").is_file()
+
+
 def test_how_the_history_is_split_is_in_no_fingerprint(make_repo, tmp_path) -> None:
     # the split never changes a table: tuning it must not make the next run redo the history
     repo = make_repo()
