@@ -463,6 +463,26 @@ def _cli(path, *args: str) -> subprocess.CompletedProcess:
     )
 
 
+def test_sql_describes_a_table_and_refuses_to_write(repo) -> None:
+    from gitstrata.store.errors import InputError
+
+    with Strata(repo.path) as s:
+        cols = s.sql("describe commits;").to_dicts()
+        assert cols[0] == {"column": "sha", "type": "String"}
+        assert [c["column"] for c in cols] == s.sql("SELECT * FROM commits LIMIT 0").columns
+        for statement in ("DESCRIBE nope", "DESCRIBE commits, touches"):
+            with pytest.raises(InputError, match="DESCRIBE names one table"):
+                s.sql(statement)
+        for statement in (
+            "DROP TABLE commits",
+            "truncate touches",
+            "-- note\nUPDATE commits SET sha = 'x'",
+        ):
+            with pytest.raises(InputError, match="the index is read-only"):
+                s.sql(statement)
+        assert s.sql("SELECT count(*) AS n FROM touches").item() > 0
+
+
 def test_sql_and_inspect(repo) -> None:
     def run(*args: str) -> subprocess.CompletedProcess:
         return _cli(repo.path, *args)
@@ -478,6 +498,16 @@ def test_sql_and_inspect(repo) -> None:
     ]
     bad = run("sql", "SELECT * FROM nope")
     assert bad.returncode == 1 and bad.stderr.startswith("error: SQL error")
+    # the index is read-only: a statement that would write is refused, whatever precedes it
+    gone = run("sql", "/* tidy */ (DELETE FROM commits")
+    assert gone.returncode == 1
+    assert gone.stderr.splitlines() == [
+        "error: DELETE: the index is read-only, `sql` runs queries",
+        "hint: ask with SELECT or WITH; SHOW TABLES lists the tables, DESCRIBE <table> its columns",
+    ]
+    assert json.loads(run("sql", "SELECT count(*) AS n FROM commits", "--json").stdout) == [
+        {"n": 4}
+    ]
     info = json.loads(run("inspect", "--json").stdout)
     assert info["bytes_mapped_by_server"] < info["bytes_on_disk"]
     lb = {r["path"]: r["bugfix_lines"] for r in info["load_bearing_files"]}
