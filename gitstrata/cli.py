@@ -321,10 +321,20 @@ app.add_typer(graveyard_app, name="graveyard")
 
 
 @graveyard_app.callback(invoke_without_command=True)
-def graveyard_list(ctx: typer.Context, out: OutOpt = None, as_json: JsonOpt = False) -> None:
+def graveyard_default(ctx: typer.Context, out: OutOpt = None, as_json: JsonOpt = False) -> None:
     """List failed attempts (newest first)."""
     if ctx.invoked_subcommand is not None:
         return
+    _list_failures(ctx, out, as_json)
+
+
+@graveyard_app.command("list")
+def graveyard_list(ctx: typer.Context, out: OutOpt = None, as_json: JsonOpt = False) -> None:
+    """List failed attempts (newest first), as `gitstrata graveyard` alone does."""
+    _list_failures(ctx, out, as_json)
+
+
+def _list_failures(ctx: typer.Context, out: str | None, as_json: bool) -> None:
     strata = _strata(ctx, out)
     failures = strata.failures()
     _warn_journal(strata)

@@ -112,6 +112,8 @@ def test_graveyard_and_invariant_commands_round_trip(repo) -> None:
     listed = cli("-C", str(repo.path), "graveyard", "--json")
     assert listed.returncode == 0, listed.stderr
     assert [f["id"] for f in json.loads(listed.stdout)] == [fid]
+    # `list`, as the other groups spell it, lists the same
+    assert cli("-C", str(repo.path), "graveyard", "list", "--json").stdout == listed.stdout
     shown = json.loads(cli("-C", str(repo.path), "graveyard", "show", str(fid), "--json").stdout)
     assert shown["notes"] == "fresh key per retry"
     assert shown["targets"] == [{"path": "payments/retry.py", "qualname": "charge_with_retry"}]
