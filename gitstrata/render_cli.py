@@ -237,10 +237,14 @@ def print_inspect(info: dict[str, Any]) -> None:
         else:
             console.print("  none")
         console.print()
+    floats = (
+        f" (the float vectors it keeps stay on disk: {_size(info['bytes_f32_vectors_on_disk'])})"
+        if info.get("float_vectors_kept")
+        else ""
+    )
     console.print(
         f"index {escape(info['generation'])}: {_size(info['bytes_on_disk'])} on disk; the "
-        f"server maps {_size(info['bytes_mapped_by_server'])} (float32 vectors stay on disk: "
-        f"{_size(info['bytes_f32_vectors_on_disk'])}); the tables' mapped copies take "
-        f"{_size(info.get('bytes_mapped_copies') or 0)}",
+        f"server maps {_size(info['bytes_mapped_by_server'])}{floats}; the tables' mapped "
+        f"copies take {_size(info.get('bytes_mapped_copies') or 0)}",
         soft_wrap=True,
     )

@@ -46,12 +46,16 @@ def inspect_index(gen: Generation, limit: int = 10) -> dict[str, Any]:
             f"ORDER BY bugfix_lines DESC, path LIMIT {limit}"
         )
     disk: dict[str, int] = {}
+    kept_floats = False  # `embedding.float_vectors`: the float16 vectors kept beside the codes
     for rec in gen.manifest.stages.values():
         for name, info in rec.outputs.items():
             disk[name] = info.bytes
+            if name == "vectors_f32":
+                kept_floats = bool(info.rows)
     out["bytes_on_disk"] = sum(disk.values())
     out["bytes_mapped_copies"] = gen.mapped_bytes()
     out["bytes_mapped_by_server"] = sum(v for k, v in disk.items() if k in SERVED)
     out["bytes_f32_vectors_on_disk"] = disk.get("vectors_f32", 0)
+    out["float_vectors_kept"] = kept_floats
     out["tables"] = disk
     return out

@@ -291,6 +291,14 @@ def test_exact_baselines_rank_by_the_float_vectors_when_kept_else_by_the_int8_on
     # the float vectors change nothing served, and the two rank alike at int8's precision
     assert np.array_equal(mapped_kept.codes, mapped.codes)
     assert np.abs(kept - lean).max() < 0.02
+    # `inspect` mentions the float vectors where they are kept, and only there
+    for index_dir, held in ((None, False), (kept_dir, True)):
+        with Strata(repo.path, index_dir=index_dir) as s:
+            assert s.inspect()["float_vectors_kept"] is held
+        args = ["inspect"] if index_dir is None else ["inspect", "--out", str(index_dir)]
+        said = _cli(repo.path, *args)
+        assert said.returncode == 0, said.stderr
+        assert ("float vectors it keeps" in said.stdout) is held
 
 
 @pytest.mark.parametrize("top_k", [0, -1, True, 2.5, "3"])
