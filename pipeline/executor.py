@@ -75,10 +75,16 @@ def _main_hidden() -> Iterator[None]:
                 sys.modules["__main__"] = main
 
 
+# whether this process started the fork server (or launched a worker through it): a pool
+# then forks a worker at once, without the server's imports to wait for (`Executor.apart`)
+_server_started = threading.Event()
+
+
 class _WorkerPopen(popen_forkserver.Popen):
     def _launch(self, process_obj: Any) -> None:
         with _main_hidden():
             super()._launch(process_obj)  # type: ignore[misc]  # not in typeshed
+        _server_started.set()
 
 
 class _WorkerProcess(mp_context.ForkServerProcess):
@@ -161,6 +167,7 @@ def start_pool_server() -> None:
 
     pool_context()  # its preload names gitstrata's modules only, never the caller's main
     forkserver.ensure_running()
+    _server_started.set()
 
 
 def local_jobs(jobs: int | None) -> int:
@@ -192,6 +199,10 @@ class Executor:
 
     def map_units(self, fn: Callable[[Any], Any], units: Iterable[Any]) -> Iterator[Any]:
         return self.map(fn, units)
+
+    def apart(self, fn: Callable[[Any], Any], unit: Any) -> Any:
+        """`fn(unit)`, off this process where a worker can take it at once (here: in it)."""
+        return fn(unit)
 
     def close(self) -> None:
         pass
@@ -228,6 +239,15 @@ class LocalExecutor(Executor):
             yield from Executor.map(self, fn, units)
             return
         yield from self._ensure_pool().map(fn, units)
+
+    def apart(self, fn: Callable[[Any], Any], unit: Any) -> Any:
+        """`fn(unit)` on a worker of the pool once this run's fork server is up (a worker is
+        then forked at once): a stage's Python work there leaves this process's interpreter
+        lock to the stages running beside it, on the other core. In this process otherwise:
+        a server started for one unit would make it wait for the server's imports."""
+        if self.jobs == 1 or not _server_started.is_set():
+            return fn(unit)
+        return self._ensure_pool().submit(fn, unit).result()
 
     def close(self) -> None:
         with self._pool_lock:

@@ -62,13 +62,15 @@ def dependencies(stages: Sequence[Stage]) -> dict[str, set[str]]:
     return {s.name: {producer[i] for i in s.inputs} - {s.name} for s in stages}
 
 
-def chain_lengths(ordered: Sequence[Stage]) -> dict[str, int]:
-    """Each stage's name -> the number of stages on its longest chain of dependents, itself
+def chain_weights(ordered: Sequence[Stage]) -> dict[str, float]:
+    """Each stage's name -> the summed `weight` of its heaviest chain of dependents, itself
     included, for stages in `order_stages`' order: a runner that may start several ready
-    stages starts the longest chain first."""
+    stages starts the heaviest chain first. Counting stages instead, as this did, let the
+    small `cochange` and `firewall` go before `embed`, the longest stage after the history,
+    which then started last and ended the run."""
     deps = dependencies(ordered)
-    length: dict[str, int] = {}
+    weight: dict[str, float] = {}
     for stage in reversed(ordered):
-        after = [length[s] for s, d in deps.items() if stage.name in d]
-        length[stage.name] = 1 + max(after, default=0)
-    return length
+        after = [weight[s] for s, d in deps.items() if stage.name in d]
+        weight[stage.name] = stage.weight + max(after, default=0.0)
+    return weight

@@ -910,6 +910,7 @@ CAPSULE = Stage(
     config=("index", "history", "redaction"),
     source="head",
     description="one capsule per commit (intent, tickets, diff excerpt) and per-symbol touches",
+    weight=3.5,
 )
 BLAME = Stage(
     name="blame",
@@ -919,6 +920,7 @@ BLAME = Stage(
     config=("index",),
     source="head",
     description="line ownership of every HEAD symbol and its load-bearing share",
+    weight=1.3,
 )
 COCHANGE = Stage(
     name="cochange",
@@ -927,5 +929,6 @@ COCHANGE = Stage(
     outputs=("cochange_files", "cochange_symbols", "graph_nodes", "graph"),
     config=("graph",),
     description="time-decayed co-change of files and symbols, and its CSR graph",
+    weight=0.15,
 )
 STAGES = [CAPSULE, BLAME, COCHANGE]

@@ -70,4 +70,5 @@ MEMORIES = Stage(
     source="head",
     extra=_team_signature,
     description="ADR decisions, revert / fix-again pitfall candidates, hotspots and team memories",
+    weight=0.05,
 )

@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from ..stages.documents import build_documents, docmeta, memory_records
 from ..stages.embed import Reuse, embed_documents, model_identity
@@ -32,7 +33,7 @@ from ..store import fulltext, fulltext_writer
 from ..store.attempts import changed_lines, load_failures, target_label
 from ..store.charlm import load_state as load_lm_state
 from ..store.charlm import save_state as save_lm_state
-from ..store.config import EmbeddingConfig
+from ..store.config import EmbeddingConfig, FirewallConfig
 from ..store.embedder import Embedder
 from ..store.errors import IndexCorrupt
 from ..store.journal import Journal
@@ -290,6 +291,7 @@ DOCUMENTS = Stage(
     config=("redaction",),
     extra=lambda ctx: _journal(ctx).signature(),  # a new journal record re-runs the stage
     description="symbols, commit capsules, journal records and memories as documents, and their terms",
+    weight=1.1,
 )
 
 FULLTEXT = Stage(
@@ -299,6 +301,7 @@ FULLTEXT = Stage(
     outputs=("fulltext",),
     description="the Tantivy index of the documents' terms (BM25)",
     child=True,  # `run_fulltext`
+    weight=0.3,
 )
 
 EMBED = Stage(
@@ -312,6 +315,7 @@ EMBED = Stage(
         "the embedder (refit when > 30 % of documents are new), the served int8 and 1-bit codes "
         "of every document's vector, and the float vectors when `embedding.float_vectors` is on"
     ),
+    weight=1.5,
 )
 
 
@@ -335,11 +339,38 @@ def _refresh_firewall(
     )
 
 
+# the characters of the firewall's corpus from which its training goes to a worker
+APART_CHARS = 1_000_000
+
+
+def _chars(table: pa.Table | None, column: str) -> int:
+    if table is None or not table.num_rows:
+        return 0
+    return int(pc.sum(pc.utf8_length(table.column(column))).as_py() or 0)
+
+
+def _train_firewall(
+    unit: tuple[pa.Table, pa.Table | None, FirewallConfig],
+) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+    return train_firewall_lm(*unit)
+
+
 def run_firewall(ctx: StageContext) -> StageResult:
     symbols, commits = ctx.input("symbols"), ctx.input("commits")
     refreshed = _refresh_firewall(ctx, symbols, commits)
     if refreshed is None:
-        arrays, meta = train_firewall_lm(symbols, commits, ctx.config.firewall)
+        unit = (
+            symbols.select(["code"]),
+            None if commits is None else commits.select(["message"]),
+            ctx.config.firewall,
+        )
+        # a full training is Python work (about 0.4 s per million characters) while `embed`
+        # runs beside it: a long one goes to a worker, where one can be forked at once, and
+        # the two share no lock; a short one costs less here than shipping it
+        if _chars(unit[0], "code") + _chars(unit[1], "message") >= APART_CHARS:
+            arrays, meta = ctx.executor.apart(_train_firewall, unit)
+        else:
+            arrays, meta = _train_firewall(unit)
     else:
         arrays, meta = refreshed
     save_lm_state(ctx.output_dir("firewall_lm"), arrays, meta)
@@ -358,6 +389,7 @@ FIREWALL = Stage(
     outputs=("firewall_lm",),
     config=("firewall",),
     description="character-trigram model of the repository's own text (the firewall's perplexity check)",
+    weight=0.5,
 )
 
 STAGES = [DOCUMENTS, FULLTEXT, EMBED, FIREWALL]

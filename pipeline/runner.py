@@ -30,7 +30,7 @@ from ..store.schemas import FORMAT_VERSION, artifact
 from .codeversion import load_import_cache, save_import_cache, stage_code_version
 from .executor import make_executor
 from .gitio import Git
-from .graph import chain_lengths, dependencies, order_stages
+from .graph import chain_weights, dependencies, order_stages
 from .progress import Progress
 from .stage import Stage, StageContext
 
@@ -264,7 +264,7 @@ def _run_stages(
     progress: Progress,
 ) -> tuple[dict[str, StageRecord], list[StageReport]]:
     """Run or carry over every stage. A stage starts once the stages writing its inputs are
-    done, up to `_width` stages at once (the longest chain of dependents first); fingerprints,
+    done, up to `_width` stages at once (the heaviest chain of dependents first); fingerprints,
     carry-overs and progress lines are decided here, in the calling thread, and a stage's own
     work (running it, writing its artifacts) runs on a thread of its own."""
     records: dict[str, StageRecord] = {}
@@ -280,7 +280,7 @@ def _run_stages(
             readers.setdefault(name, set()).add(s.name)
     executor = make_executor(executor_kind, jobs, address)
     deps = dependencies(ordered)
-    chain = chain_lengths(ordered)
+    chain = chain_weights(ordered)
     width = _width(executor.jobs)
 
     def load_input(name: str) -> pa.Table:
@@ -442,7 +442,7 @@ def _run_stages(
     return records, [reports[s.name] for s in ordered]
 
 
-# stages at once: the ones off the longest chain (blame, co-change, firewall after the history
+# stages at once: the ones off the heaviest chain (blame, co-change, firewall after the history
 # is extracted) overlap the chain's (documents, embed) instead of waiting for them
 PARALLEL_STAGES = 3
 

@@ -58,6 +58,10 @@ class Stage:
     # with more than one job its work runs in a child process and waits without the interpreter
     # lock, so it starts as soon as its inputs are ready, beside the stages that take the places
     child: bool = False
+    # its usual share of a full index's time, against the other stages' (about its seconds on a
+    # 2,000-commit history): of the stages ready at once, the runner starts those heading the
+    # heaviest chain of dependents first (`graph.chain_weights`)
+    weight: float = 1.0
 
 
 @dataclass

@@ -138,4 +138,5 @@ CHUNK = Stage(
     config=("chunk", "redaction"),
     source="tree",
     description="files of HEAD cut into symbols (functions, classes, methods, types, <module>)",
+    weight=1.0,
 )

@@ -70,6 +70,73 @@ def test_executor_contract_units_keep_input_order(executor: Executor, n: int) ->
     assert executor.jobs >= 1
 
 
+def test_executor_contract_apart_returns_what_the_call_returns(executor: Executor) -> None:
+    assert executor.apart(operator.neg, 7) == -7
+
+
+_APART = """
+import json, os
+from gitstrata.pipeline.executor import LocalExecutor, start_pool_server
+
+two, one = LocalExecutor(2), LocalExecutor(1)
+here = str(os.getpid())
+# `/proc/self` names the process that reads it
+seen = [two.apart(os.readlink, "/proc/self") == here]
+start_pool_server()
+seen += [two.apart(os.readlink, "/proc/self") == here, one.apart(os.readlink, "/proc/self") == here]
+two.close()
+print(json.dumps(seen))
+"""
+
+
+@pytest.mark.skipif(not Path("/proc/self").exists(), reason="needs /proc")
+def test_a_unit_apart_runs_on_a_worker_once_the_fork_server_is_up() -> None:
+    # in a fresh interpreter: before any fork server, the unit runs in this process (a server
+    # started for it would make it wait for the server's imports); after, on a forked worker;
+    # with one job, here either way
+    done = subprocess.run(
+        [sys.executable, "-c", _APART], capture_output=True, text=True, timeout=300, check=True
+    )
+    assert json.loads(done.stdout.strip().splitlines()[-1]) == [True, False, True]
+
+
+_FIREWALL_APART = """
+import hashlib, json, sys
+from pathlib import Path
+from gitstrata import Strata
+from gitstrata.pipeline import retrieval
+from gitstrata.pipeline.executor import start_pool_server
+
+start_pool_server()
+digests = []
+for where, least in (("here", 10**12), ("apart", 0)):
+    retrieval.APART_CHARS = least
+    out = Path(sys.argv[2]) / where
+    with Strata(sys.argv[1], index_dir=out) as s:
+        s.index(jobs=2)
+    gen = out / (out / "CURRENT").read_text().strip()
+    files = sorted(p for p in (gen / "firewall_lm").rglob("*") if p.is_file())
+    digests.append({p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in files})
+    digests.append(retrieval.load_lm_state(gen / "firewall_lm")[1]["active"])
+print(json.dumps(digests))
+"""
+
+
+def test_the_firewall_model_trained_on_a_worker_is_the_one_trained_here(tmp_path) -> None:
+    # a history whose text is long enough for an active model (`min_corpus_chars`)
+    repo = history_speed.make_synthetic(tmp_path / "repo", 60)
+    done = subprocess.run(
+        [sys.executable, "-c", _FIREWALL_APART, str(repo), str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=True,
+    )
+    here, active_here, apart, active_apart = json.loads(done.stdout.strip().splitlines()[-1])
+    assert active_here and active_apart
+    assert here and here == apart
+
+
 def test_unknown_executor_is_an_input_error() -> None:
     with pytest.raises(InputError, match="unknown executor 'bogus'"):
         make_executor("bogus")
