@@ -10,7 +10,7 @@ folder (`index_dir`) needs no checkout, so a downloaded index can be read anywhe
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
@@ -72,7 +72,6 @@ class Strata:
         self._tasks: TaskService | None = None
         self._memory: MemoryBook | None = None
         self._journal_skipped: list[Skipped] = []
-        self._index_prepared = False
 
     @property
     def git(self) -> Git:
@@ -172,6 +171,7 @@ class Strata:
         executor: str = "local",
         address: str | None = None,
         start_from: str | Path | None = None,
+        preload: Callable[[], None] | None = None,
     ) -> IndexReport:
         """Build or refresh the index; only stale stages run. Returns what was done.
         `executor` is `local` (a process pool), `inline` or `ray` (Ray tasks on a local runtime,
@@ -180,17 +180,16 @@ class Strata:
         `start_from` names a prebuilt index (a store folder or a URI, e.g. the one CI published
         for the merge base): adopted when its commit is an ancestor of HEAD and it is newer than
         the local index, so only what is new is indexed. With a remote index location, the run
-        starts from what is published there and publishes the new generation when done."""
+        starts from what is published there and publishes the new generation when done.
+
+        `preload`: the caller's imports for the run (the command line's `preload("index")`),
+        made once the pools' fork server is starting, so that its imports overlap them."""
         repo = self.location.require_repo()
-        if not self._index_prepared:
-            self.prepare_index(
-                rebuild=rebuild,
-                jobs=jobs,
-                executor=executor,
-                address=address,
-                start_from=start_from,
-            )
-        self._index_prepared = False
+        if executor == "local" and address is None and start_from is None and self.remote is None:
+            # before the pipeline's imports, which its fork server's own imports then overlap
+            self._start_pool_server_early(rebuild=rebuild, jobs=jobs)
+        if preload is not None:
+            preload()
         from .pipeline.runner import run_index
 
         notes: list[str] = []
@@ -216,24 +215,6 @@ class Strata:
             name = self.remote.push(self.store.require_live())
             report.published = f"{self.remote.shown} ({name})"
         return report
-
-    def prepare_index(
-        self,
-        *,
-        rebuild: bool = False,
-        jobs: int | None = None,
-        executor: str = "local",
-        address: str | None = None,
-        start_from: str | Path | None = None,
-    ) -> None:
-        """Get ready for an `index` call with the same arguments, before its caller imports the
-        pipeline (`preload("index")`): when that run will extract a long history on the local
-        pool, the pool's fork server starts now and imports the stages' modules on another core
-        while this process imports its own, so capsule forks its workers at once. `index` does
-        this itself when the caller did not."""
-        self._index_prepared = True
-        if executor == "local" and address is None and start_from is None and self.remote is None:
-            self._start_pool_server_early(rebuild=rebuild, jobs=jobs)
 
     def _start_pool_server_early(self, *, rebuild: bool, jobs: int | None) -> bool:
         """Start the local pools' fork server now when this run will extract a long history on

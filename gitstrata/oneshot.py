@@ -102,8 +102,8 @@ def run_index(
     as_json: bool = False,
     preload: Callable[[], None] | None = None,
 ) -> None:
-    """`preload`: imports the run needs (`entry._index_modules`), made once the run is prepared
-    (`Strata.prepare_index`), so the pool's fork server imports its own at the same time."""
+    """`preload`: imports the run needs (`entry._index_modules`), made by `Strata.index` once
+    the pools' fork server is starting, so that the server imports its own at the same time."""
     from .facade import Strata, jobs_used
     from .pipeline.progress import make_progress
 
@@ -118,15 +118,6 @@ def run_index(
     repo = directory / path if path is not None else directory
     try:
         with Strata(repo, index_dir=index_dir) as strata:
-            strata.prepare_index(
-                rebuild=rebuild,
-                jobs=jobs,
-                executor=executor,
-                address=address,
-                start_from=start_from,
-            )
-            if preload is not None:
-                preload()
             report = strata.index(
                 rebuild=rebuild,
                 jobs=jobs,
@@ -134,6 +125,7 @@ def run_index(
                 executor=executor,
                 address=address,
                 start_from=start_from,
+                preload=preload,
             )
             # the documents stage read the journal: say what it had to leave out
             notice = strata.journal_health().notice()
