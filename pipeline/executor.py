@@ -42,6 +42,9 @@ MAX_JOBS_PER_CPU = 4
 # documents' terms and the embedder's features), imported once by the fork server: every worker
 # it forks starts with them loaded, where each worker imported them itself (~0.35 s of a core)
 PRELOAD = ("gitstrata.pipeline.history", "gitstrata.pipeline.tree", "gitstrata.pipeline.retrieval")
+# imported by the fork server too, and by nothing else: its workers' quiet end when the run that
+# asked for them is gone before they start
+FORKSERVER_HOOK = "gitstrata.pipeline.forkserver_hook"
 
 
 # multiprocessing's resource tracker removes the named semaphores of a process that ended without
@@ -104,7 +107,7 @@ def pool_context() -> BaseContext:
     """How every local process pool starts its workers: forked by a fork server (never a fork of
     this process, whose stage threads may hold locks), which imports `PRELOAD` first, and
     started without the caller's main module (`_main_hidden`)."""
-    _CONTEXT.set_forkserver_preload(list(PRELOAD))
+    _CONTEXT.set_forkserver_preload([*PRELOAD, FORKSERVER_HOOK])
     if _QUIET_TRACKER not in sys.warnoptions:
         sys.warnoptions.append(_QUIET_TRACKER)
     return _CONTEXT

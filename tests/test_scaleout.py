@@ -137,6 +137,38 @@ def test_the_firewall_model_trained_on_a_worker_is_the_one_trained_here(tmp_path
     assert here and here == apart
 
 
+_ORPHAN = """
+import os, sys
+import gitstrata.pipeline.forkserver_hook  # noqa: F401  (as the fork server imports it)
+from multiprocessing import spawn
+
+def start(data_pipe_closed: bool) -> None:
+    r, w = os.pipe()
+    if data_pipe_closed:
+        os.close(w)  # the run that asked for this worker is gone
+    try:
+        spawn._main(r, -1)
+    except Exception:
+        sys.excepthook(*sys.exc_info())  # what the fork server's child does with it
+
+start(True)
+sys.stderr.write("--\\n")
+try:
+    raise ValueError("a worker that cannot start for another reason")
+except ValueError:
+    sys.excepthook(*sys.exc_info())
+"""
+
+
+def test_a_worker_whose_run_is_gone_before_it_starts_ends_quietly() -> None:
+    # stopped while its pool started a worker, a run printed "terminated" and then the worker's
+    # EOFError traceback; any other error of a worker's start still prints
+    done = subprocess.run([sys.executable, "-c", _ORPHAN], capture_output=True, text=True)
+    before, after = done.stderr.split("--\n")
+    assert before == ""
+    assert "ValueError: a worker that cannot start for another reason" in after
+
+
 def test_unknown_executor_is_an_input_error() -> None:
     with pytest.raises(InputError, match="unknown executor 'bogus'"):
         make_executor("bogus")
