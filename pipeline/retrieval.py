@@ -27,7 +27,7 @@ import pyarrow.compute as pc
 from ..stages.documents import build_documents, docmeta, memory_records
 from ..stages.embed import Reuse, embed_documents, model_identity
 from ..stages.firewall_lm import corpus as firewall_corpus
-from ..stages.firewall_lm import train as train_firewall_lm
+from ..stages.firewall_lm import train_texts as train_firewall_texts
 from ..stages.firewall_lm import update as update_firewall_lm
 from ..store import fulltext, fulltext_writer
 from ..store.attempts import changed_lines, load_failures, target_label
@@ -343,31 +343,22 @@ def _refresh_firewall(
 APART_CHARS = 1_000_000
 
 
-def _chars(table: pa.Table | None, column: str) -> int:
-    if table is None or not table.num_rows:
-        return 0
-    return int(pc.sum(pc.utf8_length(table.column(column))).as_py() or 0)
-
-
 def _train_firewall(
-    unit: tuple[pa.Table, pa.Table | None, FirewallConfig],
+    unit: tuple[pa.Array, FirewallConfig],
 ) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
-    return train_firewall_lm(*unit)
+    return train_firewall_texts(*unit)
 
 
 def run_firewall(ctx: StageContext) -> StageResult:
     symbols, commits = ctx.input("symbols"), ctx.input("commits")
     refreshed = _refresh_firewall(ctx, symbols, commits)
     if refreshed is None:
-        unit = (
-            symbols.select(["code"]),
-            None if commits is None else commits.select(["message"]),
-            ctx.config.firewall,
-        )
+        texts = firewall_corpus(symbols, commits)
+        unit = (texts, ctx.config.firewall)
         # a full training is Python work (about 0.4 s per million characters) while `embed`
         # runs beside it: a long one goes to a worker, where one can be forked at once, and
         # the two share no lock; a short one costs less here than shipping it
-        if _chars(unit[0], "code") + _chars(unit[1], "message") >= APART_CHARS:
+        if (pc.sum(pc.utf8_length(texts)).as_py() or 0) >= APART_CHARS:
             arrays, meta = ctx.executor.apart(_train_firewall, unit)
         else:
             arrays, meta = _train_firewall(unit)

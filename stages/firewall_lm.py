@@ -44,7 +44,14 @@ def _meta(meta: dict[str, Any], cfg: FirewallConfig, drift: int) -> dict[str, An
 def train(
     symbols: pa.Table, commits: pa.Table | None, cfg: FirewallConfig
 ) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
-    arrays, meta = TrigramModel.train(corpus(symbols, commits).to_pylist(), cfg).state()
+    return train_texts(corpus(symbols, commits), cfg)
+
+
+def train_texts(
+    texts: pa.Array, cfg: FirewallConfig
+) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+    """`train` on the texts `corpus` chose (a caller that measured them first)."""
+    arrays, meta = TrigramModel.train(texts.to_pylist(), cfg).state()
     return arrays, _meta(meta, cfg, 0)
 
 
