@@ -45,6 +45,7 @@ __all__ = [
     "is_valid",
     "less_equal",
     "not_equal",
+    "or_",
     "sort_indices",
     "take",
     "unique",
@@ -66,6 +67,10 @@ def less_equal(x: Any, y: Any) -> Any:
 
 def and_(x: Any, y: Any) -> Any:
     return call_function("and", [x, y])
+
+
+def or_(x: Any, y: Any) -> Any:
+    return call_function("or", [x, y])
 
 
 def is_valid(values: Any) -> Any:

@@ -503,6 +503,32 @@ class ServeIndex:
         """commit sha -> the symbols it touched (head paths)."""
         return self._touches_grouped("sha")
 
+    def path_changes(self, path: str) -> list[dict[str, Any]]:
+        """The file-level changes history holds for `path` under any of its names: one row per
+        (commit, path, old path, status, HEAD path) where `path` is the file changed, its old
+        name or its name at HEAD, newest first. Read from the columns on each call (a path
+        that is not at HEAD is asked about rarely)."""
+        if not self.has("touches"):
+            return []
+        cols = ["sha", "commit_time", "path", "old_path", "status", "head_path"]
+        t = self.table("touches", columns=cols)
+        mask = None
+        for name in ("path", "old_path", "head_path"):
+            hit = pc.fill_null(pc.equal(t.column(name), path), False)
+            mask = hit if mask is None else pc.or_(mask, hit)
+        if mask is None or not pc.any(mask).as_py():
+            return []
+        t = pc.filter(t, mask)
+        t = pc.take(t, pc.sort_indices(t, [("commit_time", "descending"), ("sha", "descending")]))
+        seen: set[tuple[Any, ...]] = set()
+        out = []
+        for row in _rows(t):
+            key = tuple(row[c] for c in cols if c != "commit_time")
+            if key not in seen:
+                seen.add(key)
+                out.append(row)
+        return out
+
     def memo(self, key: Hashable, build: Callable[[], _T]) -> _T:
         """A value derived from this generation alone (a symbol's shown history), built on its
         first request and kept; a reload makes a new index, so nothing outlives its generation."""

@@ -3,7 +3,8 @@
 Built from lookups on a `ServeIndex` (no scans): the AST context of the target, blame ownership
 and the load-bearing share, the symbol's causal history, the coupled files and symbols.
 Search-backed sections (related memory, failed attempts) and invariants are filled in by the
-engine. An unknown file or symbol is an answer that says so and offers the nearest matches
+engine. An unknown file or symbol is an answer that says so and offers the nearest matches (a
+file history had says where it went: renamed, with its name at HEAD first, or deleted)
 (nothing else: no whole-file sections under a name that was not found); a
 name that matches several symbols equally well raises `AmbiguousSymbol` listing them (a name
 picks one by its qualifier, `Foo::new` / `Class.method`, or by a line, `new@42`).
@@ -70,15 +71,60 @@ def attach_reasons(index: ServeIndex, hits: list[Hit], reason_chars: int) -> Non
 
 
 def nearest_paths(index: ServeIndex, path: str, n: int = 5) -> list[str]:
+    """Files at HEAD an unknown `path` may mean: those of its name, the ones sharing the most
+    leading folders with it first, then the closest spellings."""
     paths = index.paths
     base = posixpath.basename(path)
-    same_name = [p for p in paths if posixpath.basename(p) == base]
+    folders = path.split("/")[:-1]
+
+    def shared(p: str) -> int:
+        n = 0
+        for a, b in zip(folders, p.split("/")[:-1], strict=False):
+            if a != b:
+                break
+            n += 1
+        return n
+
+    same_name = sorted(
+        (p for p in paths if posixpath.basename(p) == base), key=shared, reverse=True
+    )
     close = difflib.get_close_matches(path, paths, n=n, cutoff=0.5)
     out: list[str] = []
     for p in same_name + close:
         if p not in out:
             out.append(p)
     return out[:n]
+
+
+def _at_head(index: ServeIndex, path: str) -> bool:
+    return path in index.symbols_by_path or path in index.coupling_files
+
+
+def _cite(index: ServeIndex, row: dict[str, Any]) -> str:
+    sha = row["sha"]
+    subject = (index.commits.get(sha) or {}).get("subject") or ""
+    return f"{sha[:8]} ({iso_date(row['commit_time'])}{': ' + subject if subject else ''})"
+
+
+def departure(index: ServeIndex, path: str, depth: int = 0) -> tuple[str, list[str]] | None:
+    """Why `path`, not a file of the index at HEAD, is not: its newest rename away (with the
+    name it has at HEAD, which is offered first) or deletion, from the touches. None when the
+    history never had it."""
+    rows = index.path_changes(path)
+    for row in rows:  # newest first
+        if row["status"] == "R" and row["old_path"] == path:
+            now = row["head_path"] or row["path"]
+            said = f"{path} was renamed to {row['path']} in {_cite(index, row)}"
+            if _at_head(index, now):
+                return said + ("" if now == row["path"] else f"; it is {now} at HEAD"), [now]
+            gone = departure(index, now, depth + 1) if now != path and depth < 3 else None
+            return said + (f"; then {gone[0]}" if gone else ""), []
+        if row["status"] == "D" and row["path"] == path:
+            return f"{path} was deleted in {_cite(index, row)}", []
+    if rows:
+        commits = len({r["sha"] for r in rows})
+        return f"{path} changed in {commits} commits but is not a file of the index at HEAD", []
+    return None
 
 
 def resolve_symbol(
@@ -124,8 +170,13 @@ def build_preflight(
             report.message = f"{path} is not parsed (binary or too large): co-change only"
             _coupling_of_file(index, path, report, limit=cfg.coupling_limit)
             return report, None
-        report.message = f"{path} is not in the index (generation {index.name})"
-        report.nearest = nearest_paths(index, path)
+        gone = departure(index, path)
+        if gone is None:
+            report.message = f"{path} is not in the index (generation {index.name})"
+            report.nearest = nearest_paths(index, path)
+        else:
+            report.message, now = gone
+            report.nearest = list(dict.fromkeys(now + nearest_paths(index, path)))[:5]
         return report, None
     target: SymbolRow | None
     if symbol:

@@ -247,3 +247,54 @@ def test_mcp_ambiguous_name_is_a_tool_error_and_not_found_a_report(repo, tmp_pat
             assert "<not_found>src/shapes.rs has no symbol 'old'</not_found>" in text_of(got)
 
     anyio.run(main)
+
+
+def test_a_file_gone_from_head_says_where_it_went(tmp_path) -> None:
+    """A path history had but HEAD has not: renamed (its name at HEAD offered first), renamed
+    and later deleted, or deleted, each with the commit that did it."""
+    from conftest import GitRepo
+
+    r = GitRepo(tmp_path / "repo")
+    r.commit(
+        "feat: first layout",
+        {
+            "lib/old.py": "def load():\n    return 1\n",
+            "pkg/gone.py": "def gone():\n    return 2\n",
+            "tmp/a.py": "def a():\n    return 3\n",
+            "keep.py": "def keep():\n    return 4\n",
+        },
+    )
+    (r.path / "src" / "lib").mkdir(parents=True)
+    r.git("mv", "lib/old.py", "src/lib/new.py")
+    r.git("mv", "tmp/a.py", "tmp/b.py")
+    moved = r.commit("refactor: move the loader under src")
+    r.remove("pkg/gone.py")
+    deleted = r.commit("chore: drop the gone module")
+    r.remove("tmp/b.py")
+    dropped = r.commit("chore: drop b")
+    with Strata(r.path) as s:
+        s.index(jobs=1)
+        renamed = s.preflight("lib/old.py", "load")
+        gone = s.preflight("pkg/gone.py")
+        twice = s.preflight("tmp/a.py")
+        never = s.preflight("lib/never.py")
+    assert not renamed.found and renamed.nearest[0] == "src/lib/new.py"
+    assert renamed.message == (
+        f"lib/old.py was renamed to src/lib/new.py in {moved[:8]} "
+        "(2023-11-16: refactor: move the loader under src)"
+    )
+    assert not gone.found
+    assert gone.message == (
+        f"pkg/gone.py was deleted in {deleted[:8]} (2023-11-17: chore: drop the gone module)"
+    )
+    assert not twice.found and "tmp/b.py" not in twice.nearest
+    assert twice.message == (
+        f"tmp/a.py was renamed to tmp/b.py in {moved[:8]} (2023-11-16: refactor: move the "
+        f"loader under src); then tmp/b.py was deleted in {dropped[:8]} (2023-11-18: chore: drop b)"
+    )
+    assert never.message is not None and never.message.startswith(
+        "lib/never.py is not in the index"
+    )
+    run = cli("preflight", "pkg/gone.py", cwd=r.path)
+    assert run.returncode == 1
+    assert run.stderr.startswith(f"error: pkg/gone.py was deleted in {deleted[:8]}")
