@@ -105,6 +105,8 @@ def recall_benchmark(
         "index": backend,
         "indexed_memories": indexed,
     }
+    if backend is not None:
+        out["beside_search"] = beside_search(strata, data["queries"], ids)
     table = []
     for kind in (*KINDS, "all"):
         for mode in MODES:
@@ -125,6 +127,27 @@ def recall_benchmark(
             )
     out["table"] = table
     return out
+
+
+def beside_search(strata: Any, queries: list[dict[str, Any]], ids: dict[str, str]) -> list[dict]:
+    """The memories a full `Strata.search` shows beside its hits, per query kind: how many
+    questions show their labelled memory, and how many other memories are shown in all."""
+    rows: dict[str, list[tuple[bool, int]]] = {}
+    for q in queries:
+        shown = [ids.get(m.id) for m in strata.search(q["q"]).memories]
+        rows.setdefault(q["kind"], []).append(
+            (q["answer"] in shown, sum(1 for x in shown if x != q["answer"]))
+        )
+    rows["all"] = [r for k in KINDS for r in rows.get(k, [])]
+    return [
+        {
+            "kind": kind,
+            "queries": len(rows.get(kind, [])),
+            "answer_shown": sum(hit for hit, _ in rows.get(kind, [])),
+            "others_shown": sum(n for _, n in rows.get(kind, [])),
+        }
+        for kind in (*KINDS, "all")
+    ]
 
 
 def staleness_benchmark(workdir: Path, script: dict[str, Any]) -> dict[str, Any]:
@@ -213,6 +236,21 @@ def markdown(result: dict[str, Any]) -> str:
                 f"| {kind} | {row['queries']} | {mode} | {row['recall@1']:.0%} | "
                 f"{row['recall@3']:.0%} | {row['mrr']:.2f} |"
             )
+        side = got.get("beside_search")
+        if side:
+            lines += [
+                "",
+                "Beside a full `Strata.search` of each query (the memories shown next to its "
+                "hits), same index:",
+                "",
+                "| Query kind | Queries | Labelled memory shown | Other memories shown |",
+                "|---|--:|--:|--:|",
+            ]
+            for row in side:
+                kind = f"**{row['kind']}**" if row["kind"] == "all" else row["kind"]
+                lines.append(
+                    f"| {kind} | {row['queries']} | {row['answer_shown']} | {row['others_shown']} |"
+                )
     lines += [
         "",
         f"Staleness on a scripted history ({st['memories']} memories anchored to symbols and "

@@ -489,10 +489,13 @@ class Engine:
         return got[1]
 
     def _recalled_for(self, query: str, limit: int) -> list[Recalled]:
-        """The memories a search shows beside its hits: those the query recalls, but not the
-        repository's hotspots (a list of file names that many questions match by a name)."""
+        """The memories a search shows beside its hits: those the query recalls and is close to
+        (`close_to`), but not the repository's hotspots (a list of file names that many
+        questions match by a name)."""
         got = self.memory.recall(query, limit + 1, reinforce=False)
-        return [r for r in got if not is_hotspot_fact(r.memory)][:limit]
+        got = [r for r in got if not is_hotspot_fact(r.memory)][:limit]
+        close = self.memory.close_to(query, [r.memory for r in got])
+        return [r for r, ok in zip(got, close, strict=True) if ok]
 
     def _memories(self, recall: Callable[[], list[Recalled]]) -> list[MemoryRef]:
         # a memory is context: a bad journal line or query never fails the answer around it

@@ -83,6 +83,8 @@ CLUSTER_AT = 0.70
 PRUNE_BELOW = 0.05
 DROP_BELOW = 0.20  # of the best match
 HOP_DISCOUNT = 0.6
+CHANCE_COSINE = 0.2  # short unrelated texts reach about this much similarity
+COVER_AT = 0.5  # of a question's words a memory holds to be about it
 MAINTAIN_EVERY_HOURS = 12.0
 MAX_RECALL = 50
 
@@ -176,6 +178,8 @@ class MemoryBook:
         self._bm25: dict[tuple[str, ...], BM25] = {}
         # (query, mode, the pool as `IndexMemories.row` sees it) -> (index memories, relevance)
         self._relevances: dict[tuple[Any, ...], tuple[Any, list[float]]] = {}
+        # (query, memory text, index generation) -> cosine, from the last recalls
+        self._cosine_of: dict[tuple[str, str, Any], float] = {}
         # `for_target`'s question -> (the memories it read, the minute, its answer)
         self._targets: dict[tuple[Any, ...], tuple[dict[str, Memory], datetime, list[Any]]] = {}
 
@@ -583,15 +587,50 @@ class MemoryBook:
             kw = self._bm25_of(docs).scores(self.vectors.terms(query))
         vec = [0.0] * len(pool)
         if mode in ("hybrid", "vector"):
-            known = self._index_cosines(query, pool)
-            raw = [self.vectors.cosine(query, d, known.get(i)) for i, d in enumerate(docs)]
-            vec = [max(0.0, (x - 0.2) / 0.8) for x in raw]  # chance similarity of short texts
+            raw = self._cosines(query, pool, docs)
+            vec = [max(0.0, (x - CHANCE_COSINE) / (1 - CHANCE_COSINE)) for x in raw]
         best_kw, best_vec = max(kw) or 1.0, max(vec) or 1.0
         if mode == "bm25":
             return [k / best_kw for k in kw]
         if mode == "vector":
             return [v / best_vec for v in vec]
         return [0.5 * k / best_kw + 0.5 * v / best_vec for k, v in zip(kw, vec, strict=True)]
+
+    def _cosines(
+        self, query: str, pool: list[Memory], docs: list[str] | None = None
+    ) -> list[float]:
+        """cos(query, each pooled memory), kept for `close_to` (a search asks it of the
+        memories its recall just scored)."""
+        self._index_memories_read()  # notices a new generation
+        docs = [_doc_text(m) for m in pool] if docs is None else docs
+        keys = [(query, d, self._vectors_gen) for d in docs]
+        kept = [self._cosine_of.get(k) for k in keys]
+        if all(c is not None for c in kept):
+            return [float(c or 0.0) for c in kept]
+        known = self._index_cosines(query, pool)
+        got = [self.vectors.cosine(query, d, known.get(i)) for i, d in enumerate(docs)]
+        with self._lock:
+            if len(self._cosine_of) >= 4096:
+                self._cosine_of.clear()
+            self._cosine_of.update(zip(keys, got, strict=True))
+        return got
+
+    def close_to(self, query: str, memories: list[Memory]) -> list[bool]:
+        """Whether each memory is about `query` on its own terms, not only ranked above the
+        rest: it holds at least half of the question's words (`COVER_AT`), or it is closer in
+        meaning than short unrelated texts come by chance (cosine above `CHANCE_COSINE`). The
+        bar for a memory shown unasked beside an answer: recall ranks a pool against its best,
+        so one shared word ("use", "default", "code") carried the best of a small pool."""
+        if not memories:
+            return []
+        query = check_text(query)
+        asked = set(self.vectors.terms(query))
+        cos = self._cosines(query, memories)
+        out = []
+        for m, c in zip(memories, cos, strict=True):
+            held = asked & set(self.vectors.terms(_doc_text(m))) if asked else set()
+            out.append(c > CHANCE_COSINE or (bool(asked) and len(held) >= COVER_AT * len(asked)))
+        return out
 
     def _bm25_of(self, docs: list[str]) -> BM25:
         key = tuple(docs)

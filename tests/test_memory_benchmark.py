@@ -44,3 +44,6 @@ def test_indexed_recall_is_measured_through_the_index(tmp_path) -> None:
     assert (got["index"], got["indexed_memories"]) == ("hashing-lsa", 6)
     row = next(r for r in got["table"] if r["kind"] == "exact" and r["mode"] == "hybrid")
     assert row["queries"] == len(part["queries"]) and row["recall@1"] == 1.0
+    # beside a full search, each exact question shows its memory
+    side = {r["kind"]: r for r in got["beside_search"]}
+    assert side["exact"]["answer_shown"] == side["exact"]["queries"] == len(part["queries"])

@@ -70,6 +70,19 @@ def test_remembered_then_indexed_memory_is_a_document_found_by_search(strata: St
     assert set(book._index_cosines("integer cents", [book.get(mid)])) == {0}
 
 
+def test_a_search_shows_a_memory_only_when_close_to_the_question(strata: Strata) -> None:
+    """Beside a search's hits, a memory that shares one common word with the question (the
+    best of a small pool by recall's relative ranking) is not shown; one about it is."""
+    pitfall = (
+        "Charging twice: the retry loop resent the charge. Check why before changing this code."
+    )
+    mid = strata.remember(pitfall, "pitfall", anchors=["app/billing.py::charge"]).memory.id
+    for _ in range(2):  # served from the journal, then from the index
+        assert mid in [m.id for m in strata.search("retry loop resent the charge twice").memories]
+        assert strata.search("render the code of the README banner").memories == []
+        strata.index()
+
+
 def test_forgotten_or_superseded_memory_is_not_served_before_reindex(strata: Strata) -> None:
     keep = strata.remember("Deploys go out on Tuesdays through the release train", "decision")
     gone = strata.remember(DECISION, "decision")
