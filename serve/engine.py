@@ -31,7 +31,7 @@ from .memory import MemoryBook, Recalled, is_hotspot_fact, memory_refs
 from .models import FailureWarning, MemoryRef, PastAttempt, PreflightReport, SearchResponse
 from .paths import repo_relative
 from .perplexity import PerplexityCheck
-from .preflight import attach_reasons, build_preflight
+from .preflight import attach_reasons, build_preflight, is_indexed_file, unknown_path
 from .safe import scrub_fields, scrub_items, scrub_model
 from .search import Ranked, Searcher, SearchResult
 
@@ -220,6 +220,12 @@ class Engine:
             # a negative count sliced the ranking from its end ("all but the last")
             raise InputError(f"top_k must be a whole number of at least 1, not {top_k!r}")
         path = _filter_path(self.repo_root, file_path) if file_path else None
+        if (
+            path is not None
+            and not any(c in path for c in "*?[")
+            and path not in searcher.docs.by_path
+        ):
+            _unknown_filter(index, path)
         cfg = config or self.config.retrieval
         t0 = time.perf_counter()
         key = ("search", query, top_k, path, mode)
@@ -503,6 +509,21 @@ class Engine:
             return memory_refs(recall())
         except GitstrataError:
             return []
+
+
+def _unknown_filter(index: ServeIndex, path: str) -> None:
+    """Refuse a file filter that names no file of the index (it would match nothing), saying
+    where the file went or what to filter on instead; a file of the index without documents
+    of its own (co-change only) is filtered as asked."""
+    if is_indexed_file(index, path):
+        return
+    message, nearest = unknown_path(index, path)
+    folder = path.rstrip("/")
+    if any(p.startswith(folder + "/") for p in nearest):
+        hint = f"filter on the files under it with {folder}/**"
+    else:
+        hint = f"nearest: {', '.join(nearest[:3])}" if nearest else "name one file or a glob"
+    raise InputError(f"file filter: {message}", hint=hint)
 
 
 def _filter_path(repo_root: Path | None, file_path: str) -> str:

@@ -127,6 +127,26 @@ def departure(index: ServeIndex, path: str, depth: int = 0) -> tuple[str, list[s
     return None
 
 
+def is_indexed_file(index: ServeIndex, path: str) -> bool:
+    """Whether `path` is a file of the index at HEAD (parsed, or known to co-change only)."""
+    return _at_head(index, path)
+
+
+def unknown_path(index: ServeIndex, path: str) -> tuple[str, list[str]]:
+    """What to say of `path`, not a file of the index at HEAD, and the files to offer instead:
+    where history says it went (`departure`), or that it is a folder, or the nearest names."""
+    nearest = nearest_paths(index, path)
+    gone = departure(index, path)
+    if gone is not None:
+        message, now = gone
+        return message, list(dict.fromkeys(now + nearest))[:5]
+    folder = path.rstrip("/") + "/"
+    under = [p for p in index.paths if p.startswith(folder)]
+    if under:
+        return f"{path} is a folder of {len(under)} indexed files, not a file", under[:5]
+    return f"{path} is not in the index (generation {index.name})", nearest
+
+
 def resolve_symbol(
     path: str, rows: list[SymbolRow], symbol: str
 ) -> tuple[SymbolRow | None, list[str]]:
@@ -170,13 +190,7 @@ def build_preflight(
             report.message = f"{path} is not parsed (binary or too large): co-change only"
             _coupling_of_file(index, path, report, limit=cfg.coupling_limit)
             return report, None
-        gone = departure(index, path)
-        if gone is None:
-            report.message = f"{path} is not in the index (generation {index.name})"
-            report.nearest = nearest_paths(index, path)
-        else:
-            report.message, now = gone
-            report.nearest = list(dict.fromkeys(now + nearest_paths(index, path)))[:5]
+        report.message, report.nearest = unknown_path(index, path)
         return report, None
     target: SymbolRow | None
     if symbol:

@@ -278,6 +278,17 @@ def test_a_file_gone_from_head_says_where_it_went(tmp_path) -> None:
         gone = s.preflight("pkg/gone.py")
         twice = s.preflight("tmp/a.py")
         never = s.preflight("lib/never.py")
+        folder = s.preflight("src/lib")
+        # a file filter naming no file of the index is refused, saying what to filter on
+        with pytest.raises(InputError, match="^file filter: lib/old.py was renamed to src/lib/"):
+            s.search("load", file_path="lib/old.py")
+        with pytest.raises(InputError, match="^file filter: src/lib is a folder") as err:
+            s.search("load", file_path="src/lib")
+        assert err.value.hint == "filter on the files under it with src/lib/**"
+        assert [h.path for h in s.search("load", file_path="src/lib/**").hits][:1] == [
+            "src/lib/new.py"
+        ]
+        assert s.search("load", file_path="src/lib/new.py").hits
     assert not renamed.found and renamed.nearest[0] == "src/lib/new.py"
     assert renamed.message == (
         f"lib/old.py was renamed to src/lib/new.py in {moved[:8]} "
@@ -295,6 +306,8 @@ def test_a_file_gone_from_head_says_where_it_went(tmp_path) -> None:
     assert never.message is not None and never.message.startswith(
         "lib/never.py is not in the index"
     )
+    assert folder.message == "src/lib is a folder of 1 indexed files, not a file"
+    assert folder.nearest == ["src/lib/new.py"]
     run = cli("preflight", "pkg/gone.py", cwd=r.path)
     assert run.returncode == 1
     assert run.stderr.startswith(f"error: pkg/gone.py was deleted in {deleted[:8]}")
