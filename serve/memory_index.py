@@ -103,6 +103,8 @@ def _memory_documents(gen: Generation) -> list[tuple[Any, ...]]:
     reader, as `pq.read_table` with a filter imports pyarrow.dataset, tens of ms one-shot)."""
     names = ["doc_idx", "doc_id", "title", "body", "kind"]
     t = gen.mapped_table("documents")
+    if t is not None and not set(names) <= set(t.schema.names):
+        t = gen.table("documents", columns=names)  # a served generation's copy then holds them
     if t is not None:
         kinds = t.column("kind").to_pylist()
         first = kinds.index(KIND) if KIND in kinds else len(kinds)

@@ -144,6 +144,21 @@ def _fsync_dir(path: Path) -> None:
         os.close(fd)
 
 
+_COPY_COLUMNS = b"gitstrata.columns"  # a mapped copy's metadata: the Parquet file's columns
+
+
+def _file_columns(copy: pa.Table) -> list[str]:
+    """The columns of the Parquet file a mapped copy was made from (the copy may hold fewer)."""
+    meta = copy.schema.metadata or {}
+    try:
+        names = json.loads(meta[_COPY_COLUMNS])
+    except (KeyError, ValueError):
+        return list(copy.schema.names)  # a copy of every column, made before the metadata
+    if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+        return list(copy.schema.names)
+    return names
+
+
 class _KeptColumns:
     """The columns of one Parquet file read so far, while the file has this size, mtime and
     inode; `names`: the file's columns, once read."""
@@ -309,7 +324,10 @@ class Generation:
     def _kept_columns(self, name: str, path: Path, columns: list[str] | None) -> pa.Table:
         """`columns` of Parquet artifact `name` (every column when None), each read once while
         the file is the same (size, mtime and inode): from its mapped copy (`mapped_table`),
-        else decoded from the file, whose columns then make the copy."""
+        else decoded from the file. The copy holds the columns asked of it so far: the first
+        reader's, then a column read from the file is added to it (`_write_copy`), so the
+        copies of a served generation grow to what serving reads, not to the whole tables
+        (`commits`' diff excerpts, for one, are never served)."""
         import pyarrow as pa
 
         assert self._columns is not None
@@ -322,11 +340,11 @@ class Generation:
         if kept.names is None and not kept.tried:
             kept.tried = True
             whole = self.mapped_table(name)
-            if whole is None and self._map_copy(name, path):
+            if whole is None and self._write_copy(name, path, columns):
                 whole = self.mapped_table(name)  # its pages are the file's, not this process's
             if whole is not None:
                 with self._columns_lock:
-                    kept.names = whole.schema.names
+                    kept.names = _file_columns(whole)
                     for field, column in zip(whole.schema, whole.columns, strict=True):
                         kept.columns.setdefault(field.name, (field, column))
         want = columns if columns is not None else kept.names
@@ -343,6 +361,7 @@ class Generation:
                 kept.names = names
                 for field, column in zip(read.schema, read.columns, strict=True):
                     kept.columns.setdefault(field.name, (field, column))
+            self._write_copy(name, path, [c for c in names if c in kept.columns], kept)
         pairs = [kept.columns[c] for c in want]
         return pa.Table.from_arrays([c for _, c in pairs], schema=pa.schema([f for f, _ in pairs]))
 
@@ -389,10 +408,18 @@ class Generation:
             return None
         return table if table.num_rows == self.info(name).rows else None
 
-    def _map_copy(self, name: str, path: Path) -> bool:
-        """Decode Parquet artifact `name` whole and write its mapped copy; False when copies are
-        off or the folder cannot be written (a read-only store: the columns asked for are then
-        read from Parquet, not the whole table), or the write failed."""
+    def _write_copy(
+        self,
+        name: str,
+        path: Path,
+        columns: list[str] | None,
+        kept: _KeptColumns | None = None,
+    ) -> bool:
+        """Write the mapped copy of Parquet artifact `name` with `columns` (every column when
+        None): taken from `kept` (this process's columns, mapped or decoded) where it has them,
+        else decoded from the file; the copy names the file's columns in its metadata. False
+        when copies are off or the folder cannot be written (a read-only store: the columns
+        asked for are then read from Parquet, not the whole table), or the write failed."""
         target = self._mapped_path(name)
         if target is None:
             return False
@@ -404,10 +431,23 @@ class Generation:
             return False
         import pyarrow as pa
         import pyarrow.ipc as ipc
-        import pyarrow.parquet as pq
 
-        with pq.ParquetFile(path) as pf:
-            table = pf.read()
+        have = kept.columns if kept is not None else {}
+        if columns is not None and all(c in have for c in columns) and kept is not None:
+            assert kept.names is not None
+            names = kept.names
+            pairs = [have[c] for c in columns]
+            table = pa.Table.from_arrays(
+                [c for _, c in pairs], schema=pa.schema([f for f, _ in pairs])
+            )
+        else:
+            import pyarrow.parquet as pq
+
+            with pq.ParquetFile(path) as pf:
+                names = pf.schema_arrow.names
+                table = pf.read(columns=columns)
+        meta = {_COPY_COLUMNS: json.dumps(names)}
+        table = table.replace_schema_metadata(meta)
         tmp = target.with_name(f".{target.name}.{os.getpid()}.{threading.get_ident()}")
         try:
             with pa.OSFile(str(tmp), "wb") as sink:

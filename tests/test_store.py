@@ -291,6 +291,8 @@ def test_a_shared_generation_reads_each_column_once_and_is_the_one_reopened(
 def test_a_served_table_is_copied_uncompressed_once_and_mapped_by_later_processes(
     tmp_path: Path,
 ) -> None:
+    """The copy holds the columns served so far: the first reader's, then each column a later
+    process reads from Parquet; the processes after those map every column they ask for."""
     store = Store(tmp_path / ".strata")
     _publish(store, 5)
     gen = store.require_live().share()
@@ -303,15 +305,23 @@ def test_a_served_table_is_copied_uncompressed_once_and_mapped_by_later_processe
     assert copy.stat().st_mode & 0o777 == 0o600
     assert gen.mapped_bytes() == copy.stat().st_size > 0  # what `status` reports beside the index
     mapped = gen.mapped_table("files")
-    assert mapped is not None and mapped.to_pylist() == _files_table(5).to_pylist()
+    assert mapped is not None and mapped.to_pylist() == _files_table(5).select(["path"]).to_pylist()
     assert gen.verify() == [] and gen.problems() == {}  # a cache, not an artifact
-    # the next process maps the copy: the whole table, without importing a Parquet reader
-    got = _in_new_process(
-        tmp_path / ".strata",
+    ask = (
         "rows = store.require_live().share().table('files', columns=['blob', 'size']).to_pylist()\n"
-        "print('pyarrow.parquet' in sys.modules, rows[4])\n",
+        "print('pyarrow.parquet' in sys.modules, rows[4])\n"
     )
-    assert got == f"False {{'blob': '{4:040x}', 'size': 4}}"
+    row = f"{{'blob': '{4:040x}', 'size': 4}}"
+    # the next process reads the two columns the copy lacks from Parquet, and adds them to it
+    assert _in_new_process(tmp_path / ".strata", ask) == f"True {row}"
+    got = pa.ipc.open_file(str(copy)).read_all()
+    assert got.schema.names == ["path", "blob", "size"]  # in the file's order
+    # the one after maps them, without importing a Parquet reader; every column, asked as a
+    # whole table, is read from the file once more and the copy then holds them all
+    assert _in_new_process(tmp_path / ".strata", ask) == f"False {row}"
+    whole = Generation.open(gen.path).share().table("files")
+    assert whole.to_pylist() == _files_table(5).to_pylist()
+    assert pa.ipc.open_file(str(copy)).read_all().to_pylist() == _files_table(5).to_pylist()
 
 
 def test_a_mapped_copy_that_does_not_fit_is_replaced_and_copies_can_be_off(
