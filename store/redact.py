@@ -430,7 +430,19 @@ def _literal_value(m: re.Match[str]) -> bool:
 def _quoted_key(m: re.Match[str]) -> bool:
     """A quoted key's literal: its name is a key (`_name_ok`)."""
     name = m.group("name") or (m.group("name2") if "name2" in m.re.groupindex else "")
-    return _name_ok(name) and _literal_value(m)
+    return _name_ok(name) and _literal_value(m) and not _credentials_mode(name, m)
+
+
+# a mode named by lowercase words: fetch's `credentials: 'same-origin'` ('omit', 'include')
+_MODE_WORDS = compile_pattern(r"[a-z]+(?:[\-_][a-z]+)*")
+_CREDENTIALS_NAME = compile_pattern(r"credentials?\Z", re.IGNORECASE)
+
+
+def _credentials_mode(name: str, m: re.Match[str]) -> bool:
+    """A `credentials` setting whose value is a mode in lowercase words, not a credential."""
+    return bool(_CREDENTIALS_NAME.search(name or "")) and bool(
+        _MODE_WORDS.fullmatch(m.group("secret"))
+    )
 
 
 def _docker_auth(m: re.Match[str]) -> bool:
@@ -467,13 +479,18 @@ _VERSION = compile_pattern(r"[\^~>=<v]*\d+(?:\.\d+)+[\w.\-+]*")
 
 def _quoted_value(m: re.Match[str]) -> bool:
     value = m.group("secret")
+    if "name" in m.re.groupindex and _credentials_mode(m.group("name"), m):
+        return False
     return _not_placeholder_value(value) and not _VERSION.fullmatch(value)
+
+
+_ESCAPED_BREAKS = ("\\n", "\\r", "\\t")  # `"Password: \\nScrew you"`
 
 
 def _data_not_code(m: re.Match[str]) -> bool:
     value = m.group("secret")
-    if _VERSION.fullmatch(value):
-        return False
+    if _VERSION.fullmatch(value) or value.startswith(_ESCAPED_BREAKS):
+        return False  # a version, or the text after a string's escaped line break
     if _CODE_VALUE.fullmatch(value):
         return _letters_are_secret(m, value)
     if value.lower() in _TYPE_NAMES:

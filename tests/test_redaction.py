@@ -347,6 +347,13 @@ HONEST = [
     "$db = new PDO($dsn, $user, $password);",
     "$db = new PDO('sqlite::memory:', null, null);",
     "$conn = mysqli_connect($host, $user, $pass, $db);",
+    # fetch's `credentials` modes, not credentials
+    "credentials: 'same-origin', // a request option",
+    "type RequestCredentials = 'omit' | 'include' | 'same-origin';",
+    '"credentials": "include"',
+    # the text after a string's escaped line break
+    'assert out == "Password: \\nScrew you.\\n"',
+    'assert out == "Password:\\ninterrupted\\n"',
 ]
 
 
