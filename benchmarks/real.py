@@ -38,6 +38,11 @@ Per repository it reports:
 6. Where a change goes: `benchmarks/change_holdout.py` on the same cut. Each later commit's
    subject is asked of `Strata.search` (the product and the BM25, dense and hybrid baselines);
    the truth is the code files it changed.
+7. Files gone from HEAD: up to 30 paths (fixed seed) that history deleted or renamed away and
+   HEAD does not have, each asked of `Strata.search` ("why was P removed" / "why was P moved");
+   the truth is the newest commit of `touches` that deleted P or renamed it away. Reports how
+   often that commit is the first hit and within the first three, and how often
+   `Strata.preflight(P)` names it.
 """
 
 from __future__ import annotations
@@ -421,6 +426,36 @@ def measure_intents(strata: Strata, labels_file: Path) -> dict[str, Any]:
 # --------------------------------------------------------------------------- one repository
 
 
+def measure_departed(strata: Strata, index_dir: Path, n: int = 30, seed: int = 7) -> dict:
+    """Files gone from HEAD (see the module doc, 7.), asked of search and preflight."""
+    import random
+
+    from ..store.generations import Store
+
+    gen = Store(index_dir).require_live()
+    cols = ["sha", "commit_time", "path", "old_path", "status"]
+    rows = gen.table("touches", columns=cols).to_pylist()
+    at_head = set(gen.table("files", columns=["path"]).column("path").to_pylist())
+    gone: dict[str, tuple[str, str]] = {}
+    for r in sorted(rows, key=lambda r: (r["commit_time"], r["sha"])):  # the newest stays
+        if r["status"] == "D" and r["path"] not in at_head:
+            gone[r["path"]] = ("removed", r["sha"])
+        elif r["status"] == "R" and r["old_path"] and r["old_path"] not in at_head:
+            gone[r["old_path"]] = ("moved", r["sha"])
+    paths = sorted(gone)
+    random.Random(seed).shuffle(paths)
+    first = top3 = named = 0
+    for path in paths[:n]:
+        verb, sha = gone[path]
+        hits = strata.search(f"why was {path} {verb}", 10).hits
+        rank = next((i for i, h in enumerate(hits, 1) if h.kind == "commit" and h.key == sha), 0)
+        first += rank == 1
+        top3 += 0 < rank <= 3
+        report = strata.preflight(path)
+        named += not report.found and sha[:8] in (report.message or "")
+    return {"paths": len(paths[:n]), "first": first, "top3": top3, "preflight_names": named}
+
+
 def measure_candidates(strata: Strata, index_dir: Path, n: int = 30, seed: int = 7) -> dict:
     """Pitfall candidates (see the module doc, 5.) in preflights of `n` hot and `n` random
     functions."""
@@ -512,6 +547,7 @@ def measure_repo(
         result["reverts"] = measure_reverts(strata, base, head, commits, probes)
         result["intents"] = measure_intents(strata, labels_dir / f"{name}.jsonl")
         result["candidates"] = measure_candidates(strata, work / "head-index")
+        result["departed"] = measure_departed(strata, work / "head-index")
         strata.close()
         log("  co-change and where a change goes: indexing the cut")
         with indexed_cut(base, split) as cut:
@@ -634,6 +670,20 @@ def markdown(results: list[dict[str, Any]], command: str = "") -> str:
             f"{c['answers_with_candidate']} | {c['shown']} | {c['anchored_to_target']} "
             f"| {c['via_partner']} | {c['changed_functions']} | {c['shown_on_changed']} |"
         )
+    gone = [r for r in ok if r.get("departed")]
+    if gone:
+        out += ["", '### Files gone from HEAD ("why was P removed / moved", up to 30 paths)', ""]
+        out += [
+            "| repository | paths asked | its commit first | within the first three "
+            "| preflight names it |",
+            "|---|---|---|---|---|",
+        ]
+        for r in gone:
+            d = r["departed"]
+            out.append(
+                f"| {r['repo']} | {d['paths']} | {d['first']} | {d['top3']} "
+                f"| {d['preflight_names']} |"
+            )
     failed = [r for r in results if "error" in r]
     if failed:
         out += ["", "Failed repositories:", ""]

@@ -31,7 +31,7 @@ from .memory import MemoryBook, Recalled, is_hotspot_fact, memory_refs
 from .models import FailureWarning, MemoryRef, PastAttempt, PreflightReport, SearchResponse
 from .paths import repo_relative
 from .perplexity import PerplexityCheck
-from .preflight import attach_reasons, build_preflight, is_indexed_file, unknown_path
+from .preflight import attach_reasons, build_preflight, unknown_path
 from .safe import scrub_fields, scrub_items, scrub_model
 from .search import Ranked, Searcher, SearchResult
 
@@ -515,7 +515,7 @@ def _unknown_filter(index: ServeIndex, path: str) -> None:
     """Refuse a file filter that names no file of the index (it would match nothing), saying
     where the file went or what to filter on instead; a file of the index without documents
     of its own (co-change only) is filtered as asked."""
-    if is_indexed_file(index, path):
+    if index.at_head(path):
         return
     message, nearest = unknown_path(index, path)
     folder = path.rstrip("/")

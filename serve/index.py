@@ -529,6 +529,36 @@ class ServeIndex:
                 out.append(row)
         return out
 
+    def at_head(self, path: str) -> bool:
+        """Whether `path` is a file of the index at HEAD (parsed, or known to co-change only)."""
+        return path in self.symbols_by_path or path in self.coupling_files
+
+    @cached_property
+    def head_names(self) -> frozenset[str]:
+        """The file names (last path parts) of the parsed files at HEAD."""
+        return frozenset(p.rsplit("/", 1)[-1] for p in self.paths)
+
+    @cached_property
+    def history_paths(self) -> frozenset[str]:
+        """Every path a file had in the indexed history (changed, or renamed from)."""
+        if not self.has("touches"):
+            return frozenset()
+        t = self.table("touches", columns=["path", "old_path"])
+        out: set[str] = set()
+        for name in ("path", "old_path"):
+            out.update(p for p in pc.unique(t.column(name)).to_pylist() if p)
+        return frozenset(out)
+
+    def departed(self, path: str) -> dict[str, Any] | None:
+        """The change that took `path` away: the newest rename from it, or deletion of it,
+        among `path_changes(path)` (a row of them); None when history has neither."""
+        for row in self.path_changes(path):  # newest first
+            if row["status"] == "R" and row["old_path"] == path:
+                return row
+            if row["status"] == "D" and row["path"] == path:
+                return row
+        return None
+
     def memo(self, key: Hashable, build: Callable[[], _T]) -> _T:
         """A value derived from this generation alone (a symbol's shown history), built on its
         first request and kept; a reload makes a new index, so nothing outlives its generation."""

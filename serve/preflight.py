@@ -96,10 +96,6 @@ def nearest_paths(index: ServeIndex, path: str, n: int = 5) -> list[str]:
     return out[:n]
 
 
-def _at_head(index: ServeIndex, path: str) -> bool:
-    return path in index.symbols_by_path or path in index.coupling_files
-
-
 def _cite(index: ServeIndex, row: dict[str, Any]) -> str:
     sha = row["sha"]
     subject = (index.commits.get(sha) or {}).get("subject") or ""
@@ -110,26 +106,21 @@ def departure(index: ServeIndex, path: str, depth: int = 0) -> tuple[str, list[s
     """Why `path`, not a file of the index at HEAD, is not: its newest rename away (with the
     name it has at HEAD, which is offered first) or deletion, from the touches. None when the
     history never had it."""
+    row = index.departed(path)
+    if row is not None and row["status"] == "R":
+        now = row["head_path"] or row["path"]
+        said = f"{path} was renamed to {row['path']} in {_cite(index, row)}"
+        if index.at_head(now):
+            return said + ("" if now == row["path"] else f"; it is {now} at HEAD"), [now]
+        gone = departure(index, now, depth + 1) if now != path and depth < 3 else None
+        return said + (f"; then {gone[0]}" if gone else ""), []
+    if row is not None:
+        return f"{path} was deleted in {_cite(index, row)}", []
     rows = index.path_changes(path)
-    for row in rows:  # newest first
-        if row["status"] == "R" and row["old_path"] == path:
-            now = row["head_path"] or row["path"]
-            said = f"{path} was renamed to {row['path']} in {_cite(index, row)}"
-            if _at_head(index, now):
-                return said + ("" if now == row["path"] else f"; it is {now} at HEAD"), [now]
-            gone = departure(index, now, depth + 1) if now != path and depth < 3 else None
-            return said + (f"; then {gone[0]}" if gone else ""), []
-        if row["status"] == "D" and row["path"] == path:
-            return f"{path} was deleted in {_cite(index, row)}", []
     if rows:
         commits = len({r["sha"] for r in rows})
         return f"{path} changed in {commits} commits but is not a file of the index at HEAD", []
     return None
-
-
-def is_indexed_file(index: ServeIndex, path: str) -> bool:
-    """Whether `path` is a file of the index at HEAD (parsed, or known to co-change only)."""
-    return _at_head(index, path)
 
 
 def unknown_path(index: ServeIndex, path: str) -> tuple[str, list[str]]:

@@ -689,9 +689,40 @@ class Searcher:
                 run.pinned = pinned
                 if route.query_class == "behavioral":
                     ranked = self._own_commits_first(ranked, pinned, cfg.slot_window)
+        if cfg.pinning and route.query_class != "coupled":
+            for row in reversed(self._departing_commits(run.query)):
+                if run.keep(row):
+                    ranked = pin(ranked, row, cfg.pin_position)
+                    run.ev(row)
+                    final_score.setdefault(row, 0.0)
         # what moves up into the window keeps to the commit budget
         cap = route.commit_slots if cfg.slot_budget else None
         return self._module_after_symbols(ranked, cfg.slot_window, cap)
+
+    def _departing_commits(self, query: str) -> list[int]:
+        """The commit documents that renamed or deleted the files the question names that are
+        not files of the index at HEAD ("why was lib/router/index.js removed"): the answer a
+        question about a file that is gone asks for, which it rarely shares many words with
+        ("Use router module for routing"). A named file is a word of the question that is a
+        path history had, with a folder or an extension; one at HEAD, a bare name a file at
+        HEAD has, and names history never had add nothing."""
+        words = [w.rstrip(".:?!") for w in _PATH_TOKEN.findall(query)]
+        words = [w for w in words if "/" in w or "." in w]
+        if not words:
+            return []
+        index = self.index
+        known = index.history_paths
+        rows: list[int] = []
+        for path in dict.fromkeys(words):
+            if path not in known or index.at_head(path):
+                continue
+            if "/" not in path and path in index.head_names:
+                continue  # a bare name a file at HEAD has: that file, most likely
+            gone = self.index.departed(path)
+            row = self.docs.by_sha.get(gone["sha"]) if gone is not None else None
+            if row is not None and row not in rows:
+                rows.append(row)
+        return rows
 
     def _blend_baseline(self, run: _Run, ranked: list[int]) -> list[int]:
         """The route's order fused with a plain path's order (`BASELINE_BLEND`): a reciprocal
@@ -948,6 +979,8 @@ class Searcher:
         return out
 
 
+# a word of a question that may be a file's path: no spaces, quotes, brackets or separators
+_PATH_TOKEN = compile_pattern(r"[^\s\"'`()\[\]<>,;|]+")
 OWN_COMMIT_DEPTH = 50  # how deep a named function's own commit is looked for
 _PATH_PARTS = compile_pattern(r"[/._-]+")  # a path's folder and file name parts
 

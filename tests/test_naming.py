@@ -289,6 +289,11 @@ def test_a_file_gone_from_head_says_where_it_went(tmp_path) -> None:
             "src/lib/new.py"
         ]
         assert s.search("load", file_path="src/lib/new.py").hits
+        # a question naming a file that is gone gets the commit that took it away first
+        first = s.search("why was pkg/gone.py removed?").hits[0]
+        assert (first.kind, first.key) == ("commit", deleted)
+        first = s.search("where did `lib/old.py` go").hits[0]
+        assert (first.kind, first.key) == ("commit", moved)
     assert not renamed.found and renamed.nearest[0] == "src/lib/new.py"
     assert renamed.message == (
         f"lib/old.py was renamed to src/lib/new.py in {moved[:8]} "
