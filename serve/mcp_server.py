@@ -119,7 +119,8 @@ symbol_name is a function, method or class name (`Class.method` or `Type::method
 `name@LINE` for the one spanning that line) and may be omitted for a whole-file check;
 intended_change says in a sentence what you are about to do: failed and reverted attempts warn
 only when they resemble it (without it they are listed as history, <past_attempts>). An unknown
-file or symbol returns a report saying so with the nearest names; a name shared by several
+file or symbol returns a report saying so with the nearest names (a file renamed or deleted
+since: the commit that did it, and a renamed file's path at HEAD first); a name shared by several
 symbols is an error listing them with their lines (call again with `name@LINE`)."""
 
 SEARCH_DESCRIPTION = """\
@@ -128,7 +129,7 @@ recorded failed attempts together. Use it for "why" questions (why does X take a
 regressions and bug reports in plain language, for an error message or code, or for an
 identifier. Returns ranked hits (symbols and commits, with the commits that shaped each symbol)
 plus warnings about failed attempts relevant to the query. file_path restricts the results to
-one file (relative to the repository root)."""
+one file (relative to the repository root) or a glob (`src/**`)."""
 
 RECORD_FAILURE_DESCRIPTION = """\
 Record an approach you tried that FAILED (tests, build or runtime), so this and later sessions
