@@ -71,29 +71,36 @@ def attach_reasons(index: ServeIndex, hits: list[Hit], reason_chars: int) -> Non
 
 
 def nearest_paths(index: ServeIndex, path: str, n: int = 5) -> list[str]:
-    """Files at HEAD an unknown `path` may mean: those of its name, the ones sharing the most
-    leading folders with it first, then the closest spellings."""
+    """Files at HEAD an unknown `path` may mean, best first: those sharing the most leading
+    folders with it (the files of its deepest folder that still exists: a deleted
+    `lib/router/index.js` offers `lib/`'s files before `examples/*/index.js`), then those of
+    its file name, then the closest spellings."""
     paths = index.paths
     base = posixpath.basename(path)
     folders = path.split("/")[:-1]
 
     def shared(p: str) -> int:
-        n = 0
+        k = 0
         for a, b in zip(folders, p.split("/")[:-1], strict=False):
             if a != b:
                 break
-            n += 1
-        return n
+            k += 1
+        return k
 
-    same_name = sorted(
-        (p for p in paths if posixpath.basename(p) == base), key=shared, reverse=True
-    )
     close = difflib.get_close_matches(path, paths, n=n, cutoff=0.5)
-    out: list[str] = []
-    for p in same_name + close:
-        if p not in out:
-            out.append(p)
-    return out[:n]
+    candidates = dict.fromkeys([p for p in paths if posixpath.basename(p) == base] + close)
+    for depth in range(len(folders), 0, -1):  # the deepest folder of `path` at HEAD
+        prefix = "/".join(folders[:depth]) + "/"
+        under = [p for p in paths if p.startswith(prefix)]
+        if under:
+            candidates.update(dict.fromkeys(under[:200]))
+            break
+
+    def rank(p: str) -> tuple[int, bool, float]:
+        ratio = difflib.SequenceMatcher(None, path, p).ratio()
+        return (-shared(p), posixpath.basename(p) != base, -ratio)
+
+    return sorted(candidates, key=lambda p: (*rank(p), p))[:n]
 
 
 def _cite(index: ServeIndex, row: dict[str, Any]) -> str:

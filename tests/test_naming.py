@@ -262,6 +262,8 @@ def test_a_file_gone_from_head_says_where_it_went(tmp_path) -> None:
             "pkg/gone.py": "def gone():\n    return 2\n",
             "tmp/a.py": "def a():\n    return 3\n",
             "keep.py": "def keep():\n    return 4\n",
+            "pkg/stay.py": "def stay():\n    return 5\n",
+            "app/gone.py": "def other():\n    return 6\n",
         },
     )
     (r.path / "src" / "lib").mkdir(parents=True)
@@ -299,7 +301,7 @@ def test_a_file_gone_from_head_says_where_it_went(tmp_path) -> None:
         f"lib/old.py was renamed to src/lib/new.py in {moved[:8]} "
         "(2023-11-16: refactor: move the loader under src)"
     )
-    assert not gone.found
+    assert not gone.found and gone.nearest[:2] == ["pkg/stay.py", "app/gone.py"]  # its folder first
     assert gone.message == (
         f"pkg/gone.py was deleted in {deleted[:8]} (2023-11-17: chore: drop the gone module)"
     )
