@@ -42,7 +42,8 @@ Per repository it reports:
    HEAD does not have, each asked of `Strata.search` ("why was P removed" / "why was P moved");
    the truth is the newest commit of `touches` that deleted P or renamed it away. Reports how
    often that commit is the first hit and within the first three, and how often
-   `Strata.preflight(P)` names it.
+   `Strata.preflight(P)` names it. Then 30 commits (fixed seed) asked by their 10-digit hash
+   ("what did <hash> change"): how often that commit is the first hit.
 """
 
 from __future__ import annotations
@@ -453,7 +454,20 @@ def measure_departed(strata: Strata, index_dir: Path, n: int = 30, seed: int = 7
         top3 += 0 < rank <= 3
         report = strata.preflight(path)
         named += not report.found and sha[:8] in (report.message or "")
-    return {"paths": len(paths[:n]), "first": first, "top3": top3, "preflight_names": named}
+    shas = gen.table("commits", columns=["sha"]).column("sha").to_pylist()
+    random.Random(seed).shuffle(shas)
+    by_hash = 0
+    for sha in shas[:n]:
+        hits = strata.search(f"what did {sha[:10]} change", 10).hits
+        by_hash += bool(hits) and hits[0].kind == "commit" and hits[0].key == sha
+    return {
+        "paths": len(paths[:n]),
+        "first": first,
+        "top3": top3,
+        "preflight_names": named,
+        "hashes": len(shas[:n]),
+        "hash_first": by_hash,
+    }
 
 
 def measure_candidates(strata: Strata, index_dir: Path, n: int = 30, seed: int = 7) -> dict:
@@ -675,14 +689,14 @@ def markdown(results: list[dict[str, Any]], command: str = "") -> str:
         out += ["", '### Files gone from HEAD ("why was P removed / moved", up to 30 paths)', ""]
         out += [
             "| repository | paths asked | its commit first | within the first three "
-            "| preflight names it |",
-            "|---|---|---|---|---|",
+            "| preflight names it | commits asked by hash | that commit first |",
+            "|---|---|---|---|---|---|---|",
         ]
         for r in gone:
             d = r["departed"]
             out.append(
                 f"| {r['repo']} | {d['paths']} | {d['first']} | {d['top3']} "
-                f"| {d['preflight_names']} |"
+                f"| {d['preflight_names']} | {d.get('hashes', '-')} | {d.get('hash_first', '-')} |"
             )
     failed = [r for r in results if "error" in r]
     if failed:

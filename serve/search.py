@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import math
 import time
+from bisect import bisect_left
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -689,8 +690,11 @@ class Searcher:
                 run.pinned = pinned
                 if route.query_class == "behavioral":
                     ranked = self._own_commits_first(ranked, pinned, cfg.slot_window)
-        if cfg.pinning and route.query_class != "coupled":
-            for row in reversed(self._departing_commits(run.query)):
+        if cfg.pinning:
+            named = self._named_commits(run.query)
+            if route.query_class != "coupled":
+                named += [r for r in self._departing_commits(run.query) if r not in named]
+            for row in reversed(named):
                 if run.keep(row):
                     ranked = pin(ranked, row, cfg.pin_position)
                     run.ev(row)
@@ -698,6 +702,25 @@ class Searcher:
         # what moves up into the window keeps to the commit budget
         cap = route.commit_slots if cfg.slot_budget else None
         return self._module_after_symbols(ranked, cfg.slot_window, cap)
+
+    @cached_property
+    def _shas(self) -> list[str]:
+        return sorted(self.docs.by_sha)
+
+    def _named_commits(self, query: str) -> list[int]:
+        """The commit documents the question names by an abbreviated or full hash (seven to
+        forty hex digits naming one commit of the index): a pasted hash asks for that commit,
+        whose document holds no hash to match."""
+        shas = self._shas
+        rows: list[int] = []
+        for word in _HEX_WORD.findall(query):
+            at = bisect_left(shas, word)
+            found = [sha for sha in shas[at : at + 2] if sha.startswith(word)]
+            if len(found) == 1:
+                row = self.docs.by_sha[found[0]]
+                if row not in rows:
+                    rows.append(row)
+        return rows
 
     def _departing_commits(self, query: str) -> list[int]:
         """The commit documents that renamed or deleted the files the question names that are
@@ -980,6 +1003,7 @@ class Searcher:
 
 
 # a word of a question that may be a file's path: no spaces, quotes, brackets or separators
+_HEX_WORD = compile_pattern(r"\b[0-9a-f]{7,40}\b")  # a commit's hash, abbreviated or whole
 _PATH_TOKEN = compile_pattern(r"[^\s\"'`()\[\]<>,;|]+")
 OWN_COMMIT_DEPTH = 50  # how deep a named function's own commit is looked for
 _PATH_PARTS = compile_pattern(r"[/._-]+")  # a path's folder and file name parts

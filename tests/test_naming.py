@@ -296,6 +296,11 @@ def test_a_file_gone_from_head_says_where_it_went(tmp_path) -> None:
         assert (first.kind, first.key) == ("commit", deleted)
         first = s.search("where did `lib/old.py` go").hits[0]
         assert (first.kind, first.key) == ("commit", moved)
+        # a commit named by its hash, abbreviated or whole, comes first
+        first = s.search(deleted[:7]).hits[0]
+        assert (first.kind, first.key) == ("commit", deleted)
+        first = s.search(f"what did {dropped} change").hits[0]
+        assert (first.kind, first.key) == ("commit", dropped)
     assert not renamed.found and renamed.nearest[0] == "src/lib/new.py"
     assert renamed.message == (
         f"lib/old.py was renamed to src/lib/new.py in {moved[:8]} "
