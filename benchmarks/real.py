@@ -43,7 +43,9 @@ Per repository it reports:
    the truth is the newest commit of `touches` that deleted P or renamed it away. Reports how
    often that commit is the first hit and within the first three, and how often
    `Strata.preflight(P)` names it. Then 30 commits (fixed seed) asked by their 10-digit hash
-   ("what did <hash> change"): how often that commit is the first hit.
+   ("what did <hash> change"), and up to 30 releases asked by their version ("what changed in
+   <version>"; a release is a commit whose subject is the version alone or after "Release",
+   "release version" or "v"): how often one of that version's commits is the first hit.
 """
 
 from __future__ import annotations
@@ -460,6 +462,18 @@ def measure_departed(strata: Strata, index_dir: Path, n: int = 30, seed: int = 7
     for sha in shas[:n]:
         hits = strata.search(f"what did {sha[:10]} change", 10).hits
         by_hash += bool(hits) and hits[0].kind == "commit" and hits[0].key == sha
+    subjects = gen.table("commits", columns=["sha", "subject"]).to_pylist()
+    released: dict[str, list[str]] = defaultdict(list)
+    for c in subjects:
+        m = _RELEASE.fullmatch(c["subject"] or "")
+        if m is not None:
+            released[m.group(1)].append(c["sha"])
+    versions = sorted(released)
+    random.Random(seed).shuffle(versions)
+    by_version = 0
+    for version in versions[:n]:
+        hits = strata.search(f"what changed in {version}", 10).hits
+        by_version += bool(hits) and hits[0].kind == "commit" and hits[0].key in released[version]
     return {
         "paths": len(paths[:n]),
         "first": first,
@@ -467,7 +481,15 @@ def measure_departed(strata: Strata, index_dir: Path, n: int = 30, seed: int = 7
         "preflight_names": named,
         "hashes": len(shas[:n]),
         "hash_first": by_hash,
+        "versions": len(versions[:n]),
+        "version_first": by_version,
     }
+
+
+# the truth's own reading of a release commit's subject (the product's is `ServeIndex.releases`)
+_RELEASE = re.compile(
+    r"(?:(?:Release|release)(?: version)?:? |v)?(\d+\.\d+\.\d+(?:-[\w.]+)?)(?: \(#\d+\))?"
+)
 
 
 def measure_candidates(strata: Strata, index_dir: Path, n: int = 30, seed: int = 7) -> dict:
@@ -686,17 +708,19 @@ def markdown(results: list[dict[str, Any]], command: str = "") -> str:
         )
     gone = [r for r in ok if r.get("departed")]
     if gone:
-        out += ["", '### Files gone from HEAD ("why was P removed / moved", up to 30 paths)', ""]
+        out += ["", "### Files gone from HEAD, commits by hash, releases by version", ""]
         out += [
-            "| repository | paths asked | its commit first | within the first three "
-            "| preflight names it | commits asked by hash | that commit first |",
-            "|---|---|---|---|---|---|---|",
+            "| repository | gone paths asked | its commit first | within the first three "
+            "| preflight names it | commits asked by hash | that commit first "
+            "| versions asked | the release first |",
+            "|---|---|---|---|---|---|---|---|---|",
         ]
         for r in gone:
             d = r["departed"]
             out.append(
                 f"| {r['repo']} | {d['paths']} | {d['first']} | {d['top3']} "
-                f"| {d['preflight_names']} | {d.get('hashes', '-')} | {d.get('hash_first', '-')} |"
+                f"| {d['preflight_names']} | {d.get('hashes', '-')} | {d.get('hash_first', '-')} "
+                f"| {d.get('versions', '-')} | {d.get('version_first', '-')} |"
             )
     failed = [r for r in results if "error" in r]
     if failed:

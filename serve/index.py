@@ -276,6 +276,13 @@ class _Symbols(_GroupedView[list[SymbolRow]]):
         return got
 
 
+# a release commit's subject: the version, alone or after "Release", "Release version", "Version"
+# or "v", then perhaps a PR number
+_RELEASE_SUBJECT = re.compile(
+    r"(?:(?:[Rr]elease(?: [Vv]ersion)?|[Vv]ersion)[: ]\s*)?v?"
+    r"(?P<version>\d+\.\d+\.\d+(?:-[0-9A-Za-z.]+)?)"
+    r"(?:\s*\(#\d+\))?"
+)
 # a commit's date is when it landed (its commit time): history is newest first by it, and a
 # commit hit's date (`documents`) is the same
 COMMIT_COLUMNS = (
@@ -548,6 +555,21 @@ class ServeIndex:
         for name in ("path", "old_path"):
             out.update(p for p in pc.unique(t.column(name)).to_pylist() if p)
         return frozenset(out)
+
+    @cached_property
+    def releases(self) -> dict[str, list[str]]:
+        """version -> shas of the commits whose subject is that version's release ("5.1.0",
+        "v2.0.0", "Release: 5.2.0 (#6920)", "release version 8.4.1"), newest first (a release
+        and the merge that brought it in)."""
+        if not self.has("commits"):
+            return {}
+        t = self.table("commits", columns=["sha", "commit_time", "subject"])
+        found: dict[str, list[tuple[Any, str]]] = {}
+        for sha, when, subject in zip(*(_pylist(t.column(c)) for c in t.column_names), strict=True):
+            m = _RELEASE_SUBJECT.fullmatch(subject or "")
+            if m is not None:
+                found.setdefault(m.group("version"), []).append((when, sha))
+        return {v: [sha for _, sha in sorted(got, reverse=True)] for v, got in found.items()}
 
     def departed(self, path: str) -> dict[str, Any] | None:
         """The change that took `path` away: the newest rename from it, or deletion of it,

@@ -693,7 +693,10 @@ class Searcher:
         if cfg.pinning:
             named = self._named_commits(run.query)
             if route.query_class != "coupled":
-                named += [r for r in self._departing_commits(run.query) if r not in named]
+                more = self._departing_commits(run.query)
+                if route.query_class != "change":  # "bump x to 4.2.0" names x's version
+                    more = self._release_commits(run.query) + more
+                named += [r for r in more if r not in named]
             for row in reversed(named):
                 if run.keep(row):
                     ranked = pin(ranked, row, cfg.pin_position)
@@ -720,6 +723,23 @@ class Searcher:
                 row = self.docs.by_sha[found[0]]
                 if row not in rows:
                     rows.append(row)
+        return rows
+
+    def _release_commits(self, query: str) -> list[int]:
+        """The release commits of the versions the question names ("what changed in 5.1.0",
+        "v2.0.0"): the commit whose subject is the version, which holds its changelog. A
+        version's digits alone are not terms (single digits are dropped), so it is looked up,
+        not searched."""
+        words = _VERSION_WORD.findall(query)
+        if not words:
+            return []
+        releases = self.index.releases
+        rows: list[int] = []
+        for version in words:
+            shas = releases.get(version.rstrip("."), [])
+            row = next((r for r in map(self.docs.by_sha.get, shas) if r is not None), None)
+            if row is not None and row not in rows:
+                rows.append(row)
         return rows
 
     def _departing_commits(self, query: str) -> list[int]:
@@ -1003,6 +1023,7 @@ class Searcher:
 
 
 # a word of a question that may be a file's path: no spaces, quotes, brackets or separators
+_VERSION_WORD = compile_pattern(r"(?<![\w.])v?(\d+\.\d+\.\d+(?:-[0-9A-Za-z.]+)?)(?![\w-])")
 _HEX_WORD = compile_pattern(r"\b[0-9a-f]{7,40}\b")  # a commit's hash, abbreviated or whole
 _PATH_TOKEN = compile_pattern(r"[^\s\"'`()\[\]<>,;|]+")
 OWN_COMMIT_DEPTH = 50  # how deep a named function's own commit is looked for

@@ -274,6 +274,8 @@ def test_a_file_gone_from_head_says_where_it_went(tmp_path) -> None:
     deleted = r.commit("chore: drop the gone module")
     r.remove("tmp/b.py")
     dropped = r.commit("chore: drop b")
+    released = r.commit("Release: 1.2.0 (#12)", {"keep.py": "def keep():\n    return 7\n"})
+    r.commit("docs: a note", {"README.md": "notes\n"})
     with Strata(r.path) as s:
         s.index(jobs=1)
         renamed = s.preflight("lib/old.py", "load")
@@ -301,6 +303,9 @@ def test_a_file_gone_from_head_says_where_it_went(tmp_path) -> None:
         assert (first.kind, first.key) == ("commit", deleted)
         first = s.search(f"what did {dropped} change").hits[0]
         assert (first.kind, first.key) == ("commit", dropped)
+        # a version the question names gets its release commit first
+        first = s.search("what changed in v1.2.0?").hits[0]
+        assert (first.kind, first.key) == ("commit", released)
     assert not renamed.found and renamed.nearest[0] == "src/lib/new.py"
     assert renamed.message == (
         f"lib/old.py was renamed to src/lib/new.py in {moved[:8]} "
