@@ -8,6 +8,7 @@ perplexity check's notes when the configuration enables it.
 
 from __future__ import annotations
 
+import re
 import threading
 import time
 from collections.abc import Callable
@@ -377,6 +378,7 @@ class Engine:
         this engine's work tree (the MCP tool checks it before waiting for the engine)."""
         t0 = time.perf_counter() if started is None else started
         index, searcher, check = self._state  # one generation for the whole request
+        path, symbol = _line_reference(index, path, symbol)
         cfg = self.config.retrieval
         base = self._answers.get(index, ("preflight", path, symbol, intended_change), cfg)
         if base is None:
@@ -509,6 +511,21 @@ class Engine:
             return memory_refs(recall())
         except GitstrataError:
             return []
+
+
+# `path:LINE` or `path:LINE:COLUMN`, as compilers, tracebacks and grep name a place in code
+_LINE_REFERENCE = re.compile(r"(?P<path>.+?):(?P<line>[1-9][0-9]{0,8})(?::[0-9]{1,9})?")
+
+
+def _line_reference(index: ServeIndex, path: str, symbol: str | None) -> tuple[str, str | None]:
+    """`path:LINE` of a file at HEAD read as that file and the symbol spanning the line (`@LINE`,
+    unless a symbol is named); any other path as given."""
+    m = _LINE_REFERENCE.fullmatch(path)
+    if m is None or index.at_head(path) or not index.at_head(m.group("path")):
+        return path, symbol
+    if symbol is None or not symbol.strip():
+        symbol = f"@{m.group('line')}"
+    return m.group("path"), symbol
 
 
 def _unknown_filter(index: ServeIndex, path: str) -> None:

@@ -114,7 +114,8 @@ location and signature, the team invariants that apply to it (rules that must ho
 attempts already recorded for it (do not repeat them), load-bearing lines written by bug fixes,
 the commits that shaped it (causal history), and files/symbols that historically change together
 with it (co-change coupling, including hidden couplings with no import between them).
-file_path is relative to the repository root (an absolute path inside the repository also works);
+file_path is relative to the repository root (an absolute path inside the repository also works;
+`path:LINE` names the symbol spanning that line);
 symbol_name is a function, method or class name (`Class.method` or `Type::method` for a method,
 `name@LINE` for the one spanning that line) and may be omitted for a whole-file check;
 intended_change says in a sentence what you are about to do: failed and reverted attempts warn

@@ -328,3 +328,22 @@ def test_a_file_gone_from_head_says_where_it_went(tmp_path) -> None:
     run = cli("preflight", "pkg/gone.py", cwd=r.path)
     assert run.returncode == 1
     assert run.stderr.startswith(f"error: pkg/gone.py was deleted in {deleted[:8]}")
+
+
+def test_a_path_with_a_line_names_the_symbol_there(repo) -> None:
+    """`path:LINE` (and `path:LINE:COLUMN`), as tracebacks and compilers print it, is the file
+    and the symbol spanning the line; a named symbol wins over the line."""
+    with Strata(repo.path) as s:
+        at = s.preflight("src/app/core.py:6")
+        col = s.preflight("src/app/core.py:10:5")
+        named = s.preflight("src/app/core.py:6", "start")
+        outside = s.preflight("src/app/nope.py:3")
+    assert at.found and (at.file, at.context and at.context.qualname) == (
+        "src/app/core.py",
+        "Engine.stop",
+    )
+    assert col.found and col.context is not None and col.context.qualname == "Pump.stop"
+    assert named.context is not None and named.context.qualname == "start"
+    assert not outside.found and outside.file == "src/app/nope.py:3"
+    run = cli("preflight", "core.py:2", cwd=repo.path / "src" / "app")
+    assert run.returncode == 0 and 'symbol="Engine.start"' in run.stdout.splitlines()[0]
