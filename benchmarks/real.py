@@ -45,7 +45,10 @@ Per repository it reports:
    `Strata.preflight(P)` names it. Then 30 commits (fixed seed) asked by their 10-digit hash
    ("what did <hash> change"), and up to 30 releases asked by their version ("what changed in
    <version>"; a release is a commit whose subject is the version alone or after "Release",
-   "release version" or "v"): how often one of that version's commits is the first hit.
+   "release version" or "v"): how often one of that version's commits is the first hit. Then
+   30 functions (fixed seed) asked by a place inside them, "why does <path>:<line> do this"
+   (the line two below the function's first): how often the innermost symbol spanning that line
+   is the first hit.
 """
 
 from __future__ import annotations
@@ -474,6 +477,23 @@ def measure_departed(strata: Strata, index_dir: Path, n: int = 30, seed: int = 7
     for version in versions[:n]:
         hits = strata.search(f"what changed in {version}", 10).hits
         by_version += bool(hits) and hits[0].kind == "commit" and hits[0].key in released[version]
+    cols = ["path", "qualname", "kind", "start_line", "end_line"]
+    symbols = gen.table("symbols", columns=cols).to_pylist()
+    functions = [r for r in symbols if r["kind"] in ("function", "method")]
+    functions = [r for r in functions if r["end_line"] - r["start_line"] >= 3]
+    random.Random(seed).shuffle(functions)
+    by_line = 0
+    for fn in functions[:n]:
+        line = fn["start_line"] + 2
+        spanning = [
+            r for r in symbols
+            if r["path"] == fn["path"] and r["start_line"] <= line <= r["end_line"]
+        ]  # fmt: skip
+        inner = min(spanning, key=lambda r: r["end_line"] - r["start_line"])
+        hits = strata.search(f"why does {fn['path']}:{line} do this", 10).hits
+        by_line += bool(hits) and (hits[0].kind, hits[0].path, hits[0].symbol) == (
+            "symbol", fn["path"], inner["qualname"],
+        )  # fmt: skip
     return {
         "paths": len(paths[:n]),
         "first": first,
@@ -483,6 +503,8 @@ def measure_departed(strata: Strata, index_dir: Path, n: int = 30, seed: int = 7
         "hash_first": by_hash,
         "versions": len(versions[:n]),
         "version_first": by_version,
+        "places": len(functions[:n]),
+        "place_first": by_line,
     }
 
 
@@ -708,19 +730,24 @@ def markdown(results: list[dict[str, Any]], command: str = "") -> str:
         )
     gone = [r for r in ok if r.get("departed")]
     if gone:
-        out += ["", "### Files gone from HEAD, commits by hash, releases by version", ""]
+        out += [
+            "",
+            "### Files gone from HEAD; commits, releases and places named in a question",
+            "",
+        ]
         out += [
             "| repository | gone paths asked | its commit first | within the first three "
             "| preflight names it | commits asked by hash | that commit first "
-            "| versions asked | the release first |",
-            "|---|---|---|---|---|---|---|---|---|",
+            "| versions asked | the release first | places asked as path:line | that symbol first |",
+            "|---|---|---|---|---|---|---|---|---|---|---|",
         ]
         for r in gone:
             d = r["departed"]
             out.append(
                 f"| {r['repo']} | {d['paths']} | {d['first']} | {d['top3']} "
                 f"| {d['preflight_names']} | {d.get('hashes', '-')} | {d.get('hash_first', '-')} "
-                f"| {d.get('versions', '-')} | {d.get('version_first', '-')} |"
+                f"| {d.get('versions', '-')} | {d.get('version_first', '-')} "
+                f"| {d.get('places', '-')} | {d.get('place_first', '-')} |"
             )
     failed = [r for r in results if "error" in r]
     if failed:

@@ -50,6 +50,7 @@ from .index import ServeIndex, iso_date
 from .models import CommitRef, Evidence, Hit, SearchResponse
 from .rerank import WEIGHTS, Candidate, rerank
 from .router import Route, asked_areas, classify
+from .targets import match_symbols
 from .vectors import VectorIndex
 
 MODES = ("full", "bm25", "dense", "hybrid")
@@ -691,7 +692,7 @@ class Searcher:
                 if route.query_class == "behavioral":
                     ranked = self._own_commits_first(ranked, pinned, cfg.slot_window)
         if cfg.pinning:
-            named = self._named_commits(run.query)
+            named = self._line_symbols(run.query) + self._named_commits(run.query)
             if route.query_class != "coupled":
                 more = self._departing_commits(run.query)
                 if route.query_class != "change":  # "bump x to 4.2.0" names x's version
@@ -723,6 +724,25 @@ class Searcher:
                 row = self.docs.by_sha[found[0]]
                 if row not in rows:
                     rows.append(row)
+        return rows
+
+    def _line_symbols(self, query: str) -> list[int]:
+        """The symbol documents of the places the question names as `path:LINE` (a file at
+        HEAD, the innermost symbol spanning the line), as tracebacks and compilers print them."""
+        if ":" not in query:
+            return []
+        index = self.index
+        rows: list[int] = []
+        for m in _LINE_PLACE.finditer(query):
+            path = m.group("path")
+            symbols = index.symbols_by_path.get(path) if index.at_head(path) else None
+            if not symbols:
+                continue
+            spans = [(r.start_line, r.end_line) for r in symbols]
+            hits = match_symbols([r.qualname for r in symbols], spans, f"@{m.group('line')}")
+            row = self.docs.by_symbol_id.get(symbols[hits[0]].symbol_id) if len(hits) == 1 else None
+            if row is not None and row not in rows:
+                rows.append(row)
         return rows
 
     def _release_commits(self, query: str) -> list[int]:
@@ -1023,6 +1043,7 @@ class Searcher:
 
 
 # a word of a question that may be a file's path: no spaces, quotes, brackets or separators
+_LINE_PLACE = compile_pattern(r"(?P<path>[^\s\"'`()\[\]<>,;|:]+):(?P<line>[1-9][0-9]{0,8})\b")
 _VERSION_WORD = compile_pattern(r"(?<![\w.])v?(\d+\.\d+\.\d+(?:-[0-9A-Za-z.]+)?)(?![\w-])")
 _HEX_WORD = compile_pattern(r"\b[0-9a-f]{7,40}\b")  # a commit's hash, abbreviated or whole
 _PATH_TOKEN = compile_pattern(r"[^\s\"'`()\[\]<>,;|]+")

@@ -347,3 +347,7 @@ def test_a_path_with_a_line_names_the_symbol_there(repo) -> None:
     assert not outside.found and outside.file == "src/app/nope.py:3"
     run = cli("preflight", "core.py:2", cwd=repo.path / "src" / "app")
     assert run.returncode == 0 and 'symbol="Engine.start"' in run.stdout.splitlines()[0]
+    # a question naming the place gets the symbol there first
+    with Strata(repo.path) as s:
+        first = s.search("why does src/app/core.py:10 return three").hits[0]
+    assert (first.kind, first.path, first.symbol) == ("symbol", "src/app/core.py", "Pump.stop")
