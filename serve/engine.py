@@ -8,7 +8,6 @@ perplexity check's notes when the configuration enables it.
 
 from __future__ import annotations
 
-import re
 import threading
 import time
 from collections.abc import Callable
@@ -35,6 +34,7 @@ from .perplexity import PerplexityCheck
 from .preflight import attach_reasons, build_preflight, unknown_path
 from .safe import scrub_fields, scrub_items, scrub_model
 from .search import Ranked, Searcher, SearchResult
+from .targets import LINE_PLACE
 
 # the fields of an answer built and scrubbed per request (the rest is the generation's:
 # `_PreflightBase`, `_SearchBase`; the anti-context's part is kept per journal state,
@@ -513,14 +513,10 @@ class Engine:
             return []
 
 
-# `path:LINE` or `path:LINE:COLUMN`, as compilers, tracebacks and grep name a place in code
-_LINE_REFERENCE = re.compile(r"(?P<path>.+?):(?P<line>[1-9][0-9]{0,8})(?::[0-9]{1,9})?")
-
-
 def _line_reference(index: ServeIndex, path: str, symbol: str | None) -> tuple[str, str | None]:
     """`path:LINE` of a file at HEAD read as that file and the symbol spanning the line (`@LINE`,
     unless a symbol is named); any other path as given."""
-    m = _LINE_REFERENCE.fullmatch(path)
+    m = LINE_PLACE.fullmatch(path)
     if m is None or index.at_head(path) or not index.at_head(m.group("path")):
         return path, symbol
     if symbol is None or not symbol.strip():

@@ -157,7 +157,7 @@ _BEHAVIOR_AFTER_CLAUSE = compile_pattern(
     r"(how|what|which|when|where|does|do|is|are|can|will|would|who)\b",
     re.I,
 )
-_HEX = compile_pattern(r"\b[0-9a-f]{7,40}\b")
+HEX_WORD = compile_pattern(r"\b[0-9a-f]{7,40}\b")  # a commit hash, abbreviated or whole
 _CODE_TOKEN = compile_pattern(
     r"\b(?:[A-Z][A-Z0-9]*_[A-Z0-9_]+|E\d{3,5}|[A-Z][A-Z0-9]{1,9}-\d+|[A-Z][A-Za-z0-9]*(?:Error|Exception))\b|#\d+\b"
 )
@@ -272,7 +272,7 @@ def is_exact(query: str) -> bool:
     paths = [m.span() for m in per_word(_PATH, _PATH_WORD, query)]
     looks = bool(
         _CODE_TOKEN.search(query)
-        or _HEX.search(query)
+        or HEX_WORD.search(query)
         or _QUOTED.search(query)
         or paths
         or named_identifiers(query)
@@ -282,7 +282,7 @@ def is_exact(query: str) -> bool:
     rest = query
     for start, end in reversed(paths):
         rest = rest[:start] + " " + rest[end:]
-    for pattern in (_QUOTED, _CODE_TOKEN, _HEX):
+    for pattern in (_QUOTED, _CODE_TOKEN, HEX_WORD):
         rest = pattern.sub(" ", rest)
     words = [w for w in _WORD.findall(rest) if not _IDENT.fullmatch(w)]
     return len(words) <= 2
@@ -326,7 +326,7 @@ def scores(query: str, *, why_phrases: bool = True) -> dict[str, float]:
     elif _SYMPTOM.search(query) and _PAST.search(query):
         symptom += 0.8
     out["symptom"] = symptom
-    if _CODE_TOKEN.search(query) or _HEX.search(query) or _QUOTED.search(query):
+    if _CODE_TOKEN.search(query) or HEX_WORD.search(query) or _QUOTED.search(query):
         out["exact"] = max(out["exact"], 0.5)
     return out
 

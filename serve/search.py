@@ -49,8 +49,8 @@ from .graph import CoGraph
 from .index import ServeIndex, iso_date
 from .models import CommitRef, Evidence, Hit, SearchResponse
 from .rerank import WEIGHTS, Candidate, rerank
-from .router import Route, asked_areas, classify
-from .targets import match_symbols
+from .router import HEX_WORD, Route, asked_areas, classify
+from .targets import LINE_PLACE, match_symbols
 from .vectors import VectorIndex
 
 MODES = ("full", "bm25", "dense", "hybrid")
@@ -717,7 +717,7 @@ class Searcher:
         whose document holds no hash to match."""
         shas = self._shas
         rows: list[int] = []
-        for word in _HEX_WORD.findall(query):
+        for word in HEX_WORD.findall(query):
             at = bisect_left(shas, word)
             found = [sha for sha in shas[at : at + 2] if sha.startswith(word)]
             if len(found) == 1:
@@ -733,7 +733,7 @@ class Searcher:
             return []
         index = self.index
         rows: list[int] = []
-        for m in _LINE_PLACE.finditer(query):
+        for m in LINE_PLACE.finditer(query):
             path = m.group("path")
             symbols = index.symbols_by_path.get(path) if index.at_head(path) else None
             if not symbols:
@@ -781,7 +781,7 @@ class Searcher:
                 continue
             if "/" not in path and path in index.head_names:
                 continue  # a bare name a file at HEAD has: that file, most likely
-            gone = self.index.departed(path)
+            gone = index.departed(path)
             row = self.docs.by_sha.get(gone["sha"]) if gone is not None else None
             if row is not None and row not in rows:
                 rows.append(row)
@@ -1043,9 +1043,7 @@ class Searcher:
 
 
 # a word of a question that may be a file's path: no spaces, quotes, brackets or separators
-_LINE_PLACE = compile_pattern(r"(?P<path>[^\s\"'`()\[\]<>,;|:]+):(?P<line>[1-9][0-9]{0,8})\b")
 _VERSION_WORD = compile_pattern(r"(?<![\w.])v?(\d+\.\d+\.\d+(?:-[0-9A-Za-z.]+)?)(?![\w-])")
-_HEX_WORD = compile_pattern(r"\b[0-9a-f]{7,40}\b")  # a commit's hash, abbreviated or whole
 _PATH_TOKEN = compile_pattern(r"[^\s\"'`()\[\]<>,;|]+")
 OWN_COMMIT_DEPTH = 50  # how deep a named function's own commit is looked for
 _PATH_PARTS = compile_pattern(r"[/._-]+")  # a path's folder and file name parts

@@ -14,14 +14,23 @@ from typing import Any
 from ..store.attempts import Target
 from ..store.errors import InputError
 from ..store.ids import MODULE_SYMBOL
+from ..store.regexcache import compile_pattern
 from ..store.unidiff import parse_diff
 
 __all__ = [
+    "LINE_PLACE",
     "map_changed_lines",
     "match_symbols",
     "parse_symbol_name",
     "resolve_symbol_name",
 ]
+
+
+# a place as compilers, tracebacks and grep print it: `path:LINE` or `path:LINE:COLUMN` (a path
+# holds no blank, quote, bracket or separator); `fullmatch` for a path alone, `finditer` in text
+LINE_PLACE = compile_pattern(
+    r"(?P<path>[^\s\"'`()\[\]<>,;|:]+):(?P<line>[1-9][0-9]{0,8})(?::[0-9]{1,9})?(?![\w:])"
+)
 
 
 def parse_symbol_name(symbol: str) -> tuple[str, int | None]:

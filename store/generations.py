@@ -432,11 +432,10 @@ class Generation:
         import pyarrow as pa
         import pyarrow.ipc as ipc
 
-        have = kept.columns if kept is not None else {}
-        if columns is not None and all(c in have for c in columns) and kept is not None:
+        if kept is not None and columns is not None and all(c in kept.columns for c in columns):
             assert kept.names is not None
             names = kept.names
-            pairs = [have[c] for c in columns]
+            pairs = [kept.columns[c] for c in columns]
             table = pa.Table.from_arrays(
                 [c for _, c in pairs], schema=pa.schema([f for f, _ in pairs])
             )

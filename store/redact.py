@@ -427,10 +427,16 @@ def _literal_value(m: re.Match[str]) -> bool:
     return _quoted_value(m) and _url_value(m) and not _example(m)
 
 
+def _key_name(m: re.Match[str]) -> str:
+    """The key a match's value belongs to (its `name` group, else `name2`; "" for none)."""
+    groups = m.re.groupindex
+    name = m.group("name") if "name" in groups else None
+    return name or (m.group("name2") if "name2" in groups else None) or ""
+
+
 def _quoted_key(m: re.Match[str]) -> bool:
     """A quoted key's literal: its name is a key (`_name_ok`)."""
-    name = m.group("name") or (m.group("name2") if "name2" in m.re.groupindex else "")
-    return _name_ok(name) and _literal_value(m) and not _credentials_mode(name, m)
+    return _name_ok(_key_name(m)) and _literal_value(m)
 
 
 # a mode named by lowercase words: fetch's `credentials: 'same-origin'` ('omit', 'include')
@@ -438,9 +444,9 @@ _MODE_WORDS = compile_pattern(r"[a-z]+(?:[\-_][a-z]+)*")
 _CREDENTIALS_NAME = compile_pattern(r"credentials?\Z", re.IGNORECASE)
 
 
-def _credentials_mode(name: str, m: re.Match[str]) -> bool:
+def _credentials_mode(m: re.Match[str]) -> bool:
     """A `credentials` setting whose value is a mode in lowercase words, not a credential."""
-    return bool(_CREDENTIALS_NAME.search(name or "")) and bool(
+    return bool(_CREDENTIALS_NAME.search(_key_name(m))) and bool(
         _MODE_WORDS.fullmatch(m.group("secret"))
     )
 
@@ -479,7 +485,7 @@ _VERSION = compile_pattern(r"[\^~>=<v]*\d+(?:\.\d+)+[\w.\-+]*")
 
 def _quoted_value(m: re.Match[str]) -> bool:
     value = m.group("secret")
-    if "name" in m.re.groupindex and _credentials_mode(m.group("name"), m):
+    if _credentials_mode(m):
         return False
     return _not_placeholder_value(value) and not _VERSION.fullmatch(value)
 
