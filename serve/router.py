@@ -184,6 +184,12 @@ _PAST_NARRATIVE = compile_pattern(
     r"\b\w{3,}ed\b.*\b(and|but|then|after|when|although|though|because|while|since)\b", re.I
 )
 _WORD = compile_pattern(r"[A-Za-z0-9_]+")
+# a question asked without its question mark ("where is the request timeout implemented"): it
+# opens with a word that opens only questions ("when" and "if" also open a report's clause:
+# "when I pay twice, ...")
+_ASKS = compile_pattern(
+    r"^\W*(how|what|which|where|who|does|is|are|can|could|would|should|will)\b", re.I
+)
 
 MAX_ROUTE_CHARS = 2000  # a question; anything longer is classified by its beginning
 MAX_WORD_CHARS = 128  # the longest run of identifier characters read for identifiers
@@ -293,7 +299,7 @@ def scores(query: str, *, why_phrases: bool = True) -> dict[str, float]:
     the causal questions that do not say "why" (`_WHY_PHRASE`) as causal."""
     out = dict.fromkeys(CLASSES, 0.0)
     named = named_identifiers(query)
-    question = query.rstrip().endswith("?")
+    question = query.rstrip().endswith("?") or bool(_ASKS.match(query))
     if is_exact(query):
         # a lookup, unless its few words ask something ("rename X to Y", "how does X")
         out["exact"] = 2.1

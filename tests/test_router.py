@@ -109,6 +109,11 @@ CASES = [
     ),
     ("Which fixture was edited in the commit that bumped the retry limit?", "coupled"),
     ("What has evolved with cli/main.go over the last year?", "coupled"),
+    # a question without its question mark is still a question, not a report of what went wrong
+    ("where is the upload timeout implemented", "behavioral"),
+    ("how are expired sessions cleaned up", "behavioral"),
+    # ... while a report may open with "when" or "if"
+    ("when the upload timed out the retry sent the file twice", "symptom"),
 ]
 
 
