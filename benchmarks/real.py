@@ -49,6 +49,16 @@ Per repository it reports:
    30 functions (fixed seed) asked by a place inside them, "why does <path>:<line> do this"
    (the line two below the function's first): how often the innermost symbol spanning that line
    is the first hit.
+8. The two ends of a thing's history: 30 functions, methods and classes (fixed seed) whose name
+   no other symbol has and that two or more commits touched, each asked for the commit that
+   introduced it ("which commit introduced X" / "when was X added", alternately) and for the
+   one that changed it last ("who last changed X" / "when was X last changed"); a name that is
+   not an identifier by its shape is asked as "the X function" (method, class). Then 30 files
+   at HEAD that two or more commits touched, asked the same way by their path. The truth is
+   the oldest and the newest commit of `touches` for the symbol (its `symbol_id`; commits of the
+   same second in `git rev-list --topo-order`'s order), and for a file git's own (`git log
+   --no-merges --follow`, down to the commit that added or copied it); reports how often that
+   commit is the first hit of `Strata.search`.
 """
 
 from __future__ import annotations
@@ -508,6 +518,85 @@ def measure_departed(strata: Strata, index_dir: Path, n: int = 30, seed: int = 7
     }
 
 
+def measure_history_ends(
+    strata: Strata, repo: Path, index_dir: Path, n: int = 30, seed: int = 7
+) -> dict:
+    """The commit that introduced a symbol or a file, and the one that changed it last (see the
+    module doc, 8.), asked of search."""
+    import random
+
+    from ..store.generations import Store
+
+    gen = Store(index_dir).require_live()
+    # commits of one second (a rebased series) are ordered as history has them, by git
+    topo = git(repo, "rev-list", "--topo-order", "--no-merges", "HEAD").split()
+    later = {sha: -i for i, sha in enumerate(topo)}  # larger: newer
+    touches = gen.table("touches", columns=["sha", "commit_time", "symbol_id"])
+    ends: dict[str, tuple[Any, Any]] = {}  # symbol_id -> (oldest, newest) as (time, order, sha)
+    for r in touches.to_pylist():
+        if r["symbol_id"] is None:
+            continue
+        stamp = (r["commit_time"], later.get(r["sha"], 0), r["sha"])
+        old, new = ends.get(r["symbol_id"], (stamp, stamp))
+        ends[r["symbol_id"]] = (min(old, stamp), max(new, stamp))
+    cols = ["symbol_id", "path", "qualname", "kind"]
+    symbols = gen.table("symbols", columns=cols).to_pylist()
+    names = Counter(n for r in symbols for n in {r["qualname"], r["qualname"].rsplit(".", 1)[-1]})
+    picked = [
+        r for r in symbols
+        if r["kind"] in ("function", "method", "class") and names[r["qualname"]] == 1
+        and names[r["qualname"].rsplit(".", 1)[-1]] == 1
+        and (e := ends.get(r["symbol_id"])) is not None and e[0] != e[1]
+    ]  # fmt: skip
+    random.Random(seed).shuffle(picked)
+    asked: list[tuple[str, str, str, str]] = []  # (what, how it is named, oldest, newest)
+    for r in picked[:n]:
+        q = r["qualname"]
+        ref = q if _IDENT_SHAPE.fullmatch(q) else f"the {q} {r['kind']}"
+        old, new = ends[r["symbol_id"]]
+        asked.append(("symbol", ref, old[2], new[2]))
+    paths = gen.table("files", columns=["path"]).column("path").to_pylist()
+    random.Random(seed).shuffle(paths)
+    files = 0
+    for path in paths:
+        if files == n:
+            break
+        # git's own history of the file, followed through renames (`--follow`) down to the
+        # commit that added it: a copy made from another file starts the file's history
+        log = git(
+            repo, "log", "--no-merges", "--follow", "--format=@%H", "--name-status", "--", path
+        )
+        chain: list[str] = []
+        for line in log.splitlines():
+            if line.startswith("@"):
+                chain.append(line[1:])
+            elif line[:1] in ("A", "C") and chain:
+                break
+        if len(set(chain)) >= 2:
+            asked.append(("file", path, chain[-1], chain[0]))
+            files += 1
+    out: dict[str, int] = Counter()
+    for i, (what, ref, oldest, newest) in enumerate(asked):
+        first_q = f"which commit introduced {ref}" if i % 2 == 0 else f"when was {ref} added"
+        last_q = f"who last changed {ref}" if i % 2 == 0 else f"when was {ref} last changed"
+        for end, question, sha in (("first", first_q, oldest), ("last", last_q, newest)):
+            hits = strata.search(question, 10).hits
+            out[f"{what}_{end}"] += bool(hits) and hits[0].kind == "commit" and hits[0].key == sha
+    return {
+        "symbols": min(n, len(picked)),
+        "symbol_first": out["symbol_first"],
+        "symbol_last": out["symbol_last"],
+        "files": files,
+        "file_first": out["file_first"],
+        "file_last": out["file_last"],
+    }
+
+
+# a name an identifier by its shape alone (dotted, snake_case, camelCase, PascalCase with an
+# inner capital), asked as written; another is asked as "the NAME function"
+_IDENT_SHAPE = re.compile(r"[A-Za-z_]\w*(?:\.\w+)+|\w*_\w*|[a-z]+[A-Z]\w*|[A-Z][a-z0-9]+[A-Z]\w*")
+
+
 # the truth's own reading of a release commit's subject (the product's is `ServeIndex.releases`)
 _RELEASE = re.compile(
     r"(?:(?:Release|release)(?: version)?:? |v)?(\d+\.\d+\.\d+(?:-[\w.]+)?)(?: \(#\d+\))?"
@@ -606,6 +695,7 @@ def measure_repo(
         result["intents"] = measure_intents(strata, labels_dir / f"{name}.jsonl")
         result["candidates"] = measure_candidates(strata, work / "head-index")
         result["departed"] = measure_departed(strata, work / "head-index")
+        result["history_ends"] = measure_history_ends(strata, base, work / "head-index")
         strata.close()
         log("  co-change and where a change goes: indexing the cut")
         with indexed_cut(base, split) as cut:
@@ -748,6 +838,21 @@ def markdown(results: list[dict[str, Any]], command: str = "") -> str:
                 f"| {d['preflight_names']} | {d.get('hashes', '-')} | {d.get('hash_first', '-')} "
                 f"| {d.get('versions', '-')} | {d.get('version_first', '-')} "
                 f"| {d.get('places', '-')} | {d.get('place_first', '-')} |"
+            )
+    ended = [r for r in ok if r.get("history_ends")]
+    if ended:
+        title = "The commit that introduced a symbol or a file, and the one that changed it last"
+        out += ["", f"### {title}", ""]
+        out += [
+            "| repository | symbols asked | introducing commit first | last commit first "
+            "| files asked | introducing commit first | last commit first |",
+            "|---|---|---|---|---|---|---|",
+        ]
+        for r in ended:
+            h = r["history_ends"]
+            out.append(
+                f"| {r['repo']} | {h['symbols']} | {h['symbol_first']} | {h['symbol_last']} "
+                f"| {h['files']} | {h['file_first']} | {h['file_last']} |"
             )
     failed = [r for r in results if "error" in r]
     if failed:

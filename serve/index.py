@@ -571,6 +571,43 @@ class ServeIndex:
                 found.setdefault(m.group("version"), []).append((when, sha))
         return {v: [sha for _, sha in sorted(got, reverse=True)] for v, got in found.items()}
 
+    @cached_property
+    def _parents(self) -> dict[str, list[str]]:
+        """sha -> its parents' shas, read once when first asked for."""
+        if not self.has("commits"):
+            return {}
+        t = self.table("commits", columns=["sha", "parents"])
+        return dict(zip(_pylist(t.column("sha")), _pylist(t.column("parents")), strict=True))
+
+    def _ancestors_in_second(self, sha: str) -> set[str]:
+        """The ancestors of commit `sha` with its commit time, through parents of that time."""
+        parents, commits = self._parents, self.commits
+        when = commits.get(sha, {}).get("commit_time")
+        todo, seen = list(parents.get(sha) or ()), set[str]()
+        while todo and len(seen) < 10_000:
+            p = todo.pop()
+            if p not in seen and commits.get(p, {}).get("commit_time") == when:
+                seen.add(p)
+                todo.extend(parents.get(p) or ())
+        return seen
+
+    def newest_of(self, shas: list[str]) -> list[str]:
+        """`shas` (commits of the index that share one commit time, as a rebased series does)
+        without those an other of them descends from: the newest by history, which the time
+        cannot tell."""
+        if len(shas) < 2:
+            return list(shas)
+        older = set().union(*(self._ancestors_in_second(sha) for sha in shas))
+        return [sha for sha in shas if sha not in older] or list(shas)
+
+    def oldest_of(self, shas: list[str]) -> list[str]:
+        """`shas` (as in `newest_of`) without those that descend from an other of them."""
+        if len(shas) < 2:
+            return list(shas)
+        wanted = set(shas)
+        kept = [sha for sha in shas if not (self._ancestors_in_second(sha) & wanted)]
+        return kept or list(shas)
+
     def departed(self, path: str) -> dict[str, Any] | None:
         """The change that took `path` away: the newest rename from it, or deletion of it,
         among `path_changes(path)` (a row of them); None when history has neither."""

@@ -26,6 +26,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import NamedTuple
 
 from ..store.config import COMMIT_SLOTS
 from ..store.regexcache import compile_pattern
@@ -311,6 +312,8 @@ def scores(query: str, *, why_phrases: bool = True) -> dict[str, float]:
         out["causal"] = 1.2
     elif _WHY.search(query) or (why_phrases and _WHY_PHRASE.search(query)):
         out["causal"] = 2.5
+    if history_end(query) is not None:
+        out["causal"] = max(out["causal"], 2.5)  # a commit is the answer
     if _COUPLED.search(query):
         out["coupled"] = 3.0
     if _CHANGE.search(query):
@@ -335,6 +338,110 @@ def scores(query: str, *, why_phrases: bool = True) -> dict[str, float]:
     if _CODE_TOKEN.search(query) or HEX_WORD.search(query) or _QUOTED.search(query):
         out["exact"] = max(out["exact"], 0.5)
     return out
+
+
+# A question for one end of a thing's history: the commit that introduced it ("which commit
+# introduced X", "when was X added", "who wrote X", "where did X come from") or the one that
+# changed it last ("who last changed X", "when was X last modified", "the latest change to X").
+# `what` is the thing asked about, as the question words it; "which commit added the retry to
+# charge_with_retry" asks for a change inside X, not for X's first commit (`history_end`).
+_OBJECT = r"(?P<what>[^?!,;:]{1,80}?)(?=\s*(?:[?!,;:]|\.(?:\s|$)|$))"
+_INTRODUCE = r"(?:introduced|added|created|wrote|written|write|introduce|add|create)"
+_CHANGED = r"(?:changed|modified|touched|edited|updated|change|modify|touch|edit|update)"
+_FIRST = (
+    compile_pattern(
+        rf"\b(?:which|what) (?:commit|change|pr|pull request|patch)s? (?:first )?{_INTRODUCE} "
+        + _OBJECT,
+        re.I,
+    ),
+    compile_pattern(
+        r"\bwhen (?:was|were|did) (?P<what>[^?!,;:]{1,80}?) (?:first )?"
+        r"(?:introduced|added|created|written|appear(?:ed)?|introduce|add|create|come in)"
+        r"(?=\s*(?:[?!,;:]|\.(?:\s|$)|$))",
+        re.I,
+    ),
+    compile_pattern(rf"\bwho (?:first )?{_INTRODUCE} " + _OBJECT, re.I),
+    compile_pattern(r"\bwhere did (?P<what>[^?!,;:]{1,80}?) come from\b", re.I),
+    compile_pattern(
+        r"\b(?:first|initial|original) (?:commit|version|implementation) of " + _OBJECT, re.I
+    ),
+)
+_LAST = (
+    compile_pattern(
+        rf"\b(?:who|(?:which|what) (?:commit|change|pr|pull request|patch)) "
+        rf"(?:last|most recently) {_CHANGED} " + _OBJECT,
+        re.I,
+    ),
+    compile_pattern(
+        rf"\bwhen (?:was|were|did) (?P<what>[^?!,;:]{{1,80}}?) (?:last|most recently) {_CHANGED}"
+        r"(?=\s*(?:[?!,;:]|\.(?:\s|$)|$))",
+        re.I,
+    ),
+    compile_pattern(
+        r"\b(?:last|latest|most recent|newest) (?:change|commit|edit|modification|update)s? "
+        r"(?:to|of|on|for|that touched) " + _OBJECT,
+        re.I,
+    ),
+)
+# words that make `what` a part of the thing rather than the thing ("the retry to X"); a word
+# of a name (`with-page.ts`) is not one
+_INSIDE = frozenset(
+    ("to", "into", "in", "inside", "for", "on", "from", "within", "with", "of", "by")
+)
+
+
+class HistoryEnd(NamedTuple):
+    end: str  # "first": the commit that introduced it; "last": the one that changed it last
+    what: str  # the thing asked about, as the question words it
+    whole: bool  # `what` names a thing, not a part of one ("the retry in charge_with_retry")
+
+
+@lru_cache(maxsize=256)
+def history_end(query: str) -> HistoryEnd | None:
+    """Which end of something's history `query` asks for, if it asks for the commit that
+    introduced something or the one that changed it last."""
+    text = route_text(query)
+    for end, patterns in (("first", _FIRST), ("last", _LAST)):
+        for pattern in patterns:
+            m = pattern.search(text)
+            if m is not None:
+                what = m.group("what").strip()
+                return HistoryEnd(end, what, _INSIDE.isdisjoint(what.lower().split()))
+    return None
+
+
+# a word the question calls a function, method, class ... ("the echo function", "class Foo")
+_KIND_WORDS = (
+    r"functions?|methods?|class(?:es)?|structs?|interfaces?|types?|traits?|enums?|constants?|"
+    r"hooks?|components?|macros?|decorators?|properties|property|fields?|variables?"
+)
+# a name with its qualifiers, as code writes it (`Ky.#parseJson`, `$store.get`)
+_NAME = r"[A-Za-z_$#][\w.#$]*"
+_CALLED = compile_pattern(
+    rf"(?<![\w.#$`])`?({_NAME})`?(?:\(\))? (?:{_KIND_WORDS})\b|\b(?:{_KIND_WORDS}) `?({_NAME})",
+    re.I,
+)
+_ONE_NAME = compile_pattern(_NAME)
+_ARTICLE = compile_pattern(r"^(?:the|a|an|this|that)\s+", re.I)
+
+
+# words that never name the thing: pronouns and what `_CALLED` could read as a name
+STOP_NAMES = frozenset(("it", "this", "that", "these", "those", "they", "them", "the", "a", "an",
+                        "which", "what", "new", "old", "first", "last"))  # fmt: skip
+
+
+def thing_names(what: str) -> tuple[str, ...]:
+    """The names a phrase like `HistoryEnd.what` gives its thing: identifiers, words it calls a
+    function, class ... ("the echo function"), or the phrase itself when it is one word."""
+    names = list(named_identifiers(what))
+    for m in _CALLED.finditer(what):
+        word = (m.group(1) or m.group(2)).rstrip(".")
+        if word.lower() not in STOP_NAMES and word not in names:
+            names.append(word)
+    bare = _ARTICLE.sub("", what.strip()).strip("`").removesuffix("()").rstrip(".")
+    if bare and _ONE_NAME.fullmatch(bare) and bare.lower() not in STOP_NAMES and bare not in names:
+        names.append(bare)
+    return tuple(names)
 
 
 def states_change(query: str) -> bool:

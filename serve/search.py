@@ -49,7 +49,15 @@ from .graph import CoGraph
 from .index import ServeIndex, iso_date
 from .models import CommitRef, Evidence, Hit, SearchResponse
 from .rerank import WEIGHTS, Candidate, rerank
-from .router import HEX_WORD, Route, asked_areas, classify
+from .router import (
+    HEX_WORD,
+    Route,
+    asked_areas,
+    classify,
+    history_end,
+    named_paths,
+    thing_names,
+)
 from .targets import LINE_PLACE, match_symbols
 from .vectors import VectorIndex
 
@@ -694,7 +702,8 @@ class Searcher:
         if cfg.pinning:
             named = self._line_symbols(run.query) + self._named_commits(run.query)
             if route.query_class != "coupled":
-                more = self._departing_commits(run.query)
+                more = self._history_commit(run.query, run.file_path)
+                more += self._departing_commits(run.query)
                 if route.query_class != "change":  # "bump x to 4.2.0" names x's version
                     more = self._release_commits(run.query) + more
                 named += [r for r in more if r not in named]
@@ -744,6 +753,50 @@ class Searcher:
             if row is not None and row not in rows:
                 rows.append(row)
         return rows
+
+    def _history_commit(self, query: str, file_path: str | None) -> list[int]:
+        """The commit document that introduced the thing the question asks about, or the one
+        that changed it last ("which commit introduced ProgressBar", "who last changed
+        src/app.py", `router.history_end`): a file at HEAD or a symbol the question names (by
+        an identifier, or a word it calls a function, class ...). Which commit is first or last
+        is a fact of the history, which the question's words rarely match."""
+        asked = history_end(query)
+        if asked is None or not asked.whole:
+            return []
+        index = self.index
+        # a file at HEAD, as the question spells it (`README.md`, `LICENSE`, `.github/ci.yml`)
+        words = [w.strip("`'\"()[]") for w in asked.what.split()]
+        path = next(
+            (
+                p
+                for p in dict.fromkeys([*words, *named_paths(asked.what)])
+                if p and index.at_head(p)
+            ),
+            None,
+        )
+        if path is not None:
+            changes = index.path_changes(path)  # newest first
+            if asked.end == "first":
+                # the file as it is began where it was last added (a file deleted and added
+                # again began twice); renames carry it on
+                added = next((c for c in changes if c["status"] == "A"), None)
+                changes = [added] if added is not None else changes
+            touches = [{"sha": c["sha"], "commit_time": c["commit_time"]} for c in changes]
+        else:
+            row = self._symbol_named(thing_names(asked.what), file_path)
+            sid = self.docs.symbol_id[row] if row is not None else None
+            touches = index.touches_by_symbol.get(sid, []) if sid else []
+        if not touches:
+            return []
+        # newest first: the last touch is the one that brought it in; commits of the same
+        # second (a rebased series) are told apart by their parents
+        end = touches[-1] if asked.end == "first" else touches[0]
+        tied = list(
+            dict.fromkeys(t["sha"] for t in touches if t["commit_time"] == end["commit_time"])
+        )
+        pick = index.oldest_of(tied)[-1] if asked.end == "first" else index.newest_of(tied)[0]
+        row = self.docs.by_sha.get(pick)
+        return [] if row is None else [row]
 
     def _release_commits(self, query: str) -> list[int]:
         """The release commits of the versions the question names ("what changed in 5.1.0",
@@ -937,7 +990,12 @@ class Searcher:
         return out_ranked, hits
 
     def _named_symbol(self, route: Route, file_path: str | None) -> int | None:
-        for name in route.named:
+        return self._symbol_named(route.named, file_path)
+
+    def _symbol_named(self, names: tuple[str, ...], file_path: str | None) -> int | None:
+        """The symbol document the first of `names` that names one symbol names (an exact
+        qualified name first; in `file_path`, when given, if it has one)."""
+        for name in names:
             rows = self.docs.by_name.get(name)
             if not rows:
                 continue

@@ -351,3 +351,44 @@ def test_a_path_with_a_line_names_the_symbol_there(repo) -> None:
     with Strata(repo.path) as s:
         first = s.search("why does src/app/core.py:10 return three").hits[0]
     assert (first.kind, first.path, first.symbol) == ("symbol", "src/app/core.py", "Pump.stop")
+
+
+def test_the_commit_that_introduced_a_thing_or_changed_it_last(tmp_path) -> None:
+    """ "Which commit introduced X" and "who last changed X" get that commit first, for a
+    symbol and for a file; commits of one second (a rebased series) are ordered by their
+    parents, and a file deleted and added again began at its last addition."""
+    from conftest import GitRepo
+
+    r = GitRepo(tmp_path / "repo")
+    body = "def parse_line(s):\n    return {}\n"
+    born = r.commit("feat: add the parser", {"src/parse.py": body.format("s.split()")})
+    r.commit("feat: notes", {"README.md": "# notes\n"})
+    r.commit("fix: strip the line first", {"src/parse.py": body.format("s.strip().split()")})
+    series = []
+    for i in range(4):  # join_line comes in at the second step and changes at every later one
+        code = body.format(f"s.strip().split(None, {i})")
+        if i:
+            code += f"\n\ndef join_line(parts):\n    return ' '.join(parts[:{i + 2}])\n"
+        series.append(r.commit(f"refactor: step {i}", {"src/parse.py": code}, days=9))
+    r.remove("README.md")
+    r.commit("chore: drop the notes")
+    readded = r.commit("docs: the notes again", {"README.md": "# notes\n\nagain\n"})
+    last_readme = r.commit("docs: more notes", {"README.md": "# notes\n\nagain and again\n"})
+    with Strata(r.path) as s:
+        s.index(jobs=1)
+
+        def first(question: str) -> str:
+            hit = s.search(question).hits[0]
+            assert hit.kind == "commit", question
+            return hit.key
+
+        assert first("which commit introduced parse_line?") == born
+        assert first("when was the parse_line function added") == born
+        assert first("who last changed parse_line") == series[-1]
+        assert first("which commit introduced join_line") == series[1]
+        assert first("when was src/parse.py last changed?") == series[-1]
+        assert first("which commit added README.md") == readded
+        assert first("who last changed README.md") == last_readme
+        # a part of a thing: not its first commit
+        assert first("which commit added the strip to parse_line") != born
+        assert s.search("who last changed parse_line").query_class == "causal"

@@ -9,10 +9,12 @@ from gitstrata.serve.router import (
     CLASSES,
     asked_areas,
     classify,
+    history_end,
     is_exact,
     named_identifiers,
     named_paths,
     states_change,
+    thing_names,
 )
 
 CASES = [
@@ -114,6 +116,11 @@ CASES = [
     ("how are expired sessions cleaned up", "behavioral"),
     # ... while a report may open with "when" or "if"
     ("when the upload timed out the retry sent the file twice", "symptom"),
+    # the commit that introduced something or changed it last: a commit is the answer
+    ("which commit introduced the InvoiceStore class", "causal"),
+    ("when was the export button added", "causal"),
+    ("who last changed services/billing/invoice.py?", "causal"),
+    ("where did normalize_currency come from", "causal"),
 ]
 
 
@@ -254,3 +261,44 @@ def test_a_behavioral_question_without_a_name_prefers_code() -> None:
 )
 def test_states_change_tells_a_change_request_from_a_question(query: str, expected: bool) -> None:
     assert states_change(query) is expected
+
+
+@pytest.mark.parametrize(
+    ("query", "end", "what", "whole"),
+    [
+        ("which commit introduced the InvoiceStore class", "first", "the InvoiceStore class", True),
+        ("When was `Ky.#parseJson` added?", "first", "`Ky.#parseJson`", True),
+        ("who wrote charge_with_retry?", "first", "charge_with_retry", True),
+        ("when did the dark mode first appear", "first", "the dark mode", True),
+        ("who last changed test/helpers/with-page.ts", "last", "test/helpers/with-page.ts", True),
+        ("when was InvoiceStore.flush last modified?", "last", "InvoiceStore.flush", True),
+        ("the latest change to README.md", "last", "README.md", True),
+        # a part of a thing: its first commit is not the answer
+        (
+            "which commit added the retry to charge_with_retry",
+            "first",
+            "the retry to charge_with_retry",
+            False,
+        ),
+        ("when was shell completion for fish added", "first", "shell completion for fish", False),
+    ],
+)
+def test_a_question_for_either_end_of_a_history(
+    query: str, end: str, what: str, whole: bool
+) -> None:
+    assert history_end(query) == (end, what, whole)
+
+
+def test_questions_that_ask_for_no_end_of_a_history() -> None:
+    for query in ("why was the retry added", "add a flag to the export", "when does the job run"):
+        assert history_end(query) is None
+
+
+def test_the_names_a_thing_is_given() -> None:
+    assert thing_names("the InvoiceStore class") == ("InvoiceStore",)
+    assert thing_names("the echo function") == ("echo",)
+    assert thing_names("method `flush`") == ("flush",)
+    assert thing_names("Ky.#parseJson") == ("parseJson", "Ky.#parseJson")
+    assert thing_names("echo") == ("echo",)
+    assert thing_names("it") == ()
+    assert thing_names("the new option") == ()
