@@ -288,6 +288,7 @@ _RELEASE_SUBJECT = re.compile(
 COMMIT_COLUMNS = (
     "sha",
     "commit_time",
+    "author_name",
     "subject",
     "intent",
     "files",

@@ -67,6 +67,7 @@ class Hit(_Model):
     evidence: Evidence = Field(default_factory=Evidence)
     why: list[CommitRef] = Field(default_factory=_list)  # commits that shaped this symbol
     reason: str = ""  # a commit hit: its body's first paragraph, bounded
+    author: str | None = None  # a commit hit: its author's name
 
 
 class FailureWarning(_Model):

@@ -59,7 +59,11 @@ def commit_ref(index: ServeIndex, sha: str, fallback_time=None, reason_chars: in
 
 
 def attach_reasons(index: ServeIndex, hits: list[Hit], reason_chars: int) -> None:
-    """Fill the body's reason of commit hits and of the commits attached to symbol hits."""
+    """Fill the body's reason (and the author) of commit hits, and the reason of the commits
+    attached to symbol hits."""
+    for hit in hits:
+        if hit.kind == "commit" and hit.key and hit.author is None:
+            hit.author = index.commits.get(hit.key, {}).get("author_name")
     if not reason_chars:
         return
     for hit in hits:

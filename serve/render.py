@@ -502,7 +502,9 @@ def _index_note_lines(notes: list[str]) -> list[Line]:
 
 def _hit_line(hit: Hit) -> str:
     if hit.kind == "commit":
-        return f"[commit] {hit.date or ''} {hit.key[:10]} {tagged(hit.intent, _one_line(hit.title, 140))}"
+        by = f" (by {_one_line(hit.author, 60)})" if hit.author else ""
+        title = tagged(hit.intent, _one_line(hit.title, 140))
+        return f"[commit] {hit.date or ''} {hit.key[:10]} {title}{by}"
     where = f"  ({hit.path})" if hit.path else ""
     return f"[{hit.kind}] {_one_line(hit.title, 140)}{where}"
 
@@ -522,9 +524,9 @@ def render_search(resp: SearchResponse, *, budget: int | None = 2500) -> str:
         lines.append(Line("</related_memory>", FRAME))
     lines.append(Line("<results>", FRAME))
     for hit in resp.hits:
-        head = Line(
-            f"  {hit.rank}. {_hit_line(hit)}  score={hit.score:.3f}", MUST - hit.rank, "result"
-        )
+        # a hit the question names is put first, whatever its score (0 when no path found it)
+        rank = "pinned: named by the question" if hit.pinned else f"score={hit.score:.3f}"
+        head = Line(f"  {hit.rank}. {_hit_line(hit)}  {rank}", MUST - hit.rank, "result")
         lines.append(head)
         # a commit's reason says what its snippet (subject and body again) would
         snippet = [] if hit.reason else hit.snippet.splitlines()[:4]

@@ -152,7 +152,8 @@ class _Run:
     anchors: set[str] = field(default_factory=set)  # files a co-change question names
     qvec: np.ndarray | None = None
     final_score: dict[int, float] = field(default_factory=dict)
-    pinned: int | None = None
+    pinned: int | None = None  # the symbol the question names, pinned
+    pins: set[int] = field(default_factory=set)  # the places and commits it names, pinned
     route_order: list[int] | None = None  # the route's order before the plain list joined it
 
     def ev(self, row: int) -> Ev:
@@ -711,6 +712,7 @@ class Searcher:
                 if run.keep(row):
                     ranked = pin(ranked, row, cfg.pin_position)
                     run.ev(row)
+                    run.pins.add(row)
                     final_score.setdefault(row, 0.0)
         # what moves up into the window keeps to the commit budget
         cap = route.commit_slots if cfg.slot_budget else None
@@ -978,7 +980,7 @@ class Searcher:
                 sha=docs.sha[r],
                 intent=docs.intent[r],
                 evidence=run.evidence[r],
-                pinned=r == run.pinned,
+                pinned=r == run.pinned or r in run.pins,
             )
             for r in ranked[: max(top_k, 50 if cfg.attach_commits else 10)]
         ]

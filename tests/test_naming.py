@@ -359,6 +359,8 @@ def test_the_commit_that_introduced_a_thing_or_changed_it_last(tmp_path) -> None
     parents, and a file deleted and added again began at its last addition."""
     from conftest import GitRepo
 
+    from gitstrata.serve.render import render_search
+
     r = GitRepo(tmp_path / "repo")
     body = "def parse_line(s):\n    return {}\n"
     born = r.commit("feat: add the parser", {"src/parse.py": body.format("s.split()")})
@@ -391,4 +393,9 @@ def test_the_commit_that_introduced_a_thing_or_changed_it_last(tmp_path) -> None
         assert first("who last changed README.md") == last_readme
         # a part of a thing: not its first commit
         assert first("which commit added the strip to parse_line") != born
-        assert s.search("who last changed parse_line").query_class == "causal"
+        answer = s.search("who last changed parse_line")
+        assert answer.query_class == "causal"
+        # "who": a commit hit names its author, in the data and in the text an agent reads
+        assert answer.hits[0].author == "Test Author"
+        line = next(x for x in render_search(answer).splitlines() if "[commit]" in x)
+        assert f"{series[-1][:10]} [refactor] refactor: step 3 (by Test Author)" in line

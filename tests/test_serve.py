@@ -387,6 +387,7 @@ def test_json_shape_is_stable() -> None:
         "evidence",
         "why",
         "reason",
+        "author",
     ]
     assert list(shape(PreflightReport)) == [
         "schema_version",
