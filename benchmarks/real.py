@@ -58,7 +58,9 @@ Per repository it reports:
    the oldest and the newest commit of `touches` for the symbol (its `symbol_id`; commits of the
    same second in `git rev-list --topo-order`'s order), and for a file git's own (`git log
    --no-merges --follow`, down to the commit that added or copied it); reports how often that
-   commit is the first hit of `Strata.search`.
+   commit is the first hit of `Strata.search`. Each of those files with three or more commits is
+   also asked for its "recent changes to P": the first three hits must be git's three newest
+   commits of it, in git's order.
 """
 
 from __future__ import annotations
@@ -558,6 +560,7 @@ def measure_history_ends(
     paths = gen.table("files", columns=["path"]).column("path").to_pylist()
     random.Random(seed).shuffle(paths)
     files = 0
+    recent: list[tuple[str, list[str]]] = []  # a file and git's three newest commits of it
     for path in paths:
         if files == n:
             break
@@ -575,6 +578,8 @@ def measure_history_ends(
         if len(set(chain)) >= 2:
             asked.append(("file", path, chain[-1], chain[0]))
             files += 1
+            if len(chain) >= 3:
+                recent.append((path, chain[:3]))
     out: dict[str, int] = Counter()
     for i, (what, ref, oldest, newest) in enumerate(asked):
         first_q = f"which commit introduced {ref}" if i % 2 == 0 else f"when was {ref} added"
@@ -582,6 +587,10 @@ def measure_history_ends(
         for end, question, sha in (("first", first_q, oldest), ("last", last_q, newest)):
             hits = strata.search(question, 10).hits
             out[f"{what}_{end}"] += bool(hits) and hits[0].kind == "commit" and hits[0].key == sha
+    # its recent history: git's three newest commits, in their order, as the first three hits
+    for path, three in recent:
+        hits = strata.search(f"recent changes to {path}", 10).hits[:3]
+        out["file_recent"] += [(h.kind, h.key) for h in hits] == [("commit", c) for c in three]
     return {
         "symbols": min(n, len(picked)),
         "symbol_first": out["symbol_first"],
@@ -589,6 +598,8 @@ def measure_history_ends(
         "files": files,
         "file_first": out["file_first"],
         "file_last": out["file_last"],
+        "files_recent": len(recent),
+        "file_recent": out["file_recent"],
     }
 
 
@@ -845,14 +856,16 @@ def markdown(results: list[dict[str, Any]], command: str = "") -> str:
         out += ["", f"### {title}", ""]
         out += [
             "| repository | symbols asked | introducing commit first | last commit first "
-            "| files asked | introducing commit first | last commit first |",
-            "|---|---|---|---|---|---|---|",
+            "| files asked | introducing commit first | last commit first "
+            "| files asked for recent changes | git's newest three first, in order |",
+            "|---|---|---|---|---|---|---|---|---|",
         ]
         for r in ended:
             h = r["history_ends"]
             out.append(
                 f"| {r['repo']} | {h['symbols']} | {h['symbol_first']} | {h['symbol_last']} "
-                f"| {h['files']} | {h['file_first']} | {h['file_last']} |"
+                f"| {h['files']} | {h['file_first']} | {h['file_last']} "
+                f"| {h.get('files_recent', '-')} | {h.get('file_recent', '-')} |"
             )
     failed = [r for r in results if "error" in r]
     if failed:

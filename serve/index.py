@@ -609,6 +609,27 @@ class ServeIndex:
         kept = [sha for sha in shas if not (self._ancestors_in_second(sha) & wanted)]
         return kept or list(shas)
 
+    def in_history_order(self, shas: list[str], n: int, *, oldest: bool = False) -> list[str]:
+        """The `n` newest (`oldest`: oldest) of `shas`, commits of the index listed newest first
+        by commit time, in that order; commits of one second are ordered by their parents."""
+        commits = self.commits
+        groups: list[list[str]] = []
+        for sha in dict.fromkeys(shas):
+            when = commits.get(sha, {}).get("commit_time")
+            if groups and commits.get(groups[-1][0], {}).get("commit_time") == when:
+                groups[-1].append(sha)
+            else:
+                groups.append([sha])
+        out: list[str] = []
+        for group in reversed(groups) if oldest else groups:
+            while group and len(out) < n:
+                sha = self.oldest_of(group)[-1] if oldest else self.newest_of(group)[0]
+                out.append(sha)
+                group.remove(sha)
+            if len(out) >= n:
+                break
+        return out
+
     def departed(self, path: str) -> dict[str, Any] | None:
         """The change that took `path` away: the newest rename from it, or deletion of it,
         among `path_changes(path)` (a row of them); None when history has neither."""

@@ -378,11 +378,42 @@ _LAST = (
         re.I,
     ),
     compile_pattern(
-        r"\b(?:last|latest|most recent|newest) (?:change|commit|edit|modification|update)s? "
+        r"\b(?:last|latest|most recent|newest) (?:change|commit|edit|modification|update) "
         r"(?:to|of|on|for|that touched) " + _OBJECT,
         re.I,
     ),
 )
+# the newest commits of a thing ("recent changes to X", "what changed in X", "the history of
+# X"), of one intent when the question names it ("what bugs were fixed in X", "what was
+# reverted in X")
+_RECENT = (
+    compile_pattern(
+        r"\b(?:recent|latest|last|newest|most recent) (?:changes|commits|edits|modifications|"
+        r"updates) (?:to|of|on|in|for|that touched) " + _OBJECT,
+        re.I,
+    ),
+    compile_pattern(
+        r"\bwhat (?:has |have )?changed (?:recently |lately )?(?:in|to|on|about) " + _OBJECT, re.I
+    ),
+    compile_pattern(r"\b(?:the )?(?:change |commit |git )?history of " + _OBJECT, re.I),
+)
+_FIXES = (
+    compile_pattern(
+        r"\b(?:what|which) (?:bugs?|fix(?:es)?|bug ?fixes|regressions?) (?:were |have been |"
+        r"got |was |has been )?(?:fixed |made |found )?(?:in|to|for|on|inside) " + _OBJECT,
+        re.I,
+    ),
+    compile_pattern(r"\b(?:bug ?fixes|fixes) (?:in|to|for|of|on) " + _OBJECT, re.I),
+)
+_REVERTS = (
+    compile_pattern(
+        r"\b(?:what|which \w+) (?:was|were|got|has been|have been) reverted (?:in|on|from) "
+        + _OBJECT,
+        re.I,
+    ),
+    compile_pattern(r"\breverts? (?:in|of|to|on) " + _OBJECT, re.I),
+)
+RECENT_COUNT = 3  # the newest commits a question for a thing's recent history is answered with
 # words that make `what` a part of the thing rather than the thing ("the retry to X"); a word
 # of a name (`with-page.ts`) is not one
 _INSIDE = frozenset(
@@ -391,22 +422,34 @@ _INSIDE = frozenset(
 
 
 class HistoryEnd(NamedTuple):
-    end: str  # "first": the commit that introduced it; "last": the one that changed it last
+    end: str  # "first": the commit that introduced it; "last": the newest commits
     what: str  # the thing asked about, as the question words it
     whole: bool  # `what` names a thing, not a part of one ("the retry in charge_with_retry")
+    limit: int = 1  # how many commits answer it: the first, the last, or the recent ones
+    intent: str | None = None  # only commits of this intent ("what bugs were fixed in X")
+
+
+_HISTORY_ASKS = (
+    ("first", 1, None, _FIRST),
+    ("last", 1, None, _LAST),
+    ("last", RECENT_COUNT, "bugfix", _FIXES),
+    ("last", RECENT_COUNT, "revert", _REVERTS),
+    ("last", RECENT_COUNT, None, _RECENT),
+)
 
 
 @lru_cache(maxsize=256)
 def history_end(query: str) -> HistoryEnd | None:
     """Which end of something's history `query` asks for, if it asks for the commit that
-    introduced something or the one that changed it last."""
+    introduced something, the one that changed it last, or its newest commits (of an intent)."""
     text = route_text(query)
-    for end, patterns in (("first", _FIRST), ("last", _LAST)):
+    for end, limit, intent, patterns in _HISTORY_ASKS:
         for pattern in patterns:
             m = pattern.search(text)
             if m is not None:
                 what = m.group("what").strip()
-                return HistoryEnd(end, what, _INSIDE.isdisjoint(what.lower().split()))
+                whole = _INSIDE.isdisjoint(what.lower().split())
+                return HistoryEnd(end, what, whole, limit, intent)
     return None
 
 

@@ -23,6 +23,7 @@ from bisect import bisect_left
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import Any
 
 import numpy as np
 
@@ -703,7 +704,7 @@ class Searcher:
         if cfg.pinning:
             named = self._line_symbols(run.query) + self._named_commits(run.query)
             if route.query_class != "coupled":
-                more = self._history_commit(run.query, run.file_path)
+                more = self._history_commits(run.query, run.file_path)
                 more += self._departing_commits(run.query)
                 if route.query_class != "change":  # "bump x to 4.2.0" names x's version
                     more = self._release_commits(run.query) + more
@@ -756,12 +757,14 @@ class Searcher:
                 rows.append(row)
         return rows
 
-    def _history_commit(self, query: str, file_path: str | None) -> list[int]:
-        """The commit document that introduced the thing the question asks about, or the one
-        that changed it last ("which commit introduced ProgressBar", "who last changed
-        src/app.py", `router.history_end`): a file at HEAD or a symbol the question names (by
-        an identifier, or a word it calls a function, class ...). Which commit is first or last
-        is a fact of the history, which the question's words rarely match."""
+    def _history_commits(self, query: str, file_path: str | None) -> list[int]:
+        """The commit documents of one end of the history of the thing the question asks about
+        (`router.history_end`): the commit that introduced it ("which commit introduced
+        ProgressBar"), the one that changed it last ("who last changed src/app.py"), or its
+        newest ones, of one intent when the question names it ("what bugs were fixed in X").
+        The thing is a file at HEAD or a symbol the question names (by an identifier, or a word
+        it calls a function, class ...). Which commits those are is a fact of the history,
+        which the question's words rarely match."""
         asked = history_end(query)
         if asked is None or not asked.whole:
             return []
@@ -776,29 +779,23 @@ class Searcher:
             ),
             None,
         )
+        rows: list[dict[str, Any]]
         if path is not None:
-            changes = index.path_changes(path)  # newest first
+            rows = index.path_changes(path)  # newest first
             if asked.end == "first":
                 # the file as it is began where it was last added (a file deleted and added
                 # again began twice); renames carry it on
-                added = next((c for c in changes if c["status"] == "A"), None)
-                changes = [added] if added is not None else changes
-            touches = [{"sha": c["sha"], "commit_time": c["commit_time"]} for c in changes]
+                rows = [r for r in rows if r["status"] == "A"][:1] or rows
         else:
             row = self._symbol_named(thing_names(asked.what), file_path)
             sid = self.docs.symbol_id[row] if row is not None else None
-            touches = index.touches_by_symbol.get(sid, []) if sid else []
-        if not touches:
-            return []
-        # newest first: the last touch is the one that brought it in; commits of the same
-        # second (a rebased series) are told apart by their parents
-        end = touches[-1] if asked.end == "first" else touches[0]
-        tied = list(
-            dict.fromkeys(t["sha"] for t in touches if t["commit_time"] == end["commit_time"])
-        )
-        pick = index.oldest_of(tied)[-1] if asked.end == "first" else index.newest_of(tied)[0]
-        row = self.docs.by_sha.get(pick)
-        return [] if row is None else [row]
+            rows = index.touches_by_symbol.get(sid, []) if sid else []
+        shas = [r["sha"] for r in rows]
+        if asked.intent is not None:
+            commits = index.commits
+            shas = [s for s in shas if commits.get(s, {}).get("intent") == asked.intent]
+        picked = index.in_history_order(shas, asked.limit, oldest=asked.end == "first")
+        return [r for r in map(self.docs.by_sha.get, picked) if r is not None]
 
     def _release_commits(self, query: str) -> list[int]:
         """The release commits of the versions the question names ("what changed in 5.1.0",

@@ -365,7 +365,9 @@ def test_the_commit_that_introduced_a_thing_or_changed_it_last(tmp_path) -> None
     body = "def parse_line(s):\n    return {}\n"
     born = r.commit("feat: add the parser", {"src/parse.py": body.format("s.split()")})
     r.commit("feat: notes", {"README.md": "# notes\n"})
-    r.commit("fix: strip the line first", {"src/parse.py": body.format("s.strip().split()")})
+    fixed = r.commit(
+        "fix: strip the line first", {"src/parse.py": body.format("s.strip().split()")}
+    )
     series = []
     for i in range(4):  # join_line comes in at the second step and changes at every later one
         code = body.format(f"s.strip().split(None, {i})")
@@ -391,6 +393,10 @@ def test_the_commit_that_introduced_a_thing_or_changed_it_last(tmp_path) -> None
         assert first("when was src/parse.py last changed?") == series[-1]
         assert first("which commit added README.md") == readded
         assert first("who last changed README.md") == last_readme
+        # its newest commits, in history's order, and those of one intent
+        newest = [h.key for h in s.search("recent changes to src/parse.py").hits[:3]]
+        assert newest == series[:0:-1]
+        assert first("what bugs were fixed in parse_line?") == fixed
         # a part of a thing: not its first commit
         assert first("which commit added the strip to parse_line") != born
         answer = s.search("who last changed parse_line")

@@ -7,6 +7,7 @@ import pytest
 
 from gitstrata.serve.router import (
     CLASSES,
+    RECENT_COUNT,
     asked_areas,
     classify,
     history_end,
@@ -273,6 +274,10 @@ def test_states_change_tells_a_change_request_from_a_question(query: str, expect
         ("who last changed test/helpers/with-page.ts", "last", "test/helpers/with-page.ts", True),
         ("when was InvoiceStore.flush last modified?", "last", "InvoiceStore.flush", True),
         ("the latest change to README.md", "last", "README.md", True),
+        # its newest commits, or those of one intent
+        ("recent changes to README.md", "last", "README.md", True),
+        ("what bugs were fixed in InvoiceStore.flush?", "last", "InvoiceStore.flush", True),
+        ("what was reverted in the mailer", "last", "the mailer", True),
         # a part of a thing: its first commit is not the answer
         (
             "which commit added the retry to charge_with_retry",
@@ -286,7 +291,7 @@ def test_states_change_tells_a_change_request_from_a_question(query: str, expect
 def test_a_question_for_either_end_of_a_history(
     query: str, end: str, what: str, whole: bool
 ) -> None:
-    assert history_end(query) == (end, what, whole)
+    assert history_end(query)[:3] == (end, what, whole)
 
 
 def test_questions_that_ask_for_no_end_of_a_history() -> None:
@@ -302,3 +307,10 @@ def test_the_names_a_thing_is_given() -> None:
     assert thing_names("echo") == ("echo",)
     assert thing_names("it") == ()
     assert thing_names("the new option") == ()
+
+
+def test_a_question_for_recent_history_asks_for_several_commits_of_an_intent() -> None:
+    assert history_end("who last changed README.md")[3:] == (1, None)
+    assert history_end("recent changes to README.md")[3:] == (RECENT_COUNT, None)
+    assert history_end("what bugs were fixed in parse_line?")[3:] == (RECENT_COUNT, "bugfix")
+    assert history_end("what was reverted in parse_line")[3:] == (RECENT_COUNT, "revert")
