@@ -61,6 +61,11 @@ Per repository it reports:
    commit is the first hit of `Strata.search`. Each of those files with three or more commits is
    also asked for its "recent changes to P": the first three hits must be git's three newest
    commits of it, in git's order.
+9. "Why" questions about a commit, worded as a person asks them: 60 commits (fixed seed) whose
+   subject is an imperative verb and its object ("Deprecate res.sendfile", "Fix bad merge"),
+   each asked "why was <object> <past participle>" ("why was res.sendfile deprecated"). The
+   truth is that commit; reports how often it is the first hit and within the first three, for
+   the product and for the BM25, dense and hybrid baselines.
 """
 
 from __future__ import annotations
@@ -603,6 +608,55 @@ def measure_history_ends(
     }
 
 
+# the imperative verbs of commit subjects and how a question about the commit words them
+_PARTICIPLES = {
+    "add": "added", "remove": "removed", "deprecate": "deprecated", "fix": "fixed",
+    "rename": "renamed", "drop": "dropped", "change": "changed", "update": "updated",
+    "improve": "improved", "support": "supported", "allow": "allowed", "use": "used",
+    "move": "moved", "replace": "replaced", "expose": "exposed", "simplify": "simplified",
+    "handle": "handled", "ignore": "ignored", "disable": "disabled", "enable": "enabled",
+    "introduce": "introduced", "implement": "implemented", "avoid": "avoided",
+    "prevent": "prevented", "make": "made", "switch": "switched", "bump": "bumped",
+    "revert": "reverted", "refactor": "refactored", "optimize": "optimized", "reduce": "reduced",
+    "normalize": "normalized", "restore": "restored", "require": "required",
+    "accept": "accepted", "extract": "extracted", "document": "documented", "skip": "skipped",
+    "pass": "passed", "set": "set", "return": "returned", "throw": "thrown", "raise": "raised",
+    "check": "checked", "cache": "cached", "limit": "limited", "validate": "validated",
+    "convert": "converted", "preserve": "preserved",
+}  # fmt: skip
+_IMPERATIVE = re.compile(r"([A-Z][a-z]+) (.{6,70})")
+_PR_NUMBER = re.compile(r"\s*\(#\d+\)$")
+
+
+def measure_why_asked(strata: Strata, index_dir: Path, n: int = 60, seed: int = 11) -> dict:
+    """ "why was X <done>" about the commit whose subject is "<Do> X" (see the module doc, 9.)."""
+    import random
+
+    from ..store.generations import Store
+
+    gen = Store(index_dir).require_live()
+    asked: list[tuple[str, str]] = []
+    for c in gen.table("commits", columns=["sha", "subject", "bulk"]).to_pylist():
+        m = _IMPERATIVE.fullmatch((c["subject"] or "").strip())
+        verb = m.group(1).lower() if m else ""
+        if m is None or c["bulk"] or verb not in _PARTICIPLES:
+            continue
+        what = _PR_NUMBER.sub("", m.group(2)).rstrip(".")
+        if len(what.split()) <= 7:
+            asked.append((c["sha"], f"why was {what} {_PARTICIPLES[verb]}"))
+    random.Random(seed).shuffle(asked)
+    asked = asked[:n]
+    out: dict[str, Any] = {"questions": len(asked)}
+    for mode in ("full", "bm25", "dense", "hybrid"):
+        first = top3 = 0
+        for sha, question in asked:
+            keys = [h.key for h in strata.search(question, 10, mode=mode).hits[:3]]
+            first += keys[:1] == [sha]
+            top3 += sha in keys
+        out[mode] = {"first": first, "top3": top3}
+    return out
+
+
 # a name an identifier by its shape alone (dotted, snake_case, camelCase, PascalCase with an
 # inner capital), asked as written; another is asked as "the NAME function"
 _IDENT_SHAPE = re.compile(r"[A-Za-z_]\w*(?:\.\w+)+|\w*_\w*|[a-z]+[A-Z]\w*|[A-Z][a-z0-9]+[A-Z]\w*")
@@ -707,6 +761,7 @@ def measure_repo(
         result["candidates"] = measure_candidates(strata, work / "head-index")
         result["departed"] = measure_departed(strata, work / "head-index")
         result["history_ends"] = measure_history_ends(strata, base, work / "head-index")
+        result["why_asked"] = measure_why_asked(strata, work / "head-index")
         strata.close()
         log("  co-change and where a change goes: indexing the cut")
         with indexed_cut(base, split) as cut:
@@ -867,6 +922,20 @@ def markdown(results: list[dict[str, Any]], command: str = "") -> str:
                 f"| {h['files']} | {h['file_first']} | {h['file_last']} "
                 f"| {h.get('files_recent', '-')} | {h.get('file_recent', '-')} |"
             )
+    why = [r for r in ok if r.get("why_asked")]
+    if why:
+        title = '"Why was X done" about the commit that did it, first hit / within three'
+        out += ["", f"### {title}", ""]
+        out += [
+            "| repository | questions | gitstrata | bm25 | dense | hybrid |",
+            "|---|---|---|---|---|---|",
+        ]
+        for r in why:
+            w = r["why_asked"]
+            cells = " | ".join(
+                f"{w[m]['first']} / {w[m]['top3']}" for m in ("full", "bm25", "dense", "hybrid")
+            )
+            out.append(f"| {r['repo']} | {w['questions']} | {cells} |")
     failed = [r for r in results if "error" in r]
     if failed:
         out += ["", "Failed repositories:", ""]
