@@ -66,6 +66,10 @@ Per repository it reports:
    each asked "why was <object> <past participle>" ("why was res.sendfile deprecated"). The
    truth is that commit; reports how often it is the first hit and within the first three, for
    the product and for the BM25, dense and hybrid baselines.
+10. A bug reported in the words of its fix: 50 bugfix commits (fixed seed) whose subject is
+   "Fix <what went wrong>" ("Fix crash when the pager is closed"), typos, docs, lint, tests and
+   build left out, each asked as "<what went wrong>" alone, as a report of it reads. The truth
+   is the fixing commit; reported as in 9.
 """
 
 from __future__ import annotations
@@ -645,7 +649,34 @@ def measure_why_asked(strata: Strata, index_dir: Path, n: int = 60, seed: int = 
         if len(what.split()) <= 7:
             asked.append((c["sha"], f"why was {what} {_PARTICIPLES[verb]}"))
     random.Random(seed).shuffle(asked)
-    asked = asked[:n]
+    return _first_hits(strata, asked[:n])
+
+
+_FIX_SUBJECT = re.compile(r"(?:fix(?:es|ed)?|bugfix)(?:\([^)]*\))?:?\s+(.{12,90})", re.I)
+_NOT_A_BUG = re.compile(r"(?:typos?|docs?|the docs|lint|tests?|ci|build)\b", re.I)
+
+
+def measure_fix_reports(strata: Strata, index_dir: Path, n: int = 50, seed: int = 5) -> dict:
+    """A bug reported in the words of its fix (see the module doc, 10.)."""
+    import random
+
+    from ..store.generations import Store
+
+    gen = Store(index_dir).require_live()
+    asked: list[tuple[str, str]] = []
+    for c in gen.table("commits", columns=["sha", "subject", "bulk"]).to_pylist():
+        m = _FIX_SUBJECT.fullmatch((c["subject"] or "").strip())
+        if m is None or c["bulk"]:
+            continue
+        report = _PR_NUMBER.sub("", m.group(1)).rstrip(".")
+        if not _NOT_A_BUG.match(report):
+            asked.append((c["sha"], report))
+    random.Random(seed).shuffle(asked)
+    return _first_hits(strata, asked[:n])
+
+
+def _first_hits(strata: Strata, asked: list[tuple[str, str]]) -> dict[str, Any]:
+    """How often each (commit, question)'s commit is the first hit and within three, per mode."""
     out: dict[str, Any] = {"questions": len(asked)}
     for mode in ("full", "bm25", "dense", "hybrid"):
         first = top3 = 0
@@ -762,6 +793,7 @@ def measure_repo(
         result["departed"] = measure_departed(strata, work / "head-index")
         result["history_ends"] = measure_history_ends(strata, base, work / "head-index")
         result["why_asked"] = measure_why_asked(strata, work / "head-index")
+        result["fix_reports"] = measure_fix_reports(strata, work / "head-index")
         strata.close()
         log("  co-change and where a change goes: indexing the cut")
         with indexed_cut(base, split) as cut:
@@ -922,16 +954,20 @@ def markdown(results: list[dict[str, Any]], command: str = "") -> str:
                 f"| {h['files']} | {h['file_first']} | {h['file_last']} "
                 f"| {h.get('files_recent', '-')} | {h.get('file_recent', '-')} |"
             )
-    why = [r for r in ok if r.get("why_asked")]
-    if why:
-        title = '"Why was X done" about the commit that did it, first hit / within three'
-        out += ["", f"### {title}", ""]
+    for key, title in (
+        ("why_asked", '"Why was X done" about the commit that did it'),
+        ("fix_reports", "A bug reported in the words of its fix"),
+    ):
+        asked = [r for r in ok if r.get(key)]
+        if not asked:
+            continue
+        out += ["", f"### {title}: first hit / within three", ""]
         out += [
             "| repository | questions | gitstrata | bm25 | dense | hybrid |",
             "|---|---|---|---|---|---|",
         ]
-        for r in why:
-            w = r["why_asked"]
+        for r in asked:
+            w = r[key]
             cells = " | ".join(
                 f"{w[m]['first']} / {w[m]['top3']}" for m in ("full", "bm25", "dense", "hybrid")
             )
