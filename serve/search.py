@@ -33,6 +33,7 @@ from ..store.errors import InputError
 from ..store.fulltext import FullText
 from ..store.generations import Generation
 from ..store.globs import compile_glob
+from ..store.ids import MODULE_SYMBOL
 from ..store.regexcache import compile_pattern
 from ..store.tokenizer import query_terms
 from ..store.vocabulary import LOAD_BEARING
@@ -257,13 +258,17 @@ class Searcher:
         named them. Named paths or file names win; otherwise the files of the best three
         preliminary code results, weighted by rank (one guess alone is too brittle)."""
         named: dict[str, float] = {}
+        by_name: dict[str, float] = {}
         lowered = query.lower()
         for path in self.docs.by_path:
             base = path.rsplit("/", 1)[-1].lower()
-            if path.lower() in lowered or (len(base) > 4 and "." in base and base in lowered):
+            if path.lower() in lowered:
                 named[path] = 1.0
-        if named:
-            return named, True
+            elif len(base) > 4 and "." in base and base in lowered:
+                by_name[path] = 1.0
+        # a path spelled out is that file, not every file of its name (`src/a/mod.rs`)
+        if named or by_name:
+            return named or by_name, True
         guessed: dict[str, float] = {}
         for row in prelim:
             p = self.docs.path[row]
@@ -717,7 +722,45 @@ class Searcher:
                     final_score.setdefault(row, 0.0)
         # what moves up into the window keeps to the commit budget
         cap = route.commit_slots if cfg.slot_budget else None
-        return self._module_after_symbols(ranked, cfg.slot_window, cap)
+        ranked = self._module_after_symbols(ranked, cfg.slot_window, cap)
+        return self._partners_first(run, ranked)
+
+    def _partners_first(self, run: _Run, ranked: list[int]) -> list[int]:
+        """ "What else changes with FILE": FILE's co-change partners first, in the order
+        preflight serves them (`ServeIndex.coupling_files`), each as its file's best-ranked
+        document (else one of its documents, its module's first); the rest keep their order.
+        On the real histories that order found the files later commits changed with FILE more
+        often than the graph path's (`benchmarks/cochange_holdout.py`). Only for a question
+        naming one file and asking for no part of the repository (`asked_areas` orders those)."""
+        route = run.route
+        if route.query_class != "coupled" or route.mixed is not None or len(run.anchors) != 1:
+            return ranked
+        if asked_areas(run.query):
+            return ranked
+        (anchor,) = run.anchors
+        partners = self.index.coupling_files.get(anchor, [])[: run.cfg.coupling_limit]
+        if not partners:
+            return ranked
+        docs = self.docs
+        best: dict[str, int] = {}
+        for row in ranked:
+            path = docs.path[row]
+            if path and path not in best:
+                best[path] = row
+        head: list[int] = []
+        for partner in partners:
+            found = best.get(partner["dst"])
+            if found is None:
+                rows = [r for r in docs.by_path.get(partner["dst"], []) if run.keep(r)]
+                if not rows:
+                    continue
+                found = next((r for r in rows if docs.qualname[r] == MODULE_SYMBOL), rows[0])
+                run.ev(found)
+                run.final_score.setdefault(found, 0.0)
+            if found not in head:
+                head.append(found)
+        chosen = set(head)
+        return head + [r for r in ranked if r not in chosen]
 
     @cached_property
     def _shas(self) -> list[str]:

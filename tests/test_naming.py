@@ -405,3 +405,33 @@ def test_the_commit_that_introduced_a_thing_or_changed_it_last(tmp_path) -> None
         assert answer.hits[0].author == "Test Author"
         line = next(x for x in render_search(answer).splitlines() if "[commit]" in x)
         assert f"{series[-1][:10]} [refactor] refactor: step 3 (by Test Author)" in line
+
+
+def test_a_co_change_question_naming_a_path_is_about_that_file_alone(tmp_path) -> None:
+    """A path spelled out names that file, not every file of its name (`a/mod.rs`,
+    `b/mod.rs`): the co-change graph is seeded from it alone, and its partners come first."""
+    from conftest import GitRepo
+
+    r = GitRepo(tmp_path / "repo")
+    for i in range(3):
+        r.commit(
+            f"feat: a {i}",
+            {"a/mod.rs": f"fn a() -> u8 {{ {i} }}\n", "a/peer.rs": f"fn p() -> u8 {{ {i} }}\n"},
+        )
+        r.commit(
+            f"feat: b {i}",
+            {"b/mod.rs": f"fn b() -> u8 {{ {i} }}\n", "b/other.rs": f"fn o() -> u8 {{ {i} }}\n"},
+        )
+    with Strata(r.path) as s:
+        s.index(jobs=1)
+        searcher = s.engine.searcher
+        assert searcher is not None
+        assert searcher._anchor_files("what else changes with a/mod.rs?", []) == (
+            {"a/mod.rs": 1.0},
+            True,
+        )
+        named, _ = searcher._anchor_files("what else changes with mod.rs?", [])
+        assert set(named) == {"a/mod.rs", "b/mod.rs"}
+        answer = s.search("What else has to change when I change a/mod.rs?")
+        assert answer.query_class == "coupled"
+        assert answer.hits[0].path == "a/peer.rs"

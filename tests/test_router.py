@@ -209,10 +209,13 @@ def test_co_change_partners_in_the_asked_for_part_come_first(fixture_bench) -> N
         return [h.path for h in hits if h.path]
 
     named = "backend/api/schemas.py"
-    # its partners are in the backend, the web client and the mobile app: the part a question
-    # asks for leads
-    assert paths(f"Which files were committed with {named}?")[0].startswith("backend/")
-    for area in ("web", "mobile"):
+    # its partners are in the backend, the web client and the mobile app: asked for none of
+    # them, the answer lists the partners as preflight does, strongest first ...
+    partners = [c.path for c in fixture_bench.strata.preflight(named).coupling]
+    assert paths(f"Which files were committed with {named}?")[:5] == partners[:5]
+    assert {p.split("/")[0] for p in partners[:5]} == {"backend", "web", "mobile"}
+    # ... and the part a question asks for leads
+    for area in ("backend", "web", "mobile"):
         asked = paths(f"Which {area} files were committed with {named}?")
         assert asked[0].startswith(f"{area}/"), asked
 
