@@ -48,7 +48,9 @@ Per repository it reports:
    "release version" or "v"): how often one of that version's commits is the first hit. Then
    30 functions (fixed seed) asked by a place inside them, "why does <path>:<line> do this"
    (the line two below the function's first): how often the innermost symbol spanning that line
-   is the first hit.
+   is the first hit. Then up to 30 functions, methods and classes HEAD has none of by name,
+   named as identifiers, whose newest touch removed their last lines, asked "why was X
+   removed": how often that commit is the first hit.
 8. The two ends of a thing's history: 30 functions, methods and classes (fixed seed) whose name
    no other symbol has and that two or more commits touched, each asked for the commit that
    introduced it ("which commit introduced X" / "when was X added", alternately) and for the
@@ -515,7 +517,30 @@ def measure_departed(strata: Strata, index_dir: Path, n: int = 30, seed: int = 7
         by_line += bool(hits) and (hits[0].kind, hits[0].path, hits[0].symbol) == (
             "symbol", fn["path"], inner["qualname"],
         )  # fmt: skip
+    # symbols HEAD has none of, whose newest touch only removed lines: asked why they went
+    names = Counter(
+        part for r in symbols for part in {r["qualname"], r["qualname"].rsplit(".", 1)[-1]}
+    )
+    cols = ["sha", "commit_time", "qualname", "kind", "added", "removed"]
+    newest: dict[str, tuple[Any, str, bool]] = {}
+    for t in gen.table("touches", columns=cols).to_pylist():
+        q = t["qualname"]
+        if not q or t["kind"] not in ("function", "method", "class"):
+            continue
+        if names[q] or names[q.rsplit(".", 1)[-1]] or not _IDENT_SHAPE.fullmatch(q):
+            continue
+        removal = not t["added"] and bool(t["removed"])
+        if q not in newest or (t["commit_time"], t["sha"]) > newest[q][:2]:
+            newest[q] = (t["commit_time"], t["sha"], removal)
+    removed = sorted(q for q, (_, _, removal) in newest.items() if removal)
+    random.Random(seed).shuffle(removed)
+    by_symbol = 0
+    for q in removed[:n]:
+        hits = strata.search(f"why was {q} removed", 10).hits
+        by_symbol += bool(hits) and hits[0].kind == "commit" and hits[0].key == newest[q][1]
     return {
+        "gone_symbols": len(removed[:n]),
+        "gone_symbol_first": by_symbol,
         "paths": len(paths[:n]),
         "first": first,
         "top3": top3,
@@ -926,8 +951,9 @@ def markdown(results: list[dict[str, Any]], command: str = "") -> str:
         out += [
             "| repository | gone paths asked | its commit first | within the first three "
             "| preflight names it | commits asked by hash | that commit first "
-            "| versions asked | the release first | places asked as path:line | that symbol first |",
-            "|---|---|---|---|---|---|---|---|---|---|---|",
+            "| versions asked | the release first | places asked as path:line | that symbol first "
+            "| removed symbols asked | the removing commit first |",
+            "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
         ]
         for r in gone:
             d = r["departed"]
@@ -935,7 +961,8 @@ def markdown(results: list[dict[str, Any]], command: str = "") -> str:
                 f"| {r['repo']} | {d['paths']} | {d['first']} | {d['top3']} "
                 f"| {d['preflight_names']} | {d.get('hashes', '-')} | {d.get('hash_first', '-')} "
                 f"| {d.get('versions', '-')} | {d.get('version_first', '-')} "
-                f"| {d.get('places', '-')} | {d.get('place_first', '-')} |"
+                f"| {d.get('places', '-')} | {d.get('place_first', '-')} "
+                f"| {d.get('gone_symbols', '-')} | {d.get('gone_symbol_first', '-')} |"
             )
     ended = [r for r in ok if r.get("history_ends")]
     if ended:

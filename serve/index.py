@@ -29,6 +29,7 @@ import pyarrow as pa
 
 from ..store.errors import IndexCorrupt
 from ..store.generations import Generation, Store
+from ..store.ids import MODULE_SYMBOL
 from . import arrow_ops as pc
 
 
@@ -556,6 +557,32 @@ class ServeIndex:
         for name in ("path", "old_path"):
             out.update(p for p in pc.unique(t.column(name)).to_pylist() if p)
         return frozenset(out)
+
+    @cached_property
+    def gone_symbols(self) -> dict[str, str]:
+        """name -> the sha of the newest commit that touched a symbol of that name which HEAD
+        has no symbol of (the commit that removed or renamed it, as far as a name tells), for
+        each qualified name and, when one such symbol has it, each last part of one."""
+        if not self.has("touches") or not self.has("symbols"):
+            return {}
+        at_head: set[str] = set()
+        for q in self._symbols_table.column("qualname").to_pylist():
+            at_head.update((q, q.rsplit(".", 1)[-1]))
+        t = self.table("touches", columns=["sha", "commit_time", "qualname"])
+        newest: dict[str, tuple[Any, str]] = {}
+        for sha, when, q in zip(*(_pylist(t.column(c)) for c in t.column_names), strict=True):
+            if not q or q == MODULE_SYMBOL or q in at_head or q.rsplit(".", 1)[-1] in at_head:
+                continue
+            if q not in newest or (when, sha) > newest[q]:
+                newest[q] = (when, sha)
+        out = {q: sha for q, (_, sha) in newest.items()}
+        parts: dict[str, list[str]] = {}
+        for q in newest:
+            parts.setdefault(q.rsplit(".", 1)[-1], []).append(q)
+        for part, names in parts.items():
+            if len(names) == 1 and part not in out:
+                out[part] = out[names[0]]
+        return out
 
     @cached_property
     def releases(self) -> dict[str, list[str]]:

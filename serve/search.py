@@ -711,6 +711,7 @@ class Searcher:
             if route.query_class != "coupled":
                 more = self._history_commits(run.query, run.file_path)
                 more += self._departing_commits(run.query)
+                more += self._gone_symbol_commits(run.route)
                 if route.query_class != "change":  # "bump x to 4.2.0" names x's version
                     more = self._release_commits(run.query) + more
                 named += [r for r in more if r not in named]
@@ -878,6 +879,26 @@ class Searcher:
                 continue  # a bare name a file at HEAD has: that file, most likely
             gone = index.departed(path)
             row = self.docs.by_sha.get(gone["sha"]) if gone is not None else None
+            if row is not None and row not in rows:
+                rows.append(row)
+        return rows
+
+    def _gone_symbol_commits(self, route: Route) -> list[int]:
+        """The commit documents that last touched the symbols the question names which HEAD
+        has none of ("why was Post.validate removed", "where did withPage go"): the commit
+        that removed or renamed each, which the question's words rarely match ("Removed
+        extname() / basename() utils" took express's `exports.extname`)."""
+        if not route.named:
+            return []
+        docs, gone = self.docs, None
+        rows: list[int] = []
+        for name in route.named:
+            if name in docs.by_name:
+                continue  # a symbol of that name is at HEAD: the question is about it
+            if gone is None:
+                gone = self.index.gone_symbols
+            sha = gone.get(name)
+            row = docs.by_sha.get(sha) if sha is not None else None
             if row is not None and row not in rows:
                 rows.append(row)
         return rows

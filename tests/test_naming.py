@@ -435,3 +435,30 @@ def test_a_co_change_question_naming_a_path_is_about_that_file_alone(tmp_path) -
         answer = s.search("What else has to change when I change a/mod.rs?")
         assert answer.query_class == "coupled"
         assert answer.hits[0].path == "a/peer.rs"
+
+
+def test_a_symbol_gone_from_head_gets_the_commit_that_took_it_away(tmp_path) -> None:
+    """ "why was X removed" about a function HEAD has none of: the newest commit that touched it
+    (the one that removed it) comes first; a function HEAD still has is left to the search."""
+    from conftest import GitRepo
+
+    r = GitRepo(tmp_path / "repo")
+    keep = "def load_config(path):\n    return open(path).read()\n"
+    r.commit(
+        "feat: loaders", {"app/io.py": keep + "\n\ndef load_legacy_rows(path):\n    return []\n"}
+    )
+    r.commit(
+        "fix: read the config as text",
+        {
+            "app/io.py": keep.replace("read()", "read().strip()")
+            + "\n\ndef load_legacy_rows(path):\n    return []\n"
+        },
+    )
+    removed = r.commit("chore: tidy", {"app/io.py": keep.replace("read()", "read().strip()")})
+    r.commit("docs: how legacy rows were loaded and why", {"README.md": "load legacy rows\n"})
+    with Strata(r.path) as s:
+        s.index(jobs=1)
+        first = s.search("why was load_legacy_rows removed?").hits[0]
+        assert (first.kind, first.key, first.pinned) == ("commit", removed, True)
+        # at HEAD: nothing pinned for it as gone
+        assert s.search("why was load_config changed?").hits[0].key != removed
