@@ -487,6 +487,21 @@ def thing_names(what: str) -> tuple[str, ...]:
     return tuple(names)
 
 
+# a question about something that went: where it is or went, why or when it was removed
+_GONE_ASK = compile_pattern(
+    r"\b(?:remov(?:e|ed|ing|al)|delet(?:e|ed|ing|ion)|drop(?:ped|ping)?|gone|go|went|"
+    r"disappear(?:ed|s)?|happened to|renam(?:e|ed|ing)|mov(?:e|ed|ing)|where (?:is|are|did)|"
+    r"no longer|still (?:exist|there|around)|exists?)\b",
+    re.I,
+)
+
+
+def asks_where_it_went(query: str) -> bool:
+    """Whether `query` asks where something is or went, or why or when it was removed: a
+    question a name that history had and HEAD lacks is answered by the commit that took it."""
+    return bool(_GONE_ASK.search(route_text(query)))
+
+
 def states_change(query: str) -> bool:
     """Whether `query` says what it intends to do ("raise the grace period to 90 s", "adding a
     field to X: what else changes?"): a change request, alone or as the mixed second class,

@@ -55,6 +55,7 @@ from .router import (
     HEX_WORD,
     Route,
     asked_areas,
+    asks_where_it_went,
     classify,
     history_end,
     named_paths,
@@ -711,7 +712,7 @@ class Searcher:
             if route.query_class != "coupled":
                 more = self._history_commits(run.query, run.file_path)
                 more += self._departing_commits(run.query)
-                more += self._gone_symbol_commits(run.route)
+                more += self._gone_symbol_commits(run.query, run.route)
                 if route.query_class != "change":  # "bump x to 4.2.0" names x's version
                     more = self._release_commits(run.query) + more
                 named += [r for r in more if r not in named]
@@ -883,12 +884,14 @@ class Searcher:
                 rows.append(row)
         return rows
 
-    def _gone_symbol_commits(self, route: Route) -> list[int]:
+    def _gone_symbol_commits(self, query: str, route: Route) -> list[int]:
         """The commit documents that last touched the symbols the question names which HEAD
-        has none of ("why was Post.validate removed", "where did withPage go"): the commit
-        that removed or renamed each, which the question's words rarely match ("Removed
-        extname() / basename() utils" took express's `exports.extname`)."""
-        if not route.named:
+        has none of, when it asks where they went ("why was Post.validate removed", "where did
+        withPage go"): the commit that removed or renamed each, which the question's words
+        rarely match ("Removed extname() / basename() utils" took express's `exports.extname`).
+        A question that names such a symbol for another reason ("app.locals precedence") is
+        left to the search: the symbol's removal is not its answer."""
+        if not route.named or not asks_where_it_went(query):
             return []
         docs, gone = self.docs, None
         rows: list[int] = []

@@ -460,5 +460,7 @@ def test_a_symbol_gone_from_head_gets_the_commit_that_took_it_away(tmp_path) -> 
         s.index(jobs=1)
         first = s.search("why was load_legacy_rows removed?").hits[0]
         assert (first.kind, first.key, first.pinned) == ("commit", removed, True)
-        # at HEAD: nothing pinned for it as gone
+        assert s.search("where did load_legacy_rows go").hits[0].key == removed
+        # at HEAD, or named for another reason than where it went: nothing pinned for it
         assert s.search("why was load_config changed?").hits[0].key != removed
+        assert not any(h.pinned for h in s.search("load_legacy_rows returns no rows").hits)

@@ -9,6 +9,7 @@ from gitstrata.serve.router import (
     CLASSES,
     RECENT_COUNT,
     asked_areas,
+    asks_where_it_went,
     classify,
     history_end,
     is_exact,
@@ -317,3 +318,10 @@ def test_a_question_for_recent_history_asks_for_several_commits_of_an_intent() -
     assert history_end("recent changes to README.md")[3:] == (RECENT_COUNT, None)
     assert history_end("what bugs were fixed in parse_line?")[3:] == (RECENT_COUNT, "bugfix")
     assert history_end("what was reverted in parse_line")[3:] == (RECENT_COUNT, "revert")
+
+
+def test_a_question_asks_where_something_went() -> None:
+    for query in ("why was Post.validate removed?", "where did withPage go", "when was X renamed"):
+        assert asks_where_it_went(query), query
+    for query in ("app.locals precedence", "why does compileCookie() escape quotes"):
+        assert not asks_where_it_went(query), query
