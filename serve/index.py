@@ -619,26 +619,10 @@ class ServeIndex:
                 todo.extend(parents.get(p) or ())
         return seen
 
-    def newest_of(self, shas: list[str]) -> list[str]:
-        """`shas` (commits of the index that share one commit time, as a rebased series does)
-        without those an other of them descends from: the newest by history, which the time
-        cannot tell."""
-        if len(shas) < 2:
-            return list(shas)
-        older = set().union(*(self._ancestors_in_second(sha) for sha in shas))
-        return [sha for sha in shas if sha not in older] or list(shas)
-
-    def oldest_of(self, shas: list[str]) -> list[str]:
-        """`shas` (as in `newest_of`) without those that descend from an other of them."""
-        if len(shas) < 2:
-            return list(shas)
-        wanted = set(shas)
-        kept = [sha for sha in shas if not (self._ancestors_in_second(sha) & wanted)]
-        return kept or list(shas)
-
     def in_history_order(self, shas: list[str], n: int, *, oldest: bool = False) -> list[str]:
         """The `n` newest (`oldest`: oldest) of `shas`, commits of the index listed newest first
-        by commit time, in that order; commits of one second are ordered by their parents."""
+        by commit time, in that order. Commits of one second, as a rebased series has, are
+        ordered by their parents, which the time cannot tell; ties keep the order given."""
         commits = self.commits
         groups: list[list[str]] = []
         for sha in dict.fromkeys(shas):
@@ -649,12 +633,31 @@ class ServeIndex:
                 groups.append([sha])
         out: list[str] = []
         for group in reversed(groups) if oldest else groups:
-            while group and len(out) < n:
-                sha = self.oldest_of(group)[-1] if oldest else self.newest_of(group)[0]
-                out.append(sha)
-                group.remove(sha)
+            out += self._one_second_in_order(group, oldest)[: n - len(out)]
             if len(out) >= n:
                 break
+        return out
+
+    def _one_second_in_order(self, group: list[str], oldest: bool) -> list[str]:
+        """`group` (commits of one commit time, newest first as listed) newest first by their
+        parents, or oldest first: each pick is one no other left descends from (`oldest`: one
+        that descends from none left)."""
+        if len(group) < 2:
+            return list(group)
+        within = set(group)
+        older = {sha: self._ancestors_in_second(sha) & within for sha in group}
+        left, out = list(group), []
+        while left:
+            rest = set(left)
+            if oldest:
+                free = [sha for sha in left if not older[sha] & rest]
+                pick = free[-1] if free else left[-1]
+            else:
+                covered = set().union(*(older[sha] for sha in left)) & rest
+                free = [sha for sha in left if sha not in covered]
+                pick = free[0] if free else left[0]
+            out.append(pick)
+            left.remove(pick)
         return out
 
     def departed(self, path: str) -> dict[str, Any] | None:

@@ -62,14 +62,12 @@ def attach_reasons(index: ServeIndex, hits: list[Hit], reason_chars: int) -> Non
     """Fill the body's reason (and the author) of commit hits, and the reason of the commits
     attached to symbol hits."""
     for hit in hits:
-        if hit.kind == "commit" and hit.key and hit.author is None:
-            hit.author = index.commits.get(hit.key, {}).get("author_name")
-    if not reason_chars:
-        return
-    for hit in hits:
-        if hit.kind == "commit" and hit.key and not hit.reason:
-            hit.reason = index.reason(hit.key, reason_chars)
-        for ref in hit.why:
+        if hit.kind == "commit" and hit.key:
+            if hit.author is None:
+                hit.author = index.commits.get(hit.key, {}).get("author_name")
+            if reason_chars and not hit.reason:
+                hit.reason = index.reason(hit.key, reason_chars)
+        for ref in hit.why if reason_chars else ():
             if not ref.reason:
                 ref.reason = index.reason(ref.sha, reason_chars)
 

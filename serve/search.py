@@ -58,7 +58,6 @@ from .router import (
     asks_where_it_went,
     classify,
     history_end,
-    named_paths,
     thing_names,
 )
 from .targets import LINE_PLACE, match_symbols
@@ -815,15 +814,7 @@ class Searcher:
             return []
         index = self.index
         # a file at HEAD, as the question spells it (`README.md`, `LICENSE`, `.github/ci.yml`)
-        words = [w.strip("`'\"()[]") for w in asked.what.split()]
-        path = next(
-            (
-                p
-                for p in dict.fromkeys([*words, *named_paths(asked.what)])
-                if p and index.at_head(p)
-            ),
-            None,
-        )
+        path = next((p for p in _path_words(asked.what) if index.at_head(p)), None)
         rows: list[dict[str, Any]]
         if path is not None:
             rows = index.path_changes(path)  # newest first
@@ -866,14 +857,13 @@ class Searcher:
         ("Use router module for routing"). A named file is a word of the question that is a
         path history had, with a folder or an extension; one at HEAD, a bare name a file at
         HEAD has, and names history never had add nothing."""
-        words = [w.rstrip(".:?!") for w in _PATH_TOKEN.findall(query)]
-        words = [w for w in words if "/" in w or "." in w]
+        words = [w for w in _path_words(query) if "/" in w or "." in w]
         if not words:
             return []
         index = self.index
         known = index.history_paths
         rows: list[int] = []
-        for path in dict.fromkeys(words):
+        for path in words:
             if path not in known or index.at_head(path):
                 continue
             if "/" not in path and path in index.head_names:
@@ -1166,9 +1156,18 @@ class Searcher:
         return out
 
 
-# a word of a question that may be a file's path: no spaces, quotes, brackets or separators
+# a version a question names (`5.1.0`, `v2.0.0-rc.1`)
 _VERSION_WORD = compile_pattern(r"(?<![\w.])v?(\d+\.\d+\.\d+(?:-[0-9A-Za-z.]+)?)(?![\w-])")
+# a word of a question that may be a file's path: no spaces, quotes, brackets or separators
 _PATH_TOKEN = compile_pattern(r"[^\s\"'`()\[\]<>,;|]+")
+
+
+def _path_words(text: str) -> list[str]:
+    """The words of `text` that may be files' paths, without the punctuation ending a
+    sentence, each once."""
+    return list(dict.fromkeys(w.rstrip(".:?!") for w in _PATH_TOKEN.findall(text)))
+
+
 OWN_COMMIT_DEPTH = 50  # how deep a named function's own commit is looked for
 _PATH_PARTS = compile_pattern(r"[/._-]+")  # a path's folder and file name parts
 
