@@ -72,6 +72,13 @@ Per repository it reports:
    "Fix <what went wrong>" ("Fix crash when the pager is closed"), typos, docs, lint, tests and
    build left out, each asked as "<what went wrong>" alone, as a report of it reads. The truth
    is the fixing commit; reported as in 9.
+11. What else changes with a function: on the cut of 1., each later non-bulk commit that
+   touched between 2 and 20 functions, methods or classes the cut has (read from the HEAD
+   index's `touches`, by path and qualname) makes each of them a query; the truth is the
+   others. Reported: Recall@5, MRR and coverage of the symbol partners `Strata.preflight`
+   serves (co-change partners, then code links), and the same for the co-change partners
+   alone (the cut's `cochange_symbols` in `rank_score` order, the list served before code
+   links). Symbols whose name is ambiguous in their file are skipped and counted.
 """
 
 from __future__ import annotations
@@ -92,6 +99,7 @@ from typing import Any
 from ..facade import Strata
 from ..serve.models import PreflightReport
 from ..serve.render import render_preflight
+from ..store.errors import AmbiguousSymbol
 from ..store.ids import MODULE_SYMBOL
 from ..store.tables import run_sql
 from .change_holdout import evaluate_at as evaluate_change
@@ -781,6 +789,80 @@ def repo_name(source: Path) -> str:
     return name[: -len(".bundle")] if name.endswith(".bundle") else source.resolve().name
 
 
+# --------------------------------------------------------------------------- 11. symbol partners
+
+PARTNERS_SHOWN = 5  # symbol partners a preflight lists (`retrieval.coupling_limit` // 2)
+MAX_TOUCHED = 20  # a commit touching more symbols is a sweep, not one change
+
+
+def later_symbols(strata: Strata) -> dict[str, set[tuple[str, str]]]:
+    """sha -> (path in that commit, qualname) of the functions, methods and classes every
+    non-bulk commit touched, from an index of the whole history."""
+    rows = run_sql(
+        strata.engine.index.gen,
+        "SELECT t.sha, t.path, t.qualname FROM touches t JOIN commits c ON t.sha = c.sha "
+        f"WHERE NOT c.bulk AND t.qualname IS NOT NULL AND t.qualname <> '{MODULE_SYMBOL}'",
+    ).to_dicts()
+    out: dict[str, set[tuple[str, str]]] = defaultdict(set)
+    for r in rows:
+        out[r["sha"]].add((r["path"], r["qualname"]))
+    return dict(out)
+
+
+def measure_symbol_partners(cut: Cut, touched: dict[str, set[tuple[str, str]]]) -> dict:
+    """What `Strata.preflight` lists as a function's symbol partners, against what changed
+    with it after the cut (see the module doc, 11.)."""
+    index = cut.strata.engine.index
+    history = set(index.table("commits", columns=["sha"])["sha"].to_pylist())
+    symbols = index.table("symbols", columns=["symbol_id", "path", "qualname"]).to_pylist()
+    at_cut = {(r["path"], r["qualname"]): r["symbol_id"] for r in symbols}
+    cochange = index.coupling_symbols
+    scores: dict[str, list[tuple[float, float]]] = {"served": [], "cochange": []}
+    skipped = 0
+    for sha in sorted(touched):
+        if sha in history:
+            continue
+        known = {s for s in touched[sha] if s in at_cut and s[1] != MODULE_SYMBOL}
+        if not 2 <= len(known) <= MAX_TOUCHED:
+            continue
+        for path, qualname in sorted(known):
+            truth = known - {(path, qualname)}
+            try:
+                report = cut.strata.preflight(path, qualname)
+            except AmbiguousSymbol:  # a name two symbols of the file share
+                skipped += 1
+                continue
+            lists = {
+                "served": [(c.path, c.symbol) for c in report.symbol_coupling],
+                "cochange": [
+                    (r["dst_path"], r["dst_qualname"])
+                    for r in cochange.get(at_cut[(path, qualname)], [])[:PARTNERS_SHOWN]
+                ],
+            }
+            for method, listed in lists.items():
+                shown = listed[:PARTNERS_SHOWN]
+                recall = len(truth & set(shown)) / len(truth)
+                rr = next((1 / (i + 1) for i, x in enumerate(shown) if x in truth), 0.0)
+                scores[method].append((recall, rr))
+    n = len(scores["served"])
+
+    def mean(xs: list[float]) -> float | None:
+        return round(sum(xs) / len(xs), 4) if xs else None
+
+    return {
+        "queries": n,
+        "skipped_ambiguous": skipped,
+        "methods": {
+            m: {
+                "recall@5": mean([r for r, _ in v]),
+                "mrr": mean([rr for _, rr in v]),
+                "coverage": mean([1.0 if r > 0 or rr > 0 else 0.0 for r, rr in v]),
+            }
+            for m, v in scores.items()
+        },
+    }
+
+
 def measure_repo(
     source: Path,
     *,
@@ -819,11 +901,13 @@ def measure_repo(
         result["history_ends"] = measure_history_ends(strata, base, work / "head-index")
         result["why_asked"] = measure_why_asked(strata, work / "head-index")
         result["fix_reports"] = measure_fix_reports(strata, work / "head-index")
+        touched = later_symbols(strata)
         strata.close()
         log("  co-change and where a change goes: indexing the cut")
         with indexed_cut(base, split) as cut:
             result["cochange"] = measure_cochange(cut)
             result["change"] = evaluate_change(cut)
+            result["symbol_partners"] = measure_symbol_partners(cut, touched)
         result["preflight_size"] = probes.result()
     result["wall_seconds"] = round(time.perf_counter() - started, 1)
     log(f"{name}: done in {result['wall_seconds']}s")
@@ -882,6 +966,24 @@ def markdown(results: list[dict[str, Any]], command: str = "") -> str:
             "",
         ]
         out += change_table(changes).rstrip("\n").split("\n")
+    partners = [r for r in ok if r.get("symbol_partners")]
+    if partners:
+        out += [
+            "",
+            "### What else changes with a function (symbol partners at the cut, up to "
+            f"{PARTNERS_SHOWN} listed)",
+            "",
+            "| repository | queries | skipped (ambiguous name) | Recall@5 served / co-change "
+            "alone | MRR served / co-change alone | coverage served / co-change alone |",
+            "|---|---|---|---|---|---|",
+        ]
+        for r in partners:
+            p, m = r["symbol_partners"], r["symbol_partners"]["methods"]
+            cells = " | ".join(
+                f"{_f(m['served'][k])} / {_f(m['cochange'][k])}"
+                for k in ("recall@5", "mrr", "coverage")
+            )
+            out.append(f"| {r['repo']} | {p['queries']} | {p['skipped_ambiguous']} | {cells} |")
     out += ["", "### Revert re-attempt probes", ""]
     out += [
         "| repository | pairs | no file at HEAD | probed | hits | hit rate | controls | alarms "

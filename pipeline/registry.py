@@ -6,8 +6,8 @@ from .history import STAGES as HISTORY
 from .memories import MEMORIES
 from .retrieval import STAGES as RETRIEVAL
 from .stage import Stage
-from .tree import CHUNK
+from .tree import CHUNK, LINKS
 
 
 def default_stages() -> list[Stage]:
-    return [CHUNK, *HISTORY, *RETRIEVAL, MEMORIES]
+    return [CHUNK, *HISTORY, LINKS, *RETRIEVAL, MEMORIES]

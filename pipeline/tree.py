@@ -12,6 +12,7 @@ from collections import Counter
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from ..stages import links as links_stage
 from ..stages.chunk import (
     FileEntry,
     build_tables,
@@ -139,4 +140,31 @@ CHUNK = Stage(
     source="tree",
     description="files of HEAD cut into symbols (functions, classes, methods, types, <module>)",
     weight=1.0,
+)
+
+
+def run_links(ctx: StageContext) -> StageResult:
+    symbols, touches = ctx.input("symbols"), ctx.input("touches")
+    key = links_stage.symbols_key(symbols)
+    previous = ctx.previous("symbol_links") if ctx.previous_state.get("symbols") == key else None
+    if previous is not None:  # a new commit, the same code: only the commit counts change
+        table = links_stage.recount(previous, touches)
+    else:
+        table = links_stage.build(symbols, touches)
+    kinds = Counter(table["kind"].to_pylist())
+    stats = {
+        "links": kinds.get(links_stage.CALLS, 0),
+        "symbols": len(set(table["src"].to_pylist())),
+        "reused": previous is not None,
+    }
+    return StageResult(tables={"symbol_links": table}, stats=stats, state={"symbols": key})
+
+
+LINKS = Stage(
+    name="links",
+    run=run_links,
+    inputs=("symbols", "touches"),
+    outputs=("symbol_links",),
+    description="symbols of HEAD that name each other in their code (callers and callees)",
+    weight=0.05,
 )

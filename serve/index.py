@@ -758,6 +758,24 @@ class ServeIndex:
     def coupling_symbols(self) -> Mapping[str, list[dict[str, Any]]]:
         return self._coupling("cochange_symbols", ["dst_path", "dst_qualname"])
 
+    @cached_property
+    def symbol_links(self) -> Mapping[str, list[dict[str, Any]]]:
+        """symbol_id -> the symbols its code names and those naming it (`stages/links.py`), the
+        most changed first; an index built before links were made has none."""
+        if not self.has("symbol_links"):
+            return {}
+        t = self.table(
+            "symbol_links",
+            columns=["src", "dst", "kind", "dst_path", "dst_qualname", "dst_commits"],
+        )
+        order = [
+            ("dst_commits", "descending"),
+            ("dst_path", "ascending"),
+            ("dst_qualname", "ascending"),
+            ("kind", "ascending"),
+        ]
+        return Grouped(t, "src", order)
+
     # ------------------------------------------------------------------ helpers
 
     def warm(self) -> None:
@@ -773,6 +791,7 @@ class ServeIndex:
             "messages",
             "coupling_files",
             "coupling_symbols",
+            "symbol_links",
         ):
             value = getattr(self, attr)
             if isinstance(value, Grouped | _Symbols | _Messages):

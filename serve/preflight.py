@@ -391,12 +391,54 @@ def _excerpt_lines(text: str) -> tuple[str, ...]:
 
 def _coupling(index: ServeIndex, target: SymbolRow, report: PreflightReport, *, limit: int) -> None:
     """Partners in `rank_score` order (see `ServeIndex._coupling`), with the counts an agent
-    needs to judge them; a partner seen in one commit only is marked weak."""
+    needs to judge them; a partner seen in one commit only is marked weak. Symbol partners
+    are the co-change partners, then, while there is room, the symbols linked to the target
+    in the code (its callers and callees by name, the most changed first): on real
+    histories those held what changed with a symbol more often than its co-change partners
+    (benchmarks/real.py, item 11)."""
     _coupling_of_file(index, target.path, report, limit=limit)
     if target.qualname == MODULE_SYMBOL:
         return
-    for r in index.coupling_symbols.get(target.symbol_id, [])[: max(0, limit // 2)]:
-        report.symbol_coupling.append(_partner(r, r["dst_path"], r["dst_qualname"]))
+    room = max(0, limit // 2)
+    links = index.memo(("links", target.symbol_id), lambda: _links(index, target.symbol_id))
+    listed = set()
+    for r in index.coupling_symbols.get(target.symbol_id, [])[:room]:
+        link = links.get(r["dst"], (None,))[0]
+        report.symbol_coupling.append(_partner(r, r["dst_path"], r["dst_qualname"], link))
+        listed.add(r["dst"])
+    for dst, (link, path, qualname) in links.items():
+        if len(report.symbol_coupling) >= room:
+            break
+        if dst not in listed:
+            report.symbol_coupling.append(
+                Coupling(
+                    path=path,
+                    symbol=qualname,
+                    weight=0.0,
+                    confidence=0.0,
+                    co_commits=0,
+                    hidden=None,
+                    link=link,
+                )
+            )
+
+
+_LINK = {"called_by": "caller", "calls": "callee"}
+
+
+def _links(index: ServeIndex, symbol_id: str) -> dict[str, tuple[str, str, str]]:
+    """dst symbol_id -> (link, path, qualname) of the symbols linked to `symbol_id` in the
+    code, the most changed first."""
+    out: dict[str, tuple[str, str, str]] = {}
+    for r in index.symbol_links.get(symbol_id, []):
+        link = _LINK[r["kind"]]
+        seen = out.get(r["dst"])
+        if seen is not None:
+            if seen[0] != link:
+                out[r["dst"]] = ("caller and callee", seen[1], seen[2])
+            continue
+        out[r["dst"]] = (link, r["dst_path"], r["dst_qualname"])
+    return out
 
 
 def _coupling_of_file(index: ServeIndex, path: str, report: PreflightReport, *, limit: int) -> None:
@@ -404,7 +446,7 @@ def _coupling_of_file(index: ServeIndex, path: str, report: PreflightReport, *, 
         report.coupling.append(_partner(r, r["dst"], None))
 
 
-def _partner(r: dict, path: str, symbol: str | None) -> Coupling:
+def _partner(r: dict, path: str, symbol: str | None, link: str | None = None) -> Coupling:
     return Coupling(
         path=path,
         symbol=symbol,
@@ -414,4 +456,5 @@ def _partner(r: dict, path: str, symbol: str | None) -> Coupling:
         co_commits=r["co_commits"],
         hidden=r["hidden"],
         weak=r["co_commits"] < WEAK_BELOW,
+        link=link,
     )

@@ -446,6 +446,15 @@ def render_preflight(report: PreflightReport, *, budget: int | None = 2000) -> s
         lines.append(Line("<co_change_coupling>", FRAME))
         for i, cp in enumerate(coupling):
             name = f"{cp.path}::{cp.symbol}" if cp.symbol else cp.path
+            if cp.link is not None and cp.co_commits == 0:  # linked in the code only
+                lines.append(
+                    Line(
+                        f"  {name}  {_LINK_WORDS[cp.link]}  [not a co-change partner]",
+                        LOW - min(i, 15),
+                        "code link",
+                    )
+                )
+                continue
             flag = (
                 _what_file(cp.path)
                 if cp.hidden is None
@@ -455,6 +464,8 @@ def render_preflight(report: PreflightReport, *, budget: int | None = 2000) -> s
             )
             if cp.weak:
                 flag += "; weak: 1 co-commit"
+            if cp.link is not None:
+                flag += f"; {cp.link}"
             priority = HIGH if cp.hidden else MID
             if cp.weak:  # one shared commit is a hint, not a pattern: dropped first over budget
                 priority = LOW
@@ -475,6 +486,14 @@ def render_preflight(report: PreflightReport, *, budget: int | None = 2000) -> s
         lines.append(Line("</related_memory>", FRAME))
     lines.append(Line("</gitstrata_preflight>", FRAME))
     return _fit(lines, budget)
+
+
+# what a code link says about a partner, on its line
+_LINK_WORDS = {
+    "caller": "caller: its code names the target",
+    "callee": "callee: the target's code names it",
+    "caller and callee": "caller and callee: each names the other in its code",
+}
 
 
 def _remembered_lines(memories: list[MemoryRef]) -> list[Line]:

@@ -194,6 +194,21 @@ COCHANGE_SYMBOLS = pa.schema(
     + _COCHANGE_METRICS
 )
 
+# Symbols of HEAD that name each other in their own code (`stages/links.py`): what may have to
+# change with a symbol though the two never changed together. Both directions are stored:
+# `kind` "calls" (src's code names dst) and "called_by" (dst's code names src); sorted by
+# (src, kind, dst). Built from HEAD's symbols and, for `dst_commits`, the history's touches.
+SYMBOL_LINKS = pa.schema(
+    [
+        pa.field("src", pa.string(), nullable=False),  # symbol_id
+        pa.field("dst", pa.string(), nullable=False),
+        pa.field("kind", pa.string(), nullable=False),
+        pa.field("dst_path", pa.string(), nullable=False),
+        pa.field("dst_qualname", pa.string(), nullable=False),
+        pa.field("dst_commits", pa.int32(), nullable=False),  # indexed commits touching dst
+    ]
+)
+
 # The co-change graph as CSR for one-hop spreading activation, memory-mapped by the server.
 # `graph_nodes` row i is node i (files first, then symbols, each sorted by key); its out-edges
 # are rows [edge_start, edge_start + edge_count) of `graph`, sorted by (src, -rank_score, dst).
@@ -342,6 +357,7 @@ ARTIFACTS: dict[str, Artifact] = {
         Artifact("blame", "blame.parquet", "parquet", BLAME),
         Artifact("cochange_files", "cochange_files.parquet", "parquet", COCHANGE_FILES),
         Artifact("cochange_symbols", "cochange_symbols.parquet", "parquet", COCHANGE_SYMBOLS),
+        Artifact("symbol_links", "symbol_links.parquet", "parquet", SYMBOL_LINKS),
         Artifact("graph_nodes", "graph_nodes.arrow", "arrow", GRAPH_NODES),
         Artifact("graph", "graph.arrow", "arrow", GRAPH),
         Artifact("memories", "memories.parquet", "parquet", MEMORIES),

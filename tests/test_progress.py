@@ -23,7 +23,7 @@ from gitstrata.store.progress import ProgressEvent, ProgressMessage, decode, enc
 STAGES = ("chunk", "capsule", "blame", "documents", "embed")  # the steps that report
 # the default stage graph; stages whose inputs are ready run side by side, so the order they are
 # announced in is any order that keeps each stage after the stages it reads from
-RUN_ORDER = ("chunk", "capsule", "blame", "cochange", "firewall", "memories", "documents",
+RUN_ORDER = ("chunk", "capsule", "blame", "cochange", "links", "firewall", "memories", "documents",
              "fulltext", "embed")  # fmt: skip
 DEPENDS_ON = dependencies(default_stages())
 

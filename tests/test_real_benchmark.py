@@ -181,3 +181,43 @@ def test_a_reverted_revert_means_reapplied(make_repo) -> None:
     ]
     # every commit on a.py after the start is part of a pair: the control is the start
     assert [p.control_subject for p in pairs] == ["start", "start"]
+
+
+def test_symbol_partners_served_and_co_change_alone(make_repo) -> None:
+    """Item 11 on a history worked out by hand. alpha and beta change together (C1-C3, C6);
+    delta's code names alpha and they share only C1; the cut is C8 (8 of 10). C9 changes alpha
+    and delta, C10 alpha and beta. Queries: alpha -> {delta}, delta -> {alpha}, alpha -> {beta},
+    beta -> {alpha}. Served: alpha lists beta (co-change) then delta (caller): recall 1, RR 1/2
+    for {delta}, 1 and 1 for {beta}; delta lists alpha (callee): 1, 1; beta lists alpha: 1, 1.
+    Co-change alone: alpha [beta], beta [alpha], delta nothing: recall 0, 1, 0, 1."""
+    repo = make_repo()
+    n = {"alpha": 0, "beta": 0, "gamma": 0, "delta": 0, "epsilon": 0}
+
+    def files(*changed: str) -> dict[str, str]:
+        for name in changed:
+            n[name] += 1
+        m = "".join(_py(f, f"return {n[f]}") + "\n\n" for f in ("alpha", "beta", "gamma"))
+        other = (
+            _py("delta", f"return alpha() + {n['delta']}")
+            + "\n\n"
+            + _py("epsilon", f"return {n['epsilon']}")
+        )
+        return {"m.py": m, "n.py": other}
+
+    repo.commit("initial", files())
+    for changed in (("alpha", "beta"),) * 2 + (("gamma",), ("epsilon",), ("alpha", "beta")):
+        repo.commit(f"change {' '.join(changed)}", files(*changed))
+    repo.commit("change gamma again", files("gamma"))
+    repo.commit("change epsilon again", files("epsilon"))
+    repo.commit("change alpha and delta", files("alpha", "delta"))
+    repo.commit("change alpha and beta", files("alpha", "beta"))
+    with Strata(repo.path, index_dir=repo.path.parent / "head-index") as head:
+        head.index()
+        touched = real.later_symbols(head)
+    from gitstrata.benchmarks import cochange_holdout
+
+    with cochange_holdout.indexed_cut(repo.path, real.SPLIT) as cut:
+        res = real.measure_symbol_partners(cut, touched)
+    assert (res["queries"], res["skipped_ambiguous"]) == (4, 0)
+    assert res["methods"]["served"] == {"recall@5": 1.0, "mrr": 0.875, "coverage": 1.0}
+    assert res["methods"]["cochange"] == {"recall@5": 0.5, "mrr": 0.5, "coverage": 0.5}

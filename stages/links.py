@@ -1,0 +1,146 @@
+"""The `links` stage: which symbols of HEAD name each other in their code.
+
+A change to a function often has to reach the code that calls it and the code it calls, whether
+or not the two ever changed together before. On the real histories of the benchmark (the later
+fifth of each history asked of an index of the earlier four fifths), the symbols changed in the
+same commit as a given one were its co-change partners in about a fifth of cases, and a caller or
+a callee by name in about a third. Preflight lists these links after the co-change partners.
+
+Pure: `symbols` and `touches` in, `symbol_links` out. Invariants:
+
+- A symbol `a` *names* a symbol `b` when `b`'s name is one of the identifiers of `a`'s code
+  (comments and strings included, nested symbols' code included: a class names what its
+  methods name; no parse, every language alike).
+- A link needs the name to say which `b` is meant: `b` is in `a`'s file, or no other symbol of
+  the repository has that name. Names shorter than `MIN_NAME` characters and a symbol's own
+  name make no link; nor does `<module>` (a file's remainder), either way.
+- A link is stored from both ends: (`src` names `dst`, kind `calls`) and (`dst` is named by
+  `src`, kind `called_by`), sorted by (src, kind, dst). Each symbol keeps at most `MAX_LINKS`
+  links of each kind, those in its own file first, then by path and qualname (so a link cut
+  at one end may be kept at the other).
+- `dst_commits` is the number of indexed commits that touched `dst` (0 for code the history
+  never changed): preflight lists a symbol's links the most changed first.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections import defaultdict
+
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from ..store import schemas
+from ..store.ids import MODULE_SYMBOL
+
+MIN_NAME = 3  # `fn`, `cb`, `id` name too many things to say which one is meant
+MAX_LINKS = 40  # per symbol and kind: a dispatcher naming every handler stays bounded
+_IDENTIFIER = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*")
+
+CALLS = "calls"  # src's code names dst
+CALLED_BY = "called_by"  # dst's code names src
+
+
+def commit_counts(touches: pa.Table) -> dict[str, int]:
+    """symbol_id -> the number of commits that touched it."""
+    pairs = touches.select(["symbol_id", "sha"]).filter(pc.is_valid(touches["symbol_id"]))
+    counts = pairs.group_by("symbol_id").aggregate([("sha", "count_distinct")])
+    return dict(
+        zip(
+            counts["symbol_id"].to_pylist(),
+            counts["sha_count_distinct"].to_pylist(),
+            strict=True,
+        )
+    )
+
+
+def build(symbols: pa.Table, touches: pa.Table) -> pa.Table:
+    """`symbol_links` of HEAD's `symbols`, with each end's commits from `touches` (see the
+    module doc)."""
+    cols = symbols.select(["symbol_id", "path", "qualname", "name", "code"]).to_pydict()
+    n = len(cols["symbol_id"])
+    rows = [
+        i
+        for i in range(n)
+        if cols["qualname"][i] != MODULE_SYMBOL and len(cols["name"][i]) >= MIN_NAME
+    ]
+    by_name: dict[str, list[int]] = defaultdict(list)
+    by_file_name: dict[tuple[str, str], list[int]] = defaultdict(list)
+    for i in rows:
+        by_name[cols["name"][i]].append(i)
+        by_file_name[(cols["path"][i], cols["name"][i])].append(i)
+
+    calls: dict[int, set[int]] = defaultdict(set)
+    for a in rows:
+        code = cols["code"][a]
+        if not code:
+            continue
+        path, name = cols["path"][a], cols["name"][a]
+        for word in set(_IDENTIFIER.findall(code)):
+            if word == name or len(word) < MIN_NAME:
+                continue
+            same_file = by_file_name.get((path, word))
+            if same_file:
+                targets = same_file
+            else:
+                everywhere = by_name.get(word)
+                if everywhere is None or len(everywhere) != 1:
+                    continue
+                targets = everywhere
+            for b in targets:
+                if b != a:
+                    calls[a].add(b)
+
+    called_by: dict[int, set[int]] = defaultdict(set)
+    for a, bs in calls.items():
+        for b in bs:
+            called_by[b].add(a)
+
+    commits = commit_counts(touches)
+    ids, paths, qualnames = cols["symbol_id"], cols["path"], cols["qualname"]
+    src_col: list[str] = []
+    dst_col: list[int] = []
+    kind_col: list[str] = []
+    for src in sorted(set(calls) | set(called_by), key=ids.__getitem__):
+        for kind, table in ((CALLED_BY, called_by), (CALLS, calls)):
+            dsts: set[int] | list[int] = table.get(src, set())
+            if len(dsts) > MAX_LINKS:  # those in its own file first, then by path and qualname
+                home = paths[src]
+                dsts = sorted(dsts, key=lambda d: (paths[d] != home, paths[d], qualnames[d]))
+                dsts = dsts[:MAX_LINKS]
+            for dst in sorted(dsts, key=ids.__getitem__):
+                src_col.append(ids[src])
+                dst_col.append(dst)
+                kind_col.append(kind)
+    out = {
+        "src": src_col,
+        "dst": [ids[d] for d in dst_col],
+        "kind": kind_col,
+        "dst_path": [paths[d] for d in dst_col],
+        "dst_qualname": [qualnames[d] for d in dst_col],
+        "dst_commits": [commits.get(ids[d], 0) for d in dst_col],
+    }
+    return pa.Table.from_pydict(out, schema=schemas.SYMBOL_LINKS)
+
+
+def symbols_key(symbols: pa.Table) -> str:
+    """A digest of what links are made from (each symbol's id, name and code): equal keys,
+    equal links, whatever the history."""
+    h = hashlib.blake2b(digest_size=16)
+    cols = symbols.select(["symbol_id", "qualname", "name", "code"]).to_pydict()
+    for sid, qualname, name, code in zip(
+        cols["symbol_id"], cols["qualname"], cols["name"], cols["code"], strict=True
+    ):
+        if qualname != MODULE_SYMBOL:  # a file's remainder makes no link
+            h.update(f"{sid}\0{name}\0{code or ''}\0".encode("utf-8", "surrogatepass"))
+    return h.hexdigest()
+
+
+def recount(table: pa.Table, touches: pa.Table) -> pa.Table:
+    """`table` (links built earlier from the same symbols) with `dst_commits` counted again
+    from `touches`: after a new commit only the counts can differ."""
+    commits = commit_counts(touches)
+    counts = pa.array([commits.get(d, 0) for d in table["dst"].to_pylist()], pa.int32())
+    i = table.schema.get_field_index("dst_commits")
+    return table.set_column(i, table.schema.field(i), counts)

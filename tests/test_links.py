@@ -1,0 +1,187 @@
+"""Symbols linked in the code (`stages/links.py`): which names make a link, and how preflight
+lists the links after the co-change partners on a real repository."""
+
+from __future__ import annotations
+
+import pyarrow as pa
+
+from gitstrata import Strata
+from gitstrata.serve.render import render_preflight
+from gitstrata.stages import links
+from gitstrata.store import schemas
+from gitstrata.store.ids import MODULE_SYMBOL, symbol_id
+
+
+def symbols(*rows: tuple[str, str, str]) -> pa.Table:
+    """A `symbols` table of (path, qualname, code) rows."""
+    cols: dict[str, list] = {f.name: [] for f in schemas.SYMBOLS}
+    for i, (path, qualname, code) in enumerate(rows):
+        cols["symbol_id"].append(symbol_id(path, qualname))
+        cols["path"].append(path)
+        cols["qualname"].append(qualname)
+        cols["name"].append(qualname.rpartition(".")[2])
+        cols["kind"].append("module" if qualname == MODULE_SYMBOL else "function")
+        cols["parent"].append(None)
+        cols["start_line"].append(i + 1)
+        cols["end_line"].append(i + 1)
+        cols["signature"].append(None)
+        cols["docstring"].append(None)
+        cols["language"].append("python")
+        cols["blob"].append("0" * 40)
+        cols["code"].append(code)
+    return pa.Table.from_pydict(cols, schema=schemas.SYMBOLS)
+
+
+def touches(*pairs: tuple[str, str]) -> pa.Table:
+    """A `touches` table holding only what `links` reads: (sha, symbol_id) rows."""
+    sha, sid = zip(*pairs, strict=True) if pairs else ((), ())
+    return pa.table({"sha": pa.array(sha, pa.string()), "symbol_id": pa.array(sid, pa.string())})
+
+
+def pairs(table: pa.Table) -> set[tuple[str, str, str]]:
+    return {
+        (r["src"], r["kind"], r["dst"]) for r in table.select(["src", "kind", "dst"]).to_pylist()
+    }
+
+
+def test_a_name_links_when_it_says_which_symbol_is_meant() -> None:
+    table = links.build(
+        symbols(
+            ("a.py", "charge", "def charge(x):\n    return settle(x) + refund(x)"),
+            ("a.py", "settle", "def settle(x):\n    return x"),
+            ("b.py", "refund", "def refund(x):\n    return x"),
+            ("c.py", "helper", "def helper():\n    return refund_all() + fmt()"),
+            ("d.py", "fmt", "def fmt(): pass"),
+            ("e.py", "fmt", "def fmt(): pass"),
+            ("d.py", "id", "def id(): pass"),
+            ("c.py", MODULE_SYMBOL, "charge(1)\nsettle(2)\nid()"),
+        ),
+        touches(),
+    )
+    a, s, r = symbol_id("a.py", "charge"), symbol_id("a.py", "settle"), symbol_id("b.py", "refund")
+    assert pairs(table) == {
+        (a, "calls", s),  # same file
+        (a, "calls", r),  # the one symbol of the repository named so
+        (s, "called_by", a),
+        (r, "called_by", a),
+    }
+    # `fmt` names two symbols and `refund_all` none; a file's remainder makes no link
+    assert table.schema.equals(schemas.SYMBOL_LINKS)
+
+
+def test_short_names_own_name_and_nesting() -> None:
+    table = links.build(
+        symbols(
+            ("a.py", "Cart", "class Cart:\n    def total(self):\n        return run(self)"),
+            ("a.py", "Cart.total", "def total(self):\n    return run(self)"),
+            ("a.py", "run", "def run(cart):\n    return run(cart.rest) or cart.total()"),
+            ("a.py", "go", "def go(): run(1)"),
+        ),
+        touches(),
+    )
+    cart, total, run = (symbol_id("a.py", q) for q in ("Cart", "Cart.total", "run"))
+    got = pairs(table)
+    assert (cart, "calls", total) in got  # a class names what its methods name, and them
+    assert (cart, "calls", run) in got and (total, "calls", run) in got
+    assert (run, "calls", total) in got and (total, "called_by", run) in got
+    assert not any(src == dst for src, _, dst in got)  # `run` naming itself links nothing
+    assert symbol_id("a.py", "go") not in {src for src, _, _ in got}  # a two-letter name
+
+
+def test_dst_commits_counts_the_commits_that_touched_it() -> None:
+    table = links.build(
+        symbols(("a.py", "one", "def one(): two()"), ("a.py", "two", "def two(): pass")),
+        touches(
+            ("c1", symbol_id("a.py", "two")),
+            ("c2", symbol_id("a.py", "two")),
+            ("c2", symbol_id("a.py", "two")),
+            ("c3", symbol_id("a.py", "one")),
+        ),
+    )
+    got = {(r["kind"], r["dst_qualname"]): r["dst_commits"] for r in table.to_pylist()}
+    assert got == {("calls", "two"): 2, ("called_by", "one"): 1}
+
+
+def test_links_are_bounded_per_symbol() -> None:
+    many = [(f"h{i:03}.py", f"handler{i:03}", "def h(): pass") for i in range(60)]
+    code = "def dispatch():\n" + "\n".join(f"    handler{i:03}()" for i in range(60))
+    table = links.build(symbols(("a.py", "dispatch", code), *many), touches())
+    calls = [r for r in table.to_pylist() if r["kind"] == "calls"]
+    assert len(calls) == links.MAX_LINKS
+    assert {r["dst_qualname"] for r in calls} == {f"handler{i:03}" for i in range(links.MAX_LINKS)}
+
+
+def test_preflight_lists_callers_and_callees_after_co_change_partners(git_repo, tmp_path) -> None:
+    git_repo.commit(
+        "feat: billing",
+        {
+            "billing.py": "def charge(order):\n    return round_cents(order.total)\n\n\n"
+            "def round_cents(x):\n    return round(x, 2)\n\n\n"
+            "def audit(order):\n    return order\n",
+            "checkout.py": "from billing import charge\n\n\ndef checkout(order):\n"
+            "    return charge(order)\n",
+        },
+    )
+    for n in range(2):  # charge and audit change together twice: a co-change partner
+        git_repo.commit(
+            f"fix: charge and audit ({n})",
+            {
+                "billing.py": "def charge(order):\n"
+                f"    return round_cents(order.total) + {n}\n\n\n"
+                "def round_cents(x):\n    return round(x, 2)\n\n\n"
+                f"def audit(order):\n    return order or {n}\n",
+            },
+        )
+    with Strata(git_repo.path, index_dir=tmp_path / "idx") as strata:
+        strata.index()
+        report = strata.preflight("billing.py", "charge")
+        got = [(c.path, c.symbol, c.co_commits > 0, c.link) for c in report.symbol_coupling]
+        # links by the commits that touched them (one each), then by path
+        assert got == [
+            ("billing.py", "audit", True, None),
+            ("billing.py", "round_cents", False, "callee"),
+            ("checkout.py", "checkout", False, "caller"),
+        ]
+        text = render_preflight(report, budget=None)
+        assert "checkout.py::checkout  caller: its code names the target" in text
+        assert "billing.py::round_cents  callee: the target's code names it" in text
+        # the symbol a caller names is listed for it too
+        back = strata.preflight("checkout.py", "checkout")
+        assert [(c.symbol, c.link) for c in back.symbol_coupling] == [("charge", "callee")]
+
+
+def test_a_new_commit_reuses_the_links_when_the_code_is_the_same(git_repo, tmp_path) -> None:
+    git_repo.commit(
+        "feat: billing",
+        {
+            "billing.py": "def charge(order):\n    return round_cents(order)\n\n\n"
+            "def round_cents(x):\n    return round(x, 2)\n",
+            "notes.txt": "shop\n",
+        },
+    )
+    with Strata(git_repo.path, index_dir=tmp_path / "idx") as strata:
+
+        def links_run() -> tuple[dict, list[tuple[str, str, int]]]:
+            report = strata.index()
+            [stage] = [s for s in report.stages if s.name == "links"]
+            rows = strata.engine.index.table("symbol_links").to_pylist()
+            return stage.stats, sorted(
+                (r["kind"], r["dst_qualname"], r["dst_commits"]) for r in rows
+            )
+
+        stats, rows = links_run()
+        assert stats["reused"] is False
+        assert rows == [("called_by", "charge", 1), ("calls", "round_cents", 1)]
+        git_repo.commit("docs: notes", {"notes.txt": "shop\nbilling\n"})
+        stats, again = links_run()
+        assert stats["reused"] is True and again == rows
+        git_repo.commit(
+            "fix: round half up",
+            {
+                "billing.py": "def charge(order):\n    return round_cents(order)\n\n\n"
+                "def round_cents(x):\n    return round(x + 0.001, 2)\n",
+            },
+        )
+        stats, rows = links_run()  # new code: links made again, round_cents counted twice
+        assert stats["reused"] is False
+        assert rows == [("called_by", "charge", 1), ("calls", "round_cents", 2)]
