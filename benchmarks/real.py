@@ -76,7 +76,9 @@ Per repository it reports:
    touched between 2 and 20 functions, methods or classes the cut has (read from the HEAD
    index's `touches`, by path and qualname) makes each of them a query; the truth is the
    others. Reported: Recall@5, MRR and coverage of the symbol partners `Strata.preflight`
-   serves (co-change partners, then code links), and the same for the co-change partners
+   serves (co-change partners, then code links); of the first five functions `Strata.search`
+   answers (file sections left out) to "What else has to change when I change X?", X the
+   qualified name when it has a dot, else the name with "()"; and of the co-change partners
    alone (the cut's `cochange_symbols` in `rank_score` order, the list served before code
    links). Symbols whose name is ambiguous in their file are skipped and counted.
 """
@@ -104,7 +106,7 @@ from ..store.ids import MODULE_SYMBOL
 from ..store.tables import run_sql
 from .change_holdout import evaluate_at as evaluate_change
 from .change_holdout import markdown as change_table
-from .cochange_holdout import Cut, indexed_cut
+from .cochange_holdout import Cut, coupled_question, indexed_cut
 from .cochange_holdout import evaluate_at as evaluate_holdout
 from .intents_real import load_labels, score
 from .serve_latency import hot_targets
@@ -817,7 +819,7 @@ def measure_symbol_partners(cut: Cut, touched: dict[str, set[tuple[str, str]]]) 
     symbols = index.table("symbols", columns=["symbol_id", "path", "qualname"]).to_pylist()
     at_cut = {(r["path"], r["qualname"]): r["symbol_id"] for r in symbols}
     cochange = index.coupling_symbols
-    scores: dict[str, list[tuple[float, float]]] = {"served": [], "cochange": []}
+    scores: dict[str, list[tuple[float, float]]] = {"served": [], "search": [], "cochange": []}
     skipped = 0
     for sha in sorted(touched):
         if sha in history:
@@ -832,8 +834,17 @@ def measure_symbol_partners(cut: Cut, touched: dict[str, set[tuple[str, str]]]) 
             except AmbiguousSymbol:  # a name two symbols of the file share
                 skipped += 1
                 continue
-            lists = {
+            named = qualname if "." in qualname else f"{qualname}()"
+            hits = cut.strata.search(coupled_question(named), top_k=2 * PARTNERS_SHOWN).hits
+            lists: dict[str, list[tuple[str | None, str | None]]] = {
                 "served": [(c.path, c.symbol) for c in report.symbol_coupling],
+                "search": [
+                    (h.path, h.symbol)
+                    for h in hits
+                    if h.kind == "symbol"
+                    and h.symbol not in (None, MODULE_SYMBOL)
+                    and (h.path, h.symbol) != (path, qualname)
+                ],
                 "cochange": [
                     (r["dst_path"], r["dst_qualname"])
                     for r in cochange.get(at_cut[(path, qualname)], [])[:PARTNERS_SHOWN]
@@ -973,14 +984,15 @@ def markdown(results: list[dict[str, Any]], command: str = "") -> str:
             "### What else changes with a function (symbol partners at the cut, up to "
             f"{PARTNERS_SHOWN} listed)",
             "",
-            "| repository | queries | skipped (ambiguous name) | Recall@5 served / co-change "
-            "alone | MRR served / co-change alone | coverage served / co-change alone |",
+            "| repository | queries | skipped (ambiguous name) | Recall@5 preflight / search / "
+            "co-change alone | MRR preflight / search / co-change alone | coverage preflight / "
+            "search / co-change alone |",
             "|---|---|---|---|---|---|",
         ]
         for r in partners:
             p, m = r["symbol_partners"], r["symbol_partners"]["methods"]
             cells = " | ".join(
-                f"{_f(m['served'][k])} / {_f(m['cochange'][k])}"
+                f"{_f(m['served'][k])} / {_f(m['search'][k])} / {_f(m['cochange'][k])}"
                 for k in ("recall@5", "mrr", "coverage")
             )
             out.append(f"| {r['repo']} | {p['queries']} | {p['skipped_ambiguous']} | {cells} |")

@@ -233,6 +233,10 @@ class Grouped(Mapping[str, list[dict[str, Any]]]):
 _V = TypeVar("_V")
 _T = TypeVar("_T")
 _MISSING = object()
+# a symbol partner: (symbol_id, path, qualname, its co-change row or None, its code link or None)
+Partner = tuple[str, str, str, dict[str, Any] | None, str | None]
+# how a code link reads from the target's side (`symbol_links.kind` of the target's rows)
+_LINK = {"called_by": "caller", "calls": "callee"}
 
 
 class _GroupedView(Mapping[str, _V]):
@@ -775,6 +779,37 @@ class ServeIndex:
             ("kind", "ascending"),
         ]
         return Grouped(t, "src", order)
+
+    def symbol_partners(self, symbol_id: str, limit: int) -> tuple[Partner, ...]:
+        """What else changes with a symbol, in the order preflight and search list it, at most
+        `limit`: its co-change partners (`coupling_symbols`), then, while there is room, the
+        symbols linked to it in the code (`symbol_links`: its callers and callees by name), the
+        most changed first. On real histories the links held what later changed with a symbol
+        more often than its co-change partners (benchmarks/real.py, item 11)."""
+        return self.memo(("partners", symbol_id, limit), lambda: self._partners(symbol_id, limit))
+
+    def _partners(self, symbol_id: str, limit: int) -> tuple[Partner, ...]:
+        links: dict[str, tuple[str, str, str]] = {}  # dst -> (link, path, qualname)
+        for r in self.symbol_links.get(symbol_id, []):
+            link = _LINK[r["kind"]]
+            seen = links.get(r["dst"])
+            if seen is None:
+                links[r["dst"]] = (link, r["dst_path"], r["dst_qualname"])
+            elif seen[0] != link:
+                links[r["dst"]] = ("caller and callee", seen[1], seen[2])
+        out: list[Partner] = []
+        for r in self.coupling_symbols.get(symbol_id, [])[: max(0, limit)]:
+            linked = links.get(r["dst"])
+            out.append(
+                (r["dst"], r["dst_path"], r["dst_qualname"], r, linked[0] if linked else None)
+            )
+        listed = {p[0] for p in out}
+        for dst, (kind, path, qualname) in links.items():
+            if len(out) >= limit:
+                break
+            if dst not in listed:
+                out.append((dst, path, qualname, None, kind))
+        return tuple(out)
 
     # ------------------------------------------------------------------ helpers
 

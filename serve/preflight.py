@@ -399,17 +399,10 @@ def _coupling(index: ServeIndex, target: SymbolRow, report: PreflightReport, *, 
     _coupling_of_file(index, target.path, report, limit=limit)
     if target.qualname == MODULE_SYMBOL:
         return
-    room = max(0, limit // 2)
-    links = index.memo(("links", target.symbol_id), lambda: _links(index, target.symbol_id))
-    listed = set()
-    for r in index.coupling_symbols.get(target.symbol_id, [])[:room]:
-        link = links.get(r["dst"], (None,))[0]
-        report.symbol_coupling.append(_partner(r, r["dst_path"], r["dst_qualname"], link))
-        listed.add(r["dst"])
-    for dst, (link, path, qualname) in links.items():
-        if len(report.symbol_coupling) >= room:
-            break
-        if dst not in listed:
+    for _, path, qualname, row, link in index.symbol_partners(target.symbol_id, limit // 2):
+        if row is not None:
+            report.symbol_coupling.append(_partner(row, path, qualname, link))
+        else:  # linked in the code only
             report.symbol_coupling.append(
                 Coupling(
                     path=path,
@@ -421,24 +414,6 @@ def _coupling(index: ServeIndex, target: SymbolRow, report: PreflightReport, *, 
                     link=link,
                 )
             )
-
-
-_LINK = {"called_by": "caller", "calls": "callee"}
-
-
-def _links(index: ServeIndex, symbol_id: str) -> dict[str, tuple[str, str, str]]:
-    """dst symbol_id -> (link, path, qualname) of the symbols linked to `symbol_id` in the
-    code, the most changed first."""
-    out: dict[str, tuple[str, str, str]] = {}
-    for r in index.symbol_links.get(symbol_id, []):
-        link = _LINK[r["kind"]]
-        seen = out.get(r["dst"])
-        if seen is not None:
-            if seen[0] != link:
-                out[r["dst"]] = ("caller and callee", seen[1], seen[2])
-            continue
-        out[r["dst"]] = (link, r["dst_path"], r["dst_qualname"])
-    return out
 
 
 def _coupling_of_file(index: ServeIndex, path: str, report: PreflightReport, *, limit: int) -> None:

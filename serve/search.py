@@ -23,6 +23,7 @@ from bisect import bisect_left
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
+from itertools import zip_longest
 from typing import Any
 
 import numpy as np
@@ -731,24 +732,45 @@ class Searcher:
         preflight serves them (`ServeIndex.coupling_files`), each as its file's best-ranked
         document (else one of its documents, its module's first); the rest keep their order.
         On the real histories that order found the files later commits changed with FILE more
-        often than the graph path's (`benchmarks/cochange_holdout.py`). Only for a question
-        naming one file and asking for no part of the repository (`asked_areas` orders those)."""
+        often than the graph path's (`benchmarks/cochange_holdout.py`). Asked of a function
+        (named as an identifier, no file named), it comes first, then its partners as
+        preflight lists them (`ServeIndex.symbol_partners`) alternate with its file's (when it
+        has none, the graph path's order stays, seeded from its file): on the bundles' cut this
+        doubled the functions found that later changed with it, and kept the files found
+        within a few hundredths (`benchmarks/real.py`, item 11). Only for a question naming one
+        file or function and asking for no part of the repository (`asked_areas` orders
+        those)."""
         route = run.route
-        if route.query_class != "coupled" or route.mixed is not None or len(run.anchors) != 1:
+        if route.query_class != "coupled" or route.mixed is not None or len(run.anchors) > 1:
             return ranked
         if asked_areas(run.query):
             return ranked
-        (anchor,) = run.anchors
-        partners = self.index.coupling_files.get(anchor, [])[: run.cfg.coupling_limit]
-        if not partners:
-            return ranked
         docs = self.docs
+        symbols: list[int] = []
+        named: int | None = None
+        if run.anchors:
+            (anchor,) = run.anchors
+        else:  # "what else changes with FUNCTION": its partners as preflight lists them
+            named = self._named_symbol(route, run.file_path)
+            if named is None or docs.qualname[named] == MODULE_SYMBOL:
+                return ranked
+            anchor = docs.path[named]
+            room = run.cfg.coupling_limit // 2
+            for dst, *_ in self.index.symbol_partners(docs.symbol_id[named], room):
+                row = docs.by_symbol_id.get(dst)
+                if row is not None and run.keep(row) and row not in symbols:
+                    run.ev(row)
+                    run.final_score.setdefault(row, 0.0)
+                    symbols.append(row)
+            if not symbols:  # none known: the graph path's answer, from the function's file
+                return ranked
+        head: list[int] = []
+        partners = self.index.coupling_files.get(anchor, [])[: run.cfg.coupling_limit]
         best: dict[str, int] = {}
         for row in ranked:
             path = docs.path[row]
             if path and path not in best:
                 best[path] = row
-        head: list[int] = []
         for partner in partners:
             found = best.get(partner["dst"])
             if found is None:
@@ -760,6 +782,12 @@ class Searcher:
                 run.final_score.setdefault(found, 0.0)
             if found not in head:
                 head.append(found)
+        if named is not None:  # the function, then its partners and its file's in turn
+            files = [r for r in head if r not in symbols and r != named]
+            pairs = zip_longest(symbols, files)
+            head = [named, *(r for pair in pairs for r in pair if r is not None)]
+            run.ev(named)
+            run.final_score.setdefault(named, 0.0)
         chosen = set(head)
         return head + [r for r in ranked if r not in chosen]
 

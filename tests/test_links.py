@@ -185,3 +185,37 @@ def test_a_new_commit_reuses_the_links_when_the_code_is_the_same(git_repo, tmp_p
         stats, rows = links_run()  # new code: links made again, round_cents counted twice
         assert stats["reused"] is False
         assert rows == [("called_by", "charge", 1), ("calls", "round_cents", 2)]
+
+
+def test_search_asked_what_else_changes_with_a_function_lists_its_partners(
+    git_repo, tmp_path
+) -> None:
+    billing = (
+        "def charge(order):\n    return round_cents(order.total) + {n}\n\n\n"
+        "def round_cents(x):\n    return round(x, 2)\n\n\n"
+        "def audit(order):\n    return order or {n}\n"
+    )
+    git_repo.commit(
+        "feat: billing",
+        {
+            "billing.py": billing.format(n=0),
+            "checkout.py": "from billing import charge\n\n\ndef checkout(order):\n"
+            "    return charge(order)\n",
+            "docs/guide.md": "# Guide\n\nHow to charge an order.\n",
+        },
+    )
+    for n in (1, 2):
+        git_repo.commit(f"fix: charge and audit ({n})", {"billing.py": billing.format(n=n)})
+    with Strata(git_repo.path, index_dir=tmp_path / "idx") as strata:
+        strata.index()
+        hits = strata.search("What else has to change when I change charge()?", top_k=6).hits
+        symbols = [(h.path, h.symbol) for h in hits if h.kind == "symbol"]
+        # the function, then its partners in preflight's order (the co-change partner, the
+        # callee, the caller), a file partner of billing.py's between them
+        assert symbols[0] == ("billing.py", "charge")
+        listed = [s for s in symbols[1:] if s[1] != "<module>"][:3]
+        assert listed == [
+            ("billing.py", "audit"),
+            ("billing.py", "round_cents"),
+            ("checkout.py", "checkout"),
+        ]
