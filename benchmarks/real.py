@@ -15,7 +15,9 @@ Per repository it reports:
    code-maat, confidence) are scored from the same indexed history with ties counted at their
    expected rank. Coverage = share of queries with >= 1 suggestion.
 2. Revert re-attempt probes. Every (reverted, revert) pair named by a `This reverts commit
-   <sha>` line on HEAD's history; HEAD is indexed once. Probe: preflight of the reverted
+   <sha>` line on HEAD's history, or, for a non-merge revert without one, by its subject
+   (`Revert <hash>`, or `Revert "S"`: the newest earlier non-merge commit whose subject is S);
+   HEAD is indexed once. Probe: preflight of the reverted
    commit's first file (path order) that exists at HEAD, with its subject as intended change;
    hit = a warning whose `failure_id` is `revert:<prefix of the reverted sha>`. Paths are
    followed through later renames (`git log -M`) to their name at HEAD. Control: the
@@ -244,19 +246,47 @@ class RevertPair:
     control_sha: str | None = None
     control_subject: str | None = None
     probe: dict[str, Any] = field(default_factory=dict)
+    by_subject: bool = False  # named by the revert's subject, no `This reverts commit` line
+
+
+# git's subject for a revert, when the message lost its `This reverts commit` line
+REVERT_SUBJECT = re.compile(r'^Revert "(?!Revert ")(.+)"$')
+REVERT_HASH = re.compile(r"^Revert ([0-9a-f]{7,40})\b")
+SQUASH_NUMBER = re.compile(r"\s*\(#\d+\)$")
 
 
 def revert_pairs(repo: Path, head: str) -> list[RevertPair]:
-    """(reverted, revert) pairs named by `This reverts commit` lines, oldest revert first."""
-    raw = git(repo, "log", "--reverse", "--format=%x1e%H%x1f%B", head)
+    """(reverted, revert) pairs named by `This reverts commit` lines, oldest revert first; and
+    for a non-merge revert without one, by its subject: `Revert <hash>`, or `Revert "S"` with
+    the newest earlier non-merge commit whose subject is S (a squash merge's ` (#N)` ignored on
+    both sides)."""
+    raw = git(repo, "log", "--reverse", "--format=%x1e%H%x1f%P%x1f%B", head)
     shas = git(repo, "rev-list", head).split()
     pairs = []
+    newest: dict[str, str] = {}  # subject -> the newest non-merge commit so far with it
     for block in raw.split("\x1e")[1:]:
-        sha, _, body = block.partition("\x1f")
-        for ref in REVERTS.findall(body):
+        sha, _, rest = block.partition("\x1f")
+        parents, _, body = rest.partition("\x1f")
+        refs = REVERTS.findall(body)
+        for ref in refs:
             full = [s for s in shas if s.startswith(ref.lower())]
             if len(full) == 1 and full[0] != sha:
                 pairs.append(RevertPair(reverted=full[0], revert=sha))
+        if len(parents.split()) > 1:
+            continue
+        subject = SQUASH_NUMBER.sub("", body.strip().partition("\n")[0].strip())
+        if not refs:
+            named = REVERT_SUBJECT.match(subject)
+            by_hash = REVERT_HASH.match(subject)
+            target = None
+            if named is not None:
+                target = newest.get(SQUASH_NUMBER.sub("", named.group(1)))
+            elif by_hash is not None:
+                full = [s for s in shas if s.startswith(by_hash.group(1))]
+                target = full[0] if len(full) == 1 else None
+            if target is not None and target != sha:
+                pairs.append(RevertPair(reverted=target, revert=sha, by_subject=True))
+        newest[subject] = sha
     return pairs
 
 
@@ -415,6 +445,7 @@ def measure_reverts(
 
     return {
         "pairs": len(pairs),
+        "by_subject": sum(1 for p in pairs if p.by_subject),
         "no_file_at_head": sum(1 for p in pairs if not p.file),
         **{k: rates(v) for k, v in groups.items()},
         "detail": [
@@ -425,6 +456,7 @@ def measure_reverts(
                 "subject": p.subject,
                 "control": p.control_subject,
                 "reapplied_by": p.reapplied_by,
+                "by_subject": p.by_subject,
                 **p.probe,
             }
             for p in pairs

@@ -36,9 +36,10 @@ attempt's changed lines (halved when only one is shared); resembling the fix it 
 intent also names a symbol the attempt changed (naming the symbol alone is the anchor again).
 A reverted commit is held to a stricter bar than a failure an agent recorded: its text is only
 what its commits say (subjects, the revert's reason, the body), not the diff's words, and its
-floor is `revert_min_evidence` instead of `min_evidence`. In a search a revert warns only when
-the results anchor it, and when the query names functions among its code results, only results
-on those functions do, unless the revert resembles the query at least `DEEP_TRIGGER_EVIDENCE`.
+floor is `revert_min_evidence` instead of `min_evidence`, and it warns only when anchored: in a
+preflight on its file or symbol (or through a retrieved commit), in a search when the results
+anchor it, and when the query names functions among its code results, only results on those
+functions do, unless the revert resembles the query at least `DEEP_TRIGGER_EVIDENCE`.
 
 It fires when the evidence reaches its floor and structural + textual >= `semantic_threshold`,
 where structural is the strongest anchor of the failure to the code at hand: preflight on its own
@@ -676,6 +677,8 @@ def _decide(
     if amount <= 0 or amount < floor - _EPS:
         return None
     structural, reason = max(anchors, key=lambda a: a[0]) if anchors else (0.0, None)
+    if failure.strict and structural <= 0:
+        return None  # a reverted commit's words alone: another file's revert is not this change
     textual = cfg.textual_weight * amount
     score = structural + textual
     if score < cfg.semantic_threshold - _EPS:

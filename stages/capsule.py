@@ -29,7 +29,14 @@ from ..store.config import HistoryConfig
 from ..store.ids import symbol_id
 from ..store.redact import Redactor, redact_text, redact_texts
 from .frames import frame
-from .intent import classify, compile_rules, facts_of, subject_of
+from .intent import (
+    classify,
+    compile_rules,
+    facts_of,
+    named_in_subject,
+    plain_subject,
+    subject_of,
+)
 from .patch import CommitPatch, FileChange
 from .spancache import SpanCache
 from .spans import Spans
@@ -361,6 +368,7 @@ def finalize(
     cdf = cdf.unique(subset="sha", keep="first", maintain_order=True).sort(["commit_time", "sha"])
     if max_commits is not None and cdf.height > max_commits:
         cdf = cdf.tail(max_commits)
+    cdf = _subject_reverts(cdf)
     raw = [frame(t.select(RAW_TOUCHES.names).cast(RAW_TOUCHES)) for t in touches]
     tdf = pl.concat(raw, how="vertical").unique(
         subset=["sha", "path", "qualname"], keep="first", maintain_order=True
@@ -371,6 +379,39 @@ def finalize(
     return (
         cdf.to_arrow().cast(schemas.COMMITS),
         tdf.select(schemas.TOUCHES.names).to_arrow().cast(schemas.TOUCHES),
+    )
+
+
+def _subject_reverts(cdf: pl.DataFrame) -> pl.DataFrame:
+    """`reverted_sha` of the reverts that name their commit in the subject alone
+    (`intent.named_in_subject`): the hash as written, or the newest earlier commit of the kept
+    history with that subject (squash-merge numbers ignored on both sides); unresolved ones
+    stay null. The history is in time order."""
+    todo = cdf.filter((pl.col("intent") == "revert") & pl.col("reverted_sha").is_null())
+    if todo.height == 0:
+        return cdf
+    pending = set(todo["sha"].to_list())
+    newest: dict[str, str] = {}  # plain subject -> the newest commit so far with it
+    found: dict[str, str] = {}
+    for sha, subject in cdf.select("sha", "subject").iter_rows():
+        if sha in pending:
+            named = named_in_subject(subject or "")
+            if named is not None:
+                kind, value = named
+                target = value if kind == "sha" else newest.get(value)
+                if target is not None and not sha.startswith(target):
+                    found[sha] = target
+        newest[plain_subject(subject or "")] = sha
+    if not found:
+        return cdf
+    resolved = pl.DataFrame(
+        {"sha": list(found), "_named": list(found.values())},
+        schema={"sha": pl.String, "_named": pl.String},
+    )
+    return (
+        cdf.join(resolved, on="sha", how="left", maintain_order="left")
+        .with_columns(pl.coalesce("reverted_sha", "_named").alias("reverted_sha"))
+        .drop("_named")
     )
 
 

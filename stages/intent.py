@@ -7,7 +7,9 @@ change allows. Precedence, first match wins:
 1. the team's rules (`history.intent_rules`: a regex on the message and / or globs every changed
    path must match);
 2. revert: conventional `revert:`, git's `Revert "..."` subject or a `This reverts commit` line
-   (`Revert "Revert ..."` re-applies a change and is classified as that change);
+   (`Revert "Revert ..."` re-applies a change and is classified as that change); the reverted
+   commit is the one the line names, else the one the subject names (`named_in_subject`, resolved
+   over the whole history by the capsule stage);
 3. security: a CVE / GHSA id, a vulnerability named in the subject or a `security:` type, but only
    when product source changed (a dependency bump or a policy file that mentions security is not
    a security fix);
@@ -320,6 +322,31 @@ def classify(
     if intent is None:
         intent = _intent(subject, body, reverted_sha is not None, files)
     return Intent(intent, reverted_sha, tickets(message))
+
+
+# a revert whose message names what it reverts in its subject alone (no `This reverts commit`
+# line: an edited or squashed message): git's `Revert "<subject>"`, or `Revert <hash>`
+_REVERTED_SUBJECT = compile_pattern(r'^\s*Revert\s+"(.+)"\s*$', re.I)
+_REVERTED_HASH = compile_pattern(r"^\s*Revert\s+(?:commit\s+)?([0-9a-fA-F]{7,40})\b", re.I)
+
+
+def plain_subject(subject: str) -> str:
+    """`subject` without the pull-request number a squash merge appends (` (#123)`)."""
+    return _SQUASH_PR.sub("", subject).strip()
+
+
+def named_in_subject(subject: str) -> tuple[str, str] | None:
+    """What a revert's subject names as the commit it reverts: ("sha", a hash or its prefix,
+    lower case) or ("subject", that commit's subject, `plain_subject`); None when it names
+    neither (`revert: ...`, "revert the cache change")."""
+    subject = plain_subject(subject)
+    m = _REVERTED_HASH.match(subject)
+    if m is not None:
+        return "sha", m.group(1).lower()
+    m = _REVERTED_SUBJECT.match(subject)
+    if m is not None and not _REAPPLY_SUBJECT.match(subject):
+        return "subject", plain_subject(m.group(1))
+    return None
 
 
 def subject_of(message: str) -> str:

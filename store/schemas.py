@@ -85,7 +85,9 @@ COMMITS = pa.schema(
         pa.field("message", pa.string()),
         # bugfix | security | revert | perf | feature | refactor | docs | test | build | chore
         pa.field("intent", pa.string(), nullable=False),
-        pa.field("reverted_sha", pa.string()),  # as written in "This reverts commit ..."
+        # as written in "This reverts commit ...", else as the subject names it: `Revert <hash>`
+        # or `Revert "S"`, the newest earlier commit with subject S (`capsule._subject_reverts`)
+        pa.field("reverted_sha", pa.string()),
         pa.field("tickets", pa.list_(pa.string())),  # INC-2407, ABC-12, #123, CVE-...
         pa.field("files", pa.int32(), nullable=False),
         pa.field("symbols", pa.int32(), nullable=False),

@@ -171,3 +171,25 @@ def test_on_target_reads_a_whole_file_target_beside_named_functions() -> None:
     assert _on_target(file_only, "a.py", "g")  # a recorded attempt on the file
     assert not _on_target(file_only, "a.py", "g", whole_file_counts=False)  # a revert's
     assert _on_target([("a.py", "C.m")], "a.py", "C") and _on_target([("a.py", "C")], "a.py", "C.m")
+
+
+def test_a_revert_named_by_its_subject_alone_warns_like_one_with_its_line(git_repo) -> None:
+    git_repo.commit("feat: cache", {"cache.py": CACHE, "ci.yml": "steps: [test]\n"})
+    sha = git_repo.commit(SUBJECT + " (#41)", {"cache.py": LOCK_FREE})  # a squash merge
+    # an edited message: git's subject, no `This reverts commit` line
+    git_repo.commit(f'Revert "{SUBJECT} (#41)" (#42)\n\n{REASON}', {"cache.py": CACHE})
+    ci = git_repo.commit("build: pin the node image for tests", {"ci.yml": "steps: [lint]\n"})
+    git_repo.commit("Revert " + ci[:7], {"ci.yml": "steps: [test]\n"})
+    with Strata(git_repo.path) as s:
+        s.index(jobs=1)
+        rows = s.engine.index.table("commits", columns=["subject", "reverted_sha"]).to_pylist()
+        named = {r["subject"]: r["reverted_sha"] for r in rows}
+        assert named[f'Revert "{SUBJECT} (#41)" (#42)'] == sha
+        assert named["Revert " + ci[:7]] == ci[:7]
+        again = s.preflight("cache.py", None, SUBJECT)
+        pin = s.preflight("ci.yml", None, "pin the node image for tests")
+        # the same words about another file: a revert's words alone do not warn
+        elsewhere = s.preflight("cache.py", None, "pin the node image for tests")
+    assert _reverts(again) == [f"revert:{sha[:10]}"]
+    assert _reverts(pin) == [f"revert:{ci[:10]}"]
+    assert _reverts(elsewhere) == []

@@ -9,7 +9,7 @@ import pytest
 from gitstrata.pipeline.gitio import Git
 from gitstrata.pipeline.history import extract_all, rev_list
 from gitstrata.stages import capsule
-from gitstrata.stages.intent import FileFacts, classify, compile_rules
+from gitstrata.stages.intent import FileFacts, classify, compile_rules, named_in_subject
 from gitstrata.store import filekind
 from gitstrata.store.config import Config, HistoryConfig
 from gitstrata.store.errors import ConfigError
@@ -118,6 +118,22 @@ def test_intent_from_message_and_files(message, paths, intent):
 )
 def test_message_alone_uses_word_boundaries(message, intent):
     assert classify(message).intent == intent
+
+
+@pytest.mark.parametrize(
+    ("subject", "named"),
+    [
+        ('Revert "Add python 3.9 to CI."', ("subject", "Add python 3.9 to CI.")),
+        ('Revert "feat: cache (#41)" (#42)', ("subject", "feat: cache")),
+        ("Revert 60ef759", ("sha", "60ef759")),
+        ("Revert commit ABCDEF12: broke the build", ("sha", "abcdef12")),
+        ('Revert "Revert "Merge Stable into master""', None),  # re-applies: not a revert
+        ("revert: drop the cache", None),
+        ("revert adding space between option help", None),
+    ],
+)
+def test_a_revert_subject_names_what_it_reverts(subject, named):
+    assert named_in_subject(subject) == named
 
 
 @pytest.mark.parametrize(
