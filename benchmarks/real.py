@@ -80,7 +80,8 @@ Per repository it reports:
    others. Reported: Recall@5, MRR and coverage of the symbol partners `Strata.preflight`
    serves (co-change partners, then code links); of the first five functions `Strata.search`
    answers (file sections left out) to "What else has to change when I change X?", X the
-   qualified name when it has a dot, else the name with "()"; and of the co-change partners
+   qualified name when it has a dot, else the name with "()" (`search`), or in words, "the
+   <name> method" (function, class) (`search_words`); and of the co-change partners
    alone (the cut's `cochange_symbols` in `rank_score` order, the list served before code
    links). Symbols whose name is ambiguous in their file are skipped and counted.
 """
@@ -843,15 +844,39 @@ def later_symbols(strata: Strata) -> dict[str, set[tuple[str, str]]]:
     return dict(out)
 
 
+_KIND_WORD = {"method": "method", "class": "class"}
+
+
+def _functions(
+    strata: Strata, question: str, asked: tuple[str, str]
+) -> list[tuple[str | None, str | None]]:
+    """The functions, methods and classes of `question`'s answer, in order, `asked` left out."""
+    hits = strata.search(question, top_k=2 * PARTNERS_SHOWN).hits
+    return [
+        (h.path, h.symbol)
+        for h in hits
+        if h.kind == "symbol"
+        and h.path is not None
+        and h.symbol not in (None, MODULE_SYMBOL)
+        and (h.path, h.symbol) != asked
+    ]
+
+
 def measure_symbol_partners(cut: Cut, touched: dict[str, set[tuple[str, str]]]) -> dict:
     """What `Strata.preflight` lists as a function's symbol partners, against what changed
     with it after the cut (see the module doc, 11.)."""
     index = cut.strata.engine.index
     history = set(index.table("commits", columns=["sha"])["sha"].to_pylist())
-    symbols = index.table("symbols", columns=["symbol_id", "path", "qualname"]).to_pylist()
+    symbols = index.table("symbols", columns=["symbol_id", "path", "qualname", "kind"]).to_pylist()
     at_cut = {(r["path"], r["qualname"]): r["symbol_id"] for r in symbols}
     cochange = index.coupling_symbols
-    scores: dict[str, list[tuple[float, float]]] = {"served": [], "search": [], "cochange": []}
+    kinds = {(r["path"], r["qualname"]): r["kind"] for r in symbols}
+    scores: dict[str, list[tuple[float, float]]] = {
+        "served": [],
+        "search": [],
+        "search_words": [],
+        "cochange": [],
+    }
     skipped = 0
     for sha in sorted(touched):
         if sha in history:
@@ -866,17 +891,18 @@ def measure_symbol_partners(cut: Cut, touched: dict[str, set[tuple[str, str]]]) 
             except AmbiguousSymbol:  # a name two symbols of the file share
                 skipped += 1
                 continue
-            named = qualname if "." in qualname else f"{qualname}()"
-            hits = cut.strata.search(coupled_question(named), top_k=2 * PARTNERS_SHOWN).hits
+            kind = kinds[(path, qualname)]
+            words = f"the {qualname.rsplit('.', 1)[-1]} {_KIND_WORD.get(kind, 'function')}"
+            asked = {
+                "search": qualname if "." in qualname else f"{qualname}()",
+                "search_words": words,
+            }
             lists: dict[str, list[tuple[str | None, str | None]]] = {
                 "served": [(c.path, c.symbol) for c in report.symbol_coupling],
-                "search": [
-                    (h.path, h.symbol)
-                    for h in hits
-                    if h.kind == "symbol"
-                    and h.symbol not in (None, MODULE_SYMBOL)
-                    and (h.path, h.symbol) != (path, qualname)
-                ],
+                **{
+                    method: _functions(cut.strata, coupled_question(x), (path, qualname))
+                    for method, x in asked.items()
+                },
                 "cochange": [
                     (r["dst_path"], r["dst_qualname"])
                     for r in cochange.get(at_cut[(path, qualname)], [])[:PARTNERS_SHOWN]
@@ -1017,14 +1043,13 @@ def markdown(results: list[dict[str, Any]], command: str = "") -> str:
             f"{PARTNERS_SHOWN} listed)",
             "",
             "| repository | queries | skipped (ambiguous name) | Recall@5 preflight / search / "
-            "co-change alone | MRR preflight / search / co-change alone | coverage preflight / "
-            "search / co-change alone |",
+            "search in words / co-change alone | MRR, the same | coverage, the same |",
             "|---|---|---|---|---|---|",
         ]
         for r in partners:
             p, m = r["symbol_partners"], r["symbol_partners"]["methods"]
             cells = " | ".join(
-                f"{_f(m['served'][k])} / {_f(m['search'][k])} / {_f(m['cochange'][k])}"
+                " / ".join(_f(m[x][k]) for x in ("served", "search", "search_words", "cochange"))
                 for k in ("recall@5", "mrr", "coverage")
             )
             out.append(f"| {r['repo']} | {p['queries']} | {p['skipped_ambiguous']} | {cells} |")

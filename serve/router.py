@@ -465,6 +465,8 @@ _CALLED = compile_pattern(
     re.I,
 )
 _ONE_NAME = compile_pattern(_NAME)
+# a name in backticks, as people write code in prose ("when I change `redirect`")
+_TICKED = compile_pattern(rf"(?<![\w`])`({_NAME})`(?![\w`])")
 _ARTICLE = compile_pattern(r"^(?:the|a|an|this|that)\s+", re.I)
 
 
@@ -475,10 +477,12 @@ STOP_NAMES = frozenset(("it", "this", "that", "these", "those", "they", "them", 
 
 def thing_names(what: str) -> tuple[str, ...]:
     """The names a phrase like `HistoryEnd.what` gives its thing: identifiers, words it calls a
-    function, class ... ("the echo function"), or the phrase itself when it is one word."""
+    function, class ... ("the echo function"), names in backticks, or the phrase itself when
+    it is one word."""
     names = list(named_identifiers(what))
-    for m in _CALLED.finditer(what):
-        word = (m.group(1) or m.group(2)).rstrip(".")
+    called = [(m.group(1) or m.group(2)) for m in _CALLED.finditer(what)]
+    for word in (*called, *_TICKED.findall(what)):
+        word = word.rstrip(".")
         if word.lower() not in STOP_NAMES and word not in names:
             names.append(word)
     bare = _ARTICLE.sub("", what.strip()).strip("`").removesuffix("()").rstrip(".")

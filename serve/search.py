@@ -751,7 +751,7 @@ class Searcher:
         if run.anchors:
             (anchor,) = run.anchors
         else:  # "what else changes with FUNCTION": its partners as preflight lists them
-            named = self._named_symbol(route, run.file_path)
+            named = self._symbol_named(thing_names(run.query), run.file_path)
             if named is None or docs.qualname[named] == MODULE_SYMBOL:
                 return ranked
             anchor = docs.path[named]

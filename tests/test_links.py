@@ -219,3 +219,7 @@ def test_search_asked_what_else_changes_with_a_function_lists_its_partners(
             ("billing.py", "round_cents"),
             ("checkout.py", "checkout"),
         ]
+        # named in words or in backticks: the same answer
+        for asked in ("the charge function", "`charge`"):
+            again = strata.search(f"What else has to change when I change {asked}?", top_k=6)
+            assert [(h.path, h.symbol) for h in again.hits if h.kind == "symbol"] == symbols

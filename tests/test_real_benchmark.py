@@ -221,5 +221,7 @@ def test_symbol_partners_served_and_co_change_alone(make_repo) -> None:
     assert (res["queries"], res["skipped_ambiguous"]) == (4, 0)
     assert res["methods"]["served"] == {"recall@5": 1.0, "mrr": 0.875, "coverage": 1.0}
     assert res["methods"]["cochange"] == {"recall@5": 0.5, "mrr": 0.5, "coverage": 0.5}
-    # asked of search ("... change alpha()?"), the functions come in preflight's order
+    # asked of search ("... change alpha()?", "... the alpha function?"), the functions come
+    # in preflight's order
     assert res["methods"]["search"] == res["methods"]["served"]
+    assert res["methods"]["search_words"] == res["methods"]["served"]

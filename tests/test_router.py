@@ -325,3 +325,12 @@ def test_a_question_asks_where_something_went() -> None:
         assert asks_where_it_went(query), query
     for query in ("app.locals precedence", "why does compileCookie() escape quotes"):
         assert not asks_where_it_went(query), query
+
+
+def test_thing_names_reads_names_in_backticks_and_words() -> None:
+    from gitstrata.serve.router import thing_names
+
+    assert thing_names("What else has to change when I change `redirect`?") == ("redirect",)
+    assert thing_names("what else changes with the redirect function?") == ("redirect",)
+    assert thing_names("which commit introduced the `echo` helper") == ("echo",)
+    assert thing_names("what else changes with ```code``` here") == ()
