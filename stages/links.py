@@ -99,6 +99,9 @@ def build(symbols: pa.Table, touches: pa.Table) -> pa.Table:
 
     commits = commit_counts(touches)
     ids, paths, qualnames = cols["symbol_id"], cols["path"], cols["qualname"]
+    place = [0] * n  # each row's place in (path, qualname) order
+    for i, row in enumerate(sorted(range(n), key=lambda r: (paths[r], qualnames[r]))):
+        place[row] = i
     src_col: list[str] = []
     dst_col: list[int] = []
     kind_col: list[str] = []
@@ -107,8 +110,12 @@ def build(symbols: pa.Table, touches: pa.Table) -> pa.Table:
             dsts: set[int] | list[int] = table.get(src, set())
             if len(dsts) > MAX_LINKS:  # those in its own file first, then by path and qualname
                 home = paths[src]
-                dsts = sorted(dsts, key=lambda d: (paths[d] != home, paths[d], qualnames[d]))
-                dsts = dsts[:MAX_LINKS]
+                mine = [d for d in dsts if paths[d] == home]
+                kept = sorted(mine, key=place.__getitem__)[:MAX_LINKS]
+                if len(kept) < MAX_LINKS:
+                    others = [d for d in dsts if paths[d] != home]
+                    kept += sorted(others, key=place.__getitem__)[: MAX_LINKS - len(kept)]
+                dsts = kept
             for dst in sorted(dsts, key=ids.__getitem__):
                 src_col.append(ids[src])
                 dst_col.append(dst)
