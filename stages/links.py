@@ -97,7 +97,6 @@ def build(symbols: pa.Table, touches: pa.Table) -> pa.Table:
         for b in bs:
             called_by[b].add(a)
 
-    commits = commit_counts(touches)
     ids, paths, qualnames = cols["symbol_id"], cols["path"], cols["qualname"]
     place = [0] * n  # each row's place in (path, qualname) order
     for i, row in enumerate(sorted(range(n), key=lambda r: (paths[r], qualnames[r]))):
@@ -126,9 +125,9 @@ def build(symbols: pa.Table, touches: pa.Table) -> pa.Table:
         "kind": kind_col,
         "dst_path": [paths[d] for d in dst_col],
         "dst_qualname": [qualnames[d] for d in dst_col],
-        "dst_commits": [commits.get(ids[d], 0) for d in dst_col],
+        "dst_commits": [0] * len(dst_col),
     }
-    return pa.Table.from_pydict(out, schema=schemas.SYMBOL_LINKS)
+    return recount(pa.Table.from_pydict(out, schema=schemas.SYMBOL_LINKS), touches)
 
 
 def symbols_key(symbols: pa.Table) -> str:
