@@ -1,27 +1,34 @@
 """Imported by the local pools' fork server alone (`executor.pool_context`), never elsewhere.
 
-A run stopped by a signal while its pool starts a worker closes the pipe that carries the
-worker's start-up data; the worker the fork server has just forked then fails to read it, and
-multiprocessing prints that `EOFError`'s traceback (through `sys.excepthook`, which a forked
-child inherits) on the terminal of a command that already said "terminated". Such a worker now
-ends quietly: nobody is left to start it for. Any other error of a worker's start is printed as
-before.
+A run stopped by a signal while its pool starts a worker leaves one of two reads without data,
+and multiprocessing prints that `EOFError`'s traceback (through `sys.excepthook`, which a forked
+child inherits) on the terminal of a command that already said "terminated":
+- the worker the fork server has just forked reads its start-up data from a closed pipe;
+- the fork server itself reads the request's file descriptors from a connection the run closed
+  before it sent them (the server then ends, as it would once the run is gone).
+Both now end quietly: nobody is left to start a worker for. Any other error is printed as before.
 """
 
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 from types import TracebackType
 
 _previous = sys.excepthook
 
 
+# where multiprocessing reads a worker's start: its start-up data in the new worker, and the
+# request's file descriptors in the fork server's loop
+_STARTING = {("_main", "spawn.py"), ("main", "forkserver.py")}
+
+
 def _while_starting(tb: TracebackType | None) -> bool:
-    """Whether the traceback passes through multiprocessing's reading of a worker's start-up
-    data (`multiprocessing.spawn._main`)."""
+    """Whether the traceback passes through multiprocessing's reading of a worker's start
+    (`_STARTING`)."""
     while tb is not None:
         code = tb.tb_frame.f_code
-        if code.co_name == "_main" and code.co_filename.endswith("spawn.py"):
+        if (code.co_name, Path(code.co_filename).name) in _STARTING:
             return True
         tb = tb.tb_next
     return False

@@ -169,6 +169,42 @@ def test_a_worker_whose_run_is_gone_before_it_starts_ends_quietly() -> None:
     assert "ValueError: a worker that cannot start for another reason" in after
 
 
+_GONE_MID_REQUEST = """
+import socket, time
+from multiprocessing import forkserver
+from gitstrata.pipeline import executor
+
+executor.start_pool_server()
+server = forkserver._forkserver
+deadline = time.monotonic() + 30
+while server._forkserver_address is None and time.monotonic() < deadline:
+    time.sleep(0.01)
+# a run stopped between connecting to the fork server and sending it the new worker's pipes
+with socket.socket(socket.AF_UNIX) as conn:
+    conn.connect(server._forkserver_address)
+pid = server._forkserver_pid
+while time.monotonic() < deadline:
+    time.sleep(0.02)
+    try:
+        if os.waitpid(pid, os.WNOHANG)[0] == pid:
+            break
+    except ChildProcessError:
+        break
+print("server ended")
+"""
+
+
+def test_a_fork_server_whose_run_is_gone_mid_request_ends_quietly() -> None:
+    # a run stopped while it asked the fork server for a worker printed "terminated" and then
+    # the server's EOFError traceback
+    script = "import os\n" + _GONE_MID_REQUEST
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=120
+    )
+    assert done.stdout.strip() == "server ended"
+    assert done.stderr == ""
+
+
 def test_unknown_executor_is_an_input_error() -> None:
     with pytest.raises(InputError, match="unknown executor 'bogus'"):
         make_executor("bogus")
