@@ -12,8 +12,11 @@ Pure: `symbols` and `touches` in, `symbol_links` out. Invariants:
   (comments and strings included, nested symbols' code included: a class names what its
   methods name; no parse, every language alike).
 - A link needs the name to say which `b` is meant: `b` is in `a`'s file, or no other symbol of
-  the repository has that name. Names shorter than `MIN_NAME` characters and a symbol's own
-  name make no link; nor does `<module>` (a file's remainder), either way.
+  the repository has that name and, when `a` is product code (`filekind.kind` "source"), `b`
+  is product code too: product code calls no test, example or build script, so such a name is
+  a word that happens to match ("create file stream" in a comment). Names shorter than
+  `MIN_NAME` characters and a symbol's own name make no link; nor does `<module>` (a file's
+  remainder), either way.
 - A link is stored from both ends: (`src` names `dst`, kind `calls`) and (`dst` is named by
   `src`, kind `called_by`), sorted by (src, kind, dst). Each symbol keeps at most `MAX_LINKS`
   links of each kind, those in its own file first, then by path and qualname (so a link cut
@@ -32,6 +35,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..store import schemas
+from ..store.filekind import kind as file_kind
 from ..store.ids import MODULE_SYMBOL
 
 MIN_NAME = 3  # `fn`, `cb`, `id` name too many things to say which one is meant
@@ -77,6 +81,7 @@ def build(symbols: pa.Table, touches: pa.Table) -> pa.Table:
         if not code:
             continue
         path, name = cols["path"][a], cols["name"][a]
+        product = file_kind(path) == "source"
         for word in set(_IDENTIFIER.findall(code)):
             if word == name or len(word) < MIN_NAME:
                 continue
@@ -87,6 +92,8 @@ def build(symbols: pa.Table, touches: pa.Table) -> pa.Table:
                 everywhere = by_name.get(word)
                 if everywhere is None or len(everywhere) != 1:
                     continue
+                if product and file_kind(cols["path"][everywhere[0]]) != "source":
+                    continue  # product code calls no test or example
                 targets = everywhere
             for b in targets:
                 if b != a:

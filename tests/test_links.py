@@ -69,6 +69,33 @@ def test_a_name_links_when_it_says_which_symbol_is_meant() -> None:
     assert table.schema.equals(schemas.SYMBOL_LINKS)
 
 
+def test_product_code_names_no_test_or_example_by_a_name_of_elsewhere() -> None:
+    # express's `res.sendFile` says "create file stream" in a comment, and the only `create` of
+    # the repository is an example's handler: product code calls no example and no test
+    table = links.build(
+        symbols(
+            ("lib/send.py", "send_file", "def send_file(p):\n    # create file stream\n    x"),
+            ("examples/app/views.py", "create", "def create(req):\n    send_file(req)"),
+            ("tests/test_send.py", "check_stream", "def check_stream(): pass"),
+            ("lib/serve.py", "serve", "def serve():\n    check_stream()"),
+            ("tests/test_send.py", "test_send", "def test_send():\n    send_file(1)"),
+            ("tests/util.py", "fixture_path", "def fixture_path():\n    create()"),
+        ),
+        touches(),
+    )
+    send, create = (
+        symbol_id("lib/send.py", "send_file"),
+        symbol_id("examples/app/views.py", "create"),
+    )
+    test, util = (
+        symbol_id("tests/test_send.py", "test_send"),
+        symbol_id("tests/util.py", "fixture_path"),
+    )
+    calls = {(a, b) for a, kind, b in pairs(table) if kind == "calls"}
+    # the example and the test call the product; a test's helper may name an example
+    assert calls == {(create, send), (test, send), (util, create)}
+
+
 def test_short_names_own_name_and_nesting() -> None:
     table = links.build(
         symbols(
