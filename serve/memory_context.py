@@ -19,6 +19,9 @@ from .render import estimate_tokens
 
 HOTSPOT_COMMITS = 500
 HOTSPOT_MIN = 3
+# the counts are of the last `HOTSPOT_COMMITS` commits: the heading says so, or "41 commits"
+# next to a file git logs 387 times for reads as a wrong count
+HOTSPOTS_HEADING = f"Hotspots (code files changed most in the last {HOTSPOT_COMMITS} commits)"
 
 
 def hotspots(book: MemoryBook, limit: int = 8) -> list[tuple[str, int]]:
@@ -93,7 +96,7 @@ def context_pack(
             "Possibly stale memories (check before relying on them)",
             [f"- {m.id}: {notes[0].text()}" for m, notes in book.stale()],
         ),
-        ("Hotspots (most-changed code files)", [f"- {p} ({n} commits)" for p, n in hot]),
+        (HOTSPOTS_HEADING, [f"- {p} ({n} commits)" for p, n in hot]),
     ]
     lines = [f"# Project memory (gitstrata, {now})"]
     used = estimate_tokens(lines[0])

@@ -457,7 +457,8 @@ def test_the_hotspots_are_listed_once_and_only_where_asked_for(git_repo) -> None
     assert len(packs) == 1
     pack = packs.pop()
     assert "Code hotspots (source and test files" not in pack
-    section = pack.split("## Hotspots (most-changed code files)\n", 1)[1].splitlines()[:3]
+    heading = "## Hotspots (code files changed most in the last 500 commits)\n"
+    section = pack.split(heading, 1)[1].splitlines()[:3]
     assert section == [
         "- app/alpha.py (8 commits)",
         "- app/mid.py (8 commits)",
