@@ -84,6 +84,14 @@ Per repository it reports:
    <name> method" (function, class) (`search_words`); and of the co-change partners
    alone (the cut's `cochange_symbols` in `rank_score` order, the list served before code
    links). Symbols whose name is ambiguous in their file are skipped and counted.
+12. Which tests cover a function: on the cut of 1., each later non-bulk commit that changed
+   one to ten functions or methods of product code (`filekind` "source") the cut has and one to
+   five test files the cut has makes each of those functions a query (at most
+   `TESTS_QUERIES`, fixed seed); the truth is the test files. Asked of `Strata.search` as
+   "Which tests cover X?" and "What tests should I run after changing X?" (X as in 11.), in
+   the product and the BM25, dense and hybrid baselines; the answer is read as files
+   (`cochange_holdout.answer_files`: a commit hit gives its files), test files only, the first
+   five. Reported: Recall@5 and MRR.
 """
 
 from __future__ import annotations
@@ -105,16 +113,20 @@ from ..facade import Strata
 from ..serve.models import PreflightReport
 from ..serve.render import render_preflight
 from ..store.errors import AmbiguousSymbol
+from ..store.filekind import kind as file_kind
 from ..store.ids import MODULE_SYMBOL
 from ..store.tables import run_sql
 from .change_holdout import evaluate_at as evaluate_change
 from .change_holdout import markdown as change_table
-from .cochange_holdout import Cut, coupled_question, indexed_cut
+from .cochange_holdout import Cut, answer_files, commit_files, coupled_question, indexed_cut
 from .cochange_holdout import evaluate_at as evaluate_holdout
 from .intents_real import load_labels, score
 from .serve_latency import hot_targets
 
 SPLIT = 0.8
+TESTS_QUERIES = 150  # item 12: functions asked about, at most
+TESTS_ASKED = ("Which tests cover {x}?", "What tests should I run after changing {x}?")
+TESTS_MODES = ("full", "bm25", "dense", "hybrid")
 METHODS = ("served", "search", "count", "ochiai", "w", "codemaat", "confidence")
 METHOD_NAMES = {
     "served": "served (preflight)",
@@ -932,6 +944,69 @@ def measure_symbol_partners(cut: Cut, touched: dict[str, set[tuple[str, str]]]) 
     }
 
 
+def later_tests(strata: Strata) -> dict[str, tuple[set[tuple[str, str]], set[str]]]:
+    """sha -> (the (path, qualname) of the symbols of product code, the test files) every
+    non-bulk commit touched, paths as in that commit, from an index of the whole history."""
+    rows = run_sql(
+        strata.engine.index.gen,
+        "SELECT t.sha, t.path, t.qualname FROM touches t JOIN commits c ON t.sha = c.sha "
+        "WHERE NOT c.bulk",
+    ).to_dicts()
+    out: dict[str, tuple[set[tuple[str, str]], set[str]]] = defaultdict(lambda: (set(), set()))
+    for r in rows:
+        kind = file_kind(r["path"])
+        symbols, tests = out[r["sha"]]
+        if kind == "test":
+            tests.add(r["path"])
+        elif kind == "source" and r["qualname"] not in (None, MODULE_SYMBOL):
+            symbols.add((r["path"], r["qualname"]))
+    return dict(out)
+
+
+def measure_tests_of(
+    cut: Cut, later: dict[str, tuple[set[tuple[str, str]], set[str]]], seed: int = 3
+) -> dict:
+    """Which tests `Strata.search` names for a function, against the test files later commits
+    changed with it (see the module doc, 12.)."""
+    import random
+
+    index = cut.strata.engine.index
+    history = set(index.table("commits", columns=["sha"])["sha"].to_pylist())
+    symbols = index.table("symbols", columns=["path", "qualname", "kind"]).to_pylist()
+    functions = {(r["path"], r["qualname"]) for r in symbols if r["kind"] in ("function", "method")}
+    files = set(index.table("files", columns=["path"])["path"].to_pylist())
+    asked: list[tuple[tuple[str, str], frozenset[str]]] = []
+    for sha in sorted(later):
+        if sha in history:
+            continue
+        changed, tests = later[sha]
+        fs, ts = changed & functions, tests & files
+        if 1 <= len(ts) <= 5 and 1 <= len(fs) <= 10:
+            asked += [(f, frozenset(ts)) for f in sorted(fs)]
+    random.Random(seed).shuffle(asked)
+    asked = asked[:TESTS_QUERIES]
+    by_commit = commit_files(cut.strata, code_only=False)
+    out: dict[str, dict[str, dict[str, float | None]]] = {}
+    for phrase in TESTS_ASKED:
+        per_mode: dict[str, dict[str, float | None]] = {}
+        for mode in TESTS_MODES:
+            recall = rr = 0.0
+            for (_, qualname), truth in asked:
+                x = qualname if "." in qualname else f"{qualname}()"
+                hits = cut.strata.search(phrase.format(x=x), top_k=10, mode=mode).hits
+                listed = answer_files(hits, by_commit, limit=30)
+                shown = [p for p in listed if file_kind(p) == "test"][:5]
+                recall += len(truth & set(shown)) / len(truth)
+                rr += next((1 / (i + 1) for i, p in enumerate(shown) if p in truth), 0.0)
+            n = len(asked)
+            per_mode[mode] = {
+                "recall@5": round(recall / n, 4) if n else None,
+                "mrr": round(rr / n, 4) if n else None,
+            }
+        out[phrase] = per_mode
+    return {"queries": len(asked), "asked": out}
+
+
 def measure_repo(
     source: Path,
     *,
@@ -971,12 +1046,14 @@ def measure_repo(
         result["why_asked"] = measure_why_asked(strata, work / "head-index")
         result["fix_reports"] = measure_fix_reports(strata, work / "head-index")
         touched = later_symbols(strata)
+        tests = later_tests(strata)
         strata.close()
         log("  co-change and where a change goes: indexing the cut")
         with indexed_cut(base, split) as cut:
             result["cochange"] = measure_cochange(cut)
             result["change"] = evaluate_change(cut)
             result["symbol_partners"] = measure_symbol_partners(cut, touched)
+            result["tests_of"] = measure_tests_of(cut, tests)
         result["preflight_size"] = probes.result()
     result["wall_seconds"] = round(time.perf_counter() - started, 1)
     log(f"{name}: done in {result['wall_seconds']}s")
@@ -1053,6 +1130,24 @@ def markdown(results: list[dict[str, Any]], command: str = "") -> str:
                 for k in ("recall@5", "mrr", "coverage")
             )
             out.append(f"| {r['repo']} | {p['queries']} | {p['skipped_ambiguous']} | {cells} |")
+    tests_of = [r for r in ok if r.get("tests_of")]
+    if tests_of:
+        out += [
+            "",
+            "### Which tests cover a function (later commits' test files, asked of the cut)",
+            "",
+            "| repository | queries | question | Recall@5 full / BM25 / dense / hybrid "
+            "| MRR, the same |",
+            "|---|---|---|---|---|",
+        ]
+        for r in tests_of:
+            t = r["tests_of"]
+            for phrase, modes in t["asked"].items():
+                cells = " | ".join(
+                    " / ".join(_f(modes[m][k]) for m in TESTS_MODES) for k in ("recall@5", "mrr")
+                )
+                asked = phrase.format(x="X")
+                out.append(f"| {r['repo']} | {t['queries']} | {asked} | {cells} |")
     out += ["", "### Revert re-attempt probes", ""]
     out += [
         "| repository | pairs | no file at HEAD | probed | hits | hit rate | controls | alarms "

@@ -130,9 +130,11 @@ Search this repository's code, commit history (each commit's intent, message and
 recorded failed attempts together. Use it for "why" questions (why does X take a lock?), for
 regressions and bug reports in plain language, for an error message or code, for an
 identifier, for a place (`path:LINE`), for a commit by its hash, for a release by its
-version, or for the commit that introduced, last changed or removed a symbol or file ("which
-commit introduced X", "who last changed X", "why was X removed"). Returns ranked hits (symbols and commits, with the commits that shaped each symbol)
-plus warnings about failed attempts relevant to the query. file_path restricts the results to
+version, for the commit that introduced, last changed or removed a symbol or file ("which
+commit introduced X", "who last changed X", "why was X removed"), or for the tests to run
+after changing something ("which tests cover X": test code only). Returns ranked hits (symbols
+and commits, with the commits that shaped each symbol) plus warnings about failed attempts
+relevant to the query. file_path restricts the results to
 one file (relative to the repository root) or a glob (`src/**`)."""
 
 RECORD_FAILURE_DESCRIPTION = """\

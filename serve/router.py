@@ -506,6 +506,37 @@ def asks_where_it_went(query: str) -> bool:
     return bool(_GONE_ASK.search(route_text(query)))
 
 
+# a question for the tests of something: "which tests cover X", "what tests should I run after
+# changing X", "where are the specs for X", "list the unit tests of X", "tests for X?", "where
+# is X tested" (a bare "test" is often the verb: "what does X test for")
+_TESTS_ASK = compile_pattern(
+    r"\b(?:which|what|where|find|list|show|name)\b(?:[\s,]+[\w'./-]+){0,4}?[\s,]+"
+    r"(?:(?:unit|integration|e2e|end-to-end|regression|failing|related)\s+)?"
+    r"(?:tests|specs|test\s+(?:files?|cases?|functions?|modules?)"
+    r"|test\s+(?=(?:covers|exercises|checks|hits|calls|touches|fails|breaks)\b))\b"
+    r"|^\W*(?:the\s+)?(?:unit\s+)?(?:tests|specs)\s+(?:for|of|that|which|covering)\b"
+    r"|\b(?:where|how)\s+(?:is|are|was|were)\s[^?!\n]{1,80}?\btested\b",
+    re.I,
+)
+
+
+# what asks for more than tests: another kind of file beside them ("which migrations and tests",
+# "which tests and callers", "which endpoint, migration and test files")
+_ALONGSIDE = compile_pattern(r"\b(?:and|or)\b|[,&/]")
+_MORE_AFTER = compile_pattern(r"\s*(?:,|&|/|(?:and|or)\s+(?!(?:which|that|what|where|how)\b))")
+
+
+def asks_for_tests(query: str) -> bool:
+    """Whether `query` asks which tests (test files, specs, test functions) there are for
+    something, and nothing else: its answer is test code alone. A question for tests and
+    another kind of file beside them is a co-change question (`asked_areas`)."""
+    text = route_text(query)
+    m = _TESTS_ASK.search(text)
+    if m is None:
+        return False
+    return not (_ALONGSIDE.search(m.group()) or _MORE_AFTER.match(text, m.end()))
+
+
 def states_change(query: str) -> bool:
     """Whether `query` says what it intends to do ("raise the grace period to 90 s", "adding a
     field to X: what else changes?"): a change request, alone or as the mixed second class,

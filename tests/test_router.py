@@ -9,6 +9,7 @@ from gitstrata.serve.router import (
     CLASSES,
     RECENT_COUNT,
     asked_areas,
+    asks_for_tests,
     asks_where_it_went,
     classify,
     history_end,
@@ -334,3 +335,51 @@ def test_thing_names_reads_names_in_backticks_and_words() -> None:
     assert thing_names("what else changes with the redirect function?") == ("redirect",)
     assert thing_names("which commit introduced the `echo` helper") == ("echo",)
     assert thing_names("what else changes with ```code``` here") == ()
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "which tests cover res.redirect",
+        "What tests should I run after changing parse_args?",
+        "Where are the specs for the rate limiter?",
+        "list the unit tests of Cart.total",
+        "tests for Context.invoke?",
+        "which test files exercise walk.rs",
+        "which test covers the pager",
+        "how is res.redirect tested?",
+    ],
+)
+def test_a_question_for_the_tests_of_something(query: str) -> None:
+    assert asks_for_tests(query)
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "why does test_retry fail on CI",
+        "what does this function test for",  # the verb
+        "fix the flaky test in test_api.py",
+        "how do I run the test suite",
+        "what changed in the testing module",
+        "which version added attestation",
+        "add tests for the parser",  # where a new test goes is a change request
+        "what else must change when I change res.cookie",
+        # tests and another kind of file: a co-change question about both
+        "which docs and tests change with the parser",
+        "which tests and fixtures follow cart.py around",
+        "which config, schema and test files go with the exporter",
+        "which tests or benchmarks mention the cache",
+    ],
+)
+def test_not_a_question_for_tests(query: str) -> None:
+    assert not asks_for_tests(query)
+
+
+def test_the_tests_question_reads_a_long_input_in_linear_time() -> None:
+    # runs one class of the pattern or the other could each take, split every way between its
+    # repeated words, would take minutes: none is ambiguous
+    assert not asks_for_tests("which " + "-" * 50_000)
+    assert not asks_for_tests("which " + "a-" * 25_000)
+    assert not asks_for_tests("which " * 9_000)
+    assert not asks_for_tests("where is " + "x " * 25_000 + "tested")

@@ -1,0 +1,46 @@
+"""A question for the tests of something ("which tests cover X") answered with test code alone:
+the test files that change with X's file and those BM25 finds for the question, fused."""
+
+from __future__ import annotations
+
+from gitstrata import Strata
+
+CART = "def total(items):\n    return sum(items) - {n}\n\n\ndef discount(x):\n    return x\n"
+TEST_CART = "from lib.cart import total\n\n\ndef test_total():\n    assert total([1]) == {n}\n"
+PRICING = "from lib.cart import discount\n\n\ndef test_pricing():\n    assert discount({n})\n"
+
+
+def test_which_tests_cover_a_function_lists_test_code_alone(git_repo, tmp_path) -> None:
+    git_repo.commit(
+        "feat: cart",
+        {
+            "lib/cart.py": CART.format(n=0),
+            "tests/test_cart.py": TEST_CART.format(n=1),
+            "tests/test_pricing.py": PRICING.format(n=0),
+            "tests/test_slow.py": "def test_sleep():\n    assert True\n",
+            "README.md": "# Cart\n\nThe total of a cart is tested in the test suite.\n",
+        },
+    )
+    for n in (1, 2, 3):  # the cart's tests change with it; the pricing test once
+        files = {"lib/cart.py": CART.format(n=n), "tests/test_cart.py": TEST_CART.format(n=n)}
+        if n == 2:
+            files["tests/test_pricing.py"] = PRICING.format(n=n)
+        git_repo.commit(f"fix: cart total ({n})", files)
+    with Strata(git_repo.path, index_dir=tmp_path / "idx") as strata:
+        strata.index()
+        for asked in (
+            "Which tests cover total()?",
+            "What tests should I run after changing total()?",
+        ):
+            hits = strata.search(asked, top_k=10).hits
+            assert hits, asked
+            assert {h.kind for h in hits} == {"symbol"}, asked  # no commit, failure or memory
+            paths = list(dict.fromkeys(h.path for h in hits))
+            assert all(p.startswith("tests/") for p in paths), (asked, paths)
+            assert paths[:2] == ["tests/test_cart.py", "tests/test_pricing.py"], (asked, paths)
+        # the same question of the baselines is answered as before: every kind of document
+        plain = strata.search("Which tests cover total()?", top_k=10, mode="bm25").hits
+        assert any(h.kind == "commit" or not (h.path or "").startswith("tests/") for h in plain)
+        # not a question for tests: the function and its history as before
+        why = strata.search("why does total() subtract n", top_k=10).hits
+        assert any(h.path == "lib/cart.py" for h in why)
