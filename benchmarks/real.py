@@ -91,7 +91,8 @@ Per repository it reports:
    "Which tests cover X?" and "What tests should I run after changing X?" (X as in 11.), in
    the product and the BM25, dense and hybrid baselines; the answer is read as files
    (`cochange_holdout.answer_files`: a commit hit gives its files), test files only, the first
-   five. Reported: Recall@5 and MRR.
+   five. Reported: Recall@5 and MRR, and the same for the test files `Strata.preflight` of the
+   function lists to run (`tests`; a name two symbols of its file share lists none).
 """
 
 from __future__ import annotations
@@ -1004,7 +1005,20 @@ def measure_tests_of(
                 "mrr": round(rr / n, 4) if n else None,
             }
         out[phrase] = per_mode
-    return {"queries": len(asked), "asked": out}
+    recall = rr = 0.0
+    for (path, qualname), truth in asked:
+        try:
+            listed = [t.path for t in cut.strata.preflight(path, qualname).tests]
+        except AmbiguousSymbol:  # counted as listing none
+            listed = []
+        recall += len(truth & set(listed[:5])) / len(truth)
+        rr += next((1 / (i + 1) for i, p in enumerate(listed[:5]) if p in truth), 0.0)
+    n = len(asked)
+    preflight = {
+        "recall@5": round(recall / n, 4) if n else None,
+        "mrr": round(rr / n, 4) if n else None,
+    }
+    return {"queries": len(asked), "asked": out, "preflight": preflight}
 
 
 def measure_repo(
@@ -1148,6 +1162,11 @@ def markdown(results: list[dict[str, Any]], command: str = "") -> str:
                 )
                 asked = phrase.format(x="X")
                 out.append(f"| {r['repo']} | {t['queries']} | {asked} | {cells} |")
+            pf = t["preflight"]
+            out.append(
+                f"| {r['repo']} | {t['queries']} | preflight's tests to run | "
+                f"{_f(pf['recall@5'])} | {_f(pf['mrr'])} |"
+            )
     out += ["", "### Revert re-attempt probes", ""]
     out += [
         "| repository | pairs | no file at HEAD | probed | hits | hit rate | controls | alarms "

@@ -19,6 +19,7 @@ from pydantic import BaseModel
 
 from ..store.config import Config, GraveyardConfig, RetrievalConfig
 from ..store.errors import GitstrataError, IndexCorrupt, InputError
+from ..store.filekind import kind as file_kind
 from ..store.generations import Store
 from ..store.redact import redactor_for
 from ..store.tokenizer import query_terms
@@ -28,7 +29,14 @@ from .graveyard import Intent, RetrievedItem
 from .headwatch import HeadWatch
 from .index import ServeIndex, SymbolRow
 from .memory import MemoryBook, Recalled, is_hotspot_fact, memory_refs
-from .models import FailureWarning, MemoryRef, PastAttempt, PreflightReport, SearchResponse
+from .models import (
+    FailureWarning,
+    MemoryRef,
+    PastAttempt,
+    PreflightReport,
+    SearchResponse,
+    TestFile,
+)
 from .paths import repo_relative
 from .perplexity import PerplexityCheck
 from .preflight import attach_reasons, build_preflight, unknown_path
@@ -45,6 +53,23 @@ _SEARCH_LIVE = ("invariants", "memories")
 _RETRIEVED_DEPTH = 10
 # at most this many more related hits are fetched for symbols written inside the target
 _INNER_FETCH = 10
+
+
+# test files a preflight lists to run after the change
+TESTS_LISTED = 5
+
+
+def _tests_to_run(
+    index: ServeIndex, searcher: Searcher, target: SymbolRow, name: str, depth: int
+) -> list[TestFile]:
+    """The test files to run after changing `target`, as search answers "Which tests cover
+    X?" (`Searcher.tests_for`); none when the target is itself a test."""
+    if file_kind(target.path) == "test":
+        return []
+    co = {r["dst"]: r["co_commits"] for r in index.coupling_files.get(target.path, [])}
+    terms = query_terms(f"which tests cover {name}")
+    paths = searcher.tests_for(target.path, terms, depth)[:TESTS_LISTED]
+    return [TestFile(path=p, co_commits=co.get(p, 0)) for p in paths]
 
 
 def _inner_symbols(index: ServeIndex, target: SymbolRow) -> list[str]:
@@ -466,6 +491,7 @@ class Engine:
             ]
             for i, h in enumerate(report.related, start=1):
                 h.rank = i
+            report.tests = _tests_to_run(index, searcher, target, qualname or path, cfg.path_depth)
             if report.found or target is not None:
                 warns = True
                 if intended_change:

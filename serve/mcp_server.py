@@ -113,8 +113,8 @@ Call BEFORE editing a function, method, class or file. Returns what to know firs
 location and signature, the team invariants that apply to it (rules that must hold), failed
 attempts already recorded for it (do not repeat them), load-bearing lines written by bug fixes,
 the commits that shaped it (causal history), files/symbols that historically change together
-with it (co-change coupling, including hidden couplings with no import between them), and its
-callers and callees by name.
+with it (co-change coupling, including hidden couplings with no import between them), its
+callers and callees by name, and the test files to run after the change.
 file_path is relative to the repository root (an absolute path inside the repository also works;
 `path:LINE` names the symbol spanning that line);
 symbol_name is a function, method or class name (`Class.method` or `Type::method` for a method,

@@ -183,6 +183,13 @@ class Coupling(_Model):
     link: str | None = None
 
 
+class TestFile(_Model):
+    """A test file to run after changing the target (`Searcher.tests_for`)."""
+
+    path: str
+    co_commits: int = 0  # commits that changed it with the target's file (0: found by its words)
+
+
 class PreflightReport(_Model):
     schema_version: int = SCHEMA_VERSION
     file: str
@@ -199,6 +206,7 @@ class PreflightReport(_Model):
     history: list[HistoryEntry] = Field(default_factory=_list)
     coupling: list[Coupling] = Field(default_factory=_list)
     symbol_coupling: list[Coupling] = Field(default_factory=_list)
+    tests: list[TestFile] = Field(default_factory=_list)  # to run after the change, best first
     related: list[Hit] = Field(default_factory=_list)
     invariants: list[InvariantHit] = Field(default_factory=_list)
     warnings: list[FailureWarning] = Field(default_factory=_list)

@@ -24,6 +24,7 @@ TRIM_ORDER = (
     ("related", "related hit"),
     ("past_attempts", "past attempt"),
     ("symbol_coupling", "symbol partner"),
+    ("tests", "test file"),
     ("nearest", "nearest name"),
     ("hits", "hit"),
     ("history", "history entry"),

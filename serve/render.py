@@ -478,6 +478,16 @@ def render_preflight(report: PreflightReport, *, budget: int | None = 2000) -> s
                 )
             )
         lines.append(Line("</co_change_coupling>", FRAME))
+    if report.tests:
+        lines.append(Line("<tests_to_run>", FRAME))
+        for i, t in enumerate(report.tests):
+            why = (
+                f"changes with {report.file} (co-commits={t.co_commits})"
+                if t.co_commits
+                else "found by its words"
+            )
+            lines.append(Line(f"  {t.path}  {why}", LOW - min(i, 15), "test file"))
+        lines.append(Line("</tests_to_run>", FRAME))
     if report.related or report.memories:
         lines.append(Line("<related_memory>", FRAME))
         lines += _remembered_lines(report.memories)

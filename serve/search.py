@@ -748,6 +748,29 @@ class Searcher:
             return self._tests_first(run, ranked)
         return self._partners_first(run, ranked)
 
+    def tests_for(
+        self, anchor: str, terms: list[str], depth: int, lexical: int = TESTS_DEPTH
+    ) -> list[str]:
+        """The test files for a change to `anchor` (a file at HEAD), best first: those that
+        change with it (`ServeIndex.coupling_files`, in the order preflight serves them) and
+        those BM25 ranks for `terms` (a commit hit standing for its first test files), the
+        first `TESTS_DEPTH` of each fused by reciprocal rank (`TESTS_RRF_K`)."""
+        docs = self.docs
+        partners = [
+            p["dst"] for p in self.index.coupling_files.get(anchor, []) if _is_test(p["dst"])
+        ]
+        words: list[str] = []  # BM25's files: a symbol's own, a commit's test files
+        found_rows, _ = self.fulltext.search_terms(terms, depth)
+        for row in found_rows.tolist():
+            for path in docs.paths_of(row)[: 1 if docs.is_code(row) else TESTS_PER_COMMIT]:
+                if _is_test(path) and path not in words:
+                    words.append(path)
+        score: dict[str, float] = {}
+        for order in (partners[:TESTS_DEPTH], words[:lexical]):
+            for rank, path in enumerate(order, start=1):
+                score[path] = score.get(path, 0.0) + 1.0 / (TESTS_RRF_K + rank)
+        return sorted(score, key=lambda p: (-score[p], p))
+
     def _tests_first(self, run: _Run, ranked: list[int]) -> list[int]:
         """ "Which tests cover X" (only test code is kept, `_route`): the test files that change
         with X's file (`ServeIndex.coupling_files`, in the order preflight serves them) and
@@ -767,26 +790,14 @@ class Searcher:
             anchor = None if asked is None else docs.path[asked]
         if anchor is None:
             return ranked
-        partners = [
-            p["dst"] for p in self.index.coupling_files.get(anchor, []) if _is_test(p["dst"])
-        ]
-        lexical: list[str] = []  # BM25's files: a symbol's own, a commit's test files
-        found_rows, _ = self.fulltext.search_terms(run.terms, run.cfg.path_depth)
-        for row in found_rows.tolist():
-            for path in docs.paths_of(row)[: 1 if docs.is_code(row) else TESTS_PER_COMMIT]:
-                if _is_test(path) and path not in lexical:
-                    lexical.append(path)
-        score: dict[str, float] = {}
-        for order in (partners, lexical):
-            for rank, path in enumerate(order[:TESTS_DEPTH], start=1):
-                score[path] = score.get(path, 0.0) + 1.0 / (TESTS_RRF_K + rank)
+        fused = self.tests_for(anchor, run.terms, run.cfg.path_depth)
         best: dict[str, int] = {}
         for row in ranked:
             path = docs.path[row]
             if path and path not in best:
                 best[path] = row
         head: list[int] = []
-        for path in sorted(score, key=lambda p: (-score[p], p)):
+        for path in fused:
             found = best.get(path)
             if found is None:
                 rows = [r for r in docs.by_path.get(path, []) if run.keep(r)]

@@ -4,6 +4,7 @@ the test files that change with X's file and those BM25 finds for the question, 
 from __future__ import annotations
 
 from gitstrata import Strata
+from gitstrata.serve.render import render_preflight
 
 CART = "def total(items):\n    return sum(items) - {n}\n\n\ndef discount(x):\n    return x\n"
 TEST_CART = "from lib.cart import total\n\n\ndef test_total():\n    assert total([1]) == {n}\n"
@@ -44,3 +45,32 @@ def test_which_tests_cover_a_function_lists_test_code_alone(git_repo, tmp_path) 
         # not a question for tests: the function and its history as before
         why = strata.search("why does total() subtract n", top_k=10).hits
         assert any(h.path == "lib/cart.py" for h in why)
+
+
+def test_preflight_lists_the_tests_to_run_after_a_change(git_repo, tmp_path) -> None:
+    git_repo.commit(
+        "feat: cart",
+        {
+            "lib/cart.py": CART.format(n=0),
+            "tests/test_cart.py": TEST_CART.format(n=1),
+            "tests/test_pricing.py": PRICING.format(n=0),
+        },
+    )
+    for n in (1, 2):
+        git_repo.commit(
+            f"fix: cart total ({n})",
+            {"lib/cart.py": CART.format(n=n), "tests/test_cart.py": TEST_CART.format(n=n)},
+        )
+    with Strata(git_repo.path, index_dir=tmp_path / "idx") as strata:
+        strata.index()
+        report = strata.preflight("lib/cart.py", "total")
+        assert [(t.path, t.co_commits) for t in report.tests][:2] == [
+            ("tests/test_cart.py", 2),
+            ("tests/test_pricing.py", 1),
+        ]
+        block = render_preflight(report)
+        assert (
+            "<tests_to_run>\n  tests/test_cart.py  changes with lib/cart.py (co-commits=2)" in block
+        )
+        # a test's own preflight lists none
+        assert strata.preflight("tests/test_cart.py", "test_total").tests == []

@@ -405,6 +405,7 @@ def test_json_shape_is_stable() -> None:
         "history",
         "coupling",
         "symbol_coupling",
+        "tests",
         "related",
         "invariants",
         "warnings",
