@@ -383,3 +383,24 @@ def test_the_tests_question_reads_a_long_input_in_linear_time() -> None:
     assert not asks_for_tests("which " + "a-" * 25_000)
     assert not asks_for_tests("which " * 9_000)
     assert not asks_for_tests("where is " + "x " * 25_000 + "tested")
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "which config file sets the default ignore rules",
+        "which source files define the retry policy",
+        "which test file contains the pager fixtures",
+    ],
+)
+def test_a_file_asked_for_by_what_it_does_is_a_lookup(query: str) -> None:
+    assert classify(query).query_class != "coupled"
+
+
+def test_which_files_change_with_a_file_stays_a_co_change_question() -> None:
+    for query in (
+        "which config files must change with walk.rs",
+        "which config must change when the port changes",
+        "which test files change with cart.py",
+    ):
+        assert classify(query).query_class == "coupled", query
