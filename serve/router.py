@@ -95,20 +95,19 @@ _WHY_DOES = compile_pattern(
     r"\bwhy\s+(does|is|do|are|would|should|must|can't|cannot|doesn't|isn't)\b", re.I
 )
 # "which config file sets X", "which source files define X": a lookup by what a file does
-_DOES = (
-    r"(?!\s+files?\s+(?:sets?|defines?|declares?|holds?|contains?|controls?|configures?|handles?))"
-)
+_DOES = r"(?:sets?|defines?|declares?|holds?|contains?|controls?|configures?|handles?)\b"
 _COUPLED = compile_pattern(
     r"\b(what else|which (other )?(files|code|modules|tests|manifests?|config|migrations?|"
-    r"callers)" + _DOES + r"|what other (files|code|modules|tests)|(comes?|go|goes) along|"
+    r"callers)(?!\s+files?\s+" + _DOES + r")|what other (files|code|modules|tests)|"
+    r"(comes?|go|goes) along|"
     r"need (it|them|that|this) (too|as well)|"
     r"(hidden|implicit|indirect) dependenc(y|ies)|dependenc(y|ies) (of|on|between)|"
     r"depends? on(?=\W*$)|"
     r"(changed|edited|updated) the same way|"
     r"which [\w-]{1,30}( [\w-]{1,30}){0,3} (have|has|need|needs|must) to "
     r"(change|learn|follow|know|adapt|agree|match|move|be (changed|updated|edited))|"
-    r"which \w+ (files|tests|code)(?!\s+(?:sets?|defines?|declares?|holds?|contains?|"
-    r"controls?|configures?|handles?)\b)|in step|change[sd]? (together|with (it|them))|"
+    r"which \w+ (files|tests|code)(?!\s+" + _DOES + r")|in step|"
+    r"change[sd]? (together|with (it|them))|"
     r"changes? along|along ?side|along with|together with|usually (change|changes|get|gets)|"
     r"co-?change[sd]?|coupled|depends? on (that|this|it)|"
     r"(touch|update|change) (as well|too)|what (needs|has) to change|other side|"

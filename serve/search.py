@@ -748,9 +748,7 @@ class Searcher:
             return self._tests_first(run, ranked)
         return self._partners_first(run, ranked)
 
-    def tests_for(
-        self, anchor: str, terms: list[str], depth: int, lexical: int = TESTS_DEPTH
-    ) -> list[str]:
+    def tests_for(self, anchor: str, terms: list[str], depth: int) -> list[str]:
         """The test files for a change to `anchor` (a file at HEAD), best first: those that
         change with it (`ServeIndex.coupling_files`, in the order preflight serves them) and
         those BM25 ranks for `terms` (a commit hit standing for its first test files), the
@@ -766,8 +764,8 @@ class Searcher:
                 if _is_test(path) and path not in words:
                     words.append(path)
         score: dict[str, float] = {}
-        for order in (partners[:TESTS_DEPTH], words[:lexical]):
-            for rank, path in enumerate(order, start=1):
+        for order in (partners, words):
+            for rank, path in enumerate(order[:TESTS_DEPTH], start=1):
                 score[path] = score.get(path, 0.0) + 1.0 / (TESTS_RRF_K + rank)
         return sorted(score, key=lambda p: (-score[p], p))
 
@@ -790,14 +788,21 @@ class Searcher:
             anchor = None if asked is None else docs.path[asked]
         if anchor is None:
             return ranked
-        fused = self.tests_for(anchor, run.terms, run.cfg.path_depth)
+        head = self._file_rows(run, ranked, self.tests_for(anchor, run.terms, run.cfg.path_depth))
+        chosen = set(head)
+        return head + [r for r in ranked if r not in chosen]
+
+    def _file_rows(self, run: _Run, ranked: list[int], paths: list[str]) -> list[int]:
+        """Each of `paths` as one document, in order: its best-ranked one in `ranked`, else one
+        the run keeps (its module's first); a file with none the run keeps is left out."""
+        docs = self.docs
         best: dict[str, int] = {}
         for row in ranked:
             path = docs.path[row]
             if path and path not in best:
                 best[path] = row
-        head: list[int] = []
-        for path in fused:
+        out: list[int] = []
+        for path in paths:
             found = best.get(path)
             if found is None:
                 rows = [r for r in docs.by_path.get(path, []) if run.keep(r)]
@@ -806,9 +811,9 @@ class Searcher:
                 found = next((r for r in rows if docs.qualname[r] == MODULE_SYMBOL), rows[0])
                 run.ev(found)
                 run.final_score.setdefault(found, 0.0)
-            head.append(found)
-        chosen = set(head)
-        return head + [r for r in ranked if r not in chosen]
+            if found not in out:
+                out.append(found)
+        return out
 
     def _partners_first(self, run: _Run, ranked: list[int]) -> list[int]:
         """ "What else changes with FILE": FILE's co-change partners first, in the order
@@ -847,24 +852,8 @@ class Searcher:
                     symbols.append(row)
             if not symbols:  # none known: the graph path's answer, from the function's file
                 return ranked
-        head: list[int] = []
         partners = self.index.coupling_files.get(anchor, [])[: run.cfg.coupling_limit]
-        best: dict[str, int] = {}
-        for row in ranked:
-            path = docs.path[row]
-            if path and path not in best:
-                best[path] = row
-        for partner in partners:
-            found = best.get(partner["dst"])
-            if found is None:
-                rows = [r for r in docs.by_path.get(partner["dst"], []) if run.keep(r)]
-                if not rows:
-                    continue
-                found = next((r for r in rows if docs.qualname[r] == MODULE_SYMBOL), rows[0])
-                run.ev(found)
-                run.final_score.setdefault(found, 0.0)
-            if found not in head:
-                head.append(found)
+        head = self._file_rows(run, ranked, [p["dst"] for p in partners])
         if named is not None:  # the function, then its partners and its file's in turn
             files = [r for r in head if r not in symbols and r != named]
             pairs = zip_longest(symbols, files)

@@ -11,22 +11,36 @@ TEST_CART = "from lib.cart import total\n\n\ndef test_total():\n    assert total
 PRICING = "from lib.cart import discount\n\n\ndef test_pricing():\n    assert discount({n})\n"
 
 
-def test_which_tests_cover_a_function_lists_test_code_alone(git_repo, tmp_path) -> None:
+def _cart_history(git_repo, fixes: int, pricing_in: int | None = None, **extra: str) -> None:
+    """A cart, its test and a pricing test, then `fixes` commits changing the cart with its
+    test (and the pricing test in fix `pricing_in`); `extra` files come with the first."""
     git_repo.commit(
         "feat: cart",
         {
             "lib/cart.py": CART.format(n=0),
             "tests/test_cart.py": TEST_CART.format(n=1),
             "tests/test_pricing.py": PRICING.format(n=0),
+            **extra,
+        },
+    )
+    for n in range(1, fixes + 1):
+        files = {"lib/cart.py": CART.format(n=n), "tests/test_cart.py": TEST_CART.format(n=n)}
+        if n == pricing_in:
+            files["tests/test_pricing.py"] = PRICING.format(n=n)
+        git_repo.commit(f"fix: cart total ({n})", files)
+
+
+def test_which_tests_cover_a_function_lists_test_code_alone(git_repo, tmp_path) -> None:
+    # the cart's tests change with it; the pricing test once
+    _cart_history(
+        git_repo,
+        3,
+        pricing_in=2,
+        **{
             "tests/test_slow.py": "def test_sleep():\n    assert True\n",
             "README.md": "# Cart\n\nThe total of a cart is tested in the test suite.\n",
         },
     )
-    for n in (1, 2, 3):  # the cart's tests change with it; the pricing test once
-        files = {"lib/cart.py": CART.format(n=n), "tests/test_cart.py": TEST_CART.format(n=n)}
-        if n == 2:
-            files["tests/test_pricing.py"] = PRICING.format(n=n)
-        git_repo.commit(f"fix: cart total ({n})", files)
     with Strata(git_repo.path, index_dir=tmp_path / "idx") as strata:
         strata.index()
         for asked in (
@@ -48,19 +62,7 @@ def test_which_tests_cover_a_function_lists_test_code_alone(git_repo, tmp_path) 
 
 
 def test_preflight_lists_the_tests_to_run_after_a_change(git_repo, tmp_path) -> None:
-    git_repo.commit(
-        "feat: cart",
-        {
-            "lib/cart.py": CART.format(n=0),
-            "tests/test_cart.py": TEST_CART.format(n=1),
-            "tests/test_pricing.py": PRICING.format(n=0),
-        },
-    )
-    for n in (1, 2):
-        git_repo.commit(
-            f"fix: cart total ({n})",
-            {"lib/cart.py": CART.format(n=n), "tests/test_cart.py": TEST_CART.format(n=n)},
-        )
+    _cart_history(git_repo, 2)
     with Strata(git_repo.path, index_dir=tmp_path / "idx") as strata:
         strata.index()
         report = strata.preflight("lib/cart.py", "total")
