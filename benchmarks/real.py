@@ -86,7 +86,8 @@ Per repository it reports:
    links). Symbols whose name is ambiguous in their file are skipped and counted.
 12. Which tests cover a function: on the cut of 1., each later non-bulk commit that changed
    one to ten functions or methods of product code (`filekind` "source") the cut has and one to
-   five test files the cut has makes each of those functions a query (at most
+   five test files the cut has (`filekind.is_test_to_run`: tests a runner collects, not fixtures
+   or helpers) makes each of those functions a query (at most
    `TESTS_QUERIES`, fixed seed); the truth is the test files. Asked of `Strata.search` as
    "Which tests cover X?" and "What tests should I run after changing X?" (X as in 11.), in
    the product and the BM25, dense and hybrid baselines; the answer is read as files
@@ -114,6 +115,7 @@ from ..facade import Strata
 from ..serve.models import PreflightReport
 from ..serve.render import render_preflight
 from ..store.errors import AmbiguousSymbol
+from ..store.filekind import is_test_to_run
 from ..store.filekind import kind as file_kind
 from ..store.ids import MODULE_SYMBOL
 from ..store.tables import run_sql
@@ -957,7 +959,7 @@ def later_tests(strata: Strata) -> dict[str, tuple[set[tuple[str, str]], set[str
     for r in rows:
         kind = file_kind(r["path"])
         symbols, tests = out[r["sha"]]
-        if kind == "test":
+        if is_test_to_run(r["path"]):
             tests.add(r["path"])
         elif kind == "source" and r["qualname"] not in (None, MODULE_SYMBOL):
             symbols.add((r["path"], r["qualname"]))

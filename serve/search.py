@@ -31,7 +31,7 @@ import numpy as np
 from ..store.config import RetrievalConfig
 from ..store.embedder import Embedder
 from ..store.errors import InputError
-from ..store.filekind import kind as file_kind
+from ..store.filekind import is_test_to_run
 from ..store.fulltext import FullText
 from ..store.generations import Generation
 from ..store.globs import compile_glob
@@ -177,7 +177,8 @@ TESTS_PER_COMMIT = 3  # a commit hit of BM25 stands for its first files
 
 
 def _is_test(path: str | None) -> bool:
-    return path is not None and file_kind(path) == "test"
+    """A test a runner collects (`filekind.is_test_to_run`): not a fixture or a helper."""
+    return path is not None and is_test_to_run(path)
 
 
 class Searcher:

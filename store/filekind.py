@@ -212,6 +212,36 @@ def is_changelog(path: str) -> bool:
     return bool(_CHANGELOG.match(path.rsplit("/", 1)[-1]))
 
 
+# Under a test folder but not a test a runner collects: the data tests read and the helpers
+# they import (`test/fixtures/user.jade`, `test/support/utils.js`, `test/helpers/with-page.ts`,
+# `conftest.py`). `test/utils.js` is a test (of `lib/utils.js`); `test/support/utils.js` is not.
+_TEST_SUPPORT_DIR = compile_pattern(
+    r"(?:^|/)(?:fixtures?|__fixtures__|testdata|test[_-]data|data|support|helpers?|mocks?"
+    r"|__mocks__|__snapshots__|snapshots|stubs)/",
+    re.I,
+)
+_TEST_SUPPORT_NAME = compile_pattern(r"^(?:conftest\.py|__init__\.py|setup[^/]*)$", re.I)
+# what a test runner executes: a program in a language, not data, markup or a snapshot
+_RUNNABLE_SUFFIX = compile_pattern(
+    r"\.(?:py|pyi|[cm]?[jt]sx?|go|rs|rb|exs?|java|kt|kts|scala|cs|fs|swift|php|c|cc|cpp|cxx"
+    r"|m|mm|lua|pl|t|sh|bats|zig|dart|hs|ml|clj|cljs|jl|r)$",
+    re.I,
+)
+
+
+@functools.lru_cache(maxsize=1 << 14)
+def is_test_to_run(path: str) -> bool:
+    """A test file a runner collects and an agent would run after a change: of kind "test",
+    code by its suffix, and neither data nor a helper the tests import."""
+    name = path.rsplit("/", 1)[-1]
+    return (
+        kind(path) == "test"
+        and bool(_RUNNABLE_SUFFIX.search(name))
+        and not _TEST_SUPPORT_DIR.search(path)
+        and not _TEST_SUPPORT_NAME.match(name)
+    )
+
+
 # A changed line that only carries a comment (or nothing): `#` but not Rust's `#[attr]` / `#!`,
 # `//`, C-style block lines, and a lone docstring / block delimiter.
 _COMMENT_LINE = compile_pattern(

@@ -170,6 +170,30 @@ def test_file_kinds(path, kind):
     assert filekind.kind(path) == kind
 
 
+@pytest.mark.parametrize(
+    ("path", "runs"),
+    [
+        ("tests/test_cart.py", True),
+        ("test/res.sendFile.js", True),
+        ("test/utils.js", True),  # the test of lib/utils.js
+        ("mux_test.go", True),
+        ("source/index.test-d.ts", True),
+        ("tests/index/basic.rs", True),
+        ("test/support/utils.js", False),  # a helper the tests import
+        ("test/helpers/with-page.ts", False),
+        ("test/fixtures/user.jade", False),  # data a test reads
+        ("test/fixtures/.name", False),
+        ("tests/data/sherlock.lz4", False),
+        ("tests/conftest.py", False),
+        ("tests/test_utils/__init__.py", False),
+        ("test/__snapshots__/main.ts.snap", False),
+        ("lib/cart.py", False),  # product code
+    ],
+)
+def test_tests_to_run(path, runs):
+    assert filekind.is_test_to_run(path) is runs
+
+
 def test_comment_only_lines():
     assert filekind.comment_only([b"// Route is a route.", b""])
     assert filekind.comment_only([b"    # why: the parent may be gone", b" * @param {Object} x"])

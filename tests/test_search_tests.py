@@ -76,3 +76,36 @@ def test_preflight_lists_the_tests_to_run_after_a_change(git_repo, tmp_path) -> 
         )
         # a test's own preflight lists none
         assert strata.preflight("tests/test_cart.py", "test_total").tests == []
+
+
+def test_tests_to_run_leave_out_fixtures_and_helpers(git_repo, tmp_path) -> None:
+    # the cart's fixture and the suite's shared helpers change with the cart more often than
+    # its test does, yet neither is a test anyone runs
+    git_repo.commit(
+        "feat: cart",
+        {
+            "lib/cart.py": CART.format(n=0),
+            "tests/test_cart.py": TEST_CART.format(n=1),
+            "tests/conftest.py": "import pytest\n\n\n@pytest.fixture\ndef cart():\n    return [0]\n",
+            "tests/fixtures/cart.json": '{"total": 0}\n',
+        },
+    )
+    for n in range(1, 4):
+        files = {
+            "lib/cart.py": CART.format(n=n),
+            "tests/fixtures/cart.json": f'{{"total": {n}}}\n',
+            "tests/conftest.py": f"import pytest\n\n\n@pytest.fixture\ndef cart():\n    return [{n}]\n",
+        }
+        if n == 3:
+            files["tests/test_cart.py"] = TEST_CART.format(n=n)
+        git_repo.commit(f"fix: cart total ({n})", files)
+    with Strata(git_repo.path, index_dir=tmp_path / "idx") as strata:
+        strata.index()
+        partners = [c.path for c in strata.preflight("lib/cart.py", "total").coupling]
+        assert {"tests/fixtures/cart.json", "tests/conftest.py"} <= set(partners)
+        assert [t.path for t in strata.preflight("lib/cart.py", "total").tests] == [
+            "tests/test_cart.py"
+        ]
+        hits = strata.search("Which tests cover total()?", top_k=10).hits
+        assert [h.path for h in hits][:1] == ["tests/test_cart.py"]
+        assert not {h.path for h in hits} & {"tests/fixtures/cart.json", "tests/conftest.py"}
