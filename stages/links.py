@@ -14,9 +14,11 @@ Pure: `symbols` and `touches` in, `symbol_links` out. Invariants:
 - A link needs the name to say which `b` is meant: `b` is in `a`'s file, or no other symbol of
   the repository has that name and, when `a` is product code (`filekind.kind` "source"), `b`
   is product code too: product code calls no test, example or build script, so such a name is
-  a word that happens to match ("create file stream" in a comment). Names shorter than
-  `MIN_NAME` characters and a symbol's own name make no link; nor does `<module>` (a file's
-  remainder), either way.
+  a word that happens to match ("create file stream" in a comment). A symbol declared inside
+  a function or method (a closure, a local helper) is named only by code of that function:
+  `this.app` in one file does not name the local `app` of `createApplication` in another.
+  Names shorter than `MIN_NAME` characters and a symbol's own name make no link; nor does
+  `<module>` (a file's remainder), either way.
 - A link is stored from both ends: (`src` names `dst`, kind `calls`) and (`dst` is named by
   `src`, kind `called_by`), sorted by (src, kind, dst). Each symbol keeps at most `MAX_LINKS`
   links of each kind, those in its own file first, then by path and qualname (so a link cut
@@ -38,6 +40,7 @@ from ..store import schemas
 from ..store.filekind import kind as file_kind
 from ..store.ids import MODULE_SYMBOL
 
+LOCAL_PARENTS = ("function", "method")  # what a symbol declared inside is local to
 MIN_NAME = 3  # `fn`, `cb`, `id` name too many things to say which one is meant
 MAX_LINKS = 40  # per symbol and kind: a dispatcher naming every handler stays bounded
 _IDENTIFIER = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*")
@@ -62,13 +65,15 @@ def commit_counts(touches: pa.Table) -> dict[str, int]:
 def build(symbols: pa.Table, touches: pa.Table) -> pa.Table:
     """`symbol_links` of HEAD's `symbols`, with each end's commits from `touches` (see the
     module doc)."""
-    cols = symbols.select(["symbol_id", "path", "qualname", "name", "code"]).to_pydict()
+    cols = symbols.select(["symbol_id", "path", "qualname", "name", "kind", "parent", "code"])
+    cols = cols.to_pydict()
     n = len(cols["symbol_id"])
     rows = [
         i
         for i in range(n)
         if cols["qualname"][i] != MODULE_SYMBOL and len(cols["name"][i]) >= MIN_NAME
     ]
+    scope = _local_scopes(cols)
     by_name: dict[str, list[int]] = defaultdict(list)
     by_file_name: dict[tuple[str, str], list[int]] = defaultdict(list)
     for i in rows:
@@ -96,7 +101,7 @@ def build(symbols: pa.Table, touches: pa.Table) -> pa.Table:
                     continue  # product code calls no test or example
                 targets = everywhere
             for b in targets:
-                if b != a:
+                if b != a and _reaches(scope[b], path, cols["qualname"][a], cols["path"][b]):
                     calls[a].add(b)
 
     called_by: dict[int, set[int]] = defaultdict(set)
@@ -137,16 +142,36 @@ def build(symbols: pa.Table, touches: pa.Table) -> pa.Table:
     return recount(pa.Table.from_pydict(out, schema=schemas.SYMBOL_LINKS), touches)
 
 
+def _local_scopes(cols: dict[str, list]) -> list[str | None]:
+    """Per row, the qualname of the function or method it is declared in (a closure, a local
+    helper, a callback), else None: no code outside that function can name it."""
+    kinds = dict(zip(zip(cols["path"], cols["qualname"], strict=True), cols["kind"], strict=True))
+    return [
+        parent if parent and kinds.get((path, parent)) in LOCAL_PARENTS else None
+        for path, parent in zip(cols["path"], cols["parent"], strict=True)
+    ]
+
+
+def _reaches(scope: str | None, src_path: str, src_qualname: str, dst_path: str) -> bool:
+    """Whether code at `src_qualname` of `src_path` can name a symbol of `dst_path` declared
+    in function `scope` (None: declared where any code can name it)."""
+    if scope is None:
+        return True
+    return src_path == dst_path and (src_qualname == scope or src_qualname.startswith(scope + "."))
+
+
 def symbols_key(symbols: pa.Table) -> str:
-    """A digest of what links are made from (each symbol's id, name and code): equal keys,
-    equal links, whatever the history."""
+    """A digest of what links are made from (each symbol's id, name, kind, parent and code):
+    equal keys, equal links, whatever the history."""
     h = hashlib.blake2b(digest_size=16)
-    cols = symbols.select(["symbol_id", "qualname", "name", "code"]).to_pydict()
-    for sid, qualname, name, code in zip(
-        cols["symbol_id"], cols["qualname"], cols["name"], cols["code"], strict=True
-    ):
+    cols = symbols.select(["symbol_id", "qualname", "name", "kind", "parent", "code"])
+    for sid, qualname, name, kind, parent, code in zip(*cols.to_pydict().values(), strict=True):
         if qualname != MODULE_SYMBOL:  # a file's remainder makes no link
-            h.update(f"{sid}\0{name}\0{code or ''}\0".encode("utf-8", "surrogatepass"))
+            h.update(
+                f"{sid}\0{name}\0{kind}\0{parent or ''}\0{code or ''}\0".encode(
+                    "utf-8", "surrogatepass"
+                )
+            )
     return h.hexdigest()
 
 

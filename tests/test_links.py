@@ -12,16 +12,18 @@ from gitstrata.store import schemas
 from gitstrata.store.ids import MODULE_SYMBOL, symbol_id
 
 
-def symbols(*rows: tuple[str, str, str]) -> pa.Table:
-    """A `symbols` table of (path, qualname, code) rows."""
+def symbols(*rows: tuple[str, ...]) -> pa.Table:
+    """A `symbols` table of (path, qualname, code) rows, or (path, qualname, code, kind,
+    parent) for a symbol declared inside another (by default a function at the top level)."""
     cols: dict[str, list] = {f.name: [] for f in schemas.SYMBOLS}
-    for i, (path, qualname, code) in enumerate(rows):
+    for i, (path, qualname, code, *nesting) in enumerate(rows):
+        kind, parent = nesting or ("module" if qualname == MODULE_SYMBOL else "function", None)
         cols["symbol_id"].append(symbol_id(path, qualname))
         cols["path"].append(path)
         cols["qualname"].append(qualname)
         cols["name"].append(qualname.rpartition(".")[2])
-        cols["kind"].append("module" if qualname == MODULE_SYMBOL else "function")
-        cols["parent"].append(None)
+        cols["kind"].append(kind)
+        cols["parent"].append(parent)
         cols["start_line"].append(i + 1)
         cols["end_line"].append(i + 1)
         cols["signature"].append(None)
@@ -94,6 +96,57 @@ def test_product_code_names_no_test_or_example_by_a_name_of_elsewhere() -> None:
     calls = {(a, b) for a, kind, b in pairs(table) if kind == "calls"}
     # the example and the test call the product; a test's helper may name an example
     assert calls == {(create, send), (test, send), (util, create)}
+
+
+def test_a_local_function_is_named_only_from_inside_its_function() -> None:
+    # express's `res.sendFile` reads `this.app`; the only symbol named `app` is a local of
+    # `createApplication` in another file, which no code outside that function can reach
+    table = links.build(
+        symbols(
+            ("lib/express.js", "createApplication", "function createApplication() { app() }"),
+            (
+                "lib/express.js",
+                "createApplication.app",
+                "var app = function(req) {}",
+                "function",
+                "createApplication",
+            ),
+            (
+                "lib/express.js",
+                "createApplication.app.init",
+                "function init() { app() }",
+                "function",
+                "createApplication.app",
+            ),
+            ("lib/express.js", "mixin", "function mixin() { return app }"),
+            ("lib/response.js", "sendFile", "function sendFile() { this.app.enabled() }"),
+            ("lib/cart.py", "Cart", "class Cart: ...", "class", None),
+            ("lib/cart.py", "Cart.total", "def total(self): ...", "method", "Cart"),
+            ("lib/cart.py", "Cart.total.rounded", "def rounded(x): ...", "function", "Cart.total"),
+            ("lib/shop.py", "checkout", "def checkout(cart):\n    cart.total()\n    rounded(1)"),
+        ),
+        touches(),
+    )
+    sid = {
+        q: symbol_id(p, q)
+        for p, q in (
+            ("lib/express.js", "createApplication"),
+            ("lib/express.js", "createApplication.app"),
+            ("lib/express.js", "createApplication.app.init"),
+            ("lib/cart.py", "Cart.total"),
+            ("lib/shop.py", "checkout"),
+        )
+    }
+    calls = {(a, b) for a, kind, b in pairs(table) if kind == "calls"}
+    app = sid["createApplication.app"]
+    # its own function and the code nested in it name the local; another function of the
+    # file and another file's `this.app` do not
+    assert {a for a, b in calls if b == app} == {
+        sid["createApplication"],
+        sid["createApplication.app.init"],
+    }
+    # a method is reached from anywhere through its object; a method's local helper is not
+    assert {b for a, b in calls if a == sid["checkout"]} == {sid["Cart.total"]}
 
 
 def test_short_names_own_name_and_nesting() -> None:
