@@ -791,6 +791,8 @@ class ServeIndex:
     def _partners(self, symbol_id: str, limit: int) -> tuple[Partner, ...]:
         links: dict[str, tuple[str, str, str]] = {}  # dst -> (link, path, qualname)
         for r in self.symbol_links.get(symbol_id, []):
+            if r["dst_qualname"] == MODULE_SYMBOL:  # a file's top-level code: not a partner
+                continue
             link = _LINK[r["kind"]]
             seen = links.get(r["dst"])
             if seen is None:

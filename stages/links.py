@@ -10,19 +10,21 @@ Pure: `symbols` and `touches` in, `symbol_links` out. Invariants:
 
 - A symbol `a` *names* a symbol `b` when `b`'s name is one of the identifiers of `a`'s code
   (comments and strings included, nested symbols' code included: a class names what its
-  methods name; no parse, every language alike).
+  methods name; a private member's `#` is part of its name; no parse, every language alike).
 - A link needs the name to say which `b` is meant: `b` is in `a`'s file, or no other symbol of
   the repository has that name and, when `a` is product code (`filekind.kind` "source"), `b`
   is product code too: product code calls no test, example or build script, so such a name is
   a word that happens to match ("create file stream" in a comment). A symbol declared inside
   a function or method (a closure, a local helper) is named only by code of that function:
   `this.app` in one file does not name the local `app` of `createApplication` in another.
-  Names shorter than `MIN_NAME` characters and a symbol's own name make no link; nor does
-  `<module>` (a file's remainder), either way.
+  Names shorter than `MIN_NAME` characters and a symbol's own name make no link. A code file's
+  remainder (`<module>`: its top-level code, a test file's `describe` blocks) names what its
+  code names, and is named by nothing (the word `<module>` is no name); a prose or data file
+  (README, YAML) names nothing.
 - A link is stored from both ends: (`src` names `dst`, kind `calls`) and (`dst` is named by
   `src`, kind `called_by`), sorted by (src, kind, dst). Each symbol keeps at most `MAX_LINKS`
-  links of each kind, those in its own file first, then by path and qualname (so a link cut
-  at one end may be kept at the other).
+  links of each kind, those in its own file first, then by path and qualname, file remainders
+  after the symbols (so a link cut at one end may be kept at the other).
 - `dst_commits` is the number of indexed commits that touched `dst` (0 for code the history
   never changed): preflight lists a symbol's links the most changed first.
 """
@@ -39,11 +41,14 @@ import pyarrow.compute as pc
 from ..store import schemas
 from ..store.filekind import kind as file_kind
 from ..store.ids import MODULE_SYMBOL
+from .chunking import CODE
 
 LOCAL_PARENTS = ("function", "method")  # what a symbol declared inside is local to
 MIN_NAME = 3  # `fn`, `cb`, `id` name too many things to say which one is meant
 MAX_LINKS = 40  # per symbol and kind: a dispatcher naming every handler stays bounded
-_IDENTIFIER = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*")
+# an identifier, with the `#` of a JavaScript / TypeScript private member (`this.#retry()` names
+# the method `#retry`, not a function `retry`)
+_IDENTIFIER = re.compile(r"#?[A-Za-z_$][A-Za-z0-9_$]*")
 
 CALLS = "calls"  # src's code names dst
 CALLED_BY = "called_by"  # dst's code names src
@@ -65,7 +70,8 @@ def commit_counts(touches: pa.Table) -> dict[str, int]:
 def build(symbols: pa.Table, touches: pa.Table) -> pa.Table:
     """`symbol_links` of HEAD's `symbols`, with each end's commits from `touches` (see the
     module doc)."""
-    cols = symbols.select(["symbol_id", "path", "qualname", "name", "kind", "parent", "code"])
+    names = ["symbol_id", "path", "qualname", "name", "kind", "parent", "language", "code"]
+    cols = symbols.select(names)
     cols = cols.to_pydict()
     n = len(cols["symbol_id"])
     rows = [
@@ -80,8 +86,13 @@ def build(symbols: pa.Table, touches: pa.Table) -> pa.Table:
         by_name[cols["name"][i]].append(i)
         by_file_name[(cols["path"][i], cols["name"][i])].append(i)
 
+    # a code file's remainder (its top-level code: a test file's `describe` blocks, a script)
+    # calls what it names, and is named by nothing; prose and data files call nothing
+    modules = [
+        i for i in range(n) if cols["qualname"][i] == MODULE_SYMBOL and cols["language"][i] in CODE
+    ]
     calls: dict[int, set[int]] = defaultdict(set)
-    for a in rows:
+    for a in rows + modules:
         code = cols["code"][a]
         if not code:
             continue
@@ -110,22 +121,23 @@ def build(symbols: pa.Table, touches: pa.Table) -> pa.Table:
             called_by[b].add(a)
 
     ids, paths, qualnames = cols["symbol_id"], cols["path"], cols["qualname"]
-    place = [0] * n  # each row's place in (path, qualname) order
-    for i, row in enumerate(sorted(range(n), key=lambda r: (paths[r], qualnames[r]))):
-        place[row] = i
+    order = [0] * n  # each row's place in (remainder last, path, qualname) order
+    ranked = sorted(range(n), key=lambda r: (qualnames[r] == MODULE_SYMBOL, paths[r], qualnames[r]))
+    for i, row in enumerate(ranked):
+        order[row] = i
     src_col: list[str] = []
     dst_col: list[int] = []
     kind_col: list[str] = []
     for src in sorted(set(calls) | set(called_by), key=ids.__getitem__):
         for kind, table in ((CALLED_BY, called_by), (CALLS, calls)):
             dsts: set[int] | list[int] = table.get(src, set())
-            if len(dsts) > MAX_LINKS:  # those in its own file first, then by path and qualname
+            if len(dsts) > MAX_LINKS:  # own file first, then by path and qualname, remainders last
                 home = paths[src]
                 mine = [d for d in dsts if paths[d] == home]
-                kept = sorted(mine, key=place.__getitem__)[:MAX_LINKS]
+                kept = sorted(mine, key=order.__getitem__)[:MAX_LINKS]
                 if len(kept) < MAX_LINKS:
                     others = [d for d in dsts if paths[d] != home]
-                    kept += sorted(others, key=place.__getitem__)[: MAX_LINKS - len(kept)]
+                    kept += sorted(others, key=order.__getitem__)[: MAX_LINKS - len(kept)]
                 dsts = kept
             for dst in sorted(dsts, key=ids.__getitem__):
                 src_col.append(ids[src])
@@ -164,14 +176,17 @@ def symbols_key(symbols: pa.Table) -> str:
     """A digest of what links are made from (each symbol's id, name, kind, parent and code):
     equal keys, equal links, whatever the history."""
     h = hashlib.blake2b(digest_size=16)
-    cols = symbols.select(["symbol_id", "qualname", "name", "kind", "parent", "code"])
-    for sid, qualname, name, kind, parent, code in zip(*cols.to_pydict().values(), strict=True):
-        if qualname != MODULE_SYMBOL:  # a file's remainder makes no link
-            h.update(
-                f"{sid}\0{name}\0{kind}\0{parent or ''}\0{code or ''}\0".encode(
-                    "utf-8", "surrogatepass"
-                )
+    cols = symbols.select(["symbol_id", "qualname", "name", "kind", "parent", "language", "code"])
+    for sid, qualname, name, kind, parent, language, code in zip(
+        *cols.to_pydict().values(), strict=True
+    ):
+        if qualname == MODULE_SYMBOL and language not in CODE:
+            continue  # a prose or data file's text makes no link
+        h.update(
+            f"{sid}\0{qualname}\0{name}\0{kind}\0{parent or ''}\0{code or ''}\0".encode(
+                "utf-8", "surrogatepass"
             )
+        )
     return h.hexdigest()
 
 

@@ -28,7 +28,7 @@ def symbols(*rows: tuple[str, ...]) -> pa.Table:
         cols["end_line"].append(i + 1)
         cols["signature"].append(None)
         cols["docstring"].append(None)
-        cols["language"].append("python")
+        cols["language"].append("markdown" if path.endswith(".md") else "python")
         cols["blob"].append("0" * 40)
         cols["code"].append(code)
     return pa.Table.from_pydict(cols, schema=schemas.SYMBOLS)
@@ -56,18 +56,23 @@ def test_a_name_links_when_it_says_which_symbol_is_meant() -> None:
             ("d.py", "fmt", "def fmt(): pass"),
             ("e.py", "fmt", "def fmt(): pass"),
             ("d.py", "id", "def id(): pass"),
-            ("c.py", MODULE_SYMBOL, "charge(1)\nsettle(2)\nid()"),
+            ("c.py", MODULE_SYMBOL, "refund(1)\nid()"),
+            ("README.md", MODULE_SYMBOL, "Call charge() or refund()."),
         ),
         touches(),
     )
     a, s, r = symbol_id("a.py", "charge"), symbol_id("a.py", "settle"), symbol_id("b.py", "refund")
+    c = symbol_id("c.py", MODULE_SYMBOL)
     assert pairs(table) == {
         (a, "calls", s),  # same file
         (a, "calls", r),  # the one symbol of the repository named so
         (s, "called_by", a),
         (r, "called_by", a),
+        (c, "calls", r),  # a code file's top-level code calls what it names
+        (r, "called_by", c),
     }
-    # `fmt` names two symbols and `refund_all` none; a file's remainder makes no link
+    # `fmt` names two symbols and `refund_all` none; `id` is too short to say; prose calls
+    # nothing
     assert table.schema.equals(schemas.SYMBOL_LINKS)
 
 
@@ -147,6 +152,29 @@ def test_a_local_function_is_named_only_from_inside_its_function() -> None:
     }
     # a method is reached from anywhere through its object; a method's local helper is not
     assert {b for a, b in calls if a == sid["checkout"]} == {sid["Cart.total"]}
+
+
+def test_a_private_member_is_named_with_its_hash() -> None:
+    # ky's `Ky.#fetch` calls `this.#calculateDelay()`: the method's name keeps its `#`
+    table = links.build(
+        symbols(
+            ("source/Ky.ts", "Ky", "class Ky { ... }", "class", None),
+            ("source/Ky.ts", "Ky.#calculateDelay", "#calculateDelay() {}", "method", "Ky"),
+            (
+                "source/Ky.ts",
+                "Ky.#fetch",
+                "async #fetch() { this.#calculateDelay() }",
+                "method",
+                "Ky",
+            ),
+            ("source/retry.ts", "calculateDelay", "function calculateDelay() {}"),
+        ),
+        touches(),
+    )
+    fetch = symbol_id("source/Ky.ts", "Ky.#fetch")
+    calls = {b for a, kind, b in pairs(table) if kind == "calls" and a == fetch}
+    # the private method, not the function of another file that has its name without `#`
+    assert calls == {symbol_id("source/Ky.ts", "Ky.#calculateDelay")}
 
 
 def test_short_names_own_name_and_nesting() -> None:
