@@ -94,6 +94,16 @@ Per repository it reports:
    (`cochange_holdout.answer_files`: a commit hit gives its files), test files only, the first
    five. Reported: Recall@5 and MRR, and the same for the test files `Strata.preflight` of the
    function lists to run (`tests`; a name two symbols of its file share lists none).
+13. What calls a function: on the HEAD index, up to `CALLERS_QUERIES` functions and methods of
+   product code (fixed seed) whose name (at least four characters) no other symbol has and
+   that one to fifteen places call; the truth is read from the files at HEAD, not from the
+   index's links: every line where the name is followed by `(` (its call syntax, so a mention
+   in prose or an import is no call), outside the function's own lines, gives the innermost
+   symbol spanning it (the file's `<module>` when none does), in code files only (no prose or
+   data). Asked of `Strata.search` as
+   "What calls X?" and "Where is X used?" (X as in 11.) in the product and the BM25, dense and
+   hybrid baselines; the answer is read as symbols, a commit hit taking a place: Recall@5
+   (of at most five truth symbols) and MRR.
 """
 
 from __future__ import annotations
@@ -115,7 +125,7 @@ from ..facade import Strata
 from ..serve.models import PreflightReport
 from ..serve.render import render_preflight
 from ..store.errors import AmbiguousSymbol
-from ..store.filekind import is_test_to_run
+from ..store.filekind import is_code, is_test_to_run
 from ..store.filekind import kind as file_kind
 from ..store.ids import MODULE_SYMBOL
 from ..store.tables import run_sql
@@ -130,6 +140,9 @@ SPLIT = 0.8
 TESTS_QUERIES = 150  # item 12: functions asked about, at most
 TESTS_ASKED = ("Which tests cover {x}?", "What tests should I run after changing {x}?")
 TESTS_MODES = ("full", "bm25", "dense", "hybrid")
+CALLERS_QUERIES = 60  # item 13: functions asked about, at most
+CALLERS_ASKED = ("What calls {x}?", "Where is {x} used?")
+CALLERS_MAX = 15  # a function called from more places is a utility, not a question
 METHODS = ("served", "search", "count", "ochiai", "w", "codemaat", "confidence")
 METHOD_NAMES = {
     "served": "served (preflight)",
@@ -1023,6 +1036,88 @@ def measure_tests_of(
     return {"queries": len(asked), "asked": out, "preflight": preflight}
 
 
+def callers_truth(strata: Strata, repo: Path) -> list[tuple[tuple[str, str], frozenset]]:
+    """((path, qualname) of a function, the (path, qualname) of the symbols calling it) for the
+    functions item 13 asks about (see the module doc, 13.), from the files of `repo`'s work
+    tree (checked out at the indexed HEAD)."""
+    rows = strata.engine.index.table(
+        "symbols", columns=["path", "qualname", "name", "kind", "start_line", "end_line"]
+    ).to_pylist()
+    names = Counter(r["name"] for r in rows)
+    spans: dict[str, list[dict]] = defaultdict(list)
+    for r in rows:
+        if r["qualname"] != MODULE_SYMBOL:
+            spans[r["path"]].append(r)
+    lines: dict[str, list[str]] = {}
+    for path in sorted({r["path"] for r in rows if is_code(r["path"])}):  # no prose or data
+        try:
+            lines[path] = (repo / path).read_text(encoding="utf-8", errors="replace").splitlines()
+        except OSError:
+            continue
+    out: list[tuple[tuple[str, str], frozenset]] = []
+    for r in rows:
+        if (
+            r["kind"] not in ("function", "method")
+            or names[r["name"]] != 1
+            or len(r["name"]) < 4
+            or file_kind(r["path"]) != "source"
+        ):
+            continue
+        call = re.compile(r"(?<![\w$#])" + re.escape(r["name"]) + r"\s*\(")
+        callers: set[tuple[str, str]] = set()
+        for path, text in lines.items():
+            for n, line in enumerate(text, start=1):
+                if not call.search(line):
+                    continue
+                if path == r["path"] and r["start_line"] <= n <= r["end_line"]:
+                    continue  # the function itself: its definition, a recursive call
+                inside = [s for s in spans[path] if s["start_line"] <= n <= s["end_line"]]
+                if inside:
+                    innermost = min(inside, key=lambda s: s["end_line"] - s["start_line"])
+                    callers.add((path, innermost["qualname"]))
+                else:
+                    callers.add((path, MODULE_SYMBOL))
+        if 1 <= len(callers) <= CALLERS_MAX:
+            out.append(((r["path"], r["qualname"]), frozenset(callers)))
+    return out
+
+
+def measure_callers(strata: Strata, repo: Path, seed: int = 13) -> dict:
+    """Which symbols `Strata.search` names for "what calls X", against the places that call X
+    by its call syntax (see the module doc, 13.)."""
+    import random
+
+    asked = callers_truth(strata, repo)
+    random.Random(seed).shuffle(asked)
+    asked = asked[:CALLERS_QUERIES]
+    out: dict[str, dict[str, dict[str, float | None]]] = {}
+    for phrase in CALLERS_ASKED:
+        per_mode: dict[str, dict[str, float | None]] = {}
+        for mode in TESTS_MODES:
+            recall = rr = 0.0
+            for (_, qualname), truth in asked:
+                x = qualname if "." in qualname else f"{qualname}()"
+                hits = strata.search(phrase.format(x=x), top_k=10, mode=mode).hits[:5]
+                shown = [
+                    (h.path, h.symbol or MODULE_SYMBOL) if h.kind == "symbol" else None
+                    for h in hits
+                ]
+                recall += len(truth & set(shown)) / min(len(truth), 5)
+                rr += next((1 / (i + 1) for i, x in enumerate(shown) if x in truth), 0.0)
+            n = len(asked)
+            per_mode[mode] = {
+                "recall@5": round(recall / n, 4) if n else None,
+                "mrr": round(rr / n, 4) if n else None,
+            }
+        out[phrase] = per_mode
+    callers = sum(len(t) for _, t in asked)
+    return {
+        "queries": len(asked),
+        "callers_per_query": round(callers / len(asked), 2) if asked else None,
+        "asked": out,
+    }
+
+
 def measure_repo(
     source: Path,
     *,
@@ -1061,6 +1156,7 @@ def measure_repo(
         result["history_ends"] = measure_history_ends(strata, base, work / "head-index")
         result["why_asked"] = measure_why_asked(strata, work / "head-index")
         result["fix_reports"] = measure_fix_reports(strata, work / "head-index")
+        result["callers"] = measure_callers(strata, base)
         touched = later_symbols(strata)
         tests = later_tests(strata)
         strata.close()
@@ -1169,6 +1265,27 @@ def markdown(results: list[dict[str, Any]], command: str = "") -> str:
                 f"| {r['repo']} | {t['queries']} | preflight's tests to run | "
                 f"{_f(pf['recall@5'])} | {_f(pf['mrr'])} |"
             )
+    callers = [r for r in ok if r.get("callers")]
+    if callers:
+        out += [
+            "",
+            "### What calls a function (callers by their call syntax at HEAD)",
+            "",
+            "| repository | queries | callers per query | question | Recall@5 full / BM25 / dense "
+            "/ hybrid | MRR, the same |",
+            "|---|---|---|---|---|---|",
+        ]
+        for r in callers:
+            c = r["callers"]
+            for phrase, modes in c["asked"].items():
+                cells = " | ".join(
+                    " / ".join(_f(modes[m][k]) for m in TESTS_MODES) for k in ("recall@5", "mrr")
+                )
+                asked = phrase.format(x="X")
+                out.append(
+                    f"| {r['repo']} | {c['queries']} | {_f(c['callers_per_query'])} | {asked} "
+                    f"| {cells} |"
+                )
     out += ["", "### Revert re-attempt probes", ""]
     out += [
         "| repository | pairs | no file at HEAD | probed | hits | hit rate | controls | alarms "

@@ -113,15 +113,17 @@ class DocTable:
 
     @cached_property
     def by_name(self) -> dict[str, list[int]]:
-        """Symbol documents by qualname and by last name component."""
+        """Symbol documents by qualname and by last name component; a private member
+        (`Ky.#retry`) also without its `#`, as a question writes it (`Ky.retry`, `retry`)."""
         out: dict[str, list[int]] = defaultdict(list)
         for row, code in enumerate(self.qualname.codes.tolist()):
             if code >= 0 and self.kind.codes[row] == self.symbol_code:
                 q = self.qualname.values[code]
-                out[q].append(row)
-                last = q.rsplit(".", 1)[-1]
-                if last != q:
-                    out[last].append(row)
+                names = {q, q.rsplit(".", 1)[-1]}
+                if "#" in q:
+                    names |= {n.replace("#", "") for n in names}
+                for name in names:
+                    out[name].append(row)
         return dict(out)
 
     @cached_property

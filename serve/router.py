@@ -541,6 +541,42 @@ def asks_for_tests(query: str) -> bool:
     return not (_ALONGSIDE.search(m.group()) or _MORE_AFTER.match(text, m.end()))
 
 
+# a question for the code that calls something, and the thing ("what calls X", "which functions
+# call X", "who uses X", "callers of X", "where is X called") or for what it calls ("what does X
+# call", "which functions does X use", "callees of X"); the thing's words are group 1
+_WHO = r"\b(?:what|who|which)(?:\s+(?:functions?|methods?|code|places?|symbols?|else|other))?"
+_THING = r"([^?!\n]{1,80}?)"
+_LINK_ASKS = tuple(
+    (kind, compile_pattern(pattern, re.I))
+    for kind, pattern in (
+        ("calls", r"\b(?:what|which)(?:\s+(?:functions?|methods?|code|symbols?|helpers?))?"
+         rf"\s+(?:does|do)\s+{_THING}\s+(?:call|invoke|use|depend\s+on)\s*(?:\?|$)"),
+        ("calls", rf"\bwhat\s+calls\s+(?:does|do)\s+{_THING}\s+make\b"),
+        ("calls", rf"\bcallees\s+(?:of|for)\s+{_THING}\s*(?:\?|$)"),
+        ("called_by", rf"{_WHO}\s+(?:calls?|invokes?|uses?|references?)\s+{_THING}\s*(?:\?|$)"),
+        ("called_by", r"\b(?:callers?|usages?|call\s*sites?|call\s*points?|users)\s+(?:of|for|to)"
+         rf"\s+{_THING}\s*(?:\?|$)"),
+        ("called_by", rf"\bwhere\s+(?:is|are|does|do)\s+{_THING}\s+(?:(?:being|get|gets)\s+)?"
+         r"(?:called|used|invoked|referenced)\b"),
+    )
+)  # fmt: skip
+
+
+def asks_for_links(query: str) -> tuple[str, str] | None:
+    """What a question asks about a function's code links: (`symbol_links.kind`, the words
+    naming the function), "called_by" for its callers ("what calls X", "where is X used"),
+    "calls" for what it calls ("what does X call"); None for any other question (a question
+    for tests is one, `asks_for_tests`)."""
+    text = route_text(query)
+    for kind, pattern in _LINK_ASKS:
+        m = pattern.search(text)
+        if m is not None:
+            if kind == "called_by" and asks_for_tests(text):
+                return None
+            return kind, m.group(1).strip()
+    return None
+
+
 def states_change(query: str) -> bool:
     """Whether `query` says what it intends to do ("raise the grace period to 90 s", "adding a
     field to X: what else changes?"): a change request, alone or as the mixed second class,

@@ -331,3 +331,45 @@ def test_search_asked_what_else_changes_with_a_function_lists_its_partners(
         for asked in ("the charge function", "`charge`"):
             again = strata.search(f"What else has to change when I change {asked}?", top_k=6)
             assert [(h.path, h.symbol) for h in again.hits if h.kind == "symbol"] == symbols
+
+
+def test_search_asked_what_calls_a_function_lists_its_callers(git_repo, tmp_path) -> None:
+    git_repo.commit(
+        "feat: billing",
+        {
+            "billing.py": "def charge(order):\n    return round_cents(order.total)\n\n\n"
+            "def round_cents(x):\n    return round(x, 2)\n",
+            "checkout.py": "from billing import charge\n\n\nclass Checkout:\n"
+            "    def pay(self, order):\n        return charge(order)\n\n"
+            "    def close(self):\n        return None\n",
+            "tests/test_billing.py": "from billing import charge\n\n\n"
+            "def test_charge():\n    assert charge(1)\n",
+            "ky.ts": "export class Ky {\n  #delay() {\n    return 1;\n  }\n\n"
+            "  async fetch() {\n    return this.#delay();\n  }\n}\n",
+        },
+    )
+    git_repo.commit("fix: charge rounds the total", {"README.md": "# Billing\n\ncharge() bills.\n"})
+    with Strata(git_repo.path, index_dir=tmp_path / "idx") as strata:
+        strata.index()
+        for asked in (
+            "What calls charge()?",
+            "Where is charge used?",
+            "callers of charge",
+            "what calls charge in billing.py?",
+        ):
+            hits = strata.search(asked, top_k=6).hits
+            found = [(h.path, h.symbol) for h in hits[:2]]
+            # product code first, then the test; the method, not the class around it
+            assert found == [
+                ("checkout.py", "Checkout.pay"),
+                ("tests/test_billing.py", "test_charge"),
+            ]
+            assert ("checkout.py", "Checkout") not in [(h.path, h.symbol) for h in hits]
+        callees = strata.search("What does charge() call?", top_k=6).hits
+        assert (callees[0].path, callees[0].symbol) == ("billing.py", "round_cents")
+        # a private member, asked for without its `#` as a question writes it
+        private = strata.search("What calls Ky.delay?", top_k=6).hits
+        assert (private[0].path, private[0].symbol) == ("ky.ts", "Ky.fetch")
+        # the baselines rank every document alike
+        plain = strata.search("What calls charge()?", top_k=6, mode="bm25").hits
+        assert (plain[0].path, plain[0].symbol) != ("checkout.py", "Checkout.pay")

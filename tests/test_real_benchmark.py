@@ -225,3 +225,32 @@ def test_symbol_partners_served_and_co_change_alone(make_repo) -> None:
     # in preflight's order
     assert res["methods"]["search"] == res["methods"]["served"]
     assert res["methods"]["search_words"] == res["methods"]["served"]
+
+
+def test_callers_by_their_call_syntax(make_repo, tmp_path: Path) -> None:
+    """Item 13: `charge` is called by a method and by a script's top-level code, imported (no
+    call) by a module and named in prose (no call); `round_cents` is called by `charge`. Both
+    names are unique; `pay` is too short to ask about. The product lists the callers first."""
+    repo = make_repo()
+    repo.commit(
+        "feat: billing",
+        {
+            "billing.py": "def charge(order):\n    return round_cents(order)\n\n\n"
+            "def round_cents(x):\n    return round(x, 2)\n",
+            "checkout.py": "from billing import charge\n\n\nclass Checkout:\n"
+            "    def pay(self, order):\n        return charge(order)\n",
+            "cli.py": "from billing import charge\n\ncharge(1)\n",
+            "README.md": "# Billing\n\nCall charge(order) to bill.\n",
+        },
+    )
+    with Strata(repo.path, index_dir=tmp_path / "idx") as strata:
+        strata.index()
+        truth = dict(real.callers_truth(strata, repo.path))
+        assert truth == {
+            ("billing.py", "charge"): {("checkout.py", "Checkout.pay"), ("cli.py", "<module>")},
+            ("billing.py", "round_cents"): {("billing.py", "charge")},
+        }
+        res = real.measure_callers(strata, repo.path)
+    assert res["queries"] == 2 and res["callers_per_query"] == 1.5
+    for phrase in real.CALLERS_ASKED:
+        assert res["asked"][phrase]["full"] == {"recall@5": 1.0, "mrr": 1.0}, phrase

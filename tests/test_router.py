@@ -9,6 +9,7 @@ from gitstrata.serve.router import (
     CLASSES,
     RECENT_COUNT,
     asked_areas,
+    asks_for_links,
     asks_for_tests,
     asks_where_it_went,
     classify,
@@ -374,6 +375,51 @@ def test_a_question_for_the_tests_of_something(query: str) -> None:
 )
 def test_not_a_question_for_tests(query: str) -> None:
     assert not asks_for_tests(query)
+
+
+@pytest.mark.parametrize(
+    ("query", "kind"),
+    [
+        ("What calls make_context?", "called_by"),
+        ("who calls get_terminal_size", "called_by"),
+        ("which functions call Ky.#retry?", "called_by"),
+        ("Where is resolve_command used?", "called_by"),
+        ("callers of format_help", "called_by"),
+        ("usages of Router.ServeHTTP", "called_by"),
+        ("which places use `escapeHtml`?", "called_by"),
+        ("What does Command.main call?", "calls"),
+        ("which functions does sendFile use?", "calls"),
+        ("callees of invoke", "calls"),
+        ("what calls does parse_args make", "calls"),
+        # not a question for callers or callees
+        ("why does redirect encode the url", None),
+        ("where is the config loaded", None),
+        ("what else changes with parse_args()", None),
+        ("what does the invoke function do", None),
+        ("Which tests cover total()?", None),
+        ("which tests call total()?", None),  # tests: test code alone
+        ("what is the use of the retry option", None),
+    ],
+)
+def test_a_question_for_callers_or_callees(query: str, kind: str | None) -> None:
+    asked = asks_for_links(query)
+    assert (asked and asked[0]) == kind
+
+
+def test_the_links_question_says_which_function_it_is_about() -> None:
+    assert asks_for_links("What calls make_context?") == ("called_by", "make_context")
+    assert asks_for_links("where is the charge function used") == (
+        "called_by",
+        "the charge function",
+    )
+    assert asks_for_links("What does Command.main call?") == ("calls", "Command.main")
+    assert asks_for_links("callers of `escapeHtml`") == ("called_by", "`escapeHtml`")
+
+
+def test_the_links_question_reads_a_long_input_in_linear_time() -> None:
+    assert asks_for_links("where is " + "x " * 25_000 + "called") is None
+    assert asks_for_links("what does " + "does " * 9_000) is None
+    assert asks_for_links("which " * 9_000 + "call") is None
 
 
 def test_the_tests_question_reads_a_long_input_in_linear_time() -> None:
