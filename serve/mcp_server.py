@@ -132,8 +132,9 @@ regressions and bug reports in plain language, for an error message or code, for
 identifier, for a place (`path:LINE`), for a commit by its hash, for a release by its
 version, for the commit that introduced, last changed or removed a symbol or file ("which
 commit introduced X", "who last changed X", "why was X removed"), or for the tests to run
-after changing something ("which tests cover X": test code only). Returns ranked hits (symbols
-and commits, with the commits that shaped each symbol) plus warnings about failed attempts
+after changing something ("which tests cover X": test code only), or for a function's callers
+or callees ("what calls X", "what does X call"). Returns ranked hits (symbols and commits,
+with the commits that shaped each symbol) plus warnings about failed attempts
 relevant to the query. file_path restricts the results to
 one file (relative to the repository root) or a glob (`src/**`)."""
 
