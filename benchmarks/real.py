@@ -1006,34 +1006,36 @@ def measure_tests_of(
     for phrase in TESTS_ASKED:
         per_mode: dict[str, dict[str, float | None]] = {}
         for mode in TESTS_MODES:
-            recall = rr = 0.0
+            answers: list[tuple[list, frozenset]] = []
             for (_, qualname), truth in asked:
                 x = qualname if "." in qualname else f"{qualname}()"
                 hits = cut.strata.search(phrase.format(x=x), top_k=10, mode=mode).hits
                 listed = answer_files(hits, by_commit, limit=30)
-                shown = [p for p in listed if file_kind(p) == "test"][:5]
-                recall += len(truth & set(shown)) / len(truth)
-                rr += next((1 / (i + 1) for i, p in enumerate(shown) if p in truth), 0.0)
-            n = len(asked)
-            per_mode[mode] = {
-                "recall@5": round(recall / n, 4) if n else None,
-                "mrr": round(rr / n, 4) if n else None,
-            }
+                answers.append(([p for p in listed if file_kind(p) == "test"][:5], truth))
+            per_mode[mode] = _recall_mrr(answers)
         out[phrase] = per_mode
-    recall = rr = 0.0
+    to_run: list[tuple[list, frozenset]] = []
     for (path, qualname), truth in asked:
         try:
-            listed = [t.path for t in cut.strata.preflight(path, qualname).tests]
+            paths = [t.path for t in cut.strata.preflight(path, qualname).tests]
         except AmbiguousSymbol:  # counted as listing none
-            listed = []
-        recall += len(truth & set(listed[:5])) / len(truth)
-        rr += next((1 / (i + 1) for i, p in enumerate(listed[:5]) if p in truth), 0.0)
-    n = len(asked)
-    preflight = {
+            paths = []
+        to_run.append((paths[:5], truth))
+    return {"queries": len(asked), "asked": out, "preflight": _recall_mrr(to_run)}
+
+
+def _recall_mrr(answers: list[tuple[list, frozenset]], cap: int | None = None) -> dict:
+    """Mean Recall (of the truth, or of at most `cap` of it) and MRR of (answer, truth) pairs;
+    None for no pairs."""
+    recall = rr = 0.0
+    for shown, truth in answers:
+        recall += len(truth & set(shown)) / (len(truth) if cap is None else min(len(truth), cap))
+        rr += next((1 / (i + 1) for i, x in enumerate(shown) if x in truth), 0.0)
+    n = len(answers)
+    return {
         "recall@5": round(recall / n, 4) if n else None,
         "mrr": round(rr / n, 4) if n else None,
     }
-    return {"queries": len(asked), "asked": out, "preflight": preflight}
 
 
 def callers_truth(strata: Strata, repo: Path) -> list[tuple[tuple[str, str], frozenset]]:
@@ -1094,7 +1096,7 @@ def measure_callers(strata: Strata, repo: Path, seed: int = 13) -> dict:
     for phrase in CALLERS_ASKED:
         per_mode: dict[str, dict[str, float | None]] = {}
         for mode in TESTS_MODES:
-            recall = rr = 0.0
+            answers: list[tuple[list, frozenset]] = []
             for (_, qualname), truth in asked:
                 x = qualname if "." in qualname else f"{qualname}()"
                 hits = strata.search(phrase.format(x=x), top_k=10, mode=mode).hits[:5]
@@ -1102,13 +1104,8 @@ def measure_callers(strata: Strata, repo: Path, seed: int = 13) -> dict:
                     (h.path, h.symbol or MODULE_SYMBOL) if h.kind == "symbol" else None
                     for h in hits
                 ]
-                recall += len(truth & set(shown)) / min(len(truth), 5)
-                rr += next((1 / (i + 1) for i, x in enumerate(shown) if x in truth), 0.0)
-            n = len(asked)
-            per_mode[mode] = {
-                "recall@5": round(recall / n, 4) if n else None,
-                "mrr": round(rr / n, 4) if n else None,
-            }
+                answers.append((shown, truth))
+            per_mode[mode] = _recall_mrr(answers, cap=5)
         out[phrase] = per_mode
     callers = sum(len(t) for _, t in asked)
     return {
@@ -1183,6 +1180,11 @@ def _f(x: Any) -> str:
     return str(x)
 
 
+def _mode_cells(modes: dict[str, dict[str, float | None]]) -> str:
+    """Recall@5 and MRR of each mode (`TESTS_MODES`), as two table cells."""
+    return " | ".join(" / ".join(_f(modes[m][k]) for m in TESTS_MODES) for k in ("recall@5", "mrr"))
+
+
 def markdown(results: list[dict[str, Any]], command: str = "") -> str:
     ok = [r for r in results if "error" not in r]
     out = ["## Real repositories (`benchmarks/real.py`)", ""]
@@ -1255,11 +1257,8 @@ def markdown(results: list[dict[str, Any]], command: str = "") -> str:
         for r in tests_of:
             t = r["tests_of"]
             for phrase, modes in t["asked"].items():
-                cells = " | ".join(
-                    " / ".join(_f(modes[m][k]) for m in TESTS_MODES) for k in ("recall@5", "mrr")
-                )
                 asked = phrase.format(x="X")
-                out.append(f"| {r['repo']} | {t['queries']} | {asked} | {cells} |")
+                out.append(f"| {r['repo']} | {t['queries']} | {asked} | {_mode_cells(modes)} |")
             pf = t["preflight"]
             out.append(
                 f"| {r['repo']} | {t['queries']} | preflight's tests to run | "
@@ -1278,13 +1277,10 @@ def markdown(results: list[dict[str, Any]], command: str = "") -> str:
         for r in callers:
             c = r["callers"]
             for phrase, modes in c["asked"].items():
-                cells = " | ".join(
-                    " / ".join(_f(modes[m][k]) for m in TESTS_MODES) for k in ("recall@5", "mrr")
-                )
                 asked = phrase.format(x="X")
                 out.append(
                     f"| {r['repo']} | {c['queries']} | {_f(c['callers_per_query'])} | {asked} "
-                    f"| {cells} |"
+                    f"| {_mode_cells(modes)} |"
                 )
     out += ["", "### Revert re-attempt probes", ""]
     out += [
