@@ -7,6 +7,11 @@ cloned from `../shared/repos/<repo>.bundle` (beside the checkout, or `--repos`) 
 and indexed through `run_index`, so the numbers are what a user's index holds; a missing bundle is
 skipped with a message. `--hidden REPO` also builds the full index of those repositories and
 counts their co-change file pairs flagged hidden (no import link), linked and unknown.
+`--asked` also builds the full index and asks `Strata.search`, in the product and the BM25,
+dense and hybrid baselines, "Which files import T?" of every file the hand-listed files import
+(truth: those of the listed files that import it; recall in the first ten files named) and
+"What does F import?" of every listed file importing something (truth: its listed links;
+recall in the first as many files named, and two more).
 """
 
 from __future__ import annotations
@@ -66,6 +71,46 @@ def measure(repo: Path, truth: dict[str, list[str]]) -> dict[str, Any]:
     return score(truth, {r["path"]: r["imports_resolved"] or [] for r in rows})
 
 
+MODES = ("full", "bm25", "dense", "hybrid")
+
+
+def asked(repo: Path, truth: dict[str, list[str]]) -> dict[str, dict[str, float | None]]:
+    """Per search mode, the recall of the import questions of `--asked` (module doc)."""
+    from ..facade import Strata
+
+    targets = sorted({t for links in truth.values() for t in links})
+    out: dict[str, dict[str, float | None]] = {}
+    with Strata(repo) as strata:
+        strata.index()
+
+        def named(question: str, mode: str, asked_of: str) -> list[str]:
+            hits = strata.search(question, top_k=10, mode=mode).hits
+            paths = (h.path for h in hits if h.kind == "symbol" and h.path)
+            return [p for p in dict.fromkeys(paths) if p != asked_of]
+
+        for mode in MODES:
+            into = [
+                len(want & set(named(f"Which files import {t}?", mode, t))) / len(want)
+                for t in targets
+                if (want := {src for src, links in truth.items() if t in links})
+            ]
+            of = [
+                len(
+                    set(links) & set(named(f"What does {src} import?", mode, src)[: len(links) + 2])
+                )
+                / len(links)
+                for src, links in truth.items()
+                if links
+            ]
+            out[mode] = {
+                "importers": len(into),
+                "importers_recall@10": round(sum(into) / len(into), 4) if into else None,
+                "imported": len(of),
+                "imports_recall": round(sum(of) / len(of), 4) if of else None,
+            }
+    return out
+
+
 def hidden_counts(repo: Path) -> dict[str, int]:
     """Co-change file pairs (each unordered pair once) by their `hidden` flag."""
     run_index(repo, rebuild=True)
@@ -85,6 +130,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--hidden", nargs="*", default=[], metavar="REPO", help="also count hidden pairs"
     )
+    ap.add_argument(
+        "--asked", action="store_true", help="also ask search for importers and imports"
+    )
     ap.add_argument("--json", action="store_true", help="print the results as JSON")
     args = ap.parse_args(argv)
     repos = args.repos or default_repos()
@@ -101,6 +149,8 @@ def main(argv: list[str] | None = None) -> int:
             results[name] = measure(repo, truth)
             if name in args.hidden:
                 results[name]["cochange_pairs"] = hidden_counts(repo)
+            if args.asked:
+                results[name]["asked"] = asked(repo, truth)
     if args.json:
         print(json.dumps(results, indent=2))
         return 0
@@ -115,6 +165,20 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{name} {path}: extra {miss['extra']} missing {miss['missing']}")
         if "cochange_pairs" in r:
             print(f"{name} co-change file pairs: {r['cochange_pairs']}")
+    if args.asked:
+        print()
+        print(
+            "| repo | importers asked | recall@10 full / BM25 / dense / hybrid "
+            "| imports asked | recall, the same |"
+        )
+        print("|---|---|---|---|---|")
+        for name, r in results.items():
+            a = r["asked"]
+            into = " / ".join(str(a[m]["importers_recall@10"]) for m in MODES)
+            of = " / ".join(str(a[m]["imports_recall"]) for m in MODES)
+            print(
+                f"| {name} | {a['full']['importers']} | {into} | {a['full']['imported']} | {of} |"
+            )
     return 0
 
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 import threading
+from collections import defaultdict
 from collections.abc import Callable, Hashable, Iterator, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -779,6 +780,25 @@ class ServeIndex:
             ("kind", "ascending"),
         ]
         return Grouped(t, "src", order)
+
+    @cached_property
+    def imports(self) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
+        """(path -> the files of the repository it imports, path -> the files importing it),
+        each sorted, from `files.imports_resolved` (the chunk stage's resolution of each
+        file's import statements)."""
+        out: dict[str, list[str]] = {}
+        into: dict[str, list[str]] = defaultdict(list)
+        if not self.has("files"):
+            return out, {}
+        t = self.table("files", columns=["path", "imports_resolved"])
+        for path, targets in zip(
+            t.column("path").to_pylist(), t.column("imports_resolved").to_pylist(), strict=True
+        ):
+            if targets:
+                out[path] = sorted(set(targets) - {path})
+                for target in out[path]:
+                    into[target].append(path)
+        return out, {k: sorted(v) for k, v in into.items()}
 
     def symbol_partners(self, symbol_id: str, limit: int) -> tuple[Partner, ...]:
         """What else changes with a symbol, in the order preflight and search list it, at most

@@ -542,22 +542,29 @@ def asks_for_tests(query: str) -> bool:
 
 
 # a question for the code that calls something, and the thing ("what calls X", "which functions
-# call X", "who uses X", "callers of X", "where is X called") or for what it calls ("what does X
-# call", "which functions does X use", "callees of X"); the thing's words are group 1
-_WHO = r"\b(?:what|who|which)(?:\s+(?:functions?|methods?|code|places?|symbols?|else|other))?"
+# call X", "who uses X", "callers of X", "where is X called", "which files import F") or for what
+# it calls ("what does X call", "which functions does X use", "what does F import", "callees of
+# X"); the thing's words are group 1
+_WHO = (
+    r"\b(?:what|who|which)"
+    r"(?:\s+(?:functions?|methods?|code|places?|symbols?|files?|modules?|packages?|else|other))?"
+)
 _THING = r"([^?!\n]{1,80}?)"
 _LINK_ASKS = tuple(
     (kind, compile_pattern(pattern, re.I))
     for kind, pattern in (
-        ("calls", r"\b(?:what|which)(?:\s+(?:functions?|methods?|code|symbols?|helpers?))?"
-         rf"\s+(?:does|do)\s+{_THING}\s+(?:call|invoke|use|depend\s+on)\s*(?:\?|$)"),
+        ("calls", r"\b(?:what|which)(?:\s+(?:functions?|methods?|code|symbols?|helpers?|files?"
+         r"|modules?|packages?))?"
+         rf"\s+(?:does|do)\s+{_THING}\s+(?:call|invoke|use|import|require|depend\s+on)"
+         r"\s*(?:\?|$)"),
         ("calls", rf"\bwhat\s+calls\s+(?:does|do)\s+{_THING}\s+make\b"),
         ("calls", rf"\bcallees\s+(?:of|for)\s+{_THING}\s*(?:\?|$)"),
-        ("called_by", rf"{_WHO}\s+(?:calls?|invokes?|uses?|references?)\s+{_THING}\s*(?:\?|$)"),
+        ("called_by", rf"{_WHO}\s+(?:calls?|invokes?|uses?|references?|imports?|requires?"
+         rf"|depends?\s+on)\s+{_THING}\s*(?:\?|$)"),
         ("called_by", r"\b(?:callers?|usages?|call\s*sites?|call\s*points?|users)\s+(?:of|for|to)"
          rf"\s+{_THING}\s*(?:\?|$)"),
         ("called_by", rf"\bwhere\s+(?:is|are|does|do)\s+{_THING}\s+(?:(?:being|get|gets)\s+)?"
-         r"(?:called|used|invoked|referenced)\b"),
+         r"(?:called|used|invoked|referenced|imported|required)\b"),
     )
 )  # fmt: skip
 

@@ -760,18 +760,34 @@ class Searcher:
         """ "What calls X" ("what does X call"): the symbols linked to the one function or class
         the question names (`ServeIndex.symbol_links` of the kind asked: a file's top-level
         code too), functions before top-level code, product code first within each, then the
-        most changed first; the rest keep their order. A question naming no symbol of the
-        index, or one with no such link, keeps the ranking. On the bundles, asked of a
-        function with a unique name, the callers found by their call syntax were in the first
-        five about twice as often as in the ranking alone (`benchmarks/real.py`, item 13)."""
+        most changed first; "which files import F" ("what does F import"): the files importing
+        F (imported by F), product code first, each as its top-level code. The rest keep their
+        order. A question naming no symbol or file of the index, or one with no such link,
+        keeps the ranking. On the bundles, asked of a function with a unique name, the callers
+        found by their call syntax were in the first five about twice as often as in the
+        ranking alone (`benchmarks/real.py`, item 13)."""
         assert run.links is not None
         kind, words = run.links
         docs = self.docs
         # "what calls charge in billing.py": the name before the place
         names = thing_names(words) or thing_names(words.partition(" in ")[0])
         named = self._symbol_named(names, run.file_path)
-        if named is None or docs.qualname[named] == MODULE_SYMBOL:
+        if named is not None and docs.qualname[named] != MODULE_SYMBOL:
+            head = self._linked_symbols(run, named, kind)
+        else:
+            head = self._imports_of(run, words, kind)
+        if not head:
             return ranked
+        for row in head:
+            run.ev(row)
+            run.final_score.setdefault(row, 0.0)
+        chosen = set(head)
+        return head + [r for r in ranked if r not in chosen]
+
+    def _linked_symbols(self, run: _Run, named: int, kind: str) -> list[int]:
+        """The symbol documents `symbol_links` links to symbol document `named` by `kind`, in
+        `_links_first`'s order."""
+        docs = self.docs
         head: list[int] = []
         for link in self.index.symbol_links.get(docs.symbol_id[named], []):
             if link["kind"] != kind:
@@ -790,8 +806,6 @@ class Searcher:
                 for path, qualname in inner
             )
         ]
-        if not head:
-            return ranked
         # functions before a file's top-level code (which often only imports the name), product
         # code first within each (stable: the most changed first)
         head.sort(
@@ -800,11 +814,25 @@ class Searcher:
                 file_kind(docs.path[row]) != "source",
             )
         )
-        for row in head:
-            run.ev(row)
-            run.final_score.setdefault(row, 0.0)
-        chosen = set(head)
-        return head + [r for r in ranked if r not in chosen]
+        return head
+
+    def _imports_of(self, run: _Run, words: str, kind: str) -> list[int]:
+        """The files importing ("called_by") or imported by ("calls") the one file `words`
+        names (`ServeIndex.imports`), product code first, each as its top-level code (else its
+        first document the run keeps); none when the words name no one file."""
+        files, said = self._anchor_files(words, [])
+        if not said or len(files) != 1:
+            return []
+        (path,) = files
+        imports, importers = self.index.imports
+        paths = (importers if kind == "called_by" else imports).get(path, [])
+        docs = self.docs
+        head: list[int] = []
+        for other in sorted(paths, key=lambda p: file_kind(p) != "source"):  # stable: by path
+            rows = [r for r in docs.by_path.get(other, []) if run.keep(r) and docs.is_code(r)]
+            if rows:
+                head.append(next((r for r in rows if docs.qualname[r] == MODULE_SYMBOL), rows[0]))
+        return head
 
     def tests_for(self, anchor: str, terms: list[str], depth: int) -> list[str]:
         """The test files for a change to `anchor` (a file at HEAD), best first: those that

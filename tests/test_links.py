@@ -370,6 +370,14 @@ def test_search_asked_what_calls_a_function_lists_its_callers(git_repo, tmp_path
         # a private member, asked for without its `#` as a question writes it
         private = strata.search("What calls Ky.delay?", top_k=6).hits
         assert (private[0].path, private[0].symbol) == ("ky.ts", "Ky.fetch")
+        # a file's importers and imports, from the index's import resolution
+        importers = strata.search("Which files import billing.py?", top_k=6).hits
+        assert [(h.path, h.symbol) for h in importers[:2]] == [
+            ("checkout.py", "<module>"),
+            ("tests/test_billing.py", "<module>"),
+        ]
+        imported = strata.search("What does checkout.py import?", top_k=6).hits
+        assert (imported[0].path, imported[0].symbol) == ("billing.py", "<module>")
         # the baselines rank every document alike
         plain = strata.search("What calls charge()?", top_k=6, mode="bm25").hits
         assert (plain[0].path, plain[0].symbol) != ("checkout.py", "Checkout.pay")

@@ -391,6 +391,10 @@ def test_not_a_question_for_tests(query: str) -> None:
         ("which functions does sendFile use?", "calls"),
         ("callees of invoke", "calls"),
         ("what calls does parse_args make", "calls"),
+        ("which files import lib/utils.js", "called_by"),
+        ("what depends on lib/view.js?", "called_by"),
+        ("where is lib/utils.js imported", "called_by"),
+        ("what does lib/application.js import?", "calls"),
         # not a question for callers or callees
         ("why does redirect encode the url", None),
         ("where is the config loaded", None),
@@ -399,6 +403,8 @@ def test_not_a_question_for_tests(query: str) -> None:
         ("Which tests cover total()?", None),
         ("which tests call total()?", None),  # tests: test code alone
         ("what is the use of the retry option", None),
+        ("which files change with lib/utils.js", None),  # co-change
+        ("which tests import lib/utils.js", None),
     ],
 )
 def test_a_question_for_callers_or_callees(query: str, kind: str | None) -> None:
