@@ -91,7 +91,7 @@ def build(symbols: pa.Table, touches: pa.Table) -> pa.Table:
     modules = [
         i for i in range(n) if cols["qualname"][i] == MODULE_SYMBOL and cols["language"][i] in CODE
     ]
-    names = set(by_name)  # a word no symbol is named is most of a code's words: set them aside
+    known = set(by_name)  # a word no symbol is named is most of a code's words: set them aside
     calls: dict[int, set[int]] = defaultdict(set)
     for a in rows + modules:
         code = cols["code"][a]
@@ -99,7 +99,7 @@ def build(symbols: pa.Table, touches: pa.Table) -> pa.Table:
             continue
         path, name = cols["path"][a], cols["name"][a]
         product = file_kind(path) == "source"
-        for word in names.intersection(_IDENTIFIER.findall(code)):
+        for word in known.intersection(_IDENTIFIER.findall(code)):
             if word == name:
                 continue
             same_file = by_file_name.get((path, word))
