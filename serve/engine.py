@@ -63,12 +63,13 @@ def _tests_to_run(
     index: ServeIndex, searcher: Searcher, target: SymbolRow, name: str, depth: int
 ) -> list[TestFile]:
     """The test files to run after changing `target`, as search answers "Which tests cover
-    X?" (`Searcher.tests_for`); none when the target is itself a test."""
+    X?" (`Searcher.tests_for`, with the tests whose code names the target); none when the
+    target is itself a test."""
     if file_kind(target.path) == "test":
         return []
     co = {r["dst"]: r["co_commits"] for r in index.coupling_files.get(target.path, [])}
     terms = query_terms(f"which tests cover {name}")
-    paths = searcher.tests_for(target.path, terms, depth)[:TESTS_LISTED]
+    paths = searcher.tests_for(target.path, terms, depth, target.symbol_id)[:TESTS_LISTED]
     return [TestFile(path=p, co_commits=co.get(p, 0)) for p in paths]
 
 

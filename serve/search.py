@@ -834,11 +834,16 @@ class Searcher:
                 head.append(next((r for r in rows if docs.qualname[r] == MODULE_SYMBOL), rows[0]))
         return head
 
-    def tests_for(self, anchor: str, terms: list[str], depth: int) -> list[str]:
+    def tests_for(
+        self, anchor: str, terms: list[str], depth: int, symbol_id: str | None = None
+    ) -> list[str]:
         """The test files for a change to `anchor` (a file at HEAD), best first: those that
-        change with it (`ServeIndex.coupling_files`, in the order preflight serves them) and
-        those BM25 ranks for `terms` (a commit hit standing for its first test files), the
-        first `TESTS_DEPTH` of each fused by reciprocal rank (`TESTS_RRF_K`)."""
+        change with it (`ServeIndex.coupling_files`, in the order preflight serves them), those
+        BM25 ranks for `terms` (a commit hit standing for its first test files) and, for a
+        change to the symbol `symbol_id`, those whose code names it (`symbol_links`, the file
+        with the most such places first), the first `TESTS_DEPTH` of each fused by reciprocal
+        rank (`TESTS_RRF_K`). The third list lifted the MRR of later commits' test files on
+        express, ky and mux and cost click 0.005 (`benchmarks/real.py`, item 12)."""
         docs = self.docs
         partners = [
             p["dst"] for p in self.index.coupling_files.get(anchor, []) if _is_test(p["dst"])
@@ -849,17 +854,25 @@ class Searcher:
             for path in docs.paths_of(row)[: 1 if docs.is_code(row) else TESTS_PER_COMMIT]:
                 if _is_test(path) and path not in words:
                     words.append(path)
+        calls: dict[str, int] = {}  # test files whose code names the symbol: how many places
+        if symbol_id is not None:
+            for link in self.index.symbol_links.get(symbol_id, []):
+                path = link["dst_path"]
+                if link["kind"] == "called_by" and _is_test(path):
+                    calls[path] = calls.get(path, 0) + 1
+        callers = sorted(calls, key=lambda p: -calls[p])  # stable: the link order within
         score: dict[str, float] = {}
-        for order in (partners, words):
+        for order in (partners, words, callers):
             for rank, path in enumerate(order[:TESTS_DEPTH], start=1):
                 score[path] = score.get(path, 0.0) + 1.0 / (TESTS_RRF_K + rank)
         return sorted(score, key=lambda p: (-score[p], p))
 
     def _tests_first(self, run: _Run, ranked: list[int]) -> list[int]:
         """ "Which tests cover X" (only test code is kept, `_route`): the test files that change
-        with X's file (`ServeIndex.coupling_files`, in the order preflight serves them) and
-        those BM25 ranks for the question (a test file is often named after what it tests),
-        fused by reciprocal rank, each as its file's best-ranked document; the rest keep their
+        with X's file (`ServeIndex.coupling_files`, in the order preflight serves them), those
+        BM25 ranks for the question (a test file is often named after what it tests) and those
+        whose code names X (`tests_for`), fused by reciprocal rank, each as its file's
+        best-ranked document; the rest keep their
         order. X is the file the question names, else the one function or class it names; a
         question naming neither keeps the ranking. On the bundles' cut, later commits' test
         files were found about twice as often in the first five as the coupled route's answer
@@ -867,14 +880,17 @@ class Searcher:
         docs = self.docs
         files, named = self._anchor_files(run.query, [])
         anchor: str | None = None
+        symbol_id: str | None = None
         if named:
             anchor = next(iter(files)) if len(files) == 1 else None
         else:
             asked = self._symbol_named(thing_names(run.query), run.file_path)
-            anchor = None if asked is None else docs.path[asked]
+            if asked is not None:
+                anchor, symbol_id = docs.path[asked], docs.symbol_id[asked]
         if anchor is None:
             return ranked
-        head = self._file_rows(run, ranked, self.tests_for(anchor, run.terms, run.cfg.path_depth))
+        tests = self.tests_for(anchor, run.terms, run.cfg.path_depth, symbol_id)
+        head = self._file_rows(run, ranked, tests)
         chosen = set(head)
         return head + [r for r in ranked if r not in chosen]
 

@@ -109,3 +109,32 @@ def test_tests_to_run_leave_out_fixtures_and_helpers(git_repo, tmp_path) -> None
         hits = strata.search("Which tests cover total()?", top_k=10).hits
         assert [h.path for h in hits][:1] == ["tests/test_cart.py"]
         assert not {h.path for h in hits} & {"tests/fixtures/cart.json", "tests/conftest.py"}
+
+
+def test_a_test_whose_code_calls_the_function_comes_before_a_partner_that_does_not(
+    git_repo, tmp_path
+) -> None:
+    # test_misc changes with the cart's discount every time but never calls total();
+    # test_receipt never changed with the cart, and two of its tests call total()
+    cart = "def total(items):\n    return sum(items)\n\n\ndef discount(x):\n    return x - {n}\n"
+    misc = "def test_misc():\n    assert {n}\n"
+    git_repo.commit("feat: cart", {"lib/cart.py": cart.format(n=0)})
+    for n in (1, 2, 3):
+        git_repo.commit(
+            f"fix: discount ({n})",
+            {"lib/cart.py": cart.format(n=n), "tests/test_misc.py": misc.format(n=n)},
+        )
+    git_repo.commit(
+        "test: receipts",
+        {
+            "tests/test_receipt.py": "from lib.cart import total\n\n\n"
+            "def test_one():\n    assert total([1])\n\n\n"
+            "def test_two():\n    assert total([2])\n"
+        },
+    )
+    with Strata(git_repo.path, index_dir=tmp_path / "idx") as strata:
+        strata.index()
+        listed = [t.path for t in strata.preflight("lib/cart.py", "total").tests]
+        assert listed[:2] == ["tests/test_receipt.py", "tests/test_misc.py"]
+        hits = strata.search("Which tests cover total()?", top_k=10).hits
+        assert [h.path for h in hits][:1] == ["tests/test_receipt.py"]
