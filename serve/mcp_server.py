@@ -97,7 +97,9 @@ Working with gitstrata in this repository:
    likely first (P = how often each changed when this one did; "weak" = seen together in one
    commit only), even without an import between them: check whether they need the same change.
 2. To understand why code looks the way it does, or where a symptom comes from, call
-   search_causal_history with a question, an identifier or the error message.
+   search_causal_history with a question, an identifier or the error message. Ask it too what
+   calls a function ("what calls X"), which files import a file ("which files import F") and
+   which tests to run after a change ("which tests cover X").
 3. Run tests through `gitstrata exec -- <test command>` (for example
    `gitstrata exec -- pytest -x`): the exit code is preserved and a failing run is recorded with
    its diff and error output, so later sessions do not repeat it.

@@ -343,6 +343,7 @@ def test_cli_memory_commands_json_context_and_prompt(git_repo) -> None:
     assert estimate_tokens(small) <= 100 + small.count("\n") and "port 8011" in large
     prompt = _cli(git_repo.path, "prompt").stdout
     assert "preflight_check" in prompt and "Never retry a declined card" in prompt
+    assert "search_causal_history" in prompt and "what calls a function" in prompt
     gone = _cli(git_repo.path, "memory", "forget", mid)
     assert gone.returncode == 0
     again = _cli(git_repo.path, "memory", "show", mid)
