@@ -18,6 +18,7 @@ cosine only), `hybrid` (plain RRF of BM25 and exact float32), `full` (everything
 from __future__ import annotations
 
 import math
+import re
 import time
 from bisect import bisect_left
 from collections.abc import Callable
@@ -172,6 +173,8 @@ class _Run:
             e = self.evidence[row] = Ev()
         return e
 
+
+CALLEES_TEXT = 1 << 16  # how much of a function's document "what does X call" reads
 
 # "which tests cover X": how many test files of each list are fused, and the reciprocal rank's
 # offset (both lists are short, so the first places count most)
@@ -760,7 +763,8 @@ class Searcher:
         """ "What calls X" ("what does X call"): the symbols linked to the one function or class
         the question names (`ServeIndex.symbol_links` of the kind asked: a file's top-level
         code too), functions before top-level code, product code first within each, then the
-        most changed first; "which files import F" ("what does F import"): the files importing
+        most changed first (what X calls: in the order X's code first calls each, what it only
+        mentions last); "which files import F" ("what does F import"): the files importing
         F (imported by F), product code first, each as its top-level code. The rest keep their
         order. A question naming no symbol or file of the index, or one with no such link,
         keeps the ranking. On the bundles, asked of a function with a unique name, the callers
@@ -806,6 +810,18 @@ class Searcher:
                 for path, qualname in inner
             )
         ]
+        if kind == "calls":
+            # what X calls in the order its code first calls each, a name it only mentions
+            # (no call after it: a comment, an import, a value passed along) last
+            text = docs.text(named, limit=CALLEES_TEXT)
+
+            def first_call(row: int) -> int:
+                name = docs.qualname[row].rsplit(".", 1)[-1]
+                m = re.search(r"(?<![\w$])" + re.escape(name) + r"\s*\(", text)
+                return m.start() if m else len(text)
+
+            head.sort(key=first_call)
+            return head
         # functions before a file's top-level code (which often only imports the name), product
         # code first within each (stable: the most changed first)
         head.sort(

@@ -381,3 +381,21 @@ def test_search_asked_what_calls_a_function_lists_its_callers(git_repo, tmp_path
         # the baselines rank every document alike
         plain = strata.search("What calls charge()?", top_k=6, mode="bm25").hits
         assert (plain[0].path, plain[0].symbol) != ("checkout.py", "Checkout.pay")
+
+
+def test_what_a_function_calls_is_listed_in_the_order_it_calls_them(git_repo, tmp_path) -> None:
+    # `refund` changed most, but `settle` calls `validate` first and only mentions `refund`
+    lib = (
+        "def settle(order):\n    # a refund is handled elsewhere\n"
+        "    validate(order)\n    return charge(order)\n\n\n"
+        "def validate(order):\n    return order\n\n\n"
+        "def charge(order):\n    return order\n\n\n"
+        "def refund(order):\n    return -{n}\n"
+    )
+    git_repo.commit("feat: settle", {"billing.py": lib.format(n=0)})
+    for n in (1, 2):
+        git_repo.commit(f"fix: refund ({n})", {"billing.py": lib.format(n=n)})
+    with Strata(git_repo.path, index_dir=tmp_path / "idx") as strata:
+        strata.index()
+        hits = strata.search("What does settle() call?", top_k=6).hits
+        assert [h.symbol for h in hits[:3]] == ["validate", "charge", "refund"]
