@@ -183,6 +183,16 @@ TESTS_RRF_K = 4
 TESTS_PER_COMMIT = 3  # a commit hit of BM25 stands for its first files
 
 
+def _ahead(run: _Run, head: list[int], ranked: list[int]) -> list[int]:
+    """`head` first, each with evidence and a final score (a route may bring a document no
+    path ranked), then the rest of `ranked` in its order."""
+    for row in head:
+        run.ev(row)
+        run.final_score.setdefault(row, 0.0)
+    chosen = set(head)
+    return head + [r for r in ranked if r not in chosen]
+
+
 def _is_test(path: str | None) -> bool:
     """A test a runner collects (`filekind.is_test_to_run`): not a fixture or a helper."""
     return path is not None and is_test_to_run(path)
@@ -782,11 +792,7 @@ class Searcher:
             head = self._imports_of(run, words, kind)
         if not head:
             return ranked
-        for row in head:
-            run.ev(row)
-            run.final_score.setdefault(row, 0.0)
-        chosen = set(head)
-        return head + [r for r in ranked if r not in chosen]
+        return _ahead(run, head, ranked)
 
     def _linked_symbols(self, run: _Run, named: int, kind: str) -> list[int]:
         """The symbol documents `symbol_links` links to symbol document `named` by `kind`, in
@@ -906,9 +912,7 @@ class Searcher:
         if anchor is None:
             return ranked
         tests = self.tests_for(anchor, run.terms, run.cfg.path_depth, symbol_id)
-        head = self._file_rows(run, ranked, tests)
-        chosen = set(head)
-        return head + [r for r in ranked if r not in chosen]
+        return _ahead(run, self._file_rows(run, ranked, tests), ranked)
 
     def _file_rows(self, run: _Run, ranked: list[int], paths: list[str]) -> list[int]:
         """Each of `paths` as one document, in order: its best-ranked one in `ranked`, else one
@@ -978,10 +982,7 @@ class Searcher:
             head = [r for pair in pairs for r in pair if r is not None]
             if run.keep(named):
                 head.insert(0, named)
-                run.ev(named)
-                run.final_score.setdefault(named, 0.0)
-        chosen = set(head)
-        return head + [r for r in ranked if r not in chosen]
+        return _ahead(run, head, ranked)
 
     @cached_property
     def _shas(self) -> list[str]:

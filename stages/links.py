@@ -43,6 +43,8 @@ from ..store.filekind import kind as file_kind
 from ..store.ids import MODULE_SYMBOL
 from .chunking import CODE
 
+# the columns of `symbols` links are made from (and `symbols_key` digests)
+_INPUTS = ("symbol_id", "path", "qualname", "name", "kind", "parent", "language", "code")
 LOCAL_PARENTS = ("function", "method")  # what a symbol declared inside is local to
 MIN_NAME = 3  # `fn`, `cb`, `id` name too many things to say which one is meant
 MAX_LINKS = 40  # per symbol and kind: a dispatcher naming every handler stays bounded
@@ -70,9 +72,7 @@ def commit_counts(touches: pa.Table) -> dict[str, int]:
 def build(symbols: pa.Table, touches: pa.Table) -> pa.Table:
     """`symbol_links` of HEAD's `symbols`, with each end's commits from `touches` (see the
     module doc)."""
-    names = ["symbol_id", "path", "qualname", "name", "kind", "parent", "language", "code"]
-    cols = symbols.select(names)
-    cols = cols.to_pydict()
+    cols = symbols.select(list(_INPUTS)).to_pydict()
     n = len(cols["symbol_id"])
     rows = [
         i
@@ -174,20 +174,15 @@ def _reaches(scope: str | None, src_path: str, src_qualname: str, dst_path: str)
 
 
 def symbols_key(symbols: pa.Table) -> str:
-    """A digest of what links are made from (each symbol's id, name, kind, parent and code):
-    equal keys, equal links, whatever the history."""
+    """A digest of what links are made from (each symbol's `_INPUTS`): equal keys, equal
+    links, whatever the history."""
     h = hashlib.blake2b(digest_size=16)
-    cols = symbols.select(["symbol_id", "qualname", "name", "kind", "parent", "language", "code"])
-    for sid, qualname, name, kind, parent, language, code in zip(
-        *cols.to_pydict().values(), strict=True
-    ):
-        if qualname == MODULE_SYMBOL and language not in CODE:
+    cols = symbols.select(list(_INPUTS)).to_pydict()
+    for row in zip(*cols.values(), strict=True):
+        r = dict(zip(_INPUTS, row, strict=True))
+        if r["qualname"] == MODULE_SYMBOL and r["language"] not in CODE:
             continue  # a prose or data file's text makes no link
-        h.update(
-            f"{sid}\0{qualname}\0{name}\0{kind}\0{parent or ''}\0{code or ''}\0".encode(
-                "utf-8", "surrogatepass"
-            )
-        )
+        h.update("\0".join(str(v or "") for v in row).encode("utf-8", "surrogatepass") + b"\0")
     return h.hexdigest()
 
 
