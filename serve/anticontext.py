@@ -17,9 +17,8 @@ from __future__ import annotations
 
 import re
 import threading
-from bisect import bisect_left
 from collections import Counter
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -55,7 +54,7 @@ from .graveyard import (
     match_preflight,
     match_search,
 )
-from .index import ServeIndex, iso_date
+from .index import ServeIndex, ShaPrefixes, iso_date
 from .invariants import Invariant, InvariantStore
 from .models import FailureWarning, InvariantHit, PastAttempt
 
@@ -485,29 +484,9 @@ def _head_code(index: ServeIndex, paths: set[str]) -> dict[str, set[str]]:
     return out
 
 
-class ShaPrefixes:
-    """The indexed commits' shas sorted, so that a prefix resolves by bisection instead of a
-    scan of every commit. On an ambiguous prefix the commit first in the index's order wins,
-    as it would in that scan."""
-
-    def __init__(self, shas: Iterable[str]) -> None:
-        pairs = sorted((s, i) for i, s in enumerate(shas))
-        self.shas = [s for s, _ in pairs]
-        self.order = [i for _, i in pairs]
-
-    def first(self, prefix: str) -> str | None:
-        best: int | None = None
-        i = bisect_left(self.shas, prefix)
-        while i < len(self.shas) and self.shas[i].startswith(prefix):
-            if best is None or self.order[i] < self.order[best]:
-                best = i
-            i += 1
-        return self.shas[best] if best is not None else None
-
-
 def sha_prefixes(index: ServeIndex) -> ShaPrefixes:
     """The sha prefix resolver of `index`, built once per loaded generation."""
-    return index.memo("sha_prefixes", lambda: ShaPrefixes(index.commits))
+    return index.sha_prefixes
 
 
 def _reverts(index: ServeIndex, muted: Collection[str], share: float) -> list[_Revert]:

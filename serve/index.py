@@ -16,8 +16,9 @@ from __future__ import annotations
 
 import re
 import threading
+from bisect import bisect_left
 from collections import defaultdict
-from collections.abc import Callable, Hashable, Iterator, Mapping
+from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from functools import cached_property, lru_cache
@@ -605,6 +606,23 @@ class ServeIndex:
         return {v: [sha for _, sha in sorted(got, reverse=True)] for v, got in found.items()}
 
     @cached_property
+    def sha_prefixes(self) -> ShaPrefixes:
+        """The resolver of commit sha prefixes ("This reverts commit 1a2b3c4"), built once."""
+        return ShaPrefixes(self.commits)
+
+    @cached_property
+    def reverted_by(self) -> dict[str, list[str]]:
+        """sha of a reverted commit -> the shas of the revert commits that name it, in the
+        history's order."""
+        out: dict[str, list[str]] = {}
+        first = self.sha_prefixes.first
+        for sha, c in self.revert_commits():
+            full = first(c["reverted_sha"]) if c.get("intent") == "revert" else None
+            if full is not None and full != sha:
+                out.setdefault(full, []).append(sha)
+        return out
+
+    @cached_property
     def _parents(self) -> dict[str, list[str]]:
         """sha -> its parents' shas, read once when first asked for."""
         if not self.has("commits"):
@@ -855,3 +873,23 @@ class ServeIndex:
                 value.build()
             elif isinstance(value, _Commits):
                 value.read_all()
+
+
+class ShaPrefixes:
+    """The indexed commits' shas sorted, so that a prefix resolves by bisection instead of a
+    scan of every commit. On an ambiguous prefix the commit first in the index's order wins,
+    as it would in that scan."""
+
+    def __init__(self, shas: Iterable[str]) -> None:
+        pairs = sorted((s, i) for i, s in enumerate(shas))
+        self.shas = [s for s, _ in pairs]
+        self.order = [i for _, i in pairs]
+
+    def first(self, prefix: str) -> str | None:
+        best: int | None = None
+        i = bisect_left(self.shas, prefix)
+        while i < len(self.shas) and self.shas[i].startswith(prefix):
+            if best is None or self.order[i] < self.order[best]:
+                best = i
+            i += 1
+        return self.shas[best] if best is not None else None

@@ -510,6 +510,37 @@ def asks_where_it_went(query: str) -> bool:
     return bool(_GONE_ASK.search(route_text(query)))
 
 
+# a question about a change other than a removal: "why was X updated", "who fixed X"
+_OTHER_CHANGE_ASK = compile_pattern(
+    r"\b(?:updat(?:e|es|ed|ing)|chang(?:e|es|ed|ing)|fix(?:es|ed|ing)?|modif(?:y|ies|ied|ying)"
+    r"|edit(?:s|ed|ing)?|add(?:s|ed|ing)?|bump(?:s|ed|ing)?|introduc(?:e|es|ed|ing)"
+    r"|creat(?:e|es|ed|ing)|convert(?:s|ed|ing)?|refactor(?:s|ed|ing)?|rewr(?:ite|ites|ote|itten))\b",
+    re.I,
+)
+
+
+def asks_about_removal(query: str) -> bool:
+    """Whether a question naming something history had and HEAD lacks is about its going: it
+    asks where it went (`asks_where_it_went`), or it asks about no other change of it ("what
+    about lib/view.js", not "why was lib/view.js updated")."""
+    return asks_where_it_went(query) or not _OTHER_CHANGE_ASK.search(route_text(query))
+
+
+# a question about undoing a change: "why was X reverted", "why did we roll back X", "what
+# backed out the cache"
+_REVERT_ASK = compile_pattern(
+    r"\b(?:revert(?:s|ed|ing)?|roll(?:s|ed|ing)?[\s-]+back|rollback|back(?:s|ed|ing)?\s+out"
+    r"|undo(?:ne|ing)?|undid)\b",
+    re.I,
+)
+
+
+def asks_about_revert(query: str) -> bool:
+    """Whether `query` asks about a change being undone: its answer is the revert commit,
+    whose message says why, more than the change it undid."""
+    return bool(_REVERT_ASK.search(route_text(query)))
+
+
 # a question for the tests of something: "which tests cover X", "what tests should I run after
 # changing X", "where are the specs for X", "list the unit tests of X", "tests for X?", "where
 # is X tested" (a bare "test" is often the verb: "what does X test for")

@@ -10,7 +10,7 @@ import sys
 import pytest
 
 from gitstrata import Strata
-from gitstrata.serve.anticontext import ShaPrefixes
+from gitstrata.serve.index import ShaPrefixes
 from gitstrata.serve.render import render_preflight
 
 SRC = '''"""Retries."""

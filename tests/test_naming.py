@@ -464,3 +464,51 @@ def test_a_symbol_gone_from_head_gets_the_commit_that_took_it_away(tmp_path) -> 
         # at HEAD, or named for another reason than where it went: nothing pinned for it
         assert s.search("why was load_config changed?").hits[0].key != removed
         assert not any(h.pinned for h in s.search("load_legacy_rows returns no rows").hits)
+
+
+def test_a_revert_a_version_and_a_gone_files_other_changes_are_told_apart(tmp_path) -> None:
+    """ "Why was X reverted" gets the revert first, whose message says why, not X; a version
+    is a word of its own ("3.4.3" is not "3.4.1"); a question about another change of a file
+    that is gone gets that change, not the commit that took the file away."""
+    from conftest import GitRepo
+
+    r = GitRepo(tmp_path / "repo")
+    r.commit("feat: the app", {"lib/app.js": "function serve() { return 1 }\n"})
+    etag = r.commit(
+        "add the etag option to static serving",
+        {"lib/app.js": "function serve(opts) { return opts.etag ? 2 : 1 }\n"},
+    )
+    bumps = []
+    for old, new in (("3.3.1", "3.4.1"), ("3.4.1", "3.4.3"), ("3.4.3", "3.5.1")):
+        bumps.append(
+            r.commit(
+                f"Bump sphinx from {old} to {new}", {"docs/requirements.txt": f"sphinx=={new}\n"}
+            )
+        )
+    notes = [
+        r.commit("docs: update the release notes", {"docs/RELEASE.md": f"# release\n\nstep {i}\n"})
+        for i in range(2)
+    ]
+    revert = r.commit(
+        'Revert "add the etag option to static serving"\n\n'
+        f"This reverts commit {etag}.\n\nIt sent stale pages from behind caching proxies.",
+        {"lib/app.js": "function serve() { return 1 }\n"},
+    )
+    r.remove("docs/RELEASE.md")
+    gone = r.commit("chore: keep the docs in the wiki")
+    with Strata(r.path) as s:
+        s.index(jobs=1)
+
+        def first(question: str) -> str:
+            hit = s.search(question).hits[0]
+            assert hit.kind == "commit", question
+            return hit.key
+
+        assert first('why was "add the etag option to static serving" reverted') == revert
+        assert first("why did we roll back the etag option") == revert
+        assert first("why was the etag option added to static serving") == etag
+        assert first("why was sphinx from 3.4.3 to 3.5.1 bumped") == bumps[2]
+        assert first("why was sphinx bumped to 3.4.3") == bumps[1]
+        assert first("why was docs/RELEASE.md updated") in notes
+        assert first("why was docs/RELEASE.md removed") == gone
+        assert first("what happened to docs/RELEASE.md") == gone

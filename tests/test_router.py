@@ -329,6 +329,19 @@ def test_a_question_asks_where_something_went() -> None:
         assert not asks_where_it_went(query), query
 
 
+def test_a_question_asks_about_a_revert_or_about_a_removal() -> None:
+    from gitstrata.serve.router import asks_about_removal, asks_about_revert
+
+    for query in ('why was "add etag" reverted', "why did we roll back the cache", "what undid X"):
+        assert asks_about_revert(query), query
+    for query in ("why was the retry added", "what does revertible_state mean"):
+        assert not asks_about_revert(query), query
+    for query in ("why was docs/a.md removed", "what happened to docs/a.md", "docs/a.md"):
+        assert asks_about_removal(query), query
+    for query in ("why was docs/a.md updated", "who fixed docs/a.md", "when was docs/a.md changed"):
+        assert not asks_about_removal(query), query
+
+
 def test_thing_names_reads_names_in_backticks_and_words() -> None:
     from gitstrata.serve.router import thing_names
 
