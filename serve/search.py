@@ -32,7 +32,7 @@ import numpy as np
 from ..store.config import RetrievalConfig
 from ..store.embedder import Embedder
 from ..store.errors import InputError
-from ..store.filekind import is_test_to_run
+from ..store.filekind import is_test_to_run, tested_name
 from ..store.filekind import kind as file_kind
 from ..store.fulltext import FullText
 from ..store.generations import Generation
@@ -193,6 +193,10 @@ def _ahead(run: _Run, head: list[int], ranked: list[int]) -> list[int]:
         run.final_score.setdefault(row, 0.0)
     chosen = set(head)
     return head + [r for r in ranked if r not in chosen]
+
+
+# file names that say where code sits, not what it does: no test is named after them
+_GENERIC_STEMS = frozenset(("index", "main", "mod", "lib", "__init__", "init", "src", "app"))
 
 
 def _is_test(path: str | None) -> bool:
@@ -894,13 +898,16 @@ class Searcher:
     def tests_for(
         self, anchor: str, terms: list[str], depth: int, symbol_id: str | None = None
     ) -> list[str]:
-        """The test files for a change to `anchor` (a file at HEAD), best first: those that
-        change with it (`ServeIndex.coupling_files`, in the order preflight serves them), those
-        BM25 ranks for `terms` (a commit hit standing for its first test files) and, for a
-        change to the symbol `symbol_id`, those whose code names it (`symbol_links`, the file
-        with the most such places first), the first `TESTS_DEPTH` of each fused by reciprocal
-        rank (`TESTS_RRF_K`). The third list lifted the MRR of later commits' test files on
-        express, ky and mux and cost click 0.005 (`benchmarks/real.py`, item 12)."""
+        """The test files for a change to `anchor` (a file at HEAD), best first: those named
+        after the symbol `symbol_id` (`test/res.status.js` for `res.status`), then those that
+        change with `anchor` (`ServeIndex.coupling_files`, in the order preflight serves them),
+        those BM25 ranks for `terms` (a commit hit standing for its first test files), for a
+        change to the symbol those whose code names it (`symbol_links`, the file with the most
+        such places first), and those named after `anchor` (`mux_test.go` for `mux.go`), the
+        first `TESTS_DEPTH` of each fused by reciprocal rank (`TESTS_RRF_K`). The third list
+        lifted the MRR of later commits' test files on express, ky and mux and cost click
+        0.005; the named tests lifted it from 0.748 to 0.840 on express and from 0.924 to 0.947
+        on mux, click and ky within 0.01 (`benchmarks/real.py`, item 12)."""
         docs = self.docs
         partners = [
             p["dst"] for p in self.index.coupling_files.get(anchor, []) if _is_test(p["dst"])
@@ -918,18 +925,48 @@ class Searcher:
                 if link["kind"] == "called_by" and _is_test(path):
                     calls[path] = calls.get(path, 0) + 1
         callers = sorted(calls, key=lambda p: -calls[p])  # stable: the link order within
+        named, by_file = self._tests_named(anchor, symbol_id)
         score: dict[str, float] = {}
-        for order in (partners, words, callers):
+        for order in (partners, words, callers, by_file):
             for rank, path in enumerate(order[:TESTS_DEPTH], start=1):
                 score[path] = score.get(path, 0.0) + 1.0 / (TESTS_RRF_K + rank)
-        return sorted(score, key=lambda p: (-score[p], p))
+        fused = sorted(score, key=lambda p: (-score[p], p))
+        return named + [p for p in fused if p not in named]
+
+    @cached_property
+    def _tests_by_name(self) -> dict[str, list[str]]:
+        """What a test file at HEAD is named after (`tested_name`) -> those test files."""
+        out: dict[str, list[str]] = {}
+        for path in sorted(self.index.paths):
+            if _is_test(path):
+                out.setdefault(tested_name(path), []).append(path)
+        return out
+
+    def _tests_named(self, anchor: str, symbol_id: str | None) -> tuple[list[str], list[str]]:
+        """The test files named after the symbol `symbol_id` (`test/res.status.js` for
+        `res.status`, `test_parse_args.py` for `parse_args`), and those named after its file
+        `anchor` (`test_parser.py` for `parser.py`, `mux_test.go` for `mux.go`)."""
+        by_name, docs = self._tests_by_name, self.docs
+        named: list[str] = []
+        row = docs.by_symbol_id.get(symbol_id) if symbol_id is not None else None
+        qualname = docs.qualname[row] if row is not None else None
+        if qualname and qualname != MODULE_SYMBOL:
+            whole = qualname.replace("#", "").lower()
+            last = whole.rsplit(".", 1)[-1]
+            for key in (whole, last):
+                if len(key) >= 3 and not key.startswith("__"):
+                    named += [p for p in by_name.get(key, ()) if p not in named]
+        stem = anchor.rsplit("/", 1)[-1].split(".", 1)[0].lower()
+        by_file = (
+            [] if stem in _GENERIC_STEMS else [p for p in by_name.get(stem, ()) if p not in named]
+        )
+        return named, by_file
 
     def _tests_first(self, run: _Run, ranked: list[int]) -> list[int]:
-        """ "Which tests cover X" (only test code is kept, `_route`): the test files that change
-        with X's file (`ServeIndex.coupling_files`, in the order preflight serves them), those
-        BM25 ranks for the question (a test file is often named after what it tests) and those
-        whose code names X (`tests_for`), fused by reciprocal rank, each as its file's
-        best-ranked document; the rest keep their
+        """ "Which tests cover X" (only test code is kept, `_route`): the test files
+        `tests_for` lists (named after X first, then those that change with X's file, those
+        BM25 ranks for the question, those whose code names X and those named after X's file,
+        fused by reciprocal rank), each as its file's best-ranked document; the rest keep their
         order. X is the file the question names, else the one function or class it names; a
         question naming neither keeps the ranking. On the bundles' cut, later commits' test
         files were found about twice as often in the first five as the coupled route's answer

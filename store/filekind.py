@@ -242,6 +242,22 @@ def is_test_to_run(path: str) -> bool:
     )
 
 
+# a test file name's marks: `test_` before, `_test` / `.test` / `.spec` / `-test` after, `Test`
+# or `Tests` after a class name
+_TEST_MARK = compile_pattern(r"^tests?[_-]|[_.-](?:tests?|specs?|test-d)$|(?<=[a-z0-9])Tests?$")
+
+
+@functools.lru_cache(maxsize=1 << 14)
+def tested_name(path: str) -> str:
+    """What a test file's name says it tests, lowercased: its name without its suffix and test
+    marks (`test/res.status.js` -> `res.status`, `tests/test_parser.py` -> `parser`,
+    `mux_test.go` -> `mux`, `src/foo.spec.ts` -> `foo`, `FooTests.cs` -> `foo`)."""
+    name = _RUNNABLE_SUFFIX.sub("", path.rsplit("/", 1)[-1])
+    while (bare := _TEST_MARK.sub("", name, count=1)) != name and bare:
+        name = bare
+    return name.lower()
+
+
 # A changed line that only carries a comment (or nothing): `#` but not Rust's `#[attr]` / `#!`,
 # `//`, C-style block lines, and a lone docstring / block delimiter.
 _COMMENT_LINE = compile_pattern(

@@ -194,6 +194,24 @@ def test_tests_to_run(path, runs):
     assert filekind.is_test_to_run(path) is runs
 
 
+@pytest.mark.parametrize(
+    ("path", "tested"),
+    [
+        ("test/res.status.js", "res.status"),
+        ("tests/test_parser.py", "parser"),
+        ("mux_test.go", "mux"),
+        ("src/foo.spec.ts", "foo"),
+        ("source/index.test-d.ts", "index"),
+        ("FooTests.cs", "foo"),
+        ("spec/models/user_spec.rb", "user"),
+        ("tests/test.py", "test"),  # nothing but the mark: kept as it is
+        ("test/hooks.ts", "hooks"),
+    ],
+)
+def test_what_a_test_file_is_named_after(path, tested):
+    assert filekind.tested_name(path) == tested
+
+
 def test_comment_only_lines():
     assert filekind.comment_only([b"// Route is a route.", b""])
     assert filekind.comment_only([b"    # why: the parent may be gone", b" * @param {Object} x"])

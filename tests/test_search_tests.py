@@ -138,3 +138,43 @@ def test_a_test_whose_code_calls_the_function_comes_before_a_partner_that_does_n
         assert listed[:2] == ["tests/test_receipt.py", "tests/test_misc.py"]
         hits = strata.search("Which tests cover total()?", top_k=10).hits
         assert [h.path for h in hits][:1] == ["tests/test_receipt.py"]
+
+
+def test_a_test_named_after_the_function_comes_first(git_repo, tmp_path) -> None:
+    """`test/res.status.js` tests `res.status`, though `test/res.send.js` changes with the
+    file more often and calls `res.status` in more places."""
+    response = (
+        "var res = module.exports = {{}};\n\n"
+        "res.status = function status(code) {{\n  this.statusCode = code + {n};\n  return this;\n}};\n\n"
+        "res.send = function send(body) {{\n  this.status(200);\n  return body;\n}};\n"
+    )
+    send_test = (
+        "var res = require('../lib/response');\n\n"
+        "it('sends', function () {{ res.send('a'); res.status(200); res.status(201); }});\n"
+        "it('sends {n}', function () {{ res.send('b'); res.status(404); }});\n"
+    )
+    status_test = (
+        "var res = require('../lib/response');\n\nit('sets', function () { res.status(1); });\n"
+    )
+    git_repo.commit(
+        "feat: responses",
+        {
+            "lib/response.js": response.format(n=0),
+            "test/res.send.js": send_test.format(n=0),
+            "test/res.status.js": status_test,
+        },
+    )
+    for n in (1, 2, 3):
+        git_repo.commit(
+            f"fix: send ({n})",
+            {"lib/response.js": response.format(n=n), "test/res.send.js": send_test.format(n=n)},
+        )
+    with Strata(git_repo.path, index_dir=tmp_path / "idx") as strata:
+        strata.index()
+        hits = strata.search("Which tests cover res.status?", top_k=10).hits
+        assert [h.path for h in hits][:2] == ["test/res.status.js", "test/res.send.js"]
+        listed = [t.path for t in strata.preflight("lib/response.js", "res.status").tests]
+        assert listed[:2] == ["test/res.status.js", "test/res.send.js"]
+        # a test named after another function of the file is not put first for this one
+        listed = [t.path for t in strata.preflight("lib/response.js", "res.send").tests]
+        assert listed[:1] == ["test/res.send.js"]
