@@ -55,6 +55,13 @@ def start():
 """
 
 
+def first_commit(s: Strata, question: str) -> str:
+    """The sha of the first hit of `question`, which must be a commit."""
+    hit = s.search(question).hits[0]
+    assert hit.kind == "commit", question
+    return hit.key
+
+
 def cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "gitstrata", *args], cwd=cwd, capture_output=True, text=True
@@ -381,24 +388,19 @@ def test_the_commit_that_introduced_a_thing_or_changed_it_last(tmp_path) -> None
     with Strata(r.path) as s:
         s.index(jobs=1)
 
-        def first(question: str) -> str:
-            hit = s.search(question).hits[0]
-            assert hit.kind == "commit", question
-            return hit.key
-
-        assert first("which commit introduced parse_line?") == born
-        assert first("when was the parse_line function added") == born
-        assert first("who last changed parse_line") == series[-1]
-        assert first("which commit introduced join_line") == series[1]
-        assert first("when was src/parse.py last changed?") == series[-1]
-        assert first("which commit added README.md") == readded
-        assert first("who last changed README.md") == last_readme
+        assert first_commit(s, "which commit introduced parse_line?") == born
+        assert first_commit(s, "when was the parse_line function added") == born
+        assert first_commit(s, "who last changed parse_line") == series[-1]
+        assert first_commit(s, "which commit introduced join_line") == series[1]
+        assert first_commit(s, "when was src/parse.py last changed?") == series[-1]
+        assert first_commit(s, "which commit added README.md") == readded
+        assert first_commit(s, "who last changed README.md") == last_readme
         # its newest commits, in history's order, and those of one intent
         newest = [h.key for h in s.search("recent changes to src/parse.py").hits[:3]]
         assert newest == series[:0:-1]
-        assert first("what bugs were fixed in parse_line?") == fixed
+        assert first_commit(s, "what bugs were fixed in parse_line?") == fixed
         # a part of a thing: not its first commit
-        assert first("which commit added the strip to parse_line") != born
+        assert first_commit(s, "which commit added the strip to parse_line") != born
         answer = s.search("who last changed parse_line")
         assert answer.query_class == "causal"
         # "who": a commit hit names its author, in the data and in the text an agent reads
@@ -499,16 +501,11 @@ def test_a_revert_a_version_and_a_gone_files_other_changes_are_told_apart(tmp_pa
     with Strata(r.path) as s:
         s.index(jobs=1)
 
-        def first(question: str) -> str:
-            hit = s.search(question).hits[0]
-            assert hit.kind == "commit", question
-            return hit.key
-
-        assert first('why was "add the etag option to static serving" reverted') == revert
-        assert first("why did we roll back the etag option") == revert
-        assert first("why was the etag option added to static serving") == etag
-        assert first("why was sphinx from 3.4.3 to 3.5.1 bumped") == bumps[2]
-        assert first("why was sphinx bumped to 3.4.3") == bumps[1]
-        assert first("why was docs/RELEASE.md updated") in notes
-        assert first("why was docs/RELEASE.md removed") == gone
-        assert first("what happened to docs/RELEASE.md") == gone
+        assert first_commit(s, 'why was "add the etag option to static serving" reverted') == revert
+        assert first_commit(s, "why did we roll back the etag option") == revert
+        assert first_commit(s, "why was the etag option added to static serving") == etag
+        assert first_commit(s, "why was sphinx from 3.4.3 to 3.5.1 bumped") == bumps[2]
+        assert first_commit(s, "why was sphinx bumped to 3.4.3") == bumps[1]
+        assert first_commit(s, "why was docs/RELEASE.md updated") in notes
+        assert first_commit(s, "why was docs/RELEASE.md removed") == gone
+        assert first_commit(s, "what happened to docs/RELEASE.md") == gone
