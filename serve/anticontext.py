@@ -54,7 +54,7 @@ from .graveyard import (
     match_preflight,
     match_search,
 )
-from .index import ServeIndex, ShaPrefixes, iso_date
+from .index import ServeIndex, iso_date
 from .invariants import Invariant, InvariantStore
 from .models import FailureWarning, InvariantHit, PastAttempt
 
@@ -177,7 +177,7 @@ class AntiContext:
             return item
         got = known.commits.get(item.id)
         if got is None:
-            full = sha_prefixes(index).first(item.id) or ""
+            full = index.sha_prefixes.first(item.id) or ""
             added = frozenset(
                 (t["head_path"], ln[1:].strip())
                 for t in index.touches_by_sha.get(full, [])
@@ -484,15 +484,10 @@ def _head_code(index: ServeIndex, paths: set[str]) -> dict[str, set[str]]:
     return out
 
 
-def sha_prefixes(index: ServeIndex) -> ShaPrefixes:
-    """The sha prefix resolver of `index`, built once per loaded generation."""
-    return index.sha_prefixes
-
-
 def _reverts(index: ServeIndex, muted: Collection[str], share: float) -> list[_Revert]:
     """Every reverted commit of the history that was not muted, with how it ended."""
     commits = index.commits
-    prefixes = sha_prefixes(index)
+    prefixes = index.sha_prefixes
     pairs: list[tuple[str, str]] = []  # (reverted, revert)
     reverted_by: dict[str, str] = {}  # a revert's sha prefix -> the commit that reverted it
     for sha, c in index.revert_commits():

@@ -185,14 +185,15 @@ TESTS_RRF_K = 4
 TESTS_PER_COMMIT = 3  # a commit hit of BM25 stands for its first files
 
 
-def _ahead(run: _Run, head: list[int], ranked: list[int]) -> list[int]:
-    """`head` first, each with evidence and a final score (a route may bring a document no
-    path ranked), then the rest of `ranked` in its order."""
+def _ahead(run: _Run, head: list[int], ranked: list[int], at: int = 0) -> list[int]:
+    """`ranked` without `head`, then `head` put at position `at` of it, each with evidence and
+    a final score (a route may bring a document no path ranked)."""
     for row in head:
         run.ev(row)
         run.final_score.setdefault(row, 0.0)
     chosen = set(head)
-    return head + [r for r in ranked if r not in chosen]
+    rest = [r for r in ranked if r not in chosen]
+    return rest[:at] + head + rest[at:]
 
 
 # file names that say where code sits, not what it does: no test is named after them
@@ -792,20 +793,14 @@ class Searcher:
             if not docs.is_commit(row) or code < 0:
                 continue
             undone = reverted_by.get(docs.sha.values[code], ())
-            ahead = set(window[:at])  # a revert ranked above what it undid stays where it is
+            # a revert ranked above what it undid stays where it is
             reverts = [
                 r
                 for r in map(docs.by_sha.get, undone)
-                if r is not None and r not in ahead and run.keep(r)
+                if r is not None and r not in window[:at] and run.keep(r)
             ]
             if reverts:
-                for r in reverts:
-                    run.ev(r)
-                    run.final_score.setdefault(r, 0.0)
-                moved = set(reverts)
-                rest = [r for r in ranked if r not in moved]
-                at = rest.index(row)
-                return rest[:at] + reverts + rest[at:]
+                return _ahead(run, reverts, ranked, at)  # just ahead of `row`
         return ranked
 
     def _links_first(self, run: _Run, ranked: list[int]) -> list[int]:

@@ -178,9 +178,9 @@ def symbols_key(symbols: pa.Table) -> str:
     links, whatever the history."""
     h = hashlib.blake2b(digest_size=16)
     cols = symbols.select(list(_INPUTS)).to_pydict()
+    qualname, language = _INPUTS.index("qualname"), _INPUTS.index("language")
     for row in zip(*cols.values(), strict=True):
-        r = dict(zip(_INPUTS, row, strict=True))
-        if r["qualname"] == MODULE_SYMBOL and r["language"] not in CODE:
+        if row[qualname] == MODULE_SYMBOL and row[language] not in CODE:
             continue  # a prose or data file's text makes no link
         h.update("\0".join(str(v or "") for v in row).encode("utf-8", "surrogatepass") + b"\0")
     return h.hexdigest()
