@@ -14,8 +14,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from bisect import bisect_right
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -163,38 +162,18 @@ class _GenView:
         return self._commits
 
     def history(self, head_path: str) -> _PathHistory:
-        """The touches of the file at HEAD's `head_path`, in time order."""
+        """The touches of the file at HEAD's `head_path`, as columns (a hot file has thousands
+        of touches: one anchor's question is answered over them, not turned into objects)."""
         self.ensure()
         got = self._history.get(head_path)
         if got is None:
-            got = _PathHistory()
             t = self._touches
-            if t is not None:
-                import pyarrow as pa
-
+            if t is None:
+                got = _PathHistory.empty()
+            else:
                 from . import arrow_ops as pc
 
-                rows = pc.filter(t, pc.equal(t["head_path"], head_path))
-                # git's times are whole seconds: the column's milliseconds as integers are what
-                # `_ms` makes of each datetime, without making the datetimes (a hot file has
-                # thousands of touches)
-                when = rows["commit_time"]
-                if pa.types.is_timestamp(when.type) and when.type.unit == "ms" and when.type.tz:
-                    times = pc.fill_null(pc.cast(when, pa.int64()), 0).to_pylist()
-                else:
-                    times = [_ms(x) for x in when.to_pylist()]
-                names = ["sha", "qualname", "status"]
-                for ms, sha, qualname, status in zip(
-                    times, *(rows[c].to_pylist() for c in names), strict=True
-                ):
-                    if status == "A":
-                        got.created_in.add(sha)
-                    got.by_file.append((ms, sha))
-                    if qualname:
-                        got.by_symbol.setdefault(qualname, []).append((ms, sha))
-                got.by_file.sort()
-                for touches in got.by_symbol.values():
-                    touches.sort()
+                got = _PathHistory(pc.filter(t, pc.equal(t["head_path"], head_path)))
             self._history[head_path] = got
         return got
 
@@ -227,13 +206,74 @@ class _GenView:
         return path, self.file_blob.get(path)
 
 
-@dataclass
 class _PathHistory:
-    """One file's touches: (ms, sha) sorted, for the file and per symbol."""
+    """One file's touches (sha, commit time, qualname, status), as Arrow columns."""
 
-    by_file: list[tuple[int, str]] = field(default_factory=list)
-    by_symbol: dict[str, list[tuple[int, str]]] = field(default_factory=dict)
-    created_in: set[str] = field(default_factory=set)  # the commits that added the file
+    def __init__(self, rows: Any) -> None:
+        import pyarrow as pa
+
+        from . import arrow_ops as pc
+
+        self.rows = rows
+        # git's times are whole seconds: the column's milliseconds as integers are what `_ms`
+        # makes of each datetime, without making the datetimes
+        when = rows["commit_time"]
+        if pa.types.is_timestamp(when.type) and when.type.unit == "ms" and when.type.tz:
+            self.times = pc.fill_null(pc.cast(when, pa.int64()), 0).to_numpy()
+        else:
+            import numpy as np
+
+            self.times = np.array([_ms(x) for x in when.to_pylist()], dtype=np.int64)
+
+    @classmethod
+    def empty(cls) -> _PathHistory:
+        import pyarrow as pa
+
+        return cls(
+            pa.table(
+                {
+                    "sha": pa.array([], pa.string()),
+                    "commit_time": pa.array([], pa.int64()),
+                    "qualname": pa.array([], pa.string()),
+                    "status": pa.array([], pa.string()),
+                }
+            )
+        )
+
+    def first_after(
+        self, symbol: str | None, after: int, head: str | None, skip_created: bool
+    ) -> tuple[int, str] | None:
+        """The first touch (by time, then sha) later than `after` (ms) of `symbol` (of the file
+        when None) by a commit other than `head`; with `skip_created`, not by a commit that
+        added the file."""
+        import numpy as np
+
+        from . import arrow_ops as pc
+
+        rows = self.rows
+        mask = self.times > after
+        if symbol:
+            mask &= _true(pc.equal(rows["qualname"], symbol))
+        if head is not None:
+            mask &= _true(pc.not_equal(rows["sha"], head))
+        if skip_created:
+            added = pc.filter(rows["sha"], pc.equal(rows["status"], "A"))
+            if len(added):
+                mask &= ~_true(pc.is_in(rows["sha"], value_set=added))
+        at = np.flatnonzero(mask)
+        if not len(at):
+            return None
+        first = int(self.times[at].min())
+        shas = rows["sha"]
+        sha = min(shas[int(i)].as_py() for i in at[self.times[at] == first])
+        return first, sha
+
+
+def _true(flags: Any) -> Any:
+    """A boolean Arrow array as numpy, null as false."""
+    from . import arrow_ops as pc
+
+    return pc.fill_null(flags, False).to_numpy(zero_copy_only=False)
 
 
 def _ms(value: Any) -> int:
@@ -366,12 +406,4 @@ class Staleness:
         else:
             t = parse_time(created)
             after = int(t.timestamp() * 1000) if t is not None else 0
-        h = v.history(path)
-        rows = h.by_symbol.get(a.symbol, []) if a.symbol else h.by_file
-        # sorted by (ms, sha): the first touch after `after` is found by bisection
-        for ms, sha in rows[bisect_right(rows, (after, chr(0x10FFFF))) :]:
-            if sha != head:
-                if skip_created and sha in h.created_in:
-                    continue
-                return ms, sha
-        return None
+        return v.history(path).first_after(a.symbol, after, head, skip_created)
