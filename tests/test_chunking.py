@@ -672,6 +672,35 @@ def test_go_rust_java_details() -> None:
     )
 
 
+def test_comments_that_speak_to_tools_are_not_docs() -> None:
+    ts = (
+        "export class Client {\n"
+        "\t// eslint-disable-next-line complexity\n"
+        "\tconstructor(input: string) {\n\t\tthis.input = input;\n\t}\n\n"
+        "\t/** Send the request. */\n"
+        "\t// @ts-expect-error the body is checked at run time\n"
+        "\tsend() {\n\t\treturn fetch(this.input);\n\t}\n\n"
+        "\t/* istanbul ignore next */\n"
+        "\tclose() {\n\t}\n"
+        "}\n"
+    )
+    syms = _by_name(parse_source("source/client.ts", ts.encode()))
+    assert syms["Client.constructor"].docstring == ""
+    assert syms["Client.send"].docstring == "Send the request."
+    assert syms["Client.close"].docstring == ""
+    go = (
+        "//go:build go1.9\n// +build go1.9\n\npackage mux\n\n// Vars returns the route variables.\n"
+    )
+    go += "//\n//nolint:errcheck\nfunc Vars() map[string]string {\n\treturn nil\n}\n"
+    syms = _by_name(parse_source("mux.go", go.encode()))
+    assert syms["<module>"].docstring == ""
+    assert syms["Vars"].docstring == "Vars returns the route variables."
+    # words that only look like one stay
+    doc = "// ESLint rules this package loads.\n// go: the runner\nfunction rules() {\n}\n"
+    syms = _by_name(parse_source("rules.js", doc.encode()))
+    assert syms["rules"].docstring == "ESLint rules this package loads.\ngo: the runner"
+
+
 @pytest.mark.parametrize(
     ("path", "source", "expected"),
     [

@@ -104,6 +104,16 @@ _QUOTE_END = frozenset("\"'`\n")
 # what a line must look like to be part of a leading doc comment, per comment style
 _LINE_COMMENT = compile_pattern(r"^\s*(?://+!?|#+)\s?")
 _HASH_LANGS = frozenset({"python", "ruby", "php"})
+# a comment line that speaks to a tool, not to a reader (a linter, formatter, type checker,
+# coverage counter or compiler): not part of a symbol's doc
+_DIRECTIVE = compile_pattern(
+    r"(?:eslint-(?:disable|enable|env)|prettier-ignore|@ts-(?:ignore|expect-error|nocheck|check)"
+    r"|(?:istanbul|c8|v8) ignore|biome-ignore|deno-(?:lint|fmt)-ignore|tslint:|jshint |jscs:"
+    r"|nolint\b|NOLINT|go:[a-z]+\b|\+build |noinspection |#(?:end)?region\b|cspell:"
+    r"|spell-checker:|@jsx(?:Runtime|ImportSource|Frag)?\b|@flow\b|type: ?ignore\b|noqa\b"
+    r"|pylint: ?(?:disable|enable)|fmt: ?(?:off|on|skip)\b|rubocop:(?:disable|enable|todo)"
+    r"|phpcs:|@phpstan-|@psalm-)"
+)
 _ANNOTATIONS = compile_pattern(r"^(?:@[\w.$]+(?:\s*\((?:[^()]|\([^()]*\))*\))?\s*)+")
 _SPACE_AFTER_OPEN = compile_pattern(r"([(\[]) ")
 _SPACE_BEFORE_CLOSE = compile_pattern(r" ([)\]])")
@@ -349,7 +359,7 @@ class Source:
                 i = j - 1
                 continue
             break
-        return "\n".join(reversed(out)).strip()
+        return "\n".join(line for line in reversed(out) if not _DIRECTIVE.match(line)).strip()
 
     def module_comment(self) -> str:
         """Non-Python module doc: the file's leading comment block, when it stands apart from
