@@ -138,10 +138,12 @@ def status(ctx: typer.Context, out: OutOpt = None, as_json: JsonOpt = False) -> 
     info = _strata(ctx, out).status()
     if as_json:
         _emit_json(info)
-        return
-    from .render_cli import print_status
+    else:
+        from .render_cli import print_status
 
-    print_status(info)
+        print_status(info)
+    if info.get("problem"):
+        raise typer.Exit(1)  # an index this version cannot answer from
 
 
 @app.command()

@@ -113,6 +113,8 @@ def print_status(info: dict[str, Any]) -> None:
     if info["stale"]:
         line += f"; repository HEAD moved to {info['repo_head'][:10]}: run `gitstrata index`"
     console.print(Text(line), soft_wrap=True)
+    if info.get("problem"):
+        console.print(Text(f"  cannot be served: {info['problem']}"), style="red", soft_wrap=True)
     table = Table(box=None, header_style="bold", pad_edge=False)
     table.add_column("table")
     table.add_column("stage")

@@ -18,6 +18,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel
 
 from ..store.config import Config, GraveyardConfig, RetrievalConfig
+from ..store.embedder import read_meta
 from ..store.errors import GitstrataError, IndexCorrupt, InputError
 from ..store.filekind import kind as file_kind
 from ..store.generations import Store
@@ -152,6 +153,10 @@ class Engine:
         self._answers = AnswerCache()
 
     def _set(self, index: ServeIndex) -> None:
+        if index.has("embedder"):
+            # an index another version of gitstrata built fails here, not on its first query:
+            # `IndexCorrupt` says to rebuild, and a server rebuilds it (`serve/lifecycle.py`)
+            read_meta(index.gen.file("embedder"))
         # index, searcher and perplexity check are swapped together: a request reads one snapshot
         self._state = (
             index,

@@ -167,20 +167,8 @@ class Embedder:
     @classmethod
     def load(cls, directory: Path) -> Embedder:
         directory = Path(directory)
-        try:
-            meta = json.loads((directory / "meta.json").read_text(encoding="utf-8"))
-        except (OSError, ValueError) as exc:
-            raise IndexCorrupt(
-                f"{directory}: unreadable embedder state ({exc})", hint=f"run `{REBUILD}`"
-            ) from None
-        if meta.get("format") != STATE_FORMAT or meta.get("tokenizer_version") != TOKENIZER_VERSION:
-            raise IndexCorrupt(
-                f"{directory}: embedder state of another format", hint=f"run `{REBUILD}`"
-            )
-        backend_cls = BACKENDS.get(meta.get("backend"))
-        if backend_cls is None:
-            raise IndexCorrupt(f"{directory}: unknown embedder backend {meta.get('backend')!r}")
-        backend = backend_cls.load(directory, meta)
+        meta = read_meta(directory)
+        backend = BACKENDS[meta["backend"]].load(directory, meta)
         try:
             return cls(
                 backend,
@@ -192,6 +180,36 @@ class Embedder:
             raise IndexCorrupt(
                 f"{directory}: inconsistent embedder state ({exc})", hint=f"run `{REBUILD}`"
             ) from None
+
+
+def read_meta(directory: Path) -> dict:
+    """The embedder state's `meta.json`, checked before any array is read: `IndexCorrupt` when it
+    is unreadable, or written by another version of gitstrata (another state format or
+    tokenizer: the index must be rebuilt to be served), or names an unknown backend."""
+    directory = Path(directory)
+    try:
+        meta = json.loads((directory / "meta.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise IndexCorrupt(
+            f"{directory}: unreadable embedder state ({exc})", hint=f"run `{REBUILD}`"
+        ) from None
+    if not isinstance(meta, dict):
+        raise IndexCorrupt(f"{directory}: unreadable embedder state", hint=f"run `{REBUILD}`")
+    made = (meta.get("format"), meta.get("tokenizer_version"))
+    if made != (STATE_FORMAT, TOKENIZER_VERSION):
+        raise IndexCorrupt(
+            f"{directory}: the index was built by another version of gitstrata (embedder state "
+            f"format {made[0]}, tokenizer {made[1]}; this version reads format {STATE_FORMAT}, "
+            f"tokenizer {TOKENIZER_VERSION})",
+            hint=f"run `{REBUILD}`",
+        )
+    backend = meta.get("backend")
+    if not isinstance(backend, str) or backend not in BACKENDS:
+        raise IndexCorrupt(
+            f"{directory}: unknown embedder backend {backend!r}",
+            hint=f"run `{REBUILD}`",
+        )
+    return meta
 
 
 def make_backend(name: str, **params) -> EmbeddingBackend:

@@ -5,7 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from .generations import Store
+from .errors import IndexCorrupt
+from .generations import Generation, Store
 from .manifest import Manifest
 
 
@@ -58,6 +59,7 @@ def index_status(store: Store, repo: Path | None) -> dict[str, Any]:
             disk += info.bytes
     head = read_head(repo) if repo is not None else None
     return {
+        "problem": serving_problem(gen),
         "store": str(store.root),
         "generation": gen.name,
         "created_at": m.created_at,
@@ -73,6 +75,20 @@ def index_status(store: Store, repo: Path | None) -> dict[str, Any]:
         "generations": store.generations(),
         "redactions": redaction_summary(m),
     }
+
+
+def serving_problem(gen: Generation) -> str | None:
+    """Why this code cannot answer from `gen` though its files are sound (an index another
+    version of gitstrata built, whose embedder state it cannot read), None when it can."""
+    if not gen.has("embedder"):
+        return None
+    from .embedder import read_meta
+
+    try:
+        read_meta(gen.file("embedder"))
+    except IndexCorrupt as exc:
+        return str(exc) + (f" (hint: {exc.hint})" if exc.hint else "")
+    return None
 
 
 # Where a secret is counted once: HEAD's source, the commits (message and diff excerpt) and the

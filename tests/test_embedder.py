@@ -20,7 +20,7 @@ from gitstrata.stages.quantize import quantize, vectors_matrix
 from gitstrata.store import lsa as lsa_module
 from gitstrata.store.combined import LsaWordLlama
 from gitstrata.store.config import Config, ConfigError, EmbeddingConfig
-from gitstrata.store.embedder import BACKENDS, Embedder, haar_rotation, make_backend
+from gitstrata.store.embedder import BACKENDS, Embedder, haar_rotation, make_backend, read_meta
 from gitstrata.store.errors import IndexCorrupt
 from gitstrata.store.lsa import HashingLSA, _truncated_svd, dequantize_rows, quantize_rows
 from gitstrata.store.schemas import DOCUMENTS
@@ -789,6 +789,25 @@ def test_a_state_made_with_another_wordllama_version_is_refused(tmp_path: Path) 
     meta_file.write_text(json.dumps(meta))
     with pytest.raises(IndexCorrupt, match=r"wordllama 0\.0\.1"):
         Embedder.load(tmp_path / "emb")
+
+
+def test_a_state_another_version_of_gitstrata_wrote_is_refused_from_its_meta(
+    tmp_path: Path,
+) -> None:
+    _embedder(CORPUS[:4]).save(tmp_path / "emb")
+    assert read_meta(tmp_path / "emb")["backend"] == "hashing-lsa"
+    meta_file = tmp_path / "emb" / "meta.json"
+    meta = json.loads(meta_file.read_text())
+    for key, value in (("tokenizer_version", 0), ("format", 99)):
+        meta_file.write_text(json.dumps({**meta, key: value}))
+        for read in (read_meta, Embedder.load):
+            with pytest.raises(IndexCorrupt, match="built by another version of gitstrata") as got:
+                read(tmp_path / "emb")
+            assert got.value.hint == "run `gitstrata index --rebuild`"
+    for broken in ({**meta, "backend": ["lsa"]}, {**meta, "backend": "nope"}, ["not", "a", "dict"]):
+        meta_file.write_text(json.dumps(broken))
+        with pytest.raises(IndexCorrupt, match="unknown embedder backend|unreadable"):
+            read_meta(tmp_path / "emb")
 
 
 @pytest.mark.parametrize(

@@ -131,6 +131,46 @@ def test_damage_is_named_by_every_command_and_index_repairs_it(
     assert "gen-000001" not in Store(strata).generations() or case.startswith("CURRENT")
 
 
+def test_an_index_another_version_built_is_named_and_a_server_rebuilds_it(
+    repo: GitRepo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Sound files this code cannot answer from (an index an earlier gitstrata built, whose
+    embedder state is of another format): `status` says so and exits 1, opening an engine fails
+    at once with the rebuild hint, and a server starts the build that replaces it."""
+    from typer.testing import CliRunner
+
+    from gitstrata import Strata
+    from gitstrata.cli import app
+    from gitstrata.serve.engine import Engine
+    from gitstrata.serve.lifecycle import Lifecycle
+    from gitstrata.store import embedder
+    from gitstrata.store.errors import IndexCorrupt
+
+    strata = repo.path / ".strata"
+    assert Strata(repo.path).status()["problem"] is None
+    monkeypatch.setattr(embedder, "TOKENIZER_VERSION", embedder.TOKENIZER_VERSION + 1)
+    assert Store(strata).require_live().problems() == {}  # no file is damaged
+    problem = Strata(repo.path).status()["problem"]
+    assert "built by another version of gitstrata" in problem and "--rebuild" in problem
+    shown = CliRunner().invoke(app, ["-C", str(repo.path), "status"])
+    assert shown.exit_code == 1 and "cannot be served" in shown.output, shown.output
+    as_json = CliRunner().invoke(app, ["-C", str(repo.path), "status", "--json"])
+    assert as_json.exit_code == 1 and json.loads(as_json.output)["problem"] == problem
+    with pytest.raises(IndexCorrupt, match="another version of gitstrata"):
+        Engine.open(strata, repo_root=repo.path)
+    life = Lifecycle(repo.path, interval=0.1, wait_seconds=10)
+    life.start()
+    try:
+        deadline = time.monotonic() + 30
+        while life.last_refresh is None and life._build is None and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert life.engine is None
+        assert life._build is not None or life.last_refresh is not None  # a build was started
+        assert any("another version of gitstrata" in e["message"] for e in life.errors)
+    finally:
+        life.close()
+
+
 @pytest.mark.slow
 def test_index_rebuilds_only_the_damaged_stages(repo: GitRepo) -> None:
     strata = repo.path / ".strata"
