@@ -178,8 +178,9 @@ class Coupling(_Model):
     hidden: bool | None  # None: a file's imports are not resolved, so a link is unknown
     weak: bool = False  # seen changing together in a single commit only
     # a symbol partner's link in HEAD's code: "caller" (its code names the target), "callee"
-    # (the target's code names it) or "caller and callee"; a partner listed for this link
-    # alone, never a co-change partner, has no co-change numbers (0)
+    # (the target's code names it), "caller and callee", "container" (the target is declared
+    # inside it: its class, its `impl` block) or "member" (declared inside the target); a
+    # partner listed for this link alone, never a co-change partner, has no co-change numbers (0)
     link: str | None = None
 
 

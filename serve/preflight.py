@@ -399,7 +399,11 @@ def _coupling(index: ServeIndex, target: SymbolRow, report: PreflightReport, *, 
     _coupling_of_file(index, target.path, report, limit=limit)
     if target.qualname == MODULE_SYMBOL:
         return
+    nested = _nesting(index, target)
     for _, path, qualname, row, link in index.symbol_partners(target.symbol_id, limit // 2):
+        if link is not None and path == target.path:
+            # a class names its methods where it declares them: not a call either way
+            link = nested.get(qualname, link)
         if row is not None:
             report.symbol_coupling.append(_partner(row, path, qualname, link))
         else:  # linked in the code only
@@ -414,6 +418,27 @@ def _coupling(index: ServeIndex, target: SymbolRow, report: PreflightReport, *, 
                     link=link,
                 )
             )
+
+
+def _nesting(index: ServeIndex, target: SymbolRow) -> dict[str, str]:
+    """The symbols of the target's file it is declared in ("container": its class, its `impl`
+    block, the function around a closure) and those declared in it ("member"), by qualname."""
+    rows = index.symbols_by_path.get(target.path, [])
+    parent_of = {r.qualname: r.parent for r in rows}
+    out: dict[str, str] = {}
+    up = target.parent
+    while up and up not in out and up != target.qualname:
+        out[up] = "container"
+        up = parent_of.get(up)
+    for r in rows:
+        up, seen = r.parent, set()
+        while up and up not in seen:
+            if up == target.qualname:
+                out.setdefault(r.qualname, "member")
+                break
+            seen.add(up)
+            up = parent_of.get(up)
+    return out
 
 
 def _coupling_of_file(index: ServeIndex, path: str, report: PreflightReport, *, limit: int) -> None:

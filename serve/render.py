@@ -503,6 +503,8 @@ _LINK_WORDS = {
     "caller": "caller: its code names the target",
     "callee": "callee: the target's code names it",
     "caller and callee": "caller and callee: each names the other in its code",
+    "container": "container: the target is declared inside it",
+    "member": "member: declared inside the target",
 }
 
 

@@ -258,6 +258,33 @@ def test_preflight_lists_callers_and_callees_after_co_change_partners(git_repo, 
         assert [(c.symbol, c.link) for c in back.symbol_coupling] == [("charge", "callee")]
 
 
+def test_a_class_and_its_methods_are_container_and_member_not_caller_and_callee(
+    git_repo, tmp_path
+) -> None:
+    git_repo.commit(
+        "feat: cart",
+        {
+            "cart.py": "class Cart:\n    def total(self):\n        return sum(self.items)\n\n"
+            "    def checkout(self):\n        return pay(self.total())\n\n\n"
+            "def pay(amount):\n    return amount\n",
+        },
+    )
+    with Strata(git_repo.path, index_dir=tmp_path / "idx") as strata:
+        strata.index()
+        method = strata.preflight("cart.py", "Cart.checkout")
+        links = {c.symbol: c.link for c in method.symbol_coupling}
+        # the class declares the method (its code names it): the container, not a caller
+        assert links == {"Cart": "container", "Cart.total": "callee", "pay": "callee"}
+        text = render_preflight(method, budget=None)
+        assert "cart.py::Cart  container: the target is declared inside it" in text
+        whole = strata.preflight("cart.py", "Cart")
+        links = {c.symbol: c.link for c in whole.symbol_coupling}
+        assert links["Cart.checkout"] == links["Cart.total"] == "member"
+        assert "cart.py::Cart.total  member: declared inside the target" in render_preflight(
+            whole, budget=None
+        )
+
+
 def test_a_new_commit_reuses_the_links_when_the_code_is_the_same(git_repo, tmp_path) -> None:
     git_repo.commit(
         "feat: billing",
