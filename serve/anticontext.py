@@ -54,7 +54,7 @@ from .graveyard import (
     match_preflight,
     match_search,
 )
-from .index import ServeIndex, iso_date
+from .index import Grouped, ServeIndex, iso_date
 from .invariants import Invariant, InvariantStore
 from .models import FailureWarning, InvariantHit, PastAttempt
 
@@ -177,7 +177,7 @@ class AntiContext:
             return item
         got = known.commits.get(item.id)
         if got is None:
-            full = index.sha_prefixes.first(item.id) or ""
+            full = index.resolve_sha(item.id) or ""
             added = frozenset(
                 (t["head_path"], ln[1:].strip())
                 for t in index.touches_by_sha.get(full, [])
@@ -487,7 +487,6 @@ def _head_code(index: ServeIndex, paths: set[str]) -> dict[str, set[str]]:
 def _reverts(index: ServeIndex, muted: Collection[str], share: float) -> list[_Revert]:
     """Every reverted commit of the history that was not muted, with how it ended."""
     commits = index.commits
-    prefixes = index.sha_prefixes
     pairs: list[tuple[str, str]] = []  # (reverted, revert)
     reverted_by: dict[str, str] = {}  # a revert's sha prefix -> the commit that reverted it
     for sha, c in index.revert_commits():
@@ -495,7 +494,7 @@ def _reverts(index: ServeIndex, muted: Collection[str], share: float) -> list[_R
         if c.get("intent") != "revert" or not reverted:
             continue
         reverted_by[reverted] = sha
-        full = prefixes.first(reverted)
+        full = index.resolve_sha(reverted)
         if full is None or any(full.startswith(m) for m in muted):
             continue
         pairs.append((full, sha))
@@ -507,7 +506,7 @@ def _reverts(index: ServeIndex, muted: Collection[str], share: float) -> list[_R
         if not (
             commits[full].get("intent") == "revert"
             and (r := commits[full].get("reverted_sha"))
-            and prefixes.first(r) is not None
+            and index.resolve_sha(r) is not None
         )
     ]
     if not pairs:
@@ -521,6 +520,8 @@ def _reverts(index: ServeIndex, muted: Collection[str], share: float) -> list[_R
         return reverted_by[min(hits, key=key_order.__getitem__)] if hits else None
 
     by_sha = index.touches_by_sha
+    if isinstance(by_sha, Grouped):  # every pair's touches in one pass, not one per commit
+        by_sha.prefetch(s for p in pairs for s in p)
     messages = _messages(index, {s for p in pairs for s in p})
     code = _head_code(index, {t["head_path"] for _, r in pairs for t in by_sha.get(r, [])})
     out = []

@@ -195,6 +195,28 @@ class Grouped(Mapping[str, list[dict[str, Any]]]):
             rows = pc.take(rows, pc.sort_indices(rows, self._order))
         return _rows(rows)
 
+    def prefetch(self, keys: Iterable[Any]) -> None:
+        """Read the rows of `keys` not read yet in one pass over the key column, for a caller
+        about to ask for many keys (every revert of a history and the commit it undid): the
+        same rows, in the same order, as one lookup per key would read."""
+        if self._slices is not None:
+            return
+        want = sorted({k for k in keys if isinstance(k, str) and k not in self._rows})
+        col = self._table.column(self._key)
+        if len(want) < 2 or not pa.types.is_string(col.type):
+            return
+        rows = pc.filter(self._table, pc.is_in(col, value_set=pa.array(want, pa.string())))
+        if self._order:
+            rows = pc.take(rows, pc.sort_indices(rows, self._order))
+        found: dict[str, list[dict[str, Any]]] = {}
+        for row in _rows(rows):
+            found.setdefault(row[self._key], []).append(row)
+        with self._lock:
+            for key, got in found.items():
+                if len(self._rows) >= self._keep:
+                    break
+                self._rows.setdefault(key, got)
+
     def get(self, key: Any, default: Any = None) -> Any:  # type: ignore[override]
         rows = self._rows.get(key)
         if rows is not None:
@@ -610,12 +632,20 @@ class ServeIndex:
         """The resolver of commit sha prefixes ("This reverts commit 1a2b3c4"), built once."""
         return ShaPrefixes(self.commits)
 
+    def resolve_sha(self, prefix: str) -> str | None:
+        """The indexed commit a sha or a sha prefix names (`ShaPrefixes.first`). A whole sha,
+        as git's revert message and a commit hit give it, is looked up: a one-shot answer need
+        not sort every sha of the history for it."""
+        if len(prefix) in _WHOLE_SHA and prefix in self.commits:
+            return prefix
+        return self.sha_prefixes.first(prefix)
+
     @cached_property
     def reverted_by(self) -> dict[str, list[str]]:
         """sha of a reverted commit -> the shas of the revert commits that name it, in the
         history's order."""
         out: dict[str, list[str]] = {}
-        first = self.sha_prefixes.first
+        first = self.resolve_sha
         for sha, c in self.revert_commits():
             full = first(c["reverted_sha"]) if c.get("intent") == "revert" else None
             if full is not None and full != sha:
@@ -873,6 +903,9 @@ class ServeIndex:
                 value.build()
             elif isinstance(value, _Commits):
                 value.read_all()
+
+
+_WHOLE_SHA = (40, 64)  # SHA-1 and SHA-256 object names, in hex
 
 
 class ShaPrefixes:

@@ -61,3 +61,37 @@ def test_a_tables_rows_read_as_arrow_reads_them(rows, start) -> None:
     assert got == expected
     assert [list(r) for r in got] == [list(r) for r in expected]  # the same key order
     assert repr(got) == repr(expected)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.one_of(st.none(), st.sampled_from("abcde")),
+            st.integers(0, 3),
+            st.sampled_from("xyz"),
+        ),
+        max_size=40,
+    ),
+    st.lists(st.one_of(st.none(), st.sampled_from("abcdef")), max_size=8),
+    st.booleans(),
+)
+def test_prefetched_groups_are_the_rows_one_lookup_per_key_reads(rows, keys, ordered) -> None:
+    import pyarrow as pa
+
+    from gitstrata.serve.index import Grouped
+
+    table = pa.table(
+        {
+            "sha": pa.array([k for k, _, _ in rows], pa.string()),
+            "t": pa.array([t for _, t, _ in rows], pa.int64()),
+            "v": pa.array([v for _, _, v in rows], pa.string()),
+        }
+    )
+    order = [("t", "descending")] if ordered else []
+    one_by_one = Grouped(table, "sha", order)
+    prefetched = Grouped(table, "sha", order)
+    prefetched.prefetch(keys)
+    for key in [*keys, "a", "f"]:
+        assert prefetched.get(key) == one_by_one.get(key)
+        assert (key in prefetched) == (key in one_by_one)
