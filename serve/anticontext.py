@@ -341,7 +341,7 @@ def _rationale(index: ServeIndex, targets: Sequence[Target], touched: Collection
     if not count:
         return []
     ranked = [sha for sha, _ in count.most_common()]
-    fixes = [sha for sha in ranked if index.commits.get(sha, {}).get("intent") in LOAD_BEARING]
+    fixes = [sha for sha in ranked if index.commit_field(sha, "intent") in LOAD_BEARING]
     return fixes or ranked[:1]
 
 

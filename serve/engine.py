@@ -366,7 +366,7 @@ class Engine:
             bulk = False
             if x.kind == "commit" and x.sha:
                 touched = index.symbols_touched(x.sha)
-                bulk = bool(index.commits.get(x.sha, {}).get("bulk"))
+                bulk = bool(index.commit_field(x.sha, "bulk"))
             out.append(
                 RetrievedItem(
                     kind=x.kind,

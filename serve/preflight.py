@@ -333,16 +333,15 @@ def useful_commits(index: ServeIndex, newest: list[str], limit: int, recent: int
     """At most `limit` of `newest` (shas, newest first), newest first: the `recent` newest
     non-bulk commits, then fixes / security / reverts, then the rest; bulk commits (mass
     formatting, renames) only when nothing else is left."""
-    commits = index.commits
+    field = index.commit_field
     tiers: tuple[list[int], list[int], list[int], list[int]] = ([], [], [], [])
     latest, fixes, rest, bulk = tiers
     for i, sha in enumerate(newest):
-        c = commits.get(sha)
-        if c is not None and c["bulk"]:
+        if field(sha, "bulk"):
             bulk.append(i)
         elif len(latest) < recent:
             latest.append(i)
-        elif c is not None and c["intent"] in LOAD_BEARING:
+        elif field(sha, "intent") in LOAD_BEARING:
             fixes.append(i)
             if len(latest) + len(fixes) >= limit:
                 break  # nothing older can make the cut

@@ -1116,8 +1116,7 @@ class Searcher:
             rows = index.touches_by_symbol.get(sid, []) if sid else []
         shas = [r["sha"] for r in rows]
         if asked.intent is not None:
-            commits = index.commits
-            shas = [s for s in shas if commits.get(s, {}).get("intent") == asked.intent]
+            shas = [s for s in shas if index.commit_field(s, "intent") == asked.intent]
         picked = index.in_history_order(shas, asked.limit, oldest=asked.end == "first")
         return [r for r in map(self.docs.by_sha.get, picked) if r is not None]
 
@@ -1394,10 +1393,10 @@ class Searcher:
             seen: dict[str, dict] = {}
             for t in self.index.touches_by_symbol.get(symbol_id, []):
                 seen.setdefault(t["sha"], t)
-            commits = self.index.commits
+            field = self.index.commit_field
             keys = {
                 sha: (
-                    commits.get(sha, {}).get("intent") not in LOAD_BEARING,
+                    field(sha, "intent") not in LOAD_BEARING,
                     -t["commit_time"].timestamp(),
                 )
                 for sha, t in seen.items()

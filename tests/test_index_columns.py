@@ -95,3 +95,37 @@ def test_prefetched_groups_are_the_rows_one_lookup_per_key_reads(rows, keys, ord
     for key in [*keys, "a", "f"]:
         assert prefetched.get(key) == one_by_one.get(key)
         assert (key in prefetched) == (key in one_by_one)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.one_of(st.none(), instant),
+            st.one_of(st.none(), st.sampled_from(["bugfix", "feature", "revert"])),
+            st.one_of(st.none(), st.booleans()),
+        ),
+        max_size=20,
+    )
+)
+def test_a_commits_field_is_its_rows_value(rows) -> None:
+    import pyarrow as pa
+
+    from gitstrata.serve.index import _Commits
+
+    shas = [f"{i:040x}" for i in range(len(rows))]
+    times = [None if x is None else x[0] * 1_000_000 + x[1] for x, _, _ in rows]
+    table = pa.table(
+        {
+            "sha": pa.array(shas, pa.string()),
+            "commit_time": pa.array(times, pa.timestamp("us", tz="UTC")),
+            "intent": pa.array([i for _, i, _ in rows], pa.string()),
+            "bulk": pa.array([b for _, _, b in rows], pa.bool_()),
+        }
+    )
+    by_field, by_row = _Commits(table), _Commits(table)
+    for sha in [*shas, "f" * 40]:
+        for name in ("commit_time", "intent", "bulk"):
+            row = by_row.get(sha)
+            assert by_field.field(sha, name) == (None if row is None else row[name])
+            assert repr(by_field.field(sha, name)) == repr(None if row is None else row[name])
