@@ -48,6 +48,7 @@ from .graveyard import (
     REVERT,
     FailureView,
     Intent,
+    LazyFailureView,
     RetrievedItem,
     codes,
     identifiers,
@@ -437,14 +438,17 @@ class _Revert:
     past: PastAttempt
 
     def view(self, embed) -> FailureView:
-        # held to the stricter bar: its text is what the commits say, not the diff's words
-        return FailureView(
-            id=revert_id(self.sha),
-            targets=self.targets,
-            text_terms=Counter(tokenize(self.about)),
-            vector=embed(self.about),
-            source=REVERT,
-            identifiers=identifiers("\n".join(self.changed)),
+        # held to the stricter bar: its text is what the commits say, not the diff's words;
+        # made when a question's results first point at it (most never are)
+        about, changed = self.about, self.changed
+        return LazyFailureView(
+            revert_id(self.sha),
+            self.targets,
+            lambda: (
+                Counter(tokenize(about)),
+                embed(about),
+                identifiers("\n".join(changed)),
+            ),
         )
 
 

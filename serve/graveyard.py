@@ -70,7 +70,7 @@ import re
 from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -222,6 +222,45 @@ class FailureView:
         would take that commit's change back out."""
         paths = {path for path, _ in self.targets}
         return any(path in paths and line in self.touched for path, line in commit.added)
+
+
+class _Features:
+    """A lazily computed feature of a `LazyFailureView` (a non-data descriptor: once computed,
+    the value sits in the instance's dict and is read as a plain attribute)."""
+
+    def __init__(self, at: int) -> None:
+        self.at = at
+
+    def __get__(self, view: LazyFailureView | None, owner: type) -> Any:
+        if view is None:
+            return self
+        made = view.make()
+        names = ("text_terms", "vector", "identifiers")
+        view.__dict__.update(zip(names, made, strict=True))
+        return made[self.at]
+
+
+class LazyFailureView(FailureView):
+    """A `FailureView` whose text terms, vector and identifiers are made by `make` when
+    matching first reads one of them. A history's reverted commits are many, and a question's
+    results point at few of them: only those are compared with the question, so the others'
+    text is never tokenized nor embedded."""
+
+    text_terms = _Features(0)  # type: ignore[assignment]
+    vector = _Features(1)  # type: ignore[assignment]
+    identifiers = _Features(2)  # type: ignore[assignment]
+
+    def __init__(
+        self,
+        id: int | str,  # noqa: A002 (the field's name)
+        targets: tuple[Target, ...],
+        make: Callable[[], tuple[Collection[str], np.ndarray | None, frozenset[str]]],
+        source: str = REVERT,
+    ) -> None:
+        super().__init__(id=id, targets=targets, source=source)
+        for name in ("text_terms", "vector", "identifiers"):
+            self.__dict__.pop(name, None)
+        self.make = make
 
 
 @dataclass(frozen=True)
@@ -997,8 +1036,12 @@ def match_preflight(
         if m.anchors is None:
             m.anchors = _preflight_anchors(f, path, qualname, results, cfg)
         if m.fix_best != fix_best:  # the evidence counts the fix against the best of all
-            found = evidence(intent, idf, f, cfg, fix_best=fix_best, fix=m.fix)
-            m.fix_best, m.warning = fix_best, _decide(f, m.anchors, found, cfg)
+            if f.strict and max((w for w, _ in m.anchors), default=0.0) <= 0:
+                # `_decide` never warns of a revert nothing anchors: its text is not read
+                m.fix_best, m.warning = fix_best, None
+            else:
+                found = evidence(intent, idf, f, cfg, fix_best=fix_best, fix=m.fix)
+                m.fix_best, m.warning = fix_best, _decide(f, m.anchors, found, cfg)
         out.append(m.warning)
     if kept is not None:
         kept.clear()

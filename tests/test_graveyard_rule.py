@@ -18,6 +18,7 @@ from gitstrata.serve.graveyard import (
     WHY_EVIDENCE,
     FailureView,
     Intent,
+    LazyFailureView,
     RetrievedItem,
     codes,
     evidence,
@@ -641,3 +642,44 @@ def test_what_a_preflight_question_kept_per_failure_answers_as_a_fresh_match_doe
         assert set(kept) == {id(v) for v in views}  # the failures gone are dropped
         answers.append(got)
     assert len({repr(a) for a in answers}) >= 3
+
+
+def test_a_lazy_reverts_text_is_made_only_when_a_question_is_anchored_to_it():
+    made: list[int] = []
+
+    def lazy(fid, target, terms, idents=()) -> LazyFailureView:
+        def make():
+            made.append(fid)
+            return Counter(terms), None, frozenset(idents)
+
+        return LazyFailureView(fid, (target,), make)
+
+    changed = identifiers("+    open_url(shlex.quote(x))")
+    cases = [
+        (22, GATEWAY, ["idempotency", "key"], ()),
+        (32, RETRY, [], changed),
+        (50, REFUND, ["idempotency"], ()),
+    ]
+    eager = [
+        failure(fid, t, terms=terms, source="revert", idents=ids_) for fid, t, terms, ids_ in cases
+    ]
+    named = Intent.of("call open_url with shlex.quote", ["call", "open_url", "shlex.quote"], None)
+    questions = [
+        lambda views: match_search(
+            ["idempotency", "key"], None, idf, [symbol(1, GATEWAY)], views, CFG
+        ),
+        lambda views: match_search(["idempotency"], None, idf, [symbol(1, RETRY)], views, CFG),
+        lambda views: match_preflight(*RETRY, named, None, idf, views, CFG),
+        lambda views: match_preflight(*GATEWAY, ["idempotency", "key"], None, idf, views, CFG),
+    ]
+    for ask in questions:
+        views = [lazy(*case) for case in cases]
+        made.clear()
+        assert ask(views) == ask(eager)
+        # only the reverts the question is anchored to were read (the target's file, or a result)
+        assert set(made) <= {22, 32, 50} and len(made) < len(cases)
+    view = lazy(*cases[1])
+    assert (view.vector, view.identifiers, view.text_terms) == (None, changed, Counter())
+    assert view.strict and made.count(32) >= 1
+    made.clear()
+    assert view.identifiers == changed and made == []  # made once, then plain attributes
