@@ -153,10 +153,19 @@ class Lifecycle:
         build, problem = self._build, self.problem
         if build is not None:
             elapsed = round(time.monotonic() - build.started)
+            try:  # an index is there, but could not be opened (damaged, or another version's)
+                replacing = self.store.current_name() is not None
+            except GitstrataError:
+                replacing = True
+            what = (
+                "rebuilding this repository's index, which could not be opened"
+                if replacing
+                else "indexing this repository for the first time"
+            )
             text = (
-                f"gitstrata is indexing this repository for the first time ({build.where()}; "
-                f"{elapsed} s so far). Answers start as soon as the index is published: call this "
-                "tool again in a few seconds. record_failure and record_invariant already work."
+                f"gitstrata is {what} ({build.where()}; {elapsed} s so far). Answers start as "
+                "soon as the index is published: call this tool again in a few seconds. "
+                "record_failure and record_invariant already work."
             )
             return text, {"status": "indexing", "progress": build.progress()}, False
         if problem:

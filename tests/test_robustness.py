@@ -167,6 +167,9 @@ def test_an_index_another_version_built_is_named_and_a_server_rebuilds_it(
         assert life.engine is None
         assert life._build is not None or life.last_refresh is not None  # a build was started
         assert any("another version of gitstrata" in e["message"] for e in life.errors)
+        text, state, _ = life.notice()
+        if state.get("status") == "indexing":  # the build may be over already
+            assert "rebuilding this repository's index, which could not be opened" in text
     finally:
         life.close()
 
