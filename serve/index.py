@@ -343,13 +343,13 @@ class _Commits(Mapping[str, dict[str, Any]]):
         self._all = False
         self._lock = threading.Lock()
 
-    def field(self, sha: str, name: str, default: Any = None) -> Any:
-        """Column `name` of commit `sha` (`default` when it is not indexed): a loop over a hot
+    def field(self, sha: str, name: str) -> Any:
+        """Column `name` of commit `sha` (None when it is not indexed): a loop over a hot
         symbol's hundreds of commits that reads one field of each reads that column once, not a
         row per commit (`get`)."""
         i = self._positions().get(sha)
         if i is None:
-            return default
+            return None
         values = self._fields.get(name)
         if values is None:
             values = self._fields[name] = _pylist(self._table.column(name))
@@ -427,13 +427,6 @@ class _Messages(_GroupedView[str]):
         return rows[0]["message"] or ""
 
 
-def _field(commits: Mapping[str, dict[str, Any]], sha: str, name: str) -> Any:
-    """One field of a commit (None when the commit or the field is not there), by its column."""
-    if isinstance(commits, _Commits):
-        return commits.field(sha, name)
-    return commits.get(sha, {}).get(name)
-
-
 class ServeIndex:
     def __init__(self, gen: Generation) -> None:
         # shared: the memory book's own opens of this generation read the same columns
@@ -503,7 +496,8 @@ class ServeIndex:
 
     def commit_field(self, sha: str, name: str) -> Any:
         """One field of an indexed commit (None when it is not indexed), read by its column."""
-        return _field(self.commits, sha, name)
+        commits = self.commits
+        return commits.field(sha, name) if isinstance(commits, _Commits) else None
 
     def revert_commits(self) -> list[tuple[str, dict[str, Any]]]:
         """(sha, row) of the commits classed as reverts that name the commit they revert, in
@@ -686,12 +680,12 @@ class ServeIndex:
 
     def _ancestors_in_second(self, sha: str) -> set[str]:
         """The ancestors of commit `sha` with its commit time, through parents of that time."""
-        parents, commits = self._parents, self.commits
-        when = _field(commits, sha, "commit_time")
+        parents, when_of = self._parents, self.commit_field
+        when = when_of(sha, "commit_time")
         todo, seen = list(parents.get(sha) or ()), set[str]()
         while todo and len(seen) < 10_000:
             p = todo.pop()
-            if p not in seen and _field(commits, p, "commit_time") == when:
+            if p not in seen and when_of(p, "commit_time") == when:
                 seen.add(p)
                 todo.extend(parents.get(p) or ())
         return seen
@@ -700,11 +694,11 @@ class ServeIndex:
         """The `n` newest (`oldest`: oldest) of `shas`, commits of the index listed newest first
         by commit time, in that order. Commits of one second, as a rebased series has, are
         ordered by their parents, which the time cannot tell; ties keep the order given."""
-        commits = self.commits
+        field = self.commit_field
         groups: list[list[str]] = []
         for sha in dict.fromkeys(shas):
-            when = _field(commits, sha, "commit_time")
-            if groups and _field(commits, groups[-1][0], "commit_time") == when:
+            when = field(sha, "commit_time")
+            if groups and field(groups[-1][0], "commit_time") == when:
                 groups[-1].append(sha)
             else:
                 groups.append([sha])
