@@ -20,6 +20,7 @@ import threading
 from collections import Counter
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -72,6 +73,11 @@ class _Known:
     details: dict[int | str, FailureWarning]
     past: list[tuple[tuple[Target, ...], PastAttempt]]  # newest first
     commits: dict[str, RetrievedItem] = field(default_factory=dict)  # sha[:10] -> added lines
+
+    @cached_property
+    def homes(self) -> frozenset[str]:
+        """The files any attempt targets: the only ones whose added lines matching reads."""
+        return frozenset().union(*(v.homes for v in self.views))
 
 
 class AntiContext:
@@ -173,15 +179,18 @@ class AntiContext:
     def _with_added(self, index: ServeIndex, known: _Known, item: RetrievedItem) -> RetrievedItem:
         """A retrieved commit with the lines it added (cached per commit), so that matching can
         tell an attempt that would take those lines out from one that merely touched the same
-        function."""
+        function. Only the lines of files an attempt targets are kept: matching reads no other,
+        and a large commit (a history's first) touches thousands of files."""
         if item.kind != "commit" or not item.id:
             return item
         got = known.commits.get(item.id)
         if got is None:
             full = index.resolve_sha(item.id) or ""
+            homes = known.homes
             added = frozenset(
                 (t["head_path"], ln[1:].strip())
                 for t in index.touches_by_sha.get(full, [])
+                if t["head_path"] in homes
                 for ln in changed_lines(t["excerpt"] or "")
                 if ln[0] == "+"
             )

@@ -3,8 +3,8 @@
 Dictionary-encoded columns become (codes, values) pairs: a numpy view of the codes plus a short
 Python list of the distinct values, so the ranker can test `kind == commit` for 400 candidates
 without touching Python strings. Lookups from symbol ids and shas to documents are built on
-first use. Texts for the reranker come from `documents.parquet`, read column-wise once; once
-warmed, their terms come from the documents' `doc_terms` instead of tokenizing.
+first use. Texts for the reranker come from `documents.parquet`, read column-wise once; their
+terms come from the documents' `doc_terms` instead of tokenizing.
 """
 
 from __future__ import annotations
@@ -22,8 +22,8 @@ from ..store.tokenizer import tokenize
 from ..store.vecstore import open_docmeta
 from . import arrow_ops as pc
 
-# (title terms, body terms, body fits `TEXT_LIMIT`, head terms): see `_read_cached_terms`
-_Cached = tuple[pa.ChunkedArray, pa.ChunkedArray, np.ndarray, pa.ChunkedArray]
+# (title terms, body terms, head terms): see `_read_cached_terms`
+_Cached = tuple[pa.ChunkedArray, pa.ChunkedArray, pa.ChunkedArray]
 
 
 class _Dict:
@@ -38,14 +38,18 @@ class _Dict:
         if idx.null_count:
             idx = pc.fill_null(idx, -1)
         self.codes = idx.to_numpy(zero_copy_only=False).astype(np.int32, copy=False)
-        self._lookup = {v: i for i, v in enumerate(self.values)}
+
+    @cached_property
+    def _lookup(self) -> dict:
+        # built on the first `code`: a document's symbol id or sha is never looked up this way
+        return {v: i for i, v in enumerate(self.values)}
 
     @cached_property
     def _decoded(self) -> list:
         # decoded on first read, not at open: the ranker then reads these per candidate,
         # hundreds of times per query
-        values = self.values
-        return [values[c] if c >= 0 else None for c in self.codes.tolist()]
+        values = [*self.values, None]  # code -1 (null) reads the last item
+        return [values[c] for c in self.codes.tolist()]
 
     def __getitem__(self, row: int):
         return self._decoded[row]
@@ -72,9 +76,9 @@ class DocTable:
         self.time = meta.column("time").to_numpy()
         self._titles = meta.column("title")
         self.commit_code = self.kind.code("commit")
-        # set by `warm`: a one-shot query tokenizes its few candidates faster than it reads
-        # every document's cached terms; a server reads them once and tokenizes no document
+        # read by `warm`, or on the first `terms` when their mapped copy is there (see `terms`)
         self._cached_terms: _Cached | None = None
+        self._terms_read = False
         self.symbol_code = self.kind.code("symbol")
 
     @lru_cache(maxsize=16384)  # noqa: B019 (one DocTable per generation, dropped on reload)
@@ -87,21 +91,22 @@ class DocTable:
     def is_code(self, row: int) -> bool:
         return int(self.kind.codes[row]) == self.symbol_code
 
+    def _last_row_of(self, column: _Dict, kind_code: int) -> dict[str, int]:
+        """Each value of `column` among the documents of kind `kind_code`, to the last row that
+        has it (the rows are picked in numpy, not by reading a numpy scalar per row)."""
+        rows = np.flatnonzero((column.codes >= 0) & (self.kind.codes == kind_code))
+        values = column.values
+        return {
+            values[c]: r for c, r in zip(column.codes[rows].tolist(), rows.tolist(), strict=True)
+        }
+
     @cached_property
     def by_symbol_id(self) -> dict[str, int]:
-        out = {}
-        for row, code in enumerate(self.symbol_id.codes.tolist()):
-            if code >= 0 and self.kind.codes[row] == self.symbol_code:
-                out[self.symbol_id.values[code]] = row
-        return out
+        return self._last_row_of(self.symbol_id, self.symbol_code)
 
     @cached_property
     def by_sha(self) -> dict[str, int]:
-        out = {}
-        for row, code in enumerate(self.sha.codes.tolist()):
-            if code >= 0 and self.kind.codes[row] == self.commit_code:
-                out[self.sha.values[code]] = row
-        return out
+        return self._last_row_of(self.sha, self.commit_code)
 
     @cached_property
     def by_path(self) -> dict[str, list[int]]:
@@ -116,14 +121,15 @@ class DocTable:
         """Symbol documents by qualname and by last name component; a private member
         (`Ky.#retry`) also without its `#`, as a question writes it (`Ky.retry`, `retry`)."""
         out: dict[str, list[int]] = defaultdict(list)
-        for row, code in enumerate(self.qualname.codes.tolist()):
-            if code >= 0 and self.kind.codes[row] == self.symbol_code:
-                q = self.qualname.values[code]
-                names = {q, q.rsplit(".", 1)[-1]}
-                if "#" in q:
-                    names |= {n.replace("#", "") for n in names}
-                for name in names:
-                    out[name].append(row)
+        codes = self.qualname.codes
+        rows = np.flatnonzero((codes >= 0) & (self.kind.codes == self.symbol_code))
+        for row, code in zip(rows.tolist(), codes[rows].tolist(), strict=True):
+            q = self.qualname.values[code]
+            names = {q, q.rsplit(".", 1)[-1]}
+            if "#" in q:
+                names |= {n.replace("#", "") for n in names}
+            for name in names:
+                out[name].append(row)
         return dict(out)
 
     @cached_property
@@ -158,14 +164,26 @@ class DocTable:
         """(terms of `text`, terms of the title) of a document, each joined by single spaces
         with a space before and after, cached: a term `t` is in it where `f" {t} "` is, and
         two terms follow each other where `f" {a} {b} "` is (no term holds a space), so the
-        reranker asks its few query terms without a set of every document term."""
+        reranker asks its few query terms without a set of every document term.
+
+        A process that was not warmed (a one-shot command) reads the cached terms when their
+        mapped copy is there already (a server made it): mapped, they cost about a
+        millisecond, against 15-50 ms to tokenize a query's candidates. Without the copy it
+        tokenizes them: making the copy would add the terms' whole uncompressed size to the
+        index folder (6-8 MB on a 6,000-document index), and decoding the Parquet file costs
+        what tokenizing does."""
+        if not self._terms_read:
+            self._cached_terms = self._read_cached_terms(copied_only=True)
+            self._terms_read = True
         cached = self._cached_terms
         body = None
         if cached is not None:
             # `text` is title, newline, the body's first `TEXT_LIMIT` characters, and no term
-            # spans a newline; the cache joins each field's terms by single spaces
-            # a longer body is read from the terms of its head
-            body = cached[1][row].as_py() if cached[2][row] else cached[3][row].as_py()
+            # spans a newline; the cache joins each field's terms by single spaces. A longer
+            # body is read from the terms of its head, which only such a body has
+            body = cached[2][row].as_py()
+            if body is None:
+                body = cached[1][row].as_py()
         if body is not None:
             title = cached[0][row].as_py()  # type: ignore[index]
             seq = f"{title} {body}" if title and body else title or body
@@ -174,15 +192,21 @@ class DocTable:
             seq = " ".join(tokenize(self.text(row)))
         return f" {seq} ", f" {title} "
 
-    def _read_cached_terms(self) -> _Cached | None:
-        """(title terms, body terms, body within `TEXT_LIMIT`, terms of a longer body's first
-        `TEXT_LIMIT` characters) per row, from the documents' `doc_terms`; None for an index
-        without them, whose documents are then tokenized. The body terms cover the whole body,
-        so they serve a body the reranker reads whole; a longer one is read from its head
-        terms. `tokenize` never joins terms across the newline `text` puts between title and
-        body."""
+    def _read_cached_terms(self, *, copied_only: bool = False) -> _Cached | None:
+        """(title terms, body terms, terms of a longer body's first `TEXT_LIMIT` characters
+        or null) per row, from the documents' `doc_terms`; None for an index without them,
+        whose documents are then tokenized. The body terms cover the whole body, so they serve
+        a body the reranker reads whole; a longer one is read from its head terms. `tokenize`
+        never joins terms across the newline `text` puts between title and body. With
+        `copied_only`, only from the table's mapped copy, None when there is none yet."""
+        columns = ["content_hash", "title", "body", "head"]
         try:
-            cache = self.gen.table("doc_terms", columns=["content_hash", "title", "body", "head"])
+            if copied_only:
+                cache = self.gen.mapped_table("doc_terms")
+                if cache is None or not set(columns) <= set(cache.column_names):
+                    return None
+            else:
+                cache = self.gen.table("doc_terms", columns=columns)
         except (KeyError, IndexCorrupt, OSError, pa.ArrowInvalid):
             return None  # an index written before the terms were kept
         if cache.num_rows != self.n:
@@ -190,18 +214,11 @@ class DocTable:
         hashes = self.gen.table("documents", columns=["content_hash"]).column("content_hash")
         if not cache.column("content_hash").equals(hashes):
             return None  # not this generation's documents: tokenize instead
-        body = self._texts[1]
-        fits = pc.fill_null(pc.less_equal(pc.utf8_length(body), TEXT_LIMIT), True)
-        return (
-            cache.column("title"),
-            cache.column("body"),
-            fits.to_numpy(zero_copy_only=False),
-            cache.column("head"),
-        )
+        return cache.column("title"), cache.column("body"), cache.column("head")
 
     def warm(self) -> None:
         for attr in ("by_symbol_id", "by_sha", "by_path", "by_name", "_texts"):
             getattr(self, attr)
         for column in (self.kind, self.path, self.symbol_id, self.qualname, self.sha, self.intent):
             column._decoded  # noqa: B018 (decode now, not on the first query)
-        self._cached_terms = self._read_cached_terms()
+        self._cached_terms, self._terms_read = self._read_cached_terms(), True
