@@ -104,12 +104,15 @@ def _write_line(stream: IO[str], text: str) -> None:
 
 class PlainProgress(Progress):
     """For logs: one line per stage start and end, per task one line at its start, at most one
-    update per `interval` seconds (with an ETA), and one at its end."""
+    update per `interval` seconds (with an ETA), and one at its end. A stage's lines carry the
+    number it started as: stages run side by side, so the count of stages finished would give
+    two stages that start together the same number."""
 
     def __init__(self, stream: IO[str] | None = None, interval: float = 5.0) -> None:
         self.stream = stream or sys.stderr
         self.interval = interval
         self._last: dict[int, float] = {}
+        self._numbers: dict[str, int] = {}  # stage -> its place in the order stages started
 
     def _print(self, text: str) -> None:
         _write_line(self.stream, text)
@@ -133,12 +136,15 @@ class PlainProgress(Progress):
         self._print(text)
 
     def stage_started(self, name: str, number: int, count: int) -> None:
+        with _LINE_LOCK:
+            number = self._numbers.setdefault(name, len(self._numbers) + 1)
         self._print(f"[{INDEX_STEP} {number}/{count}] {name}")
 
     def stage_finished(
         self, name: str, number: int, count: int, seconds: float, skipped: bool
     ) -> None:
         state = "up to date" if skipped else f"done in {_duration(seconds)}"
+        number = self._numbers.get(name, number)
         self._print(f"[{INDEX_STEP} {number}/{count}] {name}: {state}")
 
     def _start(self, task: Task) -> None:

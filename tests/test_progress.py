@@ -212,6 +212,15 @@ def test_index_without_the_option_prints_plain_lines_for_people(tmp_path: Path) 
         assert any(
             re.fullmatch(rf"\[index \d+/{n}\] {name}: done in \d+\.\d s", line) for line in lines
         ), done.stderr
+    # each stage keeps the number it started as, and no two stages share one, though stages
+    # that start together run side by side
+    started = [re.fullmatch(rf"\[index (\d+)/{n}\] ([a-z_]+)", x) for x in lines]
+    numbers = {m.group(2): int(m.group(1)) for m in started if m}
+    assert sorted(numbers.values()) == list(range(1, n + 1)), lines
+    for line in lines:
+        ended = re.fullmatch(rf"\[index (\d+)/{n}\] ([a-z_]+): done in .*", line)
+        if ended:
+            assert int(ended.group(1)) == numbers[ended.group(2)], lines
     assert "[capsule: commits] 0/3 (0%)" in lines, done.stderr
     assert any(re.fullmatch(r"\[capsule: commits\] 3/3 \(100%\) in \d+\.\d s", x) for x in lines)
     step = r"\[[^\]]+\] (\d+/\d+ \(\d+%\)(, ETA [\d. a-z]+)?|\d+|done)( in [\d. a-z]+)?"
