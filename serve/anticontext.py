@@ -187,11 +187,12 @@ class AntiContext:
         if got is None:
             full = index.resolve_sha(item.id) or ""
             homes = known.homes
+            cols = index.touch_columns(index.touches_by_sha, full, ["head_path", "excerpt"])
             added = frozenset(
-                (t["head_path"], ln[1:].strip())
-                for t in index.touches_by_sha.get(full, [])
-                if t["head_path"] in homes
-                for ln in changed_lines(t["excerpt"] or "")
+                (path, ln[1:].strip())
+                for path, excerpt in zip(cols["head_path"], cols["excerpt"], strict=True)
+                if path in homes
+                for ln in changed_lines(excerpt or "")
                 if ln[0] == "+"
             )
             got = RetrievedItem("commit", 0, 0.0, added=added)

@@ -177,23 +177,49 @@ class Grouped(Mapping[str, list[dict[str, Any]]]):
             zip(names, zip(starts.tolist(), ends.tolist(), strict=True), strict=True)
         )
 
-    def _lookup(self, key: str) -> list[dict[str, Any]] | None:
+    def _key_rows(self, key: Any, names: list[str] | None = None) -> pa.Table | None:
+        """The Arrow rows of `key` in `get`'s order (only the columns `names`, when given);
+        None when it has none."""
         if self._slices is not None and self._sorted is not None:
             span = self._slices.get(key)
             if span is None:
                 return None
-            return _rows(self._sorted.slice(span[0], span[1] - span[0]))
-        col = self._table.column(self._key)
+            rows = self._sorted.slice(span[0], span[1] - span[0])
+            return rows if names is None else rows.select(names)
+        table = self._table
+        if names is not None:
+            # the key and the ranking columns are needed to find and order the rows
+            table = table.select(
+                list(dict.fromkeys([*names, self._key, *(c for c, _ in self._order)]))
+            )
+        col = table.column(self._key)
         if not isinstance(key, str) or not pa.types.is_string(col.type):
             hit = pc.equal(col, pa.scalar(key, col.type))
         else:
             hit = pc.equal(col, key)
-        rows = pc.filter(self._table, hit)
+        rows = pc.filter(table, hit)
         if rows.num_rows == 0:
             return None
         if self._order:
             rows = pc.take(rows, pc.sort_indices(rows, self._order))
-        return _rows(rows)
+        return rows if names is None else rows.select(names)
+
+    def _lookup(self, key: str) -> list[dict[str, Any]] | None:
+        rows = self._key_rows(key)
+        return None if rows is None else _rows(rows)
+
+    def columns(self, key: Any, names: list[str]) -> dict[str, list] | None:
+        """The values of `names` in `key`'s rows, a list per column in `get`'s order; None when
+        it has no rows. Only those columns are read: a caller that needs two columns of a hot
+        symbol's touches makes no dict per touch with every column, its diff excerpt included.
+        Not kept here: the callers keep what they derive from them."""
+        got = self._rows.get(key)
+        if got is not None:
+            return {n: [r[n] for r in got] for n in names}
+        if key is None:
+            return None
+        rows = self._key_rows(key, names)
+        return None if rows is None else _columns(rows, names)
 
     def prefetch(self, keys: Iterable[Any]) -> None:
         """Read the rows of `keys` not read yet in one pass over the key column, for a caller
@@ -752,16 +778,26 @@ class ServeIndex:
             self._memo[key] = got
         return got  # type: ignore[return-value]
 
+    @staticmethod
+    def touch_columns(
+        grouped: Mapping[str, list[dict[str, Any]]], key: str, names: list[str]
+    ) -> dict[str, list]:
+        """`Grouped.columns` of a `touches_by_*` mapping: empty lists for a key without touches
+        (or an index without the table)."""
+        got = grouped.columns(key, names) if isinstance(grouped, Grouped) else None
+        return got if got is not None else {n: [] for n in names}
+
     def symbols_touched(self, sha: str) -> tuple[tuple[str, str], ...]:
         """(head path, qualname) of each symbol a commit touched, in table order, once: the
         graveyard matcher asks for the same retrieved commits query after query."""
         got = self._touched.get(sha)
         if got is None:
+            cols = self.touch_columns(self.touches_by_sha, sha, ["head_path", "qualname"])
             got = tuple(
                 dict.fromkeys(
-                    (t["head_path"], t["qualname"])
-                    for t in self.touches_by_sha.get(sha, [])
-                    if t["qualname"]
+                    (path, qualname)
+                    for path, qualname in zip(cols["head_path"], cols["qualname"], strict=True)
+                    if qualname
                 )
             )
             if len(self._touched) >= 65536:

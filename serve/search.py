@@ -23,6 +23,7 @@ import time
 from bisect import bisect_left
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import datetime
 from functools import cached_property
 from itertools import zip_longest
 from typing import Any
@@ -1390,16 +1391,15 @@ class Searcher:
         so it is kept (a hot symbol has hundreds of touches)."""
         got = self._why_keys.get(symbol_id)
         if got is None:
-            seen: dict[str, dict] = {}
-            for t in self.index.touches_by_symbol.get(symbol_id, []):
-                seen.setdefault(t["sha"], t)
-            field = self.index.commit_field
+            index = self.index
+            cols = index.touch_columns(index.touches_by_symbol, symbol_id, ["sha", "commit_time"])
+            seen: dict[str, datetime] = {}
+            for sha, when in zip(cols["sha"], cols["commit_time"], strict=True):
+                seen.setdefault(sha, when)
+            field = index.commit_field
             keys = {
-                sha: (
-                    field(sha, "intent") not in LOAD_BEARING,
-                    -t["commit_time"].timestamp(),
-                )
-                for sha, t in seen.items()
+                sha: (field(sha, "intent") not in LOAD_BEARING, -when.timestamp())
+                for sha, when in seen.items()
             }
             got = self._why_keys[symbol_id] = (list(seen), keys)
         return got

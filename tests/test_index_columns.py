@@ -97,6 +97,51 @@ def test_prefetched_groups_are_the_rows_one_lookup_per_key_reads(rows, keys, ord
         assert (key in prefetched) == (key in one_by_one)
 
 
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.one_of(st.none(), st.sampled_from("abcde")),
+            st.integers(0, 3),
+            st.sampled_from("xyz"),
+        ),
+        max_size=40,
+    ),
+    st.lists(st.one_of(st.none(), st.sampled_from("abcdef")), max_size=8),
+    st.booleans(),
+    st.sampled_from(["lookup", "built", "kept"]),
+)
+def test_a_groups_columns_are_its_rows_values(rows, keys, ordered, state) -> None:
+    """`Grouped.columns` gives the values of the rows `get` gives, in their order, whether the
+    groups were built (a warm server), not (a one-shot process) or the key's rows are kept."""
+    import pyarrow as pa
+
+    from gitstrata.serve.index import Grouped
+
+    table = pa.table(
+        {
+            "sha": pa.array([k for k, _, _ in rows], pa.string()),
+            "t": pa.array([t for _, t, _ in rows], pa.int64()),
+            "v": pa.array([v for _, _, v in rows], pa.string()),
+        }
+    )
+    order = [("t", "descending")] if ordered else []
+    reference = Grouped(table, "sha", order)
+    grouped = Grouped(table, "sha", order)
+    if state == "built":
+        grouped.build()
+    for key in [*keys, "a", "f"]:
+        if state == "kept":
+            grouped.get(key)
+        want = reference.get(key)
+        for names in (["v"], ["t", "v"], ["sha", "v"]):
+            got = grouped.columns(key, names)
+            if want is None:
+                assert got is None
+            else:
+                assert got == {n: [r[n] for r in want] for n in names}
+
+
 @settings(max_examples=40, deadline=None)
 @given(
     st.lists(
