@@ -68,12 +68,18 @@ def _code_fingerprint(folder: Path | None = None) -> bytes:
 
 
 class _Stored:
-    """A cache file's sorted digests, memory-mapped; `in` is a binary search."""
+    """A cache file's sorted digests, memory-mapped; `in` is a binary search of their first
+    eight bytes (a numpy copy of those, made on the first lookup: 8 bytes an entry), then a
+    comparison of the whole digest. A lookup took 15-20 us as a binary search in Python over
+    the mapped bytes, and a preflight makes about 150 of them."""
 
     def __init__(self, data: bytes | mmap.mmap = b"", start: int = 0) -> None:
         self._data = data
         self._start = start
         self._n = max(0, (len(data) - start) // _DIGEST)
+        self._prefixes: Any = None  # numpy uint64 array, made by `_first_halves`
+        # what a searched value is made into: a Python int above 2**63 costs ~40 us a search
+        self._uint64: Any = int
 
     def __len__(self) -> int:
         return self._n
@@ -82,15 +88,27 @@ class _Stored:
         at = self._start + i * _DIGEST
         return bytes(self._data[at : at + _DIGEST])
 
+    def _first_halves(self) -> Any:
+        if self._prefixes is None:
+            import numpy as np  # the serving processes that look texts up have imported it
+
+            words = np.frombuffer(self._data, dtype=">u8", count=2 * self._n, offset=self._start)
+            self._prefixes = words[0::2].astype(np.uint64)
+            self._uint64 = np.uint64
+        return self._prefixes
+
     def __contains__(self, digest: object) -> bool:
-        lo, hi = 0, self._n
-        while lo < hi:
-            mid = (lo + hi) // 2
-            if self.at(mid) < digest:  # type: ignore[operator]
-                lo = mid + 1
-            else:
-                hi = mid
-        return lo < self._n and self.at(lo) == digest
+        if not self._n or not isinstance(digest, bytes) or len(digest) != _DIGEST:
+            return False
+        prefixes = self._first_halves()
+        first = int.from_bytes(digest[:8], "big")
+        i = int(prefixes.searchsorted(self._uint64(first)))
+        # digests that share their first eight bytes sit side by side, in order
+        while i < self._n and int(prefixes[i]) == first:
+            if self.at(i) == digest:
+                return True
+            i += 1
+        return False
 
     def raw(self) -> bytes:
         return bytes(self._data[self._start : self._start + self._n * _DIGEST])

@@ -10,6 +10,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from gitstrata.benchmarks.firewall import load_corpus
 from gitstrata.serve import firewall, firewall_passed
@@ -201,3 +203,23 @@ def test_a_long_running_process_keeps_a_bounded_record(
     fresh()
     stored = firewall_passed._load(firewall_passed._file(), firewall_passed._code_fingerprint())
     assert len(stored) == 2
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    st.lists(st.binary(min_size=16, max_size=16), max_size=60, unique=True),
+    st.lists(st.binary(min_size=16, max_size=16), max_size=20),
+    st.lists(st.integers(0, 59), max_size=10),
+    st.binary(max_size=9),
+)
+def test_a_stored_digest_is_found_and_no_other(digests, others, twins, head) -> None:
+    """`in` over the file's sorted digests is set membership, with digests that share their
+    first eight bytes and a header of any length before them."""
+    for i in twins:  # a digest whose first half another one has
+        if i < len(digests):
+            digests.append(digests[i][:8] + bytes(reversed(digests[i][8:])))
+    stored_set = set(digests)
+    stored = firewall_passed._Stored(head + b"".join(sorted(stored_set)), len(head))
+    assert len(stored) == len(stored_set)
+    for digest in [*stored_set, *others, b"", b"short"]:
+        assert (digest in stored) == (digest in stored_set)
