@@ -211,7 +211,6 @@ class Searcher:
         self.gen = gen
         self.index = index
         self.docs = DocTable(gen)
-        self._embedded: dict[str, np.ndarray] = {}
         self._why_keys: dict[str, tuple[list[str], dict[str, tuple[bool, float]]]] = {}
         self._why_sorted: dict[str, tuple[list[str], dict[str, int]]] = {}
         self.t_now = float(self.docs.time.max()) if self.docs.n else 0.0
@@ -227,17 +226,9 @@ class Searcher:
         return gen.derived("embedder", lambda: Embedder.load(gen.file("embedder")))
 
     def embed_query(self, text: str) -> np.ndarray:
-        """The query's served vector; one request embeds the same text several times (search,
-        intent, anti-context), so recent texts are kept (read-only arrays)."""
-        cache = self._embedded
-        vec = cache.get(text)
-        if vec is None:
-            vec = self.embedder.embed_query(text)
-            vec.setflags(write=False)
-            if len(cache) >= 256:
-                cache.pop(next(iter(cache)))
-            cache[text] = vec
-        return vec
+        """The query's served vector, read-only; the generation's embedder keeps recent texts'
+        (search, intent, anti-context and the memory book's recall embed the same texts)."""
+        return self.embedder.embed_query(text)
 
     @cached_property
     def vectors(self) -> VectorIndex:

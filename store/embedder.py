@@ -34,6 +34,7 @@ from .wordllama import WordLlamaBackend
 
 STATE_FORMAT = 1
 REBUILD = "gitstrata index --rebuild"
+QUERY_CACHE = 256  # query vectors an embedder keeps (`Embedder.embed_query`)
 
 
 class EmbeddingBackend(Protocol):
@@ -127,6 +128,7 @@ class Embedder:
         self.mrl_dim = mrl_dim
         self.rotation = rotation
         self.fit_keys = np.asarray(fit_keys, dtype=np.uint64)
+        self._queries: dict[str, np.ndarray] = {}  # recent `embed_query` answers
 
     @property
     def full_dim(self) -> int:
@@ -137,8 +139,22 @@ class Embedder:
         return mrl_truncate(self.backend.transform(texts), self.full_dim)
 
     def embed_query(self, text: str) -> np.ndarray:
-        """float32[mrl_dim]: the query's served vector (truncated, re-normalised)."""
-        return mrl_truncate(self.backend.transform([text])[0], self.mrl_dim)
+        """float32[mrl_dim]: the query's served vector (truncated, re-normalised), read-only.
+        A served generation has one embedder, and one request embeds the same text for several
+        of its parts (search, the intended change, the memory book's recall): the vectors of
+        the last `QUERY_CACHE` texts are kept."""
+        cache = self._queries
+        vec = cache.get(text)
+        if vec is None:
+            vec = mrl_truncate(self.backend.transform([text])[0], self.mrl_dim)
+            vec.setflags(write=False)
+            if len(cache) >= QUERY_CACHE:
+                try:
+                    del cache[next(iter(cache))]
+                except (StopIteration, KeyError, RuntimeError):  # another thread took it
+                    pass
+            cache[text] = vec
+        return vec
 
     def new_fraction(self, keys: np.ndarray) -> float:
         """Share of `keys` (current documents) not among the documents of the fit."""
