@@ -764,7 +764,9 @@ class MemoryBook:
                     out[m.id] = Recalled(m, score, 0.5, strength(m, now), via=partner)
         query = " ".join(x for x in (context, symbol, path) if x)[:MAX_TEXT]
         wanted = ("decision", "pitfall", "principle")
-        if query.strip():
+        # only an unanchored memory of those kinds can be taken from the recall below: without
+        # one, its ranking (the query embedded, every pooled memory scored) is not needed
+        if query.strip() and any(not m.anchors and m.kind in wanted for m in live):
             # a memory anchored elsewhere (another symbol of this file) is about that code;
             # an unanchored one qualifies by sharing at least two terms with the target
             qterms = set(self.vectors.terms(query))

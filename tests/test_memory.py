@@ -361,3 +361,18 @@ def test_preflight_shows_memories_of_co_change_partners(git_repo) -> None:
     report = s.preflight("api/schema.py", "order")
     assert [x.id for x in report.memories] == [m.memory.id]
     assert report.memories[0].via == "web/form.ts"
+
+
+def test_preflight_recalls_an_unanchored_decision_by_its_words(git_repo) -> None:
+    """A decision anchored nowhere is shown when the target's words recall it; a fact or an
+    anchored memory elsewhere is not, whether or not such a decision exists."""
+    git_repo.commit("add billing", {"pay/card.py": "def charge_card(card):\n    return card\n"})
+    git_repo.commit("add the ledger", {"pay/ledger.py": "X = 1\n"})
+    s = Strata(git_repo.path)
+    s.index()
+    s.remember("Card charges are retried by the queue, never inline", "fact")
+    s.remember("Refunds go through the ledger service", "decision", anchors=["pay/ledger.py"])
+    ask = ("pay/card.py", "charge_card", "retry the card charge when it is declined")
+    assert s.preflight(*ask).memories == []
+    m = s.remember("Never retry a declined card charge inline", "decision")
+    assert [x.id for x in s.preflight(*ask).memories] == [m.memory.id]
