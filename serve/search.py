@@ -213,6 +213,7 @@ class Searcher:
         self.docs = DocTable(gen)
         self._why_keys: dict[str, tuple[list[str], dict[str, tuple[bool, float]]]] = {}
         self._why_sorted: dict[str, tuple[list[str], dict[str, int]]] = {}
+        self._why_all: dict[str, list[str]] | None = None  # every symbol's, made by `warm`
         self.t_now = float(self.docs.time.max()) if self.docs.n else 0.0
 
     @cached_property
@@ -260,6 +261,7 @@ class Searcher:
         self.vectors.warm()
         if self.graph is not None:
             _ = self.graph.node_of, self._file_default
+        self._why_all = self.index.symbol_commit_orders()
 
     # ------------------------------------------------------------------ helpers
 
@@ -1400,8 +1402,12 @@ class Searcher:
         (stable on first-seen order), and each one's place in it: once per generation."""
         got = self._why_sorted.get(symbol_id)
         if got is None:
-            shas, keys = self._symbol_commits(symbol_id)
-            order = sorted(shas, key=keys.__getitem__)
+            made = self._why_all
+            if made is not None:
+                order = made.get(symbol_id, [])
+            else:
+                shas, keys = self._symbol_commits(symbol_id)
+                order = sorted(shas, key=keys.__getitem__)
             got = self._why_sorted[symbol_id] = (order, {s: i for i, s in enumerate(order)})
         return got
 

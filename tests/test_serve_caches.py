@@ -144,3 +144,31 @@ def test_warnings_are_kept_per_journal_state_and_rebuilt_when_a_failure_is_recor
     assert [w.failure_id for w in later.warnings] == [1, 2]
     searched = s.search("round the charge to whole cents with int", 5)
     assert [w.failure_id for w in searched.warnings] == [1, 2]
+
+
+def test_a_warm_server_attaches_the_same_why_commits(git_repo) -> None:
+    """`warm()` orders every symbol's commits with one sort of the touches; a symbol hit's
+    "why" commits are those a process that was not warmed orders one symbol at a time: the
+    fixes first, then the newest, commits made in the same second by sha."""
+    git_repo.commit("feat: billing", {"app/billing.py": BILLING}, days=1)
+    for i, (subject, day) in enumerate(
+        [("fix: charge rounds half up", 2), ("feat: charge fees", 3), ("docs: charge", 3),
+         ("fix: refund sign", 4), ("perf: charge", 5), ("feat: charge again", 5)]
+    ):  # fmt: skip
+        body = BILLING.replace("amount * 100", f"amount * 100 + {i}")
+        body = body.replace("-amount", f"-amount - {i % 2}")
+        git_repo.commit(subject, {"app/billing.py": body}, days=day)
+    cold = Strata(git_repo.path)
+    cold.index()
+    warm = Strata(git_repo.path)
+    warm.engine.warm()
+    index, searcher, _ = warm.engine._state
+    made = index.symbol_commit_orders()
+    assert len(made) >= 2
+    for symbol_id, order in made.items():
+        shas, keys = searcher._symbol_commits(symbol_id)
+        assert order == sorted(shas, key=keys.__getitem__)
+    for question in ("why does charge round", "refund sign fix", "charge fees"):
+        a, b = cold.search(question), warm.search(question)
+        assert [h.why for h in a.hits] == [h.why for h in b.hits]
+        assert any(h.why for h in a.hits)
