@@ -63,31 +63,40 @@ def test_a_tables_rows_read_as_arrow_reads_them(rows, start) -> None:
     assert repr(got) == repr(expected)
 
 
-@settings(max_examples=60, deadline=None)
-@given(
-    st.lists(
-        st.tuples(
-            st.one_of(st.none(), st.sampled_from("abcde")),
-            st.integers(0, 3),
-            st.sampled_from("xyz"),
-        ),
-        max_size=40,
+# rows of a table grouped by "sha" (null keys included), ranked by "t", and keys to look up
+keyed_rows = st.lists(
+    st.tuples(
+        st.one_of(st.none(), st.sampled_from("abcde")),
+        st.integers(0, 3),
+        st.sampled_from("xyz"),
     ),
-    st.lists(st.one_of(st.none(), st.sampled_from("abcdef")), max_size=8),
-    st.booleans(),
+    max_size=40,
 )
-def test_prefetched_groups_are_the_rows_one_lookup_per_key_reads(rows, keys, ordered) -> None:
+lookup_keys = st.lists(st.one_of(st.none(), st.sampled_from("abcdef")), max_size=8)
+
+
+def keyed_table(rows: list[tuple[str | None, int, str]]):
     import pyarrow as pa
 
-    from gitstrata.serve.index import Grouped
-
-    table = pa.table(
+    return pa.table(
         {
             "sha": pa.array([k for k, _, _ in rows], pa.string()),
             "t": pa.array([t for _, t, _ in rows], pa.int64()),
             "v": pa.array([v for _, _, v in rows], pa.string()),
         }
     )
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    keyed_rows,
+    lookup_keys,
+    st.booleans(),
+)
+def test_prefetched_groups_are_the_rows_one_lookup_per_key_reads(rows, keys, ordered) -> None:
+    from gitstrata.serve.index import Grouped
+
+    table = keyed_table(rows)
     order = [("t", "descending")] if ordered else []
     one_by_one = Grouped(table, "sha", order)
     prefetched = Grouped(table, "sha", order)
@@ -99,32 +108,17 @@ def test_prefetched_groups_are_the_rows_one_lookup_per_key_reads(rows, keys, ord
 
 @settings(max_examples=60, deadline=None)
 @given(
-    st.lists(
-        st.tuples(
-            st.one_of(st.none(), st.sampled_from("abcde")),
-            st.integers(0, 3),
-            st.sampled_from("xyz"),
-        ),
-        max_size=40,
-    ),
-    st.lists(st.one_of(st.none(), st.sampled_from("abcdef")), max_size=8),
+    keyed_rows,
+    lookup_keys,
     st.booleans(),
     st.sampled_from(["lookup", "built", "kept"]),
 )
 def test_a_groups_columns_are_its_rows_values(rows, keys, ordered, state) -> None:
     """`Grouped.columns` gives the values of the rows `get` gives, in their order, whether the
     groups were built (a warm server), not (a one-shot process) or the key's rows are kept."""
-    import pyarrow as pa
-
     from gitstrata.serve.index import Grouped
 
-    table = pa.table(
-        {
-            "sha": pa.array([k for k, _, _ in rows], pa.string()),
-            "t": pa.array([t for _, t, _ in rows], pa.int64()),
-            "v": pa.array([v for _, _, v in rows], pa.string()),
-        }
-    )
+    table = keyed_table(rows)
     order = [("t", "descending")] if ordered else []
     reference = Grouped(table, "sha", order)
     grouped = Grouped(table, "sha", order)
