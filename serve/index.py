@@ -803,6 +803,7 @@ class ServeIndex:
         out: dict[str, list[str]] = {}
         order: list[str] = []
         last_symbol = last_sha = None
+        shared: dict[str, str] = {}  # one string per commit, however many symbols it touched
         for symbol, sha in zip(
             t.column("symbol_id").to_pylist(), t.column("sha").to_pylist(), strict=True
         ):
@@ -810,7 +811,7 @@ class ServeIndex:
                 order = out[symbol] = []
                 last_symbol, last_sha = symbol, None
             if sha != last_sha:  # a commit's touches of one symbol sort side by side
-                order.append(sha)
+                order.append(shared.setdefault(sha, sha))
                 last_sha = sha
         return out
 
