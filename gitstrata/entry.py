@@ -236,6 +236,15 @@ def _no_pydantic_plugins() -> None:
 _LOADER = "pydantic.plugin._loader"
 
 
+def _kept_code() -> None:
+    """The methods `@dataclass` writes and the annotations `typing` reads as text are compiled
+    once, then read from the user's cache folder by later processes: compiling them was about
+    60 ms of a one-shot command's half second (`store/codecache.py`)."""
+    from .store.codecache import install
+
+    install()
+
+
 def _real_loader_attribute(name: str) -> object:
     """`name` of pydantic's own plugin loader (not for the import system's probes of a module's
     dunder names)."""
@@ -448,6 +457,7 @@ def main() -> None:
     argv = sys.argv[1:]
     if _PROGRAM:
         _no_pydantic_plugins()
+        _kept_code()
         _environment(argv)
     problem = bad_argument(argv)
     if problem is not None:

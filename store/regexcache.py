@@ -33,17 +33,17 @@ from __future__ import annotations
 import hashlib
 import importlib
 import marshal
-import mmap
 import os
 import re
 import sys
 import threading
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, AnyStr
 
 from . import usercache
 
+_Stored = usercache.Stored
 _LOCK = threading.Lock()
 _Entry = tuple[int, list[int], int, dict[str, int], tuple[str | None, ...]]
 _stored: _Stored | None = None  # the file's entries, as this process found it
@@ -52,44 +52,11 @@ _used: dict[str, None] = {}  # keys this process found in the file, in the order
 _dirty = False
 MAX_ENTRIES = 4096
 MAGIC = b"gitstrata regex cache 2\n"
-_LENGTH = 8  # bytes of the index's length, after MAGIC
-
-
-class _Stored(Mapping[str, bytes]):
-    """The entries of a cache file: its index (key -> offset and length in the entries) read
-    whole, each entry's bytes read from the mapped file when asked for. An entry outside the
-    file, or an index of another shape, is no entry."""
-
-    def __init__(self, index: dict, data: bytes | mmap.mmap = b"", base: int = 0) -> None:
-        self._index = index
-        self._data = data
-        self._base = base
-
-    def __getitem__(self, key: str) -> bytes:
-        at = self._index[key]
-        if not (isinstance(at, tuple) and len(at) == 2 and all(type(x) is int for x in at)):
-            raise KeyError(key)
-        start, length = self._base + at[0], at[1]
-        if at[0] < 0 or length < 0 or start + length > len(self._data):
-            raise KeyError(key)
-        return bytes(self._data[start : start + length])
-
-    def __iter__(self) -> Iterator[str]:
-        return (k for k in self._index if isinstance(k, str))
-
-    def __len__(self) -> int:
-        return sum(1 for _ in self)
 
 
 def _pack(entries: Mapping[str, bytes]) -> bytes:
     """A cache file holding `entries` (key -> marshalled entry)."""
-    index: dict[str, tuple[int, int]] = {}
-    at = 0
-    for key, raw in entries.items():
-        index[key] = (at, len(raw))
-        at += len(raw)
-    head = marshal.dumps(index)
-    return b"".join((MAGIC, len(head).to_bytes(_LENGTH, "little"), head, *entries.values()))
+    return usercache.pack(MAGIC, entries)
 
 
 def _folder() -> Path | None:
@@ -137,30 +104,7 @@ def _valid(entry: Any) -> bool:
 
 
 def _load() -> _Stored:
-    path = _file()
-    if path is None:
-        return _Stored({})
-    try:
-        with open(path, "rb") as fh:
-            if not usercache.owned(fh.fileno()):  # a file of another user is not read
-                return _Stored({})
-            head = fh.read(len(MAGIC) + _LENGTH)
-            if len(head) < len(MAGIC) + _LENGTH or not head.startswith(MAGIC):
-                return _Stored({})
-            size = int.from_bytes(head[len(MAGIC) :], "little")
-            base = len(MAGIC) + _LENGTH + size
-            end = os.fstat(fh.fileno()).st_size
-            if base > end:  # an index longer than the file: not read (nor allocated)
-                return _Stored({})
-            index = marshal.loads(fh.read(size))
-            if not isinstance(index, dict):
-                return _Stored({})
-            data: bytes | mmap.mmap = (
-                mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) if end > base else b""
-            )
-    except (OSError, EOFError, ValueError, TypeError):
-        return _Stored({})
-    return _Stored(index, data, base)  # each entry is checked when it is used
+    return usercache.load(_file(), MAGIC)
 
 
 def _key(source: str | bytes, flags: int) -> str:
@@ -244,17 +188,8 @@ def save() -> None:
         path = _file()
         if path is None:
             return
-        merged = {k: marshal.dumps(v) for k, v in _entries.items()}
-        on_disk = _load()
-        # what this process used, then the rest in the file's order (most recent first there)
-        for k in [*(k for k in _used if k not in merged), *on_disk]:
-            if len(merged) >= MAX_ENTRIES:
-                break
-            if k not in merged:
-                try:
-                    merged[k] = on_disk[k]
-                except KeyError:
-                    continue  # an entry outside the file: dropped
+        made = {k: marshal.dumps(v) for k, v in _entries.items()}
+        merged = usercache.merged(made, _used, _load(), MAX_ENTRIES)
         _dirty = False
     if not usercache.write_private(path, _pack(merged)):
         return

@@ -171,14 +171,16 @@ def test_typed_errors_are_exported_from_the_package() -> None:
 # Everything else is reached through `Strata`.
 CLI_MODULES = ("cli.py", "entry.py", "oneshot.py", "options.py")
 # the firewall too (through its record of passed texts): what the CLI prints of recorded text
-# is served text; and the record that the process froze its start-up out of the cycle collector
-# (a process setting, like `gc`'s)
+# is served text; the record that the process froze its start-up out of the cycle collector
+# (a process setting, like `gc`'s); and the cache of code compiled from generated text, which
+# the command line installs before its first import (a process setting too)
 CLI_MAY_IMPORT = {
     "pipeline.progress",
     "store.errors",
     "serve.render",
     "serve.firewall_passed",
     "store.collector",
+    "store.codecache",
 }
 
 
