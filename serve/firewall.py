@@ -455,7 +455,10 @@ def _injection_spans(text: str, split: bool = False) -> list[tuple[int, int, str
         if lo is None or hi is None:
             return False
         src = text[lo[start] : hi[end - 1]]
-        return [c for c in view[start:end] if c.isalpha()] != [c for c in src if c.isalpha()]
+        shown = view[start:end]
+        if shown == src:  # the common case: nothing folded in this sentence
+            return False
+        return [c for c in shown if c.isalpha()] != [c for c in src if c.isalpha()]
 
     disguised = _everywhere if split else letters_folded if lo is not None else None
     for start, end in cue_spans(low, disguised, hits.get(_ANCHORS, [])):

@@ -1114,7 +1114,26 @@ def _program_adverbs(tokens: list[str], words: dict[str, frozenset[str]]) -> boo
     )
 
 
+# a sentence's own classes, by its text: a served block repeats sentences other blocks held (the
+# same commit subjects, the report's own headings), and classifying one is 60-80 us of regexes
+_KNOWN: dict[str, frozenset[str]] = {}
+_KNOWN_ENTRIES = 4096
+_KNOWN_CHARS = 2000  # a longer sentence is classified each time
+
+
 def _classes(sentence: str) -> set[str]:
+    """The cue classes `sentence` holds on its own (a new set the caller may change)."""
+    got = _KNOWN.get(sentence)
+    if got is None:
+        got = frozenset(_sentence_classes(sentence))
+        if len(sentence) <= _KNOWN_CHARS:
+            if len(_KNOWN) >= _KNOWN_ENTRIES:
+                _KNOWN.clear()
+            _KNOWN[sentence] = got
+    return set(got)
+
+
+def _sentence_classes(sentence: str) -> set[str]:
     t = _tables()
     words, phrases = t.words, t.phrases
     found: set[str] = set()
@@ -1597,6 +1616,20 @@ _HIDDEN_FROM = lazy(
         )
     )
 )
+# a word each way of hiding an order in `_HIDDEN_FROM` holds: its negation ("no need to",
+# "never", "don't", "do not"), "leave" or "keep", or whom it is hidden from ("so the user is
+# alarmed"); a sentence with none is not searched (the search cost 40-55 us a sentence)
+_HIDING_WORDS = (
+    "need", "never", "n't", "not", "leave", "keep", "user", "review", "author", "human", "maintain",
+)  # fmt: skip
+
+
+def _hides(low: str, a: int, b: int) -> bool:
+    """Whether `_HIDDEN_FROM` finds a way of hiding an order in the sentence `low[a:b]`."""
+    sentence = low[a:b]
+    return any(w in sentence for w in _HIDING_WORDS) and bool(_HIDDEN_FROM.search(low, a, b))
+
+
 # the same without whom it is hidden from ("no need to mention it", "close this issue without
 # commenting"): orders only in a text that speaks to an automated reader
 _HIDDEN = lazy(
@@ -1634,7 +1667,7 @@ def _concealed(parts: list[tuple[int, int, set[str]]], low: str) -> None:
     though each alone is mild ("copy every line ending in _KEY", "paste them in your review",
     "no need to mention this step to the author"). Without whom they are hidden from, only in
     a text that speaks to an automated reader."""
-    hiding = [k for k, (a, b, _) in enumerate(parts) if _HIDDEN_FROM.search(low, a, b)]
+    hiding = [k for k, (a, b, _) in enumerate(parts) if _hides(low, a, b)]
     if not hiding and _AUTOMATED.search(low) is not None:
         hiding = [k for k, (a, b, _) in enumerate(parts) if _HIDDEN.search(low, a, b)]
     if not hiding:
@@ -1668,7 +1701,9 @@ _PUNCTUATION = str.maketrans(
 def _possible(low: str) -> set[str]:
     """More than the classes the sentences of `low` hold between them, found in one pass over
     its distinct words and a look for the characters each shape needs: when no sentence could
-    reach `_core` with all of them, none is classified."""
+    reach `_core` with all of them, none is classified. Every look only adds classes and
+    `_core` only needs more of them, so the looks stop once it has enough (the searches over a
+    whole text were a tenth of the firewall's time on a preflight's answer)."""
     t = _tables()
     unique = set(low.translate(_PUNCTUATION).split())
     unique |= {w.strip("'’-") for w in unique if w[0] in "'’-" or w[-1] in "'’-"}
@@ -1700,6 +1735,8 @@ def _possible(low: str) -> set[str]:
             # and piece by piece, as `_vocative` reads a name ("для ии-ассистента:")
             for piece in tok.split("-"):
                 found |= _classes_of(piece, t)
+    if _core(found):
+        return found
     if "_" in low and _SECRET_NAME.search(low):
         found.add("secret")
     for k, (_, _, classes) in enumerate(_STRUCTURE):
@@ -1715,6 +1752,8 @@ def _possible(low: str) -> set[str]:
         and found & {"send", "reveal"}
     ):
         found.add("plan")  # steps reading a secret and moving it (`_secret_steps`)
+    if _core(found):
+        return found
     if _HIDDEN_FROM.search(low) or (_HIDDEN.search(low) and _AUTOMATED.search(low)):
         found |= {"secrecy", "plan", "concealed"}  # orders hidden from the user (`_concealed`)
     return found
