@@ -88,16 +88,9 @@ _FRAMED = dict(zip(confusables.FRAMED, confusables.LETTER, strict=True))
 # letters that render blank (Hangul fillers, the Braille blank): spaces that split no word
 # for a reader, so `ignoreㅤall` reads as two words
 _BLANKS = frozenset("\u115f\u1160\u3164\uffa0\u2800")
-# the blanks sorted: a frozenset's order changes with the hash seed, and the pattern's text is
-# its key in the compiled-pattern cache
-_HAS_CONFUSABLE = lazy(
-    "["
-    + "".join(_CONFUSABLE)
-    + "".join(_LATIN_SHAPES)
-    + "".join(_FRAMED)
-    + "".join(sorted(_BLANKS))
-    + "]"
-)
+# every character a fold reads as another: a text holding none is not folded (a set, not a
+# character class: the class's search took 1.8 ms over a 5,000-character answer, this 0.06)
+_FOLDED = frozenset((*_CONFUSABLE, *_LATIN_SHAPES, *_FRAMED, *_BLANKS))
 _WORD = lazy(r"\w+")
 # a combining mark right after an ASCII letter (NFKC composes accents, so what is left is drawn
 # through or under the letter: s̶t̶r̶i̶k̶e̶, u̲n̲d̲e̲r̲)
@@ -131,7 +124,7 @@ def _mixes_scripts(word: str) -> bool:
 
 def fold_view(text: str) -> View:
     """NFKC and homoglyph folding, with the source index of every view character."""
-    confusable = not text.isascii() and _HAS_CONFUSABLE.search(text) is not None
+    confusable = not text.isascii() and not _FOLDED.isdisjoint(text)
     if text.isascii() or (
         not confusable
         and unicodedata.is_normalized("NFKC", text)
