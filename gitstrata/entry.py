@@ -236,15 +236,6 @@ def _no_pydantic_plugins() -> None:
 _LOADER = "pydantic.plugin._loader"
 
 
-def _kept_code() -> None:
-    """The methods `@dataclass` writes and the annotations `typing` reads as text are compiled
-    once, then read from the user's cache folder by later processes: compiling them was about
-    60 ms of a one-shot command's half second (`store/codecache.py`)."""
-    from .store.codecache import install
-
-    install()
-
-
 def _real_loader_attribute(name: str) -> object:
     """`name` of pydantic's own plugin loader (not for the import system's probes of a module's
     dunder names)."""
@@ -270,6 +261,15 @@ def _real_loader() -> object:
     real = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(real)
     return real
+
+
+def _kept_code() -> None:
+    """The methods `@dataclass` writes and the annotations `typing` reads as text are compiled
+    once, then read from the user's cache folder by later processes: compiling them was about
+    60 ms of a one-shot command's half second (`store/codecache.py`)."""
+    from .store.codecache import install
+
+    install()
 
 
 def _leave_written(code: int) -> None:

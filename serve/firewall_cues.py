@@ -1114,23 +1114,21 @@ def _program_adverbs(tokens: list[str], words: dict[str, frozenset[str]]) -> boo
     )
 
 
-# a sentence's own classes, by its text: a served block repeats sentences other blocks held (the
-# same commit subjects, the report's own headings), and classifying one is 60-80 us of regexes
-_KNOWN: dict[str, frozenset[str]] = {}
-_KNOWN_ENTRIES = 4096
 _KNOWN_CHARS = 2000  # a longer sentence is classified each time
 
 
 def _classes(sentence: str) -> set[str]:
-    """The cue classes `sentence` holds on its own (a new set the caller may change)."""
-    got = _KNOWN.get(sentence)
-    if got is None:
-        got = frozenset(_sentence_classes(sentence))
-        if len(sentence) <= _KNOWN_CHARS:
-            if len(_KNOWN) >= _KNOWN_ENTRIES:
-                _KNOWN.clear()
-            _KNOWN[sentence] = got
-    return set(got)
+    """The cue classes `sentence` holds on its own (a new set the caller may change). Kept by
+    its text: a served block repeats sentences other blocks held (the same commit subjects,
+    the report's own headings), and classifying one is 60-80 us of regexes."""
+    if len(sentence) > _KNOWN_CHARS:
+        return _sentence_classes(sentence)
+    return set(_kept_classes(sentence))
+
+
+@functools.lru_cache(maxsize=4096)
+def _kept_classes(sentence: str) -> frozenset[str]:
+    return frozenset(_sentence_classes(sentence))
 
 
 def _sentence_classes(sentence: str) -> set[str]:

@@ -72,8 +72,8 @@ def _code_fingerprint(folder: Path | None = None) -> bytes:
 class _Stored:
     """A cache file's sorted digests, memory-mapped; `in` is a binary search of their first
     eight bytes (a native copy of those, made on the first lookup: 8 bytes an entry, under a
-    millisecond for 77,000 entries), then a comparison of the whole digest. A binary search in Python over the
-    mapped bytes took 15-20 us a lookup, and a preflight makes about 150."""
+    millisecond for 77,000 entries), then a comparison of the whole digest. A binary search in
+    Python over the mapped bytes took 15-20 us a lookup, and a preflight makes about 150."""
 
     def __init__(self, data: bytes | mmap.mmap = b"", start: int = 0) -> None:
         self._data = data

@@ -47,7 +47,7 @@ MAGIC = b"gitstrata code cache 1\n"
 MAX_ENTRIES = 16384
 _LOCK = threading.Lock()
 _stored: usercache.Stored | None = None  # the file's entries, as this process found it
-_made: dict[str, bytes] = {}  # compiled by this process: key -> marshalled code
+_made: dict[str, types.CodeType] = {}  # compiled by this process, by key
 _used: dict[str, None] = {}  # keys this process found in the file, in the order it used them
 _installed = False
 
@@ -126,20 +126,19 @@ def compiled(text: str, mode: str) -> types.CodeType:
         f"{mode}\0{text}".encode("utf-8", "surrogatepass"), digest_size=16
     ).hexdigest()
     with _LOCK:
+        made = _made.get(key)
+        if made is not None:
+            return made
         if _stored is None:
             _stored = usercache.load(_file(), MAGIC)
-        raw = _made.get(key)
-        if raw is None:
-            raw = _stored.get(key)
-            if raw is not None:
-                _used[key] = None
-    if raw is not None:
-        code = _code(raw)
-        if code is not None:
-            return code
-    code = builtins.compile(text, "<string>", mode, 0, True)
-    with _LOCK:
-        _made[key] = marshal.dumps(code)
+        raw = _stored.get(key)
+        if raw is not None:
+            _used[key] = None
+    code = _code(raw) if raw is not None else None
+    if code is None:
+        code = builtins.compile(text, "<string>", mode, 0, True)
+        with _LOCK:
+            _made[key] = code
     return code
 
 
@@ -160,7 +159,8 @@ def save() -> None:
         path = _file()
         if not _made or path is None:
             return
-        merged = usercache.merged(_made, _used, usercache.load(path, MAGIC), MAX_ENTRIES)
+        made = {k: marshal.dumps(code) for k, code in _made.items()}
+        merged = usercache.merged(made, _used, usercache.load(path, MAGIC), MAX_ENTRIES)
         _made.clear()
         _used.clear()
     usercache.write_private(path, usercache.pack(MAGIC, merged))

@@ -112,7 +112,7 @@ def test_the_file_is_private_and_keeps_what_was_used_last(
         fresh()
         for name in names:
             codecache.compiled(name, "eval")
-        missed = [marshal.loads(raw).co_names[0] for raw in codecache._made.values()]
+        missed = [code.co_names[0] for code in codecache._made.values()]
         codecache.save()
         return missed
 

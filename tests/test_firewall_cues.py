@@ -302,24 +302,25 @@ def test_a_sentences_classes_are_kept_by_its_text_and_handed_out_fresh(
 ) -> None:
     """A served block repeats sentences other blocks held: their classes are kept, never shared
     (`_parts` adds to the set it gets), and the same as classifying again."""
-    monkeypatch.setattr(cues, "_KNOWN", {})
+    cues._kept_classes.cache_clear()
     texts = [case.text for case in load_corpus() if case.split == "dev"]
     sentences = {t.lower()[a:b] for t in texts for a, b in cues.sentences(t.lower())}
     for s in sorted(sentences):
         first = cues._classes(s)
         first.add("plan")  # a caller's change stays its own
         assert cues._classes(s) == cues._sentence_classes(s)
-    assert len(cues._KNOWN) == len(sentences)
+    assert cues._kept_classes.cache_info().currsize == len(sentences)
     long = "please review " * 200
-    assert cues._classes(long) == cues._sentence_classes(long) and long not in cues._KNOWN
+    assert cues._classes(long) == cues._sentence_classes(long)
+    assert cues._kept_classes.cache_info().currsize == len(sentences)  # not kept
     # the same answers with the kept classes and without, over the corpus (past the firewall's
     # own cache of whole texts)
     from gitstrata.serve.firewall import _clean
 
     kept = [_clean(t) for t in texts]
-    monkeypatch.setattr(cues, "_KNOWN", {})
+    cues._kept_classes.cache_clear()
     monkeypatch.setattr(cues, "_KNOWN_CHARS", -1)
-    assert kept == [_clean(t) for t in texts] and not cues._KNOWN
+    assert kept == [_clean(t) for t in texts] and not cues._kept_classes.cache_info().currsize
     assert kept == [clean(t) for t in texts]
 
 
