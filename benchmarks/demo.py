@@ -114,7 +114,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--quiet", "-q", action="store_true", help="no progress output")
     args = parser.parse_args(argv)
     from ..entry import report_error
-    from ..render_cli import print_index_report
+    from ..render_plain import print_index_report
 
     progress = make_progress(args.quiet)
     try:

@@ -138,6 +138,6 @@ def run_index(
 
         sys.stdout.write(json.dumps(report.to_dict(), indent=2, default=str) + "\n")
         return
-    from .render_cli import print_index_report
+    from .render_plain import print_index_report
 
     print_index_report(report, repo=strata.location.require_repo())

@@ -8,10 +8,8 @@ in this module is markup.
 
 from __future__ import annotations
 
-import os
 import sys
 from collections.abc import Sequence
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
@@ -22,76 +20,12 @@ from rich.text import Text
 if TYPE_CHECKING:
     import polars as pl
 
-    from .pipeline.runner import IndexReport
     from .store.attempts import FailedAttempt
 
 
 def _console() -> Console:
     # no emoji codes either: `:warning:` in a commit subject stays as written
     return Console(highlight=False, emoji=False)
-
-
-def _rel(path: Path, base: Path) -> str:
-    try:
-        return os.path.relpath(path, Path.cwd())
-    except ValueError:
-        return str(path)
-
-
-def _language(name: str) -> str:
-    # files without a parser (plain text, configs) carry no language; the stats key them "None"
-    return "other" if name in ("None", "") else name
-
-
-def print_index_report(report: IndexReport, *, repo: Path) -> None:
-    # summary lines are not wrapped at the console's width: the terminal wraps them if need be,
-    # and the output stays the same whatever the width (the README shows it)
-    console = _console()
-    chunk = report.stage("chunk")
-    if report.up_to_date:
-        console.print(
-            f"index is up to date: {escape(report.generation)} (HEAD {report.head[:10]})",
-            soft_wrap=True,
-        )
-    else:
-        console.print(
-            f"indexed {escape(repo.name)} at {report.head[:10]} into {escape(report.generation)}",
-            soft_wrap=True,
-        )
-    for note in report.notes:
-        console.print(escape(note), soft_wrap=True)
-    for w in report.warnings:
-        console.print(f"[yellow]warning:[/] {escape(w)}", soft_wrap=True)
-    if report.published:
-        console.print(f"published to {escape(report.published)}", soft_wrap=True)
-    if chunk is not None and chunk.stats:
-        s = chunk.stats
-        skipped = ", ".join(f"{k} {v}" for k, v in s.get("skipped", {}).items()) or "none"
-        console.print(
-            f"  files {s.get('files', 0)} (indexed {s.get('indexed', 0)}; skipped: {skipped})",
-            soft_wrap=True,
-        )
-        by_language = sorted(
-            ((_language(k), v) for k, v in s.get("symbols_by_language", {}).items()),
-            key=lambda kv: (kv[0] == "other", kv[0]),
-        )
-        langs = ", ".join(f"{k} {v}" for k, v in by_language)
-        console.print(f"  symbols {s.get('symbols', 0)} ({escape(langs)})", soft_wrap=True)
-    for st in report.stages:
-        if st.name == "chunk":
-            continue
-        rows = ", ".join(f"{k} {v}" for k, v in st.rows.items() if v is not None)
-        if rows:
-            console.print(f"  {st.name}: {rows}", soft_wrap=True)
-    table = Table(show_header=True, header_style="bold", box=None, pad_edge=False)
-    table.add_column("stage")
-    table.add_column("status")
-    table.add_column("seconds", justify="right")
-    for st in report.stages:
-        table.add_row(st.name, "skipped (unchanged)" if st.skipped else "ran", f"{st.seconds:.2f}")
-    console.print(table)
-    where = escape(_rel(report.path, repo))
-    console.print(f"  total {report.seconds:.2f}s; index at {where}", soft_wrap=True)
 
 
 def _size(n: float) -> str:

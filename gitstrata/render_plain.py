@@ -1,5 +1,6 @@
-"""Human-readable `gitstrata query` output without Rich: a one-shot query prints one table, and
-importing and laying out Rich cost about 30 ms of its half second.
+"""Human-readable output of the commands agents run most, without Rich: a one-shot query prints
+one table, and importing and laying out Rich cost about 30 ms of its half second; `gitstrata
+index`, run after every commit, prints its report (Rich took 60-80 ms of a one-second refresh).
 
 Columns are as wide as their widest cell and never wrapped: a long result stays whole on its
 line (the terminal wraps it), so nothing is cut to fit a width. Everything from the repository
@@ -18,6 +19,9 @@ from typing import TYPE_CHECKING
 from .store.vocabulary import tagged
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
+    from .pipeline.runner import IndexReport
     from .serve.models import SearchResponse
 
 # C0 and C1 control characters, DEL; tab and newline too: a cell or a line is one line
@@ -148,3 +152,71 @@ def frame_text(
     left = frozenset(h for h, c in zip(header, columns, strict=True) if c not in numeric)
     more = f" (showing {len(rows)})" if total > len(rows) else ""
     return table(header, cells, bold=styled, left=left) + f"\n{total} rows{more}\n"
+
+
+def _language(name: str) -> str:
+    # files without a parser (plain text, configs) carry no language; the stats key them "None"
+    return "other" if name in ("None", "") else name
+
+
+def index_report_text(report: IndexReport, *, repo: Path, styled: bool = False) -> str:
+    """What `gitstrata index` prints: the generation, the files and symbols, the rows of each
+    stage, a table of the stages and where the index is. Summary lines are not wrapped: the
+    terminal wraps them if need be, and the output is the same at any width (the README shows
+    it)."""
+    import os
+
+    lines: list[str] = []
+    if report.up_to_date:
+        lines.append(
+            f"index is up to date: {plain(report.generation)} (HEAD {plain(report.head[:10])})"
+        )
+    else:
+        lines.append(
+            f"indexed {plain(repo.name)} at {plain(report.head[:10])} "
+            f"into {plain(report.generation)}"
+        )
+    lines.extend(plain(note) for note in report.notes)
+    lines.extend(f"{_style('warning:', '33', styled)} {plain(w)}" for w in report.warnings)
+    if report.published:
+        lines.append(f"published to {plain(str(report.published))}")
+    chunk = report.stage("chunk")
+    if chunk is not None and chunk.stats:
+        s = chunk.stats
+        skipped = ", ".join(f"{k} {v}" for k, v in s.get("skipped", {}).items()) or "none"
+        lines.append(
+            plain(
+                f"  files {s.get('files', 0)} (indexed {s.get('indexed', 0)}; skipped: {skipped})"
+            )
+        )
+        by_language = sorted(
+            ((_language(k), v) for k, v in s.get("symbols_by_language", {}).items()),
+            key=lambda kv: (kv[0] == "other", kv[0]),
+        )
+        langs = ", ".join(f"{k} {v}" for k, v in by_language)
+        lines.append(plain(f"  symbols {s.get('symbols', 0)} ({langs})"))
+    for st in report.stages:
+        if st.name == "chunk":
+            continue
+        rows = ", ".join(f"{k} {v}" for k, v in st.rows.items() if v is not None)
+        if rows:
+            lines.append(plain(f"  {st.name}: {rows}"))
+    stages = [
+        [plain(st.name), "skipped (unchanged)" if st.skipped else "ran", f"{st.seconds:.2f}"]
+        for st in report.stages
+    ]
+    lines.append(
+        table(
+            ("stage", "status", "seconds"), stages, bold=styled, left=frozenset({"stage", "status"})
+        )
+    )
+    try:
+        where = os.path.relpath(report.path, os.getcwd())
+    except ValueError:  # another drive than the working folder's
+        where = str(report.path)
+    lines.append(f"  total {report.seconds:.2f}s; index at {plain(where)}")
+    return "\n".join(lines) + "\n"
+
+
+def print_index_report(report: IndexReport, *, repo: Path) -> None:
+    sys.stdout.write(index_report_text(report, repo=repo, styled=wants_style()))

@@ -285,6 +285,7 @@ def test_fast_path_imports_neither_typer_nor_rich(repo) -> None:
         ["query", "idempotency key", "-k", "3"],
         ["preflight", "payments/retry.py", "-s", "charge_with_retry"],
         ["index", "--json"],
+        ["index"],  # the report a person reads is plain text too
     ):
         proc = subprocess.run(
             [sys.executable, "-c", probe, "-C", str(repo.path), *args],
@@ -486,6 +487,46 @@ def test_query_output_is_a_plain_table_with_whole_names_and_no_control_character
     with Strata(r.path) as s:
         styled = search_text(s.search("capture with bounded retries", 3), styled=True)
     assert styled.startswith("class \x1b[1m") and "\x1b[2J" not in styled
+
+
+def test_index_report_is_plain_text_with_control_characters_shown(tmp_path) -> None:
+    from gitstrata.pipeline.runner import IndexReport, StageReport
+    from gitstrata.render_plain import index_report_text
+
+    stages = [
+        StageReport("chunk", False, 0.5, {"files": 2, "symbols": 3},
+                    {"files": 2, "indexed": 2, "skipped": {}, "symbols": 3,
+                     "symbols_by_language": {"python": 2, "None": 1}}),
+        StageReport("capsule", False, 1.25, {"commits": 4, "touches": 6}),
+        StageReport("embed", True, 0.0, {"vectors_i8": None}),
+    ]  # fmt: skip
+    report = IndexReport(
+        store=tmp_path, generation="gen-000002", path=tmp_path / "gen-000002",
+        head="0123456789abcdef", up_to_date=False, shallow=False, seconds=1.75,
+        stages=stages, warnings=["journal line 3 \x1b[2Jskipped"], notes=["from [bold]x[/]"],
+    )  # fmt: skip
+    text = index_report_text(report, repo=tmp_path / "repo")
+    assert "\x1b" not in text  # no styling off a terminal, and the repository's escapes shown
+    lines = text.splitlines()
+    assert lines[:3] == [
+        "indexed repo at 0123456789 into gen-000002",
+        "from [bold]x[/]",  # written as it is: nothing here is markup
+        "warning: journal line 3 ?[2Jskipped",
+    ]
+    assert lines[3:6] == [
+        "  files 2 (indexed 2; skipped: none)",
+        "  symbols 3 (python 2, other 1)",
+        "  capsule: commits 4, touches 6",
+    ]
+    assert lines[6:10] == [
+        "stage    status               seconds",
+        "chunk    ran                     0.50",
+        "capsule  ran                     1.25",
+        "embed    skipped (unchanged)     0.00",
+    ]
+    assert lines[10].startswith("  total 1.75s; index at ")
+    styled = index_report_text(report, repo=tmp_path / "repo", styled=True)
+    assert "\x1b[33mwarning:\x1b[0m" in styled and "\x1b[2J" not in styled
 
 
 _POOL_PROBE = """
