@@ -523,3 +523,76 @@ def test_a_reverted_attempt_and_its_history_show_code_not_respaced_lines(git_rep
     assert not any(
         ln.rstrip() in ("-      *", "+      *") or "Send a response" in ln for ln in shown
     )
+
+
+class _Touches:
+    """What `_rationale` reads of a served index: touches by HEAD path, commit intents."""
+
+    def __init__(self, by_path: dict, intents: dict) -> None:
+        self.touches_by_path = by_path
+        self.intents = intents
+
+    def commit_field(self, sha: str, name: str):
+        return self.intents.get(sha)
+
+
+def _rationale_by_rereading(index, targets, touched) -> list[str]:
+    """The rule as written before: every touch of every target file read for each attempt."""
+    import re
+    from collections import Counter
+
+    from gitstrata.serve.graveyard import codes
+    from gitstrata.store.attempts import changed_lines
+    from gitstrata.store.vocabulary import LOAD_BEARING
+
+    assigned = re.compile(r"\b([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)\s*(?::[^=]*)?=(?!=)")
+    if not touched:
+        return []
+    count: Counter[str] = Counter()
+    constants = codes("\n".join(touched))
+    for path in dict.fromkeys(p for p, _ in targets):
+        for t in index.touches_by_path.get(path, []):
+            plus = {ln[1:].strip() for ln in changed_lines(t["excerpt"] or "") if ln[0] == "+"}
+            n = len(plus & set(touched))
+            if constants:
+                for ln in plus:
+                    m = assigned.search(ln)
+                    n += m is not None and m.group(1).lower() in constants
+            if n:
+                count[t["sha"]] += n
+    ranked = [sha for sha, _ in count.most_common()]
+    fixes = [sha for sha in ranked if index.commit_field(sha, "intent") in LOAD_BEARING]
+    return fixes or ranked[:1]
+
+
+def test_the_rationale_read_by_line_is_the_rule_read_touch_by_touch() -> None:
+    """`_rationale` looks the attempt's lines up in each file's added lines, made once per pass
+    (`added_lines`): the same commits, in the same order, ties included, as reading every touch
+    of the file again for each attempt."""
+    from gitstrata.serve.anticontext import _rationale
+
+    rnd = random.Random(11)
+    lines = ["x = 1", "y = x + 1", "RETRY_LIMIT = 3", "RETRY_LIMIT: int = 5", "TTL_SECONDS = 30",
+             "if RETRY_LIMIT == 3:", "return key", "key = uuid4()", "ERR_TOKEN = 'e'", "pass"]  # fmt: skip
+    for _ in range(60):
+        shas = [f"{i:040x}" for i in range(rnd.randint(1, 12))]
+        intents = {s: rnd.choice(["bugfix", "feature", "refactor", "perf"]) for s in shas}
+        by_path: dict = {}
+        for path in ("a.py", "b.py", "c.py"):
+            by_path[path] = [
+                {
+                    "sha": rnd.choice(shas),
+                    "excerpt": "\n".join(
+                        rnd.choice("+-") + rnd.choice(lines) for _ in range(rnd.randint(0, 6))
+                    ),
+                }
+                for _ in range(rnd.randint(0, 15))
+            ]
+        index = _Touches(by_path, intents)
+        added: dict = {}  # shared by the attempts of one pass, as `_known` shares it
+        for _ in range(20):
+            targets = [(rnd.choice(["a.py", "b.py", "c.py", "d.py"]), None) for _ in range(2)]
+            touched = frozenset(rnd.sample(lines, rnd.randint(0, 4)))
+            expected = _rationale_by_rereading(index, targets, touched)
+            assert _rationale(index, targets, touched, added) == expected
+            assert _rationale(index, targets, touched) == expected
