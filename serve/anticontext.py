@@ -45,6 +45,7 @@ from ..store.tokenizer import tokenize
 from ..store.unidiff import parse_diff
 from ..store.vocabulary import LOAD_BEARING
 from . import arrow_ops as pc
+from . import attempt_views
 from .graveyard import (
     REVERT,
     FailureView,
@@ -130,18 +131,35 @@ class AntiContext:
             parts: dict[tuple, tuple[FailureView, FailureWarning, PastAttempt]] = {}
             messages: dict[str, str | None] = {}  # commit messages read for this pass, by sha
             added: dict[str, AddedLines] = {}  # the lines each file's commits added, by path
+            stored: dict[bytes, dict[str, Any]] | None = None  # views an earlier process kept
+            built = 0
             failures, muted = self._journal_failures()
             for f in failures:
                 key = _attempt_key(f)
                 got = kept.get(key) or parts.get(key)
                 if got is None:
-                    got = _failure_parts(index, embed, f, messages, added)
+                    if stored is None:
+                        stored = attempt_views.load(index.gen)
+                    fields = stored.get(attempt_views.key(key))
+                    if fields is None:
+                        got = _failure_parts(index, embed, f, messages, added)
+                        built += 1
+                    else:
+                        got = (
+                            attempt_views.view(f.id, f.targets, fields),
+                            warning_from_failure(f),
+                            _past_attempt(f),
+                        )
                 parts[key] = got
                 view, detail, past = got
                 known.views.append(view)
                 known.details[f.id] = detail
                 known.past.append((f.targets, past))
             self._parts_gen, self._parts = index.name, parts
+            if built:  # for the next process: every attempt's view, the ones read included
+                attempt_views.save(
+                    index.gen, ((attempt_views.key(k), p[0]) for k, p in parts.items())
+                )
             for revert in _reverts(index, muted, self.reapplied_share):
                 known.past.append((revert.targets, revert.past))
                 if revert.past.reapplied_in is None:
@@ -296,7 +314,12 @@ def _failure_parts(
         changed=_changed_symbols(index, f.diff, f.targets),
         nearby_codes=codes(_context_text(f.diff)),
     )
-    past = PastAttempt(
+    return view, warning_from_failure(f), _past_attempt(f)
+
+
+def _past_attempt(f: FailedAttempt) -> PastAttempt:
+    """A journal failure's entry in a preflight's history of attempts."""
+    return PastAttempt(
         failure_id=f.id,
         source="journal",
         date=(f.last_seen or "")[:10] or None,
@@ -304,7 +327,6 @@ def _failure_parts(
         summary=f"failed attempt #{f.id}: "
         + " ".join((f.notes or f.command or "no notes").split())[:200],
     )
-    return view, warning_from_failure(f), past
 
 
 def warning_from_failure(f: FailedAttempt, reasons: list[str] | None = None) -> FailureWarning:

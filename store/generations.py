@@ -368,12 +368,62 @@ class Generation:
     def _mapped_path(self, name: str) -> Path | None:
         """Where the mapped copy of artifact `name` lives; None for a table that has none (an
         Arrow or folder artifact) or when copies are off (`GITSTRATA_MAPPED_COPIES=off`)."""
-        if os.environ.get("GITSTRATA_MAPPED_COPIES", "").lower() in ("off", "0", "false", "no"):
+        if _copies_off():
             return None
         info = self.info(name)
         if info.format != "parquet" or not info.sha256:
             return None
         return self.path / MAPPED / f"{name}-{info.sha256[:16]}.arrow"
+
+    def kept(self, name: str) -> pa.Table | None:
+        """Table `name` a serving process kept beside this generation (`keep`), memory-mapped;
+        None when there is none or it is unreadable (a cache: whatever is wrong with it, the
+        reader makes what it holds again)."""
+        if _copies_off():
+            return None
+        target = self.path / MAPPED / f"{name}.arrow"
+        if not target.is_file():
+            return None
+        import pyarrow as pa
+        import pyarrow.ipc as ipc
+
+        try:
+            table = ipc.open_file(pa.memory_map(str(target), "r")).read_all()
+            table.validate()
+        except (OSError, pa.ArrowException):
+            return None
+        return table
+
+    def keep(self, name: str, table: pa.Table) -> bool:
+        """Keep `table` beside this generation as `name` (Arrow IPC in `mapped/`, 0600,
+        replaced whole): what serving made from it and a later process may read instead of
+        making it again. False when copies are off or the folder cannot be written."""
+        if _copies_off():
+            return False
+        target = self.path / MAPPED / f"{name}.arrow"
+        try:
+            private_dir(target.parent)
+        except OSError:
+            return False
+        if not os.access(target.parent, os.W_OK):
+            return False
+        import pyarrow as pa
+        import pyarrow.ipc as ipc
+
+        tmp = target.with_name(f".{target.name}.{os.getpid()}.{threading.get_ident()}")
+        try:
+            with pa.OSFile(str(tmp), "wb") as sink:
+                os.chmod(tmp, FILE_MODE)
+                with ipc.new_file(sink, table.schema) as writer:
+                    writer.write_table(table)
+            os.replace(tmp, target)
+        except OSError:
+            try:
+                tmp.unlink()
+            except OSError:
+                pass
+            return False
+        return True
 
     def mapped_bytes(self) -> int:
         """Bytes of the mapped copies made so far (a cache beside the artifacts)."""
@@ -954,6 +1004,10 @@ class Store:
                 removed.append(name)
         self.sweep()
         return removed
+
+
+def _copies_off() -> bool:
+    return os.environ.get("GITSTRATA_MAPPED_COPIES", "").lower() in ("off", "0", "false", "no")
 
 
 def _pid_alive(pid: int) -> bool:

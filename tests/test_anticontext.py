@@ -596,3 +596,78 @@ def test_the_rationale_read_by_line_is_the_rule_read_touch_by_touch() -> None:
             expected = _rationale_by_rereading(index, targets, touched)
             assert _rationale(index, targets, touched, added) == expected
             assert _rationale(index, targets, touched) == expected
+
+
+def _journal_views(strata: Strata) -> dict:
+    engine = strata.engine
+    index, searcher, _ = engine._state
+    views = engine.anti.views(index, searcher.embed_query)[0]
+    return {v.id: v for v in views if v.source == "journal"}
+
+
+def _same_view(a, b) -> bool:
+    names = ("targets", "identifiers", "touched", "location", "why_terms", "changed")
+    if any(getattr(a, n) != getattr(b, n) for n in (*names, "nearby_codes")):
+        return False
+    if type(a.text_terms) is not type(b.text_terms) or list(a.text_terms.items()) != list(
+        b.text_terms.items()
+    ):
+        return False
+    for n in ("vector", "place", "why_vector"):
+        x, y = getattr(a, n), getattr(b, n)
+        if (x is None) != (y is None):
+            return False
+        if x is not None and (x.dtype != y.dtype or x.tobytes() != y.tobytes()):
+            return False
+    return True
+
+
+def test_attempt_views_kept_beside_the_generation_are_read_by_the_next_process(
+    repo, monkeypatch
+) -> None:
+    """The process that builds the journal's attempt views keeps them beside the generation;
+    the next one reads them instead of building them: the same views field for field (vectors
+    bit for bit) and the same answers. The file is its owner's alone; a damaged one is ignored
+    and replaced; with the mapped copies off there is none."""
+    import stat
+
+    trace = "E   AssertionError: ERR_PAYMENT_DUPLICATE two keys\nFAILED test_retry.py::test_retry_reuses_key"
+    ask = ("retry.py", "charge_with_retry", "use a fresh key per attempt")
+    with Strata(repo.path) as s:
+        s.record_failure(
+            "retry.py",
+            '-    key = f"{order_id}"\n+    key = str(uuid.uuid4())\n',
+            trace,
+            notes="fresh key per attempt",
+            symbol_name="charge_with_retry",
+        )
+        s.record_failure("retry.py", "-    return client.refund(charge_id)\n"
+                         "+    return client.refund(charge_id, force=True)\n",
+                         "E   AssertionError: refund forced twice", notes="forcing the refund",
+                         symbol_name="refund")  # fmt: skip
+        answer = s.preflight(*ask).model_dump(exclude={"latency_ms"})
+        built = _journal_views(s)
+        mapped = s.engine._state[0].gen.path / "mapped"
+    kept = list(mapped.glob("attempt-views-*.arrow"))
+    assert len(kept) == 1 and len(built) == 2
+    assert stat.S_IMODE(kept[0].stat().st_mode) == 0o600
+    written = kept[0].stat().st_mtime_ns
+
+    with Strata(repo.path) as fresh:
+        assert fresh.preflight(*ask).model_dump(exclude={"latency_ms"}) == answer
+        read = _journal_views(fresh)
+    assert kept[0].stat().st_mtime_ns == written  # nothing was built, so nothing written again
+    assert read.keys() == built.keys()
+    assert all(_same_view(read[i], built[i]) for i in built)
+
+    kept[0].write_bytes(b"not an arrow file")
+    with Strata(repo.path) as fresh:
+        assert fresh.preflight(*ask).model_dump(exclude={"latency_ms"}) == answer
+        assert all(_same_view(v, built[i]) for i, v in _journal_views(fresh).items())
+    assert kept[0].read_bytes()[:6] == b"ARROW1"  # built again, and kept again
+
+    kept[0].unlink()
+    monkeypatch.setenv("GITSTRATA_MAPPED_COPIES", "off")
+    with Strata(repo.path) as fresh:
+        assert fresh.preflight(*ask).model_dump(exclude={"latency_ms"}) == answer
+    assert not list(mapped.glob("attempt-views-*.arrow"))

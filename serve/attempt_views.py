@@ -1,0 +1,140 @@
+"""The matching views of the journal's failed attempts, kept beside a generation from one process
+to the next.
+
+A process builds a `FailureView` for every recorded attempt before its first answer: tokenized
+notes, changed lines and the messages of the commits it would undo, three embeddings, the
+symbols its diff changed. With 1,200 attempts that took 2.3 s of every one-shot `preflight` and
+`query`, for views the process before it had built from the same journal and generation. The
+process that builds views now keeps them in the generation's `mapped/` folder
+(`Generation.keep`), and the next one reads the views of the attempts it has there.
+
+Invariants:
+- A kept view is the view `_failure_parts` builds, field for field: the same terms in the same
+  order with the same counts, the same sets, vectors bit for bit (their float32 bytes).
+- Each view is keyed by a digest of everything of the attempt it is made from
+  (`anticontext._attempt_key`); the file by the code and libraries that make views (every
+  module of `serve` and `store` by size and modification time, the Python and numpy versions):
+  an attempt recorded again, edited or folded with a repeat, and a new release, build again.
+- It is a cache: a file that is missing, damaged or of another schema is ignored (and replaced
+  by the next process that builds a view); `GITSTRATA_MAPPED_COPIES=off` turns it off with the
+  mapped copies.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sys
+from collections import Counter
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+
+from ..store.generations import Generation
+from .graveyard import FailureView
+
+_STRINGS = pa.list_(pa.string())
+SCHEMA = pa.schema(
+    [
+        ("key", pa.binary(16)),
+        ("text_terms", _STRINGS),
+        ("text_counts", pa.list_(pa.int64())),  # None: the terms are a set, not a Counter
+        ("vector", pa.binary()),
+        ("identifiers", _STRINGS),
+        ("touched", _STRINGS),
+        ("location", _STRINGS),
+        ("place", pa.binary()),
+        ("why_terms", _STRINGS),
+        ("why_vector", pa.binary()),
+        ("changed_paths", _STRINGS),
+        ("changed_names", _STRINGS),
+        ("nearby_codes", _STRINGS),
+    ]
+)
+_SETS = ("identifiers", "touched", "location", "why_terms", "nearby_codes")
+_VECTORS = ("vector", "place", "why_vector")
+
+_fingerprint: str | None = None
+
+
+def key(attempt_key: tuple) -> bytes:
+    """The digest a view is kept under: of everything of the attempt it is made from."""
+    return hashlib.blake2b(
+        repr(attempt_key).encode("utf-8", "surrogatepass"), digest_size=16
+    ).digest()
+
+
+def _code_fingerprint() -> str:
+    """The modules and libraries a view is made by: every module of `serve` and `store` by name,
+    size and modification time (stat only: a one-shot process pays a millisecond), and the
+    Python and numpy versions."""
+    global _fingerprint
+    if _fingerprint is None:
+        h = hashlib.blake2b(digest_size=8)
+        h.update(f"{sys.version_info[:3]} {np.__version__}".encode())
+        here = Path(__file__).resolve().parent
+        for folder in (here, here.parent / "store"):
+            for entry in sorted(os.scandir(folder), key=lambda e: e.name):
+                if entry.name.endswith(".py"):
+                    st = entry.stat()
+                    h.update(f"{folder.name}/{entry.name} {st.st_size} {st.st_mtime_ns}\n".encode())
+        _fingerprint = h.hexdigest()
+    return _fingerprint
+
+
+def _name() -> str:
+    return f"attempt-views-{_code_fingerprint()}"
+
+
+def load(gen: Generation) -> dict[bytes, dict[str, Any]]:
+    """Kept views by key, as `FailureView` keyword arguments (all but id, targets, source)."""
+    table = gen.kept(_name())
+    if table is None or not table.schema.equals(SCHEMA):
+        return {}
+    cols = {name: table.column(name).to_pylist() for name in SCHEMA.names}
+    out: dict[bytes, dict[str, Any]] = {}
+    for i, k in enumerate(cols["key"]):
+        terms, counts = cols["text_terms"][i], cols["text_counts"][i]
+        fields: dict[str, Any] = {
+            "text_terms": frozenset(terms)
+            if counts is None
+            else Counter(dict(zip(terms, counts, strict=True))),
+            "changed": tuple(zip(cols["changed_paths"][i], cols["changed_names"][i], strict=True)),
+        }
+        for name in _SETS:
+            fields[name] = frozenset(cols[name][i])
+        for name in _VECTORS:
+            raw = cols[name][i]
+            fields[name] = None if raw is None else np.frombuffer(raw, dtype=np.float32)
+        out[k] = fields
+    return out
+
+
+def save(gen: Generation, views: Iterable[tuple[bytes, FailureView]]) -> bool:
+    """Keep `views` (key, view) beside `gen`, replacing what was kept."""
+    rows: dict[str, list[Any]] = {name: [] for name in SCHEMA.names}
+    for k, v in views:
+        terms = v.text_terms
+        rows["key"].append(k)
+        rows["text_terms"].append(list(terms))
+        rows["text_counts"].append(
+            [terms[t] for t in terms] if isinstance(terms, Mapping) else None
+        )
+        for name in _SETS:
+            rows[name].append(list(getattr(v, name)))
+        for name in _VECTORS:
+            vec = getattr(v, name)
+            rows[name].append(
+                None if vec is None else np.ascontiguousarray(vec, dtype=np.float32).tobytes()
+            )
+        rows["changed_paths"].append([p for p, _ in v.changed])
+        rows["changed_names"].append([q for _, q in v.changed])
+    return gen.keep(_name(), pa.table(rows, schema=SCHEMA))
+
+
+def view(attempt_id: int | str, targets: tuple, fields: Mapping[str, Any]) -> FailureView:
+    """The journal attempt's view from its kept fields."""
+    return FailureView(id=attempt_id, targets=targets, source="journal", **fields)
