@@ -23,6 +23,11 @@ and the warm-up leaves the record of the texts the firewall passed, as an earlie
 with the process's user + system CPU time. `--phases` adds the CPU time per call of each phase of
 preflight and search (timers around the engine's callees), over the first calls (which then
 carry the timers' own cost) and over questions asked again after the latency passes.
+`--attempts N` then records N failed attempts through the API on a copy of each repository
+(each on a function of the index, chosen at random with a fixed seed, with a one-line diff of
+its code) and measures the one-shot commands again: the first `preflight` process after them
+(which builds every attempt's matching view and keeps them beside the generation) and the
+median of `--cli-runs` after it, as a team's journal grows.
 """
 
 from __future__ import annotations
@@ -407,8 +412,79 @@ def prepare(source: Path, tmp: Path) -> tuple[Path, Path, str]:
         return repo, strata.index_dir, name
 
 
+def record_attempts(repo: Path, index_dir: Path, n: int, seed: int = 3) -> None:
+    """`n` failed attempts recorded through the API, each on a function of the index (chosen at
+    random with `seed`): a one-line diff of its code, a failing test and notes."""
+    import random
+
+    from gitstrata import Strata
+    from gitstrata.store.generations import Store
+
+    table = (
+        Store(index_dir)
+        .require_live()
+        .table("symbols", columns=["path", "qualname", "kind", "code"])
+    )
+    functions = [
+        r for r in table.to_pylist()
+        if r["kind"] in ("function", "method") and r["qualname"] != "<module>" and r["code"]
+    ]  # fmt: skip
+    if not functions:
+        raise SystemExit(f"{repo}: the index has no functions to record attempts on")
+    rnd = random.Random(seed)
+    verbs = ("cache", "retry", "skip", "inline", "memoize", "batch", "reorder", "drop")
+    with Strata(repo, index_dir=index_dir) as strata:
+        for i in range(n):
+            f = rnd.choice(functions)
+            line = next((ln for ln in f["code"].splitlines()[1:] if ln.strip()), "pass")
+            verb = rnd.choice(verbs)
+            strata.record_failure(
+                f["path"],
+                f"--- a/{f['path']}\n+++ b/{f['path']}\n@@ -2 +2 @@\n-{line}\n+{line}  # {verb} {i}\n",
+                f"FAILED tests/test_{verb}.py::test_{i} - AssertionError: {verb} broke {f['qualname']}",
+                notes=f"tried to {verb} in {f['qualname']} to speed it up",
+                symbol_name=f["qualname"],
+            )
+
+
+def with_attempts(
+    repo: Path, index_dir: Path, tmp: Path, n: int, target: Target, query: str, runs: int
+) -> dict[str, Any]:
+    """The one-shot commands on a copy of `repo` (and its index) with `n` recorded attempts."""
+    import shutil
+
+    copy = tmp / f"{repo.name}-attempts"
+    shutil.copytree(repo, copy, symlinks=True)
+    try:
+        inside = index_dir.resolve().relative_to(repo.resolve())
+    except ValueError:
+        copied_index = tmp / f"{repo.name}-attempts-index"
+        shutil.copytree(index_dir, copied_index, symlinks=True)
+    else:
+        copied_index = copy / inside
+    record_attempts(copy, copied_index, n)
+    path, symbol, intent = target
+    argv = [sys.executable, "-m", "gitstrata", "-C", str(copy), "preflight", path,
+            "--out", str(copied_index), *(["-s", symbol] if symbol else []),
+            *(["-i", intent] if intent else [])]  # fmt: skip
+    t0 = time.perf_counter()
+    first = subprocess.run(argv, capture_output=True, check=False)
+    wall = time.perf_counter() - t0
+    if first.returncode not in (0, 1):
+        raise SystemExit(f"preflight with {n} attempts: {first.stderr.decode()[-400:]}")
+    out = {"attempts": n, "cli_preflight_first_s": round(wall, 3)}
+    got = cli_wall(copy, copied_index, target, query, runs)
+    out.update({k.replace("cli_", "cli_attempts_", 1): v for k, v in got.items()})
+    return out
+
+
 def run_repo(
-    source: Path, tmp: Path, rounds: int, cli_runs: int, phases: bool = False
+    source: Path,
+    tmp: Path,
+    rounds: int,
+    cli_runs: int,
+    phases: bool = False,
+    attempts: int = 0,
 ) -> dict[str, Any]:
     repo, index_dir, name = prepare(source, tmp)
     targets = hot_targets(index_dir)
@@ -419,6 +495,8 @@ def run_repo(
     }
     if cli_runs:
         res.update(cli_wall(repo, index_dir, targets[0], texts[0], cli_runs))
+    if attempts and cli_runs:
+        res.update(with_attempts(repo, index_dir, tmp, attempts, targets[0], texts[0], cli_runs))
     return res
 
 
@@ -434,6 +512,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--json", action="store_true")
     ap.add_argument(
         "--phases", action="store_true", help="also the CPU time per phase (timers on callees)"
+    )
+    ap.add_argument(
+        "--attempts",
+        type=int,
+        default=0,
+        metavar="N",
+        help="then the one-shot commands again on a copy of each repository with N recorded "
+        "failed attempts",
     )
     args = ap.parse_args(argv)
     results: list[dict[str, Any]] = []
@@ -469,7 +555,11 @@ def main(argv: list[str] | None = None) -> int:
             results.append(res)
         else:
             for source in sources:
-                results.append(run_repo(source, Path(tmp), args.rounds, args.cli_runs, args.phases))
+                results.append(
+                    run_repo(
+                        source, Path(tmp), args.rounds, args.cli_runs, args.phases, args.attempts
+                    )
+                )
     if args.json:
         print(json.dumps(results if len(results) > 1 else results[0]))
     else:
