@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 import threading
 from collections import Counter
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
@@ -81,6 +81,17 @@ class _Known:
         return frozenset().union(*(v.homes for v in self.views))
 
 
+@dataclass(frozen=True)
+class _Parts:
+    """A journal attempt's matching view, served warning and history entry, and the text of the
+    commits it would undo (kept with the view: `attempt_views`)."""
+
+    view: FailureView
+    warning: FailureWarning
+    past: PastAttempt
+    why_text: str
+
+
 class AntiContext:
     def __init__(self, store_root: Path, reapplied_share: float | None = None) -> None:
         self.store_root = Path(store_root)
@@ -96,7 +107,7 @@ class AntiContext:
         # attempt as read (`_attempt_key`): an append re-reads the journal but builds only what
         # is new or changed (a journal of 1,200 failures took ~0.9 s to build after each append)
         self._parts_gen: str | None = None
-        self._parts: dict[tuple, tuple[FailureView, FailureWarning, PastAttempt]] = {}
+        self._parts: dict[tuple, _Parts] = {}
         self.warnings: list[str] = []
         self.skipped: list[Skipped] = []  # journal lines the last read left out
         self._stream = StreamState()  # an append is parsed alone (1,200 failures: ~0.13 s whole)
@@ -128,10 +139,14 @@ class AntiContext:
                 return self._cache
             known = _Known([], {}, [])
             kept = self._parts if self._parts_gen == index.name else {}
-            parts: dict[tuple, tuple[FailureView, FailureWarning, PastAttempt]] = {}
+            parts: dict[tuple, _Parts] = {}
             messages: dict[str, str | None] = {}  # commit messages read for this pass, by sha
             added: dict[str, AddedLines] = {}  # the lines each file's commits added, by path
-            stored: dict[bytes, dict[str, Any]] | None = None  # views an earlier process kept
+            # views an earlier process kept for this generation, then for the one before it:
+            # read in this process's first pass of a generation only (after an append the new
+            # attempt alone is built, in milliseconds; reading the file would cost more)
+            stored: dict[bytes, dict[str, Any]] | None = {} if kept else None
+            carried: dict[bytes, dict[str, Any]] | None = {} if kept else None
             built = 0
             failures, muted = self._journal_failures()
             for f in failures:
@@ -140,25 +155,31 @@ class AntiContext:
                 if got is None:
                     if stored is None:
                         stored = attempt_views.load(index.gen)
-                    fields = stored.get(attempt_views.key(key))
+                    digest = attempt_views.key(key)
+                    fields = stored.get(digest)
                     if fields is None:
-                        got = _failure_parts(index, embed, f, messages, added)
+                        if carried is None:
+                            carried = attempt_views.load_previous(index.gen)
+                        got = _failure_parts(index, embed, f, messages, added, carried.get(digest))
                         built += 1
                     else:
-                        got = (
+                        got = _Parts(
                             attempt_views.view(f.id, f.targets, fields),
                             warning_from_failure(f),
                             _past_attempt(f),
+                            fields["why_text"],
                         )
                 parts[key] = got
-                view, detail, past = got
-                known.views.append(view)
-                known.details[f.id] = detail
-                known.past.append((f.targets, past))
+                known.views.append(got.view)
+                known.details[f.id] = got.warning
+                known.past.append((f.targets, got.past))
             self._parts_gen, self._parts = index.name, parts
-            if built:  # for the next process: every attempt's view, the ones read included
+            # for the next process: every attempt's view, the ones read included; after an
+            # append only once many are new (a file of 1,200 views takes ~50 ms to write)
+            if built and (not kept or built >= attempt_views.SAVE_AFTER):
                 attempt_views.save(
-                    index.gen, ((attempt_views.key(k), p[0]) for k, p in parts.items())
+                    index.gen,
+                    ((attempt_views.key(k), p.view, p.why_text) for k, p in parts.items()),
                 )
             for revert in _reverts(index, muted, self.reapplied_share):
                 known.past.append((revert.targets, revert.past))
@@ -287,14 +308,36 @@ def _failure_parts(
     f: FailedAttempt,
     messages: dict[str, str | None],
     added: dict[str, AddedLines],
-) -> tuple[FailureView, FailureWarning, PastAttempt]:
+    carried: Mapping[str, Any] | None = None,
+) -> _Parts:
     """A journal failure's matching view, its served warning and its history entry
     (`messages`: commit messages already read, by sha; `added`: `added_lines` by path; both
-    shared by the attempts of one pass)."""
+    shared by the attempts of one pass). `carried`: the attempt's view as an earlier generation
+    with the same embedder kept it (`attempt_views.load_previous`): what follows from the
+    attempt alone is taken from it, and what this generation's history says (the commits it
+    would undo, the symbols its diff changed) is read again; the embedding and terms of those
+    commits' messages are taken too when their text is the same."""
     changed = "\n".join(changed_lines(f.diff))
     touched = touched_lines(f.diff)
     why = _rationale(index, f.targets, touched, added)
     why_text = _why_text(index, why, messages)
+    if carried is not None:
+        same = carried["why_text"] == why_text
+        view = FailureView(
+            id=f.id,
+            targets=f.targets,
+            text_terms=carried["text_terms"],
+            vector=carried["vector"],
+            identifiers=carried["identifiers"],
+            touched=touched,
+            location=carried["location"],
+            place=carried["place"],
+            why_terms=carried["why_terms"] if same else frozenset(tokenize(why_text)),
+            why_vector=carried["why_vector"] if same else embed(why_text) if why_text else None,
+            changed=_changed_symbols(index, f.diff, f.targets),
+            nearby_codes=carried["nearby_codes"],
+        )
+        return _Parts(view, warning_from_failure(f), _past_attempt(f), why_text)
     # every repeat's own notes too: an attempt tried again and described in other words is
     # what those words say as well (the CLI shows them all)
     text = "\n".join(
@@ -314,7 +357,7 @@ def _failure_parts(
         changed=_changed_symbols(index, f.diff, f.targets),
         nearby_codes=codes(_context_text(f.diff)),
     )
-    return view, warning_from_failure(f), _past_attempt(f)
+    return _Parts(view, warning_from_failure(f), _past_attempt(f), why_text)
 
 
 def _past_attempt(f: FailedAttempt) -> PastAttempt:

@@ -15,6 +15,15 @@ Invariants:
   (`anticontext._attempt_key`); the file by the code and libraries that make views (every
   module of `serve` and `store` by size and modification time, the Python and numpy versions):
   an attempt recorded again, edited or folded with a repeat, and a new release, build again.
+- The first process of a new generation takes from the views the generation before it kept,
+  when both have the same embedder, what follows from an attempt alone (its terms and sets, the
+  vectors of its text and of its place), and reads again what the new history says: the
+  commits it would undo (and their messages' terms and vector, unless that text is the same)
+  and the symbols its diff changed. An incremental index keeps the embedder unless more than
+  `embedding.refit_fraction` of the documents are new.
+- A process reads the files in its first pass over a generation's attempts only, and writes
+  one when it built a view then; later, after appends, it builds each new attempt's view alone
+  and writes the file again only once `SAVE_AFTER` views were new to it.
 - It is a cache: a file that is missing, damaged or of another schema is ignored (and replaced
   by the next process that builds a view); `GITSTRATA_MAPPED_COPIES=off` turns it off with the
   mapped copies.
@@ -33,7 +42,8 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
-from ..store.generations import Generation
+from ..store.errors import IndexCorrupt
+from ..store.generations import MAPPED, Generation
 from .graveyard import FailureView
 
 _STRINGS = pa.list_(pa.string())
@@ -49,12 +59,16 @@ SCHEMA = pa.schema(
         ("place", pa.binary()),
         ("why_terms", _STRINGS),
         ("why_vector", pa.binary()),
+        ("why_text", pa.string()),  # the messages `why_terms` and `why_vector` are made from
         ("changed_paths", _STRINGS),
         ("changed_names", _STRINGS),
         ("nearby_codes", _STRINGS),
     ]
 )
 _SETS = ("identifiers", "touched", "location", "why_terms", "nearby_codes")
+# a process that already knows the generation's views writes the file again only once this many
+# attempts were new to it (an append builds one view in milliseconds; the next process can too)
+SAVE_AFTER = 16
 _VECTORS = ("vector", "place", "why_vector")
 
 _fingerprint: str | None = None
@@ -90,8 +104,35 @@ def _name() -> str:
 
 
 def load(gen: Generation) -> dict[bytes, dict[str, Any]]:
-    """Kept views by key, as `FailureView` keyword arguments (all but id, targets, source)."""
-    table = gen.kept(_name())
+    """Views kept beside `gen`, by key, as `FailureView` keyword arguments (all but id, targets
+    and source) and the `why_text` they were made with."""
+    return _rows(gen.kept(_name()))
+
+
+def load_previous(gen: Generation) -> dict[bytes, dict[str, Any]]:
+    """Views kept beside the generation before `gen` in its store, when it has the same
+    embedder (its vectors are then the ones `gen`'s would be): what follows from an attempt
+    alone carries over; the rest is read from `gen`'s history again (`_failure_parts`)."""
+    mine = gen.info("embedder").sha256 if gen.has("embedder") else None
+    if not mine:
+        return {}
+    older = sorted(
+        (p for p in gen.path.parent.glob("gen-*") if p.name < gen.path.name and p.is_dir()),
+        key=lambda p: p.name,
+    )
+    for path in reversed(older):
+        if not (path / MAPPED / f"{_name()}.arrow").is_file():
+            continue
+        try:
+            previous = Generation.open(path)
+            theirs = previous.info("embedder").sha256 if previous.has("embedder") else None
+        except (IndexCorrupt, OSError, KeyError):
+            return {}
+        return _rows(previous.kept(_name())) if theirs == mine else {}
+    return {}
+
+
+def _rows(table: pa.Table | None) -> dict[bytes, dict[str, Any]]:
     if table is None or not table.schema.equals(SCHEMA):
         return {}
     cols = {name: table.column(name).to_pylist() for name in SCHEMA.names}
@@ -103,6 +144,7 @@ def load(gen: Generation) -> dict[bytes, dict[str, Any]]:
             if counts is None
             else Counter(dict(zip(terms, counts, strict=True))),
             "changed": tuple(zip(cols["changed_paths"][i], cols["changed_names"][i], strict=True)),
+            "why_text": cols["why_text"][i],
         }
         for name in _SETS:
             fields[name] = frozenset(cols[name][i])
@@ -113,10 +155,12 @@ def load(gen: Generation) -> dict[bytes, dict[str, Any]]:
     return out
 
 
-def save(gen: Generation, views: Iterable[tuple[bytes, FailureView]]) -> bool:
-    """Keep `views` (key, view) beside `gen`, replacing what was kept."""
+def save(gen: Generation, views: Iterable[tuple[bytes, FailureView, str]]) -> bool:
+    """Keep `views` (key, view, the text its `why_*` fields were made from) beside `gen`,
+    replacing what was kept."""
     rows: dict[str, list[Any]] = {name: [] for name in SCHEMA.names}
-    for k, v in views:
+    for k, v, why_text in views:
+        rows["why_text"].append(why_text)
         terms = v.text_terms
         rows["key"].append(k)
         rows["text_terms"].append(list(terms))
@@ -137,4 +181,9 @@ def save(gen: Generation, views: Iterable[tuple[bytes, FailureView]]) -> bool:
 
 def view(attempt_id: int | str, targets: tuple, fields: Mapping[str, Any]) -> FailureView:
     """The journal attempt's view from its kept fields."""
-    return FailureView(id=attempt_id, targets=targets, source="journal", **fields)
+    return FailureView(
+        id=attempt_id,
+        targets=targets,
+        source="journal",
+        **{k: v for k, v in fields.items() if k != "why_text"},
+    )

@@ -671,3 +671,60 @@ def test_attempt_views_kept_beside_the_generation_are_read_by_the_next_process(
     with Strata(repo.path) as fresh:
         assert fresh.preflight(*ask).model_dump(exclude={"latency_ms"}) == answer
     assert not list(mapped.glob("attempt-views-*.arrow"))
+
+
+def test_attempt_views_carry_to_the_next_generation_with_the_same_embedder(repo) -> None:
+    """A new generation with the previous one's embedder takes what follows from each attempt
+    alone (terms, vectors) from the views the previous generation kept, and reads again what
+    its history says (the commits an attempt would undo, the symbols its diff changed): the
+    views equal views built from nothing, also for an attempt whose undone commits changed."""
+    import json
+
+    from gitstrata.serve import anticontext, attempt_views
+
+    (repo.path / ".strata" / "config.json").write_text(
+        json.dumps({"embedding": {"refit_fraction": 1.0}})  # the next index keeps the embedder
+    )
+    key_line = '    key = f"{order_id}:{uuid.uuid5(uuid.NAMESPACE_URL, order_id)}"'
+    with Strata(repo.path) as s:
+        s.index(jobs=1)
+        s.record_failure(
+            "retry.py",
+            f"-{key_line}\n+    key = str(uuid.uuid4())\n",
+            "E   AssertionError: ERR_PAYMENT_DUPLICATE two keys",
+            notes="fresh key per attempt",
+            symbol_name="charge_with_retry",
+        )
+        s.record_failure("retry.py", "-    return client.refund(charge_id)\n"
+                         "+    return client.refund(charge_id, force=True)\n",
+                         "E   AssertionError: refund forced twice", notes="forcing the refund",
+                         symbol_name="refund")  # fmt: skip
+        s.preflight("retry.py", "charge_with_retry", "use a fresh key per attempt")
+        before = s.engine._state[0].gen
+    kept_before = attempt_views.load(before)
+    assert len(kept_before) == 2
+
+    # a fix that writes the key's line again: the first attempt would now undo it too
+    src = SRC + f"\n\ndef charge_key(order_id):\n{key_line}\n    return key\n"
+    repo.commit("fix(payments): one place makes the key (INC-2500)", {"retry.py": src})
+    with Strata(repo.path) as s:
+        s.index(jobs=1)
+        gen = s.engine._state[0].gen
+    assert gen.name != before.name
+    assert gen.info("embedder").sha256 == before.info("embedder").sha256
+    assert attempt_views.load_previous(gen).keys() == kept_before.keys()
+
+    with Strata(repo.path) as fresh:
+        views = _journal_views(fresh)
+        index, searcher, _ = fresh.engine._state
+        failures, _ = fresh.engine.anti._journal_failures()
+        built = {
+            f.id: anticontext._failure_parts(index, searcher.embed_query, f, {}, {})
+            for f in failures
+        }
+    assert views.keys() == built.keys()
+    assert all(_same_view(views[i], built[i].view) for i in built)
+    carried = {k: v["why_text"] for k, v in kept_before.items()}
+    now = {attempt_views.key(anticontext._attempt_key(f)): built[f.id].why_text for f in failures}
+    assert any(carried[k] != now[k] for k in now)  # one attempt's undone commits changed
+    assert attempt_views.load(gen).keys() == kept_before.keys()  # kept for the next process
