@@ -381,18 +381,7 @@ class Generation:
         reader makes what it holds again)."""
         if _copies_off():
             return None
-        target = self.path / MAPPED / f"{name}.arrow"
-        if not target.is_file():
-            return None
-        import pyarrow as pa
-        import pyarrow.ipc as ipc
-
-        try:
-            table = ipc.open_file(pa.memory_map(str(target), "r")).read_all()
-            table.validate()
-        except (OSError, pa.ArrowException):
-            return None
-        return table
+        return _read_ipc(self.path / MAPPED / f"{name}.arrow")
 
     def keep(self, name: str, table: pa.Table) -> bool:
         """Keep `table` beside this generation as `name` (Arrow IPC in `mapped/`, 0600,
@@ -401,29 +390,7 @@ class Generation:
         if _copies_off():
             return False
         target = self.path / MAPPED / f"{name}.arrow"
-        try:
-            private_dir(target.parent)
-        except OSError:
-            return False
-        if not os.access(target.parent, os.W_OK):
-            return False
-        import pyarrow as pa
-        import pyarrow.ipc as ipc
-
-        tmp = target.with_name(f".{target.name}.{os.getpid()}.{threading.get_ident()}")
-        try:
-            with pa.OSFile(str(tmp), "wb") as sink:
-                os.chmod(tmp, FILE_MODE)
-                with ipc.new_file(sink, table.schema) as writer:
-                    writer.write_table(table)
-            os.replace(tmp, target)
-        except OSError:
-            try:
-                tmp.unlink()
-            except OSError:
-                pass
-            return False
-        return True
+        return _writable_folder(target.parent) and _write_ipc(target, table)
 
     def mapped_bytes(self) -> int:
         """Bytes of the mapped copies made so far (a cache beside the artifacts)."""
@@ -446,17 +413,10 @@ class Generation:
         decoding, and only the pages a request reads are loaded. None when there is no sound
         copy (not made yet, another row count, unreadable)."""
         target = self._mapped_path(name)
-        if target is None or not target.is_file():
+        if target is None:
             return None
-        import pyarrow as pa
-        import pyarrow.ipc as ipc
-
-        try:
-            table = ipc.open_file(pa.memory_map(str(target), "r")).read_all()
-            table.validate()  # buffers and offsets within bounds (not a scan of the values)
-        except (OSError, pa.ArrowException):  # a copy cut short, overwritten, of another format
-            return None
-        return table if table.num_rows == self.info(name).rows else None
+        table = _read_ipc(target)
+        return table if table is not None and table.num_rows == self.info(name).rows else None
 
     def _write_copy(
         self,
@@ -471,16 +431,9 @@ class Generation:
         when copies are off or the folder cannot be written (a read-only store: the columns
         asked for are then read from Parquet, not the whole table), or the write failed."""
         target = self._mapped_path(name)
-        if target is None:
-            return False
-        try:
-            private_dir(target.parent)
-        except OSError:
-            return False
-        if not os.access(target.parent, os.W_OK):
+        if target is None or not _writable_folder(target.parent):
             return False
         import pyarrow as pa
-        import pyarrow.ipc as ipc
 
         if kept is not None and columns is not None and all(c in kept.columns for c in columns):
             assert kept.names is not None
@@ -496,21 +449,7 @@ class Generation:
                 names = pf.schema_arrow.names
                 table = pf.read(columns=columns)
         meta = {_COPY_COLUMNS: json.dumps(names)}
-        table = table.replace_schema_metadata(meta)
-        tmp = target.with_name(f".{target.name}.{os.getpid()}.{threading.get_ident()}")
-        try:
-            with pa.OSFile(str(tmp), "wb") as sink:
-                os.chmod(tmp, FILE_MODE)
-                with ipc.new_file(sink, table.schema) as writer:
-                    writer.write_table(table)
-            os.replace(tmp, target)
-        except OSError:
-            try:
-                tmp.unlink()
-            except OSError:
-                pass
-            return False
-        return True
+        return _write_ipc(target, table.replace_schema_metadata(meta))
 
     def verify(self) -> list[str]:
         """Every problem found checking all outputs' sha256 (empty when sound)."""
@@ -1004,6 +943,51 @@ class Store:
                 removed.append(name)
         self.sweep()
         return removed
+
+
+def _read_ipc(path: Path) -> pa.Table | None:
+    """The Arrow IPC file at `path`, memory-mapped; None when it is missing or unsound."""
+    if not path.is_file():
+        return None
+    import pyarrow as pa
+    import pyarrow.ipc as ipc
+
+    try:
+        table = ipc.open_file(pa.memory_map(str(path), "r")).read_all()
+        table.validate()  # buffers and offsets within bounds (not a scan of the values)
+    except (OSError, pa.ArrowException):  # a file cut short, overwritten, of another format
+        return None
+    return table
+
+
+def _writable_folder(folder: Path) -> bool:
+    """`folder` made (0700) if missing, and writable by this process."""
+    try:
+        private_dir(folder)
+    except OSError:
+        return False
+    return os.access(folder, os.W_OK)
+
+
+def _write_ipc(path: Path, table: pa.Table) -> bool:
+    """Replace `path` with `table` as Arrow IPC (0600, through a temp file); False on failure."""
+    import pyarrow as pa
+    import pyarrow.ipc as ipc
+
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}")
+    try:
+        with pa.OSFile(str(tmp), "wb") as sink:
+            os.chmod(tmp, FILE_MODE)
+            with ipc.new_file(sink, table.schema) as writer:
+                writer.write_table(table)
+        os.replace(tmp, path)
+    except OSError:
+        try:
+            tmp.unlink()
+        except OSError:
+            pass
+        return False
+    return True
 
 
 def _copies_off() -> bool:

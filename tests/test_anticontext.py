@@ -605,6 +605,21 @@ def _journal_views(strata: Strata) -> dict:
     return {v.id: v for v in views if v.source == "journal"}
 
 
+def _record_key_and_refund(strata: Strata, key_line: str, trace: str) -> None:
+    """Two attempts: a fresh key in place of `key_line`, and a forced refund."""
+    strata.record_failure(
+        "retry.py",
+        f"-{key_line}\n+    key = str(uuid.uuid4())\n",
+        trace,
+        notes="fresh key per attempt",
+        symbol_name="charge_with_retry",
+    )
+    strata.record_failure("retry.py", "-    return client.refund(charge_id)\n"
+                          "+    return client.refund(charge_id, force=True)\n",
+                          "E   AssertionError: refund forced twice", notes="forcing the refund",
+                          symbol_name="refund")  # fmt: skip
+
+
 def _same_view(a, b) -> bool:
     names = ("targets", "identifiers", "touched", "location", "why_terms", "changed")
     if any(getattr(a, n) != getattr(b, n) for n in (*names, "nearby_codes")):
@@ -634,17 +649,7 @@ def test_attempt_views_kept_beside_the_generation_are_read_by_the_next_process(
     trace = "E   AssertionError: ERR_PAYMENT_DUPLICATE two keys\nFAILED test_retry.py::test_retry_reuses_key"
     ask = ("retry.py", "charge_with_retry", "use a fresh key per attempt")
     with Strata(repo.path) as s:
-        s.record_failure(
-            "retry.py",
-            '-    key = f"{order_id}"\n+    key = str(uuid.uuid4())\n',
-            trace,
-            notes="fresh key per attempt",
-            symbol_name="charge_with_retry",
-        )
-        s.record_failure("retry.py", "-    return client.refund(charge_id)\n"
-                         "+    return client.refund(charge_id, force=True)\n",
-                         "E   AssertionError: refund forced twice", notes="forcing the refund",
-                         symbol_name="refund")  # fmt: skip
+        _record_key_and_refund(s, '    key = f"{order_id}"', trace)
         answer = s.preflight(*ask).model_dump(exclude={"latency_ms"})
         built = _journal_views(s)
         mapped = s.engine._state[0].gen.path / "mapped"
@@ -688,17 +693,7 @@ def test_attempt_views_carry_to_the_next_generation_with_the_same_embedder(repo)
     key_line = '    key = f"{order_id}:{uuid.uuid5(uuid.NAMESPACE_URL, order_id)}"'
     with Strata(repo.path) as s:
         s.index(jobs=1)
-        s.record_failure(
-            "retry.py",
-            f"-{key_line}\n+    key = str(uuid.uuid4())\n",
-            "E   AssertionError: ERR_PAYMENT_DUPLICATE two keys",
-            notes="fresh key per attempt",
-            symbol_name="charge_with_retry",
-        )
-        s.record_failure("retry.py", "-    return client.refund(charge_id)\n"
-                         "+    return client.refund(charge_id, force=True)\n",
-                         "E   AssertionError: refund forced twice", notes="forcing the refund",
-                         symbol_name="refund")  # fmt: skip
+        _record_key_and_refund(s, key_line, "E   AssertionError: ERR_PAYMENT_DUPLICATE two keys")
         s.preflight("retry.py", "charge_with_retry", "use a fresh key per attempt")
         before = s.engine._state[0].gen
     kept_before = attempt_views.load(before)
