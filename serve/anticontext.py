@@ -416,13 +416,13 @@ class AddedLines:
 
 
 def added_lines(index: ServeIndex, path: str) -> AddedLines:
-    """`AddedLines` of `path`'s touches (one pass over their excerpts)."""
-    shas: list[str] = []
+    """`AddedLines` of `path`'s touches (one pass over their excerpts, read by column: the rows
+    as dicts cost twice the parsing)."""
+    cols = index.touch_columns(index.touches_by_path, path, ["sha", "excerpt"])
     by_line: dict[str, list[int]] = {}
     by_constant: dict[str, list[tuple[int, int]]] = {}
-    for pos, t in enumerate(index.touches_by_path.get(path, [])):
-        shas.append(t["sha"])
-        plus = {ln[1:].strip() for ln in changed_lines(t["excerpt"] or "") if ln[0] == "+"}
+    for pos, excerpt in enumerate(cols["excerpt"]):
+        plus = {ln[1:].strip() for ln in changed_lines(excerpt or "") if ln[0] == "+"}
         setting: Counter[str] = Counter()
         for ln in plus:
             by_line.setdefault(ln, []).append(pos)
@@ -432,7 +432,7 @@ def added_lines(index: ServeIndex, path: str) -> AddedLines:
         for name, k in setting.items():
             by_constant.setdefault(name, []).append((pos, k))
     return AddedLines(
-        tuple(shas),
+        tuple(cols["sha"]),
         {k: tuple(v) for k, v in by_line.items()},
         {k: tuple(v) for k, v in by_constant.items()},
     )

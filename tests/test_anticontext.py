@@ -535,6 +535,10 @@ class _Touches:
     def commit_field(self, sha: str, name: str):
         return self.intents.get(sha)
 
+    def touch_columns(self, grouped: dict, key: str, names: list[str]) -> dict[str, list]:
+        rows = grouped.get(key, [])
+        return {n: [r[n] for r in rows] for n in names}
+
 
 def _rationale_by_rereading(index, targets, touched) -> list[str]:
     """The rule as written before: every touch of every target file read for each attempt."""
