@@ -302,6 +302,10 @@ def _attempt_key(f: FailedAttempt) -> tuple:
     )  # fmt: skip
 
 
+# the fields of an attempt's view that follow from the attempt alone (and the embedder)
+_OWN_FIELDS = ("text_terms", "vector", "identifiers", "location", "place", "nearby_codes")
+
+
 def _failure_parts(
     index: ServeIndex,
     embed,
@@ -321,41 +325,36 @@ def _failure_parts(
     touched = touched_lines(f.diff)
     why = _rationale(index, f.targets, touched, added)
     why_text = _why_text(index, why, messages)
-    if carried is not None:
-        same = carried["why_text"] == why_text
-        view = FailureView(
-            id=f.id,
-            targets=f.targets,
-            text_terms=carried["text_terms"],
-            vector=carried["vector"],
-            identifiers=carried["identifiers"],
-            touched=touched,
-            location=carried["location"],
-            place=carried["place"],
-            why_terms=carried["why_terms"] if same else frozenset(tokenize(why_text)),
-            why_vector=carried["why_vector"] if same else embed(why_text) if why_text else None,
-            changed=_changed_symbols(index, f.diff, f.targets),
-            nearby_codes=carried["nearby_codes"],
+    own: Mapping[str, Any]
+    if carried is None:
+        # every repeat's own notes too: an attempt tried again and described in other words is
+        # what those words say as well (the CLI shows them all)
+        text = "\n".join(
+            x for x in (*f.all_notes(), _what_failed(f, changed), changed, f.command or "") if x
         )
-        return _Parts(view, warning_from_failure(f), _past_attempt(f), why_text)
-    # every repeat's own notes too: an attempt tried again and described in other words is
-    # what those words say as well (the CLI shows them all)
-    text = "\n".join(
-        x for x in (*f.all_notes(), _what_failed(f, changed), changed, f.command or "") if x
-    )
+        own = {
+            "text_terms": Counter(tokenize(text)),
+            "vector": embed(text),
+            "identifiers": identifiers(changed),
+            "location": frozenset(tokenize(_place(f.targets))),
+            "place": embed(_place(f.targets)),
+            "nearby_codes": codes(_context_text(f.diff)),
+        }
+    else:
+        own = {name: carried[name] for name in _OWN_FIELDS}
+    if carried is not None and carried["why_text"] == why_text:
+        why_terms, why_vector = carried["why_terms"], carried["why_vector"]
+    else:
+        why_terms = frozenset(tokenize(why_text))
+        why_vector = embed(why_text) if why_text else None
     view = FailureView(
         id=f.id,
         targets=f.targets,
-        text_terms=Counter(tokenize(text)),
-        vector=embed(text),
-        identifiers=identifiers(changed),
         touched=touched,
-        location=frozenset(tokenize(_place(f.targets))),
-        place=embed(_place(f.targets)),
-        why_terms=frozenset(tokenize(why_text)),
-        why_vector=embed(why_text) if why_text else None,
+        why_terms=why_terms,
+        why_vector=why_vector,
         changed=_changed_symbols(index, f.diff, f.targets),
-        nearby_codes=codes(_context_text(f.diff)),
+        **own,
     )
     return _Parts(view, warning_from_failure(f), _past_attempt(f), why_text)
 

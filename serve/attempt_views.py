@@ -66,10 +66,10 @@ SCHEMA = pa.schema(
     ]
 )
 _SETS = ("identifiers", "touched", "location", "why_terms", "nearby_codes")
+_VECTORS = ("vector", "place", "why_vector")
 # a process that already knows the generation's views writes the file again only once this many
 # attempts were new to it (an append builds one view in milliseconds; the next process can too)
 SAVE_AFTER = 16
-_VECTORS = ("vector", "place", "why_vector")
 
 _fingerprint: str | None = None
 
@@ -160,9 +160,9 @@ def save(gen: Generation, views: Iterable[tuple[bytes, FailureView, str]]) -> bo
     replacing what was kept."""
     rows: dict[str, list[Any]] = {name: [] for name in SCHEMA.names}
     for k, v, why_text in views:
+        rows["key"].append(k)
         rows["why_text"].append(why_text)
         terms = v.text_terms
-        rows["key"].append(k)
         rows["text_terms"].append(list(terms))
         rows["text_counts"].append(
             [terms[t] for t in terms] if isinstance(terms, Mapping) else None

@@ -609,6 +609,11 @@ def _journal_views(strata: Strata) -> dict:
     return {v.id: v for v in views if v.source == "journal"}
 
 
+def _answer(strata: Strata, ask: tuple) -> dict:
+    """A preflight's answer as JSON-like data, without the one field that differs per call."""
+    return strata.preflight(*ask).model_dump(exclude={"latency_ms"})
+
+
 def _record_key_and_refund(strata: Strata, key_line: str, trace: str) -> None:
     """Two attempts: a fresh key in place of `key_line`, and a forced refund."""
     strata.record_failure(
@@ -654,7 +659,7 @@ def test_attempt_views_kept_beside_the_generation_are_read_by_the_next_process(
     ask = ("retry.py", "charge_with_retry", "use a fresh key per attempt")
     with Strata(repo.path) as s:
         _record_key_and_refund(s, '    key = f"{order_id}"', trace)
-        answer = s.preflight(*ask).model_dump(exclude={"latency_ms"})
+        answer = _answer(s, ask)
         built = _journal_views(s)
         mapped = s.engine._state[0].gen.path / "mapped"
     kept = list(mapped.glob("attempt-views-*.arrow"))
@@ -663,7 +668,7 @@ def test_attempt_views_kept_beside_the_generation_are_read_by_the_next_process(
     written = kept[0].stat().st_mtime_ns
 
     with Strata(repo.path) as fresh:
-        assert fresh.preflight(*ask).model_dump(exclude={"latency_ms"}) == answer
+        assert _answer(fresh, ask) == answer
         read = _journal_views(fresh)
     assert kept[0].stat().st_mtime_ns == written  # nothing was built, so nothing written again
     assert read.keys() == built.keys()
@@ -671,14 +676,14 @@ def test_attempt_views_kept_beside_the_generation_are_read_by_the_next_process(
 
     kept[0].write_bytes(b"not an arrow file")
     with Strata(repo.path) as fresh:
-        assert fresh.preflight(*ask).model_dump(exclude={"latency_ms"}) == answer
+        assert _answer(fresh, ask) == answer
         assert all(_same_view(v, built[i]) for i, v in _journal_views(fresh).items())
     assert kept[0].read_bytes()[:6] == b"ARROW1"  # built again, and kept again
 
     kept[0].unlink()
     monkeypatch.setenv("GITSTRATA_MAPPED_COPIES", "off")
     with Strata(repo.path) as fresh:
-        assert fresh.preflight(*ask).model_dump(exclude={"latency_ms"}) == answer
+        assert _answer(fresh, ask) == answer
     assert not list(mapped.glob("attempt-views-*.arrow"))
 
 
