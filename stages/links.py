@@ -35,6 +35,7 @@ import hashlib
 import re
 from collections import defaultdict
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
@@ -56,19 +57,6 @@ CALLS = "calls"  # src's code names dst
 CALLED_BY = "called_by"  # dst's code names src
 
 
-def commit_counts(touches: pa.Table) -> dict[str, int]:
-    """symbol_id -> the number of commits that touched it."""
-    pairs = touches.select(["symbol_id", "sha"]).filter(pc.is_valid(touches["symbol_id"]))
-    counts = pairs.group_by("symbol_id").aggregate([("sha", "count_distinct")])
-    return dict(
-        zip(
-            counts["symbol_id"].to_pylist(),
-            counts["sha_count_distinct"].to_pylist(),
-            strict=True,
-        )
-    )
-
-
 def build(symbols: pa.Table, touches: pa.Table) -> pa.Table:
     """`symbol_links` of HEAD's `symbols`, with each end's commits from `touches` (see the
     module doc)."""
@@ -80,79 +68,85 @@ def build(symbols: pa.Table, touches: pa.Table) -> pa.Table:
         if cols["qualname"][i] != MODULE_SYMBOL and len(cols["name"][i]) >= MIN_NAME
     ]
     scope = _local_scopes(cols)
+    paths, names, qualnames = cols["path"], cols["name"], cols["qualname"]
+    source = {p: file_kind(p) == "source" for p in set(paths)}
     by_name: dict[str, list[int]] = defaultdict(list)
-    by_file_name: dict[tuple[str, str], list[int]] = defaultdict(list)
+    by_file: dict[str, dict[str, list[int]]] = defaultdict(dict)  # path -> name -> rows
     for i in rows:
-        by_name[cols["name"][i]].append(i)
-        by_file_name[(cols["path"][i], cols["name"][i])].append(i)
+        by_name[names[i]].append(i)
+        by_file[paths[i]].setdefault(names[i], []).append(i)
+    # a name of one symbol of the repository says which symbol is meant from any file
+    only = {word: found[0] for word, found in by_name.items() if len(found) == 1}
 
     # a code file's remainder (its top-level code: a test file's `describe` blocks, a script)
     # calls what it names, and is named by nothing; prose and data files call nothing
-    modules = [
-        i for i in range(n) if cols["qualname"][i] == MODULE_SYMBOL and cols["language"][i] in CODE
-    ]
+    modules = [i for i in range(n) if qualnames[i] == MODULE_SYMBOL and cols["language"][i] in CODE]
     known = set(by_name)  # a word no symbol is named is most of a code's words: set them aside
-    calls: dict[int, set[int]] = defaultdict(set)
+    callers: list[int] = []  # the pairs (caller, callee), each once
+    callees: list[int] = []
     for a in rows + modules:
         code = cols["code"][a]
         if not code:
             continue
-        path, name = cols["path"][a], cols["name"][a]
-        product = file_kind(path) == "source"
+        path, name, qualname = paths[a], names[a], qualnames[a]
+        product, in_file = source[path], by_file.get(path, {})
+        named: set[int] = set()
         for word in known.intersection(_IDENTIFIER.findall(code)):
             if word == name:
                 continue
-            same_file = by_file_name.get((path, word))
-            if same_file:
-                targets = same_file
-            else:
-                everywhere = by_name.get(word)
-                if everywhere is None or len(everywhere) != 1:
-                    continue
-                if product and file_kind(cols["path"][everywhere[0]]) != "source":
+            targets = in_file.get(word)
+            if targets is None:
+                b = only.get(word)
+                if b is None or (product and not source[paths[b]]):
                     continue  # product code calls no test or example
-                targets = everywhere
+                targets = [b]
             for b in targets:
-                if b != a and _reaches(scope[b], path, cols["qualname"][a], cols["path"][b]):
-                    calls[a].add(b)
+                if b != a and (scope[b] is None or _reaches(scope[b], path, qualname, paths[b])):
+                    named.add(b)
+        callers += [a] * len(named)
+        callees += named
+    return recount(_assemble(cols, callers, callees), touches)
 
-    called_by: dict[int, set[int]] = defaultdict(set)
-    for a, bs in calls.items():
-        for b in bs:
-            called_by[b].add(a)
 
+def _assemble(cols: dict[str, list], callers: list[int], callees: list[int]) -> pa.Table:
+    """The `symbol_links` rows of the (caller, callee) row pairs: each pair from both ends,
+    at most `MAX_LINKS` per symbol and kind (own file first, then by path and qualname,
+    remainders last), sorted by (src, kind, dst); `dst_commits` left 0 for `recount`."""
     ids, paths, qualnames = cols["symbol_id"], cols["path"], cols["qualname"]
-    order = [0] * n  # each row's place in (remainder last, path, qualname) order
+    n = len(ids)
+    order = np.empty(n, np.int64)  # each row's place in (remainder last, path, qualname) order
     ranked = sorted(range(n), key=lambda r: (qualnames[r] == MODULE_SYMBOL, paths[r], qualnames[r]))
-    for i, row in enumerate(ranked):
-        order[row] = i
-    src_col: list[str] = []
-    dst_col: list[int] = []
-    kind_col: list[str] = []
-    for src in sorted(set(calls) | set(called_by), key=ids.__getitem__):
-        for kind, table in ((CALLED_BY, called_by), (CALLS, calls)):
-            dsts: set[int] | list[int] = table.get(src, set())
-            if len(dsts) > MAX_LINKS:  # own file first, then by path and qualname, remainders last
-                home = paths[src]
-                mine = [d for d in dsts if paths[d] == home]
-                kept = sorted(mine, key=order.__getitem__)[:MAX_LINKS]
-                if len(kept) < MAX_LINKS:
-                    others = [d for d in dsts if paths[d] != home]
-                    kept += sorted(others, key=order.__getitem__)[: MAX_LINKS - len(kept)]
-                dsts = kept
-            for dst in sorted(dsts, key=ids.__getitem__):
-                src_col.append(ids[src])
-                dst_col.append(dst)
-                kind_col.append(kind)
-    out = {
-        "src": src_col,
-        "dst": [ids[d] for d in dst_col],
-        "kind": kind_col,
-        "dst_path": [paths[d] for d in dst_col],
-        "dst_qualname": [qualnames[d] for d in dst_col],
-        "dst_commits": [0] * len(dst_col),
-    }
-    return recount(pa.Table.from_pydict(out, schema=schemas.SYMBOL_LINKS), touches)
+    order[ranked] = np.arange(n)
+    by_id = np.empty(n, np.int64)  # each row's place in symbol_id order
+    by_id[sorted(range(n), key=ids.__getitem__)] = np.arange(n)
+    path_no = np.unique(np.array(paths, dtype=object), return_inverse=True)[1]
+    a, b = np.array(callers, np.int64), np.array(callees, np.int64)
+    src, dst = np.concatenate([b, a]), np.concatenate([a, b])
+    # `called_by` sorts before `calls`: 0 and 1
+    kind = np.concatenate([np.zeros(len(b), np.int64), np.ones(len(a), np.int64)])
+    elsewhere = path_no[dst] != path_no[src]
+    # within each (src, kind): own file first, then (remainder last, path, qualname); one
+    # integer key per link (every pair is once, so no two keys are equal)
+    rank = np.argsort(((src * 2 + kind) * 2 + elsewhere) * n + order[dst])
+    src, dst, kind = src[rank], dst[rank], kind[rank]
+    group = np.flatnonzero(np.r_[True, (src[1:] != src[:-1]) | (kind[1:] != kind[:-1])])
+    sizes = np.diff(np.r_[group, len(src)])
+    place = np.arange(len(src)) - np.repeat(group, sizes)
+    kept = place < MAX_LINKS
+    src, dst, kind = src[kept], dst[kept], kind[kept]
+    final = np.argsort((by_id[src] * 2 + kind) * n + by_id[dst])
+    src, dst, kind = pa.array(src[final]), pa.array(dst[final]), kind[final]
+    return pa.table(
+        {
+            "src": pa.array(ids, pa.string()).take(src),
+            "dst": pa.array(ids, pa.string()).take(dst),
+            "kind": pa.array(np.array([CALLED_BY, CALLS], dtype=object)[kind], pa.string()),
+            "dst_path": pa.array(paths, pa.string()).take(dst),
+            "dst_qualname": pa.array(qualnames, pa.string()).take(dst),
+            "dst_commits": pa.array(np.zeros(len(final), np.int32)),
+        },
+        schema=schemas.SYMBOL_LINKS,
+    )
 
 
 def _local_scopes(cols: dict[str, list]) -> list[str | None]:
@@ -189,7 +183,9 @@ def symbols_key(symbols: pa.Table) -> str:
 def recount(table: pa.Table, touches: pa.Table) -> pa.Table:
     """`table` (links built earlier from the same symbols) with `dst_commits` counted again
     from `touches`: after a new commit only the counts can differ."""
-    commits = commit_counts(touches)
-    counts = pa.array([commits.get(d, 0) for d in table["dst"].to_pylist()], pa.int32())
+    pairs = touches.select(["symbol_id", "sha"]).filter(pc.is_valid(touches["symbol_id"]))
+    counts = pairs.group_by("symbol_id").aggregate([("sha", "count_distinct")])
+    found = pc.index_in(table["dst"], value_set=counts["symbol_id"])
+    commits = pc.take(counts["sha_count_distinct"], found).fill_null(0).cast(pa.int32())
     i = table.schema.get_field_index("dst_commits")
-    return table.set_column(i, table.schema.field(i), counts)
+    return table.set_column(i, table.schema.field(i), commits)
