@@ -10,14 +10,16 @@ from __future__ import annotations
 
 import hashlib
 import json
+import shutil
 import threading
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, wait
 from dataclasses import dataclass, field
+from functools import partial
 from importlib import metadata
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import pyarrow as pa
 
@@ -32,7 +34,9 @@ from .executor import make_executor
 from .gitio import Git
 from .graph import chain_weights, dependencies, order_stages
 from .progress import Progress
-from .stage import Stage, StageContext
+from .stage import Stage, StageContext, StageResult
+
+_T = TypeVar("_T")
 
 
 @dataclass
@@ -247,6 +251,21 @@ def run_index(
     )
 
 
+@dataclass
+class _Job:
+    """A stage that runs in this run: what its fingerprint is made of, and its result once its
+    work is done."""
+
+    stage: Stage
+    ctx: StageContext
+    code: str
+    source: str | None
+    extra: str
+    started: float
+    fingerprint: str | None = None  # known at the start when every input was written then
+    result: StageResult | None = None
+
+
 def _run_stages(
     ordered: list[Stage],
     git: Git,
@@ -263,14 +282,21 @@ def _run_stages(
     address: str | None,
     progress: Progress,
 ) -> tuple[dict[str, StageRecord], list[StageReport]]:
-    """Run or carry over every stage. A stage starts once the stages writing its inputs are
-    done, up to `_width` stages at once (the heaviest chain of dependents first); fingerprints,
-    carry-overs and progress lines are decided here, in the calling thread, and a stage's own
-    work (running it, writing its artifacts) runs on a thread of its own."""
+    """Run or carry over every stage. A stage starts once the stages writing its inputs have
+    made them, up to `_width` stages at once (the heaviest chain of dependents first).
+
+    A stage's work has two steps, each on a thread of its own: running it, then writing its
+    artifacts. Its dependents start as soon as the first step is done, with its tables in
+    memory: the files are still being written and hashed, so their fingerprints are not known
+    yet. Once they are, a dependent whose fingerprint equals the previous generation's is
+    carried over after all (its result is dropped; a stage's output is a function of its
+    fingerprint); a stage whose inputs were all written when it became ready is decided before
+    it runs. The progress says a stage is done once its tables are made. Fingerprints,
+    carry-overs and progress lines are decided here, in the calling thread."""
     records: dict[str, StageRecord] = {}
     reports: dict[str, StageReport] = {}
     sha_of: dict[str, str] = {}  # artifact -> sha256 in this run
-    tables: dict[str, pa.Table] = {}  # artifacts written in this run, kept for later stages
+    tables: dict[str, pa.Table] = {}  # artifacts made in this run, kept for later stages
     # which stages of this run read each artifact: a table is dropped from `tables` once they
     # are all done (a long history's tables are hundreds of megabytes that the last stages,
     # which read only the documents, would otherwise carry to the end of the run)
@@ -282,19 +308,20 @@ def _run_stages(
     deps = dependencies(ordered)
     chain = chain_weights(ordered)
     width = _width(executor.jobs)
+    made: set[str] = set()  # stages whose tables are in memory (or written)
 
     def load_input(name: str) -> pa.Table:
         if name not in tables:
             tables[name] = _read_tmp(writer.tmp, name)
         return tables[name]
 
-    def execute(stage: Stage, ctx: StageContext, fp: str, code: str) -> StageRecord:
-        t0 = time.perf_counter()
+    def run(job: _Job) -> StageResult:
+        stage = job.stage
         for name in stage.outputs:
             if artifact(name).format == "dir":
-                ctx.output_dir(name).mkdir(parents=True, exist_ok=True)
+                job.ctx.output_dir(name).mkdir(parents=True, exist_ok=True)
         try:
-            result = stage.run(ctx)
+            result = stage.run(job.ctx)
         except GitstrataError:
             raise
         except Exception as exc:
@@ -307,32 +334,46 @@ def _run_stages(
         ]
         if missing:
             raise StageError(f"stage {stage.name!r} did not produce {', '.join(missing)}")
-        outputs = {}
         for name in stage.outputs:
+            if artifact(name).format != "dir" and readers.get(name):
+                tables[name] = result.tables[name]
+        return result
+
+    def write(job: _Job, fp: str) -> StageRecord:
+        result = job.result
+        assert result is not None
+        outputs = {}
+        for name in job.stage.outputs:
             if artifact(name).format == "dir":
                 outputs[name] = writer.finish_dir(name, previous)
             else:
                 outputs[name] = writer.write_table(name, result.tables[name])
-                if readers.get(name):
-                    tables[name] = result.tables[name]
         return StageRecord(
             fingerprint=fp,
             outputs=outputs,
-            seconds=round(time.perf_counter() - t0, 4),
+            seconds=round(time.perf_counter() - job.started, 4),
             skipped=False,
-            state={**result.state, CODE_VERSION: code},
+            state={**result.state, CODE_VERSION: job.code},
             stats=result.stats,
         )
+
+    announced: set[str] = set()  # stages the progress said are done: their tables are made
+
+    def announce(stage: Stage, seconds: float, skipped: bool) -> None:
+        announced.add(stage.name)
+        progress.stage_finished(stage.name, len(announced), len(ordered), seconds, skipped)
 
     def finish(stage: Stage, rec: StageRecord, seconds: float) -> None:
         for info_name, info in rec.outputs.items():
             sha_of[info_name] = info.sha256
         records[stage.name] = rec
+        made.add(stage.name)
         for name in stage.inputs:
             if readers[name] <= records.keys():
                 tables.pop(name, None)
         release_free_heap()
-        progress.stage_finished(stage.name, len(records), len(ordered), seconds, rec.skipped)
+        if stage.name not in announced:
+            announce(stage, seconds, rec.skipped)
         reports[stage.name] = StageReport(
             name=stage.name,
             skipped=rec.skipped,
@@ -341,15 +382,45 @@ def _run_stages(
             stats=rec.stats,
         )
 
-    def start(stage: Stage) -> Future[StageRecord] | None:
-        """Carry `stage` over (None) or start it (its future)."""
-        progress.stage_started(stage.name, len(records) + 1, len(ordered))
-        source_value = {"tree": tree, "head": head, None: None}[stage.source]
-        inputs_fp = {name: sha_of[name] for name in stage.inputs}
-        code = stage_code_version(stage)
+    def fingerprint_of(job: _Job) -> str:
+        inputs_fp = {name: sha_of[name] for name in job.stage.inputs}
+        return fingerprint(job.stage, job.code, config, job.source, inputs_fp, job.extra)
+
+    def carried(job: _Job, fp: str) -> bool:
+        """Carry `job`'s stage over when `fp` is the previous generation's fingerprint."""
+        stage = job.stage
+        prev_rec = previous.manifest.stages.get(stage.name) if previous is not None else None
+        if (
+            rebuild
+            or previous is None
+            or prev_rec is None
+            or prev_rec.fingerprint != fp
+            or prev_rec.code_version != job.code
+            or set(prev_rec.outputs) != set(stage.outputs)
+        ):
+            return False
+        t0 = time.perf_counter()
+        for name in stage.outputs:  # what a run that turned out not to be needed wrote
+            if artifact(name).format == "dir":
+                shutil.rmtree(writer.tmp / artifact(name).file, ignore_errors=True)
+        outputs = {name: writer.carry(previous, name) for name in stage.outputs}
+        rec = StageRecord(
+            fingerprint=fp,
+            outputs=outputs,
+            seconds=0.0,
+            skipped=True,
+            state=prev_rec.state,
+            stats=prev_rec.stats,
+        )
+        finish(stage, rec, time.perf_counter() - t0)
+        return True
+
+    def start(stage: Stage) -> _Job | None:
+        """Carry `stage` over (None) or start running it (its job)."""
+        progress.stage_started(stage.name, len(announced) + 1, len(ordered))
         ctx = StageContext(
             stage=stage,
-            code_version=code,
+            code_version=stage_code_version(stage),
             git=git,
             head=head,
             tree=tree,
@@ -363,33 +434,23 @@ def _run_stages(
             _inputs=load_input,
             _output_dir=lambda name: writer.tmp / artifact(name).file,
         )
-        extra = stage.extra(ctx) if stage.extra is not None else ""
-        fp = fingerprint(stage, code, config, source_value, inputs_fp, extra)
-        prev_rec = previous.manifest.stages.get(stage.name) if previous is not None else None
-        if (
-            not rebuild
-            and prev_rec is not None
-            and prev_rec.fingerprint == fp
-            and prev_rec.code_version == code
-            and set(prev_rec.outputs) == set(stage.outputs)
-            and previous is not None
-        ):
-            t0 = time.perf_counter()
-            outputs = {name: writer.carry(previous, name) for name in stage.outputs}
-            rec = StageRecord(
-                fingerprint=fp,
-                outputs=outputs,
-                seconds=0.0,
-                skipped=True,
-                state=prev_rec.state,
-                stats=prev_rec.stats,
-            )
-            finish(stage, rec, time.perf_counter() - t0)
-            return None
-        return _in_thread(f"stage-{stage.name}", lambda: execute(stage, ctx, fp, code))
+        job = _Job(
+            stage=stage,
+            ctx=ctx,
+            code=ctx.code_version,
+            source={"tree": tree, "head": head, None: None}[stage.source],
+            extra=stage.extra(ctx) if stage.extra is not None else "",
+            started=time.perf_counter(),
+        )
+        if deps[stage.name] <= records.keys():
+            job.fingerprint = fingerprint_of(job)
+            if carried(job, job.fingerprint):
+                return None
+        return job
 
     pending = list(ordered)
-    running: dict[Future[StageRecord], tuple[Stage, float]] = {}
+    running: dict[Future[Any], _Job] = {}  # a job's run, then its writing
+    ran: list[_Job] = []  # run, waiting for the fingerprints of its inputs
 
     def takes_place(stage: Stage) -> bool:
         """A stage whose work runs in a child process (`Stage.child`) takes none of the places."""
@@ -397,44 +458,68 @@ def _run_stages(
 
     failure: BaseException | None = None
     try:
-        while pending or running:
+        while pending or running or ran:
             # start what is ready; a stage carried over may make more ready at once
-            carried = True
-            while carried and failure is None:
-                carried = False
+            progressed = True
+            while progressed and failure is None:
+                progressed = False
+                for job in [j for j in ran if deps[j.stage.name] <= records.keys()]:
+                    ran.remove(job)
+                    fp = job.fingerprint or fingerprint_of(job)
+                    if job.fingerprint is None and carried(job, fp):
+                        progressed = True
+                        continue
+                    running[_in_thread(f"write-{job.stage.name}", partial(write, job, fp))] = job
                 ready = sorted(
-                    (s for s in pending if deps[s.name] <= records.keys()),
+                    (s for s in pending if deps[s.name] <= made),
                     key=lambda s: -chain[s.name],  # stable: declaration order among equals
                 )
-                places = width - sum(takes_place(s) for s, _ in running.values())
+                # a stage writing its artifacts keeps its place only when there is one place:
+                # the writing is mostly compression and hashing, outside the interpreter lock
+                busy = [
+                    j.stage for j in [*running.values(), *ran] if width == 1 or j.result is None
+                ]
+                places = width - sum(takes_place(s) for s in busy)
                 aside = [s for s in ready if not takes_place(s)]
                 for stage in aside + [s for s in ready if takes_place(s)][: max(0, places)]:
                     pending.remove(stage)
-                    t0 = time.perf_counter()
-                    future = start(stage)
-                    if future is None:
-                        carried = True
+                    started = start(stage)
+                    if started is None:
+                        progressed = True
                         break
-                    running[future] = (stage, t0)
+                    running[_in_thread(f"stage-{stage.name}", partial(run, started))] = started
             if not running:
                 # nothing runs: either everything is done, a stage was carried over and the
                 # loop looks again, or (never, in a graph `order_stages` accepted) a stage waits
                 # for one that is not coming
-                stuck = [s.name for s in pending if not deps[s.name] <= records.keys()]
-                if pending and len(stuck) == len(pending):
+                if failure is not None:
+                    break
+                stuck = [s.name for s in pending if not deps[s.name] <= made]
+                stuck += [j.stage.name for j in ran]
+                if stuck and len(stuck) == len(pending) + len(ran):
                     raise StageError(f"stages {', '.join(stuck)} wait for inputs nothing writes")
                 continue
             done, _ = wait(running, return_when=FIRST_COMPLETED)
-            for future in sorted(done, key=lambda f: ordered.index(running[f][0])):
-                stage, t0 = running.pop(future)
+            for future in sorted(done, key=lambda f: ordered.index(running[f].stage)):
+                job = running.pop(future)
                 error = future.exception()
                 if error is not None:
                     # the stages still running finish before the error is raised: the temp
                     # folder they write into is removed only after they are done with it
                     failure = failure or error
                     pending.clear()
+                    ran.clear()
                     continue
-                finish(stage, future.result(), time.perf_counter() - t0)
+                outcome = future.result()
+                if isinstance(outcome, StageRecord):
+                    job.result = None  # its tables: kept now only for the stages reading them
+                    finish(job.stage, outcome, time.perf_counter() - job.started)
+                else:
+                    # said done now: what is left, writing its files, runs beside its readers
+                    announce(job.stage, time.perf_counter() - job.started, False)
+                    job.result = outcome
+                    made.add(job.stage.name)
+                    ran.append(job)
         if failure is not None:
             raise failure
     finally:
@@ -451,10 +536,10 @@ def _width(jobs: int) -> int:
     return max(1, min(PARALLEL_STAGES, jobs))
 
 
-def _in_thread(name: str, work: Callable[[], StageRecord]) -> Future[StageRecord]:
+def _in_thread(name: str, work: Callable[[], _T]) -> Future[_T]:
     """`work` on a daemon thread of its own: an interrupted run exits at once rather than
     waiting for a stage whose temp folder is being removed anyway."""
-    future: Future[StageRecord] = Future()
+    future: Future[_T] = Future()
     future.set_running_or_notify_cancel()
 
     def body() -> None:

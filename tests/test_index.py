@@ -18,7 +18,7 @@ from gitstrata.pipeline.runner import run_index
 from gitstrata.pipeline.stage import Stage, StageResult
 from gitstrata.pipeline.tree import CHUNK
 from gitstrata.store.errors import EmptyRepository, NotARepository, PipelineGraphError, StageError
-from gitstrata.store.generations import GITIGNORE, Store
+from gitstrata.store.generations import GITIGNORE, GenerationWriter, Store
 from gitstrata.store.schemas import artifact
 
 PY_SRC = '''"""Payments."""
@@ -407,6 +407,48 @@ def _counted_trio(peak: list[int]) -> list[Stage]:
         Stage(name="b", run=side(("blame",)), inputs=("symbols",), outputs=("blame",)),
         Stage(name="c", run=side(("memories",)), inputs=("symbols",), outputs=("memories",)),
     ]
+
+
+def test_a_stage_starts_while_the_table_it_reads_is_written(repo, monkeypatch) -> None:
+    """`b` reads `a`'s table: it starts once `a` has returned it, while `a`'s file is still
+    being written. After a new commit `a` runs again and returns the same table: `b`, which
+    started before that was known, is carried over all the same."""
+    b_started = threading.Event()
+    seen: list[bool] = []  # per run of `b`: whether `a`'s file was still being written
+    writing = threading.Event()
+
+    def a_run(ctx):
+        return _empty("commits", "touches")
+
+    def b_run(ctx):
+        b_started.set()
+        seen.append(writing.is_set())
+        return _empty("blame")
+
+    write_table = GenerationWriter.write_table
+
+    def slow_write(self, name, table):
+        if name == "commits":  # held until `b` has started (30 s at most: then the test fails)
+            writing.set()
+            b_started.wait(30.0)
+        info = write_table(self, name, table)
+        writing.clear()
+        return info
+
+    monkeypatch.setattr(GenerationWriter, "write_table", slow_write)
+    a = Stage(name="a", run=a_run, outputs=("commits", "touches"), source="head")
+    b = Stage(name="b", run=b_run, inputs=("commits",), outputs=("blame",))
+    first = run_index(repo.path, stages=[CHUNK, a, b], jobs=2)
+    assert seen == [True] and not first.stage("b").skipped
+    store = Store(repo.path / ".strata")
+    before = store.require_live().manifest.stages["b"]
+    b_started.clear()
+    repo.commit("docs: more", {"README.md": "# demo\n\nmore\n"})
+    second = run_index(repo.path, stages=[CHUNK, a, b], jobs=2)
+    assert not second.stage("a").skipped  # a new HEAD: `a` runs, and makes the same table
+    assert seen == [True, True] and second.stage("b").skipped
+    after = store.require_live().manifest.stages["b"]
+    assert after.fingerprint == before.fingerprint and after.outputs == before.outputs
 
 
 def test_a_stage_working_in_a_child_process_takes_no_place(repo) -> None:
