@@ -399,9 +399,7 @@ def run(
             "round_trip_p50_within_1ms_of_echo": trips["p50_over_floor_ms"] <= 1.0,
             "first_answer_within_1.3x": ours_s / echo_s <= 1.3,
             "first_answer_within_1.3x_no_record": bare_s / echo_s <= 1.3,
-            "payloads_within_4x_token_budget": all(
-                v["chars"] <= limit for k, v in sizes.items() if k.startswith("preflight")
-            ),
+            "payloads_within_4x_token_budget": all(v["chars"] <= limit for v in sizes.values()),
         },
     }
 

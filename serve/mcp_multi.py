@@ -77,6 +77,7 @@ def build_multi_server(apps: dict[str, "MCPServer"], lives: dict[str, Lifecycle]
     from mcp_types import CallToolResult, TextContent
 
     from .firewall_passed import clean, clean_tree
+    from .mcp_server import BUDGET_SHARE
 
     names = list(apps)
     front = apps[names[0]]
@@ -123,11 +124,16 @@ def build_multi_server(apps: dict[str, "MCPServer"], lives: dict[str, Lifecycle]
         repo = arguments.pop("repo", None)
         if repo is None and tool == SEARCH_TOOL and len(names) > 1:
             parts: list[tuple[str, Any]] = []
-            for name in names:
-                try:
-                    parts.append((name, await own_call[name](tool, arguments, context)))
-                except ToolError as exc:  # the arguments are the same for all: say it once
-                    raise ToolError(str(exc)) from exc
+            # the answers together within one answer's budget: each repository's is its share
+            share = BUDGET_SHARE.set(1.0 / len(names))
+            try:
+                for name in names:
+                    try:
+                        parts.append((name, await own_call[name](tool, arguments, context)))
+                    except ToolError as exc:  # the arguments are the same for all: say it once
+                        raise ToolError(str(exc)) from exc
+            finally:
+                BUDGET_SHARE.reset(share)
             texts = [labelled(n, r).content[0].text for n, r in parts]
             data = {n: r.structured_content for n, r in parts}
             return CallToolResult(

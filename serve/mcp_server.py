@@ -29,6 +29,7 @@ import os
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from contextvars import ContextVar
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Protocol
 
@@ -58,7 +59,10 @@ TRANSPORTS = ("stdio", "streamable-http")
 # attempted_diff and error_trace; notes and command
 MCP_LIMITS = PayloadLimits(payload=256 * 1024, note=16 * 1024)
 MAX_QUERY_CHARS = 4000  # query, intended_change
-SEARCH_BUDGET = 2500  # tokens of a search_causal_history answer (text, and structured content)
+# the share of `retrieval.token_budget` one repository's search answer may take: a search of
+# every repository a server serves (`mcp_multi`) splits the budget between them
+BUDGET_SHARE: ContextVar[float] = ContextVar("budget_share", default=1.0)
+MIN_SEARCH_BUDGET = 200  # tokens: the least `retrieval.token_budget` may be
 # the longest string each tool argument may be, checked before any work: an argument's size
 # must not decide how long a call holds the server (the diff and the error output are bounded
 # in bytes by MCP_LIMITS; any other string by ANY_ARG_CHARS)
@@ -521,9 +525,12 @@ def _add_read_tools(app: "MCPServer", life: Lifecycle, replies: _Replies) -> Non
             if engine is None:
                 return replies.unavailable()
             resp = engine.search(query, top_k, file_path=path)
-            # the text's budget: render_search's default, and as many characters per token
-            data = bound(resp.model_dump(mode="json"), SEARCH_BUDGET)
-            return replies.result(render_search(resp, budget=SEARCH_BUDGET), data, scrubbed=True)
+            # the text and the structured content within preflight's budget (4 characters a
+            # token), or this repository's share of it
+            share = engine.config.retrieval.token_budget * BUDGET_SHARE.get()
+            budget = max(MIN_SEARCH_BUDGET, int(share))
+            data = bound(resp.model_dump(mode="json"), budget)
+            return replies.result(render_search(resp, budget=budget), data, scrubbed=True)
         except GitstrataError as exc:
             raise replies.fail(exc) from None
         finally:

@@ -188,6 +188,31 @@ def text_of(result) -> str:
 # ---------------------------------------------------------------------------- stdio
 
 
+def test_search_and_preflight_stay_within_the_configured_budget(tmp_path) -> None:
+    """Both tools' text and structured content within 4 characters per token of
+    `retrieval.token_budget`, saying what they left out."""
+    repo = build_repo(tmp_path / "repo")
+    (repo.path / ".strata").mkdir()
+    config = {"retrieval": {"token_budget": 400}}
+    (repo.path / ".strata" / "config.json").write_text(json.dumps(config), encoding="utf-8")
+    index(repo)
+    limit = 4 * 400
+
+    async def main() -> None:
+        async with stdio_session(repo, tmp_path / "server.log") as s:
+            found = await call(s, "search_causal_history", query="charge retry", top_k=50)
+            checked = await call(
+                s, "preflight_check", file_path="backend/payments/retry.py"
+            )  # the whole file
+            for got in (found, checked):
+                assert not got.is_error, text_of(got)
+                structured = json.dumps(got.structured_content, ensure_ascii=False)
+                assert len(text_of(got)) <= limit and len(structured) <= limit
+            assert "truncated" in text_of(found) and found.structured_content["truncated"]
+
+    anyio.run(main)
+
+
 def test_stdio_lists_everything_and_calls_every_tool(indexed, tmp_path) -> None:
     async def main() -> None:
         async with stdio_session(indexed, tmp_path / "server.log") as s:

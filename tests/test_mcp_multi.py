@@ -37,8 +37,11 @@ def test_named_locations_are_parsed_and_checked() -> None:
         split_named(["api=x", "api=y"])
 
 
-def _repo(make_repo, name: str, body: str):
+def _repo(make_repo, name: str, body: str, token_budget: int = 400):
     repo = make_repo(name)
+    (repo.path / ".strata").mkdir(parents=True)
+    config = {"retrieval": {"token_budget": token_budget}}
+    (repo.path / ".strata" / "config.json").write_text(json.dumps(config), encoding="utf-8")
     repo.commit("feat: first", {"src/core.py": f"def run(x):\n    return x + 1  # {body}\n"})
     repo.commit(
         f"fix: {body} overflow when the counter wraps",
@@ -86,6 +89,11 @@ def test_two_repositories_behind_one_server(make_repo, tmp_path) -> None:
             text = both.content[0].text
             assert '<repository name="api">' in text and '<repository name="web">' in text
             assert set(both.structured_content["repositories"]) == {"api", "web"}
+            # the two answers within one answer's budget (4 x 400 characters): half each
+            for part in text.split('<repository name="')[1:]:
+                assert len(part.split("</repository>")[0]) <= 800
+            for part in both.structured_content["repositories"].values():
+                assert len(json.dumps(part, ensure_ascii=False)) <= 800
             # one repository
             one = await s.call_tool(
                 "preflight_check", {"file_path": "src/core.py", "symbol_name": "run", "repo": "web"}
