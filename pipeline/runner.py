@@ -308,7 +308,6 @@ def _run_stages(
     deps = dependencies(ordered)
     chain = chain_weights(ordered)
     width = _width(executor.jobs)
-    made: set[str] = set()  # stages whose tables are in memory (or written)
 
     def load_input(name: str) -> pa.Table:
         if name not in tables:
@@ -357,22 +356,23 @@ def _run_stages(
             stats=result.stats,
         )
 
-    announced: set[str] = set()  # stages the progress said are done: their tables are made
+    # stages whose tables are made (in memory, or written or carried over): the progress says
+    # they are done, and the stages reading them may start
+    made: set[str] = set()
 
     def announce(stage: Stage, seconds: float, skipped: bool) -> None:
-        announced.add(stage.name)
-        progress.stage_finished(stage.name, len(announced), len(ordered), seconds, skipped)
+        made.add(stage.name)
+        progress.stage_finished(stage.name, len(made), len(ordered), seconds, skipped)
 
     def finish(stage: Stage, rec: StageRecord, seconds: float) -> None:
         for info_name, info in rec.outputs.items():
             sha_of[info_name] = info.sha256
         records[stage.name] = rec
-        made.add(stage.name)
         for name in stage.inputs:
             if readers[name] <= records.keys():
                 tables.pop(name, None)
         release_free_heap()
-        if stage.name not in announced:
+        if stage.name not in made:
             announce(stage, seconds, rec.skipped)
         reports[stage.name] = StageReport(
             name=stage.name,
@@ -417,7 +417,7 @@ def _run_stages(
 
     def start(stage: Stage) -> _Job | None:
         """Carry `stage` over (None) or start running it (its job)."""
-        progress.stage_started(stage.name, len(announced) + 1, len(ordered))
+        progress.stage_started(stage.name, len(made) + 1, len(ordered))
         ctx = StageContext(
             stage=stage,
             code_version=stage_code_version(stage),
@@ -518,7 +518,6 @@ def _run_stages(
                     # said done now: what is left, writing its files, runs beside its readers
                     announce(job.stage, time.perf_counter() - job.started, False)
                     job.result = outcome
-                    made.add(job.stage.name)
                     ran.append(job)
         if failure is not None:
             raise failure
