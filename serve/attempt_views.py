@@ -43,7 +43,7 @@ import numpy as np
 import pyarrow as pa
 
 from ..store.errors import IndexCorrupt
-from ..store.generations import MAPPED, Generation
+from ..store.generations import MAPPED, Generation, Store
 from .graveyard import FailureView
 
 _STRINGS = pa.list_(pa.string())
@@ -116,11 +116,10 @@ def load_previous(gen: Generation) -> dict[bytes, dict[str, Any]]:
     mine = gen.info("embedder").sha256 if gen.has("embedder") else None
     if not mine:
         return {}
-    older = sorted(
-        (p for p in gen.path.parent.glob("gen-*") if p.name < gen.path.name and p.is_dir()),
-        key=lambda p: p.name,
-    )
-    for path in reversed(older):
+    names = Store(gen.path.parent).generations()
+    older = names[: names.index(gen.name)] if gen.name in names else []
+    for name in reversed(older):
+        path = gen.path.parent / name
         if not (path / MAPPED / f"{_name()}.arrow").is_file():
             continue
         try:
