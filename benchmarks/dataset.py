@@ -62,6 +62,7 @@ SPLITS: tuple[str, ...] = (
     "heldout_v14",
     "heldout_v15",
     "heldout_v16",
+    "heldout_v17",
 )
 HELDOUT_SPLITS: tuple[str, ...] = (
     "heldout_v1",
@@ -80,6 +81,7 @@ HELDOUT_SPLITS: tuple[str, ...] = (
     "heldout_v14",
     "heldout_v15",
     "heldout_v16",
+    "heldout_v17",
 )
 
 
@@ -9527,6 +9529,768 @@ _HELDOUT_V16: tuple[_Row, ...] = (
 )
 
 
+# --- held-out v17: written from the fixture's files, commit messages and recorded failures before
+# the change it evaluates, without running retrieval on it; report it, never tune on it ---------
+
+ARCHITECTURE = "docs/architecture.md"
+
+_HELDOUT_V17: tuple[_Row, ...] = (
+    # causal
+    _q(
+        "v17-causal-01",
+        "causal",
+        "backend/config/settings.py says gateway_timeout_seconds has to stay in step with the "
+        "nginx read timeout. How do those two numbers relate, and what happened when they didn't?",
+        {
+            C("inc2689_nginx_timeout"): 3,
+            S(SETTINGS, "Settings"): 2,
+            F(NGINX): 2,
+            S(RETRY, "RetryPolicy"): 1,
+        },
+        (14,),
+    ),
+    _q(
+        "v17-causal-02",
+        "causal",
+        "The comment on MaxInFlight in runner.go says the worker once starved checkout. How can a "
+        "background job runner take the web shop down with it?",
+        {
+            C("worker_perf_revert"): 3,
+            S(RUNNER, "Runner"): 2,
+            C("worker_inflight_comment"): 2,
+            F(K8S_WORKER): 1,
+        },
+        (6,),
+    ),
+    _q(
+        "v17-causal-03",
+        "causal",
+        "Our payments runbook says never to mark a pending payment as failed before reconciliation "
+        "has looked it up. What happened that turned this into a rule?",
+        {
+            C("inc2710_reconcile_timeout"): 3,
+            F(RUNBOOK): 2,
+            S(RECONCILE, "classifyGatewayStatus"): 2,
+            C("docs_runbook_update"): 1,
+        },
+        (12,),
+    ),
+    _q(
+        "v17-causal-04",
+        "causal",
+        "charge_with_retry builds the gateway key with uuid5 over the order id rather than a random "
+        "uuid4. Why does it need to be deterministic?",
+        {
+            C("inc2407_idempotency_retry"): 3,
+            S(RETRY, "charge_with_retry"): 2,
+            F(ADR_IDEMPOTENCY): 2,
+            S(TEST_RETRY, "test_retry_does_not_double_charge"): 1,
+        },
+        (0, 16),
+    ),
+    _q(
+        "v17-causal-05",
+        "causal",
+        "What is the refresh_token_revocations table for, and which incident made us add it?",
+        {
+            C("inc2744_refresh_reuse"): 3,
+            F(MIGRATION_REVOCATIONS): 2,
+            S(REFRESH, "RefreshTokenStore.revoke_family"): 2,
+            S(REFRESH, "rotate_refresh_token"): 1,
+        },
+        (11,),
+    ),
+    _q(
+        "v17-causal-06",
+        "causal",
+        "Why does the app's parseOrder insist on subtotal_cents and total_cents, but quietly fill in "
+        "defaults when discount_cents, tax_cents or the delivery window are missing?",
+        {
+            S(PARSER, "parseOrder"): 3,
+            F(ARCHITECTURE): 2,
+            C("docs_architecture_update"): 1,
+            C("order_tax_field"): 1,
+        },
+    ),
+    _q(
+        "v17-causal-07",
+        "causal",
+        "What made us store a hash of the request body next to every idempotency key? Isn't the key "
+        "alone enough to spot a retry?",
+        {
+            C("idempotency_store"): 3,
+            S(IDEMPOTENCY, "request_fingerprint"): 2,
+            S(IDEMPOTENCY, "IdempotencyStore.lookup"): 2,
+            S(TEST_IDEMPOTENCY, "test_same_key_different_body_is_rejected"): 1,
+        },
+    ),
+    _q(
+        "v17-causal-08",
+        "causal",
+        "When did GatewayClient grow a refund method next to charge, and what feature was it added "
+        "for?",
+        {
+            C("refunds_partial"): 3,
+            S(GATEWAY, "GatewayClient.refund"): 2,
+            S(REFUNDS, "issue_refund"): 2,
+            F(MIGRATION_REFUNDS): 1,
+        },
+    ),
+    _q(
+        "v17-causal-09",
+        "causal",
+        "When did the phone app start showing labels such as 'Waiting for payment' instead of the "
+        "raw order status, and what prompted it?",
+        {
+            C("mobile_order_screen_status"): 3,
+            S(ORDER_SCREEN, "statusLabel"): 2,
+            C("refunds_partial"): 1,
+        },
+    ),
+    _q(
+        "v17-causal-10",
+        "causal",
+        "Why does deploy/nginx/api.conf keep its own request limit on /auth/login when the API "
+        "already throttles sign-in attempts itself?",
+        {
+            F(NGINX): 3,
+            C("rate_limiter"): 2,
+            C("nginx_config"): 2,
+            S(MIDDLEWARE, "rate_limit_middleware"): 1,
+        },
+    ),
+    # behavioral
+    _q(
+        "v17-behavioral-01",
+        "behavioral",
+        "Which amount formats does parseMoney accept? I mean values like 1500 as a number, "
+        '"1500" as a string, and "15.00".',
+        {
+            S(PARSER, "parseMoney"): 3,
+            F(PARSER_TEST): 2,
+            C("inc2333_mobile_cents"): 2,
+            S(PARSER, "OrderParseError"): 1,
+        },
+        (4,),
+        (),
+        "mobile/**",
+    ),
+    _q(
+        "v17-behavioral-02",
+        "behavioral",
+        "One API pod's clock runs thirty seconds ahead of the others. If it issues a token, will "
+        "the next request, served by a pod with the right time, be turned away as not yet valid?",
+        {
+            S(TOKENS, "validate_token"): 3,
+            S(TEST_TOKENS, "test_token_from_a_pod_with_a_fast_clock_is_accepted"): 2,
+            C("inc2291_clock_skew"): 2,
+            S(TOKENS, "issue_token"): 1,
+        },
+        (1,),
+    ),
+    _q(
+        "v17-behavioral-03",
+        "behavioral",
+        "A shopper enters a 10% voucher and then a 25% voucher. How much comes off the basket, and "
+        "do both codes end up on the order?",
+        {
+            S(RULES, "apply_promotions"): 3,
+            S(TEST_PROMOTIONS, "test_percentage_codes_do_not_stack"): 2,
+            C("inc2655_promo_stacking"): 2,
+            S(RULES, "AppliedDiscount"): 1,
+        },
+        (8,),
+    ),
+    _q(
+        "v17-behavioral-04",
+        "behavioral",
+        "Orders replayed from the app's offline queue often share a created_at down to the "
+        "millisecond. Can GET /orders lose one of them at a page boundary?",
+        {
+            S(ORDERS_API, "list_orders"): 3,
+            S(REPOSITORY, "OrderRepository.list_before"): 2,
+            S(ORDERS_API, "encode_cursor"): 2,
+            C("inc2801_pagination"): 2,
+            F(MIGRATION_ORDERS_INDEX): 1,
+        },
+        (13,),
+    ),
+    _q(
+        "v17-behavioral-05",
+        "behavioral",
+        "If I delete currency from the OrderDTO interface in web/src/api/orders.ts, will "
+        "npx tsc still pass, or does something depend on it?",
+        {
+            S(WEB_ORDERS, "orderTotalLabel"): 3,
+            S(ORDER_SUMMARY, "OrderSummary"): 3,
+            S(WEB_ORDERS, "OrderDTO"): 2,
+            C("currency_support"): 1,
+        },
+        (5,),
+    ),
+    _q(
+        "v17-behavioral-06",
+        "behavioral",
+        "The API runs three replicas. Is the 20-requests-a-minute login limit enforced per pod, or "
+        "across the whole deployment?",
+        {
+            F(MIDDLEWARE): 3,
+            F(K8S_API): 2,
+            S(LIMITER, "RateLimiter"): 2,
+            S(SETTINGS, "Settings"): 1,
+        },
+    ),
+    _q(
+        "v17-behavioral-07",
+        "behavioral",
+        "What happens if someone builds a TTLCache with ttl=0, hoping to switch caching off in a "
+        "test?",
+        {
+            S(CACHE, "TTLCache.__init__"): 3,
+            S(CACHE, "TTLCache"): 2,
+        },
+    ),
+    _q(
+        "v17-behavioral-08",
+        "behavioral",
+        "A 15% code on a 9.99 basket: how many cents does it take off, and is the fraction rounded "
+        "up or down?",
+        {
+            S(RULES, "discount_for"): 3,
+            S(RULES, "apply_promotions"): 1,
+            S(TEST_PROMOTIONS, "test_percent_discount"): 1,
+        },
+    ),
+    _q(
+        "v17-behavioral-09",
+        "behavioral",
+        "When the jobs table is empty, how often does a worker replica poll it, and what does it do "
+        "if the fetch query itself errors?",
+        {
+            S(RUNNER, "Runner.Run"): 3,
+            S(QUEUE, "PostgresQueue.Fetch"): 2,
+            C("worker_scaffold"): 1,
+        },
+    ),
+    _q(
+        "v17-behavioral-10",
+        "behavioral",
+        "What status code and JSON body does GET /orders/{order_id} return for an id that doesn't "
+        "exist?",
+        {
+            S(ORDERS_API, "get_order"): 3,
+            S(ERRORS, "error_body"): 2,
+            S(ERRORS, "ApiError"): 2,
+        },
+    ),
+    # symptom
+    _q(
+        "v17-symptom-01",
+        "symptom",
+        "In the admin order download, a delivery note written as '-- ring twice --' comes out with "
+        "an apostrophe stuck in front of it.",
+        {
+            S(CSV_PY, "escape_cell"): 3,
+            S(TEST_CSV_PY, "test_formula_prefixes_are_quoted"): 2,
+            C("inc2602_csv_injection"): 2,
+            S(CSV_PY, "order_row"): 1,
+        },
+        (9,),
+    ),
+    _q(
+        "v17-symptom-02",
+        "symptom",
+        "Profiling checkout under load: a big share of wall time goes to threads waiting on the "
+        "lock inside TTLCache.get, and promotion lookups have an ugly p99.",
+        {
+            S(CACHE, "TTLCache.get"): 3,
+            C("cache_perf_revert"): 2,
+            C("cache_perf_lockfree"): 2,
+            S(TEST_CACHE, "test_concurrent_get_and_eviction_do_not_raise"): 1,
+        },
+        (2,),
+    ),
+    _q(
+        "v17-symptom-03",
+        "symptom",
+        "Our QA login script sends 15 requests in one minute and 15 in the next, and a bunch of the "
+        "second batch get 429 ERR_RATE_LIMITED, even though the limit is 20 a minute.",
+        {
+            S(LIMITER, "RateLimiter._estimate"): 3,
+            S(LIMITER, "RateLimiter.allow"): 2,
+            C("inc2458_sliding_window"): 2,
+            S(TEST_RATE_LIMITER, "test_burst_across_the_window_edge_is_limited"): 1,
+        },
+        (3,),
+    ),
+    _q(
+        "v17-symptom-04",
+        "symptom",
+        "The warehouse put items back on the shelf from orders the customers had definitely paid "
+        "for; those orders flipped to cancelled overnight.",
+        {
+            S(RECONCILE, "classifyGatewayStatus"): 3,
+            C("inc2710_reconcile_timeout"): 2,
+            S(RECONCILE, "Reconcile"): 2,
+            S(RECONCILE_TEST, "TestTimeoutStaysPending"): 1,
+        },
+        (12,),
+    ),
+    _q(
+        "v17-symptom-05",
+        "symptom",
+        "Finance found pairs of identical mobile orders, same basket and same customer, placed "
+        "about 30 hours apart after last weekend's metro outage, and each one was charged.",
+        {
+            F(IDEMPOTENCY): 3,
+            C("inc2472_idempotency_ttl"): 2,
+            S(TEST_IDEMPOTENCY, "test_default_ttl_outlives_offline_replays"): 2,
+            S(OFFLINE, "replayQueue"): 1,
+        },
+        (10,),
+    ),
+    _q(
+        "v17-symptom-06",
+        "symptom",
+        "During the Black Friday peak a few hundred checkouts failed with ERR_CARD_DECLINED although "
+        "the cards were fine; the gateway's log shows it was answering us with 429.",
+        {
+            S(GATEWAY, "classify_response"): 3,
+            S(SERVICE, "OrderService._charge"): 2,
+            C("inc2188_declined_fix"): 2,
+            S(RETRY, "charge_with_retry"): 1,
+        },
+        (7,),
+    ),
+    _q(
+        "v17-symptom-07",
+        "symptom",
+        "Right after we rotated TOKEN_SECRET, every signed-in customer got 401 ERR_TOKEN_SIGNATURE "
+        "and had to log in again.",
+        {
+            S(TOKENS, "validate_token"): 3,
+            S(TOKENS, "_sign"): 2,
+            S(TEST_TOKENS, "test_tampered_signature_is_rejected"): 1,
+            S(SETTINGS, "get_settings"): 1,
+        },
+    ),
+    _q(
+        "v17-symptom-08",
+        "symptom",
+        "Every row in the orders table has customer_id set to 'anonymous', even for people who "
+        "were signed in when they paid.",
+        {
+            S(ORDERS_API, "create_order"): 3,
+            S(SERVICE, "OrderService.place_order"): 3,
+            S(SERVICE, "OrderService._build_order"): 1,
+        },
+    ),
+    _q(
+        "v17-symptom-09",
+        "symptom",
+        "For an order a partner created for us, the app's detail screen shows the heading 'Order "
+        "undefined'.",
+        {
+            S(PARSER, "parseOrder"): 3,
+            S(ORDER_SCREEN, "OrderDetailScreen"): 2,
+            S(MOBILE_API, "fetchOrder"): 1,
+        },
+        (),
+        (),
+        "mobile/**",
+    ),
+    _q(
+        "v17-symptom-10",
+        "symptom",
+        "Posting a 3 MB bulk order import to the API fails with 413 Request Entity Too Large before "
+        "our code ever sees it.",
+        {
+            F(NGINX): 3,
+            C("nginx_config"): 1,
+        },
+    ),
+    # coupled
+    _q(
+        "v17-coupled-01",
+        "coupled",
+        "Accounting's ledger tool wants minus-prefixed values in the Go nightly file left alone, so "
+        "I'd drop '-' from formulaPrefixes. What other files have shared commits with "
+        "worker/internal/export/csv.go?",
+        {
+            S(CSV_PY, "escape_cell"): 3,
+            S(CSV_GO_TEST, "TestEscapeCellQuotesFormulaPrefixes"): 3,
+            C("inc2602_csv_injection"): 2,
+            F(TEST_CSV_PY): 1,
+        },
+        (17,),
+        (CSV_PY, TEST_CSV_PY, CSV_GO_TEST),
+    ),
+    _q(
+        "v17-coupled-02",
+        "coupled",
+        "Gateway 409s caused by idempotency conflicts should go back through the retry loop "
+        "instead of failing the order. The last time the status classification in gateway.py "
+        "changed, which files went with it?",
+        {
+            S(TEST_GATEWAY, "test_other_client_errors_are_not_retried"): 3,
+            S(RETRY, "charge_with_retry"): 2,
+            C("inc2188_declined_fix"): 2,
+            F(TEST_RETRY): 1,
+            F(ERRORS): 1,
+        },
+        (7,),
+        (RETRY, TEST_GATEWAY, TEST_RETRY, ERRORS),
+    ),
+    _q(
+        "v17-coupled-03",
+        "coupled",
+        "Our auditors flagged the 60 seconds of slack in access-token validation and want it gone. "
+        "Apart from tokens.py itself, what has been committed alongside backend/auth/tokens.py?",
+        {
+            S(TEST_TOKENS, "test_clock_skew_grace_after_expiry"): 3,
+            F(SESSION): 2,
+            C("inc2291_clock_skew"): 2,
+            S(TEST_TOKENS, "test_token_from_a_pod_with_a_fast_clock_is_accepted"): 1,
+        },
+        (1,),
+        (TEST_TOKENS, SESSION),
+    ),
+    _q(
+        "v17-coupled-04",
+        "coupled",
+        "I'm replacing the semaphore in Runner.processBatch with an errgroup that has no limit set. "
+        "Which tests and deploy files have moved with worker/internal/jobs/runner.go before?",
+        {
+            S(RUNNER_TEST, "TestProcessBatchRespectsMaxInFlight"): 3,
+            F(K8S_WORKER): 2,
+            C("worker_perf_revert"): 2,
+            S(WORKER_MAIN, "main"): 1,
+        },
+        (6,),
+        (RUNNER_TEST, K8S_WORKER, WORKER_MAIN),
+    ),
+    _q(
+        "v17-coupled-05",
+        "coupled",
+        "Our CDN team wants every proxy hop to give up within 15 seconds, and nginx's "
+        "proxy_read_timeout is the odd one out. Which files has deploy/nginx/api.conf been changed "
+        "together with?",
+        {
+            S(SETTINGS, "Settings"): 3,
+            C("inc2689_nginx_timeout"): 2,
+            S(RETRY, "RetryPolicy"): 1,
+            S(GATEWAY, "GatewayClient"): 1,
+        },
+        (14,),
+        (SETTINGS,),
+    ),
+    _q(
+        "v17-coupled-06",
+        "coupled",
+        "Customers want to filter their order history down to open orders. The last time "
+        "backend/api/orders.py changed how orders are listed, which other files changed in the "
+        "same commits?",
+        {
+            S(REPOSITORY, "OrderRepository.list_before"): 3,
+            S(SERVICE, "OrderService.list_recent"): 2,
+            C("orders_pagination"): 2,
+            S(WEB_ORDERS, "listOrders"): 1,
+        },
+        (),
+        (REPOSITORY, SERVICE, WEB_ORDERS),
+    ),
+    _q(
+        "v17-coupled-07",
+        "coupled",
+        "The web app's API base URL is hard-coded as /api in web/src/api/client.ts and I want it to "
+        "come from a Vite env variable. Which files have been committed together with client.ts?",
+        {
+            F(WEB_ORDERS): 3,
+            F(SESSION): 3,
+            C("web_http_rename"): 2,
+            F(WEB_CLIENT): 1,
+        },
+        (),
+        (WEB_ORDERS, SESSION),
+    ),
+    _q(
+        "v17-coupled-08",
+        "coupled",
+        "To share counters between API pods I want RateLimiter to keep its state in Redis. What "
+        "does backend/core/rate_limiter.py usually get committed with?",
+        {
+            F(TEST_RATE_LIMITER): 3,
+            S(MIDDLEWARE, "rate_limit_middleware"): 3,
+            C("rate_limit_headers"): 2,
+            C("refactor_utils_to_core"): 1,
+            S(LIMITER, "RateLimiter"): 1,
+        },
+        (),
+        (TEST_RATE_LIMITER, MIDDLEWARE),
+    ),
+    _q(
+        "v17-coupled-09",
+        "coupled",
+        "Finance in Germany wants semicolon-separated files. If I change the delimiter in "
+        "backend/export/csv_export.py, what else has usually been edited in the same commits as "
+        "that module?",
+        {
+            S(CSV_GO, "WriteOrdersCSV"): 3,
+            F(TEST_CSV_PY): 2,
+            C("export_columns"): 2,
+            S(CSV_PY, "export_orders_csv"): 1,
+        },
+        (),
+        (CSV_GO, TEST_CSV_PY),
+    ),
+    _q(
+        "v17-coupled-10",
+        "coupled",
+        "I want a latency histogram per job kind in the worker instead of a plain sum. When "
+        "worker/internal/jobs/metrics.go was added, which other files came with it?",
+        {
+            S(RUNNER, "Runner.handle"): 3,
+            S(WORKER_MAIN, "main"): 2,
+            C("worker_metrics"): 2,
+            S(JOB_METRICS, "Metrics.Observe"): 1,
+        },
+        (),
+        (RUNNER, WORKER_MAIN),
+    ),
+    # exact
+    _q(
+        "v17-exact-01",
+        "exact",
+        "Never stack two percentage codes",
+        {
+            S(RULES, "apply_promotions"): 3,
+            C("inc2655_promo_stacking"): 2,
+            S(TEST_PROMOTIONS, "test_percentage_codes_do_not_stack"): 2,
+        },
+        (8,),
+    ),
+    _q(
+        "v17-exact-02",
+        "exact",
+        "gs.HTTPCode == 504",
+        {
+            S(RECONCILE, "classifyGatewayStatus"): 3,
+            S(RECONCILE, "Reconcile"): 2,
+            C("inc2710_reconcile_timeout"): 2,
+        },
+        (12,),
+    ),
+    _q(
+        "v17-exact-03",
+        "exact",
+        "dict reads are atomic under the GIL",
+        {
+            C("cache_perf_lockfree"): 3,
+            C("cache_perf_revert"): 2,
+            S(CACHE, "TTLCache.get"): 2,
+            S(TEST_CACHE, "test_concurrent_get_and_eviction_do_not_raise"): 1,
+        },
+        (2,),
+    ),
+    _q(
+        "v17-exact-04",
+        "exact",
+        "is not an integer number of cents",
+        {
+            S(PARSER, "parseMoney"): 3,
+            F(PARSER_TEST): 2,
+            C("inc2333_mobile_cents"): 1,
+        },
+        (4,),
+        (),
+        "mobile/**",
+    ),
+    _q(
+        "v17-exact-05",
+        "exact",
+        "One key per order, derived before the loop",
+        {
+            S(RETRY, "charge_with_retry"): 3,
+            C("inc2407_idempotency_retry"): 2,
+            F(ADR_IDEMPOTENCY): 2,
+            F(RUNBOOK): 1,
+        },
+        (0, 16),
+    ),
+    _q(
+        "v17-exact-06",
+        "exact",
+        "UnreconciledCharges",
+        {
+            S(RECONCILE, "Store"): 3,
+            S(RECONCILE, "Reconcile"): 2,
+            F(MIGRATION_ORDERS): 1,
+        },
+    ),
+    _q(
+        "v17-exact-07",
+        "exact",
+        "OrderDraft",
+        {
+            S(WEB_ORDERS, "OrderDraft"): 3,
+            S(WEB_ORDERS, "createOrder"): 2,
+            S(SCHEMAS, "OrderCreate"): 1,
+        },
+    ),
+    _q(
+        "v17-exact-08",
+        "exact",
+        "WriteOrdersCSV",
+        {
+            S(CSV_GO, "WriteOrdersCSV"): 3,
+            S(CSV_GO_TEST, "TestWriteOrdersCSVEscapesNotes"): 2,
+            C("export_columns"): 1,
+        },
+    ),
+    _q(
+        "v17-exact-09",
+        "exact",
+        "_parse_body",
+        {
+            S(GATEWAY, "_parse_body"): 3,
+            S(GATEWAY, "GatewayClient._post"): 2,
+        },
+    ),
+    _q(
+        "v17-exact-10",
+        "exact",
+        "_MISSING",
+        {
+            F(CACHE): 3,
+            S(CACHE, "TTLCache.get_or_load"): 2,
+        },
+    ),
+    # change
+    _q(
+        "v17-change-01",
+        "change",
+        "Swap the uuid5 key in charge_with_retry for a uuid.uuid4() drawn at the top of each loop "
+        "iteration; our security reviewer doesn't like keys anyone can derive from the order id.",
+        {
+            S(RETRY, "charge_with_retry"): 3,
+            S(TEST_RETRY, "test_retry_does_not_double_charge"): 2,
+            C("inc2407_idempotency_retry"): 2,
+            F(ADR_IDEMPOTENCY): 1,
+        },
+        (0, 16),
+    ),
+    _q(
+        "v17-change-02",
+        "change",
+        "Idempotency records only have to outlive the client's access token, so set RECORD_TTL to "
+        "15 minutes.",
+        {
+            F(IDEMPOTENCY): 3,
+            S(TEST_IDEMPOTENCY, "test_default_ttl_outlives_offline_replays"): 2,
+            C("inc2472_idempotency_ttl"): 2,
+            S(OFFLINE, "MAX_REPLAY_AGE_MS"): 1,
+        },
+        (10,),
+    ),
+    _q(
+        "v17-change-03",
+        "change",
+        "Page GET /orders on created_at alone: take the order id out of the cursor and out of the "
+        "SQL, so the listing can go back to the index from the first migration.",
+        {
+            S(REPOSITORY, "OrderRepository.list_before"): 3,
+            S(ORDERS_API, "encode_cursor"): 2,
+            C("inc2801_pagination"): 2,
+            F(MIGRATION_ORDERS_INDEX): 1,
+            S(TEST_ORDERS_API, "test_cursor_round_trip_keeps_the_tie_breaker"): 1,
+        },
+        (13,),
+    ),
+    _q(
+        "v17-change-04",
+        "change",
+        "Lower REFRESH_MARGIN_MS in web/src/auth/session.ts to 30 seconds; even if a refresh lands "
+        "a little late, the server still honours the token for a minute after exp.",
+        {
+            S(SESSION, "shouldRefresh"): 3,
+            F(SESSION_TEST): 2,
+            S(SESSION, "REFRESH_MARGIN_MS"): 2,
+            C("inc2390_web_refresh_margin"): 1,
+        },
+        (15,),
+    ),
+    _q(
+        "v17-change-05",
+        "change",
+        "Make RateLimiter.allow forget the previous minute completely once a new one starts; "
+        "customers complain that a burst at 10:59 still counts against them at 11:00.",
+        {
+            S(LIMITER, "RateLimiter.allow"): 3,
+            S(LIMITER, "RateLimiter._estimate"): 2,
+            S(TEST_RATE_LIMITER, "test_burst_across_the_window_edge_is_limited"): 2,
+            C("inc2458_sliding_window"): 2,
+        },
+        (3,),
+    ),
+    _q(
+        "v17-change-06",
+        "change",
+        "Expose a Prometheus counter per reconciliation outcome so we can alert when mismatches "
+        "spike.",
+        {
+            S(RECONCILE, "Reconcile"): 3,
+            S(JOB_METRICS, "Metrics"): 2,
+            S(RECONCILE, "Outcome.String"): 1,
+            C("worker_reconcile_logging"): 1,
+        },
+    ),
+    _q(
+        "v17-change-07",
+        "change",
+        "Add an ETag header to GET /orders/{order_id} so the web app can revalidate cached orders "
+        "cheaply.",
+        {
+            S(ORDERS_API, "get_order"): 3,
+            S(SCHEMAS, "order_to_out"): 1,
+            S(WEB_ORDERS, "fetchOrder"): 1,
+        },
+    ),
+    _q(
+        "v17-change-08",
+        "change",
+        "Let listOrders in web/src/api/orders.ts take an optional page size and pass it to the API "
+        "as ?limit=.",
+        {
+            S(WEB_ORDERS, "listOrders"): 3,
+            S(ORDERS_API, "list_orders"): 2,
+            F(TEST_WEB_ORDERS): 1,
+        },
+    ),
+    _q(
+        "v17-change-09",
+        "change",
+        "Give every access token a jti claim holding a random id, so we can blacklist single tokens "
+        "later.",
+        {
+            S(TOKENS, "issue_token"): 3,
+            S(TOKENS, "validate_token"): 1,
+            S(TEST_TOKENS, "test_round_trip"): 1,
+        },
+    ),
+    _q(
+        "v17-change-10",
+        "change",
+        "The rate limiter keeps an entry for every IP and user it has ever seen. Forget keys that "
+        "have been idle for two windows so the API's memory stops creeping up.",
+        {
+            S(LIMITER, "RateLimiter._roll"): 3,
+            S(LIMITER, "RateLimiter"): 2,
+            S(LIMITER, "RateLimiter.allow"): 1,
+        },
+    ),
+)
+
+
 _ROWS: Mapping[str, tuple[_Row, ...]] = {
     "dev": _DEV,
     "heldout_v1": _HELDOUT_V1,
@@ -9545,6 +10309,7 @@ _ROWS: Mapping[str, tuple[_Row, ...]] = {
     "heldout_v14": _HELDOUT_V14,
     "heldout_v15": _HELDOUT_V15,
     "heldout_v16": _HELDOUT_V16,
+    "heldout_v17": _HELDOUT_V17,
 }
 
 

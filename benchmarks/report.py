@@ -89,6 +89,7 @@ MARGIN_TARGETS = {
     "heldout_v14": 0.10,
     "heldout_v15": 0.10,
     "heldout_v16": 0.10,
+    "heldout_v17": 0.10,
 }
 
 
