@@ -71,8 +71,8 @@ class _Known:
     """What the anti-context knows for one generation and journal state."""
 
     views: list[FailureView]
-    details: dict[int | str, FailureWarning]
-    past: list[tuple[tuple[Target, ...], PastAttempt]]  # newest first
+    details: dict[int | str, _Parts | _Revert]  # what a warning of each is served from
+    past: list[tuple[tuple[Target, ...], _Parts | _Revert]]  # newest first
     commits: dict[str, RetrievedItem] = field(default_factory=dict)  # sha[:10] -> added lines
 
     @cached_property
@@ -83,13 +83,33 @@ class _Known:
 
 @dataclass(frozen=True)
 class _Parts:
-    """A journal attempt's matching view, served warning and history entry, and the text of the
-    commits it would undo (kept with the view: `attempt_views`)."""
+    """A journal attempt's matching view and the text of the commits it would undo (kept with
+    the view: `attempt_views`), with its served warning and history entry, made when an answer
+    first serves them: an answer serves a few of a journal's attempts, and making them all took
+    ~30 ms of every one-shot command with 1,200 of them."""
 
     view: FailureView
-    warning: FailureWarning
-    past: PastAttempt
+    attempt: FailedAttempt
     why_text: str
+
+    source = "journal"  # where a history entry comes from (not a field)
+
+    @property
+    def failure_id(self) -> int:
+        return self.attempt.id
+
+    @property
+    def date(self) -> str | None:
+        """`past.date`, without making the entry."""
+        return (self.attempt.last_seen or "")[:10] or None
+
+    @cached_property
+    def warning(self) -> FailureWarning:
+        return warning_from_failure(self.attempt)
+
+    @cached_property
+    def past(self) -> PastAttempt:
+        return _past_attempt(self.attempt)
 
 
 class AntiContext:
@@ -122,8 +142,9 @@ class AntiContext:
 
     def views(
         self, index: ServeIndex, embed
-    ) -> tuple[list[FailureView], dict[int | str, FailureWarning]]:
-        """FailureViews and their render details, rebuilt when the journal or generation changes."""
+    ) -> tuple[list[FailureView], dict[int | str, _Parts | _Revert]]:
+        """FailureViews and what their warnings are served from (`.warning`), rebuilt when the
+        journal or generation changes."""
         known = self._known(index, embed)
         return known.views, known.details
 
@@ -164,15 +185,12 @@ class AntiContext:
                         built += 1
                     else:
                         got = _Parts(
-                            attempt_views.view(f.id, f.targets, fields),
-                            warning_from_failure(f),
-                            _past_attempt(f),
-                            fields["why_text"],
+                            attempt_views.view(f.id, f.targets, fields), f, fields["why_text"]
                         )
                 parts[key] = got
                 known.views.append(got.view)
-                known.details[f.id] = got.warning
-                known.past.append((f.targets, got.past))
+                known.details[f.id] = got
+                known.past.append((f.targets, got))
             self._parts_gen, self._parts = index.name, parts
             # for the next process: every attempt's view, the ones read included; after an
             # append only once many are new (a file of 1,200 views takes ~50 ms to write)
@@ -182,11 +200,11 @@ class AntiContext:
                     ((attempt_views.key(k), p.view, p.why_text) for k, p in parts.items()),
                 )
             for revert in _reverts(index, muted, self.reapplied_share):
-                known.past.append((revert.targets, revert.past))
+                known.past.append((revert.targets, revert))
                 if revert.past.reapplied_in is None:
                     view = revert.view(embed)
                     known.views.append(view)
-                    known.details[view.id] = revert.detail
+                    known.details[view.id] = revert
             known.past.sort(key=lambda p: p[1].date or "", reverse=True)
             self._sig, self._cache = sig, known
             return known
@@ -194,7 +212,7 @@ class AntiContext:
     def _warnings(self, found, details, cap: int) -> list[FailureWarning]:
         out = []
         for w in found[:cap]:
-            d = details[w.failure_id].model_copy(deep=True)
+            d = details[w.failure_id].warning.model_copy(deep=True)
             d.score = round(float(w.score), 4)
             d.reasons = list(w.reasons)
             out.append(d)
@@ -270,14 +288,14 @@ class AntiContext:
         """The attempts on `path` (`qualname`, or anywhere in the file when None) that are not
         among the warnings `shown`, newest first: history an agent may want, not a warning."""
         out: list[PastAttempt] = []
-        for targets, past in self._known(index, embed).past:
+        for targets, entry in self._known(index, embed).past:
             if len(out) >= cfg.max_past_attempts:
                 break
             # a reverted commit that changed only module-level lines of the file (an import, a
             # constant) is about other code: history for the file, not for each function of it
-            whole = past.source != "revert"
-            if past.failure_id not in shown and _on_target(targets, path, qualname, whole):
-                out.append(past)
+            whole = entry.source != "revert"
+            if entry.failure_id not in shown and _on_target(targets, path, qualname, whole):
+                out.append(entry.past)
         return out
 
     # ------------------------------------------------------------------ invariants
@@ -356,7 +374,7 @@ def _failure_parts(
         changed=_changed_symbols(index, f.diff, f.targets),
         **own,
     )
-    return _Parts(view, warning_from_failure(f), _past_attempt(f), why_text)
+    return _Parts(view, f, why_text)
 
 
 def _past_attempt(f: FailedAttempt) -> PastAttempt:
@@ -559,6 +577,22 @@ class _Revert:
     changed: list[str]
     detail: FailureWarning
     past: PastAttempt
+
+    @property
+    def warning(self) -> FailureWarning:
+        return self.detail
+
+    @property
+    def failure_id(self) -> int | str:
+        return self.past.failure_id
+
+    @property
+    def date(self) -> str | None:
+        return self.past.date
+
+    @property
+    def source(self) -> str:
+        return self.past.source
 
     def view(self, embed) -> FailureView:
         # held to the stricter bar: its text is what the commits say, not the diff's words;

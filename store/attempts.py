@@ -34,7 +34,6 @@ side honours (`forgotten_reverts`).
 from __future__ import annotations
 
 import contextlib
-import copy
 import fcntl
 import hashlib
 import json
@@ -42,7 +41,6 @@ import os
 import re
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field, fields
-from pathlib import PurePosixPath
 from typing import Any
 
 from .errors import InputError, JournalError
@@ -184,18 +182,22 @@ def touched_lines(diff: str) -> frozenset[str]:
 def relative_path(path: str) -> str | None:
     """`path` as a repository-relative POSIX path, or None when it is not one: absolute,
     climbing out with `..`, empty, or holding a NUL or a control character. Lexical only; the
-    serving side also resolves symlinks when it uses a path (`serve.paths`)."""
+    serving side also resolves symlinks when it uses a path (`serve.paths`). (The parts are
+    `PurePosixPath`'s: empty and `.` parts dropped; split by hand, as every read of the journal
+    does it for every target.)"""
     if not isinstance(path, str) or len(path) > 4096:
         return None
     raw = path.replace("\\", "/").strip()
-    if not raw or raw.startswith("/") or re.match(r"^[A-Za-z]:", raw):
+    if not raw or raw[0] == "/" or _DRIVE.match(raw) or _CONTROL.search(raw):
         return None
-    if any(ord(c) < 32 or ord(c) == 127 for c in raw):
-        return None
-    parts = [p for p in PurePosixPath(raw).parts if p not in ("", ".")]
+    parts = [p for p in raw.split("/") if p and p != "."]
     if not parts or ".." in parts:
         return None
     return "/".join(parts)
+
+
+_DRIVE = re.compile(r"[A-Za-z]:")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 
 
 _DIFF_NOISE = re.compile(r"^(?:@@ |index [0-9a-f]+\.\.[0-9a-f]+|similarity index |dissimilarity )")
@@ -297,7 +299,7 @@ class Signature:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Signature:
-        return cls(**{f.name: tuple(data.get(f.name) or ()) for f in fields(cls)})
+        return cls(*(tuple(data.get(name) or ()) for name in _SIGNATURE_FIELDS))
 
     def text(self) -> str:
         """The signature as text for term matching (locations reduced to their files)."""
@@ -306,6 +308,9 @@ class Signature:
 
     def __bool__(self) -> bool:
         return bool(self.errors or self.failing or self.exceptions or self.codes)
+
+
+_SIGNATURE_FIELDS = tuple(f.name for f in fields(Signature))
 
 
 # ---------------------------------------------------------------- the record
@@ -389,9 +394,17 @@ def _fits(value: Any, types: tuple[type, ...]) -> bool:
     )
 
 
+# each field's types as a set: a value of exactly one of them (all JSON gives) fits at once
+_FIELD_EXACT = tuple((name, frozenset(types), types) for name, types in _FIELD_TYPES.items())
+_ABSENT = object()
+
+
 def _check_fields(rec: Mapping[str, Any]) -> str | None:
-    for name, types in _FIELD_TYPES.items():
-        if name in rec and not _fits(rec[name], types):
+    for name, exact, types in _FIELD_EXACT:
+        value = rec.get(name, _ABSENT)
+        if value is _ABSENT or type(value) in exact:
+            continue
+        if not _fits(value, types):
             return f"{name} is not {' or '.join(_TYPE_NAMES[t] for t in types)}"
     targets = rec.get("targets") or []
     for t in targets:
@@ -715,7 +728,8 @@ class StreamState:
         if got is None or got[0] is not rec:
             got = (rec, FailedAttempt.from_record(rec))
             self.attempts[rec["id"]] = got
-        out = copy.copy(got[1])
+        out = object.__new__(FailedAttempt)  # `copy.copy`, without its generic protocol
+        out.__dict__.update(got[1].__dict__)
         out.repeats = []  # `_fold` adds this read's repeats
         return out
 

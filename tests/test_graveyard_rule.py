@@ -683,3 +683,34 @@ def test_a_lazy_reverts_text_is_made_only_when_a_question_is_anchored_to_it():
     assert view.strict and made.count(32) >= 1
     made.clear()
     assert view.identifiers == changed and made == []  # made once, then plain attributes
+
+
+def test_vectors_normalised_together_are_the_numbers_each_view_gives_alone() -> None:
+    """`prime_units` fills `unit_vector` and `unit_why` for a journal's views in one pass: bit
+    for bit what each view's own `_unit` gives (zero and missing vectors included), and views
+    made lazily keep making theirs when first read."""
+    from gitstrata.serve.graveyard import _unit, prime_units
+
+    rng = np.random.default_rng(7)
+
+    def vec(i: int) -> np.ndarray | None:
+        if i % 5 == 0:
+            return None
+        return (rng.standard_normal(64) * (i % 4)).astype(np.float32)  # every fourth is zero
+
+    views = [
+        FailureView(i, (("a.py", "f"),), vector=vec(i), why_vector=vec(i + 1)) for i in range(40)
+    ]
+    made: list[int] = []
+    lazy = LazyFailureView(
+        "revert:abc", (("a.py", "f"),), lambda: (made.append(1) or Counter(), None, frozenset())
+    )
+    want = [(_unit(v.vector), _unit(v.why_vector)) for v in views]
+    prime_units([*views, lazy])
+    assert not made and "unit_vector" not in lazy.__dict__
+    for v, (unit, why) in zip(views, want, strict=True):
+        assert "unit_vector" in v.__dict__ or v.vector is None
+        for got, ref in ((v.unit_vector, unit), (v.unit_why, why)):
+            assert (got is None) == (ref is None)
+            if ref is not None:
+                assert np.array_equal(got, ref)

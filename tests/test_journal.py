@@ -475,3 +475,67 @@ def test_a_stream_read_again_after_appends_reads_as_a_whole_read_does(tmp_path_f
         path.write_bytes(data)
         for _ in range(2):  # twice: a read with nothing new
             assert read_stream(j, kept) == read_stream(j)
+
+
+# the reference readings the journal's hot path must agree with: `pathlib`'s parts for a target
+# path, and each field's types checked one by one
+
+
+def _relative_path_reference(path: str) -> str | None:
+    import re
+    from pathlib import PurePosixPath
+
+    if not isinstance(path, str) or len(path) > 4096:
+        return None
+    raw = path.replace("\\", "/").strip()
+    if not raw or raw.startswith("/") or re.match(r"^[A-Za-z]:", raw):
+        return None
+    if any(ord(c) < 32 or ord(c) == 127 for c in raw):
+        return None
+    parts = [p for p in PurePosixPath(raw).parts if p not in ("", ".")]
+    if not parts or ".." in parts:
+        return None
+    return "/".join(parts)
+
+
+_PATH_PIECES = st.sampled_from(
+    ["a", "b.py", ".", "..", "", " ", "\\", "/", "C:", "x\x00", "é", "\x7f", "\t"]
+)
+
+
+@settings(max_examples=3000, deadline=None)
+@given(st.one_of(st.text(max_size=30), st.lists(_PATH_PIECES, max_size=8).map("/".join)))
+def test_a_target_path_reads_as_pathlib_reads_it(path: str) -> None:
+    from gitstrata.store.attempts import relative_path
+
+    assert relative_path(path) == _relative_path_reference(path)
+
+
+def _fields_reference(rec: dict) -> str | None:
+    from gitstrata.store.attempts import _FIELD_TYPES, _TYPE_NAMES, _fits
+
+    for name, types in _FIELD_TYPES.items():
+        if name in rec and not _fits(rec[name], types):
+            return f"{name} is not {' or '.join(_TYPE_NAMES[t] for t in types)}"
+    return None
+
+
+class _Text(str):
+    pass
+
+
+_VALUES = st.one_of(
+    st.none(), st.booleans(), st.integers(), st.floats(allow_nan=False), st.text(max_size=3),
+    st.builds(_Text, st.text(max_size=3)), st.just([]), st.just({}), st.just(["x"]),
+)  # fmt: skip
+
+
+@settings(max_examples=2000, deadline=None)
+@given(st.dictionaries(st.sampled_from(["kind", "source", "diff", "diff_bytes", "diff_truncated",
+                                        "command", "exit_code", "signal", "notes", "signature",
+                                        "redactions", "target_notes", "other"]),
+                       _VALUES, max_size=6))  # fmt: skip
+def test_a_record_s_field_types_are_judged_as_one_by_one(rec: dict) -> None:
+    from gitstrata.store.attempts import _check_fields
+
+    assert _check_fields(rec) == _fields_reference(rec)
