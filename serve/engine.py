@@ -378,6 +378,7 @@ class Engine:
                     symbols_touched=touched,
                     bulk=bulk,
                     id=(x.sha or "")[:10] or None,
+                    sha=x.sha or None,
                 )
             )
         return out

@@ -108,6 +108,7 @@ class RetrievedItem:
     bulk: bool = False
     id: str | None = None  # commit sha or document id, for reasons
     added: frozenset[tuple[str, str]] = frozenset()  # commits: (path, stripped line) they added
+    sha: str | None = None  # commits: the whole object name (`id` may be a prefix of it)
 
 
 REVERT = "revert"
