@@ -201,7 +201,7 @@ class AntiContext:
                 )
             for revert in _reverts(index, muted, self.reapplied_share):
                 known.past.append((revert.targets, revert))
-                if revert.past.reapplied_in is None:
+                if revert.reapplied_in is None:
                     view = revert.view(embed)
                     known.views.append(view)
                     known.details[view.id] = revert
@@ -571,30 +571,52 @@ def _on_target(
 
 @dataclass
 class _Revert:
-    """A reverted commit with its revert, as matching and history see it."""
+    """A reverted commit with its revert, as matching and history see it; its served warning
+    and history entry are made when an answer serves them (most answers serve none of a
+    history's reverts)."""
 
     sha: str
     targets: tuple[Target, ...]
     about: str  # the subjects, the revert's reason, the reverted commit's body
     changed: list[str]
-    detail: FailureWarning
-    past: PastAttempt
+    labels: list[str]  # the targets as served
+    date: str | None
+    tried: str
+    shown: str  # the diff excerpt served
+    summary: str
+    reapplied_in: str | None
+
+    source = REVERT  # where a history entry comes from (not a field)
 
     @property
+    def failure_id(self) -> str:
+        return revert_id(self.sha)
+
+    @cached_property
     def warning(self) -> FailureWarning:
-        return self.detail
+        return FailureWarning(
+            failure_id=self.failure_id,
+            score=0.0,
+            reasons=[],
+            targets=self.labels,
+            date=self.date,
+            occurrences=1,
+            command=None,
+            tried=self.tried,
+            diff_excerpt=self.shown,
+            source=REVERT,
+        )
 
-    @property
-    def failure_id(self) -> int | str:
-        return self.past.failure_id
-
-    @property
-    def date(self) -> str | None:
-        return self.past.date
-
-    @property
-    def source(self) -> str:
-        return self.past.source
+    @cached_property
+    def past(self) -> PastAttempt:
+        return PastAttempt(
+            failure_id=self.failure_id,
+            source=REVERT,
+            date=self.date,
+            targets=self.labels,
+            summary=self.summary,
+            reapplied_in=self.reapplied_in,
+        )
 
     def view(self, embed) -> FailureView:
         # held to the stricter bar: its text is what the commits say, not the diff's words;
@@ -723,26 +745,12 @@ def _reverts(index: ServeIndex, muted: Collection[str], share: float) -> list[_R
                 targets=targets,
                 about=about,
                 changed=diff,
-                detail=FailureWarning(
-                    failure_id=revert_id(full),
-                    score=0.0,
-                    reasons=[],
-                    targets=labels,
-                    date=date,
-                    occurrences=1,
-                    command=None,
-                    tried=tried,
-                    diff_excerpt="\n".join(shown[:MAX_DIFF_LINES]),
-                    source=REVERT,
-                ),
-                past=PastAttempt(
-                    failure_id=revert_id(full),
-                    source=REVERT,
-                    date=date,
-                    targets=labels,
-                    summary=summary,
-                    reapplied_in=reapplied,
-                ),
+                labels=labels,
+                date=date,
+                tried=tried,
+                shown="\n".join(shown[:MAX_DIFF_LINES]),
+                summary=summary,
+                reapplied_in=reapplied,
             )
         )
     return out
