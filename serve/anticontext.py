@@ -101,7 +101,7 @@ class _Parts:
     @property
     def date(self) -> str | None:
         """`past.date`, without making the entry."""
-        return (self.attempt.last_seen or "")[:10] or None
+        return _day(self.attempt)
 
     @cached_property
     def warning(self) -> FailureWarning:
@@ -379,12 +379,17 @@ def _failure_parts(
     return _Parts(view, f, why_text)
 
 
+def _day(f: FailedAttempt) -> str | None:
+    """The day an attempt was last seen, as its warning and history entry give it."""
+    return (f.last_seen or "")[:10] or None
+
+
 def _past_attempt(f: FailedAttempt) -> PastAttempt:
     """A journal failure's entry in a preflight's history of attempts."""
     return PastAttempt(
         failure_id=f.id,
         source="journal",
-        date=(f.last_seen or "")[:10] or None,
+        date=_day(f),
         targets=[target_label(t) for t in f.targets],
         summary=f"failed attempt #{f.id}: "
         + " ".join((f.notes or f.command or "no notes").split())[:200],
@@ -398,7 +403,7 @@ def warning_from_failure(f: FailedAttempt, reasons: list[str] | None = None) -> 
         score=0.0,
         reasons=reasons or [],
         targets=[target_label(t) for t in f.targets],
-        date=(f.last_seen or "")[:10] or None,
+        date=_day(f),
         occurrences=f.occurrences,
         exit_code=f.exit_code,
         command=f.command,

@@ -101,7 +101,7 @@ def build(symbols: pa.Table, touches: pa.Table) -> pa.Table:
                     continue  # product code calls no test or example
                 targets = [b]
             for b in targets:
-                if b != a and (scope[b] is None or _reaches(scope[b], path, qualname, paths[b])):
+                if b != a and _reaches(scope[b], path, qualname, paths[b]):
                     named.add(b)
         callers += [a] * len(named)
         callees += named
@@ -136,10 +136,11 @@ def _assemble(cols: dict[str, list], callers: list[int], callees: list[int]) -> 
     src, dst, kind = src[kept], dst[kept], kind[kept]
     final = np.argsort((by_id[src] * 2 + kind) * n + by_id[dst])
     src, dst, kind = pa.array(src[final]), pa.array(dst[final]), kind[final]
+    id_array = pa.array(ids, pa.string())
     return pa.table(
         {
-            "src": pa.array(ids, pa.string()).take(src),
-            "dst": pa.array(ids, pa.string()).take(dst),
+            "src": id_array.take(src),
+            "dst": id_array.take(dst),
             "kind": pa.array(np.array([CALLED_BY, CALLS], dtype=object)[kind], pa.string()),
             "dst_path": pa.array(paths, pa.string()).take(dst),
             "dst_qualname": pa.array(qualnames, pa.string()).take(dst),
