@@ -35,6 +35,11 @@ class LazyPattern:
         self._compiled: re.Pattern[str] | None = None
 
     @property
+    def ready(self) -> bool:
+        """Whether the pattern is compiled already (using it costs no compilation)."""
+        return self._compiled is not None
+
+    @property
     def compiled(self) -> re.Pattern[str]:
         if self._compiled is None:
             source = self._source if isinstance(self._source, str) else self._source()
