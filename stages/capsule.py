@@ -332,6 +332,7 @@ def build(
         stats["derived_versions"] = stats.get("derived_versions", 0) + cache.derived
         stats["spliced_versions"] = stats.get("spliced_versions", 0) + cache.spliced
         stats["near_versions"] = stats.get("near_versions", 0) + cache.near
+        stats["recalled_texts"] = stats.get("recalled_texts", 0) + cache.recalled
         stats["read_versions"] = stats.get("read_versions", 0) + cache.read
         stats["rebuilt_versions"] = stats.get("rebuilt_versions", 0) + cache.rebuilt
     if hunks is not None and out_h is not None:

@@ -348,3 +348,29 @@ def test_side_branch_versions_equal_full_parse(make_repo, seed):
     assert fast_t.num_rows > 100
     assert fast_c.equals(ref_c)
     assert fast_t.to_pylist() == ref_t.to_pylist()
+
+
+def test_python_texts_parsed_again_are_recalled_and_equal_full_parse(make_repo):
+    """A method edited back and forth (each edit adds or drops a nested function, so its
+    region is parsed) while the file's other lines change: the second time the method's text
+    is parsed its symbols are recalled, and the tables equal the full-parse reference."""
+    repo = make_repo("recalled")
+    methods = "".join(
+        f"    def m{i}(self, x):\n        y = x + {i}\n        return y\n\n" for i in range(12)
+    )
+    plain = "class Big:\n" + methods
+    nested = plain.replace(
+        "    def m5(self, x):\n        y = x + 5\n",
+        "    def m5(self, x):\n        def helper(v):\n            return v\n\n"
+        "        y = helper(x) + 5\n",
+    )
+    assert nested != plain
+    repo.commit("feat: initial", {"src/big.py": plain})
+    for n in range(6):  # another method changes too: no whole version recurs, m5's text does
+        text = (nested if n % 2 == 0 else plain).replace("y = x + 0\n", f"y = x + {100 + n}\n")
+        repo.commit(f"edit {n}", {"src/big.py": text})
+    fast_c, fast_t, fast = attribution(repo, full_parse=False)
+    ref_c, ref_t, ref = attribution(repo, full_parse=True)
+    assert fast["recalled_texts"] > 0 and ref["recalled_texts"] == 0
+    assert fast_c.equals(ref_c)
+    assert fast_t.to_pylist() == ref_t.to_pylist()
