@@ -40,7 +40,7 @@ import pyarrow.compute as pc
 from ..stages import blame as blame_stage
 from ..stages import capsule as capsule_stage
 from ..stages import cochange as cochange_stage
-from ..stages.patch import LOG_ARGS, iter_commits
+from ..stages.patch import DIFF_PINS, LOG_ARGS, iter_commits
 from ..store import schemas
 from ..store.config import HistoryConfig, RedactionConfig
 from ..store.errors import GitError
@@ -484,7 +484,9 @@ def blame_file(
     """One file's blame at `head`. With `honour_config`, git applies the repository's own
     `blame.ignoreRevsFile`; `ignore_file` adds a list of commits to look through; `env` is
     `blame_graph_env`'s."""
-    args = [] if honour_config else ["-c", "blame.ignoreRevsFile="]
+    args = list(DIFF_PINS)  # the diffs the history's hunks were made with (`patch.LOG_ARGS`)
+    if not honour_config:
+        args += ["-c", "blame.ignoreRevsFile="]
     args += ["blame", "--porcelain"]
     if ignore_file is not None:
         args += ["--ignore-revs-file", ignore_file]
@@ -600,8 +602,9 @@ def merge_hunks(
         git,
         [
             "-c", "core.quotePath=false", "--literal-pathspecs", "diff-tree", "--stdin", "-r",
-            "-p", "-U0", "--no-renames", "--no-color", "--no-ext-diff", "--no-textconv",
-            "--src-prefix=a/", "--dst-prefix=b/", "--", *made,
+            "-p", "-U0", "--diff-algorithm=myers", "--indent-heuristic", "--no-renames",
+            "--no-color", "--no-ext-diff", "--no-textconv", "--src-prefix=a/", "--dst-prefix=b/",
+            "--", *made,
         ],
         input="".join(f"{m} {p}\n" for m, p in wanted).encode(),
     )  # fmt: skip

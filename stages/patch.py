@@ -28,6 +28,9 @@ MARKER = b"\x00\x01gitstrata\x02"
 
 # Every option that changes the shape of the output is pinned here, so user configuration
 # (diff.noprefix, log.showSignature, color.ui, diff.relative, textconv drivers) cannot reach it.
+# So are the diff algorithm and its heuristic: `git blame` diffs with Myers and the indent
+# heuristic whatever `diff.algorithm` says, and blame read from these hunks must be its blame
+# (a repository set to histogram placed some lines apart); `DIFF_PINS` pins them for blame.
 LOG_ARGS: tuple[str, ...] = (
     "-c",
     "core.quotePath=false",
@@ -37,6 +40,8 @@ LOG_ARGS: tuple[str, ...] = (
     "--raw",
     "-p",
     "-U0",
+    "--diff-algorithm=myers",
+    "--indent-heuristic",
     "-M",
     "-z",
     "--root",
@@ -51,6 +56,9 @@ LOG_ARGS: tuple[str, ...] = (
     "--encoding=UTF-8",
     "--format=%x00%x01gitstrata%x02%H%x00%P%x00%an%x00%ae%x00%at%x00%ct%x00%B%x00",
 )
+
+# the same choices for a git command that reads them only from configuration (`git blame`)
+DIFF_PINS: tuple[str, ...] = ("-c", "diff.algorithm=myers", "-c", "diff.indentHeuristic=true")
 
 ZERO_SHA = "0" * 40
 _HUNK = compile_pattern(rb"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@", re.M)

@@ -216,3 +216,34 @@ def test_a_merged_file_whose_name_git_quotes_is_still_blamed_right(make_repo, tm
     assert report.stage("blame").stats["from_history"] > 0
     _, off = _index(repo, tmp_path / "off", blame_from_history=False)
     assert on.table("blame").equals(off.table("blame"))
+
+
+# four versions of a file of two functions (one letter a statement) whose diffs Myers and
+# histogram place apart: replaying histogram's hunks gives some of `f`'s lines another commit
+# than `git blame` does
+_PARTED = (
+    ("aaa}}", "}bab"),
+    ("aaa}}", "}ba"),
+    ("aaa}}", "a"),
+    ("a}aa}", "aa"),
+)
+_LETTER = {"a": "    x = 1", "b": "    y = 2", "}": "    pass"}
+
+
+def _parted(f: str, g: str) -> str:
+    return _text(["def f():", *(_LETTER[c] for c in f), "def g():", *(_LETTER[c] for c in g)])
+
+
+@pytest.mark.parametrize("algorithm", ["histogram", "patience", "minimal"])
+def test_history_blame_ignores_the_configured_diff_algorithm(make_repo, tmp_path, algorithm):
+    """A repository (or its user) may set `diff.algorithm`; `git blame` diffs with Myers
+    whatever it says, so the history's hunks are made with Myers too, and blame read from
+    them is still `git blame`'s."""
+    repo = make_repo(f"parted-{algorithm}")
+    repo.git("config", "diff.algorithm", algorithm)
+    for f, g in _PARTED:
+        repo.commit(f"version {f} {g}", {f"lib/f{k}.py": _parted(f, g) for k in range(20)})
+    report, on = _index(repo, tmp_path / "on")
+    assert report.stage("blame").stats["from_history"] > 0
+    _, off = _index(repo, tmp_path / "off", blame_from_history=False)
+    assert on.table("blame").equals(off.table("blame"))
