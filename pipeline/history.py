@@ -541,7 +541,8 @@ def merge_history(git: Git, head: str) -> dict[str, blame_stage.Merge] | None:
     out = _capped(
         git,
         [
-            "log", "--merges", "-m", "--raw", "--no-renames", "--no-abbrev", "-z",
+            "-c", "log.showSignature=false", "log", "--merges", "-m", "--raw", "--no-renames",
+            "--no-abbrev", "--ignore-submodules=none", "-O/dev/null", "-z",
             "--format=%x01%H %at %T %P", head,
         ],
     )  # fmt: skip
@@ -574,7 +575,7 @@ def merge_history(git: Git, head: str) -> dict[str, blame_stage.Merge] | None:
     # git lists no diff against a parent whose tree is the merge's: find those parents
     short = [sha for sha, (parents, _, diffs, _) in found.items() if len(diffs) < len(parents)]
     if short:
-        lines = git.run("log", "--format=%H %T", head).split("\n")
+        lines = git.run("-c", "log.showSignature=false", "log", "--format=%H %T", head).split("\n")
         trees.update(line.split(" ", 1) for line in lines if " " in line)  # type: ignore[misc]
     merges = {}
     for sha, (parents, at, diffs, made) in found.items():
@@ -602,8 +603,9 @@ def merge_hunks(
         git,
         [
             "-c", "core.quotePath=false", "--literal-pathspecs", "diff-tree", "--stdin", "-r",
-            "-p", "-U0", "--diff-algorithm=myers", "--indent-heuristic", "--no-renames",
-            "--no-color", "--no-ext-diff", "--no-textconv", "--src-prefix=a/", "--dst-prefix=b/",
+            "-p", "-U0", "--diff-algorithm=myers", "--indent-heuristic", "--inter-hunk-context=0",
+            "--no-renames", "--no-color", "--no-ext-diff", "--no-textconv", "--submodule=short",
+            "--ignore-submodules=none", "-O/dev/null", "--src-prefix=a/", "--dst-prefix=b/",
             "--", *made,
         ],
         input="".join(f"{m} {p}\n" for m, p in wanted).encode(),

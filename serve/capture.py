@@ -265,6 +265,20 @@ _GIT_CONFIG = (
     "-c", "diff.mnemonicPrefix=false",
     "-c", "color.ui=false",
 )  # fmt: skip
+# git's defaults for what a diff holds, named: a user's `diff.context`, `diff.algorithm`,
+# `diff.interHunkContext`, `diff.renames` or submodule settings would otherwise change the
+# attempt recorded (its fingerprint, the functions it touched), and a `diff.orderFile` that
+# cannot be read made `git diff` fail, recording the attempt without its diff
+_DIFF_SHAPE = (
+    "-U3",
+    "--diff-algorithm=myers",
+    "--indent-heuristic",
+    "--inter-hunk-context=0",
+    "-M",
+    "-O/dev/null",
+    "--submodule=short",
+    "--ignore-submodules=none",
+)
 _NEEDS_QUOTE = {'"': '\\"', "\\": "\\\\", "\n": "\\n", "\t": "\\t"}
 
 
@@ -364,7 +378,7 @@ def snapshot_worktree(
             raise GitError(f"{root}: cannot compute the empty tree ({empty.stderr.decode()})")
         base = empty.stdout.decode().strip()
     diff_args = ["diff", "--no-color", "--no-ext-diff", "--no-textconv", "--src-prefix=a/"]
-    diff_args += ["--dst-prefix=b/", "--no-relative", base, "--"]
+    diff_args += ["--dst-prefix=b/", "--no-relative", *_DIFF_SHAPE, base, "--"]
     parts = [_git_bounded(root, diff_args, max_bytes).decode("utf-8", "replace")]
     size = len(parts[0])
     others = _git(root, "ls-files", "--others", "--exclude-standard", "-z")

@@ -67,7 +67,18 @@ def work_tree(root: Path | None, index_dir: Path | None = None) -> WorkTree:
     status: dict[str, str] = {}
     if head is not None:
         for line in (
-            _git(root, "diff", "--name-status", "--no-renames", "HEAD") or ""
+            # `-O/dev/null`: a `diff.orderFile` that cannot be read made git fail, and the
+            # task listed no changed file
+            _git(
+                root,
+                "diff",
+                "--name-status",
+                "--no-renames",
+                "--ignore-submodules=none",
+                "-O/dev/null",
+                "HEAD",
+            )
+            or ""
         ).splitlines():
             code, _, path = line.partition("\t")
             if path:

@@ -42,7 +42,12 @@ LOG_ARGS: tuple[str, ...] = (
     "-U0",
     "--diff-algorithm=myers",
     "--indent-heuristic",
+    "--inter-hunk-context=0",
     "-M",
+    "-l1000",  # the rename limit (`diff.renameLimit`): pairs of files compared for renames
+    "-O/dev/null",  # no `diff.orderFile` (one that cannot be read stops git)
+    "--submodule=short",  # a submodule's change as its two commits (`diff.submodule`)
+    "--ignore-submodules=none",  # and always shown (`diff.ignoreSubmodules`)
     "-z",
     "--root",
     "--no-merges",
@@ -58,7 +63,14 @@ LOG_ARGS: tuple[str, ...] = (
 )
 
 # the same choices for a git command that reads them only from configuration (`git blame`)
-DIFF_PINS: tuple[str, ...] = ("-c", "diff.algorithm=myers", "-c", "diff.indentHeuristic=true")
+DIFF_PINS: tuple[str, ...] = (
+    "-c",
+    "diff.algorithm=myers",
+    "-c",
+    "diff.indentHeuristic=true",
+    "-c",
+    "diff.interHunkContext=0",
+)
 
 ZERO_SHA = "0" * 40
 _HUNK = compile_pattern(rb"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@", re.M)

@@ -247,3 +247,34 @@ def test_history_blame_ignores_the_configured_diff_algorithm(make_repo, tmp_path
     assert report.stage("blame").stats["from_history"] > 0
     _, off = _index(repo, tmp_path / "off", blame_from_history=False)
     assert on.table("blame").equals(off.table("blame"))
+
+
+@pytest.mark.parametrize(
+    "key, value",
+    [
+        ("diff.interHunkContext", "3"),  # -U0 hunks joined, with the lines between them
+        ("diff.renameLimit", "1"),
+        ("diff.orderFile", "no-such-order-file"),  # git log stops on it
+        ("diff.submodule", "log"),
+        ("diff.ignoreSubmodules", "all"),
+    ],
+)
+def test_the_index_does_not_depend_on_the_diff_configuration(make_repo, tmp_path, key, value):
+    """The history's tables and blame of a repository with renames, a merge and a submodule
+    are the same under git's defaults and under a setting that changes what `git log -p`
+    prints by default."""
+    repo = make_repo("configured")
+    build_history(repo, 4)
+    sub = make_repo("sub")
+    sub.commit("one", {"a.txt": "a\n"})
+    repo.git("-c", "protocol.file.allow=always", "submodule", "add", "-q", str(sub.path), "ext")
+    repo.commit("add the submodule")
+    sub.commit("two", {"a.txt": "a\nb\n"})
+    repo.git("-C", "ext", "-c", "protocol.file.allow=always", "pull", "-q")
+    core = repo.path.joinpath("pkg/core.py").read_text()
+    repo.commit("bump it, edit two lines apart", {"pkg/core.py": "a = 1\n" + core + "z = 1\n"})
+    _, plain = _index(repo, tmp_path / "plain")
+    repo.git("config", key, value)
+    _, configured = _index(repo, tmp_path / "configured")
+    for table in ("commits", "touches", "hunks", "blame"):
+        assert configured.table(table).equals(plain.table(table)), table

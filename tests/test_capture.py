@@ -199,6 +199,29 @@ def test_snapshot_binary_change_and_no_head_yet(git_repo):
     assert "Binary files a/img.png and b/img.png differ" in snapshot_worktree(git_repo.path)
 
 
+@pytest.mark.parametrize(
+    "key, value",
+    [
+        ("diff.context", "8"),
+        ("diff.interHunkContext", "5"),
+        ("diff.algorithm", "histogram"),
+        ("diff.renames", "false"),
+        ("diff.orderFile", "no-such-order-file"),  # git diff fails on it when it applies
+    ],
+)
+def test_snapshot_is_the_same_whatever_the_diff_configuration(git_repo, key, value):
+    body = "".join(f"    v{i} = {i}\n" for i in range(30))
+    git_repo.commit("base", {"app.py": "def f():\n" + body, "old.py": "x = 1\n" * 20})
+    git_repo.write(
+        "app.py", "def f():\n" + body.replace("v3 = 3", "v3 = 33").replace("v9 =", "w9 =")
+    )
+    git_repo.git("mv", "old.py", "new.py")
+    expected = snapshot_worktree(git_repo.path)
+    assert "+    v3 = 33\n" in expected and "rename to new.py" in expected
+    git_repo.git("config", key, value)
+    assert snapshot_worktree(git_repo.path) == expected
+
+
 def test_snapshot_outside_a_repository(tmp_path):
     with pytest.raises(NotARepository):
         snapshot_worktree(tmp_path)

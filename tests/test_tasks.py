@@ -352,3 +352,14 @@ def test_a_session_outcome_reweights_the_memories_it_recalled(repo) -> None:
     assert s.memory.get(other.memory.id).importance == 0.5
     again = Strata(repo.path)  # a new session recalled nothing: nothing moves
     assert again.tasks.session_outcome("failure")["memories_adjusted"] == {}
+
+
+def test_the_changed_files_are_listed_whatever_the_diff_configuration(repo) -> None:
+    from gitstrata.serve.task_git import work_tree
+
+    repo.write("auth/login.py", "def login():\n    return 1\n")
+    repo.git("rm", "-q", "auth/token.py")
+    expected = [("auth/login.py", "modified"), ("auth/token.py", "deleted")]
+    assert [(f["path"], f["status"]) for f in work_tree(repo.path).files] == expected
+    repo.git("config", "diff.orderFile", "no-such-order-file")  # git diff fails on it
+    assert [(f["path"], f["status"]) for f in work_tree(repo.path).files] == expected
