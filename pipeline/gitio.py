@@ -41,6 +41,29 @@ class TreeEntry:
     size: int  # -1 for submodules (commits), which have no size
 
 
+def refused(given: Path, stderr: bytes) -> NotARepository:
+    """Why git would not open `given`, from its `fatal:` lines: a repository another user owns
+    (git's `safe.directory` check, common in containers and CI), a checkout whose `.git` names
+    a folder that is gone, or no repository at all."""
+    text = stderr.decode("utf-8", "replace")
+    fatal = [
+        ln.removeprefix("fatal: ").strip() for ln in text.splitlines() if ln.startswith("fatal: ")
+    ]
+    if any("dubious ownership" in f for f in fatal):
+        command = next((ln.strip() for ln in text.splitlines() if "safe.directory" in ln), None)
+        return NotARepository(
+            f"{given}: git will not work in this repository: another user owns it",
+            hint=f"if you trust it, run `{command}`"
+            if command
+            else "add it to git's `safe.directory` if you trust it",
+        )
+    if fatal and not fatal[0].startswith("not a git repository (or any"):
+        return NotARepository(f"{given}: git cannot open this repository: {fatal[0]}")
+    return NotARepository(
+        f"{given}: not a git repository", hint="run gitstrata inside a git checkout"
+    )
+
+
 class Git:
     """A validated, non-bare git work tree."""
 
@@ -67,9 +90,7 @@ class Git:
             lines = proc.stdout.decode("utf-8", "replace").split()
             if lines[:1] == ["true"]:
                 raise NotARepository(f"{given}: a bare repository has no work tree to index")
-            raise NotARepository(
-                f"{given}: not a git repository", hint="run gitstrata inside a git checkout"
-            )
+            raise refused(given, proc.stderr)
         out = proc.stdout.decode("utf-8", "surrogateescape").splitlines()
         if out[0] == "true" or len(out) < 3:
             raise NotARepository(f"{given}: a bare repository has no work tree to index")

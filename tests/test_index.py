@@ -250,6 +250,41 @@ def test_not_a_repository(tmp_path) -> None:
         run_index(tmp_path / "plain")
 
 
+def test_a_worktree_whose_repository_moved_names_what_git_says(make_repo, tmp_path) -> None:
+    main = make_repo("main")
+    main.commit("one", {"a.py": "x = 1\n"})
+    main.git("worktree", "add", "-q", str(tmp_path / "wt"))
+    main.path.rename(tmp_path / "moved")  # the worktree's `.git` file names a folder now gone
+    proc = cli("index", str(tmp_path / "wt"))
+    _one_line_error(proc, "git cannot open this repository: not a git repository: ")
+
+
+def test_git_refusing_another_users_repository_is_named_with_its_fix() -> None:
+    from gitstrata.pipeline.gitio import refused
+
+    said = (
+        b"fatal: detected dubious ownership in repository at '/srv/app'\n"
+        b"To add an exception for this directory, call:\n\n"
+        b"\tgit config --global --add safe.directory /srv/app\n"
+    )
+    err = refused(Path("/srv/app"), said)
+    assert "another user owns it" in str(err)
+    assert err.hint == "if you trust it, run `git config --global --add safe.directory /srv/app`"
+    plain = refused(Path("/x"), b"fatal: not a git repository (or any of the parent directories)")
+    assert "not a git repository" in str(plain) and plain.hint
+
+
+@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0, reason="needs chown")
+def test_a_repository_another_user_owns_gets_the_safe_directory_hint(make_repo) -> None:
+    repo = make_repo("owned")
+    repo.commit("one", {"a.py": "x = 1\n"})
+    for path in (repo.path, *repo.path.rglob("*")):
+        os.lchown(path, 65534, 65534)  # nobody: git refuses it to root too
+    proc = cli("index", str(repo.path))
+    _one_line_error(proc, "another user owns it")
+    assert "safe.directory" in proc.stderr
+
+
 def test_missing_path(tmp_path) -> None:
     _one_line_error(cli("index", str(tmp_path / "nope")), "no such directory")
 
