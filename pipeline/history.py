@@ -541,7 +541,9 @@ def merge_history(git: Git, head: str) -> dict[str, blame_stage.Merge] | None:
     out = _capped(
         git,
         [
-            "-c", "log.showSignature=false", "log", "--merges", "-m", "--raw", "--no-renames",
+            # `-m` shows each merge in `log.diffMerges`'s format: against every parent here
+            "-c", "log.showSignature=false", "-c", "log.diffMerges=separate",
+            "log", "--merges", "-m", "--raw", "--no-renames",
             "--no-abbrev", "--ignore-submodules=none", "-O/dev/null", "-z",
             "--format=%x01%H %at %T %P", head,
         ],

@@ -249,6 +249,33 @@ def test_history_blame_ignores_the_configured_diff_algorithm(make_repo, tmp_path
     assert on.table("blame").equals(off.table("blame"))
 
 
+def test_blame_through_a_merge_is_the_same_whatever_log_shows_of_merges(make_repo, tmp_path):
+    """`git log -m` shows a merge in `log.diffMerges`'s format. Read against its first parent
+    alone, a merge whose file differs from both parents was not known to have made it, and
+    the history took the lines it wrote for those of another commit that made the same file."""
+    repo = make_repo("merged")
+    base = {f"lib/f{k}.py": _text(_lines(f"v{k}", 12)) for k in range(20)}
+    f1, fixed = base["lib/f1.py"], base["lib/f1.py"] + "fix = 1\n"
+    repo.commit("start", base)
+    repo.git("checkout", "-q", "-b", "side")
+    repo.commit("side makes the fixed file", {"lib/f1.py": fixed})
+    repo.git("checkout", "-q", "-b", "feat", "HEAD~1")
+    repo.commit("feat", {"lib/f1.py": f1 + "feat = 1\n"})
+    repo.git("checkout", "-q", "-b", "trunk", "HEAD~1")
+    repo.commit("trunk", {"lib/f1.py": "main = 1\n" + f1})
+    # the merge writes the same file as `side`, different from both of its parents'
+    repo.git("merge", "-q", "--no-ff", "--no-commit", "-s", "ours", "feat")
+    repo.commit("merge feat", {"lib/f1.py": fixed})
+    repo.git("merge", "-q", "--no-ff", "-s", "ours", "-m", "merge side", "side")
+    repo.commit("after", {"lib/f2.py": base["lib/f2.py"] + "after = 1\n"})
+    _, plain = _index(repo, tmp_path / "plain", blame_from_history=False)
+    for value in ("first-parent", "combined"):
+        repo.git("config", "log.diffMerges", value)
+        report, told = _index(repo, tmp_path / value)
+        assert report.stage("blame").stats["from_history"] > 0
+        assert told.table("blame").equals(plain.table("blame")), value
+
+
 @pytest.mark.parametrize(
     "key, value",
     [
