@@ -487,7 +487,7 @@ def blame_file(
     args = list(DIFF_PINS)  # the diffs the history's hunks were made with (`patch.LOG_ARGS`)
     if not honour_config:
         args += ["-c", "blame.ignoreRevsFile="]
-    args += ["blame", "--porcelain"]
+    args += ["blame", "--porcelain", "--no-textconv"]
     if ignore_file is not None:
         args += ["--ignore-revs-file", ignore_file]
     args += [head, "--", path]
@@ -604,7 +604,8 @@ def merge_hunks(
     patch = _capped(
         git,
         [
-            "-c", "core.quotePath=false", "--literal-pathspecs", "diff-tree", "--stdin", "-r",
+            "-c", "core.quotePath=false", "-c", "core.attributesFile=/dev/null",
+            "--literal-pathspecs", "diff-tree", "--stdin", "-r",
             "-p", "-U0", "--diff-algorithm=myers", "--indent-heuristic", "--inter-hunk-context=0",
             "--no-renames", "--no-color", "--no-ext-diff", "--no-textconv", "--submodule=short",
             "--ignore-submodules=none", "-O/dev/null", "--src-prefix=a/", "--dst-prefix=b/",

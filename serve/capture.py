@@ -261,6 +261,7 @@ def run_wrapped(
 
 _GIT_CONFIG = (
     "-c", "core.quotePath=false",
+    "-c", "core.attributesFile=/dev/null",  # a user's `* -diff` would hide the change
     "-c", "diff.noprefix=false",
     "-c", "diff.mnemonicPrefix=false",
     "-c", "color.ui=false",

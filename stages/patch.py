@@ -36,6 +36,8 @@ LOG_ARGS: tuple[str, ...] = (
     "core.quotePath=false",
     "-c",
     "log.showSignature=false",
+    "-c",
+    "core.attributesFile=/dev/null",  # a user's own attributes (`* -diff`): the repository's hold
     "log",
     "--raw",
     "-p",
@@ -64,6 +66,8 @@ LOG_ARGS: tuple[str, ...] = (
 
 # the same choices for a git command that reads them only from configuration (`git blame`)
 DIFF_PINS: tuple[str, ...] = (
+    "-c",
+    "core.attributesFile=/dev/null",
     "-c",
     "diff.algorithm=myers",
     "-c",

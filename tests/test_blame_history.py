@@ -284,6 +284,7 @@ def test_blame_through_a_merge_is_the_same_whatever_log_shows_of_merges(make_rep
         ("diff.orderFile", "no-such-order-file"),  # git log stops on it
         ("diff.submodule", "log"),
         ("diff.ignoreSubmodules", "all"),
+        ("core.attributesFile", "*.py -diff"),  # a user's own attributes file, holding this
     ],
 )
 def test_the_index_does_not_depend_on_the_diff_configuration(make_repo, tmp_path, key, value):
@@ -301,6 +302,9 @@ def test_the_index_does_not_depend_on_the_diff_configuration(make_repo, tmp_path
     core = repo.path.joinpath("pkg/core.py").read_text()
     repo.commit("bump it, edit two lines apart", {"pkg/core.py": "a = 1\n" + core + "z = 1\n"})
     _, plain = _index(repo, tmp_path / "plain")
+    if key == "core.attributesFile":
+        (tmp_path / "attributes").write_text(value + "\n")
+        value = str(tmp_path / "attributes")
     repo.git("config", key, value)
     _, configured = _index(repo, tmp_path / "configured")
     for table in ("commits", "touches", "hunks", "blame"):

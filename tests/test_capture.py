@@ -207,9 +207,10 @@ def test_snapshot_binary_change_and_no_head_yet(git_repo):
         ("diff.algorithm", "histogram"),
         ("diff.renames", "false"),
         ("diff.orderFile", "no-such-order-file"),  # git diff fails on it when it applies
+        ("core.attributesFile", "*.py -diff"),  # a user's own attributes file, holding this
     ],
 )
-def test_snapshot_is_the_same_whatever_the_diff_configuration(git_repo, key, value):
+def test_snapshot_is_the_same_whatever_the_diff_configuration(git_repo, tmp_path, key, value):
     body = "".join(f"    v{i} = {i}\n" for i in range(30))
     git_repo.commit("base", {"app.py": "def f():\n" + body, "old.py": "x = 1\n" * 20})
     git_repo.write(
@@ -218,6 +219,9 @@ def test_snapshot_is_the_same_whatever_the_diff_configuration(git_repo, key, val
     git_repo.git("mv", "old.py", "new.py")
     expected = snapshot_worktree(git_repo.path)
     assert "+    v3 = 33\n" in expected and "rename to new.py" in expected
+    if key == "core.attributesFile":
+        (tmp_path / "attributes").write_text(value + "\n")
+        value = str(tmp_path / "attributes")
     git_repo.git("config", key, value)
     assert snapshot_worktree(git_repo.path) == expected
 
