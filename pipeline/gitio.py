@@ -198,6 +198,23 @@ class Git:
             return False
         return "partialclone" in text or "promisor = true" in text
 
+    def blame_ignore_files(self) -> tuple[list[str], list[str]]:
+        """The files `blame.ignoreRevsFile` names (the repository's or the user's setting):
+        (those that exist, as absolute paths; the values naming none). `git blame` stops on a
+        missing one, and a global setting for `.git-blame-ignore-revs` names one in every
+        repository without that file."""
+        found: list[str] = []
+        missing: list[str] = []
+        for value in self.run(
+            "config", "--get-all", "blame.ignoreRevsFile", check=False
+        ).splitlines():
+            if not value:
+                found, missing = [], []  # an empty value resets the list, as git reads it
+                continue
+            path = self.root / os.path.expanduser(value)
+            (found if path.is_file() else missing).append(str(path) if path.is_file() else value)
+        return found, missing
+
     def shallow_boundary(self) -> list[str]:
         """The commits a shallow clone's history stops at (their parents are not here)."""
         try:

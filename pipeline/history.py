@@ -17,6 +17,7 @@ tables for incremental runs, and the process pool that splits a commit range. In
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import io
 import json
@@ -434,7 +435,13 @@ def ignore_revs(git: Git, head: str) -> tuple[list[str], str]:
 
 def supports_ignore_revs(git: Git) -> bool:
     """`git blame --ignore-revs-file` exists from git 2.23 on."""
-    found = re.search(r"(\d+)\.(\d+)", git.run("version"))
+    return _supports_ignore_revs(git.exe)
+
+
+@functools.lru_cache(maxsize=8)
+def _supports_ignore_revs(exe: str) -> bool:
+    version = subprocess.run([exe, "version"], capture_output=True, env=git_env(), check=False)
+    found = re.search(r"(\d+)\.(\d+)", version.stdout.decode("ascii", "replace"))
     return found is not None and (int(found[1]), int(found[2])) >= (2, 23)
 
 
@@ -480,14 +487,21 @@ def blame_file(
     ignore_file: str | None = None,
     honour_config: bool = False,
     env: dict[str, str] | None = None,
+    config_files: Sequence[str] | None = None,
 ) -> blame_stage.FileBlame:
-    """One file's blame at `head`. With `honour_config`, git applies the repository's own
-    `blame.ignoreRevsFile`; `ignore_file` adds a list of commits to look through; `env` is
-    `blame_graph_env`'s."""
+    """One file's blame at `head`. With `honour_config`, the files `blame.ignoreRevsFile` names
+    are looked through too (`config_files`, else `Git.blame_ignore_files`'s), those that exist:
+    git itself stops on a missing one; `ignore_file` adds a list of commits to look through;
+    `env` is `blame_graph_env`'s."""
     args = list(DIFF_PINS)  # the diffs the history's hunks were made with (`patch.LOG_ARGS`)
-    if not honour_config:
-        args += ["-c", "blame.ignoreRevsFile="]
     args += ["blame", "--porcelain", "--no-textconv"]
+    if supports_ignore_revs(git):
+        # the configured files are dropped, then named again when honoured and present (an
+        # empty `-c blame.ignoreRevsFile=` left them applied)
+        args.append("--no-ignore-revs-file")
+        if honour_config:
+            for name in git.blame_ignore_files()[0] if config_files is None else config_files:
+                args += ["--ignore-revs-file", name]
     if ignore_file is not None:
         args += ["--ignore-revs-file", ignore_file]
     args += [head, "--", path]
@@ -700,8 +714,7 @@ def _derivable(ctx: StageContext, revs: list[str], honour: bool) -> bool:
     index = ctx.config.index
     if not index.blame_from_history or revs or index.max_commits or ctx.git.is_shallow():
         return False
-    own = ctx.git.run("config", "--get-all", "blame.ignoreRevsFile", check=False).strip()
-    return not (honour and own)
+    return not (honour and ctx.git.blame_ignore_files()[0])
 
 
 BLAME_FILES_PER_UNIT = 64
@@ -729,6 +742,7 @@ def blame_unit(unit: tuple) -> list[blame_stage.FileBlame]:
     revisions, honour the repository's own ignore file). Module-level: picklable."""
     root, head, files, revs, honour = unit
     git = Git(root)
+    config_files = git.blame_ignore_files()[0] if honour else []
     with tempfile.TemporaryDirectory(prefix="gitstrata-blame-") as tmp:
         ignore_file = write_ignore_revs(tmp, revs)
         return [
@@ -740,6 +754,7 @@ def blame_unit(unit: tuple) -> list[blame_stage.FileBlame]:
                 language=language,
                 ignore_file=ignore_file,
                 honour_config=honour,
+                config_files=config_files,
             )
             for path, blob, language in files
         ]
@@ -804,6 +819,8 @@ def run_blame(ctx: StageContext) -> StageResult:
         if len(todo) >= BLAME_GRAPH_MIN_FILES and not ctx.executor.distributed:
             env = blame_graph_env(ctx.git, ctx.head, os.path.join(tmp, "objects"))
 
+        config_files = ctx.git.blame_ignore_files()[0] if honour else []
+
         def one(item: tuple[str, str, str | None]) -> blame_stage.FileBlame:
             path, blob, language = item
             return blame_file(
@@ -815,6 +832,7 @@ def run_blame(ctx: StageContext) -> StageResult:
                 ignore_file=ignore_file,
                 honour_config=honour,
                 env=env,
+                config_files=config_files,
             )
 
         results: list[blame_stage.FileBlame] = []

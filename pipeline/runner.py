@@ -159,6 +159,12 @@ def run_index(
             "gives the boundary commit every older line (answers say so; fetch the whole "
             "history with `git fetch --unshallow`)"
         )
+    if config.index.blame and config.index.blame_ignore_revs:
+        for name in git.blame_ignore_files()[1]:
+            warnings.append(
+                f"blame.ignoreRevsFile names {name}, which this checkout does not have: blame "
+                "looks through the files it names that exist (`git blame` itself stops here)"
+            )
     if git.is_partial():
         warnings.append(
             "partial clone: git downloads the file versions it lacks while indexing (slow, "

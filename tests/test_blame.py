@@ -257,7 +257,14 @@ def test_index_honours_blame_ignore_revs(git_repo, tmp_path, monkeypatch, graph)
     assert stage is not None and stage.stats["ignored_revs"] == 1
     assert stage.stats["commit_graph"] is graph
     off = Config.from_dict({"index": {"blame_ignore_revs": False}})
-    assert fmt in owners(tmp_path / "off", off)[1]
+    # neither list applies: the repository's file nor the one its git config names
+    assert {fmt, fmt2} <= owners(tmp_path / "off", off)[1]
+    # a file the setting names that this checkout lacks (a global setting for
+    # `.git-blame-ignore-revs`, say) stops `git blame`; the index warns and goes on
+    r.git("config", "--add", "blame.ignoreRevsFile", "no-such-list")
+    report, still = owners(tmp_path / "missing")
+    assert still == {feat}
+    assert any("no-such-list" in w and "does not have" in w for w in report.warnings)
 
 
 def test_blame_with_commit_graph_equals_git_blame(history, tmp_path):
