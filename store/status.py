@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -28,7 +29,7 @@ def read_head(repo: Path) -> str | None:
     common = git
     commondir = git / "commondir"
     if commondir.exists():
-        common = (git / commondir.read_text().strip()).resolve()
+        common = (git / os.fsdecode(commondir.read_bytes().strip())).resolve()
     for base in (git, common):
         try:
             return (base / ref).read_text(encoding="utf-8").strip()

@@ -285,6 +285,28 @@ def test_a_repository_another_user_owns_gets_the_safe_directory_hint(make_repo) 
     assert "safe.directory" in proc.stderr
 
 
+@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0, reason="needs chown")
+def test_a_system_wide_safe_directory_lets_git_work_as_it_does_for_the_user(
+    make_repo, tmp_path
+) -> None:
+    repo = make_repo("owned-trusted")
+    repo.commit("one", {"a.py": "x = 1\n"})
+    for path in (repo.path, *repo.path.rglob("*")):
+        os.lchown(path, 65534, 65534)
+    system = tmp_path / "gitconfig"  # as a CI image sets it: `git config --system ...`
+    system.write_text(f"[safe]\n\tdirectory = {repo.path}\n")
+    env = {**os.environ, "GIT_CONFIG_SYSTEM": str(system)}
+    assert subprocess.run(["git", "-C", str(repo.path), "status"], env=env).returncode == 0
+    out = tmp_path / "idx"
+    proc = subprocess.run(
+        [sys.executable, "-m", "gitstrata", "index", str(repo.path), "--out", str(out)],
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    assert proc.returncode == 0, proc.stderr
+
+
 def test_missing_path(tmp_path) -> None:
     _one_line_error(cli("index", str(tmp_path / "nope")), "no such directory")
 
