@@ -4,10 +4,12 @@
 
 Every case runs what a user runs: `python -m gitstrata ...` as a subprocess, `gitstrata mcp`
 over stdio spoken to in JSON-RPC, and scripts calling the Python API, on a small repository
-built in a temp folder (the pool cases on a synthetic history long enough for capsule's pool). Counted per
-kind of case: cases tried, tracebacks seen (target 0), cases whose outcome was wrong (not one
-error line and a non-zero exit; a damage not named, or not repaired; a server that did not stop
-with exit 0), and records lost (failures the server acknowledged that the journal does not hold
+built in a temp folder (the pool cases on a synthetic history long enough for capsule's pool). The
+git configuration cases index that repository under one setting each that changes what git
+prints by default (`GIT_SETTINGS`). Counted per kind of case: cases tried, tracebacks seen
+(target 0), cases whose outcome was wrong (not one error line and a non-zero exit; a damage not
+named, or not repaired; a server that did not stop with exit 0; an index under a git setting
+that failed or whose history differs from the one without it), and records lost (failures the server acknowledged that the journal does not hold
 after the server was stopped; target 0). Then the server's memory (RSS from /proc) and latency
 over 200 sequential and 20 concurrent calls with oversized arguments.
 
@@ -38,6 +40,7 @@ ENV = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.e
 KINDS = (
     "bad input",
     "corruption",
+    "git configuration",
     "signals",
     "Python API",
     "fuzz (CLI)",
@@ -99,6 +102,67 @@ def one_line_failure(done: subprocess.CompletedProcess) -> bool:
     err = done.stderr.decode("utf-8", "replace")
     lines = [ln for ln in err.splitlines() if ln.strip()]
     return done.returncode != 0 and 1 <= len(lines) <= 2 and lines[0].startswith("error: ")
+
+
+# ------------------------------------------------------------------ git configuration
+
+# settings a user's, a CI image's or a repository's git configuration may hold that change what
+# git prints by default ("*FILE*" stands for a file the case writes; "MISSING" for none)
+GIT_SETTINGS: tuple[tuple[str, str], ...] = (
+    ("diff.algorithm", "histogram"),
+    ("diff.algorithm", "patience"),
+    ("diff.indentHeuristic", "false"),
+    ("diff.interHunkContext", "3"),
+    ("diff.context", "8"),
+    ("diff.renameLimit", "1"),
+    ("diff.renames", "copies"),
+    ("diff.noprefix", "true"),
+    ("diff.mnemonicPrefix", "true"),
+    ("diff.relative", "true"),
+    ("diff.submodule", "log"),
+    ("diff.ignoreSubmodules", "all"),
+    ("diff.orderFile", "MISSING"),
+    ("diff.orderFile", "*FILE*pay/m4.py"),
+    ("core.attributesFile", "*FILE**.py -diff"),
+    ("core.quotePath", "true"),
+    ("color.ui", "always"),
+    ("log.showSignature", "true"),
+    ("log.diffMerges", "first-parent"),
+    ("i18n.logOutputEncoding", "ISO-8859-1"),
+    ("blame.ignoreRevsFile", "MISSING"),
+    ("blame.markIgnoredLines", "true"),
+    ("blame.markUnblamableLines", "true"),
+)
+HISTORY_TABLES = ("commits", "touches", "hunks", "blame", "documents", "cochange_files")
+
+
+def git_configuration(repo: Path, work: Path, tally: Tally) -> None:
+    """Each of `GIT_SETTINGS` in the repository's configuration: `index` must succeed and
+    write the history's tables of the index made without it."""
+    from ..store.generations import Store
+
+    plain = work / "cfg-plain"
+    done = cli(repo, "index", "-q", "--out", str(plain))
+    if done.returncode != 0:
+        raise RuntimeError(done.stderr.decode("utf-8", "replace"))
+    want = Store(plain).require_live()
+    for n, (key, value) in enumerate(GIT_SETTINGS):
+        if value == "MISSING":
+            value = str(work / "no-such-file")
+        elif value.startswith("*FILE*"):
+            written = work / f"cfg-file-{n}"
+            written.write_text(value.removeprefix("*FILE*") + "\n")
+            value = str(written)
+        subprocess.run(["git", "config", key, value], cwd=repo, check=True)
+        try:
+            out = work / f"cfg-{n}"
+            done = cli(repo, "index", "-q", "--out", str(out))
+        finally:
+            subprocess.run(["git", "config", "--unset-all", key], cwd=repo, check=True)
+        same = done.returncode == 0 and all(
+            Store(out).require_live().table(t).equals(want.table(t)) for t in HISTORY_TABLES
+        )
+        tally.add("git configuration", f"{key}={value}", done.stderr, same)
 
 
 # ------------------------------------------------------------------ bad input
@@ -768,6 +832,7 @@ def measure(seed: int = 17, fuzz: int = 60, repo: Path | None = None) -> dict[st
             raise RuntimeError(done.stderr.decode("utf-8", "replace"))
         bad_input(base, work, tally)
         corruption(base, work, tally)
+        git_configuration(base, work, tally)
         signals(base, work, tally)
         python_api(work, tally)
         fuzz_cli(base, tally, fuzz, rng)
@@ -791,7 +856,8 @@ def markdown(result: dict[str, Any]) -> str:
         "Bad input, damaged indexes, signals, scripts using the Python API and fuzz against the "
         "real CLI and `gitstrata mcp` (stdio). *Wrong*: not one error line with a non-zero exit, "
         "a damage not named or not repaired, a server that did not exit 0, a script that did not "
-        "index.",
+        "index, an index under a git setting that failed or whose history differs from the one "
+        "without it.",
         "",
         "| cases | tried | tracebacks | wrong | records lost |",
         "| --- | ---: | ---: | ---: | ---: |",
