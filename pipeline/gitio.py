@@ -216,7 +216,10 @@ class Git:
                 found, missing = [], []  # an empty value resets the list, as git reads it
                 continue
             path = self.root / os.path.expanduser(value)
-            (found if path.is_file() else missing).append(str(path) if path.is_file() else value)
+            if path.is_file():
+                found.append(str(path))
+            else:
+                missing.append(value)
         return found, missing
 
     def shallow_boundary(self) -> list[str]:

@@ -41,8 +41,8 @@ import pyarrow.compute as pc
 from ..stages import blame as blame_stage
 from ..stages import capsule as capsule_stage
 from ..stages import cochange as cochange_stage
-from ..stages.patch import DIFF_PINS, LOG_ARGS, iter_commits
-from ..store import schemas
+from ..stages.patch import LOG_ARGS, iter_commits
+from ..store import gitdefaults, schemas
 from ..store.config import HistoryConfig, RedactionConfig
 from ..store.errors import GitError
 from ..store.redact import placeholder_counts, redactor_for
@@ -493,8 +493,8 @@ def blame_file(
     are looked through too (`config_files`, else `Git.blame_ignore_files`'s), those that exist:
     git itself stops on a missing one; `ignore_file` adds a list of commits to look through;
     `env` is `blame_graph_env`'s."""
-    args = list(DIFF_PINS)  # the diffs the history's hunks were made with (`patch.LOG_ARGS`)
-    args += ["blame", "--porcelain", "--no-textconv"]
+    # the diffs the history's hunks were made with (`patch.LOG_ARGS`)
+    args = [*gitdefaults.BLAME, "blame", "--porcelain", "--no-textconv"]
     if supports_ignore_revs(git):
         # the configured files are dropped, then named again when honoured and present (an
         # empty `-c blame.ignoreRevsFile=` left them applied)
@@ -556,10 +556,9 @@ def merge_history(git: Git, head: str) -> dict[str, blame_stage.Merge] | None:
         git,
         [
             # `-m` shows each merge in `log.diffMerges`'s format: against every parent here
-            "-c", "log.showSignature=false", "-c", "log.diffMerges=separate",
-            "log", "--merges", "-m", "--raw", "--no-renames",
-            "--no-abbrev", "--ignore-submodules=none", "-O/dev/null", "-z",
-            "--format=%x01%H %at %T %P", head,
+            "-c", "log.showSignature=false", "-c", "log.diffMerges=separate", *gitdefaults.CONFIG,
+            "log", "--merges", "-m", "--raw", "--no-renames", "--no-abbrev", *gitdefaults.DIFF,
+            "-z", "--format=%x01%H %at %T %P", head,
         ],
     )  # fmt: skip
     if out is None:
@@ -618,11 +617,9 @@ def merge_hunks(
     patch = _capped(
         git,
         [
-            "-c", "core.quotePath=false", "-c", "core.attributesFile=/dev/null",
-            "--literal-pathspecs", "diff-tree", "--stdin", "-r",
-            "-p", "-U0", "--diff-algorithm=myers", "--indent-heuristic", "--inter-hunk-context=0",
-            "--no-renames", "--no-color", "--no-ext-diff", "--no-textconv", "--submodule=short",
-            "--ignore-submodules=none", "-O/dev/null", "--src-prefix=a/", "--dst-prefix=b/",
+            "-c", "core.quotePath=false", *gitdefaults.CONFIG, "--literal-pathspecs",
+            "diff-tree", "--stdin", "-r", "-p", "-U0", *gitdefaults.DIFF, "--no-renames",
+            "--no-color", "--no-ext-diff", "--no-textconv", "--src-prefix=a/", "--dst-prefix=b/",
             "--", *made,
         ],
         input="".join(f"{m} {p}\n" for m, p in wanted).encode(),

@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
 
+from ..store import gitdefaults
 from ..store.attempts import Attempt, append_failure
 from ..store.config import GraveyardConfig
 from ..store.errors import GitError, GitstrataError, InputError, NotARepository
@@ -261,7 +262,7 @@ def run_wrapped(
 
 _GIT_CONFIG = (
     "-c", "core.quotePath=false",
-    "-c", "core.attributesFile=/dev/null",  # a user's `* -diff` would hide the change
+    *gitdefaults.CONFIG,  # a user's `* -diff` would hide the change
     "-c", "diff.noprefix=false",
     "-c", "diff.mnemonicPrefix=false",
     "-c", "color.ui=false",
@@ -270,16 +271,7 @@ _GIT_CONFIG = (
 # `diff.interHunkContext`, `diff.renames` or submodule settings would otherwise change the
 # attempt recorded (its fingerprint, the functions it touched), and a `diff.orderFile` that
 # cannot be read made `git diff` fail, recording the attempt without its diff
-_DIFF_SHAPE = (
-    "-U3",
-    "--diff-algorithm=myers",
-    "--indent-heuristic",
-    "--inter-hunk-context=0",
-    "-M",
-    "-O/dev/null",
-    "--submodule=short",
-    "--ignore-submodules=none",
-)
+_DIFF_SHAPE = ("-U3", "-M", *gitdefaults.DIFF)
 _NEEDS_QUOTE = {'"': '\\"', "\\": "\\\\", "\n": "\\n", "\t": "\\t"}
 
 

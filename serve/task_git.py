@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..store import gitdefaults
+
 MAX_FILES = 300  # modified files a checkpoint keeps (the rest are counted)
 
 
@@ -67,18 +69,8 @@ def work_tree(root: Path | None, index_dir: Path | None = None) -> WorkTree:
     status: dict[str, str] = {}
     if head is not None:
         for line in (
-            # `-O/dev/null`: a `diff.orderFile` that cannot be read made git fail, and the
-            # task listed no changed file
-            _git(
-                root,
-                "diff",
-                "--name-status",
-                "--no-renames",
-                "--ignore-submodules=none",
-                "-O/dev/null",
-                "HEAD",
-            )
-            or ""
+            # (a `diff.orderFile` that cannot be read made git fail: no changed file listed)
+            _git(root, "diff", "--name-status", "--no-renames", *gitdefaults.DIFF, "HEAD") or ""
         ).splitlines():
             code, _, path = line.partition("\t")
             if path:

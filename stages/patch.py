@@ -22,34 +22,26 @@ import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
+from ..store import gitdefaults
 from ..store.regexcache import compile_pattern
 
 MARKER = b"\x00\x01gitstrata\x02"
 
 # Every option that changes the shape of the output is pinned here, so user configuration
-# (diff.noprefix, log.showSignature, color.ui, diff.relative, textconv drivers) cannot reach it.
-# So are the diff algorithm and its heuristic: `git blame` diffs with Myers and the indent
-# heuristic whatever `diff.algorithm` says, and blame read from these hunks must be its blame
-# (a repository set to histogram placed some lines apart); `DIFF_PINS` pins them for blame.
+# (diff.noprefix, log.showSignature, color.ui, diff.relative, textconv drivers) cannot reach it;
+# so is what a diff holds (`gitdefaults`: blame read from these hunks must be `git blame`'s).
 LOG_ARGS: tuple[str, ...] = (
     "-c",
     "core.quotePath=false",
     "-c",
     "log.showSignature=false",
-    "-c",
-    "core.attributesFile=/dev/null",  # a user's own attributes (`* -diff`): the repository's hold
+    *gitdefaults.CONFIG,
     "log",
     "--raw",
     "-p",
     "-U0",
-    "--diff-algorithm=myers",
-    "--indent-heuristic",
-    "--inter-hunk-context=0",
+    *gitdefaults.DIFF,
     "-M",
-    "-l1000",  # the rename limit (`diff.renameLimit`): pairs of files compared for renames
-    "-O/dev/null",  # no `diff.orderFile` (one that cannot be read stops git)
-    "--submodule=short",  # a submodule's change as its two commits (`diff.submodule`)
-    "--ignore-submodules=none",  # and always shown (`diff.ignoreSubmodules`)
     "-z",
     "--root",
     "--no-merges",
@@ -62,18 +54,6 @@ LOG_ARGS: tuple[str, ...] = (
     "--dst-prefix=b/",
     "--encoding=UTF-8",
     "--format=%x00%x01gitstrata%x02%H%x00%P%x00%an%x00%ae%x00%at%x00%ct%x00%B%x00",
-)
-
-# the same choices for a git command that reads them only from configuration (`git blame`)
-DIFF_PINS: tuple[str, ...] = (
-    "-c",
-    "core.attributesFile=/dev/null",
-    "-c",
-    "diff.algorithm=myers",
-    "-c",
-    "diff.indentHeuristic=true",
-    "-c",
-    "diff.interHunkContext=0",
 )
 
 ZERO_SHA = "0" * 40
