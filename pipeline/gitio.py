@@ -24,7 +24,7 @@ def git_env() -> dict[str, str]:
     """The environment git runs in: the caller's, without what points git at another
     repository. The system and user configuration apply as they do to the user's own git (a
     CI image's system-wide `safe.directory`, say); the options that shape what gitstrata reads
-    are named on each command instead (`stages/patch.py`)."""
+    are named on each command instead (`store/gitdefaults.py`)."""
     env = {k: v for k, v in os.environ.items() if k not in _ENV_DROP}
     env.update(LC_ALL="C", LANG="C", GIT_TERMINAL_PROMPT="0")
     return env
