@@ -101,7 +101,12 @@ class Tally:
 def one_line_failure(done: subprocess.CompletedProcess) -> bool:
     err = done.stderr.decode("utf-8", "replace")
     lines = [ln for ln in err.splitlines() if ln.strip()]
-    return done.returncode != 0 and 1 <= len(lines) <= 2 and lines[0].startswith("error: ")
+    return (
+        done.returncode != 0
+        and 1 <= len(lines) <= 2
+        and lines[0].startswith("error: ")
+        and all(ln.startswith("hint: ") for ln in lines[1:])
+    )
 
 
 # ------------------------------------------------------------------ git configuration
@@ -189,6 +194,8 @@ def bad_input(repo: Path, work: Path, tally: Tally) -> None:
         ("100 KB rule id", ["invariant", "add", "r" * 100_000, "--scope", "pay/**", "-d", "x"]),
         ("absolute scope", ["invariant", "add", "R3", "--scope", "/etc/**", "-d", "x"]),
         ("unknown file", ["preflight", "no/such/file.py"]),
+        ("a file named with a newline", ["preflight", "no/such\nerror: forged.py"]),
+        ("a symbol named with a newline", ["preflight", "pay/m0.py", "-s", "x\nhint: forged"]),
         ("path outside the repository", ["preflight", "../../etc/passwd"]),
         ("empty query", ["query", ""]),
         ("top-k 0", ["query", "x", "--top-k", "0"]),

@@ -303,9 +303,12 @@ def _leave(code: int) -> None:
 
 
 def report_error(exc: BaseException) -> None:
-    """One line plus the hint, on stderr: how every `GitstrataError` ends."""
-    msg = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    """One line plus the hint, on stderr: how every `GitstrataError` ends. A message holding a
+    line break (a file named with a newline) is shown escaped on its one line."""
     from .store.errors import AmbiguousSymbol
+    from .store.oneline import escape_breaks
+
+    msg = escape_breaks(str(exc)) if str(exc) else type(exc).__name__
 
     if isinstance(exc, AmbiguousSymbol):  # one line per candidate, with the option picking it
         print(f"error: {exc.headline}", file=sys.stderr)

@@ -74,10 +74,12 @@ def run_preflight(
         _warn_journal(strata)
     if not report.found:  # a script reading only the exit status and stderr learns why too
         from .serve.firewall_passed import clean
+        from .store.oneline import escape_breaks
 
         nearest = f"; nearest: {', '.join(report.nearest[:3])}" if report.nearest else ""
         why = clean(report.message or f"{file} is not in the index")
-        sys.stderr.write(f"error: {why}{nearest}\n")
+        # one line, whatever a name in it holds
+        sys.stderr.write(f"error: {escape_breaks(why + nearest)}\n")
     return 0 if report.found else 1
 
 

@@ -75,7 +75,10 @@ Anchors = Annotated[
 
 def _line(mem: dict[str, Any]) -> str:
     where = f" [{', '.join(a['path'] + ('::' + a['symbol'] if a.get('symbol') else '') for a in mem['anchors'])}]" if mem["anchors"] else ""  # fmt: skip
-    return f"{mem['id']} [{mem['kind']}/{mem['status']}] {mem['text']}{where}"
+    from ..store.oneline import escape_breaks
+
+    # one line: a memory's text or an anchor's file name cannot add lines (a forged stale note)
+    return escape_breaks(f"{mem['id']} [{mem['kind']}/{mem['status']}] {mem['text']}{where}")
 
 
 def add_memory_tools(app: "MCPServer", life: "Lifecycle", replies: Any) -> MemoryBook:

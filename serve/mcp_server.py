@@ -202,7 +202,10 @@ def _limit(name: str, text: str | None, limit: int) -> None:
 
 
 def _message(exc: GitstrataError) -> str:
-    return f"{exc} ({exc.hint})" if exc.hint else str(exc)
+    from ..store.oneline import escape_breaks
+
+    # one line, as the command line shows it, whatever a name in it holds
+    return escape_breaks(f"{exc} ({exc.hint})" if exc.hint else str(exc))
 
 
 class _Replies:

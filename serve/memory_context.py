@@ -2,7 +2,8 @@
 
 Sections in the order they matter (each line is dropped before any line of an earlier section):
 project summary, invariants, active decisions, pitfalls, stale memories to review, hotspots.
-`agent_prompt` wraps a pack as a CLAUDE.md / AGENTS.md snippet. Every line passes the firewall.
+`agent_prompt` wraps a pack as a CLAUDE.md / AGENTS.md snippet. Every line passes the firewall, and
+is one line: a line break in a name or a memory is shown escaped (`store/oneline.py`).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from typing import Any
 
 from ..store import filekind
 from ..store.errors import GitstrataError
+from ..store.oneline import escape_breaks
 from .firewall_passed import clean
 from .memory import MemoryBook, is_hotspot_fact
 from .render import estimate_tokens
@@ -105,12 +107,12 @@ def context_pack(
         if not body:
             continue
         head = f"\n## {title}"
-        if used + estimate_tokens(head) + estimate_tokens(body[0]) > budget:
+        if used + estimate_tokens(head) + estimate_tokens(escape_breaks(body[0])) > budget:
             left_out += len(body)
             continue
         lines.append(head)
         used += estimate_tokens(head)
-        for entry in body:
+        for entry in map(escape_breaks, body):  # one line each, whatever a name holds
             cost = estimate_tokens(entry)
             if used + cost > budget:
                 left_out += 1

@@ -7,6 +7,10 @@ its opening one): it never outlives it. Whatever is left out is announced in a `
 line naming what went and how much, so the agent knows to ask for more. Tokens are estimated as
 characters / 4 (close for code and English), plus one per line, so a block that fits its budget
 is at most `budget` x 4 characters long.
+
+Each line of a block is one line whatever its fields hold: a character that breaks a line (a
+newline in a file's name, a line separator in a note) is shown escaped (`\\n`, `\\u2028`), so a
+name cannot add lines of its own making to the block's structure.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ import functools
 from dataclasses import dataclass, field
 
 from ..store import filekind
+from ..store.oneline import breaks_line, escape_breaks
 from ..store.vocabulary import LOAD_BEARING, tagged
 from .models import (
     FailureWarning,
@@ -61,6 +66,15 @@ class Line:
             self.parent.children.append(self)
 
 
+def _joined(lines: list[Line]) -> str:
+    """The lines, one per line of the block: a text holding a line break (a file named with a
+    newline) is escaped first. Checked on the whole block: a few scans in C for most blocks."""
+    text = "\n".join(line.text for line in lines)
+    if text.count("\n") == len(lines) - 1 and not breaks_line(text, newline=False):
+        return text
+    return "\n".join(escape_breaks(line.text) for line in lines)
+
+
 def estimate_tokens(text: str) -> int:
     return (len(text) + 3) // 4
 
@@ -72,7 +86,7 @@ def _cost(line: Line) -> int:
 def _fit(lines: list[Line], budget: int | None) -> str:
     total = sum(_cost(x) for x in lines)
     if budget is None or total <= budget:
-        return "\n".join(line.text for line in lines)
+        return _joined(lines)
     # a section whose last entry goes takes its frame and intro with it
     section: dict[int, int] = {}  # id(line) -> index of its section's opener
     content: dict[int, int] = {}  # opener index -> entries left
@@ -113,10 +127,10 @@ def _fit(lines: list[Line], budget: int | None) -> str:
         note = truncation_note(budget, counts)
         note_cost = estimate_tokens(note) + 1
     if not dropped:
-        return "\n".join(line.text for line in lines)
+        return _joined(lines)
     kept = _drop_empty_sections([x for x in lines if id(x) not in dropped])
     kept.insert(len(kept) - 1, _note(note))  # before the closing root tag
-    return "\n".join(line.text for line in kept)
+    return _joined(kept)
 
 
 def _sections(lines: list[Line]) -> list[tuple[int, int]]:

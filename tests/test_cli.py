@@ -173,7 +173,8 @@ CLI_MODULES = ("cli.py", "entry.py", "oneshot.py", "options.py")
 # the firewall too (through its record of passed texts): what the CLI prints of recorded text
 # is served text; the record that the process froze its start-up out of the cycle collector
 # (a process setting, like `gc`'s); and the cache of code compiled from generated text, which
-# the command line installs before its first import (a process setting too)
+# the command line installs before its first import (a process setting too); and the escape
+# that keeps an error on its one line whatever a name in it holds
 CLI_MAY_IMPORT = {
     "pipeline.progress",
     "store.errors",
@@ -181,6 +182,7 @@ CLI_MAY_IMPORT = {
     "serve.firewall_passed",
     "store.collector",
     "store.codecache",
+    "store.oneline",
 }
 
 
