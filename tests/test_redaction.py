@@ -969,3 +969,32 @@ def test_the_command_shortcut_never_skips_a_match(pieces):
     line = "".join(pieces)
     if _COMMAND_SECRET.search(line):
         assert _may_hold_command(line)
+
+
+def test_the_journal_s_documents_are_redacted_as_each_text_alone(make_repo) -> None:
+    # `journal_records` redacts every title and body as one batch: the same texts as one at a
+    # time, with a team's patterns of today (a deny pattern the records were not written with)
+    from gitstrata.pipeline.retrieval import journal_records
+
+    repo = make_repo()
+    repo.commit("add the module", {"m.py": "def f():\n    return 1\n"})
+    with Strata(repo.path) as strata:
+        for i in range(20):
+            strata.record_failure(
+                "m.py",
+                f"--- a/m.py\n+++ b/m.py\n@@ -2 +2 @@\n-    return 1\n+    return {i}  # fast path\n",
+                f"FAILED tests/test_m.py::test_{i} - AssertionError: speed it up broke f",
+                notes=f"tried to speed it up, step {i}, with {GH if i % 5 == 0 else 'no key'}",
+                symbol_name="f",
+            )
+        journal = Journal(strata.journal_dir)
+    raw = journal_records(journal, Redactor(allow=[r"[\s\S]"]))  # every detected secret allowed
+    # without a deny pattern the batch's scan lets texts skip rules; with one, none is skipped
+    for team in (Redactor(allow=["no key"]), Redactor(allow=["no key"], deny=["speed it up"])):
+        got = journal_records(journal, team)
+        assert len(got) == 20
+        assert [(r["title"], r["body"]) for r in got] == [
+            (team.redact(r["title"])[0], team.redact(r["body"])[0]) for r in raw
+        ]
+        assert not any(GH in r["title"] for r in got)
+    assert not any("speed it up" in r["title"] + r["body"] for r in got)
