@@ -167,7 +167,7 @@ class AntiContext:
             # read in this process's first pass of a generation only (after an append the new
             # attempt alone is built, in milliseconds; reading the file would cost more)
             stored: dict[bytes, dict[str, Any]] | None = {} if kept else None
-            carried: dict[bytes, dict[str, Any]] | None = {} if kept else None
+            carried = attempt_views.Previous({}, None) if kept else None
             built = 0
             failures, muted = self._journal_failures()
             for f in failures:
@@ -181,8 +181,17 @@ class AntiContext:
                     if fields is None:
                         if carried is None:
                             carried = attempt_views.load_previous(index.gen)
-                        got = _failure_parts(index, embed, f, messages, added, carried.get(digest))
-                        built += 1
+                        fields = carried.rows.get(digest)
+                        if fields is None or not _unchanged(f, carried.changed):
+                            got = _failure_parts(index, embed, f, messages, added, fields)
+                            built += 1
+                        else:  # no new commit touched its files: its view is the same whole
+                            got = _Parts(
+                                attempt_views.view(f.id, f.targets, fields),
+                                f,
+                                fields["why_text"],
+                            )
+                            built += 1  # kept beside this generation for the next process
                     else:
                         got = _Parts(
                             attempt_views.view(f.id, f.targets, fields), f, fields["why_text"]
@@ -377,6 +386,18 @@ def _failure_parts(
         **own,
     )
     return _Parts(view, f, why_text)
+
+
+def _unchanged(f: FailedAttempt, changed: frozenset[str] | None) -> bool:
+    """Whether none of `f`'s files (its targets' and both sides of each file of its diff) is
+    one of `changed`, the files commits new to this generation touched (None: unknown). What
+    `_failure_parts` reads from the history for `f` is then what the earlier generation read."""
+    if changed is None:
+        return False
+    paths = {p for p, _ in f.targets}
+    for fc in parse_diff(f.diff or ""):
+        paths.update(p for p in (fc.old_path, fc.new_path) if p)
+    return paths.isdisjoint(changed)
 
 
 def _day(f: FailedAttempt) -> str | None:

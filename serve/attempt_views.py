@@ -20,7 +20,11 @@ Invariants:
   vectors of its text and of its place), and reads again what the new history says: the
   commits it would undo (and their messages' terms and vector, unless that text is the same)
   and the symbols its diff changed. An incremental index keeps the embedder unless more than
-  `embedding.refit_fraction` of the documents are new.
+  `embedding.refit_fraction` of the documents are new. When the new generation's history is
+  the earlier one's and more, read by the same code under the same configuration, a view
+  whose files (its targets', both sides of each file of its diff) no new commit touched is
+  taken whole: what its history part reads (those files' touches and HEAD symbols, the
+  undone commits' messages and intents) is row for row what the earlier generation read.
 - A process reads the files in its first pass over a generation's attempts only, and writes
   one when it built a view then; later, after appends, it builds each new attempt's view alone
   and writes the file again only once `SAVE_AFTER` views were new to it.
@@ -37,13 +41,14 @@ import sys
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import pyarrow as pa
 
 from ..store.errors import IndexCorrupt
 from ..store.generations import MAPPED, Generation, Store
+from . import arrow_ops as pc
 from .graveyard import FailureView
 
 _STRINGS = pa.list_(pa.string())
@@ -109,13 +114,23 @@ def load(gen: Generation) -> dict[bytes, dict[str, Any]]:
     return _rows(gen.kept(_name()))
 
 
-def load_previous(gen: Generation) -> dict[bytes, dict[str, Any]]:
+class Previous(NamedTuple):
+    """The views an earlier generation kept (`rows`, by key) and the files `changed` since: a
+    view whose files are none of them is that generation's whole (None: every view reads its
+    history part again)."""
+
+    rows: dict[bytes, dict[str, Any]]
+    changed: frozenset[str] | None
+
+
+def load_previous(gen: Generation) -> Previous:
     """Views kept beside the generation before `gen` in its store, when it has the same
     embedder (its vectors are then the ones `gen`'s would be): what follows from an attempt
-    alone carries over; the rest is read from `gen`'s history again (`_failure_parts`)."""
+    alone carries over; the rest is read from `gen`'s history again (`_failure_parts`), unless
+    no commit new to `gen` touched the attempt's files (`Previous.changed`)."""
     mine = gen.info("embedder").sha256 if gen.has("embedder") else None
     if not mine:
-        return {}
+        return Previous({}, None)
     names = Store(gen.path.parent).generations()
     older = names[: names.index(gen.name)] if gen.name in names else []
     for name in reversed(older):
@@ -126,9 +141,50 @@ def load_previous(gen: Generation) -> dict[bytes, dict[str, Any]]:
             previous = Generation.open(path)
             theirs = previous.info("embedder").sha256 if previous.has("embedder") else None
         except (IndexCorrupt, OSError, KeyError):
-            return {}
-        return _rows(previous.kept(_name())) if theirs == mine else {}
-    return {}
+            return Previous({}, None)
+        if theirs != mine:
+            return Previous({}, None)
+        return Previous(_rows(previous.kept(_name())), changed_since(previous, gen))
+    return Previous({}, None)
+
+
+# what a view's history part is read from: the history's tables and HEAD's symbols, made by
+# these stages under these sections of the configuration
+_HISTORY_STAGES = ("chunk", "capsule")
+_HISTORY_CONFIG = ("index", "history", "redaction", "chunk")
+
+
+def changed_since(previous: Generation, gen: Generation) -> frozenset[str] | None:
+    """The files the commits `gen` has and `previous` lacks touched (their paths, former
+    paths and names at HEAD), when `gen`'s history is `previous`'s and more, read by the same
+    code under the same configuration: what else of a view's history part (the commits it
+    would undo, their messages and intents, the symbols its diff changed at HEAD) reads is
+    then `previous`'s, row for row. None otherwise (a rewritten history, another branch, a
+    commit window that moved, another release or configuration)."""
+    try:
+        for stage in _HISTORY_STAGES:
+            a, b = gen.manifest.stages.get(stage), previous.manifest.stages.get(stage)
+            if a is None or b is None or not a.code_version or a.code_version != b.code_version:
+                return None
+        for section in _HISTORY_CONFIG:
+            if gen.manifest.config.get(section) != previous.manifest.config.get(section):
+                return None
+        if not (gen.has("commits") and previous.has("commits") and gen.has("touches")):
+            return None
+        before = previous.table("commits", columns=["sha"]).column("sha").combine_chunks()
+        now = gen.table("commits", columns=["sha"]).column("sha").combine_chunks()
+        if pc.any(pc.equal(pc.is_in(before, value_set=now), False)).as_py():
+            return None  # a commit of `previous` is not in `gen`'s history
+        touches = gen.table("touches", columns=["sha", "path", "old_path", "head_path"])
+        touches = pc.filter(touches, pc.equal(pc.is_in(touches.column("sha"), before), False))
+    except (IndexCorrupt, OSError, KeyError, pa.ArrowException):
+        return None
+    return frozenset(
+        p
+        for name in ("path", "old_path", "head_path")
+        for p in touches.column(name).to_pylist()
+        if p is not None
+    )
 
 
 def _rows(table: pa.Table | None) -> dict[bytes, dict[str, Any]]:

@@ -716,7 +716,9 @@ def test_attempt_views_carry_to_the_next_generation_with_the_same_embedder(repo)
         gen = s.engine._state[0].gen
     assert gen.name != before.name
     assert gen.info("embedder").sha256 == before.info("embedder").sha256
-    assert attempt_views.load_previous(gen).keys() == kept_before.keys()
+    previous = attempt_views.load_previous(gen)
+    assert previous.rows.keys() == kept_before.keys()
+    assert previous.changed == frozenset({"retry.py"})  # both attempts' file: read again
 
     with Strata(repo.path) as fresh:
         views = _journal_views(fresh)
@@ -732,3 +734,65 @@ def test_attempt_views_carry_to_the_next_generation_with_the_same_embedder(repo)
     now = {attempt_views.key(anticontext._attempt_key(f)): built[f.id].why_text for f in failures}
     assert any(carried[k] != now[k] for k in now)  # one attempt's undone commits changed
     assert attempt_views.load(gen).keys() == kept_before.keys()  # kept for the next process
+
+
+def test_attempt_views_carry_whole_when_no_new_commit_touched_their_files(repo) -> None:
+    """A new generation whose history is the previous one's and more, made by the same code
+    under the same configuration, takes a kept view whole when no new commit touched the
+    attempt's files: the same views as built from nothing. A commit to one of those files, or
+    a history that is not the previous one's and more, reads the history part again."""
+    import json
+
+    from gitstrata.serve import anticontext, attempt_views
+    from gitstrata.store.journal import Journal
+
+    (repo.path / ".strata" / "config.json").write_text(
+        json.dumps({"embedding": {"refit_fraction": 1.0}})  # the next index keeps the embedder
+    )
+    key_line = '    key = f"{order_id}:{uuid.uuid5(uuid.NAMESPACE_URL, order_id)}"'
+    with Strata(repo.path) as s:
+        s.index(jobs=1)
+        _record_key_and_refund(s, key_line, "E   AssertionError: ERR_PAYMENT_DUPLICATE two keys")
+        s.preflight("retry.py", "charge_with_retry", "use a fresh key per attempt")
+        before = s.engine._state[0].gen
+
+    repo.commit("docs: how retries work", {"RETRIES.md": "# Retries\n\nOne key per charge.\n"})
+    with Strata(repo.path) as s:
+        s.index(jobs=1)
+        gen = s.engine._state[0].gen
+    previous = attempt_views.load_previous(gen)
+    assert previous.changed == frozenset({"RETRIES.md"})
+    failures = anticontext.read_stream(Journal(repo.path / ".strata" / "journal"))[0]
+    assert len(failures) == 2 and all(anticontext._unchanged(f, previous.changed) for f in failures)
+    assert not anticontext._unchanged(failures[0], frozenset({"retry.py"}))
+    assert not anticontext._unchanged(failures[0], None)
+
+    with Strata(repo.path) as fresh:
+        views = _journal_views(fresh)
+        index, searcher, _ = fresh.engine._state
+        built = {
+            f.id: anticontext._failure_parts(index, searcher.embed_query, f, {}, {})
+            for f in fresh.engine.anti._journal_failures()[0]
+        }
+    assert views.keys() == built.keys()
+    assert all(_same_view(views[i], built[i].view) for i in built)
+    assert attempt_views.load(gen).keys() == attempt_views.load(before).keys()
+
+    # the last commit made again (another sha): the history is no longer the previous one's
+    # and more, and nothing is taken whole
+    repo.git("reset", "-q", "--hard", "HEAD~1")
+    repo.commit("docs: how retries work, again", {"RETRIES.md": "# Retries\n"})
+    with Strata(repo.path) as s:
+        s.index(jobs=1)
+        rewritten = s.engine._state[0].gen
+    assert attempt_views.changed_since(gen, rewritten) is None
+    assert attempt_views.load_previous(rewritten).changed is None
+    with Strata(repo.path) as fresh:
+        views = _journal_views(fresh)
+        index, searcher, _ = fresh.engine._state
+        built = {
+            f.id: anticontext._failure_parts(index, searcher.embed_query, f, {}, {})
+            for f in fresh.engine.anti._journal_failures()[0]
+        }
+    assert views.keys() == built.keys()
+    assert all(_same_view(views[i], built[i].view) for i in built)
