@@ -182,16 +182,13 @@ class AntiContext:
                         if carried is None:
                             carried = attempt_views.load_previous(index.gen)
                         fields = carried.rows.get(digest)
-                        if fields is None or not _unchanged(f, carried.changed):
+                        if fields is not None and _unchanged(f, carried.changed):
+                            # none of its files changed since: the earlier view is its view
+                            view = attempt_views.view(f.id, f.targets, fields)
+                            got = _Parts(view, f, fields["why_text"])
+                        else:
                             got = _failure_parts(index, embed, f, messages, added, fields)
-                            built += 1
-                        else:  # no new commit touched its files: its view is the same whole
-                            got = _Parts(
-                                attempt_views.view(f.id, f.targets, fields),
-                                f,
-                                fields["why_text"],
-                            )
-                            built += 1  # kept beside this generation for the next process
+                        built += 1  # new to this generation: kept beside it for the next process
                     else:
                         got = _Parts(
                             attempt_views.view(f.id, f.targets, fields), f, fields["why_text"]

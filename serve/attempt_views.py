@@ -156,11 +156,13 @@ _HISTORY_CONFIG = ("index", "history", "redaction", "chunk")
 
 def changed_since(previous: Generation, gen: Generation) -> frozenset[str] | None:
     """The files the commits `gen` has and `previous` lacks touched (their paths, former
-    paths and names at HEAD), when `gen`'s history is `previous`'s and more, read by the same
-    code under the same configuration: what else of a view's history part (the commits it
-    would undo, their messages and intents, the symbols its diff changed at HEAD) reads is
-    then `previous`'s, row for row. None otherwise (a rewritten history, another branch, a
-    commit window that moved, another release or configuration)."""
+    paths and names at HEAD), and the files whose content at HEAD differs (a merge that
+    resolved a conflict changes a file no commit of the history touched), when `gen`'s history
+    is `previous`'s and more, read by the same code under the same configuration: what else
+    of a view's history part (the commits it would undo, their messages and intents, the
+    symbols its diff changed at HEAD) reads is then `previous`'s, row for row. None otherwise
+    (a rewritten history, another branch, a commit window that moved, another release or
+    configuration)."""
     try:
         for stage in _HISTORY_STAGES:
             a, b = gen.manifest.stages.get(stage), previous.manifest.stages.get(stage)
@@ -169,7 +171,9 @@ def changed_since(previous: Generation, gen: Generation) -> frozenset[str] | Non
         for section in _HISTORY_CONFIG:
             if gen.manifest.config.get(section) != previous.manifest.config.get(section):
                 return None
-        if not (gen.has("commits") and previous.has("commits") and gen.has("touches")):
+        if not all(g.has(name) for g in (gen, previous) for name in ("commits", "files")):
+            return None
+        if not gen.has("touches"):
             return None
         before = previous.table("commits", columns=["sha"]).column("sha").combine_chunks()
         now = gen.table("commits", columns=["sha"]).column("sha").combine_chunks()
@@ -177,13 +181,26 @@ def changed_since(previous: Generation, gen: Generation) -> frozenset[str] | Non
             return None  # a commit of `previous` is not in `gen`'s history
         touches = gen.table("touches", columns=["sha", "path", "old_path", "head_path"])
         touches = pc.filter(touches, pc.equal(pc.is_in(touches.column("sha"), before), False))
+        blobs_before, blobs_now = _blobs(previous), _blobs(gen)
     except (IndexCorrupt, OSError, KeyError, pa.ArrowException):
         return None
-    return frozenset(
+    touched = {
         p
         for name in ("path", "old_path", "head_path")
         for p in touches.column(name).to_pylist()
         if p is not None
+    }
+    rewritten = {
+        p for p in blobs_before.keys() | blobs_now.keys() if blobs_before.get(p) != blobs_now.get(p)
+    }
+    return frozenset(touched | rewritten)
+
+
+def _blobs(gen: Generation) -> dict[str, str]:
+    """Each file of `gen`'s HEAD and its blob."""
+    files = gen.table("files", columns=["path", "blob"])
+    return dict(
+        zip(files.column("path").to_pylist(), files.column("blob").to_pylist(), strict=True)
     )
 
 

@@ -796,3 +796,47 @@ def test_attempt_views_carry_whole_when_no_new_commit_touched_their_files(repo) 
         }
     assert views.keys() == built.keys()
     assert all(_same_view(views[i], built[i].view) for i in built)
+
+
+def test_a_merge_that_changes_a_file_no_commit_touched_counts_it_changed(repo) -> None:
+    """The history holds no merge, so a merge that resolves a conflict by changing a file
+    (here `retry.py`, which neither side's commit touched) is seen by its content at HEAD: the
+    file counts as changed, and an attempt on it reads its history part again."""
+    import json
+
+    from gitstrata.serve import anticontext, attempt_views
+
+    (repo.path / ".strata" / "config.json").write_text(
+        json.dumps({"embedding": {"refit_fraction": 1.0}})
+    )
+    key_line = '    key = f"{order_id}:{uuid.uuid5(uuid.NAMESPACE_URL, order_id)}"'
+    with Strata(repo.path) as s:
+        s.index(jobs=1)
+        _record_key_and_refund(s, key_line, "E   AssertionError: ERR_PAYMENT_DUPLICATE two keys")
+        s.preflight("retry.py", "charge_with_retry", "use a fresh key per attempt")
+
+    main = repo.git("rev-parse", "--abbrev-ref", "HEAD").strip()
+    repo.git("checkout", "-q", "-b", "side")
+    repo.commit("docs: a note", {"NOTES.md": "notes\n"})
+    repo.git("checkout", "-q", main)
+    repo.commit("docs: another note", {"OTHER.md": "other\n"})
+    repo.git("merge", "-q", "--no-ff", "--no-commit", "side")
+    repo.write("retry.py", SRC + "\n\ndef charge_key(order_id):\n    return order_id\n")
+    repo.git("add", "-A")
+    repo.git("commit", "-q", "-m", "Merge branch 'side'")
+    with Strata(repo.path) as s:
+        s.index(jobs=1)
+        gen = s.engine._state[0].gen
+    changed = attempt_views.load_previous(gen).changed
+    assert changed is not None and {"NOTES.md", "OTHER.md", "retry.py"} <= changed
+
+    with Strata(repo.path) as fresh:
+        views = _journal_views(fresh)
+        index, searcher, _ = fresh.engine._state
+        failures = fresh.engine.anti._journal_failures()[0]
+        assert not any(anticontext._unchanged(f, changed) for f in failures)
+        built = {
+            f.id: anticontext._failure_parts(index, searcher.embed_query, f, {}, {})
+            for f in failures
+        }
+    assert all(_same_view(views[i], built[i].view) for i in built)
