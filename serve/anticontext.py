@@ -181,18 +181,16 @@ class AntiContext:
                     if fields is None:
                         if carried is None:
                             carried = attempt_views.load_previous(index.gen)
-                        fields = carried.rows.get(digest)
-                        if fields is not None and _unchanged(f, carried.changed):
-                            # none of its files changed since: the earlier view is its view
-                            view = attempt_views.view(f.id, f.targets, fields)
-                            got = _Parts(view, f, fields["why_text"])
+                        earlier = carried.rows.get(digest)
+                        if earlier is not None and _unchanged(f, carried.changed):
+                            fields = earlier  # none of its files changed: the same view whole
                         else:
-                            got = _failure_parts(index, embed, f, messages, added, fields)
+                            got = _failure_parts(index, embed, f, messages, added, earlier)
                         built += 1  # new to this generation: kept beside it for the next process
-                    else:
-                        got = _Parts(
-                            attempt_views.view(f.id, f.targets, fields), f, fields["why_text"]
-                        )
+                    if got is None:  # kept beside this generation, or taken whole
+                        assert fields is not None
+                        view = attempt_views.view(f.id, f.targets, fields)
+                        got = _Parts(view, f, fields["why_text"])
                 parts[key] = got
                 known.views.append(got.view)
                 known.details[f.id] = got

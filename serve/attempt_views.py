@@ -171,9 +171,8 @@ def changed_since(previous: Generation, gen: Generation) -> frozenset[str] | Non
         for section in _HISTORY_CONFIG:
             if gen.manifest.config.get(section) != previous.manifest.config.get(section):
                 return None
-        if not all(g.has(name) for g in (gen, previous) for name in ("commits", "files")):
-            return None
-        if not gen.has("touches"):
+        needed = [(g, name) for g in (gen, previous) for name in ("commits", "files")]
+        if not all(g.has(name) for g, name in [*needed, (gen, "touches")]):
             return None
         before = previous.table("commits", columns=["sha"]).column("sha").combine_chunks()
         now = gen.table("commits", columns=["sha"]).column("sha").combine_chunks()

@@ -13,6 +13,7 @@ from pydantic import Field
 
 from ..store.errors import GitstrataError
 from ..store.memory import MAX_TEXT
+from ..store.oneline import escape_breaks
 from ..store.redact import redact_text
 from .memory import MAX_RECALL, MemoryBook
 
@@ -75,8 +76,6 @@ Anchors = Annotated[
 
 def _line(mem: dict[str, Any]) -> str:
     where = f" [{', '.join(a['path'] + ('::' + a['symbol'] if a.get('symbol') else '') for a in mem['anchors'])}]" if mem["anchors"] else ""  # fmt: skip
-    from ..store.oneline import escape_breaks
-
     # one line: a memory's text or an anchor's file name cannot add lines (a forged stale note)
     return escape_breaks(f"{mem['id']} [{mem['kind']}/{mem['status']}] {mem['text']}{where}")
 

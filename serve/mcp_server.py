@@ -38,6 +38,7 @@ from pydantic import Field
 from ..store.attempts import Attempt, PayloadLimits
 from ..store.errors import GitstrataError, IndexCorrupt, InputError
 from ..store.journal_health import JournalWatch
+from ..store.oneline import escape_breaks
 from ..store.redact import redact_text
 from ..store.vocabulary import Severity
 from .invariants import MAX_DESCRIPTION, MAX_SCOPE
@@ -202,8 +203,6 @@ def _limit(name: str, text: str | None, limit: int) -> None:
 
 
 def _message(exc: GitstrataError) -> str:
-    from ..store.oneline import escape_breaks
-
     # one line, as the command line shows it, whatever a name in it holds
     return escape_breaks(f"{exc} ({exc.hint})" if exc.hint else str(exc))
 

@@ -106,13 +106,14 @@ def context_pack(
     for title, body in sections:
         if not body:
             continue
+        body = [escape_breaks(entry) for entry in body]  # one line each, whatever a name holds
         head = f"\n## {title}"
-        if used + estimate_tokens(head) + estimate_tokens(escape_breaks(body[0])) > budget:
+        if used + estimate_tokens(head) + estimate_tokens(body[0]) > budget:
             left_out += len(body)
             continue
         lines.append(head)
         used += estimate_tokens(head)
-        for entry in map(escape_breaks, body):  # one line each, whatever a name holds
+        for entry in body:
             cost = estimate_tokens(entry)
             if used + cost > budget:
                 left_out += 1

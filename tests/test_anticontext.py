@@ -687,38 +687,34 @@ def test_attempt_views_kept_beside_the_generation_are_read_by_the_next_process(
     assert not list(mapped.glob("attempt-views-*.arrow"))
 
 
-def test_attempt_views_carry_to_the_next_generation_with_the_same_embedder(repo) -> None:
-    """A new generation with the previous one's embedder takes what follows from each attempt
-    alone (terms, vectors) from the views the previous generation kept, and reads again what
-    its history says (the commits an attempt would undo, the symbols its diff changed): the
-    views equal views built from nothing, also for an attempt whose undone commits changed."""
-    import json
+KEY_LINE = '    key = f"{order_id}:{uuid.uuid5(uuid.NAMESPACE_URL, order_id)}"'
 
-    from gitstrata.serve import anticontext, attempt_views
+
+def _views_kept_beside_a_generation(repo):
+    """The repository indexed with an embedder the next index keeps, two attempts recorded and
+    their views kept beside the generation by a preflight; that generation."""
+    import json
 
     (repo.path / ".strata" / "config.json").write_text(
         json.dumps({"embedding": {"refit_fraction": 1.0}})  # the next index keeps the embedder
     )
-    key_line = '    key = f"{order_id}:{uuid.uuid5(uuid.NAMESPACE_URL, order_id)}"'
     with Strata(repo.path) as s:
         s.index(jobs=1)
-        _record_key_and_refund(s, key_line, "E   AssertionError: ERR_PAYMENT_DUPLICATE two keys")
+        _record_key_and_refund(s, KEY_LINE, "E   AssertionError: ERR_PAYMENT_DUPLICATE two keys")
         s.preflight("retry.py", "charge_with_retry", "use a fresh key per attempt")
-        before = s.engine._state[0].gen
-    kept_before = attempt_views.load(before)
-    assert len(kept_before) == 2
+        return s.engine._state[0].gen
 
-    # a fix that writes the key's line again: the first attempt would now undo it too
-    src = SRC + f"\n\ndef charge_key(order_id):\n{key_line}\n    return key\n"
-    repo.commit("fix(payments): one place makes the key (INC-2500)", {"retry.py": src})
+
+def _indexed(repo):
     with Strata(repo.path) as s:
         s.index(jobs=1)
-        gen = s.engine._state[0].gen
-    assert gen.name != before.name
-    assert gen.info("embedder").sha256 == before.info("embedder").sha256
-    previous = attempt_views.load_previous(gen)
-    assert previous.rows.keys() == kept_before.keys()
-    assert previous.changed == frozenset({"retry.py"})  # both attempts' file: read again
+        return s.engine._state[0].gen
+
+
+def _served_and_rebuilt(repo):
+    """A new process's views of the journal's attempts (as it serves them), the parts built
+    for each from nothing on the same generation, and the attempts."""
+    from gitstrata.serve import anticontext
 
     with Strata(repo.path) as fresh:
         views = _journal_views(fresh)
@@ -730,6 +726,31 @@ def test_attempt_views_carry_to_the_next_generation_with_the_same_embedder(repo)
         }
     assert views.keys() == built.keys()
     assert all(_same_view(views[i], built[i].view) for i in built)
+    return views, built, failures
+
+
+def test_attempt_views_carry_to_the_next_generation_with_the_same_embedder(repo) -> None:
+    """A new generation with the previous one's embedder takes what follows from each attempt
+    alone (terms, vectors) from the views the previous generation kept, and reads again what
+    its history says (the commits an attempt would undo, the symbols its diff changed): the
+    views equal views built from nothing, also for an attempt whose undone commits changed."""
+    from gitstrata.serve import anticontext, attempt_views
+
+    before = _views_kept_beside_a_generation(repo)
+    kept_before = attempt_views.load(before)
+    assert len(kept_before) == 2
+
+    # a fix that writes the key's line again: the first attempt would now undo it too
+    src = SRC + f"\n\ndef charge_key(order_id):\n{KEY_LINE}\n    return key\n"
+    repo.commit("fix(payments): one place makes the key (INC-2500)", {"retry.py": src})
+    gen = _indexed(repo)
+    assert gen.name != before.name
+    assert gen.info("embedder").sha256 == before.info("embedder").sha256
+    previous = attempt_views.load_previous(gen)
+    assert previous.rows.keys() == kept_before.keys()
+    assert previous.changed == frozenset({"retry.py"})  # both attempts' file: read again
+
+    _, built, failures = _served_and_rebuilt(repo)
     carried = {k: v["why_text"] for k, v in kept_before.items()}
     now = {attempt_views.key(anticontext._attempt_key(f)): built[f.id].why_text for f in failures}
     assert any(carried[k] != now[k] for k in now)  # one attempt's undone commits changed
@@ -741,25 +762,12 @@ def test_attempt_views_carry_whole_when_no_new_commit_touched_their_files(repo) 
     under the same configuration, takes a kept view whole when no new commit touched the
     attempt's files: the same views as built from nothing. A commit to one of those files, or
     a history that is not the previous one's and more, reads the history part again."""
-    import json
-
     from gitstrata.serve import anticontext, attempt_views
     from gitstrata.store.journal import Journal
 
-    (repo.path / ".strata" / "config.json").write_text(
-        json.dumps({"embedding": {"refit_fraction": 1.0}})  # the next index keeps the embedder
-    )
-    key_line = '    key = f"{order_id}:{uuid.uuid5(uuid.NAMESPACE_URL, order_id)}"'
-    with Strata(repo.path) as s:
-        s.index(jobs=1)
-        _record_key_and_refund(s, key_line, "E   AssertionError: ERR_PAYMENT_DUPLICATE two keys")
-        s.preflight("retry.py", "charge_with_retry", "use a fresh key per attempt")
-        before = s.engine._state[0].gen
-
+    before = _views_kept_beside_a_generation(repo)
     repo.commit("docs: how retries work", {"RETRIES.md": "# Retries\n\nOne key per charge.\n"})
-    with Strata(repo.path) as s:
-        s.index(jobs=1)
-        gen = s.engine._state[0].gen
+    gen = _indexed(repo)
     previous = attempt_views.load_previous(gen)
     assert previous.changed == frozenset({"RETRIES.md"})
     failures = anticontext.read_stream(Journal(repo.path / ".strata" / "journal"))[0]
@@ -767,54 +775,26 @@ def test_attempt_views_carry_whole_when_no_new_commit_touched_their_files(repo) 
     assert not anticontext._unchanged(failures[0], frozenset({"retry.py"}))
     assert not anticontext._unchanged(failures[0], None)
 
-    with Strata(repo.path) as fresh:
-        views = _journal_views(fresh)
-        index, searcher, _ = fresh.engine._state
-        built = {
-            f.id: anticontext._failure_parts(index, searcher.embed_query, f, {}, {})
-            for f in fresh.engine.anti._journal_failures()[0]
-        }
-    assert views.keys() == built.keys()
-    assert all(_same_view(views[i], built[i].view) for i in built)
+    _served_and_rebuilt(repo)
     assert attempt_views.load(gen).keys() == attempt_views.load(before).keys()
 
     # the last commit made again (another sha): the history is no longer the previous one's
     # and more, and nothing is taken whole
     repo.git("reset", "-q", "--hard", "HEAD~1")
     repo.commit("docs: how retries work, again", {"RETRIES.md": "# Retries\n"})
-    with Strata(repo.path) as s:
-        s.index(jobs=1)
-        rewritten = s.engine._state[0].gen
+    rewritten = _indexed(repo)
     assert attempt_views.changed_since(gen, rewritten) is None
     assert attempt_views.load_previous(rewritten).changed is None
-    with Strata(repo.path) as fresh:
-        views = _journal_views(fresh)
-        index, searcher, _ = fresh.engine._state
-        built = {
-            f.id: anticontext._failure_parts(index, searcher.embed_query, f, {}, {})
-            for f in fresh.engine.anti._journal_failures()[0]
-        }
-    assert views.keys() == built.keys()
-    assert all(_same_view(views[i], built[i].view) for i in built)
+    _served_and_rebuilt(repo)
 
 
 def test_a_merge_that_changes_a_file_no_commit_touched_counts_it_changed(repo) -> None:
     """The history holds no merge, so a merge that resolves a conflict by changing a file
     (here `retry.py`, which neither side's commit touched) is seen by its content at HEAD: the
     file counts as changed, and an attempt on it reads its history part again."""
-    import json
-
     from gitstrata.serve import anticontext, attempt_views
 
-    (repo.path / ".strata" / "config.json").write_text(
-        json.dumps({"embedding": {"refit_fraction": 1.0}})
-    )
-    key_line = '    key = f"{order_id}:{uuid.uuid5(uuid.NAMESPACE_URL, order_id)}"'
-    with Strata(repo.path) as s:
-        s.index(jobs=1)
-        _record_key_and_refund(s, key_line, "E   AssertionError: ERR_PAYMENT_DUPLICATE two keys")
-        s.preflight("retry.py", "charge_with_retry", "use a fresh key per attempt")
-
+    _views_kept_beside_a_generation(repo)
     main = repo.git("rev-parse", "--abbrev-ref", "HEAD").strip()
     repo.git("checkout", "-q", "-b", "side")
     repo.commit("docs: a note", {"NOTES.md": "notes\n"})
@@ -824,19 +804,9 @@ def test_a_merge_that_changes_a_file_no_commit_touched_counts_it_changed(repo) -
     repo.write("retry.py", SRC + "\n\ndef charge_key(order_id):\n    return order_id\n")
     repo.git("add", "-A")
     repo.git("commit", "-q", "-m", "Merge branch 'side'")
-    with Strata(repo.path) as s:
-        s.index(jobs=1)
-        gen = s.engine._state[0].gen
+    gen = _indexed(repo)
     changed = attempt_views.load_previous(gen).changed
     assert changed is not None and {"NOTES.md", "OTHER.md", "retry.py"} <= changed
 
-    with Strata(repo.path) as fresh:
-        views = _journal_views(fresh)
-        index, searcher, _ = fresh.engine._state
-        failures = fresh.engine.anti._journal_failures()[0]
-        assert not any(anticontext._unchanged(f, changed) for f in failures)
-        built = {
-            f.id: anticontext._failure_parts(index, searcher.embed_query, f, {}, {})
-            for f in failures
-        }
-    assert all(_same_view(views[i], built[i].view) for i in built)
+    _, _, failures = _served_and_rebuilt(repo)
+    assert not any(anticontext._unchanged(f, changed) for f in failures)
