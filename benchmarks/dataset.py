@@ -63,6 +63,7 @@ SPLITS: tuple[str, ...] = (
     "heldout_v15",
     "heldout_v16",
     "heldout_v17",
+    "heldout_v18",
 )
 HELDOUT_SPLITS: tuple[str, ...] = (
     "heldout_v1",
@@ -82,6 +83,7 @@ HELDOUT_SPLITS: tuple[str, ...] = (
     "heldout_v15",
     "heldout_v16",
     "heldout_v17",
+    "heldout_v18",
 )
 
 
@@ -10291,6 +10293,770 @@ _HELDOUT_V17: tuple[_Row, ...] = (
 )
 
 
+# --- held-out v18: written from the fixture's files, commit history and recorded failures before
+# the change it evaluates, without running retrieval on it; report it, never tune on it ----------
+
+_HELDOUT_V18: tuple[_Row, ...] = (
+    # causal
+    _q(
+        "v18-causal-01",
+        "causal",
+        "The nightly file written by worker/internal/export/csv.go puts an apostrophe in front of "
+        "note cells that begin with a minus sign. A dash there is usually just a bullet point, so "
+        "what made the Go side treat it as dangerous?",
+        {
+            C("inc2602_csv_injection"): 3,
+            S(CSV_GO, "escapeCell"): 2,
+            S(CSV_GO_TEST, "TestEscapeCellQuotesFormulaPrefixes"): 2,
+            S(CSV_PY, "escape_cell"): 1,
+        },
+        (17,),
+    ),
+    _q(
+        "v18-causal-02",
+        "causal",
+        "gateway.py only counts 500, 502, 503 and 504 as worth another attempt. Why was the charge "
+        "loop narrowed to those, and what went wrong back when any non-2xx answer was retried?",
+        {
+            C("inc2188_declined_fix"): 3,
+            S(GATEWAY, "classify_response"): 2,
+            S(RETRY, "charge_with_retry"): 2,
+            S(TEST_GATEWAY, "test_other_client_errors_are_not_retried"): 1,
+        },
+        (7,),
+    ),
+    _q(
+        "v18-causal-03",
+        "causal",
+        "Rotating refresh tokens shipped in April 2025, yet a copied token could still keep a "
+        "session alive for weeks afterwards. What was missing from that first rotation, and which "
+        "later commit closed the gap?",
+        {
+            C("inc2744_refresh_reuse"): 3,
+            C("refresh_tokens"): 2,
+            S(REFRESH, "rotate_refresh_token"): 2,
+            F(MIGRATION_REVOCATIONS): 1,
+        },
+        (11,),
+    ),
+    _q(
+        "v18-causal-04",
+        "causal",
+        "The UK and Swedish shops opened long after the web app was first built. Which change "
+        "taught the storefront's order model about currencies, and which of its components format "
+        "prices with that field?",
+        {
+            C("currency_support"): 3,
+            S(WEB_ORDERS, "orderTotalLabel"): 2,
+            S(ORDER_SUMMARY, "OrderSummary"): 2,
+            S(WEB_ORDERS, "OrderDTO"): 1,
+        },
+        (5,),
+    ),
+    _q(
+        "v18-causal-05",
+        "causal",
+        "The phone app stops replaying a queued order once it is 36 hours old. Where does that "
+        "number come from, and how is it tied to how long the API remembers what it answered for "
+        "an Idempotency-Key?",
+        {
+            C("inc2472_idempotency_ttl"): 3,
+            S(OFFLINE, "MAX_REPLAY_AGE_MS"): 2,
+            F(IDEMPOTENCY): 2,
+            F(ADR_IDEMPOTENCY): 1,
+        },
+        (10,),
+    ),
+    _q(
+        "v18-causal-06",
+        "causal",
+        "Why does the order payload carry subtotal_cents and discount_cents next to total_cents "
+        "instead of just the amount we charged, and when did the storefront start showing them?",
+        {
+            C("orders_discount_fields"): 3,
+            S(SCHEMAS, "OrderOut"): 2,
+            S(WEB_ORDERS, "parseOrderResponse"): 1,
+            S(ORDER_SUMMARY, "OrderSummary"): 1,
+        },
+    ),
+    _q(
+        "v18-causal-07",
+        "causal",
+        "Why does the Go worker build the finance spreadsheet itself in csv.go instead of reusing "
+        "the Python exporter, and who picks up the file it writes every night?",
+        {
+            C("csv_export"): 3,
+            S(CSV_GO, "WriteOrdersCSV"): 2,
+            S(CSV_PY, "export_orders_csv"): 2,
+            C("export_columns"): 1,
+        },
+    ),
+    _q(
+        "v18-causal-08",
+        "causal",
+        "Reconcile only looks at charges older than a grace period. Why hold back at all rather "
+        "than checking every charge on each nightly run?",
+        {
+            C("worker_reconcile"): 3,
+            S(RECONCILE, "Reconcile"): 2,
+            S(RECONCILE, "Store"): 1,
+        },
+    ),
+    _q(
+        "v18-causal-09",
+        "causal",
+        "web/src/api/orders.ts turns delivery_window into a pair of Dates. When did orders get a "
+        "delivery slot in the first place, and which market was it built for?",
+        {
+            C("delivery_window"): 3,
+            S(WEB_ORDERS, "parseOrderResponse"): 2,
+            S(SCHEMAS, "DeliveryWindowOut"): 2,
+            F(MIGRATION_DELIVERY): 1,
+        },
+    ),
+    _q(
+        "v18-causal-10",
+        "causal",
+        "What made us add a Redemption record to backend/promotions/rules.py, and who reads those "
+        "rows once they are written?",
+        {
+            C("promotions_export"): 3,
+            S(RULES, "Redemption"): 2,
+            S(CSV_PY, "export_promotions_csv"): 2,
+            F(MIGRATION_PROMOTIONS): 1,
+        },
+    ),
+    # behavioral
+    _q(
+        "v18-behavioral-01",
+        "behavioral",
+        "If charge_with_retry ran for the same order on two API pods at once, would the card "
+        "processor see one idempotency key from both pods, or two different ones?",
+        {
+            S(RETRY, "charge_with_retry"): 3,
+            F(ADR_IDEMPOTENCY): 2,
+            C("inc2407_idempotency_retry"): 2,
+            S(TEST_RETRY, "test_retry_does_not_double_charge"): 1,
+        },
+        (0, 16),
+    ),
+    _q(
+        "v18-behavioral-02",
+        "behavioral",
+        "With the limit at 20 a minute, a client makes 12 requests at 10:00:50 and carries on at "
+        "10:01:15. Roughly how many more does RateLimiter.allow let through at 10:01:15 before it "
+        "starts saying no?",
+        {
+            S(LIMITER, "RateLimiter._estimate"): 3,
+            S(LIMITER, "RateLimiter.allow"): 2,
+            S(LIMITER, "RateLimiter._roll"): 2,
+            C("inc2458_sliding_window"): 1,
+        },
+        (3,),
+    ),
+    _q(
+        "v18-behavioral-03",
+        "behavioral",
+        "If the processor's lookup answers HTTP 504 but the body still says status 'failed', which "
+        "outcome does the Go reconciler record for that charge: failed or pending?",
+        {
+            S(RECONCILE, "classifyGatewayStatus"): 3,
+            S(RECONCILE_TEST, "TestTimeoutStaysPending"): 2,
+            C("inc2710_reconcile_timeout"): 2,
+            S(RECONCILE, "GatewayStatus"): 1,
+        },
+        (12,),
+    ),
+    _q(
+        "v18-behavioral-04",
+        "behavioral",
+        "Will the app's parseMoney take a refund line of -500 cents, or an amount above 2^53? And "
+        "is there any path where it rounds a value instead of rejecting it?",
+        {
+            S(PARSER, "parseMoney"): 3,
+            S(PARSER, "parseOrder"): 2,
+            F(PARSER_TEST): 1,
+        },
+        (4,),
+        (),
+        "mobile/**",
+    ),
+    _q(
+        "v18-behavioral-05",
+        "behavioral",
+        "A customer's note reads '@home, ring bell'. Does escape_cell change it in the admin CSV "
+        "download, and would it still do so if the note started with a space before the @?",
+        {
+            S(CSV_PY, "escape_cell"): 3,
+            S(TEST_CSV_PY, "test_formula_prefixes_are_quoted"): 2,
+            C("inc2602_csv_injection"): 2,
+            S(CSV_PY, "order_row"): 1,
+        },
+        (9,),
+    ),
+    _q(
+        "v18-behavioral-06",
+        "behavioral",
+        "A token's scope claim is 'orders:read'. Does has_scope(claims, 'orders') count that as a "
+        "match, or does it only accept the exact scope name?",
+        {
+            S(TOKENS, "has_scope"): 3,
+            S(TOKENS, "issue_token"): 2,
+        },
+    ),
+    _q(
+        "v18-behavioral-07",
+        "behavioral",
+        "A laptop wakes from sleep and startSession is handed an access token whose exp already "
+        "lies in the past. When does the web client try its next refresh?",
+        {
+            S(SESSION, "scheduleRefresh"): 3,
+            S(SESSION, "startSession"): 2,
+            S(SESSION, "decodeExpiry"): 1,
+        },
+    ),
+    _q(
+        "v18-behavioral-08",
+        "behavioral",
+        "What does the API answer when POST /orders arrives without any Idempotency-Key header? "
+        "Does the server make one up?",
+        {
+            S(ORDERS_API, "create_order"): 3,
+            S(SERVICE, "OrderService.place_order"): 2,
+            C("idempotency_store"): 1,
+        },
+    ),
+    _q(
+        "v18-behavioral-09",
+        "behavioral",
+        "With RetryPolicy(max_attempts=1), what does charge_with_retry do when that only attempt "
+        "times out: re-raise the timeout, or report that retries ran out?",
+        {
+            S(RETRY, "charge_with_retry"): 3,
+            S(RETRY, "RetryPolicy.delays"): 2,
+            S(TEST_RETRY, "test_gives_up_after_max_attempts"): 1,
+        },
+    ),
+    _q(
+        "v18-behavioral-10",
+        "behavioral",
+        "Can an order's total_cents drop below zero when a fixed voucher exceeds the basket value, "
+        "and is US sales tax still added on top in that case?",
+        {
+            S(MODELS, "Order.total_cents"): 3,
+            S(TAX, "sales_tax_cents"): 2,
+            S(RULES, "discount_for"): 2,
+            S(RULES, "apply_promotions"): 1,
+        },
+    ),
+    # symptom
+    _q(
+        "v18-symptom-01",
+        "symptom",
+        "Every night while the finance export runs, checkout response times shoot up to several "
+        "seconds and the API logs are full of requests waiting for a free database connection.",
+        {
+            C("worker_perf_revert"): 3,
+            S(RUNNER, "Runner.processBatch"): 2,
+            F(K8S_WORKER): 2,
+            C("worker_perf_unbounded"): 1,
+        },
+        (6,),
+    ),
+    _q(
+        "v18-symptom-02",
+        "symptom",
+        "When the card processor is sluggish, the checkout page can spin for the better part of a "
+        "minute before the order finally goes through, and some people give up and close the tab.",
+        {
+            F(NGINX): 3,
+            S(SETTINGS, "Settings"): 2,
+            C("inc2689_nginx_timeout"): 2,
+            S(RETRY, "RetryPolicy"): 1,
+        },
+        (14,),
+    ),
+    _q(
+        "v18-symptom-03",
+        "symptom",
+        "A reseller scrolling back through their purchases says an order goes missing near the "
+        "bottom of some pages, and it is always one with exactly the same creation time as the "
+        "order listed right above it.",
+        {
+            S(REPOSITORY, "OrderRepository.list_before"): 3,
+            S(ORDERS_API, "encode_cursor"): 2,
+            C("inc2801_pagination"): 2,
+            S(ORDERS_API, "list_orders"): 1,
+        },
+        (13,),
+    ),
+    _q(
+        "v18-symptom-04",
+        "symptom",
+        "Since last week's security hardening release, tickets from people logged out halfway "
+        "through paying have tripled, nearly all of them on phones.",
+        {
+            S(TOKENS, "validate_token"): 3,
+            C("inc2291_clock_skew"): 2,
+            S(TEST_TOKENS, "test_clock_skew_grace_after_expiry"): 2,
+            S(SESSION, "shouldRefresh"): 1,
+        },
+        (1,),
+    ),
+    _q(
+        "v18-symptom-05",
+        "symptom",
+        "Marketing says the welcome voucher is quietly ignored whenever a shopper also enters the "
+        "summer sale code: only one code ends up on the receipt.",
+        {
+            S(RULES, "apply_promotions"): 3,
+            C("inc2655_promo_stacking"): 2,
+            S(BANNER, "stackingNotice"): 2,
+            S(TEST_PROMOTIONS, "test_percentage_codes_do_not_stack"): 1,
+        },
+        (8,),
+    ),
+    _q(
+        "v18-symptom-06",
+        "symptom",
+        "While our newsletter went out, lots of unrelated visitors were refused at the sign-in "
+        "page with 'too many requests', as if they were all one person.",
+        {
+            S(MIDDLEWARE, "rate_limit_middleware"): 3,
+            S(LIMITER, "client_key"): 2,
+            F(NGINX): 2,
+            S(LIMITER, "RateLimiter.allow"): 1,
+        },
+    ),
+    _q(
+        "v18-symptom-07",
+        "symptom",
+        "A bearer token with an emoji pasted into it makes the API answer 500 instead of a normal "
+        "401.",
+        {
+            S(TOKENS, "_sign"): 3,
+            S(TOKENS, "validate_token"): 2,
+            S(TOKENS, "TokenError"): 1,
+        },
+    ),
+    _q(
+        "v18-symptom-08",
+        "symptom",
+        "A shopper double-tapped Pay on a laggy connection. Both taps reached us a few "
+        "milliseconds apart with the same request key, and the card was charged for two separate "
+        "orders.",
+        {
+            S(SERVICE, "OrderService.place_order"): 3,
+            S(IDEMPOTENCY, "IdempotencyStore.lookup"): 2,
+            S(IDEMPOTENCY, "IdempotencyStore.remember"): 2,
+            S(RETRY, "charge_with_retry"): 1,
+        },
+    ),
+    _q(
+        "v18-symptom-09",
+        "symptom",
+        "While the API was being redeployed, the web shop showed shoppers a raw 'Unexpected token "
+        "<' message instead of a friendly error.",
+        {
+            S(WEB_CLIENT, "request"): 3,
+            S(WEB_CLIENT, "ApiError"): 2,
+            F(NGINX): 1,
+        },
+    ),
+    _q(
+        "v18-symptom-10",
+        "symptom",
+        "After a worker pod was killed for running out of memory overnight, a few confirmation "
+        "e-mails were never sent, and those jobs still look claimed in the database; nobody picks "
+        "them up again.",
+        {
+            S(QUEUE, "PostgresQueue.Fetch"): 3,
+            S(QUEUE, "PostgresQueue.Retry"): 2,
+            S(RUNNER, "Runner.Run"): 1,
+        },
+    ),
+    # coupled
+    _q(
+        "v18-coupled-01",
+        "coupled",
+        "The EU storefront will only ever sell in euros, so I plan to slim OrderDTO down. Before I "
+        "do, what has web/src/api/orders.ts usually been committed together with?",
+        {
+            S(ORDER_SUMMARY, "OrderSummary"): 3,
+            S(SCHEMAS, "OrderOut"): 2,
+            C("currency_support"): 2,
+            S(MOBILE_MODELS, "Order"): 1,
+        },
+        (5,),
+        (SCHEMAS, ORDER_SUMMARY, MOBILE_MODELS),
+    ),
+    _q(
+        "v18-coupled-02",
+        "coupled",
+        "Bulk imports are gone, so I think two orders can no longer share a created_at and I'd "
+        "sort the history on created_at alone. Which files were committed together with "
+        "backend/orders/repository.py?",
+        {
+            S(ORDERS_API, "encode_cursor"): 3,
+            S(TEST_ORDERS_API, "test_cursor_round_trip_keeps_the_tie_breaker"): 2,
+            C("inc2801_pagination"): 2,
+            F(MIGRATION_ORDERS_INDEX): 1,
+        },
+        (13,),
+        (ORDERS_API, TEST_ORDERS_API, MIGRATION_ORDERS_INDEX),
+    ),
+    _q(
+        "v18-coupled-03",
+        "coupled",
+        "People with two tabs open keep getting signed out everywhere, so I'd like a repeated "
+        "refresh token to get a plain 401 without touching the rest of its family. What does "
+        "backend/auth/refresh.py tend to be committed with?",
+        {
+            S(TEST_REFRESH, "test_reuse_revokes_the_whole_family"): 3,
+            F(MIGRATION_REVOCATIONS): 2,
+            C("inc2744_refresh_reuse"): 2,
+            F(ERRORS): 1,
+        },
+        (11,),
+        (TEST_REFRESH, MIGRATION_REVOCATIONS, ERRORS),
+    ),
+    _q(
+        "v18-coupled-04",
+        "coupled",
+        "I plan to take the lock in TTLCache.get only when an entry has expired and must be "
+        "deleted, since plain reads look harmless. Which tests and modules have been committed "
+        "alongside backend/core/ttl_cache.py?",
+        {
+            S(TEST_CACHE, "test_concurrent_get_and_eviction_do_not_raise"): 3,
+            C("cache_race_test"): 2,
+            C("cache_perf_revert"): 2,
+            S(CODES, "lookup_code"): 1,
+        },
+        (2,),
+        (TEST_CACHE, CODES),
+    ),
+    _q(
+        "v18-coupled-05",
+        "coupled",
+        "Our new card processor caps idempotency keys at 36 characters, so I'd simply pass a fresh "
+        "uuid4 on each charge call. What usually changes alongside backend/payments/retry.py?",
+        {
+            S(TEST_RETRY, "test_retry_does_not_double_charge"): 3,
+            C("inc2407_idempotency_retry"): 2,
+            F(ADR_IDEMPOTENCY): 2,
+            S(GATEWAY, "GatewayClient.charge"): 1,
+        },
+        (0, 16),
+        (TEST_RETRY, GATEWAY),
+    ),
+    _q(
+        "v18-coupled-06",
+        "coupled",
+        "I'm adding a /startupz endpoint for slow cold starts. Which other file shipped in the "
+        "same commit as backend/api/health.py?",
+        {
+            F(K8S_API): 3,
+            C("k8s_probes"): 2,
+            S(HEALTH, "readyz"): 1,
+        },
+        (),
+        (K8S_API,),
+    ),
+    _q(
+        "v18-coupled-07",
+        "coupled",
+        "I'm adding a reorder() helper to web/src/api/orders.ts that posts an old order's lines "
+        "again under a new Idempotency-Key. Which server and app files have moved in step with "
+        "that module?",
+        {
+            S(SCHEMAS, "OrderCreate"): 3,
+            S(WEB_ORDERS, "createOrder"): 2,
+            S(SERVICE, "OrderService.place_order"): 2,
+            F(PARSER): 1,
+        },
+        (),
+        (SCHEMAS, SERVICE, PARSER),
+    ),
+    _q(
+        "v18-coupled-08",
+        "coupled",
+        "The processor's v2 API wants every amount wrapped in a money object with its currency. "
+        "Which files usually get edited in the same commits as backend/payments/gateway.py?",
+        {
+            F(TEST_RETRY): 3,
+            S(RETRY, "charge_with_retry"): 2,
+            S(REFUNDS, "issue_refund"): 2,
+            S(GATEWAY, "GatewayClient.refund"): 1,
+        },
+        (),
+        (RETRY, TEST_RETRY, REFUNDS),
+    ),
+    _q(
+        "v18-coupled-09",
+        "coupled",
+        "The checkout banner should also say until when a campaign runs ('until Sunday'). What has "
+        "web/src/checkout/promoBanner.ts historically changed together with?",
+        {
+            S(RULES, "Promotion"): 3,
+            F(TEST_PROMOTIONS): 2,
+            C("promo_min_subtotal"): 2,
+            S(RULES, "is_active"): 1,
+        },
+        (),
+        (RULES, TEST_PROMOTIONS),
+    ),
+    _q(
+        "v18-coupled-10",
+        "coupled",
+        "For the huge month-end file I'd like WriteOrdersCSV to stream through a buffered writer "
+        "and flush every thousand rows. What else has historically been committed alongside "
+        "worker/internal/export/csv.go?",
+        {
+            S(CSV_GO, "WriteOrdersCSV"): 3,
+            S(CSV_PY, "export_orders_csv"): 2,
+            C("export_columns"): 2,
+            F(TEST_CSV_PY): 1,
+        },
+        (),
+        (CSV_PY, TEST_CSV_PY),
+    ),
+    # exact
+    _q(
+        "v18-exact-01",
+        "exact",
+        "TS2339: Property 'currency' does not exist on type 'OrderDTO'",
+        {
+            S(WEB_ORDERS, "orderTotalLabel"): 3,
+            S(ORDER_SUMMARY, "OrderSummary"): 3,
+            S(WEB_ORDERS, "OrderDTO"): 2,
+            C("currency_support"): 1,
+        },
+        (5,),
+    ),
+    _q(
+        "v18-exact-02",
+        "exact",
+        "sem := make(chan struct{}, r.MaxInFlight)",
+        {
+            S(RUNNER, "Runner.processBatch"): 3,
+            S(RUNNER_TEST, "TestProcessBatchRespectsMaxInFlight"): 2,
+            C("worker_perf_revert"): 2,
+            C("worker_scaffold"): 1,
+        },
+        (6,),
+    ),
+    _q(
+        "v18-exact-03",
+        "exact",
+        "strings.HasPrefix(s, p)",
+        {
+            S(CSV_GO, "escapeCell"): 3,
+            S(CSV_GO_TEST, "TestEscapeCellQuotesFormulaPrefixes"): 2,
+            C("inc2602_csv_injection"): 1,
+        },
+        (17,),
+    ),
+    _q(
+        "v18-exact-04",
+        "exact",
+        "chosen.insert(0, best)",
+        {
+            S(RULES, "apply_promotions"): 3,
+            C("inc2655_promo_stacking"): 2,
+            S(TEST_PROMOTIONS, "test_percentage_codes_do_not_stack"): 1,
+        },
+        (8,),
+    ),
+    _q(
+        "v18-exact-05",
+        "exact",
+        'claims["exp"] + CLOCK_SKEW_SECONDS < current',
+        {
+            S(TOKENS, "validate_token"): 3,
+            C("inc2291_clock_skew"): 2,
+            S(TEST_TOKENS, "test_clock_skew_grace_after_expiry"): 2,
+        },
+        (1,),
+    ),
+    _q(
+        "v18-exact-06",
+        "exact",
+        "order_to_out",
+        {
+            S(SCHEMAS, "order_to_out"): 3,
+            S(ORDERS_API, "get_order"): 2,
+            S(ORDERS_API, "list_orders"): 1,
+            S(ORDERS_API, "create_order"): 1,
+        },
+    ),
+    _q(
+        "v18-exact-07",
+        "exact",
+        "parseOrderResponse",
+        {
+            S(WEB_ORDERS, "parseOrderResponse"): 3,
+            F(TEST_WEB_ORDERS): 2,
+            S(WEB_ORDERS, "fetchOrder"): 1,
+            S(WEB_ORDERS, "listOrders"): 1,
+        },
+    ),
+    _q(
+        "v18-exact-08",
+        "exact",
+        "hit_ratio",
+        {
+            S(CACHE, "TTLCache.stats"): 3,
+            S(TEST_CACHE, "test_stats_count_hits_and_misses"): 2,
+            C("cache_stats"): 1,
+        },
+    ),
+    _q(
+        "v18-exact-09",
+        "exact",
+        "parseLineItem",
+        {
+            S(PARSER, "parseLineItem"): 3,
+            S(PARSER, "parseOrder"): 2,
+            S(MOBILE_MODELS, "LineItem"): 1,
+        },
+        (),
+        (),
+        "mobile/**",
+    ),
+    _q(
+        "v18-exact-10",
+        "exact",
+        "keepalive 32",
+        {
+            F(NGINX): 3,
+            C("nginx_config"): 2,
+        },
+    ),
+    # change
+    _q(
+        "v18-change-01",
+        "change",
+        "Product would rather shoppers see an error after 15 seconds than watch a spinner, so cap "
+        "how long deploy/nginx/api.conf waits on the API at 15s.",
+        {
+            F(NGINX): 3,
+            S(SETTINGS, "Settings"): 2,
+            C("inc2689_nginx_timeout"): 2,
+            S(RETRY, "RetryPolicy"): 1,
+        },
+        (14,),
+    ),
+    _q(
+        "v18-change-02",
+        "change",
+        "When the processor throttles us with HTTP 429 during a sale, wait and try the charge "
+        "again rather than telling the shopper their card was refused.",
+        {
+            S(GATEWAY, "classify_response"): 3,
+            S(TEST_GATEWAY, "test_other_client_errors_are_not_retried"): 2,
+            S(RETRY, "charge_with_retry"): 2,
+            C("inc2188_declined_fix"): 1,
+        },
+        (7,),
+    ),
+    _q(
+        "v18-change-03",
+        "change",
+        "Stock should come back sooner: when the processor's lookup still can't tell us anything "
+        "about a charge after the grace period, mark it failed so the order gets cancelled.",
+        {
+            S(RECONCILE, "classifyGatewayStatus"): 3,
+            S(RECONCILE_TEST, "TestTimeoutStaysPending"): 2,
+            C("inc2710_reconcile_timeout"): 2,
+            F(RUNBOOK): 1,
+        },
+        (12,),
+    ),
+    _q(
+        "v18-change-04",
+        "change",
+        "Customers paste shopping lists like '- milk' into the delivery note; stop the admin CSV "
+        "download from touching anything that isn't an equals-sign formula.",
+        {
+            S(CSV_PY, "escape_cell"): 3,
+            S(TEST_CSV_PY, "test_formula_prefixes_are_quoted"): 2,
+            C("inc2602_csv_injection"): 2,
+            S(TEST_CSV_PY, "test_promotions_export_escapes_partner_codes"): 1,
+        },
+        (9,),
+    ),
+    _q(
+        "v18-change-05",
+        "change",
+        "Move the storefront's token renewal to just after exp: shouldRefresh in "
+        "web/src/auth/session.ts can lean on the minute of leeway the API grants past expiry.",
+        {
+            S(SESSION, "shouldRefresh"): 3,
+            F(SESSION_TEST): 2,
+            C("inc2390_web_refresh_margin"): 2,
+            S(TOKENS, "validate_token"): 1,
+        },
+        (15,),
+    ),
+    _q(
+        "v18-change-06",
+        "change",
+        "Include the attempt number and how many milliseconds the gateway call took in the warning "
+        "that charge_with_retry logs for a failed attempt.",
+        {
+            S(RETRY, "charge_with_retry"): 3,
+            S(GATEWAY, "GatewayClient._post"): 1,
+        },
+    ),
+    _q(
+        "v18-change-07",
+        "change",
+        "Let requests from our office network (10.8.0.0/16) skip the login and checkout "
+        "throttling.",
+        {
+            S(MIDDLEWARE, "rate_limit_middleware"): 3,
+            S(LIMITER, "client_key"): 2,
+            S(SETTINGS, "Settings"): 1,
+        },
+    ),
+    _q(
+        "v18-change-08",
+        "change",
+        "Give the worker's job retries real jitter: wire a seeded random source into the Backoff "
+        "that main.go builds, so failed e-mail jobs don't all come back in the same second.",
+        {
+            S(WORKER_MAIN, "main"): 3,
+            S(BACKOFF, "Backoff.Next"): 2,
+            S(BACKOFF, "Backoff"): 1,
+            S(RUNNER, "Runner.handle"): 1,
+        },
+    ),
+    _q(
+        "v18-change-09",
+        "change",
+        "Have the web client also check its token when the tab becomes visible again "
+        "(visibilitychange), not only right before a request goes out.",
+        {
+            S(SESSION, "ensureFresh"): 3,
+            S(SESSION, "scheduleRefresh"): 2,
+            S(SESSION, "shouldRefresh"): 1,
+            C("inc2390_web_refresh_margin"): 1,
+        },
+    ),
+    _q(
+        "v18-change-10",
+        "change",
+        "Format amounts on the app's order detail screen with the phone's locale, e.g. '149,00 kr' "
+        "in Sweden, instead of toFixed(2) followed by the currency code.",
+        {
+            S(ORDER_SCREEN, "money"): 3,
+            S(ORDER_SCREEN, "OrderDetailScreen"): 2,
+            S(MONEY_TS, "formatMoney"): 1,
+        },
+    ),
+)
+
+
 _ROWS: Mapping[str, tuple[_Row, ...]] = {
     "dev": _DEV,
     "heldout_v1": _HELDOUT_V1,
@@ -10310,6 +11076,7 @@ _ROWS: Mapping[str, tuple[_Row, ...]] = {
     "heldout_v15": _HELDOUT_V15,
     "heldout_v16": _HELDOUT_V16,
     "heldout_v17": _HELDOUT_V17,
+    "heldout_v18": _HELDOUT_V18,
 }
 
 

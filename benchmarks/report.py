@@ -90,6 +90,7 @@ MARGIN_TARGETS = {
     "heldout_v15": 0.10,
     "heldout_v16": 0.10,
     "heldout_v17": 0.10,
+    "heldout_v18": 0.10,
 }
 
 
