@@ -64,6 +64,7 @@ SPLITS: tuple[str, ...] = (
     "heldout_v16",
     "heldout_v17",
     "heldout_v18",
+    "heldout_v19",
 )
 HELDOUT_SPLITS: tuple[str, ...] = (
     "heldout_v1",
@@ -84,6 +85,7 @@ HELDOUT_SPLITS: tuple[str, ...] = (
     "heldout_v16",
     "heldout_v17",
     "heldout_v18",
+    "heldout_v19",
 )
 
 
@@ -11056,6 +11058,795 @@ _HELDOUT_V18: tuple[_Row, ...] = (
     ),
 )
 
+# --- held-out v19: written from the fixture's files, commit history and recorded failures before
+# the change it evaluates, without running retrieval on it; report it, never tune on it ----------
+
+_HELDOUT_V19: tuple[_Row, ...] = (
+    # causal
+    _q(
+        "v19-causal-01",
+        "causal",
+        "Reading Reconcile in the Go worker: when LookupCharge itself errors out, the code invents "
+        "a 504 answer and the charge stays pending. Wouldn't calling it failed be the safer "
+        "default, and what incident made it work like this?",
+        {
+            C("inc2710_reconcile_timeout"): 3,
+            S(RECONCILE, "Reconcile"): 2,
+            S(RECONCILE, "classifyGatewayStatus"): 2,
+            S(RECONCILE_TEST, "TestTimeoutStaysPending"): 1,
+        },
+        (12,),
+    ),
+    _q(
+        "v19-causal-02",
+        "causal",
+        "New to the web app here. One unit test only checks that REFRESH_MARGIN_MS is bigger than "
+        "CLOCK_SKEW_MS, which looks odd on its own. How did we end up renewing two minutes early "
+        "rather than using the grace the server gives?",
+        {
+            C("inc2390_web_refresh_margin"): 3,
+            F(SESSION_TEST): 2,
+            C("inc2291_clock_skew"): 2,
+            S(SESSION, "shouldRefresh"): 1,
+            C("web_session_tests"): 1,
+        },
+        (15,),
+    ),
+    _q(
+        "v19-causal-03",
+        "causal",
+        "On call tonight. The worker manifest pins WORKER_MAX_IN_FLIGHT to 8 next to a remark "
+        "about the database pool. What actually broke the last time that cap was lifted?",
+        {
+            C("worker_perf_revert"): 3,
+            C("worker_inflight_comment"): 2,
+            F(K8S_WORKER): 2,
+            C("worker_perf_unbounded"): 1,
+            S(RUNNER, "Runner"): 1,
+        },
+        (6,),
+    ),
+    _q(
+        "v19-causal-04",
+        "causal",
+        "Customers paste links to their order history and the cursor bit is long and ugly. Was "
+        "there a real reason it encodes the id of the last order and not just its timestamp?",
+        {
+            C("inc2801_pagination"): 3,
+            S(ORDERS_API, "encode_cursor"): 2,
+            S(REPOSITORY, "OrderRepository.list_before"): 2,
+            S(TEST_ORDERS_API, "test_cursor_round_trip_keeps_the_tie_breaker"): 1,
+        },
+        (13,),
+    ),
+    _q(
+        "v19-causal-05",
+        "causal",
+        "What incident is behind the _Window bookkeeping (a previous and a current count) in "
+        "backend/core/rate_limiter.py? A fixed one-minute bucket would be far easier to explain "
+        "to support.",
+        {
+            C("inc2458_sliding_window"): 3,
+            S(LIMITER, "RateLimiter._estimate"): 2,
+            S(TEST_RATE_LIMITER, "test_burst_across_the_window_edge_is_limited"): 2,
+            S(LIMITER, "_Window"): 1,
+        },
+        (3,),
+    ),
+    _q(
+        "v19-causal-06",
+        "causal",
+        "Freshly started API pods answer 503 on /readyz until something flips a flag. Why was it "
+        "built that way instead of reporting ready as soon as the process is up?",
+        {
+            C("k8s_probes"): 3,
+            S(HEALTH, "readyz"): 2,
+            S(HEALTH, "mark_ready"): 2,
+            F(K8S_API): 1,
+        },
+    ),
+    _q(
+        "v19-causal-07",
+        "causal",
+        "Blame on ttl_cache.py and rate_limiter.py dead-ends at a commit that moved both into "
+        "backend/core. Why were they moved, did their code change on the way, and where did they "
+        "live before?",
+        {
+            C("refactor_utils_to_core"): 3,
+            C("ttl_cache"): 2,
+            C("rate_limiter"): 2,
+            S(CACHE, "TTLCache"): 1,
+            S(LIMITER, "RateLimiter"): 1,
+        },
+    ),
+    _q(
+        "v19-causal-08",
+        "causal",
+        "The app's parseOrder quietly assumes EUR when a payload has no currency at all. Why is "
+        "that fallback there rather than an error, given we sell in four currencies?",
+        {
+            S(PARSER, "parseOrder"): 3,
+            C("currency_support"): 2,
+            F(ARCHITECTURE): 2,
+            F(MIGRATION_CURRENCY): 1,
+        },
+    ),
+    _q(
+        "v19-causal-09",
+        "causal",
+        "Our access tokens look like JWTs but are signed by a few lines of our own code in "
+        "tokens.py. Why that layout, and why no JWT library?",
+        {
+            C("auth_tokens"): 3,
+            S(TOKENS, "issue_token"): 2,
+            S(SESSION, "decodeExpiry"): 2,
+            S(TOKENS, "_sign"): 1,
+        },
+    ),
+    _q(
+        "v19-causal-10",
+        "causal",
+        "When did the order JSON stop sending a float `total` and start sending integer "
+        "total_cents, and what had gone wrong with the floats?",
+        {
+            C("money_cents_refactor"): 3,
+            F(ADR_CENTS): 2,
+            S(SCHEMAS, "OrderOut"): 2,
+            S(WEB_ORDERS, "parseOrderResponse"): 1,
+        },
+    ),
+    # behavioral
+    _q(
+        "v19-behavioral-01",
+        "behavioral",
+        "Say the first charge attempt for ord_42 times out although the gateway did capture it. "
+        "When charge_with_retry goes again, which idempotency key does attempt two carry, and "
+        "where does that key come from?",
+        {
+            S(RETRY, "charge_with_retry"): 3,
+            C("inc2407_idempotency_retry"): 2,
+            S(TEST_RETRY, "test_retry_does_not_double_charge"): 2,
+            F(ADR_IDEMPOTENCY): 1,
+            S(GATEWAY, "GatewayClient.charge"): 1,
+        },
+        (0, 16),
+    ),
+    _q(
+        "v19-behavioral-02",
+        "behavioral",
+        "Does TTLCache.get hold its lock on an ordinary hit as well, or only when it has to throw "
+        "away an expired entry? Asking because promo code lookups hammer it.",
+        {
+            S(CACHE, "TTLCache.get"): 3,
+            C("cache_perf_revert"): 2,
+            S(TEST_CACHE, "test_concurrent_get_and_eviction_do_not_raise"): 2,
+            C("cache_race_test"): 1,
+        },
+        (2,),
+    ),
+    _q(
+        "v19-behavioral-03",
+        "behavioral",
+        "If the app replays a queued POST /orders 40 hours after the shopper tapped Pay, does the "
+        "server recognise the key and return the original order, or place a new one? Would the "
+        "app even send it that late?",
+        {
+            S(IDEMPOTENCY, "IdempotencyStore.lookup"): 3,
+            F(IDEMPOTENCY): 2,
+            S(OFFLINE, "replayQueue"): 2,
+            C("inc2472_idempotency_ttl"): 1,
+            S(SERVICE, "OrderService.place_order"): 1,
+        },
+        (10,),
+    ),
+    _q(
+        "v19-behavioral-04",
+        "behavioral",
+        "In the file the Go worker writes for accounting each night, what does escapeCell do with "
+        "a note such as '-5 EUR owed to customer'? And do the numeric total columns go through it "
+        "too?",
+        {
+            S(CSV_GO, "escapeCell"): 3,
+            S(CSV_GO, "WriteOrdersCSV"): 2,
+            S(CSV_GO_TEST, "TestEscapeCellQuotesFormulaPrefixes"): 2,
+            C("inc2602_csv_injection"): 1,
+        },
+        (17,),
+        (),
+        "worker/**",
+    ),
+    _q(
+        "v19-behavioral-05",
+        "behavioral",
+        'A stale payload cached on a phone has total_cents: "1999" as a string and '
+        "subtotal_cents: 19.99. Does parseOrder take either of them, and if not, what error comes "
+        "out?",
+        {
+            S(PARSER, "parseMoney"): 3,
+            S(PARSER, "parseOrder"): 2,
+            S(PARSER, "OrderParseError"): 1,
+            F(PARSER_TEST): 1,
+        },
+        (4,),
+        (),
+        "mobile/**",
+    ),
+    _q(
+        "v19-behavioral-06",
+        "behavioral",
+        "How does normalize_code treat 'summer 20' typed with a non-breaking space, or a code "
+        "entered in full-width characters? What comes out the other end?",
+        {
+            S(CODES, "normalize_code"): 3,
+            S(TEST_PROMOTIONS, "test_codes_are_normalised_like_customers_type_them"): 2,
+            C("promo_codes_normalize"): 1,
+        },
+    ),
+    _q(
+        "v19-behavioral-07",
+        "behavioral",
+        "A fixed 10-euro voucher with a 50-euro minimum: what does discount_for give on a basket "
+        "of 49.99, and on one of exactly 50.00?",
+        {
+            S(RULES, "discount_for"): 3,
+            S(TEST_PROMOTIONS, "test_fixed_code_needs_the_minimum_subtotal"): 2,
+            C("promo_min_subtotal"): 2,
+            S(RULES, "Promotion"): 1,
+        },
+    ),
+    _q(
+        "v19-behavioral-08",
+        "behavioral",
+        "When a signed-out client gets a 429 on checkout, how is the number in its Retry-After "
+        "header worked out? Is it simply the time left until the current window closes?",
+        {
+            S(LIMITER, "RateLimiter.retry_after"): 3,
+            S(MIDDLEWARE, "rate_limit_middleware"): 2,
+            C("rate_limit_headers"): 2,
+            S(TEST_RATE_LIMITER, "test_retry_after_points_to_the_next_window"): 1,
+        },
+    ),
+    _q(
+        "v19-behavioral-09",
+        "behavioral",
+        "What's the biggest page GET /orders will hand back, and what does a client get if it "
+        "asks for limit=500?",
+        {
+            S(ORDERS_API, "list_orders"): 3,
+            C("orders_pagination"): 2,
+            S(SERVICE, "OrderService.list_recent"): 1,
+        },
+    ),
+    _q(
+        "v19-behavioral-10",
+        "behavioral",
+        "An e-mail job has now failed three times in production. What delay does the worker put "
+        "before attempt four, and does the Backoff built in main.go add any jitter?",
+        {
+            S(BACKOFF, "Backoff.Next"): 3,
+            S(WORKER_MAIN, "main"): 2,
+            S(RUNNER, "Runner.handle"): 2,
+            S(QUEUE, "PostgresQueue.Retry"): 1,
+        },
+    ),
+    # symptom
+    _q(
+        "v19-symptom-01",
+        "symptom",
+        "In the orders spreadsheet from the admin page, any note starting with an Instagram "
+        "handle such as @anna.bakes shows an extra apostrophe before the @, and the couriers keep "
+        "asking about it.",
+        {
+            S(CSV_PY, "escape_cell"): 3,
+            C("inc2602_csv_injection"): 2,
+            S(TEST_CSV_PY, "test_formula_prefixes_are_quoted"): 2,
+            S(CSV_PY, "order_row"): 1,
+        },
+        (9,),
+    ),
+    _q(
+        "v19-symptom-02",
+        "symptom",
+        "When the browser restores a crashed session with several of our shop's tabs, the "
+        "customer lands on the sign-in page in all of them within a minute or so.",
+        {
+            S(REFRESH, "rotate_refresh_token"): 3,
+            C("inc2744_refresh_reuse"): 2,
+            S(TEST_REFRESH, "test_reuse_revokes_the_whole_family"): 2,
+            S(SESSION, "refreshNow"): 1,
+        },
+        (11,),
+    ),
+    _q(
+        "v19-symptom-03",
+        "symptom",
+        "During the spring sale the background worker pods sat at 5% CPU while thousands of "
+        "order confirmation e-mails waited to go out. Feels like they're barely doing anything.",
+        {
+            S(RUNNER, "Runner.processBatch"): 3,
+            F(K8S_WORKER): 2,
+            C("worker_perf_revert"): 2,
+            S(WORKER_MAIN, "main"): 1,
+        },
+        (6,),
+    ),
+    _q(
+        "v19-symptom-04",
+        "symptom",
+        "A penetration tester reports that a captured login token kept working for close to a "
+        "minute after the moment it should have run out.",
+        {
+            S(TOKENS, "validate_token"): 3,
+            C("inc2291_clock_skew"): 2,
+            S(TEST_TOKENS, "test_clock_skew_grace_after_expiry"): 2,
+            S(TEST_TOKENS, "test_expired_token_is_rejected"): 1,
+        },
+        (1,),
+    ),
+    _q(
+        "v19-symptom-05",
+        "symptom",
+        "During the evening rush, entering a discount code at checkout feels sluggish, and the "
+        "profiler shows most request threads queued up behind one shared lock.",
+        {
+            S(CACHE, "TTLCache.get"): 3,
+            C("cache_perf_revert"): 2,
+            C("cache_perf_lockfree"): 2,
+            S(CODES, "lookup_code"): 1,
+        },
+        (2,),
+    ),
+    _q(
+        "v19-symptom-06",
+        "symptom",
+        "Shoppers whose voucher covers the entire basket are told their card was declined, and "
+        "no order is created.",
+        {
+            S(SERVICE, "OrderService._charge"): 3,
+            S(GATEWAY, "classify_response"): 2,
+            S(RULES, "discount_for"): 2,
+            C("schemas_validation"): 1,
+            S(MODELS, "Order.total_cents"): 1,
+        },
+    ),
+    _q(
+        "v19-symptom-07",
+        "symptom",
+        "A shopper removed one item after a failed payment, pressed Pay again and got an error "
+        "saying the request key had already been used for something else.",
+        {
+            S(IDEMPOTENCY, "IdempotencyStore.lookup"): 3,
+            S(IDEMPOTENCY, "request_fingerprint"): 2,
+            S(WEB_ORDERS, "createOrder"): 2,
+            C("idempotency_store"): 1,
+        },
+    ),
+    _q(
+        "v19-symptom-08",
+        "symptom",
+        "The overnight payments check keeps flagging a few paid orders as not matching, although "
+        "the customers' bank statements show exactly the amount we billed.",
+        {
+            S(RECONCILE, "classifyGatewayStatus"): 3,
+            S(RECONCILE_TEST, "TestSettledAndMismatch"): 2,
+            S(RECONCILE, "Charge"): 1,
+            C("worker_reconcile"): 1,
+        },
+    ),
+    _q(
+        "v19-symptom-09",
+        "symptom",
+        "On the monitoring board, the promotion lookup cache shows a hit rate stuck at zero, even "
+        "when the same code is used hundreds of times a minute.",
+        {
+            S(CACHE, "TTLCache.stats"): 3,
+            S(CACHE, "TTLCache.get_or_load"): 2,
+            C("cache_stats"): 2,
+            S(CODES, "lookup_code"): 1,
+        },
+    ),
+    _q(
+        "v19-symptom-10",
+        "symptom",
+        "American customers who use a discount code sometimes see a sales tax line one cent "
+        "higher than their own calculator gives.",
+        {
+            S(TAX, "sales_tax_cents"): 3,
+            C("order_tax_field"): 2,
+            S(MODELS, "Order.total_cents"): 1,
+            S(SERVICE, "OrderService.place_order"): 1,
+        },
+    ),
+    # coupled
+    _q(
+        "v19-coupled-01",
+        "coupled",
+        "I want classifyGatewayStatus to stop lumping an empty status in with 'processing'; "
+        "empty should count as failed. What has been committed alongside "
+        "worker/internal/payments/reconcile.go in the past, so I update the right places?",
+        {
+            S(RECONCILE_TEST, "TestTimeoutStaysPending"): 3,
+            S(GATEWAY, "GatewayTimeout"): 2,
+            C("inc2710_reconcile_timeout"): 2,
+            S(RECONCILE_TEST, "TestSettledAndMismatch"): 1,
+        },
+        (12,),
+        (RECONCILE_TEST, GATEWAY),
+    ),
+    _q(
+        "v19-coupled-02",
+        "coupled",
+        "Old app builds still hold cached orders with amounts like 12.5, so I'd let parseMoney "
+        "round instead of throwing. Which neighbours of mobile/src/parsers/orderParser.ts does "
+        "git history say usually move with it?",
+        {
+            F(PARSER_TEST): 3,
+            C("inc2333_mobile_cents"): 2,
+            S(MOBILE_MODELS, "Order"): 2,
+            S(ORDER_SCREEN, "money"): 1,
+        },
+        (4,),
+        (PARSER_TEST, MOBILE_MODELS, ORDER_SCREEN),
+    ),
+    _q(
+        "v19-coupled-03",
+        "coupled",
+        "Planning to move IdempotencyStore onto Redis and let each key expire after one day via "
+        "EXPIRE. Which files does git history tie to backend/payments/idempotency.py?",
+        {
+            S(OFFLINE, "MAX_REPLAY_AGE_MS"): 3,
+            S(TEST_IDEMPOTENCY, "test_default_ttl_outlives_offline_replays"): 2,
+            C("inc2472_idempotency_ttl"): 2,
+            F(MIGRATION_IDEMPOTENCY): 1,
+        },
+        (10,),
+        (OFFLINE, TEST_IDEMPOTENCY, MIGRATION_IDEMPOTENCY),
+    ),
+    _q(
+        "v19-coupled-04",
+        "coupled",
+        "The card processor sometimes answers 409 when two of our requests race, and I'd like "
+        "those retried the way a 5xx is. What usually gets edited alongside "
+        "backend/payments/gateway.py?",
+        {
+            S(TEST_GATEWAY, "test_other_client_errors_are_not_retried"): 3,
+            S(RETRY, "charge_with_retry"): 2,
+            C("inc2188_declined_fix"): 2,
+            S(TEST_RETRY, "test_declined_card_is_not_retried"): 1,
+        },
+        (7,),
+        (RETRY, TEST_GATEWAY, TEST_RETRY),
+    ),
+    _q(
+        "v19-coupled-05",
+        "coupled",
+        "Our load test shows nginx holding thousands of upstream connections open while the card "
+        "processor is slow, so I'm thinking of letting nginx give up on the upstream after 10 s "
+        "(deploy/nginx/api.conf). Historically, what else has that config shared commits with?",
+        {
+            S(SETTINGS, "Settings"): 3,
+            C("inc2689_nginx_timeout"): 2,
+            S(RETRY, "RetryPolicy"): 1,
+        },
+        (14,),
+        (SETTINGS,),
+    ),
+    _q(
+        "v19-coupled-06",
+        "coupled",
+        "Adding DELETE /orders/{id} to backend/api/orders.py so customers can cancel before "
+        "shipping. Going by history, which modules got edited with the order endpoints file?",
+        {
+            S(SERVICE, "OrderService.cancel_order"): 3,
+            S(ERRORS, "ApiError"): 2,
+            S(SCHEMAS, "OrderOut"): 2,
+            S(WEB_ORDERS, "fetchOrder"): 1,
+        },
+        (),
+        (SERVICE, ERRORS, SCHEMAS, WEB_ORDERS),
+    ),
+    _q(
+        "v19-coupled-07",
+        "coupled",
+        "Gift cards must never be discounted, so promotions get an excluded_skus list in "
+        "backend/promotions/rules.py. In past commits, what usually accompanied rules.py: tests, "
+        "migrations, UI?",
+        {
+            F(TEST_PROMOTIONS): 3,
+            F(MIGRATION_PROMO_MIN): 2,
+            C("promo_min_subtotal"): 2,
+            F(MIGRATION_PROMOTIONS): 1,
+            S(RULES, "Promotion"): 1,
+        },
+        (),
+        (TEST_PROMOTIONS, MIGRATION_PROMO_MIN, MIGRATION_PROMOTIONS),
+    ),
+    _q(
+        "v19-coupled-08",
+        "coupled",
+        "To stop every promo entry expiring in the same second after a deploy, TTLCache.set "
+        "should add a little random spread to each ttl. Which files tend to share commits with "
+        "backend/core/ttl_cache.py?",
+        {
+            F(TEST_CACHE): 3,
+            S(CODES, "lookup_code"): 2,
+            C("cache_stats"): 2,
+            S(SETTINGS, "Settings"): 1,
+            S(CACHE, "TTLCache.set"): 1,
+        },
+        (),
+        (TEST_CACHE, CODES, SETTINGS),
+    ),
+    _q(
+        "v19-coupled-09",
+        "coupled",
+        "Finance now wants tax_cents in the nightly Go export as well. Which files had to change "
+        "together with worker/internal/export/csv.go the previous times its columns moved?",
+        {
+            S(CSV_PY, "order_row"): 3,
+            C("export_columns"): 2,
+            F(TEST_CSV_PY): 2,
+            S(CSV_GO, "Order"): 1,
+        },
+        (),
+        (CSV_PY, TEST_CSV_PY),
+    ),
+    _q(
+        "v19-coupled-10",
+        "coupled",
+        "refreshNow should report a failed refresh to our error tracker before the user is signed "
+        "out. Which files has web/src/auth/session.ts typically shared commits with?",
+        {
+            S(WEB_CLIENT, "request"): 3,
+            C("web_http_rename"): 2,
+            C("refresh_tokens"): 2,
+            S(REFRESH, "rotate_refresh_token"): 1,
+        },
+        (),
+        (REFRESH, WEB_CLIENT, TOKENS),
+    ),
+    # exact
+    _q(
+        "v19-exact-01",
+        "exact",
+        "A rotated token came back: someone else holds a copy",
+        {
+            S(REFRESH, "rotate_refresh_token"): 3,
+            C("inc2744_refresh_reuse"): 2,
+            S(TEST_REFRESH, "test_reuse_revokes_the_whole_family"): 1,
+        },
+        (11,),
+    ),
+    _q(
+        "v19-exact-02",
+        "exact",
+        "Must outlast four gateway attempts of GATEWAY_TIMEOUT_SECONDS",
+        {
+            F(NGINX): 3,
+            C("inc2689_nginx_timeout"): 2,
+            S(SETTINGS, "Settings"): 1,
+        },
+        (14,),
+    ),
+    _q(
+        "v19-exact-03",
+        "exact",
+        'json.dumps({"t": created_at.isoformat(), "id": order_id})',
+        {
+            S(ORDERS_API, "encode_cursor"): 3,
+            S(ORDERS_API, "decode_cursor"): 2,
+            C("inc2801_pagination"): 2,
+            S(TEST_ORDERS_API, "test_cursor_round_trip_keeps_the_tie_breaker"): 1,
+        },
+        (13,),
+    ),
+    _q(
+        "v19-exact-04",
+        "exact",
+        "a timeout does not mean the charge failed, only that we never saw the answer",
+        {
+            F(RETRY): 3,
+            S(RETRY, "charge_with_retry"): 2,
+            C("inc2407_idempotency_retry"): 2,
+            S(GATEWAY, "GatewayTimeout"): 1,
+        },
+        (0, 16),
+    ),
+    _q(
+        "v19-exact-05",
+        "exact",
+        "20% + 15% gave 35% off",
+        {
+            S(RULES, "apply_promotions"): 3,
+            C("inc2655_promo_stacking"): 2,
+            S(TEST_PROMOTIONS, "test_percentage_codes_do_not_stack"): 2,
+        },
+        (8,),
+    ),
+    _q(
+        "v19-exact-06",
+        "exact",
+        "where is the Redemption dataclass defined?",
+        {
+            S(RULES, "Redemption"): 3,
+            S(CSV_PY, "export_promotions_csv"): 2,
+            C("promotions_export"): 1,
+        },
+    ),
+    _q(
+        "v19-exact-07",
+        "exact",
+        "endSession",
+        {
+            S(SESSION, "endSession"): 3,
+            S(WEB_CLIENT, "setAccessToken"): 2,
+            S(SESSION, "startSession"): 1,
+        },
+    ),
+    _q(
+        "v19-exact-08",
+        "exact",
+        "createOrder (web client)",
+        {
+            S(WEB_ORDERS, "createOrder"): 3,
+            S(WEB_ORDERS, "OrderDraft"): 2,
+            S(ORDERS_API, "create_order"): 1,
+        },
+    ),
+    _q(
+        "v19-exact-09",
+        "exact",
+        "LookupCharge",
+        {
+            S(RECONCILE, "Gateway"): 3,
+            S(RECONCILE, "Reconcile"): 2,
+            S(RECONCILE_TEST, "fakeGateway.LookupCharge"): 2,
+        },
+        (),
+        (),
+        "worker/**",
+    ),
+    _q(
+        "v19-exact-10",
+        "exact",
+        "IdempotencyStore.remember",
+        {
+            S(IDEMPOTENCY, "IdempotencyStore.remember"): 3,
+            S(SERVICE, "OrderService.place_order"): 2,
+            S(IDEMPOTENCY, "IdempotencyStore.lookup"): 1,
+        },
+    ),
+    # change
+    _q(
+        "v19-change-01",
+        "change",
+        "decodeExpiry in web/src/auth/session.ts should return the moment the server really "
+        "stops accepting the token, exp plus the 60 s skew allowance, so the session code plans "
+        "its refreshes around the true deadline and calls /auth/refresh less often.",
+        {
+            S(SESSION, "decodeExpiry"): 3,
+            S(SESSION, "shouldRefresh"): 2,
+            F(SESSION_TEST): 2,
+            C("inc2390_web_refresh_margin"): 1,
+        },
+        (15,),
+    ),
+    _q(
+        "v19-change-02",
+        "change",
+        "Ticket from the ledger team: values like -42.10 in the worker's end-of-day CSV come "
+        "through as strings since we prefix them with a quote. Carve '-' out of the formula "
+        "escaping in the Go exporter only; the Python download keeps its behaviour.",
+        {
+            S(CSV_GO, "escapeCell"): 3,
+            S(CSV_GO_TEST, "TestEscapeCellQuotesFormulaPrefixes"): 2,
+            C("inc2602_csv_injection"): 2,
+            S(CSV_GO, "formulaPrefixes"): 1,
+        },
+        (17,),
+    ),
+    _q(
+        "v19-change-03",
+        "change",
+        "Product ask for the spring relaunch: someone entering both SPRING20 and WELCOME15 should "
+        "get 35% off, with both codes on the receipt. Where does this change live?",
+        {
+            S(RULES, "apply_promotions"): 3,
+            S(TEST_PROMOTIONS, "test_percentage_codes_do_not_stack"): 2,
+            C("inc2655_promo_stacking"): 2,
+            S(BANNER, "stackingNotice"): 1,
+        },
+        (8,),
+    ),
+    _q(
+        "v19-change-04",
+        "change",
+        "Dashboards show people getting 429s on login at roughly 14 tries a minute when the "
+        "limit is set to 20. Drop the carry-over from the previous window so the limiter agrees "
+        "with the dashboard.",
+        {
+            S(LIMITER, "RateLimiter.allow"): 3,
+            S(LIMITER, "RateLimiter._estimate"): 2,
+            C("inc2458_sliding_window"): 2,
+            S(TEST_RATE_LIMITER, "test_burst_across_the_window_edge_is_limited"): 1,
+        },
+        (3,),
+    ),
+    _q(
+        "v19-change-05",
+        "change",
+        "Before I open a PR that takes `currency` out of OrderDTO (our web checkout only ever "
+        "bills in euros), tell me what still reads it and whether tsc will complain.",
+        {
+            S(WEB_ORDERS, "OrderDTO"): 3,
+            S(WEB_ORDERS, "orderTotalLabel"): 2,
+            S(ORDER_SUMMARY, "OrderSummary"): 2,
+            C("currency_support"): 1,
+            S(WEB_ORDERS, "parseOrderResponse"): 1,
+        },
+        (5,),
+    ),
+    _q(
+        "v19-change-06",
+        "change",
+        "Keep /auth/login at 20 POSTs a minute but let /orders take 60: the limit should be "
+        "configurable per route prefix.",
+        {
+            S(MIDDLEWARE, "rate_limit_middleware"): 3,
+            S(SETTINGS, "Settings"): 2,
+            S(LIMITER, "RateLimiter"): 2,
+            F(K8S_API): 1,
+        },
+    ),
+    _q(
+        "v19-change-07",
+        "change",
+        "Unknown promo codes get cached for the full 30 s like real ones. Let get_or_load take its "
+        "own ttl so a lookup that found nothing is only remembered for 5 seconds.",
+        {
+            S(CACHE, "TTLCache.get_or_load"): 3,
+            S(CACHE, "TTLCache.set"): 2,
+            S(CODES, "lookup_code"): 2,
+            S(TEST_CACHE, "test_get_or_load_calls_loader_once"): 1,
+        },
+    ),
+    _q(
+        "v19-change-08",
+        "change",
+        "The 'reconciled charge' log line should also carry the gateway's HTTP code and error "
+        "code, so on-call can read from the log alone what the gateway said about each order.",
+        {
+            S(RECONCILE, "Reconcile"): 3,
+            S(RECONCILE, "GatewayStatus"): 2,
+            C("worker_reconcile_logging"): 2,
+            S(RECONCILE, "Outcome.String"): 1,
+        },
+    ),
+    _q(
+        "v19-change-09",
+        "change",
+        "Percentage discounts are rounded down to the cent today. Finance wants half-up rounding "
+        "instead: 15% of 9.99 should come to 1.50, not 1.49.",
+        {
+            S(RULES, "discount_for"): 3,
+            S(TEST_PROMOTIONS, "test_percent_discount"): 2,
+            S(RULES, "apply_promotions"): 1,
+        },
+    ),
+    _q(
+        "v19-change-10",
+        "change",
+        "A successful POST /orders should also send a Location header pointing at "
+        "/orders/{id}, so partner integrations can follow it instead of building the URL "
+        "themselves.",
+        {
+            S(ORDERS_API, "create_order"): 3,
+            S(ORDERS_API, "get_order"): 2,
+            S(WEB_ORDERS, "createOrder"): 1,
+        },
+    ),
+)
+
 
 _ROWS: Mapping[str, tuple[_Row, ...]] = {
     "dev": _DEV,
@@ -11077,6 +11868,7 @@ _ROWS: Mapping[str, tuple[_Row, ...]] = {
     "heldout_v16": _HELDOUT_V16,
     "heldout_v17": _HELDOUT_V17,
     "heldout_v18": _HELDOUT_V18,
+    "heldout_v19": _HELDOUT_V19,
 }
 
 
