@@ -16,7 +16,9 @@ Invariants:
 - Query ids are unique across splits; ids and texts never change once a split is published.
 - Every target exists in the fixture (tests/test_fixture.py checks it against a built repo).
 - The held-out splits were written independently of dev (different wording, partly different
-  facts). Nothing is tuned on them, and no test executes their text
+  facts). Nothing is tuned on a held-out split before its first run; once it has been used to
+  diagnose a change it is retired, and only retired splits are learned from (the router's
+  reader: `router_model.TRAIN_SPLITS`). No test holds their text or runs retrieval on it
   (tests/test_dataset.py::test_no_test_file_contains_held_out_query_text).
 """
 

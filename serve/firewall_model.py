@@ -32,6 +32,7 @@ from typing import Any
 
 import numpy as np
 
+from ..store.adam import Adam
 from .firewall_views import fold_view
 
 BITS = 18
@@ -304,22 +305,16 @@ def train(
     dim = 1 << BITS
     w = np.zeros(dim)
     b = 0.0
-    m_w, v_w = np.zeros(dim), np.zeros(dim)
-    m_b = v_b = 0.0
-    beta1, beta2, eps = 0.9, 0.999, 1e-8
-    for t in range(1, steps + 1):
+    adam = Adam(rate, (dim,), ())
+    for _ in range(steps):
         z = np.bincount(rows, weights=w[idx] * vals, minlength=n_rows) + b
         p = 1.0 / (1.0 + np.exp(-np.clip(z, -30, 30)))
         r = (p - np.where(use, y, 0.0)) * cw
         g_w = np.bincount(idx, weights=r[rows] * vals, minlength=dim) + l2 * w
         g_b = float(r.sum())
-        m_w = beta1 * m_w + (1 - beta1) * g_w
-        v_w = beta2 * v_w + (1 - beta2) * g_w * g_w
-        m_b = beta1 * m_b + (1 - beta1) * g_b
-        v_b = beta2 * v_b + (1 - beta2) * g_b * g_b
-        c1, c2 = 1 - beta1**t, 1 - beta2**t
-        w -= rate * (m_w / c1) / (np.sqrt(v_w / c2) + eps)
-        b -= rate * (m_b / c1) / (np.sqrt(v_b / c2) + eps)
+        d_w, d_b = adam.step(g_w, g_b)
+        w -= d_w
+        b -= float(d_b)
     return w.astype(np.float32), b
 
 

@@ -23,7 +23,7 @@ identifier or path is that long. The other patterns avoid nested quantifiers.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import NamedTuple
@@ -635,13 +635,34 @@ def _pick(query: str, *, why_phrases: bool = True) -> tuple[str, str | None]:
     return first, None
 
 
+# a text of this many words or more is a sentence: when no cue pattern reads it, the learned
+# reader does; a shorter one without a cue is a bag of keywords and stays `general`
+SENTENCE_WORDS = 6
+
+
+def _read(
+    query: str, reader: Callable[[str, bool], Sequence[tuple[str, float]]] | None = None
+) -> tuple[str, str | None]:
+    """The class of `query` and its mixed second class: the cue patterns' pick, or, for a
+    sentence none of them reads, the class the learned reader (`router_model.read`, or another
+    model's `reader`) gives it. The reader and its weights load on the first such sentence."""
+    cls, mixed = _pick(query)
+    if cls == "general" and len(_WORD.findall(query)) >= SENTENCE_WORDS:
+        if reader is None:
+            from .router_model import read
+
+            reader = read
+        return reader(query, is_exact(query))[0][0], None
+    return cls, mixed
+
+
 def classify(
     query: str, commit_slots: dict[str, int] | None = None, *, adaptive: bool = True
 ) -> Route:
     query = route_text(query)
     named = named_identifiers(query)
     if adaptive:
-        cls, mixed = _pick(query)
+        cls, mixed = _read(query)
     else:
         cls, mixed = "general", None
     w_bm25, w_vec, w_graph, prefer = CLASSES[cls]

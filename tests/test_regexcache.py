@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from gitstrata.serve import firewall_lexicon, router
+from gitstrata.serve import firewall_lexicon, router, router_model
 from gitstrata.serve.firewall_rules import RULES
 from gitstrata.stages import intent, memory_sources, patch, spanrules, spans
 from gitstrata.stages.chunking import imports, rules, structural, treesitter, treesitter_clike
@@ -57,12 +57,12 @@ def texts() -> list[str]:
 
 def sources() -> list[tuple[str, int]]:
     """The patterns made through the cache: every firewall rule's and lexicon pattern's, the
-    query router's, the redactor's and the credential formats'."""
+    query router's and its learned reader's, the redactor's and the credential formats'."""
     found = [(rule.source, re.IGNORECASE | re.MULTILINE) for rule in RULES]
     for lazy in list(firewall_lexicon._MADE):
         source = lazy._source if isinstance(lazy._source, str) else lazy._source()
         found.append((source, lazy._flags))
-    for module in (router, redact, *STAGE_MODULES):
+    for module in (router, router_model, redact, *STAGE_MODULES):
         found += [(v.pattern, v.flags) for v in _patterns(vars(module))]
     found += [(pattern.pattern, pattern.flags) for _, _, pattern in TOKEN_FORMATS]
     return found
