@@ -5,7 +5,8 @@ of a split it was not trained on.
 and the retired held-out splits) and writes `serve/router_model.npz`; a test checks the shipped
 file equals a fresh run. Without `--write` it reports, for each split, the share of questions
 whose class is read right by the cue patterns alone, by the reader alone and by the router as it
-routes (the cue patterns, then the reader for a sentence they do not read), each reader trained
+routes (the cue patterns, then the reader when it is sure of a sentence they do not read), each
+reader trained
 leaving that split out. The cue patterns were written on the splits of `TRAIN_SPLITS`, so their
 share there is optimistic; the reader's is not.
 """

@@ -635,9 +635,14 @@ def _pick(query: str, *, why_phrases: bool = True) -> tuple[str, str | None]:
     return first, None
 
 
-# a text of this many words or more is a sentence: when no cue pattern reads it, the learned
-# reader does; a shorter one without a cue is a bag of keywords and stays `general`
+# a text of this many words of prose or more is a sentence: when no cue pattern reads it, the
+# learned reader may; a shorter one without a cue is a bag of keywords and stays `general`
 SENTENCE_WORDS = 6
+# words of prose: letters, not a piece of a name, a path, a version or a package spec
+_PROSE_WORD = compile_pattern(r"(?<![\w.@/~-])[A-Za-z][a-z']+(?![\w.@/~-])")
+# the reader's class is taken only when it gives it this probability or more; below it, the
+# question stays `general`, whose plain-list fusion was chosen on real histories
+READ_PROBABILITY = 0.7
 
 
 def _read(
@@ -645,14 +650,16 @@ def _read(
 ) -> tuple[str, str | None]:
     """The class of `query` and its mixed second class: the cue patterns' pick, or, for a
     sentence none of them reads, the class the learned reader (`router_model.read`, or another
-    model's `reader`) gives it. The reader and its weights load on the first such sentence."""
+    model's `reader`) is sure of. The reader and its weights load on the first such sentence."""
     cls, mixed = _pick(query)
-    if cls == "general" and len(_WORD.findall(query)) >= SENTENCE_WORDS:
+    if cls == "general" and len(_PROSE_WORD.findall(query)) >= SENTENCE_WORDS:
         if reader is None:
             from .router_model import read
 
             reader = read
-        return reader(query, is_exact(query))[0][0], None
+        first, p = reader(query, is_exact(query))[0]
+        if p >= READ_PROBABILITY:
+            return first, None
     return cls, mixed
 
 

@@ -77,6 +77,7 @@ def test_probabilities_sum_to_one_and_an_unknown_text_gets_the_bias() -> None:
     [
         "Why was the retry limit lowered to three?",  # a cue pattern reads it
         "token refresh",  # keywords: no cue, too short to read as a sentence
+        "deps: proxy-addr@~1.0.5 and serve-static@~1.8.1",  # names and versions are no prose
     ],
 )
 def test_the_reader_is_not_asked_when_the_cues_decide(query: str) -> None:
@@ -86,13 +87,18 @@ def test_the_reader_is_not_asked_when_the_cues_decide(query: str) -> None:
     assert router._read(query, reader) == router._pick(query)
 
 
-def test_a_sentence_no_cue_reads_gets_the_readers_class() -> None:
+def test_a_sentence_no_cue_reads_gets_the_readers_class_when_it_is_sure() -> None:
     query = "Two tabs in one browser send the same coupon at once: do both get the discount?"
     assert router._pick(query) == ("general", None)
+    asked = []
 
-    def reader(text: str, lookup: bool) -> list[tuple[str, float]]:
-        assert text == query and lookup is False
-        return [("symptom", 0.6), ("behavioral", 0.4)]
+    def sure(text: str, lookup: bool) -> list[tuple[str, float]]:
+        asked.append((text, lookup))
+        return [("symptom", router.READ_PROBABILITY), ("behavioral", 0.2)]
 
-    assert router._read(query, reader) == ("symptom", None)
-    assert router.classify(query).query_class in rm.CLASSES  # the shipped reader, never general
+    def unsure(text: str, lookup: bool) -> list[tuple[str, float]]:
+        return [("symptom", router.READ_PROBABILITY - 0.01), ("behavioral", 0.3)]
+
+    assert router._read(query, sure) == ("symptom", None)
+    assert asked == [(query, False)]
+    assert router._read(query, unsure) == ("general", None)
