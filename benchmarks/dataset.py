@@ -67,6 +67,7 @@ SPLITS: tuple[str, ...] = (
     "heldout_v17",
     "heldout_v18",
     "heldout_v19",
+    "heldout_v20",
 )
 HELDOUT_SPLITS: tuple[str, ...] = (
     "heldout_v1",
@@ -88,6 +89,7 @@ HELDOUT_SPLITS: tuple[str, ...] = (
     "heldout_v17",
     "heldout_v18",
     "heldout_v19",
+    "heldout_v20",
 )
 
 
@@ -11850,6 +11852,766 @@ _HELDOUT_V19: tuple[_Row, ...] = (
 )
 
 
+# --- held-out v20: written from the fixture's files, commit history and recorded failures before
+# the change it evaluates, without running retrieval on it; report it, never tune on it ----------
+
+_HELDOUT_V20: tuple[_Row, ...] = (
+    # causal
+    _q(
+        "v20-causal-01",
+        "causal",
+        "escape_cell quotes text that begins with a plus or a minus, not just '='. Was that a "
+        "deliberate call, and which incident pushed it? Looks like overkill for a finance export.",
+        {
+            C("inc2602_csv_injection"): 3,
+            S(CSV_PY, "escape_cell"): 2,
+            S(TEST_CSV_PY, "test_formula_prefixes_are_quoted"): 2,
+            F(CSV_PY): 1,
+        },
+        (9,),
+    ),
+    _q(
+        "v20-causal-02",
+        "causal",
+        "history of the currency field on the web OrderDTO: why is it there when the storefront "
+        "only sells in euros?",
+        {
+            C("currency_support"): 3,
+            S(WEB_ORDERS, "OrderDTO"): 2,
+            S(ORDER_SUMMARY, "OrderSummary"): 2,
+            S(WEB_ORDERS, "orderTotalLabel"): 1,
+        },
+        (5,),
+    ),
+    _q(
+        "v20-causal-03",
+        "causal",
+        "Who decided that POST /orders keys are kept two full days? 24h would halve the table. "
+        "Is there a story behind RECORD_TTL?",
+        {
+            C("inc2472_idempotency_ttl"): 3,
+            F(IDEMPOTENCY): 2,
+            S(OFFLINE, "MAX_REPLAY_AGE_MS"): 2,
+            F(ADR_IDEMPOTENCY): 1,
+        },
+        (10,),
+    ),
+    _q(
+        "v20-causal-04",
+        "causal",
+        "PR review question: our proxy waits 45 seconds for the API before giving up, which feels "
+        "huge for a shop. What's the reasoning, and what happened when it was shorter?",
+        {
+            C("inc2689_nginx_timeout"): 3,
+            F(NGINX): 2,
+            S(SETTINGS, "Settings"): 2,
+            S(RETRY, "RetryPolicy"): 1,
+        },
+        (14,),
+    ),
+    _q(
+        "v20-causal-05",
+        "causal",
+        "Reviewing retry.py: the key sent to the gateway is computed once, above the attempt "
+        "loop, from the order id. Couldn't every attempt simply get its own random key? What "
+        "incident is behind this?",
+        {
+            C("inc2407_idempotency_retry"): 3,
+            S(RETRY, "charge_with_retry"): 2,
+            F(ADR_IDEMPOTENCY): 2,
+            S(TEST_RETRY, "test_retry_does_not_double_charge"): 1,
+        },
+        (0, 16),
+    ),
+    _q(
+        "v20-causal-06",
+        "causal",
+        "Why does RefreshTokenStore keep only sha256 hashes of refresh tokens rather than the "
+        "raw strings?",
+        {
+            S(REFRESH, "_digest"): 3,
+            C("refresh_tokens"): 2,
+            S(REFRESH, "RefreshTokenStore"): 1,
+        },
+    ),
+    _q(
+        "v20-causal-07",
+        "causal",
+        "Two partial refunds of 10 EUR on one order: how could their gateway keys ever have "
+        "collided, and which review changed refunds.py so they don't?",
+        {
+            C("review_comments_refunds"): 3,
+            S(REFUNDS, "issue_refund"): 2,
+            C("refunds_partial"): 1,
+        },
+    ),
+    _q(
+        "v20-causal-08",
+        "causal",
+        "rate limiting middleware lets every GET through untouched and only counts POSTs to "
+        "login, refresh and orders. reason?",
+        {
+            S(MIDDLEWARE, "rate_limit_middleware"): 3,
+            C("rate_limiter"): 2,
+            S(LIMITER, "RateLimiter"): 1,
+        },
+    ),
+    _q(
+        "v20-causal-09",
+        "causal",
+        "Access tokens used to last an hour and now expire after 15 minutes. What prompted the "
+        "shorter lifetime, and did the browser's refresh timing change with it?",
+        {
+            C("access_ttl_15m"): 3,
+            F(TOKENS): 2,
+            S(TOKENS, "issue_token"): 2,
+            S(SESSION, "REFRESH_MARGIN_MS"): 1,
+        },
+    ),
+    _q(
+        "v20-causal-10",
+        "causal",
+        "What made us add the items_not_empty validator to OrderCreate? Did an empty basket "
+        "actually get through to payment at some point?",
+        {
+            C("schemas_validation"): 3,
+            S(SCHEMAS, "OrderCreate.items_not_empty"): 2,
+            S(SCHEMAS, "OrderCreate"): 1,
+        },
+    ),
+    # behavioral
+    _q(
+        "v20-behavioral-01",
+        "behavioral",
+        "validate_token with an nbf 30 seconds in the future, i.e. issued by a pod whose clock "
+        "runs ahead: accepted, or ERR_TOKEN_NOT_YET_VALID?",
+        {
+            S(TOKENS, "validate_token"): 3,
+            S(TEST_TOKENS, "test_token_from_a_pod_with_a_fast_clock_is_accepted"): 2,
+            C("inc2291_clock_skew"): 2,
+            S(TOKENS, "issue_token"): 1,
+        },
+        (1,),
+    ),
+    _q(
+        "v20-behavioral-02",
+        "behavioral",
+        "The worker pulls 50 jobs per fetch. How many of those handlers actually execute at the "
+        "same moment inside one pod, and where is that number set?",
+        {
+            S(RUNNER, "Runner.processBatch"): 3,
+            S(WORKER_MAIN, "main"): 2,
+            S(RUNNER_TEST, "TestProcessBatchRespectsMaxInFlight"): 2,
+            C("worker_inflight_comment"): 1,
+        },
+        (6,),
+    ),
+    _q(
+        "v20-behavioral-03",
+        "behavioral",
+        "Two orders imported in the same millisecond, and the page break of GET /orders lands "
+        "between them. Does the second one appear at the top of the next page?",
+        {
+            S(ORDERS_API, "list_orders"): 3,
+            S(REPOSITORY, "OrderRepository.list_before"): 2,
+            C("inc2801_pagination"): 2,
+            S(ORDERS_API, "encode_cursor"): 1,
+        },
+        (13,),
+    ),
+    _q(
+        "v20-behavioral-04",
+        "behavioral",
+        "gateway answers 503 to the first charge call: what does the payment code do next, how "
+        "long does it sleep, and is the Idempotency-Key header on the second call the same one?",
+        {
+            S(RETRY, "charge_with_retry"): 3,
+            S(RETRY, "RetryPolicy.delays"): 2,
+            S(GATEWAY, "classify_response"): 1,
+            C("inc2407_idempotency_retry"): 1,
+        },
+        (0, 16),
+    ),
+    _q(
+        "v20-behavioral-05",
+        "behavioral",
+        "If a web access token's exp is 12:15:00, at what time does session.ts fire /auth/refresh? "
+        "Does it count the minute of grace the backend allows?",
+        {
+            S(SESSION, "shouldRefresh"): 3,
+            S(SESSION, "scheduleRefresh"): 2,
+            F(SESSION_TEST): 2,
+            C("inc2390_web_refresh_margin"): 1,
+        },
+        (15,),
+    ),
+    _q(
+        "v20-behavioral-06",
+        "behavioral",
+        "export_promotions_csv: what columns come out, in which order, and is the order id "
+        "escaped as well as the code?",
+        {
+            S(CSV_PY, "export_promotions_csv"): 3,
+            S(RULES, "Redemption"): 2,
+            S(TEST_CSV_PY, "test_promotions_export_escapes_partner_codes"): 1,
+        },
+    ),
+    _q(
+        "v20-behavioral-07",
+        "behavioral",
+        "What does IdempotencyStore.purge_expired hand back to the caller, and are records that "
+        "expire exactly now counted as gone?",
+        {
+            S(IDEMPOTENCY, "IdempotencyStore.purge_expired"): 3,
+            S(TEST_IDEMPOTENCY, "test_records_expire"): 2,
+            C("idempotency_store"): 1,
+        },
+    ),
+    _q(
+        "v20-behavioral-08",
+        "behavioral",
+        "In the nightly reconciliation run, which charges get picked up (what is grace for), and "
+        "what happens to the remaining charges if MarkOutcome returns an error for one order?",
+        {
+            S(RECONCILE, "Reconcile"): 3,
+            S(RECONCILE, "Store"): 2,
+            C("worker_reconcile"): 1,
+        },
+        (),
+        (),
+        "worker/**",
+    ),
+    _q(
+        "v20-behavioral-09",
+        "behavioral",
+        "Once the promotion cache already holds its 4096 entries, which entry is dropped when a "
+        "new code gets stored?",
+        {
+            S(CACHE, "TTLCache.set"): 3,
+            S(TEST_CACHE, "test_least_recently_used_is_evicted"): 2,
+            S(CODES, "lookup_code"): 1,
+        },
+    ),
+    _q(
+        "v20-behavioral-10",
+        "behavioral",
+        "how does verify_webhook_signature treat a header stamped ten minutes ago, or one "
+        "missing the t= part?",
+        {
+            S(WEBHOOKS, "verify_webhook_signature"): 3,
+            S(TEST_WEBHOOKS, "test_stale_timestamp_is_rejected"): 2,
+            C("webhooks"): 1,
+        },
+    ),
+    # symptom
+    _q(
+        "v20-symptom-01",
+        "symptom",
+        "Ticket #4471: customer's bank shows the same amount taken twice for one purchase. She "
+        "says the pay button kept spinning for ages before the confirmation finally appeared.",
+        {
+            S(RETRY, "charge_with_retry"): 3,
+            C("inc2407_idempotency_retry"): 2,
+            S(TEST_RETRY, "test_retry_does_not_double_charge"): 2,
+            F(RUNBOOK): 1,
+        },
+        (0, 16),
+    ),
+    _q(
+        "v20-symptom-02",
+        "symptom",
+        "Shoppers get 'too many requests' at checkout although our dashboard shows they made "
+        "only about fifteen attempts in the last minute, well below the allowed twenty.",
+        {
+            S(LIMITER, "RateLimiter._estimate"): 3,
+            S(LIMITER, "RateLimiter.allow"): 2,
+            C("inc2458_sliding_window"): 2,
+            S(TEST_RATE_LIMITER, "test_burst_across_the_window_edge_is_limited"): 1,
+        },
+        (3,),
+    ),
+    _q(
+        "v20-symptom-03",
+        "symptom",
+        "After last night's outage at the card processor, several orders were cancelled by the "
+        "morning even though the customers' money had clearly been taken.",
+        {
+            S(RECONCILE, "classifyGatewayStatus"): 3,
+            C("inc2710_reconcile_timeout"): 2,
+            S(RECONCILE_TEST, "TestTimeoutStaysPending"): 2,
+            S(RECONCILE, "Reconcile"): 1,
+        },
+        (12,),
+    ),
+    _q(
+        "v20-symptom-04",
+        "symptom",
+        "complaint: entered WELCOME10 and our 25% spring voucher, the page accepted both, but "
+        "the receipt only has the bigger discount. customer feels cheated",
+        {
+            S(RULES, "apply_promotions"): 3,
+            C("inc2655_promo_stacking"): 2,
+            S(BANNER, "stackingNotice"): 2,
+            S(TEST_PROMOTIONS, "test_percentage_codes_do_not_stack"): 1,
+        },
+        (8,),
+    ),
+    _q(
+        "v20-symptom-05",
+        "symptom",
+        "In the overnight file for accounting, adjustment notes like '-12.50 goodwill' arrive "
+        "with an apostrophe in front, so their import tool can't read the figure.",
+        {
+            S(CSV_GO, "escapeCell"): 3,
+            C("inc2602_csv_injection"): 2,
+            S(CSV_GO_TEST, "TestEscapeCellQuotesFormulaPrefixes"): 2,
+            S(CSV_GO, "WriteOrdersCSV"): 1,
+        },
+        (17,),
+    ),
+    _q(
+        "v20-symptom-06",
+        "symptom",
+        "Marketing creates a brand-new discount code, tries it straight away on the site and is "
+        "told it's invalid; half a minute later the same code works.",
+        {
+            S(CODES, "lookup_code"): 3,
+            S(CACHE, "TTLCache.get_or_load"): 2,
+            C("ttl_cache"): 1,
+        },
+    ),
+    _q(
+        "v20-symptom-07",
+        "symptom",
+        "Our midnight flash sale in Sweden only started honouring its code around one in the "
+        "morning, and the first hour of buyers paid full price.",
+        {
+            C("promo_expiry_tz"): 3,
+            S(RULES, "_as_shop_time"): 2,
+            S(RULES, "is_active"): 2,
+            S(TEST_PROMOTIONS, "test_naive_campaign_bounds_are_shop_local_time"): 1,
+        },
+    ),
+    _q(
+        "v20-symptom-08",
+        "symptom",
+        "Finance: the spreadsheet we download from admin has no column at all for the sales tax "
+        "charged on American orders, so we rebuild it by hand every month.",
+        {
+            S(CSV_PY, "order_row"): 3,
+            S(CSV_PY, "export_orders_csv"): 2,
+            C("export_columns"): 2,
+            C("order_tax_field"): 1,
+        },
+    ),
+    _q(
+        "v20-symptom-09",
+        "symptom",
+        "People who come back after about a month away must type their password again, although "
+        "they never signed out.",
+        {
+            F(REFRESH): 3,
+            S(REFRESH, "rotate_refresh_token"): 2,
+            S(REFRESH, "start_session"): 2,
+            C("refresh_tokens"): 1,
+        },
+    ),
+    _q(
+        "v20-symptom-10",
+        "symptom",
+        "Ops noticed that right after each rollout of the background service, a handful of "
+        "shoppers get two identical 'thanks for your order' mails minutes apart.",
+        {
+            C("worker_shutdown"): 3,
+            S(RUNNER, "Runner.processBatch"): 2,
+            S(RUNNER, "Runner.Run"): 2,
+            F(K8S_WORKER): 1,
+        },
+    ),
+    # coupled
+    _q(
+        "v20-coupled-01",
+        "coupled",
+        "Security wants the clock-skew allowance in backend/auth/tokens.py cut from 60 s to 10 s. "
+        "What else has tokens.py usually been committed with?",
+        {
+            S(TEST_TOKENS, "test_clock_skew_grace_after_expiry"): 3,
+            S(SESSION, "CLOCK_SKEW_MS"): 2,
+            C("inc2291_clock_skew"): 2,
+            S(SESSION, "shouldRefresh"): 1,
+        },
+        (1,),
+        (TEST_TOKENS, SESSION),
+    ),
+    _q(
+        "v20-coupled-02",
+        "coupled",
+        "co-change partners of runner.go in the Go worker? planning to spawn goroutines freely, "
+        "one each, and delete the sem channel",
+        {
+            S(RUNNER_TEST, "TestProcessBatchRespectsMaxInFlight"): 3,
+            F(K8S_WORKER): 2,
+            C("worker_inflight_comment"): 2,
+            S(WORKER_MAIN, "main"): 1,
+        },
+        (6,),
+        (RUNNER_TEST, K8S_WORKER, WORKER_MAIN),
+    ),
+    _q(
+        "v20-coupled-03",
+        "coupled",
+        "I'm narrowing the formula check in backend/export/csv_export.py to cells starting with "
+        "'=' only. Which files have moved in lockstep with it before?",
+        {
+            S(CSV_GO, "escapeCell"): 3,
+            S(TEST_CSV_PY, "test_formula_prefixes_are_quoted"): 2,
+            C("inc2602_csv_injection"): 2,
+            S(CSV_GO_TEST, "TestEscapeCellQuotesFormulaPrefixes"): 1,
+        },
+        (9,),
+        (CSV_GO, TEST_CSV_PY, CSV_GO_TEST),
+    ),
+    _q(
+        "v20-coupled-04",
+        "coupled",
+        "If rotate_refresh_token stops revoking the family when an old token reappears, what "
+        "files besides backend/auth/refresh.py usually need touching?",
+        {
+            S(TEST_REFRESH, "test_reuse_revokes_the_whole_family"): 3,
+            F(MIGRATION_REVOCATIONS): 2,
+            C("inc2744_refresh_reuse"): 2,
+            F(ERRORS): 1,
+        },
+        (11,),
+        (TEST_REFRESH, MIGRATION_REVOCATIONS, ERRORS),
+    ),
+    _q(
+        "v20-coupled-05",
+        "coupled",
+        "Shortening the order-history cursor so it only carries created_at. What changed "
+        "alongside encode_cursor in backend/api/orders.py in earlier commits?",
+        {
+            S(REPOSITORY, "OrderRepository.list_before"): 3,
+            F(MIGRATION_ORDERS_INDEX): 2,
+            S(TEST_ORDERS_API, "test_cursor_round_trip_keeps_the_tie_breaker"): 2,
+            C("inc2801_pagination"): 1,
+        },
+        (13,),
+        (REPOSITORY, MIGRATION_ORDERS_INDEX, TEST_ORDERS_API),
+    ),
+    _q(
+        "v20-coupled-06",
+        "coupled",
+        "GatewayClient.refund is getting a reason argument that ends up on the gateway's refund "
+        "record. When refunds first landed, which files changed with backend/payments/gateway.py?",
+        {
+            S(REFUNDS, "issue_refund"): 3,
+            F(MIGRATION_REFUNDS): 2,
+            C("refunds_partial"): 2,
+            S(GATEWAY, "GatewayClient.refund"): 1,
+        },
+        (),
+        (REFUNDS, MIGRATION_REFUNDS),
+    ),
+    _q(
+        "v20-coupled-07",
+        "coupled",
+        "We want a fourth promotion kind, buy-one-get-one. Besides the Literal in rules.py, what "
+        "has historically been updated with promotion kinds: banner text, SQL, tests?",
+        {
+            S(BANNER, "BannerPromotion"): 3,
+            F(MIGRATION_PROMOTIONS): 2,
+            F(TEST_PROMOTIONS): 2,
+            S(BANNER, "renderPromoBanner"): 1,
+            S(RULES, "discount_for"): 1,
+        },
+        (),
+        (BANNER, MIGRATION_PROMOTIONS, TEST_PROMOTIONS),
+    ),
+    _q(
+        "v20-coupled-08",
+        "coupled",
+        "Orders are getting a gift_message field. When a field was added to the order payload "
+        "before, what moved along with the app's orderParser.ts?",
+        {
+            S(MOBILE_MODELS, "Order"): 3,
+            S(SCHEMAS, "OrderOut"): 2,
+            C("delivery_window"): 2,
+            S(WEB_ORDERS, "OrderDTO"): 1,
+        },
+        (),
+        (MOBILE_MODELS, SCHEMAS, WEB_ORDERS),
+    ),
+    _q(
+        "v20-coupled-09",
+        "coupled",
+        "renaming the env var RATE_LIMIT_PER_MINUTE to API_RATE_LIMIT -- what goes with "
+        "backend/config/settings.py in the same commit?",
+        {
+            F(K8S_API): 3,
+            C("settings_rate_limits"): 2,
+            S(SETTINGS, "get_settings"): 2,
+            S(MIDDLEWARE, "rate_limit_middleware"): 1,
+        },
+        (),
+        (K8S_API, MIDDLEWARE),
+    ),
+    _q(
+        "v20-coupled-10",
+        "coupled",
+        "I'm about to emit a metric for each result of the Go reconciler. Going by git history, "
+        "what tends to be touched along with reconcile.go?",
+        {
+            S(RECONCILE_TEST, "TestSettledAndMismatch"): 3,
+            S(GATEWAY, "GatewayTimeout"): 2,
+            C("worker_reconcile_logging"): 2,
+            S(JOB_METRICS, "Metrics"): 1,
+        },
+        (),
+        (RECONCILE_TEST, GATEWAY),
+    ),
+    # exact
+    _q(
+        "v20-exact-01",
+        "exact",
+        "get() reorders the LRU list and may delete an expired entry",
+        {
+            F(CACHE): 3,
+            S(CACHE, "TTLCache.get"): 2,
+            C("cache_perf_revert"): 2,
+            C("cache_race_test"): 1,
+        },
+        (2,),
+    ),
+    _q(
+        "v20-exact-02",
+        "exact",
+        "converting to major units and back produced totals one cent off",
+        {
+            S(PARSER, "parseMoney"): 3,
+            C("inc2333_mobile_cents"): 2,
+            F(PARSER_TEST): 2,
+            F(ADR_CENTS): 1,
+        },
+        (4,),
+    ),
+    _q(
+        "v20-exact-03",
+        "exact",
+        "the client never relies on that grace",
+        {
+            F(SESSION): 3,
+            S(SESSION, "shouldRefresh"): 2,
+            F(SESSION_TEST): 2,
+            C("inc2390_web_refresh_margin"): 1,
+        },
+        (15,),
+    ),
+    _q(
+        "v20-exact-04",
+        "exact",
+        "a replay that finds no record becomes a second order",
+        {
+            F(IDEMPOTENCY): 3,
+            C("inc2472_idempotency_ttl"): 2,
+            S(TEST_IDEMPOTENCY, "test_default_ttl_outlives_offline_replays"): 2,
+            S(OFFLINE, "MAX_REPLAY_AGE_MS"): 1,
+        },
+        (10,),
+    ),
+    _q(
+        "v20-exact-05",
+        "exact",
+        "Marking it failed cancelled orders whose money had been captured",
+        {
+            S(RECONCILE, "classifyGatewayStatus"): 3,
+            C("inc2710_reconcile_timeout"): 2,
+            S(RECONCILE_TEST, "TestTimeoutStaysPending"): 2,
+            S(RECONCILE, "Reconcile"): 1,
+        },
+        (12,),
+    ),
+    _q(
+        "v20-exact-06",
+        "exact",
+        "ttl must be positive",
+        {
+            S(CACHE, "TTLCache.__init__"): 3,
+            S(CACHE, "TTLCache"): 2,
+            C("ttl_cache"): 1,
+        },
+    ),
+    _q(
+        "v20-exact-07",
+        "exact",
+        "RateLimiter.retry_after",
+        {
+            S(LIMITER, "RateLimiter.retry_after"): 3,
+            S(MIDDLEWARE, "rate_limit_middleware"): 2,
+            S(TEST_RATE_LIMITER, "test_retry_after_points_to_the_next_window"): 2,
+        },
+    ),
+    _q(
+        "v20-exact-08",
+        "exact",
+        "urllib.error.HTTPError exc.read()",
+        {
+            S(GATEWAY, "GatewayClient._post"): 3,
+            S(GATEWAY, "_parse_body"): 2,
+            S(GATEWAY, "GatewayClient"): 1,
+        },
+    ),
+    _q(
+        "v20-exact-09",
+        "exact",
+        "cw.Flush() then cw.Error()",
+        {
+            S(CSV_GO, "WriteOrdersCSV"): 3,
+            S(CSV_GO_TEST, "TestWriteOrdersCSVEscapesNotes"): 2,
+            S(CSV_GO, "Order"): 1,
+        },
+        (),
+        (),
+        "worker/**",
+    ),
+    _q(
+        "v20-exact-10",
+        "exact",
+        "ERR_ORDER_NOT_CANCELLABLE",
+        {
+            S(SERVICE, "OrderService.cancel_order"): 3,
+            F(ERRORS): 2,
+            S(MODELS, "Order.can_cancel"): 2,
+        },
+    ),
+    # change
+    _q(
+        "v20-change-01",
+        "change",
+        "Perf task: TTLCache.get should skip the RLock when the key is present and still fresh; "
+        "the profiler shows promo lookups queueing on it at peak. Only expired entries would "
+        "take the lock.",
+        {
+            S(CACHE, "TTLCache.get"): 3,
+            C("cache_perf_revert"): 2,
+            S(TEST_CACHE, "test_concurrent_get_and_eviction_do_not_raise"): 2,
+            C("cache_perf_lockfree"): 1,
+        },
+        (2,),
+    ),
+    _q(
+        "v20-change-02",
+        "change",
+        "Task for the app: when a cached payload has total_cents as a decimal like 59.97, "
+        "convert it in mobile/src/parsers/orderParser.ts rather than throwing, so old offline "
+        "caches still open.",
+        {
+            S(PARSER, "parseMoney"): 3,
+            F(PARSER_TEST): 2,
+            C("inc2333_mobile_cents"): 2,
+            F(ADR_CENTS): 1,
+        },
+        (4,),
+    ),
+    _q(
+        "v20-change-03",
+        "change",
+        "The processor's own rate limiter sometimes sends us HTTP 429. Make that count as a "
+        "transient failure so the charge loop backs off and tries again.",
+        {
+            S(GATEWAY, "classify_response"): 3,
+            S(TEST_GATEWAY, "test_other_client_errors_are_not_retried"): 2,
+            C("inc2188_declined_fix"): 2,
+            S(RETRY, "charge_with_retry"): 1,
+        },
+        (7,),
+    ),
+    _q(
+        "v20-change-04",
+        "change",
+        "Support wants fewer forced sign-outs. Proposal: a refresh token that was rotated "
+        "already and comes back should just fail on its own; the newest token of that family "
+        "keeps working.",
+        {
+            S(REFRESH, "rotate_refresh_token"): 3,
+            S(TEST_REFRESH, "test_reuse_revokes_the_whole_family"): 2,
+            C("inc2744_refresh_reuse"): 2,
+            S(REFRESH, "RefreshTokenStore.revoke_family"): 1,
+        },
+        (11,),
+    ),
+    _q(
+        "v20-change-05",
+        "change",
+        "set proxy_read_timeout to 15s in deploy/nginx/api.conf so mobile clients stop waiting "
+        "forever on a stuck checkout",
+        {
+            F(NGINX): 3,
+            C("inc2689_nginx_timeout"): 2,
+            S(SETTINGS, "Settings"): 2,
+            S(RETRY, "RetryPolicy"): 1,
+        },
+        (14,),
+    ),
+    _q(
+        "v20-change-06",
+        "change",
+        "Make the retry warning in backend/payments/retry.py mention the backoff it is about to "
+        "sleep and the gateway's HTTP status, so on-call sees both in one line.",
+        {
+            S(RETRY, "charge_with_retry"): 3,
+            S(GATEWAY, "GatewayError"): 2,
+            S(TEST_RETRY, "test_retries_timeouts_then_succeeds"): 1,
+        },
+    ),
+    _q(
+        "v20-change-07",
+        "change",
+        "Add an aud claim to the access tokens we issue, and have validation refuse a token "
+        "minted for another audience (the partner API will get its own).",
+        {
+            S(TOKENS, "issue_token"): 3,
+            S(TOKENS, "validate_token"): 2,
+            S(TEST_TOKENS, "test_round_trip"): 1,
+        },
+    ),
+    _q(
+        "v20-change-08",
+        "change",
+        "The browser's order history wants 50 orders per screen. Give listOrders a size "
+        "argument and forward it as the limit query parameter.",
+        {
+            S(WEB_ORDERS, "listOrders"): 3,
+            S(ORDERS_API, "list_orders"): 2,
+            S(WEB_ORDERS, "OrderPageDTO"): 1,
+        },
+    ),
+    _q(
+        "v20-change-09",
+        "change",
+        "Jobs of an unregistered kind are requeued over and over. I'd rather park them in a "
+        "dead-letter state after the first failure. Which code do I edit?",
+        {
+            S(RUNNER, "Runner.handle"): 3,
+            S(RUNNER_TEST, "TestUnknownKindIsRetried"): 2,
+            S(QUEUE, "PostgresQueue.Retry"): 2,
+            S(HANDLERS, "DefaultHandlers"): 1,
+        },
+    ),
+    _q(
+        "v20-change-10",
+        "change",
+        "Cap fixed-amount vouchers at half of the basket subtotal, so a 20-euro voucher on a "
+        "30-euro basket only takes 15 off.",
+        {
+            S(RULES, "discount_for"): 3,
+            S(TEST_PROMOTIONS, "test_fixed_discount_never_exceeds_subtotal"): 2,
+            S(RULES, "Promotion"): 1,
+        },
+    ),
+)
+
+
 _ROWS: Mapping[str, tuple[_Row, ...]] = {
     "dev": _DEV,
     "heldout_v1": _HELDOUT_V1,
@@ -11871,6 +12633,7 @@ _ROWS: Mapping[str, tuple[_Row, ...]] = {
     "heldout_v17": _HELDOUT_V17,
     "heldout_v18": _HELDOUT_V18,
     "heldout_v19": _HELDOUT_V19,
+    "heldout_v20": _HELDOUT_V20,
 }
 
 

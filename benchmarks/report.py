@@ -92,6 +92,7 @@ MARGIN_TARGETS = {
     "heldout_v17": 0.10,
     "heldout_v18": 0.10,
     "heldout_v19": 0.10,
+    "heldout_v20": 0.10,
 }
 
 

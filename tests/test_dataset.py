@@ -52,6 +52,7 @@ def test_split_sizes() -> None:
         "heldout_v17",
         "heldout_v18",
         "heldout_v19",
+        "heldout_v20",
     )
     assert len(queries("dev")) == 64
     assert len(queries("heldout_v1")) == 35
@@ -73,6 +74,7 @@ def test_split_sizes() -> None:
     assert len(queries("heldout_v17")) == 60
     assert len(queries("heldout_v18")) == 60
     assert len(queries("heldout_v19")) == 60
+    assert len(queries("heldout_v20")) == 60
 
 
 @pytest.mark.parametrize("split", SPLITS)
@@ -106,6 +108,7 @@ def test_ids_are_unique_and_prefixed_by_split() -> None:
         "heldout_v17": "v17-",
         "heldout_v18": "v18-",
         "heldout_v19": "v19-",
+        "heldout_v20": "v20-",
     }
     for split in SPLITS:
         for q in queries(split):
@@ -260,10 +263,11 @@ def test_v6_mixes_warning_probes_with_controls_in_every_class() -> None:
         "heldout_v17",
         "heldout_v18",
         "heldout_v19",
+        "heldout_v20",
     ],
 )
 def test_warning_probes_balance_same_code_controls_in_every_class(split: str) -> None:
-    """v7 to v19 measure whether a warning fits what is asked or intended: every class has
+    """v7 to v20 measure whether a warning fits what is asked or intended: every class has
     queries that expect a recorded failure and controls that do not, and most controls ask
     about, look up or change a file that some failure changed, where a file-only match must stay
     silent."""
