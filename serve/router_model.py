@@ -33,11 +33,11 @@ import numpy as np
 
 from ..store.adam import Adam
 from ..store.regexcache import compile_pattern
+from .router import route_text
 
 CLASSES: tuple[str, ...] = ("causal", "behavioral", "symptom", "coupled", "exact", "change")
 WEIGHTS = Path(__file__).with_name("router_model.npz")
 MIN_COUNT = 2  # a feature seen in fewer training questions is left out
-MAX_CHARS = 2000  # `router.MAX_ROUTE_CHARS`: a longer text is read by its beginning
 
 # a word of a question: letters, digits and the characters names and paths are made of
 _TOKEN = compile_pattern(r"[A-Za-z0-9_][A-Za-z0-9_'./:-]*")
@@ -53,7 +53,7 @@ _NUMBER = compile_pattern(r"\d[\d.,:]*\w*")
 def words(query: str) -> list[str]:
     """The question's words, lower case, names and numbers as placeholders."""
     out: list[str] = []
-    for m in _TOKEN.finditer(query[:MAX_CHARS]):
+    for m in _TOKEN.finditer(route_text(query)):
         token = m.group(0).rstrip(".:'-")
         if not token:
             continue
