@@ -43,3 +43,32 @@ def test_a_lookup_of_an_error_code_puts_the_code_raising_it_before_its_definitio
         ("backend/orders/service.py", "OrderService.cancel_order"),
         ("backend/api/orders.py", "get_order"),
     ]
+
+
+@pytest.mark.slow
+def test_a_why_question_in_other_words_than_its_commit_takes_the_hybrid_list(
+    fixture_bench, monkeypatch
+) -> None:
+    from gitstrata.serve import search
+
+    engine = fixture_bench.strata.engine
+    searcher = engine._state[1]
+    cfg = engine.config.retrieval
+
+    def order(question: str) -> list[int]:
+        return [r.row for r in searcher.search(question, 10, cfg).ranked]
+
+    own = "Why was the lock-free read path in TTLCache.get reverted?"
+    other = "Why are cache reads guarded by a mutex again?"
+    got_own, got_other = order(own), order(other)
+    with monkeypatch.context() as m:  # BM25's list whatever the question's words
+        m.setattr(search, "UNSURE_BLEND", {})
+        bm25_own, bm25_other = order(own), order(other)
+    with monkeypatch.context() as m:  # the hybrid list whatever the question's words
+        m.setitem(search.BASELINE_BLEND, "causal", ("hybrid", *search.BASELINE_BLEND["causal"][1:]))
+        m.setattr(search, "UNSURE_BLEND", {})
+        hybrid_other = order(other)
+    # asked in its commit's words, BM25's first documents hold them: BM25's list stays
+    assert got_own == bm25_own
+    # asked in other words, none of BM25's first documents holds half of them: the hybrid list
+    assert got_other == hybrid_other != bm25_other
