@@ -68,6 +68,7 @@ SPLITS: tuple[str, ...] = (
     "heldout_v18",
     "heldout_v19",
     "heldout_v20",
+    "heldout_v21",
 )
 HELDOUT_SPLITS: tuple[str, ...] = (
     "heldout_v1",
@@ -90,6 +91,7 @@ HELDOUT_SPLITS: tuple[str, ...] = (
     "heldout_v18",
     "heldout_v19",
     "heldout_v20",
+    "heldout_v21",
 )
 
 
@@ -12612,6 +12614,782 @@ _HELDOUT_V20: tuple[_Row, ...] = (
 )
 
 
+# --- held-out v21: written from the fixture's files, commit history and recorded failures before
+# the change it evaluates, without running retrieval on it; report it, never tune on it ----------
+
+_HELDOUT_V21: tuple[_Row, ...] = (
+    # causal
+    _q(
+        "v21-causal-01",
+        "causal",
+        "New here, reading backend/api/orders.py: the page cursor packs the order id next to "
+        "created_at. Isn't the timestamp alone unique enough? What went wrong without the id?",
+        {
+            C("inc2801_pagination"): 3,
+            S(ORDERS_API, "encode_cursor"): 2,
+            S(REPOSITORY, "OrderRepository.list_before"): 2,
+            F(MIGRATION_ORDERS_INDEX): 1,
+        },
+        (13,),
+    ),
+    _q(
+        "v21-causal-02",
+        "causal",
+        "On-call question: when the gateway lookup errors during the nightly reconcile, why do we "
+        "park the charge as pending instead of marking it failed and releasing the stock?",
+        {
+            C("inc2710_reconcile_timeout"): 3,
+            S(RECONCILE, "classifyGatewayStatus"): 2,
+            S(RECONCILE, "Reconcile"): 2,
+            S(RECONCILE_TEST, "TestTimeoutStaysPending"): 1,
+        },
+        (12,),
+    ),
+    _q(
+        "v21-causal-03",
+        "causal",
+        "Code review on gateway.py: a 409 or a 400 from the processor comes back as "
+        "GatewayDeclined, the same class as a refused card. Looks like a misnomer to me. What's "
+        "the history there?",
+        {
+            C("inc2188_declined_fix"): 3,
+            S(GATEWAY, "classify_response"): 2,
+            S(TEST_GATEWAY, "test_other_client_errors_are_not_retried"): 2,
+            S(RETRY, "charge_with_retry"): 1,
+        },
+        (7,),
+    ),
+    _q(
+        "v21-causal-04",
+        "causal",
+        "The backend tolerates a token up to a minute past exp anyway. So why does the browser "
+        "session refresh a full two minutes ahead of expiry? Couldn't it wait and use that minute?",
+        {
+            C("inc2390_web_refresh_margin"): 3,
+            S(SESSION, "shouldRefresh"): 2,
+            C("inc2291_clock_skew"): 2,
+            S(SESSION, "ensureFresh"): 1,
+            F(SESSION_TEST): 1,
+        },
+        (15,),
+    ),
+    _q(
+        "v21-causal-05",
+        "causal",
+        "As PM I have to explain to finance why every checkout idempotency record is stored for "
+        "48 hours. What happened back when we only kept them for a day?",
+        {
+            C("inc2472_idempotency_ttl"): 3,
+            F(IDEMPOTENCY): 2,
+            S(OFFLINE, "MAX_REPLAY_AGE_MS"): 2,
+            F(ADR_IDEMPOTENCY): 1,
+        },
+        (10,),
+    ),
+    _q(
+        "v21-causal-06",
+        "causal",
+        "Why did we pick a JWT-looking HS256 format for access tokens rather than opaque random "
+        "session ids?",
+        {
+            C("auth_tokens"): 3,
+            S(TOKENS, "issue_token"): 2,
+            S(SESSION, "decodeExpiry"): 2,
+            S(TOKENS, "_b64"): 1,
+        },
+    ),
+    _q(
+        "v21-causal-07",
+        "causal",
+        "promotion start/end timestamps without a zone are read as Stockholm local time. which "
+        "incident made us stop treating them as UTC?",
+        {
+            C("promo_expiry_tz"): 3,
+            S(RULES, "_as_shop_time"): 2,
+            S(RULES, "is_active"): 2,
+            S(TEST_PROMOTIONS, "test_naive_campaign_bounds_are_shop_local_time"): 1,
+        },
+    ),
+    _q(
+        "v21-causal-08",
+        "causal",
+        "what prompted the hit/miss counters and stats() on the TTL cache",
+        {
+            C("cache_stats"): 3,
+            S(CACHE, "TTLCache.stats"): 2,
+            S(TEST_CACHE, "test_stats_count_hits_and_misses"): 1,
+        },
+    ),
+    _q(
+        "v21-causal-09",
+        "causal",
+        "Someone on the data team asked who needed the currency, subtotal and discount columns in "
+        "the finance export, and why the Go file has them too. Where did that come from?",
+        {
+            C("export_columns"): 3,
+            S(CSV_PY, "order_row"): 2,
+            S(CSV_GO, "WriteOrdersCSV"): 2,
+            S(TEST_CSV_PY, "test_header_and_row"): 1,
+        },
+    ),
+    _q(
+        "v21-causal-10",
+        "causal",
+        "Reviewer here: /auth/refresh hands out a new refresh token on every call and retires the "
+        "old one. What was the original motivation for rotating them instead of one long-lived "
+        "token per device?",
+        {
+            C("refresh_tokens"): 3,
+            S(REFRESH, "rotate_refresh_token"): 2,
+            S(SESSION, "refreshNow"): 2,
+            F(MIGRATION_REFRESH): 1,
+        },
+    ),
+    # behavioral
+    _q(
+        "v21-behavioral-01",
+        "behavioral",
+        "A signed-in user fires 20 POST /orders in the final ten seconds of one minute and 5 more "
+        "two seconds after the minute rolls over. Does the limiter let any of those 5 through?",
+        {
+            S(LIMITER, "RateLimiter.allow"): 3,
+            S(LIMITER, "RateLimiter._estimate"): 2,
+            S(TEST_RATE_LIMITER, "test_burst_across_the_window_edge_is_limited"): 2,
+            C("inc2458_sliding_window"): 1,
+        },
+        (3,),
+    ),
+    _q(
+        "v21-behavioral-02",
+        "behavioral",
+        "validate_token when the server's clock says the token expired 40 s ago: rejected with "
+        "ERR_TOKEN_EXPIRED, or still accepted?",
+        {
+            S(TOKENS, "validate_token"): 3,
+            S(TEST_TOKENS, "test_clock_skew_grace_after_expiry"): 2,
+            C("inc2291_clock_skew"): 2,
+            S(TEST_TOKENS, "test_expired_token_is_rejected"): 1,
+        },
+        (1,),
+    ),
+    _q(
+        "v21-behavioral-03",
+        "behavioral",
+        "Is it safe for several request threads to call get() on the promo TTLCache while another "
+        "thread is inserting and evicting? What protects move_to_end there?",
+        {
+            S(CACHE, "TTLCache.get"): 3,
+            S(TEST_CACHE, "test_concurrent_get_and_eviction_do_not_raise"): 2,
+            C("cache_race_test"): 2,
+            C("cache_perf_revert"): 1,
+        },
+        (2,),
+    ),
+    _q(
+        "v21-behavioral-04",
+        "behavioral",
+        "Go nightly export: what does a delivery note like '-ring twice, dog bites' look like "
+        "once it is written into the CSV cell?",
+        {
+            S(CSV_GO, "escapeCell"): 3,
+            S(CSV_GO_TEST, "TestEscapeCellQuotesFormulaPrefixes"): 2,
+            S(CSV_GO, "WriteOrdersCSV"): 2,
+            C("inc2602_csv_injection"): 1,
+        },
+        (17,),
+        (),
+        "worker/**",
+    ),
+    _q(
+        "v21-behavioral-05",
+        "behavioral",
+        "Scenario: an attacker uses a stolen refresh token first, then the victim's app sends the "
+        "old one it still holds. What happens to each of them, and which error codes come back?",
+        {
+            S(REFRESH, "rotate_refresh_token"): 3,
+            S(TEST_REFRESH, "test_reuse_revokes_the_whole_family"): 2,
+            C("inc2744_refresh_reuse"): 2,
+            S(REFRESH, "RefreshTokenStore.revoke_family"): 1,
+        },
+        (11,),
+    ),
+    _q(
+        "v21-behavioral-06",
+        "behavioral",
+        "With no policy argument, what is the backoff schedule for a charge that keeps hitting "
+        "503s: each pause in seconds, and when does it give up?",
+        {
+            S(RETRY, "RetryPolicy.delays"): 3,
+            S(RETRY, "charge_with_retry"): 2,
+            S(RETRY, "RetryPolicy"): 2,
+            S(GATEWAY, "classify_response"): 1,
+        },
+    ),
+    _q(
+        "v21-behavioral-07",
+        "behavioral",
+        "session.ts decodeExpiry: how does it get a timestamp out of an access token? Does it "
+        "cope with base64url '-' and '_', and is the result seconds or milliseconds?",
+        {
+            S(SESSION, "decodeExpiry"): 3,
+            S(SESSION, "startSession"): 2,
+            S(SESSION, "Session"): 1,
+        },
+    ),
+    _q(
+        "v21-behavioral-08",
+        "behavioral",
+        "web client listOrders on the last page, when the API leaves out next_cursor: what "
+        "nextCursor does the caller get?",
+        {
+            S(WEB_ORDERS, "listOrders"): 3,
+            S(WEB_ORDERS, "OrderPageDTO"): 2,
+            S(ORDERS_API, "list_orders"): 1,
+        },
+    ),
+    _q(
+        "v21-behavioral-09",
+        "behavioral",
+        "What does Runner.Run in the Go worker do when Fetch errors, or when the queue is empty? "
+        "Exit, spin, or back off?",
+        {
+            S(RUNNER, "Runner.Run"): 3,
+            S(QUEUE, "PostgresQueue.Fetch"): 2,
+            S(WORKER_MAIN, "main"): 1,
+        },
+    ),
+    _q(
+        "v21-behavioral-10",
+        "behavioral",
+        "IdempotencyStore.lookup gets a key we have seen before but a different request "
+        "fingerprint. What does the caller get back?",
+        {
+            S(IDEMPOTENCY, "IdempotencyStore.lookup"): 3,
+            S(TEST_IDEMPOTENCY, "test_same_key_different_body_is_rejected"): 2,
+            S(IDEMPOTENCY, "request_fingerprint"): 2,
+            C("idempotency_store"): 1,
+        },
+    ),
+    # symptom
+    _q(
+        "v21-symptom-01",
+        "symptom",
+        "SRE: since this morning's deploy, p99 of POST /orders sits at exactly 10.0 s and every "
+        "one of those requests ends in a 504 from the proxy, not the API. Several of those "
+        "shoppers now have two orders.",
+        {
+            F(NGINX): 3,
+            C("inc2689_nginx_timeout"): 2,
+            S(SETTINGS, "Settings"): 2,
+            S(RETRY, "RetryPolicy"): 1,
+        },
+        (14,),
+    ),
+    _q(
+        "v21-symptom-02",
+        "symptom",
+        "Incident: checkout returned 500 ERR_DB_POOL_EXHAUSTED for twenty minutes right when the "
+        "month-end export jobs kicked off. API pods look healthy, worker pods are busy.",
+        {
+            S(RUNNER, "Runner.processBatch"): 3,
+            C("worker_perf_revert"): 2,
+            F(K8S_WORKER): 2,
+            C("worker_inflight_comment"): 1,
+        },
+        (6,),
+    ),
+    _q(
+        "v21-symptom-03",
+        "symptom",
+        "Crash report, Android 3.14: OrderParseError [ERR_PARSE_AMOUNT] total_cents=24.5 thrown "
+        "when the customer opens an order the app saved offline months ago.",
+        {
+            S(PARSER, "parseMoney"): 3,
+            C("inc2333_mobile_cents"): 2,
+            F(PARSER_TEST): 2,
+            F(ADR_CENTS): 1,
+        },
+        (4,),
+    ),
+    _q(
+        "v21-symptom-04",
+        "symptom",
+        "Reconciliation flagged ERR_PAYMENT_DUPLICATE on about 40 orders from yesterday's "
+        "slow-gateway window, and each pair of captures carries a different Idempotency-Key. "
+        "Where do those keys come from?",
+        {
+            S(RETRY, "charge_with_retry"): 3,
+            C("inc2407_idempotency_retry"): 2,
+            F(RUNBOOK): 2,
+            F(ADR_IDEMPOTENCY): 1,
+        },
+        (0, 16),
+    ),
+    _q(
+        "v21-symptom-05",
+        "symptom",
+        "Support ticket: a wholesale buyer pulled her whole order history page by page through "
+        "the API and came up two invoices short. Both missing ones came from the same bulk import "
+        "as the last row of a page.",
+        {
+            S(ORDERS_API, "list_orders"): 3,
+            S(ORDERS_API, "encode_cursor"): 2,
+            C("inc2801_pagination"): 2,
+            S(REPOSITORY, "OrderRepository.list_before"): 2,
+            F(MIGRATION_ORDERS_INDEX): 1,
+        },
+        (13,),
+    ),
+    _q(
+        "v21-symptom-06",
+        "symptom",
+        "I put RATE_LIMIT_PER_MINUTE=200 in my .env for the staging load test, but the staging API "
+        "pods still answer 429 after roughly twenty checkouts a minute.",
+        {
+            F(K8S_API): 3,
+            S(SETTINGS, "get_settings"): 2,
+            C("settings_rate_limits"): 2,
+            S(MIDDLEWARE, "rate_limit_middleware"): 1,
+        },
+    ),
+    _q(
+        "v21-symptom-07",
+        "symptom",
+        "partner dashboard calls GET /orders?limit=250 and gets a 422 back instead of orders",
+        {
+            S(ORDERS_API, "list_orders"): 3,
+            C("orders_pagination"): 2,
+            S(WEB_ORDERS, "listOrders"): 1,
+        },
+    ),
+    _q(
+        "v21-symptom-08",
+        "symptom",
+        "Sentry breadcrumb shows the card gateway's error body as {'raw': '<html><body>Bad "
+        "Gateway...'} rather than the usual JSON. Where is that dict built?",
+        {
+            S(GATEWAY, "_parse_body"): 3,
+            S(GATEWAY, "GatewayClient._post"): 2,
+            S(GATEWAY, "classify_response"): 1,
+        },
+    ),
+    _q(
+        "v21-symptom-09",
+        "symptom",
+        "Overnight reconcile labelled ord_7f2 as mismatch: we recorded 1250 cents, the gateway "
+        "says 1249.",
+        {
+            S(RECONCILE, "classifyGatewayStatus"): 3,
+            S(RECONCILE_TEST, "TestSettledAndMismatch"): 2,
+            C("worker_reconcile"): 1,
+        },
+        (),
+        (),
+        "worker/**",
+    ),
+    _q(
+        "v21-symptom-10",
+        "symptom",
+        "Accounting's matching script breaks because created_at reads 2025-07-01T08:00:00Z in the "
+        "SFTP file but 2025-07-01T08:00:00+00:00 in the admin download.",
+        {
+            S(CSV_GO, "WriteOrdersCSV"): 3,
+            S(CSV_PY, "order_row"): 2,
+            C("csv_export"): 1,
+            C("export_columns"): 1,
+        },
+    ),
+    # coupled
+    _q(
+        "v21-coupled-01",
+        "coupled",
+        "Want the browser to refresh only 45 s before exp so /auth/refresh drops off the top of "
+        "the traffic chart. Before touching session.ts: which backend files have shipped in the "
+        "same commits as it?",
+        {
+            F(TOKENS): 3,
+            C("access_ttl_15m"): 2,
+            C("inc2291_clock_skew"): 2,
+            S(TEST_TOKENS, "test_clock_skew_grace_after_expiry"): 1,
+            F(REFRESH): 1,
+            F(SESSION_TEST): 1,
+        },
+        (15,),
+        (TOKENS, TEST_TOKENS),
+    ),
+    _q(
+        "v21-coupled-02",
+        "coupled",
+        "Agent plan: bring RECORD_TTL down to 12 h to keep idempotency_keys small. Before editing "
+        "backend/payments/idempotency.py, what has changed with it in past commits?",
+        {
+            S(OFFLINE, "MAX_REPLAY_AGE_MS"): 3,
+            S(TEST_IDEMPOTENCY, "test_default_ttl_outlives_offline_replays"): 2,
+            C("inc2472_idempotency_ttl"): 2,
+            F(MIGRATION_IDEMPOTENCY): 1,
+        },
+        (10,),
+        (OFFLINE, TEST_IDEMPOTENCY, MIGRATION_IDEMPOTENCY),
+    ),
+    _q(
+        "v21-coupled-03",
+        "coupled",
+        "marketing wants two percentage codes on one basket again. if backend/promotions/rules.py "
+        "changes for that, which files normally ship in the same commit?",
+        {
+            S(BANNER, "stackingNotice"): 3,
+            S(TEST_PROMOTIONS, "test_percentage_codes_do_not_stack"): 2,
+            C("inc2655_promo_stacking"): 2,
+            S(BANNER, "renderPromoBanner"): 1,
+        },
+        (8,),
+        (BANNER, TEST_PROMOTIONS),
+    ),
+    _q(
+        "v21-coupled-04",
+        "coupled",
+        "I'd like reconciliation to fail closed when a lookup times out. Which files outside the "
+        "Go worker have shared a commit with reconcile.go?",
+        {
+            S(GATEWAY, "GatewayTimeout"): 3,
+            S(RECONCILE_TEST, "TestTimeoutStaysPending"): 2,
+            C("inc2710_reconcile_timeout"): 2,
+            S(RECONCILE, "classifyGatewayStatus"): 1,
+        },
+        (12,),
+        (GATEWAY, RECONCILE_TEST),
+    ),
+    _q(
+        "v21-coupled-05",
+        "coupled",
+        "thinking of going back to plain fixed one-minute counters in backend/core/rate_limiter.py, "
+        "easier to explain to support. what usually changes alongside it?",
+        {
+            S(TEST_RATE_LIMITER, "test_burst_across_the_window_edge_is_limited"): 3,
+            S(MIDDLEWARE, "rate_limit_middleware"): 2,
+            C("inc2458_sliding_window"): 2,
+            S(LIMITER, "RateLimiter._estimate"): 1,
+        },
+        (3,),
+        (TEST_RATE_LIMITER, MIDDLEWARE),
+    ),
+    _q(
+        "v21-coupled-06",
+        "coupled",
+        "Accounting wants negative amounts typed into notes left unquoted in the Go nightly "
+        "export (csv.go). When its escaping last changed, what else went into that commit?",
+        {
+            S(CSV_PY, "escape_cell"): 3,
+            S(CSV_GO_TEST, "TestEscapeCellQuotesFormulaPrefixes"): 2,
+            C("inc2602_csv_injection"): 2,
+            S(TEST_CSV_PY, "test_formula_prefixes_are_quoted"): 2,
+            C("export_columns"): 1,
+        },
+        (9, 17),
+        (CSV_PY, CSV_GO_TEST, TEST_CSV_PY),
+    ),
+    _q(
+        "v21-coupled-07",
+        "coupled",
+        "Fraud review needs an on_hold order status. Last time a status was added "
+        "(partially_refunded), which files beyond backend/api/schemas.py went into that commit?",
+        {
+            S(PARSER, "parseStatus"): 3,
+            S(MOBILE_MODELS, "OrderStatus"): 2,
+            S(WEB_ORDERS, "OrderStatus"): 2,
+            C("refunds_partial"): 2,
+            S(ORDER_SCREEN, "statusLabel"): 1,
+        },
+        (),
+        (PARSER, MOBILE_MODELS, WEB_ORDERS),
+    ),
+    _q(
+        "v21-coupled-08",
+        "coupled",
+        "Adding a per-kind timeout around each handler call in Runner.handle. What tends to be "
+        "touched in the same commits as runner.go in the worker?",
+        {
+            S(WORKER_MAIN, "main"): 3,
+            F(RUNNER_TEST): 3,
+            S(JOB_METRICS, "Metrics.Observe"): 2,
+            C("worker_shutdown"): 1,
+            C("worker_metrics"): 1,
+        },
+        (),
+        (WORKER_MAIN, RUNNER_TEST, JOB_METRICS),
+    ),
+    _q(
+        "v21-coupled-09",
+        "coupled",
+        "Ops asks for an nginx limit_req on /auth/refresh like the one on login. Going by git "
+        "history, what else ships when deploy/nginx/api.conf is edited?",
+        {
+            S(SETTINGS, "Settings"): 3,
+            C("inc2689_nginx_timeout"): 2,
+            C("nginx_config"): 1,
+            S(MIDDLEWARE, "rate_limit_middleware"): 1,
+        },
+        (),
+        (SETTINGS,),
+    ),
+    _q(
+        "v21-coupled-10",
+        "coupled",
+        "Going to add an iss claim to the tokens issue_token mints. Besides backend/auth/tokens.py, "
+        "which files have past commits usually touched at the same time?",
+        {
+            F(TEST_TOKENS): 3,
+            F(SESSION): 2,
+            C("access_ttl_15m"): 1,
+            F(ERRORS): 1,
+            F(PASSWORDS): 1,
+        },
+        (),
+        (TEST_TOKENS, SESSION),
+    ),
+    # exact
+    _q(
+        "v21-exact-01",
+        "exact",
+        'pressed "Pay" again and ended up with two orders',
+        {
+            C("inc2689_nginx_timeout"): 3,
+            F(NGINX): 2,
+            S(SETTINGS, "Settings"): 1,
+        },
+        (14,),
+    ),
+    _q(
+        "v21-exact-02",
+        "exact",
+        "refresh token reuse detection, OAuth 2.0 Security BCP",
+        {
+            C("inc2744_refresh_reuse"): 3,
+            S(REFRESH, "rotate_refresh_token"): 2,
+            F(MIGRATION_REVOCATIONS): 1,
+        },
+        (11,),
+    ),
+    _q(
+        "v21-exact-03",
+        "exact",
+        "Safeguards that look redundant but are not",
+        {
+            F(RUNBOOK): 3,
+            C("docs_runbook_update"): 2,
+            S(RETRY, "charge_with_retry"): 1,
+            F(NGINX): 1,
+        },
+        (0, 10, 12, 14, 16),
+    ),
+    _q(
+        "v21-exact-04",
+        "exact",
+        "Every handler holds a database connection",
+        {
+            C("worker_perf_revert"): 3,
+            S(RUNNER, "Runner"): 2,
+            C("worker_inflight_comment"): 2,
+            F(K8S_WORKER): 1,
+        },
+        (6,),
+    ),
+    _q(
+        "v21-exact-05",
+        "exact",
+        "an unlocked read can return an entry that invalidate() has just removed",
+        {
+            C("cache_perf_revert"): 3,
+            S(CACHE, "TTLCache.get"): 2,
+            C("cache_perf_lockfree"): 1,
+            S(CACHE, "TTLCache.invalidate"): 1,
+        },
+        (2,),
+    ),
+    _q(
+        "v21-exact-06",
+        "exact",
+        "key reused with a different body",
+        {
+            S(IDEMPOTENCY, "IdempotencyStore.lookup"): 3,
+            S(TEST_IDEMPOTENCY, "test_same_key_different_body_is_rejected"): 2,
+            C("idempotency_store"): 1,
+        },
+    ),
+    _q(
+        "v21-exact-07",
+        "exact",
+        'csv.writer(out, lineterminator="\\n")',
+        {
+            S(CSV_PY, "export_orders_csv"): 3,
+            S(CSV_PY, "export_promotions_csv"): 2,
+        },
+    ),
+    _q(
+        "v21-exact-08",
+        "exact",
+        "ERR_PARSE_ORDER",
+        {
+            S(PARSER, "parseOrder"): 3,
+            S(PARSER, "OrderParseError"): 2,
+        },
+        (),
+        (),
+        "mobile/**",
+    ),
+    _q(
+        "v21-exact-09",
+        "exact",
+        '[...]string{"settled", "pending", "failed", "mismatch"}',
+        {
+            S(RECONCILE, "Outcome.String"): 3,
+            S(RECONCILE, "Outcome"): 2,
+        },
+        (),
+        (),
+        "worker/**",
+    ),
+    _q(
+        "v21-exact-10",
+        "exact",
+        "encodeURIComponent(id)",
+        {
+            S(WEB_ORDERS, "fetchOrder"): 3,
+            S(MOBILE_API, "fetchOrder"): 2,
+            S(WEB_ORDERS, "listOrders"): 1,
+        },
+    ),
+    # change
+    _q(
+        "v21-change-01",
+        "change",
+        "Make the charge path retry 409 Conflict answers from the card processor; their docs say "
+        "a 409 clears after a second or so.",
+        {
+            S(GATEWAY, "classify_response"): 3,
+            S(RETRY, "charge_with_retry"): 2,
+            S(TEST_GATEWAY, "test_other_client_errors_are_not_retried"): 2,
+            C("inc2188_declined_fix"): 1,
+        },
+        (7,),
+    ),
+    _q(
+        "v21-change-02",
+        "change",
+        "Pen-test finding: validate_token still honours a token sixty seconds past its exp. Make "
+        "expiry strict, rejecting the moment exp passes, and do the same for nbf.",
+        {
+            S(TOKENS, "validate_token"): 3,
+            S(TEST_TOKENS, "test_clock_skew_grace_after_expiry"): 2,
+            C("inc2291_clock_skew"): 2,
+            S(SESSION, "CLOCK_SKEW_MS"): 1,
+        },
+        (1,),
+    ),
+    _q(
+        "v21-change-03",
+        "change",
+        'A legacy endpoint still sends money as strings like "12.50". Teach the app\'s parseMoney '
+        "to accept those and turn them into 1250 cents.",
+        {
+            S(PARSER, "parseMoney"): 3,
+            F(PARSER_TEST): 2,
+            C("inc2333_mobile_cents"): 2,
+            F(ADR_CENTS): 1,
+        },
+        (4,),
+    ),
+    _q(
+        "v21-change-04",
+        "change",
+        "web cleanup: shoppers on this storefront pay in euros, so delete currency from OrderDTO "
+        "and parseOrderResponse and format every amount as EUR.",
+        {
+            S(WEB_ORDERS, "OrderDTO"): 3,
+            S(ORDER_SUMMARY, "OrderSummary"): 2,
+            S(WEB_ORDERS, "orderTotalLabel"): 2,
+            C("currency_support"): 1,
+        },
+        (5,),
+    ),
+    _q(
+        "v21-change-05",
+        "change",
+        "Let WELCOME10 combine with whatever seasonal percentage code is live; marketing signed "
+        "off. Update the promotion logic accordingly.",
+        {
+            S(RULES, "apply_promotions"): 3,
+            S(TEST_PROMOTIONS, "test_percentage_codes_do_not_stack"): 2,
+            C("inc2655_promo_stacking"): 2,
+            S(BANNER, "stackingNotice"): 1,
+        },
+        (8,),
+    ),
+    _q(
+        "v21-change-06",
+        "change",
+        "charge_with_retry never passes the order's currency, so GatewayClient.charge falls back "
+        "to EUR for Swedish and US orders. Thread the currency through from the order service.",
+        {
+            S(RETRY, "charge_with_retry"): 3,
+            S(GATEWAY, "GatewayClient.charge"): 2,
+            S(SERVICE, "OrderService._charge"): 2,
+            C("currency_support"): 1,
+        },
+    ),
+    _q(
+        "v21-change-07",
+        "change",
+        "Add TTLCache.invalidate_prefix(prefix) so marketing can flush every cached code of a "
+        "campaign at once.",
+        {
+            S(CACHE, "TTLCache"): 3,
+            S(CACHE, "TTLCache.invalidate"): 2,
+            S(CACHE, "TTLCache.clear"): 1,
+            S(CODES, "lookup_code"): 1,
+        },
+    ),
+    _q(
+        "v21-change-08",
+        "change",
+        "When endSession runs in the web app, also POST /auth/logout so the server revokes the "
+        "refresh token.",
+        {
+            S(SESSION, "endSession"): 3,
+            S(WEB_CLIENT, "apiPost"): 2,
+            S(REFRESH, "RefreshTokenStore.revoke_family"): 1,
+        },
+    ),
+    _q(
+        "v21-change-09",
+        "change",
+        "Reconcile returns on the first MarkOutcome error and leaves the rest for the next night. "
+        "Make it carry on and report every error at the end.",
+        {
+            S(RECONCILE, "Reconcile"): 3,
+            S(RECONCILE, "Store"): 2,
+            S(RECONCILE_TEST, "TestSettledAndMismatch"): 1,
+        },
+        (),
+        (),
+        "worker/**",
+    ),
+    _q(
+        "v21-change-10",
+        "change",
+        "Finance wants the promo code as its own column, in both the admin CSV and the nightly Go "
+        "export.",
+        {
+            S(CSV_PY, "order_row"): 3,
+            S(CSV_GO, "WriteOrdersCSV"): 3,
+            S(TEST_CSV_PY, "test_header_and_row"): 2,
+            C("export_columns"): 1,
+            S(CSV_PY, "escape_cell"): 1,
+        },
+    ),
+)
+
+
 _ROWS: Mapping[str, tuple[_Row, ...]] = {
     "dev": _DEV,
     "heldout_v1": _HELDOUT_V1,
@@ -12634,6 +13412,7 @@ _ROWS: Mapping[str, tuple[_Row, ...]] = {
     "heldout_v18": _HELDOUT_V18,
     "heldout_v19": _HELDOUT_V19,
     "heldout_v20": _HELDOUT_V20,
+    "heldout_v21": _HELDOUT_V21,
 }
 
 

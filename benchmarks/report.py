@@ -93,6 +93,7 @@ MARGIN_TARGETS = {
     "heldout_v18": 0.10,
     "heldout_v19": 0.10,
     "heldout_v20": 0.10,
+    "heldout_v21": 0.10,
 }
 
 

@@ -53,6 +53,7 @@ def test_split_sizes() -> None:
         "heldout_v18",
         "heldout_v19",
         "heldout_v20",
+        "heldout_v21",
     )
     assert len(queries("dev")) == 64
     assert len(queries("heldout_v1")) == 35
@@ -75,6 +76,7 @@ def test_split_sizes() -> None:
     assert len(queries("heldout_v18")) == 60
     assert len(queries("heldout_v19")) == 60
     assert len(queries("heldout_v20")) == 60
+    assert len(queries("heldout_v21")) == 60
 
 
 @pytest.mark.parametrize("split", SPLITS)
@@ -109,6 +111,7 @@ def test_ids_are_unique_and_prefixed_by_split() -> None:
         "heldout_v18": "v18-",
         "heldout_v19": "v19-",
         "heldout_v20": "v20-",
+        "heldout_v21": "v21-",
     }
     for split in SPLITS:
         for q in queries(split):
@@ -264,10 +267,11 @@ def test_v6_mixes_warning_probes_with_controls_in_every_class() -> None:
         "heldout_v18",
         "heldout_v19",
         "heldout_v20",
+        "heldout_v21",
     ],
 )
 def test_warning_probes_balance_same_code_controls_in_every_class(split: str) -> None:
-    """v7 to v20 measure whether a warning fits what is asked or intended: every class has
+    """v7 to v21 measure whether a warning fits what is asked or intended: every class has
     queries that expect a recorded failure and controls that do not, and most controls ask
     about, look up or change a file that some failure changed, where a file-only match must stay
     silent."""
