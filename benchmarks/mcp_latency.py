@@ -10,7 +10,8 @@ failed attempts recorded, then indexed), and a minimal MCP server with one trivi
 adds `../shared/repos/*.bundle` beside the checkout, each cloned and indexed in a temp folder;
 there the targets are the repository's hot symbols (see `serve_latency.hot_targets`).
 
-- Round trip: after `initialize` and after the server reports its engine warm, `preflight_check`
+- Round trip: after `initialize` and after the server reports its engine warm and its run of
+  the firewall ahead over the served strings finished (`serve/prescrub.py`), `preflight_check`
   on a fixed set of targets and `echo` calls alternate, one at a time; P50 / P95 of each. The
   target is a preflight P50 within 1 ms of echo's (the protocol floor). A repeated target reuses
   the generation's part of its answer, so the first call on each of 14 more targets (not asked
@@ -258,9 +259,12 @@ async def round_trips(
         ours = await _session(stack, _ours(repo), errlog, NO_RECORD)
         echo = await _session(stack, _echo(), errlog)
         with anyio.fail_after(300):
-            while True:  # measure the server as it runs all day: engine loaded and warm
+            while True:  # measure the server as it runs all day: engine loaded and warm, and
+                # the firewall's run ahead over the served strings finished
                 got = await ours.read_resource("strata://status")
-                if json.loads(got.contents[0].text).get("warm"):
+                status = json.loads(got.contents[0].text)
+                ahead = status.get("prescrub")
+                if status.get("warm") and (ahead is None or ahead.get("finished")):
                     break
                 await anyio.sleep(0.2)
         for i in range(3 * len(targets)):  # first touches of every target's lookups

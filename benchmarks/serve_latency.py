@@ -16,8 +16,9 @@ pass, with the CPU time of the same calls (less stretched by a busy machine), an
 of the first call of each target and query after `warm()` (a question not asked before in the
 generation: repeated ones reuse the generation's part of the answer; in process the record of
 texts the firewall passed in earlier processes is off, so the firewall runs over all of an
-answer's new strings); `Strata(repo)`
-open time after imports (the engine included); the one-shot CLI's wall time for `preflight`
+answer's new strings), and the same first calls on a new engine after `Engine.prescrub` (the
+firewall run ahead over the strings the generation's answers serve, as a server does in the
+background once warm) with what that pass cost; `Strata(repo)` open time after imports (the engine included); the one-shot CLI's wall time for `preflight`
 and `query` (median of `--cli-runs` processes after one warm-up, so the disk cache is warm,
 and the warm-up leaves the record of the texts the firewall passed, as an earlier command does),
 with the process's user + system CPU time. `--phases` adds the CPU time per call of each phase of
@@ -223,6 +224,7 @@ def _measure(
             srch.append((time.perf_counter() - t0) * 1000)
             srch_cpu.append((time.thread_time() - c0) * 1000)
     phases = {**first_phases, **phase_breakdown(engine, targets, texts)} if with_phases else None
+    ahead = first_calls_after_prescrub(repo, index_dir, targets, texts)
     return {
         **({"phases": phases} if phases else {}),
         "import_ms": round(import_ms, 1),
@@ -240,10 +242,50 @@ def _measure(
         "search_cpu_p95_ms": round(percentile(srch_cpu, 95), 3),
         "preflight_first_cpu_p50_ms": round(percentile(first_pre, 50), 3),
         "search_first_cpu_p50_ms": round(percentile(first_srch, 50), 3),
+        **ahead,
         "targets": len(targets),
         "queries": len(texts),
         "preflight_calls": len(pre),
         "search_calls": len(srch),
+    }
+
+
+def first_calls_after_prescrub(
+    repo: Path, index_dir: Path, targets: list[Target], texts: list[str]
+) -> dict[str, Any]:
+    """The first calls again, on a new engine in a process that forgot every text the firewall
+    passed, after `Engine.prescrub` (what a server runs in the background once warm): its CPU
+    and wall time, the strings it passed, and the first calls' CPU P50."""
+    from gitstrata import Strata
+    from gitstrata.serve import firewall, firewall_passed
+
+    firewall_passed.reset()
+    firewall._clean_cached.cache_clear()
+    strata = Strata(repo, index_dir=index_dir)
+    try:
+        engine = strata.engine
+        engine.warm()
+        c0, t0 = time.process_time(), time.perf_counter()
+        passed = engine.prescrub()
+        cpu, wall = time.process_time() - c0, time.perf_counter() - t0
+        pre, srch = [], []
+        for t in targets:
+            c0 = time.thread_time()
+            engine.preflight(*t)
+            pre.append((time.thread_time() - c0) * 1000)
+        for q in texts:
+            c0 = time.thread_time()
+            engine.search(q, 10)
+            srch.append((time.thread_time() - c0) * 1000)
+    finally:
+        strata.close()
+        firewall_passed.reset()
+    return {
+        "prescrub_strings": passed,
+        "prescrub_cpu_s": round(cpu, 2),
+        "prescrub_wall_s": round(wall, 2),
+        "preflight_first_prescrubbed_cpu_p50_ms": round(percentile(pre, 50), 3),
+        "search_first_prescrubbed_cpu_p50_ms": round(percentile(srch, 50), 3),
     }
 
 

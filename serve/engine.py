@@ -151,6 +151,9 @@ class Engine:
         self._set(ServeIndex(self.store.require_live()))
         self.memory = MemoryBook(self.store.root, repo_root, index_vectors=True)
         self._answers = AnswerCache()
+        # when the last preflight or search began: a background pass over the served strings
+        # keeps out of the way of requests (`serve/prescrub.py`)
+        self.asked_at = 0.0
 
     def _set(self, index: ServeIndex) -> None:
         if index.has("embedder"):
@@ -229,6 +232,14 @@ class Engine:
 
         firewall.warm()
 
+    def prescrub(self, stop: threading.Event | None = None) -> int:
+        """Pass the strings this generation's answers serve through the firewall now, so a
+        question not asked before finds them passed (`serve/prescrub.py`); returns how many.
+        A long-running server runs it in the background (`Prescrub`)."""
+        from .prescrub import prescrub, served_strings
+
+        return prescrub(served_strings(self, self.config.retrieval.reason_chars), stop, self)
+
     def search_result(
         self,
         query: str,
@@ -239,6 +250,7 @@ class Engine:
         config: RetrievalConfig | None = None,
         graveyard: GraveyardConfig | None = None,
     ) -> SearchResult:
+        self.asked_at = time.monotonic()
         index, searcher, check = self._state
         if searcher is None:
             raise IndexCorrupt(
@@ -409,6 +421,7 @@ class Engine:
         """`preflight` of a path this request already passed through `repo_relative` against
         this engine's work tree (the MCP tool checks it before waiting for the engine)."""
         t0 = time.perf_counter() if started is None else started
+        self.asked_at = time.monotonic()
         index, searcher, check = self._state  # one generation for the whole request
         path, symbol = _line_reference(index, path, symbol)
         cfg = self.config.retrieval

@@ -48,6 +48,7 @@ from .indexjob import Build, utc_now
 
 if TYPE_CHECKING:
     from .engine import Engine
+    from .prescrub import Prescrub
 
 log = logging.getLogger("gitstrata.mcp")
 
@@ -96,6 +97,7 @@ class Lifecycle:
         self._lock = threading.Lock()
         self._started = False
         self._collector_paused = False
+        self._prescrub: Prescrub | None = None  # the firewall run ahead over the served strings
         self._thread = threading.Thread(target=self._run, name="gitstrata-index", daemon=True)
 
     @property
@@ -191,6 +193,10 @@ class Lifecycle:
             "serving_head": engine.index.manifest.repo_head if engine is not None else None,
             "repo_head": read_head(self.repo) if self.repo is not None else None,
             "warm": self.warm,
+            # the firewall run ahead over the served strings: how many so far, and whether done
+            "prescrub": None
+            if self._prescrub is None
+            else {"strings": self._prescrub.done, "finished": self._prescrub.finished.is_set()},
             "server_started_at": self.started_at,
             "watching_head": self._watch is not None,
             "problem": self.problem,
@@ -218,6 +224,8 @@ class Lifecycle:
         """Stop watching and end a build in progress (an interrupted build publishes nothing)."""
         self._stop.set()
         self._resume_collector()
+        if self._prescrub is not None:
+            self._prescrub.stop()
         build = self._build
         if build is not None:
             build.stop()
@@ -314,6 +322,7 @@ class Lifecycle:
             engine.warm()
             self.engine = engine
             _freeze()
+            self._prescrub_for(engine)
 
     def _maybe_warm(self) -> None:
         engine, answered = self.engine, self._answered_at
@@ -326,6 +335,18 @@ class Lifecycle:
             engine.warm()
             _freeze()
             self.warm = True
+            self._prescrub_for(engine)
+
+    def _prescrub_for(self, engine: Engine) -> None:
+        """Run the firewall ahead over what `engine`'s answers serve (`serve/prescrub.py`), in
+        place of a run for the engine it replaced."""
+        from .prescrub import Prescrub
+
+        if self._prescrub is not None:
+            self._prescrub.stop()
+            self._prescrub = None
+        if engine.config.firewall.run_ahead:
+            self._prescrub = Prescrub(engine, engine.config.retrieval.reason_chars).start()
 
     def _start_build(self, head: str) -> None:
         assert self.repo is not None

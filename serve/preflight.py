@@ -322,7 +322,7 @@ def _history_plan(
             added += t["added"] or 0
             removed += t["removed"] or 0
             if t["excerpt"] and len(lines) < 32:
-                lines.extend(_excerpt_lines(t["excerpt"]))
+                lines.extend(excerpt_lines(t["excerpt"]))
         # changed code tells more than reworded comments: it goes first, in diff order
         lines.sort(key=_is_comment)
         plan.append((sha, rows[0]["commit_time"], added, removed, len(rows), tuple(lines[:8])))
@@ -380,7 +380,7 @@ def _is_comment(line: str) -> bool:
 
 
 @functools.lru_cache(maxsize=4096)  # a generation's excerpts never change; hot ones repeat
-def _excerpt_lines(text: str) -> tuple[str, ...]:
+def excerpt_lines(text: str) -> tuple[str, ...]:
     """The +/- lines of a stored excerpt, most telling first: changed code, not blank lines, not
     lines that only lost or gained trailing blanks (`without_respacing`)."""
     return tuple(

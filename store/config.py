@@ -227,6 +227,16 @@ class FirewallConfig(Section):
     window: int = Field(default=64, ge=8, le=1024)  # characters per scored window
     buckets: int = Field(default=1 << 18, ge=1 << 10, le=1 << 24)  # hashed trigram space
     max_corpus_chars: int = Field(default=8_000_000, ge=1_000)  # training text kept
+    # a long-running server passes the strings its answers serve through the firewall in the
+    # background once warm (`serve/prescrub.py`): a question not asked before then finds most
+    # of them passed, for the memory their digests take (20-40 MB on a 2,000-commit history)
+    run_ahead: bool = True
+
+    # read only by a serving process: no stage's fingerprint holds it
+    SERVING: ClassVar[frozenset[str]] = frozenset({"run_ahead"})
+
+    def fingerprint_payload(self) -> dict[str, Any]:
+        return self.model_dump(mode="json", exclude=set(self.SERVING))
 
 
 class RedactionConfig(Section):

@@ -134,3 +134,18 @@ def make_repo(tmp_path: Path):
         return GitRepo(tmp_path / name)
 
     return _make
+
+
+def watch_firewall(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Count the firewall's runs: the texts it was asked for are listed."""
+    from gitstrata.serve import firewall
+
+    asked: list[str] = []
+    original = firewall.clean
+
+    def run(text: str) -> str:
+        asked.append(text)
+        return original(text)
+
+    monkeypatch.setattr(firewall, "clean", run)
+    return asked

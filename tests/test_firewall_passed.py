@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import watch_firewall
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -36,19 +37,6 @@ def dev_texts() -> list[str]:
     """Injections and honest developer text of the dev split (the held-out ones stay out of
     the tests)."""
     return [case.text for case in load_corpus() if case.split == "dev"]
-
-
-def watch_firewall(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """Count the firewall's runs: the texts it was asked for are listed."""
-    asked: list[str] = []
-    original = firewall.clean
-
-    def refuse(text: str) -> str:
-        asked.append(text)
-        return original(text)
-
-    monkeypatch.setattr(firewall, "clean", refuse)
-    return asked
 
 
 def test_answers_are_the_firewalls_and_only_passed_texts_are_recorded(
