@@ -182,6 +182,12 @@ def clean(text: str) -> str:
     return out
 
 
+def has_room() -> bool:
+    """Whether this process still records the texts the firewall passes (it keeps at most
+    `MAX_ENTRIES`)."""
+    return len(_passed) < MAX_ENTRIES
+
+
 def clean_tree(value: Any) -> Any:
     """`value` (JSON-shaped: dicts, lists, scalars) with every string value cleaned; keys are
     the caller's own and stay as they are."""

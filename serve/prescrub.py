@@ -19,7 +19,7 @@ Invariants:
 - Hot things first: the newest commits' subjects and reasons, then names and signatures, then
   docstrings, then the search hits' texts, then the lines of the history's excerpts, newest first. A process
   keeps at most `firewall_passed.MAX_ENTRIES` digests, so a very large history is covered from
-  its newest end.
+  its newest end, and the run ends there.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from ..store.errors import GitstrataError
-from .firewall_passed import clean
+from .firewall_passed import clean, has_room
 
 if TYPE_CHECKING:
     from .engine import Engine
@@ -84,12 +84,13 @@ def prescrub(
 ) -> int:
     """Pass `strings` through the firewall's recording path, resting as the module doc says
     (and while `engine` began a preflight or search less than `QUIET_SECONDS` ago); returns how
-    many were passed before the end or `stop`."""
+    many were passed before the end, `stop`, or the process keeping as many passed texts as it
+    may (`firewall_passed.MAX_ENTRIES`)."""
     done = 0
     started = time.perf_counter()
     for text in strings:
-        if stop is not None and stop.is_set():
-            break
+        if (stop is not None and stop.is_set()) or not has_room():
+            break  # stopped, or nothing more would be kept
         while engine is not None and time.monotonic() - engine.asked_at < QUIET_SECONDS:
             if stop is not None and stop.is_set():
                 return done

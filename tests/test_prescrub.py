@@ -152,3 +152,12 @@ def test_a_warm_server_runs_the_firewall_ahead_unless_configured_not_to(make_rep
     assert ahead is not None and ahead["finished"] and ahead["strings"] > 10
     (root / ".strata" / "config.json").write_text('{"firewall": {"run_ahead": false}}')
     assert _served_after_warm(root) is None
+
+
+def test_the_run_ends_when_no_more_passed_texts_would_be_kept(monkeypatch) -> None:
+    firewall_passed.reset()
+    try:
+        monkeypatch.setattr(firewall_passed, "MAX_ENTRIES", 2)
+        assert prescrub(iter(["first subject", "second subject", "third", "fourth"])) == 2
+    finally:
+        firewall_passed.reset()
