@@ -16,6 +16,8 @@ Invariants:
   `SLICE_SECONDS` of work, releasing the interpreter, does nothing while a preflight or search
   began less than `QUIET_SECONDS` ago, and stops as soon as `stop` is set (the engine is
   replaced or the process closes).
+- What it passed goes to the user's record of passed texts (`firewall_passed.save`) when it
+  ends, so one-shot commands run beside the server find those strings passed too.
 - Hot things first: the newest commits' subjects and reasons, then names and signatures, then
   docstrings, then the search hits' texts, then the lines of the history's excerpts, newest first. A process
   keeps at most `firewall_passed.MAX_ENTRIES` digests, so a very large history is covered from
@@ -31,7 +33,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from ..store.errors import GitstrataError
-from .firewall_passed import clean, has_room
+from .firewall_passed import clean, has_room, save
 
 if TYPE_CHECKING:
     from .engine import Engine
@@ -124,6 +126,10 @@ class Prescrub:
         try:
             strings = self._counted(served_strings(self._engine, self._reason_chars))
             self.done = prescrub(strings, self._stop, self._engine)
+            if not self._stop.is_set():
+                # into the user's record now, not at exit: a one-shot command run beside the
+                # server (a hook, a script) finds its strings passed and skips the firewall
+                save()
         except (GitstrataError, OSError) as exc:  # a generation removed under it: a cache only
             log.debug("prescrub stopped: %s", exc)
         finally:

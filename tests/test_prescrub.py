@@ -161,3 +161,28 @@ def test_the_run_ends_when_no_more_passed_texts_would_be_kept(monkeypatch) -> No
         assert prescrub(iter(["first subject", "second subject", "third", "fourth"])) == 2
     finally:
         firewall_passed.reset()
+
+
+def test_what_a_finished_run_passed_is_in_the_users_record(
+    make_repo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = _repo(make_repo)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.delenv("GITSTRATA_FIREWALL_CACHE", raising=False)
+    monkeypatch.delenv("GITSTRATA_CACHE", raising=False)
+    firewall_passed.reset()
+    strata = Strata(root)
+    try:
+        run = Prescrub(strata.engine, 200).start()
+        assert run.finished.wait(30) and run.done > 10
+    finally:
+        strata.close()
+    firewall_passed.reset()  # what a one-shot command started now knows: the record alone
+    asked = watch_firewall(monkeypatch)
+    try:
+        assert firewall_passed.clean("Back off between attempts") == "Back off between attempts"
+        assert asked == []
+        # an order is never in it: it is cleaned again
+        assert firewall_passed.clean(ORDER) != ORDER and asked == [ORDER]
+    finally:
+        firewall_passed.reset()
