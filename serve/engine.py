@@ -238,7 +238,7 @@ class Engine:
         A long-running server runs it in the background (`Prescrub`)."""
         from .prescrub import prescrub, served_strings
 
-        return prescrub(served_strings(self, self.config.retrieval.reason_chars), stop, self)
+        return prescrub(served_strings(self), stop, self)
 
     def search_result(
         self,

@@ -346,7 +346,7 @@ class Lifecycle:
             self._prescrub.stop()
             self._prescrub = None
         if engine.config.firewall.run_ahead:
-            self._prescrub = Prescrub(engine, engine.config.retrieval.reason_chars).start()
+            self._prescrub = Prescrub(engine).start()
 
     def _start_build(self, head: str) -> None:
         assert self.repo is not None

@@ -45,12 +45,13 @@ REST_SECONDS = 0.001  # the rest: the interpreter is free for a request
 QUIET_SECONDS = 0.05  # no work this long after a preflight or search began
 
 
-def served_strings(engine: Engine, reason_chars: int) -> Iterator[str]:
+def served_strings(engine: Engine) -> Iterator[str]:
     """The strings a generation's preflight and search answers take from its tables, in the
     form the answers give them (see the module doc for the order)."""
     from .preflight import excerpt_lines, history_query
 
     index = engine.index
+    reason_chars = engine.config.retrieval.reason_chars
     commits = index.table("commits", columns=["sha", "subject", "author_name"])
     shas = commits.column("sha").to_pylist()[::-1]  # the table is oldest first
     yield from commits.column("subject").to_pylist()[::-1]
@@ -67,11 +68,8 @@ def served_strings(engine: Engine, reason_chars: int) -> Iterator[str]:
         yield sym.docstring
     searcher = engine.searcher
     if searcher is not None:
-        docs = searcher.docs
-        for row in range(docs.n):
-            title, _, body = docs.text(row, limit=400).partition("\n")
-            yield title
-            yield "\n".join(line for line in body.splitlines() if line.strip())[:300]
+        for row in range(searcher.docs.n):
+            yield from searcher.hit_text(row)
     if index.has("touches"):
         touches = index.table("touches", columns=["excerpt"]).column("excerpt")
         # not through the cache in which the answers keep their hot excerpts
@@ -109,9 +107,8 @@ def prescrub(
 class Prescrub:
     """`prescrub` over an engine's served strings on a daemon thread."""
 
-    def __init__(self, engine: Engine, reason_chars: int) -> None:
+    def __init__(self, engine: Engine) -> None:
         self._engine = engine
-        self._reason_chars = reason_chars
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self.done = 0
@@ -124,7 +121,7 @@ class Prescrub:
 
     def _run(self) -> None:
         try:
-            strings = self._counted(served_strings(self._engine, self._reason_chars))
+            strings = self._counted(served_strings(self._engine))
             self.done = prescrub(strings, self._stop, self._engine)
             if not self._stop.is_set():
                 # into the user's record now, not at exit: a one-shot command run beside the

@@ -1362,13 +1362,17 @@ class Searcher:
                 return rows[0]
         return None
 
+    def hit_text(self, row: int) -> tuple[str, str]:
+        """(title, snippet) of a document as a search hit shows them: the title line, and up to
+        300 characters of the non-blank lines of the text's first 400 characters after it."""
+        title, _, body = self.docs.text(row, limit=400).partition("\n")
+        return title, "\n".join(line for line in body.splitlines() if line.strip())[:300]
+
     def _hit(
         self, rank: int, x: Ranked, cfg: RetrievalConfig, candidate_shas: set[str], *, attach: bool
     ) -> Hit:
         row = x.row
-        text = self.docs.text(row, limit=400)
-        title, _, body = text.partition("\n")
-        snippet = "\n".join(line for line in body.splitlines() if line.strip())[:300]
+        title, snippet = self.hit_text(row)
         if x.kind == "commit":
             key = x.sha
         elif x.kind == "symbol":

@@ -90,10 +90,10 @@ def test_a_stop_ends_the_run_and_the_thread_reports_it(make_repo) -> None:
     root = _repo(make_repo)
     strata = Strata(root)
     try:
-        run = Prescrub(strata.engine, 200).start()
+        run = Prescrub(strata.engine).start()
         assert run.finished.wait(30)
         assert run.done > 10
-        stopped = Prescrub(strata.engine, 200)
+        stopped = Prescrub(strata.engine)
         stopped.stop()
         stopped.start()
         assert stopped.finished.wait(30)
@@ -173,7 +173,7 @@ def test_what_a_finished_run_passed_is_in_the_users_record(
     firewall_passed.reset()
     strata = Strata(root)
     try:
-        run = Prescrub(strata.engine, 200).start()
+        run = Prescrub(strata.engine).start()
         assert run.finished.wait(30) and run.done > 10
     finally:
         strata.close()
